@@ -1,0 +1,290 @@
+package datasets
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"sync/atomic"
+
+	"github.com/hpgraph/hpgraph/internal/par"
+)
+
+// Build cleans an edge list into a CSR graph as opt says. It checks that
+// every id is in range and every weight finite, so a Graph never holds an
+// invalid arc whatever produced the list.
+func Build(el *EdgeList, opt Options) (*Graph, error) {
+	if el.N <= 0 {
+		return nil, fmt.Errorf("%s: %w", el.Name, ErrEmptyGraph)
+	}
+	if el.N > math.MaxInt32 {
+		return nil, fmt.Errorf("%s: %d vertices, at most %d are supported", el.Name, el.N, math.MaxInt32)
+	}
+	m := len(el.Src)
+	if len(el.Dst) != m || (el.W != nil && len(el.W) != m) {
+		return nil, fmt.Errorf("%s: edge list arrays differ in length (%d, %d, %d)", el.Name, m, len(el.Dst), len(el.W))
+	}
+	if err := checkEntries(el); err != nil {
+		return nil, err
+	}
+	var weight func(i int, s, d int32) float32
+	switch opt.Weights {
+	case WeightsKeep:
+		if el.W != nil {
+			weight = func(i int, _, _ int32) float32 { return el.W[i] }
+		}
+	case WeightsNone:
+	case WeightsRandom:
+		if opt.WeightMin > opt.WeightMax || opt.WeightMin < 0 {
+			return nil, fmt.Errorf("random weights: range %d-%d is empty or negative", opt.WeightMin, opt.WeightMax)
+		}
+		lo, span := uint64(opt.WeightMin), uint64(opt.WeightMax-opt.WeightMin+1)
+		weight = func(_ int, s, d int32) float32 { return pairWeight(s, d, opt.Seed, lo, span) }
+	default:
+		return nil, fmt.Errorf("unknown weight mode %d", opt.Weights)
+	}
+
+	undirected := !el.Directed || opt.Symmetrize
+	a := newArcBuilder(el.N, weight != nil)
+	loops := a.count(m, func(i int) (int32, int32) { return el.Src[i], el.Dst[i] }, undirected, opt.KeepSelfLoops)
+	a.fill(m, func(i int) (int32, int32) { return el.Src[i], el.Dst[i] }, weight, undirected, opt.KeepSelfLoops)
+	dups := a.sortRows(!opt.KeepDuplicates)
+	g := &Graph{
+		Name: el.Name, N: el.N, RowPtr: a.rowPtr, Col: a.col, W: a.w,
+		Directed: !undirected, IDs: el.IDs, IDBase: el.IDBase,
+		Stats: BuildStats{Entries: int64(m), SelfLoops: loops, Duplicates: dups},
+	}
+	return g, nil
+}
+
+func checkEntries(el *EdgeList) error {
+	bad := make([]int64, par.Workers())
+	for i := range bad {
+		bad[i] = -1
+	}
+	par.Blocks(len(el.Src), func(w, lo, hi int) {
+		n := int32(el.N)
+		for i := lo; i < hi; i++ {
+			if uint32(el.Src[i]) >= uint32(n) || uint32(el.Dst[i]) >= uint32(n) || (el.W != nil && !finite(el.W[i])) {
+				bad[w] = int64(i)
+				return
+			}
+		}
+	})
+	for _, i := range bad {
+		if i >= 0 {
+			if el.W != nil && !finite(el.W[i]) {
+				return fmt.Errorf("%s: entry %d has weight %v; weights must be finite", el.Name, i+1, el.W[i])
+			}
+			return fmt.Errorf("%s: entry %d (%d, %d) is outside [0, %d)", el.Name, i+1, el.Src[i], el.Dst[i], el.N)
+		}
+	}
+	return nil
+}
+
+func finite(w float32) bool { return !math.IsNaN(float64(w)) && !math.IsInf(float64(w), 0) }
+
+// pairWeight hashes the unordered pair {s, d} with the seed (splitmix64) to
+// an integer in [lo, lo+span).
+func pairWeight(s, d int32, seed, lo, span uint64) float32 {
+	if s > d {
+		s, d = d, s
+	}
+	z := (uint64(uint32(s))<<32 | uint64(uint32(d))) ^ (seed * 0x9e3779b97f4a7c15)
+	z += 0x9e3779b97f4a7c15
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	z ^= z >> 31
+	return float32(lo + z%span)
+}
+
+// Transpose returns the graph with every arc reversed (row v lists the tails
+// u of the arcs u -> v): the in-edges. An undirected graph is its own
+// transpose and is returned as is.
+func (g *Graph) Transpose() *Graph {
+	if !g.Directed {
+		return g
+	}
+	a := newArcBuilder(g.N, g.W != nil)
+	// Arc i of the CSR: its tail is found by walking rows, so enumerate rows
+	// in parallel blocks rather than by arc index.
+	counts := a.rowPtr
+	par.Blocks(g.N, func(_, lo, hi int) {
+		for _, c := range g.Col[g.RowPtr[lo]:g.RowPtr[hi]] {
+			atomic.AddInt64(&counts[c+1], 1)
+		}
+	})
+	a.allocate()
+	cursor := slices.Clone(a.rowPtr[:g.N])
+	par.Blocks(g.N, func(_, lo, hi int) {
+		for u := lo; u < hi; u++ {
+			for i := g.RowPtr[u]; i < g.RowPtr[u+1]; i++ {
+				p := atomic.AddInt64(&cursor[g.Col[i]], 1) - 1
+				a.col[p] = int32(u)
+				if a.w != nil {
+					a.w[p] = g.W[i]
+				}
+			}
+		}
+	})
+	a.sortRows(false)
+	return &Graph{Name: g.Name + " (transposed)", N: g.N, RowPtr: a.rowPtr, Col: a.col, W: a.w,
+		Directed: true, IDs: g.IDs, IDBase: g.IDBase, Stats: g.Stats}
+}
+
+// arcBuilder is a two-pass counting sort of arcs by tail into CSR, shared by
+// Build and Transpose.
+type arcBuilder struct {
+	n        int
+	weighted bool
+	rowPtr   []int64
+	col      []int32
+	w        []float32
+}
+
+func newArcBuilder(n int, weighted bool) *arcBuilder {
+	return &arcBuilder{n: n, weighted: weighted, rowPtr: make([]int64, n+1)}
+}
+
+// count tallies the out-degree of every tail into rowPtr[v+1] and returns
+// the number of self loops skipped.
+func (a *arcBuilder) count(m int, arc func(int) (int32, int32), undirected, keepLoops bool) int64 {
+	loops := make([]int64, par.Workers())
+	deg := a.rowPtr[1:]
+	par.Blocks(m, func(w, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			s, d := arc(i)
+			if s == d {
+				if !keepLoops {
+					loops[w]++
+					continue
+				}
+				atomic.AddInt64(&deg[s], 1)
+				continue
+			}
+			atomic.AddInt64(&deg[s], 1)
+			if undirected {
+				atomic.AddInt64(&deg[d], 1)
+			}
+		}
+	})
+	a.allocate()
+	var total int64
+	for _, l := range loops {
+		total += l
+	}
+	return total
+}
+
+// allocate turns the degrees in rowPtr[1:] into offsets and makes the arrays.
+func (a *arcBuilder) allocate() {
+	for v := 0; v < a.n; v++ {
+		a.rowPtr[v+1] += a.rowPtr[v]
+	}
+	a.col = make([]int32, a.rowPtr[a.n])
+	if a.weighted {
+		a.w = make([]float32, a.rowPtr[a.n])
+	}
+}
+
+func (a *arcBuilder) fill(m int, arc func(int) (int32, int32), weight func(int, int32, int32) float32, undirected, keepLoops bool) {
+	cursor := slices.Clone(a.rowPtr[:a.n])
+	put := func(s, d int32, w float32) {
+		p := atomic.AddInt64(&cursor[s], 1) - 1
+		a.col[p] = d
+		if a.w != nil {
+			a.w[p] = w
+		}
+	}
+	par.Blocks(m, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			s, d := arc(i)
+			if s == d && !keepLoops {
+				continue
+			}
+			var w float32
+			if weight != nil {
+				w = weight(i, s, d)
+			}
+			put(s, d, w)
+			if undirected && s != d {
+				put(d, s, w)
+			}
+		}
+	})
+}
+
+// sortRows sorts every row by (column, weight) and, with dedup, keeps the
+// first of each run of equal columns (the lightest arc, as GAP does). It
+// returns the number of arcs removed.
+func (a *arcBuilder) sortRows(dedup bool) int64 {
+	p := par.Workers()
+	bounds := par.Split(a.n, p, func(i int) int64 { return a.rowPtr[i] })
+	newLen := make([]int64, a.n+1)
+	par.Parts(bounds, func(_, lo, hi int) {
+		for v := lo; v < hi; v++ {
+			s, e := a.rowPtr[v], a.rowPtr[v+1]
+			cols := a.col[s:e]
+			var ws []float32
+			if a.w != nil {
+				ws = a.w[s:e]
+				sort.Sort(pairSorter{cols, ws})
+			} else {
+				slices.Sort(cols)
+			}
+			k := len(cols)
+			if dedup && k > 1 {
+				k = 1
+				for i := 1; i < len(cols); i++ {
+					if cols[i] != cols[k-1] {
+						cols[k] = cols[i]
+						if ws != nil {
+							ws[k] = ws[i]
+						}
+						k++
+					}
+				}
+			}
+			newLen[v+1] = int64(k)
+		}
+	})
+	if !dedup {
+		return 0
+	}
+	for v := 0; v < a.n; v++ {
+		newLen[v+1] += newLen[v]
+	}
+	removed := a.rowPtr[a.n] - newLen[a.n]
+	if removed == 0 {
+		return 0
+	}
+	// Rows only move towards the front, so a forward pass never overwrites
+	// a row it has not copied yet.
+	for v := 0; v < a.n; v++ {
+		s, d, k := a.rowPtr[v], newLen[v], newLen[v+1]-newLen[v]
+		copy(a.col[d:d+k], a.col[s:s+k])
+		if a.w != nil {
+			copy(a.w[d:d+k], a.w[s:s+k])
+		}
+	}
+	a.rowPtr = newLen
+	a.col = slices.Clip(a.col[:newLen[a.n]])
+	if a.w != nil {
+		a.w = slices.Clip(a.w[:newLen[a.n]])
+	}
+	return removed
+}
+
+type pairSorter struct {
+	c []int32
+	w []float32
+}
+
+func (s pairSorter) Len() int { return len(s.c) }
+func (s pairSorter) Less(i, j int) bool {
+	return s.c[i] < s.c[j] || (s.c[i] == s.c[j] && s.w[i] < s.w[j])
+}
+func (s pairSorter) Swap(i, j int) {
+	s.c[i], s.c[j] = s.c[j], s.c[i]
+	s.w[i], s.w[j] = s.w[j], s.w[i]
+}

@@ -1,0 +1,191 @@
+// Package datasets owns everything between a graph on disk and the CSR in
+// memory: Matrix Market and SNAP edge-list readers, the binary cache, the
+// generators' output format, and the edge list → CSR build with its cleaning
+// options (symmetrize, self loops, duplicates, weights).
+//
+// It knows nothing of HYB, the engine or any algorithm.
+package datasets
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Vertex ids are int32 (graphs up to 2^31-1 vertices); edge offsets are
+// int64 so the number of stored arcs is not limited by the id width.
+
+// EdgeList is a graph as read from a file or made by a generator, before
+// cleaning: one entry per line of the file (or per generated edge).
+type EdgeList struct {
+	// N is the number of vertices; every Src/Dst is in [0, N).
+	N int
+	// Src and Dst hold the entries; Src[i] -> Dst[i].
+	Src, Dst []int32
+	// W holds one weight per entry, or is nil when the input has none.
+	W []float32
+	// Directed is false when each entry stands for an undirected edge
+	// (Matrix Market symmetric files, generators); Build then stores both
+	// directions.
+	Directed bool
+	// IDs maps vertex v back to the id used in the input (edge lists with
+	// sparse ids). When nil, the original id of v is v + IDBase.
+	IDs []int64
+	// IDBase is 1 for Matrix Market (1-based) and 0 otherwise.
+	IDBase int64
+	// Name is the file the list came from, or the generator's description.
+	Name string
+}
+
+// OriginalID returns the id that vertex v had in the input.
+func (el *EdgeList) OriginalID(v int32) int64 {
+	if el.IDs != nil {
+		return el.IDs[v]
+	}
+	return int64(v) + el.IDBase
+}
+
+// WeightMode says where the graph's edge weights come from.
+type WeightMode int
+
+const (
+	// WeightsKeep keeps the input's weights when it has them.
+	WeightsKeep WeightMode = iota
+	// WeightsNone drops weights (a pattern graph).
+	WeightsNone
+	// WeightsRandom assigns uniform integer weights in [WeightMin, WeightMax],
+	// a function of the unordered pair {u, v} and Seed, so both directions of
+	// an undirected edge get the same weight and the result does not depend
+	// on the order of the input or the number of cores.
+	WeightsRandom
+)
+
+// Options are the cleaning choices applied by Build. The zero value is the
+// default of GAP and the Gunrock methodology: keep direction as declared by
+// the input, drop self loops, merge duplicate edges, keep weights.
+type Options struct {
+	// Symmetrize treats a directed input as undirected.
+	Symmetrize bool
+	// KeepSelfLoops keeps (v, v) entries.
+	KeepSelfLoops bool
+	// KeepDuplicates keeps repeated (u, v) entries as parallel arcs.
+	KeepDuplicates bool
+	// Weights selects the weight source; WeightMin, WeightMax and Seed
+	// configure WeightsRandom.
+	Weights              WeightMode
+	WeightMin, WeightMax int
+	Seed                 uint64
+}
+
+// BuildStats counts what Build did, for `hpgraph info` and the logs.
+type BuildStats struct {
+	// Entries is the number of entries in the input edge list.
+	Entries int64
+	// SelfLoops is the number of self-loop entries dropped (0 when kept).
+	SelfLoops int64
+	// Duplicates is the number of arcs merged away (counted per stored
+	// direction, so an undirected edge listed twice counts 2).
+	Duplicates int64
+}
+
+// Graph is a cleaned graph in CSR form: row u lists the heads v of the arcs
+// u -> v (the out-edges), sorted by v. An undirected graph stores both
+// directions, so its CSR is symmetric.
+type Graph struct {
+	Name     string
+	N        int
+	RowPtr   []int64   // len N+1
+	Col      []int32   // len RowPtr[N]
+	W        []float32 // len RowPtr[N], or nil for an unweighted graph
+	Directed bool
+	IDs      []int64 // see EdgeList.IDs
+	IDBase   int64
+	Stats    BuildStats
+}
+
+// NNZ is the number of stored arcs.
+func (g *Graph) NNZ() int64 { return g.RowPtr[g.N] }
+
+// Degree is the number of stored arcs leaving v.
+func (g *Graph) Degree(v int32) int { return int(g.RowPtr[v+1] - g.RowPtr[v]) }
+
+// Neighbors returns the sorted heads of the arcs leaving v (shares storage).
+func (g *Graph) Neighbors(v int32) []int32 { return g.Col[g.RowPtr[v]:g.RowPtr[v+1]] }
+
+// Weights returns the weights of the arcs leaving v, or nil when unweighted.
+func (g *Graph) Weights(v int32) []float32 {
+	if g.W == nil {
+		return nil
+	}
+	return g.W[g.RowPtr[v]:g.RowPtr[v+1]]
+}
+
+// OriginalID returns the id that vertex v had in the input file.
+func (g *Graph) OriginalID(v int32) int64 {
+	if g.IDs != nil {
+		return g.IDs[v]
+	}
+	return int64(v) + g.IDBase
+}
+
+// SelfLoops counts the stored (v, v) arcs.
+func (g *Graph) SelfLoops() int64 {
+	var n int64
+	for v := int32(0); v < int32(g.N); v++ {
+		for _, u := range g.Neighbors(v) {
+			if u == v {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// Edges is the edge count used for MTEPS: arcs for a directed graph; for
+// an undirected graph each edge once (a self loop, stored once, counts once).
+func (g *Graph) Edges() int64 {
+	if g.Directed {
+		return g.NNZ()
+	}
+	loops := g.SelfLoops()
+	return (g.NNZ()-loops)/2 + loops
+}
+
+// ErrEmptyGraph is returned for a graph with no vertices.
+var ErrEmptyGraph = errors.New("graph has no vertices")
+
+// Validate checks the CSR invariants: offsets monotone, ids in range, rows
+// sorted, weights finite. Readers guarantee these; Validate exists for data
+// from outside (the binary cache, user code).
+func (g *Graph) Validate() error {
+	if g.N < 0 || len(g.RowPtr) != g.N+1 {
+		return fmt.Errorf("graph %q: RowPtr has %d entries, want N+1 = %d", g.Name, len(g.RowPtr), g.N+1)
+	}
+	if g.RowPtr[0] != 0 || g.RowPtr[g.N] != int64(len(g.Col)) {
+		return fmt.Errorf("graph %q: RowPtr spans [%d, %d], want [0, %d]", g.Name, g.RowPtr[0], g.RowPtr[g.N], len(g.Col))
+	}
+	if g.W != nil && len(g.W) != len(g.Col) {
+		return fmt.Errorf("graph %q: %d weights for %d arcs", g.Name, len(g.W), len(g.Col))
+	}
+	if g.IDs != nil && len(g.IDs) != g.N {
+		return fmt.Errorf("graph %q: %d original ids for %d vertices", g.Name, len(g.IDs), g.N)
+	}
+	for v := 0; v < g.N; v++ {
+		lo, hi := g.RowPtr[v], g.RowPtr[v+1]
+		if hi < lo {
+			return fmt.Errorf("graph %q: row %d has negative length", g.Name, v)
+		}
+		for i := lo; i < hi; i++ {
+			c := g.Col[i]
+			if c < 0 || int(c) >= g.N {
+				return fmt.Errorf("graph %q: arc %d->%d out of range [0,%d)", g.Name, v, c, g.N)
+			}
+			if i > lo && c < g.Col[i-1] {
+				return fmt.Errorf("graph %q: row %d is not sorted", g.Name, v)
+			}
+			if g.W != nil && !finite(g.W[i]) {
+				return fmt.Errorf("graph %q: arc %d->%d has weight %v", g.Name, v, c, g.W[i])
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,151 @@
+package hyb
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// randomCSR makes a CSR with row lengths drawn from a skewed distribution
+// (a few long rows, many short or empty ones), rows sorted, no duplicates.
+func randomCSR(rng *rand.Rand, n int, weighted bool) ([]int64, []int32, []float32) {
+	rowPtr := make([]int64, n+1)
+	var col []int32
+	var val []float32
+	for r := 0; r < n; r++ {
+		l := 0
+		switch rng.IntN(10) {
+		case 0:
+			l = 0
+		case 1:
+			l = rng.IntN(n + 1)
+		default:
+			l = rng.IntN(6)
+		}
+		l = min(l, n)
+		seen := map[int32]bool{}
+		var row []int32
+		for len(row) < l {
+			c := int32(rng.IntN(n))
+			if !seen[c] {
+				seen[c] = true
+				row = append(row, c)
+			}
+		}
+		slices.Sort(row)
+		col = append(col, row...)
+		for range row {
+			if weighted {
+				val = append(val, float32(rng.IntN(100))-50)
+			}
+		}
+		rowPtr[r+1] = int64(len(col))
+	}
+	return rowPtr, col, val
+}
+
+func TestChooseK(t *testing.T) {
+	ptr := func(lens ...int) []int64 {
+		p := []int64{0}
+		for _, l := range lens {
+			p = append(p, p[len(p)-1]+int64(l))
+		}
+		return p
+	}
+	cases := []struct {
+		name string
+		lens []int
+		opt  Options
+		want int
+	}{
+		// n=6: R(0)=5, R(1)=4, R(2)=2, R(3)=1; 3*R(k) < 6 first at k=3.
+		{"one-third", []int{1, 2, 3, 5, 2, 0}, Options{RelativeSpeed: 3}, 3},
+		// Breakeven above n sends everything to COO.
+		{"small graph all COO", []int{1, 2, 3}, Options{RelativeSpeed: 3, Breakeven: 4096}, 0},
+		// No k < max satisfies the rule: K = max.
+		{"uniform rows", []int{4, 4, 4, 4}, Options{RelativeSpeed: 3}, 4},
+		// n=4: R(0)=4 is not < 4, R(1)=2 is.
+		{"relative speed 1", []int{1, 1, 2, 9}, Options{RelativeSpeed: 1}, 1},
+		// Breakeven 3: R(0)=4, R(1)=2 < 3.
+		{"breakeven", []int{1, 1, 2, 9}, Options{RelativeSpeed: 100, Breakeven: 3}, 1},
+		{"max K cap", []int{4, 4, 4, 4}, Options{RelativeSpeed: 3, MaxK: 2}, 2},
+		{"empty rows", []int{0, 0, 0}, Options{RelativeSpeed: 3}, 0},
+	}
+	for _, c := range cases {
+		if got := ChooseK(ptr(c.lens...), c.opt); got != c.want {
+			t.Errorf("%s: K = %d, want %d", c.name, got, c.want)
+		}
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{1, 7, 33, 100, 1000} {
+		for _, weighted := range []bool{false, true} {
+			rowPtr, col, val := randomCSR(rng, n, weighted)
+			for _, opt := range []Options{{RelativeSpeed: 3}, {RelativeSpeed: 3, Breakeven: 4096}, {RelativeSpeed: 0.01}, {RelativeSpeed: 3, MaxK: 1}} {
+				m, err := FromCSR(n, rowPtr, col, val, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if m.Pitch%32 != 0 || m.Pitch < n {
+					t.Fatalf("pitch %d for n=%d", m.Pitch, n)
+				}
+				for i := 1; i < len(m.CooRow); i++ {
+					if m.CooRow[i] < m.CooRow[i-1] || (m.CooRow[i] == m.CooRow[i-1] && m.CooCol[i] <= m.CooCol[i-1]) {
+						t.Fatalf("COO not sorted at %d", i)
+					}
+				}
+				p2, c2, v2 := m.ToCSR()
+				if !slices.Equal(p2, rowPtr) || !slices.Equal(c2, col) || !slices.Equal(v2, val) {
+					t.Fatalf("n=%d weighted=%v opt=%+v: round trip differs", n, weighted, opt)
+				}
+				s := m.Stats()
+				if s.NNZ != rowPtr[n] || s.EllEntries+s.CooEntries != s.NNZ || s.EllPadding != s.EllSlots-s.EllEntries {
+					t.Fatalf("stats inconsistent: %+v", s)
+				}
+			}
+		}
+	}
+}
+
+func TestTranspose(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	n := 300
+	rowPtr, col, val := randomCSR(rng, n, true)
+	m, err := FromCSR(n, rowPtr, col, val, Options{RelativeSpeed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mt, err := m.Transpose(Options{RelativeSpeed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Entry (r, c, v) of m must be entry (c, r, v) of mt.
+	dense := map[[2]int32]float32{}
+	for r := 0; r < n; r++ {
+		for i := rowPtr[r]; i < rowPtr[r+1]; i++ {
+			dense[[2]int32{col[i], int32(r)}] = val[i]
+		}
+	}
+	tp, tc, tv := mt.ToCSR()
+	if int(tp[n]) != len(dense) {
+		t.Fatalf("transpose has %d entries, want %d", tp[n], len(dense))
+	}
+	for r := 0; r < n; r++ {
+		for i := tp[r]; i < tp[r+1]; i++ {
+			if w, ok := dense[[2]int32{int32(r), tc[i]}]; !ok || w != tv[i] {
+				t.Fatalf("transpose entry (%d,%d)=%v not in original", r, tc[i], tv[i])
+			}
+		}
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	if _, err := FromCSR(2, []int64{0, 1}, []int32{0}, nil, DefaultOptions()); err == nil {
+		t.Error("short row pointer accepted")
+	}
+	if _, err := FromCSR(1, []int64{0, 1}, []int32{0}, nil, Options{}); err == nil {
+		t.Error("zero relative speed accepted")
+	}
+}

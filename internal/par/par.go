@@ -1,0 +1,75 @@
+// Package par runs loops over index ranges on all cores. It is the one
+// place that decides how work is split across goroutines, so every package
+// parallelizes the same way and GOMAXPROCS alone controls the core count.
+package par
+
+import (
+	"runtime"
+	"sync"
+)
+
+// Workers is the number of goroutines a parallel loop uses.
+func Workers() int { return runtime.GOMAXPROCS(0) }
+
+// Blocks calls fn(w, lo, hi) for the contiguous blocks of [0, n) split as
+// evenly as possible over Workers() goroutines (w is the block number, in
+// [0, Workers())) and waits for all of them. Small ranges run inline.
+func Blocks(n int, fn func(w, lo, hi int)) {
+	p := Workers()
+	if n < 4096 || p == 1 {
+		fn(0, 0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < p; w++ {
+		lo, hi := n*w/p, n*(w+1)/p
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(w, lo, hi)
+		}()
+	}
+	wg.Wait()
+}
+
+// Split returns p+1 boundaries that cut [0, n) into p parts of about equal
+// weight, where prefix is a non-decreasing function with prefix(0) = 0 and
+// prefix(n) = the total weight (a CSR row pointer, say). Used to balance rows
+// by nonzeros rather than by count.
+func Split(n, p int, prefix func(i int) int64) []int {
+	b := make([]int, p+1)
+	total := prefix(n)
+	for k := 1; k < p; k++ {
+		target := total * int64(k) / int64(p)
+		lo, hi := b[k-1], n
+		for lo < hi {
+			mid := int(uint(lo+hi) >> 1)
+			if prefix(mid) < target {
+				lo = mid + 1
+			} else {
+				hi = mid
+			}
+		}
+		b[k] = lo
+	}
+	b[p] = n
+	return b
+}
+
+// Parts calls fn(w, bounds[w], bounds[w+1]) for every part concurrently.
+func Parts(bounds []int, fn func(w, lo, hi int)) {
+	p := len(bounds) - 1
+	if p == 1 {
+		fn(0, bounds[0], bounds[1])
+		return
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < p; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(w, bounds[w], bounds[w+1])
+		}()
+	}
+	wg.Wait()
+}
