@@ -1,0 +1,300 @@
+package apps_test
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/apps/reference"
+	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/datasets/gen"
+	"github.com/hpgraph/hpgraph/vertexprog"
+	"github.com/hpgraph/hpgraph/vertexprog/vptest"
+)
+
+func build(t testing.TB, el *datasets.EdgeList, opt datasets.Options) *datasets.Graph {
+	t.Helper()
+	g, err := datasets.Build(el, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// directedWithSinks is a random directed graph where a tenth of the
+// vertices have no out-arcs and a few have none at all.
+func directedWithSinks(n, m int, seed uint64) *datasets.EdgeList {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	el := &datasets.EdgeList{N: n, Directed: true, Name: "directed-sinks"}
+	for len(el.Src) < m {
+		u, v := int32(rng.IntN(n)), int32(rng.IntN(n))
+		if u%10 == 0 {
+			continue // sinks
+		}
+		el.Src, el.Dst = append(el.Src, u), append(el.Dst, v)
+	}
+	return el
+}
+
+// disconnected joins two generated graphs side by side and leaves isolated
+// vertices at the end and in between.
+func disconnected(t testing.TB) *datasets.EdgeList {
+	a, err := gen.Kronecker(7, 4, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := gen.Grid(6, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := int32(a.N + 5)
+	el := &datasets.EdgeList{N: a.N + 5 + b.N + 7, Src: a.Src, Dst: a.Dst, Name: "disconnected"}
+	for i := range b.Src {
+		el.Src, el.Dst = append(el.Src, b.Src[i]+off), append(el.Dst, b.Dst[i]+off)
+	}
+	return el
+}
+
+type testGraph struct {
+	name string
+	g    *datasets.Graph
+}
+
+// shapes are the random graphs every app is checked on against the
+// reference.
+func shapes(t testing.TB, opt datasets.Options) []testGraph {
+	kron, err := gen.Kronecker(9, 8, gen.GAPSeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uni, err := gen.Uniform(9, 6, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grid, err := gen.Grid(17, 23)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []testGraph{
+		{"kron9", build(t, kron, opt)},
+		{"urand9", build(t, uni, opt)},
+		{"grid17x23", build(t, grid, opt)},
+		{"directed-sinks", build(t, directedWithSinks(400, 1500, 9), opt)},
+		{"disconnected", build(t, disconnected(t), opt)},
+	}
+}
+
+var weighted = datasets.Options{Weights: datasets.WeightsRandom, WeightMin: 1, WeightMax: 64, Seed: 5}
+
+// sources picks a hub, a low-id vertex and a vertex with no in-arcs where
+// there is one.
+func sources(g *datasets.Graph) []int32 {
+	hub := int32(0)
+	for v := int32(0); v < int32(g.N); v++ {
+		if g.Degree(v) > g.Degree(hub) {
+			hub = v
+		}
+	}
+	return []int32{hub, 1, int32(g.N - 1)}
+}
+
+func TestBFSMatchesReference(t *testing.T) {
+	for _, tg := range shapes(t, datasets.Options{}) {
+		g := vertexprog.NewGraph(tg.g)
+		for _, src := range sources(tg.g) {
+			t.Run(fmt.Sprintf("%s/src%d", tg.name, src), func(t *testing.T) {
+				want, err := reference.BFS(tg.g, src)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, c := range vptest.Configs() {
+					r, err := apps.BFS(g, src, c.Options)
+					if err != nil {
+						t.Fatalf("%s: %v", c.Name, err)
+					}
+					if err := reference.ValidateBFS(tg.g, src, r.Depth, r.Parent); err != nil {
+						t.Fatalf("%s: %v", c.Name, err)
+					}
+					for v := range want {
+						if r.Depth[v] != want[v] {
+							t.Fatalf("%s: depth[%d] = %d, want %d", c.Name, v, r.Depth[v], want[v])
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestSSSPMatchesReference(t *testing.T) {
+	for _, tg := range shapes(t, weighted) {
+		g := vertexprog.NewGraph(tg.g)
+		for _, src := range sources(tg.g) {
+			t.Run(fmt.Sprintf("%s/src%d", tg.name, src), func(t *testing.T) {
+				want, err := reference.SSSP(tg.g, src)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, c := range vptest.Configs() {
+					r, err := apps.SSSP(g, src, c.Options)
+					if err != nil {
+						t.Fatalf("%s: %v", c.Name, err)
+					}
+					// Integer weights: float32 sums are exact, so equality.
+					for v := range want {
+						if float64(r.Dist[v]) != want[v] {
+							t.Fatalf("%s: dist[%d] = %v, want %v", c.Name, v, r.Dist[v], want[v])
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestComponentsMatchReference(t *testing.T) {
+	for _, tg := range shapes(t, datasets.Options{}) {
+		t.Run(tg.name, func(t *testing.T) {
+			want := reference.Components(tg.g)
+			g := vertexprog.NewGraph(tg.g)
+			for _, c := range vptest.Configs() {
+				r, err := apps.ConnectedComponents(g, c.Options)
+				if err != nil {
+					t.Fatalf("%s: %v", c.Name, err)
+				}
+				for v := range want {
+					if r.Label[v] != want[v] {
+						t.Fatalf("%s: label[%d] = %d, want %d", c.Name, v, r.Label[v], want[v])
+					}
+				}
+			}
+		})
+	}
+}
+
+func closeRel(a, b, tol float64) bool {
+	return math.Abs(a-b) <= tol*math.Max(math.Abs(a), math.Abs(b))
+}
+
+// pullConfigs are the configurations for programs that cannot push
+// (forcing push on them is an error, checked in TestBadInput).
+func pullConfigs() []vptest.Config {
+	var cs []vptest.Config
+	for _, c := range vptest.Configs() {
+		if c.Options.Direction != vertexprog.Push {
+			cs = append(cs, c)
+		}
+	}
+	return cs
+}
+
+func TestPageRankMatchesReference(t *testing.T) {
+	for _, tg := range shapes(t, datasets.Options{}) {
+		t.Run(tg.name, func(t *testing.T) {
+			want, iters := reference.PageRank(tg.g, 0.85, 1e-7, 200)
+			wantL := reference.PageRankLDBC(tg.g, 0.85, 20)
+			g := vertexprog.NewGraph(tg.g)
+			for _, c := range pullConfigs() {
+				r, err := apps.PageRank(g, 0.85, 1e-7, 200, c.Options)
+				if err != nil {
+					t.Fatalf("%s: %v", c.Name, err)
+				}
+				if r.Run.Iterations != iters {
+					t.Errorf("%s: %d iterations, reference took %d", c.Name, r.Run.Iterations, iters)
+				}
+				l, err := apps.PageRankLDBC(g, 0.85, 20, c.Options)
+				if err != nil {
+					t.Fatalf("%s: %v", c.Name, err)
+				}
+				for v := range want {
+					if !closeRel(r.Rank[v], want[v], 1e-9) {
+						t.Fatalf("%s: rank[%d] = %v, want %v", c.Name, v, r.Rank[v], want[v])
+					}
+					if !closeRel(l.Rank[v], wantL[v], 1e-9) {
+						t.Fatalf("%s: ldbc rank[%d] = %v, want %v", c.Name, v, l.Rank[v], wantL[v])
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestTrianglesMatchReference(t *testing.T) {
+	for _, tg := range shapes(t, datasets.Options{}) {
+		t.Run(tg.name, func(t *testing.T) {
+			total, per := reference.Triangles(tg.g)
+			g := vertexprog.NewGraph(tg.g)
+			for _, c := range pullConfigs() {
+				r, err := apps.Triangles(g, false, c.Options)
+				if err != nil {
+					t.Fatalf("%s: %v", c.Name, err)
+				}
+				if r.Total != total {
+					t.Fatalf("%s: %d triangles, want %d", c.Name, r.Total, total)
+				}
+			}
+			r, err := apps.Triangles(g, true, vertexprog.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Total != total {
+				t.Fatalf("per-vertex run: %d triangles, want %d", r.Total, total)
+			}
+			for v := range per {
+				if r.PerVertex[v] != per[v] {
+					t.Fatalf("vertex %d in %d triangles, want %d", v, r.PerVertex[v], per[v])
+				}
+			}
+		})
+	}
+}
+
+func TestTrianglesOfCompleteGraphs(t *testing.T) {
+	for n := 3; n <= 12; n++ {
+		el := &datasets.EdgeList{N: n, Directed: true}
+		for u := 0; u < n; u++ {
+			for v := 0; v < n; v++ {
+				if u != v {
+					el.Src, el.Dst = append(el.Src, int32(u)), append(el.Dst, int32(v))
+				}
+			}
+		}
+		g := vertexprog.NewGraph(build(t, el, datasets.Options{}))
+		r, err := apps.Triangles(g, false, vertexprog.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := int64(n * (n - 1) * (n - 2) / 6); r.Total != want {
+			t.Errorf("K_%d: %d triangles, want C(%d,3) = %d", n, r.Total, n, want)
+		}
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	el := &datasets.EdgeList{N: 3, Src: []int32{0, 1}, Dst: []int32{1, 2}, W: []float32{2, -1}, Directed: true, IDBase: 1}
+	g := vertexprog.NewGraph(build(t, el, datasets.Options{}))
+	if _, err := apps.SSSP(g, 0, vertexprog.Options{}); err == nil {
+		t.Error("negative weight accepted")
+	} else {
+		t.Log(err)
+	}
+	for _, src := range []int32{-1, 3} {
+		if _, err := apps.SSSP(g, src, vertexprog.Options{}); err == nil {
+			t.Errorf("sssp source %d accepted", src)
+		}
+		if _, err := apps.BFS(g, src, vertexprog.Options{}); err == nil {
+			t.Errorf("bfs source %d accepted", src)
+		}
+	}
+	if _, err := apps.PageRank(g, 1.5, 0, 10, vertexprog.Options{}); err == nil {
+		t.Error("damping 1.5 accepted")
+	}
+	if _, err := apps.PageRank(g, 0.85, 0, 10, vertexprog.Options{Direction: vertexprog.Push}); err == nil {
+		t.Error("forced push of PageRank accepted")
+	}
+	if _, err := apps.BFS(g, 0, vertexprog.Options{Backend: "nonesuch"}); err == nil {
+		t.Error("unknown backend accepted")
+	}
+}

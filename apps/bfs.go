@@ -1,0 +1,80 @@
+package apps
+
+import (
+	"math"
+
+	"github.com/hpgraph/hpgraph/vertexprog"
+)
+
+// noParent is the accumulator of a vertex with no active in-neighbour.
+const noParent = math.MaxInt32
+
+// BFSProgram computes depths and parents from Source over out-edges. A
+// vertex gathers the smallest id among its active in-neighbours, so push and
+// pull supersteps pick the same parent; the pull stops at the first active
+// in-neighbour (rows are sorted, so it is the smallest) and visited vertices
+// take no input.
+type BFSProgram struct {
+	Source int32
+	// Depth[v] is the number of edges from Source (-1: unreachable);
+	// Parent[v] is v's predecessor on a shortest path (Source for Source,
+	// -1 for unreachable).
+	Depth, Parent []int32
+}
+
+func (p *BFSProgram) Spec() vertexprog.Spec {
+	return vertexprog.Spec{Edges: vertexprog.InEdges, Sparse: true}
+}
+
+func (p *BFSProgram) Prepare(g *vertexprog.Graph) error {
+	if err := checkSource(g, p.Source); err != nil {
+		return err
+	}
+	p.Depth, p.Parent = make([]int32, g.N()), make([]int32, g.N())
+	return nil
+}
+
+func (p *BFSProgram) Init(v int32, _ *vertexprog.Step) (struct{}, bool) {
+	if v == p.Source {
+		p.Depth[v], p.Parent[v] = 0, v
+		return struct{}{}, true
+	}
+	p.Depth[v], p.Parent[v] = -1, -1
+	return struct{}{}, false
+}
+
+func (p *BFSProgram) Identity() int32 { return noParent }
+
+func (p *BFSProgram) Gather(acc int32, _, u int32, _ struct{}, _ float32) int32 { return min(acc, u) }
+
+func (p *BFSProgram) Reduce(a, b int32) int32 { return min(a, b) }
+
+func (p *BFSProgram) Update(v int32, acc int32, _ *struct{}, s *vertexprog.Step) bool {
+	if acc == noParent {
+		return false
+	}
+	p.Depth[v], p.Parent[v] = int32(s.Iteration+1), acc
+	return true
+}
+
+// Wants: visited vertices take no more input.
+func (p *BFSProgram) Wants(v int32) bool { return p.Depth[v] < 0 }
+
+// Done: any active in-neighbour decides the vertex.
+func (p *BFSProgram) Done(acc int32) bool { return acc != noParent }
+
+// BFSResult is a BFS's output.
+type BFSResult struct {
+	Depth, Parent []int32
+	Run           *vertexprog.Result[struct{}]
+}
+
+// BFS runs a breadth-first search from src.
+func BFS(g *vertexprog.Graph, src int32, opt vertexprog.Options) (*BFSResult, error) {
+	p := &BFSProgram{Source: src}
+	r, err := vertexprog.Run(g, vertexprog.Program[struct{}, int32](p), opt)
+	if err != nil {
+		return nil, err
+	}
+	return &BFSResult{Depth: p.Depth, Parent: p.Parent, Run: r}, nil
+}

@@ -1,0 +1,80 @@
+package apps
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/hpgraph/hpgraph/vertexprog"
+)
+
+// SSSPProgram is the paper's Algorithm 1: Bellman-Ford as min-plus SpMV.
+// A vertex's value is its tentative distance; it gathers min(dist[u] + w)
+// over active in-neighbours and is active when its distance dropped. An
+// unweighted graph has unit weights (hop counts).
+type SSSPProgram struct {
+	Source int32
+}
+
+func (p *SSSPProgram) Spec() vertexprog.Spec {
+	return vertexprog.Spec{Edges: vertexprog.InEdges, Sparse: true}
+}
+
+// Prepare rejects an out-of-range source and negative or NaN weights.
+func (p *SSSPProgram) Prepare(g *vertexprog.Graph) error {
+	if err := checkSource(g, p.Source); err != nil {
+		return err
+	}
+	if !g.Weighted() {
+		return nil
+	}
+	d := g.Dataset()
+	for u := int32(0); u < int32(g.N()); u++ {
+		for i, w := range g.OutWeights(u) {
+			if w < 0 || math.IsNaN(float64(w)) {
+				v := g.OutNeighbors(u)[i]
+				return fmt.Errorf("sssp: edge %d -> %d has weight %v; weights must be non-negative numbers",
+					d.OriginalID(u), d.OriginalID(v), w)
+			}
+		}
+	}
+	return nil
+}
+
+func (p *SSSPProgram) Init(v int32, _ *vertexprog.Step) (float32, bool) {
+	if v == p.Source {
+		return 0, true
+	}
+	return float32(math.Inf(1)), false
+}
+
+func (p *SSSPProgram) Identity() float32 { return float32(math.Inf(1)) }
+
+func (p *SSSPProgram) Gather(acc float32, _, _ int32, du float32, w float32) float32 {
+	return min(acc, du+w)
+}
+
+func (p *SSSPProgram) Reduce(a, b float32) float32 { return min(a, b) }
+
+func (p *SSSPProgram) Update(_ int32, acc float32, d *float32, _ *vertexprog.Step) bool {
+	if acc < *d {
+		*d = acc
+		return true
+	}
+	return false
+}
+
+// SSSPResult is an SSSP's output.
+type SSSPResult struct {
+	// Dist[v] is the shortest distance from the source (+Inf: unreachable).
+	Dist []float32
+	Run  *vertexprog.Result[float32]
+}
+
+// SSSP computes shortest-path distances from src.
+func SSSP(g *vertexprog.Graph, src int32, opt vertexprog.Options) (*SSSPResult, error) {
+	r, err := vertexprog.Run(g, vertexprog.Program[float32, float32](&SSSPProgram{Source: src}), opt)
+	if err != nil {
+		return nil, err
+	}
+	return &SSSPResult{Dist: r.X, Run: r}, nil
+}

@@ -1,0 +1,233 @@
+// Package spmv holds the CPU kernels of the engine: generalized sparse
+// matrix-vector products over HYB (the ELL part, the COO part, combined by
+// the program's Reduce), masked by x_bitmask, with row filters and early
+// exit, and the push variant that scatters from a frontier with atomic
+// Reduce. Each kernel works on a caller-given share of rows or frontier
+// words so the caller owns the parallel split; kernels never allocate.
+//
+// It knows HYB and bitmasks, not programs or graphs: a Semiring is all it
+// sees of the user's code.
+package spmv
+
+import (
+	"reflect"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/hpgraph/hpgraph/bitmask"
+	"github.com/hpgraph/hpgraph/hyb"
+)
+
+// Semiring is the generalized multiply-add: Gather folds neighbour u's
+// value xu and the edge value w into row v's accumulator; Reduce combines
+// two partial accumulators of one row (associative and commutative, with
+// the identity the caller seeds rows with).
+type Semiring[X, A any] interface {
+	Gather(acc A, v, u int32, xu X, w float32) A
+	Reduce(a, b A) A
+}
+
+// Pull describes one pull product y[v] = ⊕ over the entries (v, u, w) of M
+// with u in Mask of Gather(·, v, u, X[u], w). An unweighted M has w = 1.
+type Pull[X, A any] struct {
+	M        *hyb.Matrix
+	X        []X
+	Y        []A
+	Identity A
+	// Mask, when not nil, skips the columns u not in it (x_bitmask).
+	Mask *bitmask.Bitmask
+	// Wants, when not nil, selects the rows to compute; other rows' Y is
+	// left untouched.
+	Wants func(v int32) bool
+	// Done, when not nil, ends a row's scan as soon as its accumulator is
+	// decided (bottom-up BFS stops at the first parent found). It must hold
+	// for any accumulator that already decides the row, partial ones too.
+	Done func(acc A) bool
+}
+
+// tile is the number of rows whose ELL slots a pull walks column by column:
+// it keeps the accumulators in L1 while the column-major ELL streams.
+const tile = 512
+
+// Rows computes rows [lo, hi) of the product.
+func Rows[X, A any, S Semiring[X, A]](s S, p *Pull[X, A], lo, hi int) {
+	m := p.M
+	var skip [tile]bool
+	for t := lo; t < hi; t += tile {
+		te := min(t+tile, hi)
+		sk := skip[:te-t]
+		for r := t; r < te; r++ {
+			sk[r-t] = p.Wants != nil && !p.Wants(int32(r))
+			if !sk[r-t] {
+				p.Y[r] = p.Identity
+			}
+		}
+		// ELL part: slot k of all rows of the tile, then slot k+1.
+		for k := 0; k < m.K; k++ {
+			base := k * m.Pitch
+			cols := m.EllCol[base+t : base+te]
+			var vals []float32
+			if m.EllVal != nil {
+				vals = m.EllVal[base+t : base+te]
+			}
+			for i, u := range cols {
+				if u == hyb.Pad || sk[i] || (p.Mask != nil && !p.Mask.Test(u)) {
+					continue
+				}
+				w := float32(1)
+				if vals != nil {
+					w = vals[i]
+				}
+				r := t + i
+				p.Y[r] = s.Gather(p.Y[r], int32(r), u, p.X[u], w)
+				if p.Done != nil && p.Done(p.Y[r]) {
+					sk[i] = true
+				}
+			}
+		}
+		// COO part: a partial per row, combined with the ELL result by Reduce.
+		for r := t; r < te; r++ {
+			if sk[r-t] {
+				continue
+			}
+			a, b := m.CooPtr[r], m.CooPtr[r+1]
+			if a == b {
+				continue
+			}
+			part := p.Identity
+			for i := a; i < b; i++ {
+				u := m.CooCol[i]
+				if p.Mask != nil && !p.Mask.Test(u) {
+					continue
+				}
+				w := float32(1)
+				if m.CooVal != nil {
+					w = m.CooVal[i]
+				}
+				part = s.Gather(part, int32(r), u, p.X[u], w)
+				if p.Done != nil && p.Done(part) {
+					break
+				}
+			}
+			p.Y[r] = s.Reduce(p.Y[r], part)
+		}
+	}
+}
+
+// Push describes one push product: every u in Frontier scatters along its
+// row of M (the transpose of the pull matrix) into Y with an atomic Gather.
+// Y must hold the identity wherever nothing was pushed yet.
+type Push[X, A any] struct {
+	M        *hyb.Matrix
+	X        []X
+	Y        []A
+	Frontier *bitmask.Bitmask
+	// Wants, when not nil, skips destinations that take no input.
+	Wants func(v int32) bool
+	// Touched collects the destinations whose Y changed.
+	Touched *bitmask.Bitmask
+}
+
+// Words pushes from the frontier members in bitmask words [lo, hi).
+func Words[X, A any, S Semiring[X, A]](s S, p *Push[X, A], lo, hi int) {
+	m := p.M
+	fold := atomicFold[X, A, S]
+	p.Frontier.ForEachInWords(lo, hi, func(u int32) {
+		xu := p.X[u]
+		visit := func(v int32, w float32) {
+			if p.Wants != nil && !p.Wants(v) {
+				return
+			}
+			if fold(s, &p.Y[v], v, u, xu, w) {
+				p.Touched.AtomicSet(v)
+			}
+		}
+		for k := 0; k < m.K; k++ {
+			i := k*m.Pitch + int(u)
+			v := m.EllCol[i]
+			if v == hyb.Pad {
+				break
+			}
+			w := float32(1)
+			if m.EllVal != nil {
+				w = m.EllVal[i]
+			}
+			visit(v, w)
+		}
+		for i := m.CooPtr[u]; i < m.CooPtr[u+1]; i++ {
+			w := float32(1)
+			if m.CooVal != nil {
+				w = m.CooVal[i]
+			}
+			visit(m.CooCol[i], w)
+		}
+	})
+}
+
+// AtomicCapable reports whether accumulators of type A can be updated with
+// a compare-and-swap loop: 4 or 8 bytes with no pointers inside.
+func AtomicCapable[A any]() bool {
+	t := reflect.TypeFor[A]()
+	return (t.Size() == 4 || t.Size() == 8) && !hasPointers(t)
+}
+
+func hasPointers(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64, reflect.Complex64:
+		return false
+	case reflect.Array:
+		return hasPointers(t.Elem())
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			if hasPointers(t.Field(i).Type) {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
+
+// NewAccumulators allocates n accumulators aligned to 8 bytes, so that an
+// 8-byte A made of 4-byte fields can still be swapped atomically.
+func NewAccumulators[A any](n int) []A {
+	size := unsafe.Sizeof(*new(A))
+	if !AtomicCapable[A]() || n == 0 {
+		return make([]A, n)
+	}
+	words := make([]uint64, (uintptr(n)*size+7)/8)
+	return unsafe.Slice((*A)(unsafe.Pointer(&words[0])), n)
+}
+
+// atomicFold sets *p = Gather(*p, ...) atomically and reports whether the
+// bits of *p changed. A must be AtomicCapable and *p aligned to its size.
+func atomicFold[X, A any, S Semiring[X, A]](s S, p *A, v, u int32, xu X, w float32) bool {
+	if unsafe.Sizeof(*p) == 4 {
+		addr := (*uint32)(unsafe.Pointer(p))
+		for {
+			old := atomic.LoadUint32(addr)
+			nv := s.Gather(*(*A)(unsafe.Pointer(&old)), v, u, xu, w)
+			nb := *(*uint32)(unsafe.Pointer(&nv))
+			if nb == old {
+				return false
+			}
+			if atomic.CompareAndSwapUint32(addr, old, nb) {
+				return true
+			}
+		}
+	}
+	addr := (*uint64)(unsafe.Pointer(p))
+	for {
+		old := atomic.LoadUint64(addr)
+		nv := s.Gather(*(*A)(unsafe.Pointer(&old)), v, u, xu, w)
+		nb := *(*uint64)(unsafe.Pointer(&nv))
+		if nb == old {
+			return false
+		}
+		if atomic.CompareAndSwapUint64(addr, old, nb) {
+			return true
+		}
+	}
+}

@@ -1,0 +1,378 @@
+package vertexprog
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hpgraph/hpgraph/bitmask"
+	"github.com/hpgraph/hpgraph/hyb"
+	"github.com/hpgraph/hpgraph/internal/par"
+	"github.com/hpgraph/hpgraph/spmv"
+)
+
+// Direction is how a superstep moves values: pull (every wanted row
+// gathers from its active neighbours) or push (every active vertex scatters
+// to the rows that gather from it, with an atomic Reduce).
+type Direction int
+
+const (
+	// Auto lets the cost model pick per superstep.
+	Auto Direction = iota
+	Push
+	Pull
+)
+
+func (d Direction) String() string {
+	switch d {
+	case Push:
+		return "push"
+	case Pull:
+		return "pull"
+	}
+	return "auto"
+}
+
+// ParseDirection reads "auto", "push" or "pull".
+func ParseDirection(s string) (Direction, error) {
+	switch s {
+	case "auto", "":
+		return Auto, nil
+	case "push":
+		return Push, nil
+	case "pull":
+		return Pull, nil
+	}
+	return Auto, fmt.Errorf("direction %q: want auto, push or pull", s)
+}
+
+// Rule is the cost model that picks a superstep's direction under Auto.
+type Rule int
+
+const (
+	// Beamer switches push→pull when the frontier's edges exceed the
+	// unexplored edges / Alpha, and back when the frontier shrinks below
+	// n / Beta (GAP's direction-optimizing BFS).
+	Beamer Rule = iota
+	// GraphBLAST pulls when the frontier's edges exceed nnz / 10.
+	GraphBLAST
+)
+
+// Options tune a run. The zero value is the default: backend auto, direction
+// auto with Beamer's rule (α = 15, β = 18), CUSP's HYB constants.
+type Options struct {
+	// Backend is "auto" (a GPU when one is present and the program has
+	// device code, else the CPU), "cpu", or a registered backend's name.
+	Backend string
+	// Direction forces push or pull supersteps; Auto chooses per superstep.
+	Direction Direction
+	// Rule, Alpha and Beta configure Auto (0 means GAP's 15 and 18).
+	Rule        Rule
+	Alpha, Beta float64
+	// HYB sets the ELL/COO split; the zero value means hyb.DefaultOptions().
+	HYB hyb.Options
+	// MaxIterations overrides the program's Spec.MaxIterations when > 0.
+	MaxIterations int
+	// Log, when set, receives one line per superstep (direction, frontier).
+	Log func(line string)
+}
+
+func (o Options) withDefaults() Options {
+	if o.Alpha == 0 {
+		o.Alpha = 15
+	}
+	if o.Beta == 0 {
+		o.Beta = 18
+	}
+	if o.HYB == (hyb.Options{}) {
+		o.HYB = hyb.DefaultOptions()
+	}
+	return o
+}
+
+// Result is what a run returns besides the program's own state.
+type Result[X any] struct {
+	// X is every vertex's final value.
+	X []X
+	// Backend names where the run happened.
+	Backend string
+	// Iterations is the number of supersteps run.
+	Iterations int
+	// Active[i] is the number of vertices active after superstep i.
+	Active []int
+	// Directions[i] is how superstep i ran.
+	Directions []Direction
+	// StepTimes[i] is superstep i's wall time.
+	StepTimes []time.Duration
+	// Aggregates are the aggregators' values after the last superstep.
+	Aggregates []float64
+	// Preprocess is the time spent building matrices and state; Compute the
+	// time of the superstep loop (Init included).
+	Preprocess, Compute time.Duration
+}
+
+// ErrPushUnsupported is returned when push supersteps are forced for a
+// program that cannot push.
+var ErrPushUnsupported = errors.New("program cannot run push supersteps")
+
+// Run executes p on g.
+func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
+	opt = opt.withDefaults()
+	spec := p.Spec()
+	if spec.Edges < InEdges || spec.Edges > AllEdges {
+		return nil, fmt.Errorf("vertexprog: unknown edge type %d", spec.Edges)
+	}
+	if spec.MaxIterations < 0 || opt.MaxIterations < 0 {
+		return nil, fmt.Errorf("vertexprog: negative iteration limit")
+	}
+	if _, err := selectBackend(opt.Backend, p); err != nil {
+		return nil, err
+	}
+	return runCPU(g, p, opt)
+}
+
+// canPush reports whether p may run push supersteps, and if not, why.
+func canPush[X, A any](p Program[X, A]) error {
+	if !p.Spec().Sparse {
+		return fmt.Errorf("%w: it is not Sparse (Update of a vertex that gathered nothing may change it)", ErrPushUnsupported)
+	}
+	if !spmv.AtomicCapable[A]() {
+		return fmt.Errorf("%w: its accumulator is not a 4- or 8-byte value without pointers, so Reduce cannot be atomic", ErrPushUnsupported)
+	}
+	return nil
+}
+
+// chooser is the per-superstep direction decision.
+type chooser struct {
+	opt        Options
+	n          int
+	nnz        int64
+	unexplored int64
+	dir        Direction
+	lastActive int
+}
+
+func (c *chooser) next(active int, frontierEdges int64) Direction {
+	switch c.opt.Direction {
+	case Push, Pull:
+		return c.opt.Direction
+	}
+	switch c.opt.Rule {
+	case GraphBLAST:
+		if frontierEdges*10 > c.nnz {
+			c.dir = Pull
+		} else {
+			c.dir = Push
+		}
+	default:
+		if c.dir == Push {
+			if float64(frontierEdges) > float64(c.unexplored)/c.opt.Alpha {
+				c.dir = Pull
+			}
+		} else if active < c.lastActive && float64(active) < float64(c.n)/c.opt.Beta {
+			c.dir = Push
+		}
+	}
+	c.unexplored -= frontierEdges
+	c.lastActive = active
+	return c.dir
+}
+
+// cpuRun is the state of one run on the CPU.
+type cpuRun[X, A any] struct {
+	p             Program[X, A]
+	spec          Spec
+	n             int
+	pull, push    *Matrix
+	x             []X
+	y             []A
+	identity      A
+	frontier      *bitmask.Bitmask // x_bitmask: active in this superstep
+	active        *bitmask.Bitmask // active_bitmask: changed in this superstep
+	touched       *bitmask.Bitmask // rows a push wrote to
+	wants         func(int32) bool
+	done          func(A) bool
+	steps         []Step
+	yDirty        bool // y holds pull results, not the identity everywhere
+	counts, edges []int64
+}
+
+func runCPU[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
+	t0 := time.Now()
+	r := &cpuRun[X, A]{p: p, spec: p.Spec(), n: g.N()}
+	if prep, ok := p.(Preparer); ok {
+		if err := prep.Prepare(g); err != nil {
+			return nil, err
+		}
+	}
+	var err error
+	if r.pull, err = g.PullMatrix(r.spec.Edges, opt.HYB); err != nil {
+		return nil, err
+	}
+	pushErr := canPush(p)
+	if opt.Direction == Push && pushErr != nil {
+		return nil, pushErr
+	}
+	if pushErr == nil {
+		if r.push, err = g.PushMatrix(r.spec.Edges, opt.HYB); err != nil {
+			return nil, err
+		}
+		r.touched = bitmask.New(r.n)
+	} else {
+		opt.Direction = Pull
+	}
+	r.x = make([]X, r.n)
+	r.y = spmv.NewAccumulators[A](r.n)
+	r.identity = p.Identity()
+	r.frontier, r.active = bitmask.New(r.n), bitmask.New(r.n)
+	if f, ok := p.(RowFilter); ok {
+		r.wants = f.Wants
+	}
+	if e, ok := p.(EarlyExit[A]); ok {
+		r.done = e.Done
+	}
+	workers := par.Workers()
+	r.steps = newSteps(workers, r.spec.Aggregators)
+	r.counts, r.edges = make([]int64, workers), make([]int64, workers)
+	res := &Result[X]{Backend: "cpu", Preprocess: time.Since(t0)}
+
+	t1 := time.Now()
+	par.Blocks(r.active.NumWords(), func(w, lo, hi int) {
+		st := &r.steps[w]
+		for v := int32(lo * 32); v < int32(min(hi*32, r.n)); v++ {
+			x, act := p.Init(v, st)
+			r.x[v] = x
+			r.y[v] = r.identity
+			if act {
+				r.activate(w, v)
+			}
+		}
+	})
+	activeNow, frontierEdges := r.tally()
+	maxIter := r.spec.MaxIterations
+	if opt.MaxIterations > 0 {
+		maxIter = opt.MaxIterations
+	}
+	ch := &chooser{opt: opt, n: r.n, nnz: r.pull.NNZ(), unexplored: r.pull.NNZ(), dir: Push, lastActive: activeNow}
+	if r.push == nil {
+		ch.dir = Pull
+	}
+	for it := 0; activeNow > 0 && (maxIter == 0 || it < maxIter); it++ {
+		ts := time.Now()
+		advance(r.steps, it)
+		r.frontier.Swap(r.active)
+		r.active.Clear()
+		dir := Pull
+		if r.spec.Sparse && r.push != nil {
+			dir = ch.next(activeNow, frontierEdges)
+		}
+		if dir == Push {
+			r.pushStep()
+		} else {
+			r.pullStep()
+		}
+		activeNow, frontierEdges = r.tally()
+		res.Active = append(res.Active, activeNow)
+		res.Directions = append(res.Directions, dir)
+		res.StepTimes = append(res.StepTimes, time.Since(ts))
+		if opt.Log != nil {
+			opt.Log(fmt.Sprintf("superstep %d: %s, %d active after, %d frontier edges, %v",
+				it, dir, activeNow, frontierEdges, res.StepTimes[it]))
+		}
+	}
+	res.Iterations = len(res.Active)
+	advance(r.steps, res.Iterations)
+	res.Aggregates = append([]float64(nil), r.steps[0].prev...)
+	res.Compute = time.Since(t1)
+	res.X = r.x
+	return res, nil
+}
+
+// activate marks v active for the next superstep, from worker w.
+func (r *cpuRun[X, A]) activate(w int, v int32) {
+	r.active.AtomicSet(v)
+	r.counts[w]++
+	if r.push != nil {
+		r.edges[w] += int64(r.push.Degree[v])
+	}
+}
+
+// tally sums and resets the workers' counts of activated vertices and of
+// their push-matrix edges (the next frontier's work).
+func (r *cpuRun[X, A]) tally() (int, int64) {
+	var c, e int64
+	for w := range r.counts {
+		c += r.counts[w]
+		e += r.edges[w]
+		r.counts[w], r.edges[w] = 0, 0
+	}
+	return int(c), e
+}
+
+func (r *cpuRun[X, A]) pullStep() {
+	pl := &spmv.Pull[X, A]{M: r.pull.Matrix, X: r.x, Y: r.y, Identity: r.identity, Wants: r.wants, Done: r.done}
+	if !r.spec.GatherAll {
+		pl.Mask = r.frontier
+	}
+	par.Parts(r.pull.Bounds, func(_, lo, hi int) { spmv.Rows(r.p, pl, lo, hi) })
+	r.yDirty = true
+	// APPLY, by blocks of whole bitmask words so workers never share one.
+	par.Blocks(r.active.NumWords(), func(w, lo, hi int) {
+		st := &r.steps[w]
+		for v := int32(lo * 32); v < int32(min(hi*32, r.n)); v++ {
+			if r.wants != nil && !r.wants(v) {
+				continue
+			}
+			if r.p.Update(v, r.y[v], &r.x[v], st) {
+				r.activate(w, v)
+			}
+		}
+	})
+}
+
+// pushChunk is the number of frontier words a push worker claims at once:
+// small enough to balance hubs across workers, large enough to amortize the
+// shared counter.
+const pushChunk = 16
+
+func (r *cpuRun[X, A]) pushStep() {
+	if r.yDirty {
+		par.Blocks(r.n, func(_, lo, hi int) {
+			for v := lo; v < hi; v++ {
+				r.y[v] = r.identity
+			}
+		})
+		r.yDirty = false
+	}
+	ps := &spmv.Push[X, A]{M: r.push.Matrix, X: r.x, Y: r.y, Frontier: r.frontier, Wants: r.wants, Touched: r.touched}
+	words := r.frontier.NumWords()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < par.Workers(); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				lo := int(next.Add(pushChunk)) - pushChunk
+				if lo >= words {
+					return
+				}
+				spmv.Words(r.p, ps, lo, min(lo+pushChunk, words))
+			}
+		}()
+	}
+	wg.Wait()
+	// APPLY over the touched rows only; y returns to the identity there.
+	par.Blocks(words, func(w, lo, hi int) {
+		st := &r.steps[w]
+		r.touched.ForEachInWords(lo, hi, func(v int32) {
+			if r.p.Update(v, r.y[v], &r.x[v], st) {
+				r.activate(w, v)
+			}
+			r.y[v] = r.identity
+		})
+		r.touched.ClearRange(lo, hi)
+	})
+}

@@ -1,0 +1,201 @@
+package vertexprog
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/hyb"
+	"github.com/hpgraph/hpgraph/internal/par"
+)
+
+// Graph is a loaded graph as programs and backends see it. It builds the
+// derived forms PREPROCESS needs (in-adjacency, the undirected view, HYB
+// matrices) on first use and keeps them, so repeated runs on one graph pay
+// for them once. Safe for concurrent use.
+type Graph struct {
+	g *datasets.Graph
+
+	mu   sync.Mutex
+	in   *datasets.Graph
+	sym  *datasets.Graph
+	hybs map[matrixKey]*Matrix
+}
+
+// Matrix is a HYB matrix with the per-row data every backend needs.
+type Matrix struct {
+	*hyb.Matrix
+	// Degree[r] is the length of row r.
+	Degree []int32
+	// Bounds splits the rows into par.Workers() blocks of about equal work
+	// (ELL slots plus COO entries).
+	Bounds []int
+}
+
+type matrixKey struct {
+	rows matrixRows
+	opt  hyb.Options
+}
+
+// matrixRows names which adjacency a matrix's rows list.
+type matrixRows int
+
+const (
+	rowsOut matrixRows = iota // row u: heads of u's out-arcs
+	rowsIn                    // row v: tails of v's in-arcs
+	rowsAll                   // row v: neighbours either way
+)
+
+// NewGraph wraps a cleaned graph.
+func NewGraph(g *datasets.Graph) *Graph {
+	return &Graph{g: g, hybs: map[matrixKey]*Matrix{}}
+}
+
+// Dataset returns the underlying CSR graph (out-adjacency).
+func (g *Graph) Dataset() *datasets.Graph { return g.g }
+
+// N is the number of vertices.
+func (g *Graph) N() int { return g.g.N }
+
+// Directed reports whether arcs have a direction.
+func (g *Graph) Directed() bool { return g.g.Directed }
+
+// Weighted reports whether arcs carry weights.
+func (g *Graph) Weighted() bool { return g.g.W != nil }
+
+// Edges is the edge count used for MTEPS (see datasets.Graph.Edges).
+func (g *Graph) Edges() int64 { return g.g.Edges() }
+
+// OutDegree is the number of arcs leaving v.
+func (g *Graph) OutDegree(v int32) int { return g.g.Degree(v) }
+
+// InDegree is the number of arcs entering v.
+func (g *Graph) InDegree(v int32) int { return g.inAdj().Degree(v) }
+
+// OutNeighbors returns the heads of v's out-arcs, sorted. Read only.
+func (g *Graph) OutNeighbors(v int32) []int32 { return g.g.Neighbors(v) }
+
+// InNeighbors returns the tails of v's in-arcs, sorted. Read only.
+func (g *Graph) InNeighbors(v int32) []int32 { return g.inAdj().Neighbors(v) }
+
+// Neighbors returns v's neighbours in either direction, sorted, each once.
+// Read only.
+func (g *Graph) Neighbors(v int32) []int32 { return g.symAdj().Neighbors(v) }
+
+// OutWeights returns the weights of v's out-arcs (aligned with
+// OutNeighbors), or nil for an unweighted graph.
+func (g *Graph) OutWeights(v int32) []float32 { return g.g.Weights(v) }
+
+func (g *Graph) inAdj() *datasets.Graph {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.in == nil {
+		g.in = g.g.Transpose()
+	}
+	return g.in
+}
+
+func (g *Graph) symAdj() *datasets.Graph {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.sym == nil {
+		g.sym = symmetrize(g.g)
+	}
+	return g.sym
+}
+
+// symmetrize returns the undirected view: every arc in both directions,
+// parallel arcs merged (the lighter weight kept), self loops kept.
+func symmetrize(d *datasets.Graph) *datasets.Graph {
+	if !d.Directed {
+		return d
+	}
+	el := &datasets.EdgeList{N: d.N, Src: make([]int32, d.NNZ()), Dst: d.Col, W: d.W, Name: d.Name}
+	par.Blocks(d.N, func(_, lo, hi int) {
+		for v := lo; v < hi; v++ {
+			for i := d.RowPtr[v]; i < d.RowPtr[v+1]; i++ {
+				el.Src[i] = int32(v)
+			}
+		}
+	})
+	s, err := datasets.Build(el, datasets.Options{KeepSelfLoops: true})
+	if err != nil {
+		// A valid CSR always rebuilds; reaching here is a bug.
+		panic(fmt.Sprintf("vertexprog: symmetrizing a valid graph failed: %v", err))
+	}
+	s.IDs, s.IDBase = d.IDs, d.IDBase
+	return s
+}
+
+// gatherRows says which adjacency the rows of the pull matrix list for an
+// edge type, and pushRows the rows of its transpose (the push matrix).
+func gatherRows(e EdgeType) matrixRows {
+	switch e {
+	case InEdges:
+		return rowsIn
+	case OutEdges:
+		return rowsOut
+	}
+	return rowsAll
+}
+
+func pushRows(e EdgeType) matrixRows {
+	switch e {
+	case InEdges:
+		return rowsOut
+	case OutEdges:
+		return rowsIn
+	}
+	return rowsAll
+}
+
+func (g *Graph) adjacency(r matrixRows) *datasets.Graph {
+	switch r {
+	case rowsIn:
+		return g.inAdj()
+	case rowsAll:
+		return g.symAdj()
+	}
+	return g.g
+}
+
+// PullMatrix returns the HYB matrix whose row v lists the neighbours v
+// gathers from along e: the y = Gᵀx of a pull superstep.
+func (g *Graph) PullMatrix(e EdgeType, opt hyb.Options) (*Matrix, error) {
+	return g.matrix(gatherRows(e), opt)
+}
+
+// PushMatrix returns the transpose of PullMatrix: row u lists the vertices
+// that gather from u, the rows a push superstep scatters along.
+func (g *Graph) PushMatrix(e EdgeType, opt hyb.Options) (*Matrix, error) {
+	return g.matrix(pushRows(e), opt)
+}
+
+func (g *Graph) matrix(r matrixRows, opt hyb.Options) (*Matrix, error) {
+	adj := g.adjacency(r)
+	// Undirected graphs have one adjacency; share its matrix.
+	if !g.g.Directed {
+		r = rowsOut
+	}
+	key := matrixKey{r, opt}
+	g.mu.Lock()
+	m := g.hybs[key]
+	g.mu.Unlock()
+	if m != nil {
+		return m, nil
+	}
+	h, err := hyb.FromGraph(adj, opt)
+	if err != nil {
+		return nil, err
+	}
+	m = &Matrix{Matrix: h, Degree: make([]int32, adj.N)}
+	for v := range m.Degree {
+		m.Degree[v] = int32(adj.RowPtr[v+1] - adj.RowPtr[v])
+	}
+	k := int64(h.K)
+	m.Bounds = par.Split(h.N, par.Workers(), func(i int) int64 { return int64(i)*k + h.CooPtr[i] })
+	g.mu.Lock()
+	g.hybs[key] = m
+	g.mu.Unlock()
+	return m, nil
+}

@@ -1,0 +1,191 @@
+// Package vertexprog is hpgraph's public API and its bulk-synchronous
+// engine. A user writes a Program — per-vertex values, Gather, Reduce,
+// Update, an edge type and an iteration limit — and Run executes it as
+// generalized sparse matrix-vector products over HYB matrices: PREPROCESS
+// (matrices, state, bitmasks), then supersteps of SPMV and APPLY until no
+// vertex is active. Supersteps pull over the gathering matrix or, for
+// sparse frontiers, push over its transpose; a cost model picks per
+// superstep.
+//
+// The engine knows programs only through this interface and backends only
+// through Backend; it never knows which algorithm runs.
+package vertexprog
+
+import (
+	"fmt"
+	"math"
+)
+
+// EdgeType selects the neighbours a vertex gathers from.
+type EdgeType int
+
+const (
+	// InEdges: v gathers from every u with an arc u -> v (PageRank, SSSP,
+	// BFS). On an undirected graph every neighbour.
+	InEdges EdgeType = iota
+	// OutEdges: v gathers from every u with an arc v -> u.
+	OutEdges
+	// AllEdges: v gathers from its neighbours in both directions, each
+	// neighbour once (weakly connected components).
+	AllEdges
+)
+
+func (e EdgeType) String() string {
+	switch e {
+	case InEdges:
+		return "in"
+	case OutEdges:
+		return "out"
+	case AllEdges:
+		return "all"
+	}
+	return fmt.Sprintf("EdgeType(%d)", int(e))
+}
+
+// Aggregator is how per-vertex contributions to a global value combine.
+type Aggregator int
+
+const (
+	Sum Aggregator = iota
+	Min
+	Max
+)
+
+func (a Aggregator) identity() float64 {
+	switch a {
+	case Min:
+		return math.Inf(1)
+	case Max:
+		return math.Inf(-1)
+	}
+	return 0
+}
+
+func (a Aggregator) combine(x, y float64) float64 {
+	switch a {
+	case Min:
+		return math.Min(x, y)
+	case Max:
+		return math.Max(x, y)
+	}
+	return x + y
+}
+
+// Spec declares how a program runs.
+type Spec struct {
+	// Edges is the edge type to gather along.
+	Edges EdgeType
+	// MaxIterations bounds the supersteps; 0 means until no vertex is
+	// active. Options.MaxIterations overrides it.
+	MaxIterations int
+	// Sparse declares a data-driven program: Update(v, Identity(), ...)
+	// never changes v nor activates it. Supersteps then need only the
+	// vertices with an active neighbour, and the engine may push from the
+	// frontier instead of pulling over all rows.
+	Sparse bool
+	// GatherAll makes every neighbour contribute each superstep, active or
+	// not (x_bitmask is ignored): for programs whose value is a function of
+	// all neighbours, like PageRank, where "active" only decides when to stop.
+	GatherAll bool
+	// Aggregators declares global values that Update (and Init) contribute
+	// to with Step.Add and read, one superstep later, with Step.Aggregate.
+	Aggregators []Aggregator
+}
+
+// Program is a vertex program. X is the value a vertex shows its neighbours
+// (held by the engine, one per vertex); A is the accumulator Gather folds
+// into. Per-vertex state beyond X lives in the program, as slices indexed
+// by vertex (structure of arrays), allocated in Prepare.
+//
+// The engine calls Gather and Reduce concurrently from several goroutines
+// and Update concurrently for different vertices; Update may write only
+// vertex v's own state.
+type Program[X, A any] interface {
+	Spec() Spec
+	// Init gives vertex v its first value and says whether it starts active.
+	Init(v int32, s *Step) (x X, active bool)
+	// Identity is the identity of Reduce (the accumulator of a vertex that
+	// gathered nothing). Never assume it is zero.
+	Identity() A
+	// Gather folds neighbour u's value xu and the value w of the edge
+	// between them (1 on an unweighted graph) into vertex v's accumulator.
+	Gather(acc A, v, u int32, xu X, w float32) A
+	// Reduce combines two partial accumulators of one vertex; associative
+	// and commutative.
+	Reduce(a, b A) A
+	// Update gives vertex v its gathered accumulator and its value; it may
+	// change *x and the program's state of v, and says whether v is active
+	// (changed) for the next superstep.
+	Update(v int32, acc A, x *X, s *Step) (active bool)
+}
+
+// Preparer is implemented by programs that allocate state or check their
+// parameters against the graph before Init.
+type Preparer interface {
+	Prepare(g *Graph) error
+}
+
+// RowFilter is implemented by programs for which some vertices take no
+// input in a superstep (BFS: the visited ones). Rows that Wants rejects are
+// neither gathered nor updated.
+type RowFilter interface {
+	Wants(v int32) bool
+}
+
+// EarlyExit is implemented by programs whose accumulator can be decided
+// before all neighbours are seen (bottom-up BFS stops at the first parent).
+// Done must hold for every accumulator, partial or whole, that decides the
+// vertex.
+type EarlyExit[A any] interface {
+	Done(acc A) bool
+}
+
+// Step is what Init and Update see of the superstep: its number and the
+// global aggregators. Each worker has its own Step; the engine combines
+// their contributions between supersteps.
+type Step struct {
+	// Iteration is the superstep's number, from 0 (Init sees -1).
+	Iteration int
+	ops       []Aggregator
+	prev      []float64
+	acc       []float64
+}
+
+// Aggregate returns aggregator i's value combined over the previous
+// superstep (over Init for superstep 0).
+func (s *Step) Aggregate(i int) float64 { return s.prev[i] }
+
+// Add contributes v to aggregator i for the next superstep.
+func (s *Step) Add(i int, v float64) { s.acc[i] = s.ops[i].combine(s.acc[i], v) }
+
+func newSteps(p int, ops []Aggregator) []Step {
+	steps := make([]Step, p)
+	prev := make([]float64, len(ops))
+	for i := range steps {
+		steps[i] = Step{Iteration: -1, ops: ops, prev: prev, acc: make([]float64, len(ops))}
+		for j, op := range ops {
+			steps[i].acc[j] = op.identity()
+		}
+	}
+	return steps
+}
+
+// advance combines the workers' contributions into the values the next
+// superstep reads (in place: all steps share one prev slice), and resets
+// the contributions.
+func advance(steps []Step, iteration int) {
+	if len(steps) == 0 {
+		return
+	}
+	prev := steps[0].prev
+	for j, op := range steps[0].ops {
+		prev[j] = op.identity()
+		for i := range steps {
+			prev[j] = op.combine(prev[j], steps[i].acc[j])
+			steps[i].acc[j] = op.identity()
+		}
+	}
+	for i := range steps {
+		steps[i].Iteration = iteration
+	}
+}

@@ -1,0 +1,80 @@
+// Package vptest lets a user check a vertex program the way hpgraph checks
+// its own: run it on every backend that can run here, in every direction
+// the program allows, with HYB splits that exercise both the ELL and the
+// COO kernels, and compare every output with the first.
+package vptest
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/hpgraph/hpgraph/hyb"
+	"github.com/hpgraph/hpgraph/vertexprog"
+)
+
+// Config is one way of running a program.
+type Config struct {
+	Name    string
+	Options vertexprog.Options
+}
+
+// Configs lists the runs Compare makes: each available backend × direction
+// auto/push/pull × HYB all-COO, mixed (breakeven 0) and all-ELL.
+func Configs() []Config {
+	splits := []struct {
+		name string
+		opt  hyb.Options
+	}{
+		{"coo", hyb.Options{RelativeSpeed: 3, Breakeven: 1 << 30}},
+		{"mixed", hyb.Options{RelativeSpeed: 3, Breakeven: 0}},
+		{"ell", hyb.Options{RelativeSpeed: 1e-9, Breakeven: 0}},
+	}
+	var cs []Config
+	for _, b := range vertexprog.Backends() {
+		for _, d := range []vertexprog.Direction{vertexprog.Auto, vertexprog.Push, vertexprog.Pull} {
+			for _, s := range splits {
+				cs = append(cs, Config{
+					Name:    fmt.Sprintf("%s/%s/%s", b, d, s.name),
+					Options: vertexprog.Options{Backend: b, Direction: d, HYB: s.opt},
+				})
+			}
+		}
+	}
+	return cs
+}
+
+// Compare runs newProgram() on g under every Config, extracts each run's
+// output with out, and fails t where an output differs from the first
+// run's (eq decides equality per vertex). Forced push runs of programs
+// that cannot push are skipped. It returns the first run's output.
+func Compare[X, A any, P vertexprog.Program[X, A], R any](t testing.TB, g *vertexprog.Graph,
+	newProgram func() P, out func(P, *vertexprog.Result[X]) []R, eq func(a, b R) bool) []R {
+	t.Helper()
+	var want []R
+	var wantName string
+	for _, c := range Configs() {
+		p := newProgram()
+		res, err := vertexprog.Run[X, A](g, p, c.Options)
+		if errors.Is(err, vertexprog.ErrPushUnsupported) && c.Options.Direction == vertexprog.Push {
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", c.Name, err)
+		}
+		got := out(p, res)
+		if want == nil {
+			want, wantName = got, c.Name
+			continue
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d outputs, %s gave %d", c.Name, len(got), wantName, len(want))
+		}
+		for v := range got {
+			if !eq(got[v], want[v]) {
+				t.Fatalf("%s: vertex %d is %v, %s gave %v", c.Name, v, got[v], wantName, want[v])
+			}
+		}
+	}
+	return want
+}
