@@ -8,15 +8,20 @@
 package apps
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
+// ErrInvalidInput marks a graph or parameter the algorithm is not defined
+// for (negative SSSP weights, a source outside the graph).
+var ErrInvalidInput = errors.New("invalid input")
+
 // checkSource reports a source vertex outside the graph.
 func checkSource(g *vertexprog.Graph, src int32) error {
 	if src < 0 || int(src) >= g.N() {
-		return fmt.Errorf("source vertex %d is out of range: the graph has vertices 0..%d", src, g.N()-1)
+		return fmt.Errorf("%w: source vertex %d is out of range: the graph has vertices 0..%d", ErrInvalidInput, src, g.N()-1)
 	}
 	return nil
 }

@@ -32,8 +32,8 @@ func (p *SSSPProgram) Prepare(g *vertexprog.Graph) error {
 		for i, w := range g.OutWeights(u) {
 			if w < 0 || math.IsNaN(float64(w)) {
 				v := g.OutNeighbors(u)[i]
-				return fmt.Errorf("sssp: edge %d -> %d has weight %v; weights must be non-negative numbers",
-					d.OriginalID(u), d.OriginalID(v), w)
+				return fmt.Errorf("%w: sssp: edge %d -> %d has weight %v; weights must be non-negative numbers (load with --weights none or random:1-64)",
+					ErrInvalidInput, d.OriginalID(u), d.OriginalID(v), w)
 			}
 		}
 	}

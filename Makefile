@@ -1,0 +1,51 @@
+# hpgraph — see README.md. `make run` is the main job, `make test` the tests.
+GO      ?= go
+BIN     := bin
+SHARED  ?= ../shared/datasets
+GRAPHS  := $(BIN)/graphs
+# Where cuda.h and the libcuda stub are (fetched once by the script when
+# there is no CUDA toolkit); only the cuda targets need it.
+CUDA_HDRS = $(shell ./scripts/cuda-headers.sh)
+
+.PHONY: all build run test vet fmt-check bench fuzz clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN)/hpgraph ./cmd/hpgraph
+
+# The main job: generate graphs, run every algorithm on the generated graphs
+# and the shipped ones, and check each against the gonum reference.
+# --backend auto uses a GPU when the binary has one, else the CPU.
+run: build
+	@mkdir -p $(GRAPHS)
+	$(BIN)/hpgraph gen kron --scale 16 -o $(GRAPHS)/kron16.hpg
+	$(BIN)/hpgraph gen uniform --scale 16 -o $(GRAPHS)/urand16.hpg
+	$(BIN)/hpgraph gen grid --rows 300 --cols 300 -o $(GRAPHS)/grid300.hpg
+	$(BIN)/hpgraph verify --backend auto $(GRAPHS)/kron16.hpg $(GRAPHS)/urand16.hpg $(GRAPHS)/grid300.hpg
+	$(BIN)/hpgraph verify --backend auto --weights random:1-64 --algo sssp $(GRAPHS)/kron16.hpg $(GRAPHS)/grid300.hpg
+	@if [ -d $(SHARED) ]; then \
+	  $(BIN)/hpgraph verify --backend auto $$(ls $(SHARED)/tiny/*.mtx $(SHARED)/tiny/*.edgelist $(SHARED)/small/*); \
+	else echo "($(SHARED) not found: skipping the shipped graphs)"; fi
+	$(BIN)/hpgraph run bfs $(GRAPHS)/kron16.hpg --runs 5 --validate
+
+test: fmt-check vet
+	$(GO) test ./...
+
+vet:
+	$(GO) vet ./...
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 3x ./...
+
+# Short fuzzing of every parser (go test -fuzz runs one target at a time).
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzReadMatrixMarket -fuzztime 30s ./datasets
+	$(GO) test -run '^$$' -fuzz FuzzReadEdgeList -fuzztime 30s ./datasets
+
+clean:
+	rm -rf $(BIN)

@@ -1,0 +1,315 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/apps/reference"
+	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/vertexprog"
+)
+
+// params are the algorithm parameters of run, verify and bench.
+type params struct {
+	src        int64 // in the file's ids; -1 picks the highest-degree vertex
+	damping    float64
+	tolerance  float64
+	maxIter    int
+	iterations int // LDBC PageRank
+	perVertex  bool
+}
+
+// outcome is one algorithm run, with what the CLI prints, writes and checks.
+type outcome struct {
+	run     runStats
+	summary string
+	// write prints one line per vertex, with the file's original ids.
+	write func(w io.Writer) error
+	// check compares with the gonum reference.
+	check func() error
+}
+
+// runStats is the part of vertexprog.Result that does not depend on X.
+type runStats struct {
+	backend             string
+	iterations          int
+	active              []int
+	directions          []vertexprog.Direction
+	preprocess, compute time.Duration
+}
+
+func statsOf[X any](r *vertexprog.Result[X]) runStats {
+	return runStats{r.Backend, r.Iterations, r.Active, r.Directions, r.Preprocess, r.Compute}
+}
+
+type algorithm struct {
+	name  string
+	about string
+	run   func(g *vertexprog.Graph, p params, opt vertexprog.Options) (*outcome, error)
+}
+
+var algorithms = []algorithm{
+	{"bfs", "breadth-first search from --src: depth and parent (direction-optimized)", runBFS},
+	{"sssp", "single-source shortest paths from --src (Bellman-Ford as min-plus SpMV; unit weights when unweighted)", runSSSP},
+	{"pagerank", "PageRank, the paper's variant: PR0=1, until no rank moves more than --tolerance", runPageRank},
+	{"pagerank-ldbc", "PageRank, LDBC Graphalytics variant: PR0=1/n, dangling mass redistributed, --iterations iterations", runPageRankLDBC},
+	{"tc", "triangle counting on the undirected simple graph", runTC},
+	{"cc", "weakly connected components, labelled by their smallest vertex", runCC},
+}
+
+func findAlgorithm(name string) (algorithm, error) {
+	for _, a := range algorithms {
+		if a.name == name {
+			return a, nil
+		}
+	}
+	names := make([]string, len(algorithms))
+	for i, a := range algorithms {
+		names[i] = a.name
+	}
+	return algorithm{}, fmt.Errorf("unknown algorithm %q; want one of %s", name, strings.Join(names, ", "))
+}
+
+// resolveSource maps a source given in the file's ids to a vertex, or picks
+// the vertex of highest out-degree (lowest id on ties) when none is given.
+func resolveSource(g *datasets.Graph, id int64) (int32, error) {
+	if id < 0 {
+		best := int32(0)
+		for v := int32(1); v < int32(g.N); v++ {
+			if g.Degree(v) > g.Degree(best) {
+				best = v
+			}
+		}
+		return best, nil
+	}
+	if g.IDs == nil {
+		v := id - g.IDBase
+		if v < 0 || v >= int64(g.N) {
+			return 0, fmt.Errorf("source %d is not a vertex of %s (ids %d..%d)", id, g.Name, g.IDBase, int64(g.N)-1+g.IDBase)
+		}
+		return int32(v), nil
+	}
+	if i, ok := slices.BinarySearch(g.IDs, id); ok {
+		return int32(i), nil
+	}
+	for v, x := range g.IDs {
+		if x == id {
+			return int32(v), nil
+		}
+	}
+	return 0, fmt.Errorf("source %d is not a vertex of %s", id, g.Name)
+}
+
+// writeLines writes one line per vertex through a buffer.
+func writeLines(w io.Writer, n int, line func(bw *bufio.Writer, v int32)) error {
+	bw := bufio.NewWriterSize(w, 1<<20)
+	for v := int32(0); v < int32(n); v++ {
+		line(bw, v)
+	}
+	return bw.Flush()
+}
+
+func runBFS(g *vertexprog.Graph, p params, opt vertexprog.Options) (*outcome, error) {
+	d := g.Dataset()
+	src, err := resolveSource(d, p.src)
+	if err != nil {
+		return nil, err
+	}
+	r, err := apps.BFS(g, src, opt)
+	if err != nil {
+		return nil, err
+	}
+	reached, depth := 0, int32(0)
+	for _, x := range r.Depth {
+		if x >= 0 {
+			reached++
+			depth = max(depth, x)
+		}
+	}
+	return &outcome{
+		run:     statsOf(r.Run),
+		summary: fmt.Sprintf("source %d: reached %d vertices, depth %d", d.OriginalID(src), reached, depth),
+		write: func(w io.Writer) error {
+			return writeLines(w, d.N, func(bw *bufio.Writer, v int32) {
+				parent := int64(-1)
+				if r.Parent[v] >= 0 {
+					parent = d.OriginalID(r.Parent[v])
+				}
+				fmt.Fprintf(bw, "%d %d %d\n", d.OriginalID(v), r.Depth[v], parent)
+			})
+		},
+		check: func() error { return reference.ValidateBFS(d, src, r.Depth, r.Parent) },
+	}, nil
+}
+
+func runSSSP(g *vertexprog.Graph, p params, opt vertexprog.Options) (*outcome, error) {
+	d := g.Dataset()
+	src, err := resolveSource(d, p.src)
+	if err != nil {
+		return nil, err
+	}
+	r, err := apps.SSSP(g, src, opt)
+	if err != nil {
+		return nil, err
+	}
+	reached, far := 0, float32(0)
+	for _, x := range r.Dist {
+		if !math.IsInf(float64(x), 1) {
+			reached++
+			far = max(far, x)
+		}
+	}
+	return &outcome{
+		run:     statsOf(r.Run),
+		summary: fmt.Sprintf("source %d: reached %d vertices, farthest at %g", d.OriginalID(src), reached, far),
+		write: func(w io.Writer) error {
+			return writeLines(w, d.N, func(bw *bufio.Writer, v int32) {
+				fmt.Fprintf(bw, "%d %s\n", d.OriginalID(v), formatDist(float64(r.Dist[v])))
+			})
+		},
+		check: func() error {
+			want, err := reference.SSSP(d, src)
+			if err != nil {
+				return err
+			}
+			// float32 sums of integer weights are exact; allow rounding for
+			// fractional weights.
+			return compareFloats("distance", d, want, func(v int) float64 { return float64(r.Dist[v]) }, 1e-6)
+		},
+	}, nil
+}
+
+func formatDist(x float64) string {
+	if math.IsInf(x, 1) {
+		return "Infinity"
+	}
+	return fmt.Sprintf("%g", x)
+}
+
+func compareFloats(what string, d *datasets.Graph, want []float64, got func(v int) float64, rel float64) error {
+	for v, w := range want {
+		x := got(v)
+		if x == w || (math.IsInf(x, 1) && math.IsInf(w, 1)) {
+			continue
+		}
+		if math.IsNaN(x) || math.Abs(x-w) > rel*math.Max(math.Abs(x), math.Abs(w)) {
+			return fmt.Errorf("vertex %d: %s %v, reference %v (relative tolerance %g)", d.OriginalID(int32(v)), what, x, w, rel)
+		}
+	}
+	return nil
+}
+
+func rankOutcome(g *vertexprog.Graph, r *apps.PageRankResult, want func() []float64) *outcome {
+	d := g.Dataset()
+	top := make([]int32, d.N)
+	for v := range top {
+		top[v] = int32(v)
+	}
+	sort.SliceStable(top, func(i, j int) bool { return r.Rank[top[i]] > r.Rank[top[j]] })
+	return &outcome{
+		run:     statsOf(r.Run),
+		summary: fmt.Sprintf("%d iterations; top vertex %d (rank %.6g)", r.Run.Iterations, d.OriginalID(top[0]), r.Rank[top[0]]),
+		write: func(w io.Writer) error {
+			return writeLines(w, d.N, func(bw *bufio.Writer, v int32) {
+				fmt.Fprintf(bw, "%d %.12g\n", d.OriginalID(v), r.Rank[v])
+			})
+		},
+		check: func() error {
+			return compareFloats("rank", d, want(), func(v int) float64 { return r.Rank[v] }, 1e-6)
+		},
+	}
+}
+
+func runPageRank(g *vertexprog.Graph, p params, opt vertexprog.Options) (*outcome, error) {
+	r, err := apps.PageRank(g, p.damping, p.tolerance, p.maxIter, opt)
+	if err != nil {
+		return nil, err
+	}
+	return rankOutcome(g, r, func() []float64 {
+		pr, _ := reference.PageRank(g.Dataset(), p.damping, p.tolerance, p.maxIter)
+		return pr
+	}), nil
+}
+
+func runPageRankLDBC(g *vertexprog.Graph, p params, opt vertexprog.Options) (*outcome, error) {
+	r, err := apps.PageRankLDBC(g, p.damping, p.iterations, opt)
+	if err != nil {
+		return nil, err
+	}
+	return rankOutcome(g, r, func() []float64 { return reference.PageRankLDBC(g.Dataset(), p.damping, p.iterations) }), nil
+}
+
+func runTC(g *vertexprog.Graph, p params, opt vertexprog.Options) (*outcome, error) {
+	d := g.Dataset()
+	r, err := apps.Triangles(g, p.perVertex, opt)
+	if err != nil {
+		return nil, err
+	}
+	o := &outcome{
+		run:     statsOf(r.Run),
+		summary: fmt.Sprintf("%d triangles", r.Total),
+		check: func() error {
+			total, per := reference.Triangles(d)
+			if total != r.Total {
+				return fmt.Errorf("%d triangles, reference %d", r.Total, total)
+			}
+			for v := range r.PerVertex {
+				if r.PerVertex[v] != per[v] {
+					return fmt.Errorf("vertex %d in %d triangles, reference %d", d.OriginalID(int32(v)), r.PerVertex[v], per[v])
+				}
+			}
+			return nil
+		},
+	}
+	o.write = func(w io.Writer) error {
+		if r.PerVertex == nil {
+			_, err := fmt.Fprintf(w, "%d\n", r.Total)
+			return err
+		}
+		return writeLines(w, d.N, func(bw *bufio.Writer, v int32) {
+			fmt.Fprintf(bw, "%d %d\n", d.OriginalID(v), r.PerVertex[v])
+		})
+	}
+	return o, nil
+}
+
+func runCC(g *vertexprog.Graph, _ params, opt vertexprog.Options) (*outcome, error) {
+	d := g.Dataset()
+	r, err := apps.ConnectedComponents(g, opt)
+	if err != nil {
+		return nil, err
+	}
+	sizes := map[int32]int{}
+	for _, l := range r.Label {
+		sizes[l]++
+	}
+	largest := 0
+	for _, s := range sizes {
+		largest = max(largest, s)
+	}
+	return &outcome{
+		run:     statsOf(r.Run),
+		summary: fmt.Sprintf("%d components, largest %d vertices", r.Components, largest),
+		write: func(w io.Writer) error {
+			return writeLines(w, d.N, func(bw *bufio.Writer, v int32) {
+				fmt.Fprintf(bw, "%d %d\n", d.OriginalID(v), d.OriginalID(r.Label[v]))
+			})
+		},
+		check: func() error {
+			want := reference.Components(d)
+			for v := range want {
+				if want[v] != r.Label[v] {
+					return fmt.Errorf("vertex %d labelled %d, reference %d", d.OriginalID(int32(v)), d.OriginalID(r.Label[v]), d.OriginalID(want[v]))
+				}
+			}
+			return nil
+		},
+	}, nil
+}

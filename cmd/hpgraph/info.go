@@ -1,0 +1,94 @@
+package main
+
+import (
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/hyb"
+	"github.com/spf13/cobra"
+)
+
+type hybFlags struct {
+	relativeSpeed float64
+	breakeven     int
+}
+
+func (h *hybFlags) register(cmd *cobra.Command) {
+	d := hyb.DefaultOptions()
+	cmd.Flags().Float64Var(&h.relativeSpeed, "relative-speed", d.RelativeSpeed, "HYB K rule: relative speed of ELL over COO")
+	cmd.Flags().IntVar(&h.breakeven, "breakeven", d.Breakeven, "HYB K rule: rows below which ELL stops growing (0 puts small graphs in ELL too)")
+}
+
+func (h *hybFlags) options() hyb.Options {
+	return hyb.Options{RelativeSpeed: h.relativeSpeed, Breakeven: h.breakeven}
+}
+
+func newInfo() *cobra.Command {
+	var lf loadFlags
+	var hf hybFlags
+	cmd := &cobra.Command{
+		Use:   "info FILE",
+		Short: "Load a graph and print its size, cleaning counts, degrees and HYB split",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			g, took, err := lf.load(args[0])
+			if err != nil {
+				return err
+			}
+			m, err := hyb.FromGraph(g, hf.options())
+			if err != nil {
+				return err
+			}
+			printInfo(cmd, g, m, hf.options(), took)
+			return nil
+		},
+	}
+	lf.register(cmd.Flags())
+	hf.register(cmd)
+	return cmd
+}
+
+func printInfo(cmd *cobra.Command, g *datasets.Graph, m *hyb.Matrix, opt hyb.Options, took fmt.Stringer) {
+	s := m.Stats()
+	kind := "undirected"
+	if g.Directed {
+		kind = "directed"
+	}
+	weights := "unweighted"
+	if g.W != nil {
+		weights = "weighted"
+	}
+	w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
+	row := func(k string, f string, a ...any) { fmt.Fprintf(w, "%s\t"+f+"\n", append([]any{k}, a...)...) }
+	row("graph", "%s (%s, %s)", g.Name, kind, weights)
+	row("vertices", "%d", g.N)
+	row("edges", "%d (%s)", g.Edges(), edgeCountRule(g))
+	row("stored arcs (nnz)", "%d", g.NNZ())
+	row("input entries", "%d", g.Stats.Entries)
+	row("self loops removed", "%d", g.Stats.SelfLoops)
+	row("self loops kept", "%d", g.SelfLoops())
+	row("duplicates removed", "%d arcs", g.Stats.Duplicates)
+	row("out-degree min/avg/max", "%d / %.2f / %d (%d empty rows)", s.MinRow, s.AvgRow, s.MaxRow, s.EmptyRows)
+	row("HYB K", "%d (relative speed %g, breakeven %d)", s.K, opt.RelativeSpeed, opt.Breakeven)
+	row("ELL entries", "%d of %d slots (fill %.1f%%, %d padding)", s.EllEntries, s.EllSlots, 100*s.EllFill, s.EllPadding)
+	row("COO entries", "%d (%.1f%% of nnz)", s.CooEntries, 100*s.CooShare)
+	row("bytes", "ELL %s, COO %s, CSR %s", mib(s.EllBytes), mib(s.CooBytes), mib(csrBytes(g)))
+	row("load time", "%v", took)
+	w.Flush()
+}
+
+func edgeCountRule(g *datasets.Graph) string {
+	if g.Directed {
+		return "arcs"
+	}
+	return "each undirected edge once"
+}
+
+func csrBytes(g *datasets.Graph) int64 {
+	b := int64(len(g.RowPtr))*8 + int64(len(g.Col))*4
+	if g.W != nil {
+		b += int64(len(g.W)) * 4
+	}
+	return b
+}

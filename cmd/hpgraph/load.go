@@ -1,0 +1,104 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/spf13/pflag"
+)
+
+// loadFlags are the graph-cleaning options every command that reads a
+// graph takes.
+type loadFlags struct {
+	symmetrize, keepLoops, keepDups bool
+	weights                         string
+	seed                            uint64
+}
+
+func (l *loadFlags) register(fs *pflag.FlagSet) {
+	fs.BoolVar(&l.symmetrize, "symmetrize", false, "treat a directed input as undirected")
+	fs.BoolVar(&l.keepLoops, "keep-loops", false, "keep self loops (default: drop them, as GAP does)")
+	fs.BoolVar(&l.keepDups, "keep-duplicates", false, "keep duplicate edges (default: merge them, keeping the lightest)")
+	fs.StringVar(&l.weights, "weights", "keep", "edge weights: keep (from the file), none, or random:LO-HI (uniform integers, seeded)")
+	fs.Uint64Var(&l.seed, "seed", 27491095, "seed for --weights random")
+}
+
+func (l *loadFlags) options() (datasets.Options, error) {
+	o := datasets.Options{Symmetrize: l.symmetrize, KeepSelfLoops: l.keepLoops, KeepDuplicates: l.keepDups, Seed: l.seed}
+	switch {
+	case l.weights == "keep":
+	case l.weights == "none":
+		o.Weights = datasets.WeightsNone
+	case strings.HasPrefix(l.weights, "random:"):
+		lo, hi, ok := strings.Cut(strings.TrimPrefix(l.weights, "random:"), "-")
+		a, err1 := strconv.Atoi(lo)
+		b, err2 := strconv.Atoi(hi)
+		if !ok || err1 != nil || err2 != nil || a < 0 || a > b {
+			return o, fmt.Errorf("--weights %q: want random:LO-HI with 0 <= LO <= HI, e.g. random:1-64", l.weights)
+		}
+		o.Weights, o.WeightMin, o.WeightMax = datasets.WeightsRandom, a, b
+	default:
+		return o, fmt.Errorf("--weights %q: want keep, none or random:LO-HI", l.weights)
+	}
+	return o, nil
+}
+
+// load reads a graph with a progress indicator and reports the time taken.
+func (l *loadFlags) load(path string) (*datasets.Graph, time.Duration, error) {
+	opt, err := l.options()
+	if err != nil {
+		return nil, 0, err
+	}
+	t0 := time.Now()
+	pr := newProgress("loading " + path)
+	g, err := datasets.Load(path, opt, datasets.WithProgress(pr.bytes))
+	pr.done()
+	return g, time.Since(t0), err
+}
+
+// progress draws a one-line indicator on stderr for work that takes more
+// than a second, only when stderr is a terminal.
+type progress struct {
+	label string
+	start time.Time
+	tty   bool
+	drawn bool
+}
+
+func newProgress(label string) *progress {
+	fi, err := os.Stderr.Stat()
+	return &progress{label: label, start: time.Now(), tty: err == nil && fi.Mode()&os.ModeCharDevice != 0}
+}
+
+func (p *progress) bytes(read, total int64) {
+	if !p.tty || time.Since(p.start) < time.Second {
+		return
+	}
+	p.drawn = true
+	if total > 0 {
+		fmt.Fprintf(os.Stderr, "\r%s: %3.0f%% (%s of %s)", p.label, 100*float64(read)/float64(total), mib(read), mib(total))
+	} else {
+		fmt.Fprintf(os.Stderr, "\r%s: %s", p.label, mib(read))
+	}
+}
+
+// tick reports progress of work without a byte count.
+func (p *progress) tick(what string) {
+	if !p.tty || time.Since(p.start) < time.Second {
+		return
+	}
+	p.drawn = true
+	fmt.Fprintf(os.Stderr, "\r%s: %s (%.1fs)", p.label, what, time.Since(p.start).Seconds())
+}
+
+func (p *progress) done() {
+	if p.drawn {
+		fmt.Fprint(os.Stderr, "\r\033[K")
+	}
+}
+
+func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }

@@ -1,0 +1,80 @@
+// Command hpgraph loads, generates, converts and inspects graphs, and runs
+// and verifies hpgraph's algorithms on the CPU or a GPU.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+)
+
+func main() {
+	if err := newRoot().Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "hpgraph:", err)
+		var ee exitError
+		if errors.As(err, &ee) {
+			os.Exit(ee.code)
+		}
+		os.Exit(1)
+	}
+}
+
+// exitError carries a specific exit code (verify's FAIL is 1, like any
+// error, but is reported as a table rather than a message).
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e exitError) Error() string { return e.msg }
+
+func newRoot() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "hpgraph",
+		Short:         "Graph analytics as generalized sparse matrix-vector products, on GPU or CPU",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(newVersion(), newInfo(), newGen(), newConvert(), newRun(), newVerify())
+	return root
+}
+
+// version is the module version and VCS revision baked in by the Go tool.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := bi.Main.Version
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			v += " " + s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				v += "+dirty"
+			}
+		}
+	}
+	return v
+}
+
+func newVersion() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version, the Go version and the backends built in",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			bi, _ := debug.ReadBuildInfo()
+			gov := "unknown"
+			if bi != nil {
+				gov = bi.GoVersion
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "hpgraph %s (%s)\nbackends: %v\n", version(), gov, backendNames())
+			return nil
+		},
+	}
+}
