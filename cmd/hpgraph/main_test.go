@@ -1,0 +1,173 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/hpgraph/hpgraph/apps/reference/refdata"
+)
+
+// binary builds the command once for the end-to-end tests.
+func binary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "hpgraph-cli")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "hpgraph")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			binErr = &buildError{string(out)}
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
+}
+
+type buildError struct{ out string }
+
+func (e *buildError) Error() string { return "go build: " + e.out }
+
+func hpgraph(t *testing.T, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(binary(t), args...)
+	out, err := cmd.CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(out), "panic:") || strings.Contains(string(out), "goroutine ") {
+		t.Fatalf("hpgraph %v panicked:\n%s", args, out)
+	}
+	return string(out), code
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
+
+func TestGenReproducesGAP(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		gen   string
+		edges int
+	}{{"kron", 10496}, {"uniform", 16125}} {
+		out, code := hpgraph(t, "gen", c.gen, "--scale", "10", "-o", filepath.Join(dir, c.gen+".mtx"))
+		if code != 0 {
+			t.Fatalf("gen %s: exit %d\n%s", c.gen, code, out)
+		}
+		if want := "1024 vertices, " + strconv.Itoa(c.edges) + " edges"; !strings.Contains(out, want) {
+			t.Errorf("gen %s: %q lacks %q (GAP's count)", c.gen, out, want)
+		}
+		// The written file must load back to the same counts.
+		info, code := hpgraph(t, "info", filepath.Join(dir, c.gen+".mtx"))
+		if code != 0 || !regexp.MustCompile(`edges\s+`+strconv.Itoa(c.edges)+` `).MatchString(info) {
+			t.Errorf("info of generated %s (exit %d):\n%s", c.gen, code, info)
+		}
+	}
+}
+
+func TestBadInputExitsNonZero(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	cases := []struct {
+		name string
+		args []string
+		want string // in the message
+	}{
+		{"missing file", []string{"info", filepath.Join(dir, "nope.mtx")}, "nope.mtx"},
+		{"index beyond size", []string{"info", write("big.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 1\n4 1\n")}, "big.mtx:3"},
+		{"too few entries", []string{"run", "bfs", write("short.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n")}, "short.mtx"},
+		{"source out of range", []string{"run", "bfs", write("ok.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 2\n"), "--src", "9"}, "source 9"},
+		{"negative sssp weight", []string{"run", "sssp", write("neg.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 1\n1 2 -4\n")}, "weight -4"},
+		{"unknown algorithm", []string{"run", "dfs", "x.mtx"}, "unknown algorithm"},
+		{"cuda without the tag", []string{"run", "bfs", write("ok2.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 2\n"), "--backend", "cuda"}, "cuda"},
+		{"bad weights flag", []string{"info", write("ok3.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 2\n"), "--weights", "random:9-1"}, "random"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, code := hpgraph(t, c.args...)
+			if code == 0 {
+				t.Fatalf("exit 0, want non-zero; output:\n%s", out)
+			}
+			if !strings.Contains(out, c.want) {
+				t.Errorf("message %q does not mention %q", out, c.want)
+			}
+		})
+	}
+}
+
+func TestVerifyShippedGraphs(t *testing.T) {
+	dir, ok := refdata.Dir()
+	if !ok {
+		t.Skip("shared datasets not found")
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "tiny", "*.mtx"))
+	if testing.Short() {
+		files = files[:3]
+	}
+	out, code := hpgraph(t, append([]string{"verify"}, files...)...)
+	if code != 0 || !strings.Contains(out, "all PASS") {
+		t.Fatalf("verify exit %d:\n%s", code, out)
+	}
+}
+
+func TestRunWritesOutputs(t *testing.T) {
+	dir, ok := refdata.Dir()
+	if !ok {
+		t.Skip("shared datasets not found")
+	}
+	tmp := t.TempDir()
+	outFile, jsonFile := filepath.Join(tmp, "bfs.txt"), filepath.Join(tmp, "bfs.json")
+	// karate from vertex 31 (1-based) = 30 (0-based), LAGraph's source.
+	out, code := hpgraph(t, "run", "bfs", filepath.Join(dir, "tiny", "karate.mtx"), "--src", "31",
+		"--runs", "3", "--validate", "--out", outFile, "--json", jsonFile)
+	if code != 0 || !strings.Contains(out, "validation: PASS") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	k, err := refdata.LAGraphKarateBFS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, _ := os.ReadFile(outFile)
+	for i, l := range strings.Split(strings.TrimSpace(string(lines)), "\n") {
+		f := strings.Fields(l)
+		if len(f) != 3 || f[0] != strconv.Itoa(i+1) || f[1] != strconv.Itoa(int(k.Levels[i])) {
+			t.Fatalf("line %d %q: want id %d depth %d", i+1, l, i+1, k.Levels[i])
+		}
+	}
+	js, _ := os.ReadFile(jsonFile)
+	for _, key := range []string{`"schema_version": 1`, `"runs_ms"`, `"mteps"`, `"hostname"`} {
+		if !strings.Contains(string(js), key) {
+			t.Errorf("JSON record lacks %s", key)
+		}
+	}
+}
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
