@@ -3,8 +3,10 @@ package vertexprog
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 	"sync"
+	"unsafe"
 )
 
 // Backend is a device that runs programs (the GPU backend registers itself
@@ -47,10 +49,31 @@ func Backends() []string {
 	return append([]string{"cpu"}, names...)
 }
 
-// selectBackend resolves Options.Backend: nil means the CPU engine.
-func selectBackend[X, A any](name string, p Program[X, A]) (Backend, error) {
+// selectBackend resolves Options.Backend: nil means the CPU engine. Auto
+// takes the first available device backend when the program has device
+// code, else the CPU.
+func selectBackend[X, A any](name string, p Program[X, A]) (DeviceBackend, error) {
+	_, hasCode := p.(DeviceProgram)
+	plain := plainData[X]() && plainData[A]()
 	switch name {
-	case "", "auto", "cpu":
+	case "cpu":
+		return nil, nil
+	case "", "auto":
+		if !hasCode || !plain {
+			return nil, nil
+		}
+		backendsMu.Lock()
+		defer backendsMu.Unlock()
+		names := make([]string, 0, len(backends))
+		for n := range backends {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			if db, ok := backends[n].(DeviceBackend); ok && db.Available() == nil {
+				return db, nil
+			}
+		}
 		return nil, nil
 	}
 	backendsMu.Lock()
@@ -62,5 +85,78 @@ func selectBackend[X, A any](name string, p Program[X, A]) (Backend, error) {
 	if err := b.Available(); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrNoBackend, name, err)
 	}
-	return nil, fmt.Errorf("%w: %s cannot run %T", ErrNoBackend, name, p)
+	db, ok := b.(DeviceBackend)
+	if !ok {
+		return nil, fmt.Errorf("%w: %s does not run programs", ErrNoBackend, name)
+	}
+	if !hasCode {
+		return nil, fmt.Errorf("%w: %s cannot run %T: the program has no device code (implement vertexprog.DeviceProgram); it runs on the cpu backend", ErrNoBackend, name, p)
+	}
+	if !plain {
+		return nil, fmt.Errorf("%w: %s cannot run %T: its value and accumulator types must be plain data (numbers, arrays and structs of numbers)", ErrNoBackend, name, p)
+	}
+	return db, nil
+}
+
+// plainData reports whether T can be copied to a device byte for byte.
+func plainData[T any]() bool { return !hasPointers(reflect.TypeFor[T]()) }
+
+func hasPointers(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		return false
+	case reflect.Array:
+		return hasPointers(t.Elem())
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			if hasPointers(t.Field(i).Type) {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
+
+// valueBytes views a slice of plain data as bytes (Go's layout).
+func valueBytes[T any](s []T) []byte {
+	size := int(unsafe.Sizeof(*new(T)))
+	if len(s) == 0 || size == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*size)
+}
+
+// deviceStepper drives a DeviceRun from the shared loop.
+type deviceStepper struct {
+	run DeviceRun
+	agg []float64
+}
+
+func (d *deviceStepper) step(it int, dir Direction) (int, int64, error) {
+	a, e, agg, err := d.run.Step(it, dir)
+	d.agg = agg
+	return a, e, err
+}
+
+func (d *deviceStepper) aggregates() []float64 { return d.agg }
+
+// startDevice hands the host's PREPROCESS and Init results to a backend.
+func startDevice[X, A any](b DeviceBackend, g *Graph, h *hostRun[X, A]) (*deviceStepper, error) {
+	advance(h.steps, 0)
+	job := &DeviceJob{
+		Graph: g, Spec: h.spec, Code: h.p.(DeviceProgram).Device(),
+		Pull: h.pull, Push: h.push,
+		X: valueBytes(h.x), XSize: int(unsafe.Sizeof(*new(X))), ASize: int(unsafe.Sizeof(*new(A))),
+		Active:     h.active,
+		Aggregates: append([]float64(nil), h.steps[0].prev...),
+		HasWants:   h.wants != nil, HasDone: h.done != nil,
+	}
+	run, err := b.Start(job)
+	if err != nil {
+		return nil, err
+	}
+	return &deviceStepper{run: run, agg: job.Aggregates}, nil
 }

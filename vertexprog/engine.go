@@ -127,10 +127,82 @@ func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 	if spec.MaxIterations < 0 || opt.MaxIterations < 0 {
 		return nil, fmt.Errorf("vertexprog: negative iteration limit")
 	}
-	if _, err := selectBackend(opt.Backend, p); err != nil {
+	b, err := selectBackend(opt.Backend, p)
+	if err != nil {
 		return nil, err
 	}
-	return runCPU(g, p, opt)
+	t0 := time.Now()
+	h, err := prepare(g, p, opt)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result[X]{Backend: "cpu"}
+	var st stepper = &cpuStepper[X, A]{h}
+	if b != nil {
+		ds, err := startDevice(b, g, h)
+		if err != nil {
+			return nil, err
+		}
+		defer ds.run.Close()
+		st, res.Backend = ds, b.Name()
+	}
+	res.Preprocess = time.Since(t0)
+	t1 := time.Now()
+	if err := loop(h, st, opt, res); err != nil {
+		return nil, err
+	}
+	if ds, ok := st.(*deviceStepper); ok {
+		if err := ds.run.Finish(valueBytes(h.x)); err != nil {
+			return nil, err
+		}
+	}
+	res.Compute = time.Since(t1)
+	res.X = h.x
+	return res, nil
+}
+
+// stepper runs supersteps on one backend.
+type stepper interface {
+	// step runs superstep it in direction dir and returns the number of
+	// vertices it activated and their push-matrix edges.
+	step(it int, dir Direction) (int, int64, error)
+	aggregates() []float64
+}
+
+// loop is the bulk-synchronous driver shared by every backend: it picks
+// each superstep's direction and records what happened.
+func loop[X, A any](h *hostRun[X, A], st stepper, opt Options, res *Result[X]) error {
+	activeNow, frontierEdges := h.initActive, h.initEdges
+	maxIter := h.spec.MaxIterations
+	if opt.MaxIterations > 0 {
+		maxIter = opt.MaxIterations
+	}
+	nnz := h.pull.NNZ()
+	ch := &chooser{opt: opt, n: h.n, nnz: nnz, unexplored: nnz, dir: Push, lastActive: activeNow}
+	if h.push == nil {
+		ch.dir, ch.opt.Direction = Pull, Pull
+	}
+	for it := 0; activeNow > 0 && (maxIter == 0 || it < maxIter); it++ {
+		ts := time.Now()
+		dir := Pull
+		if h.spec.Sparse && h.push != nil {
+			dir = ch.next(activeNow, frontierEdges)
+		}
+		var err error
+		if activeNow, frontierEdges, err = st.step(it, dir); err != nil {
+			return err
+		}
+		res.Active = append(res.Active, activeNow)
+		res.Directions = append(res.Directions, dir)
+		res.StepTimes = append(res.StepTimes, time.Since(ts))
+		if opt.Log != nil {
+			opt.Log(fmt.Sprintf("superstep %d: %s, %d active after, %d frontier edges, %v",
+				it, dir, activeNow, frontierEdges, res.StepTimes[it]))
+		}
+	}
+	res.Iterations = len(res.Active)
+	res.Aggregates = append([]float64(nil), st.aggregates()...)
+	return nil
 }
 
 // canPush reports whether p may run push supersteps, and if not, why.
@@ -180,8 +252,9 @@ func (c *chooser) next(active int, frontierEdges int64) Direction {
 	return c.dir
 }
 
-// cpuRun is the state of one run on the CPU.
-type cpuRun[X, A any] struct {
+// hostRun is a run's host state: PREPROCESS's products and, on the CPU
+// backend, everything the supersteps touch.
+type hostRun[X, A any] struct {
 	p             Program[X, A]
 	spec          Spec
 	n             int
@@ -197,11 +270,14 @@ type cpuRun[X, A any] struct {
 	steps         []Step
 	yDirty        bool // y holds pull results, not the identity everywhere
 	counts, edges []int64
+	initActive    int
+	initEdges     int64
 }
 
-func runCPU[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
-	t0 := time.Now()
-	r := &cpuRun[X, A]{p: p, spec: p.Spec(), n: g.N()}
+// prepare is PREPROCESS and Init: the program's Prepare, the HYB matrices,
+// the value and accumulator arrays and bitmasks, and the first frontier.
+func prepare[X, A any](g *Graph, p Program[X, A], opt Options) (*hostRun[X, A], error) {
+	r := &hostRun[X, A]{p: p, spec: p.Spec(), n: g.N()}
 	if prep, ok := p.(Preparer); ok {
 		if err := prep.Prepare(g); err != nil {
 			return nil, err
@@ -215,13 +291,11 @@ func runCPU[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error
 	if opt.Direction == Push && pushErr != nil {
 		return nil, pushErr
 	}
-	if pushErr == nil {
+	if pushErr == nil && opt.Direction != Pull {
 		if r.push, err = g.PushMatrix(r.spec.Edges, opt.HYB); err != nil {
 			return nil, err
 		}
 		r.touched = bitmask.New(r.n)
-	} else {
-		opt.Direction = Pull
 	}
 	r.x = make([]X, r.n)
 	r.y = spmv.NewAccumulators[A](r.n)
@@ -236,9 +310,6 @@ func runCPU[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error
 	workers := par.Workers()
 	r.steps = newSteps(workers, r.spec.Aggregators)
 	r.counts, r.edges = make([]int64, workers), make([]int64, workers)
-	res := &Result[X]{Backend: "cpu", Preprocess: time.Since(t0)}
-
-	t1 := time.Now()
 	par.Blocks(r.active.NumWords(), func(w, lo, hi int) {
 		st := &r.steps[w]
 		for v := int32(lo * 32); v < int32(min(hi*32, r.n)); v++ {
@@ -250,48 +321,33 @@ func runCPU[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error
 			}
 		}
 	})
-	activeNow, frontierEdges := r.tally()
-	maxIter := r.spec.MaxIterations
-	if opt.MaxIterations > 0 {
-		maxIter = opt.MaxIterations
+	r.initActive, r.initEdges = r.tally()
+	return r, nil
+}
+
+// cpuStepper runs supersteps with the spmv kernels on all cores.
+type cpuStepper[X, A any] struct{ *hostRun[X, A] }
+
+func (c *cpuStepper[X, A]) step(it int, dir Direction) (int, int64, error) {
+	advance(c.steps, it)
+	c.frontier.Swap(c.active)
+	c.active.Clear()
+	if dir == Push {
+		c.pushStep()
+	} else {
+		c.pullStep()
 	}
-	ch := &chooser{opt: opt, n: r.n, nnz: r.pull.NNZ(), unexplored: r.pull.NNZ(), dir: Push, lastActive: activeNow}
-	if r.push == nil {
-		ch.dir = Pull
-	}
-	for it := 0; activeNow > 0 && (maxIter == 0 || it < maxIter); it++ {
-		ts := time.Now()
-		advance(r.steps, it)
-		r.frontier.Swap(r.active)
-		r.active.Clear()
-		dir := Pull
-		if r.spec.Sparse && r.push != nil {
-			dir = ch.next(activeNow, frontierEdges)
-		}
-		if dir == Push {
-			r.pushStep()
-		} else {
-			r.pullStep()
-		}
-		activeNow, frontierEdges = r.tally()
-		res.Active = append(res.Active, activeNow)
-		res.Directions = append(res.Directions, dir)
-		res.StepTimes = append(res.StepTimes, time.Since(ts))
-		if opt.Log != nil {
-			opt.Log(fmt.Sprintf("superstep %d: %s, %d active after, %d frontier edges, %v",
-				it, dir, activeNow, frontierEdges, res.StepTimes[it]))
-		}
-	}
-	res.Iterations = len(res.Active)
-	advance(r.steps, res.Iterations)
-	res.Aggregates = append([]float64(nil), r.steps[0].prev...)
-	res.Compute = time.Since(t1)
-	res.X = r.x
-	return res, nil
+	a, e := c.tally()
+	return a, e, nil
+}
+
+func (c *cpuStepper[X, A]) aggregates() []float64 {
+	advance(c.steps, -1)
+	return c.steps[0].prev
 }
 
 // activate marks v active for the next superstep, from worker w.
-func (r *cpuRun[X, A]) activate(w int, v int32) {
+func (r *hostRun[X, A]) activate(w int, v int32) {
 	r.active.AtomicSet(v)
 	r.counts[w]++
 	if r.push != nil {
@@ -301,7 +357,7 @@ func (r *cpuRun[X, A]) activate(w int, v int32) {
 
 // tally sums and resets the workers' counts of activated vertices and of
 // their push-matrix edges (the next frontier's work).
-func (r *cpuRun[X, A]) tally() (int, int64) {
+func (r *hostRun[X, A]) tally() (int, int64) {
 	var c, e int64
 	for w := range r.counts {
 		c += r.counts[w]
@@ -311,7 +367,7 @@ func (r *cpuRun[X, A]) tally() (int, int64) {
 	return int(c), e
 }
 
-func (r *cpuRun[X, A]) pullStep() {
+func (r *hostRun[X, A]) pullStep() {
 	pl := &spmv.Pull[X, A]{M: r.pull.Matrix, X: r.x, Y: r.y, Identity: r.identity, Wants: r.wants, Done: r.done}
 	if !r.spec.GatherAll {
 		pl.Mask = r.frontier
@@ -337,7 +393,7 @@ func (r *cpuRun[X, A]) pullStep() {
 // shared counter.
 const pushChunk = 16
 
-func (r *cpuRun[X, A]) pushStep() {
+func (r *hostRun[X, A]) pushStep() {
 	if r.yDirty {
 		par.Blocks(r.n, func(_, lo, hi int) {
 			for v := lo; v < hi; v++ {

@@ -1,0 +1,100 @@
+package vertexprog
+
+import (
+	"github.com/hpgraph/hpgraph/bitmask"
+)
+
+// DeviceProgram is implemented by programs that can run on a GPU backend:
+// they give CUDA C versions of their per-edge and per-vertex functions.
+// Prepare and Init always run on the host; the backend copies X, the
+// state arrays and the initial frontier to the device, runs the supersteps
+// there, and copies X and the state arrays back at the end.
+type DeviceProgram interface {
+	Device() DeviceCode
+}
+
+// DeviceCode is a program's device side. Source is CUDA C that defines
+//
+//	typedef ... X_t;   // the vertex value, laid out exactly as Go's X
+//	typedef ... A_t;   // the accumulator, laid out exactly as Go's A
+//	struct State { ... };  // one pointer member per entry of Arrays, in order,
+//	                       // of the element type given there, then one member
+//	                       // per entry of Scalars, in order
+//	__device__ A_t vp_identity();
+//	__device__ A_t vp_gather(A_t acc, int v, int u, X_t xu, float w, const State& s);
+//	__device__ A_t vp_reduce(A_t a, A_t b);
+//	__device__ bool vp_update(int v, A_t acc, X_t* x, const State& s, Step& st);
+//
+// and, when the Go program implements RowFilter / EarlyExit,
+//
+//	__device__ bool vp_wants(int v, const State& s);
+//	__device__ bool vp_done(A_t acc);
+//
+// Step (provided by the backend) has `int iteration`, `double
+// aggregate(int i)` and `void add(int i, double v)`.
+type DeviceCode struct {
+	Source string
+	// Arrays are the program's state arrays, as Go slices ([]int32,
+	// []uint32, []int64, []float32 or []float64) allocated in Prepare; the
+	// backend copies them in before the run and out after it.
+	Arrays []DeviceArray
+	// Scalars are constant parameters (int32, int64, float32 or float64).
+	Scalars []DeviceScalar
+}
+
+// DeviceArray is a named state array.
+type DeviceArray struct {
+	Name string
+	Data any
+	// ReadOnly arrays are not copied back.
+	ReadOnly bool
+}
+
+// DeviceScalar is a named constant.
+type DeviceScalar struct {
+	Name  string
+	Value any
+}
+
+// DeviceJob is everything a backend needs to run one program: the engine
+// has already run Prepare and Init on the host.
+type DeviceJob struct {
+	Graph *Graph
+	Spec  Spec
+	Code  DeviceCode
+	// Pull is the gathering matrix; Push its transpose, or nil when the
+	// program cannot push (then every superstep pulls).
+	Pull, Push *Matrix
+	// X holds the initial values, XSize bytes each (Go's layout); ASize is
+	// the accumulator's size.
+	X            []byte
+	XSize, ASize int
+	// Active is the initial frontier.
+	Active *bitmask.Bitmask
+	// Aggregates are the aggregators' values after Init.
+	Aggregates []float64
+	// HasWants and HasDone say whether vp_wants and vp_done exist.
+	HasWants, HasDone bool
+}
+
+// DeviceRun is a program running on a device; the engine drives its
+// supersteps so the direction choice and the loop are shared by backends.
+type DeviceRun interface {
+	// Step runs superstep it in direction dir: SPMV over the current
+	// frontier, APPLY, then the frontier becomes the vertices activated.
+	// It returns how many were activated, their push-matrix degree sum
+	// (the next frontier's edges; 0 when Push is nil) and the aggregators
+	// combined over this superstep.
+	Step(it int, dir Direction) (active int, frontierEdges int64, aggregates []float64, err error)
+	// Finish copies X (into x, XSize bytes per vertex) and the writable
+	// state arrays back to the host.
+	Finish(x []byte) error
+	// Close frees the device memory.
+	Close()
+}
+
+// DeviceBackend is a Backend that runs programs.
+type DeviceBackend interface {
+	Backend
+	Start(job *DeviceJob) (DeviceRun, error)
+}
