@@ -171,6 +171,10 @@ func AtomicCapable[A any]() bool {
 	return (t.Size() == 4 || t.Size() == 8) && !hasPointers(t)
 }
 
+// PlainData reports whether values of type T hold no pointers, so they can
+// be reinterpreted as bytes (swapped atomically, copied to a device).
+func PlainData[T any]() bool { return !hasPointers(reflect.TypeFor[T]()) }
+
 func hasPointers(t reflect.Type) bool {
 	switch t.Kind() {
 	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,

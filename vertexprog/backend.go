@@ -3,10 +3,11 @@ package vertexprog
 import (
 	"errors"
 	"fmt"
-	"reflect"
 	"sort"
 	"sync"
 	"unsafe"
+
+	"github.com/hpgraph/hpgraph/spmv"
 )
 
 // Backend is a device that runs programs (the GPU backend registers itself
@@ -54,7 +55,7 @@ func Backends() []string {
 // code, else the CPU.
 func selectBackend[X, A any](name string, p Program[X, A]) (DeviceBackend, error) {
 	_, hasCode := p.(DeviceProgram)
-	plain := plainData[X]() && plainData[A]()
+	plain := spmv.PlainData[X]() && spmv.PlainData[A]()
 	switch name {
 	case "cpu":
 		return nil, nil
@@ -96,28 +97,6 @@ func selectBackend[X, A any](name string, p Program[X, A]) (DeviceBackend, error
 		return nil, fmt.Errorf("%w: %s cannot run %T: its value and accumulator types must be plain data (numbers, arrays and structs of numbers)", ErrNoBackend, name, p)
 	}
 	return db, nil
-}
-
-// plainData reports whether T can be copied to a device byte for byte.
-func plainData[T any]() bool { return !hasPointers(reflect.TypeFor[T]()) }
-
-func hasPointers(t reflect.Type) bool {
-	switch t.Kind() {
-	case reflect.Bool, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
-		reflect.Float32, reflect.Float64:
-		return false
-	case reflect.Array:
-		return hasPointers(t.Elem())
-	case reflect.Struct:
-		for i := 0; i < t.NumField(); i++ {
-			if hasPointers(t.Field(i).Type) {
-				return true
-			}
-		}
-		return false
-	}
-	return true
 }
 
 // valueBytes views a slice of plain data as bytes (Go's layout).

@@ -1,0 +1,166 @@
+package vertexprog_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/datasets/gen"
+	"github.com/hpgraph/hpgraph/vertexprog"
+	"github.com/hpgraph/hpgraph/vertexprog/vptest"
+)
+
+func path(t *testing.T, n int) *vertexprog.Graph {
+	t.Helper()
+	el := &datasets.EdgeList{N: n, Directed: true}
+	for v := 0; v+1 < n; v++ {
+		el.Src, el.Dst = append(el.Src, int32(v)), append(el.Dst, int32(v+1))
+	}
+	g, err := datasets.Build(el, datasets.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return vertexprog.NewGraph(g)
+}
+
+// counter counts supersteps and sums vertex ids through aggregators: Init
+// adds every id, each Update adds 1 and tracks the minimum iteration seen.
+type counter struct{ limit int }
+
+func (c counter) Spec() vertexprog.Spec {
+	return vertexprog.Spec{Edges: vertexprog.InEdges, GatherAll: true, MaxIterations: c.limit,
+		Aggregators: []vertexprog.Aggregator{vertexprog.Sum, vertexprog.Max, vertexprog.Min}}
+}
+func (counter) Init(v int32, s *vertexprog.Step) (float64, bool) {
+	s.Add(0, float64(v))
+	return 0, true
+}
+func (counter) Identity() float64                                            { return 0 }
+func (counter) Gather(acc float64, _, _ int32, x float64, _ float32) float64 { return acc + x }
+func (counter) Reduce(a, b float64) float64                                  { return a + b }
+func (counter) Update(v int32, _ float64, x *float64, s *vertexprog.Step) bool {
+	// What the previous superstep summed must be visible now.
+	*x = s.Aggregate(0)
+	s.Add(0, 1)
+	s.Add(1, float64(s.Iteration))
+	s.Add(2, float64(v))
+	return true
+}
+
+func TestAggregatorsAndIterationLimit(t *testing.T) {
+	g := path(t, 10)
+	res, err := vertexprog.Run(g, vertexprog.Program[float64, float64](counter{limit: 3}), vertexprog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Iterations != 3 || len(res.Active) != 3 || res.Active[2] != 10 {
+		t.Fatalf("iterations %d, active %v; want 3 supersteps of 10 active", res.Iterations, res.Active)
+	}
+	// Superstep 0 sees Init's sum 0+…+9 = 45; supersteps 1 and 2 see 10.
+	// The last superstep's sum is 10 again.
+	if res.X[0] != 10 || res.Aggregates[0] != 10 || res.Aggregates[1] != 2 || res.Aggregates[2] != 0 {
+		t.Fatalf("x[0] = %v, aggregates %v; want 10, [10 2 0]", res.X[0], res.Aggregates)
+	}
+	res, err = vertexprog.Run(g, vertexprog.Program[float64, float64](counter{limit: 3}), vertexprog.Options{MaxIterations: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Iterations != 1 || res.X[0] != 45 {
+		t.Fatalf("with MaxIterations 1: %d supersteps, x[0] = %v; want 1 and 45", res.Iterations, res.X[0])
+	}
+}
+
+// reach is BFS reachability without depths: a minimal Sparse program.
+type reach struct{ src int32 }
+
+func (reach) Spec() vertexprog.Spec { return vertexprog.Spec{Edges: vertexprog.InEdges, Sparse: true} }
+func (r reach) Init(v int32, _ *vertexprog.Step) (uint32, bool) {
+	if v == r.src {
+		return 1, true
+	}
+	return 0, false
+}
+func (reach) Identity() uint32                                          { return 0 }
+func (reach) Gather(acc uint32, _, _ int32, x uint32, _ float32) uint32 { return acc | x }
+func (reach) Reduce(a, b uint32) uint32                                 { return a | b }
+func (reach) Update(_ int32, acc uint32, x *uint32, _ *vertexprog.Step) bool {
+	if acc&^*x != 0 {
+		*x |= acc
+		return true
+	}
+	return false
+}
+
+func TestDirectionChoiceIsLogged(t *testing.T) {
+	el, err := gen.Kronecker(12, 16, gen.GAPSeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := datasets.Build(el, datasets.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := vertexprog.NewGraph(d)
+	hub := int32(0)
+	for v := int32(0); v < int32(d.N); v++ {
+		if d.Degree(v) > d.Degree(hub) {
+			hub = v
+		}
+	}
+	var lines []string
+	res, err := vertexprog.Run(g, vertexprog.Program[uint32, uint32](reach{hub}),
+		vertexprog.Options{Log: func(l string) { lines = append(lines, l) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) != res.Iterations || !strings.Contains(lines[0], "superstep 0: push") {
+		t.Fatalf("log %q for %d supersteps; want one line each, starting with a push", lines, res.Iterations)
+	}
+	// A Kronecker graph's frontier explodes after a hop or two: Beamer's
+	// rule must switch to pull at some point.
+	pulled := false
+	for _, d := range res.Directions {
+		pulled = pulled || d == vertexprog.Pull
+	}
+	if !pulled {
+		t.Errorf("directions %v never pull on a scale-free graph", res.Directions)
+	}
+	// GraphBLAST's rule and forced directions give the same answer.
+	vptest.Compare[uint32, uint32](t, g, func() reach { return reach{hub} },
+		func(_ reach, r *vertexprog.Result[uint32]) []uint32 { return r.X },
+		func(a, b uint32) bool { return a == b })
+	gb, err := vertexprog.Run(g, vertexprog.Program[uint32, uint32](reach{hub}), vertexprog.Options{Rule: vertexprog.GraphBLAST})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for v := range gb.X {
+		if gb.X[v] != res.X[v] {
+			t.Fatalf("graphblast rule: vertex %d = %d, beamer %d", v, gb.X[v], res.X[v])
+		}
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	g := path(t, 4)
+	if _, err := vertexprog.Run(g, vertexprog.Program[float64, float64](counter{limit: -1}), vertexprog.Options{}); err == nil {
+		t.Error("negative iteration limit accepted")
+	}
+	if _, err := vertexprog.Run(g, vertexprog.Program[float64, float64](counter{}), vertexprog.Options{Direction: vertexprog.Push}); err == nil {
+		t.Error("push forced on a dense program")
+	}
+	_, err := vertexprog.Run(g, vertexprog.Program[uint32, uint32](reach{}), vertexprog.Options{Backend: "cuda"})
+	if err == nil || !strings.Contains(err.Error(), "cuda") {
+		t.Errorf("backend cuda without the tag: %v", err)
+	}
+}
+
+func TestEmptyFrontierRunsNoSuperstep(t *testing.T) {
+	g := path(t, 5)
+	res, err := vertexprog.Run(g, vertexprog.Program[uint32, uint32](reach{src: -1}), vertexprog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Iterations != 0 || res.X[0] != 0 {
+		t.Fatalf("%d supersteps, x[0] = %d with no active vertex", res.Iterations, res.X[0])
+	}
+}
