@@ -51,27 +51,32 @@ const tile = 512
 
 // Rows computes rows [lo, hi) of the product.
 func Rows[X, A any, S Semiring[X, A]](s S, p *Pull[X, A], lo, hi int) {
-	m := p.M
+	// Locals, not p's fields: the per-edge call to Gather could write any
+	// memory, so the compiler would reload every field after each call.
+	m, x, y, id := p.M, p.X, p.Y, p.Identity
+	mask, wants, done := p.Mask, p.Wants, p.Done
+	pitch, ellCol, ellVal := m.Pitch, m.EllCol, m.EllVal
+	cooPtr, cooCol, cooVal := m.CooPtr, m.CooCol, m.CooVal
 	var skip [tile]bool
 	for t := lo; t < hi; t += tile {
 		te := min(t+tile, hi)
 		sk := skip[:te-t]
 		for r := t; r < te; r++ {
-			sk[r-t] = p.Wants != nil && !p.Wants(int32(r))
+			sk[r-t] = wants != nil && !wants(int32(r))
 			if !sk[r-t] {
-				p.Y[r] = p.Identity
+				y[r] = id
 			}
 		}
 		// ELL part: slot k of all rows of the tile, then slot k+1.
 		for k := 0; k < m.K; k++ {
-			base := k * m.Pitch
-			cols := m.EllCol[base+t : base+te]
+			base := k * pitch
+			cols := ellCol[base+t : base+te]
 			var vals []float32
-			if m.EllVal != nil {
-				vals = m.EllVal[base+t : base+te]
+			if ellVal != nil {
+				vals = ellVal[base+t : base+te]
 			}
 			for i, u := range cols {
-				if u == hyb.Pad || sk[i] || (p.Mask != nil && !p.Mask.Test(u)) {
+				if u == hyb.Pad || sk[i] || (mask != nil && !mask.Test(u)) {
 					continue
 				}
 				w := float32(1)
@@ -79,37 +84,45 @@ func Rows[X, A any, S Semiring[X, A]](s S, p *Pull[X, A], lo, hi int) {
 					w = vals[i]
 				}
 				r := t + i
-				p.Y[r] = s.Gather(p.Y[r], int32(r), u, p.X[u], w)
-				if p.Done != nil && p.Done(p.Y[r]) {
+				y[r] = s.Gather(y[r], int32(r), u, x[u], w)
+				if done != nil && done(y[r]) {
 					sk[i] = true
 				}
 			}
 		}
 		// COO part: a partial per row, combined with the ELL result by Reduce.
 		for r := t; r < te; r++ {
-			if sk[r-t] {
+			a, b := cooPtr[r], cooPtr[r+1]
+			if sk[r-t] || a == b {
 				continue
 			}
-			a, b := m.CooPtr[r], m.CooPtr[r+1]
-			if a == b {
-				continue
+			part := id
+			cols := cooCol[a:b]
+			if mask == nil && done == nil && cooVal == nil {
+				// The dense, unweighted case (PageRank): nothing to test.
+				for _, u := range cols {
+					part = s.Gather(part, int32(r), u, x[u], 1)
+				}
+			} else {
+				var vals []float32
+				if cooVal != nil {
+					vals = cooVal[a:b]
+				}
+				for i, u := range cols {
+					if mask != nil && !mask.Test(u) {
+						continue
+					}
+					w := float32(1)
+					if vals != nil {
+						w = vals[i]
+					}
+					part = s.Gather(part, int32(r), u, x[u], w)
+					if done != nil && done(part) {
+						break
+					}
+				}
 			}
-			part := p.Identity
-			for i := a; i < b; i++ {
-				u := m.CooCol[i]
-				if p.Mask != nil && !p.Mask.Test(u) {
-					continue
-				}
-				w := float32(1)
-				if m.CooVal != nil {
-					w = m.CooVal[i]
-				}
-				part = s.Gather(part, int32(r), u, p.X[u], w)
-				if p.Done != nil && p.Done(part) {
-					break
-				}
-			}
-			p.Y[r] = s.Reduce(p.Y[r], part)
+			y[r] = s.Reduce(y[r], part)
 		}
 	}
 }
