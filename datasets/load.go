@@ -1,0 +1,342 @@
+package datasets
+
+import (
+	"bufio"
+	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hpgraph/hpgraph/internal/par"
+)
+
+// Progress receives how far the reading of a file has got: bytesRead of
+// totalBytes, both counted in bytes of the file as stored (compressed bytes
+// for a gzip file), so bytesRead reaches totalBytes at the end.
+type Progress func(bytesRead, totalBytes int64)
+
+// LoadOption changes how Load and LoadEdgeList read a file.
+type LoadOption func(*loadConfig)
+
+type loadConfig struct {
+	progress Progress
+}
+
+const (
+	progressEvery = 200 * time.Millisecond
+	// progressStep caps a single read so that reading a large cache file
+	// still reports progress.
+	progressStep = 64 << 20
+)
+
+// WithProgress makes Load and LoadEdgeList call p while they read the
+// file, at most about five times a second, and once more at the end of a
+// successful load with bytesRead == totalBytes. p is called from the
+// goroutine that reads the file, so it must be quick and safe to call
+// concurrently with the caller.
+func WithProgress(p Progress) LoadOption {
+	return func(c *loadConfig) { c.progress = p }
+}
+
+// Load reads a graph file and builds it with opt. The format is detected:
+// an hpgraph cache (.hpg, by its magic bytes), Matrix Market (a
+// %%MatrixMarket banner, or the extension .mtx or .mm), otherwise an edge
+// list (.txt, .el, .edgelist, .csv, .tsv, .e, .snap, ...). Any of them may
+// be gzip-compressed (recognized by its magic bytes; a .gz suffix is
+// ignored when looking at the extension).
+//
+// A cache holds a graph already built, so only the options that change
+// the graph are applied to it, by rebuilding it from its arcs: Symmetrize
+// on a directed graph, WeightsNone on a weighted one, WeightsRandom. The
+// cleaning it was built with stays: self loops dropped or duplicates
+// merged then cannot be restored.
+func Load(path string, opt Options, options ...LoadOption) (*Graph, error) {
+	in, err := openInput(path, options)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Close()
+	var g *Graph
+	if format := in.detect(path); format == formatCache {
+		if g, err = readCache(in.r, path, in.size); err == nil {
+			g, err = applyToCache(g, opt)
+		}
+	} else {
+		var el *EdgeList
+		if el, err = in.readText(path, format); err == nil {
+			g, err = Build(el, opt)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	in.finish()
+	return g, nil
+}
+
+// LoadEdgeList reads a graph file as Load does, without building it; a
+// cache gives its arcs (Graph.EdgeList).
+func LoadEdgeList(path string, options ...LoadOption) (*EdgeList, error) {
+	in, err := openInput(path, options)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Close()
+	var el *EdgeList
+	if format := in.detect(path); format == formatCache {
+		var g *Graph
+		if g, err = readCache(in.r, path, in.size); err == nil {
+			el = g.EdgeList()
+		}
+	} else {
+		el, err = in.readText(path, format)
+	}
+	if err != nil {
+		return nil, err
+	}
+	in.finish()
+	return el, nil
+}
+
+// Open opens a file for reading, decompressing it when it holds gzip data
+// (recognized by its magic bytes, whatever its name). Truncated or corrupt
+// compressed data makes Read fail with an error naming the file.
+func Open(path string) (io.ReadCloser, error) {
+	in, err := openInput(path, nil)
+	if err != nil {
+		return nil, err
+	}
+	if in.gz != nil {
+		in.gz.name = path
+	}
+	return in, nil
+}
+
+func applyToCache(g *Graph, opt Options) (*Graph, error) {
+	if (opt.Symmetrize && g.Directed) || (opt.Weights != WeightsKeep && (g.W != nil || opt.Weights != WeightsNone)) {
+		return Build(g.EdgeList(), opt)
+	}
+	return g, nil
+}
+
+// EdgeList returns the arcs of g as an edge list: every arc of a directed
+// graph, each edge of an undirected graph once (u -> v with u <= v), so
+// that Build turns it back into g (with options that keep what g kept).
+// W, IDs and IDBase are g's; W and IDs share storage with g.
+func (g *Graph) EdgeList() *EdgeList {
+	first := func(u int32) int64 {
+		if g.Directed {
+			return g.RowPtr[u]
+		}
+		k, _ := slices.BinarySearch(g.Neighbors(u), u)
+		return g.RowPtr[u] + int64(k)
+	}
+	off := make([]int64, g.N+1)
+	par.Blocks(g.N, func(_, lo, hi int) {
+		for u := lo; u < hi; u++ {
+			off[u+1] = g.RowPtr[u+1] - first(int32(u))
+		}
+	})
+	for u := range g.N {
+		off[u+1] += off[u]
+	}
+	m := off[g.N]
+	el := &EdgeList{
+		N: g.N, Src: make([]int32, m), Dst: make([]int32, m),
+		Directed: g.Directed, IDs: g.IDs, IDBase: g.IDBase, Name: g.Name,
+	}
+	if g.W != nil {
+		el.W = make([]float32, m)
+	}
+	par.Blocks(g.N, func(_, lo, hi int) {
+		for u := int32(lo); u < int32(hi); u++ {
+			k := off[u]
+			for i := first(u); i < g.RowPtr[u+1]; i++ {
+				el.Src[k], el.Dst[k] = u, g.Col[i]
+				if g.W != nil {
+					el.W[k] = g.W[i]
+				}
+				k++
+			}
+		}
+	})
+	return el
+}
+
+type fileFormat int
+
+const (
+	formatEdgeList fileFormat = iota
+	formatMatrixMarket
+	formatCache
+)
+
+// input is an open graph file, decompressed if need be.
+type input struct {
+	f       *os.File
+	r       *bufio.Reader // the content, decompressed
+	size    int64         // bytes r delivers, or -1 when unknown (gzip, pipes)
+	gz      *gzipReader   // nil unless the file is gzip data
+	counter *progressReader
+}
+
+func openInput(path string, options []LoadOption) (*input, error) {
+	var cfg loadConfig
+	for _, o := range options {
+		o(&cfg)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if st.IsDir() {
+		f.Close()
+		return nil, fmt.Errorf("%s: is a directory, expected a graph file", path)
+	}
+	in := &input{f: f, size: -1}
+	var raw io.Reader = f
+	if cfg.progress != nil {
+		in.counter = &progressReader{r: f, total: st.Size(), fn: cfg.progress}
+		raw = in.counter
+	}
+	br := bufio.NewReaderSize(raw, 64<<10)
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		z, err := gzip.NewReader(br)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("%s: %w", path, gzipError(err))
+		}
+		in.gz = &gzipReader{z: z}
+		in.r = bufio.NewReaderSize(in.gz, 64<<10)
+		return in, nil
+	}
+	in.r = br
+	if st.Mode().IsRegular() {
+		in.size = st.Size()
+	}
+	return in, nil
+}
+
+func (in *input) Read(p []byte) (int, error) { return in.r.Read(p) }
+
+func (in *input) Close() error { return in.f.Close() }
+
+// finish reports the end of a successful read to the progress callback.
+func (in *input) finish() {
+	if c := in.counter; c != nil {
+		c.fn(c.total, c.total)
+	}
+}
+
+// detect tells the format by the content first, then by the extension.
+func (in *input) detect(path string) fileFormat {
+	head, _ := in.r.Peek(64)
+	if bytes.HasPrefix(head, []byte(cacheMagic)) {
+		return formatCache
+	}
+	if t := bytes.TrimLeft(trimBOM(head), " \t\r\n"); len(t) >= 14 && strings.EqualFold(string(t[:14]), "%%MatrixMarket") {
+		return formatMatrixMarket
+	}
+	lower := strings.ToLower(path)
+	switch filepath.Ext(strings.TrimSuffix(lower, ".gz")) {
+	case ".hpg":
+		return formatCache
+	case ".mtx", ".mm":
+		return formatMatrixMarket
+	}
+	return formatEdgeList
+}
+
+func (in *input) readText(path string, format fileFormat) (*EdgeList, error) {
+	src := source{r: in.r, name: path, size: in.size}
+	if format == formatMatrixMarket {
+		return readMatrixMarket(src)
+	}
+	return readEdgeList(src)
+}
+
+// gzipReader turns the errors of compressed data into plain words.
+type gzipReader struct {
+	z    *gzip.Reader
+	name string // prefixed to errors when set (Open's callers get no line numbers)
+}
+
+func (g *gzipReader) Read(p []byte) (int, error) {
+	n, err := g.z.Read(p)
+	if err != nil && err != io.EOF {
+		err = gzipError(err)
+		if g.name != "" {
+			err = fmt.Errorf("%s: %w", g.name, err)
+		}
+	}
+	return n, err
+}
+
+func gzipError(err error) error {
+	var corrupt flate.CorruptInputError
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		return fmt.Errorf("gzip data is truncated (the file ends inside the compressed stream): %w", err)
+	case errors.Is(err, gzip.ErrChecksum):
+		return fmt.Errorf("gzip data is corrupt (checksum mismatch): %w", err)
+	case errors.Is(err, gzip.ErrHeader):
+		return fmt.Errorf("gzip data is corrupt (invalid header): %w", err)
+	case errors.As(err, &corrupt):
+		return fmt.Errorf("gzip data is corrupt: %w", err)
+	}
+	return err
+}
+
+// progressReader counts the bytes read from the file for a Progress.
+type progressReader struct {
+	r     io.Reader
+	n     int64
+	total int64
+	fn    Progress
+	last  time.Time
+}
+
+func (c *progressReader) Read(p []byte) (int, error) {
+	if len(p) > progressStep {
+		p = p[:progressStep]
+	}
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	if now := time.Now(); now.Sub(c.last) >= progressEvery {
+		c.last = now
+		c.fn(c.n, c.total)
+	}
+	return n, err
+}
+
+// sizeOf returns how many bytes r will deliver when r can tell (byte and
+// string readers, regular files), or -1.
+func sizeOf(r io.Reader) int64 {
+	switch r := r.(type) {
+	case interface{ Len() int }:
+		return int64(r.Len())
+	case *os.File:
+		st, err := r.Stat()
+		if err != nil || !st.Mode().IsRegular() {
+			return -1
+		}
+		off, err := r.Seek(0, io.SeekCurrent)
+		if err != nil {
+			return -1
+		}
+		return st.Size() - off
+	}
+	return -1
+}
