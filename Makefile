@@ -7,7 +7,9 @@ GRAPHS  := $(BIN)/graphs
 # there is no CUDA toolkit); only the cuda targets need it.
 CUDA_HDRS = $(shell ./scripts/cuda-headers.sh)
 
-.PHONY: all build run test vet fmt-check bench fuzz clean
+CUDA_ENV = CGO_CFLAGS=-I$(CUDA_HDRS)/include CGO_LDFLAGS=-L$(CUDA_HDRS)/stubs
+
+.PHONY: all build run test vet fmt-check bench fuzz clean cuda cuda-test cuda-check
 
 all: build
 
@@ -38,6 +40,23 @@ vet:
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+# The GPU build: bin/hpgraph with the CUDA backend (needs libcuda.so.1 from
+# an NVIDIA driver to start; kernels compile at run time with NVRTC).
+cuda:
+	$(CUDA_ENV) $(GO) build -tags cuda -o $(BIN)/hpgraph ./cmd/hpgraph
+
+# Test binaries to run on a GPU machine (carry bin/ there).
+cuda-test:
+	$(CUDA_ENV) $(GO) test -c -tags cuda -o $(BIN)/cuda.test ./cuda/
+	$(CUDA_ENV) $(GO) test -c -tags cuda -o $(BIN)/apps-cuda.test ./apps/
+
+# What CI can do without a GPU: compile and vet everything under the tag.
+cuda-check:
+	$(CUDA_ENV) $(GO) build -tags cuda ./...
+	$(CUDA_ENV) $(GO) vet -tags cuda ./...
+	$(CUDA_ENV) $(GO) test -tags cuda -c -o /dev/null ./cuda/
+	$(CUDA_ENV) $(GO) test -tags cuda -c -o /dev/null ./apps/
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./...

@@ -207,8 +207,8 @@ func newRecord(d *datasets.Graph, file, alg string, p params, load time.Duration
 	host, _ := os.Hostname()
 	return &record{
 		Schema: 1, Version: version(),
-		Host:  hostInfo{host, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version()},
-		Graph: graphInfo{file, d.N, d.Edges(), d.NNZ(), d.Directed, d.W != nil},
+		Host:      hostInfo{host, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version()},
+		Graph:     graphInfo{file, d.N, d.Edges(), d.NNZ(), d.Directed, d.W != nil},
 		Algorithm: alg,
 		Params: map[string]any{"src": p.src, "damping": p.damping, "tolerance": p.tolerance,
 			"max_iter": p.maxIter, "iterations": p.iterations, "per_vertex": p.perVertex},

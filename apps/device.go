@@ -1,0 +1,205 @@
+package apps
+
+import "github.com/hpgraph/hpgraph/vertexprog"
+
+// Device code of the built-in apps: CUDA C versions of each program's
+// Gather, Reduce, Update (and Wants, Done), computing exactly what the Go
+// methods compute (same types, same operation order; the backend compiles
+// without FMA contraction). The contract is vertexprog.DeviceCode's.
+
+const bfsDevice = `
+struct X_t {};
+typedef int A_t;
+struct State {
+  int* depth;
+  int* parent;
+};
+#define BFS_NO_PARENT 2147483647
+__device__ A_t vp_identity() { return BFS_NO_PARENT; }
+__device__ A_t vp_gather(A_t acc, int v, int u, X_t xu, float w, const State& s) { return u < acc ? u : acc; }
+__device__ A_t vp_reduce(A_t a, A_t b) { return b < a ? b : a; }
+__device__ bool vp_update(int v, A_t acc, X_t* x, const State& s, Step& st) {
+  if (acc == BFS_NO_PARENT) return false;
+  s.depth[v] = st.iteration + 1;
+  s.parent[v] = acc;
+  return true;
+}
+__device__ bool vp_wants(int v, const State& s) { return s.depth[v] < 0; }
+__device__ bool vp_done(A_t acc) { return acc != BFS_NO_PARENT; }
+`
+
+// Device implements vertexprog.DeviceProgram.
+func (p *BFSProgram) Device() vertexprog.DeviceCode {
+	return vertexprog.DeviceCode{
+		Source: bfsDevice,
+		Arrays: []vertexprog.DeviceArray{{Name: "depth", Data: p.Depth}, {Name: "parent", Data: p.Parent}},
+	}
+}
+
+const ssspDevice = `
+typedef float X_t;
+typedef float A_t;
+struct State {};
+__device__ A_t vp_identity() { return __int_as_float(0x7f800000); }
+__device__ A_t vp_gather(A_t acc, int v, int u, X_t du, float w, const State& s) { return vp_go_minf(acc, du + w); }
+__device__ A_t vp_reduce(A_t a, A_t b) { return vp_go_minf(a, b); }
+__device__ bool vp_update(int v, A_t acc, X_t* d, const State& s, Step& st) {
+  if (acc < *d) {
+    *d = acc;
+    return true;
+  }
+  return false;
+}
+`
+
+// Device implements vertexprog.DeviceProgram.
+func (p *SSSPProgram) Device() vertexprog.DeviceCode {
+	return vertexprog.DeviceCode{Source: ssspDevice}
+}
+
+const pageRankDevice = `
+typedef double X_t;
+typedef double A_t;
+struct State {
+  double* rank;
+  const int* outDeg;
+  double damping;
+  double tolerance;
+};
+__device__ A_t vp_identity() { return 0.0; }
+__device__ A_t vp_gather(A_t acc, int v, int u, X_t xu, float w, const State& s) { return acc + xu; }
+__device__ A_t vp_reduce(A_t a, A_t b) { return a + b; }
+__device__ bool vp_update(int v, A_t acc, X_t* x, const State& s, Step& st) {
+  double r = (1 - s.damping) + s.damping * acc;
+  double diff = r - s.rank[v];
+  bool moved = (diff < 0 ? -diff : diff) > s.tolerance;
+  s.rank[v] = r;
+  int d = s.outDeg[v];
+  *x = d == 0 ? 0.0 : r / (double)d;
+  return moved;
+}
+`
+
+// Device implements vertexprog.DeviceProgram.
+func (p *PageRankProgram) Device() vertexprog.DeviceCode {
+	return vertexprog.DeviceCode{
+		Source: pageRankDevice,
+		Arrays: []vertexprog.DeviceArray{
+			{Name: "rank", Data: p.Rank},
+			{Name: "outDeg", Data: p.outDeg, ReadOnly: true},
+		},
+		Scalars: []vertexprog.DeviceScalar{{Name: "damping", Value: p.Damping}, {Name: "tolerance", Value: p.Tolerance}},
+	}
+}
+
+const pageRankLDBCDevice = `
+typedef double X_t;
+typedef double A_t;
+struct State {
+  double* rank;
+  const int* outDeg;
+  double damping;
+  double n;
+};
+__device__ A_t vp_identity() { return 0.0; }
+__device__ A_t vp_gather(A_t acc, int v, int u, X_t xu, float w, const State& s) { return acc + xu; }
+__device__ A_t vp_reduce(A_t a, A_t b) { return a + b; }
+__device__ bool vp_update(int v, A_t acc, X_t* x, const State& s, Step& st) {
+  double d = s.damping;
+  double r = (1 - d) / s.n + d * acc + d / s.n * st.aggregate(0);
+  s.rank[v] = r;
+  int deg = s.outDeg[v];
+  if (deg == 0) st.add(0, r);
+  *x = deg == 0 ? 0.0 : r / (double)deg;
+  return true;
+}
+`
+
+// Device implements vertexprog.DeviceProgram.
+func (p *PageRankLDBCProgram) Device() vertexprog.DeviceCode {
+	return vertexprog.DeviceCode{
+		Source: pageRankLDBCDevice,
+		Arrays: []vertexprog.DeviceArray{
+			{Name: "rank", Data: p.Rank},
+			{Name: "outDeg", Data: p.outDeg, ReadOnly: true},
+		},
+		Scalars: []vertexprog.DeviceScalar{{Name: "damping", Value: p.Damping}, {Name: "n", Value: p.n}},
+	}
+}
+
+const triangleDevice = `
+struct X_t {};
+typedef long long A_t;
+struct State {
+  long long* count;
+  const int* deg;
+  const long long* off;
+  const int* adj;
+  int perVertex;
+};
+__device__ bool tc_below(const State& s, int v, int u) {
+  return s.deg[v] < s.deg[u] || (s.deg[v] == s.deg[u] && v < u);
+}
+__device__ A_t vp_identity() { return 0; }
+__device__ A_t vp_gather(A_t acc, int v, int u, X_t xu, float w, const State& s) {
+  if (u == v || (!s.perVertex && !tc_below(s, v, u))) return acc;
+  long long i = s.off[v], ie = s.off[v + 1], j = s.off[u], je = s.off[u + 1];
+  long long n = 0;
+  while (i < ie && j < je) {
+    int a = s.adj[i], b = s.adj[j];
+    if (a < b) {
+      i++;
+    } else if (a > b) {
+      j++;
+    } else {
+      n++;
+      i++;
+      j++;
+    }
+  }
+  return acc + n;
+}
+__device__ A_t vp_reduce(A_t a, A_t b) { return a + b; }
+__device__ bool vp_update(int v, A_t acc, X_t* x, const State& s, Step& st) {
+  if (s.perVertex) acc /= 2;
+  s.count[v] = acc;
+  return false;
+}
+`
+
+// Device implements vertexprog.DeviceProgram.
+func (p *TriangleProgram) Device() vertexprog.DeviceCode {
+	pv := int32(0)
+	if p.PerVertex {
+		pv = 1
+	}
+	return vertexprog.DeviceCode{
+		Source: triangleDevice,
+		Arrays: []vertexprog.DeviceArray{
+			{Name: "count", Data: p.Count},
+			{Name: "deg", Data: p.deg, ReadOnly: true},
+			{Name: "off", Data: p.off, ReadOnly: true},
+			{Name: "adj", Data: p.adj, ReadOnly: true},
+		},
+		Scalars: []vertexprog.DeviceScalar{{Name: "perVertex", Value: pv}},
+	}
+}
+
+const ccDevice = `
+typedef int X_t;
+typedef int A_t;
+struct State {};
+__device__ A_t vp_identity() { return 2147483647; }
+__device__ A_t vp_gather(A_t acc, int v, int u, X_t lu, float w, const State& s) { return lu < acc ? lu : acc; }
+__device__ A_t vp_reduce(A_t a, A_t b) { return b < a ? b : a; }
+__device__ bool vp_update(int v, A_t acc, X_t* l, const State& s, Step& st) {
+  if (acc < *l) {
+    *l = acc;
+    return true;
+  }
+  return false;
+}
+`
+
+// Device implements vertexprog.DeviceProgram.
+func (CCProgram) Device() vertexprog.DeviceCode { return vertexprog.DeviceCode{Source: ccDevice} }

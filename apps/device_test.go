@@ -1,0 +1,151 @@
+package apps
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/vertexprog"
+)
+
+// sameSlice reports whether a and b are the same slice (same first element
+// and length), so the device backend copies the program's own state.
+func sameSlice(a, b any) bool {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	if va.Type() != vb.Type() || va.Len() != vb.Len() {
+		return false
+	}
+	return va.Len() == 0 || va.UnsafePointer() == vb.UnsafePointer()
+}
+
+func TestDeviceCodeMatchesState(t *testing.T) {
+	el := &datasets.EdgeList{N: 6, Directed: true,
+		Src: []int32{0, 0, 1, 2, 3, 4, 4}, Dst: []int32{1, 2, 2, 0, 4, 5, 3}}
+	dg, err := datasets.Build(el, datasets.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := vertexprog.NewGraph(dg)
+	prepare := func(p any) {
+		t.Helper()
+		if pr, ok := p.(vertexprog.Preparer); ok {
+			if err := pr.Prepare(g); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	type want struct {
+		name     string
+		data     any
+		readOnly bool
+	}
+	type scalar struct {
+		name  string
+		value any
+	}
+	check := func(label string, code vertexprog.DeviceCode, arrays []want, scalars []scalar) {
+		t.Helper()
+		for _, fn := range []string{"vp_identity", "vp_gather", "vp_reduce", "vp_update", "X_t", "A_t", "struct State"} {
+			if !strings.Contains(code.Source, fn) {
+				t.Errorf("%s: device source lacks %s", label, fn)
+			}
+		}
+		if len(code.Arrays) != len(arrays) {
+			t.Fatalf("%s: %d arrays, want %d", label, len(code.Arrays), len(arrays))
+		}
+		for i, w := range arrays {
+			a := code.Arrays[i]
+			if a.Name != w.name || a.ReadOnly != w.readOnly || !sameSlice(a.Data, w.data) {
+				t.Errorf("%s: array %d is %s (read-only %v, %T len %d), want %s (read-only %v) backed by the program's state",
+					label, i, a.Name, a.ReadOnly, a.Data, reflect.ValueOf(a.Data).Len(), w.name, w.readOnly)
+			}
+			// State declares the arrays in order.
+			if !strings.Contains(code.Source, w.name+";") {
+				t.Errorf("%s: State has no member %s", label, w.name)
+			}
+		}
+		if len(code.Scalars) != len(scalars) {
+			t.Fatalf("%s: %d scalars, want %d", label, len(code.Scalars), len(scalars))
+		}
+		for i, w := range scalars {
+			s := code.Scalars[i]
+			if s.Name != w.name || s.Value != w.value {
+				t.Errorf("%s: scalar %d is %s=%v (%T), want %s=%v (%T)", label, i, s.Name, s.Value, s.Value, w.name, w.value, w.value)
+			}
+		}
+	}
+
+	bfs := &BFSProgram{Source: 1}
+	prepare(bfs)
+	check("bfs", bfs.Device(), []want{{"depth", bfs.Depth, false}, {"parent", bfs.Parent, false}}, nil)
+	if len(bfs.Depth) != g.N() {
+		t.Fatalf("bfs depth has %d entries", len(bfs.Depth))
+	}
+	_ = vertexprog.Program[struct{}, int32](bfs)
+	var _ vertexprog.DeviceProgram = bfs
+
+	sssp := &SSSPProgram{Source: 0}
+	prepare(sssp)
+	check("sssp", sssp.Device(), nil, nil)
+
+	pr := &PageRankProgram{Damping: 0.85, Tolerance: 1e-7}
+	prepare(pr)
+	check("pagerank", pr.Device(), []want{{"rank", pr.Rank, false}, {"outDeg", pr.outDeg, true}},
+		[]scalar{{"damping", 0.85}, {"tolerance", 1e-7}})
+
+	ldbc := &PageRankLDBCProgram{Damping: 0.85, Iterations: 3}
+	prepare(ldbc)
+	check("pagerank-ldbc", ldbc.Device(), []want{{"rank", ldbc.Rank, false}, {"outDeg", ldbc.outDeg, true}},
+		[]scalar{{"damping", 0.85}, {"n", float64(g.N())}})
+
+	for _, pv := range []bool{false, true} {
+		tc := &TriangleProgram{PerVertex: pv}
+		prepare(tc)
+		flag := int32(0)
+		if pv {
+			flag = 1
+		}
+		check("triangles", tc.Device(), []want{{"count", tc.Count, false}, {"deg", tc.deg, true}, {"off", tc.off, true}, {"adj", tc.adj, true}},
+			[]scalar{{"perVertex", flag}})
+	}
+
+	check("cc", CCProgram{}.Device(), nil, nil)
+	var _ vertexprog.DeviceProgram = CCProgram{}
+}
+
+// The device code's X_t and A_t must have the Go types' sizes; the backend
+// checks this when it compiles, and this test without a GPU catches the
+// obvious slips.
+func TestDeviceTypeSizes(t *testing.T) {
+	cases := []struct {
+		name         string
+		src          string
+		xSize, aSize uintptr
+	}{
+		{"bfs", bfsDevice, unsafe.Sizeof(struct{}{}), unsafe.Sizeof(int32(0))},
+		{"sssp", ssspDevice, unsafe.Sizeof(float32(0)), unsafe.Sizeof(float32(0))},
+		{"pagerank", pageRankDevice, 8, 8},
+		{"pagerank-ldbc", pageRankLDBCDevice, 8, 8},
+		{"triangles", triangleDevice, 0, 8},
+		{"cc", ccDevice, 4, 4},
+	}
+	cTypes := map[string]uintptr{"struct X_t {};": 0, "typedef int X_t;": 4, "typedef float X_t;": 4, "typedef double X_t;": 8,
+		"typedef int A_t;": 4, "typedef float A_t;": 4, "typedef double A_t;": 8, "typedef long long A_t;": 8}
+	for _, c := range cases {
+		var gotX, gotA = uintptr(99), uintptr(99)
+		for decl, size := range cTypes {
+			if strings.Contains(c.src, decl) {
+				if strings.Contains(decl, "X_t") {
+					gotX = size
+				} else {
+					gotA = size
+				}
+			}
+		}
+		if gotX != c.xSize || gotA != c.aSize {
+			t.Errorf("%s: device X_t/A_t sizes %d/%d, Go %d/%d", c.name, gotX, gotA, c.xSize, c.aSize)
+		}
+	}
+}

@@ -1,0 +1,213 @@
+//go:build cuda
+
+package cuda
+
+import (
+	"errors"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/vertexprog"
+)
+
+// These tests need NVRTC but no GPU: they compile the kernel template with
+// each program's snippet spliced in (for compute_80 when there is no
+// device). Set HPGRAPH_NVRTC to a libnvrtc to run them on a machine
+// without CUDA.
+
+func requireGPU() bool { return os.Getenv("HPGRAPH_REQUIRE_GPU") != "" }
+
+func needNVRTC(t *testing.T) {
+	t.Helper()
+	if err := loadNVRTC(); err != nil {
+		if requireGPU() {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+}
+
+func testArch() string {
+	if d, err := getDevice(); err == nil {
+		return d.arch()
+	}
+	return "compute_80"
+}
+
+func compileCode(code vertexprog.DeviceCode, f features) (string, error) {
+	l, err := layoutState(&code)
+	if err != nil {
+		return "", err
+	}
+	ptx, _, err := compile(buildSource(&code, l, f), testArch())
+	return ptx, err
+}
+
+// preparedApps are the built-in apps after Prepare on a small graph, with
+// the sizes of their X and A.
+func preparedApps(t *testing.T) []struct {
+	name  string
+	code  vertexprog.DeviceCode
+	feats features
+} {
+	el := &datasets.EdgeList{N: 5, Src: []int32{0, 1, 2, 3, 0}, Dst: []int32{1, 2, 3, 4, 2}}
+	dg, err := datasets.Build(el, datasets.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := vertexprog.NewGraph(dg)
+	bfs := &apps.BFSProgram{Source: 0}
+	pr := &apps.PageRankProgram{Damping: 0.85, Tolerance: 1e-7}
+	ldbc := &apps.PageRankLDBCProgram{Damping: 0.85, Iterations: 2}
+	tc := &apps.TriangleProgram{PerVertex: true}
+	for _, p := range []vertexprog.Preparer{bfs, pr, ldbc, tc} {
+		if err := p.Prepare(g); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return []struct {
+		name  string
+		code  vertexprog.DeviceCode
+		feats features
+	}{
+		{"bfs", bfs.Device(), features{XSize: 0, ASize: 4, HasWants: true, HasDone: true}},
+		{"sssp", (&apps.SSSPProgram{}).Device(), features{XSize: 4, ASize: 4}},
+		{"pagerank", pr.Device(), features{XSize: 8, ASize: 8}},
+		{"pagerank-ldbc", ldbc.Device(), features{XSize: 8, ASize: 8}},
+		{"triangles", tc.Device(), features{XSize: 0, ASize: 8}},
+		{"cc", apps.CCProgram{}.Device(), features{XSize: 4, ASize: 4}},
+		{"stats (12-byte accumulator)", (&statsProg{}).Device(), features{XSize: 4, ASize: 12, HasWants: true}},
+		{"widest", widest{}.Device(), features{XSize: 4, ASize: 4}},
+	}
+}
+
+func TestCompileApps(t *testing.T) {
+	needNVRTC(t)
+	t.Logf("NVRTC %s (%s), target %s", nvrtcVersion, nvrtcName, testArch())
+	for _, a := range preparedApps(t) {
+		for _, tex := range []bool{false, true} {
+			f := a.feats
+			f.Texture, f.TextureX = tex, tex && f.XSize > 0 && f.XSize%4 == 0
+			ptx, err := compileCode(a.code, f)
+			if err != nil {
+				t.Fatalf("%s (texture %v): %v", a.name, tex, err)
+			}
+			for _, k := range kernelNames {
+				if !strings.Contains(ptx, ".entry "+k+"(") {
+					t.Errorf("%s: PTX lacks kernel %s", a.name, k)
+				}
+			}
+		}
+	}
+}
+
+func TestTemplateConstants(t *testing.T) {
+	m := regexp.MustCompile(`#define VP_BLOCK (\d+)\s+#define VP_ITEMS (\d+)`).FindStringSubmatch(kernelSource)
+	if m == nil {
+		t.Fatal("kernels.cu: VP_BLOCK / VP_ITEMS not found")
+	}
+	b, _ := strconv.Atoi(m[1])
+	i, _ := strconv.Atoi(m[2])
+	if b != blockSize || b*i != cooTile {
+		t.Fatalf("kernels.cu has VP_BLOCK %d, VP_TILE %d; Go has blockSize %d, cooTile %d", b, b*i, blockSize, cooTile)
+	}
+}
+
+func TestCompileErrorNamesSnippetLine(t *testing.T) {
+	needNVRTC(t)
+	code := vertexprog.DeviceCode{Source: `typedef int X_t;
+typedef int A_t;
+struct State {};
+__device__ A_t vp_identity() { return 0 }
+__device__ A_t vp_gather(A_t acc, int v, int u, X_t xu, float w, const State& s) { return acc + xu; }
+__device__ A_t vp_reduce(A_t a, A_t b) { return a + b; }
+__device__ bool vp_update(int v, A_t acc, X_t* x, const State& s, Step& st) { *x = acc; return undefined_thing; }
+`}
+	_, err := compileCode(code, features{XSize: 4, ASize: 4})
+	if !errors.Is(err, ErrCompile) {
+		t.Fatalf("broken snippet: err = %v, want ErrCompile", err)
+	}
+	var ce *CompileError
+	if !errors.As(err, &ce) {
+		t.Fatalf("%T is no *CompileError", err)
+	}
+	msg := err.Error()
+	t.Log(msg)
+	for _, want := range []string{snippetFile + "(4)", snippetFile + "(7)", "undefined_thing"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the compile error does not mention %q", want)
+		}
+	}
+}
+
+func TestCompileErrorOnStateMismatch(t *testing.T) {
+	needNVRTC(t)
+	code := vertexprog.DeviceCode{
+		Source: `typedef int X_t;
+typedef int A_t;
+struct State { float* depth; double limit; };
+__device__ A_t vp_identity() { return 0; }
+__device__ A_t vp_gather(A_t acc, int v, int u, X_t xu, float w, const State& s) { return acc + xu; }
+__device__ A_t vp_reduce(A_t a, A_t b) { return a + b; }
+__device__ bool vp_update(int v, A_t acc, X_t* x, const State& s, Step& st) { *x = acc; return false; }
+`,
+		Arrays:  []vertexprog.DeviceArray{{Name: "depth", Data: []int32{1, 2}}},
+		Scalars: []vertexprog.DeviceScalar{{Name: "limit", Value: float32(1)}},
+	}
+	_, err := compileCode(code, features{XSize: 4, ASize: 4})
+	if !errors.Is(err, ErrCompile) {
+		t.Fatalf("mismatched State: err = %v, want ErrCompile", err)
+	}
+	for _, want := range []string{"State member depth must be a int*", "State member limit must be a float"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error does not say %q:\n%v", want, err)
+		}
+	}
+	// Sizes of X_t / A_t are checked too.
+	_, err = compileCode(vertexprog.DeviceCode{Source: strings.Replace(code.Source, "float* depth; double limit;", "", 1)},
+		features{XSize: 8, ASize: 4})
+	if err == nil || !strings.Contains(err.Error(), "X_t must have the 8 bytes") {
+		t.Errorf("X_t of the wrong size: err = %v", err)
+	}
+}
+
+func TestStateLayout(t *testing.T) {
+	code := vertexprog.DeviceCode{
+		Arrays:  []vertexprog.DeviceArray{{Name: "a", Data: []int32{1}}, {Name: "b", Data: []float64(nil)}},
+		Scalars: []vertexprog.DeviceScalar{{Name: "c", Value: int32(-2)}, {Name: "d", Value: 1.5}, {Name: "e", Value: float32(3)}},
+	}
+	l, err := layoutState(&code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// a@0 b@8 c@16 d@24 e@32, size 40 (8-aligned).
+	want := []int{0, 8, 16, 24, 32}
+	for i, o := range want {
+		if l.offsets[i] != o {
+			t.Fatalf("offsets %v, want %v", l.offsets, want)
+		}
+	}
+	if l.size != 40 {
+		t.Fatalf("size %d, want 40", l.size)
+	}
+	b := l.bytes([]uint64{0x1122, 0})
+	if b[0] != 0x22 || b[1] != 0x11 || b[16] != 0xfe || b[19] != 0xff || b[30] != 0xf8 || b[31] != 0x3f {
+		t.Fatalf("state bytes % x", b)
+	}
+	for _, bad := range []vertexprog.DeviceCode{
+		{Arrays: []vertexprog.DeviceArray{{Name: "x", Data: []int{1}}}},
+		{Arrays: []vertexprog.DeviceArray{{Name: "x y", Data: []int32{1}}}},
+		{Arrays: []vertexprog.DeviceArray{{Name: "x", Data: 3}}},
+		{Scalars: []vertexprog.DeviceScalar{{Name: "x", Value: "no"}}},
+		{Arrays: []vertexprog.DeviceArray{{Name: "x", Data: []int32{}}}, Scalars: []vertexprog.DeviceScalar{{Name: "x", Value: 1.0}}},
+	} {
+		if _, err := layoutState(&bad); err == nil {
+			t.Errorf("layoutState accepted %+v", bad)
+		}
+	}
+}

@@ -1,0 +1,21 @@
+// Package cuda is hpgraph's GPU backend: it runs vertex programs that give
+// device code (vertexprog.DeviceProgram) on an NVIDIA GPU through the CUDA
+// driver API. It is built only with the cuda build tag (the binding is
+// cgo and links libcuda); without the tag this package is empty and the
+// engine has only its CPU backend.
+//
+// Importing the package (with the tag) registers the backend as "cuda".
+// All CUDA work runs on one goroutine locked to the OS thread that owns
+// the context; the binding's panics are recovered at this package's
+// boundary and returned as errors that carry the CUDA error name.
+//
+// Kernels are CUDA C (kernels.cu, embedded) with the program's snippet
+// spliced in, compiled at run time by NVRTC, which is loaded with dlopen
+// (libnvrtc.so, then .so.13, .so.12, .so.11.2; HPGRAPH_NVRTC overrides),
+// and cached as PTX under os.UserCacheDir()/hpgraph/ptx.
+//
+// Environment: HPGRAPH_CUDA_TEXTURE=0/1 picks how the bitmasks and X are
+// read (texture objects or __ldg; default: the Texture variable),
+// HPGRAPH_CUDA_DEVICE selects the device ordinal (default 0),
+// HPGRAPH_NVRTC names the NVRTC library.
+package cuda

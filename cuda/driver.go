@@ -1,0 +1,364 @@
+//go:build cuda
+
+package cuda
+
+/*
+#cgo LDFLAGS: -lcuda
+#include <cuda.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char* hp_error_name(CUresult r) {
+	const char* s = 0;
+	if (cuGetErrorName(r, &s) != CUDA_SUCCESS) return 0;
+	return s;
+}
+
+static const char* hp_error_string(CUresult r) {
+	const char* s = 0;
+	if (cuGetErrorString(r, &s) != CUDA_SUCCESS) return 0;
+	return s;
+}
+
+static CUresult hp_tex_create(CUdeviceptr p, size_t bytes, unsigned long long* out) {
+	CUDA_RESOURCE_DESC rd;
+	memset(&rd, 0, sizeof rd);
+	rd.resType = CU_RESOURCE_TYPE_LINEAR;
+	rd.res.linear.devPtr = p;
+	rd.res.linear.format = CU_AD_FORMAT_UNSIGNED_INT32;
+	rd.res.linear.numChannels = 1;
+	rd.res.linear.sizeInBytes = bytes;
+	CUDA_TEXTURE_DESC td;
+	memset(&td, 0, sizeof td);
+	CUtexObject t = 0;
+	CUresult r = cuTexObjectCreate(&t, &rd, &td, NULL);
+	*out = (unsigned long long)t;
+	return r;
+}
+
+static CUresult hp_tex_destroy(unsigned long long t) { return cuTexObjectDestroy((CUtexObject)t); }
+
+static CUresult hp_tex_max_width(CUdevice dev, size_t* w) {
+	return cuDeviceGetTexture1DLinearMaxWidth(w, CU_AD_FORMAT_UNSIGNED_INT32, 1, dev);
+}
+
+static CUresult hp_module_load(const char* ptx, CUmodule* m, char* log, size_t logSize) {
+	CUjit_option opts[2] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+	void* vals[2] = {log, (void*)logSize};
+	return cuModuleLoadDataEx(m, ptx, 2, opts, vals);
+}
+
+static CUresult hp_module_function(CUmodule m, const char* name, CUfunction* f) {
+	return cuModuleGetFunction(f, m, name);
+}
+
+static CUresult hp_launch1(CUfunction f, CUdeviceptr out) {
+	void* params[1] = {&out};
+	return cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, 0, params, NULL);
+}
+
+static CUresult hp_launch(CUfunction f, unsigned grid, unsigned block, void* a, void* b, void* c) {
+	void* params[3] = {a, b, c};
+	return cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, 0, params, NULL);
+}
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"sync"
+	"unsafe"
+
+	"github.com/mumax/3/cuda/cu"
+)
+
+// ErrNoGPU is returned (wrapped) when there is no usable CUDA driver or
+// device.
+var ErrNoGPU = errors.New("cuda: no GPU")
+
+// ErrOutOfMemory is returned (wrapped) when a job does not fit in the
+// device's free memory; the message states the bytes needed and free.
+var ErrOutOfMemory = errors.New("cuda: out of device memory")
+
+// Error is a failed CUDA driver call.
+type Error struct {
+	Op   string    // what the backend was doing
+	Code cu.Result // the driver's CUresult
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("cuda: %s: %s (%s)", e.Op, resultName(e.Code), resultString(e.Code))
+}
+
+// Is makes errors.Is(err, ErrOutOfMemory) and errors.Is(err, ErrNoGPU)
+// hold for the matching driver codes.
+func (e *Error) Is(target error) bool {
+	switch target {
+	case ErrOutOfMemory:
+		return e.Code == cu.ERROR_OUT_OF_MEMORY
+	case ErrNoGPU:
+		return e.Code == cu.ERROR_NO_DEVICE || e.Code == cu.ERROR_INVALID_DEVICE ||
+			e.Code == cu.Result(C.CUDA_ERROR_STUB_LIBRARY) || e.Code == 35 /* CUDA_ERROR_INSUFFICIENT_DRIVER */ ||
+			e.Code == cu.Result(C.CUDA_ERROR_NO_BINARY_FOR_GPU)
+	}
+	return false
+}
+
+// driverOnly are codes the binding does not name and a stub or old
+// driver cannot name either (cuGetErrorName fails there).
+var driverOnly = map[cu.Result][2]string{
+	34:  {"CUDA_ERROR_STUB_LIBRARY", "libcuda.so.1 is the toolkit's stub, not an NVIDIA driver"},
+	35:  {"CUDA_ERROR_INSUFFICIENT_DRIVER", "the installed NVIDIA driver is older than the CUDA runtime"},
+	36:  {"CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER", "the call needs a newer driver"},
+	46:  {"CUDA_ERROR_DEVICES_UNAVAILABLE", "all CUDA devices are busy or unavailable"},
+	100: {"CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected"},
+}
+
+// resultName is the CUDA error name (CUDA_ERROR_OUT_OF_MEMORY).
+func resultName(r cu.Result) string {
+	if s := C.hp_error_name(C.CUresult(r)); s != nil {
+		return C.GoString(s)
+	}
+	if d, ok := driverOnly[r]; ok {
+		return d[0]
+	}
+	return r.String()
+}
+
+func resultString(r cu.Result) string {
+	if s := C.hp_error_string(C.CUresult(r)); s != nil {
+		return C.GoString(s)
+	}
+	if d, ok := driverOnly[r]; ok {
+		return d[1]
+	}
+	return "code " + strconv.Itoa(int(r))
+}
+
+// check panics with an *Error when a direct driver call failed; the
+// panic is recovered by device.do like the binding's.
+func check(op string, r C.CUresult) {
+	if r != C.CUDA_SUCCESS {
+		panic(&Error{Op: op, Code: cu.Result(r)})
+	}
+}
+
+// catch runs f and turns a panic (the binding's cu.Result, or ours) into
+// an error.
+func catch(op string, f func() error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			switch v := p.(type) {
+			case *Error:
+				err = v
+			case cu.Result:
+				err = &Error{Op: op, Code: v}
+			case error:
+				err = fmt.Errorf("cuda: %s: %w", op, v)
+			default:
+				err = fmt.Errorf("cuda: %s: %v", op, v)
+			}
+		}
+	}()
+	return f()
+}
+
+// device is the CUDA context and the goroutine that owns it.
+type device struct {
+	ordinal      int
+	dev          cu.Device
+	ctx          cu.Context
+	name         string
+	major, minor int
+	totalMem     int64
+	texMaxWidth  int64 // texels of a linear 32-bit texture
+	reqs         chan func()
+
+	mu      sync.Mutex
+	modules map[string]*module
+}
+
+var (
+	devOnce sync.Once
+	theDev  *device
+	devErr  error
+)
+
+// getDevice starts the CUDA worker on first use.
+func getDevice() (*device, error) {
+	devOnce.Do(func() { theDev, devErr = openDevice() })
+	return theDev, devErr
+}
+
+func openDevice() (*device, error) {
+	d := &device{reqs: make(chan func()), modules: map[string]*module{}}
+	if s := os.Getenv("HPGRAPH_CUDA_DEVICE"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("%w: HPGRAPH_CUDA_DEVICE=%q is not a device ordinal", ErrNoGPU, s)
+		}
+		d.ordinal = n
+	}
+	errc := make(chan error)
+	go func() {
+		// The context is current on this thread only: every CUDA call of
+		// the package runs here.
+		runtime.LockOSThread()
+		err := catch("initializing the driver", d.open)
+		errc <- err
+		if err != nil {
+			return // the locked thread exits with the goroutine
+		}
+		for f := range d.reqs {
+			f()
+		}
+	}()
+	if err := <-errc; err != nil {
+		var de *Error
+		if errors.As(err, &de) {
+			err = fmt.Errorf("%w: the CUDA driver did not start (%s): %s (%s)", ErrNoGPU, de.Op, resultName(de.Code), resultString(de.Code))
+		} else if !errors.Is(err, ErrNoGPU) {
+			err = fmt.Errorf("%w: %w", ErrNoGPU, err)
+		}
+		return nil, err
+	}
+	return d, nil
+}
+
+func (d *device) open() error {
+	cu.Init(0)
+	if n := cu.DeviceGetCount(); n == 0 {
+		return fmt.Errorf("%w: the CUDA driver reports no device", ErrNoGPU)
+	} else if d.ordinal >= n {
+		return fmt.Errorf("%w: device %d requested, the driver reports %d", ErrNoGPU, d.ordinal, n)
+	}
+	d.dev = cu.DeviceGet(d.ordinal)
+	d.name = d.dev.Name()
+	d.major, d.minor = d.dev.ComputeCapability()
+	d.totalMem = d.dev.TotalMem()
+	if d.major < 6 {
+		return fmt.Errorf("%w: %s has compute capability %d.%d; hpgraph needs 6.0 or later (double atomicAdd)", ErrNoGPU, d.name, d.major, d.minor)
+	}
+	d.ctx = cu.CtxCreate(cu.CTX_SCHED_AUTO, d.dev)
+	d.ctx.SetCurrent()
+	var w C.size_t
+	if C.hp_tex_max_width(C.CUdevice(d.dev), &w) == C.CUDA_SUCCESS && w > 0 {
+		d.texMaxWidth = int64(w)
+	} else {
+		d.texMaxWidth = 1 << 27
+	}
+	return nil
+}
+
+// do runs f on the context's thread and returns its error, or the error
+// of a panic inside it.
+func (d *device) do(op string, f func() error) error {
+	done := make(chan error, 1)
+	d.reqs <- func() { done <- catch(op, f) }
+	return <-done
+}
+
+// arch is the NVRTC target of the device.
+func (d *device) arch() string { return fmt.Sprintf("compute_%d%d", d.major, d.minor) }
+
+// memInfoHook, when set (by tests), replaces cuMemGetInfo.
+var memInfoHook func() (free, total int64)
+
+// memInfo returns the device's free and total memory. On the context's
+// thread.
+func (d *device) memInfo() (free, total int64) {
+	if memInfoHook != nil {
+		return memInfoHook()
+	}
+	return cu.MemGetInfo()
+}
+
+// module is a loaded PTX module with the kernels looked up.
+type module struct {
+	funcs    map[string]C.CUfunction
+	layoutOK bool // vp_state_layout agreed with the host's State layout
+}
+
+var kernelNames = []string{"vp_fill", "vp_pull_ell", "vp_pull_coo", "vp_pull_fixup", "vp_apply_pull", "vp_apply_push", "vp_push", "vp_state_layout"}
+
+// stateOffsets runs vp_state_layout: the offsets of State's n members,
+// then sizeof(State). On the context's thread.
+func (m *module) stateOffsets(n int) []uint64 {
+	out := make([]uint64, n+1)
+	buf := cu.MemAlloc(int64(8 * len(out)))
+	defer cu.MemFree(buf)
+	check("launching vp_state_layout", C.hp_launch1(m.funcs["vp_state_layout"], C.CUdeviceptr(buf)))
+	cu.MemcpyDtoH(unsafe.Pointer(&out[0]), buf, int64(8*len(out)))
+	return out
+}
+
+// loadModule loads ptx once per key (modules live as long as the
+// context). On the context's thread.
+func (d *device) loadModule(key, ptx string) (*module, error) {
+	d.mu.Lock()
+	m := d.modules[key]
+	d.mu.Unlock()
+	if m != nil {
+		return m, nil
+	}
+	cptx := C.CString(ptx)
+	defer C.free(unsafe.Pointer(cptx))
+	const logSize = 16 << 10
+	log := (*C.char)(C.calloc(logSize, 1))
+	defer C.free(unsafe.Pointer(log))
+	var mod C.CUmodule
+	if r := C.hp_module_load(cptx, &mod, log, logSize); r != C.CUDA_SUCCESS {
+		e := &Error{Op: "loading the kernels' PTX", Code: cu.Result(r)}
+		if s := C.GoString(log); s != "" {
+			return nil, fmt.Errorf("%w\n%s", e, s)
+		}
+		return nil, e
+	}
+	m = &module{funcs: map[string]C.CUfunction{}}
+	for _, name := range kernelNames {
+		cname := C.CString(name)
+		var f C.CUfunction
+		r := C.hp_module_function(mod, cname, &f)
+		C.free(unsafe.Pointer(cname))
+		check("looking up kernel "+name, r)
+		m.funcs[name] = f
+	}
+	d.mu.Lock()
+	d.modules[key] = m
+	d.mu.Unlock()
+	return m, nil
+}
+
+const blockSize = 256
+
+// launch runs kernel name on grid blocks of blockSize threads with the
+// three arguments every kernel takes (VP_Mat, VP_Ctl, State), given as
+// their bytes. On the context's thread.
+func (m *module) launch(name string, grid int64, mat, ctl, state []byte) {
+	if grid <= 0 {
+		return
+	}
+	if grid > 1<<31-1 {
+		panic(fmt.Errorf("launch %s: %d blocks is beyond the grid limit", name, grid))
+	}
+	r := C.hp_launch(m.funcs[name], C.uint(grid), C.uint(blockSize),
+		unsafe.Pointer(&mat[0]), unsafe.Pointer(&ctl[0]), unsafe.Pointer(&state[0]))
+	check("launching "+name, r)
+}
+
+// texCreate makes a texture object over bytes of 32-bit words at p.
+func texCreate(p cu.DevicePtr, bytes int64) uint64 {
+	var t C.ulonglong
+	check("creating a texture object", C.hp_tex_create(C.CUdeviceptr(p), C.size_t(bytes), &t))
+	return uint64(t)
+}
+
+func texDestroy(t uint64) {
+	if t != 0 {
+		C.hp_tex_destroy(C.ulonglong(t))
+	}
+}

@@ -1,0 +1,515 @@
+//go:build cuda
+
+package cuda
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/datasets/gen"
+	"github.com/hpgraph/hpgraph/hyb"
+	"github.com/hpgraph/hpgraph/vertexprog"
+	"github.com/hpgraph/hpgraph/vertexprog/vptest"
+	"github.com/mumax/3/cuda/cu"
+)
+
+// These tests run on a GPU (they skip without one, unless
+// HPGRAPH_REQUIRE_GPU is set, when they fail). HPGRAPH_TESTGRAPHS names a
+// folder of extra graphs (*.mtx, *.edgelist) to check besides the
+// generated ones.
+
+func needGPU(t *testing.T) *device {
+	t.Helper()
+	d, err := getDevice()
+	if err != nil {
+		if requireGPU() {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	return d
+}
+
+func TestAvailable(t *testing.T) {
+	err := Backend{}.Available()
+	if err != nil {
+		if !errors.Is(err, ErrNoGPU) {
+			t.Errorf("Available: %v is not ErrNoGPU", err)
+		}
+		if requireGPU() {
+			t.Fatal(err)
+		}
+		t.Skipf("no GPU here: %v", err)
+	}
+	desc, _ := Describe()
+	nv := "NVRTC not found"
+	if loadNVRTC() == nil {
+		nv = "NVRTC " + nvrtcVersion + " (" + nvrtcName + ")"
+	}
+	t.Logf("device: %s; %s; texture default %v", desc, nv, Texture)
+	if !slices.Contains(vertexprog.Backends(), "cuda") {
+		t.Errorf("Backends() = %v lacks cuda", vertexprog.Backends())
+	}
+}
+
+func TestDriverPanicBecomesError(t *testing.T) {
+	d := needGPU(t)
+	err := d.do("allocating 4 EiB", func() error {
+		cu.MemAlloc(1 << 62)
+		return nil
+	})
+	if err == nil {
+		t.Fatal("allocating 4 EiB succeeded")
+	}
+	t.Log(err)
+	var de *Error
+	if !errors.As(err, &de) || !strings.Contains(err.Error(), "CUDA_ERROR_") {
+		t.Errorf("error %q: want an *Error naming the CUDA error", err)
+	}
+	if strings.Contains(err.Error(), "CUDA_ERROR_OUT_OF_MEMORY") && !errors.Is(err, ErrOutOfMemory) {
+		t.Errorf("error %q is not ErrOutOfMemory", err)
+	}
+	// The worker survives.
+	if err := d.do("a plain call", func() error { cu.MemGetInfo(); return nil }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+type testGraph struct {
+	name string
+	g    *datasets.Graph
+}
+
+func build(t *testing.T, el *datasets.EdgeList, opt datasets.Options) *datasets.Graph {
+	t.Helper()
+	g, err := datasets.Build(el, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// star has a hub whose in- and out-rows span several COO tiles, plus
+// random arcs, so rows cross tile boundaries in every way.
+func star(n, m int, seed uint64) *datasets.EdgeList {
+	rng := rand.New(rand.NewPCG(seed, 3))
+	el := &datasets.EdgeList{N: n, Directed: true, Name: "star"}
+	for v := int32(1); v < int32(n); v++ {
+		if v%7 != 0 {
+			el.Src, el.Dst = append(el.Src, v), append(el.Dst, 0)
+		}
+		if v%5 != 0 {
+			el.Src, el.Dst = append(el.Src, 0), append(el.Dst, v)
+		}
+	}
+	for i := 0; i < m; i++ {
+		el.Src, el.Dst = append(el.Src, int32(rng.IntN(n))), append(el.Dst, int32(rng.IntN(n)))
+	}
+	return el
+}
+
+func directedWithSinks(n, m int, seed uint64) *datasets.EdgeList {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	el := &datasets.EdgeList{N: n, Directed: true, Name: "directed-sinks"}
+	for len(el.Src) < m {
+		u, v := int32(rng.IntN(n)), int32(rng.IntN(n))
+		if u%10 == 0 {
+			continue
+		}
+		el.Src, el.Dst = append(el.Src, u), append(el.Dst, v)
+	}
+	return el
+}
+
+func disconnected(t *testing.T) *datasets.EdgeList {
+	a, err := gen.Kronecker(7, 4, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := gen.Grid(6, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := int32(a.N + 5)
+	el := &datasets.EdgeList{N: a.N + 5 + b.N + 7, Src: a.Src, Dst: a.Dst, Name: "disconnected"}
+	for i := range b.Src {
+		el.Src, el.Dst = append(el.Src, b.Src[i]+off), append(el.Dst, b.Dst[i]+off)
+	}
+	return el
+}
+
+func testGraphs(t *testing.T, opt datasets.Options) []testGraph {
+	kron, err := gen.Kronecker(9, 8, gen.GAPSeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uni, err := gen.Uniform(9, 6, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grid, err := gen.Grid(17, 23)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs := []testGraph{
+		{"kron9", build(t, kron, opt)},
+		{"urand9", build(t, uni, opt)},
+		{"grid17x23", build(t, grid, opt)},
+		{"directed-sinks", build(t, directedWithSinks(400, 1500, 9), opt)},
+		{"disconnected", build(t, disconnected(t), opt)},
+		{"star", build(t, star(2500, 4000, 4), opt)},
+	}
+	if dir := os.Getenv("HPGRAPH_TESTGRAPHS"); dir != "" {
+		files, _ := filepath.Glob(filepath.Join(dir, "*.mtx"))
+		more, _ := filepath.Glob(filepath.Join(dir, "*.edgelist"))
+		for _, f := range append(files, more...) {
+			g, err := datasets.Load(f, opt)
+			if err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			gs = append(gs, testGraph{filepath.Base(f), g})
+		}
+	}
+	return gs
+}
+
+// splits exercise K = 0 (all COO), the CUSP rule with breakeven 0, K = max
+// (all ELL) and a K in between.
+var splits = []struct {
+	name string
+	opt  hyb.Options
+}{
+	{"coo", hyb.Options{RelativeSpeed: 3, Breakeven: 1 << 30}},
+	{"mixed", hyb.Options{RelativeSpeed: 3, Breakeven: 0}},
+	{"ell", hyb.Options{RelativeSpeed: 1e-9, Breakeven: 0}},
+	{"k2", hyb.Options{RelativeSpeed: 1e-9, Breakeven: 0, MaxK: 2}},
+}
+
+// appCase runs one program and flattens its output.
+type appCase struct {
+	name     string
+	weighted bool
+	pullOnly bool
+	tol      float64 // relative; 0: exact
+	run      func(g *vertexprog.Graph, opt vertexprog.Options) (out []float64, iters int, err error)
+}
+
+func sourcesOf(g *vertexprog.Graph) []int32 {
+	hub := int32(0)
+	for v := int32(0); v < int32(g.N()); v++ {
+		if g.OutDegree(v) > g.OutDegree(hub) {
+			hub = v
+		}
+	}
+	return []int32{hub, int32(g.N() - 1)}
+}
+
+func i32s(out []float64, s []int32) []float64 {
+	for _, v := range s {
+		out = append(out, float64(v))
+	}
+	return out
+}
+
+var appCases = []appCase{
+	{name: "bfs", run: func(g *vertexprog.Graph, opt vertexprog.Options) ([]float64, int, error) {
+		var out []float64
+		iters := 0
+		for _, src := range sourcesOf(g) {
+			r, err := apps.BFS(g, src, opt)
+			if err != nil {
+				return nil, 0, err
+			}
+			out = i32s(i32s(out, r.Depth), r.Parent)
+			iters += r.Run.Iterations
+		}
+		return out, iters, nil
+	}},
+	{name: "sssp", weighted: true, run: func(g *vertexprog.Graph, opt vertexprog.Options) ([]float64, int, error) {
+		var out []float64
+		iters := 0
+		for _, src := range sourcesOf(g) {
+			r, err := apps.SSSP(g, src, opt)
+			if err != nil {
+				return nil, 0, err
+			}
+			for _, d := range r.Dist {
+				out = append(out, float64(d))
+			}
+			iters += r.Run.Iterations
+		}
+		return out, iters, nil
+	}},
+	{name: "cc", run: func(g *vertexprog.Graph, opt vertexprog.Options) ([]float64, int, error) {
+		r, err := apps.ConnectedComponents(g, opt)
+		if err != nil {
+			return nil, 0, err
+		}
+		return i32s(nil, r.Label), r.Run.Iterations, nil
+	}},
+	{name: "pagerank", pullOnly: true, tol: 1e-9, run: func(g *vertexprog.Graph, opt vertexprog.Options) ([]float64, int, error) {
+		r, err := apps.PageRank(g, 0.85, 1e-7, 200, opt)
+		if err != nil {
+			return nil, 0, err
+		}
+		return r.Rank, r.Run.Iterations, nil
+	}},
+	{name: "pagerank-ldbc", pullOnly: true, tol: 1e-9, run: func(g *vertexprog.Graph, opt vertexprog.Options) ([]float64, int, error) {
+		r, err := apps.PageRankLDBC(g, 0.85, 20, opt)
+		if err != nil {
+			return nil, 0, err
+		}
+		return append(r.Rank, r.Run.Aggregates...), r.Run.Iterations, nil
+	}},
+	{name: "triangles", pullOnly: true, run: func(g *vertexprog.Graph, opt vertexprog.Options) ([]float64, int, error) {
+		r, err := apps.Triangles(g, false, opt)
+		if err != nil {
+			return nil, 0, err
+		}
+		pv, err := apps.Triangles(g, true, opt)
+		if err != nil {
+			return nil, 0, err
+		}
+		out := []float64{float64(r.Total), float64(pv.Total)}
+		for _, c := range pv.PerVertex {
+			out = append(out, float64(c))
+		}
+		return out, r.Run.Iterations, nil
+	}},
+	{name: "stats (user, 12-byte accumulator)", pullOnly: true, run: func(g *vertexprog.Graph, opt vertexprog.Options) ([]float64, int, error) {
+		p := &statsProg{}
+		r, err := vertexprog.Run(g, vertexprog.Program[int32, stats](p), opt)
+		if err != nil {
+			return nil, 0, err
+		}
+		return append(i32s(i32s(nil, r.X), p.seen), r.Aggregates...), r.Iterations, nil
+	}},
+	{name: "widest (user)", weighted: true, run: func(g *vertexprog.Graph, opt vertexprog.Options) ([]float64, int, error) {
+		var out []float64
+		iters := 0
+		for _, src := range sourcesOf(g) {
+			r, err := vertexprog.Run(g, vertexprog.Program[float32, float32](widest{src: src}), opt)
+			if err != nil {
+				return nil, 0, err
+			}
+			for _, x := range r.X {
+				out = append(out, float64(x))
+			}
+			iters += r.Iterations
+		}
+		return out, iters, nil
+	}},
+}
+
+func same(a, b, tol float64) bool {
+	if a == b || (math.IsNaN(a) && math.IsNaN(b)) {
+		return true
+	}
+	return tol > 0 && math.Abs(a-b) <= tol*math.Max(math.Abs(a), math.Abs(b))
+}
+
+// TestAppsMatchCPU runs every app and the user programs on the CPU and on
+// the GPU in every direction and HYB split, with texture objects and with
+// __ldg loads, and compares the outputs: exactly, PageRank to 1e-9
+// relative (the COO part sums in another order).
+func TestAppsMatchCPU(t *testing.T) {
+	needGPU(t)
+	needNVRTC(t)
+	plain := testGraphs(t, datasets.Options{})
+	weighted := testGraphs(t, datasets.Options{Weights: datasets.WeightsRandom, WeightMin: 1, WeightMax: 64, Seed: 5})
+	defer func(old bool) { Texture = old }(Texture)
+	var gpuTime time.Duration
+	runs := 0
+	for _, tex := range []bool{true, false} {
+		Texture = tex
+		mode := map[bool]string{true: "texture", false: "ldg"}[tex]
+		for gi := range plain {
+			for _, a := range appCases {
+				tg := plain[gi]
+				if a.weighted {
+					tg = weighted[gi]
+				}
+				g := vertexprog.NewGraph(tg.g)
+				t.Run(fmt.Sprintf("%s/%s/%s", mode, tg.name, a.name), func(t *testing.T) {
+					for _, dir := range []vertexprog.Direction{vertexprog.Auto, vertexprog.Push, vertexprog.Pull} {
+						if dir == vertexprog.Push && a.pullOnly {
+							continue
+						}
+						for _, s := range splits {
+							opt := vertexprog.Options{Direction: dir, HYB: s.opt, Backend: "cpu"}
+							want, wantIt, err := a.run(g, opt)
+							if err != nil {
+								t.Fatalf("cpu %s/%s: %v", dir, s.name, err)
+							}
+							opt.Backend = "cuda"
+							t0 := time.Now()
+							got, gotIt, err := a.run(g, opt)
+							gpuTime += time.Since(t0)
+							runs++
+							if err != nil {
+								t.Fatalf("cuda %s/%s: %v", dir, s.name, err)
+							}
+							if len(got) != len(want) {
+								t.Fatalf("cuda %s/%s: %d outputs, cpu %d", dir, s.name, len(got), len(want))
+							}
+							if gotIt != wantIt {
+								t.Errorf("cuda %s/%s: %d supersteps, cpu %d", dir, s.name, gotIt, wantIt)
+							}
+							for i := range want {
+								if !same(got[i], want[i], a.tol) {
+									t.Fatalf("cuda %s/%s: output %d is %v, cpu %v", dir, s.name, i, got[i], want[i])
+								}
+							}
+						}
+					}
+				})
+			}
+		}
+	}
+	t.Logf("%d GPU runs in %v", runs, gpuTime)
+}
+
+// TestUserProgramWithVptest checks a user program the way a user would:
+// vptest.Compare over every backend, direction and split.
+func TestUserProgramWithVptest(t *testing.T) {
+	needGPU(t)
+	needNVRTC(t)
+	for _, tg := range testGraphs(t, datasets.Options{Weights: datasets.WeightsRandom, WeightMin: 1, WeightMax: 9, Seed: 2})[:3] {
+		g := vertexprog.NewGraph(tg.g)
+		out := vptest.Compare[float32, float32](t, g, func() widest { return widest{src: 1} },
+			func(_ widest, r *vertexprog.Result[float32]) []float32 { return r.X }, func(a, b float32) bool { return a == b })
+		if len(out) != tg.g.N {
+			t.Fatalf("%s: %d outputs", tg.name, len(out))
+		}
+	}
+	if n := len(vptest.Configs()); n != 18 {
+		t.Errorf("vptest.Configs() has %d configs; with cpu and cuda it should have 18", n)
+	}
+}
+
+// TestConcurrentRuns runs programs from several goroutines at once: the
+// worker serializes their CUDA calls.
+func TestConcurrentRuns(t *testing.T) {
+	needGPU(t)
+	needNVRTC(t)
+	gs := testGraphs(t, datasets.Options{})
+	var wg sync.WaitGroup
+	errs := make(chan error, len(gs))
+	for _, tg := range gs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			g := vertexprog.NewGraph(tg.g)
+			want, err := apps.ConnectedComponents(g, vertexprog.Options{Backend: "cpu"})
+			if err != nil {
+				errs <- err
+				return
+			}
+			for i := 0; i < 3; i++ {
+				got, err := apps.ConnectedComponents(g, vertexprog.Options{Backend: "cuda"})
+				if err != nil {
+					errs <- fmt.Errorf("%s: %w", tg.name, err)
+					return
+				}
+				if !slices.Equal(got.Label, want.Label) {
+					errs <- fmt.Errorf("%s: labels differ from the cpu's", tg.name)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+func smallGraph(t *testing.T) *vertexprog.Graph {
+	kron, err := gen.Kronecker(8, 8, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return vertexprog.NewGraph(build(t, kron, datasets.Options{}))
+}
+
+func TestOutOfMemoryIsReported(t *testing.T) {
+	needGPU(t)
+	memInfoHook = func() (int64, int64) { return 1000, 80 << 30 }
+	defer func() { memInfoHook = nil }()
+	_, err := apps.BFS(smallGraph(t), 0, vertexprog.Options{Backend: "cuda"})
+	if !errors.Is(err, ErrOutOfMemory) {
+		t.Fatalf("err = %v, want ErrOutOfMemory", err)
+	}
+	t.Log(err)
+	if !strings.Contains(err.Error(), "1000 bytes") || !strings.Contains(err.Error(), "needs") {
+		t.Errorf("the message does not state the bytes needed and free: %v", err)
+	}
+}
+
+// broken is CC with a device snippet that does not compile.
+type broken struct{ apps.CCProgram }
+
+func (broken) Device() vertexprog.DeviceCode {
+	return vertexprog.DeviceCode{Source: `typedef int X_t;
+typedef int A_t;
+struct State {};
+__device__ A_t vp_identity() { return 2147483647; }
+__device__ A_t vp_gather(A_t acc, int v, int u, X_t lu, float w, const State& s) { return min(acc, lu) }
+__device__ A_t vp_reduce(A_t a, A_t b) { return min(a, b); }
+__device__ bool vp_update(int v, A_t acc, X_t* l, const State& s, Step& st) { return false; }
+`}
+}
+
+func TestCompileErrorThroughRun(t *testing.T) {
+	needGPU(t)
+	needNVRTC(t)
+	_, err := vertexprog.Run(smallGraph(t), vertexprog.Program[int32, int32](broken{}), vertexprog.Options{Backend: "cuda"})
+	if !errors.Is(err, ErrCompile) || !strings.Contains(err.Error(), snippetFile+"(5)") {
+		t.Fatalf("err = %v, want ErrCompile at %s(5)", err, snippetFile)
+	}
+	t.Log(err)
+}
+
+// swapped declares its State members in another order than its Arrays.
+type swapped struct {
+	apps.CCProgram
+	a, b []int32
+}
+
+func (p *swapped) Prepare(g *vertexprog.Graph) error {
+	p.a, p.b = make([]int32, g.N()), make([]int32, g.N())
+	return nil
+}
+
+func (p *swapped) Device() vertexprog.DeviceCode {
+	return vertexprog.DeviceCode{Source: `typedef int X_t;
+typedef int A_t;
+struct State { int* b; int* a; };
+__device__ A_t vp_identity() { return 2147483647; }
+__device__ A_t vp_gather(A_t acc, int v, int u, X_t lu, float w, const State& s) { return min(acc, lu); }
+__device__ A_t vp_reduce(A_t a, A_t b) { return min(a, b); }
+__device__ bool vp_update(int v, A_t acc, X_t* l, const State& s, Step& st) { return false; }
+`, Arrays: []vertexprog.DeviceArray{{Name: "a", Data: p.a}, {Name: "b", Data: p.b}}}
+}
+
+func TestStateOrderIsChecked(t *testing.T) {
+	needGPU(t)
+	needNVRTC(t)
+	_, err := vertexprog.Run(smallGraph(t), vertexprog.Program[int32, int32](&swapped{}), vertexprog.Options{Backend: "cuda"})
+	if !errors.Is(err, ErrCompile) || !strings.Contains(err.Error(), "State member a") {
+		t.Fatalf("err = %v, want a layout error naming member a", err)
+	}
+	t.Log(err)
+}

@@ -1,0 +1,243 @@
+//go:build cuda
+
+package cuda
+
+/*
+#cgo LDFLAGS: -ldl
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <stdio.h>
+
+typedef void* hp_prog;
+typedef int (*hp_version_t)(int*, int*);
+typedef const char* (*hp_errstr_t)(int);
+typedef int (*hp_create_t)(hp_prog*, const char*, const char*, int, const char* const*, const char* const*);
+typedef int (*hp_compile_t)(hp_prog, int, const char* const*);
+typedef int (*hp_size_t)(hp_prog, size_t*);
+typedef int (*hp_get_t)(hp_prog, char*);
+typedef int (*hp_destroy_t)(hp_prog*);
+
+static void* hp_nv;
+
+static const char* hp_nvrtc_open(const char* name) {
+	hp_nv = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+	if (!hp_nv) return dlerror();
+	return 0;
+}
+
+static int hp_nvrtc_version(int* major, int* minor) {
+	hp_version_t f = (hp_version_t)dlsym(hp_nv, "nvrtcVersion");
+	if (!f) return -1;
+	return f(major, minor);
+}
+
+static const char* hp_nvrtc_errstr(int r) {
+	hp_errstr_t f = (hp_errstr_t)dlsym(hp_nv, "nvrtcGetErrorString");
+	return f ? f(r) : "unknown NVRTC error";
+}
+
+// hp_nvrtc_compile compiles src; on return *log and (on success) *ptx are
+// malloc'd strings for the caller to free. It returns the NVRTC result,
+// or -1 when a symbol is missing.
+static int hp_nvrtc_compile(const char* src, const char* name, int nopts, const char** opts, char** ptx, char** log) {
+	hp_create_t create = (hp_create_t)dlsym(hp_nv, "nvrtcCreateProgram");
+	hp_compile_t compile = (hp_compile_t)dlsym(hp_nv, "nvrtcCompileProgram");
+	hp_size_t logSize = (hp_size_t)dlsym(hp_nv, "nvrtcGetProgramLogSize");
+	hp_get_t getLog = (hp_get_t)dlsym(hp_nv, "nvrtcGetProgramLog");
+	hp_size_t ptxSize = (hp_size_t)dlsym(hp_nv, "nvrtcGetPTXSize");
+	hp_get_t getPTX = (hp_get_t)dlsym(hp_nv, "nvrtcGetPTX");
+	hp_destroy_t destroy = (hp_destroy_t)dlsym(hp_nv, "nvrtcDestroyProgram");
+	*ptx = 0;
+	*log = 0;
+	if (!create || !compile || !logSize || !getLog || !ptxSize || !getPTX || !destroy) return -1;
+	hp_prog prog = 0;
+	int r = create(&prog, src, name, 0, 0, 0);
+	if (r != 0) return r;
+	int cr = compile(prog, nopts, opts);
+	size_t n = 0;
+	if (logSize(prog, &n) == 0 && n > 0) {
+		*log = (char*)malloc(n + 1);
+		getLog(prog, *log);
+		(*log)[n] = 0;
+	}
+	if (cr == 0) {
+		n = 0;
+		r = ptxSize(prog, &n);
+		if (r == 0) {
+			*ptx = (char*)malloc(n + 1);
+			r = getPTX(prog, *ptx);
+			(*ptx)[n] = 0;
+		}
+	} else {
+		r = cr;
+	}
+	destroy(&prog);
+	return r;
+}
+*/
+import "C"
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"unsafe"
+)
+
+// ErrCompile is returned (wrapped in a *CompileError) when NVRTC rejects
+// the kernels with a program's device code spliced in.
+var ErrCompile = errors.New("cuda: device code does not compile")
+
+// CompileError carries NVRTC's log. Lines of the program's snippet are
+// reported as device_code.cu(LINE), numbered from the snippet's first
+// line.
+type CompileError struct {
+	Log string
+}
+
+func (e *CompileError) Error() string {
+	return fmt.Sprintf("%v (NVRTC log follows; %s(N) is line N of DeviceCode.Source)\n%s", ErrCompile, snippetFile, strings.TrimSpace(e.Log))
+}
+
+func (e *CompileError) Unwrap() error { return ErrCompile }
+
+var (
+	nvrtcOnce    sync.Once
+	nvrtcErr     error
+	nvrtcName    string
+	nvrtcVersion string
+)
+
+// nvrtcLibraries are tried in order unless HPGRAPH_NVRTC names one.
+var nvrtcLibraries = []string{"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2"}
+
+func loadNVRTC() error {
+	nvrtcOnce.Do(func() {
+		names := nvrtcLibraries
+		if s := os.Getenv("HPGRAPH_NVRTC"); s != "" {
+			names = []string{s}
+		}
+		var tried []string
+		for _, name := range names {
+			cname := C.CString(name)
+			msg := C.hp_nvrtc_open(cname)
+			C.free(unsafe.Pointer(cname))
+			if msg == nil {
+				nvrtcName = name
+				var major, minor C.int
+				if C.hp_nvrtc_version(&major, &minor) != 0 {
+					nvrtcErr = fmt.Errorf("cuda: %s has no nvrtcVersion: not NVRTC", name)
+					return
+				}
+				nvrtcVersion = fmt.Sprintf("%d.%d", major, minor)
+				return
+			}
+			tried = append(tried, C.GoString(msg))
+		}
+		nvrtcErr = fmt.Errorf("cuda: NVRTC (the CUDA runtime compiler) not found; tried %s (set HPGRAPH_NVRTC to its path): %s",
+			strings.Join(names, ", "), strings.Join(tried, "; "))
+	})
+	return nvrtcErr
+}
+
+// compileOptions are NVRTC's flags for arch (compute_XY). FMA contraction
+// is off so floating point matches the Go programs bit for bit.
+func compileOptions(arch string) []string {
+	return []string{"--gpu-architecture=" + arch, "--fmad=false", "--std=c++17", "-default-device"}
+}
+
+// compile returns the PTX of src for arch, from the disk cache when it
+// has been compiled before by the same NVRTC with the same options.
+func compile(src, arch string) (ptx, key string, err error) {
+	if err := loadNVRTC(); err != nil {
+		return "", "", err
+	}
+	opts := compileOptions(arch)
+	h := sha256.New()
+	for _, s := range append([]string{src, nvrtcVersion}, opts...) {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	key = hex.EncodeToString(h.Sum(nil))
+	dir := ptxCacheDir()
+	if dir != "" {
+		if b, err := os.ReadFile(filepath.Join(dir, key+".ptx")); err == nil && len(b) > 0 {
+			return string(b), key, nil
+		}
+	}
+	ptx, err = nvrtcCompile(src, opts)
+	if err != nil {
+		return "", "", err
+	}
+	if dir != "" {
+		writeCache(dir, key+".ptx", ptx)
+	}
+	return ptx, key, nil
+}
+
+// ptxCacheDir is os.UserCacheDir()/hpgraph/ptx, or "" when there is none.
+func ptxCacheDir() string {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(base, "hpgraph", "ptx")
+}
+
+// writeCache stores a file atomically; a cache that cannot be written is
+// no error.
+func writeCache(dir, name, content string) {
+	if os.MkdirAll(dir, 0o755) != nil {
+		return
+	}
+	f, err := os.CreateTemp(dir, name+".tmp*")
+	if err != nil {
+		return
+	}
+	_, werr := f.WriteString(content)
+	cerr := f.Close()
+	if werr != nil || cerr != nil || os.Rename(f.Name(), filepath.Join(dir, name)) != nil {
+		os.Remove(f.Name())
+	}
+}
+
+func nvrtcCompile(src string, opts []string) (string, error) {
+	csrc := C.CString(src)
+	defer C.free(unsafe.Pointer(csrc))
+	cname := C.CString("hpgraph.cu")
+	defer C.free(unsafe.Pointer(cname))
+	copts := (*[1 << 10]*C.char)(C.malloc(C.size_t(len(opts)) * C.size_t(unsafe.Sizeof((*C.char)(nil)))))
+	for i, o := range opts {
+		copts[i] = C.CString(o)
+	}
+	defer func() {
+		for i := range opts {
+			C.free(unsafe.Pointer(copts[i]))
+		}
+		C.free(unsafe.Pointer(copts))
+	}()
+	var cptx, clog *C.char
+	r := C.hp_nvrtc_compile(csrc, cname, C.int(len(opts)), &copts[0], &cptx, &clog)
+	var log string
+	if clog != nil {
+		log = C.GoString(clog)
+		C.free(unsafe.Pointer(clog))
+	}
+	if r == -1 {
+		return "", fmt.Errorf("cuda: %s lacks an NVRTC entry point", nvrtcName)
+	}
+	if r != 0 {
+		if log != "" {
+			return "", &CompileError{Log: log}
+		}
+		return "", fmt.Errorf("cuda: NVRTC (%s): %s", nvrtcName, C.GoString(C.hp_nvrtc_errstr(r)))
+	}
+	ptx := C.GoString(cptx)
+	C.free(unsafe.Pointer(cptx))
+	return ptx, nil
+}

@@ -1,0 +1,65 @@
+// hpgraph CUDA prelude: what a program's device code may use. The backend
+// puts a block of #defines before this file (VP_XSIZE, VP_ASIZE,
+// VP_HAS_WANTS, VP_HAS_DONE, VP_TEXTURE, VP_TEXTURE_X) and the program's
+// snippet after it.
+
+// Step is what vp_update sees of the superstep: its number and the global
+// aggregators (the values combined over the previous superstep, and the
+// contributions to the next).
+struct Step {
+  int iteration;
+  const double* prev;
+  double* acc;
+  const int* ops;  // 0 Sum, 1 Min, 2 Max (vertexprog.Aggregator)
+  __device__ double aggregate(int i) const { return prev[i]; }
+  __device__ void add(int i, double v);
+};
+
+// Go's min and max (math.Min/math.Max for floating point: -Inf and NaN win
+// as in Go, and -0 is below +0), for device code that must match the Go
+// program bit for bit.
+__device__ __forceinline__ double vp_go_min(double a, double b) {
+  const double ninf = __longlong_as_double(0xfff0000000000000ULL);
+  if (a == ninf || b == ninf) return ninf;
+  if (a != a || b != b) return a + b;
+  if (a == 0 && b == 0) return __double_as_longlong(a) < 0 ? a : b;
+  return a < b ? a : b;
+}
+__device__ __forceinline__ double vp_go_max(double a, double b) {
+  const double pinf = __longlong_as_double(0x7ff0000000000000ULL);
+  if (a == pinf || b == pinf) return pinf;
+  if (a != a || b != b) return a + b;
+  if (a == 0 && b == 0) return __double_as_longlong(a) < 0 ? b : a;
+  return a > b ? a : b;
+}
+// Go's builtin min/max on float32 (NaN wins; -0 below +0).
+__device__ __forceinline__ float vp_go_minf(float a, float b) {
+  if (a != a) return a;
+  if (b != b) return b;
+  if (a == 0 && b == 0) return __float_as_int(a) < 0 ? a : b;
+  return a < b ? a : b;
+}
+__device__ __forceinline__ float vp_go_maxf(float a, float b) {
+  if (a != a) return a;
+  if (b != b) return b;
+  if (a == 0 && b == 0) return __float_as_int(a) < 0 ? b : a;
+  return a > b ? a : b;
+}
+
+__device__ __forceinline__ void Step::add(int i, double v) {
+  if (ops[i] == 0) {
+    atomicAdd(acc + i, v);
+    return;
+  }
+  unsigned long long* p = reinterpret_cast<unsigned long long*>(acc + i);
+  unsigned long long old = *reinterpret_cast<volatile unsigned long long*>(p);
+  for (;;) {
+    double cur = __longlong_as_double(old);
+    double nv = ops[i] == 1 ? vp_go_min(cur, v) : vp_go_max(cur, v);
+    unsigned long long nb = __double_as_longlong(nv);
+    if (nb == old) return;
+    unsigned long long seen = atomicCAS(p, old, nb);
+    if (seen == old) return;
+    old = seen;
+  }
+}

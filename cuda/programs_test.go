@@ -1,0 +1,144 @@
+//go:build cuda
+
+package cuda
+
+import (
+	"math"
+
+	"github.com/hpgraph/hpgraph/vertexprog"
+)
+
+// User-style programs with device code, as a user outside the project
+// would write them.
+
+// widest is the widest-path problem (max-min over float32 weights): a
+// sparse program that can push.
+type widest struct{ src int32 }
+
+func (widest) Spec() vertexprog.Spec { return vertexprog.Spec{Edges: vertexprog.InEdges, Sparse: true} }
+func (p widest) Init(v int32, _ *vertexprog.Step) (float32, bool) {
+	if v == p.src {
+		return float32(math.Inf(1)), true
+	}
+	return 0, false
+}
+func (widest) Identity() float32                                     { return 0 }
+func (widest) Gather(acc float32, _, _ int32, xu, w float32) float32 { return max(acc, min(xu, w)) }
+func (widest) Reduce(a, b float32) float32                           { return max(a, b) }
+func (widest) Update(_ int32, acc float32, x *float32, _ *vertexprog.Step) bool {
+	if acc > *x {
+		*x = acc
+		return true
+	}
+	return false
+}
+
+func (widest) Device() vertexprog.DeviceCode {
+	return vertexprog.DeviceCode{Source: `
+typedef float X_t;
+typedef float A_t;
+struct State {};
+__device__ A_t vp_identity() { return 0.0f; }
+__device__ A_t vp_gather(A_t acc, int v, int u, X_t xu, float w, const State& s) {
+  return vp_go_maxf(acc, vp_go_minf(xu, w));
+}
+__device__ A_t vp_reduce(A_t a, A_t b) { return vp_go_maxf(a, b); }
+__device__ bool vp_update(int v, A_t acc, X_t* x, const State& s, Step& st) {
+  if (acc > *x) { *x = acc; return true; }
+  return false;
+}
+`}
+}
+
+// stats gathers a 12-byte accumulator (count, max and min of the active
+// in-neighbours' values), so it runs pull-only through the general COO
+// path; it filters rows, keeps a writable state array, and uses the three
+// kinds of aggregator. Everything it computes is exact whatever the order
+// of summation.
+type stats struct{ Count, Max, Min int32 }
+
+type statsProg struct{ seen []int32 }
+
+func (*statsProg) Spec() vertexprog.Spec {
+	return vertexprog.Spec{Edges: vertexprog.InEdges, MaxIterations: 6,
+		Aggregators: []vertexprog.Aggregator{vertexprog.Sum, vertexprog.Min, vertexprog.Max}}
+}
+
+func (p *statsProg) Prepare(g *vertexprog.Graph) error {
+	p.seen = make([]int32, g.N())
+	return nil
+}
+
+func (p *statsProg) Init(v int32, s *vertexprog.Step) (int32, bool) {
+	x := v * 7 % 13
+	s.Add(0, 1)
+	s.Add(1, float64(x))
+	s.Add(2, float64(x))
+	return x, v%3 != 0
+}
+
+func (*statsProg) Identity() stats { return stats{0, math.MinInt32, math.MaxInt32} }
+
+func (*statsProg) Gather(acc stats, _, _ int32, xu int32, w float32) stats {
+	acc.Count += int32(w)
+	acc.Max = max(acc.Max, xu)
+	acc.Min = min(acc.Min, xu)
+	return acc
+}
+
+func (*statsProg) Reduce(a, b stats) stats {
+	return stats{a.Count + b.Count, max(a.Max, b.Max), min(a.Min, b.Min)}
+}
+
+func (p *statsProg) Update(v int32, acc stats, x *int32, s *vertexprog.Step) bool {
+	if acc.Count == 0 {
+		return false
+	}
+	nx := (acc.Max-acc.Min+acc.Count+*x)%1000 + int32(s.Iteration)
+	s.Add(0, float64(acc.Count))
+	s.Add(1, float64(nx))
+	s.Add(2, float64(nx)*0.5+s.Aggregate(1))
+	changed := nx != *x
+	*x = nx
+	p.seen[v]++
+	return changed
+}
+
+func (*statsProg) Wants(v int32) bool { return v%5 != 4 }
+
+func (p *statsProg) Device() vertexprog.DeviceCode {
+	return vertexprog.DeviceCode{
+		Source: `
+typedef int X_t;
+struct A_t { int count, max, min; };
+struct State { int* seen; };
+__device__ A_t vp_identity() { A_t a; a.count = 0; a.max = -2147483647 - 1; a.min = 2147483647; return a; }
+__device__ A_t vp_gather(A_t acc, int v, int u, X_t xu, float w, const State& s) {
+  acc.count += (int)w;
+  if (xu > acc.max) acc.max = xu;
+  if (xu < acc.min) acc.min = xu;
+  return acc;
+}
+__device__ A_t vp_reduce(A_t a, A_t b) {
+  A_t r;
+  r.count = a.count + b.count;
+  r.max = a.max > b.max ? a.max : b.max;
+  r.min = a.min < b.min ? a.min : b.min;
+  return r;
+}
+__device__ bool vp_update(int v, A_t acc, X_t* x, const State& s, Step& st) {
+  if (acc.count == 0) return false;
+  int nx = (acc.max - acc.min + acc.count + *x) % 1000 + st.iteration;
+  st.add(0, (double)acc.count);
+  st.add(1, (double)nx);
+  st.add(2, (double)nx * 0.5 + st.aggregate(1));
+  bool changed = nx != *x;
+  *x = nx;
+  s.seen[v]++;
+  return changed;
+}
+__device__ bool vp_wants(int v, const State& s) { return v % 5 != 4; }
+`,
+		Arrays: []vertexprog.DeviceArray{{Name: "seen", Data: p.seen}},
+	}
+}

@@ -1,0 +1,245 @@
+//go:build cuda
+
+package cuda
+
+import (
+	_ "embed"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"reflect"
+	"regexp"
+	"strings"
+	"unsafe"
+
+	"github.com/hpgraph/hpgraph/vertexprog"
+)
+
+//go:embed prelude.cu
+var preludeSource string
+
+//go:embed kernels.cu
+var kernelSource string
+
+// snippetFile is the name NVRTC's log gives the program's snippet.
+const snippetFile = "device_code.cu"
+
+// features are the compile-time switches of one kernel build.
+type features struct {
+	XSize, ASize      int
+	HasWants, HasDone bool
+	Texture           bool // bitmasks through texture objects
+	TextureX          bool // X through a texture object
+}
+
+// elemType describes a state array's element or a scalar's type.
+type elemType struct {
+	size  int
+	cType string // as CUDA spells it
+	goTyp string
+}
+
+var elemTypes = map[reflect.Kind]elemType{
+	reflect.Int32:   {4, "int", "int32"},
+	reflect.Uint32:  {4, "unsigned int", "uint32"},
+	reflect.Int64:   {8, "long long", "int64"},
+	reflect.Uint64:  {8, "unsigned long long", "uint64"},
+	reflect.Float32: {4, "float", "float32"},
+	reflect.Float64: {8, "double", "float64"},
+}
+
+// stateArray is a DeviceArray resolved to raw memory.
+type stateArray struct {
+	name     string
+	elem     elemType
+	ptr      unsafe.Pointer // the Go slice's first element (nil when empty)
+	bytes    int64
+	readOnly bool
+}
+
+// stateLayout is the State struct argument: one pointer per array, then
+// the scalars, laid out as a C compiler does.
+type stateLayout struct {
+	arrays  []stateArray
+	offsets []int // of arrays, then scalars
+	scalars []scalarValue
+	size    int
+}
+
+type scalarValue struct {
+	name string
+	elem elemType
+	bits uint64
+}
+
+var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// layoutState checks the program's arrays and scalars and lays out State.
+func layoutState(code *vertexprog.DeviceCode) (*stateLayout, error) {
+	l := &stateLayout{}
+	off, align := 0, 1
+	place := func(size int) int {
+		off = (off + size - 1) / size * size
+		o := off
+		off += size
+		align = max(align, size)
+		return o
+	}
+	seen := map[string]bool{}
+	for i, a := range code.Arrays {
+		if !identRE.MatchString(a.Name) || seen[a.Name] {
+			return nil, fmt.Errorf("cuda: DeviceCode.Arrays[%d]: %q is not a C identifier, or is repeated", i, a.Name)
+		}
+		seen[a.Name] = true
+		v := reflect.ValueOf(a.Data)
+		if v.Kind() != reflect.Slice {
+			return nil, fmt.Errorf("cuda: DeviceCode.Arrays[%d] (%s) is a %T, not a slice", i, a.Name, a.Data)
+		}
+		et, ok := elemTypes[v.Type().Elem().Kind()]
+		if !ok {
+			return nil, fmt.Errorf("cuda: DeviceCode.Arrays[%d] (%s) is a %T; state arrays are []int32, []uint32, []int64, []uint64, []float32 or []float64", i, a.Name, a.Data)
+		}
+		sa := stateArray{name: a.Name, elem: et, bytes: int64(v.Len()) * int64(et.size), readOnly: a.ReadOnly}
+		if v.Len() > 0 {
+			sa.ptr = v.UnsafePointer()
+		}
+		l.arrays = append(l.arrays, sa)
+		l.offsets = append(l.offsets, place(8))
+	}
+	for i, s := range code.Scalars {
+		if !identRE.MatchString(s.Name) || seen[s.Name] {
+			return nil, fmt.Errorf("cuda: DeviceCode.Scalars[%d]: %q is not a C identifier, or is repeated", i, s.Name)
+		}
+		seen[s.Name] = true
+		sv := scalarValue{name: s.Name}
+		switch x := s.Value.(type) {
+		case int32:
+			sv.elem, sv.bits = elemTypes[reflect.Int32], uint64(uint32(x))
+		case uint32:
+			sv.elem, sv.bits = elemTypes[reflect.Uint32], uint64(x)
+		case int64:
+			sv.elem, sv.bits = elemTypes[reflect.Int64], uint64(x)
+		case uint64:
+			sv.elem, sv.bits = elemTypes[reflect.Uint64], x
+		case float32:
+			sv.elem, sv.bits = elemTypes[reflect.Float32], uint64(math.Float32bits(x))
+		case float64:
+			sv.elem, sv.bits = elemTypes[reflect.Float64], math.Float64bits(x)
+		default:
+			return nil, fmt.Errorf("cuda: DeviceCode.Scalars[%d] (%s) is a %T; scalars are int32, uint32, int64, uint64, float32 or float64", i, s.Name, s.Value)
+		}
+		l.scalars = append(l.scalars, sv)
+		l.offsets = append(l.offsets, place(sv.elem.size))
+	}
+	l.size = (off + align - 1) / align * align
+	return l, nil
+}
+
+// bytes is the State argument with the arrays at device addresses ptrs.
+func (l *stateLayout) bytes(ptrs []uint64) []byte {
+	b := make([]byte, max(8, l.size))
+	for i, p := range ptrs {
+		binary.LittleEndian.PutUint64(b[l.offsets[i]:], p)
+	}
+	for i, s := range l.scalars {
+		o := l.offsets[len(l.arrays)+i]
+		if s.elem.size == 4 {
+			binary.LittleEndian.PutUint32(b[o:], uint32(s.bits))
+		} else {
+			binary.LittleEndian.PutUint64(b[o:], s.bits)
+		}
+	}
+	return b
+}
+
+// checks are static_asserts that the program's State, X_t and A_t match
+// what the host passes, so a mismatch is a compile error naming the
+// member rather than wrong results.
+func (l *stateLayout) checks(f features) string {
+	var b strings.Builder
+	b.WriteString(`template <class A, class B> struct vp_same { enum { value = 0 }; };
+template <class A> struct vp_same<A, A> { enum { value = 1 }; };
+template <class T> struct vp_bare { typedef T type; };
+template <class T> struct vp_bare<const T> { typedef T type; };
+template <class T> struct vp_bare<volatile T> { typedef T type; };
+template <class T> struct vp_bare<const volatile T> { typedef T type; };
+template <class T> struct vp_pointee { typedef void type; };
+template <class T> struct vp_pointee<T*> { typedef typename vp_bare<T>::type type; };
+template <class T> struct vp_pointee<T* const> { typedef typename vp_bare<T>::type type; };
+template <class T> struct vp_pointee<T* __restrict__> { typedef typename vp_bare<T>::type type; };
+template <class T> struct vp_pointee<T* const __restrict__> { typedef typename vp_bare<T>::type type; };
+`)
+	if f.XSize == 0 {
+		b.WriteString("static_assert(sizeof(X_t) <= 1, \"hpgraph: the Go program's X has no bytes (struct{}): X_t must be an empty struct\");\n")
+	} else {
+		fmt.Fprintf(&b, "static_assert(sizeof(X_t) == %d, \"hpgraph: X_t must have the %d bytes of the Go program's X, laid out alike\");\n", f.XSize, f.XSize)
+	}
+	fmt.Fprintf(&b, "static_assert(sizeof(A_t) == %d, \"hpgraph: A_t must have the %d bytes of the Go program's accumulator, laid out alike\");\n", f.ASize, f.ASize)
+	if len(l.offsets) == 0 {
+		b.WriteString("static_assert(sizeof(State) == 1, \"hpgraph: DeviceCode has no Arrays or Scalars, so State must be empty: struct State {};\");\n")
+	} else {
+		fmt.Fprintf(&b, "static_assert(sizeof(State) == %d, \"hpgraph: State must be %d bytes: one pointer per DeviceCode.Arrays entry, then one member per DeviceCode.Scalars entry, in order, and nothing else\");\n", l.size, l.size)
+	}
+	for _, a := range l.arrays {
+		fmt.Fprintf(&b, "static_assert(vp_same<vp_pointee<decltype(State::%s)>::type, %s>::value, \"hpgraph: State member %s must be a %s* (the Go slice is []%s)\");\n",
+			a.name, a.elem.cType, a.name, a.elem.cType, a.elem.goTyp)
+	}
+	for _, s := range l.scalars {
+		fmt.Fprintf(&b, "static_assert(vp_same<vp_bare<decltype(State::%s)>::type, %s>::value, \"hpgraph: State member %s must be a %s (the Go value is a %s)\");\n",
+			s.name, s.elem.cType, s.name, s.elem.cType, s.elem.goTyp)
+	}
+	// Member offsets are not constant expressions without offsetof, which
+	// NVRTC lacks: a kernel reports them and the host compares (layoutErr).
+	b.WriteString("extern \"C\" __global__ void vp_state_layout(unsigned long long* out) {\n")
+	if len(l.offsets) > 0 {
+		b.WriteString("  const State* st = reinterpret_cast<const State*>(out);\n")
+	}
+	for i, a := range l.arrays {
+		fmt.Fprintf(&b, "  out[%d] = reinterpret_cast<const char*>(&st->%s) - reinterpret_cast<const char*>(st);\n", i, a.name)
+	}
+	for i, s := range l.scalars {
+		fmt.Fprintf(&b, "  out[%d] = reinterpret_cast<const char*>(&st->%s) - reinterpret_cast<const char*>(st);\n", len(l.arrays)+i, s.name)
+	}
+	fmt.Fprintf(&b, "  out[%d] = sizeof(State);\n}\n", len(l.offsets))
+	return b.String()
+}
+
+// layoutErr compares the offsets vp_state_layout reported (then the
+// size) with the layout the host passes.
+func (l *stateLayout) layoutErr(got []uint64) error {
+	for i, o := range l.offsets {
+		if got[i] != uint64(o) {
+			name, what := "", ""
+			if i < len(l.arrays) {
+				name, what = l.arrays[i].name, fmt.Sprintf("DeviceCode.Arrays[%d]", i)
+			} else {
+				name, what = l.scalars[i-len(l.arrays)].name, fmt.Sprintf("DeviceCode.Scalars[%d]", i-len(l.arrays))
+			}
+			return fmt.Errorf("%w: State member %s (%s) is at byte %d of State; the backend passes it at byte %d: State's members must be the Arrays, then the Scalars, in order",
+				ErrCompile, name, what, got[i], o)
+		}
+	}
+	return nil
+}
+
+// buildSource splices a program's snippet into the kernel template.
+func buildSource(code *vertexprog.DeviceCode, l *stateLayout, f features) string {
+	var b strings.Builder
+	b01 := func(v bool) int {
+		if v {
+			return 1
+		}
+		return 0
+	}
+	fmt.Fprintf(&b, "#define VP_XSIZE %d\n#define VP_ASIZE %d\n#define VP_HAS_WANTS %d\n#define VP_HAS_DONE %d\n#define VP_TEXTURE %d\n#define VP_TEXTURE_X %d\n",
+		f.XSize, f.ASize, b01(f.HasWants), b01(f.HasDone), b01(f.Texture), b01(f.TextureX))
+	b.WriteString("#line 1 \"hpgraph_prelude.cu\"\n")
+	b.WriteString(preludeSource)
+	fmt.Fprintf(&b, "\n#line 1 %q\n", snippetFile)
+	b.WriteString(code.Source)
+	b.WriteString("\n#line 1 \"hpgraph_checks.cu\"\n")
+	b.WriteString(l.checks(f))
+	b.WriteString("#line 1 \"hpgraph_kernels.cu\"\n")
+	b.WriteString(kernelSource)
+	return b.String()
+}
