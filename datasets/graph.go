@@ -9,6 +9,8 @@ package datasets
 import (
 	"errors"
 	"fmt"
+
+	"github.com/hpgraph/hpgraph/internal/par"
 )
 
 // Vertex ids are int32 (graphs up to 2^31-1 vertices); edge offsets are
@@ -30,7 +32,8 @@ type EdgeList struct {
 	// IDs maps vertex v back to the id used in the input (edge lists with
 	// sparse ids). When nil, the original id of v is v + IDBase.
 	IDs []int64
-	// IDBase is 1 for Matrix Market (1-based) and 0 otherwise.
+	// IDBase is the original id of vertex 0 when IDs is nil (1 for Matrix
+	// Market, the smallest id of an edge list whose ids are contiguous).
 	IDBase int64
 	// Name is the file the list came from, or the generator's description.
 	Name string
@@ -170,16 +173,34 @@ func (g *Graph) Validate() error {
 		return fmt.Errorf("graph %q: %d original ids for %d vertices", g.Name, len(g.IDs), g.N)
 	}
 	for v := 0; v < g.N; v++ {
-		lo, hi := g.RowPtr[v], g.RowPtr[v+1]
-		if hi < lo {
+		if g.RowPtr[v+1] < g.RowPtr[v] {
 			return fmt.Errorf("graph %q: row %d has negative length", g.Name, v)
 		}
-		for i := lo; i < hi; i++ {
+	}
+	// Rows are checked in parallel blocks of about equal arcs; the first
+	// bad row of the lowest block is reported.
+	errs := make([]error, par.Workers())
+	par.Parts(par.Split(g.N, par.Workers(), func(i int) int64 { return g.RowPtr[i] }), func(w, lo, hi int) {
+		errs[w] = g.validateRows(lo, hi)
+	})
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (g *Graph) validateRows(lo, hi int) error {
+	n := int32(g.N)
+	for v := lo; v < hi; v++ {
+		s, e := g.RowPtr[v], g.RowPtr[v+1]
+		for i := s; i < e; i++ {
 			c := g.Col[i]
-			if c < 0 || int(c) >= g.N {
+			if uint32(c) >= uint32(n) {
 				return fmt.Errorf("graph %q: arc %d->%d out of range [0,%d)", g.Name, v, c, g.N)
 			}
-			if i > lo && c < g.Col[i-1] {
+			if i > s && c < g.Col[i-1] {
 				return fmt.Errorf("graph %q: row %d is not sorted", g.Name, v)
 			}
 			if g.W != nil && !finite(g.W[i]) {
