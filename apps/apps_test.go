@@ -3,13 +3,11 @@ package apps_test
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/hpgraph/hpgraph/apps"
 	"github.com/hpgraph/hpgraph/apps/reference"
 	"github.com/hpgraph/hpgraph/datasets"
-	"github.com/hpgraph/hpgraph/datasets/gen"
 	"github.com/hpgraph/hpgraph/vertexprog"
 	"github.com/hpgraph/hpgraph/vertexprog/vptest"
 )
@@ -23,68 +21,9 @@ func build(t testing.TB, el *datasets.EdgeList, opt datasets.Options) *datasets.
 	return g
 }
 
-// directedWithSinks is a random directed graph where a tenth of the
-// vertices have no out-arcs and a few have none at all.
-func directedWithSinks(n, m int, seed uint64) *datasets.EdgeList {
-	rng := rand.New(rand.NewPCG(seed, 1))
-	el := &datasets.EdgeList{N: n, Directed: true, Name: "directed-sinks"}
-	for len(el.Src) < m {
-		u, v := int32(rng.IntN(n)), int32(rng.IntN(n))
-		if u%10 == 0 {
-			continue // sinks
-		}
-		el.Src, el.Dst = append(el.Src, u), append(el.Dst, v)
-	}
-	return el
-}
-
-// disconnected joins two generated graphs side by side and leaves isolated
-// vertices at the end and in between.
-func disconnected(t testing.TB) *datasets.EdgeList {
-	a, err := gen.Kronecker(7, 4, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := gen.Grid(6, 9)
-	if err != nil {
-		t.Fatal(err)
-	}
-	off := int32(a.N + 5)
-	el := &datasets.EdgeList{N: a.N + 5 + b.N + 7, Src: a.Src, Dst: a.Dst, Name: "disconnected"}
-	for i := range b.Src {
-		el.Src, el.Dst = append(el.Src, b.Src[i]+off), append(el.Dst, b.Dst[i]+off)
-	}
-	return el
-}
-
-type testGraph struct {
-	name string
-	g    *datasets.Graph
-}
-
 // shapes are the random graphs every app is checked on against the
 // reference.
-func shapes(t testing.TB, opt datasets.Options) []testGraph {
-	kron, err := gen.Kronecker(9, 8, gen.GAPSeed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	uni, err := gen.Uniform(9, 6, 7)
-	if err != nil {
-		t.Fatal(err)
-	}
-	grid, err := gen.Grid(17, 23)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return []testGraph{
-		{"kron9", build(t, kron, opt)},
-		{"urand9", build(t, uni, opt)},
-		{"grid17x23", build(t, grid, opt)},
-		{"directed-sinks", build(t, directedWithSinks(400, 1500, 9), opt)},
-		{"disconnected", build(t, disconnected(t), opt)},
-	}
-}
+func shapes(t testing.TB, opt datasets.Options) []vptest.Graph { return vptest.Graphs(t, opt) }
 
 var weighted = datasets.Options{Weights: datasets.WeightsRandom, WeightMin: 1, WeightMax: 64, Seed: 5}
 
@@ -102,10 +41,10 @@ func sources(g *datasets.Graph) []int32 {
 
 func TestBFSMatchesReference(t *testing.T) {
 	for _, tg := range shapes(t, datasets.Options{}) {
-		g := vertexprog.NewGraph(tg.g)
-		for _, src := range sources(tg.g) {
-			t.Run(fmt.Sprintf("%s/src%d", tg.name, src), func(t *testing.T) {
-				want, err := reference.BFS(tg.g, src)
+		g := vertexprog.NewGraph(tg.G)
+		for _, src := range sources(tg.G) {
+			t.Run(fmt.Sprintf("%s/src%d", tg.Name, src), func(t *testing.T) {
+				want, err := reference.BFS(tg.G, src)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -114,7 +53,7 @@ func TestBFSMatchesReference(t *testing.T) {
 					if err != nil {
 						t.Fatalf("%s: %v", c.Name, err)
 					}
-					if err := reference.ValidateBFS(tg.g, src, r.Depth, r.Parent); err != nil {
+					if err := reference.ValidateBFS(tg.G, src, r.Depth, r.Parent); err != nil {
 						t.Fatalf("%s: %v", c.Name, err)
 					}
 					for v := range want {
@@ -130,10 +69,10 @@ func TestBFSMatchesReference(t *testing.T) {
 
 func TestSSSPMatchesReference(t *testing.T) {
 	for _, tg := range shapes(t, weighted) {
-		g := vertexprog.NewGraph(tg.g)
-		for _, src := range sources(tg.g) {
-			t.Run(fmt.Sprintf("%s/src%d", tg.name, src), func(t *testing.T) {
-				want, err := reference.SSSP(tg.g, src)
+		g := vertexprog.NewGraph(tg.G)
+		for _, src := range sources(tg.G) {
+			t.Run(fmt.Sprintf("%s/src%d", tg.Name, src), func(t *testing.T) {
+				want, err := reference.SSSP(tg.G, src)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -156,9 +95,9 @@ func TestSSSPMatchesReference(t *testing.T) {
 
 func TestComponentsMatchReference(t *testing.T) {
 	for _, tg := range shapes(t, datasets.Options{}) {
-		t.Run(tg.name, func(t *testing.T) {
-			want := reference.Components(tg.g)
-			g := vertexprog.NewGraph(tg.g)
+		t.Run(tg.Name, func(t *testing.T) {
+			want := reference.Components(tg.G)
+			g := vertexprog.NewGraph(tg.G)
 			for _, c := range vptest.Configs() {
 				r, err := apps.ConnectedComponents(g, c.Options)
 				if err != nil {
@@ -192,10 +131,10 @@ func pullConfigs() []vptest.Config {
 
 func TestPageRankMatchesReference(t *testing.T) {
 	for _, tg := range shapes(t, datasets.Options{}) {
-		t.Run(tg.name, func(t *testing.T) {
-			want, iters := reference.PageRank(tg.g, 0.85, 1e-7, 200)
-			wantL := reference.PageRankLDBC(tg.g, 0.85, 20)
-			g := vertexprog.NewGraph(tg.g)
+		t.Run(tg.Name, func(t *testing.T) {
+			want, iters := reference.PageRank(tg.G, 0.85, 1e-7, 200)
+			wantL := reference.PageRankLDBC(tg.G, 0.85, 20)
+			g := vertexprog.NewGraph(tg.G)
 			for _, c := range pullConfigs() {
 				r, err := apps.PageRank(g, 0.85, 1e-7, 200, c.Options)
 				if err != nil {
@@ -223,9 +162,9 @@ func TestPageRankMatchesReference(t *testing.T) {
 
 func TestTrianglesMatchReference(t *testing.T) {
 	for _, tg := range shapes(t, datasets.Options{}) {
-		t.Run(tg.name, func(t *testing.T) {
-			total, per := reference.Triangles(tg.g)
-			g := vertexprog.NewGraph(tg.g)
+		t.Run(tg.Name, func(t *testing.T) {
+			total, per := reference.Triangles(tg.G)
+			g := vertexprog.NewGraph(tg.G)
 			for _, c := range pullConfigs() {
 				r, err := apps.Triangles(g, false, c.Options)
 				if err != nil {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -100,75 +99,10 @@ func build(t *testing.T, el *datasets.EdgeList, opt datasets.Options) *datasets.
 	return g
 }
 
-// star has a hub whose in- and out-rows span several COO tiles, plus
-// random arcs, so rows cross tile boundaries in every way.
-func star(n, m int, seed uint64) *datasets.EdgeList {
-	rng := rand.New(rand.NewPCG(seed, 3))
-	el := &datasets.EdgeList{N: n, Directed: true, Name: "star"}
-	for v := int32(1); v < int32(n); v++ {
-		if v%7 != 0 {
-			el.Src, el.Dst = append(el.Src, v), append(el.Dst, 0)
-		}
-		if v%5 != 0 {
-			el.Src, el.Dst = append(el.Src, 0), append(el.Dst, v)
-		}
-	}
-	for i := 0; i < m; i++ {
-		el.Src, el.Dst = append(el.Src, int32(rng.IntN(n))), append(el.Dst, int32(rng.IntN(n)))
-	}
-	return el
-}
-
-func directedWithSinks(n, m int, seed uint64) *datasets.EdgeList {
-	rng := rand.New(rand.NewPCG(seed, 1))
-	el := &datasets.EdgeList{N: n, Directed: true, Name: "directed-sinks"}
-	for len(el.Src) < m {
-		u, v := int32(rng.IntN(n)), int32(rng.IntN(n))
-		if u%10 == 0 {
-			continue
-		}
-		el.Src, el.Dst = append(el.Src, u), append(el.Dst, v)
-	}
-	return el
-}
-
-func disconnected(t *testing.T) *datasets.EdgeList {
-	a, err := gen.Kronecker(7, 4, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := gen.Grid(6, 9)
-	if err != nil {
-		t.Fatal(err)
-	}
-	off := int32(a.N + 5)
-	el := &datasets.EdgeList{N: a.N + 5 + b.N + 7, Src: a.Src, Dst: a.Dst, Name: "disconnected"}
-	for i := range b.Src {
-		el.Src, el.Dst = append(el.Src, b.Src[i]+off), append(el.Dst, b.Dst[i]+off)
-	}
-	return el
-}
-
 func testGraphs(t *testing.T, opt datasets.Options) []testGraph {
-	kron, err := gen.Kronecker(9, 8, gen.GAPSeed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	uni, err := gen.Uniform(9, 6, 7)
-	if err != nil {
-		t.Fatal(err)
-	}
-	grid, err := gen.Grid(17, 23)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gs := []testGraph{
-		{"kron9", build(t, kron, opt)},
-		{"urand9", build(t, uni, opt)},
-		{"grid17x23", build(t, grid, opt)},
-		{"directed-sinks", build(t, directedWithSinks(400, 1500, 9), opt)},
-		{"disconnected", build(t, disconnected(t), opt)},
-		{"star", build(t, star(2500, 4000, 4), opt)},
+	var gs []testGraph
+	for _, g := range vptest.Graphs(t, opt) {
+		gs = append(gs, testGraph{g.Name, g.G})
 	}
 	if dir := os.Getenv("HPGRAPH_TESTGRAPHS"); dir != "" {
 		files, _ := filepath.Glob(filepath.Join(dir, "*.mtx"))
