@@ -110,20 +110,13 @@ func symmetrize(d *datasets.Graph) *datasets.Graph {
 	if !d.Directed {
 		return d
 	}
-	el := &datasets.EdgeList{N: d.N, Src: make([]int32, d.NNZ()), Dst: d.Col, W: d.W, Name: d.Name}
-	par.Blocks(d.N, func(_, lo, hi int) {
-		for v := lo; v < hi; v++ {
-			for i := d.RowPtr[v]; i < d.RowPtr[v+1]; i++ {
-				el.Src[i] = int32(v)
-			}
-		}
-	})
+	el := d.EdgeList()
+	el.Directed = false
 	s, err := datasets.Build(el, datasets.Options{KeepSelfLoops: true})
 	if err != nil {
 		// A valid CSR always rebuilds; reaching here is a bug.
 		panic(fmt.Sprintf("vertexprog: symmetrizing a valid graph failed: %v", err))
 	}
-	s.IDs, s.IDBase = d.IDs, d.IDBase
 	return s
 }
 
