@@ -228,12 +228,16 @@ func rankOutcome(g *vertexprog.Graph, r *apps.PageRankResult, want func() []floa
 }
 
 func runPageRank(g *vertexprog.Graph, p params, opt vertexprog.Options) (*outcome, error) {
-	r, err := apps.PageRank(g, p.damping, p.tolerance, p.maxIter, opt)
+	limit := p.maxIter
+	if limit == 0 {
+		limit = pageRankLimit
+	}
+	r, err := apps.PageRank(g, p.damping, p.tolerance, limit, opt)
 	if err != nil {
 		return nil, err
 	}
 	return rankOutcome(g, r, func() []float64 {
-		pr, _ := reference.PageRank(g.Dataset(), p.damping, p.tolerance, p.maxIter)
+		pr, _ := reference.PageRank(g.Dataset(), p.damping, p.tolerance, limit)
 		return pr
 	}), nil
 }

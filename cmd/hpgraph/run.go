@@ -53,17 +53,19 @@ func (p *params) register(fs *pflag.FlagSet) {
 	fs.Int64Var(&p.src, "src", -1, "source vertex, in the file's ids (1-based for Matrix Market); default: the highest-degree vertex")
 	fs.Float64Var(&p.damping, "damping", 0.85, "PageRank damping factor")
 	fs.Float64Var(&p.tolerance, "tolerance", 1e-6, "PageRank (paper variant): a vertex stays active while its rank moves more than this")
-	fs.IntVar(&p.maxIter, "max-iter", 0, "superstep limit (0: the algorithm's own; PageRank: 1000)")
+	fs.IntVar(&p.maxIter, "max-iter", 0, "superstep limit for any algorithm (0: the algorithm's own; the paper's PageRank stops at 1000)")
 	fs.IntVar(&p.iterations, "iterations", 10, "LDBC PageRank: number of iterations")
 	fs.BoolVar(&p.perVertex, "per-vertex", false, "triangle counting: also count per vertex (written by --out)")
 }
 
-// withDefaults fills in what depends on the algorithm.
-func (p params) withDefaults() params {
-	if p.maxIter == 0 {
-		p.maxIter = 1000
-	}
-	return p
+// pageRankLimit is the paper PageRank's superstep limit when the user
+// sets none: it converges by tolerance, this only bounds a bad tolerance.
+const pageRankLimit = 1000
+
+// apply puts the parameters that concern every algorithm into opt.
+func (p params) apply(opt vertexprog.Options) vertexprog.Options {
+	opt.MaxIterations = p.maxIter
+	return opt
 }
 
 func backendNames() []string { return vertexprog.Backends() }
@@ -100,7 +102,7 @@ func newRun() *cobra.Command {
 				return err
 			}
 			g := vertexprog.NewGraph(d)
-			prm := prm.withDefaults()
+			opt = prm.apply(opt)
 			rec := newRecord(d, args[1], alg.name, prm, loadTime)
 			// One untimed warm-up run pays for PREPROCESS's cached matrices.
 			first, err := alg.run(g, prm, opt)

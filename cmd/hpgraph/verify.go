@@ -38,7 +38,7 @@ including a graph that cannot be loaded.`,
 			if err != nil {
 				return err
 			}
-			prm := prm.withDefaults()
+			opt = prm.apply(opt)
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
 			fmt.Fprintln(w, "graph\talgorithm\tbackend\tsupersteps\ttime\tresult\tverdict")
 			failed, skipped := 0, 0
