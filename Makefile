@@ -44,15 +44,18 @@ fmt-check:
 # The GPU build: bin/hpgraph with the CUDA backend (needs libcuda.so.1 from
 # an NVIDIA driver to start; kernels compile at run time with NVRTC).
 cuda:
+	@./scripts/cuda-headers.sh >/dev/null
 	$(CUDA_ENV) $(GO) build -tags cuda -o $(BIN)/hpgraph ./cmd/hpgraph
 
 # Test binaries to run on a GPU machine (carry bin/ there).
 cuda-test:
+	@./scripts/cuda-headers.sh >/dev/null
 	$(CUDA_ENV) $(GO) test -c -tags cuda -o $(BIN)/cuda.test ./cuda/
 	$(CUDA_ENV) $(GO) test -c -tags cuda -o $(BIN)/apps-cuda.test ./apps/
 
 # What CI can do without a GPU: compile and vet everything under the tag.
 cuda-check:
+	@./scripts/cuda-headers.sh >/dev/null
 	$(CUDA_ENV) $(GO) build -tags cuda ./...
 	$(CUDA_ENV) $(GO) vet -tags cuda ./...
 	$(CUDA_ENV) $(GO) test -tags cuda -c -o /dev/null ./cuda/
