@@ -1,6 +1,8 @@
 package vertexprog
 
 import (
+	"time"
+
 	"github.com/hpgraph/hpgraph/bitmask"
 )
 
@@ -97,4 +99,28 @@ type DeviceRun interface {
 type DeviceBackend interface {
 	Backend
 	Start(job *DeviceJob) (DeviceRun, error)
+}
+
+// DeviceInfo describes the device a backend runs on, for benchmark records.
+type DeviceInfo struct {
+	Name              string // e.g. "NVIDIA H200"
+	Driver            string // driver version, e.g. "580.159.04" or "13000"
+	ComputeCapability string // e.g. "9.0"
+	SMs               int
+	MemoryBytes       int64
+	// CopyBandwidth is the measured device-to-device copy rate in bytes
+	// per second, counting bytes read plus bytes written: the roofline
+	// that benchmarks compare achieved bandwidth with.
+	CopyBandwidth float64
+}
+
+// Describer is implemented by backends that can describe their device.
+type Describer interface {
+	Describe() (DeviceInfo, error)
+}
+
+// TransferReporter is implemented by a DeviceRun that reports the time its
+// host↔device copies took so far (they are part of Preprocess and Compute).
+type TransferReporter interface {
+	Transfers() time.Duration
 }

@@ -111,6 +111,9 @@ type Result[X any] struct {
 	// Preprocess is the time spent building matrices and state; Compute the
 	// time of the superstep loop (Init included).
 	Preprocess, Compute time.Duration
+	// Transfer is the part of Preprocess and Compute spent copying between
+	// host and device (0 on the CPU backend).
+	Transfer time.Duration
 }
 
 // ErrPushUnsupported is returned when push supersteps are forced for a
@@ -154,6 +157,9 @@ func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 	if ds, ok := st.(*deviceStepper); ok {
 		if err := ds.run.Finish(valueBytes(h.x)); err != nil {
 			return nil, err
+		}
+		if tr, ok := ds.run.(TransferReporter); ok {
+			res.Transfer = tr.Transfers()
 		}
 	}
 	res.Compute = time.Since(t1)
