@@ -122,6 +122,23 @@ func (d *deviceStepper) step(it int, dir Direction) (int, int64, error) {
 
 func (d *deviceStepper) aggregates() []float64 { return d.agg }
 
+func (d *deviceStepper) batch(it int, dir Direction, max int) ([]StepReport, error) {
+	br, ok := d.run.(DeviceBatchRun)
+	if !ok || max < 2 {
+		a, e, err := d.step(it, dir)
+		return []StepReport{{Active: a, FrontierEdges: e, Aggregates: d.agg}}, err
+	}
+	reps, err := br.StepBatch(it, dir, max)
+	if err == nil && len(reps) == 0 {
+		err = fmt.Errorf("vertexprog: backend ran no superstep of a batch")
+	}
+	if err != nil {
+		return nil, err
+	}
+	d.agg = reps[len(reps)-1].Aggregates
+	return reps, nil
+}
+
 // startDevice hands the host's PREPROCESS and Init results to a backend.
 func startDevice[X, A any](b DeviceBackend, g *Graph, h *hostRun[X, A]) (*deviceStepper, error) {
 	advance(h.steps, 0)

@@ -124,3 +124,21 @@ type Describer interface {
 type TransferReporter interface {
 	Transfers() time.Duration
 }
+
+// StepReport is what one superstep of a batch reports.
+type StepReport struct {
+	Active        int
+	FrontierEdges int64
+	Aggregates    []float64
+}
+
+// DeviceBatchRun is implemented by a DeviceRun that can run several
+// supersteps back to back on the device, all in one direction, without a
+// host round trip between them (the long tail of small supersteps on
+// high-diameter graphs). StepBatch runs supersteps it, it+1, … — at most
+// max of them — and stops after the first one that activates no vertex;
+// it returns one report per superstep run (at least one). Supersteps after
+// the frontier empties must not change any state.
+type DeviceBatchRun interface {
+	StepBatch(it int, dir Direction, max int) ([]StepReport, error)
+}

@@ -175,6 +175,21 @@ type stepper interface {
 	aggregates() []float64
 }
 
+// batcher is a stepper that can run several supersteps without a host
+// round trip in between (a device backend's DeviceBatchRun).
+type batcher interface {
+	batch(it int, dir Direction, max int) ([]StepReport, error)
+}
+
+// Batching: while frontiers stay small (fewer than n/smallFrontier
+// vertices), a batching backend runs supersteps in batches that grow from
+// 2 to maxBatch, so a high-diameter graph's thousands of tiny supersteps
+// cost a few host round trips instead of one each.
+const (
+	smallFrontier = 64
+	maxBatch      = 64
+)
+
 // loop is the bulk-synchronous driver shared by every backend: it picks
 // each superstep's direction and records what happened.
 func loop[X, A any](h *hostRun[X, A], st stepper, opt Options, res *Result[X]) error {
@@ -188,22 +203,50 @@ func loop[X, A any](h *hostRun[X, A], st stepper, opt Options, res *Result[X]) e
 	if h.push == nil {
 		ch.dir, ch.opt.Direction = Pull, Pull
 	}
-	for it := 0; activeNow > 0 && (maxIter == 0 || it < maxIter); it++ {
+	bt, canBatch := st.(batcher)
+	size := 1
+	for it := 0; activeNow > 0 && (maxIter == 0 || it < maxIter); {
 		ts := time.Now()
 		dir := Pull
 		if h.spec.Sparse && h.push != nil {
 			dir = ch.next(activeNow, frontierEdges)
 		}
-		var err error
-		if activeNow, frontierEdges, err = st.step(it, dir); err != nil {
-			return err
+		if canBatch && activeNow*smallFrontier < h.n {
+			size = min(2*size, maxBatch)
+		} else {
+			size = 1
 		}
-		res.Active = append(res.Active, activeNow)
-		res.Directions = append(res.Directions, dir)
-		res.StepTimes = append(res.StepTimes, time.Since(ts))
-		if opt.Log != nil {
-			opt.Log(fmt.Sprintf("superstep %d: %s, %d active after, %d frontier edges, %v",
-				it, dir, activeNow, frontierEdges, res.StepTimes[it]))
+		if maxIter > 0 {
+			size = min(size, maxIter-it)
+		}
+		var reps []StepReport
+		if size > 1 {
+			var err error
+			if reps, err = bt.batch(it, dir, size); err != nil {
+				return err
+			}
+		} else {
+			a, e, err := st.step(it, dir)
+			if err != nil {
+				return err
+			}
+			reps = []StepReport{{Active: a, FrontierEdges: e}}
+		}
+		per := time.Since(ts) / time.Duration(len(reps))
+		for i, r := range reps {
+			activeNow, frontierEdges = r.Active, r.FrontierEdges
+			res.Active = append(res.Active, activeNow)
+			res.Directions = append(res.Directions, dir)
+			res.StepTimes = append(res.StepTimes, per)
+			if opt.Log != nil {
+				opt.Log(fmt.Sprintf("superstep %d: %s, %d active after, %d frontier edges, %v",
+					it, dir, activeNow, frontierEdges, per))
+			}
+			if i < len(reps)-1 {
+				// The chooser sees every superstep, batched or not.
+				ch.next(activeNow, frontierEdges)
+			}
+			it++
 		}
 	}
 	res.Iterations = len(res.Active)
