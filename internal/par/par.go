@@ -6,6 +6,7 @@ package par
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // Workers is the number of goroutines a parallel loop uses.
@@ -69,6 +70,37 @@ func Parts(bounds []int, fn func(w, lo, hi int)) {
 		go func() {
 			defer wg.Done()
 			fn(w, bounds[w], bounds[w+1])
+		}()
+	}
+	wg.Wait()
+}
+
+// Dynamic calls fn(lo, hi) for every part [bounds[i], bounds[i+1]) on
+// Workers() goroutines that each claim the next unclaimed part, so a slow
+// part (or a core taken by another process) delays only itself. Use many
+// more parts than workers.
+func Dynamic(bounds []int, fn func(lo, hi int)) {
+	parts := len(bounds) - 1
+	p := min(Workers(), parts)
+	if p <= 1 {
+		for i := 0; i < parts; i++ {
+			fn(bounds[i], bounds[i+1])
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < p; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= parts {
+					return
+				}
+				fn(bounds[i], bounds[i+1])
+			}
 		}()
 	}
 	wg.Wait()

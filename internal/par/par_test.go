@@ -37,3 +37,25 @@ func TestBlocksCoverEachIndexOnce(t *testing.T) {
 		}
 	}
 }
+
+func TestDynamicCoversEachIndexOnce(t *testing.T) {
+	for _, parts := range []int{0, 1, 3, 64} {
+		n := 10007
+		b := Split(n, max(parts, 1), func(i int) int64 { return int64(i) })
+		if parts == 0 {
+			b = []int{0}
+			n = 0
+		}
+		seen := make([]int32, n)
+		Dynamic(b, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				atomic.AddInt32(&seen[i], 1)
+			}
+		})
+		for i, c := range seen {
+			if c != 1 {
+				t.Fatalf("%d parts: index %d visited %d times", parts, i, c)
+			}
+		}
+	}
+}
