@@ -18,6 +18,15 @@ func (CCProgram) Identity() int32 { return noParent }
 
 func (CCProgram) Gather(acc int32, _, _ int32, lu int32, _ float32) int32 { return min(acc, lu) }
 
+// GatherRow takes the smallest label of a row in one loop
+// (vertexprog.RowGatherer).
+func (CCProgram) GatherRow(acc int32, _ int32, nbrs []int32, _ []float32, l []int32) int32 {
+	for _, u := range nbrs {
+		acc = min(acc, l[u])
+	}
+	return acc
+}
+
 func (CCProgram) Reduce(a, b int32) int32 { return min(a, b) }
 
 func (CCProgram) Update(_ int32, acc int32, l *int32, _ *vertexprog.Step) bool {

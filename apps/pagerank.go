@@ -70,6 +70,19 @@ func (p *PageRankProgram) Gather(acc float64, _, _ int32, xu float64, _ float32)
 	return acc + xu
 }
 
+// GatherRow sums a row of contributions in one loop (vertexprog.RowGatherer).
+func (p *PageRankProgram) GatherRow(acc float64, _ int32, nbrs []int32, _ []float32, x []float64) float64 {
+	return sumOver(acc, nbrs, x)
+}
+
+// sumOver adds x[u] over nbrs to acc.
+func sumOver(acc float64, nbrs []int32, x []float64) float64 {
+	for _, u := range nbrs {
+		acc += x[u]
+	}
+	return acc
+}
+
 func (p *PageRankProgram) Reduce(a, b float64) float64 { return a + b }
 
 func (p *PageRankProgram) Update(v int32, acc float64, x *float64, _ *vertexprog.Step) bool {
@@ -126,6 +139,10 @@ func (p *PageRankLDBCProgram) Identity() float64 { return 0 }
 
 func (p *PageRankLDBCProgram) Gather(acc float64, _, _ int32, xu float64, _ float32) float64 {
 	return acc + xu
+}
+
+func (p *PageRankLDBCProgram) GatherRow(acc float64, _ int32, nbrs []int32, _ []float32, x []float64) float64 {
+	return sumOver(acc, nbrs, x)
 }
 
 func (p *PageRankLDBCProgram) Reduce(a, b float64) float64 { return a + b }

@@ -53,6 +53,21 @@ func (p *SSSPProgram) Gather(acc float32, _, _ int32, du float32, w float32) flo
 	return min(acc, du+w)
 }
 
+// GatherRow relaxes a row of in-edges in one loop (vertexprog.RowGatherer).
+func (p *SSSPProgram) GatherRow(acc float32, _ int32, nbrs []int32, w []float32, d []float32) float32 {
+	if w == nil {
+		for _, u := range nbrs {
+			acc = min(acc, d[u]+1)
+		}
+		return acc
+	}
+	w = w[:len(nbrs)]
+	for i, u := range nbrs {
+		acc = min(acc, d[u]+w[i])
+	}
+	return acc
+}
+
 func (p *SSSPProgram) Reduce(a, b float32) float32 { return min(a, b) }
 
 func (p *SSSPProgram) Update(_ int32, acc float32, d *float32, _ *vertexprog.Step) bool {

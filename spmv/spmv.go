@@ -43,7 +43,17 @@ type Pull[X, A any] struct {
 	// decided (bottom-up BFS stops at the first parent found). It must hold
 	// for any accumulator that already decides the row, partial ones too.
 	Done func(acc A) bool
+	// GatherRow, when not nil, folds a list of a row's neighbours in one
+	// call: GatherRow(acc, v, nbrs, w, X) must equal folding Gather over
+	// nbrs in order, with w nil meaning every weight is 1. Rows then make
+	// one call per row (and per full buffer of masked neighbours) instead
+	// of one per edge. Ignored when Done is set.
+	GatherRow func(acc A, v int32, nbrs []int32, w []float32, x []X) A
 }
+
+// rowBuf is how many masked neighbours a row collects before calling
+// GatherRow.
+const rowBuf = 256
 
 // tile is the number of rows whose ELL slots a pull walks column by column:
 // it keeps the accumulators in L1 while the column-major ELL streams.
@@ -53,6 +63,10 @@ const tile = 512
 func Rows[X, A any, S Semiring[X, A]](s S, p *Pull[X, A], lo, hi int) {
 	// Locals, not p's fields: the per-edge call to Gather could write any
 	// memory, so the compiler would reload every field after each call.
+	if p.GatherRow != nil && p.Done == nil {
+		wholeRows(p, lo, hi)
+		return
+	}
 	m, x, y, id := p.M, p.X, p.Y, p.Identity
 	mask, wants, done := p.Mask, p.Wants, p.Done
 	pitch, ellCol, ellVal := m.Pitch, m.EllCol, m.EllVal
@@ -124,6 +138,80 @@ func Rows[X, A any, S Semiring[X, A]](s S, p *Pull[X, A], lo, hi int) {
 			}
 			y[r] = s.Reduce(y[r], part)
 		}
+	}
+}
+
+// wholeRows is Rows with GatherRow, row by row: the ELL slots and the
+// masked COO entries are collected into a buffer, an unmasked COO tail is
+// passed in place. A weighted matrix has both EllVal and CooVal (hyb
+// allocates them together).
+func wholeRows[X, A any](p *Pull[X, A], lo, hi int) {
+	m, x, y, id := p.M, p.X, p.Y, p.Identity
+	mask, wants, gr := p.Mask, p.Wants, p.GatherRow
+	k, pitch, ellCol, ellVal := m.K, m.Pitch, m.EllCol, m.EllVal
+	cooPtr, cooCol, cooVal := m.CooPtr, m.CooCol, m.CooVal
+	weighted := m.Weighted()
+	var cb [rowBuf]int32
+	var wb [rowBuf]float32
+	// flush folds the first n buffered neighbours into acc.
+	flush := func(acc A, v int32, n int) A {
+		if weighted {
+			return gr(acc, v, cb[:n], wb[:n], x)
+		}
+		return gr(acc, v, cb[:n], nil, x)
+	}
+	for r := lo; r < hi; r++ {
+		v := int32(r)
+		if wants != nil && !wants(v) {
+			continue
+		}
+		acc, n := id, 0
+		for j := 0; j < k; j++ {
+			i := j*pitch + r
+			u := ellCol[i]
+			if u == hyb.Pad {
+				break
+			}
+			if mask != nil && !mask.Test(u) {
+				continue
+			}
+			cb[n] = u
+			if weighted {
+				wb[n] = ellVal[i]
+			}
+			if n++; n == rowBuf {
+				acc, n = flush(acc, v, n), 0
+			}
+		}
+		a, b := cooPtr[r], cooPtr[r+1]
+		if mask == nil && a < b {
+			if n > 0 {
+				acc, n = flush(acc, v, n), 0
+			}
+			var w []float32
+			if weighted {
+				w = cooVal[a:b]
+			}
+			acc = gr(acc, v, cooCol[a:b], w, x)
+		} else {
+			for i := a; i < b; i++ {
+				u := cooCol[i]
+				if !mask.Test(u) {
+					continue
+				}
+				cb[n] = u
+				if weighted {
+					wb[n] = cooVal[i]
+				}
+				if n++; n == rowBuf {
+					acc, n = flush(acc, v, n), 0
+				}
+			}
+		}
+		if n > 0 {
+			acc = flush(acc, v, n)
+		}
+		y[r] = acc
 	}
 }
 

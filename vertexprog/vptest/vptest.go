@@ -20,7 +20,9 @@ type Config struct {
 }
 
 // Configs lists the runs Compare makes: each available backend × direction
-// auto/push/pull × HYB all-COO, mixed (breakeven 0) and all-ELL.
+// auto/push/pull × HYB all-COO, mixed (breakeven 0) and all-ELL, and on
+// the CPU also pull supersteps with one Gather call per edge, which checks
+// a RowGatherer's GatherRow against its Gather.
 func Configs() []Config {
 	splits := []struct {
 		name string
@@ -38,6 +40,12 @@ func Configs() []Config {
 					Name:    fmt.Sprintf("%s/%s/%s", b, d, s.name),
 					Options: vertexprog.Options{Backend: b, Direction: d, HYB: s.opt},
 				})
+				if b == "cpu" && d == vertexprog.Pull {
+					cs = append(cs, Config{
+						Name:    fmt.Sprintf("%s/%s/%s/per-edge", b, d, s.name),
+						Options: vertexprog.Options{Backend: b, Direction: d, HYB: s.opt, PerEdge: true},
+					})
+				}
 			}
 		}
 	}
