@@ -71,12 +71,16 @@ type Options struct {
 	// Rule, Alpha and Beta configure Auto (0 means GAP's 15 and 18).
 	Rule        Rule
 	Alpha, Beta float64
-	// HYB sets the ELL/COO split; the zero value means hyb.DefaultOptions().
+	// HYB sets the ELL/COO split; the zero value means the backend's own:
+	// hyb.DefaultOptions() on a GPU, hyb.CPUOptions() on the CPU.
 	HYB hyb.Options
 	// MaxIterations overrides the program's Spec.MaxIterations when > 0.
 	MaxIterations int
 	// Log, when set, receives one line per superstep (direction, frontier).
 	Log func(line string)
+	// PerEdge makes the CPU backend call Gather for every edge even when
+	// the program is a RowGatherer (to check one against the other).
+	PerEdge bool
 }
 
 func (o Options) withDefaults() Options {
@@ -85,9 +89,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Beta == 0 {
 		o.Beta = 18
-	}
-	if o.HYB == (hyb.Options{}) {
-		o.HYB = hyb.DefaultOptions()
 	}
 	return o
 }
@@ -133,6 +134,12 @@ func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 	b, err := selectBackend(opt.Backend, p)
 	if err != nil {
 		return nil, err
+	}
+	if opt.HYB == (hyb.Options{}) {
+		opt.HYB = hyb.DefaultOptions()
+		if b == nil {
+			opt.HYB = hyb.CPUOptions()
+		}
 	}
 	t0 := time.Now()
 	h, err := prepare(g, p, opt)
@@ -316,9 +323,10 @@ type hostRun[X, A any] struct {
 	touched       *bitmask.Bitmask // rows a push wrote to
 	wants         func(int32) bool
 	done          func(A) bool
+	gatherRow     func(A, int32, []int32, []float32, []X) A
 	steps         []Step
 	yDirty        bool // y holds pull results, not the identity everywhere
-	counts, edges []int64
+	tallies       []tally // one per worker
 	initActive    int
 	initEdges     int64
 }
@@ -356,19 +364,23 @@ func prepare[X, A any](g *Graph, p Program[X, A], opt Options) (*hostRun[X, A], 
 	if e, ok := p.(EarlyExit[A]); ok {
 		r.done = e.Done
 	}
+	if rg, ok := p.(RowGatherer[X, A]); ok && !opt.PerEdge {
+		r.gatherRow = rg.GatherRow
+	}
 	workers := par.Workers()
 	r.steps = newSteps(workers, r.spec.Aggregators)
-	r.counts, r.edges = make([]int64, workers), make([]int64, workers)
+	r.tallies = make([]tally, workers)
 	par.Blocks(r.active.NumWords(), func(w, lo, hi int) {
-		st := &r.steps[w]
+		st, t := &r.steps[w], tally{}
 		for v := int32(lo * 32); v < int32(min(hi*32, r.n)); v++ {
 			x, act := p.Init(v, st)
 			r.x[v] = x
 			r.y[v] = r.identity
 			if act {
-				r.activate(w, v)
+				r.activate(&t, v)
 			}
 		}
+		r.tallies[w] = t
 	})
 	r.initActive, r.initEdges = r.tally()
 	return r, nil
@@ -409,12 +421,22 @@ func (c *cpuStepper[X, A]) aggregates() []float64 {
 	return c.steps[0].prev
 }
 
-// activate marks v active for the next superstep, from worker w.
-func (r *hostRun[X, A]) activate(w int, v int32) {
-	r.active.AtomicSet(v)
-	r.counts[w]++
+// tally is what one worker activated in a superstep: vertices and their
+// push-matrix edges. Workers count into locals and store their tally once;
+// the padding keeps two workers' tallies off one cache line (counting into
+// adjacent int64s per vertex made APPLY slower on two cores than on one).
+type tally struct {
+	count, edges int64
+	_            [48]byte
+}
+
+// activate marks v active for the next superstep. Callers split the work
+// by whole bitmask words, so the bit is set without an atomic.
+func (r *hostRun[X, A]) activate(t *tally, v int32) {
+	r.active.Set(v)
+	t.count++
 	if r.push != nil {
-		r.edges[w] += int64(r.push.Degree[v])
+		t.edges += int64(r.push.Degree[v])
 	}
 }
 
@@ -422,33 +444,51 @@ func (r *hostRun[X, A]) activate(w int, v int32) {
 // their push-matrix edges (the next frontier's work).
 func (r *hostRun[X, A]) tally() (int, int64) {
 	var c, e int64
-	for w := range r.counts {
-		c += r.counts[w]
-		e += r.edges[w]
-		r.counts[w], r.edges[w] = 0, 0
+	for w := range r.tallies {
+		c += r.tallies[w].count
+		e += r.tallies[w].edges
+		r.tallies[w] = tally{}
 	}
 	return int(c), e
 }
 
 func (r *hostRun[X, A]) pullStep() {
-	pl := &spmv.Pull[X, A]{M: r.pull.Matrix, X: r.x, Y: r.y, Identity: r.identity, Wants: r.wants, Done: r.done}
+	pl := &spmv.Pull[X, A]{M: r.pull.Matrix, X: r.x, Y: r.y, Identity: r.identity,
+		Wants: r.wants, Done: r.done, GatherRow: r.gatherRow}
 	if !r.spec.GatherAll {
 		pl.Mask = r.frontier
 	}
 	sr := semiring[X, A]{r.p.Gather, r.p.Reduce}
-	par.Parts(r.pull.Bounds, func(_, lo, hi int) { spmv.Rows(sr, pl, lo, hi) })
+	par.Dynamic(r.pull.Bounds, func(lo, hi int) { spmv.Rows(sr, pl, lo, hi) })
 	r.yDirty = true
-	// APPLY, by blocks of whole bitmask words so workers never share one.
-	par.Blocks(r.active.NumWords(), func(w, lo, hi int) {
-		st := &r.steps[w]
-		for v := int32(lo * 32); v < int32(min(hi*32, r.n)); v++ {
-			if r.wants != nil && !r.wants(v) {
-				continue
+	// APPLY, by blocks of whole bitmask words so workers never share one;
+	// each word of active_bitmask is built in a register and stored once.
+	update, wants, x, y, n := r.p.Update, r.wants, r.x, r.y, int32(r.n)
+	words := r.active.Words()
+	var deg []int32
+	if r.push != nil {
+		deg = r.push.Degree
+	}
+	par.Blocks(len(words), func(w, lo, hi int) {
+		st, t := &r.steps[w], tally{}
+		for i := lo; i < hi; i++ {
+			var bits uint32
+			base := int32(i) * 32
+			for v := base; v < min(base+32, n); v++ {
+				if wants != nil && !wants(v) {
+					continue
+				}
+				if update(v, y[v], &x[v], st) {
+					bits |= 1 << uint32(v-base)
+					t.count++
+					if deg != nil {
+						t.edges += int64(deg[v])
+					}
+				}
 			}
-			if r.p.Update(v, r.y[v], &r.x[v], st) {
-				r.activate(w, v)
-			}
+			words[i] = bits
 		}
+		r.tallies[w] = t
 	})
 }
 
@@ -487,13 +527,14 @@ func (r *hostRun[X, A]) pushStep() {
 	wg.Wait()
 	// APPLY over the touched rows only; y returns to the identity there.
 	par.Blocks(words, func(w, lo, hi int) {
-		st := &r.steps[w]
+		st, t := &r.steps[w], tally{}
 		r.touched.ForEachInWords(lo, hi, func(v int32) {
 			if r.p.Update(v, r.y[v], &r.x[v], st) {
-				r.activate(w, v)
+				r.activate(&t, v)
 			}
 			r.y[v] = r.identity
 		})
 		r.touched.ClearRange(lo, hi)
+		r.tallies[w] = t
 	})
 }

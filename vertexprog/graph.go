@@ -27,10 +27,17 @@ type Matrix struct {
 	*hyb.Matrix
 	// Degree[r] is the length of row r.
 	Degree []int32
-	// Bounds splits the rows into par.Workers() blocks of about equal work
-	// (ELL slots plus COO entries).
+	// Bounds splits the rows into parts of about equal work (ELL slots plus
+	// COO entries), partsPerWorker per worker, which workers claim
+	// dynamically: per-row work is not always proportional to nonzeros
+	// (masks, early exit, triangle counting's intersections).
 	Bounds []int
 }
+
+const (
+	partsPerWorker = 16
+	minPartRows    = 1024
+)
 
 type matrixKey struct {
 	rows matrixRows
@@ -186,7 +193,11 @@ func (g *Graph) matrix(r matrixRows, opt hyb.Options) (*Matrix, error) {
 		m.Degree[v] = int32(adj.RowPtr[v+1] - adj.RowPtr[v])
 	}
 	k := int64(h.K)
-	m.Bounds = par.Split(h.N, par.Workers(), func(i int) int64 { return int64(i)*k + h.CooPtr[i] })
+	parts := 1
+	if h.N >= minPartRows {
+		parts = min(par.Workers()*partsPerWorker, h.N/minPartRows)
+	}
+	m.Bounds = par.Split(h.N, parts, func(i int) int64 { return int64(i)*k + h.CooPtr[i] })
 	g.mu.Lock()
 	g.hybs[key] = m
 	g.mu.Unlock()
