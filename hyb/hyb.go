@@ -33,6 +33,14 @@ type Options struct {
 // DefaultOptions are CUSP's constants (relative speed 3, breakeven 4096).
 func DefaultOptions() Options { return Options{RelativeSpeed: 3, Breakeven: 4096} }
 
+// CPUOptions put every entry in COO (K = 0): the CPU backend's default. On
+// a CPU an ELL slot is no cheaper than a COO entry — there is no
+// coalescing to win, and a row's ELL slots lie a pitch apart, one cache
+// line each — so CUSP's rule, which assumes ELL is 3x faster, only adds a
+// second pass (kron18 on one core: a PageRank pull 26 → 21 ms, BFS 68 →
+// 45 ms; docs/perf.md).
+func CPUOptions() Options { return Options{RelativeSpeed: 3, Breakeven: math.MaxInt} }
+
 // Matrix is an n×n sparse matrix in HYB form. The first K entries of each
 // row (in column order) sit in ELL; the rest in COO.
 type Matrix struct {

@@ -12,16 +12,33 @@ import (
 type hybFlags struct {
 	relativeSpeed float64
 	breakeven     int
+	cmd           *cobra.Command
 }
 
 func (h *hybFlags) register(cmd *cobra.Command) {
 	d := hyb.DefaultOptions()
-	cmd.Flags().Float64Var(&h.relativeSpeed, "relative-speed", d.RelativeSpeed, "HYB K rule: relative speed of ELL over COO")
+	h.cmd = cmd
+	cmd.Flags().Float64Var(&h.relativeSpeed, "relative-speed", d.RelativeSpeed, "HYB K rule: relative speed of ELL over COO (default: the backend's own split; the CPU puts everything in COO)")
 	cmd.Flags().IntVar(&h.breakeven, "breakeven", d.Breakeven, "HYB K rule: rows below which ELL stops growing (0 puts small graphs in ELL too)")
 }
 
+// options is the split the flags ask for: the zero value (each backend's
+// default) when neither flag was given, else CUSP's rule with the given
+// constants.
 func (h *hybFlags) options() hyb.Options {
+	if !h.cmd.Flags().Changed("relative-speed") && !h.cmd.Flags().Changed("breakeven") {
+		return hyb.Options{}
+	}
 	return hyb.Options{RelativeSpeed: h.relativeSpeed, Breakeven: h.breakeven}
+}
+
+// gpuOptions is options() with the zero value resolved to CUSP's rule,
+// for commands that show the split (info).
+func (h *hybFlags) gpuOptions() hyb.Options {
+	if o := h.options(); o != (hyb.Options{}) {
+		return o
+	}
+	return hyb.DefaultOptions()
 }
 
 func newInfo() *cobra.Command {
@@ -36,11 +53,11 @@ func newInfo() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			m, err := hyb.FromGraph(g, hf.options())
+			m, err := hyb.FromGraph(g, hf.gpuOptions())
 			if err != nil {
 				return err
 			}
-			printInfo(cmd, g, m, hf.options(), took)
+			printInfo(cmd, g, m, hf.gpuOptions(), took)
 			return nil
 		},
 	}
