@@ -43,10 +43,12 @@ type runStats struct {
 	active              []int
 	directions          []vertexprog.Direction
 	preprocess, compute time.Duration
+	transfer            time.Duration   // host↔device copies, part of preprocess and compute
+	stepTimes           []time.Duration // per superstep
 }
 
 func statsOf[X any](r *vertexprog.Result[X]) runStats {
-	return runStats{r.Backend, r.Iterations, r.Active, r.Directions, r.Preprocess, r.Compute}
+	return runStats{r.Backend, r.Iterations, r.Active, r.Directions, r.Preprocess, r.Compute, r.Transfer, r.StepTimes}
 }
 
 type algorithm struct {

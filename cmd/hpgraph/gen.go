@@ -40,20 +40,7 @@ or an hpgraph cache (.hpg), optionally gzipped (.gz).
 			}
 			pr := newProgress("generating " + args[0])
 			t0 := time.Now()
-			var el *datasets.EdgeList
-			var err error
-			switch args[0] {
-			case "kron", "kronecker", "rmat":
-				el, err = gen.Kronecker(scale, degree, seed)
-			case "uniform", "urand":
-				el, err = gen.Uniform(scale, degree, seed)
-			case "grid":
-				el, err = gen.Grid(rows, cols)
-			case "road":
-				el, err = gen.Road(rows, cols, seed, extra, shuffle)
-			default:
-				return fmt.Errorf("gen: unknown generator %q; want kron, uniform, grid or road", args[0])
-			}
+			el, err := generate(args[0], genParams{scale, degree, rows, cols, seed, extra, shuffle})
 			if err != nil {
 				return err
 			}
@@ -89,6 +76,29 @@ or an hpgraph cache (.hpg), optionally gzipped (.gz).
 	f.StringVar(&lf.weights, "weights", "none", "edge weights: none or random:LO-HI (seeded by --weight-seed)")
 	f.Uint64Var(&lf.seed, "weight-seed", gen.GAPSeed, "seed for --weights random")
 	return cmd
+}
+
+// genParams are a generator's parameters (each generator uses some).
+type genParams struct {
+	scale, degree, rows, cols int
+	seed                      uint64
+	extra                     float64
+	shuffle                   bool
+}
+
+// generate runs the generator named kind (gen's and bench's shared switch).
+func generate(kind string, p genParams) (*datasets.EdgeList, error) {
+	switch kind {
+	case "kron", "kronecker", "rmat":
+		return gen.Kronecker(p.scale, p.degree, p.seed)
+	case "uniform", "urand":
+		return gen.Uniform(p.scale, p.degree, p.seed)
+	case "grid":
+		return gen.Grid(p.rows, p.cols)
+	case "road":
+		return gen.Road(p.rows, p.cols, p.seed, p.extra, p.shuffle)
+	}
+	return nil, fmt.Errorf("gen: unknown generator %q; want kron, uniform, grid or road", kind)
 }
 
 func newConvert() *cobra.Command {

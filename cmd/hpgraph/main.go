@@ -38,7 +38,7 @@ func newRoot() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newVersion(), newInfo(), newGen(), newConvert(), newRun(), newVerify())
+	root.AddCommand(newVersion(), newInfo(), newGen(), newConvert(), newRun(), newVerify(), newBench())
 	return root
 }
 

@@ -1,0 +1,945 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/datasets/gen"
+	"github.com/hpgraph/hpgraph/hyb"
+	"github.com/hpgraph/hpgraph/internal/par"
+	"github.com/hpgraph/hpgraph/vertexprog"
+	"github.com/spf13/cobra"
+)
+
+// benchSchema names the layout of bench's JSON record; change it when a
+// field changes meaning or disappears.
+const benchSchema = "hpgraph-bench/1"
+
+// edgesCounted is how bench (like run) counts edges for MTEPS.
+const edgesCounted = "m = edges of the loaded graph: each undirected edge counted once (Graph500), arcs of a directed graph; MTEPS = m / median compute time"
+
+// sourceRule says how bfs and sssp pick their source when --src is not given.
+const sourceRule = "highest-degree vertex (lowest id on ties); GAP draws random sources, a fixed one keeps runs comparable"
+
+// benchAlgo is an algorithm as bench runs it.
+type benchAlgo struct {
+	algorithm
+	// edges is the edge type of the program's pull matrix: the matrix whose
+	// nnz is reported as traversed.
+	edges vertexprog.EdgeType
+	// weighted runs on the graph with edge weights (sssp).
+	weighted bool
+}
+
+// benchAlgorithms are run's algorithms plus pagerank-iter, one LDBC
+// PageRank iteration (the "PageRank, one iteration" row of the benchmarks).
+func benchAlgorithms() []benchAlgo {
+	edges := map[string]vertexprog.EdgeType{
+		"bfs":           (&apps.BFSProgram{}).Spec().Edges,
+		"sssp":          (&apps.SSSPProgram{}).Spec().Edges,
+		"pagerank":      (&apps.PageRankProgram{}).Spec().Edges,
+		"pagerank-ldbc": (&apps.PageRankLDBCProgram{}).Spec().Edges,
+		"tc":            (&apps.TriangleProgram{}).Spec().Edges,
+		"cc":            apps.CCProgram{}.Spec().Edges,
+	}
+	var out []benchAlgo
+	for _, a := range algorithms {
+		out = append(out, benchAlgo{a, edges[a.name], a.name == "sssp"})
+		if a.name == "pagerank-ldbc" {
+			out = append(out, benchAlgo{algorithm{
+				name:  "pagerank-iter",
+				about: "one LDBC PageRank iteration: the time of one PageRank superstep",
+				run: func(g *vertexprog.Graph, p params, opt vertexprog.Options) (*outcome, error) {
+					p.iterations = 1
+					return runPageRankLDBC(g, p, opt)
+				},
+			}, edges[a.name], false})
+		}
+	}
+	return out
+}
+
+func benchAlgoNames() []string {
+	var names []string
+	for _, a := range benchAlgorithms() {
+		names = append(names, a.name)
+	}
+	return names
+}
+
+func findBenchAlgos(list string) ([]benchAlgo, error) {
+	all := benchAlgorithms()
+	var out []benchAlgo
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		i := slices.IndexFunc(all, func(a benchAlgo) bool { return a.name == name })
+		if i < 0 {
+			return nil, fmt.Errorf("--algo: unknown algorithm %q; want a comma-separated list of %s", name, strings.Join(benchAlgoNames(), ", "))
+		}
+		if !slices.ContainsFunc(out, func(a benchAlgo) bool { return a.name == name }) {
+			out = append(out, all[i])
+		}
+	}
+	return out, nil
+}
+
+// findBenchBackends resolves --backend: "all" is every backend that can
+// run here (vertexprog.Backends).
+func findBenchBackends(list string) ([]string, error) {
+	avail := vertexprog.Backends()
+	if strings.TrimSpace(list) == "all" {
+		return avail, nil
+	}
+	var out []string
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		if !slices.Contains(avail, name) {
+			return nil, fmt.Errorf("--backend: %q is not available here (available: %s; GPU support needs the cuda build tag, make cuda, and a GPU)",
+				name, strings.Join(avail, ", "))
+		}
+		if !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	return out, nil
+}
+
+// graphSource is a GRAPH argument: a file, or a generator spec.
+type graphSource struct {
+	arg   string
+	file  string // set for a file
+	kind  string // generator, for a spec
+	p     genParams
+	about string // the generator and its parameters
+}
+
+var specName = regexp.MustCompile(`^[a-z]+$`)
+
+// parseGraphArg reads a GRAPH argument. An existing file is a file;
+// otherwise kron:SCALE[:DEGREE], urand:SCALE[:DEGREE] (or uniform:),
+// grid:ROWSxCOLS and road:ROWSxCOLS build GAP's and the lattice
+// generators' graphs with their default seeds.
+func parseGraphArg(arg string) (graphSource, error) {
+	src := graphSource{arg: arg}
+	_, statErr := os.Stat(arg)
+	if statErr == nil {
+		src.file = arg
+		return src, nil
+	}
+	kind, rest, ok := strings.Cut(arg, ":")
+	if !ok || !specName.MatchString(kind) {
+		// Not a spec: a file that cannot be read.
+		return src, statErr
+	}
+	bad := func(why string) error {
+		return fmt.Errorf("graph %q: %s; want a graph file or a generator spec: kron:SCALE[:DEGREE], urand:SCALE[:DEGREE], grid:ROWSxCOLS or road:ROWSxCOLS", arg, why)
+	}
+	src.kind = kind
+	src.p = genParams{degree: gen.GAPDegree, seed: gen.GAPSeed, extra: 0.25}
+	switch kind {
+	case "kron", "kronecker", "rmat", "urand", "uniform":
+		s, d, hasDegree := strings.Cut(rest, ":")
+		var err error
+		if src.p.scale, err = strconv.Atoi(s); err != nil || src.p.scale < 1 || src.p.scale > gen.MaxScale {
+			return src, bad(fmt.Sprintf("scale %q is not an integer in [1, %d]", s, gen.MaxScale))
+		}
+		if hasDegree {
+			if src.p.degree, err = strconv.Atoi(d); err != nil || src.p.degree < 1 {
+				return src, bad(fmt.Sprintf("degree %q is not a positive integer", d))
+			}
+		}
+		name := "Kronecker (Graph500 A=0.57 B=0.19 C=0.19)"
+		if kind == "urand" || kind == "uniform" {
+			name = "uniform random"
+		}
+		src.about = fmt.Sprintf("%s, scale %d, degree %d, seed %d (GAP's generator)", name, src.p.scale, src.p.degree, src.p.seed)
+	case "grid", "road":
+		r, c, ok := strings.Cut(rest, "x")
+		var err1, err2 error
+		src.p.rows, err1 = strconv.Atoi(r)
+		src.p.cols, err2 = strconv.Atoi(c)
+		if !ok || err1 != nil || err2 != nil || src.p.rows < 1 || src.p.cols < 1 {
+			return src, bad(fmt.Sprintf("size %q is not ROWSxCOLS with both at least 1", rest))
+		}
+		src.about = fmt.Sprintf("%dx%d 4-neighbour grid", src.p.rows, src.p.cols)
+		if kind == "road" {
+			src.about = fmt.Sprintf("%dx%d road-like lattice, extra %g, seed %d", src.p.rows, src.p.cols, src.p.extra, src.p.seed)
+		}
+	default:
+		return src, bad(fmt.Sprintf("no such file, and %q is not a generator", kind))
+	}
+	return src, nil
+}
+
+// benchGraph is a loaded graph: plain for every algorithm but sssp,
+// weighted (when sssp runs) for sssp; they share the CSR arrays.
+type benchGraph struct {
+	info            benchGraphJSON
+	plain, weighted *datasets.Graph
+}
+
+func loadBenchGraph(src graphSource, lf loadFlags, withWeights bool) (*benchGraph, error) {
+	opt, err := lf.options()
+	if err != nil {
+		return nil, err
+	}
+	if !withWeights {
+		opt.Weights = datasets.WeightsNone
+	}
+	info := benchGraphJSON{Name: src.arg}
+	t0 := time.Now()
+	var g *datasets.Graph
+	if src.file != "" {
+		info.Kind, info.File = "file", src.file
+		pr := newProgress("loading " + src.file)
+		g, err = datasets.Load(src.file, opt, datasets.WithProgress(pr.bytes))
+		pr.done()
+	} else {
+		info.Kind, info.Generator = "generator", src.about
+		pr := newProgress("generating " + src.arg)
+		var el *datasets.EdgeList
+		if el, err = generate(src.kind, src.p); err == nil {
+			pr.tick("building")
+			g, err = datasets.Build(el, opt)
+		}
+		pr.done()
+	}
+	if err != nil {
+		return nil, err
+	}
+	info.LoadMS = ms(time.Since(t0))
+	info.Vertices, info.Edges, info.NNZ, info.Directed = g.N, g.Edges(), g.NNZ(), g.Directed
+	bg := &benchGraph{plain: g}
+	if g.W != nil {
+		plain := *g
+		plain.W = nil
+		bg.plain = &plain
+	}
+	if withWeights {
+		bg.weighted = g
+		info.Weights = weightsAbout(lf, g)
+	}
+	bg.info = info
+	return bg, nil
+}
+
+// weightsAbout describes the weights sssp runs with.
+func weightsAbout(lf loadFlags, g *datasets.Graph) string {
+	switch {
+	case g.W == nil:
+		return "none (unit weights)"
+	case strings.HasPrefix(lf.weights, "random:"):
+		return fmt.Sprintf("%s (uniform integers, seed %d)", lf.weights, lf.seed)
+	}
+	return "from the file"
+}
+
+// trafficModel is a lower bound on the bytes a run must move between
+// memory and the processor (each input read once, each output written
+// once), from the vertex count n, the nnz of the matrix traversed, the
+// oriented arcs of triangle counting and the supersteps run:
+//
+//	pagerank*:     iterations · (4·nnz + 8·n + 8·n + 8·n): each stored
+//	               nonzero's int32 column index, the int64 row pointer, the
+//	               float64 rank read and written, per iteration
+//	bfs, cc:       4·nnz + 4·n: each column index once, each vertex's int32
+//	               depth or label written once, for the whole run
+//	sssp:          bfs's, plus 4·nnz for the float32 weights when weighted
+//	tc:            4·nnz + 4·dagArcs + 8·n: the symmetric matrix the engine
+//	               walks, each oriented (lower to higher rank) list read at
+//	               least once, each vertex's int64 count written once
+//
+// Real traffic is higher (frontier re-reads, gathers of x[u] per nonzero,
+// HYB padding), so achieved GB/s against this model is an efficiency.
+func trafficModel(algo string, n, nnz, dagArcs int64, weighted bool, iterations int) (bytes int64, model string) {
+	switch algo {
+	case "pagerank", "pagerank-ldbc", "pagerank-iter":
+		return int64(iterations) * (4*nnz + 24*n),
+			"iterations*(4*nnz + 8*n + 8*n + 8*n): per iteration each stored nonzero's int32 column index, the int64 row pointer, the float64 rank read and written"
+	case "bfs", "cc":
+		return 4*nnz + 4*n, "4*nnz + 4*n: each stored nonzero's int32 column index read once and each vertex's int32 depth/label written once, for the whole run"
+	case "sssp":
+		if weighted {
+			return 8*nnz + 4*n, "4*nnz + 4*nnz + 4*n: each stored nonzero's int32 column index and float32 weight read once and each vertex's float32 distance written once, for the whole run"
+		}
+		return 4*nnz + 4*n, "4*nnz + 4*n: each stored nonzero's int32 column index read once and each vertex's float32 distance written once, for the whole run"
+	case "tc":
+		return 4*nnz + 4*dagArcs + 8*n, "4*nnz + 4*dag_arcs + 8*n: the symmetric matrix's column indices read once, each oriented (lower to higher rank) adjacency list read at least once, each vertex's int64 count written once"
+	}
+	return 0, "no model"
+}
+
+// traversedNNZ is the nnz of the pull matrix a program of edge type e runs
+// over (the engine has built and cached it by then).
+func traversedNNZ(g *vertexprog.Graph, e vertexprog.EdgeType, opt hyb.Options) (int64, error) {
+	if opt == (hyb.Options{}) {
+		opt = hyb.DefaultOptions()
+	}
+	m, err := g.PullMatrix(e, opt)
+	if err != nil {
+		return 0, err
+	}
+	return m.NNZ(), nil
+}
+
+// orientedArcs is the number of arcs of triangle counting's DAG: the
+// undirected graph's non-loop edges.
+func orientedArcs(g *vertexprog.Graph) int64 {
+	var arcs int64
+	for v := int32(0); v < int32(g.N()); v++ {
+		for _, u := range g.Neighbors(v) {
+			if u != v {
+				arcs++
+			}
+		}
+	}
+	return arcs / 2
+}
+
+// The JSON record.
+type benchRecord struct {
+	Schema       string                `json:"schema"`
+	Version      string                `json:"hpgraph_version"`
+	Commit       string                `json:"git_commit"`
+	Modified     bool                  `json:"git_modified"`
+	CommitFrom   string                `json:"git_commit_from,omitempty"`
+	Date         string                `json:"date"`
+	Args         []string              `json:"args"`
+	Host         benchHost             `json:"host"`
+	Devices      map[string]deviceJSON `json:"devices"`
+	EdgesCounted string                `json:"edges_counted"`
+	Settings     benchSettings         `json:"settings"`
+	Graphs       []benchGraphJSON      `json:"graphs"`
+	Results      []benchResult         `json:"results"`
+}
+
+type benchHost struct {
+	hostInfo
+	CPUModel    string `json:"cpu_model"`
+	MemoryBytes int64  `json:"memory_bytes"`
+}
+
+type deviceJSON struct {
+	Name              string  `json:"name"`
+	Driver            string  `json:"driver,omitempty"`
+	ComputeCapability string  `json:"compute_capability,omitempty"`
+	SMs               int     `json:"sms,omitempty"`
+	Cores             int     `json:"cores,omitempty"`
+	MemoryBytes       int64   `json:"memory_bytes,omitempty"`
+	CopyBandwidth     float64 `json:"copy_bandwidth_bytes_per_s,omitempty"`
+	CopyMethod        string  `json:"copy_method,omitempty"`
+	Error             string  `json:"error,omitempty"`
+}
+
+type benchSettings struct {
+	Warmup         int      `json:"warmup"`
+	Runs           int      `json:"runs"`
+	Algorithms     []string `json:"algorithms"`
+	Backends       []string `json:"backends"`
+	Source         int64    `json:"src"`
+	SourceRule     string   `json:"source_rule"`
+	Direction      string   `json:"direction"`
+	Rule           string   `json:"rule"`
+	RelativeSpeed  float64  `json:"relative_speed"`
+	Breakeven      int      `json:"breakeven"`
+	Damping        float64  `json:"damping"`
+	Tolerance      float64  `json:"tolerance"`
+	MaxIter        int      `json:"max_iter"`
+	Iterations     int      `json:"iterations"`
+	SSSPWeights    string   `json:"sssp_weights"`
+	WeightSeed     uint64   `json:"weight_seed"`
+	Symmetrize     bool     `json:"symmetrize"`
+	KeepLoops      bool     `json:"keep_loops"`
+	KeepDuplicates bool     `json:"keep_duplicates"`
+	Validate       bool     `json:"validate"`
+}
+
+type benchGraphJSON struct {
+	Name      string  `json:"name"`
+	Kind      string  `json:"kind"` // file or generator
+	File      string  `json:"file,omitempty"`
+	Generator string  `json:"generator,omitempty"`
+	Vertices  int     `json:"vertices"`
+	Edges     int64   `json:"edges"`
+	NNZ       int64   `json:"nnz"`
+	Directed  bool    `json:"directed"`
+	Weights   string  `json:"sssp_weights,omitempty"`
+	LoadMS    float64 `json:"load_ms"`
+	Error     string  `json:"error,omitempty"`
+}
+
+type benchResult struct {
+	Graph     string `json:"graph"`
+	Algorithm string `json:"algorithm"`
+	Backend   string `json:"backend"`
+	Weights   string `json:"weights"`
+	Source    *int64 `json:"source,omitempty"`
+	Vertices  int    `json:"vertices"`
+	Edges     int64  `json:"edges"`
+	NNZ       int64  `json:"nnz"`
+	DAGArcs   int64  `json:"dag_arcs,omitempty"`
+	Runs      int    `json:"runs"`
+	// Per timed run.
+	ComputeMS    []float64 `json:"compute_ms"`
+	SuperstepsMS []float64 `json:"supersteps_ms"`
+	Iterations   []int     `json:"iterations"`
+	PreprocessMS []float64 `json:"preprocess_ms"`
+	TransferMS   []float64 `json:"transfer_ms"`
+	// Over the timed runs.
+	MedianMS           float64 `json:"median_ms"`
+	MinMS              float64 `json:"min_ms"`
+	MaxMS              float64 `json:"max_ms"`
+	MSPerStep          float64 `json:"ms_per_step"`
+	MTEPS              float64 `json:"mteps"`
+	PreprocessFirstMS  float64 `json:"preprocess_first_ms"`
+	PreprocessMedianMS float64 `json:"preprocess_median_ms"`
+	TransferFirstMS    float64 `json:"transfer_first_ms"`
+	TransferMedianMS   float64 `json:"transfer_median_ms"`
+	Bytes              int64   `json:"bytes"`
+	BytesModel         string  `json:"bytes_model"`
+	GBs                float64 `json:"gbs"`
+	CopyFraction       float64 `json:"copy_fraction,omitempty"`
+	Summary            string  `json:"summary,omitempty"`
+	Validated          bool    `json:"validated"`
+	Skipped            string  `json:"skipped,omitempty"`
+	Error              string  `json:"error,omitempty"`
+}
+
+// deviceDescribers describe the devices of backends other than cpu; the
+// cuda build adds its own (cuda.go).
+var deviceDescribers = map[string]func() (vertexprog.DeviceInfo, error){}
+
+// describeBackend returns what the record says about a backend's device.
+func describeBackend(name string, copyBytes int) deviceJSON {
+	if name == "cpu" {
+		return describeHost(copyBytes)
+	}
+	fn, ok := deviceDescribers[name]
+	if !ok {
+		return deviceJSON{Name: name, Error: "this build cannot describe the device"}
+	}
+	d, err := fn()
+	if err != nil {
+		return deviceJSON{Name: name, Error: err.Error()}
+	}
+	return deviceJSON{Name: d.Name, Driver: d.Driver, ComputeCapability: d.ComputeCapability, SMs: d.SMs,
+		MemoryBytes: d.MemoryBytes, CopyBandwidth: d.CopyBandwidth, CopyMethod: "measured by the backend: device-to-device copy, bytes read plus written"}
+}
+
+// describeHost is the cpu backend's device: the host, with its memory copy
+// bandwidth measured now.
+func describeHost(copyBytes int) deviceJSON {
+	mem, _ := memTotal()
+	bw := measureCopyBandwidth(copyBytes, 5)
+	return deviceJSON{Name: cpuModel(), Cores: runtime.GOMAXPROCS(0), MemoryBytes: mem, CopyBandwidth: bw,
+		CopyMethod: fmt.Sprintf("copy of %s split over GOMAXPROCS=%d goroutines, best of 5, bytes read plus written", mib(int64(copyBytes)), par.Workers())}
+}
+
+// measureCopyBandwidth copies size bytes reps times on every core and
+// returns the best rate, counting bytes read plus bytes written (as STREAM
+// Copy does).
+func measureCopyBandwidth(size, reps int) float64 {
+	if size <= 0 {
+		return 0
+	}
+	src, dst := make([]byte, size), make([]byte, size)
+	// Touch both buffers first so page faults are not timed.
+	par.Blocks(size, func(_, lo, hi int) {
+		for i := lo; i < hi; i += 4096 {
+			src[i] = byte(i >> 12)
+		}
+		copy(dst[lo:hi], src[lo:hi])
+	})
+	best := time.Duration(math.MaxInt64)
+	for range reps {
+		t0 := time.Now()
+		par.Blocks(size, func(_, lo, hi int) { copy(dst[lo:hi], src[lo:hi]) })
+		best = min(best, time.Since(t0))
+	}
+	return 2 * float64(size) / max(best.Seconds(), 1e-9)
+}
+
+func cpuModel() string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err == nil {
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			k, v, ok := strings.Cut(sc.Text(), ":")
+			if ok && strings.TrimSpace(k) == "model name" {
+				return strings.TrimSpace(v)
+			}
+		}
+	}
+	return runtime.GOARCH + " CPU"
+}
+
+func memTotal() (int64, error) {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0, err
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "MemTotal:" {
+			kb, err := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10, err
+		}
+	}
+	return 0, errors.New("no MemTotal in /proc/meminfo")
+}
+
+// buildVCS is the module version, VCS revision and whether the tree was
+// modified, as the Go tool stamped them (go build does; go run and go test
+// do not). Unstamped, it asks git about the working directory when that is
+// a checkout of this module, and says so in from.
+func buildVCS() (ver, rev string, modified bool, from string) {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown", "", false, ""
+	}
+	ver = bi.Main.Version
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	if rev != "" {
+		return ver, rev, modified, "build info"
+	}
+	if rev, modified, ok = gitWorkingTree(bi.Main.Path); ok {
+		return ver, rev, modified, "git in the working directory (binary not stamped)"
+	}
+	return ver, "", false, ""
+}
+
+// gitWorkingTree reads HEAD and whether tracked files changed, when the
+// working directory is in a git checkout of module; read-only (no index
+// refresh).
+func gitWorkingTree(module string) (rev string, modified, ok bool) {
+	git := func(args ...string) (string, error) {
+		c := exec.Command("git", args...)
+		c.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
+		out, err := c.Output()
+		return strings.TrimSpace(string(out)), err
+	}
+	top, err := git("rev-parse", "--show-toplevel")
+	if err != nil || module == "" {
+		return "", false, false
+	}
+	mod, err := os.ReadFile(filepath.Join(top, "go.mod"))
+	if err != nil || !regexp.MustCompile(`(?m)^module\s+`+regexp.QuoteMeta(module)+`\s*$`).Match(mod) {
+		return "", false, false
+	}
+	if rev, err = git("rev-parse", "HEAD"); err != nil {
+		return "", false, false
+	}
+	status, err := git("status", "--porcelain", "--untracked-files=no")
+	return rev, err == nil && status != "", true
+}
+
+// stats is the median, min and max of xs.
+func stats(xs []float64) (med, lo, hi float64) {
+	if len(xs) == 0 {
+		return 0, 0, 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return median(s), s[0], s[len(s)-1]
+}
+
+func newBench() *cobra.Command {
+	var (
+		lf       loadFlags
+		ef       engineFlags
+		prm      params
+		algos    string
+		runs     int
+		validate bool
+		jsonFile string
+		copyMiB  int
+	)
+	cmd := &cobra.Command{
+		Use:   "bench [flags] GRAPH...",
+		Short: "Benchmark algorithms × graphs × backends: median/min/max times, MTEPS, achieved bandwidth, JSON record",
+		Long: `Run each algorithm on each graph and backend: one warm-up run (its PREPROCESS,
+which builds the HYB matrices, is reported as "first"), then --runs timed runs
+whose compute time (the superstep loop; loading and PREPROCESS excluded) gives
+the median, min and max. MTEPS count each undirected edge once (arcs of a
+directed graph). GB/s is a lower-bound model of the bytes the run must move
+(bytes_model in the JSON) over the median time, and %copy its fraction of the
+device's copy bandwidth, measured at start.
+
+GRAPH is a file in any format run reads, or a generator spec that rebuilds
+the benchmark graphs without files (GAP's seeds):
+  kron:SCALE[:DEGREE]   GAP Kronecker, degree 16 by default (kron:21 is GAP's kron)
+  urand:SCALE[:DEGREE]  GAP uniform random (urand:21)
+  grid:ROWSxCOLS        4-neighbour grid (grid:1000x1000)
+  road:ROWSxCOLS        road-like lattice
+
+sssp runs on the graph with --weights (default random:1-64, seeded as
+run --weights random:1-64); the others run unweighted. bfs and sssp start from
+--src, by default the highest-degree vertex. Algorithms:
+` + benchAlgorithmList(),
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			selected, err := findBenchAlgos(algos)
+			if err != nil {
+				return err
+			}
+			backends, err := findBenchBackends(ef.backend)
+			if err != nil {
+				return err
+			}
+			if runs < 1 {
+				return fmt.Errorf("--runs %d: need at least 1", runs)
+			}
+			if copyMiB < 1 {
+				return fmt.Errorf("--copy-mib %d: need at least 1", copyMiB)
+			}
+			if _, err := lf.options(); err != nil {
+				return err
+			}
+			base, err := ef.options()
+			if err != nil {
+				return err
+			}
+			base = prm.apply(base)
+			var sources []graphSource
+			for _, a := range args {
+				s, err := parseGraphArg(a)
+				if err != nil {
+					return err
+				}
+				sources = append(sources, s)
+			}
+			needWeights := slices.ContainsFunc(selected, func(a benchAlgo) bool { return a.weighted })
+
+			rec := newBenchRecord(lf, ef, prm, runs, validate)
+			for _, a := range selected {
+				rec.Settings.Algorithms = append(rec.Settings.Algorithms, a.name)
+			}
+			rec.Settings.Backends = backends
+			for _, b := range backends {
+				rec.Devices[b] = describeBackend(b, copyMiB<<20)
+			}
+
+			failed := 0
+			for _, src := range sources {
+				bg, err := loadBenchGraph(src, lf, needWeights)
+				if err != nil {
+					failed++
+					rec.Graphs = append(rec.Graphs, benchGraphJSON{Name: src.arg, Error: err.Error()})
+					fmt.Fprintf(os.Stderr, "bench: %s: %v\n", src.arg, err)
+					continue
+				}
+				rec.Graphs = append(rec.Graphs, bg.info)
+				for _, a := range selected {
+					for _, b := range backends {
+						r := benchOne(bg, a, b, base, prm, runs, validate, ef.hf.options())
+						if bw := rec.Devices[b].CopyBandwidth; bw > 0 && r.Error == "" && r.Skipped == "" {
+							r.CopyFraction = r.GBs * 1e9 / bw
+						}
+						if r.Error != "" {
+							failed++
+						}
+						rec.Results = append(rec.Results, r)
+						fmt.Fprintln(os.Stderr, "bench:", progressLine(r))
+					}
+				}
+			}
+			printBench(cmd.OutOrStdout(), rec)
+			if jsonFile != "" {
+				if err := writeJSON(jsonFile, rec); err != nil {
+					return err
+				}
+			}
+			if failed > 0 {
+				return exitError{1, fmt.Sprintf("bench: %d FAILED (see the table)", failed)}
+			}
+			return nil
+		},
+	}
+	lf.register(cmd.Flags())
+	ef.register(cmd)
+	prm.register(cmd.Flags())
+	f := cmd.Flags()
+	// bench takes lists of backends and sssp's weights; the shared flags'
+	// defaults and help say otherwise for run.
+	bf := f.Lookup("backend")
+	// (Not vertexprog.Backends() here: that would start the GPU for every command.)
+	bf.Usage = "comma-separated backends (cpu, cuda), or all: every backend that can run here (cpu, and cuda in a GPU build on a machine with a GPU)"
+	bf.DefValue = "all"
+	ef.backend = "all"
+	wf := f.Lookup("weights")
+	wf.Usage = "sssp's edge weights: random:LO-HI (uniform integers, seeded by --seed), keep (from the file; unit when none) or none"
+	wf.DefValue = "random:1-64"
+	lf.weights = "random:1-64"
+	f.StringVar(&algos, "algo", strings.Join(benchAlgoNames(), ","), "comma-separated algorithms")
+	f.IntVar(&runs, "runs", 5, "timed runs after one warm-up; the median, min and max are reported")
+	f.BoolVar(&validate, "validate", false, "check each result once against the gonum reference (outside the timed runs); a mismatch fails")
+	f.StringVar(&jsonFile, "json", "", "write the benchmark record ("+benchSchema+") as JSON to this file")
+	f.IntVar(&copyMiB, "copy-mib", 256, "MiB copied to measure the host's copy bandwidth (the cpu roofline)")
+	return cmd
+}
+
+func benchAlgorithmList() string {
+	s := ""
+	for _, a := range benchAlgorithms() {
+		s += fmt.Sprintf("  %-14s %s\n", a.name, a.about)
+	}
+	return s
+}
+
+func newBenchRecord(lf loadFlags, ef engineFlags, prm params, runs int, validate bool) *benchRecord {
+	ver, rev, mod, from := buildVCS()
+	hostname, _ := os.Hostname()
+	mem, _ := memTotal()
+	hf := ef.hf.options()
+	return &benchRecord{
+		Schema: benchSchema, Version: ver, Commit: rev, Modified: mod, CommitFrom: from,
+		Date: time.Now().UTC().Format(time.RFC3339),
+		Args: os.Args[1:],
+		Host: benchHost{
+			hostInfo: hostInfo{hostname, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version()},
+			CPUModel: cpuModel(), MemoryBytes: mem,
+		},
+		Devices:      map[string]deviceJSON{},
+		EdgesCounted: edgesCounted,
+		Settings: benchSettings{
+			Warmup: 1, Runs: runs, Source: prm.src, SourceRule: srcRule(prm.src),
+			Direction: ef.direction, Rule: ef.rule, RelativeSpeed: hf.RelativeSpeed, Breakeven: hf.Breakeven,
+			Damping: prm.damping, Tolerance: prm.tolerance, MaxIter: prm.maxIter, Iterations: prm.iterations,
+			SSSPWeights: lf.weights, WeightSeed: lf.seed,
+			Symmetrize: lf.symmetrize, KeepLoops: lf.keepLoops, KeepDuplicates: lf.keepDups, Validate: validate,
+		},
+		Graphs:  []benchGraphJSON{},
+		Results: []benchResult{},
+	}
+}
+
+func srcRule(src int64) string {
+	if src < 0 {
+		return sourceRule
+	}
+	return fmt.Sprintf("--src %d (the file's ids)", src)
+}
+
+// benchOne runs algorithm a on backend b: a warm-up, then runs timed runs,
+// each on a fresh vertexprog.Graph so that the warm-up's PREPROCESS builds
+// the matrices (cold) and the timed runs reuse them.
+func benchOne(bg *benchGraph, a benchAlgo, backend string, base vertexprog.Options, prm params, runs int, validate bool, hopt hyb.Options) benchResult {
+	d := bg.plain
+	r := benchResult{Graph: bg.info.Name, Algorithm: a.name, Backend: backend, Weights: "none", Vertices: d.N, Edges: d.Edges()}
+	if a.weighted {
+		d = bg.weighted
+		r.Weights = bg.info.Weights
+	}
+	if a.name == "bfs" || a.name == "sssp" {
+		if v, err := resolveSource(d, prm.src); err == nil {
+			id := d.OriginalID(v)
+			r.Source = &id
+		}
+	}
+	fail := func(err error) benchResult {
+		if errors.Is(err, apps.ErrInvalidInput) {
+			r.Skipped = err.Error()
+		} else {
+			r.Error = err.Error()
+		}
+		return r
+	}
+	opt := base
+	opt.Backend = backend
+	g := vertexprog.NewGraph(d)
+	runtime.GC()
+	first, err := a.run(g, prm, opt)
+	if err != nil {
+		return fail(err)
+	}
+	r.PreprocessFirstMS, r.TransferFirstMS = ms(first.run.preprocess), ms(first.run.transfer)
+	last := first
+	var perStep []float64
+	for range runs {
+		runtime.GC()
+		if last, err = a.run(g, prm, opt); err != nil {
+			return fail(err)
+		}
+		s := last.run
+		var steps time.Duration
+		for _, t := range s.stepTimes {
+			steps += t
+		}
+		r.ComputeMS = append(r.ComputeMS, ms(s.compute))
+		r.SuperstepsMS = append(r.SuperstepsMS, ms(steps))
+		r.Iterations = append(r.Iterations, s.iterations)
+		r.PreprocessMS = append(r.PreprocessMS, ms(s.preprocess))
+		r.TransferMS = append(r.TransferMS, ms(s.transfer))
+		if s.iterations > 0 {
+			perStep = append(perStep, ms(s.compute)/float64(s.iterations))
+		}
+	}
+	r.Runs = runs
+	r.Summary = last.summary
+	r.MedianMS, r.MinMS, r.MaxMS = stats(r.ComputeMS)
+	r.PreprocessMedianMS, _, _ = stats(r.PreprocessMS)
+	r.TransferMedianMS, _, _ = stats(r.TransferMS)
+	r.MSPerStep, _, _ = stats(perStep)
+	if r.MedianMS > 0 {
+		r.MTEPS = float64(r.Edges) / (r.MedianMS * 1e3)
+	}
+	if r.NNZ, err = traversedNNZ(g, a.edges, hopt); err != nil {
+		return fail(err)
+	}
+	if a.name == "tc" {
+		r.DAGArcs = orientedArcs(g)
+	}
+	iters := slices.Clone(r.Iterations)
+	slices.Sort(iters)
+	r.Bytes, r.BytesModel = trafficModel(a.name, int64(d.N), r.NNZ, r.DAGArcs, d.W != nil, iters[len(iters)/2])
+	if r.MedianMS > 0 {
+		r.GBs = float64(r.Bytes) / (r.MedianMS * 1e6)
+	}
+	if validate {
+		if err := last.check(); err != nil {
+			r.Error = "validation FAILED against the gonum reference: " + err.Error()
+			return r
+		}
+		r.Validated = true
+	}
+	return r
+}
+
+func progressLine(r benchResult) string {
+	head := fmt.Sprintf("%s %s %s:", r.Graph, r.Algorithm, r.Backend)
+	switch {
+	case r.Error != "":
+		return head + " FAIL: " + r.Error
+	case r.Skipped != "":
+		return head + " SKIP: " + r.Skipped
+	}
+	return fmt.Sprintf("%s median %.3f ms, %d supersteps, %.1f MTEPS", head, r.MedianMS, r.Iterations[0], r.MTEPS)
+}
+
+func gbs(bytesPerS float64) string { return fmt.Sprintf("%.1f GB/s", bytesPerS/1e9) }
+
+func printBench(out io.Writer, rec *benchRecord) {
+	commit := rec.Commit
+	if commit == "" {
+		commit = "unknown commit"
+	} else if rec.Modified {
+		commit += "+dirty"
+	}
+	fmt.Fprintf(out, "hpgraph bench %s (%s), %s\n", rec.Version, commit, rec.Date)
+	h := rec.Host
+	fmt.Fprintf(out, "host: %s, %s, %d CPUs, GOMAXPROCS %d, %s\n", h.Hostname, h.CPUModel, h.CPUs, h.GOMAXPROCS, h.Go)
+	for _, b := range rec.Settings.Backends {
+		d := rec.Devices[b]
+		if d.Error != "" {
+			fmt.Fprintf(out, "device %s: %s: %s (no copy bandwidth: no %%copy)\n", b, d.Name, d.Error)
+			continue
+		}
+		desc := d.Name
+		if d.Driver != "" {
+			desc += ", driver " + d.Driver
+		}
+		if d.ComputeCapability != "" {
+			desc += ", compute " + d.ComputeCapability
+		}
+		if d.SMs > 0 {
+			desc += fmt.Sprintf(", %d SMs", d.SMs)
+		}
+		if d.Cores > 0 {
+			desc += fmt.Sprintf(", %d cores used", d.Cores)
+		}
+		if d.MemoryBytes > 0 {
+			desc += fmt.Sprintf(", %.1f GiB", float64(d.MemoryBytes)/(1<<30))
+		}
+		fmt.Fprintf(out, "device %s: %s; copy bandwidth %s (%s)\n", b, desc, gbs(d.CopyBandwidth), d.CopyMethod)
+	}
+	s := rec.Settings
+	fmt.Fprintf(out, "edges: %s\n", edgesCounted)
+	fmt.Fprintf(out, "times: 1 warm-up + %d timed runs; median [min, max] of the compute time (superstep loop; load and PREPROCESS apart); ms/step = compute/supersteps\n", s.Runs)
+	fmt.Fprintf(out, "GB/s: bytes that must move (lower-bound model, bytes_model in --json) / median time; %%copy = GB/s / the device's copy bandwidth\n")
+	fmt.Fprintf(out, "bfs/sssp source: %s\n", s.SourceRule)
+	for _, g := range rec.Graphs {
+		if g.Error != "" {
+			fmt.Fprintf(out, "graph %s: FAIL: %s\n", g.Name, g.Error)
+			continue
+		}
+		from := "read from " + g.File
+		if g.Kind == "generator" {
+			from = "generated: " + g.Generator
+		}
+		kind := "undirected"
+		if g.Directed {
+			kind = "directed"
+		}
+		fmt.Fprintf(out, "graph %s: %d vertices, %d edges, %d stored arcs (%s); load %.1f ms (%s)", g.Name, g.Vertices, g.Edges, g.NNZ, kind, g.LoadMS, from)
+		if g.Weights != "" {
+			fmt.Fprintf(out, "; sssp weights %s", g.Weights)
+		}
+		fmt.Fprintln(out)
+	}
+	fmt.Fprintln(out)
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(w, "graph\talgo\tbackend\tmedian ms\tmin\tmax\tsteps\tms/step\tMTEPS\tGB/s\t%%copy\tprep first ms\tprep ms\ttransfer ms\tnnz\t\n")
+	var notes []string
+	for _, r := range rec.Results {
+		verdict := ""
+		switch {
+		case r.Skipped != "":
+			verdict = "SKIP"
+			notes = append(notes, fmt.Sprintf("SKIP %s %s %s: %s", r.Graph, r.Algorithm, r.Backend, r.Skipped))
+		case r.Error != "":
+			verdict = "FAIL"
+			notes = append(notes, fmt.Sprintf("FAIL %s %s %s: %s", r.Graph, r.Algorithm, r.Backend, r.Error))
+		}
+		if r.Runs == 0 {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s%s\n", r.Graph, r.Algorithm, r.Backend, verdict, strings.Repeat("\t-", 11)+"\t")
+			continue
+		}
+		pct := "-"
+		if r.CopyFraction > 0 {
+			pct = fmt.Sprintf("%.1f%%", 100*r.CopyFraction)
+		}
+		steps := fmt.Sprint(r.Iterations[0])
+		if lo, hi := slices.Min(r.Iterations), slices.Max(r.Iterations); lo != hi {
+			steps = fmt.Sprintf("%d-%d", lo, hi)
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%.3f\t%.3f\t%.3f\t%s\t%.4f\t%.1f\t%.2f\t%s\t%.2f\t%.3f\t%.3f\t%d\t\n",
+			r.Graph, r.Algorithm, r.Backend, r.MedianMS, r.MinMS, r.MaxMS, steps, r.MSPerStep, r.MTEPS, r.GBs, pct,
+			r.PreprocessFirstMS, r.PreprocessMedianMS, r.TransferMedianMS, r.NNZ)
+	}
+	w.Flush()
+	for _, n := range notes {
+		fmt.Fprintln(out, n)
+	}
+	if rec.Settings.Validate {
+		ok := 0
+		for _, r := range rec.Results {
+			if r.Validated {
+				ok++
+			}
+		}
+		fmt.Fprintf(out, "validation: %d of %d results PASS against the gonum reference\n", ok, len(rec.Results))
+	}
+}
