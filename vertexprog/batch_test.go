@@ -1,0 +1,104 @@
+package vertexprog
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/hyb"
+)
+
+// minLabel spreads vertex 0's label 0, a Sparse program whose frontier on
+// a path is one vertex: the shape that makes the loop batch.
+type minLabel struct{}
+
+func (minLabel) Spec() Spec { return Spec{Edges: AllEdges, Sparse: true} }
+func (minLabel) Init(v int32, _ *Step) (int32, bool) {
+	if v == 0 {
+		return 0, true
+	}
+	return 1 << 20, false
+}
+func (minLabel) Identity() int32                                        { return 1 << 30 }
+func (minLabel) Gather(acc int32, _, _ int32, l int32, _ float32) int32 { return min(acc, l) }
+func (minLabel) Reduce(a, b int32) int32                                { return min(a, b) }
+func (minLabel) Update(_ int32, acc int32, l *int32, _ *Step) bool {
+	if acc < *l {
+		*l = acc
+		return true
+	}
+	return false
+}
+
+// batchingCPU runs the CPU stepper through the batch path, as a device
+// backend with DeviceBatchRun would, and records the batch sizes asked for.
+type batchingCPU struct {
+	*cpuStepper[int32, int32]
+	sizes []int
+}
+
+func (b *batchingCPU) batch(it int, dir Direction, max int) ([]StepReport, error) {
+	b.sizes = append(b.sizes, max)
+	var reps []StepReport
+	for i := 0; i < max; i++ {
+		a, e, _ := b.step(it+i, dir)
+		reps = append(reps, StepReport{Active: a, FrontierEdges: e})
+		if a == 0 {
+			break
+		}
+	}
+	return reps, nil
+}
+
+func TestBatchedLoopMatchesSingleSteps(t *testing.T) {
+	const n = 3000
+	el := &datasets.EdgeList{N: n}
+	for v := 0; v+1 < n; v++ {
+		el.Src, el.Dst = append(el.Src, int32(n-1-v)), append(el.Dst, int32(n-2-v))
+	}
+	g0, err := datasets.Build(el, datasets.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, limit := range []int{0, 37} {
+		run := func(batch bool) (*Result[int32], []int) {
+			g := NewGraph(g0)
+			opt := Options{MaxIterations: limit}.withDefaults()
+			opt.HYB = hyb.CPUOptions()
+			h, err := prepare(g, Program[int32, int32](minLabel{}), opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := &Result[int32]{}
+			cs := &cpuStepper[int32, int32]{h}
+			var st stepper = cs
+			var bc *batchingCPU
+			if batch {
+				bc = &batchingCPU{cpuStepper: cs}
+				st = bc
+			}
+			if err := loop(h, st, opt, res); err != nil {
+				t.Fatal(err)
+			}
+			res.X = h.x
+			if bc != nil {
+				return res, bc.sizes
+			}
+			return res, nil
+		}
+		plain, _ := run(false)
+		batched, sizes := run(true)
+		if !slices.Equal(plain.X, batched.X) || !slices.Equal(plain.Active, batched.Active) {
+			t.Fatalf("limit %d: batched run differs: %d vs %d supersteps", limit, batched.Iterations, plain.Iterations)
+		}
+		if limit > 0 && batched.Iterations != limit {
+			t.Errorf("limit %d: %d supersteps", limit, batched.Iterations)
+		}
+		if len(sizes) == 0 || limit == 0 && slices.Max(sizes) != maxBatch {
+			t.Errorf("limit %d: batch sizes %v, want growth to %d", limit, sizes, maxBatch)
+		}
+		if last := batched.Active[len(batched.Active)-1]; limit == 0 && last != 0 {
+			t.Errorf("ran until %d vertices were active, want 0", last)
+		}
+	}
+}
