@@ -2,15 +2,22 @@
 
 package cuda
 
+/*
+#include <cuda.h>
+*/
+import "C"
+
 import (
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"os"
+	"strconv"
+	"time"
 	"unsafe"
 
-	"github.com/hpgraph/hpgraph/hyb"
 	"github.com/hpgraph/hpgraph/vertexprog"
 	"github.com/mumax/3/cuda/cu"
 )
@@ -21,8 +28,15 @@ import (
 // flip it to compare.
 var Texture = true
 
-// cooTile is VP_TILE of kernels.cu: the COO entries one block reduces.
-const cooTile = 1024
+// Graphs selects whether batches of supersteps (vertexprog.DeviceBatchRun)
+// replay CUDA graphs of captured launches (true) or launch every kernel
+// (false). HPGRAPH_CUDA_GRAPHS=0 or 1 sets its initial value.
+var Graphs = true
+
+// pushGridPerSM is the blocks per multiprocessor of the push kernels in a
+// batch, where the frontier's size is not known when they are launched
+// (HPGRAPH_CUDA_PUSHGRID overrides it).
+var pushGridPerSM = 2
 
 func init() {
 	switch os.Getenv("HPGRAPH_CUDA_TEXTURE") {
@@ -30,6 +44,15 @@ func init() {
 		Texture = false
 	case "1", "true":
 		Texture = true
+	}
+	switch os.Getenv("HPGRAPH_CUDA_GRAPHS") {
+	case "0", "false":
+		Graphs = false
+	case "1", "true":
+		Graphs = true
+	}
+	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_PUSHGRID")); err == nil && n > 0 && n <= 64 {
+		pushGridPerSM = n
 	}
 	vertexprog.RegisterBackend(Backend{})
 }
@@ -47,34 +70,29 @@ func (Backend) Available() error {
 	return err
 }
 
-// Describe names the device the backend runs on.
-func Describe() (string, error) {
-	d, err := getDevice()
-	if err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("%s (compute %d.%d, %d MiB)", d.name, d.major, d.minor, d.totalMem>>20), nil
-}
+// Superstep records (kernels.cu, VP_R_*): a ring of recordRing records of
+// recordHead words plus one per aggregator.
+const (
+	recActive = iota
+	recEdges
+	recRan
+	recSmall
+	recMedium
+	recChunks
+	recTouched
+	recordHead
+)
 
-// matDev is a HYB matrix in device memory and its VP_Mat argument.
-type matDev struct {
-	ellCol, ellVal, cooRow, cooCol, cooVal, cooPtr cu.DevicePtr
-	m                                              *hyb.Matrix
-	arg                                            []byte
-}
+const (
+	recordRing = 256
+	// maxBatch is the most supersteps one StepBatch call runs (the ring
+	// must hold a batch's records and the one before it).
+	maxBatch = recordRing - 8
+)
 
-// matrixBytes is the device memory of m's arrays that a pull (rows) or a
-// push (ptr) reads.
-func matrixBytes(m *hyb.Matrix, rows, ptr bool) int64 {
-	b := int64(len(m.EllCol))*4 + int64(len(m.EllVal))*4 + int64(len(m.CooCol))*4 + int64(len(m.CooVal))*4
-	if rows {
-		b += int64(len(m.CooRow)) * 4
-	}
-	if ptr {
-		b += int64(len(m.CooPtr)) * 8
-	}
-	return b
-}
+// graphSizes are the supersteps per captured CUDA graph, largest first: a
+// batch replays them to cover its length.
+var graphSizes = []int{16, 4, 1}
 
 // run is one program on the device.
 type run struct {
@@ -85,28 +103,42 @@ type run struct {
 	words  int
 	layout *stateLayout
 	feats  features
+	nagg   int
+	recW   int // words per record
 
 	bufs []cu.DevicePtr
 	texs []uint64
 
-	pull, push *matDev
-	x, y       cu.DevicePtr
-	xTex       uint64
-	mask       [2]cu.DevicePtr
-	maskTex    [2]uint64
-	cur        int // mask[cur] is x_bitmask, mask[1-cur] active_bitmask
-	touched    cu.DevicePtr
-	pushDeg    cu.DevicePtr
-	carryFirst cu.DevicePtr
-	carryLast  cu.DevicePtr
-	ctl        cu.DevicePtr // counters, aggregator acc, prev, ops
-	arrays     []cu.DevicePtr
-	state      []byte
+	pull, push  *matDev
+	x, y        cu.DevicePtr
+	xTex        uint64
+	mask        [2]cu.DevicePtr
+	maskTex     [2]uint64
+	queue       [2]cu.DevicePtr
+	chunks      [2]cu.DevicePtr
+	touched     cu.DevicePtr
+	touchedList cu.DevicePtr
+	partial     cu.DevicePtr
+	heavyCount  cu.DevicePtr
+	rec, ctl    cu.DevicePtr
+	aggOps      cu.DevicePtr
+	arrays      []cu.DevicePtr
+	state       []byte
+	runArg      []byte
+	host        []uint64 // records read back (pinned: recHost)
+	recHost     unsafe.Pointer
 
-	ops    []vertexprog.Aggregator
-	prev   []float64
+	step   int      // supersteps run
+	base   int      // the device's ctl[0]
+	bias   int      // the device's ctl[1]: iteration of superstep 0
+	last   []uint64 // record of superstep step-1
 	yDirty bool
 	closed bool
+
+	graphs   map[[2]int]C.CUgraphExec
+	noGraphs bool
+
+	transfers time.Duration
 }
 
 // Start implements vertexprog.DeviceBackend.
@@ -126,8 +158,8 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 	if job.XSize < 0 || job.ASize <= 0 || len(job.X) != n*job.XSize {
 		return nil, fmt.Errorf("cuda: inconsistent job: %d vertices, %d bytes of X at %d each, accumulator of %d bytes", n, len(job.X), job.XSize, job.ASize)
 	}
-	if job.Push != nil && (job.ASize != 4 && job.ASize != 8 || job.Push.N != n) {
-		return nil, fmt.Errorf("cuda: push needs a 4- or 8-byte accumulator (have %d) and a square push matrix", job.ASize)
+	if job.Push != nil && (job.ASize != 4 && job.ASize != 8 || job.Push.N != n || len(job.Push.Degree) != n) {
+		return nil, fmt.Errorf("cuda: push needs a 4- or 8-byte accumulator (have %d) and a square push matrix with its degrees", job.ASize)
 	}
 	if job.Active == nil || job.Active.Len() != n {
 		return nil, errors.New("cuda: the job's initial frontier does not match the graph")
@@ -144,19 +176,7 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 		Texture: Texture,
 	}
 	feats.TextureX = Texture && job.XSize > 0 && job.XSize%4 == 0 && int64(n)*int64(job.XSize/4) <= d.texMaxWidth
-
-	need := deviceBytes(job, layout)
-	err = d.do("checking free device memory", func() error {
-		free, total := d.memInfo()
-		if need > free {
-			return fmt.Errorf("%w on %s: the run needs %d bytes (%.1f MiB) of device memory, %d bytes (%.1f MiB) of %d are free",
-				ErrOutOfMemory, d.name, need, float64(need)/(1<<20), free, float64(free)/(1<<20), total)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
+	lim := binsFromEnv()
 
 	src := buildSource(&job.Code, layout, feats)
 	ptx, key, err := compile(src, d.arch())
@@ -164,8 +184,30 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 		return nil, err
 	}
 	r := &run{d: d, job: job, n: n, words: (n + 31) / 32, layout: layout, feats: feats, yDirty: true,
-		ops: job.Spec.Aggregators, prev: append([]float64(nil), job.Aggregates...)}
+		nagg: len(job.Spec.Aggregators), graphs: map[[2]int]C.CUgraphExec{}}
+	r.recW = recordHead + r.nagg
+	t0 := time.Now()
 	err = d.do("copying the run to the device", func() error {
+		// Memory first: the cache gives back what no run uses when the
+		// run would not fit otherwise.
+		need := deviceBytes(job, layout, lim)
+		switch {
+		case job.Push == job.Pull:
+			need += d.cache.need(job.Pull.Matrix, true, job.Push.Degree, lim)
+		case job.Push != nil:
+			need += d.cache.need(job.Pull.Matrix, true, nil, lim) + d.cache.need(job.Push.Matrix, false, job.Push.Degree, lim)
+		default:
+			need += d.cache.need(job.Pull.Matrix, true, nil, lim)
+		}
+		free, total := d.memInfo()
+		if need > free && len(d.cache.m) > 0 {
+			d.cache.trim(0)
+			free, total = d.memInfo()
+		}
+		if need > free {
+			return fmt.Errorf("%w on %s: the run needs %d bytes (%.1f MiB) of device memory, %d bytes (%.1f MiB) of %d are free",
+				ErrOutOfMemory, d.name, need, float64(need)/(1<<20), free, float64(free)/(1<<20), total)
+		}
 		var err error
 		if r.mod, err = d.loadModule(key, ptx); err != nil {
 			return err
@@ -176,9 +218,10 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 			}
 			r.mod.layoutOK = true
 		}
-		r.upload()
+		r.upload(lim)
 		return nil
 	})
+	r.transfers += time.Since(t0)
 	if err != nil {
 		r.Close()
 		return nil, err
@@ -186,33 +229,22 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 	return r, nil
 }
 
-// deviceBytes is the device memory a job needs.
-func deviceBytes(job *vertexprog.DeviceJob, l *stateLayout) int64 {
+// deviceBytes is the device memory a job needs besides its matrices.
+func deviceBytes(job *vertexprog.DeviceJob, l *stateLayout, lim binLimits) int64 {
 	n := int64(job.Pull.N)
 	words := (n + 31) / 32
-	need := int64(0)
-	if job.Push == nil {
-		need += matrixBytes(job.Pull.Matrix, true, false)
-	} else if job.Push == job.Pull {
-		need += matrixBytes(job.Pull.Matrix, true, true)
-	} else {
-		need += matrixBytes(job.Pull.Matrix, true, false) + matrixBytes(job.Push.Matrix, false, true)
-	}
-	need += n*int64(job.XSize) + max(8, n*int64(job.ASize)) + 2*words*4
+	need := n*int64(job.XSize) + max(8, n*int64(job.ASize)) + 2*words*4
 	if job.Push != nil {
-		need += words*4 + n*4 // touched, push degrees
+		need += words*4 + n*4 + 2*max(1, n)*4 + 2*8*max(1, pushChunks(job.Push.Degree))
 	}
-	if tiles := (int64(len(job.Pull.CooCol)) + cooTile - 1) / cooTile; tiles > 1 {
-		need += 2 * tiles * int64(job.ASize)
-	}
-	need += ctlBytes(len(job.Spec.Aggregators))
+	// Heavy pull chunks' partials and counters, at most.
+	need += (int64(len(job.Pull.CooCol))/int64(max(1, lim.Chunk)) + 1 + n/int64(max(1, lim.Warp))) * (int64(job.ASize) + 4)
+	need += int64(recordRing*(recordHead+len(job.Spec.Aggregators))*8 + 8 + 4*len(job.Spec.Aggregators))
 	for _, a := range l.arrays {
 		need += a.bytes
 	}
 	return need
 }
-
-func ctlBytes(nagg int) int64 { return int64(16 + 16*nagg + 4*nagg) }
 
 // alloc allocates bytes of device memory owned by the run (0 for none).
 func (r *run) alloc(bytes int64) cu.DevicePtr {
@@ -226,81 +258,98 @@ func (r *run) alloc(bytes int64) cu.DevicePtr {
 
 // put copies a Go slice of plain data to new device memory.
 func put[T any](r *run, s []T) cu.DevicePtr {
-	bytes := int64(len(s)) * int64(unsafe.Sizeof(*new(T)))
-	p := r.alloc(bytes)
-	if bytes > 0 {
-		cu.MemcpyHtoD(p, unsafe.Pointer(&s[0]), bytes)
-	}
-	return p
-}
-
-func (r *run) uploadMatrix(m *hyb.Matrix, rows, ptr bool) *matDev {
-	md := &matDev{m: m}
-	md.ellCol, md.ellVal = put(r, m.EllCol), put(r, m.EllVal)
-	md.cooCol, md.cooVal = put(r, m.CooCol), put(r, m.CooVal)
-	if rows {
-		md.cooRow = put(r, m.CooRow)
-	}
-	if ptr {
-		md.cooPtr = put(r, m.CooPtr)
-	}
-	md.arg = make([]byte, 72)
-	le := binary.LittleEndian
-	for i, p := range []cu.DevicePtr{md.ellCol, md.ellVal, md.cooRow, md.cooCol, md.cooVal, md.cooPtr} {
-		le.PutUint64(md.arg[8*i:], uint64(p))
-	}
-	le.PutUint64(md.arg[48:], uint64(len(m.CooCol)))
-	le.PutUint32(md.arg[56:], uint32(m.N))
-	le.PutUint32(md.arg[60:], uint32(m.K))
-	le.PutUint32(md.arg[64:], uint32(m.Pitch))
-	return md
+	return devPut(&r.bufs, s)
 }
 
 // upload allocates and fills everything. On the context's thread.
-func (r *run) upload() {
+func (r *run) upload(lim binLimits) {
 	job := r.job
-	switch {
-	case job.Push == nil:
-		r.pull = r.uploadMatrix(job.Pull.Matrix, true, false)
-	case job.Push == job.Pull:
-		r.pull = r.uploadMatrix(job.Pull.Matrix, true, true)
+	d := r.d
+	if job.Push == job.Pull {
+		r.pull = d.cache.get(job.Pull.Matrix, true, job.Push.Degree, lim)
 		r.push = r.pull
-	default:
-		r.pull = r.uploadMatrix(job.Pull.Matrix, true, false)
-		r.push = r.uploadMatrix(job.Push.Matrix, false, true)
-	}
-	if job.Push != nil {
-		r.pushDeg = put(r, job.Push.Degree)
-		r.touched = r.alloc(int64(r.words) * 4)
-		if r.words > 0 {
-			cu.MemsetD32(r.touched, 0, int64(r.words))
+	} else {
+		r.pull = d.cache.get(job.Pull.Matrix, true, nil, lim)
+		if job.Push != nil {
+			r.push = d.cache.get(job.Push.Matrix, false, job.Push.Degree, lim)
 		}
 	}
+	n := r.n
 	r.x = put(r, job.X)
-	r.y = r.alloc(max(8, int64(r.n)*int64(job.ASize)))
+	r.y = r.alloc(max(8, int64(n)*int64(job.ASize)))
 	r.mask[0] = put(r, job.Active.Words())
 	r.mask[1] = r.alloc(int64(r.words) * 4)
 	if r.words > 0 {
 		cu.MemsetD32(r.mask[1], 0, int64(r.words))
 	}
-	if tiles := (int64(len(job.Pull.CooCol)) + cooTile - 1) / cooTile; tiles > 1 {
-		r.carryFirst = r.alloc(tiles * int64(job.ASize))
-		r.carryLast = r.alloc(tiles * int64(job.ASize))
+
+	// The record of superstep -1 describes the initial frontier; record 0
+	// starts empty.
+	r.last = make([]uint64, r.recW)
+	act := 0
+	for _, w := range job.Active.Words() {
+		act += bits.OnesCount32(w)
 	}
-	nagg := len(r.ops)
-	r.ctl = r.alloc(ctlBytes(nagg))
-	ops := make([]int32, max(1, nagg))
-	for i, op := range r.ops {
-		ops[i] = int32(op)
+	r.last[recActive], r.last[recRan] = uint64(act), 1
+	if job.Push != nil {
+		deg := job.Push.Degree
+		r.touched = r.alloc(int64(r.words) * 4)
+		if r.words > 0 {
+			cu.MemsetD32(r.touched, 0, int64(r.words))
+		}
+		r.touchedList = r.alloc(int64(max(1, n)) * 4)
+		q, ch, ns, nm, nc := frontierQueues(job.Active.Words(), n, deg)
+		r.queue[0] = put(r, q)
+		r.queue[1] = r.alloc(int64(len(q)) * 4)
+		capChunks := max(1, pushChunks(deg))
+		r.chunks[0] = r.alloc(capChunks * 8)
+		r.chunks[1] = r.alloc(capChunks * 8)
+		if len(ch) > 0 {
+			htod(r.chunks[0], unsafe.Pointer(&ch[0]), int64(len(ch))*4)
+		}
+		var edges int64
+		for w, word := range job.Active.Words() {
+			for word != 0 {
+				b := bits.TrailingZeros32(word)
+				word &^= 1 << b
+				if v := w*32 + b; v < n {
+					edges += int64(deg[v])
+				}
+			}
+		}
+		r.last[recEdges] = uint64(edges)
+		r.last[recSmall], r.last[recMedium], r.last[recChunks] = uint64(ns), uint64(nm), uint64(nc)
 	}
-	if nagg > 0 {
-		cu.MemcpyHtoD(r.ctl+cu.DevicePtr(16+16*nagg), unsafe.Pointer(&ops[0]), int64(4*nagg))
+	if bn := r.pull.bins; bn != nil && len(bn.chunkHeavy) > 0 {
+		r.partial = r.alloc(int64(len(bn.chunkHeavy)) * int64(job.ASize))
+		r.heavyCount = r.alloc(int64(len(bn.heavyRow)) * 4)
+		cu.MemsetD32(r.heavyCount, 0, int64(len(bn.heavyRow)))
 	}
+
+	// The record ring, the control words and the aggregators' ops.
+	ring := make([]uint64, recordRing*r.recW)
+	copy(ring[(recordRing-1)*r.recW:], r.last)
+	for i, op := range job.Spec.Aggregators {
+		ring[(recordRing-1)*r.recW+recordHead+i] = math.Float64bits(job.Aggregates[i])
+		ring[recordHead+i] = math.Float64bits(aggIdentity(op))
+	}
+	copy(r.last, ring[(recordRing-1)*r.recW:])
+	r.rec = put(r, ring)
+	r.ctl = put(r, []int32{0, 0})
+	if r.nagg > 0 {
+		ops := make([]int32, r.nagg)
+		for i, op := range job.Spec.Aggregators {
+			ops[i] = int32(op)
+		}
+		r.aggOps = put(r, ops)
+	}
+	r.recHost = d.pinnedRecords(recordRing * r.recW * 8)
+
 	ptrs := make([]uint64, len(r.layout.arrays))
 	for i, a := range r.layout.arrays {
 		p := r.alloc(a.bytes)
 		if a.bytes > 0 {
-			cu.MemcpyHtoD(p, a.ptr, a.bytes)
+			htod(p, a.ptr, a.bytes)
 		}
 		r.arrays = append(r.arrays, p)
 		ptrs[i] = uint64(p)
@@ -314,6 +363,24 @@ func (r *run) upload() {
 	if r.feats.TextureX && r.n > 0 {
 		r.xTex = r.tex(r.x, int64(r.n)*int64(job.XSize))
 	}
+	r.runArg = r.makeRunArg()
+	// Memsets and copies above ran on the legacy stream; the kernels run
+	// on the device's own (non-blocking) stream.
+	cu.CtxSynchronize()
+}
+
+// pinnedRecords returns pinned host memory of at least bytes for reading
+// records back (shared by runs: used only inside one d.do call).
+func (d *device) pinnedRecords(bytes int) unsafe.Pointer {
+	if d.recBytes < bytes {
+		if d.recPinned != nil {
+			cu.MemFreeHost(d.recPinned)
+		}
+		d.recPinned, d.recBytes = nil, 0
+		d.recPinned = cu.MemAllocHost(int64(bytes))
+		d.recBytes = bytes
+	}
+	return d.recPinned
 }
 
 func (r *run) tex(p cu.DevicePtr, bytes int64) uint64 {
@@ -322,26 +389,40 @@ func (r *run) tex(p cu.DevicePtr, bytes int64) uint64 {
 	return t
 }
 
-// ctlArg is the VP_Ctl argument of superstep it.
-func (r *run) ctlArg(it int) []byte {
-	b := make([]byte, 120)
+// makeRunArg is the VP_Run argument (kernels.cu).
+func (r *run) makeRunArg() []byte {
+	b := make([]byte, 176)
 	le := binary.LittleEndian
-	nagg := cu.DevicePtr(len(r.ops))
-	var acc, prev, ops cu.DevicePtr
-	if nagg > 0 {
-		acc, prev, ops = r.ctl+16, r.ctl+16+8*nagg, r.ctl+16+16*nagg
+	var pushDeg cu.DevicePtr
+	if r.push != nil {
+		pushDeg = r.push.pushDeg
 	}
 	for i, v := range []uint64{
-		uint64(r.x), r.xTex, uint64(r.mask[r.cur]), r.maskTex[r.cur], uint64(r.mask[1-r.cur]),
-		uint64(r.touched), uint64(r.ctl), uint64(r.pushDeg), uint64(r.y),
-		uint64(r.carryFirst), uint64(r.carryLast), uint64(acc), uint64(prev), uint64(ops),
+		uint64(r.x), r.xTex, uint64(r.mask[0]), uint64(r.mask[1]), r.maskTex[0], r.maskTex[1],
+		uint64(r.queue[0]), uint64(r.queue[1]), uint64(r.chunks[0]), uint64(r.chunks[1]),
+		uint64(r.touched), uint64(r.touchedList), uint64(pushDeg), uint64(r.y),
+		uint64(r.partial), uint64(r.heavyCount), uint64(r.rec), uint64(r.ctl), uint64(r.aggOps),
 	} {
 		le.PutUint64(b[8*i:], v)
 	}
-	le.PutUint32(b[112:], uint32(int32(it)))
-	if !r.job.Spec.GatherAll {
-		le.PutUint32(b[116:], 1)
+	useMask := 1
+	if r.job.Spec.GatherAll {
+		useMask = 0
 	}
+	for i, v := range []int{r.n, recordRing, r.recW, useMask, pushSmall, pushChunk} {
+		le.PutUint32(b[152+4*i:], uint32(int32(v)))
+	}
+	return b
+}
+
+func argBytes(j int, batched bool, op int) []byte {
+	b := make([]byte, 16)
+	le := binary.LittleEndian
+	le.PutUint32(b, uint32(int32(j)))
+	if batched {
+		le.PutUint32(b[4:], 1)
+	}
+	le.PutUint32(b[8:], uint32(int32(op)))
 	return b
 }
 
@@ -357,65 +438,189 @@ func aggIdentity(op vertexprog.Aggregator) float64 {
 
 func blocks(n int64, per int64) int64 { return (n + per - 1) / per }
 
-// Step implements vertexprog.DeviceRun.
-func (r *run) Step(it int, dir vertexprog.Direction) (active int, frontierEdges int64, aggregates []float64, err error) {
-	if r.closed {
-		return 0, 0, nil, errors.New("cuda: Step on a closed run")
+func (r *run) launch(name string, grid int64, mat []byte, arg []byte) {
+	r.mod.launch(name, grid, r.d.stream, mat, r.runArg, r.state, arg)
+}
+
+// setCtl sets (op 0) or advances (op 1) the device's superstep base, or
+// sets the iteration bias (op 2).
+func (r *run) setCtl(op, v int) { r.launch("vp_ctl", 1, r.pull.arg, argBytes(v, false, op)) }
+
+// pushGrids are the blocks of vp_push and vp_apply_push: sized by the
+// frontier when it is known (the first superstep of a call), a fixed small
+// grid inside a batch (the kernels loop over whatever the frontier is).
+func (r *run) pushGrids(batched bool) (push, apply int64) {
+	sms := int64(max(1, r.d.sms))
+	if batched {
+		g := int64(pushGridPerSM) * sms
+		return g, g
 	}
-	if dir == vertexprog.Push && r.push == nil {
-		return 0, 0, nil, errors.New("cuda: push superstep requested for a run without a push matrix")
+	l := r.last
+	push = max(int64(l[recChunks]), blocks(int64(l[recMedium]), blockSize/32), blocks(int64(l[recSmall]), blockSize))
+	apply = blocks(min(int64(r.n), int64(l[recEdges])), blockSize)
+	return min(max(push, 1), 16*sms), min(max(apply, 1), 16*sms)
+}
+
+// enqueue launches superstep base+j. On the context's thread.
+func (r *run) enqueue(dir vertexprog.Direction, j int, batched bool) {
+	a := argBytes(j, batched, 0)
+	if dir == vertexprog.Push {
+		pg, ag := r.pushGrids(batched)
+		r.launch("vp_push", pg, r.push.arg, a)
+		r.launch("vp_apply_push", ag, r.pull.arg, a)
+		return
 	}
-	nagg := len(r.ops)
-	err = r.d.do(fmt.Sprintf("superstep %d (%s)", it, dir), func() error {
-		// Counters to 0, the aggregators' contributions to their
-		// identities, the previous superstep's values for aggregate().
-		hdr := make([]float64, 2+2*nagg)
-		for i, op := range r.ops {
-			hdr[2+i] = aggIdentity(op)
-			hdr[2+nagg+i] = r.prev[i]
+	rows := blocks(int64(r.n), blockSize)
+	r.launch("vp_pull_ell", rows, r.pull.arg, a)
+	r.launch("vp_pull_coo", r.pull.cooBlocks(), r.pull.arg, a)
+	r.launch("vp_apply_pull", rows, r.pull.arg, a)
+}
+
+// graph returns the CUDA graph of g batched supersteps in direction dir
+// (capturing it on first use), or nil when graphs cannot be used.
+func (r *run) graph(dir vertexprog.Direction, g int) C.CUgraphExec {
+	if r.noGraphs {
+		return nil
+	}
+	key := [2]int{int(dir), g}
+	if e, ok := r.graphs[key]; ok {
+		return e
+	}
+	r.d.beginCapture()
+	err := catch("capturing a CUDA graph", func() error {
+		for j := 0; j < g; j++ {
+			r.enqueue(dir, j, true)
 		}
-		cu.MemcpyHtoD(r.ctl, unsafe.Pointer(&hdr[0]), int64(8*len(hdr)))
-		if r.words > 0 {
-			cu.MemsetD32(r.mask[1-r.cur], 0, int64(r.words))
-		}
-		ctl := r.ctlArg(it)
-		rows := blocks(int64(r.n), blockSize)
-		pm := r.pull.arg
-		if dir == vertexprog.Push {
-			if r.yDirty {
-				r.mod.launch("vp_fill", rows, pm, ctl, r.state)
-				r.yDirty = false
-			}
-			r.mod.launch("vp_push", rows, r.push.arg, ctl, r.state)
-			r.mod.launch("vp_apply_push", rows, pm, ctl, r.state)
-		} else {
-			r.mod.launch("vp_pull_ell", rows, pm, ctl, r.state)
-			if tiles := blocks(int64(len(r.pull.m.CooCol)), cooTile); tiles > 0 {
-				r.mod.launch("vp_pull_coo", tiles, pm, ctl, r.state)
-				if tiles > 1 {
-					r.mod.launch("vp_pull_fixup", blocks(tiles, blockSize), pm, ctl, r.state)
-				}
-			}
-			r.mod.launch("vp_apply_pull", rows, pm, ctl, r.state)
-			r.yDirty = true
-		}
-		// One read back per superstep (it waits for the kernels).
-		back := make([]uint64, 2+nagg)
-		cu.MemcpyDtoH(unsafe.Pointer(&back[0]), r.ctl, int64(8*len(back)))
-		active, frontierEdges = int(back[0]), int64(back[1])
-		aggregates = make([]float64, nagg)
-		for i := range aggregates {
-			aggregates[i] = math.Float64frombits(back[2+i])
-		}
-		r.cur = 1 - r.cur
+		r.setCtl(1, g)
 		return nil
 	})
+	var e C.CUgraphExec
+	err2 := catch("instantiating a CUDA graph", func() error { e = r.d.endCapture(); return nil })
+	if err != nil || err2 != nil {
+		destroyGraph(e)
+		r.noGraphs = true
+		return nil
+	}
+	r.graphs[key] = e
+	return e
+}
+
+// Step implements vertexprog.DeviceRun.
+func (r *run) Step(it int, dir vertexprog.Direction) (active int, frontierEdges int64, aggregates []float64, err error) {
+	reps, err := r.steps(it, dir, 1)
 	if err != nil {
 		return 0, 0, nil, err
 	}
-	r.prev = aggregates
-	return active, frontierEdges, aggregates, nil
+	return reps[0].Active, reps[0].FrontierEdges, reps[0].Aggregates, nil
 }
+
+// StepBatch implements vertexprog.DeviceBatchRun: up to max supersteps
+// (at most maxBatch) are enqueued back to back and their records read
+// back once. Each superstep after the first runs only while the frontier
+// is nonempty and small (the engine's batching rule): the batch ends after
+// the first superstep that activates nothing, or before the first whose
+// frontier is large, which the engine then runs on its own.
+func (r *run) StepBatch(it int, dir vertexprog.Direction, max int) ([]vertexprog.StepReport, error) {
+	return r.steps(it, dir, max)
+}
+
+func (r *run) steps(it int, dir vertexprog.Direction, count int) ([]vertexprog.StepReport, error) {
+	if r.closed {
+		return nil, errors.New("cuda: Step on a closed run")
+	}
+	if dir == vertexprog.Push && r.push == nil {
+		return nil, errors.New("cuda: push superstep requested for a run without a push matrix")
+	}
+	count = min(max(count, 1), maxBatch)
+	var reps []vertexprog.StepReport
+	err := r.d.do(fmt.Sprintf("superstep %d (%s)", it, dir), func() error {
+		s0 := r.step
+		if it-s0 != r.bias {
+			r.bias = it - s0
+			r.setCtl(2, r.bias)
+		}
+		if dir == vertexprog.Push && r.yDirty {
+			r.launch("vp_fill", blocks(int64(r.n), blockSize), r.pull.arg, argBytes(0, false, 0))
+			r.yDirty = false
+		}
+		// The first superstep runs whatever its frontier.
+		r.enqueue(dir, s0-r.base, false)
+		if rest := count - 1; rest > 0 {
+			if Graphs && !r.noGraphs {
+				r.setCtl(0, s0+1)
+				r.base = s0 + 1
+				for _, g := range graphSizes {
+					for rest >= g {
+						e := r.graph(dir, g)
+						if e == nil {
+							break
+						}
+						r.d.launchGraph(e)
+						r.base += g
+						rest -= g
+					}
+				}
+			}
+			for ; rest > 0; rest-- { // without graphs, or after one failed
+				r.enqueue(dir, s0+count-rest-r.base, true)
+			}
+		}
+		if dir == vertexprog.Pull {
+			r.yDirty = true
+		}
+		r.readRecords(s0, count)
+		reps = r.reports(s0, count)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return reps, nil
+}
+
+// readRecords copies the records of supersteps s0 .. s0+count-1 into
+// r.host and waits for the stream. On the context's thread.
+func (r *run) readRecords(s0, count int) {
+	st := cu.Stream(uintptr(unsafe.Pointer(r.d.stream)))
+	w := int64(r.recW) * 8
+	first := s0 % recordRing
+	n1 := min(count, recordRing-first)
+	cu.MemcpyDtoHAsync(unsafe.Add(r.recHost, int64(first)*w), r.rec+cu.DevicePtr(int64(first)*w), int64(n1)*w, st)
+	if n1 < count {
+		cu.MemcpyDtoHAsync(r.recHost, r.rec, int64(count-n1)*w, st)
+	}
+	r.d.syncStream()
+	r.host = unsafe.Slice((*uint64)(r.recHost), recordRing*r.recW)
+}
+
+// reports turns the records read back into the supersteps that ran, and
+// advances the run past them.
+func (r *run) reports(s0, count int) []vertexprog.StepReport {
+	var reps []vertexprog.StepReport
+	for i := 0; i < count; i++ {
+		slot := (s0 + i) % recordRing
+		rec := r.host[slot*r.recW : (slot+1)*r.recW]
+		if i > 0 && rec[recRan] == 0 {
+			break
+		}
+		rep := vertexprog.StepReport{Active: int(rec[recActive]), FrontierEdges: int64(rec[recEdges]),
+			Aggregates: make([]float64, r.nagg)}
+		for k := range rep.Aggregates {
+			rep.Aggregates[k] = math.Float64frombits(rec[recordHead+k])
+		}
+		reps = append(reps, rep)
+		copy(r.last, rec)
+		if rep.Active == 0 {
+			break
+		}
+	}
+	r.step = s0 + len(reps)
+	return reps
+}
+
+// Transfers implements vertexprog.TransferReporter: the time Start spent
+// copying the run to the device and Finish copying results back.
+func (r *run) Transfers() time.Duration { return r.transfers }
 
 // Finish implements vertexprog.DeviceRun: X into x, the writable state
 // arrays into their Go slices.
@@ -426,13 +631,16 @@ func (r *run) Finish(x []byte) error {
 	if len(x) != r.n*r.job.XSize {
 		return fmt.Errorf("cuda: Finish: %d bytes for X, want %d", len(x), r.n*r.job.XSize)
 	}
+	t0 := time.Now()
+	defer func() { r.transfers += time.Since(t0) }()
 	return r.d.do("copying results back", func() error {
+		r.d.syncStream()
 		if len(x) > 0 {
-			cu.MemcpyDtoH(unsafe.Pointer(&x[0]), r.x, int64(len(x)))
+			dtoh(unsafe.Pointer(&x[0]), r.x, int64(len(x)))
 		}
 		for i, a := range r.layout.arrays {
 			if !a.readOnly && a.bytes > 0 {
-				cu.MemcpyDtoH(a.ptr, r.arrays[i], a.bytes)
+				dtoh(a.ptr, r.arrays[i], a.bytes)
 			}
 		}
 		return nil
@@ -446,14 +654,23 @@ func (r *run) Close() {
 	}
 	r.closed = true
 	_ = r.d.do("freeing device memory", func() error {
+		_ = catch("waiting for the GPU", func() error { r.d.syncStream(); return nil })
+		for _, e := range r.graphs {
+			destroyGraph(e)
+		}
 		for _, t := range r.texs {
 			texDestroy(t)
 		}
-		for _, p := range r.bufs {
-			// Keep freeing the rest when one fails (a broken context).
-			_ = catch("cuMemFree", func() error { cu.MemFree(p); return nil })
+		freeAll(r.bufs)
+		for _, md := range []*matDev{r.pull, r.push} {
+			if md != nil {
+				r.d.cache.release(md)
+			}
+			if r.push == r.pull {
+				break
+			}
 		}
-		r.texs, r.bufs = nil, nil
+		r.graphs, r.texs, r.bufs = nil, nil, nil
 		return nil
 	})
 }

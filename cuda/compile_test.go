@@ -106,15 +106,22 @@ func TestCompileApps(t *testing.T) {
 	}
 }
 
+// TestTemplateConstants checks that kernels.cu and the Go side agree on
+// the block size and the superstep record layout.
 func TestTemplateConstants(t *testing.T) {
-	m := regexp.MustCompile(`#define VP_BLOCK (\d+)\s+#define VP_ITEMS (\d+)`).FindStringSubmatch(kernelSource)
-	if m == nil {
-		t.Fatal("kernels.cu: VP_BLOCK / VP_ITEMS not found")
+	want := map[string]int{
+		"VP_BLOCK": blockSize, "VP_R_ACTIVE": recActive, "VP_R_EDGES": recEdges, "VP_R_RAN": recRan,
+		"VP_R_SMALL": recSmall, "VP_R_MEDIUM": recMedium, "VP_R_CHUNKS": recChunks, "VP_R_TOUCHED": recTouched,
+		"VP_R_AGG": recordHead,
 	}
-	b, _ := strconv.Atoi(m[1])
-	i, _ := strconv.Atoi(m[2])
-	if b != blockSize || b*i != cooTile {
-		t.Fatalf("kernels.cu has VP_BLOCK %d, VP_TILE %d; Go has blockSize %d, cooTile %d", b, b*i, blockSize, cooTile)
+	for name, v := range want {
+		m := regexp.MustCompile(`#define ` + name + ` (\d+)`).FindStringSubmatch(kernelSource)
+		if m == nil {
+			t.Fatalf("kernels.cu: %s not found", name)
+		}
+		if got, _ := strconv.Atoi(m[1]); got != v {
+			t.Errorf("kernels.cu has %s %d; Go has %d", name, got, v)
+		}
 	}
 }
 

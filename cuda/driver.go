@@ -57,9 +57,52 @@ static CUresult hp_launch1(CUfunction f, CUdeviceptr out) {
 	return cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, 0, params, NULL);
 }
 
-static CUresult hp_launch(CUfunction f, unsigned grid, unsigned block, void* a, void* b, void* c) {
-	void* params[3] = {a, b, c};
-	return cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, 0, params, NULL);
+static CUresult hp_launch(CUfunction f, unsigned grid, unsigned block, CUstream st, void* a, void* b, void* c, void* d) {
+	void* params[4] = {a, b, c, d};
+	return cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, st, params, NULL);
+}
+
+static CUresult hp_stream_create(CUstream* s) { return cuStreamCreate(s, CU_STREAM_NON_BLOCKING); }
+static CUresult hp_stream_sync(CUstream s) { return cuStreamSynchronize(s); }
+
+static CUresult hp_capture_begin(CUstream s) { return cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL); }
+
+// hp_capture_end ends a capture and instantiates its graph (the graph
+// itself is freed: the executable keeps what it needs).
+static CUresult hp_capture_end(CUstream s, CUgraphExec* exec) {
+	CUgraph g = 0;
+	CUresult r = cuStreamEndCapture(s, &g);
+	if (r != CUDA_SUCCESS) {
+		if (g) cuGraphDestroy(g);
+		return r;
+	}
+	r = cuGraphInstantiateWithFlags(exec, g, 0);
+	cuGraphDestroy(g);
+	return r;
+}
+static CUresult hp_graph_launch(CUgraphExec e, CUstream s) { return cuGraphLaunch(e, s); }
+static CUresult hp_graph_destroy(CUgraphExec e) { return cuGraphExecDestroy(e); }
+
+static CUresult hp_event_create(CUevent* e) { return cuEventCreate(e, CU_EVENT_BLOCKING_SYNC); }
+static CUresult hp_event_record(CUevent e, CUstream s) { return cuEventRecord(e, s); }
+static CUresult hp_event_sync(CUevent e) { return cuEventSynchronize(e); }
+static CUresult hp_event_destroy(CUevent e) { return cuEventDestroy(e); }
+
+// hp_copy_ms times one device-to-device copy of bytes with events.
+static CUresult hp_copy_ms(CUdeviceptr dst, CUdeviceptr src, size_t bytes, float* ms) {
+	CUevent a, b;
+	CUresult r = cuEventCreate(&a, CU_EVENT_DEFAULT);
+	if (r != CUDA_SUCCESS) return r;
+	r = cuEventCreate(&b, CU_EVENT_DEFAULT);
+	if (r != CUDA_SUCCESS) { cuEventDestroy(a); return r; }
+	if ((r = cuEventRecord(a, 0)) == CUDA_SUCCESS &&
+	    (r = cuMemcpyDtoDAsync(dst, src, bytes, 0)) == CUDA_SUCCESS &&
+	    (r = cuEventRecord(b, 0)) == CUDA_SUCCESS &&
+	    (r = cuEventSynchronize(b)) == CUDA_SUCCESS)
+		r = cuEventElapsedTime(ms, a, b);
+	cuEventDestroy(a);
+	cuEventDestroy(b);
+	return r;
 }
 */
 import "C"
@@ -73,6 +116,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/hpgraph/hpgraph/vertexprog"
 	"github.com/mumax/3/cuda/cu"
 )
 
@@ -176,7 +220,18 @@ type device struct {
 	major, minor int
 	totalMem     int64
 	texMaxWidth  int64 // texels of a linear 32-bit texture
+	sms          int   // multiprocessors
+	stream       C.CUstream
 	reqs         chan func()
+
+	// cache holds matrices' device copies across runs (on the context's
+	// thread only).
+	cache matCache
+	// info is Describe's answer, once measured (under mu).
+	info *vertexprog.DeviceInfo
+	// recPinned is pinned memory for reading superstep records back.
+	recPinned unsafe.Pointer
+	recBytes  int
 
 	mu      sync.Mutex
 	modules map[string]*module
@@ -245,6 +300,8 @@ func (d *device) open() error {
 	}
 	d.ctx = cu.CtxCreate(cu.CTX_SCHED_AUTO, d.dev)
 	d.ctx.SetCurrent()
+	d.sms = d.dev.Attribute(cu.MULTIPROCESSOR_COUNT)
+	check("creating a stream", C.hp_stream_create(&d.stream))
 	var w C.size_t
 	if C.hp_tex_max_width(C.CUdevice(d.dev), &w) == C.CUDA_SUCCESS && w > 0 {
 		d.texMaxWidth = int64(w)
@@ -283,7 +340,7 @@ type module struct {
 	layoutOK bool // vp_state_layout agreed with the host's State layout
 }
 
-var kernelNames = []string{"vp_fill", "vp_pull_ell", "vp_pull_coo", "vp_pull_fixup", "vp_apply_pull", "vp_apply_push", "vp_push", "vp_state_layout"}
+var kernelNames = []string{"vp_ctl", "vp_fill", "vp_pull_ell", "vp_pull_coo", "vp_apply_pull", "vp_apply_push", "vp_push", "vp_state_layout"}
 
 // stateOffsets runs vp_state_layout: the offsets of State's n members,
 // then sizeof(State). On the context's thread.
@@ -335,20 +392,63 @@ func (d *device) loadModule(key, ptx string) (*module, error) {
 
 const blockSize = 256
 
-// launch runs kernel name on grid blocks of blockSize threads with the
-// three arguments every kernel takes (VP_Mat, VP_Ctl, State), given as
-// their bytes. On the context's thread.
-func (m *module) launch(name string, grid int64, mat, ctl, state []byte) {
+// launch runs kernel name on grid blocks of blockSize threads, in stream
+// st, with the four arguments every kernel takes (VP_Mat, VP_Run, State,
+// VP_Arg), given as their bytes. On the context's thread.
+func (m *module) launch(name string, grid int64, st C.CUstream, mat, run, state, arg []byte) {
 	if grid <= 0 {
 		return
 	}
 	if grid > 1<<31-1 {
 		panic(fmt.Errorf("launch %s: %d blocks is beyond the grid limit", name, grid))
 	}
-	r := C.hp_launch(m.funcs[name], C.uint(grid), C.uint(blockSize),
-		unsafe.Pointer(&mat[0]), unsafe.Pointer(&ctl[0]), unsafe.Pointer(&state[0]))
+	r := C.hp_launch(m.funcs[name], C.uint(grid), C.uint(blockSize), st,
+		unsafe.Pointer(&mat[0]), unsafe.Pointer(&run[0]), unsafe.Pointer(&state[0]), unsafe.Pointer(&arg[0]))
 	check("launching "+name, r)
 }
+
+// syncStream waits for the device stream's work. On the context's thread.
+func (d *device) syncStream() { check("waiting for the GPU", C.hp_stream_sync(d.stream)) }
+
+// beginCapture starts recording the stream's launches into a graph.
+func (d *device) beginCapture() { check("starting a CUDA graph capture", C.hp_capture_begin(d.stream)) }
+
+// endCapture ends the recording and returns the instantiated graph.
+func (d *device) endCapture() C.CUgraphExec {
+	var e C.CUgraphExec
+	check("instantiating a CUDA graph", C.hp_capture_end(d.stream, &e))
+	return e
+}
+
+func (d *device) launchGraph(e C.CUgraphExec) {
+	check("launching a CUDA graph", C.hp_graph_launch(e, d.stream))
+}
+
+func destroyGraph(e C.CUgraphExec) {
+	if e != nil {
+		C.hp_graph_destroy(e)
+	}
+}
+
+// copyMillis times a device-to-device copy of bytes. On the context's thread.
+func copyMillis(dst, src cu.DevicePtr, bytes int64) float64 {
+	var ms C.float
+	check("timing a device copy", C.hp_copy_ms(C.CUdeviceptr(dst), C.CUdeviceptr(src), C.size_t(bytes), &ms))
+	return float64(ms)
+}
+
+// event is a CUDA event for ordering host work after stream work.
+type event struct{ e C.CUevent }
+
+func newEvent() event {
+	var e C.CUevent
+	check("creating an event", C.hp_event_create(&e))
+	return event{e}
+}
+
+func (d *device) record(e event) { check("recording an event", C.hp_event_record(e.e, d.stream)) }
+func (e event) wait()            { check("waiting for an event", C.hp_event_sync(e.e)) }
+func (e event) destroy()         { C.hp_event_destroy(e.e) }
 
 // texCreate makes a texture object over bytes of 32-bit words at p.
 func texCreate(p cu.DevicePtr, bytes int64) uint64 {

@@ -51,12 +51,19 @@ func TestAvailable(t *testing.T) {
 		}
 		t.Skipf("no GPU here: %v", err)
 	}
-	desc, _ := Describe()
+	info, err := Backend{}.Describe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	nv := "NVRTC not found"
 	if loadNVRTC() == nil {
 		nv = "NVRTC " + nvrtcVersion + " (" + nvrtcName + ")"
 	}
-	t.Logf("device: %s; %s; texture default %v", desc, nv, Texture)
+	t.Logf("device: %+v (copy %.0f GB/s); %s; texture default %v, graphs %v", info, info.CopyBandwidth/1e9, nv, Texture, Graphs)
+	if info.Name == "" || info.SMs <= 0 || info.MemoryBytes <= 0 || info.Driver == "" || info.CopyBandwidth <= 0 {
+		t.Errorf("Describe = %+v: a field is missing", info)
+	}
+	var _ vertexprog.Describer = Backend{}
 	if !slices.Contains(vertexprog.Backends(), "cuda") {
 		t.Errorf("Backends() = %v lacks cuda", vertexprog.Backends())
 	}

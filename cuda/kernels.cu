@@ -3,60 +3,140 @@
 // optionally vp_wants, vp_done) comes before this file; the semantics are
 // those of the CPU kernels in package spmv and the engine in vertexprog.
 //
-// Every kernel takes (VP_Mat m, VP_Ctl c, State s) so the host launches
-// them all the same way.
+// Every kernel takes (VP_Mat m, VP_Run c, State s, VP_Arg a) so the host
+// launches them all the same way, and every per-superstep value lives on
+// the device: superstep s = ctl[0] + a.j reads the record of superstep s-1
+// (how many vertices it activated, the frontier queues' lengths, the
+// aggregators) and writes its own. So the host can enqueue many supersteps
+// without reading anything back, and the same launches can be captured
+// once in a CUDA graph and replayed.
+//
+// A superstep is, pulling:   vp_pull_ell, vp_pull_coo, vp_apply_pull
+//                 pushing:   vp_push, vp_apply_push
+// The first kernel of a superstep marks its record as run; the last one
+// clears the record of the next superstep. Each kernel returns at once when
+// the superstep does not run (the previous one activated nothing, or, in a
+// batch, activated too many to stay in the batch): such supersteps change
+// nothing.
 
 #define VP_BLOCK 256
-#define VP_ITEMS 4
-#define VP_TILE (VP_BLOCK * VP_ITEMS)
 #define VP_FULL 0xffffffffu
+// A batched superstep runs only while the frontier holds fewer than
+// n / VP_SMALL_FRONTIER vertices (the engine's own batching rule).
+#define VP_SMALL_FRONTIER 64
 
-// One HYB matrix (hyb.Matrix): ELL column-major with pitch, COO sorted by
-// row, CooPtr the row offsets of the COO part.
+// Words of a superstep record (unsigned long long each).
+#define VP_R_ACTIVE 0   // vertices activated
+#define VP_R_EDGES 1    // their push-matrix degrees
+#define VP_R_RAN 2      // 1 when the superstep ran
+#define VP_R_SMALL 3    // activated vertices queued for a thread each (front of queue)
+#define VP_R_MEDIUM 4   // ... for a warp each (back of queue)
+#define VP_R_CHUNKS 5   // push chunks of the heavy activated vertices
+#define VP_R_TOUCHED 6  // rows a push wrote to (touchedList)
+#define VP_R_AGG 7      // then one double per aggregator
+
+// One HYB matrix (hyb.Matrix): ELL column-major with pitch, COO as rows
+// (CooPtr offsets). A pull matrix also carries its rows' COO bins: heavy
+// rows cut in chunks of `chunk` entries (a block each), then rows for a
+// warp, 4 lanes and 1 lane each.
 struct VP_Mat {
   const int* ellCol;
   const float* ellVal;  // null for a pattern matrix (w = 1)
-  const int* cooRow;
   const int* cooCol;
   const float* cooVal;  // null for a pattern matrix
   const long long* cooPtr;
-  long long cooN;
-  int n, k, pitch, pad_;
+  const int* binRows;     // warp rows, then quad rows, then thread rows
+  const int* chunkHeavy;  // per chunk: its heavy row's index
+  const int* heavyRow;    // per heavy row: the row
+  const int* heavyFirst;  // per heavy row: its first chunk (one more entry at the end)
+  int n, k, pitch, chunk;
+  int nChunks, nWarp, nQuad, nThread;
+  int wBlocks, qBlocks, tBlocks, pad_;
 };
 
-// A run's device state for one superstep.
-struct VP_Ctl {
+// A run's device state (the same for all its supersteps).
+struct VP_Run {
   X_t* x;
   unsigned long long xTex;  // texture object over x (VP_TEXTURE_X)
-  const unsigned* frontier;  // x_bitmask
-  unsigned long long frontierTex;
-  unsigned* active;   // active_bitmask
+  unsigned* mask[2];        // superstep s: mask[s&1] is x_bitmask, mask[~s&1] active_bitmask
+  unsigned long long maskTex[2];
+  int* queue[2];     // frontier of superstep s: queue[s&1], thread vertices from the front, warp vertices from the back
+  int2* chunks[2];   // heavy frontier vertices of superstep s: (vertex, chunk) in chunks[s&1]
   unsigned* touched;  // rows a push wrote to
-  unsigned long long* counters;  // [0] vertices activated, [1] their push degrees
+  int* touchedList;   // the same rows, listed
   const int* pushDeg;  // push-matrix row lengths, null without a push matrix
   A_t* y;
-  A_t* carryFirst;  // per COO tile: its first row's partial, when that row began earlier
-  A_t* carryLast;   // per COO tile: its last row's partial, when that row goes on
-  double* aggAcc;
-  const double* aggPrev;
+  unsigned char* partial;  // heavy pull chunks' partials (A_t each)
+  unsigned* heavyCount;    // per heavy pull row: chunks done in this superstep
+  unsigned long long* rec; // ring of superstep records
+  int* ctl;                // [0] base superstep of a.j, [1] iteration of superstep 0
   const int* aggOps;
-  int iteration;
-  int useMask;  // 0 when the program gathers from all neighbours (GatherAll)
+  int n, ring, recWords, useMask;
+  int pushSmall, pushChunk;
 };
 
-static_assert(sizeof(VP_Mat) == 72, "hpgraph: VP_Mat layout");
-static_assert(sizeof(VP_Ctl) == 120, "hpgraph: VP_Ctl layout");
+struct VP_Arg {
+  int j;        // superstep ctl[0] + j (vp_ctl: the value)
+  int batched;  // 1: part of a batch (stops while the frontier is large)
+  int op;       // vp_ctl: 0 sets ctl[0], 1 adds to ctl[0], 2 sets ctl[1]
+  int pad_;
+};
 
-__device__ __forceinline__ bool vp_in_frontier(const VP_Ctl& c, int u) {
+static_assert(sizeof(VP_Mat) == 120, "hpgraph: VP_Mat layout");
+static_assert(sizeof(VP_Run) == 176, "hpgraph: VP_Run layout");
+static_assert(sizeof(VP_Arg) == 16, "hpgraph: VP_Arg layout");
+
+// The superstep a kernel works on.
+struct VP_St {
+  int s;
+  int p;  // s & 1
+  bool go;
+  const unsigned long long* prev;  // record of s-1
+  unsigned long long* rec;         // record of s
+};
+
+__device__ __forceinline__ unsigned long long* vp_record(const VP_Run& c, int s) {
+  int r = s % c.ring;
+  if (r < 0) r += c.ring;
+  return c.rec + (long long)r * c.recWords;
+}
+
+__device__ __forceinline__ VP_St vp_st(const VP_Run& c, const VP_Arg& a) {
+  VP_St t;
+  t.s = c.ctl[0] + a.j;
+  t.p = t.s & 1;
+  t.prev = vp_record(c, t.s - 1);
+  t.rec = vp_record(c, t.s);
+  unsigned long long act = t.prev[VP_R_ACTIVE];
+  t.go = act > 0 && (!a.batched || act * VP_SMALL_FRONTIER < (unsigned long long)c.n);
+  return t;
+}
+
+__device__ __forceinline__ double vp_agg_identity(int op) {
+  if (op == 1) return __longlong_as_double(0x7ff0000000000000ULL);  // Min: +Inf
+  if (op == 2) return __longlong_as_double(0xfff0000000000000ULL);  // Max: -Inf
+  return 0.0;
+}
+
+// vp_next_record clears the record of superstep s+1 (in the last kernel of
+// superstep s, which runs whether or not s does).
+__device__ __forceinline__ void vp_next_record(const VP_Run& c, const VP_St& t) {
+  if (blockIdx.x != 0 || threadIdx.x != 0) return;
+  unsigned long long* r = vp_record(c, t.s + 1);
+  for (int i = 0; i < VP_R_AGG; i++) r[i] = 0;
+  for (int i = 0; i < c.recWords - VP_R_AGG; i++) r[VP_R_AGG + i] = __double_as_longlong(vp_agg_identity(c.aggOps[i]));
+}
+
+__device__ __forceinline__ bool vp_in_frontier(const VP_Run& c, const VP_St& t, int u) {
 #if VP_TEXTURE
-  unsigned w = tex1Dfetch<unsigned>((cudaTextureObject_t)c.frontierTex, u >> 5);
+  unsigned w = tex1Dfetch<unsigned>((cudaTextureObject_t)c.maskTex[t.p], u >> 5);
 #else
-  unsigned w = __ldg(c.frontier + (u >> 5));
+  unsigned w = __ldg(c.mask[t.p] + (u >> 5));
 #endif
   return (w >> (u & 31)) & 1u;
 }
 
-__device__ __forceinline__ X_t vp_load_x(const VP_Ctl& c, int u) {
+__device__ __forceinline__ X_t vp_load_x(const VP_Run& c, int u) {
 #if VP_XSIZE == 0
   return X_t();
 #elif VP_TEXTURE_X
@@ -78,18 +158,18 @@ __device__ __forceinline__ X_t vp_load_x(const VP_Ctl& c, int u) {
 #endif
 }
 
-__device__ __forceinline__ Step vp_step(const VP_Ctl& c) {
+__device__ __forceinline__ Step vp_step(const VP_Run& c, const VP_St& t) {
   Step st;
-  st.iteration = c.iteration;
-  st.prev = c.aggPrev;
-  st.acc = c.aggAcc;
+  st.iteration = t.s + c.ctl[1];
+  st.prev = reinterpret_cast<const double*>(t.prev + VP_R_AGG);
+  st.acc = reinterpret_cast<double*>(t.rec + VP_R_AGG);
   st.ops = c.aggOps;
   return st;
 }
 
 // vp_skip_row: rows rejected by vp_wants take no input, and (early exit)
 // rows whose accumulator is already decided take no more.
-__device__ __forceinline__ bool vp_skip_row(const VP_Ctl& c, const State& s, int r) {
+__device__ __forceinline__ bool vp_skip_row(const VP_Run& c, const State& s, int r) {
 #if VP_HAS_WANTS
   if (!vp_wants(r, s)) return true;
 #endif
@@ -101,7 +181,7 @@ __device__ __forceinline__ bool vp_skip_row(const VP_Ctl& c, const State& s, int
 
 // vp_combine_row folds a row's COO partial into its ELL result (the only
 // writer of that row in this launch).
-__device__ __forceinline__ void vp_combine_row(const VP_Ctl& c, const State& s, int r, A_t part) {
+__device__ __forceinline__ void vp_combine_row(const VP_Run& c, const State& s, int r, A_t part) {
 #if VP_HAS_WANTS
   if (!vp_wants(r, s)) return;
 #endif
@@ -112,16 +192,53 @@ __device__ __forceinline__ void vp_combine_row(const VP_Ctl& c, const State& s, 
   c.y[r] = vp_reduce(cur, part);
 }
 
+// Accumulators of any size move between lanes and through memory as
+// 32-bit words (or bytes).
+#define VP_AWORDS ((sizeof(A_t) + 3) / 4)
+
+__device__ __forceinline__ A_t vp_shfl_down(A_t v, int d, int width) {
+  unsigned w[VP_AWORDS];
+  w[VP_AWORDS - 1] = 0;
+  memcpy(w, &v, sizeof(A_t));
+#pragma unroll
+  for (int i = 0; i < (int)VP_AWORDS; i++) w[i] = __shfl_down_sync(VP_FULL, w[i], d, width);
+  A_t r = v;
+  memcpy(&r, w, sizeof(A_t));
+  return r;
+}
+
+// vp_load_volatile reads an A_t another block wrote (past L1).
+__device__ __forceinline__ A_t vp_load_volatile(const unsigned char* p) {
+  unsigned char b[sizeof(A_t)];
+  const volatile unsigned char* q = p;
+  for (int i = 0; i < (int)sizeof(A_t); i++) b[i] = q[i];
+  A_t r = vp_identity();
+  memcpy(&r, b, sizeof(A_t));
+  return r;
+}
+
+// vp_ctl: the host's way to set the superstep base without a copy.
+extern "C" __global__ void vp_ctl(VP_Mat m, VP_Run c, State s, VP_Arg a) {
+  if (blockIdx.x != 0 || threadIdx.x != 0) return;
+  if (a.op == 0) c.ctl[0] = a.j;
+  else if (a.op == 1) c.ctl[0] += a.j;
+  else c.ctl[1] = a.j;
+}
+
 // y := identity on every row (before a push after pull supersteps).
-extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_fill(VP_Mat m, VP_Ctl c, State s) {
+extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_fill(VP_Mat m, VP_Run c, State s, VP_Arg a) {
   int r = blockIdx.x * blockDim.x + threadIdx.x;
   if (r < m.n) c.y[r] = vp_identity();
 }
 
-// ELL pull: one thread per row, slot k of consecutive rows at consecutive
-// addresses. Writes every wanted row's y (the identity when it gathers
-// nothing), so it also initializes y for the COO kernel.
-extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_pull_ell(VP_Mat m, VP_Ctl c, State s) {
+// ELL pull, the first kernel of a pull superstep: one thread per row, slot
+// k of consecutive rows at consecutive addresses. Writes every wanted row's
+// y (the identity when it gathers nothing), so it also initializes y for
+// the COO kernel.
+extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_pull_ell(VP_Mat m, VP_Run c, State s, VP_Arg a) {
+  VP_St t = vp_st(c, a);
+  if (!t.go) return;
+  if (blockIdx.x == 0 && threadIdx.x == 0) t.rec[VP_R_RAN] = 1;
   int r = blockIdx.x * blockDim.x + threadIdx.x;
   if (r >= m.n) return;
 #if VP_HAS_WANTS
@@ -132,7 +249,7 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_pull_ell(VP_Mat m, VP_
     long long i = (long long)k * m.pitch + r;
     int u = m.ellCol[i];
     if (u < 0) break;  // padding only trails
-    if (c.useMask && !vp_in_frontier(c, u)) continue;
+    if (c.useMask && !vp_in_frontier(c, t, u)) continue;
     float w = m.ellVal ? m.ellVal[i] : 1.0f;
     acc = vp_gather(acc, r, u, vp_load_x(c, u), w, s);
 #if VP_HAS_DONE
@@ -142,177 +259,161 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_pull_ell(VP_Mat m, VP_
   c.y[r] = acc;
 }
 
-// vp_emit hands over the value of one COO run (row r's entries inside
-// one tile, or the part of them up to where the tile ends): a run that
-// neither began in an earlier tile nor goes on into the next is the row's
-// whole COO part and goes straight into y; the others become the tile's
-// carries, which vp_pull_fixup combines.
-__device__ __forceinline__ void vp_emit(const VP_Ctl& c, const State& s, long long tile, int r, A_t v,
-                                        int firstRow, bool headOpen, int lastRow, bool tailOpen) {
-  bool carryHead = headOpen && r == firstRow;
-  bool carryTail = tailOpen && r == lastRow;
-  if (carryHead) c.carryFirst[tile] = v;
-  if (carryTail) c.carryLast[tile] = v;
-  if (!carryHead && !carryTail) vp_combine_row(c, s, r, v);
-}
-
-// COO pull: a nonzero-balanced segmented reduction. Block b takes the
-// VP_TILE entries [b*VP_TILE, (b+1)*VP_TILE); thread t takes VP_ITEMS
-// consecutive ones and folds each run of equal rows, from the identity,
-// with vp_gather. Runs that end inside the thread are complete (direct
-// write, no atomics); the run each thread ends with is combined across
-// threads by a segmented inclusive scan with vp_reduce in shared memory.
-// Rows crossing a tile boundary leave their tile partials in carryFirst /
-// carryLast for vp_pull_fixup.
-extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_pull_coo(VP_Mat m, VP_Ctl c, State s) {
-  __shared__ __align__(16) unsigned char sraw[VP_BLOCK * sizeof(A_t)];
-  __shared__ unsigned char sflag[VP_BLOCK];
-  A_t* sval = reinterpret_cast<A_t*>(sraw);
-
-  const long long tile = blockIdx.x;
-  const long long base = tile * VP_TILE;
-  const long long tileEnd = min(base + (long long)VP_TILE, m.cooN);
-  const int t = threadIdx.x;
-  const long long lo = base + (long long)t * VP_ITEMS;
-  const int cnt = (int)max(0LL, min((long long)VP_ITEMS, tileEnd - lo));
-
-  const int firstRow = m.cooRow[base];
-  const int lastRow = m.cooRow[tileEnd - 1];
-  const bool headOpen = base > 0 && m.cooRow[base - 1] == firstRow;
-  const bool tailOpen = tileEnd < m.cooN && m.cooRow[tileEnd] == lastRow;
-
-  int rows[VP_ITEMS], cols[VP_ITEMS];
-  float ws[VP_ITEMS];
-  if (cnt == VP_ITEMS) {
-    int4 r4 = *reinterpret_cast<const int4*>(m.cooRow + lo);
-    int4 c4 = *reinterpret_cast<const int4*>(m.cooCol + lo);
-    rows[0] = r4.x; rows[1] = r4.y; rows[2] = r4.z; rows[3] = r4.w;
-    cols[0] = c4.x; cols[1] = c4.y; cols[2] = c4.z; cols[3] = c4.w;
-    if (m.cooVal) {
-      float4 w4 = *reinterpret_cast<const float4*>(m.cooVal + lo);
-      ws[0] = w4.x; ws[1] = w4.y; ws[2] = w4.z; ws[3] = w4.w;
-    } else {
-      ws[0] = ws[1] = ws[2] = ws[3] = 1.0f;
-    }
-  } else {
-#pragma unroll
-    for (int i = 0; i < VP_ITEMS; i++) {
-      rows[i] = i < cnt ? m.cooRow[lo + i] : -1;
-      cols[i] = i < cnt ? m.cooCol[lo + i] : 0;
-      ws[i] = (i < cnt && m.cooVal) ? m.cooVal[lo + i] : 1.0f;
-    }
+// vp_coo_group: groups of G lanes (G divides 32) each reduce one row's COO
+// entries, lane i of a group taking entries i, i+G, ... (coalesced), then
+// combine the group's partials with vp_reduce and fold the result into y.
+// Under early exit the group stops after the first round in which any lane
+// is done: every entry before that round's end has been seen, so the
+// result is what the sequential scan gives. All 32 lanes of the warp call it.
+template <int G>
+__device__ __forceinline__ void vp_coo_group(const VP_Mat& m, const VP_Run& c, const VP_St& t, const State& s,
+                                             const int* rows, int count, int idx) {
+  const int lane = threadIdx.x & 31;
+  const int gl = lane & (G - 1);
+  const bool valid = idx < count;
+  int r = valid ? rows[idx] : 0;
+  bool skip = !valid || vp_skip_row(c, s, r);
+  long long i = 0, e = 0;
+  if (!skip) {
+    i = m.cooPtr[r] + gl;
+    e = m.cooPtr[r + 1];
   }
-
-  // Runs inside the thread.
-  A_t acc = vp_identity(), head = vp_identity();
-  int cur = -1, runs = 0;
-  bool skip = true;
-  // (No break or continue, so the loop unrolls and rows/cols/ws stay in
-  // registers.)
-#pragma unroll
-  for (int i = 0; i < VP_ITEMS; i++) {
-    if (i < cnt) {
-      int r = rows[i];
-      if (r != cur) {
-        if (runs == 1) head = acc;  // the thread's first run: may have begun before it
-        else if (runs > 1) vp_emit(c, s, tile, cur, acc, firstRow, headOpen, lastRow, tailOpen);
-        runs++;
-        cur = r;
-        acc = vp_identity();
-        skip = vp_skip_row(c, s, r);
+  A_t acc = vp_identity();
+  for (;;) {
+    bool act = !skip && i < e;
+    if (!__any_sync(VP_FULL, act)) break;
+    if (act) {
+      int u = m.cooCol[i];
+      if (!c.useMask || vp_in_frontier(c, t, u)) {
+        float w = m.cooVal ? m.cooVal[i] : 1.0f;
+        acc = vp_gather(acc, r, u, vp_load_x(c, u), w, s);
       }
-      int u = cols[i];
-      if (!skip && (!c.useMask || vp_in_frontier(c, u))) {
-        acc = vp_gather(acc, r, u, vp_load_x(c, u), ws[i], s);
+      i += G;
+    }
 #if VP_HAS_DONE
-        if (vp_done(acc)) skip = true;
+    unsigned d = __ballot_sync(VP_FULL, act && vp_done(acc));
+    unsigned gm = G == 32 ? VP_FULL : (((1u << G) - 1u) << (lane & ~(G - 1)));
+    if (d & gm) skip = true;
 #endif
+  }
+#pragma unroll
+  for (int o = G / 2; o > 0; o >>= 1) acc = vp_reduce(acc, vp_shfl_down(acc, o, G));
+  if (valid && gl == 0) vp_combine_row(c, s, r, acc);
+}
+
+// vp_pull_chunk: one block reduces chunk `chunk` of a heavy row; the block
+// that completes the row's last chunk folds the chunks' partials in order
+// and combines the sum into y (the threadfence-reduction pattern: no
+// second launch, no atomics on y).
+__device__ __forceinline__ void vp_pull_chunk(const VP_Mat& m, const VP_Run& c, const VP_St& t, const State& s, int chunk) {
+  __shared__ __align__(16) unsigned char sraw[(VP_BLOCK / 32) * sizeof(A_t)];
+  A_t* sval = reinterpret_cast<A_t*>(sraw);
+  const int h = m.chunkHeavy[chunk];
+  const int r = m.heavyRow[h];
+  const int first = m.heavyFirst[h], cnt = m.heavyFirst[h + 1] - first;
+  const long long re = m.cooPtr[r + 1];
+  const long long b = m.cooPtr[r] + (long long)(chunk - first) * m.chunk;
+  const long long e = min(b + (long long)m.chunk, re);
+  const bool skip = vp_skip_row(c, s, r);  // the same for the whole block
+  A_t acc = vp_identity();
+  if (!skip) {
+    for (long long i = b + threadIdx.x;; i += VP_BLOCK) {
+      bool act = i < e;
+      if (!__syncthreads_or(act)) break;
+      if (act) {
+        int u = m.cooCol[i];
+        if (!c.useMask || vp_in_frontier(c, t, u)) {
+          float w = m.cooVal ? m.cooVal[i] : 1.0f;
+          acc = vp_gather(acc, r, u, vp_load_x(c, u), w, s);
+        }
       }
+#if VP_HAS_DONE
+      if (__syncthreads_or(act && vp_done(acc))) break;
+#endif
     }
   }
-  // acc is now the partial of the thread's last run (row cur).
-  const int myFirst = rows[0];
-  const bool contFromPrev = cnt > 0 && t > 0 && m.cooRow[lo - 1] == myFirst;
-
-  // Segmented inclusive scan of the threads' last-run partials: a segment
-  // starts at a thread whose last run began inside it.
-  bool flag = cnt == 0 || runs > 1 || !contFromPrev;
-  sval[t] = acc;
-  sflag[t] = flag;
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) acc = vp_reduce(acc, vp_shfl_down(acc, o, 32));
+  if ((threadIdx.x & 31) == 0) sval[threadIdx.x >> 5] = acc;
   __syncthreads();
-  for (int d = 1; d < VP_BLOCK; d <<= 1) {
-    A_t v = sval[t];
-    unsigned char f = sflag[t];
-    A_t pv = v;
-    unsigned char pf = 1;
-    if (t >= d) {
-      pv = sval[t - d];
-      pf = sflag[t - d];
-    }
-    __syncthreads();
-    if (!f && t >= d) {
-      v = vp_reduce(pv, v);
-      f = pf;
-    }
-    sval[t] = v;
-    sflag[t] = f;
-    __syncthreads();
-  }
-  if (cnt == 0) return;
-  A_t total = sval[t];
-
-  // The thread's first run, when it ended inside the thread.
-  if (runs > 1) {
-    A_t v = head;
-    if (contFromPrev) v = vp_reduce(sval[t - 1], head);
-    vp_emit(c, s, tile, myFirst, v, firstRow, headOpen, lastRow, tailOpen);
-  }
-  // The thread's last run, when it ends where the thread does.
-  bool closes = lo + cnt == tileEnd || m.cooRow[lo + cnt] != cur;
-  if (closes) vp_emit(c, s, tile, cur, total, firstRow, headOpen, lastRow, tailOpen);
+  if (threadIdx.x != 0) return;
+  A_t part = sval[0];
+  for (int w = 1; w < VP_BLOCK / 32; w++) part = vp_reduce(part, sval[w]);
+  memcpy(c.partial + (long long)chunk * sizeof(A_t), &part, sizeof(A_t));
+  __threadfence();
+  unsigned done = atomicAdd(c.heavyCount + h, 1u);
+  if (done != (unsigned)cnt - 1) return;
+  __threadfence();
+  A_t tot = vp_identity();
+  for (int k = 0; k < cnt; k++) tot = vp_reduce(tot, vp_load_volatile(c.partial + (long long)(first + k) * sizeof(A_t)));
+  c.heavyCount[h] = 0;  // ready for the next superstep
+  vp_combine_row(c, s, r, tot);
 }
 
-// Rows that cross COO tiles: the tile where such a row begins walks forward
-// over the tiles it fills and folds their carries, in order, then combines
-// the sum into y. Atomic-free: each row has one owner.
-extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_pull_fixup(VP_Mat m, VP_Ctl c, State s) {
-  long long tiles = (m.cooN + VP_TILE - 1) / VP_TILE;
-  long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (t >= tiles) return;
-  long long base = t * VP_TILE, end = min(base + (long long)VP_TILE, m.cooN);
-  int last = m.cooRow[end - 1];
-  if (end >= m.cooN || m.cooRow[end] != last) return;  // the last row ends here
-  bool single = m.cooRow[base] == last;
-  bool headOpen = base > 0 && m.cooRow[base - 1] == last;
-  if (single && headOpen) return;  // a tile further back owns the row
-  A_t acc = c.carryLast[t];
-  for (long long t2 = t + 1; t2 < tiles; t2++) {
-    acc = vp_reduce(acc, c.carryFirst[t2]);
-    long long b2 = t2 * VP_TILE, e2 = min(b2 + (long long)VP_TILE, m.cooN);
-    bool through = m.cooRow[b2] == last && m.cooRow[e2 - 1] == last && e2 < m.cooN && m.cooRow[e2] == last;
-    if (!through) break;
+// COO pull over the row bins: blocks [0, nChunks) take one heavy chunk
+// each, then blocks of 8 warp rows, 64 quad rows and 256 thread rows.
+extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_pull_coo(VP_Mat m, VP_Run c, State s, VP_Arg a) {
+  VP_St t = vp_st(c, a);
+  if (!t.go) return;
+  int b = blockIdx.x;
+  if (b < m.nChunks) {
+    vp_pull_chunk(m, c, t, s, b);
+    return;
   }
-  vp_combine_row(c, s, last, acc);
+  b -= m.nChunks;
+  if (b < m.wBlocks) {
+    vp_coo_group<32>(m, c, t, s, m.binRows, m.nWarp, b * (VP_BLOCK / 32) + (threadIdx.x >> 5));
+    return;
+  }
+  b -= m.wBlocks;
+  if (b < m.qBlocks) {
+    vp_coo_group<4>(m, c, t, s, m.binRows + m.nWarp, m.nQuad, b * (VP_BLOCK / 4) + (threadIdx.x >> 2));
+    return;
+  }
+  b -= m.qBlocks;
+  vp_coo_group<1>(m, c, t, s, m.binRows + m.nWarp + m.nQuad, m.nThread, b * VP_BLOCK + threadIdx.x);
 }
 
-// vp_activate marks the warp's activated vertices in active_bitmask (one
-// word per warp: blocks are whole warps and warps start at multiples of 32)
-// and counts them and their push degrees. Every lane must call it.
-__device__ __forceinline__ void vp_activate(const VP_Ctl& c, int v, bool act, int deg) {
+// vp_enqueue counts the warp's activated vertices and their push degrees
+// and appends them to the next frontier's queues by degree (warp-
+// aggregated atomics). Every lane must call it.
+__device__ __forceinline__ void vp_enqueue(const VP_Run& c, const VP_St& t, int v, bool act, int deg) {
   unsigned b = __ballot_sync(VP_FULL, act);
   if (b == 0) return;
+  const int lane = threadIdx.x & 31;
+  const unsigned lt = (1u << lane) - 1u;
   unsigned long long e = act ? (unsigned long long)deg : 0ULL;
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) e += __shfl_down_sync(VP_FULL, e, o);
-  if ((threadIdx.x & 31) == 0) {
-    atomicOr(c.active + (v >> 5), b);
-    atomicAdd(c.counters, (unsigned long long)__popc(b));
-    if (e) atomicAdd(c.counters + 1, e);
+  if (lane == 0) {
+    atomicAdd(t.rec + VP_R_ACTIVE, (unsigned long long)__popc(b));
+    if (e) atomicAdd(t.rec + VP_R_EDGES, e);
+  }
+  if (!c.pushDeg) return;
+  const bool sm = act && deg <= c.pushSmall;
+  const bool md = act && deg > c.pushSmall && deg <= c.pushChunk;
+  const bool hv = act && deg > c.pushChunk;
+  const unsigned bs = __ballot_sync(VP_FULL, sm), bm = __ballot_sync(VP_FULL, md);
+  unsigned long long ps = 0, pm = 0;
+  if (lane == 0) {
+    if (bs) ps = atomicAdd(t.rec + VP_R_SMALL, (unsigned long long)__popc(bs));
+    if (bm) pm = atomicAdd(t.rec + VP_R_MEDIUM, (unsigned long long)__popc(bm));
+  }
+  ps = __shfl_sync(VP_FULL, ps, 0);
+  pm = __shfl_sync(VP_FULL, pm, 0);
+  int* q = c.queue[t.p ^ 1];
+  if (sm) q[ps + __popc(bs & lt)] = v;
+  if (md) q[c.n - 1 - (long long)(pm + __popc(bm & lt))] = v;
+  if (hv) {
+    int k = (deg + c.pushChunk - 1) / c.pushChunk;
+    unsigned long long p = atomicAdd(t.rec + VP_R_CHUNKS, (unsigned long long)k);
+    int2* hq = c.chunks[t.p ^ 1];
+    for (int i = 0; i < k; i++) hq[p + i] = make_int2(v, i);
   }
 }
 
-__device__ __forceinline__ bool vp_update_at(const VP_Ctl& c, const State& s, int v, A_t acc) {
-  Step st = vp_step(c);
+__device__ __forceinline__ bool vp_update_at(const VP_Run& c, const VP_St& t, const State& s, int v, A_t acc) {
+  Step st = vp_step(c, t);
 #if VP_XSIZE == 0
   X_t none = X_t();
   return vp_update(v, acc, &none, s, st);
@@ -321,8 +422,13 @@ __device__ __forceinline__ bool vp_update_at(const VP_Ctl& c, const State& s, in
 #endif
 }
 
-// APPLY after a pull: Update on every row vp_wants accepts.
-extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_apply_pull(VP_Mat m, VP_Ctl c, State s) {
+// APPLY after a pull, the last kernel of a pull superstep: Update on every
+// row vp_wants accepts; x_bitmask is cleared word by word for its next use
+// as active_bitmask.
+extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_apply_pull(VP_Mat m, VP_Run c, State s, VP_Arg a) {
+  VP_St t = vp_st(c, a);
+  vp_next_record(c, t);
+  if (!t.go) return;
   int v = blockIdx.x * blockDim.x + threadIdx.x;
   bool act = false;
   int deg = 0;
@@ -332,28 +438,26 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_apply_pull(VP_Mat m, V
     want = vp_wants(v, s);
 #endif
     if (want) {
-      act = vp_update_at(c, s, v, c.y[v]);
+      act = vp_update_at(c, t, s, v, c.y[v]);
       if (act && c.pushDeg) deg = c.pushDeg[v];
     }
+    if ((threadIdx.x & 31) == 0) c.mask[t.p][v >> 5] = 0u;
   }
-  vp_activate(c, v, act, deg);
+  unsigned b = __ballot_sync(VP_FULL, act);
+  if (b && (threadIdx.x & 31) == 0) atomicOr(c.mask[t.p ^ 1] + (v >> 5), b);
+  vp_enqueue(c, t, v, act, deg);
 }
 
-// APPLY after a push: Update on the touched rows only, which go back to
-// the identity; touched is cleared word by word.
-extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_apply_push(VP_Mat m, VP_Ctl c, State s) {
-  int v = blockIdx.x * blockDim.x + threadIdx.x;
-  bool act = false;
-  int deg = 0;
-  unsigned tw = v < m.n ? c.touched[v >> 5] : 0u;
-  if (v < m.n && ((tw >> (v & 31)) & 1u)) {
-    act = vp_update_at(c, s, v, c.y[v]);
-    c.y[v] = vp_identity();
-    if (act && c.pushDeg) deg = c.pushDeg[v];
-  }
-  __syncwarp();
-  if ((threadIdx.x & 31) == 0 && v < m.n && tw) c.touched[v >> 5] = 0u;
-  vp_activate(c, v, act, deg);
+// vp_agg_inc: a warp-aggregated atomicAdd(counter, 1) among the lanes that
+// call it together.
+__device__ __forceinline__ unsigned long long vp_agg_inc(unsigned long long* counter) {
+  unsigned m = __activemask();
+  int lane = threadIdx.x & 31;
+  int leader = __ffs(m) - 1;
+  unsigned long long base = 0;
+  if (lane == leader) base = atomicAdd(counter, (unsigned long long)__popc(m));
+  base = __shfl_sync(m, base, leader);
+  return base + __popc(m & ((1u << lane) - 1u));
 }
 
 // vp_fold sets y[v] = vp_gather(y[v], ...) atomically (a CAS loop on the
@@ -386,42 +490,103 @@ __device__ __forceinline__ bool vp_fold(A_t* p, int v, int u, const X_t& xu, flo
 #endif
 }
 
-__device__ __forceinline__ void vp_push_one(const VP_Ctl& c, const State& s, int v, int u, const X_t& xu, float w) {
+__device__ __forceinline__ void vp_push_one(const VP_Run& c, const VP_St& t, const State& s, int v, int u, const X_t& xu, float w) {
 #if VP_HAS_WANTS
   if (!vp_wants(v, s)) return;
 #endif
-  if (vp_fold(c.y + v, v, u, xu, w, s)) atomicOr(c.touched + (v >> 5), 1u << (v & 31));
+  if (vp_fold(c.y + v, v, u, xu, w, s)) {
+    unsigned bit = 1u << (v & 31);
+    unsigned old = atomicOr(c.touched + (v >> 5), bit);
+    if (!(old & bit)) c.touchedList[vp_agg_inc(t.rec + VP_R_TOUCHED)] = v;
+  }
 }
 
-// Push: every frontier vertex u scatters along its row of the push matrix,
-// its ELL slots by its own thread (coalesced across the warp), its COO
-// range by the whole warp together.
-extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_push(VP_Mat m, VP_Ctl c, State s) {
-  int u = blockIdx.x * blockDim.x + threadIdx.x;
-  int lane = threadIdx.x & 31;
-  bool in = u < m.n && vp_in_frontier(c, u);
-  long long b = 0, e = 0;
-  if (in) {
-    X_t xu = vp_load_x(c, u);
-    for (int k = 0; k < m.k; k++) {
-      long long i = (long long)k * m.pitch + u;
-      int v = m.ellCol[i];
-      if (v < 0) break;
-      vp_push_one(c, s, v, u, xu, m.ellVal ? m.ellVal[i] : 1.0f);
-    }
-    b = m.cooPtr[u];
-    e = m.cooPtr[u + 1];
+// vp_push_edge pushes edge e (in row order: ELL slots first) of row u.
+__device__ __forceinline__ void vp_push_edge(const VP_Mat& m, const VP_Run& c, const VP_St& t, const State& s,
+                                             int u, const X_t& xu, int e, int ell, long long cb) {
+  int v;
+  float w;
+  if (e < ell) {
+    long long i = (long long)e * m.pitch + u;
+    v = m.ellCol[i];
+    w = m.ellVal ? m.ellVal[i] : 1.0f;
+  } else {
+    long long i = cb + (e - ell);
+    v = m.cooCol[i];
+    w = m.cooVal ? m.cooVal[i] : 1.0f;
   }
-  unsigned pending = __ballot_sync(VP_FULL, e > b);
-  while (pending) {
-    int src = __ffs(pending) - 1;
-    pending &= pending - 1;
-    long long sb = __shfl_sync(VP_FULL, b, src);
-    long long se = __shfl_sync(VP_FULL, e, src);
-    int su = __shfl_sync(VP_FULL, u, src);
-    X_t xs = vp_load_x(c, su);
-    for (long long i = sb + lane; i < se; i += 32) {
-      vp_push_one(c, s, m.cooCol[i], su, xs, m.cooVal ? m.cooVal[i] : 1.0f);
+  vp_push_one(c, t, s, v, u, xu, w);
+}
+
+// Push, the first kernel of a push superstep, over the queued frontier
+// with work balanced by degree: heavy vertices' rows in chunks of
+// pushChunk edges, a block each; medium ones a warp each; small ones a
+// thread each. A grid-stride loop over each, so any grid size is right.
+// x_bitmask is cleared word by word for its next use as active_bitmask.
+extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_push(VP_Mat m, VP_Run c, State s, VP_Arg a) {
+  VP_St t = vp_st(c, a);
+  if (!t.go) return;
+  if (blockIdx.x == 0 && threadIdx.x == 0) t.rec[VP_R_RAN] = 1;
+  const long long nS = (long long)t.prev[VP_R_SMALL], nM = (long long)t.prev[VP_R_MEDIUM], nC = (long long)t.prev[VP_R_CHUNKS];
+  const int* q = c.queue[t.p];
+  const int2* hq = c.chunks[t.p];
+  unsigned* front = c.mask[t.p];
+  for (long long k = blockIdx.x; k < nC; k += gridDim.x) {
+    int2 it = hq[k];
+    int u = it.x, deg = c.pushDeg[u];
+    int ell = min(m.k, deg);
+    long long cb = m.cooPtr[u];
+    X_t xu = vp_load_x(c, u);
+    if (threadIdx.x == 0 && it.y == 0) front[u >> 5] = 0u;
+    int e1 = min(it.y * c.pushChunk + c.pushChunk, deg);
+    for (int e = it.y * c.pushChunk + threadIdx.x; e < e1; e += VP_BLOCK) vp_push_edge(m, c, t, s, u, xu, e, ell, cb);
+  }
+  const long long gtid = (long long)blockIdx.x * VP_BLOCK + threadIdx.x;
+  const long long nthreads = (long long)gridDim.x * VP_BLOCK;
+  const int lane = threadIdx.x & 31;
+  for (long long k = gtid >> 5; k < nM; k += nthreads >> 5) {
+    int u = q[c.n - 1 - k];
+    int deg = c.pushDeg[u];
+    int ell = min(m.k, deg);
+    long long cb = m.cooPtr[u];
+    X_t xu = vp_load_x(c, u);
+    if (lane == 0) front[u >> 5] = 0u;
+    for (int e = lane; e < deg; e += 32) vp_push_edge(m, c, t, s, u, xu, e, ell, cb);
+  }
+  for (long long k = gtid; k < nS; k += nthreads) {
+    int u = q[k];
+    int deg = c.pushDeg[u];
+    int ell = min(m.k, deg);
+    long long cb = m.cooPtr[u];
+    X_t xu = vp_load_x(c, u);
+    front[u >> 5] = 0u;
+    for (int e = 0; e < deg; e++) vp_push_edge(m, c, t, s, u, xu, e, ell, cb);
+  }
+}
+
+// APPLY after a push, the last kernel of a push superstep: Update on the
+// touched rows only (listed by vp_push), which go back to the identity.
+extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_apply_push(VP_Mat m, VP_Run c, State s, VP_Arg a) {
+  VP_St t = vp_st(c, a);
+  vp_next_record(c, t);
+  if (!t.go) return;
+  const long long cnt = (long long)t.rec[VP_R_TOUCHED];
+  const int lane = threadIdx.x & 31;
+  const long long stride = (long long)gridDim.x * VP_BLOCK;
+  for (long long base = (long long)blockIdx.x * VP_BLOCK + (threadIdx.x & ~31); base < cnt; base += stride) {
+    long long i = base + lane;
+    bool act = false;
+    int v = 0, deg = 0;
+    if (i < cnt) {
+      v = c.touchedList[i];
+      act = vp_update_at(c, t, s, v, c.y[v]);
+      c.y[v] = vp_identity();
+      atomicAnd(c.touched + (v >> 5), ~(1u << (v & 31)));
+      if (act) {
+        atomicOr(c.mask[t.p ^ 1] + (v >> 5), 1u << (v & 31));
+        if (c.pushDeg) deg = c.pushDeg[v];
+      }
     }
+    vp_enqueue(c, t, v, act, deg);
   }
 }

@@ -311,24 +311,24 @@ func (c *chooser) next(active int, frontierEdges int64) Direction {
 // hostRun is a run's host state: PREPROCESS's products and, on the CPU
 // backend, everything the supersteps touch.
 type hostRun[X, A any] struct {
-	p             Program[X, A]
-	spec          Spec
-	n             int
-	pull, push    *Matrix
-	x             []X
-	y             []A
-	identity      A
-	frontier      *bitmask.Bitmask // x_bitmask: active in this superstep
-	active        *bitmask.Bitmask // active_bitmask: changed in this superstep
-	touched       *bitmask.Bitmask // rows a push wrote to
-	wants         func(int32) bool
-	done          func(A) bool
-	gatherRow     func(A, int32, []int32, []float32, []X) A
-	steps         []Step
-	yDirty        bool // y holds pull results, not the identity everywhere
-	tallies       []tally // one per worker
-	initActive    int
-	initEdges     int64
+	p          Program[X, A]
+	spec       Spec
+	n          int
+	pull, push *Matrix
+	x          []X
+	y          []A
+	identity   A
+	frontier   *bitmask.Bitmask // x_bitmask: active in this superstep
+	active     *bitmask.Bitmask // active_bitmask: changed in this superstep
+	touched    *bitmask.Bitmask // rows a push wrote to
+	wants      func(int32) bool
+	done       func(A) bool
+	gatherRow  func(A, int32, []int32, []float32, []X) A
+	steps      []Step
+	yDirty     bool    // y holds pull results, not the identity everywhere
+	tallies    []tally // one per worker
+	initActive int
+	initEdges  int64
 }
 
 // prepare is PREPROCESS and Init: the program's Prepare, the HYB matrices,
