@@ -9,7 +9,7 @@ import "github.com/hpgraph/hpgraph/vertexprog"
 type CCProgram struct{}
 
 func (CCProgram) Spec() vertexprog.Spec {
-	return vertexprog.Spec{Edges: vertexprog.AllEdges, Sparse: true}
+	return vertexprog.Spec{Edges: vertexprog.AllEdges, Sparse: true, Idempotent: true}
 }
 
 func (CCProgram) Init(v int32, _ *vertexprog.Step) (int32, bool) { return v, true }

@@ -16,7 +16,7 @@ type SSSPProgram struct {
 }
 
 func (p *SSSPProgram) Spec() vertexprog.Spec {
-	return vertexprog.Spec{Edges: vertexprog.InEdges, Sparse: true}
+	return vertexprog.Spec{Edges: vertexprog.InEdges, Sparse: true, Idempotent: true}
 }
 
 // Prepare rejects an out-of-range source and negative or NaN weights.

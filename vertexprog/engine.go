@@ -329,6 +329,9 @@ type hostRun[X, A any] struct {
 	tallies    []tally // one per worker
 	initActive int
 	initEdges  int64
+	// activeCount is the number of vertices active now: the next
+	// superstep's frontier.
+	activeCount int
 }
 
 // prepare is PREPROCESS and Init: the program's Prepare, the HYB matrices,
@@ -383,6 +386,7 @@ func prepare[X, A any](g *Graph, p Program[X, A], opt Options) (*hostRun[X, A], 
 		r.tallies[w] = t
 	})
 	r.initActive, r.initEdges = r.tally()
+	r.activeCount = r.initActive
 	return r, nil
 }
 
@@ -410,9 +414,10 @@ func (c *cpuStepper[X, A]) step(it int, dir Direction) (int, int64, error) {
 	if dir == Push {
 		c.pushStep()
 	} else {
-		c.pullStep()
+		c.pullStep(c.activeCount)
 	}
 	a, e := c.tally()
+	c.activeCount = a
 	return a, e, nil
 }
 
@@ -452,10 +457,16 @@ func (r *hostRun[X, A]) tally() (int, int64) {
 	return int(c), e
 }
 
-func (r *hostRun[X, A]) pullStep() {
+// denseFrontier: an Idempotent program pulls unmasked once at least
+// 1/denseFrontier of the vertices are active.
+const denseFrontier = 4
+
+// pullStep pulls over the rows the program wants from the frontier's
+// active vertices.
+func (r *hostRun[X, A]) pullStep(active int) {
 	pl := &spmv.Pull[X, A]{M: r.pull.Matrix, X: r.x, Y: r.y, Identity: r.identity,
 		Wants: r.wants, Done: r.done, GatherRow: r.gatherRow}
-	if !r.spec.GatherAll {
+	if !r.spec.GatherAll && !(r.spec.Idempotent && active*denseFrontier >= r.n) {
 		pl.Mask = r.frontier
 	}
 	sr := semiring[X, A]{r.p.Gather, r.p.Reduce}

@@ -87,6 +87,13 @@ type Spec struct {
 	// not (x_bitmask is ignored): for programs whose value is a function of
 	// all neighbours, like PageRank, where "active" only decides when to stop.
 	GatherAll bool
+	// Idempotent declares that gathering again from a neighbour whose value
+	// did not change since v last gathered it never changes v (min- and
+	// max-like programs: components, shortest and widest paths; not BFS,
+	// whose accumulator is the parent). The CPU engine then drops the
+	// x_bitmask test when most vertices are active: a dense frontier is
+	// cheaper to pull unmasked.
+	Idempotent bool
 	// Aggregators declares global values that Update (and Init) contribute
 	// to with Step.Add and read, one superstep later, with Step.Aggregate.
 	Aggregators []Aggregator
