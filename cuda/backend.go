@@ -125,8 +125,8 @@ type run struct {
 	arrays      []cu.DevicePtr
 	state       []byte
 	runArg      []byte
-	host        []uint64 // records read back (pinned: recHost)
-	recHost     unsafe.Pointer
+	host        []uint64       // records read back (pinned: recHost)
+	recHost     unsafe.Pointer // the device's pinned record memory, while reading
 
 	step   int      // supersteps run
 	base   int      // the device's ctl[0]
@@ -186,7 +186,6 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 	r := &run{d: d, job: job, n: n, words: (n + 31) / 32, layout: layout, feats: feats, yDirty: true,
 		nagg: len(job.Spec.Aggregators), graphs: map[[2]int]C.CUgraphExec{}}
 	r.recW = recordHead + r.nagg
-	t0 := time.Now()
 	err = d.do("copying the run to the device", func() error {
 		// Memory first: the cache gives back what no run uses when the
 		// run would not fit otherwise.
@@ -218,10 +217,11 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 			}
 			r.mod.layoutOK = true
 		}
+		t0 := time.Now()
 		r.upload(lim)
+		r.transfers += time.Since(t0)
 		return nil
 	})
-	r.transfers += time.Since(t0)
 	if err != nil {
 		r.Close()
 		return nil, err
@@ -343,7 +343,6 @@ func (r *run) upload(lim binLimits) {
 		}
 		r.aggOps = put(r, ops)
 	}
-	r.recHost = d.pinnedRecords(recordRing * r.recW * 8)
 
 	ptrs := make([]uint64, len(r.layout.arrays))
 	for i, a := range r.layout.arrays {
@@ -582,6 +581,7 @@ func (r *run) steps(it int, dir vertexprog.Direction, count int) ([]vertexprog.S
 // r.host and waits for the stream. On the context's thread.
 func (r *run) readRecords(s0, count int) {
 	st := cu.Stream(uintptr(unsafe.Pointer(r.d.stream)))
+	r.recHost = r.d.pinnedRecords(recordRing * r.recW * 8)
 	w := int64(r.recW) * 8
 	first := s0 % recordRing
 	n1 := min(count, recordRing-first)

@@ -18,7 +18,7 @@ type hybFlags struct {
 func (h *hybFlags) register(cmd *cobra.Command) {
 	d := hyb.DefaultOptions()
 	h.cmd = cmd
-	cmd.Flags().Float64Var(&h.relativeSpeed, "relative-speed", d.RelativeSpeed, "HYB K rule: relative speed of ELL over COO (default: the backend's own split; the CPU puts everything in COO)")
+	cmd.Flags().Float64Var(&h.relativeSpeed, "relative-speed", d.RelativeSpeed, "HYB K rule: relative speed of ELL over COO; giving this or --breakeven replaces each backend's own split (CUSP's rule on a GPU, all COO on the CPU)")
 	cmd.Flags().IntVar(&h.breakeven, "breakeven", d.Breakeven, "HYB K rule: rows below which ELL stops growing (0 puts small graphs in ELL too)")
 }
 
