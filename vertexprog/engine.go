@@ -206,7 +206,8 @@ func loop[X, A any](h *hostRun[X, A], st stepper, opt Options, res *Result[X]) e
 		maxIter = opt.MaxIterations
 	}
 	nnz := h.pull.NNZ()
-	ch := &chooser{opt: opt, n: h.n, nnz: nnz, unexplored: nnz, dir: Push, lastActive: activeNow}
+	ch := &chooser{opt: opt, n: h.n, nnz: nnz, unexplored: nnz, dir: Push, lastActive: activeNow,
+		filtered: h.wants != nil}
 	if h.push == nil {
 		ch.dir, ch.opt.Direction = Pull, Pull
 	}
@@ -280,6 +281,8 @@ type chooser struct {
 	unexplored int64
 	dir        Direction
 	lastActive int
+	// filtered: the program's RowFilter drops visited rows from pulls.
+	filtered bool
 }
 
 func (c *chooser) next(active int, frontierEdges int64) Direction {
@@ -296,7 +299,13 @@ func (c *chooser) next(active int, frontierEdges int64) Direction {
 		}
 	default:
 		if c.dir == Push {
-			if float64(frontierEdges) > float64(c.unexplored)/c.opt.Alpha {
+			// A pull costs the unexplored edges when visited rows drop out
+			// (a RowFilter, as in BFS), else every edge.
+			pullWork := c.nnz
+			if c.filtered {
+				pullWork = c.unexplored
+			}
+			if float64(frontierEdges) > float64(pullWork)/c.opt.Alpha {
 				c.dir = Pull
 			}
 		} else if active < c.lastActive && float64(active) < float64(c.n)/c.opt.Beta {
