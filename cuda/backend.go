@@ -33,6 +33,10 @@ var Texture = true
 // (false). HPGRAPH_CUDA_GRAPHS=0 or 1 sets its initial value.
 var Graphs = true
 
+// unroll is the pull entries a thread loads at a time (VP_UNROLL);
+// HPGRAPH_CUDA_UNROLL (1 to 8) overrides the template's 4.
+var unroll = 0
+
 // pushGridPerSM is the blocks per multiprocessor of the push kernels in a
 // batch, where the frontier's size is not known when they are launched
 // (HPGRAPH_CUDA_PUSHGRID overrides it).
@@ -50,6 +54,9 @@ func init() {
 		Graphs = false
 	case "1", "true":
 		Graphs = true
+	}
+	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_UNROLL")); err == nil && n > 0 && n <= 8 {
+		unroll = n
 	}
 	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_PUSHGRID")); err == nil && n > 0 && n <= 64 {
 		pushGridPerSM = n
@@ -90,9 +97,11 @@ const (
 	maxBatch = recordRing - 8
 )
 
-// graphSizes are the supersteps per captured CUDA graph, largest first: a
-// batch replays them to cover its length.
-var graphSizes = []int{16, 4, 1}
+// graphSteps is the supersteps per captured CUDA graph: a batch replays it
+// while at least that many supersteps remain and launches the rest one by
+// one. (A graph is captured and instantiated once per run and direction,
+// ~0.1-0.3 ms, so short batches do better without one.)
+const graphSteps = 16
 
 // run is one program on the device.
 type run struct {
@@ -133,6 +142,7 @@ type run struct {
 	bias   int      // the device's ctl[1]: iteration of superstep 0
 	last   []uint64 // record of superstep step-1
 	yDirty bool
+	queued bool // the frontier's queues are built (after a push superstep)
 	closed bool
 
 	graphs   map[[2]int]C.CUgraphExec
@@ -173,7 +183,7 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 	}
 	feats := features{
 		XSize: job.XSize, ASize: job.ASize, HasWants: job.HasWants, HasDone: job.HasDone,
-		Texture: Texture,
+		Texture: Texture, Unroll: unroll,
 	}
 	feats.TextureX = Texture && job.XSize > 0 && job.XSize%4 == 0 && int64(n)*int64(job.XSize/4) <= d.texMaxWidth
 	lim := binsFromEnv()
@@ -298,15 +308,13 @@ func (r *run) upload(lim binLimits) {
 			cu.MemsetD32(r.touched, 0, int64(r.words))
 		}
 		r.touchedList = r.alloc(int64(max(1, n)) * 4)
-		q, ch, ns, nm, nc := frontierQueues(job.Active.Words(), n, deg)
-		r.queue[0] = put(r, q)
-		r.queue[1] = r.alloc(int64(len(q)) * 4)
+		// The queues are built on the device before the first push
+		// (vp_compact).
+		r.queue[0] = r.alloc(int64(max(1, n)) * 4)
+		r.queue[1] = r.alloc(int64(max(1, n)) * 4)
 		capChunks := max(1, pushChunks(deg))
 		r.chunks[0] = r.alloc(capChunks * 8)
 		r.chunks[1] = r.alloc(capChunks * 8)
-		if len(ch) > 0 {
-			htod(r.chunks[0], unsafe.Pointer(&ch[0]), int64(len(ch))*4)
-		}
 		var edges int64
 		for w, word := range job.Active.Words() {
 			for word != 0 {
@@ -318,7 +326,6 @@ func (r *run) upload(lim binLimits) {
 			}
 		}
 		r.last[recEdges] = uint64(edges)
-		r.last[recSmall], r.last[recMedium], r.last[recChunks] = uint64(ns), uint64(nm), uint64(nc)
 	}
 	if bn := r.pull.bins; bn != nil && len(bn.chunkHeavy) > 0 {
 		r.partial = r.alloc(int64(len(bn.chunkHeavy)) * int64(job.ASize))
@@ -390,7 +397,7 @@ func (r *run) tex(p cu.DevicePtr, bytes int64) uint64 {
 
 // makeRunArg is the VP_Run argument (kernels.cu).
 func (r *run) makeRunArg() []byte {
-	b := make([]byte, 176)
+	b := make([]byte, 184)
 	le := binary.LittleEndian
 	var pushDeg cu.DevicePtr
 	if r.push != nil {
@@ -408,7 +415,11 @@ func (r *run) makeRunArg() []byte {
 	if r.job.Spec.GatherAll {
 		useMask = 0
 	}
-	for i, v := range []int{r.n, recordRing, r.recW, useMask, pushSmall, pushChunk} {
+	idem := 0
+	if r.job.Spec.Idempotent {
+		idem = 1
+	}
+	for i, v := range []int{r.n, recordRing, r.recW, useMask, pushSmall, pushChunk, idem} {
 		le.PutUint32(b[152+4*i:], uint32(int32(v)))
 	}
 	return b
@@ -455,7 +466,11 @@ func (r *run) pushGrids(batched bool) (push, apply int64) {
 		return g, g
 	}
 	l := r.last
-	push = max(int64(l[recChunks]), blocks(int64(l[recMedium]), blockSize/32), blocks(int64(l[recSmall]), blockSize))
+	push = max(int64(l[recChunks]), blocks(int64(l[recMedium]), blockSize/32), blocks(int64(l[recSmall]), blockSize/8))
+	if !r.queued {
+		// The queues are built on the device: size by the frontier.
+		push = max(blocks(int64(l[recActive]), blockSize/32), blocks(int64(l[recEdges]), 1024))
+	}
 	apply = blocks(min(int64(r.n), int64(l[recEdges])), blockSize)
 	return min(max(push, 1), 16*sms), min(max(apply, 1), 16*sms)
 }
@@ -464,11 +479,17 @@ func (r *run) pushGrids(batched bool) (push, apply int64) {
 func (r *run) enqueue(dir vertexprog.Direction, j int, batched bool) {
 	a := argBytes(j, batched, 0)
 	if dir == vertexprog.Push {
-		pg, ag := r.pushGrids(batched)
+		pg, ag := r.pushGrids(batched) // (before queued changes: it sizes by it)
+		if !r.queued {
+			// After pulls (or at the start) the frontier is a bitmask only.
+			r.launch("vp_compact", blocks(int64(r.n), blockSize), r.pull.arg, a)
+			r.queued = true
+		}
 		r.launch("vp_push", pg, r.push.arg, a)
 		r.launch("vp_apply_push", ag, r.pull.arg, a)
 		return
 	}
+	r.queued = false
 	rows := blocks(int64(r.n), blockSize)
 	r.launch("vp_pull_ell", rows, r.pull.arg, a)
 	r.launch("vp_pull_coo", r.pull.cooBlocks(), r.pull.arg, a)
@@ -545,19 +566,17 @@ func (r *run) steps(it int, dir vertexprog.Direction, count int) ([]vertexprog.S
 		// The first superstep runs whatever its frontier.
 		r.enqueue(dir, s0-r.base, false)
 		if rest := count - 1; rest > 0 {
-			if Graphs && !r.noGraphs {
+			if Graphs && !r.noGraphs && rest >= graphSteps {
 				r.setCtl(0, s0+1)
 				r.base = s0 + 1
-				for _, g := range graphSizes {
-					for rest >= g {
-						e := r.graph(dir, g)
-						if e == nil {
-							break
-						}
-						r.d.launchGraph(e)
-						r.base += g
-						rest -= g
+				for rest >= graphSteps {
+					e := r.graph(dir, graphSteps)
+					if e == nil {
+						break
 					}
+					r.d.launchGraph(e)
+					r.base += graphSteps
+					rest -= graphSteps
 				}
 			}
 			for ; rest > 0; rest-- { // without graphs, or after one failed

@@ -340,7 +340,7 @@ type module struct {
 	layoutOK bool // vp_state_layout agreed with the host's State layout
 }
 
-var kernelNames = []string{"vp_ctl", "vp_fill", "vp_pull_ell", "vp_pull_coo", "vp_apply_pull", "vp_apply_push", "vp_push", "vp_state_layout"}
+var kernelNames = []string{"vp_ctl", "vp_fill", "vp_compact", "vp_pull_ell", "vp_pull_coo", "vp_apply_pull", "vp_apply_push", "vp_push", "vp_state_layout"}
 
 // stateOffsets runs vp_state_layout: the offsets of State's n members,
 // then sizeof(State). On the context's thread.

@@ -24,6 +24,9 @@
 // A batched superstep runs only while the frontier holds fewer than
 // n / VP_SMALL_FRONTIER vertices (the engine's own batching rule).
 #define VP_SMALL_FRONTIER 64
+// An idempotent program's pull ignores x_bitmask from n / VP_DENSE_FRONTIER
+// active vertices on (the CPU engine's denseFrontier).
+#define VP_DENSE_FRONTIER 4
 
 // Words of a superstep record (unsigned long long each).
 #define VP_R_ACTIVE 0   // vertices activated
@@ -63,7 +66,7 @@ struct VP_Run {
   int* queue[2];     // frontier of superstep s: queue[s&1], thread vertices from the front, warp vertices from the back
   int2* chunks[2];   // heavy frontier vertices of superstep s: (vertex, chunk) in chunks[s&1]
   unsigned* touched;  // rows a push wrote to
-  int* touchedList;   // the same rows, listed
+  int* touchedList;   // the same rows, listed (a row may appear twice)
   const int* pushDeg;  // push-matrix row lengths, null without a push matrix
   A_t* y;
   unsigned char* partial;  // heavy pull chunks' partials (A_t each)
@@ -73,6 +76,8 @@ struct VP_Run {
   const int* aggOps;
   int n, ring, recWords, useMask;
   int pushSmall, pushChunk;
+  int idempotent;  // Spec.Idempotent: pull unmasked while the frontier is dense
+  int pad_;
 };
 
 struct VP_Arg {
@@ -83,7 +88,7 @@ struct VP_Arg {
 };
 
 static_assert(sizeof(VP_Mat) == 120, "hpgraph: VP_Mat layout");
-static_assert(sizeof(VP_Run) == 176, "hpgraph: VP_Run layout");
+static_assert(sizeof(VP_Run) == 184, "hpgraph: VP_Run layout");
 static_assert(sizeof(VP_Arg) == 16, "hpgraph: VP_Arg layout");
 
 // The superstep a kernel works on.
@@ -91,6 +96,7 @@ struct VP_St {
   int s;
   int p;  // s & 1
   bool go;
+  bool mask;  // the pull tests x_bitmask
   const unsigned long long* prev;  // record of s-1
   unsigned long long* rec;         // record of s
 };
@@ -109,6 +115,10 @@ __device__ __forceinline__ VP_St vp_st(const VP_Run& c, const VP_Arg& a) {
   t.rec = vp_record(c, t.s);
   unsigned long long act = t.prev[VP_R_ACTIVE];
   t.go = act > 0 && (!a.batched || act * VP_SMALL_FRONTIER < (unsigned long long)c.n);
+  // An idempotent program gathers unchanged neighbours harmlessly: with a
+  // dense frontier (a quarter of the vertices, as the CPU engine's rule)
+  // skipping the bitmask test is cheaper.
+  t.mask = c.useMask && !(c.idempotent && act * VP_DENSE_FRONTIER >= (unsigned long long)c.n);
   return t;
 }
 
@@ -217,6 +227,43 @@ __device__ __forceinline__ A_t vp_load_volatile(const unsigned char* p) {
   return r;
 }
 
+// Pull loops take VP_UNROLL entries per thread at a time: all their
+// column loads, then all their frontier tests and X loads, then the folds
+// in order, so a thread waits for memory twice per batch instead of twice
+// per entry. Early exit stops the folds at the first decided accumulator;
+// the entries after it in the batch were only loaded.
+#ifndef VP_UNROLL
+#define VP_UNROLL 4
+#endif
+
+struct VP_Batch {
+  int u[VP_UNROLL];  // -1: no entry
+  float w[VP_UNROLL];
+  bool in[VP_UNROLL];
+  X_t x[VP_UNROLL];
+};
+
+// vp_batch_gather loads the batch's frontier bits and X (u, w filled in)
+// and folds it into acc; it returns true when acc became decided.
+__device__ __forceinline__ bool vp_batch_gather(VP_Batch& b, A_t& acc, int r, const VP_Run& c, const VP_St& t, const State& s) {
+#pragma unroll
+  for (int q = 0; q < VP_UNROLL; q++) b.in[q] = b.u[q] >= 0 && (!t.mask || vp_in_frontier(c, t, b.u[q]));
+#pragma unroll
+  for (int q = 0; q < VP_UNROLL; q++)
+    if (b.in[q]) b.x[q] = vp_load_x(c, b.u[q]);
+  bool decided = false;
+#pragma unroll
+  for (int q = 0; q < VP_UNROLL; q++) {
+    if (!decided && b.in[q]) {
+      acc = vp_gather(acc, r, b.u[q], b.x[q], b.w[q], s);
+#if VP_HAS_DONE
+      if (vp_done(acc)) decided = true;
+#endif
+    }
+  }
+  return decided;
+}
+
 // vp_ctl: the host's way to set the superstep base without a copy.
 extern "C" __global__ void vp_ctl(VP_Mat m, VP_Run c, State s, VP_Arg a) {
   if (blockIdx.x != 0 || threadIdx.x != 0) return;
@@ -245,16 +292,17 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_pull_ell(VP_Mat m, VP_
   if (!vp_wants(r, s)) return;
 #endif
   A_t acc = vp_identity();
-  for (int k = 0; k < m.k; k++) {
-    long long i = (long long)k * m.pitch + r;
-    int u = m.ellCol[i];
-    if (u < 0) break;  // padding only trails
-    if (c.useMask && !vp_in_frontier(c, t, u)) continue;
-    float w = m.ellVal ? m.ellVal[i] : 1.0f;
-    acc = vp_gather(acc, r, u, vp_load_x(c, u), w, s);
-#if VP_HAS_DONE
-    if (vp_done(acc)) break;
-#endif
+  for (int k0 = 0; k0 < m.k; k0 += VP_UNROLL) {
+    VP_Batch b;
+    bool pad = false;
+#pragma unroll
+    for (int q = 0; q < VP_UNROLL; q++) {
+      long long i = (long long)(k0 + q) * m.pitch + r;
+      b.u[q] = k0 + q < m.k ? m.ellCol[i] : -1;
+      b.w[q] = b.u[q] >= 0 && m.ellVal ? m.ellVal[i] : 1.0f;
+      pad |= b.u[q] < 0;  // padding only trails
+    }
+    if (vp_batch_gather(b, acc, r, c, t, s) || pad) break;
   }
   c.y[r] = acc;
 }
@@ -282,16 +330,20 @@ __device__ __forceinline__ void vp_coo_group(const VP_Mat& m, const VP_Run& c, c
   for (;;) {
     bool act = !skip && i < e;
     if (!__any_sync(VP_FULL, act)) break;
+    bool decided = false;
     if (act) {
-      int u = m.cooCol[i];
-      if (!c.useMask || vp_in_frontier(c, t, u)) {
-        float w = m.cooVal ? m.cooVal[i] : 1.0f;
-        acc = vp_gather(acc, r, u, vp_load_x(c, u), w, s);
+      VP_Batch b;
+#pragma unroll
+      for (int q = 0; q < VP_UNROLL; q++) {
+        long long ii = i + (long long)q * G;
+        b.u[q] = ii < e ? m.cooCol[ii] : -1;
+        b.w[q] = ii < e && m.cooVal ? m.cooVal[ii] : 1.0f;
       }
-      i += G;
+      decided = vp_batch_gather(b, acc, r, c, t, s);
+      i += (long long)VP_UNROLL * G;
     }
 #if VP_HAS_DONE
-    unsigned d = __ballot_sync(VP_FULL, act && vp_done(acc));
+    unsigned d = __ballot_sync(VP_FULL, decided);
     unsigned gm = G == 32 ? VP_FULL : (((1u << G) - 1u) << (lane & ~(G - 1)));
     if (d & gm) skip = true;
 #endif
@@ -317,18 +369,24 @@ __device__ __forceinline__ void vp_pull_chunk(const VP_Mat& m, const VP_Run& c, 
   const bool skip = vp_skip_row(c, s, r);  // the same for the whole block
   A_t acc = vp_identity();
   if (!skip) {
-    for (long long i = b + threadIdx.x;; i += VP_BLOCK) {
+    for (long long i = b + threadIdx.x;; i += (long long)VP_UNROLL * VP_BLOCK) {
       bool act = i < e;
       if (!__syncthreads_or(act)) break;
+      bool decided = false;
       if (act) {
-        int u = m.cooCol[i];
-        if (!c.useMask || vp_in_frontier(c, t, u)) {
-          float w = m.cooVal ? m.cooVal[i] : 1.0f;
-          acc = vp_gather(acc, r, u, vp_load_x(c, u), w, s);
+        VP_Batch bt;
+#pragma unroll
+        for (int q = 0; q < VP_UNROLL; q++) {
+          long long ii = i + (long long)q * VP_BLOCK;
+          bt.u[q] = ii < e ? m.cooCol[ii] : -1;
+          bt.w[q] = ii < e && m.cooVal ? m.cooVal[ii] : 1.0f;
         }
+        decided = vp_batch_gather(bt, acc, r, c, t, s);
       }
 #if VP_HAS_DONE
-      if (__syncthreads_or(act && vp_done(acc))) break;
+      if (__syncthreads_or(decided)) break;
+#else
+      (void)decided;
 #endif
     }
   }
@@ -374,40 +432,43 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_pull_coo(VP_Mat m, VP_
   vp_coo_group<1>(m, c, t, s, m.binRows + m.nWarp + m.nQuad, m.nThread, b * VP_BLOCK + threadIdx.x);
 }
 
-// vp_enqueue counts the warp's activated vertices and their push degrees
-// and appends them to the next frontier's queues by degree (warp-
-// aggregated atomics). Every lane must call it.
-__device__ __forceinline__ void vp_enqueue(const VP_Run& c, const VP_St& t, int v, bool act, int deg) {
+// vp_count adds the warp's activated vertices and their push degrees to
+// the superstep's record. Every lane must call it.
+__device__ __forceinline__ void vp_count(const VP_St& t, bool act, int deg) {
   unsigned b = __ballot_sync(VP_FULL, act);
   if (b == 0) return;
-  const int lane = threadIdx.x & 31;
-  const unsigned lt = (1u << lane) - 1u;
   unsigned long long e = act ? (unsigned long long)deg : 0ULL;
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) e += __shfl_down_sync(VP_FULL, e, o);
-  if (lane == 0) {
+  if ((threadIdx.x & 31) == 0) {
     atomicAdd(t.rec + VP_R_ACTIVE, (unsigned long long)__popc(b));
     if (e) atomicAdd(t.rec + VP_R_EDGES, e);
   }
-  if (!c.pushDeg) return;
+}
+
+// vp_enqueue appends the warp's activated vertices to a frontier's queues
+// by degree (warp-aggregated atomics on the counts in record r): small
+// ones to the front of q, medium ones to its back, heavy ones as chunks to
+// hq. Every lane must call it.
+__device__ __forceinline__ void vp_enqueue(const VP_Run& c, unsigned long long* r, int* q, int2* hq, int v, bool act, int deg) {
+  const int lane = threadIdx.x & 31;
+  const unsigned lt = (1u << lane) - 1u;
   const bool sm = act && deg <= c.pushSmall;
   const bool md = act && deg > c.pushSmall && deg <= c.pushChunk;
   const bool hv = act && deg > c.pushChunk;
   const unsigned bs = __ballot_sync(VP_FULL, sm), bm = __ballot_sync(VP_FULL, md);
   unsigned long long ps = 0, pm = 0;
   if (lane == 0) {
-    if (bs) ps = atomicAdd(t.rec + VP_R_SMALL, (unsigned long long)__popc(bs));
-    if (bm) pm = atomicAdd(t.rec + VP_R_MEDIUM, (unsigned long long)__popc(bm));
+    if (bs) ps = atomicAdd(r + VP_R_SMALL, (unsigned long long)__popc(bs));
+    if (bm) pm = atomicAdd(r + VP_R_MEDIUM, (unsigned long long)__popc(bm));
   }
   ps = __shfl_sync(VP_FULL, ps, 0);
   pm = __shfl_sync(VP_FULL, pm, 0);
-  int* q = c.queue[t.p ^ 1];
   if (sm) q[ps + __popc(bs & lt)] = v;
   if (md) q[c.n - 1 - (long long)(pm + __popc(bm & lt))] = v;
   if (hv) {
     int k = (deg + c.pushChunk - 1) / c.pushChunk;
-    unsigned long long p = atomicAdd(t.rec + VP_R_CHUNKS, (unsigned long long)k);
-    int2* hq = c.chunks[t.p ^ 1];
+    unsigned long long p = atomicAdd(r + VP_R_CHUNKS, (unsigned long long)k);
     for (int i = 0; i < k; i++) hq[p + i] = make_int2(v, i);
   }
 }
@@ -445,7 +506,22 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_apply_pull(VP_Mat m, V
   }
   unsigned b = __ballot_sync(VP_FULL, act);
   if (b && (threadIdx.x & 31) == 0) atomicOr(c.mask[t.p ^ 1] + (v >> 5), b);
-  vp_enqueue(c, t, v, act, deg);
+  // No queues: a push after pulls compacts the bitmask (vp_compact).
+  vp_count(t, act, deg);
+}
+
+// vp_compact queues superstep s's frontier (x_bitmask) for vp_push, before
+// a push that follows pull supersteps (whose APPLY builds no queues). The
+// queue counts go to the record of s-1, where vp_push reads them.
+extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_compact(VP_Mat m, VP_Run c, State s, VP_Arg a) {
+  VP_St t = vp_st(c, a);
+  if (!t.go) return;
+  int v = blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned w = v < m.n ? c.mask[t.p][v >> 5] : 0u;
+  if (__ballot_sync(VP_FULL, w != 0u) == 0) return;  // the warp's word is empty
+  bool in = (w >> (v & 31)) & 1u;
+  int deg = in ? c.pushDeg[v] : 0;
+  vp_enqueue(c, const_cast<unsigned long long*>(t.prev), c.queue[t.p], c.chunks[t.p], v, in, deg);
 }
 
 // vp_agg_inc: a warp-aggregated atomicAdd(counter, 1) among the lanes that
@@ -461,8 +537,11 @@ __device__ __forceinline__ unsigned long long vp_agg_inc(unsigned long long* cou
 }
 
 // vp_fold sets y[v] = vp_gather(y[v], ...) atomically (a CAS loop on the
-// accumulator's 4 or 8 bytes) and reports whether its bits changed.
-__device__ __forceinline__ bool vp_fold(A_t* p, int v, int u, const X_t& xu, float w, const State& s) {
+// accumulator's 4 or 8 bytes) and returns 0 when its bits did not change,
+// 1 when they did, 2 when they changed from the identity's (the row's
+// first change in this superstep, most likely). It reads before its first
+// CAS: most pushes to a hub change nothing, and need no atomic then.
+__device__ __forceinline__ int vp_fold(A_t* p, int v, int u, const X_t& xu, float w, const State& s) {
 #if VP_ASIZE == 4
   typedef unsigned word_t;
 #elif VP_ASIZE == 8
@@ -474,30 +553,35 @@ __device__ __forceinline__ bool vp_fold(A_t* p, int v, int u, const X_t& xu, flo
     word_t b;
   };
   word_t* addr = reinterpret_cast<word_t*>(p);
+  cv id;
+  id.a = vp_identity();
   word_t old = *reinterpret_cast<volatile word_t*>(addr);
   for (;;) {
     cv cur;
     cur.b = old;
     cv nv;
     nv.a = vp_gather(cur.a, v, u, xu, w, s);
-    if (nv.b == old) return false;
+    if (nv.b == old) return 0;
     word_t seen = atomicCAS(addr, old, nv.b);
-    if (seen == old) return true;
+    if (seen == old) return old == id.b ? 2 : 1;
     old = seen;
   }
 #else
-  return false;  // never launched: the engine pushes only 4- and 8-byte accumulators
+  return 0;  // never launched: the engine pushes only 4- and 8-byte accumulators
 #endif
 }
 
+// vp_push_one folds one pushed edge into row v. The thread that first
+// changes the row from the identity lists it for APPLY and marks it
+// touched (without waiting: APPLY dedupes the rare row listed twice, when
+// a gather brought it back to the identity).
 __device__ __forceinline__ void vp_push_one(const VP_Run& c, const VP_St& t, const State& s, int v, int u, const X_t& xu, float w) {
 #if VP_HAS_WANTS
   if (!vp_wants(v, s)) return;
 #endif
-  if (vp_fold(c.y + v, v, u, xu, w, s)) {
-    unsigned bit = 1u << (v & 31);
-    unsigned old = atomicOr(c.touched + (v >> 5), bit);
-    if (!(old & bit)) c.touchedList[vp_agg_inc(t.rec + VP_R_TOUCHED)] = v;
+  if (vp_fold(c.y + v, v, u, xu, w, s) == 2) {
+    atomicOr(c.touched + (v >> 5), 1u << (v & 31));
+    c.touchedList[vp_agg_inc(t.rec + VP_R_TOUCHED)] = v;
   }
 }
 
@@ -553,14 +637,17 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_push(VP_Mat m, VP_Run 
     if (lane == 0) front[u >> 5] = 0u;
     for (int e = lane; e < deg; e += 32) vp_push_edge(m, c, t, s, u, xu, e, ell, cb);
   }
-  for (long long k = gtid; k < nS; k += nthreads) {
+  // Small vertices: 8 lanes each, one edge a lane (pushSmall <= 8), so no
+  // thread waits on a chain of atomics edge after edge.
+  const int l8 = threadIdx.x & 7;
+  for (long long k = gtid >> 3; k < nS; k += nthreads >> 3) {
     int u = q[k];
     int deg = c.pushDeg[u];
-    int ell = min(m.k, deg);
-    long long cb = m.cooPtr[u];
-    X_t xu = vp_load_x(c, u);
-    front[u >> 5] = 0u;
-    for (int e = 0; e < deg; e++) vp_push_edge(m, c, t, s, u, xu, e, ell, cb);
+    if (l8 == 0) front[u >> 5] = 0u;
+    for (int e = l8; e < deg; e += 8) {
+      X_t xu = vp_load_x(c, u);
+      vp_push_edge(m, c, t, s, u, xu, e, min(m.k, deg), m.cooPtr[u]);
+    }
   }
 }
 
@@ -579,14 +666,19 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_apply_push(VP_Mat m, V
     int v = 0, deg = 0;
     if (i < cnt) {
       v = c.touchedList[i];
-      act = vp_update_at(c, t, s, v, c.y[v]);
-      c.y[v] = vp_identity();
-      atomicAnd(c.touched + (v >> 5), ~(1u << (v & 31)));
-      if (act) {
-        atomicOr(c.mask[t.p ^ 1] + (v >> 5), 1u << (v & 31));
-        if (c.pushDeg) deg = c.pushDeg[v];
+      unsigned bit = 1u << (v & 31);
+      // The list may name a row twice (vp_push_one); the first to clear
+      // its touched bit owns it.
+      if (atomicAnd(c.touched + (v >> 5), ~bit) & bit) {
+        act = vp_update_at(c, t, s, v, c.y[v]);
+        c.y[v] = vp_identity();
+        if (act) {
+          atomicOr(c.mask[t.p ^ 1] + (v >> 5), bit);
+          deg = c.pushDeg[v];
+        }
       }
     }
-    vp_enqueue(c, t, v, act, deg);
+    vp_count(t, act, deg);
+    vp_enqueue(c, t.rec, c.queue[t.p ^ 1], c.chunks[t.p ^ 1], v, act, deg);
   }
 }

@@ -46,20 +46,40 @@ __device__ __forceinline__ float vp_go_maxf(float a, float b) {
   return a > b ? a : b;
 }
 
-__device__ __forceinline__ void Step::add(int i, double v) {
-  if (ops[i] == 0) {
-    atomicAdd(acc + i, v);
+// vp_agg_op folds v into the aggregator word at p (op 0 Sum, 1 Min, 2 Max).
+__device__ __forceinline__ void vp_agg_op(double* p, int op, double v) {
+  if (op == 0) {
+    atomicAdd(p, v);
     return;
   }
-  unsigned long long* p = reinterpret_cast<unsigned long long*>(acc + i);
-  unsigned long long old = *reinterpret_cast<volatile unsigned long long*>(p);
+  unsigned long long* q = reinterpret_cast<unsigned long long*>(p);
+  unsigned long long old = *reinterpret_cast<volatile unsigned long long*>(q);
   for (;;) {
     double cur = __longlong_as_double(old);
-    double nv = ops[i] == 1 ? vp_go_min(cur, v) : vp_go_max(cur, v);
+    double nv = op == 1 ? vp_go_min(cur, v) : vp_go_max(cur, v);
     unsigned long long nb = __double_as_longlong(nv);
     if (nb == old) return;
-    unsigned long long seen = atomicCAS(p, old, nb);
+    unsigned long long seen = atomicCAS(q, old, nb);
     if (seen == old) return;
     old = seen;
   }
+}
+
+// Step::add combines the contributions of the lanes that add to the same
+// aggregator together first, so one atomic per warp and aggregator reaches
+// memory (every dangling vertex of a PageRank adds to one word).
+__device__ __forceinline__ void Step::add(int i, double v) {
+#if __CUDA_ARCH__ >= 700
+  const unsigned g = __match_any_sync(__activemask(), i);
+  const int lane = threadIdx.x & 31, leader = __ffs(g) - 1;
+  const int op = ops[i];
+  double r = v;
+  for (unsigned rest = g & ~(1u << lane); rest; rest &= rest - 1) {
+    double o = __shfl_sync(g, v, __ffs(rest) - 1);
+    r = op == 0 ? r + o : op == 1 ? vp_go_min(r, o) : vp_go_max(r, o);
+  }
+  if (lane == leader) vp_agg_op(acc + i, op, r);
+#else
+  vp_agg_op(acc + i, ops[i], v);
+#endif
 }

@@ -30,6 +30,7 @@ type features struct {
 	HasWants, HasDone bool
 	Texture           bool // bitmasks through texture objects
 	TextureX          bool // X through a texture object
+	Unroll            int  // pull entries a thread loads at a time (VP_UNROLL; 0: the template's 4)
 }
 
 // elemType describes a state array's element or a scalar's type.
@@ -233,6 +234,9 @@ func buildSource(code *vertexprog.DeviceCode, l *stateLayout, f features) string
 	}
 	fmt.Fprintf(&b, "#define VP_XSIZE %d\n#define VP_ASIZE %d\n#define VP_HAS_WANTS %d\n#define VP_HAS_DONE %d\n#define VP_TEXTURE %d\n#define VP_TEXTURE_X %d\n",
 		f.XSize, f.ASize, b01(f.HasWants), b01(f.HasDone), b01(f.Texture), b01(f.TextureX))
+	if f.Unroll > 0 {
+		fmt.Fprintf(&b, "#define VP_UNROLL %d\n", f.Unroll)
+	}
 	b.WriteString("#line 1 \"hpgraph_prelude.cu\"\n")
 	b.WriteString(preludeSource)
 	fmt.Fprintf(&b, "\n#line 1 %q\n", snippetFile)

@@ -1,0 +1,356 @@
+//go:build cuda
+
+package cuda
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/bitmask"
+	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/datasets/gen"
+	"github.com/hpgraph/hpgraph/hyb"
+	"github.com/hpgraph/hpgraph/vertexprog"
+	"github.com/mumax/3/cuda/cu"
+)
+
+// bfsJob starts BFS from src on g as the engine would, without the engine.
+func bfsJob(t *testing.T, g *vertexprog.Graph, src int32) (*apps.BFSProgram, *run) {
+	t.Helper()
+	p := &apps.BFSProgram{Source: src}
+	if err := p.Prepare(g); err != nil {
+		t.Fatal(err)
+	}
+	act := bitmask.New(g.N())
+	for v := int32(0); v < int32(g.N()); v++ {
+		if _, a := p.Init(v, nil); a {
+			act.Set(v)
+		}
+	}
+	spec := p.Spec()
+	pull, err := g.PullMatrix(spec.Edges, hyb.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	push, err := g.PushMatrix(spec.Edges, hyb.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := &vertexprog.DeviceJob{Graph: g, Spec: spec, Code: p.Device(), Pull: pull, Push: push,
+		ASize: 4, Active: act, HasWants: true, HasDone: true}
+	dr, err := Backend{}.Start(job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, dr.(*run)
+}
+
+func gridGraph(t *testing.T, rows, cols int) *vertexprog.Graph {
+	el, err := gen.Grid(rows, cols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return vertexprog.NewGraph(build(t, el, datasets.Options{}))
+}
+
+// TestStepBatch drives BFS on a grid through StepBatch, in both
+// directions, with and without CUDA graphs, and compares every superstep's
+// report and the result with one Step at a time and with the CPU.
+func TestStepBatch(t *testing.T) {
+	needGPU(t)
+	needNVRTC(t)
+	g := gridGraph(t, 60, 70)
+	want, err := apps.BFS(g, 0, vertexprog.Options{Backend: "cpu"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(old bool) { Graphs = old }(Graphs)
+	for _, graphs := range []bool{false, true} {
+		Graphs = graphs
+		for _, dir := range []vertexprog.Direction{vertexprog.Push, vertexprog.Pull} {
+			for _, size := range []int{1, 3, 64, 1000} {
+				name := fmt.Sprintf("graphs=%v/%s/batch%d", graphs, dir, size)
+				p, r := bfsJob(t, g, 0)
+				var active []int
+				for it := 0; ; {
+					reps, err := r.StepBatch(it, dir, size)
+					if err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					if len(reps) == 0 || len(reps) > min(size, maxBatch) {
+						t.Fatalf("%s: %d reports for a batch of %d", name, len(reps), size)
+					}
+					for i, rep := range reps {
+						if rep.Active == 0 && i != len(reps)-1 {
+							t.Fatalf("%s: superstep %d activated nothing but the batch went on", name, it+i)
+						}
+						active = append(active, rep.Active)
+					}
+					it += len(reps)
+					if reps[len(reps)-1].Active == 0 {
+						break
+					}
+					if it > 10*g.N() {
+						t.Fatalf("%s: no end", name)
+					}
+				}
+				if err := r.Finish(nil); err != nil {
+					t.Fatal(err)
+				}
+				r.Close()
+				if !slices.Equal(active, want.Run.Active) {
+					t.Fatalf("%s: active per superstep %v, cpu %v", name, active, want.Run.Active)
+				}
+				if !slices.Equal(p.Depth, want.Depth) || !slices.Equal(p.Parent, want.Parent) {
+					t.Fatalf("%s: depths or parents differ from the cpu's", name)
+				}
+			}
+		}
+	}
+}
+
+// TestStepBatchStopsAtLargeFrontier: a batch from a star's hub ends after
+// the first superstep, whose frontier (every leaf) is too large to batch.
+func TestStepBatchStopsAtLargeFrontier(t *testing.T) {
+	needGPU(t)
+	needNVRTC(t)
+	el := &datasets.EdgeList{N: 5000}
+	for v := int32(1); v < 5000; v++ {
+		el.Src, el.Dst = append(el.Src, 0), append(el.Dst, v)
+	}
+	g := vertexprog.NewGraph(build(t, el, datasets.Options{}))
+	p, r := bfsJob(t, g, 0)
+	defer r.Close()
+	reps, err := r.StepBatch(0, vertexprog.Push, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reps) != 1 || reps[0].Active != 4999 {
+		t.Fatalf("reports %+v: want one superstep activating 4999", reps)
+	}
+	a, _, _, err := r.Step(1, vertexprog.Pull)
+	if err != nil || a != 0 {
+		t.Fatalf("Step(1) = %d, %v; want 0 active", a, err)
+	}
+	if err := r.Finish(nil); err != nil {
+		t.Fatal(err)
+	}
+	for v := 1; v < 5000; v++ {
+		if p.Depth[v] != 1 || p.Parent[v] != 0 {
+			t.Fatalf("vertex %d: depth %d parent %d", v, p.Depth[v], p.Parent[v])
+		}
+	}
+}
+
+// TestBinsAndBatchesMatchCPU runs the apps through the engine (which
+// batches small frontiers) on graphs with long rows, with bins small
+// enough that every bin and many heavy chunks occur, with and without
+// CUDA graphs, and compares with the CPU.
+func TestBinsAndBatchesMatchCPU(t *testing.T) {
+	needGPU(t)
+	needNVRTC(t)
+	kron, err := gen.Kronecker(12, 16, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	graphs := []testGraph{
+		{"kron12", build(t, kron, datasets.Options{})},
+		{"grid90x110", gridGraph(t, 90, 110).Dataset()},
+	}
+	weighted := []testGraph{
+		{"kron12", build(t, kron, datasets.Options{Weights: datasets.WeightsRandom, WeightMin: 1, WeightMax: 64, Seed: 5})},
+		{"grid90x110", graphs[1].g},
+	}
+	defer func(old bool) { Graphs = old }(Graphs)
+	for _, bins := range []string{"", "1,4,32,16", "0,0,0,7"} {
+		t.Setenv("HPGRAPH_CUDA_BINS", bins)
+		for _, gr := range []bool{true, false} {
+			Graphs = gr
+			for gi := range graphs {
+				for _, a := range appCases {
+					tg := graphs[gi]
+					if a.weighted {
+						tg = weighted[gi]
+					}
+					g := vertexprog.NewGraph(tg.g)
+					for _, s := range splits[:2] {
+						opt := vertexprog.Options{HYB: s.opt, Backend: "cpu"}
+						want, wantIt, err := a.run(g, opt)
+						if err != nil {
+							t.Fatal(err)
+						}
+						opt.Backend = "cuda"
+						got, gotIt, err := a.run(g, opt)
+						name := fmt.Sprintf("bins %q graphs %v %s %s %s", bins, gr, tg.name, a.name, s.name)
+						if err != nil {
+							t.Fatalf("%s: %v", name, err)
+						}
+						if gotIt != wantIt {
+							t.Errorf("%s: %d supersteps, cpu %d", name, gotIt, wantIt)
+						}
+						for i := range want {
+							if !same(got[i], want[i], a.tol) {
+								t.Fatalf("%s: output %d is %v, cpu %v", name, i, got[i], want[i])
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestMatrixCacheReuse: a second run on the same graph finds its matrices
+// on the device, and computes the same.
+func TestMatrixCacheReuse(t *testing.T) {
+	d := needGPU(t)
+	needNVRTC(t)
+	kron, err := gen.Kronecker(14, 16, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := vertexprog.NewGraph(build(t, kron, datasets.Options{}))
+	var first []int32
+	for i := 0; i < 3; i++ {
+		var hits int
+		_ = d.do("", func() error { hits = d.cache.hits; return nil })
+		r, err := apps.ConnectedComponents(g, vertexprog.Options{Backend: "cuda"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var hits2 int
+		_ = d.do("", func() error { hits2 = d.cache.hits; return nil })
+		t.Logf("run %d: preprocess %v, compute %v, transfers %v, cache hits %d", i, r.Run.Preprocess, r.Run.Compute, r.Run.Transfer, hits2-hits)
+		if i == 0 {
+			first = r.Label
+			continue
+		}
+		if hits2 <= hits {
+			t.Errorf("run %d: the matrix was not found in the cache", i)
+		}
+		if !slices.Equal(r.Label, first) {
+			t.Fatalf("run %d: labels differ from the first run's", i)
+		}
+	}
+}
+
+// TestTimings logs in-process timings of the apps (HPGRAPH_CUDA_TIMINGS=
+// SCALE runs them on a Kronecker graph of that scale, and on a 1000x1000
+// grid): PREPROCESS, compute and transfers per run, with CUDA graphs on and
+// off and with and without texture objects. It asserts nothing.
+func TestTimings(t *testing.T) {
+	scale, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_TIMINGS"))
+	if err != nil {
+		t.Skip("HPGRAPH_CUDA_TIMINGS=SCALE runs it")
+	}
+	needGPU(t)
+	needNVRTC(t)
+	kron, err := gen.Kronecker(scale, 16, gen.GAPSeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := vertexprog.NewGraph(build(t, kron, datasets.Options{}))
+	grid := gridGraph(t, 1000, 1000)
+	for _, o := range []hyb.Options{hyb.DefaultOptions(), {RelativeSpeed: 3, Breakeven: 1 << 30}} {
+		m, err := k.PullMatrix(vertexprog.InEdges, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t0 := time.Now()
+		nnz := m.NNZ()
+		t.Logf("kron%d K=%d: hyb.Matrix.NNZ() = %d took %v (the engine's loop calls it every run)", scale, m.K, nnz, time.Since(t0))
+	}
+	defer func(g, tx bool) { Graphs, Texture = g, tx }(Graphs, Texture)
+	type variant struct {
+		name        string
+		graphs, tex bool
+	}
+	for _, v := range []variant{{"graphs+tex", true, true}, {"nographs+tex", false, true}, {"graphs+ldg", true, false}} {
+		Graphs, Texture = v.graphs, v.tex
+		for _, gg := range []struct {
+			name string
+			g    *vertexprog.Graph
+		}{{fmt.Sprintf("kron%d", scale), k}, {"grid1000", grid}} {
+			src := sourcesOf(gg.g)[0]
+			for _, app := range []string{"bfs", "cc", "pr-ldbc"} {
+				var pre, comp, tr []time.Duration
+				steps := 0
+				for i := 0; i < 4; i++ {
+					var r *vertexprog.Result[struct{}]
+					var err error
+					switch app {
+					case "bfs":
+						var b *apps.BFSResult
+						if b, err = apps.BFS(gg.g, src, vertexprog.Options{Backend: "cuda"}); err == nil {
+							r = b.Run
+						}
+					case "cc":
+						var c *apps.CCResult
+						if c, err = apps.ConnectedComponents(gg.g, vertexprog.Options{Backend: "cuda"}); err == nil {
+							r = &vertexprog.Result[struct{}]{Preprocess: c.Run.Preprocess, Compute: c.Run.Compute, Transfer: c.Run.Transfer, Iterations: c.Run.Iterations}
+						}
+					default:
+						var p *apps.PageRankResult
+						if p, err = apps.PageRankLDBC(gg.g, 0.85, 10, vertexprog.Options{Backend: "cuda"}); err == nil {
+							r = &vertexprog.Result[struct{}]{Preprocess: p.Run.Preprocess, Compute: p.Run.Compute, Transfer: p.Run.Transfer, Iterations: p.Run.Iterations}
+						}
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+					pre, comp, tr = append(pre, r.Preprocess), append(comp, r.Compute), append(tr, r.Transfer)
+					steps = r.Iterations
+				}
+				t.Logf("%-13s %-9s %-8s %4d supersteps: preprocess %v | compute %v | transfers %v", v.name, gg.name, app, steps, pre, comp, tr)
+			}
+		}
+	}
+}
+
+// TestTransferRates logs host<->device copy rates of 64 MiB, through the
+// pinned staging buffers and plain (HPGRAPH_CUDA_TIMINGS set).
+func TestTransferRates(t *testing.T) {
+	if os.Getenv("HPGRAPH_CUDA_TIMINGS") == "" {
+		t.Skip("HPGRAPH_CUDA_TIMINGS=SCALE runs it")
+	}
+	d := needGPU(t)
+	const size = 64 << 20
+	host := make([]byte, size)
+	for i := range host {
+		host[i] = byte(i * 7)
+	}
+	defer func(old bool) { staged = old }(staged)
+	err := d.do("timing copies", func() error {
+		p := cu.MemAlloc(size)
+		defer cu.MemFree(p)
+		for _, st := range []bool{false, true} {
+			staged = st
+			best := [2]time.Duration{time.Hour, time.Hour}
+			for i := 0; i < 4; i++ {
+				t0 := time.Now()
+				htod(p, unsafe.Pointer(&host[0]), size)
+				best[0] = min(best[0], time.Since(t0))
+				t0 = time.Now()
+				dtoh(unsafe.Pointer(&host[0]), p, size)
+				best[1] = min(best[1], time.Since(t0))
+			}
+			t.Logf("staged=%v: 64 MiB host->device %v (%.1f GB/s), device->host %v (%.1f GB/s)", st,
+				best[0], size/best[0].Seconds()/1e9, best[1], size/best[1].Seconds()/1e9)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range host {
+		if host[i] != byte(i*7) {
+			t.Fatalf("byte %d changed in the round trip", i)
+		}
+	}
+}

@@ -1,0 +1,137 @@
+package cuda
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Row bins of the COO pull (vp_pull_coo in kernels.cu). Every row with a
+// COO part goes to exactly one bin by its COO length L:
+//
+//	L <= Thread:         one lane per row (256 rows a block)
+//	L <= Quad:           4 lanes per row (64 rows a block)
+//	L <= Warp:           a warp per row (8 rows a block)
+//	longer ("heavy"):    cut into chunks of Chunk entries, a block each;
+//	                     the block that finishes a row's last chunk folds
+//	                     the chunks' partials, in order, into y.
+//
+// The bins are built on the host once per matrix (they are cached with the
+// matrix's device copy).
+
+// binLimits are the bin thresholds.
+type binLimits struct {
+	Thread, Quad, Warp, Chunk int
+}
+
+// defaultBins: measured on an H200 (docs/perf.md, "GPU performance
+// (issue 5)"); HPGRAPH_CUDA_BINS="thread,quad,warp,chunk" overrides them.
+var defaultBins = binLimits{Thread: 2, Quad: 16, Warp: 512, Chunk: 2048}
+
+func parseBins(s string) (binLimits, error) {
+	f := strings.Split(s, ",")
+	if len(f) != 4 {
+		return binLimits{}, fmt.Errorf("want 4 numbers thread,quad,warp,chunk, have %q", s)
+	}
+	var v [4]int
+	for i, x := range f {
+		n, err := strconv.Atoi(strings.TrimSpace(x))
+		if err != nil || n < 0 || n > 1<<24 {
+			return binLimits{}, fmt.Errorf("%q: bad number %q", s, x)
+		}
+		v[i] = n
+	}
+	b := binLimits{v[0], v[1], v[2], v[3]}
+	if b.Quad < b.Thread || b.Warp < b.Quad || b.Chunk < 1 {
+		return binLimits{}, fmt.Errorf("%q: need thread <= quad <= warp and chunk >= 1", s)
+	}
+	return b, nil
+}
+
+// binsFromEnv is defaultBins, or HPGRAPH_CUDA_BINS when it parses.
+func binsFromEnv() binLimits {
+	if s := os.Getenv("HPGRAPH_CUDA_BINS"); s != "" {
+		if b, err := parseBins(s); err == nil {
+			return b
+		}
+	}
+	return defaultBins
+}
+
+// pullBins is the bins of one matrix, as vp_pull_coo reads them.
+type pullBins struct {
+	lim binLimits
+	// rows lists the warp rows, then the quad rows, then the thread rows,
+	// each in increasing order.
+	rows                  []int32
+	nWarp, nQuad, nThread int
+	// Heavy rows: heavyRow[h] is the row, its chunks are
+	// heavyFirst[h] .. heavyFirst[h+1]-1, and chunkHeavy[c] = h.
+	heavyRow, heavyFirst, chunkHeavy []int32
+}
+
+// Rows per block in each bin (VP_BLOCK = 256 threads).
+const (
+	warpRowsPerBlock   = 256 / 32
+	quadRowsPerBlock   = 256 / 4
+	threadRowsPerBlock = 256
+)
+
+func (b *pullBins) blocks() (chunks, w, q, t int) {
+	return len(b.chunkHeavy), ceilDiv(b.nWarp, warpRowsPerBlock), ceilDiv(b.nQuad, quadRowsPerBlock), ceilDiv(b.nThread, threadRowsPerBlock)
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// makePullBins bins the rows of a matrix with COO row offsets cooPtr.
+func makePullBins(cooPtr []int64, lim binLimits) *pullBins {
+	b := &pullBins{lim: lim}
+	n := len(cooPtr) - 1
+	var warp, quad, thread []int32
+	b.heavyFirst = []int32{0}
+	for r := 0; r < n; r++ {
+		l := cooPtr[r+1] - cooPtr[r]
+		switch {
+		case l == 0:
+		case l <= int64(lim.Thread):
+			thread = append(thread, int32(r))
+		case l <= int64(lim.Quad):
+			quad = append(quad, int32(r))
+		case l <= int64(lim.Warp):
+			warp = append(warp, int32(r))
+		default:
+			h := int32(len(b.heavyRow))
+			b.heavyRow = append(b.heavyRow, int32(r))
+			k := (l + int64(lim.Chunk) - 1) / int64(lim.Chunk)
+			for i := int64(0); i < k; i++ {
+				b.chunkHeavy = append(b.chunkHeavy, h)
+			}
+			b.heavyFirst = append(b.heavyFirst, int32(len(b.chunkHeavy)))
+		}
+	}
+	b.nWarp, b.nQuad, b.nThread = len(warp), len(quad), len(thread)
+	b.rows = make([]int32, 0, len(warp)+len(quad)+len(thread))
+	b.rows = append(append(append(b.rows, warp...), quad...), thread...)
+	return b
+}
+
+// Push work classes (vp_push): a frontier vertex with at most pushSmall
+// edges is expanded by one thread, one with at most pushChunk by a warp,
+// longer rows in chunks of pushChunk edges by a block each.
+const (
+	pushSmall = 8
+	pushChunk = 1024
+)
+
+// pushChunks is how many (vertex, chunk) entries a frontier holding every
+// vertex of degrees deg would need: the capacity of the chunk queues.
+func pushChunks(deg []int32) int64 {
+	var c int64
+	for _, d := range deg {
+		if d > pushChunk {
+			c += (int64(d) + pushChunk - 1) / pushChunk
+		}
+	}
+	return c
+}

@@ -1,0 +1,230 @@
+//go:build cuda
+
+package cuda
+
+import (
+	"encoding/binary"
+	"unsafe"
+
+	"github.com/hpgraph/hpgraph/hyb"
+	"github.com/mumax/3/cuda/cu"
+)
+
+// matDev is a HYB matrix in device memory: the arrays every superstep
+// reads, the pull bins when it has been a pull matrix, the row degrees
+// when it has been a push matrix. It outlives runs (matCache).
+type matDev struct {
+	m                                         *hyb.Matrix
+	sig                                       matSig
+	ellCol, ellVal, cooCol, cooVal, cooPtr    cu.DevicePtr
+	bins                                      *pullBins
+	binRows, chunkHeavy, heavyRow, heavyFirst cu.DevicePtr
+	binBufs                                   []cu.DevicePtr
+	pushDeg                                   cu.DevicePtr
+	bufs                                      []cu.DevicePtr
+	bytes                                     int64
+	users                                     int
+	used                                      uint64 // matCache.clock at the last use
+	arg                                       []byte // the VP_Mat argument
+}
+
+// matCache keeps device copies of matrices across runs, keyed by the
+// *hyb.Matrix (vertexprog.Graph keeps its matrices, so repeated runs on one
+// graph pass the same pointer). Matrices no run uses are freed, least
+// recently used first, when a run needs their memory, and beyond
+// cacheKeep of them. Used on the context's thread only.
+type matCache struct {
+	m            map[*hyb.Matrix]*matDev
+	clock        uint64
+	hits, misses int
+}
+
+// cacheKeep is how many matrices no run uses stay on the device.
+const cacheKeep = 4
+
+// matBytes is the device memory of m's base arrays.
+func matBytes(m *hyb.Matrix) int64 {
+	return int64(len(m.EllCol))*4 + int64(len(m.EllVal))*4 + int64(len(m.CooCol))*4 + int64(len(m.CooVal))*4 + int64(len(m.CooPtr))*8
+}
+
+// binBytes bounds the device memory of m's pull bins.
+func binBytes(m *hyb.Matrix, lim binLimits) int64 {
+	return 4*int64(m.N) + 8*(int64(len(m.CooCol))/int64(max(1, lim.Chunk))+1) + 8*int64(m.N)/int64(max(1, lim.Warp)) + 64
+}
+
+// matSig identifies a matrix's contents cheaply: its sizes and where its
+// arrays are (a guard against a matrix changed in place).
+type matSig struct {
+	n, k, pitch            int
+	lens                   [6]int
+	ellCol, ellVal, cooCol unsafe.Pointer
+	cooVal, cooPtr, cooRow unsafe.Pointer
+}
+
+func sigOf(m *hyb.Matrix) matSig {
+	return matSig{
+		n: m.N, k: m.K, pitch: m.Pitch,
+		lens:   [6]int{len(m.EllCol), len(m.EllVal), len(m.CooCol), len(m.CooVal), len(m.CooPtr), len(m.CooRow)},
+		ellCol: unsafe.Pointer(unsafe.SliceData(m.EllCol)), ellVal: unsafe.Pointer(unsafe.SliceData(m.EllVal)),
+		cooCol: unsafe.Pointer(unsafe.SliceData(m.CooCol)), cooVal: unsafe.Pointer(unsafe.SliceData(m.CooVal)),
+		cooPtr: unsafe.Pointer(unsafe.SliceData(m.CooPtr)), cooRow: unsafe.Pointer(unsafe.SliceData(m.CooRow)),
+	}
+}
+
+// consistent reports whether a cached copy still matches its matrix.
+func (md *matDev) consistent() bool { return sigOf(md.m) == md.sig }
+
+// need is the device memory that using m (as a pull matrix with bins, or
+// with push degrees) would add.
+func (c *matCache) need(m *hyb.Matrix, bins bool, deg []int32, lim binLimits) int64 {
+	md := c.m[m]
+	if md != nil && !md.consistent() {
+		md = nil
+	}
+	b := int64(0)
+	if md == nil {
+		b += matBytes(m)
+	}
+	if bins && (md == nil || md.bins == nil || md.bins.lim != lim) {
+		b += binBytes(m, lim)
+	}
+	if deg != nil && (md == nil || md.pushDeg == 0) {
+		b += 4 * int64(len(deg))
+	}
+	return b
+}
+
+func devPut[T any](bufs *[]cu.DevicePtr, s []T) cu.DevicePtr {
+	bytes := int64(len(s)) * int64(unsafe.Sizeof(*new(T)))
+	if bytes <= 0 {
+		return 0
+	}
+	p := cu.MemAlloc(bytes)
+	*bufs = append(*bufs, p)
+	htod(p, unsafe.Pointer(&s[0]), bytes)
+	return p
+}
+
+func freeAll(bufs []cu.DevicePtr) {
+	for _, p := range bufs {
+		// Keep freeing the rest when one fails (a broken context).
+		_ = catch("cuMemFree", func() error { cu.MemFree(p); return nil })
+	}
+}
+
+// get returns m's device copy with the parts asked for, uploading what is
+// missing, and marks it used. On the context's thread.
+func (c *matCache) get(m *hyb.Matrix, bins bool, deg []int32, lim binLimits) *matDev {
+	if c.m == nil {
+		c.m = map[*hyb.Matrix]*matDev{}
+	}
+	c.clock++
+	md := c.m[m]
+	if md != nil && !md.consistent() {
+		if md.users == 0 {
+			c.free(md)
+		} else {
+			delete(c.m, m) // the runs using it free it at release
+		}
+		md = nil
+	}
+	if md == nil {
+		c.misses++
+		md = &matDev{m: m, sig: sigOf(m)}
+		md.ellCol, md.ellVal = devPut(&md.bufs, m.EllCol), devPut(&md.bufs, m.EllVal)
+		md.cooCol, md.cooVal = devPut(&md.bufs, m.CooCol), devPut(&md.bufs, m.CooVal)
+		md.cooPtr = devPut(&md.bufs, m.CooPtr)
+		md.bytes = matBytes(m)
+		c.m[m] = md
+	} else {
+		c.hits++
+	}
+	// (Bins in use by another run stay as they are.)
+	if bins && (md.bins == nil || md.bins.lim != lim && md.users == 0) {
+		freeAll(md.binBufs)
+		md.binBufs = nil
+		b := makePullBins(m.CooPtr, lim)
+		md.binRows = devPut(&md.binBufs, b.rows)
+		md.chunkHeavy = devPut(&md.binBufs, b.chunkHeavy)
+		md.heavyRow = devPut(&md.binBufs, b.heavyRow)
+		md.heavyFirst = devPut(&md.binBufs, b.heavyFirst)
+		md.bins = b
+	}
+	if deg != nil && md.pushDeg == 0 {
+		md.pushDeg = devPut(&md.bufs, deg)
+	}
+	md.users++
+	md.used = c.clock
+	md.arg = md.matArg()
+	return md
+}
+
+// release ends a run's use of md.
+func (c *matCache) release(md *matDev) {
+	md.users--
+	if md.users == 0 && c.m[md.m] != md {
+		c.free(md) // replaced while in use
+	}
+	c.trim(cacheKeep)
+}
+
+func (c *matCache) free(md *matDev) {
+	freeAll(md.bufs)
+	freeAll(md.binBufs)
+	md.bufs, md.binBufs = nil, nil
+	if c.m[md.m] == md {
+		delete(c.m, md.m)
+	}
+}
+
+// trim frees unused matrices, least recently used first, until at most
+// keep remain.
+func (c *matCache) trim(keep int) {
+	for {
+		var old *matDev
+		unused := 0
+		for _, md := range c.m {
+			if md.users == 0 {
+				unused++
+				if old == nil || md.used < old.used {
+					old = md
+				}
+			}
+		}
+		if unused <= keep || old == nil {
+			return
+		}
+		c.free(old)
+	}
+}
+
+// matArg is the VP_Mat argument (kernels.cu).
+func (md *matDev) matArg() []byte {
+	m := md.m
+	b := make([]byte, 120)
+	le := binary.LittleEndian
+	for i, p := range []cu.DevicePtr{md.ellCol, md.ellVal, md.cooCol, md.cooVal, md.cooPtr, md.binRows, md.chunkHeavy, md.heavyRow, md.heavyFirst} {
+		le.PutUint64(b[8*i:], uint64(p))
+	}
+	ints := []int{m.N, m.K, m.Pitch, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+	if bn := md.bins; bn != nil {
+		ch, w, q, t := bn.blocks()
+		ints[3] = bn.lim.Chunk
+		ints[4], ints[5], ints[6], ints[7] = len(bn.chunkHeavy), bn.nWarp, bn.nQuad, bn.nThread
+		ints[8], ints[9], ints[10] = w, q, t
+		_ = ch
+	}
+	for i, v := range ints {
+		le.PutUint32(b[72+4*i:], uint32(int32(v)))
+	}
+	return b
+}
+
+// cooBlocks is the grid of vp_pull_coo.
+func (md *matDev) cooBlocks() int64 {
+	if md.bins == nil {
+		return 0
+	}
+	ch, w, q, t := md.bins.blocks()
+	return int64(ch + w + q + t)
+}

@@ -1,0 +1,203 @@
+//go:build cuda
+
+package cuda
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"sort"
+	"sync"
+	"unsafe"
+
+	"github.com/hpgraph/hpgraph/vertexprog"
+	"github.com/mumax/3/cuda/cu"
+)
+
+// Host↔device copies of large arrays go through two pinned staging
+// buffers, the DMA of one chunk overlapping the host copy of the other
+// (spread over a few goroutines): the driver's path for pageable memory
+// copies through its own staging buffer on one thread.
+// HPGRAPH_CUDA_STAGE=0 turns this off (plain cuMemcpy).
+var staged = os.Getenv("HPGRAPH_CUDA_STAGE") != "0"
+
+const (
+	stageBytes = 8 << 20 // each staging buffer
+	stageMin   = 1 << 20 // smaller copies go straight
+)
+
+// stage is the pinned staging memory, allocated on first use; used on
+// the context's thread only.
+var stage struct {
+	buf  [2]unsafe.Pointer
+	ev   [2]event
+	fail bool
+}
+
+func stageReady() bool {
+	if !staged || stage.fail {
+		return false
+	}
+	if stage.buf[0] == nil {
+		err := catch("allocating pinned staging memory", func() error {
+			stage.buf[0] = cu.MemAllocHost(stageBytes)
+			stage.buf[1] = cu.MemAllocHost(stageBytes)
+			stage.ev[0], stage.ev[1] = newEvent(), newEvent()
+			return nil
+		})
+		if err != nil {
+			stage.fail = true
+			return false
+		}
+	}
+	return true
+}
+
+// hostCopy copies n bytes from src to dst with a few goroutines.
+func hostCopy(dst, src unsafe.Pointer, n int) {
+	const parts = 4
+	if n < 2<<20 {
+		copy(unsafe.Slice((*byte)(dst), n), unsafe.Slice((*byte)(src), n))
+		return
+	}
+	var wg sync.WaitGroup
+	per := (n/parts + 63) &^ 63
+	for lo := 0; lo < n; lo += per {
+		hi := min(lo+per, n)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			copy(unsafe.Slice((*byte)(unsafe.Add(dst, lo)), hi-lo), unsafe.Slice((*byte)(unsafe.Add(src, lo)), hi-lo))
+		}()
+	}
+	wg.Wait()
+}
+
+// htod copies host memory to the device and returns once the device has
+// it. On the context's thread, with the run's stream idle.
+func htod(dst cu.DevicePtr, src unsafe.Pointer, bytes int64) {
+	if bytes < stageMin || !stageReady() {
+		cu.MemcpyHtoD(dst, src, bytes)
+		return
+	}
+	d := theDev
+	st := cu.Stream(uintptr(unsafe.Pointer(d.stream)))
+	for off, i := int64(0), 0; off < bytes; off, i = off+stageBytes, i+1 {
+		n := min(stageBytes, bytes-off)
+		b := i & 1
+		if i >= 2 {
+			stage.ev[b].wait() // the DMA that last read this buffer is done
+		}
+		hostCopy(stage.buf[b], unsafe.Add(src, off), int(n))
+		cu.MemcpyHtoDAsync(dst+cu.DevicePtr(off), stage.buf[b], n, st)
+		d.record(stage.ev[b])
+	}
+	d.syncStream()
+}
+
+// dtoh copies device memory to the host. On the context's thread, after
+// the stream's kernels are done.
+func dtoh(dst unsafe.Pointer, src cu.DevicePtr, bytes int64) {
+	if bytes < stageMin || !stageReady() {
+		cu.MemcpyDtoH(dst, src, bytes)
+		return
+	}
+	d := theDev
+	st := cu.Stream(uintptr(unsafe.Pointer(d.stream)))
+	chunks := (bytes + stageBytes - 1) / stageBytes
+	issue := func(i int64) {
+		off := i * stageBytes
+		cu.MemcpyDtoHAsync(stage.buf[i&1], src+cu.DevicePtr(off), min(stageBytes, bytes-off), st)
+		d.record(stage.ev[i&1])
+	}
+	issue(0)
+	for i := int64(0); i < chunks; i++ {
+		if i+1 < chunks {
+			// Buffer (i+1)&1 was copied out to the host in the last
+			// iteration: reuse it.
+			issue(i + 1)
+		}
+		stage.ev[i&1].wait()
+		off := i * stageBytes
+		hostCopy(unsafe.Add(dst, off), stage.buf[i&1], int(min(stageBytes, bytes-off)))
+	}
+}
+
+// Describe implements vertexprog.Describer: the device, its driver, and
+// its device-to-device copy bandwidth (measured once, then cached).
+func (Backend) Describe() (vertexprog.DeviceInfo, error) {
+	d, err := getDevice()
+	if err != nil {
+		return vertexprog.DeviceInfo{}, err
+	}
+	d.mu.Lock()
+	if d.info != nil {
+		info := *d.info
+		d.mu.Unlock()
+		return info, nil
+	}
+	d.mu.Unlock()
+	info := vertexprog.DeviceInfo{
+		Name:              d.name,
+		ComputeCapability: fmt.Sprintf("%d.%d", d.major, d.minor),
+		SMs:               d.sms,
+		MemoryBytes:       d.totalMem,
+	}
+	err = d.do("measuring the copy bandwidth", func() error {
+		info.Driver = driverVersion(cu.Version())
+		info.CopyBandwidth = measureCopy(d)
+		return nil
+	})
+	if err != nil {
+		return vertexprog.DeviceInfo{}, err
+	}
+	d.mu.Lock()
+	d.info = &info
+	d.mu.Unlock()
+	return info, nil
+}
+
+var nvidiaModuleRE = regexp.MustCompile(`Kernel Module.*?\s(\d+\.\d+(?:\.\d+)?)\s`)
+
+// driverVersion is the kernel module's version from
+// /proc/driver/nvidia/version (e.g. "580.159.04 (CUDA 13.0)"), or the CUDA
+// driver API version alone where that file is missing.
+func driverVersion(v int) string {
+	api := fmt.Sprintf("CUDA %d.%d", v/1000, v%1000/10)
+	if b, err := os.ReadFile("/proc/driver/nvidia/version"); err == nil {
+		if m := nvidiaModuleRE.FindSubmatch(b); m != nil {
+			return fmt.Sprintf("%s (%s)", m[1], api)
+		}
+	}
+	return fmt.Sprintf("%s (%d)", api, v)
+}
+
+// measureCopy times device-to-device copies of a 1 GiB buffer (less when
+// memory is short) and returns the median rate in bytes per second,
+// counting bytes read plus bytes written. On the context's thread.
+func measureCopy(d *device) float64 {
+	free, _ := cu.MemGetInfo()
+	size := int64(1 << 30)
+	if 3*size > free {
+		size = free / 4 &^ (1<<20 - 1)
+	}
+	if size < 16<<20 {
+		return 0
+	}
+	src := cu.MemAlloc(size)
+	defer cu.MemFree(src)
+	dst := cu.MemAlloc(size)
+	defer cu.MemFree(dst)
+	cu.MemsetD32(src, 0x5a3c9617, size/4)
+	cu.MemsetD32(dst, 0x01234567, size/4)
+	copyMillis(dst, src, size) // warm-up
+	var ms []float64
+	for i := 0; i < 7; i++ {
+		ms = append(ms, copyMillis(dst, src, size))
+	}
+	sort.Float64s(ms)
+	if ms[3] <= 0 {
+		return 0
+	}
+	return 2 * float64(size) / (ms[3] / 1e3)
+}
