@@ -137,8 +137,10 @@ type StepReport struct {
 // host round trip between them (the long tail of small supersteps on
 // high-diameter graphs). StepBatch runs supersteps it, it+1, … — at most
 // max of them — and stops after the first one that activates no vertex;
-// it returns one report per superstep run (at least one). Supersteps after
-// the frontier empties must not change any state.
+// it may stop earlier (the CUDA backend stops once the frontier outgrows
+// n/64, where the engine would stop batching). It returns one report per
+// superstep run (at least one). Supersteps after the frontier empties must
+// not change any state.
 type DeviceBatchRun interface {
 	StepBatch(it int, dir Direction, max int) ([]StepReport, error)
 }
