@@ -109,11 +109,13 @@ type Result[X any] struct {
 	StepTimes []time.Duration
 	// Aggregates are the aggregators' values after the last superstep.
 	Aggregates []float64
-	// Preprocess is the time spent building matrices and state; Compute the
-	// time of the superstep loop (Init included).
-	Preprocess, Compute time.Duration
-	// Transfer is the part of Preprocess and Compute spent copying between
-	// host and device (0 on the CPU backend).
+	// Preprocess is PREPROCESS: matrices, state, Prepare and Init, and on a
+	// device the uploads. Compute is the superstep loop, the algorithm's
+	// time. Finish is copying the final state back from a device (0 on the
+	// CPU), part of neither.
+	Preprocess, Compute, Finish time.Duration
+	// Transfer is the time spent copying between host and device, in
+	// Preprocess and Finish (0 on the CPU backend).
 	Transfer time.Duration
 }
 
@@ -161,15 +163,17 @@ func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 	if err := loop(h, st, opt, res); err != nil {
 		return nil, err
 	}
+	res.Compute = time.Since(t1)
 	if ds, ok := st.(*deviceStepper); ok {
+		t2 := time.Now()
 		if err := ds.run.Finish(valueBytes(h.x)); err != nil {
 			return nil, err
 		}
+		res.Finish = time.Since(t2)
 		if tr, ok := ds.run.(TransferReporter); ok {
 			res.Transfer = tr.Transfers()
 		}
 	}
-	res.Compute = time.Since(t1)
 	res.X = h.x
 	return res, nil
 }

@@ -43,12 +43,13 @@ type runStats struct {
 	active              []int
 	directions          []vertexprog.Direction
 	preprocess, compute time.Duration
-	transfer            time.Duration   // host↔device copies, part of preprocess and compute
+	finish              time.Duration   // copying the results back from a device
+	transfer            time.Duration   // host↔device copies, part of preprocess and finish
 	stepTimes           []time.Duration // per superstep
 }
 
 func statsOf[X any](r *vertexprog.Result[X]) runStats {
-	return runStats{r.Backend, r.Iterations, r.Active, r.Directions, r.Preprocess, r.Compute, r.Transfer, r.StepTimes}
+	return runStats{r.Backend, r.Iterations, r.Active, r.Directions, r.Preprocess, r.Compute, r.Finish, r.Transfer, r.StepTimes}
 }
 
 type algorithm struct {

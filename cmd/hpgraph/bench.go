@@ -401,6 +401,7 @@ type benchResult struct {
 	Iterations   []int     `json:"iterations"`
 	PreprocessMS []float64 `json:"preprocess_ms"`
 	TransferMS   []float64 `json:"transfer_ms"`
+	FinishMS     []float64 `json:"finish_ms"`
 	// Over the timed runs.
 	MedianMS           float64 `json:"median_ms"`
 	MinMS              float64 `json:"min_ms"`
@@ -582,7 +583,8 @@ func newBench() *cobra.Command {
 		Short: "Benchmark algorithms × graphs × backends: median/min/max times, MTEPS, achieved bandwidth, JSON record",
 		Long: `Run each algorithm on each graph and backend: one warm-up run (its PREPROCESS,
 which builds the HYB matrices, is reported as "first"), then --runs timed runs
-whose compute time (the superstep loop; loading and PREPROCESS excluded) gives
+whose compute time (the superstep loop; loading, PREPROCESS and the copy of
+the results back from a device excluded, as the peers' GPU-event timers do) gives
 the median, min and max. MTEPS count each undirected edge once (arcs of a
 directed graph). GB/s is a lower-bound model of the bytes the run must move
 (bytes_model in the JSON) over the median time, and %copy its fraction of the
@@ -793,6 +795,7 @@ func benchOne(bg *benchGraph, a benchAlgo, backend string, base vertexprog.Optio
 		r.Iterations = append(r.Iterations, s.iterations)
 		r.PreprocessMS = append(r.PreprocessMS, ms(s.preprocess))
 		r.TransferMS = append(r.TransferMS, ms(s.transfer))
+		r.FinishMS = append(r.FinishMS, ms(s.finish))
 		if s.iterations > 0 {
 			perStep = append(perStep, ms(s.compute)/float64(s.iterations))
 		}
@@ -877,7 +880,7 @@ func printBench(out io.Writer, rec *benchRecord) {
 	}
 	s := rec.Settings
 	fmt.Fprintf(out, "edges: %s\n", edgesCounted)
-	fmt.Fprintf(out, "times: 1 warm-up + %d timed runs; median [min, max] of the compute time (superstep loop; load and PREPROCESS apart); ms/step = compute/supersteps\n", s.Runs)
+	fmt.Fprintf(out, "times: 1 warm-up + %d timed runs; median [min, max] of the compute time (superstep loop; load, PREPROCESS and the copy-back of results apart: finish_ms in --json); ms/step = compute/supersteps\n", s.Runs)
 	fmt.Fprintf(out, "GB/s: bytes that must move (lower-bound model, bytes_model in --json) / median time; %%copy = GB/s / the device's copy bandwidth\n")
 	fmt.Fprintf(out, "bfs/sssp source: %s\n", s.SourceRule)
 	for _, g := range rec.Graphs {

@@ -122,7 +122,11 @@ func newRun() *cobra.Command {
 			fmt.Fprintf(out, "%s on %s (%d vertices, %d edges, %s), backend %s\n",
 				alg.name, args[1], d.N, d.Edges(), edgeCountRule(d), last.run.backend)
 			fmt.Fprintf(out, "result: %s\n", last.summary)
-			fmt.Fprintf(out, "load %.1f ms, preprocess %.2f ms (first run), %d supersteps\n", rec.LoadMS, rec.PreprocessMS, last.run.iterations)
+			fmt.Fprintf(out, "load %.1f ms, preprocess %.2f ms (first run), %d supersteps", rec.LoadMS, rec.PreprocessMS, last.run.iterations)
+			if last.run.finish > 0 {
+				fmt.Fprintf(out, ", results copied back in %.2f ms (not in the times below)", ms(last.run.finish))
+			}
+			fmt.Fprintln(out)
 			fmt.Fprintf(out, "time over %d runs: median %.3f ms, min %.3f, max %.3f; %.1f MTEPS (median)\n",
 				runs, rec.MedianMS, rec.MinMS, rec.MaxMS, rec.MTEPS)
 			if validate {

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The GPU performance issue's measurement, run on a GPU machine from the
+# repository root after `make cuda cuda-test` built bin/ here (and the
+# shipped graphs were copied to bin/shared/{tiny,small}, the test graphs to
+# bin/testgraphs, as for scripts/gpu-acceptance.sh). Logs and the bench
+# JSON records go to $OUT. Usage: scripts/gpu-bench.sh [check] [bench] [split]
+#   check  cuda and apps tests, verify --backend cuda (shipped, kron16, grid)
+#   bench  hpgraph bench: kron21 and grid1000, cuda and cpu, the issue's apps
+#   split  kron21 and grid1000 on cuda with the default HYB split vs all-COO
+set -uo pipefail
+OUT=${OUT:-/tmp/hpgraph-bench}
+B=bin
+H=$B/hpgraph
+G=/tmp/hpgraph-graphs
+mkdir -p "$OUT" "$G"
+step() { echo "== $* ($(date +%T))"; }
+counts() { echo "$1 exit $2: $(grep -c -- '--- PASS' "$3") PASS, $(grep -c -- '--- FAIL' "$3") FAIL"; grep -E -- '--- FAIL|^panic' "$3" | head; }
+gen() {
+	[ -f $G/kron16.hpg ] || $H gen kron --scale 16 -o $G/kron16.hpg >/dev/null
+	[ -f $G/kron21.hpg ] || $H gen kron --scale 21 -o $G/kron21.hpg >/dev/null
+	[ -f $G/grid1000.hpg ] || $H gen grid --rows 1000 --cols 1000 -o $G/grid1000.hpg >/dev/null
+}
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv,noheader 2>&1
+for what in "${@:-check bench split}"; do for w in $what; do case $w in
+check)
+	step "tests"
+	HPGRAPH_REQUIRE_GPU=1 HPGRAPH_TESTGRAPHS=$PWD/$B/testgraphs timeout 150 $B/cuda.test -test.v >"$OUT/cuda-test.log" 2>&1
+	counts cuda.test $? "$OUT/cuda-test.log"
+	timeout 120 $B/apps-cuda.test -test.v >"$OUT/apps-test.log" 2>&1
+	counts apps.test $? "$OUT/apps-test.log"
+	gen
+	step "verify --backend cuda"
+	timeout 90 $H verify --backend cuda $B/shared/tiny/* $B/shared/small/* $G/kron16.hpg $G/grid1000.hpg >"$OUT/verify.log" 2>&1
+	echo "verify exit $?: $(grep -c PASS "$OUT/verify.log") PASS, $(grep -c ' FAIL' "$OUT/verify.log") FAIL"
+	timeout 60 $H verify --backend cuda --weights random:1-64 --algo sssp $G/kron16.hpg $G/grid1000.hpg >>"$OUT/verify.log" 2>&1
+	echo "verify sssp (random weights) exit $?"
+	grep -E ' FAIL' "$OUT/verify.log" | head
+	;;
+bench)
+	gen
+	step "bench kron21 + grid1000, cuda"
+	timeout 240 $H bench $G/kron21.hpg --backend cuda --runs 5 --algo bfs,sssp,pagerank-iter,pagerank-ldbc,tc,cc --json "$OUT/bench-kron21-cuda.json" 2>/dev/null | tee "$OUT/bench-kron21-cuda.txt" | sed -n '/graph.*algo/,$p'
+	timeout 120 $H bench $G/grid1000.hpg --backend cuda --runs 5 --algo bfs,sssp,cc --json "$OUT/bench-grid-cuda.json" 2>/dev/null | tee "$OUT/bench-grid-cuda.txt" | sed -n '/graph.*algo/,$p'
+	step "bench kron21 + grid1000, cpu (16 cores)"
+	timeout 150 $H bench $G/kron21.hpg --backend cpu --runs 3 --algo bfs,sssp,pagerank-iter,tc,cc --json "$OUT/bench-kron21-cpu.json" 2>/dev/null | tee "$OUT/bench-kron21-cpu.txt" | sed -n '/graph.*algo/,$p'
+	timeout 90 $H bench $G/grid1000.hpg --backend cpu --runs 3 --algo bfs,sssp --json "$OUT/bench-grid-cpu.json" 2>/dev/null | tee "$OUT/bench-grid-cpu.txt" | sed -n '/graph.*algo/,$p'
+	;;
+split)
+	gen
+	step "cuda, all-COO split (the default split is in bench)"
+	timeout 150 $H bench $G/kron21.hpg $G/grid1000.hpg --backend cuda --runs 5 --algo bfs,sssp,pagerank-iter,cc --breakeven 2147483647 --json "$OUT/bench-allcoo.json" 2>/dev/null | tee "$OUT/bench-allcoo.txt" | sed -n '/graph.*algo/,$p'
+	;;
+esac; done; done
