@@ -303,12 +303,16 @@ func (c *chooser) next(active int, frontierEdges int64) Direction {
 		}
 	default:
 		if c.dir == Push {
-			// A pull costs the unexplored edges when visited rows drop out
-			// (a RowFilter, as in BFS), else every edge.
+			// A pull looks at every row and then costs the unexplored
+			// edges when visited rows drop out (a RowFilter, as in BFS),
+			// else every edge. Counting the rows keeps the last tiny
+			// frontiers of a BFS, when nearly no edge is unexplored, from
+			// turning into whole-graph pulls.
 			pullWork := c.nnz
 			if c.filtered {
-				pullWork = c.unexplored
+				pullWork = max(c.unexplored, 0)
 			}
+			pullWork += int64(c.n)
 			if float64(frontierEdges) > float64(pullWork)/c.opt.Alpha {
 				c.dir = Pull
 			}
