@@ -118,11 +118,7 @@ func TestBenchEndToEnd(t *testing.T) {
 
 func TestBenchBadArguments(t *testing.T) {
 	dir := t.TempDir()
-	cases := []struct {
-		name string
-		args []string
-		want string
-	}{
+	cases := []failCase{
 		{"bad scale", []string{"bench", "kron:x"}, "scale"},
 		{"scale too large", []string{"bench", "urand:31"}, "scale"},
 		{"bad grid", []string{"bench", "grid:10"}, "ROWSxCOLS"},
@@ -134,17 +130,7 @@ func TestBenchBadArguments(t *testing.T) {
 		{"bad weights", []string{"bench", "grid:3x3", "--weights", "random:9-1"}, "random"},
 		{"source out of range", []string{"bench", "grid:3x3", "--algo", "bfs", "--src", "99", "--copy-mib", "1"}, "source 99"},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			out, code := hpgraph(t, c.args...)
-			if code == 0 {
-				t.Fatalf("exit 0, want non-zero; output:\n%s", out)
-			}
-			if !strings.Contains(out, c.want) {
-				t.Errorf("message %q does not mention %q", out, c.want)
-			}
-		})
-	}
+	failCases(t, cases)
 }
 
 func TestParseGraphArg(t *testing.T) {

@@ -92,11 +92,7 @@ func TestBadInputExitsNonZero(t *testing.T) {
 		}
 		return p
 	}
-	cases := []struct {
-		name string
-		args []string
-		want string // in the message
-	}{
+	cases := []failCase{
 		{"missing file", []string{"info", filepath.Join(dir, "nope.mtx")}, "nope.mtx"},
 		{"index beyond size", []string{"info", write("big.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 1\n4 1\n")}, "big.mtx:3"},
 		{"too few entries", []string{"run", "bfs", write("short.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n")}, "short.mtx"},
@@ -106,17 +102,7 @@ func TestBadInputExitsNonZero(t *testing.T) {
 		{"cuda without the tag", []string{"run", "bfs", write("ok2.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 2\n"), "--backend", "cuda"}, "cuda"},
 		{"bad weights flag", []string{"info", write("ok3.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 2\n"), "--weights", "random:9-1"}, "random"},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			out, code := hpgraph(t, c.args...)
-			if code == 0 {
-				t.Fatalf("exit 0, want non-zero; output:\n%s", out)
-			}
-			if !strings.Contains(out, c.want) {
-				t.Errorf("message %q does not mention %q", out, c.want)
-			}
-		})
-	}
+	failCases(t, cases)
 }
 
 func TestVerifyShippedGraphs(t *testing.T) {
@@ -171,3 +157,25 @@ var (
 	binPath string
 	binErr  error
 )
+
+// failCase is a command line that must fail with a message containing want.
+type failCase struct {
+	name string
+	args []string
+	want string
+}
+
+func failCases(t *testing.T, cases []failCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, code := hpgraph(t, c.args...)
+			if code == 0 {
+				t.Fatalf("exit 0, want non-zero; output:\n%s", out)
+			}
+			if !strings.Contains(out, c.want) {
+				t.Errorf("message %q does not mention %q", out, c.want)
+			}
+		})
+	}
+}
