@@ -204,7 +204,7 @@ const (
 // loop is the bulk-synchronous driver shared by every backend: it picks
 // each superstep's direction and records what happened.
 func loop[X, A any](h *hostRun[X, A], st stepper, opt Options, res *Result[X]) error {
-	activeNow, frontierEdges := h.initActive, h.initEdges
+	activeNow, frontierEdges := h.activeCount, h.initEdges
 	maxIter := h.spec.MaxIterations
 	if opt.MaxIterations > 0 {
 		maxIter = opt.MaxIterations
@@ -344,7 +344,6 @@ type hostRun[X, A any] struct {
 	steps      []Step
 	yDirty     bool    // y holds pull results, not the identity everywhere
 	tallies    []tally // one per worker
-	initActive int
 	initEdges  int64
 	// activeCount is the number of vertices active now: the next
 	// superstep's frontier.
@@ -402,8 +401,7 @@ func prepare[X, A any](g *Graph, p Program[X, A], opt Options) (*hostRun[X, A], 
 		}
 		r.tallies[w] = t
 	})
-	r.initActive, r.initEdges = r.tally()
-	r.activeCount = r.initActive
+	r.activeCount, r.initEdges = r.tally()
 	return r, nil
 }
 
