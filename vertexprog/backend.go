@@ -122,13 +122,13 @@ func (d *deviceStepper) step(it int, dir Direction) (int, int64, error) {
 
 func (d *deviceStepper) aggregates() []float64 { return d.agg }
 
-func (d *deviceStepper) batch(it int, dir Direction, max int) ([]StepReport, error) {
+func (d *deviceStepper) batch(it int, dir Direction, max int, pushEdges int64) ([]StepReport, error) {
 	br, ok := d.run.(DeviceBatchRun)
 	if !ok || max < 2 {
 		a, e, err := d.step(it, dir)
 		return []StepReport{{Active: a, FrontierEdges: e, Aggregates: d.agg}}, err
 	}
-	reps, err := br.StepBatch(it, dir, max)
+	reps, err := br.StepBatch(it, dir, max, pushEdges)
 	if err == nil && len(reps) == 0 {
 		err = fmt.Errorf("vertexprog: backend ran no superstep of a batch")
 	}

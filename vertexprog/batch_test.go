@@ -37,7 +37,7 @@ type batchingCPU struct {
 	sizes []int
 }
 
-func (b *batchingCPU) batch(it int, dir Direction, max int) ([]StepReport, error) {
+func (b *batchingCPU) batch(it int, dir Direction, max int, _ int64) ([]StepReport, error) {
 	b.sizes = append(b.sizes, max)
 	var reps []StepReport
 	for i := 0; i < max; i++ {
@@ -50,55 +50,76 @@ func (b *batchingCPU) batch(it int, dir Direction, max int) ([]StepReport, error
 	return reps, nil
 }
 
+// TestBatchedLoopMatchesSingleSteps runs minLabel on a path (a frontier
+// of one vertex: the vertex rule batches) and on 1000 paths of 30 from
+// vertex 0 (a frontier of 1000 of 30001 vertices, above n/64, but of 2000
+// edges, which the chooser pushes whatever happens: the edge rule
+// batches), batched and not.
 func TestBatchedLoopMatchesSingleSteps(t *testing.T) {
-	const n = 3000
-	el := &datasets.EdgeList{N: n}
-	for v := 0; v+1 < n; v++ {
-		el.Src, el.Dst = append(el.Src, int32(n-1-v)), append(el.Dst, int32(n-2-v))
+	path := &datasets.EdgeList{N: 3000}
+	for v := 0; v+1 < path.N; v++ {
+		path.Src, path.Dst = append(path.Src, int32(path.N-1-v)), append(path.Dst, int32(path.N-2-v))
 	}
-	g0, err := datasets.Build(el, datasets.Options{})
-	if err != nil {
-		t.Fatal(err)
+	const paths, length = 1000, 30
+	ladder := &datasets.EdgeList{N: 1 + paths*length}
+	for p := 0; p < paths; p++ {
+		prev := int32(0)
+		for i := 0; i < length; i++ {
+			v := int32(1 + p*length + i)
+			ladder.Src, ladder.Dst = append(ladder.Src, prev), append(ladder.Dst, v)
+			prev = v
+		}
 	}
-	for _, limit := range []int{0, 37} {
-		run := func(batch bool) (*Result[int32], []int) {
-			g := NewGraph(g0)
-			opt := Options{MaxIterations: limit}.withDefaults()
-			opt.HYB = hyb.CPUOptions()
-			h, err := prepare(g, Program[int32, int32](minLabel{}), opt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res := &Result[int32]{}
-			cs := &cpuStepper[int32, int32]{h}
-			var st stepper = cs
-			var bc *batchingCPU
-			if batch {
-				bc = &batchingCPU{cpuStepper: cs}
-				st = bc
-			}
-			if err := loop(h, st, opt, res); err != nil {
-				t.Fatal(err)
-			}
-			res.X = h.x
-			if bc != nil {
-				return res, bc.sizes
-			}
-			return res, nil
+	for name, el := range map[string]*datasets.EdgeList{"path": path, "paths": ladder} {
+		g0, err := datasets.Build(el, datasets.Options{})
+		if err != nil {
+			t.Fatal(err)
 		}
-		plain, _ := run(false)
-		batched, sizes := run(true)
-		if !slices.Equal(plain.X, batched.X) || !slices.Equal(plain.Active, batched.Active) {
-			t.Fatalf("limit %d: batched run differs: %d vs %d supersteps", limit, batched.Iterations, plain.Iterations)
-		}
-		if limit > 0 && batched.Iterations != limit {
-			t.Errorf("limit %d: %d supersteps", limit, batched.Iterations)
-		}
-		if len(sizes) == 0 || limit == 0 && slices.Max(sizes) != maxBatch {
-			t.Errorf("limit %d: batch sizes %v, want growth to %d", limit, sizes, maxBatch)
-		}
-		if last := batched.Active[len(batched.Active)-1]; limit == 0 && last != 0 {
-			t.Errorf("ran until %d vertices were active, want 0", last)
+		for _, limit := range []int{0, 17} {
+			run := func(batch bool) (*Result[int32], []int) {
+				g := NewGraph(g0)
+				opt := Options{MaxIterations: limit}.withDefaults()
+				opt.HYB = hyb.CPUOptions()
+				h, err := prepare(g, Program[int32, int32](minLabel{}), opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res := &Result[int32]{}
+				cs := &cpuStepper[int32, int32]{h}
+				var st stepper = cs
+				var bc *batchingCPU
+				if batch {
+					bc = &batchingCPU{cpuStepper: cs}
+					st = bc
+				}
+				if err := loop(h, st, opt, res); err != nil {
+					t.Fatal(err)
+				}
+				res.X = h.x
+				if bc != nil {
+					return res, bc.sizes
+				}
+				return res, nil
+			}
+			plain, _ := run(false)
+			batched, sizes := run(true)
+			if !slices.Equal(plain.X, batched.X) || !slices.Equal(plain.Active, batched.Active) ||
+				!slices.Equal(plain.Directions, batched.Directions) {
+				t.Fatalf("%s, limit %d: batched run differs: %d vs %d supersteps", name, limit, batched.Iterations, plain.Iterations)
+			}
+			if limit > 0 && batched.Iterations != limit {
+				t.Errorf("%s, limit %d: %d supersteps", name, limit, batched.Iterations)
+			}
+			if len(sizes) == 0 || limit == 0 && name == "path" && slices.Max(sizes) != maxBatch {
+				t.Errorf("%s, limit %d: batch sizes %v, want growth to %d", name, limit, sizes, maxBatch)
+			}
+			if last := batched.Active[len(batched.Active)-1]; limit == 0 && last != 0 {
+				t.Errorf("%s: ran until %d vertices were active, want 0", name, last)
+			}
+			if name == "paths" && (plain.Active[0] != paths || len(sizes) < 3) {
+				t.Errorf("paths, limit %d: %d vertices active after superstep 0 (want %d), batch sizes %v (want batches past superstep 0)",
+					limit, plain.Active[0], paths, sizes)
+			}
 		}
 	}
 }

@@ -136,11 +136,13 @@ type StepReport struct {
 // supersteps back to back on the device, all in one direction, without a
 // host round trip between them (the long tail of small supersteps on
 // high-diameter graphs). StepBatch runs supersteps it, it+1, … — at most
-// max of them — and stops after the first one that activates no vertex;
-// it may stop earlier (the CUDA backend stops once the frontier outgrows
-// n/64, where the engine would stop batching). It returns one report per
-// superstep run (at least one). Supersteps after the frontier empties must
-// not change any state.
+// max of them — and stops after the first one that activates no vertex.
+// It stops before a superstep whose frontier is large, where the engine
+// would not batch: one of n/64 vertices or more, unless the batch pushes
+// and the frontier has fewer than pushEdges push-matrix edges (the engine
+// passes 0 when only the vertex rule applies). It may stop earlier. It
+// returns one report per superstep run (at least one). Supersteps after
+// the frontier empties must not change any state.
 type DeviceBatchRun interface {
-	StepBatch(it int, dir Direction, max int) ([]StepReport, error)
+	StepBatch(it int, dir Direction, max int, pushEdges int64) ([]StepReport, error)
 }

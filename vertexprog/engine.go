@@ -3,6 +3,7 @@ package vertexprog
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -189,16 +190,21 @@ type stepper interface {
 // batcher is a stepper that can run several supersteps without a host
 // round trip in between (a device backend's DeviceBatchRun).
 type batcher interface {
-	batch(it int, dir Direction, max int) ([]StepReport, error)
+	batch(it int, dir Direction, max int, pushEdges int64) ([]StepReport, error)
 }
 
 // Batching: while frontiers stay small (fewer than n/smallFrontier
 // vertices), a batching backend runs supersteps in batches that grow from
 // 2 to maxBatch, so a high-diameter graph's thousands of tiny supersteps
-// cost a few host round trips instead of one each.
+// cost a few host round trips instead of one each. Push batches also go
+// on while the frontier has fewer than batchEdges edges and the chooser
+// would push it whatever came before (SSSP on a road network keeps tens
+// of thousands of vertices active for thousands of supersteps, each a
+// few microseconds of work on a GPU).
 const (
 	smallFrontier = 64
 	maxBatch      = 64
+	batchEdges    = 1 << 20
 )
 
 // loop is the bulk-synchronous driver shared by every backend: it picks
@@ -223,7 +229,11 @@ func loop[X, A any](h *hostRun[X, A], st stepper, opt Options, res *Result[X]) e
 		if h.spec.Sparse && h.push != nil {
 			dir = ch.next(activeNow, frontierEdges)
 		}
-		if canBatch && activeNow*smallFrontier < h.n {
+		var pushEdges int64
+		if dir == Push {
+			pushEdges = min(ch.pushLimit(), batchEdges)
+		}
+		if canBatch && (activeNow*smallFrontier < h.n || frontierEdges < pushEdges) {
 			size = min(2*size, maxBatch)
 		} else {
 			size = 1
@@ -234,7 +244,7 @@ func loop[X, A any](h *hostRun[X, A], st stepper, opt Options, res *Result[X]) e
 		var reps []StepReport
 		if size > 1 {
 			var err error
-			if reps, err = bt.batch(it, dir, size); err != nil {
+			if reps, err = bt.batch(it, dir, size, pushEdges); err != nil {
 				return err
 			}
 		} else {
@@ -323,6 +333,26 @@ func (c *chooser) next(active int, frontierEdges int64) Direction {
 	c.unexplored -= frontierEdges
 	c.lastActive = active
 	return c.dir
+}
+
+// pushLimit is a bound on the frontier edges below which next keeps
+// pushing whatever the supersteps in between were (0 when the bound falls
+// as the traversal goes on: a RowFilter's pull cost shrinks with the
+// unexplored edges).
+func (c *chooser) pushLimit() int64 {
+	switch c.opt.Direction {
+	case Push:
+		return math.MaxInt64
+	case Pull:
+		return 0
+	}
+	if c.opt.Rule == GraphBLAST {
+		return c.nnz / 10
+	}
+	if c.filtered {
+		return 0
+	}
+	return int64(float64(c.nnz+int64(c.n)) / c.opt.Alpha)
 }
 
 // hostRun is a run's host state: PREPROCESS's products and, on the CPU
