@@ -40,7 +40,7 @@ var unroll = 0
 // pushGridPerSM is the blocks per multiprocessor of the push kernels in a
 // batch, where the frontier's size is not known when they are launched
 // (HPGRAPH_CUDA_PUSHGRID overrides it).
-var pushGridPerSM = 2
+var pushGridPerSM = 8
 
 func init() {
 	switch os.Getenv("HPGRAPH_CUDA_TEXTURE") {
@@ -140,6 +140,7 @@ type run struct {
 	step   int      // supersteps run
 	base   int      // the device's ctl[0]
 	bias   int      // the device's ctl[1]: iteration of superstep 0
+	edges  int64    // the device's ctl[2]: a push batch's edge limit
 	last   []uint64 // record of superstep step-1
 	yDirty bool
 	queued bool // the frontier's queues are built (after a push superstep)
@@ -249,7 +250,7 @@ func deviceBytes(job *vertexprog.DeviceJob, l *stateLayout, lim binLimits) int64
 	}
 	// Heavy pull chunks' partials and counters, at most.
 	need += (int64(len(job.Pull.CooCol))/int64(max(1, lim.Chunk)) + 1 + n/int64(max(1, lim.Warp))) * (int64(job.ASize) + 4)
-	need += int64(recordRing*(recordHead+len(job.Spec.Aggregators))*8 + 8 + 4*len(job.Spec.Aggregators))
+	need += int64(recordRing*(recordHead+len(job.Spec.Aggregators))*8 + 12 + 4*len(job.Spec.Aggregators))
 	for _, a := range l.arrays {
 		need += a.bytes
 	}
@@ -342,7 +343,7 @@ func (r *run) upload(lim binLimits) {
 	}
 	copy(r.last, ring[(recordRing-1)*r.recW:])
 	r.rec = put(r, ring)
-	r.ctl = put(r, []int32{0, 0})
+	r.ctl = put(r, []int32{0, 0, 0})
 	if r.nagg > 0 {
 		ops := make([]int32, r.nagg)
 		for i, op := range job.Spec.Aggregators {
@@ -453,7 +454,7 @@ func (r *run) launch(name string, grid int64, mat []byte, arg []byte) {
 }
 
 // setCtl sets (op 0) or advances (op 1) the device's superstep base, or
-// sets the iteration bias (op 2).
+// sets the iteration bias (op 2) or a push batch's edge limit (op 3).
 func (r *run) setCtl(op, v int) { r.launch("vp_ctl", 1, r.pull.arg, argBytes(v, false, op)) }
 
 // pushGrids are the blocks of vp_push and vp_apply_push: sized by the
@@ -527,7 +528,7 @@ func (r *run) graph(dir vertexprog.Direction, g int) C.CUgraphExec {
 
 // Step implements vertexprog.DeviceRun.
 func (r *run) Step(it int, dir vertexprog.Direction) (active int, frontierEdges int64, aggregates []float64, err error) {
-	reps, err := r.steps(it, dir, 1)
+	reps, err := r.steps(it, dir, 1, 0)
 	if err != nil {
 		return 0, 0, nil, err
 	}
@@ -537,14 +538,15 @@ func (r *run) Step(it int, dir vertexprog.Direction) (active int, frontierEdges 
 // StepBatch implements vertexprog.DeviceBatchRun: up to max supersteps
 // (at most maxBatch) are enqueued back to back and their records read
 // back once. Each superstep after the first runs only while the frontier
-// is nonempty and small (the engine's batching rule): the batch ends after
-// the first superstep that activates nothing, or before the first whose
-// frontier is large, which the engine then runs on its own.
-func (r *run) StepBatch(it int, dir vertexprog.Direction, max int) ([]vertexprog.StepReport, error) {
-	return r.steps(it, dir, max)
+// is nonempty and small (the engine's batching rule: under n/64 vertices,
+// or pushing, under pushEdges edges): the batch ends after the first
+// superstep that activates nothing, or before the first whose frontier is
+// large, which the engine then runs on its own.
+func (r *run) StepBatch(it int, dir vertexprog.Direction, max int, pushEdges int64) ([]vertexprog.StepReport, error) {
+	return r.steps(it, dir, max, pushEdges)
 }
 
-func (r *run) steps(it int, dir vertexprog.Direction, count int) ([]vertexprog.StepReport, error) {
+func (r *run) steps(it int, dir vertexprog.Direction, count int, pushEdges int64) ([]vertexprog.StepReport, error) {
 	if r.closed {
 		return nil, errors.New("cuda: Step on a closed run")
 	}
@@ -558,6 +560,10 @@ func (r *run) steps(it int, dir vertexprog.Direction, count int) ([]vertexprog.S
 		if it-s0 != r.bias {
 			r.bias = it - s0
 			r.setCtl(2, r.bias)
+		}
+		if pushEdges = min(max(pushEdges, 0), math.MaxInt32); count > 1 && pushEdges != r.edges {
+			r.edges = pushEdges
+			r.setCtl(3, int(pushEdges))
 		}
 		if dir == vertexprog.Push && r.yDirty {
 			r.launch("vp_fill", blocks(int64(r.n), blockSize), r.pull.arg, argBytes(0, false, 0))

@@ -79,7 +79,7 @@ func TestStepBatch(t *testing.T) {
 				p, r := bfsJob(t, g, 0)
 				var active []int
 				for it := 0; ; {
-					reps, err := r.StepBatch(it, dir, size)
+					reps, err := r.StepBatch(it, dir, size, 0)
 					if err != nil {
 						t.Fatalf("%s: %v", name, err)
 					}
@@ -116,7 +116,9 @@ func TestStepBatch(t *testing.T) {
 }
 
 // TestStepBatchStopsAtLargeFrontier: a batch from a star's hub ends after
-// the first superstep, whose frontier (every leaf) is too large to batch.
+// the first superstep, whose frontier (every leaf) is too large to batch,
+// unless the batch pushes and the leaves' 4999 edges are below its edge
+// limit: then the leaves' superstep (activating nothing) runs in it too.
 func TestStepBatchStopsAtLargeFrontier(t *testing.T) {
 	needGPU(t)
 	needNVRTC(t)
@@ -125,25 +127,36 @@ func TestStepBatchStopsAtLargeFrontier(t *testing.T) {
 		el.Src, el.Dst = append(el.Src, 0), append(el.Dst, v)
 	}
 	g := vertexprog.NewGraph(build(t, el, datasets.Options{}))
-	p, r := bfsJob(t, g, 0)
-	defer r.Close()
-	reps, err := r.StepBatch(0, vertexprog.Push, 8)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(reps) != 1 || reps[0].Active != 4999 {
-		t.Fatalf("reports %+v: want one superstep activating 4999", reps)
-	}
-	a, _, _, err := r.Step(1, vertexprog.Pull)
-	if err != nil || a != 0 {
-		t.Fatalf("Step(1) = %d, %v; want 0 active", a, err)
-	}
-	if err := r.Finish(nil); err != nil {
-		t.Fatal(err)
-	}
-	for v := 1; v < 5000; v++ {
-		if p.Depth[v] != 1 || p.Parent[v] != 0 {
-			t.Fatalf("vertex %d: depth %d parent %d", v, p.Depth[v], p.Parent[v])
+	for _, tc := range []struct {
+		pushEdges int64
+		want      []int
+	}{{0, []int{4999}}, {4999, []int{4999}}, {5000, []int{4999, 0}}} {
+		p, r := bfsJob(t, g, 0)
+		reps, err := r.StepBatch(0, vertexprog.Push, 8, tc.pushEdges)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int
+		for _, rep := range reps {
+			got = append(got, rep.Active)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Fatalf("edge limit %d: active per superstep %v, want %v", tc.pushEdges, got, tc.want)
+		}
+		if len(reps) == 1 {
+			a, _, _, err := r.Step(1, vertexprog.Pull)
+			if err != nil || a != 0 {
+				t.Fatalf("Step(1) = %d, %v; want 0 active", a, err)
+			}
+		}
+		if err := r.Finish(nil); err != nil {
+			t.Fatal(err)
+		}
+		r.Close()
+		for v := 1; v < 5000; v++ {
+			if p.Depth[v] != 1 || p.Parent[v] != 0 {
+				t.Fatalf("edge limit %d: vertex %d: depth %d parent %d", tc.pushEdges, v, p.Depth[v], p.Parent[v])
+			}
 		}
 	}
 }

@@ -22,7 +22,8 @@
 #define VP_BLOCK 256
 #define VP_FULL 0xffffffffu
 // A batched superstep runs only while the frontier holds fewer than
-// n / VP_SMALL_FRONTIER vertices (the engine's own batching rule).
+// n / VP_SMALL_FRONTIER vertices or, pushing, fewer than ctl[2] edges (the
+// engine's own batching rule).
 #define VP_SMALL_FRONTIER 64
 // An idempotent program's pull ignores x_bitmask from n / VP_DENSE_FRONTIER
 // active vertices on (the CPU engine's denseFrontier).
@@ -72,7 +73,7 @@ struct VP_Run {
   unsigned char* partial;  // heavy pull chunks' partials (A_t each)
   unsigned* heavyCount;    // per heavy pull row: chunks done in this superstep
   unsigned long long* rec; // ring of superstep records
-  int* ctl;                // [0] base superstep of a.j, [1] iteration of superstep 0
+  int* ctl;                // [0] base superstep of a.j, [1] iteration of superstep 0, [2] push edges of a batch
   const int* aggOps;
   int n, ring, recWords, useMask;
   int pushSmall, pushChunk;
@@ -83,7 +84,7 @@ struct VP_Run {
 struct VP_Arg {
   int j;        // superstep ctl[0] + j (vp_ctl: the value)
   int batched;  // 1: part of a batch (stops while the frontier is large)
-  int op;       // vp_ctl: 0 sets ctl[0], 1 adds to ctl[0], 2 sets ctl[1]
+  int op;       // vp_ctl: 0 sets ctl[0], 1 adds to ctl[0], 2 sets ctl[1], 3 sets ctl[2]
   int pad_;
 };
 
@@ -107,14 +108,16 @@ __device__ __forceinline__ unsigned long long* vp_record(const VP_Run& c, int s)
   return c.rec + (long long)r * c.recWords;
 }
 
-__device__ __forceinline__ VP_St vp_st(const VP_Run& c, const VP_Arg& a) {
+// vp_st: the superstep of a kernel of a push superstep (push) or a pull one.
+__device__ __forceinline__ VP_St vp_st(const VP_Run& c, const VP_Arg& a, bool push) {
   VP_St t;
   t.s = c.ctl[0] + a.j;
   t.p = t.s & 1;
   t.prev = vp_record(c, t.s - 1);
   t.rec = vp_record(c, t.s);
   unsigned long long act = t.prev[VP_R_ACTIVE];
-  t.go = act > 0 && (!a.batched || act * VP_SMALL_FRONTIER < (unsigned long long)c.n);
+  t.go = act > 0 && (!a.batched || act * VP_SMALL_FRONTIER < (unsigned long long)c.n ||
+                     (push && t.prev[VP_R_EDGES] < (unsigned long long)c.ctl[2]));
   // An idempotent program gathers unchanged neighbours harmlessly: with a
   // dense frontier (a quarter of the vertices, as the CPU engine's rule)
   // skipping the bitmask test is cheaper.
@@ -168,13 +171,34 @@ __device__ __forceinline__ X_t vp_load_x(const VP_Run& c, int u) {
 #endif
 }
 
-__device__ __forceinline__ Step vp_step(const VP_Run& c, const VP_St& t) {
+__device__ __forceinline__ Step vp_step(const VP_Run& c, const VP_St& t, double* blk) {
   Step st;
   st.iteration = t.s + c.ctl[1];
   st.prev = reinterpret_cast<const double*>(t.prev + VP_R_AGG);
   st.acc = reinterpret_cast<double*>(t.rec + VP_R_AGG);
+  st.blk = blk;
   st.ops = c.aggOps;
   return st;
+}
+
+// Aggregators are combined per block in shared memory (up to
+// VP_BLOCK_AGG of them; more go straight to memory): vp_agg_begin and
+// vp_agg_flush bracket an APPLY kernel's Update calls. Every thread of the
+// block calls both.
+#define VP_BLOCK_AGG 8
+__device__ __forceinline__ double* vp_agg_begin(const VP_Run& c, double* sh) {
+  const int k = c.recWords - VP_R_AGG;
+  if (k == 0 || k > VP_BLOCK_AGG) return nullptr;
+  if (threadIdx.x < k) sh[threadIdx.x] = vp_agg_identity(c.aggOps[threadIdx.x]);
+  __syncthreads();
+  return sh;
+}
+__device__ __forceinline__ void vp_agg_flush(const VP_Run& c, const VP_St& t, double* blk) {
+  if (!blk) return;
+  __syncthreads();
+  const int i = threadIdx.x;
+  if (i < c.recWords - VP_R_AGG && __double_as_longlong(blk[i]) != __double_as_longlong(vp_agg_identity(c.aggOps[i])))
+    vp_agg_op(reinterpret_cast<double*>(t.rec + VP_R_AGG) + i, c.aggOps[i], blk[i]);
 }
 
 // vp_skip_row: rows rejected by vp_wants take no input, and (early exit)
@@ -269,7 +293,8 @@ extern "C" __global__ void vp_ctl(VP_Mat m, VP_Run c, State s, VP_Arg a) {
   if (blockIdx.x != 0 || threadIdx.x != 0) return;
   if (a.op == 0) c.ctl[0] = a.j;
   else if (a.op == 1) c.ctl[0] += a.j;
-  else c.ctl[1] = a.j;
+  else if (a.op == 2) c.ctl[1] = a.j;
+  else c.ctl[2] = a.j;
 }
 
 // y := identity on every row (before a push after pull supersteps).
@@ -283,7 +308,7 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_fill(VP_Mat m, VP_Run 
 // y (the identity when it gathers nothing), so it also initializes y for
 // the COO kernel.
 extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_pull_ell(VP_Mat m, VP_Run c, State s, VP_Arg a) {
-  VP_St t = vp_st(c, a);
+  VP_St t = vp_st(c, a, false);
   if (!t.go) return;
   if (blockIdx.x == 0 && threadIdx.x == 0) t.rec[VP_R_RAN] = 1;
   int r = blockIdx.x * blockDim.x + threadIdx.x;
@@ -411,7 +436,7 @@ __device__ __forceinline__ void vp_pull_chunk(const VP_Mat& m, const VP_Run& c, 
 // COO pull over the row bins: blocks [0, nChunks) take one heavy chunk
 // each, then blocks of 8 warp rows, 64 quad rows and 256 thread rows.
 extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_pull_coo(VP_Mat m, VP_Run c, State s, VP_Arg a) {
-  VP_St t = vp_st(c, a);
+  VP_St t = vp_st(c, a, false);
   if (!t.go) return;
   int b = blockIdx.x;
   if (b < m.nChunks) {
@@ -432,49 +457,57 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_pull_coo(VP_Mat m, VP_
   vp_coo_group<1>(m, c, t, s, m.binRows + m.nWarp + m.nQuad, m.nThread, b * VP_BLOCK + threadIdx.x);
 }
 
-// vp_count adds the warp's activated vertices and their push degrees to
-// the superstep's record. Every lane must call it.
-__device__ __forceinline__ void vp_count(const VP_St& t, bool act, int deg) {
-  unsigned b = __ballot_sync(VP_FULL, act);
-  if (b == 0) return;
+// vp_emit counts the block's activated vertices and their push degrees
+// into record cnt (unless null) and appends them to a frontier's queues by
+// degree (unless q is null; the queue counts are in record qr): small ones
+// to the front of q, medium ones to its back, heavy ones as chunks to hq.
+// Warps combine in shared memory first, so a block makes one global
+// atomic per counter: a 2M-vertex APPLY made 130k atomics on two
+// addresses, which took longer than the pull. Every thread of the block
+// must call it (it synchronizes the block).
+__device__ __forceinline__ void vp_emit(const VP_Run& c, unsigned long long* cnt, unsigned long long* qr, int* q, int2* hq,
+                                        int v, bool act, int deg) {
+  __shared__ unsigned long long sh[4];  // activated, edges, small, medium
+  __shared__ unsigned long long base[2];
+  const int lane = threadIdx.x & 31;
+  const unsigned lt = (1u << lane) - 1u;
+  if (threadIdx.x < 4) sh[threadIdx.x] = 0;
+  __syncthreads();
+  const bool sm = q && act && deg <= c.pushSmall;
+  const bool md = q && act && deg > c.pushSmall && deg <= c.pushChunk;
+  const unsigned ba = __ballot_sync(VP_FULL, act), bs = __ballot_sync(VP_FULL, sm), bm = __ballot_sync(VP_FULL, md);
   unsigned long long e = act ? (unsigned long long)deg : 0ULL;
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) e += __shfl_down_sync(VP_FULL, e, o);
-  if ((threadIdx.x & 31) == 0) {
-    atomicAdd(t.rec + VP_R_ACTIVE, (unsigned long long)__popc(b));
-    if (e) atomicAdd(t.rec + VP_R_EDGES, e);
-  }
-}
-
-// vp_enqueue appends the warp's activated vertices to a frontier's queues
-// by degree (warp-aggregated atomics on the counts in record r): small
-// ones to the front of q, medium ones to its back, heavy ones as chunks to
-// hq. Every lane must call it.
-__device__ __forceinline__ void vp_enqueue(const VP_Run& c, unsigned long long* r, int* q, int2* hq, int v, bool act, int deg) {
-  const int lane = threadIdx.x & 31;
-  const unsigned lt = (1u << lane) - 1u;
-  const bool sm = act && deg <= c.pushSmall;
-  const bool md = act && deg > c.pushSmall && deg <= c.pushChunk;
-  const bool hv = act && deg > c.pushChunk;
-  const unsigned bs = __ballot_sync(VP_FULL, sm), bm = __ballot_sync(VP_FULL, md);
-  unsigned long long ps = 0, pm = 0;
+  unsigned long long os = 0, om = 0;
   if (lane == 0) {
-    if (bs) ps = atomicAdd(r + VP_R_SMALL, (unsigned long long)__popc(bs));
-    if (bm) pm = atomicAdd(r + VP_R_MEDIUM, (unsigned long long)__popc(bm));
+    if (ba) atomicAdd(&sh[0], (unsigned long long)__popc(ba));
+    if (e) atomicAdd(&sh[1], e);
+    if (bs) os = atomicAdd(&sh[2], (unsigned long long)__popc(bs));
+    if (bm) om = atomicAdd(&sh[3], (unsigned long long)__popc(bm));
   }
-  ps = __shfl_sync(VP_FULL, ps, 0);
-  pm = __shfl_sync(VP_FULL, pm, 0);
-  if (sm) q[ps + __popc(bs & lt)] = v;
-  if (md) q[c.n - 1 - (long long)(pm + __popc(bm & lt))] = v;
-  if (hv) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    if (cnt && sh[0]) atomicAdd(cnt + VP_R_ACTIVE, sh[0]);
+    if (cnt && sh[1]) atomicAdd(cnt + VP_R_EDGES, sh[1]);
+    base[0] = sh[2] ? atomicAdd(qr + VP_R_SMALL, sh[2]) : 0;
+    base[1] = sh[3] ? atomicAdd(qr + VP_R_MEDIUM, sh[3]) : 0;
+  }
+  __syncthreads();
+  if (!q) return;
+  os = __shfl_sync(VP_FULL, os, 0) + base[0];
+  om = __shfl_sync(VP_FULL, om, 0) + base[1];
+  if (sm) q[os + __popc(bs & lt)] = v;
+  if (md) q[c.n - 1 - (long long)(om + __popc(bm & lt))] = v;
+  if (act && deg > c.pushChunk) {
     int k = (deg + c.pushChunk - 1) / c.pushChunk;
-    unsigned long long p = atomicAdd(r + VP_R_CHUNKS, (unsigned long long)k);
+    unsigned long long p = atomicAdd(qr + VP_R_CHUNKS, (unsigned long long)k);
     for (int i = 0; i < k; i++) hq[p + i] = make_int2(v, i);
   }
 }
 
-__device__ __forceinline__ bool vp_update_at(const VP_Run& c, const VP_St& t, const State& s, int v, A_t acc) {
-  Step st = vp_step(c, t);
+__device__ __forceinline__ bool vp_update_at(const VP_Run& c, const VP_St& t, const State& s, int v, A_t acc, double* blk) {
+  Step st = vp_step(c, t, blk);
 #if VP_XSIZE == 0
   X_t none = X_t();
   return vp_update(v, acc, &none, s, st);
@@ -487,9 +520,11 @@ __device__ __forceinline__ bool vp_update_at(const VP_Run& c, const VP_St& t, co
 // row vp_wants accepts; x_bitmask is cleared word by word for its next use
 // as active_bitmask.
 extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_apply_pull(VP_Mat m, VP_Run c, State s, VP_Arg a) {
-  VP_St t = vp_st(c, a);
+  VP_St t = vp_st(c, a, false);
   vp_next_record(c, t);
   if (!t.go) return;
+  __shared__ double agg[VP_BLOCK_AGG];
+  double* blk = vp_agg_begin(c, agg);
   int v = blockIdx.x * blockDim.x + threadIdx.x;
   bool act = false;
   int deg = 0;
@@ -499,7 +534,7 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_apply_pull(VP_Mat m, V
     want = vp_wants(v, s);
 #endif
     if (want) {
-      act = vp_update_at(c, t, s, v, c.y[v]);
+      act = vp_update_at(c, t, s, v, c.y[v], blk);
       if (act && c.pushDeg) deg = c.pushDeg[v];
     }
     if ((threadIdx.x & 31) == 0) c.mask[t.p][v >> 5] = 0u;
@@ -507,21 +542,21 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_apply_pull(VP_Mat m, V
   unsigned b = __ballot_sync(VP_FULL, act);
   if (b && (threadIdx.x & 31) == 0) atomicOr(c.mask[t.p ^ 1] + (v >> 5), b);
   // No queues: a push after pulls compacts the bitmask (vp_compact).
-  vp_count(t, act, deg);
+  vp_emit(c, t.rec, nullptr, nullptr, nullptr, v, act, deg);
+  vp_agg_flush(c, t, blk);
 }
 
 // vp_compact queues superstep s's frontier (x_bitmask) for vp_push, before
 // a push that follows pull supersteps (whose APPLY builds no queues). The
 // queue counts go to the record of s-1, where vp_push reads them.
 extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_compact(VP_Mat m, VP_Run c, State s, VP_Arg a) {
-  VP_St t = vp_st(c, a);
+  VP_St t = vp_st(c, a, true);
   if (!t.go) return;
   int v = blockIdx.x * blockDim.x + threadIdx.x;
   unsigned w = v < m.n ? c.mask[t.p][v >> 5] : 0u;
-  if (__ballot_sync(VP_FULL, w != 0u) == 0) return;  // the warp's word is empty
   bool in = (w >> (v & 31)) & 1u;
   int deg = in ? c.pushDeg[v] : 0;
-  vp_enqueue(c, const_cast<unsigned long long*>(t.prev), c.queue[t.p], c.chunks[t.p], v, in, deg);
+  vp_emit(c, nullptr, const_cast<unsigned long long*>(t.prev), c.queue[t.p], c.chunks[t.p], v, in, deg);
 }
 
 // vp_agg_inc: a warp-aggregated atomicAdd(counter, 1) among the lanes that
@@ -608,7 +643,7 @@ __device__ __forceinline__ void vp_push_edge(const VP_Mat& m, const VP_Run& c, c
 // thread each. A grid-stride loop over each, so any grid size is right.
 // x_bitmask is cleared word by word for its next use as active_bitmask.
 extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_push(VP_Mat m, VP_Run c, State s, VP_Arg a) {
-  VP_St t = vp_st(c, a);
+  VP_St t = vp_st(c, a, true);
   if (!t.go) return;
   if (blockIdx.x == 0 && threadIdx.x == 0) t.rec[VP_R_RAN] = 1;
   const long long nS = (long long)t.prev[VP_R_SMALL], nM = (long long)t.prev[VP_R_MEDIUM], nC = (long long)t.prev[VP_R_CHUNKS];
@@ -654,14 +689,16 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_push(VP_Mat m, VP_Run 
 // APPLY after a push, the last kernel of a push superstep: Update on the
 // touched rows only (listed by vp_push), which go back to the identity.
 extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_apply_push(VP_Mat m, VP_Run c, State s, VP_Arg a) {
-  VP_St t = vp_st(c, a);
+  VP_St t = vp_st(c, a, true);
   vp_next_record(c, t);
   if (!t.go) return;
+  __shared__ double agg[VP_BLOCK_AGG];
+  double* blk = vp_agg_begin(c, agg);
   const long long cnt = (long long)t.rec[VP_R_TOUCHED];
-  const int lane = threadIdx.x & 31;
   const long long stride = (long long)gridDim.x * VP_BLOCK;
-  for (long long base = (long long)blockIdx.x * VP_BLOCK + (threadIdx.x & ~31); base < cnt; base += stride) {
-    long long i = base + lane;
+  // Whole blocks loop together (vp_emit synchronizes the block).
+  for (long long base = (long long)blockIdx.x * VP_BLOCK; base < cnt; base += stride) {
+    long long i = base + threadIdx.x;
     bool act = false;
     int v = 0, deg = 0;
     if (i < cnt) {
@@ -670,7 +707,7 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_apply_push(VP_Mat m, V
       // The list may name a row twice (vp_push_one); the first to clear
       // its touched bit owns it.
       if (atomicAnd(c.touched + (v >> 5), ~bit) & bit) {
-        act = vp_update_at(c, t, s, v, c.y[v]);
+        act = vp_update_at(c, t, s, v, c.y[v], blk);
         c.y[v] = vp_identity();
         if (act) {
           atomicOr(c.mask[t.p ^ 1] + (v >> 5), bit);
@@ -678,7 +715,7 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_apply_push(VP_Mat m, V
         }
       }
     }
-    vp_count(t, act, deg);
-    vp_enqueue(c, t.rec, c.queue[t.p ^ 1], c.chunks[t.p ^ 1], v, act, deg);
+    vp_emit(c, t.rec, t.rec, c.queue[t.p ^ 1], c.chunks[t.p ^ 1], v, act, deg);
   }
+  vp_agg_flush(c, t, blk);
 }

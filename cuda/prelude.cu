@@ -9,7 +9,8 @@
 struct Step {
   int iteration;
   const double* prev;
-  double* acc;
+  double* acc;      // the superstep's record (global memory)
+  double* blk;      // the block's partial values in shared memory, or null
   const int* ops;  // 0 Sum, 1 Min, 2 Max (vertexprog.Aggregator)
   __device__ double aggregate(int i) const { return prev[i]; }
   __device__ void add(int i, double v);
@@ -66,8 +67,9 @@ __device__ __forceinline__ void vp_agg_op(double* p, int op, double v) {
 }
 
 // Step::add combines the contributions of the lanes that add to the same
-// aggregator together first, so one atomic per warp and aggregator reaches
-// memory (every dangling vertex of a PageRank adds to one word).
+// aggregator together first, then folds them into the block's partial
+// (flushed to memory once per block): every dangling vertex of a PageRank
+// adds to one word.
 __device__ __forceinline__ void Step::add(int i, double v) {
 #if __CUDA_ARCH__ >= 700
   const unsigned g = __match_any_sync(__activemask(), i);
@@ -78,8 +80,8 @@ __device__ __forceinline__ void Step::add(int i, double v) {
     double o = __shfl_sync(g, v, __ffs(rest) - 1);
     r = op == 0 ? r + o : op == 1 ? vp_go_min(r, o) : vp_go_max(r, o);
   }
-  if (lane == leader) vp_agg_op(acc + i, op, r);
+  if (lane == leader) vp_agg_op((blk ? blk : acc) + i, op, r);
 #else
-  vp_agg_op(acc + i, ops[i], v);
+  vp_agg_op((blk ? blk : acc) + i, ops[i], v);
 #endif
 }
