@@ -125,7 +125,6 @@ type run struct {
 	maskTex     [2]uint64
 	queue       [2]cu.DevicePtr
 	chunks      [2]cu.DevicePtr
-	touched     cu.DevicePtr
 	touchedList cu.DevicePtr
 	partial     cu.DevicePtr
 	heavyCount  cu.DevicePtr
@@ -246,7 +245,7 @@ func deviceBytes(job *vertexprog.DeviceJob, l *stateLayout, lim binLimits) int64
 	words := (n + 31) / 32
 	need := n*int64(job.XSize) + max(8, n*int64(job.ASize)) + 2*words*4
 	if job.Push != nil {
-		need += words*4 + n*4 + 2*max(1, n)*4 + 2*8*max(1, pushChunks(job.Push.Degree))
+		need += n*4 + 2*max(1, n)*4 + 2*8*max(1, pushChunks(job.Push.Degree))
 	}
 	// Heavy pull chunks' partials and counters, at most.
 	need += (int64(len(job.Pull.CooCol))/int64(max(1, lim.Chunk)) + 1 + n/int64(max(1, lim.Warp))) * (int64(job.ASize) + 4)
@@ -304,10 +303,6 @@ func (r *run) upload(lim binLimits) {
 	r.last[recActive], r.last[recRan] = uint64(act), 1
 	if job.Push != nil {
 		deg := job.Push.Degree
-		r.touched = r.alloc(int64(r.words) * 4)
-		if r.words > 0 {
-			cu.MemsetD32(r.touched, 0, int64(r.words))
-		}
 		r.touchedList = r.alloc(int64(max(1, n)) * 4)
 		// The queues are built on the device before the first push
 		// (vp_compact).
@@ -398,7 +393,7 @@ func (r *run) tex(p cu.DevicePtr, bytes int64) uint64 {
 
 // makeRunArg is the VP_Run argument (kernels.cu).
 func (r *run) makeRunArg() []byte {
-	b := make([]byte, 184)
+	b := make([]byte, 176)
 	le := binary.LittleEndian
 	var pushDeg cu.DevicePtr
 	if r.push != nil {
@@ -407,7 +402,7 @@ func (r *run) makeRunArg() []byte {
 	for i, v := range []uint64{
 		uint64(r.x), r.xTex, uint64(r.mask[0]), uint64(r.mask[1]), r.maskTex[0], r.maskTex[1],
 		uint64(r.queue[0]), uint64(r.queue[1]), uint64(r.chunks[0]), uint64(r.chunks[1]),
-		uint64(r.touched), uint64(r.touchedList), uint64(pushDeg), uint64(r.y),
+		uint64(r.touchedList), uint64(pushDeg), uint64(r.y),
 		uint64(r.partial), uint64(r.heavyCount), uint64(r.rec), uint64(r.ctl), uint64(r.aggOps),
 	} {
 		le.PutUint64(b[8*i:], v)
@@ -421,7 +416,7 @@ func (r *run) makeRunArg() []byte {
 		idem = 1
 	}
 	for i, v := range []int{r.n, recordRing, r.recW, useMask, pushSmall, pushChunk, idem} {
-		le.PutUint32(b[152+4*i:], uint32(int32(v)))
+		le.PutUint32(b[144+4*i:], uint32(int32(v)))
 	}
 	return b
 }

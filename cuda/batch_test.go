@@ -367,3 +367,44 @@ func TestTransferRates(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchCost (HPGRAPH_CUDA_TIMINGS=1) times StepBatch over grid BFS,
+// and the same batches once the frontier is empty, when every kernel
+// returns at once: what a small superstep costs against what launching it
+// costs (docs/perf.md, section 8).
+func TestBatchCost(t *testing.T) {
+	if os.Getenv("HPGRAPH_CUDA_TIMINGS") == "" {
+		t.Skip("HPGRAPH_CUDA_TIMINGS=1 runs it")
+	}
+	needGPU(t)
+	needNVRTC(t)
+	g := gridGraph(t, 1000, 1000)
+	_, r := bfsJob(t, g, 500500)
+	defer r.Close()
+	var busy time.Duration
+	steps, calls, it := 0, 0, 0
+	for {
+		t0 := time.Now()
+		reps, err := r.StepBatch(it, vertexprog.Push, 64, 1<<20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		busy += time.Since(t0)
+		calls++
+		steps += len(reps)
+		it += len(reps)
+		if reps[len(reps)-1].Active == 0 {
+			break
+		}
+	}
+	const idle = 20
+	t0 := time.Now()
+	for i := 0; i < idle; i++ {
+		if _, err := r.StepBatch(it, vertexprog.Push, 64, 1<<20); err != nil {
+			t.Fatal(err)
+		}
+	}
+	empty := time.Since(t0) / idle
+	t.Logf("%d supersteps in %d calls: %v, %.2f µs each; a batch of 64 empty supersteps: %v, %.2f µs each",
+		steps, calls, busy, float64(busy.Nanoseconds())/float64(steps)/1e3, empty, float64(empty.Nanoseconds())/64e3)
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -219,5 +220,21 @@ func TestStateLayout(t *testing.T) {
 		if _, err := layoutState(&bad); err == nil {
 			t.Errorf("layoutState accepted %+v", bad)
 		}
+	}
+}
+
+// TestKernelNamesListEveryKernel: the module looks up exactly the kernels
+// of kernelNames (vp_state_layout is generated, source.go); one missing
+// there failed only when it was launched.
+func TestKernelNamesListEveryKernel(t *testing.T) {
+	re := regexp.MustCompile(`extern "C" __global__ void (?:__launch_bounds__\([^)]*\) )?(\w+)\(`)
+	found := []string{"vp_state_layout"}
+	for _, m := range re.FindAllStringSubmatch(kernelSource, -1) {
+		found = append(found, m[1])
+	}
+	slices.Sort(found)
+	names := slices.Sorted(slices.Values(kernelNames))
+	if !slices.Equal(found, names) {
+		t.Fatalf("kernels.cu (and source.go) define %v, kernelNames lists %v", found, names)
 	}
 }

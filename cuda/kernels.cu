@@ -66,8 +66,7 @@ struct VP_Run {
   unsigned long long maskTex[2];
   int* queue[2];     // frontier of superstep s: queue[s&1], thread vertices from the front, warp vertices from the back
   int2* chunks[2];   // heavy frontier vertices of superstep s: (vertex, chunk) in chunks[s&1]
-  unsigned* touched;  // rows a push wrote to
-  int* touchedList;   // the same rows, listed (a row may appear twice)
+  int* touchedList;   // rows a push changed from the identity (a row may appear twice)
   const int* pushDeg;  // push-matrix row lengths, null without a push matrix
   A_t* y;
   unsigned char* partial;  // heavy pull chunks' partials (A_t each)
@@ -89,7 +88,7 @@ struct VP_Arg {
 };
 
 static_assert(sizeof(VP_Mat) == 120, "hpgraph: VP_Mat layout");
-static_assert(sizeof(VP_Run) == 184, "hpgraph: VP_Run layout");
+static_assert(sizeof(VP_Run) == 176, "hpgraph: VP_Run layout");
 static_assert(sizeof(VP_Arg) == 16, "hpgraph: VP_Arg layout");
 
 // The superstep a kernel works on.
@@ -607,17 +606,13 @@ __device__ __forceinline__ int vp_fold(A_t* p, int v, int u, const X_t& xu, floa
 }
 
 // vp_push_one folds one pushed edge into row v. The thread that first
-// changes the row from the identity lists it for APPLY and marks it
-// touched (without waiting: APPLY dedupes the rare row listed twice, when
-// a gather brought it back to the identity).
+// changes the row from the identity lists it for APPLY (without waiting:
+// APPLY takes each row once, vp_take_row).
 __device__ __forceinline__ void vp_push_one(const VP_Run& c, const VP_St& t, const State& s, int v, int u, const X_t& xu, float w) {
 #if VP_HAS_WANTS
   if (!vp_wants(v, s)) return;
 #endif
-  if (vp_fold(c.y + v, v, u, xu, w, s) == 2) {
-    atomicOr(c.touched + (v >> 5), 1u << (v & 31));
-    c.touchedList[vp_agg_inc(t.rec + VP_R_TOUCHED)] = v;
-  }
+  if (vp_fold(c.y + v, v, u, xu, w, s) == 2) c.touchedList[vp_agg_inc(t.rec + VP_R_TOUCHED)] = v;
 }
 
 // vp_push_edge pushes edge e (in row order: ELL slots first) of row u.
@@ -686,6 +681,34 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_push(VP_Mat m, VP_Run 
   }
 }
 
+// vp_take_row takes touched row v for APPLY: it swaps the row's
+// accumulator for the identity, one atomic where a touched bitmap took an
+// atomic and a read. Of a row listed twice (a gather brought it back to
+// the identity and another changed it again) the second taker finds the
+// identity and skips it, as it skips a row whose gathers came back to the
+// identity: push supersteps are for Sparse programs, whose Update of the
+// identity changes nothing. It returns whether the row has an
+// accumulator, in acc.
+__device__ __forceinline__ bool vp_take_row(const VP_Run& c, int v, A_t& acc) {
+#if VP_ASIZE == 4 || VP_ASIZE == 8
+#if VP_ASIZE == 4
+  typedef unsigned word_t;
+#else
+  typedef unsigned long long word_t;
+#endif
+  union cv {
+    A_t a;
+    word_t b;
+  } id, got;
+  id.a = vp_identity();
+  got.b = atomicExch(reinterpret_cast<word_t*>(c.y + v), id.b);
+  acc = got.a;
+  return got.b != id.b;
+#else
+  return false;  // never launched: the engine pushes only 4- and 8-byte accumulators
+#endif
+}
+
 // APPLY after a push, the last kernel of a push superstep: Update on the
 // touched rows only (listed by vp_push), which go back to the identity.
 extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_apply_push(VP_Mat m, VP_Run c, State s, VP_Arg a) {
@@ -701,18 +724,12 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_apply_push(VP_Mat m, V
     long long i = base + threadIdx.x;
     bool act = false;
     int v = 0, deg = 0;
-    if (i < cnt) {
-      v = c.touchedList[i];
-      unsigned bit = 1u << (v & 31);
-      // The list may name a row twice (vp_push_one); the first to clear
-      // its touched bit owns it.
-      if (atomicAnd(c.touched + (v >> 5), ~bit) & bit) {
-        act = vp_update_at(c, t, s, v, c.y[v], blk);
-        c.y[v] = vp_identity();
-        if (act) {
-          atomicOr(c.mask[t.p ^ 1] + (v >> 5), bit);
-          deg = c.pushDeg[v];
-        }
+    A_t acc;
+    if (i < cnt && vp_take_row(c, v = c.touchedList[i], acc)) {
+      act = vp_update_at(c, t, s, v, acc, blk);
+      if (act) {
+        atomicOr(c.mask[t.p ^ 1] + (v >> 5), 1u << (v & 31));
+        deg = c.pushDeg[v];
       }
     }
     vp_emit(c, t.rec, t.rec, c.queue[t.p ^ 1], c.chunks[t.p ^ 1], v, act, deg);
