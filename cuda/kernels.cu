@@ -570,33 +570,38 @@ __device__ __forceinline__ unsigned long long vp_agg_inc(unsigned long long* cou
   return base + __popc(m & ((1u << lane) - 1u));
 }
 
+// A 4- or 8-byte accumulator as the word atomics work on (push
+// supersteps, which the engine runs only for such accumulators).
+#if VP_ASIZE == 4 || VP_ASIZE == 8
+#if VP_ASIZE == 4
+typedef unsigned vp_aword;
+#else
+typedef unsigned long long vp_aword;
+#endif
+union vp_abits {
+  A_t a;
+  vp_aword b;
+};
+#endif
+
 // vp_fold sets y[v] = vp_gather(y[v], ...) atomically (a CAS loop on the
 // accumulator's 4 or 8 bytes) and returns 0 when its bits did not change,
 // 1 when they did, 2 when they changed from the identity's (the row's
 // first change in this superstep, most likely). It reads before its first
 // CAS: most pushes to a hub change nothing, and need no atomic then.
 __device__ __forceinline__ int vp_fold(A_t* p, int v, int u, const X_t& xu, float w, const State& s) {
-#if VP_ASIZE == 4
-  typedef unsigned word_t;
-#elif VP_ASIZE == 8
-  typedef unsigned long long word_t;
-#endif
 #if VP_ASIZE == 4 || VP_ASIZE == 8
-  union cv {
-    A_t a;
-    word_t b;
-  };
-  word_t* addr = reinterpret_cast<word_t*>(p);
-  cv id;
+  vp_aword* addr = reinterpret_cast<vp_aword*>(p);
+  vp_abits id;
   id.a = vp_identity();
-  word_t old = *reinterpret_cast<volatile word_t*>(addr);
+  vp_aword old = *reinterpret_cast<volatile vp_aword*>(addr);
   for (;;) {
-    cv cur;
+    vp_abits cur;
     cur.b = old;
-    cv nv;
+    vp_abits nv;
     nv.a = vp_gather(cur.a, v, u, xu, w, s);
     if (nv.b == old) return 0;
-    word_t seen = atomicCAS(addr, old, nv.b);
+    vp_aword seen = atomicCAS(addr, old, nv.b);
     if (seen == old) return old == id.b ? 2 : 1;
     old = seen;
   }
@@ -691,17 +696,9 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_push(VP_Mat m, VP_Run 
 // accumulator, in acc.
 __device__ __forceinline__ bool vp_take_row(const VP_Run& c, int v, A_t& acc) {
 #if VP_ASIZE == 4 || VP_ASIZE == 8
-#if VP_ASIZE == 4
-  typedef unsigned word_t;
-#else
-  typedef unsigned long long word_t;
-#endif
-  union cv {
-    A_t a;
-    word_t b;
-  } id, got;
+  vp_abits id, got;
   id.a = vp_identity();
-  got.b = atomicExch(reinterpret_cast<word_t*>(c.y + v), id.b);
+  got.b = atomicExch(reinterpret_cast<vp_aword*>(c.y + v), id.b);
   acc = got.a;
   return got.b != id.b;
 #else
