@@ -33,6 +33,18 @@ var Texture = true
 // (false). HPGRAPH_CUDA_GRAPHS=0 or 1 sets its initial value.
 var Graphs = true
 
+// LoopCluster is the blocks of the thread block cluster that runs push
+// batches over small frontiers in one launch (vp_loop), in runs started
+// afterwards: 16 (non-portable; 8 where the device refuses), 1 for one
+// block, 0 for none (every superstep launches its kernels).
+// HPGRAPH_CUDA_LOOP sets its initial value.
+var LoopCluster = 16
+
+// loopEdges is the most frontier edges vp_loop pushes in a superstep
+// (HPGRAPH_CUDA_LOOPEDGES overrides it); larger frontiers go to the
+// grid-wide kernels.
+var loopEdges = 16384
+
 // unroll is the pull entries a thread loads at a time (VP_UNROLL);
 // HPGRAPH_CUDA_UNROLL (1 to 8) overrides the template's 4.
 var unroll = 0
@@ -57,6 +69,12 @@ func init() {
 	}
 	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_UNROLL")); err == nil && n > 0 && n <= 8 {
 		unroll = n
+	}
+	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_LOOP")); err == nil && n >= 0 && n <= 16 {
+		LoopCluster = n
+	}
+	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_LOOPEDGES")); err == nil && n > 0 {
+		loopEdges = n
 	}
 	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_PUSHGRID")); err == nil && n > 0 && n <= 64 {
 		pushGridPerSM = n
@@ -91,7 +109,7 @@ const (
 )
 
 const (
-	recordRing = 256
+	recordRing = 512
 	// maxBatch is the most supersteps one StepBatch call runs (the ring
 	// must hold a batch's records and the one before it).
 	maxBatch = recordRing - 8
@@ -102,6 +120,11 @@ const (
 // one. (A graph is captured and instantiated once per run and direction,
 // ~0.1-0.3 ms, so short batches do better without one.)
 const graphSteps = 16
+
+// smallFrontier is kernels.cu's VP_SMALL_FRONTIER (the engine's batching
+// rule): a batched superstep runs while its frontier has under
+// n/smallFrontier vertices (or, pushing, under the batch's edge limit).
+const smallFrontier = 64
 
 // run is one program on the device.
 type run struct {
@@ -147,6 +170,7 @@ type run struct {
 
 	graphs   map[[2]int]C.CUgraphExec
 	noGraphs bool
+	loop     int // vp_loop's cluster size (LoopCluster; 0: no loop)
 
 	transfers time.Duration
 }
@@ -194,7 +218,7 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 		return nil, err
 	}
 	r := &run{d: d, job: job, n: n, words: (n + 31) / 32, layout: layout, feats: feats, yDirty: true,
-		nagg: len(job.Spec.Aggregators), graphs: map[[2]int]C.CUgraphExec{}}
+		nagg: len(job.Spec.Aggregators), graphs: map[[2]int]C.CUgraphExec{}, loop: LoopCluster}
 	r.recW = recordHead + r.nagg
 	err = d.do("copying the run to the device", func() error {
 		// Memory first: the cache gives back what no run uses when the
@@ -421,7 +445,10 @@ func (r *run) makeRunArg() []byte {
 	return b
 }
 
-func argBytes(j int, batched bool, op int) []byte {
+// argBytes is the VP_Arg argument (lim: vp_loop's).
+func argBytes(j int, batched bool, op int) []byte { return loopArg(j, batched, op, 0) }
+
+func loopArg(j int, batched bool, op, lim int) []byte {
 	b := make([]byte, 16)
 	le := binary.LittleEndian
 	le.PutUint32(b, uint32(int32(j)))
@@ -429,6 +456,7 @@ func argBytes(j int, batched bool, op int) []byte {
 		le.PutUint32(b[4:], 1)
 	}
 	le.PutUint32(b[8:], uint32(int32(op)))
+	le.PutUint32(b[12:], uint32(int32(lim)))
 	return b
 }
 
@@ -564,37 +592,86 @@ func (r *run) steps(it int, dir vertexprog.Direction, count int, pushEdges int64
 			r.launch("vp_fill", blocks(int64(r.n), blockSize), r.pull.arg, argBytes(0, false, 0))
 			r.yDirty = false
 		}
-		// The first superstep runs whatever its frontier.
-		r.enqueue(dir, s0-r.base, false)
-		if rest := count - 1; rest > 0 {
-			if Graphs && !r.noGraphs && rest >= graphSteps {
-				r.setCtl(0, s0+1)
-				r.base = s0 + 1
-				for rest >= graphSteps {
-					e := r.graph(dir, graphSteps)
-					if e == nil {
-						break
-					}
-					r.d.launchGraph(e)
-					r.base += graphSteps
-					rest -= graphSteps
-				}
+		if r.startLoop(dir, count) {
+			r.readRecords(s0, count)
+			reps = r.reports(s0, count)
+			last := reps[len(reps)-1]
+			if len(reps) == count || last.Active == 0 || !r.batchable(last) {
+				return nil
 			}
-			for ; rest > 0; rest-- { // without graphs, or after one failed
-				r.enqueue(dir, s0+count-rest-r.base, true)
-			}
+			// The frontier outgrew the cluster: the grid-wide kernels go on.
+			s0, count = r.step, count-len(reps)
 		}
+		r.enqueueSteps(dir, s0, count)
 		if dir == vertexprog.Pull {
 			r.yDirty = true
 		}
 		r.readRecords(s0, count)
-		reps = r.reports(s0, count)
+		reps = append(reps, r.reports(s0, count)...)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return reps, nil
+}
+
+// startLoop launches vp_loop for supersteps r.step, ... (up to count)
+// when they push from a frontier small enough for one cluster, and
+// reports whether it did. A device that cannot launch the cluster gets
+// one of 8 blocks, then none. On the context's thread.
+func (r *run) startLoop(dir vertexprog.Direction, count int) bool {
+	if dir != vertexprog.Push || count < 2 || r.loop == 0 || r.last[recActive] == 0 || r.last[recEdges] > uint64(loopEdges) {
+		return false
+	}
+	s0 := r.step
+	if !r.queued {
+		r.launch("vp_compact", blocks(int64(r.n), blockSize), r.pull.arg, argBytes(s0-r.base, false, 0))
+		r.queued = true
+	}
+	arg := loopArg(s0-r.base, false, count, loopEdges)
+	for r.loop > 0 {
+		if r.mod.launchLoop(r.loop, r.d.stream, r.push.arg, r.runArg, r.state, arg) == nil {
+			return true
+		}
+		if r.loop > 8 {
+			r.loop = 8
+		} else {
+			r.loop = 0
+		}
+	}
+	return false
+}
+
+// batchable reports whether a batch goes on after the superstep rep
+// (kernels.cu's vp_st: its frontier is small, or pushing, has fewer edges
+// than the batch's limit).
+func (r *run) batchable(rep vertexprog.StepReport) bool {
+	return rep.Active*smallFrontier < r.n || rep.FrontierEdges < r.edges
+}
+
+// enqueueSteps launches supersteps s0, ... (count of them) with the
+// grid-wide kernels: the first whatever its frontier, the rest batched,
+// in CUDA graphs where they can be. On the context's thread.
+func (r *run) enqueueSteps(dir vertexprog.Direction, s0, count int) {
+	r.enqueue(dir, s0-r.base, false)
+	rest := count - 1
+	if Graphs && !r.noGraphs && rest >= graphSteps {
+		r.setCtl(0, s0+1)
+		r.base = s0 + 1
+		for rest >= graphSteps {
+			e := r.graph(dir, graphSteps)
+			if e == nil {
+				break
+			}
+			r.d.launchGraph(e)
+			r.base += graphSteps
+			rest -= graphSteps
+		}
+	}
+	for ; rest > 0; rest-- { // without graphs, or after one failed
+		r.enqueue(dir, s0+count-rest-r.base, true)
+	}
 }
 
 // readRecords copies the records of supersteps s0 .. s0+count-1 into

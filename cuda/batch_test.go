@@ -60,8 +60,10 @@ func gridGraph(t *testing.T, rows, cols int) *vertexprog.Graph {
 }
 
 // TestStepBatch drives BFS on a grid through StepBatch, in both
-// directions, with and without CUDA graphs, and compares every superstep's
-// report and the result with one Step at a time and with the CPU.
+// directions, with and without CUDA graphs, and pushing, with and without
+// vp_loop (a cluster, one block, and with an edge limit that makes it hand
+// batches to the grid-wide kernels and take them back), and compares
+// every superstep's report and the result with the CPU's.
 func TestStepBatch(t *testing.T) {
 	needGPU(t)
 	needNVRTC(t)
@@ -70,12 +72,15 @@ func TestStepBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func(old bool) { Graphs = old }(Graphs)
-	for _, graphs := range []bool{false, true} {
-		Graphs = graphs
+	defer func(graphs bool, loop, edges int) { Graphs, LoopCluster, loopEdges = graphs, loop, edges }(Graphs, LoopCluster, loopEdges)
+	for _, c := range []struct {
+		graphs      bool
+		loop, edges int
+	}{{false, 0, 0}, {true, 0, 0}, {false, 1, 16384}, {true, 16, 16384}, {false, 16, 40}, {true, 8, 40}} {
+		Graphs, LoopCluster, loopEdges = c.graphs, c.loop, c.edges
 		for _, dir := range []vertexprog.Direction{vertexprog.Push, vertexprog.Pull} {
 			for _, size := range []int{1, 3, 64, 1000} {
-				name := fmt.Sprintf("graphs=%v/%s/batch%d", graphs, dir, size)
+				name := fmt.Sprintf("graphs=%v/loop=%d,%d/%s/batch%d", c.graphs, c.loop, c.edges, dir, size)
 				p, r := bfsJob(t, g, 0)
 				var active []int
 				for it := 0; ; {
@@ -378,33 +383,48 @@ func TestBatchCost(t *testing.T) {
 	}
 	needGPU(t)
 	needNVRTC(t)
-	g := gridGraph(t, 1000, 1000)
-	_, r := bfsJob(t, g, 500500)
-	defer r.Close()
-	var busy time.Duration
-	steps, calls, it := 0, 0, 0
-	for {
+	grid := gridGraph(t, 1000, 1000)
+	path := &datasets.EdgeList{N: 4000}
+	for v := int32(1); v < int32(path.N); v++ {
+		path.Src, path.Dst = append(path.Src, v-1), append(path.Dst, v)
+	}
+	line := vertexprog.NewGraph(build(t, path, datasets.Options{}))
+	defer func(old int) { LoopCluster = old }(LoopCluster)
+	for _, c := range []struct {
+		g          *vertexprog.Graph
+		src        int32
+		loop, size int
+	}{{grid, 500500, 0, 64}, {grid, 500500, 1, 64}, {grid, 500500, 8, 64}, {grid, 500500, 16, 64}, {grid, 500500, 16, maxBatch},
+		{line, 0, 0, maxBatch}, {line, 0, 1, maxBatch}, {line, 0, 16, maxBatch}} {
+		LoopCluster = c.loop
+		g := c.g
+		_, r := bfsJob(t, g, c.src)
+		var busy time.Duration
+		steps, calls, it := 0, 0, 0
+		for {
+			t0 := time.Now()
+			reps, err := r.StepBatch(it, vertexprog.Push, c.size, 1<<20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			busy += time.Since(t0)
+			calls++
+			steps += len(reps)
+			it += len(reps)
+			if reps[len(reps)-1].Active == 0 {
+				break
+			}
+		}
+		const idle = 20
 		t0 := time.Now()
-		reps, err := r.StepBatch(it, vertexprog.Push, 64, 1<<20)
-		if err != nil {
-			t.Fatal(err)
+		for i := 0; i < idle; i++ {
+			if _, err := r.StepBatch(it, vertexprog.Push, 64, 1<<20); err != nil {
+				t.Fatal(err)
+			}
 		}
-		busy += time.Since(t0)
-		calls++
-		steps += len(reps)
-		it += len(reps)
-		if reps[len(reps)-1].Active == 0 {
-			break
-		}
+		empty := time.Since(t0) / idle
+		r.Close()
+		t.Logf("%d vertices, loop cluster %d (ran %d), batches of %d: %d supersteps in %d calls: %v, %.2f µs each; a batch of 64 empty supersteps: %v, %.2f µs each",
+			g.N(), c.loop, r.loop, c.size, steps, calls, busy, float64(busy.Nanoseconds())/float64(steps)/1e3, empty, float64(empty.Nanoseconds())/64e3)
 	}
-	const idle = 20
-	t0 := time.Now()
-	for i := 0; i < idle; i++ {
-		if _, err := r.StepBatch(it, vertexprog.Push, 64, 1<<20); err != nil {
-			t.Fatal(err)
-		}
-	}
-	empty := time.Since(t0) / idle
-	t.Logf("%d supersteps in %d calls: %v, %.2f µs each; a batch of 64 empty supersteps: %v, %.2f µs each",
-		steps, calls, busy, float64(busy.Nanoseconds())/float64(steps)/1e3, empty, float64(empty.Nanoseconds())/64e3)
 }

@@ -33,19 +33,27 @@ func needNVRTC(t *testing.T) {
 	}
 }
 
-func testArch() string {
+func testArch() string { return testArchs()[0] }
+
+// testArchs are the device's architecture, or without one, Ampere's and
+// Hopper's (whose kernels use thread block clusters).
+func testArchs() []string {
 	if d, err := getDevice(); err == nil {
-		return d.arch()
+		return []string{d.arch()}
 	}
-	return "compute_80"
+	return []string{"compute_80", "compute_90"}
 }
 
 func compileCode(code vertexprog.DeviceCode, f features) (string, error) {
+	return compileFor(code, f, testArch())
+}
+
+func compileFor(code vertexprog.DeviceCode, f features, arch string) (string, error) {
 	l, err := layoutState(&code)
 	if err != nil {
 		return "", err
 	}
-	ptx, _, err := compile(buildSource(&code, l, f), testArch())
+	ptx, _, err := compile(buildSource(&code, l, f), arch)
 	return ptx, err
 }
 
@@ -89,21 +97,26 @@ func preparedApps(t *testing.T) []struct {
 
 func TestCompileApps(t *testing.T) {
 	needNVRTC(t)
-	t.Logf("NVRTC %s (%s), target %s", nvrtcVersion, nvrtcName, testArch())
-	for _, a := range preparedApps(t) {
-		for _, tex := range []bool{false, true} {
-			f := a.feats
-			f.Texture, f.TextureX = tex, tex && f.XSize > 0 && f.XSize%4 == 0
-			if !tex {
-				f.Unroll = 1 // the one-entry-at-a-time pull loops too
-			}
-			ptx, err := compileCode(a.code, f)
-			if err != nil {
-				t.Fatalf("%s (texture %v): %v", a.name, tex, err)
-			}
-			for _, k := range kernelNames {
-				if !strings.Contains(ptx, ".entry "+k+"(") {
-					t.Errorf("%s: PTX lacks kernel %s", a.name, k)
+	t.Logf("NVRTC %s (%s), targets %v", nvrtcVersion, nvrtcName, testArchs())
+	for _, arch := range testArchs() {
+		for _, a := range preparedApps(t) {
+			for _, tex := range []bool{false, true} {
+				f := a.feats
+				f.Texture, f.TextureX = tex, tex && f.XSize > 0 && f.XSize%4 == 0
+				if !tex {
+					f.Unroll = 1 // the one-entry-at-a-time pull loops too
+				}
+				ptx, err := compileFor(a.code, f, arch)
+				if err != nil {
+					t.Fatalf("%s, %s (texture %v): %v", arch, a.name, tex, err)
+				}
+				for _, k := range kernelNames {
+					if !strings.Contains(ptx, ".entry "+k+"(") {
+						t.Errorf("%s, %s: PTX lacks kernel %s", arch, a.name, k)
+					}
+				}
+				if hopper := strings.Contains(ptx, "barrier.cluster"); hopper != (arch >= "compute_90") {
+					t.Errorf("%s, %s: cluster barrier in the PTX: %v", arch, a.name, hopper)
 				}
 			}
 		}
@@ -114,7 +127,7 @@ func TestCompileApps(t *testing.T) {
 // the block size and the superstep record layout.
 func TestTemplateConstants(t *testing.T) {
 	want := map[string]int{
-		"VP_BLOCK": blockSize, "VP_R_ACTIVE": recActive, "VP_R_EDGES": recEdges, "VP_R_RAN": recRan,
+		"VP_BLOCK": blockSize, "VP_LOOP_BLOCK": loopBlock, "VP_R_ACTIVE": recActive, "VP_R_EDGES": recEdges, "VP_R_RAN": recRan,
 		"VP_R_SMALL": recSmall, "VP_R_MEDIUM": recMedium, "VP_R_CHUNKS": recChunks, "VP_R_TOUCHED": recTouched,
 		"VP_R_AGG": recordHead,
 	}

@@ -62,6 +62,35 @@ static CUresult hp_launch(CUfunction f, unsigned grid, unsigned block, CUstream 
 	return cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, st, params, NULL);
 }
 
+// hp_launch_cluster launches f as one cluster of `cluster` blocks of
+// `block` threads (a plain launch of one block when cluster is 1).
+static CUresult hp_launch_cluster(CUfunction f, unsigned cluster, unsigned block, CUstream st, void* a, void* b, void* c, void* d) {
+	void* params[4] = {a, b, c, d};
+	if (cluster <= 1) return cuLaunchKernel(f, 1, 1, 1, block, 1, 1, 0, st, params, NULL);
+	if (cluster > 8) {
+		CUresult r = cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
+		if (r != CUDA_SUCCESS) return r;
+	}
+	CUlaunchAttribute at;
+	memset(&at, 0, sizeof at);
+	at.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+	at.value.clusterDim.x = cluster;
+	at.value.clusterDim.y = 1;
+	at.value.clusterDim.z = 1;
+	CUlaunchConfig cfg;
+	memset(&cfg, 0, sizeof cfg);
+	cfg.gridDimX = cluster;
+	cfg.gridDimY = 1;
+	cfg.gridDimZ = 1;
+	cfg.blockDimX = block;
+	cfg.blockDimY = 1;
+	cfg.blockDimZ = 1;
+	cfg.hStream = st;
+	cfg.attrs = &at;
+	cfg.numAttrs = 1;
+	return cuLaunchKernelEx(&cfg, f, params, NULL);
+}
+
 static CUresult hp_stream_create(CUstream* s) { return cuStreamCreate(s, CU_STREAM_NON_BLOCKING); }
 static CUresult hp_stream_sync(CUstream s) { return cuStreamSynchronize(s); }
 
@@ -340,7 +369,7 @@ type module struct {
 	layoutOK bool // vp_state_layout agreed with the host's State layout
 }
 
-var kernelNames = []string{"vp_ctl", "vp_fill", "vp_compact", "vp_pull_ell", "vp_pull_coo", "vp_apply_pull", "vp_apply_push", "vp_push", "vp_state_layout"}
+var kernelNames = []string{"vp_ctl", "vp_fill", "vp_compact", "vp_pull_ell", "vp_pull_coo", "vp_apply_pull", "vp_apply_push", "vp_push", "vp_loop", "vp_state_layout"}
 
 // stateOffsets runs vp_state_layout: the offsets of State's n members,
 // then sizeof(State). On the context's thread.
@@ -405,6 +434,21 @@ func (m *module) launch(name string, grid int64, st C.CUstream, mat, run, state,
 	r := C.hp_launch(m.funcs[name], C.uint(grid), C.uint(blockSize), st,
 		unsafe.Pointer(&mat[0]), unsafe.Pointer(&run[0]), unsafe.Pointer(&state[0]), unsafe.Pointer(&arg[0]))
 	check("launching "+name, r)
+}
+
+// loopBlock is vp_loop's block size (VP_LOOP_BLOCK).
+const loopBlock = 1024
+
+// launchLoop launches vp_loop as one cluster of `cluster` blocks. It
+// returns the driver's error (a device that cannot run clusters that
+// large) rather than panicking, so the caller can fall back.
+func (m *module) launchLoop(cluster int, st C.CUstream, mat, run, state, arg []byte) error {
+	r := C.hp_launch_cluster(m.funcs["vp_loop"], C.uint(cluster), C.uint(loopBlock), st,
+		unsafe.Pointer(&mat[0]), unsafe.Pointer(&run[0]), unsafe.Pointer(&state[0]), unsafe.Pointer(&arg[0]))
+	if r != C.CUDA_SUCCESS {
+		return &Error{Op: fmt.Sprintf("launching vp_loop as a cluster of %d blocks", cluster), Code: cu.Result(r)}
+	}
+	return nil
 }
 
 // syncStream waits for the device stream's work. On the context's thread.

@@ -13,6 +13,7 @@
 //
 // A superstep is, pulling:   vp_pull_ell, vp_pull_coo, vp_apply_pull
 //                 pushing:   vp_push, vp_apply_push
+// or, pushing a small frontier, one turn of vp_loop's loop.
 // The first kernel of a superstep marks its record as run; the last one
 // clears the record of the next superstep. Each kernel returns at once when
 // the superstep does not run (the previous one activated nothing, or, in a
@@ -83,8 +84,8 @@ struct VP_Run {
 struct VP_Arg {
   int j;        // superstep ctl[0] + j (vp_ctl: the value)
   int batched;  // 1: part of a batch (stops while the frontier is large)
-  int op;       // vp_ctl: 0 sets ctl[0], 1 adds to ctl[0], 2 sets ctl[1], 3 sets ctl[2]
-  int pad_;
+  int op;       // vp_ctl: 0 sets ctl[0], 1 adds to ctl[0], 2 sets ctl[1], 3 sets ctl[2]; vp_loop: supersteps
+  int lim;      // vp_loop: the most frontier edges it pushes
 };
 
 static_assert(sizeof(VP_Mat) == 120, "hpgraph: VP_Mat layout");
@@ -107,21 +108,26 @@ __device__ __forceinline__ unsigned long long* vp_record(const VP_Run& c, int s)
   return c.rec + (long long)r * c.recWords;
 }
 
-// vp_st: the superstep of a kernel of a push superstep (push) or a pull one.
-__device__ __forceinline__ VP_St vp_st(const VP_Run& c, const VP_Arg& a, bool push) {
+// vp_st_at: superstep s of a push (push) or a pull, in a batch or not.
+__device__ __forceinline__ VP_St vp_st_at(const VP_Run& c, int s, bool batched, bool push) {
   VP_St t;
-  t.s = c.ctl[0] + a.j;
+  t.s = s;
   t.p = t.s & 1;
   t.prev = vp_record(c, t.s - 1);
   t.rec = vp_record(c, t.s);
   unsigned long long act = t.prev[VP_R_ACTIVE];
-  t.go = act > 0 && (!a.batched || act * VP_SMALL_FRONTIER < (unsigned long long)c.n ||
+  t.go = act > 0 && (!batched || act * VP_SMALL_FRONTIER < (unsigned long long)c.n ||
                      (push && t.prev[VP_R_EDGES] < (unsigned long long)c.ctl[2]));
   // An idempotent program gathers unchanged neighbours harmlessly: with a
   // dense frontier (a quarter of the vertices, as the CPU engine's rule)
   // skipping the bitmask test is cheaper.
   t.mask = c.useMask && !(c.idempotent && act * VP_DENSE_FRONTIER >= (unsigned long long)c.n);
   return t;
+}
+
+// vp_st: the superstep of a kernel.
+__device__ __forceinline__ VP_St vp_st(const VP_Run& c, const VP_Arg& a, bool push) {
+  return vp_st_at(c, c.ctl[0] + a.j, a.batched, push);
 }
 
 __device__ __forceinline__ double vp_agg_identity(int op) {
@@ -148,10 +154,15 @@ __device__ __forceinline__ bool vp_in_frontier(const VP_Run& c, const VP_St& t, 
   return (w >> (u & 31)) & 1u;
 }
 
+// vp_load_x reads X of vertex u through the texture or read-only path,
+// or (Coherent: vp_loop, whose own APPLY writes X) with plain loads.
+template <bool Coherent = false>
 __device__ __forceinline__ X_t vp_load_x(const VP_Run& c, int u) {
 #if VP_XSIZE == 0
   return X_t();
-#elif VP_TEXTURE_X
+#else
+  if (Coherent) return c.x[u];
+#if VP_TEXTURE_X
   X_t v;
   unsigned* w = reinterpret_cast<unsigned*>(&v);
 #pragma unroll
@@ -167,6 +178,7 @@ __device__ __forceinline__ X_t vp_load_x(const VP_Run& c, int u) {
   return v;
 #else
   return c.x[u];
+#endif
 #endif
 }
 
@@ -587,23 +599,34 @@ union vp_abits {
 // vp_fold sets y[v] = vp_gather(y[v], ...) atomically (a CAS loop on the
 // accumulator's 4 or 8 bytes) and returns 0 when its bits did not change,
 // 1 when they did, 2 when they changed from the identity's (the row's
-// first change in this superstep, most likely). It reads before its first
-// CAS: most pushes to a hub change nothing, and need no atomic then.
+// first change in this superstep, most likely). Unless Guess it reads
+// before its first CAS: most pushes to a hub change nothing, and need no
+// atomic then. With Guess (vp_loop's small frontiers, whose rows are
+// mostly untouched) its first CAS is from the identity, one round trip to
+// memory fewer for a row nobody pushed to yet.
+template <bool Guess>
 __device__ __forceinline__ int vp_fold(A_t* p, int v, int u, const X_t& xu, float w, const State& s) {
 #if VP_ASIZE == 4 || VP_ASIZE == 8
   vp_aword* addr = reinterpret_cast<vp_aword*>(p);
   vp_abits id;
   id.a = vp_identity();
-  vp_aword old = *reinterpret_cast<volatile vp_aword*>(addr);
+  bool known = !Guess;  // old is a value the row had
+  vp_aword old = Guess ? id.b : *reinterpret_cast<volatile vp_aword*>(addr);
   for (;;) {
     vp_abits cur;
     cur.b = old;
     vp_abits nv;
     nv.a = vp_gather(cur.a, v, u, xu, w, s);
-    if (nv.b == old) return 0;
+    if (nv.b == old) {
+      if (known) return 0;
+      old = *reinterpret_cast<volatile vp_aword*>(addr);
+      known = true;
+      continue;
+    }
     vp_aword seen = atomicCAS(addr, old, nv.b);
     if (seen == old) return old == id.b ? 2 : 1;
     old = seen;
+    known = true;
   }
 #else
   return 0;  // never launched: the engine pushes only 4- and 8-byte accumulators
@@ -613,18 +636,17 @@ __device__ __forceinline__ int vp_fold(A_t* p, int v, int u, const X_t& xu, floa
 // vp_push_one folds one pushed edge into row v. The thread that first
 // changes the row from the identity lists it for APPLY (without waiting:
 // APPLY takes each row once, vp_take_row).
+template <bool Guess>
 __device__ __forceinline__ void vp_push_one(const VP_Run& c, const VP_St& t, const State& s, int v, int u, const X_t& xu, float w) {
 #if VP_HAS_WANTS
   if (!vp_wants(v, s)) return;
 #endif
-  if (vp_fold(c.y + v, v, u, xu, w, s) == 2) c.touchedList[vp_agg_inc(t.rec + VP_R_TOUCHED)] = v;
+  if (vp_fold<Guess>(c.y + v, v, u, xu, w, s) == 2) c.touchedList[vp_agg_inc(t.rec + VP_R_TOUCHED)] = v;
 }
 
-// vp_push_edge pushes edge e (in row order: ELL slots first) of row u.
-__device__ __forceinline__ void vp_push_edge(const VP_Mat& m, const VP_Run& c, const VP_St& t, const State& s,
-                                             int u, const X_t& xu, int e, int ell, long long cb) {
-  int v;
-  float w;
+// vp_edge reads edge e (in row order: ELL slots first) of row u, whose
+// first ell edges are in ELL and the rest in COO from cb.
+__device__ __forceinline__ void vp_edge(const VP_Mat& m, int u, int e, int ell, long long cb, int& v, float& w) {
   if (e < ell) {
     long long i = (long long)e * m.pitch + u;
     v = m.ellCol[i];
@@ -634,56 +656,83 @@ __device__ __forceinline__ void vp_push_edge(const VP_Mat& m, const VP_Run& c, c
     v = m.cooCol[i];
     w = m.cooVal ? m.cooVal[i] : 1.0f;
   }
-  vp_push_one(c, t, s, v, u, xu, w);
 }
 
-// Push, the first kernel of a push superstep, over the queued frontier
-// with work balanced by degree: heavy vertices' rows in chunks of
-// pushChunk edges, a block each; medium ones a warp each; small ones a
-// thread each. A grid-stride loop over each, so any grid size is right.
-// x_bitmask is cleared word by word for its next use as active_bitmask.
-extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_push(VP_Mat m, VP_Run c, State s, VP_Arg a) {
-  VP_St t = vp_st(c, a, true);
-  if (!t.go) return;
-  if (blockIdx.x == 0 && threadIdx.x == 0) t.rec[VP_R_RAN] = 1;
-  const long long nS = (long long)t.prev[VP_R_SMALL], nM = (long long)t.prev[VP_R_MEDIUM], nC = (long long)t.prev[VP_R_CHUNKS];
+// vp_push_steps pushes superstep t over the queued frontier with work
+// balanced by degree: heavy vertices' rows in chunks of pushChunk edges, a
+// block each; medium ones a warp each; small ones 8 lanes each. The
+// blocks are block bid of nb blocks of BS threads (a grid, or vp_loop's
+// cluster), each work list in a stride loop over them, so any count is
+// right. x_bitmask is cleared word by word for its next use as
+// active_bitmask. The queues' lengths are words VP_R_SMALL.. of qr (the
+// record of s-1, or a copy). Loop (vp_loop): X is read with plain loads
+// (vp_load_x) and folds guess (vp_fold).
+template <int BS, bool Loop>
+__device__ __forceinline__ void vp_push_steps(const VP_Mat& m, const VP_Run& c, const VP_St& t, const State& s,
+                                              const unsigned long long* qr, int bid, int nb) {
+  const long long nS = (long long)qr[VP_R_SMALL], nM = (long long)qr[VP_R_MEDIUM], nC = (long long)qr[VP_R_CHUNKS];
   const int* q = c.queue[t.p];
   const int2* hq = c.chunks[t.p];
   unsigned* front = c.mask[t.p];
-  for (long long k = blockIdx.x; k < nC; k += gridDim.x) {
+  for (long long k = bid; k < nC; k += nb) {
     int2 it = hq[k];
     int u = it.x, deg = c.pushDeg[u];
     int ell = min(m.k, deg);
     long long cb = m.cooPtr[u];
-    X_t xu = vp_load_x(c, u);
+    X_t xu = vp_load_x<Loop>(c, u);
     if (threadIdx.x == 0 && it.y == 0) front[u >> 5] = 0u;
     int e1 = min(it.y * c.pushChunk + c.pushChunk, deg);
-    for (int e = it.y * c.pushChunk + threadIdx.x; e < e1; e += VP_BLOCK) vp_push_edge(m, c, t, s, u, xu, e, ell, cb);
+    for (int e = it.y * c.pushChunk + threadIdx.x; e < e1; e += BS) {
+      int v;
+      float w;
+      vp_edge(m, u, e, ell, cb, v, w);
+      vp_push_one<Loop>(c, t, s, v, u, xu, w);
+    }
   }
-  const long long gtid = (long long)blockIdx.x * VP_BLOCK + threadIdx.x;
-  const long long nthreads = (long long)gridDim.x * VP_BLOCK;
+  const long long gtid = (long long)bid * BS + threadIdx.x;
+  const long long nthreads = (long long)nb * BS;
   const int lane = threadIdx.x & 31;
   for (long long k = gtid >> 5; k < nM; k += nthreads >> 5) {
     int u = q[c.n - 1 - k];
     int deg = c.pushDeg[u];
     int ell = min(m.k, deg);
     long long cb = m.cooPtr[u];
-    X_t xu = vp_load_x(c, u);
+    X_t xu = vp_load_x<Loop>(c, u);
     if (lane == 0) front[u >> 5] = 0u;
-    for (int e = lane; e < deg; e += 32) vp_push_edge(m, c, t, s, u, xu, e, ell, cb);
+    for (int e = lane; e < deg; e += 32) {
+      int v;
+      float w;
+      vp_edge(m, u, e, ell, cb, v, w);
+      vp_push_one<Loop>(c, t, s, v, u, xu, w);
+    }
   }
-  // Small vertices: 8 lanes each, one edge a lane (pushSmall <= 8), so no
-  // thread waits on a chain of atomics edge after edge.
+  // Small vertices: 8 lanes each, lane l taking edge l (pushSmall <= 8),
+  // so no thread waits on a chain of atomics edge after edge. A lane reads
+  // its ELL slot, the degree, the COO start and X at once, before it
+  // knows whether it has an edge: one round trip to memory where reading
+  // the degree first took two.
   const int l8 = threadIdx.x & 7;
   for (long long k = gtid >> 3; k < nS; k += nthreads >> 3) {
     int u = q[k];
-    int deg = c.pushDeg[u];
+    const long long ei = (long long)l8 * m.pitch + u;
+    int v = l8 < m.k ? m.ellCol[ei] : -1;
+    float w = l8 < m.k && m.ellVal ? m.ellVal[ei] : 1.0f;
+    const long long cb = m.cooPtr[u];
+    const int deg = c.pushDeg[u];
+    X_t xu = vp_load_x<Loop>(c, u);
     if (l8 == 0) front[u >> 5] = 0u;
-    for (int e = l8; e < deg; e += 8) {
-      X_t xu = vp_load_x(c, u);
-      vp_push_edge(m, c, t, s, u, xu, e, min(m.k, deg), m.cooPtr[u]);
-    }
+    if (l8 >= deg) continue;
+    if (l8 >= m.k) vp_edge(m, u, l8, m.k, cb, v, w);
+    vp_push_one<Loop>(c, t, s, v, u, xu, w);
   }
+}
+
+// Push, the first kernel of a push superstep.
+extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_push(VP_Mat m, VP_Run c, State s, VP_Arg a) {
+  VP_St t = vp_st(c, a, true);
+  if (!t.go) return;
+  if (blockIdx.x == 0 && threadIdx.x == 0) t.rec[VP_R_RAN] = 1;
+  vp_push_steps<VP_BLOCK, false>(m, c, t, s, t.prev, blockIdx.x, gridDim.x);
 }
 
 // vp_take_row takes touched row v for APPLY: it swaps the row's
@@ -706,30 +755,92 @@ __device__ __forceinline__ bool vp_take_row(const VP_Run& c, int v, A_t& acc) {
 #endif
 }
 
-// APPLY after a push, the last kernel of a push superstep: Update on the
-// touched rows only (listed by vp_push), which go back to the identity.
+// vp_apply_push_rows runs Update on the rows superstep t's push touched
+// (listed by vp_push_one; they go back to the identity), block bid of nb
+// blocks of BS threads, and queues the vertices it activates for the next
+// push.
+template <int BS>
+__device__ __forceinline__ void vp_apply_push_rows(const VP_Run& c, const VP_St& t, const State& s, int bid, int nb, double* blk) {
+  const long long cnt = (long long)t.rec[VP_R_TOUCHED];
+  // Whole blocks loop together (vp_emit synchronizes the block).
+  for (long long base = (long long)bid * BS; base < cnt; base += (long long)nb * BS) {
+    long long i = base + threadIdx.x;
+    bool act = false;
+    int v = 0, deg = 0;
+    A_t acc;
+    if (i < cnt) {
+      v = c.touchedList[i];
+      const int d = c.pushDeg[v];  // (read with the swap, not after it)
+      if (vp_take_row(c, v, acc) && (act = vp_update_at(c, t, s, v, acc, blk))) {
+        atomicOr(c.mask[t.p ^ 1] + (v >> 5), 1u << (v & 31));
+        deg = d;
+      }
+    }
+    vp_emit(c, t.rec, t.rec, c.queue[t.p ^ 1], c.chunks[t.p ^ 1], v, act, deg);
+  }
+}
+
+// APPLY after a push, the last kernel of a push superstep.
 extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_apply_push(VP_Mat m, VP_Run c, State s, VP_Arg a) {
   VP_St t = vp_st(c, a, true);
   vp_next_record(c, t);
   if (!t.go) return;
   __shared__ double agg[VP_BLOCK_AGG];
   double* blk = vp_agg_begin(c, agg);
-  const long long cnt = (long long)t.rec[VP_R_TOUCHED];
-  const long long stride = (long long)gridDim.x * VP_BLOCK;
-  // Whole blocks loop together (vp_emit synchronizes the block).
-  for (long long base = (long long)blockIdx.x * VP_BLOCK; base < cnt; base += stride) {
-    long long i = base + threadIdx.x;
-    bool act = false;
-    int v = 0, deg = 0;
-    A_t acc;
-    if (i < cnt && vp_take_row(c, v = c.touchedList[i], acc)) {
-      act = vp_update_at(c, t, s, v, acc, blk);
-      if (act) {
-        atomicOr(c.mask[t.p ^ 1] + (v >> 5), 1u << (v & 31));
-        deg = c.pushDeg[v];
-      }
-    }
-    vp_emit(c, t.rec, t.rec, c.queue[t.p ^ 1], c.chunks[t.p ^ 1], v, act, deg);
-  }
+  vp_apply_push_rows<VP_BLOCK>(c, t, s, blockIdx.x, gridDim.x, blk);
   vp_agg_flush(c, t, blk);
+}
+
+// vp_loop runs push supersteps ctl[0] + a.j, ... (up to a.op of them) in
+// one launch of one thread block cluster (or one block), with a cluster
+// barrier where a superstep's kernels would end: on a high-diameter graph
+// a superstep is a few thousand edges, and two kernel launches cost more
+// than its work. It stops before a superstep that would not run in a
+// batch (the first one, unless a.batched, runs whatever its frontier) or
+// whose frontier has more than a.lim edges: too many for one cluster,
+// which the host then pushes with the grid-wide kernels. Every block of
+// the cluster takes the same decisions from the same records.
+#define VP_LOOP_BLOCK 1024
+
+__device__ __forceinline__ void vp_cluster_sync(int nb) {
+#if __CUDA_ARCH__ >= 900
+  if (nb > 1) {
+    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+    return;
+  }
+#endif
+  __syncthreads();
+}
+
+extern "C" __global__ void __launch_bounds__(VP_LOOP_BLOCK, 1) vp_loop(VP_Mat m, VP_Run c, State s, VP_Arg a) {
+  int bid = 0, nb = 1;
+#if __CUDA_ARCH__ >= 900
+  asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(bid));
+  asm("mov.u32 %0, %%cluster_nctarank;" : "=r"(nb));
+#endif
+  __shared__ double agg[VP_BLOCK_AGG];
+  // Thread 0's copy of the record of s-1's head: whether s runs, and its
+  // queues' lengths.
+  __shared__ unsigned long long prev[VP_R_AGG];
+  __shared__ bool go;
+  const int s0 = c.ctl[0] + a.j;
+  for (int j = 0; j < a.op; j++) {
+    VP_St t = vp_st_at(c, s0 + j, a.batched || j > 0, true);
+    if (threadIdx.x == 0) {
+      go = t.go && t.prev[VP_R_EDGES] <= (unsigned long long)a.lim;
+      for (int i = VP_R_SMALL; i <= VP_R_CHUNKS; i++) prev[i] = t.prev[i];
+    }
+    __syncthreads();
+    if (!go) return;
+    if (bid == 0 && threadIdx.x == 0) {
+      t.rec[VP_R_RAN] = 1;
+      vp_next_record(c, t);
+    }
+    vp_push_steps<VP_LOOP_BLOCK, true>(m, c, t, s, prev, bid, nb);
+    vp_cluster_sync(nb);
+    double* blk = vp_agg_begin(c, agg);
+    vp_apply_push_rows<VP_LOOP_BLOCK>(c, t, s, bid, nb, blk);
+    vp_agg_flush(c, t, blk);
+    vp_cluster_sync(nb);
+  }
 }

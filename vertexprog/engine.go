@@ -203,7 +203,7 @@ type batcher interface {
 // few microseconds of work on a GPU).
 const (
 	smallFrontier = 64
-	maxBatch      = 64
+	maxBatch      = 256
 	batchEdges    = 1 << 20
 )
 
