@@ -45,11 +45,20 @@ type CCResult struct {
 	Run        *vertexprog.Result[int32]
 }
 
-// ConnectedComponents labels the weakly connected components of g.
+// ConnectedComponents labels the weakly connected components of g: by
+// the backend's own union-find path where it has one
+// (vertexprog.Components: Afforest on the GPU, unless opt forces a
+// direction or an iteration limit), else by CCProgram. Both give every
+// vertex the smallest id in its component.
 func ConnectedComponents(g *vertexprog.Graph, opt vertexprog.Options) (*CCResult, error) {
-	r, err := vertexprog.Run(g, vertexprog.Program[int32, int32](CCProgram{}), opt)
+	r, ok, err := vertexprog.Components(g, opt)
 	if err != nil {
 		return nil, err
+	}
+	if !ok {
+		if r, err = vertexprog.Run(g, vertexprog.Program[int32, int32](CCProgram{}), opt); err != nil {
+			return nil, err
+		}
 	}
 	res := &CCResult{Label: r.X, Run: r}
 	for v, l := range r.X {

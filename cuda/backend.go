@@ -232,17 +232,11 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 		default:
 			need += d.cache.need(job.Pull.Matrix, true, nil, lim)
 		}
-		free, total := d.memInfo()
-		if need > free && len(d.cache.m) > 0 {
-			d.cache.trim(0)
-			free, total = d.memInfo()
-		}
-		if need > free {
-			return fmt.Errorf("%w on %s: the run needs %d bytes (%.1f MiB) of device memory, %d bytes (%.1f MiB) of %d are free",
-				ErrOutOfMemory, d.name, need, float64(need)/(1<<20), free, float64(free)/(1<<20), total)
+		if err := d.reserve(need); err != nil {
+			return err
 		}
 		var err error
-		if r.mod, err = d.loadModule(key, ptx); err != nil {
+		if r.mod, err = d.loadModule(key, ptx, kernelNames); err != nil {
 			return err
 		}
 		if !r.mod.layoutOK {
@@ -261,6 +255,21 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// reserve makes sure need bytes of device memory are free, freeing the
+// matrices no run uses if it must. On the context's thread.
+func (d *device) reserve(need int64) error {
+	free, total := d.memInfo()
+	if need > free && len(d.cache.m) > 0 {
+		d.cache.trim(0)
+		free, total = d.memInfo()
+	}
+	if need > free {
+		return fmt.Errorf("%w on %s: the run needs %d bytes (%.1f MiB) of device memory, %d bytes (%.1f MiB) of %d are free",
+			ErrOutOfMemory, d.name, need, float64(need)/(1<<20), free, float64(free)/(1<<20), total)
+	}
+	return nil
 }
 
 // deviceBytes is the device memory a job needs besides its matrices.

@@ -91,6 +91,11 @@ static CUresult hp_launch_cluster(CUfunction f, unsigned cluster, unsigned block
 	return cuLaunchKernelEx(&cfg, f, params, NULL);
 }
 
+static CUresult hp_launch2(CUfunction f, unsigned grid, unsigned block, CUstream st, void* a, void* b) {
+	void* params[2] = {a, b};
+	return cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, st, params, NULL);
+}
+
 static CUresult hp_stream_create(CUstream* s) { return cuStreamCreate(s, CU_STREAM_NON_BLOCKING); }
 static CUresult hp_stream_sync(CUstream s) { return cuStreamSynchronize(s); }
 
@@ -383,8 +388,8 @@ func (m *module) stateOffsets(n int) []uint64 {
 }
 
 // loadModule loads ptx once per key (modules live as long as the
-// context). On the context's thread.
-func (d *device) loadModule(key, ptx string) (*module, error) {
+// context) and looks up its kernels, names. On the context's thread.
+func (d *device) loadModule(key, ptx string, names []string) (*module, error) {
 	d.mu.Lock()
 	m := d.modules[key]
 	d.mu.Unlock()
@@ -405,7 +410,7 @@ func (d *device) loadModule(key, ptx string) (*module, error) {
 		return nil, e
 	}
 	m = &module{funcs: map[string]C.CUfunction{}}
-	for _, name := range kernelNames {
+	for _, name := range names {
 		cname := C.CString(name)
 		var f C.CUfunction
 		r := C.hp_module_function(mod, cname, &f)
@@ -434,6 +439,19 @@ func (m *module) launch(name string, grid int64, st C.CUstream, mat, run, state,
 	r := C.hp_launch(m.funcs[name], C.uint(grid), C.uint(blockSize), st,
 		unsafe.Pointer(&mat[0]), unsafe.Pointer(&run[0]), unsafe.Pointer(&state[0]), unsafe.Pointer(&arg[0]))
 	check("launching "+name, r)
+}
+
+// launch2 runs kernel name, which takes two arguments (given as their
+// bytes), on grid blocks of blockSize threads in stream st. On the
+// context's thread.
+func (m *module) launch2(name string, grid int64, st C.CUstream, a, b []byte) {
+	if grid <= 0 {
+		return
+	}
+	if grid > 1<<31-1 {
+		panic(fmt.Errorf("launch %s: %d blocks is beyond the grid limit", name, grid))
+	}
+	check("launching "+name, C.hp_launch2(m.funcs[name], C.uint(grid), C.uint(blockSize), st, unsafe.Pointer(&a[0]), unsafe.Pointer(&b[0])))
 }
 
 // loopBlock is vp_loop's block size (VP_LOOP_BLOCK).

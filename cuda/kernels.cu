@@ -40,25 +40,6 @@
 #define VP_R_TOUCHED 6  // rows a push wrote to (touchedList)
 #define VP_R_AGG 7      // then one double per aggregator
 
-// One HYB matrix (hyb.Matrix): ELL column-major with pitch, COO as rows
-// (CooPtr offsets). A pull matrix also carries its rows' COO bins: heavy
-// rows cut in chunks of `chunk` entries (a block each), then rows for a
-// warp, 4 lanes and 1 lane each.
-struct VP_Mat {
-  const int* ellCol;
-  const float* ellVal;  // null for a pattern matrix (w = 1)
-  const int* cooCol;
-  const float* cooVal;  // null for a pattern matrix
-  const long long* cooPtr;
-  const int* binRows;     // warp rows, then quad rows, then thread rows
-  const int* chunkHeavy;  // per chunk: its heavy row's index
-  const int* heavyRow;    // per heavy row: the row
-  const int* heavyFirst;  // per heavy row: its first chunk (one more entry at the end)
-  int n, k, pitch, chunk;
-  int nChunks, nWarp, nQuad, nThread;
-  int wBlocks, qBlocks, tBlocks, pad_;
-};
-
 // A run's device state (the same for all its supersteps).
 struct VP_Run {
   X_t* x;
@@ -88,7 +69,6 @@ struct VP_Arg {
   int lim;      // vp_loop: the most frontier edges it pushes
 };
 
-static_assert(sizeof(VP_Mat) == 120, "hpgraph: VP_Mat layout");
 static_assert(sizeof(VP_Run) == 176, "hpgraph: VP_Run layout");
 static_assert(sizeof(VP_Arg) == 16, "hpgraph: VP_Arg layout");
 

@@ -21,6 +21,9 @@ var preludeSource string
 //go:embed kernels.cu
 var kernelSource string
 
+//go:embed mat.cu
+var matSource string
+
 // snippetFile is the name NVRTC's log gives the program's snippet.
 const snippetFile = "device_code.cu"
 
@@ -243,6 +246,8 @@ func buildSource(code *vertexprog.DeviceCode, l *stateLayout, f features) string
 	b.WriteString(code.Source)
 	b.WriteString("\n#line 1 \"hpgraph_checks.cu\"\n")
 	b.WriteString(l.checks(f))
+	b.WriteString("#line 1 \"hpgraph_mat.cu\"\n")
+	b.WriteString(matSource)
 	b.WriteString("#line 1 \"hpgraph_kernels.cu\"\n")
 	b.WriteString(kernelSource)
 	return b.String()

@@ -63,28 +63,12 @@ func selectBackend[X, A any](name string, p Program[X, A]) (DeviceBackend, error
 		if !hasCode || !plain {
 			return nil, nil
 		}
-		backendsMu.Lock()
-		defer backendsMu.Unlock()
-		names := make([]string, 0, len(backends))
-		for n := range backends {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
-			if db, ok := backends[n].(DeviceBackend); ok && db.Available() == nil {
-				return db, nil
-			}
-		}
-		return nil, nil
+		db, _ := firstBackend[DeviceBackend]()
+		return db, nil
 	}
-	backendsMu.Lock()
-	b, ok := backends[name]
-	backendsMu.Unlock()
-	if !ok {
-		return nil, fmt.Errorf("%w: %q is not built into this binary (GPU support needs the cuda build tag: make cuda)", ErrNoBackend, name)
-	}
-	if err := b.Available(); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrNoBackend, name, err)
+	b, err := namedBackend(name)
+	if err != nil {
+		return nil, err
 	}
 	db, ok := b.(DeviceBackend)
 	if !ok {
@@ -97,6 +81,38 @@ func selectBackend[X, A any](name string, p Program[X, A]) (DeviceBackend, error
 		return nil, fmt.Errorf("%w: %s cannot run %T: its value and accumulator types must be plain data (numbers, arrays and structs of numbers)", ErrNoBackend, name, p)
 	}
 	return db, nil
+}
+
+// firstBackend returns the first available backend, by name, that is a T.
+func firstBackend[T Backend]() (T, bool) {
+	backendsMu.Lock()
+	defer backendsMu.Unlock()
+	names := make([]string, 0, len(backends))
+	for n := range backends {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if t, ok := backends[n].(T); ok && t.Available() == nil {
+			return t, true
+		}
+	}
+	var none T
+	return none, false
+}
+
+// namedBackend returns the registered backend name if it can run here.
+func namedBackend(name string) (Backend, error) {
+	backendsMu.Lock()
+	b, ok := backends[name]
+	backendsMu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("%w: %q is not built into this binary (GPU support needs the cuda build tag: make cuda)", ErrNoBackend, name)
+	}
+	if err := b.Available(); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrNoBackend, name, err)
+	}
+	return b, nil
 }
 
 // valueBytes views a slice of plain data as bytes (Go's layout).

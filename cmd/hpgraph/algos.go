@@ -64,7 +64,7 @@ var algorithms = []algorithm{
 	{"pagerank", "PageRank, the paper's variant: PR0=1, until no rank moves more than --tolerance", runPageRank},
 	{"pagerank-ldbc", "PageRank, LDBC Graphalytics variant: PR0=1/n, dangling mass redistributed, --iterations iterations", runPageRankLDBC},
 	{"tc", "triangle counting on the undirected simple graph", runTC},
-	{"cc", "weakly connected components, labelled by their smallest vertex", runCC},
+	{"cc", "weakly connected components, labelled by their smallest vertex (Afforest on the GPU; --direction push or pull runs label propagation)", runCC},
 }
 
 func findAlgorithm(name string) (algorithm, error) {
