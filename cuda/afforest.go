@@ -28,6 +28,11 @@ const (
 	afSeed    = 0x9e3779b9
 )
 
+// afforestProgram is the CUDA source of the Afforest kernels.
+func afforestProgram() string {
+	return "#line 1 \"hpgraph_mat.cu\"\n" + matSource + "#line 1 \"hpgraph_afforest.cu\"\n" + afforestSource
+}
+
 // ccRun is one Afforest job (vertexprog.ComponentsRun).
 type ccRun struct {
 	d         *device
@@ -48,8 +53,7 @@ func (Backend) Components(m *vertexprog.Matrix) (vertexprog.ComponentsRun, error
 	if err != nil {
 		return nil, err
 	}
-	src := "#line 1 \"hpgraph_mat.cu\"\n" + matSource + "#line 1 \"hpgraph_afforest.cu\"\n" + afforestSource
-	ptx, key, err := compile(src, d.arch())
+	ptx, key, err := compile(afforestProgram(), d.arch())
 	if err != nil {
 		return nil, err
 	}

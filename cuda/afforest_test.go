@@ -16,7 +16,7 @@ import (
 func TestCompileAfforest(t *testing.T) {
 	needNVRTC(t)
 	for _, arch := range testArchs() {
-		ptx, _, err := compile("#line 1 \"hpgraph_mat.cu\"\n"+matSource+afforestSource, arch)
+		ptx, _, err := compile(afforestProgram(), arch)
 		if err != nil {
 			t.Fatalf("%s: %v", arch, err)
 		}
