@@ -35,8 +35,9 @@ var Graphs = true
 
 // LoopCluster is the blocks of the thread block cluster that runs push
 // batches over small frontiers in one launch (vp_loop), in runs started
-// afterwards: 16 (non-portable; 8 where the device refuses), 1 for one
-// block, 0 for none (every superstep launches its kernels).
+// afterwards: 16 (non-portable, and the most; 8 where the device
+// refuses), 1 for one block, 0 for none (every superstep launches its
+// kernels).
 // HPGRAPH_CUDA_LOOP sets its initial value.
 var LoopCluster = 16
 
@@ -70,7 +71,7 @@ func init() {
 	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_UNROLL")); err == nil && n > 0 && n <= 8 {
 		unroll = n
 	}
-	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_LOOP")); err == nil && n >= 0 && n <= 16 {
+	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_LOOP")); err == nil && n >= 0 && n <= maxLoopCluster {
 		LoopCluster = n
 	}
 	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_LOOPEDGES")); err == nil && n > 0 {
@@ -218,7 +219,7 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 		return nil, err
 	}
 	r := &run{d: d, job: job, n: n, words: (n + 31) / 32, layout: layout, feats: feats, yDirty: true,
-		nagg: len(job.Spec.Aggregators), graphs: map[[2]int]C.CUgraphExec{}, loop: LoopCluster}
+		nagg: len(job.Spec.Aggregators), graphs: map[[2]int]C.CUgraphExec{}, loop: min(max(LoopCluster, 0), maxLoopCluster)}
 	r.recW = recordHead + r.nagg
 	err = d.do("copying the run to the device", func() error {
 		// Memory first: the cache gives back what no run uses when the

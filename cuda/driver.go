@@ -63,12 +63,15 @@ static CUresult hp_launch(CUfunction f, unsigned grid, unsigned block, CUstream 
 }
 
 // hp_launch_cluster launches f as one cluster of `cluster` blocks of
-// `block` threads (a plain launch of one block when cluster is 1).
-static CUresult hp_launch_cluster(CUfunction f, unsigned cluster, unsigned block, CUstream st, void* a, void* b, void* c, void* d) {
+// `block` threads (a plain launch of one block when cluster is 1), each
+// with `shared` bytes of dynamic shared memory.
+static CUresult hp_launch_cluster(CUfunction f, unsigned cluster, unsigned block, unsigned shared, CUstream st, void* a, void* b, void* c, void* d) {
 	void* params[4] = {a, b, c, d};
-	if (cluster <= 1) return cuLaunchKernel(f, 1, 1, 1, block, 1, 1, 0, st, params, NULL);
+	CUresult r = cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared);
+	if (r != CUDA_SUCCESS) return r;
+	if (cluster <= 1) return cuLaunchKernel(f, 1, 1, 1, block, 1, 1, shared, st, params, NULL);
 	if (cluster > 8) {
-		CUresult r = cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
+		r = cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
 		if (r != CUDA_SUCCESS) return r;
 	}
 	CUlaunchAttribute at;
@@ -85,6 +88,7 @@ static CUresult hp_launch_cluster(CUfunction f, unsigned cluster, unsigned block
 	cfg.blockDimX = block;
 	cfg.blockDimY = 1;
 	cfg.blockDimZ = 1;
+	cfg.sharedMemBytes = shared;
 	cfg.hStream = st;
 	cfg.attrs = &at;
 	cfg.numAttrs = 1;
@@ -454,14 +458,19 @@ func (m *module) launch2(name string, grid int64, st C.CUstream, a, b []byte) {
 	check("launching "+name, C.hp_launch2(m.funcs[name], C.uint(grid), C.uint(blockSize), st, unsafe.Pointer(&a[0]), unsafe.Pointer(&b[0])))
 }
 
-// loopBlock is vp_loop's block size (VP_LOOP_BLOCK).
-const loopBlock = 1024
+// vp_loop's block size (VP_LOOP_BLOCK), dynamic shared memory per block
+// (VP_LOOP_SHARED) and largest cluster (VP_LOOP_MAX).
+const (
+	loopBlock      = 1024
+	loopShared     = 147456
+	maxLoopCluster = 16
+)
 
 // launchLoop launches vp_loop as one cluster of `cluster` blocks. It
 // returns the driver's error (a device that cannot run clusters that
 // large) rather than panicking, so the caller can fall back.
 func (m *module) launchLoop(cluster int, st C.CUstream, mat, run, state, arg []byte) error {
-	r := C.hp_launch_cluster(m.funcs["vp_loop"], C.uint(cluster), C.uint(loopBlock), st,
+	r := C.hp_launch_cluster(m.funcs["vp_loop"], C.uint(cluster), C.uint(loopBlock), C.uint(loopShared), st,
 		unsafe.Pointer(&mat[0]), unsafe.Pointer(&run[0]), unsafe.Pointer(&state[0]), unsafe.Pointer(&arg[0]))
 	if r != C.CUDA_SUCCESS {
 		return &Error{Op: fmt.Sprintf("launching vp_loop as a cluster of %d blocks", cluster), Code: cu.Result(r)}

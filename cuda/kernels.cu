@@ -13,7 +13,8 @@
 //
 // A superstep is, pulling:   vp_pull_ell, vp_pull_coo, vp_apply_pull
 //                 pushing:   vp_push, vp_apply_push
-// or, pushing a small frontier, one turn of vp_loop's loop.
+// or, pushing a small frontier, one turn of vp_loop's loop (which keeps
+// its frontier in shared memory between its supersteps).
 // The first kernel of a superstep marks its record as run; the last one
 // clears the record of the next superstep. Each kernel returns at once when
 // the superstep does not run (the previous one activated nothing, or, in a
@@ -551,16 +552,26 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_compact(VP_Mat m, VP_R
 }
 
 // vp_agg_inc: a warp-aggregated atomicAdd(counter, 1) among the lanes that
-// call it together.
-__device__ __forceinline__ unsigned long long vp_agg_inc(unsigned long long* counter) {
+// call it together (a global or a shared counter).
+template <typename T>
+__device__ __forceinline__ T vp_agg_inc(T* counter) {
   unsigned m = __activemask();
   int lane = threadIdx.x & 31;
   int leader = __ffs(m) - 1;
-  unsigned long long base = 0;
-  if (lane == leader) base = atomicAdd(counter, (unsigned long long)__popc(m));
+  T base = 0;
+  if (lane == leader) base = atomicAdd(counter, (T)__popc(m));
   base = __shfl_sync(m, base, leader);
   return base + __popc(m & ((1u << lane) - 1u));
 }
+
+// VP_Touch is where a push lists the rows it changed from the identity:
+// the run's touchedList and its record's count (the grid-wide kernels),
+// or a block's list and count in shared memory (vp_loop).
+template <typename T>
+struct VP_Touch {
+  int* list;
+  T* n;
+};
 
 // A 4- or 8-byte accumulator as the word atomics work on (push
 // supersteps, which the engine runs only for such accumulators).
@@ -616,12 +627,12 @@ __device__ __forceinline__ int vp_fold(A_t* p, int v, int u, const X_t& xu, floa
 // vp_push_one folds one pushed edge into row v. The thread that first
 // changes the row from the identity lists it for APPLY (without waiting:
 // APPLY takes each row once, vp_take_row).
-template <bool Guess>
-__device__ __forceinline__ void vp_push_one(const VP_Run& c, const VP_St& t, const State& s, int v, int u, const X_t& xu, float w) {
+template <bool Guess, typename T>
+__device__ __forceinline__ void vp_push_one(const VP_Run& c, const VP_Touch<T>& tt, const State& s, int v, int u, const X_t& xu, float w) {
 #if VP_HAS_WANTS
   if (!vp_wants(v, s)) return;
 #endif
-  if (vp_fold<Guess>(c.y + v, v, u, xu, w, s) == 2) c.touchedList[vp_agg_inc(t.rec + VP_R_TOUCHED)] = v;
+  if (vp_fold<Guess>(c.y + v, v, u, xu, w, s) == 2) tt.list[vp_agg_inc(tt.n)] = v;
 }
 
 // vp_edge reads edge e (in row order: ELL slots first) of row u, whose
@@ -638,6 +649,26 @@ __device__ __forceinline__ void vp_edge(const VP_Mat& m, int u, int e, int ell, 
   }
 }
 
+// vp_push_small pushes frontier vertex u of at most 8 edges with 8 lanes,
+// lane l8 taking edge l8, so no thread waits on a chain of atomics edge
+// after edge. A lane reads its ELL slot, the degree, the COO start and X
+// at once, before it knows whether it has an edge: one round trip to
+// memory where reading the degree first took two. Loop as vp_push_steps'.
+template <bool Loop, typename T>
+__device__ __forceinline__ void vp_push_small(const VP_Mat& m, const VP_Run& c, const State& s, int u, int l8, unsigned* front,
+                                              const VP_Touch<T>& tt) {
+  const long long ei = (long long)l8 * m.pitch + u;
+  int v = l8 < m.k ? m.ellCol[ei] : -1;
+  float w = l8 < m.k && m.ellVal ? m.ellVal[ei] : 1.0f;
+  const long long cb = m.cooPtr[u];
+  const int deg = c.pushDeg[u];
+  X_t xu = vp_load_x<Loop>(c, u);
+  if (l8 == 0) front[u >> 5] = 0u;
+  if (l8 >= deg) return;
+  if (l8 >= m.k) vp_edge(m, u, l8, m.k, cb, v, w);
+  vp_push_one<Loop>(c, tt, s, v, u, xu, w);
+}
+
 // vp_push_steps pushes superstep t over the queued frontier with work
 // balanced by degree: heavy vertices' rows in chunks of pushChunk edges, a
 // block each; medium ones a warp each; small ones 8 lanes each. The
@@ -645,11 +676,11 @@ __device__ __forceinline__ void vp_edge(const VP_Mat& m, int u, int e, int ell, 
 // cluster), each work list in a stride loop over them, so any count is
 // right. x_bitmask is cleared word by word for its next use as
 // active_bitmask. The queues' lengths are words VP_R_SMALL.. of qr (the
-// record of s-1, or a copy). Loop (vp_loop): X is read with plain loads
-// (vp_load_x) and folds guess (vp_fold).
-template <int BS, bool Loop>
+// record of s-1, or a copy); touched rows go to tt. Loop (vp_loop): X is
+// read with plain loads (vp_load_x) and folds guess (vp_fold).
+template <int BS, bool Loop, typename T>
 __device__ __forceinline__ void vp_push_steps(const VP_Mat& m, const VP_Run& c, const VP_St& t, const State& s,
-                                              const unsigned long long* qr, int bid, int nb) {
+                                              const unsigned long long* qr, int bid, int nb, const VP_Touch<T>& tt) {
   const long long nS = (long long)qr[VP_R_SMALL], nM = (long long)qr[VP_R_MEDIUM], nC = (long long)qr[VP_R_CHUNKS];
   const int* q = c.queue[t.p];
   const int2* hq = c.chunks[t.p];
@@ -666,7 +697,7 @@ __device__ __forceinline__ void vp_push_steps(const VP_Mat& m, const VP_Run& c, 
       int v;
       float w;
       vp_edge(m, u, e, ell, cb, v, w);
-      vp_push_one<Loop>(c, t, s, v, u, xu, w);
+      vp_push_one<Loop>(c, tt, s, v, u, xu, w);
     }
   }
   const long long gtid = (long long)bid * BS + threadIdx.x;
@@ -683,28 +714,11 @@ __device__ __forceinline__ void vp_push_steps(const VP_Mat& m, const VP_Run& c, 
       int v;
       float w;
       vp_edge(m, u, e, ell, cb, v, w);
-      vp_push_one<Loop>(c, t, s, v, u, xu, w);
+      vp_push_one<Loop>(c, tt, s, v, u, xu, w);
     }
   }
-  // Small vertices: 8 lanes each, lane l taking edge l (pushSmall <= 8),
-  // so no thread waits on a chain of atomics edge after edge. A lane reads
-  // its ELL slot, the degree, the COO start and X at once, before it
-  // knows whether it has an edge: one round trip to memory where reading
-  // the degree first took two.
   const int l8 = threadIdx.x & 7;
-  for (long long k = gtid >> 3; k < nS; k += nthreads >> 3) {
-    int u = q[k];
-    const long long ei = (long long)l8 * m.pitch + u;
-    int v = l8 < m.k ? m.ellCol[ei] : -1;
-    float w = l8 < m.k && m.ellVal ? m.ellVal[ei] : 1.0f;
-    const long long cb = m.cooPtr[u];
-    const int deg = c.pushDeg[u];
-    X_t xu = vp_load_x<Loop>(c, u);
-    if (l8 == 0) front[u >> 5] = 0u;
-    if (l8 >= deg) continue;
-    if (l8 >= m.k) vp_edge(m, u, l8, m.k, cb, v, w);
-    vp_push_one<Loop>(c, t, s, v, u, xu, w);
-  }
+  for (long long k = gtid >> 3; k < nS; k += nthreads >> 3) vp_push_small<Loop>(m, c, s, q[k], l8, front, tt);
 }
 
 // Push, the first kernel of a push superstep.
@@ -712,7 +726,7 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_push(VP_Mat m, VP_Run 
   VP_St t = vp_st(c, a, true);
   if (!t.go) return;
   if (blockIdx.x == 0 && threadIdx.x == 0) t.rec[VP_R_RAN] = 1;
-  vp_push_steps<VP_BLOCK, false>(m, c, t, s, t.prev, blockIdx.x, gridDim.x);
+  vp_push_steps<VP_BLOCK, false>(m, c, t, s, t.prev, blockIdx.x, gridDim.x, VP_Touch<unsigned long long>{c.touchedList, t.rec + VP_R_TOUCHED});
 }
 
 // vp_take_row takes touched row v for APPLY: it swaps the row's
@@ -735,15 +749,18 @@ __device__ __forceinline__ bool vp_take_row(const VP_Run& c, int v, A_t& acc) {
 #endif
 }
 
-// vp_apply_push_rows runs Update on the rows superstep t's push touched
-// (listed by vp_push_one; they go back to the identity), block bid of nb
-// blocks of BS threads, and queues the vertices it activates for the next
-// push.
-template <int BS>
-__device__ __forceinline__ void vp_apply_push_rows(const VP_Run& c, const VP_St& t, const State& s, int bid, int nb, double* blk) {
+// APPLY after a push, the last kernel of a push superstep: Update on the
+// rows the push touched (listed by vp_push_one; they go back to the
+// identity), queueing the vertices it activates for the next push.
+extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_apply_push(VP_Mat m, VP_Run c, State s, VP_Arg a) {
+  VP_St t = vp_st(c, a, true);
+  vp_next_record(c, t);
+  if (!t.go) return;
+  __shared__ double agg[VP_BLOCK_AGG];
+  double* blk = vp_agg_begin(c, agg);
   const long long cnt = (long long)t.rec[VP_R_TOUCHED];
   // Whole blocks loop together (vp_emit synchronizes the block).
-  for (long long base = (long long)bid * BS; base < cnt; base += (long long)nb * BS) {
+  for (long long base = (long long)blockIdx.x * VP_BLOCK; base < cnt; base += (long long)gridDim.x * VP_BLOCK) {
     long long i = base + threadIdx.x;
     bool act = false;
     int v = 0, deg = 0;
@@ -758,29 +775,45 @@ __device__ __forceinline__ void vp_apply_push_rows(const VP_Run& c, const VP_St&
     }
     vp_emit(c, t.rec, t.rec, c.queue[t.p ^ 1], c.chunks[t.p ^ 1], v, act, deg);
   }
-}
-
-// APPLY after a push, the last kernel of a push superstep.
-extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_apply_push(VP_Mat m, VP_Run c, State s, VP_Arg a) {
-  VP_St t = vp_st(c, a, true);
-  vp_next_record(c, t);
-  if (!t.go) return;
-  __shared__ double agg[VP_BLOCK_AGG];
-  double* blk = vp_agg_begin(c, agg);
-  vp_apply_push_rows<VP_BLOCK>(c, t, s, blockIdx.x, gridDim.x, blk);
   vp_agg_flush(c, t, blk);
 }
 
 // vp_loop runs push supersteps ctl[0] + a.j, ... (up to a.op of them) in
-// one launch of one thread block cluster (or one block), with a cluster
-// barrier where a superstep's kernels would end: on a high-diameter graph
-// a superstep is a few thousand edges, and two kernel launches cost more
-// than its work. It stops before a superstep that would not run in a
-// batch (the first one, unless a.batched, runs whatever its frontier) or
-// whose frontier has more than a.lim edges: too many for one cluster,
-// which the host then pushes with the grid-wide kernels. Every block of
-// the cluster takes the same decisions from the same records.
+// one launch of one thread block cluster (or one block): on a
+// high-diameter graph a superstep is a few thousand edges, and two kernel
+// launches cost more than its work. After its first superstep, which
+// pushes from the run's queues, the loop keeps the frontier, the touched
+// rows and the counts in shared memory, so that a superstep waits on
+// three trips to global memory (the frontier's edges and X, the folds,
+// the touched rows' swaps and X) and two cluster barriers:
+//  - each block lists the rows its own pushes touch, applies them, and
+//    queues the vertices it activates: those of up to VP_LOOP_SMALL edges
+//    for 8 lanes each, bigger ones as warp chunks of VP_LOOP_CHUNK edges;
+//  - each block then writes its counts into every block's shared memory
+//    (distributed shared memory), so after the barrier every block knows
+//    the superstep's totals and where the cluster's frontier lies, and
+//    pushes its share of it, read from the other blocks' shared memory.
+// Block 0 writes each superstep's record for the host. The loop stops
+// before a superstep that would not run in a batch (the first one, unless
+// a.batched, runs whatever its frontier), whose frontier has more than
+// a.lim edges (at most VP_LOOP_CAP) or more chunks than a block holds,
+// and leaves that superstep's frontier in the run's queues, where the
+// grid-wide kernels take it.
+//
+// A superstep touches at most as many rows as its frontier has edges, and
+// activates at most the rows it touches, so VP_LOOP_CAP bounds every
+// list a block keeps; a frontier of E <= VP_LOOP_CAP edges has at most
+// E/VP_LOOP_CHUNK + E/(VP_LOOP_SMALL+1) < VP_LOOP_CCAP chunks.
 #define VP_LOOP_BLOCK 1024
+#define VP_LOOP_MAX 16     // blocks of the cluster
+#define VP_LOOP_CAP 16384  // touched rows, and frontier vertices, a block holds
+#define VP_LOOP_CCAP 2048  // warp chunks a block holds
+#define VP_LOOP_SMALL 8
+#define VP_LOOP_CHUNK 128
+// Dynamic shared memory: touched rows, frontier vertices (small ones from
+// the front, big ones from the back), chunks.
+#define VP_LOOP_SHARED 147456
+static_assert(VP_LOOP_SHARED == VP_LOOP_CAP * 4 * 2 + VP_LOOP_CCAP * 8, "hpgraph: vp_loop's shared memory");
 
 __device__ __forceinline__ void vp_cluster_sync(int nb) {
 #if __CUDA_ARCH__ >= 900
@@ -792,35 +825,236 @@ __device__ __forceinline__ void vp_cluster_sync(int nb) {
   __syncthreads();
 }
 
+// vp_peer is the address of p's shared variable in block r of the cluster.
+template <typename T>
+__device__ __forceinline__ T* vp_peer(T* p, int r, int nb) {
+#if __CUDA_ARCH__ >= 900
+  if (nb > 1) {
+    unsigned long long q;
+    asm volatile("mapa.u64 %0, %1, %2;" : "=l"(q) : "l"(p), "r"(r));
+    return reinterpret_cast<T*>(q);
+  }
+#endif
+  return p;
+}
+
+// vp_owner is the block holding the cluster's entry k: the last r < nb
+// with pre[r] <= k (pre: prefix sums of the blocks' entries).
+__device__ __forceinline__ int vp_owner(const long long* pre, int nb, long long k) {
+  int lo = 0, hi = nb - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) >> 1;
+    if (pre[mid] <= k) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+// A block's counts in vp_loop (32-bit words where they can be: the
+// shared memory atomics on them are native).
+struct VP_LoopOwn {
+  unsigned long long edges;  // push edges of the vertices activated
+  unsigned nT;               // touched rows listed (the VP_Touch count)
+  unsigned act;              // vertices activated
+  unsigned nS, nB, nC;       // queued small vertices, big ones, chunks (may pass VP_LOOP_CCAP)
+};
+
+// vp_loop_push pushes superstep t (after the loop's first) from the
+// cluster's frontier: a warp per chunk, 8 lanes per small vertex.
+__device__ __forceinline__ void vp_loop_push(const VP_Mat& m, const VP_Run& c, const VP_St& t, const State& s, int bid, int nb,
+                                             int* fq, int2* cq, const long long* preS, const long long* preC,
+                                             const VP_Touch<unsigned>& tt) {
+  unsigned* front = c.mask[t.p];
+  const int gtid = bid * VP_LOOP_BLOCK + threadIdx.x, nthreads = nb * VP_LOOP_BLOCK;
+  const int lane = threadIdx.x & 31;
+  for (long long k = gtid >> 5; k < preC[nb]; k += nthreads >> 5) {
+    const int r = vp_owner(preC, nb, k);
+    const int2 it = vp_peer(cq, r, nb)[k - preC[r]];
+    const int u = it.x, e0 = it.y;
+    const int deg = c.pushDeg[u], ell = min(m.k, deg);
+    const long long cb = m.cooPtr[u];
+    const X_t xu = vp_load_x<true>(c, u);
+    if (lane == 0 && e0 == 0) front[u >> 5] = 0u;
+    const int e1 = min(e0 + VP_LOOP_CHUNK, deg);
+    for (int e = e0 + lane; e < e1; e += 32) {
+      int v;
+      float w;
+      vp_edge(m, u, e, ell, cb, v, w);
+      vp_push_one<true>(c, tt, s, v, u, xu, w);
+    }
+  }
+  const int l8 = threadIdx.x & 7;
+  for (long long k = gtid >> 3; k < preS[nb]; k += nthreads >> 3) {
+    const int r = vp_owner(preS, nb, k);
+    vp_push_small<true>(m, c, s, vp_peer(fq, r, nb)[k - preS[r]], l8, front, tt);
+  }
+}
+
+// vp_loop_apply runs Update on the rows this block's pushes touched and
+// queues the vertices it activates in the block's frontier. Warps combine
+// their counts and queue slots first: one shared atomic per counter and
+// warp (same-address atomics of a whole block took longer than the rest
+// of the superstep).
+__device__ __forceinline__ void vp_loop_apply(const VP_Run& c, const VP_St& t, const State& s, const int* tl, int* fq, int2* cq,
+                                              VP_LoopOwn& own, double* blk) {
+  const int cnt = (int)own.nT, lane = threadIdx.x & 31;
+  const unsigned lt = (1u << lane) - 1u;
+  // Whole warps loop together (ballots).
+  for (int base = 0; base < cnt; base += VP_LOOP_BLOCK) {
+    const int i = base + threadIdx.x;
+    bool act = false;
+    int v = 0, deg = 0;
+    if (i < cnt) {
+      v = tl[i];
+      const int d = c.pushDeg[v];
+      X_t xv = vp_load_x<true>(c, v);  // (both read with the swap, not after it)
+      A_t acc;
+      if (vp_take_row(c, v, acc)) {
+        Step st = vp_step(c, t, blk);
+        act = vp_update(v, acc, &xv, s, st);
+#if VP_XSIZE > 0
+        c.x[v] = xv;
+#endif
+        if (act) {
+          atomicOr(c.mask[t.p ^ 1] + (v >> 5), 1u << (v & 31));
+          deg = d;
+        }
+      }
+    }
+    const bool sm = act && deg <= VP_LOOP_SMALL, big = act && deg > VP_LOOP_SMALL;
+    const unsigned ba = __ballot_sync(VP_FULL, act), bs = __ballot_sync(VP_FULL, sm), bb = __ballot_sync(VP_FULL, big);
+    if (!ba) continue;
+    unsigned long long e = deg;
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) e += __shfl_down_sync(VP_FULL, e, o);
+    unsigned os = 0, ob = 0;
+    if (lane == 0) {
+      atomicAdd(&own.act, (unsigned)__popc(ba));
+      if (e) atomicAdd(&own.edges, e);
+      if (bs) os = atomicAdd(&own.nS, (unsigned)__popc(bs));
+      if (bb) ob = atomicAdd(&own.nB, (unsigned)__popc(bb));
+    }
+    os = __shfl_sync(VP_FULL, os, 0);
+    ob = __shfl_sync(VP_FULL, ob, 0);
+    if (sm) fq[os + __popc(bs & lt)] = v;
+    if (!big) continue;
+    fq[VP_LOOP_CAP - 1 - (ob + __popc(bb & lt))] = v;
+    const unsigned k = (deg + VP_LOOP_CHUNK - 1) / VP_LOOP_CHUNK;
+    const unsigned p = atomicAdd(&own.nC, k);
+    if (p + k <= VP_LOOP_CCAP)
+      for (unsigned q = 0; q < k; q++) cq[p + q] = make_int2(v, q * VP_LOOP_CHUNK);
+  }
+}
+
+// vp_loop_flush queues a block's frontier (nS small vertices, nB big ones)
+// in the run's queues for superstep t+1, whose record's counts are t's.
+__device__ __forceinline__ void vp_loop_flush(const VP_Run& c, const VP_St& t, const int* fq, int nS, int nB) {
+  // Whole blocks loop together (vp_emit synchronizes the block).
+  for (int base = 0; base < nS + nB; base += VP_LOOP_BLOCK) {
+    const int i = base + threadIdx.x;
+    const bool in = i < nS + nB;
+    int v = 0, deg = 0;
+    if (in) {
+      v = i < nS ? fq[i] : fq[VP_LOOP_CAP - 1 - (i - nS)];
+      deg = c.pushDeg[v];
+    }
+    vp_emit(c, nullptr, t.rec, c.queue[t.p ^ 1], c.chunks[t.p ^ 1], v, in, deg);
+  }
+}
+
 extern "C" __global__ void __launch_bounds__(VP_LOOP_BLOCK, 1) vp_loop(VP_Mat m, VP_Run c, State s, VP_Arg a) {
   int bid = 0, nb = 1;
 #if __CUDA_ARCH__ >= 900
   asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(bid));
   asm("mov.u32 %0, %%cluster_nctarank;" : "=r"(nb));
 #endif
+  extern __shared__ int4 vp_loop_shared[];
+  int* tl = reinterpret_cast<int*>(vp_loop_shared);
+  int* fq = tl + VP_LOOP_CAP;
+  int2* cq = reinterpret_cast<int2*>(fq + VP_LOOP_CAP);
   __shared__ double agg[VP_BLOCK_AGG];
-  // Thread 0's copy of the record of s-1's head: whether s runs, and its
-  // queues' lengths.
+  __shared__ VP_LoopOwn own;
+  __shared__ unsigned long long peer[VP_LOOP_MAX][3];  // block r's activated, edges, nS | nC << 32
+  __shared__ long long preS[VP_LOOP_MAX + 1], preC[VP_LOOP_MAX + 1];
+  // The first superstep's queue lengths (record s0-1), whether the next
+  // superstep runs, and whether the frontier goes back to the run's queues.
   __shared__ unsigned long long prev[VP_R_AGG];
-  __shared__ bool go;
+  __shared__ bool go, flush;
+  __shared__ int nS, nB;
   const int s0 = c.ctl[0] + a.j;
-  for (int j = 0; j < a.op; j++) {
-    VP_St t = vp_st_at(c, s0 + j, a.batched || j > 0, true);
-    if (threadIdx.x == 0) {
-      go = t.go && t.prev[VP_R_EDGES] <= (unsigned long long)a.lim;
-      for (int i = VP_R_SMALL; i <= VP_R_CHUNKS; i++) prev[i] = t.prev[i];
-    }
-    __syncthreads();
-    if (!go) return;
+  const unsigned long long lim = min(a.lim, VP_LOOP_CAP), batchEdges = (unsigned long long)c.ctl[2];
+  VP_St t = vp_st_at(c, s0, a.batched, true);
+  if (threadIdx.x == 0) {
+    go = t.go && t.prev[VP_R_EDGES] <= lim;
+    for (int i = VP_R_SMALL; i <= VP_R_CHUNKS; i++) prev[i] = t.prev[i];
+    own = VP_LoopOwn{};
+  }
+  __syncthreads();
+  if (!go) return;
+  const VP_Touch<unsigned> tt{tl, &own.nT};
+  for (int j = 0;; j++) {
+    t.s = s0 + j;
+    t.p = t.s & 1;
+    t.prev = vp_record(c, t.s - 1);
+    t.rec = vp_record(c, t.s);
     if (bid == 0 && threadIdx.x == 0) {
       t.rec[VP_R_RAN] = 1;
       vp_next_record(c, t);
     }
-    vp_push_steps<VP_LOOP_BLOCK, true>(m, c, t, s, prev, bid, nb);
+    if (j == 0) vp_push_steps<VP_LOOP_BLOCK, true>(m, c, t, s, prev, bid, nb, tt);
+    else vp_loop_push(m, c, t, s, bid, nb, fq, cq, preS, preC, tt);
     vp_cluster_sync(nb);
+    if (own.nT > VP_LOOP_CAP) __trap();  // (the frontier's edges bound it: see above)
     double* blk = vp_agg_begin(c, agg);
-    vp_apply_push_rows<VP_LOOP_BLOCK>(c, t, s, bid, nb, blk);
+    vp_loop_apply(c, t, s, tl, fq, cq, own, blk);
     vp_agg_flush(c, t, blk);
+    __syncthreads();
+    if (threadIdx.x < nb) {
+      unsigned long long* p = vp_peer(&peer[bid][0], threadIdx.x, nb);
+      p[0] = own.act;
+      p[1] = own.edges;
+      p[2] = own.nS | (unsigned long long)own.nC << 32;
+    }
     vp_cluster_sync(nb);
+    // Warp 0 sums the blocks' counts (lane r: block r's) and lays out the
+    // cluster's frontier.
+    if (threadIdx.x < 32) {
+      const int r = threadIdx.x;
+      unsigned long long act = r < nb ? peer[r][0] : 0, edges = r < nb ? peer[r][1] : 0;
+      long long rs = r < nb ? (unsigned)peer[r][2] : 0, rc = r < nb ? (unsigned)(peer[r][2] >> 32) : 0;
+      const bool over = __any_sync(VP_FULL, rc > VP_LOOP_CCAP);
+#pragma unroll
+      for (int o = 1; o < 32; o <<= 1) {
+        act += __shfl_xor_sync(VP_FULL, act, o);
+        edges += __shfl_xor_sync(VP_FULL, edges, o);
+        const long long us = __shfl_up_sync(VP_FULL, rs, o), uc = __shfl_up_sync(VP_FULL, rc, o);
+        if (r >= o) {
+          rs += us;
+          rc += uc;
+        }
+      }
+      if (r < nb) {
+        preS[r + 1] = rs;
+        preC[r + 1] = rc;
+      }
+      if (r == 0) {
+        preS[0] = preC[0] = 0;
+        if (bid == 0) {
+          t.rec[VP_R_ACTIVE] = act;
+          t.rec[VP_R_EDGES] = edges;
+        }
+        go = act > 0 && (act * VP_SMALL_FRONTIER < (unsigned long long)c.n || edges < batchEdges) && edges <= lim && !over &&
+             j + 1 < a.op;
+        flush = act > 0 && !go;
+        nS = own.nS;
+        nB = own.nB;
+        own = VP_LoopOwn{};
+      }
+    }
+    __syncthreads();
+    if (!go) {
+      if (flush) vp_loop_flush(c, t, fq, nS, nB);
+      return;
+    }
   }
 }
