@@ -50,6 +50,7 @@ __device__ bool vp_update(int v, A_t acc, X_t* d, const State& s, Step& st) {
   }
   return false;
 }
+__device__ float vp_priority(int v, X_t d, const State& s) { return d; }
 `
 
 // Device implements vertexprog.DeviceProgram.

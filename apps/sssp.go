@@ -11,12 +11,18 @@ import (
 // A vertex's value is its tentative distance; it gathers min(dist[u] + w)
 // over active in-neighbours and is active when its distance dropped. An
 // unweighted graph has unit weights (hop counts).
+//
+// With Delta > 0 a device backend runs small frontiers by delta-stepping
+// (vertexprog.Spec.Delta), the priority being the distance: a vertex
+// whose distance is Delta or more above the current round's waits for a
+// later round. The distances are the same.
 type SSSPProgram struct {
 	Source int32
+	Delta  float64
 }
 
 func (p *SSSPProgram) Spec() vertexprog.Spec {
-	return vertexprog.Spec{Edges: vertexprog.InEdges, Sparse: true, Idempotent: true}
+	return vertexprog.Spec{Edges: vertexprog.InEdges, Sparse: true, Idempotent: true, Delta: p.Delta}
 }
 
 // Prepare rejects an out-of-range source and negative or NaN weights.
@@ -85,9 +91,38 @@ type SSSPResult struct {
 	Run  *vertexprog.Result[float32]
 }
 
-// SSSP computes shortest-path distances from src.
+// SSSP computes shortest-path distances from src, by delta-stepping with
+// DefaultDelta(g) where a device backend can.
 func SSSP(g *vertexprog.Graph, src int32, opt vertexprog.Options) (*SSSPResult, error) {
-	r, err := vertexprog.Run(g, vertexprog.Program[float32, float32](&SSSPProgram{Source: src}), opt)
+	return SSSPDelta(g, src, DefaultDelta(g), opt)
+}
+
+// DefaultDelta is the delta SSSP runs with: DeltaWeights times the mean
+// edge weight (1 on an unweighted graph); 0 where that is no positive
+// number (weights SSSPProgram rejects).
+func DefaultDelta(g *vertexprog.Graph) float64 {
+	d := g.Dataset()
+	if len(d.W) == 0 {
+		return DeltaWeights
+	}
+	var sum float64
+	for _, w := range d.W {
+		sum += float64(w)
+	}
+	delta := DeltaWeights * sum / float64(len(d.W))
+	if !(delta > 0) || math.IsInf(delta, 1) {
+		return 0
+	}
+	return delta
+}
+
+// DeltaWeights is DefaultDelta's multiple of the mean edge weight.
+const DeltaWeights = 8
+
+// SSSPDelta computes shortest-path distances from src; delta 0 runs
+// Bellman-Ford everywhere (SSSPProgram).
+func SSSPDelta(g *vertexprog.Graph, src int32, delta float64, opt vertexprog.Options) (*SSSPResult, error) {
+	r, err := vertexprog.Run(g, vertexprog.Program[float32, float32](&SSSPProgram{Source: src, Delta: delta}), opt)
 	if err != nil {
 		return nil, err
 	}

@@ -150,6 +150,7 @@ type run struct {
 	queue       [2]cu.DevicePtr
 	chunks      [2]cu.DevicePtr
 	touchedList cu.DevicePtr
+	farBits     cu.DevicePtr // vp_loop's far set (delta-stepping)
 	partial     cu.DevicePtr
 	heavyCount  cu.DevicePtr
 	rec, ctl    cu.DevicePtr
@@ -208,7 +209,7 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 	}
 	feats := features{
 		XSize: job.XSize, ASize: job.ASize, HasWants: job.HasWants, HasDone: job.HasDone,
-		Texture: Texture, Unroll: unroll,
+		Priority: job.Spec.Delta > 0 && job.Push != nil, Texture: Texture, Unroll: unroll,
 	}
 	feats.TextureX = Texture && job.XSize > 0 && job.XSize%4 == 0 && int64(n)*int64(job.XSize/4) <= d.texMaxWidth
 	lim := binsFromEnv()
@@ -280,6 +281,9 @@ func deviceBytes(job *vertexprog.DeviceJob, l *stateLayout, lim binLimits) int64
 	need := n*int64(job.XSize) + max(8, n*int64(job.ASize)) + 2*words*4
 	if job.Push != nil {
 		need += n*4 + 2*max(1, n)*4 + 2*8*max(1, pushChunks(job.Push.Degree))
+		if job.Spec.Delta > 0 {
+			need += words * 4
+		}
 	}
 	// Heavy pull chunks' partials and counters, at most.
 	need += (int64(len(job.Pull.CooCol))/int64(max(1, lim.Chunk)) + 1 + n/int64(max(1, lim.Warp))) * (int64(job.ASize) + 4)
@@ -345,6 +349,10 @@ func (r *run) upload(lim binLimits) {
 		capChunks := max(1, pushChunks(deg))
 		r.chunks[0] = r.alloc(capChunks * 8)
 		r.chunks[1] = r.alloc(capChunks * 8)
+		if r.feats.Priority && r.words > 0 {
+			r.farBits = r.alloc(int64(r.words) * 4)
+			cu.MemsetD32(r.farBits, 0, int64(r.words))
+		}
 		var edges int64
 		for w, word := range job.Active.Words() {
 			for word != 0 {
@@ -427,7 +435,7 @@ func (r *run) tex(p cu.DevicePtr, bytes int64) uint64 {
 
 // makeRunArg is the VP_Run argument (kernels.cu).
 func (r *run) makeRunArg() []byte {
-	b := make([]byte, 176)
+	b := make([]byte, 184)
 	le := binary.LittleEndian
 	var pushDeg cu.DevicePtr
 	if r.push != nil {
@@ -452,6 +460,8 @@ func (r *run) makeRunArg() []byte {
 	for i, v := range []int{r.n, recordRing, r.recW, useMask, pushSmall, pushChunk, idem} {
 		le.PutUint32(b[144+4*i:], uint32(int32(v)))
 	}
+	le.PutUint32(b[172:], math.Float32bits(float32(r.job.Spec.Delta)))
+	le.PutUint64(b[176:], uint64(r.farBits))
 	return b
 }
 
@@ -641,7 +651,7 @@ func (r *run) startLoop(dir vertexprog.Direction, count int) bool {
 	}
 	arg := loopArg(s0-r.base, false, count, loopEdges)
 	for r.loop > 0 {
-		if r.mod.launchLoop(r.loop, r.d.stream, r.push.arg, r.runArg, r.state, arg) == nil {
+		if r.mod.launchLoop(r.loop, loopShared(r.feats.Priority), r.d.stream, r.push.arg, r.runArg, r.state, arg) == nil {
 			return true
 		}
 		if r.loop > 8 {

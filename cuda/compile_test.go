@@ -86,6 +86,7 @@ func preparedApps(t *testing.T) []struct {
 	}{
 		{"bfs", bfs.Device(), features{XSize: 0, ASize: 4, HasWants: true, HasDone: true}},
 		{"sssp", (&apps.SSSPProgram{}).Device(), features{XSize: 4, ASize: 4}},
+		{"sssp (delta-stepping)", (&apps.SSSPProgram{Delta: 8}).Device(), features{XSize: 4, ASize: 4, Priority: true}},
 		{"pagerank", pr.Device(), features{XSize: 8, ASize: 8}},
 		{"pagerank-ldbc", ldbc.Device(), features{XSize: 8, ASize: 8}},
 		{"triangles", tc.Device(), features{XSize: 0, ASize: 8}},
@@ -127,7 +128,7 @@ func TestCompileApps(t *testing.T) {
 // the block size and the superstep record layout.
 func TestTemplateConstants(t *testing.T) {
 	want := map[string]int{
-		"VP_BLOCK": blockSize, "VP_LOOP_BLOCK": loopBlock, "VP_LOOP_SHARED": loopShared, "VP_LOOP_MAX": maxLoopCluster, "VP_R_ACTIVE": recActive, "VP_R_EDGES": recEdges, "VP_R_RAN": recRan,
+		"VP_BLOCK": blockSize, "VP_LOOP_BLOCK": loopBlock, "VP_LOOP_SHARED_BASE": loopSharedBase, "VP_LOOP_SHARED_FAR": loopSharedFar, "VP_LOOP_MAX": maxLoopCluster, "VP_R_ACTIVE": recActive, "VP_R_EDGES": recEdges, "VP_R_RAN": recRan,
 		"VP_R_SMALL": recSmall, "VP_R_MEDIUM": recMedium, "VP_R_CHUNKS": recChunks, "VP_R_TOUCHED": recTouched,
 		"VP_R_AGG": recordHead,
 	}

@@ -459,18 +459,27 @@ func (m *module) launch2(name string, grid int64, st C.CUstream, a, b []byte) {
 }
 
 // vp_loop's block size (VP_LOOP_BLOCK), dynamic shared memory per block
-// (VP_LOOP_SHARED) and largest cluster (VP_LOOP_MAX).
+// (VP_LOOP_SHARED_BASE, and VP_LOOP_SHARED_FAR more for delta-stepping)
+// and largest cluster (VP_LOOP_MAX).
 const (
 	loopBlock      = 1024
-	loopShared     = 147456
+	loopSharedBase = 147456
+	loopSharedFar  = 16384
 	maxLoopCluster = 16
 )
+
+func loopShared(priority bool) int {
+	if priority {
+		return loopSharedBase + loopSharedFar
+	}
+	return loopSharedBase
+}
 
 // launchLoop launches vp_loop as one cluster of `cluster` blocks. It
 // returns the driver's error (a device that cannot run clusters that
 // large) rather than panicking, so the caller can fall back.
-func (m *module) launchLoop(cluster int, st C.CUstream, mat, run, state, arg []byte) error {
-	r := C.hp_launch_cluster(m.funcs["vp_loop"], C.uint(cluster), C.uint(loopBlock), C.uint(loopShared), st,
+func (m *module) launchLoop(cluster, shared int, st C.CUstream, mat, run, state, arg []byte) error {
+	r := C.hp_launch_cluster(m.funcs["vp_loop"], C.uint(cluster), C.uint(loopBlock), C.uint(shared), st,
 		unsafe.Pointer(&mat[0]), unsafe.Pointer(&run[0]), unsafe.Pointer(&state[0]), unsafe.Pointer(&arg[0]))
 	if r != C.CUDA_SUCCESS {
 		return &Error{Op: fmt.Sprintf("launching vp_loop as a cluster of %d blocks", cluster), Code: cu.Result(r)}

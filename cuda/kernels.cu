@@ -60,7 +60,8 @@ struct VP_Run {
   int n, ring, recWords, useMask;
   int pushSmall, pushChunk;
   int idempotent;  // Spec.Idempotent: pull unmasked while the frontier is dense
-  int pad_;
+  float delta;     // Spec.Delta (vp_loop's delta-stepping, with VP_HAS_PRIORITY)
+  unsigned* farBits;  // vertices in vp_loop's far lists (with VP_HAS_PRIORITY)
 };
 
 struct VP_Arg {
@@ -70,7 +71,7 @@ struct VP_Arg {
   int lim;      // vp_loop: the most frontier edges it pushes
 };
 
-static_assert(sizeof(VP_Run) == 176, "hpgraph: VP_Run layout");
+static_assert(sizeof(VP_Run) == 184, "hpgraph: VP_Run layout");
 static_assert(sizeof(VP_Arg) == 16, "hpgraph: VP_Arg layout");
 
 // The superstep a kernel works on.
@@ -798,22 +799,37 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_apply_push(VP_Mat m, V
 // a.batched, runs whatever its frontier), whose frontier has more than
 // a.lim edges (at most VP_LOOP_CAP) or more chunks than a block holds,
 // and leaves that superstep's frontier in the run's queues, where the
-// grid-wide kernels take it.
+// grid-wide kernels take it; the record then counts what it left there.
 //
 // A superstep touches at most as many rows as its frontier has edges, and
 // activates at most the rows it touches, so VP_LOOP_CAP bounds every
 // list a block keeps; a frontier of E <= VP_LOOP_CAP edges has at most
 // E/VP_LOOP_CHUNK + E/(VP_LOOP_SMALL+1) < VP_LOOP_CCAP chunks.
+//
+// Delta-stepping (VP_HAS_PRIORITY, Spec.Delta): a vertex activated with a
+// priority (vp_priority) of `bound` or more waits in its block's far list
+// instead of joining the frontier; bound starts at the lowest priority of
+// the loop's second frontier plus delta. When the frontier empties, the
+// loop advances: bound becomes the lowest priority in the far lists plus
+// delta, and the far vertices below it are the next frontier. farBits
+// marks the vertices in far lists, so each is listed once (and a vertex
+// activated below bound drops its stale far entry). A full far list, and
+// the grid-wide kernels, defer nothing: the programs that declare a Delta
+// reach the same result in any order.
 #define VP_LOOP_BLOCK 1024
 #define VP_LOOP_MAX 16     // blocks of the cluster
 #define VP_LOOP_CAP 16384  // touched rows, and frontier vertices, a block holds
 #define VP_LOOP_CCAP 2048  // warp chunks a block holds
+#define VP_LOOP_FCAP 2048  // far vertices a block holds
 #define VP_LOOP_SMALL 8
 #define VP_LOOP_CHUNK 128
 // Dynamic shared memory: touched rows, frontier vertices (small ones from
-// the front, big ones from the back), chunks.
-#define VP_LOOP_SHARED 147456
-static_assert(VP_LOOP_SHARED == VP_LOOP_CAP * 4 * 2 + VP_LOOP_CCAP * 8, "hpgraph: vp_loop's shared memory");
+// the front, big ones from the back), chunks, then (delta-stepping) the
+// far list.
+#define VP_LOOP_SHARED_BASE 147456
+#define VP_LOOP_SHARED_FAR 16384
+static_assert(VP_LOOP_SHARED_BASE == VP_LOOP_CAP * 4 * 2 + VP_LOOP_CCAP * 8, "hpgraph: vp_loop's shared memory");
+static_assert(VP_LOOP_SHARED_FAR == VP_LOOP_FCAP * 8, "hpgraph: vp_loop's far list");
 
 __device__ __forceinline__ void vp_cluster_sync(int nb) {
 #if __CUDA_ARCH__ >= 900
@@ -840,7 +856,7 @@ __device__ __forceinline__ T* vp_peer(T* p, int r, int nb) {
 
 // vp_owner is the block holding the cluster's entry k: the last r < nb
 // with pre[r] <= k (pre: prefix sums of the blocks' entries).
-__device__ __forceinline__ int vp_owner(const long long* pre, int nb, long long k) {
+__device__ __forceinline__ int vp_owner(const int* pre, int nb, int k) {
   int lo = 0, hi = nb - 1;
   while (lo < hi) {
     const int mid = (lo + hi + 1) >> 1;
@@ -850,26 +866,52 @@ __device__ __forceinline__ int vp_owner(const long long* pre, int nb, long long 
   return lo;
 }
 
+// vp_fkey maps floats to unsigned keys in the same order (priorities'
+// minima by integer atomics and reductions); vp_funkey maps back.
+__device__ __forceinline__ unsigned vp_fkey(float f) {
+  const unsigned b = __float_as_uint(f);
+  return b & 0x80000000u ? ~b : b | 0x80000000u;
+}
+__device__ __forceinline__ float vp_funkey(unsigned k) { return __uint_as_float(k & 0x80000000u ? k & 0x7fffffffu : ~k); }
+
 // A block's counts in vp_loop (32-bit words where they can be: the
 // shared memory atomics on them are native).
 struct VP_LoopOwn {
   unsigned long long edges;  // push edges of the vertices activated
   unsigned nT;               // touched rows listed (the VP_Touch count)
-  unsigned act;              // vertices activated
-  unsigned nS, nB, nC;       // queued small vertices, big ones, chunks (may pass VP_LOOP_CCAP)
+  unsigned act;              // vertices activated (queued)
+  unsigned nS, nB, nC;       // queued small vertices, big ones, chunks (nC may pass VP_LOOP_CCAP)
+  unsigned nF;               // far list entries (may pass VP_LOOP_FCAP; kept across supersteps)
+  unsigned pmin;             // lowest priority key (vp_fkey) of the vertices queued, or in the far list
+};
+
+// The loop's state shared by a block's threads.
+struct VP_LoopShared {
+  VP_LoopOwn own;
+  // Written by block r (distributed shared memory): its activated, edges,
+  // nS | nC << 32, far entries | pmin << 32. Two copies, used in turn: a
+  // block may publish again while another still reads the last counts.
+  unsigned long long peer[2][VP_LOOP_MAX][4];
+  // The cluster's totals (vp_loop_totals) and frontier layout.
+  unsigned long long edges;
+  unsigned act, nF, pmin;
+  bool over;
+  int preS[VP_LOOP_MAX + 1], preC[VP_LOOP_MAX + 1];
+  int nS, nB;                         // the block's queued vertices (for vp_loop_flush)
+  unsigned long long prev[VP_R_AGG];  // the first superstep's queue lengths (record s0-1)
+  bool go;
 };
 
 // vp_loop_push pushes superstep t (after the loop's first) from the
 // cluster's frontier: a warp per chunk, 8 lanes per small vertex.
 __device__ __forceinline__ void vp_loop_push(const VP_Mat& m, const VP_Run& c, const VP_St& t, const State& s, int bid, int nb,
-                                             int* fq, int2* cq, const long long* preS, const long long* preC,
-                                             const VP_Touch<unsigned>& tt) {
+                                             int* fq, int2* cq, const VP_LoopShared& sh, const VP_Touch<unsigned>& tt) {
   unsigned* front = c.mask[t.p];
   const int gtid = bid * VP_LOOP_BLOCK + threadIdx.x, nthreads = nb * VP_LOOP_BLOCK;
   const int lane = threadIdx.x & 31;
-  for (long long k = gtid >> 5; k < preC[nb]; k += nthreads >> 5) {
-    const int r = vp_owner(preC, nb, k);
-    const int2 it = vp_peer(cq, r, nb)[k - preC[r]];
+  for (int k = gtid >> 5; k < sh.preC[nb]; k += nthreads >> 5) {
+    const int r = vp_owner(sh.preC, nb, k);
+    const int2 it = vp_peer(cq, r, nb)[k - sh.preC[r]];
     const int u = it.x, e0 = it.y;
     const int deg = c.pushDeg[u], ell = min(m.k, deg);
     const long long cb = m.cooPtr[u];
@@ -884,21 +926,56 @@ __device__ __forceinline__ void vp_loop_push(const VP_Mat& m, const VP_Run& c, c
     }
   }
   const int l8 = threadIdx.x & 7;
-  for (long long k = gtid >> 3; k < preS[nb]; k += nthreads >> 3) {
-    const int r = vp_owner(preS, nb, k);
-    vp_push_small<true>(m, c, s, vp_peer(fq, r, nb)[k - preS[r]], l8, front, tt);
+  for (int k = gtid >> 3; k < sh.preS[nb]; k += nthreads >> 3) {
+    const int r = vp_owner(sh.preS, nb, k);
+    vp_push_small<true>(m, c, s, vp_peer(fq, r, nb)[k - sh.preS[r]], l8, front, tt);
   }
 }
 
-// vp_loop_apply runs Update on the rows this block's pushes touched and
-// queues the vertices it activates in the block's frontier. Warps combine
-// their counts and queue slots first: one shared atomic per counter and
-// warp (same-address atomics of a whole block took longer than the rest
-// of the superstep).
-__device__ __forceinline__ void vp_loop_apply(const VP_Run& c, const VP_St& t, const State& s, const int* tl, int* fq, int2* cq,
-                                              VP_LoopOwn& own, double* blk) {
-  const int cnt = (int)own.nT, lane = threadIdx.x & 31;
+// vp_loop_queue appends the vertices a warp activates (act, with their
+// push degrees) to the block's frontier for superstep t+1 (its active
+// bitmask too). Warps combine their counts and queue slots first: one
+// shared atomic per counter and warp (same-address atomics of a whole
+// block took longer than the rest of the superstep). Whole warps call it.
+__device__ __forceinline__ void vp_loop_queue(const VP_Run& c, const VP_St& t, int* fq, int2* cq, VP_LoopOwn& own, int v, bool act,
+                                              int deg) {
+  const int lane = threadIdx.x & 31;
   const unsigned lt = (1u << lane) - 1u;
+  const bool sm = act && deg <= VP_LOOP_SMALL, big = act && deg > VP_LOOP_SMALL;
+  const unsigned ba = __ballot_sync(VP_FULL, act), bs = __ballot_sync(VP_FULL, sm), bb = __ballot_sync(VP_FULL, big);
+  if (!ba) return;
+  if (act) atomicOr(c.mask[t.p ^ 1] + (v >> 5), 1u << (v & 31));
+  unsigned long long e = act ? deg : 0;
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) e += __shfl_down_sync(VP_FULL, e, o);
+  unsigned os = 0, ob = 0;
+  if (lane == 0) {
+    atomicAdd(&own.act, (unsigned)__popc(ba));
+    if (e) atomicAdd(&own.edges, e);
+    if (bs) os = atomicAdd(&own.nS, (unsigned)__popc(bs));
+    if (bb) ob = atomicAdd(&own.nB, (unsigned)__popc(bb));
+  }
+  os = __shfl_sync(VP_FULL, os, 0);
+  ob = __shfl_sync(VP_FULL, ob, 0);
+  if (sm) fq[os + __popc(bs & lt)] = v;
+  if (!big) return;
+  fq[VP_LOOP_CAP - 1 - (ob + __popc(bb & lt))] = v;
+  // (k is capped so that nC cannot wrap around: a block queues at most
+  // VP_LOOP_CAP vertices)
+  const unsigned k = min((deg + VP_LOOP_CHUNK - 1) / VP_LOOP_CHUNK, VP_LOOP_CCAP + 1);
+  const unsigned p = atomicAdd(&own.nC, k);
+  if (p + k <= VP_LOOP_CCAP)
+    for (unsigned q = 0; q < k; q++) cq[p + q] = make_int2(v, q * VP_LOOP_CHUNK);
+}
+
+// vp_loop_apply runs Update on the rows this block's pushes touched and
+// queues the vertices it activates in the block's frontier, or (priority
+// of bound or more) in its far list. With j0 (the loop's first superstep)
+// it keeps the lowest priority queued.
+__device__ __forceinline__ void vp_loop_apply(const VP_Run& c, const VP_St& t, const State& s, const int* tl, int* fq, int2* cq,
+                                              int2* far, VP_LoopShared& sh, float bound, bool j0, double* blk) {
+  VP_LoopOwn& own = sh.own;
+  const int cnt = (int)own.nT;
   // Whole warps loop together (ballots).
   for (int base = 0; base < cnt; base += VP_LOOP_BLOCK) {
     const int i = base + threadIdx.x;
@@ -906,7 +983,7 @@ __device__ __forceinline__ void vp_loop_apply(const VP_Run& c, const VP_St& t, c
     int v = 0, deg = 0;
     if (i < cnt) {
       v = tl[i];
-      const int d = c.pushDeg[v];
+      deg = c.pushDeg[v];
       X_t xv = vp_load_x<true>(c, v);  // (both read with the swap, not after it)
       A_t acc;
       if (vp_take_row(c, v, acc)) {
@@ -915,50 +992,160 @@ __device__ __forceinline__ void vp_loop_apply(const VP_Run& c, const VP_St& t, c
 #if VP_XSIZE > 0
         c.x[v] = xv;
 #endif
+#if VP_HAS_PRIORITY
         if (act) {
-          atomicOr(c.mask[t.p ^ 1] + (v >> 5), 1u << (v & 31));
-          deg = d;
+          const float pr = vp_priority(v, xv, s);
+          const unsigned bit = 1u << (v & 31);
+          unsigned* fw = c.farBits + (v >> 5);
+          if (!(pr < bound)) {
+            if (atomicOr(fw, bit) & bit) {
+              act = false;  // listed far already
+            } else {
+              const unsigned f = atomicAdd(&own.nF, 1u);
+              if (f < VP_LOOP_FCAP) {
+                far[f] = make_int2(v, __float_as_int(pr));
+                act = false;
+              } else {
+                atomicAnd(fw, ~bit);  // no room: it goes on now
+              }
+            }
+          } else {
+            atomicAnd(fw, ~bit);  // (a far entry of v is stale now)
+          }
+          if (act && j0) atomicMin(&own.pmin, vp_fkey(pr));
         }
+#endif
       }
     }
-    const bool sm = act && deg <= VP_LOOP_SMALL, big = act && deg > VP_LOOP_SMALL;
-    const unsigned ba = __ballot_sync(VP_FULL, act), bs = __ballot_sync(VP_FULL, sm), bb = __ballot_sync(VP_FULL, big);
-    if (!ba) continue;
-    unsigned long long e = deg;
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) e += __shfl_down_sync(VP_FULL, e, o);
-    unsigned os = 0, ob = 0;
-    if (lane == 0) {
-      atomicAdd(&own.act, (unsigned)__popc(ba));
-      if (e) atomicAdd(&own.edges, e);
-      if (bs) os = atomicAdd(&own.nS, (unsigned)__popc(bs));
-      if (bb) ob = atomicAdd(&own.nB, (unsigned)__popc(bb));
-    }
-    os = __shfl_sync(VP_FULL, os, 0);
-    ob = __shfl_sync(VP_FULL, ob, 0);
-    if (sm) fq[os + __popc(bs & lt)] = v;
-    if (!big) continue;
-    fq[VP_LOOP_CAP - 1 - (ob + __popc(bb & lt))] = v;
-    const unsigned k = (deg + VP_LOOP_CHUNK - 1) / VP_LOOP_CHUNK;
-    const unsigned p = atomicAdd(&own.nC, k);
-    if (p + k <= VP_LOOP_CCAP)
-      for (unsigned q = 0; q < k; q++) cq[p + q] = make_int2(v, q * VP_LOOP_CHUNK);
+    vp_loop_queue(c, t, fq, cq, own, v, act, deg);
   }
 }
 
-// vp_loop_flush queues a block's frontier (nS small vertices, nB big ones)
-// in the run's queues for superstep t+1, whose record's counts are t's.
-__device__ __forceinline__ void vp_loop_flush(const VP_Run& c, const VP_St& t, const int* fq, int nS, int nB) {
-  // Whole blocks loop together (vp_emit synchronizes the block).
-  for (int base = 0; base < nS + nB; base += VP_LOOP_BLOCK) {
+#if VP_HAS_PRIORITY
+// vp_loop_far_min rereads the block's far entries (a vertex's priority
+// may have dropped since it was listed; an entry whose vertex left the far
+// set becomes -1) and keeps their lowest priority in own.pmin.
+__device__ __forceinline__ void vp_loop_far_min(const VP_Run& c, const State& s, int2* far, VP_LoopShared& sh) {
+  const int nF = min(sh.own.nF, VP_LOOP_FCAP);
+  unsigned key = 0xffffffffu;
+  for (int i = threadIdx.x; i < nF; i += VP_LOOP_BLOCK) {
+    const int v = far[i].x;
+    const bool in = (c.farBits[v >> 5] >> (v & 31)) & 1u;
+    const float pr = vp_priority(v, vp_load_x<true>(c, v), s);
+    far[i] = make_int2(in ? v : -1, __float_as_int(pr));
+    if (in) key = min(key, vp_fkey(pr));
+  }
+  key = __reduce_min_sync(VP_FULL, key);
+  if ((threadIdx.x & 31) == 0 && key != 0xffffffffu) atomicMin(&sh.own.pmin, key);
+}
+
+// vp_loop_far_take queues the block's far vertices below bound as the
+// frontier of superstep t+1 and keeps the rest (compacted in place: each
+// pass reads before it writes, and writes no further than it read).
+__device__ __forceinline__ void vp_loop_far_take(const VP_Run& c, const VP_St& t, int* fq, int2* cq, int2* far, VP_LoopShared& sh,
+                                                 float bound) {
+  const int nF = min(sh.own.nF, VP_LOOP_FCAP);
+  __shared__ unsigned kept;
+  if (threadIdx.x == 0) kept = 0;
+  __syncthreads();
+  for (int base = 0; base < nF; base += VP_LOOP_BLOCK) {
     const int i = base + threadIdx.x;
-    const bool in = i < nS + nB;
+    int2 f = i < nF ? far[i] : make_int2(-1, 0);
+    const bool take = f.x >= 0 && __int_as_float(f.y) < bound, keep = f.x >= 0 && !take;
+    int deg = 0;
+    if (take) {
+      atomicAnd(c.farBits + (f.x >> 5), ~(1u << (f.x & 31)));
+      deg = c.pushDeg[f.x];
+    }
+    __syncthreads();
+    if (keep) far[vp_agg_inc(&kept)] = f;
+    vp_loop_queue(c, t, fq, cq, sh.own, f.x, take, deg);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) sh.own.nF = kept;
+}
+#endif
+
+// vp_loop_flush queues a block's frontier (small vertices, big ones, and
+// the far list's) in the run's queues for superstep t+1 and counts them in
+// t's record, where the grid-wide kernels and the host read them.
+__device__ __forceinline__ void vp_loop_flush(const VP_Run& c, const VP_St& t, const int* fq, const int2* far, int nS, int nB, int nF) {
+  // Whole blocks loop together (vp_emit synchronizes the block).
+  for (int base = 0; base < nS + nB + nF; base += VP_LOOP_BLOCK) {
+    const int i = base + threadIdx.x;
+    bool in = i < nS + nB + nF;
     int v = 0, deg = 0;
     if (in) {
-      v = i < nS ? fq[i] : fq[VP_LOOP_CAP - 1 - (i - nS)];
-      deg = c.pushDeg[v];
+      if (i < nS + nB) {
+        v = i < nS ? fq[i] : fq[VP_LOOP_CAP - 1 - (i - nS)];
+      } else {
+        // A far vertex still in the far set joins the frontier.
+        v = far[i - nS - nB].x;
+        const unsigned bit = 1u << (v & 31);
+        in = atomicAnd(c.farBits + (v >> 5), ~bit) & bit;
+        if (in) atomicOr(c.mask[t.p ^ 1] + (v >> 5), bit);
+      }
+      if (in) deg = c.pushDeg[v];
     }
-    vp_emit(c, nullptr, t.rec, c.queue[t.p ^ 1], c.chunks[t.p ^ 1], v, in, deg);
+    vp_emit(c, t.rec, t.rec, c.queue[t.p ^ 1], c.chunks[t.p ^ 1], v, in, deg);
+  }
+}
+
+// vp_loop_publish writes the block's counts into every block's shared
+// memory, where vp_loop_totals reads them after the next cluster barrier.
+__device__ __forceinline__ void vp_loop_publish(VP_LoopShared& sh, int bid, int nb, int ph) {
+  __syncthreads();
+  if (threadIdx.x < nb) {
+    const VP_LoopOwn& o = sh.own;
+    unsigned long long* p = vp_peer(&sh.peer[ph & 1][bid][0], threadIdx.x, nb);
+    p[0] = o.act;
+    p[1] = o.edges;
+    p[2] = o.nS | (unsigned long long)o.nC << 32;
+    p[3] = min(o.nF, VP_LOOP_FCAP) | (unsigned long long)o.pmin << 32;
+  }
+}
+
+// vp_loop_totals: warp 0 sums the blocks' counts (lane r: block r's),
+// lays out the cluster's frontier, and starts the block's next counts
+// (the far list stays). The block synchronizes before it reads them.
+__device__ __forceinline__ void vp_loop_totals(VP_LoopShared& sh, int nb, int ph) {
+  if (threadIdx.x >= 32) return;
+  const unsigned long long(*peer)[4] = sh.peer[ph & 1];
+  const int r = threadIdx.x;
+  const bool in = r < nb;
+  unsigned long long edges = in ? peer[r][1] : 0;
+  const unsigned act = __reduce_add_sync(VP_FULL, in ? (unsigned)peer[r][0] : 0u);
+  const unsigned nF = __reduce_add_sync(VP_FULL, in ? (unsigned)peer[r][3] : 0u);
+  const unsigned pmin = __reduce_min_sync(VP_FULL, in ? (unsigned)(peer[r][3] >> 32) : 0xffffffffu);
+  const unsigned rc = in ? (unsigned)(peer[r][2] >> 32) : 0;
+  const bool over = __any_sync(VP_FULL, rc > VP_LOOP_CCAP);
+  int rs = in ? (int)(unsigned)peer[r][2] : 0, rcs = min(rc, VP_LOOP_CCAP);
+#pragma unroll
+  for (int o = 1; o < 32; o <<= 1) {
+    edges += __shfl_xor_sync(VP_FULL, edges, o);
+    const int us = __shfl_up_sync(VP_FULL, rs, o), uc = __shfl_up_sync(VP_FULL, rcs, o);
+    if (r >= o) {
+      rs += us;
+      rcs += uc;
+    }
+  }
+  if (in) {
+    sh.preS[r + 1] = rs;
+    sh.preC[r + 1] = rcs;
+  }
+  if (r == 0) {
+    sh.preS[0] = sh.preC[0] = 0;
+    sh.act = act;
+    sh.edges = edges;
+    sh.nF = nF;
+    sh.pmin = pmin;
+    sh.over = over;
+    sh.nS = sh.own.nS;
+    sh.nB = sh.own.nB;
+    const unsigned keep = sh.own.nF;
+    sh.own = VP_LoopOwn{};
+    sh.own.nF = keep;
+    sh.own.pmin = 0xffffffffu;
   }
 }
 
@@ -968,30 +1155,28 @@ extern "C" __global__ void __launch_bounds__(VP_LOOP_BLOCK, 1) vp_loop(VP_Mat m,
   asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(bid));
   asm("mov.u32 %0, %%cluster_nctarank;" : "=r"(nb));
 #endif
-  extern __shared__ int4 vp_loop_shared[];
-  int* tl = reinterpret_cast<int*>(vp_loop_shared);
+  extern __shared__ int4 vp_loop_dyn[];
+  int* tl = reinterpret_cast<int*>(vp_loop_dyn);
   int* fq = tl + VP_LOOP_CAP;
   int2* cq = reinterpret_cast<int2*>(fq + VP_LOOP_CAP);
+  int2* far = cq + VP_LOOP_CCAP;
   __shared__ double agg[VP_BLOCK_AGG];
-  __shared__ VP_LoopOwn own;
-  __shared__ unsigned long long peer[VP_LOOP_MAX][3];  // block r's activated, edges, nS | nC << 32
-  __shared__ long long preS[VP_LOOP_MAX + 1], preC[VP_LOOP_MAX + 1];
-  // The first superstep's queue lengths (record s0-1), whether the next
-  // superstep runs, and whether the frontier goes back to the run's queues.
-  __shared__ unsigned long long prev[VP_R_AGG];
-  __shared__ bool go, flush;
-  __shared__ int nS, nB;
+  __shared__ VP_LoopShared sh;
   const int s0 = c.ctl[0] + a.j;
   const unsigned long long lim = min(a.lim, VP_LOOP_CAP), batchEdges = (unsigned long long)c.ctl[2];
+  const float inf = __int_as_float(0x7f800000);
+  float bound = inf;  // delta-stepping: activations of this priority or more wait
+  int ph = 0;         // counts published so far
   VP_St t = vp_st_at(c, s0, a.batched, true);
   if (threadIdx.x == 0) {
-    go = t.go && t.prev[VP_R_EDGES] <= lim;
-    for (int i = VP_R_SMALL; i <= VP_R_CHUNKS; i++) prev[i] = t.prev[i];
-    own = VP_LoopOwn{};
+    sh.go = t.go && t.prev[VP_R_EDGES] <= lim;
+    for (int i = VP_R_SMALL; i <= VP_R_CHUNKS; i++) sh.prev[i] = t.prev[i];
+    sh.own = VP_LoopOwn{};
+    sh.own.pmin = 0xffffffffu;
   }
   __syncthreads();
-  if (!go) return;
-  const VP_Touch<unsigned> tt{tl, &own.nT};
+  if (!sh.go) return;
+  const VP_Touch<unsigned> tt{tl, &sh.own.nT};
   for (int j = 0;; j++) {
     t.s = s0 + j;
     t.p = t.s & 1;
@@ -1001,60 +1186,46 @@ extern "C" __global__ void __launch_bounds__(VP_LOOP_BLOCK, 1) vp_loop(VP_Mat m,
       t.rec[VP_R_RAN] = 1;
       vp_next_record(c, t);
     }
-    if (j == 0) vp_push_steps<VP_LOOP_BLOCK, true>(m, c, t, s, prev, bid, nb, tt);
-    else vp_loop_push(m, c, t, s, bid, nb, fq, cq, preS, preC, tt);
+    if (j == 0) vp_push_steps<VP_LOOP_BLOCK, true>(m, c, t, s, sh.prev, bid, nb, tt);
+    else vp_loop_push(m, c, t, s, bid, nb, fq, cq, sh, tt);
     vp_cluster_sync(nb);
-    if (own.nT > VP_LOOP_CAP) __trap();  // (the frontier's edges bound it: see above)
+    if (sh.own.nT > VP_LOOP_CAP) __trap();  // (the frontier's edges bound it: see above)
     double* blk = vp_agg_begin(c, agg);
-    vp_loop_apply(c, t, s, tl, fq, cq, own, blk);
+    vp_loop_apply(c, t, s, tl, fq, cq, far, sh, bound, j == 0, blk);
     vp_agg_flush(c, t, blk);
-    __syncthreads();
-    if (threadIdx.x < nb) {
-      unsigned long long* p = vp_peer(&peer[bid][0], threadIdx.x, nb);
-      p[0] = own.act;
-      p[1] = own.edges;
-      p[2] = own.nS | (unsigned long long)own.nC << 32;
-    }
+    vp_loop_publish(sh, bid, nb, ph);
     vp_cluster_sync(nb);
-    // Warp 0 sums the blocks' counts (lane r: block r's) and lays out the
-    // cluster's frontier.
-    if (threadIdx.x < 32) {
-      const int r = threadIdx.x;
-      unsigned long long act = r < nb ? peer[r][0] : 0, edges = r < nb ? peer[r][1] : 0;
-      long long rs = r < nb ? (unsigned)peer[r][2] : 0, rc = r < nb ? (unsigned)(peer[r][2] >> 32) : 0;
-      const bool over = __any_sync(VP_FULL, rc > VP_LOOP_CCAP);
-#pragma unroll
-      for (int o = 1; o < 32; o <<= 1) {
-        act += __shfl_xor_sync(VP_FULL, act, o);
-        edges += __shfl_xor_sync(VP_FULL, edges, o);
-        const long long us = __shfl_up_sync(VP_FULL, rs, o), uc = __shfl_up_sync(VP_FULL, rc, o);
-        if (r >= o) {
-          rs += us;
-          rc += uc;
-        }
-      }
-      if (r < nb) {
-        preS[r + 1] = rs;
-        preC[r + 1] = rc;
-      }
-      if (r == 0) {
-        preS[0] = preC[0] = 0;
-        if (bid == 0) {
-          t.rec[VP_R_ACTIVE] = act;
-          t.rec[VP_R_EDGES] = edges;
-        }
-        go = act > 0 && (act * VP_SMALL_FRONTIER < (unsigned long long)c.n || edges < batchEdges) && edges <= lim && !over &&
-             j + 1 < a.op;
-        flush = act > 0 && !go;
-        nS = own.nS;
-        nB = own.nB;
-        own = VP_LoopOwn{};
-      }
-    }
+    vp_loop_totals(sh, nb, ph++);
     __syncthreads();
-    if (!go) {
-      if (flush) vp_loop_flush(c, t, fq, nS, nB);
-      return;
+#if VP_HAS_PRIORITY
+    // The loop's second frontier sets the first bound.
+    if (j == 0 && sh.act > 0) bound = vp_funkey(sh.pmin) + c.delta;
+    if (sh.act == 0 && sh.nF > 0) {
+      // Advance: the far lists' lowest priority sets the bound; below it,
+      // they are the next frontier.
+      vp_loop_far_min(c, s, far, sh);
+      vp_loop_publish(sh, bid, nb, ph);
+      vp_cluster_sync(nb);
+      vp_loop_totals(sh, nb, ph++);
+      __syncthreads();
+      bound = sh.pmin == 0xffffffffu ? inf : vp_funkey(sh.pmin) + c.delta;
+      vp_loop_far_take(c, t, fq, cq, far, sh, bound);
+      vp_loop_publish(sh, bid, nb, ph);
+      vp_cluster_sync(nb);
+      vp_loop_totals(sh, nb, ph++);
+      __syncthreads();
     }
+#endif
+    const bool go = sh.act > 0 && (sh.act * VP_SMALL_FRONTIER < (unsigned long long)c.n || sh.edges < batchEdges) &&
+                    sh.edges <= lim && !sh.over && j + 1 < a.op;
+    if (go) {
+      if (bid == 0 && threadIdx.x == 0) {
+        t.rec[VP_R_ACTIVE] = sh.act;
+        t.rec[VP_R_EDGES] = sh.edges;
+      }
+      continue;
+    }
+    if (sh.act + sh.nF > 0) vp_loop_flush(c, t, fq, far, sh.nS, sh.nB, sh.own.nF < VP_LOOP_FCAP ? sh.own.nF : VP_LOOP_FCAP);
+    return;
   }
 }

@@ -31,6 +31,7 @@ const snippetFile = "device_code.cu"
 type features struct {
 	XSize, ASize      int
 	HasWants, HasDone bool
+	Priority          bool // Spec.Delta > 0: vp_loop defers by vp_priority (VP_HAS_PRIORITY)
 	Texture           bool // bitmasks through texture objects
 	TextureX          bool // X through a texture object
 	Unroll            int  // pull entries a thread loads at a time (VP_UNROLL; 0: the template's 4)
@@ -235,8 +236,8 @@ func buildSource(code *vertexprog.DeviceCode, l *stateLayout, f features) string
 		}
 		return 0
 	}
-	fmt.Fprintf(&b, "#define VP_XSIZE %d\n#define VP_ASIZE %d\n#define VP_HAS_WANTS %d\n#define VP_HAS_DONE %d\n#define VP_TEXTURE %d\n#define VP_TEXTURE_X %d\n",
-		f.XSize, f.ASize, b01(f.HasWants), b01(f.HasDone), b01(f.Texture), b01(f.TextureX))
+	fmt.Fprintf(&b, "#define VP_XSIZE %d\n#define VP_ASIZE %d\n#define VP_HAS_WANTS %d\n#define VP_HAS_DONE %d\n#define VP_HAS_PRIORITY %d\n#define VP_TEXTURE %d\n#define VP_TEXTURE_X %d\n",
+		f.XSize, f.ASize, b01(f.HasWants), b01(f.HasDone), b01(f.Priority), b01(f.Texture), b01(f.TextureX))
 	if f.Unroll > 0 {
 		fmt.Fprintf(&b, "#define VP_UNROLL %d\n", f.Unroll)
 	}

@@ -32,6 +32,11 @@ type DeviceProgram interface {
 //	__device__ bool vp_wants(int v, const State& s);
 //	__device__ bool vp_done(A_t acc);
 //
+// and, when its Spec.Delta is positive, the priority that delta-stepping
+// orders vertices by (lower first; a shortest path's distance):
+//
+//	__device__ float vp_priority(int v, X_t x, const State& s);
+//
 // Step (provided by the backend) has `int iteration`, `double
 // aggregate(int i)` and `void add(int i, double v)`.
 type DeviceCode struct {

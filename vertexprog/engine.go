@@ -134,6 +134,12 @@ func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 	if spec.MaxIterations < 0 || opt.MaxIterations < 0 {
 		return nil, fmt.Errorf("vertexprog: negative iteration limit")
 	}
+	if !(spec.Delta >= 0) || math.IsInf(spec.Delta, 1) {
+		return nil, fmt.Errorf("vertexprog: Spec.Delta is %v; want a finite number >= 0", spec.Delta)
+	}
+	if spec.Delta > 0 && !(spec.Sparse && spec.Idempotent) {
+		return nil, errors.New("vertexprog: Spec.Delta needs a Sparse and Idempotent program (one that reaches the same result in any order)")
+	}
 	b, err := selectBackend(opt.Backend, p)
 	if err != nil {
 		return nil, err

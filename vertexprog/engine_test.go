@@ -1,6 +1,8 @@
 package vertexprog_test
 
 import (
+	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -151,6 +153,41 @@ func TestRunErrors(t *testing.T) {
 	_, err := vertexprog.Run(g, vertexprog.Program[uint32, uint32](reach{}), vertexprog.Options{Backend: "cuda"})
 	if err == nil || !strings.Contains(err.Error(), "cuda") {
 		t.Errorf("backend cuda without the tag: %v", err)
+	}
+}
+
+// deltaReach is reach with a Spec.Delta (reach is Sparse, not Idempotent,
+// unless idem).
+type deltaReach struct {
+	reach
+	delta float64
+	idem  bool
+}
+
+func (d deltaReach) Spec() vertexprog.Spec {
+	s := d.reach.Spec()
+	s.Delta, s.Idempotent = d.delta, d.idem
+	return s
+}
+
+func TestDeltaIsChecked(t *testing.T) {
+	g := path(t, 4)
+	for _, c := range []deltaReach{{delta: -1, idem: true}, {delta: math.NaN(), idem: true}, {delta: math.Inf(1), idem: true}, {delta: 2}} {
+		if _, err := vertexprog.Run(g, vertexprog.Program[uint32, uint32](c), vertexprog.Options{}); err == nil || !strings.Contains(err.Error(), "Delta") {
+			t.Errorf("delta %v (idempotent %v): error %v", c.delta, c.idem, err)
+		}
+	}
+	// The CPU engine defers nothing: the same supersteps as without.
+	want, err := vertexprog.Run(g, vertexprog.Program[uint32, uint32](reach{}), vertexprog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := vertexprog.Run(g, vertexprog.Program[uint32, uint32](deltaReach{delta: 2, idem: true}), vertexprog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Iterations != want.Iterations || !slices.Equal(got.X, want.X) {
+		t.Errorf("with delta: %d supersteps, x %v; without: %d, %v", got.Iterations, got.X, want.Iterations, want.X)
 	}
 }
 

@@ -97,6 +97,17 @@ type Spec struct {
 	// Aggregators declares global values that Update (and Init) contribute
 	// to with Step.Add and read, one superstep later, with Step.Aggregate.
 	Aggregators []Aggregator
+	// Delta, when positive, lets a device backend run the program by
+	// delta-stepping where the frontier is small: a vertex activated with
+	// a priority (the device code's vp_priority, see DeviceCode) Delta or
+	// more above the lowest of the current round waits, and joins a later
+	// frontier, instead of pushing at once. Shortest paths then relax far
+	// fewer edges on high-diameter graphs. Only for Sparse, Idempotent
+	// programs whose result does not depend on the order in which active
+	// vertices are processed (a vertex's value and priority only drop:
+	// shortest paths). Supersteps and per-superstep reports then differ
+	// between backends (the CPU engine defers nothing); results do not.
+	Delta float64
 }
 
 // Program is a vertex program. X is the value a vertex shows its neighbours

@@ -24,6 +24,7 @@ type params struct {
 	maxIter    int
 	iterations int // LDBC PageRank
 	perVertex  bool
+	delta      float64 // SSSP; negative: apps.DefaultDelta
 }
 
 // outcome is one algorithm run, with what the CLI prints, writes and checks.
@@ -158,7 +159,11 @@ func runSSSP(g *vertexprog.Graph, p params, opt vertexprog.Options) (*outcome, e
 	if err != nil {
 		return nil, err
 	}
-	r, err := apps.SSSP(g, src, opt)
+	delta := p.delta
+	if delta < 0 {
+		delta = apps.DefaultDelta(g)
+	}
+	r, err := apps.SSSPDelta(g, src, delta, opt)
 	if err != nil {
 		return nil, err
 	}

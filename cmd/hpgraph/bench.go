@@ -362,6 +362,7 @@ type benchSettings struct {
 	Tolerance      float64  `json:"tolerance"`
 	MaxIter        int      `json:"max_iter"`
 	Iterations     int      `json:"iterations"`
+	Delta          float64  `json:"sssp_delta"` // negative: apps.DefaultDelta
 	SSSPWeights    string   `json:"sssp_weights"`
 	WeightSeed     uint64   `json:"weight_seed"`
 	Symmetrize     bool     `json:"symmetrize"`
@@ -730,7 +731,7 @@ func newBenchRecord(lf loadFlags, ef engineFlags, prm params, runs int, validate
 			Warmup: 1, Runs: runs, Source: prm.src, SourceRule: srcRule(prm.src),
 			Direction: ef.direction, Rule: ef.rule, RelativeSpeed: hf.RelativeSpeed, Breakeven: hf.Breakeven,
 			Damping: prm.damping, Tolerance: prm.tolerance, MaxIter: prm.maxIter, Iterations: prm.iterations,
-			SSSPWeights: lf.weights, WeightSeed: lf.seed,
+			Delta: prm.delta, SSSPWeights: lf.weights, WeightSeed: lf.seed,
 			Symmetrize: lf.symmetrize, KeepLoops: lf.keepLoops, KeepDuplicates: lf.keepDups, Validate: validate,
 		},
 		Graphs:  []benchGraphJSON{},
