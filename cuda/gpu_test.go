@@ -148,8 +148,8 @@ type appCase struct {
 	// reorders: pushing, the GPU may defer vertices (Spec.Delta), so its
 	// supersteps differ from the CPU's.
 	reorders bool
-	tol     float64 // relative; 0: exact
-	run     func(g *vertexprog.Graph, opt vertexprog.Options) (out []float64, iters int, err error)
+	tol      float64 // relative; 0: exact
+	run      func(g *vertexprog.Graph, opt vertexprog.Options) (out []float64, iters int, err error)
 }
 
 func sourcesOf(g *vertexprog.Graph) []int32 {
