@@ -135,6 +135,7 @@ struct State {
   long long* count;
   const int* deg;
   const long long* off;
+  const int* cnt;
   const int* adj;
   int perVertex;
 };
@@ -152,7 +153,7 @@ __device__ long long tc_lower_bound(const int* a, long long j, long long je, int
 }
 __device__ A_t vp_gather(A_t acc, int v, int u, X_t xu, float w, const State& s) {
   if (u == v || (!s.perVertex && !tc_below(s, v, u))) return acc;
-  long long i = s.off[v], ie = s.off[v + 1], j = s.off[u], je = s.off[u + 1];
+  long long i = s.off[v], ie = i + s.cnt[v], j = s.off[u], je = j + s.cnt[u];
   long long n = 0;
   if (ie - i > je - j) {  // the shorter list first
     long long t = i; i = j; j = t;
@@ -171,17 +172,19 @@ __device__ A_t vp_gather(A_t acc, int v, int u, X_t xu, float w, const State& s)
     }
     return acc + n;
   }
+  // Merge 4 entries of each list at a time (both start 16-byte aligned,
+  // padded with INT_MAX): count the equal pairs of the two blocks, then
+  // move on from the block with the lower last entry (both when equal):
+  // its entries can match nothing further on. A quarter of the dependent
+  // loads of an entry-by-entry merge.
   while (i < ie && j < je) {
-    int a = s.adj[i], b = s.adj[j];
-    if (a < b) {
-      i++;
-    } else if (a > b) {
-      j++;
-    } else {
-      n++;
-      i++;
-      j++;
-    }
+    const int4 a = __ldg(reinterpret_cast<const int4*>(s.adj + i)), b = __ldg(reinterpret_cast<const int4*>(s.adj + j));
+    const int av[4] = {a.x, a.y, a.z, a.w};
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+      n += i + k < ie && (av[k] == b.x || av[k] == b.y || av[k] == b.z || av[k] == b.w);
+    if (a.w <= b.w) i += 4;
+    if (b.w <= a.w) j += 4;
   }
   return acc + n;
 }
@@ -205,6 +208,7 @@ func (p *TriangleProgram) Device() vertexprog.DeviceCode {
 			{Name: "count", Data: p.Count},
 			{Name: "deg", Data: p.deg, ReadOnly: true},
 			{Name: "off", Data: p.off, ReadOnly: true},
+			{Name: "cnt", Data: p.cnt, ReadOnly: true},
 			{Name: "adj", Data: p.adj, ReadOnly: true},
 		},
 		Scalars: []vertexprog.DeviceScalar{{Name: "perVertex", Value: pv}},

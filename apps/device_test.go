@@ -107,7 +107,7 @@ func TestDeviceCodeMatchesState(t *testing.T) {
 		if pv {
 			flag = 1
 		}
-		check("triangles", tc.Device(), []want{{"count", tc.Count, false}, {"deg", tc.deg, true}, {"off", tc.off, true}, {"adj", tc.adj, true}},
+		check("triangles", tc.Device(), []want{{"count", tc.Count, false}, {"deg", tc.deg, true}, {"off", tc.off, true}, {"cnt", tc.cnt, true}, {"adj", tc.adj, true}},
 			[]scalar{{"perVertex", flag}})
 	}
 
