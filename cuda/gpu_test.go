@@ -28,7 +28,7 @@ import (
 // folder of extra graphs (*.mtx, *.edgelist) to check besides the
 // generated ones.
 
-func needGPU(t *testing.T) *device {
+func needGPU(t testing.TB) *device {
 	t.Helper()
 	d, err := getDevice()
 	if err != nil {
@@ -473,4 +473,24 @@ func TestStateOrderIsChecked(t *testing.T) {
 		t.Fatalf("err = %v, want a layout error naming member a", err)
 	}
 	t.Log(err)
+}
+
+// BenchmarkDo is a call's round trip to the context's thread, bare and
+// with a stream synchronization (every superstep makes at least one).
+func BenchmarkDo(b *testing.B) {
+	d := needGPU(b)
+	b.Run("bare", func(b *testing.B) {
+		for b.Loop() {
+			if err := d.do("nothing", func() error { return nil }); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("sync", func(b *testing.B) {
+		for b.Loop() {
+			if err := d.do("waiting", func() error { d.syncStream(); return nil }); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
