@@ -26,6 +26,11 @@ __device__ bool vp_update(int v, A_t acc, X_t* x, const State& s, Step& st) {
 }
 __device__ bool vp_wants(int v, const State& s) { return s.depth[v] < 0; }
 __device__ bool vp_done(A_t acc) { return acc != BFS_NO_PARENT; }
+#define VP_FOLD_ATOMIC 1
+__device__ int vp_fold_atomic(A_t* y, int v, int u, X_t xu, float w, const State& s) {
+  const int old = atomicMin(y, u);
+  return old == BFS_NO_PARENT ? 2 : u < old;
+}
 `
 
 // Device implements vertexprog.DeviceProgram.
@@ -51,6 +56,14 @@ __device__ bool vp_update(int v, A_t acc, X_t* d, const State& s, Step& st) {
   return false;
 }
 __device__ float vp_priority(int v, X_t d, const State& s) { return d; }
+// Distances are non-negative numbers (Prepare rejects other weights), so
+// their bits order as ints do (-0 first, as vp_go_minf has it).
+#define VP_FOLD_ATOMIC 1
+__device__ int vp_fold_atomic(A_t* y, int v, int u, X_t du, float w, const State& s) {
+  const int c = __float_as_int(du + w);
+  const int old = atomicMin(reinterpret_cast<int*>(y), c);
+  return old == 0x7f800000 ? 2 : c < old;
+}
 `
 
 // Device implements vertexprog.DeviceProgram.

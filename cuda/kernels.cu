@@ -595,9 +595,14 @@ union vp_abits {
 // before its first CAS: most pushes to a hub change nothing, and need no
 // atomic then. With Guess (vp_loop's small frontiers, whose rows are
 // mostly untouched) its first CAS is from the identity, one round trip to
-// memory fewer for a row nobody pushed to yet.
+// memory fewer for a row nobody pushed to yet. A program that defines
+// VP_FOLD_ATOMIC folds there by its own atomic (vp_fold_atomic: one
+// round trip, where a CAS that lost a race took two more).
 template <bool Guess>
 __device__ __forceinline__ int vp_fold(A_t* p, int v, int u, const X_t& xu, float w, const State& s) {
+#ifdef VP_FOLD_ATOMIC
+  if (Guess) return vp_fold_atomic(p, v, u, xu, w, s);
+#endif
 #if VP_ASIZE == 4 || VP_ASIZE == 8
   vp_aword* addr = reinterpret_cast<vp_aword*>(p);
   vp_abits id;

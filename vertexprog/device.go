@@ -37,6 +37,17 @@ type DeviceProgram interface {
 //
 //	__device__ float vp_priority(int v, X_t x, const State& s);
 //
+// A program whose Gather of one edge can be one atomic operation on the
+// accumulator (a min or max, say) may also
+//
+//	#define VP_FOLD_ATOMIC 1
+//	__device__ int vp_fold_atomic(A_t* y, int v, int u, X_t xu, float w, const State& s);
+//
+// which sets *y = vp_gather(*y, v, u, xu, w, s) atomically and returns 0
+// when *y did not change, 1 when it did, 2 when it changed from the
+// identity; pushes over small frontiers then use it instead of a
+// compare-and-swap loop.
+//
 // Step (provided by the backend) has `int iteration`, `double
 // aggregate(int i)` and `void add(int i, double v)`.
 type DeviceCode struct {
