@@ -117,7 +117,7 @@ func DefaultDelta(g *vertexprog.Graph) float64 {
 }
 
 // DeltaWeights is DefaultDelta's multiple of the mean edge weight.
-const DeltaWeights = 8
+const DeltaWeights = 16
 
 // SSSPDelta computes shortest-path distances from src; delta 0 runs
 // Bellman-Ford everywhere (SSSPProgram).

@@ -56,7 +56,7 @@ func (p *params) register(fs *pflag.FlagSet) {
 	fs.IntVar(&p.maxIter, "max-iter", 0, "superstep limit for any algorithm (0: the algorithm's own; the paper's PageRank stops at 1000)")
 	fs.IntVar(&p.iterations, "iterations", 10, "LDBC PageRank: number of iterations")
 	fs.BoolVar(&p.perVertex, "per-vertex", false, "triangle counting: also count per vertex (written by --out)")
-	fs.Float64Var(&p.delta, "delta", -1, "sssp on a GPU: delta-stepping's bucket width where the frontier is small (0: Bellman-Ford throughout; default: 8 times the mean edge weight)")
+	fs.Float64Var(&p.delta, "delta", -1, "sssp on a GPU: delta-stepping's bucket width where the frontier is small (0: Bellman-Ford throughout; default: 16 times the mean edge weight)")
 }
 
 // pageRankLimit is the paper PageRank's superstep limit when the user
