@@ -209,7 +209,7 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 	}
 	feats := features{
 		XSize: job.XSize, ASize: job.ASize, HasWants: job.HasWants, HasDone: job.HasDone,
-		Priority: job.Spec.Delta > 0 && job.Push != nil, Texture: Texture, Unroll: unroll,
+		Priority: float32(job.Spec.Delta) > 0 && job.Push != nil, Texture: Texture, Unroll: unroll,
 	}
 	feats.TextureX = Texture && job.XSize > 0 && job.XSize%4 == 0 && int64(n)*int64(job.XSize/4) <= d.texMaxWidth
 	lim := binsFromEnv()
