@@ -54,7 +54,7 @@ func Build(el *EdgeList, opt Options) (*Graph, error) {
 		Directed: !undirected, IDs: el.IDs, IDBase: el.IDBase,
 		Stats: BuildStats{Entries: int64(m), SelfLoops: loops, Duplicates: dups},
 	}
-	return g, nil
+	return g.Relabel(opt.Relabel), nil
 }
 
 func checkEntries(el *EdgeList) error {

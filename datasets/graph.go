@@ -77,6 +77,9 @@ type Options struct {
 	Weights              WeightMode
 	WeightMin, WeightMax int
 	Seed                 uint64
+	// Relabel renumbers the vertices after cleaning (random weights are
+	// drawn before, so they do not depend on it).
+	Relabel Relabeling
 }
 
 // BuildStats counts what Build did, for `hpgraph info` and the logs.

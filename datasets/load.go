@@ -123,7 +123,7 @@ func applyToCache(g *Graph, opt Options) (*Graph, error) {
 	if (opt.Symmetrize && g.Directed) || (opt.Weights != WeightsKeep && (g.W != nil || opt.Weights != WeightsNone)) {
 		return Build(g.EdgeList(), opt)
 	}
-	return g, nil
+	return g.Relabel(opt.Relabel), nil
 }
 
 // EdgeList returns the arcs of g as an edge list: every arc of a directed
