@@ -15,7 +15,7 @@ import (
 // graph takes.
 type loadFlags struct {
 	symmetrize, keepLoops, keepDups bool
-	weights                         string
+	weights, relabel                string
 	seed                            uint64
 }
 
@@ -25,10 +25,15 @@ func (l *loadFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&l.keepDups, "keep-duplicates", false, "keep duplicate edges (default: merge them, keeping the lightest)")
 	fs.StringVar(&l.weights, "weights", "keep", "edge weights: keep (from the file), none, or random:LO-HI (uniform integers, seeded)")
 	fs.Uint64Var(&l.seed, "seed", 27491095, "seed for --weights random")
+	fs.StringVar(&l.relabel, "relabel", "auto", "renumber vertices after cleaning (part of loading): degree (by decreasing degree: locality for skewed graphs), none, or auto (degree when the degrees are skewed); ids in --src and output stay the file's")
 }
 
 func (l *loadFlags) options() (datasets.Options, error) {
 	o := datasets.Options{Symmetrize: l.symmetrize, KeepSelfLoops: l.keepLoops, KeepDuplicates: l.keepDups, Seed: l.seed}
+	var err error
+	if o.Relabel, err = datasets.ParseRelabeling(l.relabel); err != nil {
+		return o, fmt.Errorf("--%w", err)
+	}
 	switch {
 	case l.weights == "keep":
 	case l.weights == "none":
