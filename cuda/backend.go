@@ -598,7 +598,12 @@ func (r *run) steps(it int, dir vertexprog.Direction, count int, pushEdges int64
 	}
 	count = min(max(count, 1), maxBatch)
 	var reps []vertexprog.StepReport
+	var tr *stepTrace
+	if traceSteps {
+		tr = &stepTrace{call: time.Now()}
+	}
 	err := r.d.do(fmt.Sprintf("superstep %d (%s)", it, dir), func() error {
+		tr.start(r.d)
 		s0 := r.step
 		if it-s0 != r.bias {
 			r.bias = it - s0
@@ -613,7 +618,9 @@ func (r *run) steps(it int, dir vertexprog.Direction, count int, pushEdges int64
 			r.yDirty = false
 		}
 		if r.startLoop(dir, count) {
+			tr.enqueued(r.d)
 			r.readRecords(s0, count)
+			tr.waited()
 			reps = r.reports(s0, count)
 			last := reps[len(reps)-1]
 			if len(reps) == count || last.Active == 0 || !r.batchable(last) {
@@ -626,13 +633,16 @@ func (r *run) steps(it int, dir vertexprog.Direction, count int, pushEdges int64
 		if dir == vertexprog.Pull {
 			r.yDirty = true
 		}
+		tr.enqueued(r.d)
 		r.readRecords(s0, count)
+		tr.waited()
 		reps = append(reps, r.reports(s0, count)...)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	tr.report(r.d, it, len(reps))
 	return reps, nil
 }
 

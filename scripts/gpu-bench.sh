@@ -3,10 +3,13 @@
 # repository root after `make cuda cuda-test` built bin/ here (and the
 # shipped graphs were copied to bin/shared/{tiny,small}, the test graphs to
 # bin/testgraphs, as for scripts/gpu-acceptance.sh). Logs and the bench
-# JSON records go to $OUT. Usage: scripts/gpu-bench.sh [check] [bench] [split]
+# JSON records go to $OUT. Usage: scripts/gpu-bench.sh [check] [bench] [split] [relabel] [trace]
 #   check  cuda and apps tests, verify --backend cuda (shipped, kron16, grid)
 #   bench  hpgraph bench: kron21 and grid1000, cuda and cpu, the issue's apps
 #   split  kron21 and grid1000 on cuda with the default HYB split vs all-COO
+#   relabel  kron21 on cuda with vertices renumbered by degree (--relabel degree)
+#   trace  kron21 BFS and PageRank on cuda with HPGRAPH_CUDA_TRACE=1 (where
+#          each superstep's time goes: handoff, launches, GPU, wait)
 set -uo pipefail
 OUT=${OUT:-/tmp/hpgraph-bench}
 B=bin
@@ -49,5 +52,21 @@ split)
 	gen
 	step "cuda, all-COO split (the default split is in bench)"
 	timeout 150 $H bench $G/kron21.hpg $G/grid1000.hpg --backend cuda --runs 5 --algo bfs,sssp,pagerank-iter,cc --breakeven 2147483647 --json "$OUT/bench-allcoo.json" 2>/dev/null | tee "$OUT/bench-allcoo.txt" | sed -n '/graph.*algo/,$p'
+	;;
+relabel)
+	gen
+	step "bench kron21 relabelled by degree, cuda"
+	timeout 240 $H bench $G/kron21.hpg --relabel degree --backend cuda --runs 5 --algo bfs,sssp,pagerank-iter,pagerank-ldbc,tc,cc --json "$OUT/bench-kron21-degree.json" 2>/dev/null | tee "$OUT/bench-kron21-degree.txt" | sed -n '/graph.*algo/,$p'
+	step "verify --backend cuda --relabel degree"
+	timeout 90 $H verify --backend cuda --relabel degree $B/shared/small/* $G/kron16.hpg $G/grid1000.hpg >"$OUT/verify-degree.log" 2>&1
+	echo "verify exit $?: $(grep -c PASS "$OUT/verify-degree.log") PASS, $(grep -c ' FAIL' "$OUT/verify-degree.log") FAIL"
+	;;
+trace)
+	gen
+	for rl in none degree; do
+		step "trace kron21 bfs, pagerank-ldbc (relabel $rl)"
+		HPGRAPH_CUDA_TRACE=1 timeout 60 $H run bfs $G/kron21.hpg --relabel $rl --backend cuda --runs 3 -v 2>&1 | grep -v '^loading' | tail -14
+		HPGRAPH_CUDA_TRACE=1 timeout 60 $H run pagerank-ldbc $G/kron21.hpg --relabel $rl --backend cuda --runs 2 --iterations 4 -v 2>&1 | tail -10
+	done
 	;;
 esac; done; done

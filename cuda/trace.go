@@ -1,0 +1,77 @@
+//go:build cuda
+
+package cuda
+
+/*
+#include <cuda.h>
+static CUresult hp_trace_event(CUevent* e) { return cuEventCreate(e, CU_EVENT_DEFAULT); }
+static CUresult hp_trace_record(CUevent e, CUstream s) { return cuEventRecord(e, s); }
+static CUresult hp_trace_elapsed(float* ms, CUevent a, CUevent b) { return cuEventElapsedTime(ms, a, b); }
+static CUresult hp_trace_destroy(CUevent e) { return cuEventDestroy(e); }
+*/
+import "C"
+
+import (
+	"fmt"
+	"os"
+	"time"
+)
+
+// traceSteps (HPGRAPH_CUDA_TRACE=1) writes to stderr where each Step or
+// StepBatch call's time went: the handoff to the context's thread, the
+// launches, the GPU's own time between the first launch and the last
+// (events), the wait for the records, and the handoff back.
+var traceSteps = os.Getenv("HPGRAPH_CUDA_TRACE") == "1"
+
+type stepTrace struct {
+	call, begin, launched, synced time.Time
+	ev                            [2]C.CUevent
+}
+
+// start is the first thing the call does on the context's thread.
+func (t *stepTrace) start(d *device) {
+	if t == nil {
+		return
+	}
+	t.begin = time.Now()
+	if t.ev[0] == nil {
+		check("creating an event", C.hp_trace_event(&t.ev[0]))
+		check("creating an event", C.hp_trace_event(&t.ev[1]))
+	}
+	check("recording an event", C.hp_trace_record(t.ev[0], d.stream))
+}
+
+// enqueued follows the last launch, before the records are read back.
+func (t *stepTrace) enqueued(d *device) {
+	if t == nil {
+		return
+	}
+	t.launched = time.Now()
+	check("recording an event", C.hp_trace_record(t.ev[1], d.stream))
+}
+
+// waited follows the wait for the stream.
+func (t *stepTrace) waited() {
+	if t != nil {
+		t.synced = time.Now()
+	}
+}
+
+// report prints the call's line and frees its events (on the context's
+// thread: d.do).
+func (t *stepTrace) report(d *device, it, steps int) {
+	if t == nil || t.ev[0] == nil {
+		return
+	}
+	back := time.Now()
+	var ms C.float
+	_ = d.do("tracing", func() error {
+		C.hp_trace_elapsed(&ms, t.ev[0], t.ev[1])
+		C.hp_trace_destroy(t.ev[0])
+		C.hp_trace_destroy(t.ev[1])
+		return nil
+	})
+	us := func(a, b time.Time) float64 { return float64(b.Sub(a).Nanoseconds()) / 1e3 }
+	fmt.Fprintf(os.Stderr, "cuda trace: superstep %d (+%d): total %.1f us = handoff %.1f + launch %.1f + wait %.1f + back %.1f; gpu %.1f us\n",
+		it, steps, us(t.call, back), us(t.call, t.begin), us(t.begin, t.launched), us(t.launched, t.synced), us(t.synced, back), float64(ms)*1e3)
+}
