@@ -76,6 +76,11 @@ const (
 	warpRowsPerBlock   = 256 / 32
 	quadRowsPerBlock   = 256 / 4
 	threadRowsPerBlock = 256
+	// A program with vp_wants or vp_done tests a block of warp or quad
+	// rows before reducing the rows that take input, and gives each heavy
+	// chunk a warp (VP_LISTED).
+	listedRowsPerBlock   = 256
+	listedChunksPerBlock = 256 / 32
 )
 
 func (b *pullBins) blocks() (chunks, w, q, t int) {

@@ -220,11 +220,16 @@ func (md *matDev) matArg() []byte {
 	return b
 }
 
-// cooBlocks is the grid of vp_pull_coo.
-func (md *matDev) cooBlocks() int64 {
+// cooBlocks is the grid of vp_pull_coo; listed: for a program that
+// lists its warp and quad rows first (kernels.cu's VP_LISTED).
+func (md *matDev) cooBlocks(listed bool) int64 {
 	if md.bins == nil {
 		return 0
 	}
 	ch, w, q, t := md.bins.blocks()
+	if listed {
+		ch = ceilDiv(ch, listedChunksPerBlock)
+		w, q = ceilDiv(md.bins.nWarp, listedRowsPerBlock), ceilDiv(md.bins.nQuad, listedRowsPerBlock)
+	}
 	return int64(ch + w + q + t)
 }

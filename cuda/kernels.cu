@@ -331,14 +331,15 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_pull_ell(VP_Mat m, VP_
 // Under early exit the group stops after the first round in which any lane
 // is done: every entry before that round's end has been seen, so the
 // result is what the sequential scan gives. All 32 lanes of the warp call it.
-template <int G>
+// (Test false: the caller has already tested the rows with vp_skip_row.)
+template <int G, bool Test = true>
 __device__ __forceinline__ void vp_coo_group(const VP_Mat& m, const VP_Run& c, const VP_St& t, const State& s,
                                              const int* rows, int count, int idx) {
   const int lane = threadIdx.x & 31;
   const int gl = lane & (G - 1);
   const bool valid = idx < count;
   int r = valid ? rows[idx] : 0;
-  bool skip = !valid || vp_skip_row(c, s, r);
+  bool skip = !valid || (Test && vp_skip_row(c, s, r));
   long long i = 0, e = 0;
   if (!skip) {
     i = m.cooPtr[r] + gl;
@@ -426,12 +427,118 @@ __device__ __forceinline__ void vp_pull_chunk(const VP_Mat& m, const VP_Run& c, 
   vp_combine_row(c, s, r, tot);
 }
 
+// A program whose rows can drop out (vp_wants, vp_done: a traversal's
+// visited rows, rows the ELL part decided) lists the warp and quad rows
+// that take input first (VP_LISTED): a block tests VP_BLOCK rows of a bin
+// with a lane each, lists in shared memory those that vp_skip_row keeps,
+// then reduces them with G lanes each. Testing one row per warp (or per 4
+// lanes) cost a dependent chain of loads per row and a block per 8 rows:
+// most of a late BFS superstep (docs/perf.md, section 11).
+#define VP_LISTED (VP_HAS_WANTS || VP_HAS_DONE)
+
+template <int G>
+__device__ __forceinline__ void vp_coo_listed(const VP_Mat& m, const VP_Run& c, const VP_St& t, const State& s,
+                                              const int* rows, int count, int b) {
+  __shared__ int list[VP_BLOCK];
+  __shared__ int listed;
+  if (threadIdx.x == 0) listed = 0;
+  __syncthreads();
+  const int idx = b * VP_BLOCK + threadIdx.x;
+  int r = 0;
+  bool keep = false;
+  if (idx < count) {
+    r = rows[idx];
+    keep = !vp_skip_row(c, s, r);
+  }
+  const unsigned k = __ballot_sync(VP_FULL, keep);
+  int at = 0;
+  if ((threadIdx.x & 31) == 0 && k) at = atomicAdd(&listed, __popc(k));
+  at = __shfl_sync(VP_FULL, at, 0);
+  if (keep) list[at + __popc(k & ((1u << (threadIdx.x & 31)) - 1u))] = r;
+  __syncthreads();
+  const int n = listed;  // the same in every thread: the loop is uniform
+  for (int i = 0; i < n; i += VP_BLOCK / G) vp_coo_group<G, false>(m, c, t, s, list, n, i + threadIdx.x / G);
+}
+
+#if VP_LISTED
+// vp_pull_chunk_warp is vp_pull_chunk with a warp per chunk (VP_LISTED:
+// 8 chunks a block), so the chunks of rows that vp_skip_row drops cost a
+// warp's test, not a block each. A dropped row's chunks skip the
+// completion count too: vp_skip_row gives every chunk of a row the same
+// answer (vp_wants is fixed during the launch, and y of a heavy row
+// changes only when its last chunk completes, after every chunk's test).
+__device__ __forceinline__ void vp_pull_chunk_warp(const VP_Mat& m, const VP_Run& c, const VP_St& t, const State& s, int chunk) {
+  if (chunk >= m.nChunks) return;
+  const int h = m.chunkHeavy[chunk];
+  const int r = m.heavyRow[h];
+  if (vp_skip_row(c, s, r)) return;
+  const int lane = threadIdx.x & 31;
+  const int first = m.heavyFirst[h], cnt = m.heavyFirst[h + 1] - first;
+  const long long re = m.cooPtr[r + 1];
+  const long long b = m.cooPtr[r] + (long long)(chunk - first) * m.chunk;
+  const long long e = min(b + (long long)m.chunk, re);
+  A_t acc = vp_identity();
+  for (long long i = b + lane;; i += (long long)VP_UNROLL * 32) {
+    bool act = i < e;
+    if (!__any_sync(VP_FULL, act)) break;
+    bool decided = false;
+    if (act) {
+      VP_Batch bt;
+#pragma unroll
+      for (int q = 0; q < VP_UNROLL; q++) {
+        long long ii = i + (long long)q * 32;
+        bt.u[q] = ii < e ? m.cooCol[ii] : -1;
+        bt.w[q] = ii < e && m.cooVal ? m.cooVal[ii] : 1.0f;
+      }
+      decided = vp_batch_gather(bt, acc, r, c, t, s);
+    }
+#if VP_HAS_DONE
+    if (__any_sync(VP_FULL, decided)) break;
+#else
+    (void)decided;
+#endif
+  }
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) acc = vp_reduce(acc, vp_shfl_down(acc, o, 32));
+  if (lane != 0) return;
+  memcpy(c.partial + (long long)chunk * sizeof(A_t), &acc, sizeof(A_t));
+  __threadfence();
+  unsigned done = atomicAdd(c.heavyCount + h, 1u);
+  if (done != (unsigned)cnt - 1) return;
+  __threadfence();
+  A_t tot = vp_identity();
+  for (int k = 0; k < cnt; k++) tot = vp_reduce(tot, vp_load_volatile(c.partial + (long long)(first + k) * sizeof(A_t)));
+  c.heavyCount[h] = 0;  // ready for the next superstep
+  vp_combine_row(c, s, r, tot);
+}
+#endif
+
 // COO pull over the row bins: blocks [0, nChunks) take one heavy chunk
-// each, then blocks of 8 warp rows, 64 quad rows and 256 thread rows.
+// each (VP_LISTED: 8 chunks a block, a warp each), then blocks of 8 warp
+// rows, 64 quad rows (VP_LISTED: 256 of either) and 256 thread rows.
 extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_pull_coo(VP_Mat m, VP_Run c, State s, VP_Arg a) {
   VP_St t = vp_st(c, a, false);
   if (!t.go) return;
   int b = blockIdx.x;
+#if VP_LISTED
+  const int cb = (m.nChunks + VP_BLOCK / 32 - 1) / (VP_BLOCK / 32);
+  if (b < cb) {
+    vp_pull_chunk_warp(m, c, t, s, b * (VP_BLOCK / 32) + (threadIdx.x >> 5));
+    return;
+  }
+  b -= cb;
+  const int wb = (m.nWarp + VP_BLOCK - 1) / VP_BLOCK, qb = (m.nQuad + VP_BLOCK - 1) / VP_BLOCK;
+  if (b < wb) {
+    vp_coo_listed<32>(m, c, t, s, m.binRows, m.nWarp, b);
+    return;
+  }
+  b -= wb;
+  if (b < qb) {
+    vp_coo_listed<4>(m, c, t, s, m.binRows + m.nWarp, m.nQuad, b);
+    return;
+  }
+  b -= qb;
+#else
   if (b < m.nChunks) {
     vp_pull_chunk(m, c, t, s, b);
     return;
@@ -447,6 +554,7 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_pull_coo(VP_Mat m, VP_
     return;
   }
   b -= m.qBlocks;
+#endif
   vp_coo_group<1>(m, c, t, s, m.binRows + m.nWarp + m.nQuad, m.nThread, b * VP_BLOCK + threadIdx.x);
 }
 
