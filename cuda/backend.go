@@ -50,6 +50,10 @@ var loopEdges = 16384
 // HPGRAPH_CUDA_UNROLL (1 to 8) overrides the template's 4.
 var unroll = 0
 
+// stream makes pulls load the matrix evict-first (VP_STREAM);
+// HPGRAPH_CUDA_STREAM=0 turns it off.
+var stream = true
+
 // pushGridPerSM is the blocks per multiprocessor of the push kernels in a
 // batch, where the frontier's size is not known when they are launched
 // (HPGRAPH_CUDA_PUSHGRID overrides it).
@@ -76,6 +80,9 @@ func init() {
 	}
 	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_LOOPEDGES")); err == nil && n > 0 {
 		loopEdges = n
+	}
+	if os.Getenv("HPGRAPH_CUDA_STREAM") == "0" {
+		stream = false
 	}
 	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_PUSHGRID")); err == nil && n > 0 && n <= 64 {
 		pushGridPerSM = n
@@ -209,7 +216,7 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 	}
 	feats := features{
 		XSize: job.XSize, ASize: job.ASize, HasWants: job.HasWants, HasDone: job.HasDone,
-		Priority: float32(job.Spec.Delta) > 0 && job.Push != nil, Texture: Texture, Unroll: unroll,
+		Priority: float32(job.Spec.Delta) > 0 && job.Push != nil, Texture: Texture, Unroll: unroll, Stream: stream,
 	}
 	feats.TextureX = Texture && job.XSize > 0 && job.XSize%4 == 0 && int64(n)*int64(job.XSize/4) <= d.texMaxWidth
 	lim := binsFromEnv()
@@ -536,7 +543,7 @@ func (r *run) enqueue(dir vertexprog.Direction, j int, batched bool) {
 	r.queued = false
 	rows := blocks(int64(r.n), blockSize)
 	r.launch("vp_pull_ell", rows, r.pull.arg, a)
-	r.launch("vp_pull_coo", r.pull.cooBlocks(), r.pull.arg, a)
+	r.launch("vp_pull_coo", r.pull.cooBlocks(r.feats.HasWants || r.feats.HasDone), r.pull.arg, a)
 	r.launch("vp_apply_pull", rows, r.pull.arg, a)
 }
 

@@ -27,7 +27,7 @@ type binLimits struct {
 
 // defaultBins: measured on an H200 (docs/perf.md, "GPU performance
 // (issue 5)"); HPGRAPH_CUDA_BINS="thread,quad,warp,chunk" overrides them.
-var defaultBins = binLimits{Thread: 2, Quad: 16, Warp: 512, Chunk: 2048}
+var defaultBins = binLimits{Thread: 4, Quad: 32, Warp: 1024, Chunk: 4096}
 
 func parseBins(s string) (binLimits, error) {
 	f := strings.Split(s, ",")

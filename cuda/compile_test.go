@@ -87,7 +87,7 @@ func preparedApps(t *testing.T) []struct {
 		{"bfs", bfs.Device(), features{XSize: 0, ASize: 4, HasWants: true, HasDone: true}},
 		{"sssp", (&apps.SSSPProgram{}).Device(), features{XSize: 4, ASize: 4}},
 		{"sssp (delta-stepping)", (&apps.SSSPProgram{Delta: 8}).Device(), features{XSize: 4, ASize: 4, Priority: true}},
-		{"pagerank", pr.Device(), features{XSize: 8, ASize: 8}},
+		{"pagerank", pr.Device(), features{XSize: 8, ASize: 8, Stream: true}},
 		{"pagerank-ldbc", ldbc.Device(), features{XSize: 8, ASize: 8}},
 		{"triangles", tc.Device(), features{XSize: 0, ASize: 8}},
 		{"cc", apps.CCProgram{}.Device(), features{XSize: 4, ASize: 4}},

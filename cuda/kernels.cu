@@ -244,6 +244,19 @@ __device__ __forceinline__ A_t vp_load_volatile(const unsigned char* p) {
   return r;
 }
 
+// vp_stream loads a pull's column index or weight, which a superstep
+// reads once: with VP_STREAM as evict-first in L1 and L2 (ld.global.cs),
+// so the matrix streaming past does not push out X, which the gathers
+// read at random and often.
+template <typename T>
+__device__ __forceinline__ T vp_stream(const T* p) {
+#if VP_STREAM
+  return __ldcs(p);
+#else
+  return *p;
+#endif
+}
+
 // Pull loops take VP_UNROLL entries per thread at a time: all their
 // column loads, then all their frontier tests and X loads, then the folds
 // in order, so a thread waits for memory twice per batch instead of twice
@@ -316,8 +329,8 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_pull_ell(VP_Mat m, VP_
 #pragma unroll
     for (int q = 0; q < VP_UNROLL; q++) {
       long long i = (long long)(k0 + q) * m.pitch + r;
-      b.u[q] = k0 + q < m.k ? m.ellCol[i] : -1;
-      b.w[q] = b.u[q] >= 0 && m.ellVal ? m.ellVal[i] : 1.0f;
+      b.u[q] = k0 + q < m.k ? vp_stream(m.ellCol + i) : -1;
+      b.w[q] = b.u[q] >= 0 && m.ellVal ? vp_stream(m.ellVal + i) : 1.0f;
       pad |= b.u[q] < 0;  // padding only trails
     }
     if (vp_batch_gather(b, acc, r, c, t, s) || pad) break;
@@ -355,8 +368,8 @@ __device__ __forceinline__ void vp_coo_group(const VP_Mat& m, const VP_Run& c, c
 #pragma unroll
       for (int q = 0; q < VP_UNROLL; q++) {
         long long ii = i + (long long)q * G;
-        b.u[q] = ii < e ? m.cooCol[ii] : -1;
-        b.w[q] = ii < e && m.cooVal ? m.cooVal[ii] : 1.0f;
+        b.u[q] = ii < e ? vp_stream(m.cooCol + ii) : -1;
+        b.w[q] = ii < e && m.cooVal ? vp_stream(m.cooVal + ii) : 1.0f;
       }
       decided = vp_batch_gather(b, acc, r, c, t, s);
       i += (long long)VP_UNROLL * G;
@@ -397,8 +410,8 @@ __device__ __forceinline__ void vp_pull_chunk(const VP_Mat& m, const VP_Run& c, 
 #pragma unroll
         for (int q = 0; q < VP_UNROLL; q++) {
           long long ii = i + (long long)q * VP_BLOCK;
-          bt.u[q] = ii < e ? m.cooCol[ii] : -1;
-          bt.w[q] = ii < e && m.cooVal ? m.cooVal[ii] : 1.0f;
+          bt.u[q] = ii < e ? vp_stream(m.cooCol + ii) : -1;
+          bt.w[q] = ii < e && m.cooVal ? vp_stream(m.cooVal + ii) : 1.0f;
         }
         decided = vp_batch_gather(bt, acc, r, c, t, s);
       }
@@ -487,8 +500,8 @@ __device__ __forceinline__ void vp_pull_chunk_warp(const VP_Mat& m, const VP_Run
 #pragma unroll
       for (int q = 0; q < VP_UNROLL; q++) {
         long long ii = i + (long long)q * 32;
-        bt.u[q] = ii < e ? m.cooCol[ii] : -1;
-        bt.w[q] = ii < e && m.cooVal ? m.cooVal[ii] : 1.0f;
+        bt.u[q] = ii < e ? vp_stream(m.cooCol + ii) : -1;
+        bt.w[q] = ii < e && m.cooVal ? vp_stream(m.cooVal + ii) : 1.0f;
       }
       decided = vp_batch_gather(bt, acc, r, c, t, s);
     }

@@ -35,6 +35,7 @@ type features struct {
 	Texture           bool // bitmasks through texture objects
 	TextureX          bool // X through a texture object
 	Unroll            int  // pull entries a thread loads at a time (VP_UNROLL; 0: the template's 4)
+	Stream            bool // pulls load the matrix evict-first (VP_STREAM)
 }
 
 // elemType describes a state array's element or a scalar's type.
@@ -241,6 +242,7 @@ func buildSource(code *vertexprog.DeviceCode, l *stateLayout, f features) string
 	if f.Unroll > 0 {
 		fmt.Fprintf(&b, "#define VP_UNROLL %d\n", f.Unroll)
 	}
+	fmt.Fprintf(&b, "#define VP_STREAM %d\n", b01(f.Stream))
 	b.WriteString("#line 1 \"hpgraph_prelude.cu\"\n")
 	b.WriteString(preludeSource)
 	fmt.Fprintf(&b, "\n#line 1 %q\n", snippetFile)
