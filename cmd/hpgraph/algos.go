@@ -310,8 +310,18 @@ func runCC(g *vertexprog.Graph, _ params, opt vertexprog.Options) (*outcome, err
 		run:     statsOf(r.Run),
 		summary: fmt.Sprintf("%d components, largest %d vertices", r.Components, largest),
 		write: func(w io.Writer) error {
+			// A label is a vertex of the component; written, it is the
+			// component's smallest id in the file, whatever order the
+			// vertices were numbered in (--relabel).
+			first := make([]int64, d.N)
+			for v := range first {
+				first[v] = math.MaxInt64
+			}
+			for v, l := range r.Label {
+				first[l] = min(first[l], d.OriginalID(int32(v)))
+			}
 			return writeLines(w, d.N, func(bw *bufio.Writer, v int32) {
-				fmt.Fprintf(bw, "%d %d\n", d.OriginalID(v), d.OriginalID(r.Label[v]))
+				fmt.Fprintf(bw, "%d %d\n", d.OriginalID(v), first[r.Label[v]])
 			})
 		},
 		check: func() error {

@@ -179,3 +179,56 @@ func failCases(t *testing.T, cases []failCase) {
 		})
 	}
 }
+
+// Renumbering the vertices (--relabel) changes no output: ids are the
+// file's, components are labelled by their smallest id, and depths,
+// triangle counts and ranks are the vertices' own.
+func TestRelabelKeepsOutputs(t *testing.T) {
+	tmp := t.TempDir()
+	g := filepath.Join(tmp, "k10.hpg")
+	if out, code := hpgraph(t, "gen", "kron", "--scale", "10", "-o", g); code != 0 {
+		t.Fatalf("gen: exit %d:\n%s", code, out)
+	}
+	read := func(algo, relabel string, extra ...string) map[string][]string {
+		t.Helper()
+		f := filepath.Join(tmp, algo+"-"+relabel+".txt")
+		args := append([]string{"run", algo, g, "--backend", "cpu", "--relabel", relabel, "--out", f}, extra...)
+		if out, code := hpgraph(t, args...); code != 0 {
+			t.Fatalf("%v: exit %d:\n%s", args, code, out)
+		}
+		data, _ := os.ReadFile(f)
+		lines := map[string][]string{}
+		for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			fs := strings.Fields(l)
+			lines[fs[0]] = fs[1:]
+		}
+		return lines
+	}
+	for _, c := range []struct {
+		algo  string
+		extra []string
+		cols  int // compared columns after the id (bfs: depth, not the parent)
+	}{{"bfs", nil, 1}, {"cc", nil, 1}, {"tc", []string{"--per-vertex"}, 1}, {"pagerank-ldbc", nil, 0}} {
+		plain, degree := read(c.algo, "none", c.extra...), read(c.algo, "degree", c.extra...)
+		if len(plain) != 1024 || len(degree) != len(plain) {
+			t.Fatalf("%s: %d and %d lines", c.algo, len(plain), len(degree))
+		}
+		for id, want := range plain {
+			got := degree[id]
+			if c.cols == 0 { // ranks: summed in another order
+				a, _ := strconv.ParseFloat(want[0], 64)
+				b, _ := strconv.ParseFloat(got[0], 64)
+				if d := a - b; d > 1e-12 || d < -1e-12 {
+					t.Fatalf("%s: vertex %s: %v, relabelled %v", c.algo, id, a, b)
+				}
+				continue
+			}
+			if strings.Join(got[:c.cols], " ") != strings.Join(want[:c.cols], " ") {
+				t.Fatalf("%s: vertex %s: %v, relabelled %v", c.algo, id, want, got)
+			}
+		}
+	}
+	if out, code := hpgraph(t, "run", "bfs", g, "--relabel", "random"); code == 0 || !strings.Contains(out, "want none, degree or auto") {
+		t.Fatalf("--relabel random: exit %d:\n%s", code, out)
+	}
+}
