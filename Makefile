@@ -9,7 +9,7 @@ CUDA_HDRS = $(shell ./scripts/cuda-headers.sh)
 
 CUDA_ENV = CGO_CFLAGS=-I$(CUDA_HDRS)/include CGO_LDFLAGS=-L$(CUDA_HDRS)/stubs
 
-.PHONY: all build run test vet fmt-check bench fuzz clean cuda cuda-test cuda-check
+.PHONY: all build run test vet fmt-check bench fuzz clean cuda cuda-test cuda-check cuda-compile
 
 all: build
 
@@ -60,6 +60,14 @@ cuda-check:
 	$(CUDA_ENV) $(GO) vet -tags cuda ./...
 	$(CUDA_ENV) $(GO) test -tags cuda -c -o /dev/null ./cuda/
 	$(CUDA_ENV) $(GO) test -tags cuda -c -o /dev/null ./apps/
+
+# Every kernel compiled by NVRTC for compute_80 and compute_90, on a
+# machine without a GPU (scripts/nvrtc.sh fetches NVRTC once).
+cuda-compile:
+	@./scripts/cuda-headers.sh >/dev/null
+	$(CUDA_ENV) $(GO) test -c -tags cuda -o $(BIN)/cuda-compile.test ./cuda/
+	nv=$$(./scripts/nvrtc.sh) && LD_LIBRARY_PATH=$$nv HPGRAPH_NVRTC=$$(ls $$nv/libnvrtc.so.* | head -1) HPGRAPH_REQUIRE_NVRTC=1 \
+	  $(BIN)/cuda-compile.test -test.run 'TestCompile|TestTemplateConstants|TestKernelNames'
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./...

@@ -26,7 +26,7 @@ func requireGPU() bool { return os.Getenv("HPGRAPH_REQUIRE_GPU") != "" }
 func needNVRTC(t *testing.T) {
 	t.Helper()
 	if err := loadNVRTC(); err != nil {
-		if requireGPU() {
+		if requireGPU() || os.Getenv("HPGRAPH_REQUIRE_NVRTC") != "" {
 			t.Fatal(err)
 		}
 		t.Skip(err)

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Prints a directory holding libnvrtc.so* (NVRTC, the CUDA runtime
+# compiler) and libcuda.so.1 (the driver's stub, which lets a cuda-tagged
+# test binary start without a driver), so that `make cuda-compile` can
+# compile every kernel for compute_80 and compute_90 on a machine with no
+# GPU, as CI does.
+#
+# Order: $CUDA_HOME/lib64 when it has libnvrtc.so; else a cache directory;
+# else Debian's libnvrtc11.2 and libnvrtc-builtins11.8 packages (non-free,
+# NVRTC 11.8, ~60 MB) extracted into the cache (default
+# ~/.cache/hpgraph/nvrtc). The stub comes from scripts/cuda-headers.sh.
+set -euo pipefail
+
+headers=$(dirname "$0")/cuda-headers.sh
+stub="$("$headers")/stubs/libcuda.so"
+cache="${HPGRAPH_NVRTC_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hpgraph/nvrtc}"
+mkdir -p "$cache"
+ln -sfn "$stub" "$cache/libcuda.so.1"
+
+if [ -n "${CUDA_HOME:-}" ] && ls "$CUDA_HOME"/lib64/libnvrtc.so* >/dev/null 2>&1; then
+  for f in "$CUDA_HOME"/lib64/libnvrtc*.so*; do ln -sfn "$f" "$cache/$(basename "$f")"; done
+  echo "$cache"
+  exit 0
+fi
+if ls "$cache"/libnvrtc.so.* >/dev/null 2>&1; then
+  echo "$cache"
+  exit 0
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/lists/partial" "$work/sources"
+cat > "$work/sources/debian.sources" <<SRC
+Types: deb
+URIs: http://deb.debian.org/debian
+Suites: bookworm
+Components: main non-free
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+apt_opts=(-o "Dir::Etc::SourceList=/dev/null" -o "Dir::Etc::SourceParts=$work/sources"
+  -o "Dir::State::Lists=$work/lists" -o "Dir::Cache::pkgcache=" -o "Dir::Cache::srcpkgcache=")
+echo "hpgraph: fetching NVRTC (libnvrtc11.2, libnvrtc-builtins11.8) to compile the kernels (once; cached in $cache)" >&2
+apt-get "${apt_opts[@]}" -qq update >&2
+(cd "$work" && apt-get "${apt_opts[@]}" -qq download libnvrtc11.2 libnvrtc-builtins11.8 >&2)
+mkdir -p "$work/x"
+for deb in "$work"/*.deb; do dpkg-deb -x "$deb" "$work/x"; done
+cp -a "$work"/x/usr/lib/x86_64-linux-gnu/libnvrtc*.so* "$cache/"
+echo "$cache"
