@@ -385,6 +385,23 @@ __device__ __forceinline__ void vp_coo_group(const VP_Mat& m, const VP_Run& c, c
   if (valid && gl == 0) vp_combine_row(c, s, r, acc);
 }
 
+// vp_chunk_done stores the partial of chunk `chunk` of heavy row r (index
+// h, chunks first .. first+cnt-1); the caller that completes the row's
+// last chunk folds the chunks' partials in order and combines the sum
+// into y (the threadfence-reduction pattern: no second launch, no atomics
+// on y). One thread per chunk calls it.
+__device__ __forceinline__ void vp_chunk_done(const VP_Run& c, const State& s, int chunk, int h, int r, int first, int cnt, A_t part) {
+  memcpy(c.partial + (long long)chunk * sizeof(A_t), &part, sizeof(A_t));
+  __threadfence();
+  unsigned done = atomicAdd(c.heavyCount + h, 1u);
+  if (done != (unsigned)cnt - 1) return;
+  __threadfence();
+  A_t tot = vp_identity();
+  for (int k = 0; k < cnt; k++) tot = vp_reduce(tot, vp_load_volatile(c.partial + (long long)(first + k) * sizeof(A_t)));
+  c.heavyCount[h] = 0;  // ready for the next superstep
+  vp_combine_row(c, s, r, tot);
+}
+
 // vp_pull_chunk: one block reduces chunk `chunk` of a heavy row; the block
 // that completes the row's last chunk folds the chunks' partials in order
 // and combines the sum into y (the threadfence-reduction pattern: no
@@ -429,15 +446,7 @@ __device__ __forceinline__ void vp_pull_chunk(const VP_Mat& m, const VP_Run& c, 
   if (threadIdx.x != 0) return;
   A_t part = sval[0];
   for (int w = 1; w < VP_BLOCK / 32; w++) part = vp_reduce(part, sval[w]);
-  memcpy(c.partial + (long long)chunk * sizeof(A_t), &part, sizeof(A_t));
-  __threadfence();
-  unsigned done = atomicAdd(c.heavyCount + h, 1u);
-  if (done != (unsigned)cnt - 1) return;
-  __threadfence();
-  A_t tot = vp_identity();
-  for (int k = 0; k < cnt; k++) tot = vp_reduce(tot, vp_load_volatile(c.partial + (long long)(first + k) * sizeof(A_t)));
-  c.heavyCount[h] = 0;  // ready for the next superstep
-  vp_combine_row(c, s, r, tot);
+  vp_chunk_done(c, s, chunk, h, r, first, cnt, part);
 }
 
 // A program whose rows can drop out (vp_wants, vp_done: a traversal's
@@ -513,16 +522,7 @@ __device__ __forceinline__ void vp_pull_chunk_warp(const VP_Mat& m, const VP_Run
   }
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) acc = vp_reduce(acc, vp_shfl_down(acc, o, 32));
-  if (lane != 0) return;
-  memcpy(c.partial + (long long)chunk * sizeof(A_t), &acc, sizeof(A_t));
-  __threadfence();
-  unsigned done = atomicAdd(c.heavyCount + h, 1u);
-  if (done != (unsigned)cnt - 1) return;
-  __threadfence();
-  A_t tot = vp_identity();
-  for (int k = 0; k < cnt; k++) tot = vp_reduce(tot, vp_load_volatile(c.partial + (long long)(first + k) * sizeof(A_t)));
-  c.heavyCount[h] = 0;  // ready for the next superstep
-  vp_combine_row(c, s, r, tot);
+  if (lane == 0) vp_chunk_done(c, s, chunk, h, r, first, cnt, acc);
 }
 #endif
 
