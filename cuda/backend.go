@@ -267,7 +267,7 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 }
 
 // reserve makes sure need bytes of device memory are free, freeing the
-// matrices no run uses if it must. On the context's thread.
+// matrices no run uses if it must. Inside device.do.
 func (d *device) reserve(need int64) error {
 	free, total := d.memInfo()
 	if need > free && len(d.cache.m) > 0 {
@@ -316,7 +316,7 @@ func put[T any](r *run, s []T) cu.DevicePtr {
 	return devPut(&r.bufs, s)
 }
 
-// upload allocates and fills everything. On the context's thread.
+// upload allocates and fills everything. Inside device.do.
 func (r *run) upload(lim binLimits) {
 	job := r.job
 	d := r.d
@@ -526,7 +526,7 @@ func (r *run) pushGrids(batched bool) (push, apply int64) {
 	return min(max(push, 1), 16*sms), min(max(apply, 1), 16*sms)
 }
 
-// enqueue launches superstep base+j. On the context's thread.
+// enqueue launches superstep base+j. Inside device.do.
 func (r *run) enqueue(dir vertexprog.Direction, j int, batched bool) {
 	a := argBytes(j, batched, 0)
 	if dir == vertexprog.Push {
@@ -656,7 +656,7 @@ func (r *run) steps(it int, dir vertexprog.Direction, count int, pushEdges int64
 // startLoop launches vp_loop for supersteps r.step, ... (up to count)
 // when they push from a frontier small enough for one cluster, and
 // reports whether it did. A device that cannot launch the cluster gets
-// one of 8 blocks, then none. On the context's thread.
+// one of 8 blocks, then none. Inside device.do.
 func (r *run) startLoop(dir vertexprog.Direction, count int) bool {
 	if dir != vertexprog.Push || count < 2 || r.loop == 0 || r.last[recActive] == 0 || r.last[recEdges] > uint64(loopEdges) {
 		return false
@@ -689,7 +689,7 @@ func (r *run) batchable(rep vertexprog.StepReport) bool {
 
 // enqueueSteps launches supersteps s0, ... (count of them) with the
 // grid-wide kernels: the first whatever its frontier, the rest batched,
-// in CUDA graphs where they can be. On the context's thread.
+// in CUDA graphs where they can be. Inside device.do.
 func (r *run) enqueueSteps(dir vertexprog.Direction, s0, count int) {
 	r.enqueue(dir, s0-r.base, false)
 	rest := count - 1
@@ -712,7 +712,7 @@ func (r *run) enqueueSteps(dir vertexprog.Direction, s0, count int) {
 }
 
 // readRecords copies the records of supersteps s0 .. s0+count-1 into
-// r.host and waits for the stream. On the context's thread.
+// r.host and waits for the stream. Inside device.do.
 func (r *run) readRecords(s0, count int) {
 	st := cu.Stream(uintptr(unsafe.Pointer(r.d.stream)))
 	r.recHost = r.d.pinnedRecords(recordRing * r.recW * 8)

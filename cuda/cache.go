@@ -32,7 +32,7 @@ type matDev struct {
 // *hyb.Matrix (vertexprog.Graph keeps its matrices, so repeated runs on one
 // graph pass the same pointer). Matrices no run uses are freed, least
 // recently used first, when a run needs their memory, and beyond
-// cacheKeep of them. Used on the context's thread only.
+// cacheKeep of them. Used inside device.do only.
 type matCache struct {
 	m            map[*hyb.Matrix]*matDev
 	clock        uint64
@@ -113,7 +113,7 @@ func freeAll(bufs []cu.DevicePtr) {
 }
 
 // get returns m's device copy with the parts asked for, uploading what is
-// missing, and marks it used. On the context's thread.
+// missing, and marks it used. Inside device.do.
 func (c *matCache) get(m *hyb.Matrix, bins bool, deg []int32, lim binLimits) *matDev {
 	if c.m == nil {
 		c.m = map[*hyb.Matrix]*matDev{}

@@ -379,7 +379,7 @@ type module struct {
 var kernelNames = []string{"vp_ctl", "vp_fill", "vp_compact", "vp_pull_ell", "vp_pull_coo", "vp_apply_pull", "vp_apply_push", "vp_push", "vp_loop", "vp_state_layout"}
 
 // stateOffsets runs vp_state_layout: the offsets of State's n members,
-// then sizeof(State). On the context's thread.
+// then sizeof(State). Inside device.do.
 func (m *module) stateOffsets(n int) []uint64 {
 	out := make([]uint64, n+1)
 	buf := cu.MemAlloc(int64(8 * len(out)))
@@ -390,7 +390,7 @@ func (m *module) stateOffsets(n int) []uint64 {
 }
 
 // loadModule loads ptx once per key (modules live as long as the
-// context) and looks up its kernels, names. On the context's thread.
+// context) and looks up its kernels, names. Inside device.do.
 func (d *device) loadModule(key, ptx string, names []string) (*module, error) {
 	d.mu.Lock()
 	m := d.modules[key]
@@ -430,7 +430,7 @@ const blockSize = 256
 
 // launch runs kernel name on grid blocks of blockSize threads, in stream
 // st, with the four arguments every kernel takes (VP_Mat, VP_Run, State,
-// VP_Arg), given as their bytes. On the context's thread.
+// VP_Arg), given as their bytes. Inside device.do.
 func (m *module) launch(name string, grid int64, st C.CUstream, mat, run, state, arg []byte) {
 	if grid <= 0 {
 		return
@@ -444,8 +444,8 @@ func (m *module) launch(name string, grid int64, st C.CUstream, mat, run, state,
 }
 
 // launch2 runs kernel name, which takes two arguments (given as their
-// bytes), on grid blocks of blockSize threads in stream st. On the
-// context's thread.
+// bytes), on grid blocks of blockSize threads in stream st. Inside
+// device.do.
 func (m *module) launch2(name string, grid int64, st C.CUstream, a, b []byte) {
 	if grid <= 0 {
 		return
@@ -485,7 +485,7 @@ func (m *module) launchLoop(cluster, shared int, st C.CUstream, mat, run, state,
 	return nil
 }
 
-// syncStream waits for the device stream's work. On the context's thread.
+// syncStream waits for the device stream's work. Inside device.do.
 func (d *device) syncStream() { check("waiting for the GPU", C.hp_stream_sync(d.stream)) }
 
 // beginCapture starts recording the stream's launches into a graph.
@@ -508,7 +508,7 @@ func destroyGraph(e C.CUgraphExec) {
 	}
 }
 
-// copyMillis times a device-to-device copy of bytes. On the context's thread.
+// copyMillis times a device-to-device copy of bytes. Inside device.do.
 func copyMillis(dst, src cu.DevicePtr, bytes int64) float64 {
 	var ms C.float
 	check("timing a device copy", C.hp_copy_ms(C.CUdeviceptr(dst), C.CUdeviceptr(src), C.size_t(bytes), &ms))

@@ -475,7 +475,7 @@ func TestStateOrderIsChecked(t *testing.T) {
 	t.Log(err)
 }
 
-// BenchmarkDo is a call's round trip to the context's thread, bare and
+// BenchmarkDo is a call's round trip through device.do, bare and
 // with a stream synchronization (every superstep makes at least one).
 func BenchmarkDo(b *testing.B) {
 	d := needGPU(b)

@@ -18,9 +18,9 @@ import (
 )
 
 // traceSteps (HPGRAPH_CUDA_TRACE=1) writes to stderr where each Step or
-// StepBatch call's time went: the handoff to the context's thread, the
+// StepBatch call's time went: getting the context (device.do), the
 // launches, the GPU's own time between the first launch and the last
-// (events), the wait for the records, and the handoff back.
+// (events), the wait for the records, and the return to the caller.
 var traceSteps = os.Getenv("HPGRAPH_CUDA_TRACE") == "1"
 
 type stepTrace struct {
@@ -28,7 +28,7 @@ type stepTrace struct {
 	ev                            [2]C.CUevent
 }
 
-// start is the first thing the call does on the context's thread.
+// start is the first thing the call does inside device.do.
 func (t *stepTrace) start(d *device) {
 	if t == nil {
 		return

@@ -26,8 +26,8 @@ const (
 	stageMin   = 1 << 20 // smaller copies go straight
 )
 
-// stage is the pinned staging memory, allocated on first use; used on
-// the context's thread only.
+// stage is the pinned staging memory, allocated on first use; used
+// inside device.do only.
 var stage struct {
 	buf  [2]unsafe.Pointer
 	ev   [2]event
@@ -74,7 +74,7 @@ func hostCopy(dst, src unsafe.Pointer, n int) {
 }
 
 // htod copies host memory to the device and returns once the device has
-// it. On the context's thread, with the run's stream idle.
+// it. Inside device.do, with the run's stream idle.
 func htod(dst cu.DevicePtr, src unsafe.Pointer, bytes int64) {
 	if bytes < stageMin || !stageReady() {
 		cu.MemcpyHtoD(dst, src, bytes)
@@ -95,7 +95,7 @@ func htod(dst cu.DevicePtr, src unsafe.Pointer, bytes int64) {
 	d.syncStream()
 }
 
-// dtoh copies device memory to the host. On the context's thread, after
+// dtoh copies device memory to the host. Inside device.do, after
 // the stream's kernels are done.
 func dtoh(dst unsafe.Pointer, src cu.DevicePtr, bytes int64) {
 	if bytes < stageMin || !stageReady() {
@@ -174,7 +174,7 @@ func driverVersion(v int) string {
 
 // measureCopy times device-to-device copies of a 1 GiB buffer (less when
 // memory is short) and returns the median rate in bytes per second,
-// counting bytes read plus bytes written. On the context's thread.
+// counting bytes read plus bytes written. Inside device.do.
 func measureCopy(d *device) float64 {
 	free, _ := cu.MemGetInfo()
 	size := int64(1 << 30)
