@@ -57,7 +57,7 @@ func newInfo() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			printInfo(cmd, g, m, hf.gpuOptions(), took)
+			printInfo(cmd, g, m, hf.gpuOptions(), took, lf.order(g))
 			return nil
 		},
 	}
@@ -66,7 +66,7 @@ func newInfo() *cobra.Command {
 	return cmd
 }
 
-func printInfo(cmd *cobra.Command, g *datasets.Graph, m *hyb.Matrix, opt hyb.Options, took fmt.Stringer) {
+func printInfo(cmd *cobra.Command, g *datasets.Graph, m *hyb.Matrix, opt hyb.Options, took fmt.Stringer, order string) {
 	s := m.Stats()
 	kind := "undirected"
 	if g.Directed {
@@ -91,6 +91,7 @@ func printInfo(cmd *cobra.Command, g *datasets.Graph, m *hyb.Matrix, opt hyb.Opt
 	row("ELL entries", "%d of %d slots (fill %.1f%%, %d padding)", s.EllEntries, s.EllSlots, 100*s.EllFill, s.EllPadding)
 	row("COO entries", "%d (%.1f%% of nnz)", s.CooEntries, 100*s.CooShare)
 	row("bytes", "ELL %s, COO %s, CSR %s", mib(s.EllBytes), mib(s.CooBytes), mib(csrBytes(g)))
+	row("vertex order", "%s", order)
 	row("load time", "%v", took)
 	w.Flush()
 }

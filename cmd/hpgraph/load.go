@@ -52,6 +52,21 @@ func (l *loadFlags) options() (datasets.Options, error) {
 	return o, nil
 }
 
+// order describes the vertex order that loading gave g (--relabel).
+func (l *loadFlags) order(g *datasets.Graph) string {
+	r, _ := datasets.ParseRelabeling(l.relabel)
+	skewed := datasets.Skewed(g)
+	switch {
+	case r == datasets.RelabelDegree:
+		return "by decreasing degree (--relabel degree)"
+	case r == datasets.RelabelAuto && skewed:
+		return "by decreasing degree (--relabel auto: the degrees are skewed)"
+	case r == datasets.RelabelAuto:
+		return "the file's (--relabel auto: the degrees are not skewed)"
+	}
+	return "the file's (--relabel none)"
+}
+
 // load reads a graph with a progress indicator and reports the time taken.
 func (l *loadFlags) load(path string) (*datasets.Graph, time.Duration, error) {
 	opt, err := l.options()

@@ -67,7 +67,8 @@ func TestGenReproducesGAP(t *testing.T) {
 	for _, c := range []struct {
 		gen   string
 		edges int
-	}{{"kron", 10496}, {"uniform", 16125}} {
+		order string // what --relabel auto makes of it
+	}{{"kron", 10496, "by decreasing degree"}, {"uniform", 16125, "the file's"}} {
 		out, code := hpgraph(t, "gen", c.gen, "--scale", "10", "-o", filepath.Join(dir, c.gen+".mtx"))
 		if code != 0 {
 			t.Fatalf("gen %s: exit %d\n%s", c.gen, code, out)
@@ -79,6 +80,9 @@ func TestGenReproducesGAP(t *testing.T) {
 		info, code := hpgraph(t, "info", filepath.Join(dir, c.gen+".mtx"))
 		if code != 0 || !regexp.MustCompile(`edges\s+`+strconv.Itoa(c.edges)+` `).MatchString(info) {
 			t.Errorf("info of generated %s (exit %d):\n%s", c.gen, code, info)
+		}
+		if !regexp.MustCompile(`vertex order\s+` + c.order + ` \(--relabel auto`).MatchString(info) {
+			t.Errorf("info of generated %s: vertex order is not %q:\n%s", c.gen, c.order, info)
 		}
 	}
 }
