@@ -54,13 +54,32 @@ func Skewed(g *Graph) bool {
 	if g.N == 0 || g.NNZ() < 8*int64(g.N) {
 		return false
 	}
-	deg := make([]int32, g.N)
-	for v := range deg {
-		deg[v] = int32(g.Degree(int32(v)))
-	}
-	slices.Sort(deg)
+	// The median from a histogram of the degrees up to the mean: the
+	// median of a skewed graph lies below it.
 	mean := float64(g.NNZ()) / float64(g.N)
-	return mean > 1.3*float64(deg[g.N/2])
+	hist := make([]int, int(1.3*mean)+2)
+	for v := range g.N {
+		hist[min(g.Degree(int32(v)), len(hist)-1)]++
+	}
+	seen := 0
+	for d, c := range hist {
+		if seen += c; seen > g.N/2 {
+			return mean > 1.3*float64(d) // the (N/2)-th smallest degree is d (or more, in the last bucket)
+		}
+	}
+	return false
+}
+
+// Resolve is the order r gives g: RelabelAuto becomes RelabelDegree or
+// RelabelNone.
+func (r Relabeling) Resolve(g *Graph) Relabeling {
+	if r == RelabelAuto {
+		if Skewed(g) {
+			return RelabelDegree
+		}
+		return RelabelNone
+	}
+	return r
 }
 
 // Relabel returns g with its vertices renumbered in order r (g itself for
@@ -68,10 +87,7 @@ func Skewed(g *Graph) bool {
 // along (IDs), so output written through OriginalID and sources given in
 // the input's ids mean what they meant.
 func (g *Graph) Relabel(r Relabeling) *Graph {
-	if r == RelabelAuto && Skewed(g) {
-		r = RelabelDegree
-	}
-	if r != RelabelDegree {
+	if r.Resolve(g) != RelabelDegree {
 		return g
 	}
 	order := DegreeOrder(g)

@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -130,6 +131,27 @@ func TestSkewed(t *testing.T) {
 		}
 		if relabelled := p.IDs != nil; relabelled != c.want {
 			t.Errorf("%s: auto relabelled %v, want %v", c.el.Name, relabelled, c.want)
+		}
+	}
+}
+
+// Skewed's histogram median agrees with sorting the degrees.
+func TestSkewedMatchesSortedMedian(t *testing.T) {
+	for seed := uint64(1); seed <= 40; seed++ {
+		el := randomList(200+int(seed)*7, 1000+int(seed)*300, seed%2 == 0, seed)
+		g, err := Build(el, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		deg := make([]int, g.N)
+		for v := range deg {
+			deg[v] = g.Degree(int32(v))
+		}
+		slices.Sort(deg)
+		mean := float64(g.NNZ()) / float64(g.N)
+		want := g.NNZ() >= 8*int64(g.N) && mean > 1.3*float64(deg[g.N/2])
+		if got := Skewed(g); got != want {
+			t.Errorf("seed %d: Skewed %v, sorted median %d and mean %.2f say %v", seed, got, deg[g.N/2], mean, want)
 		}
 	}
 }

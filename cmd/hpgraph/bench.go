@@ -228,11 +228,8 @@ func loadBenchGraph(src graphSource, lf loadFlags, withWeights bool) (*benchGrap
 	}
 	info.LoadMS = ms(time.Since(t0))
 	t1 := time.Now()
-	if rg := g.Relabel(relabel); rg != g {
-		g, info.Relabel = rg, datasets.RelabelDegree.String()
-	} else {
-		info.Relabel = datasets.RelabelNone.String()
-	}
+	info.Relabel = relabel.Resolve(g).String()
+	g = g.Relabel(relabel)
 	info.RelabelMS = ms(time.Since(t1))
 	info.Vertices, info.Edges, info.NNZ, info.Directed = g.N, g.Edges(), g.NNZ(), g.Directed
 	bg := &benchGraph{plain: g}

@@ -55,11 +55,10 @@ func (l *loadFlags) options() (datasets.Options, error) {
 // order describes the vertex order that loading gave g (--relabel).
 func (l *loadFlags) order(g *datasets.Graph) string {
 	r, _ := datasets.ParseRelabeling(l.relabel)
-	skewed := datasets.Skewed(g)
 	switch {
 	case r == datasets.RelabelDegree:
 		return "by decreasing degree (--relabel degree)"
-	case r == datasets.RelabelAuto && skewed:
+	case r == datasets.RelabelAuto && r.Resolve(g) == datasets.RelabelDegree:
 		return "by decreasing degree (--relabel auto: the degrees are skewed)"
 	case r == datasets.RelabelAuto:
 		return "the file's (--relabel auto: the degrees are not skewed)"
