@@ -273,6 +273,17 @@ struct VP_Batch {
   X_t x[VP_UNROLL];
 };
 
+// vp_coo_batch fills a batch with COO entries i, i+stride, ... below e
+// (u = -1 past e).
+__device__ __forceinline__ void vp_coo_batch(VP_Batch& b, const VP_Mat& m, long long i, long long e, int stride) {
+#pragma unroll
+  for (int q = 0; q < VP_UNROLL; q++) {
+    const long long ii = i + (long long)q * stride;
+    b.u[q] = ii < e ? vp_stream(m.cooCol + ii) : -1;
+    b.w[q] = ii < e && m.cooVal ? vp_stream(m.cooVal + ii) : 1.0f;
+  }
+}
+
 // vp_batch_gather loads the batch's frontier bits and X (u, w filled in)
 // and folds it into acc; it returns true when acc became decided.
 __device__ __forceinline__ bool vp_batch_gather(VP_Batch& b, A_t& acc, int r, const VP_Run& c, const VP_St& t, const State& s) {
@@ -365,12 +376,7 @@ __device__ __forceinline__ void vp_coo_group(const VP_Mat& m, const VP_Run& c, c
     bool decided = false;
     if (act) {
       VP_Batch b;
-#pragma unroll
-      for (int q = 0; q < VP_UNROLL; q++) {
-        long long ii = i + (long long)q * G;
-        b.u[q] = ii < e ? vp_stream(m.cooCol + ii) : -1;
-        b.w[q] = ii < e && m.cooVal ? vp_stream(m.cooVal + ii) : 1.0f;
-      }
+      vp_coo_batch(b, m, i, e, G);
       decided = vp_batch_gather(b, acc, r, c, t, s);
       i += (long long)VP_UNROLL * G;
     }
@@ -424,12 +430,7 @@ __device__ __forceinline__ void vp_pull_chunk(const VP_Mat& m, const VP_Run& c, 
       bool decided = false;
       if (act) {
         VP_Batch bt;
-#pragma unroll
-        for (int q = 0; q < VP_UNROLL; q++) {
-          long long ii = i + (long long)q * VP_BLOCK;
-          bt.u[q] = ii < e ? vp_stream(m.cooCol + ii) : -1;
-          bt.w[q] = ii < e && m.cooVal ? vp_stream(m.cooVal + ii) : 1.0f;
-        }
+        vp_coo_batch(bt, m, i, e, VP_BLOCK);
         decided = vp_batch_gather(bt, acc, r, c, t, s);
       }
 #if VP_HAS_DONE
@@ -506,12 +507,7 @@ __device__ __forceinline__ void vp_pull_chunk_warp(const VP_Mat& m, const VP_Run
     bool decided = false;
     if (act) {
       VP_Batch bt;
-#pragma unroll
-      for (int q = 0; q < VP_UNROLL; q++) {
-        long long ii = i + (long long)q * 32;
-        bt.u[q] = ii < e ? vp_stream(m.cooCol + ii) : -1;
-        bt.w[q] = ii < e && m.cooVal ? vp_stream(m.cooVal + ii) : 1.0f;
-      }
+      vp_coo_batch(bt, m, i, e, 32);
       decided = vp_batch_gather(bt, acc, r, c, t, s);
     }
 #if VP_HAS_DONE

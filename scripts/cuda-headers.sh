@@ -30,21 +30,8 @@ fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/lists/partial" "$work/sources"
-# A private sources list that adds the non-free component, so the system's
-# apt configuration is left untouched.
-cat > "$work/sources/debian.sources" <<SRC
-Types: deb
-URIs: http://deb.debian.org/debian
-Suites: bookworm
-Components: main non-free
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-SRC
-apt_opts=(-o "Dir::Etc::SourceList=/dev/null" -o "Dir::Etc::SourceParts=$work/sources"
-  -o "Dir::State::Lists=$work/lists" -o "Dir::Cache::pkgcache=" -o "Dir::Cache::srcpkgcache=")
 echo "hpgraph: fetching nvidia-cuda-dev for cuda.h and the libcuda stub (once; cached in $cache)" >&2
-apt-get "${apt_opts[@]}" -qq update >&2
-(cd "$work" && apt-get "${apt_opts[@]}" -qq download nvidia-cuda-dev >&2)
+"$(dirname "$0")/debian-download.sh" "$work" nvidia-cuda-dev
 deb=$(ls "$work"/nvidia-cuda-dev_*.deb)
 mkdir -p "$work/x"
 dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$work/x" \

@@ -29,19 +29,8 @@ fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/lists/partial" "$work/sources"
-cat > "$work/sources/debian.sources" <<SRC
-Types: deb
-URIs: http://deb.debian.org/debian
-Suites: bookworm
-Components: main non-free
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-SRC
-apt_opts=(-o "Dir::Etc::SourceList=/dev/null" -o "Dir::Etc::SourceParts=$work/sources"
-  -o "Dir::State::Lists=$work/lists" -o "Dir::Cache::pkgcache=" -o "Dir::Cache::srcpkgcache=")
 echo "hpgraph: fetching NVRTC (libnvrtc11.2, libnvrtc-builtins11.8) to compile the kernels (once; cached in $cache)" >&2
-apt-get "${apt_opts[@]}" -qq update >&2
-(cd "$work" && apt-get "${apt_opts[@]}" -qq download libnvrtc11.2 libnvrtc-builtins11.8 >&2)
+"$(dirname "$0")/debian-download.sh" "$work" libnvrtc11.2 libnvrtc-builtins11.8
 mkdir -p "$work/x"
 for deb in "$work"/*.deb; do dpkg-deb -x "$deb" "$work/x"; done
 cp -a "$work"/x/usr/lib/x86_64-linux-gnu/libnvrtc*.so* "$cache/"
