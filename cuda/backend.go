@@ -59,6 +59,10 @@ var stream = true
 // (HPGRAPH_CUDA_PUSHGRID overrides it).
 var pushGridPerSM = 8
 
+// probe makes vp_loop print, from block 0, the cycles a superstep spends
+// in each phase (HPGRAPH_CUDA_PROBE=1; a diagnostic, it adds barriers).
+var probe = false
+
 func init() {
 	switch os.Getenv("HPGRAPH_CUDA_TEXTURE") {
 	case "0", "false":
@@ -87,6 +91,7 @@ func init() {
 	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_PUSHGRID")); err == nil && n > 0 && n <= 64 {
 		pushGridPerSM = n
 	}
+	probe = os.Getenv("HPGRAPH_CUDA_PROBE") == "1"
 	vertexprog.RegisterBackend(Backend{})
 }
 
@@ -158,6 +163,7 @@ type run struct {
 	chunks      [2]cu.DevicePtr
 	touchedList cu.DevicePtr
 	farBits     cu.DevicePtr // vp_loop's far set (delta-stepping)
+	yLoop       cu.DevicePtr // vp_loop's second accumulator array
 	partial     cu.DevicePtr
 	heavyCount  cu.DevicePtr
 	rec, ctl    cu.DevicePtr
@@ -168,14 +174,15 @@ type run struct {
 	host        []uint64       // records read back (pinned: recHost)
 	recHost     unsafe.Pointer // the device's pinned record memory, while reading
 
-	step   int      // supersteps run
-	base   int      // the device's ctl[0]
-	bias   int      // the device's ctl[1]: iteration of superstep 0
-	edges  int64    // the device's ctl[2]: a push batch's edge limit
-	last   []uint64 // record of superstep step-1
-	yDirty bool
-	queued bool // the frontier's queues are built (after a push superstep)
-	closed bool
+	step    int      // supersteps run
+	base    int      // the device's ctl[0]
+	bias    int      // the device's ctl[1]: iteration of superstep 0
+	edges   int64    // the device's ctl[2]: a push batch's edge limit
+	last    []uint64 // record of superstep step-1
+	yDirty  bool
+	yLoopOK bool // yLoop holds the identity (filled before the first vp_loop)
+	queued  bool // the frontier's queues are built (after a push superstep)
+	closed  bool
 
 	graphs   map[[2]int]C.CUgraphExec
 	noGraphs bool
@@ -217,6 +224,7 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 	feats := features{
 		XSize: job.XSize, ASize: job.ASize, HasWants: job.HasWants, HasDone: job.HasDone,
 		Priority: float32(job.Spec.Delta) > 0 && job.Push != nil, Texture: Texture, Unroll: unroll, Stream: stream,
+		Probe: probe,
 	}
 	feats.TextureX = Texture && job.XSize > 0 && job.XSize%4 == 0 && int64(n)*int64(job.XSize/4) <= d.texMaxWidth
 	lim := binsFromEnv()
@@ -287,14 +295,14 @@ func deviceBytes(job *vertexprog.DeviceJob, l *stateLayout, lim binLimits) int64
 	words := (n + 31) / 32
 	need := n*int64(job.XSize) + max(8, n*int64(job.ASize)) + 2*words*4
 	if job.Push != nil {
-		need += n*4 + 2*max(1, n)*4 + 2*8*max(1, pushChunks(job.Push.Degree))
+		need += n*4 + 2*max(1, n)*4 + 2*8*max(1, pushChunks(job.Push.Degree)) + max(8, n*int64(job.ASize))
 		if job.Spec.Delta > 0 {
 			need += words * 4
 		}
 	}
 	// Heavy pull chunks' partials and counters, at most.
 	need += (int64(len(job.Pull.CooCol))/int64(max(1, lim.Chunk)) + 1 + n/int64(max(1, lim.Warp))) * (int64(job.ASize) + 4)
-	need += int64(recordRing*(recordHead+len(job.Spec.Aggregators))*8 + 12 + 4*len(job.Spec.Aggregators))
+	need += int64(recordRing*(recordHead+len(job.Spec.Aggregators))*8 + 16 + 4*len(job.Spec.Aggregators))
 	for _, a := range l.arrays {
 		need += a.bytes
 	}
@@ -356,6 +364,7 @@ func (r *run) upload(lim binLimits) {
 		capChunks := max(1, pushChunks(deg))
 		r.chunks[0] = r.alloc(capChunks * 8)
 		r.chunks[1] = r.alloc(capChunks * 8)
+		r.yLoop = r.alloc(max(8, int64(n)*int64(job.ASize)))
 		if r.feats.Priority && r.words > 0 {
 			r.farBits = r.alloc(int64(r.words) * 4)
 			cu.MemsetD32(r.farBits, 0, int64(r.words))
@@ -387,7 +396,7 @@ func (r *run) upload(lim binLimits) {
 	}
 	copy(r.last, ring[(recordRing-1)*r.recW:])
 	r.rec = put(r, ring)
-	r.ctl = put(r, []int32{0, 0, 0})
+	r.ctl = put(r, []int32{0, 0, 0, 0})
 	if r.nagg > 0 {
 		ops := make([]int32, r.nagg)
 		for i, op := range job.Spec.Aggregators {
@@ -442,7 +451,7 @@ func (r *run) tex(p cu.DevicePtr, bytes int64) uint64 {
 
 // makeRunArg is the VP_Run argument (kernels.cu).
 func (r *run) makeRunArg() []byte {
-	b := make([]byte, 184)
+	b := make([]byte, 192)
 	le := binary.LittleEndian
 	var pushDeg cu.DevicePtr
 	if r.push != nil {
@@ -469,6 +478,7 @@ func (r *run) makeRunArg() []byte {
 	}
 	le.PutUint32(b[172:], math.Float32bits(float32(r.job.Spec.Delta)))
 	le.PutUint64(b[176:], uint64(r.farBits))
+	le.PutUint64(b[184:], uint64(r.yLoop))
 	return b
 }
 
@@ -665,6 +675,10 @@ func (r *run) startLoop(dir vertexprog.Direction, count int) bool {
 	if !r.queued {
 		r.launch("vp_compact", blocks(int64(r.n), blockSize), r.pull.arg, argBytes(s0-r.base, false, 0))
 		r.queued = true
+	}
+	if !r.yLoopOK {
+		r.launch("vp_fill", blocks(int64(r.n), blockSize), r.pull.arg, argBytes(0, false, 1))
+		r.yLoopOK = true
 	}
 	arg := loopArg(s0-r.base, false, count, loopEdges)
 	for r.loop > 0 {

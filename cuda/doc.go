@@ -5,9 +5,10 @@
 // engine has only its CPU backend.
 //
 // Importing the package (with the tag) registers the backend as "cuda".
-// All CUDA work runs on one goroutine locked to the OS thread that owns
-// the context; the binding's panics are recovered at this package's
-// boundary and returned as errors that carry the CUDA error name.
+// CUDA calls run one at a time (a mutex), each on the calling goroutine's
+// thread, locked to it with the context made current; the binding's
+// panics are recovered at this package's boundary and returned as errors
+// that carry the CUDA error name.
 //
 // Kernels are CUDA C (kernels.cu, embedded) with the program's snippet
 // spliced in, compiled at run time by NVRTC, which is loaded with dlopen
@@ -17,5 +18,9 @@
 // Environment: HPGRAPH_CUDA_TEXTURE=0/1 picks how the bitmasks and X are
 // read (texture objects or __ldg; default: the Texture variable),
 // HPGRAPH_CUDA_DEVICE selects the device ordinal (default 0),
-// HPGRAPH_NVRTC names the NVRTC library.
+// HPGRAPH_NVRTC names the NVRTC library. For measurements:
+// HPGRAPH_CUDA_TRACE=1 times every superstep call's phases on the host,
+// HPGRAPH_CUDA_PROBE=1 prints vp_loop's cycles per phase from the device,
+// and HPGRAPH_CUDA_LOOP, _LOOPEDGES, _BINS, _UNROLL, _STREAM, _GRAPHS
+// and _PUSHGRID override tuning values (see their variables).
 package cuda

@@ -282,7 +282,7 @@ var (
 	devErr  error
 )
 
-// getDevice starts the CUDA worker on first use.
+// getDevice opens the device on first use.
 func getDevice() (*device, error) {
 	devOnce.Do(func() { theDev, devErr = openDevice() })
 	return theDev, devErr
@@ -461,7 +461,7 @@ func (m *module) launch2(name string, grid int64, st C.CUstream, a, b []byte) {
 // and largest cluster (VP_LOOP_MAX).
 const (
 	loopBlock      = 1024
-	loopSharedBase = 147456
+	loopSharedBase = 212992
 	loopSharedFar  = 16384
 	maxLoopCluster = 16
 )

@@ -55,13 +55,15 @@ struct VP_Run {
   unsigned char* partial;  // heavy pull chunks' partials (A_t each)
   unsigned* heavyCount;    // per heavy pull row: chunks done in this superstep
   unsigned long long* rec; // ring of superstep records
-  int* ctl;                // [0] base superstep of a.j, [1] iteration of superstep 0, [2] push edges of a batch
+  int* ctl;                // [0] base superstep of a.j, [1] iteration of superstep 0, [2] push edges of a batch,
+                           // [3] vp_loop's rows listed in touchedList
   const int* aggOps;
   int n, ring, recWords, useMask;
   int pushSmall, pushChunk;
   int idempotent;  // Spec.Idempotent: pull unmasked while the frontier is dense
   float delta;     // Spec.Delta (vp_loop's delta-stepping, with VP_HAS_PRIORITY)
   unsigned* farBits;  // vertices in vp_loop's far lists (with VP_HAS_PRIORITY)
+  A_t* yLoop;         // vp_loop's second accumulator array (every row the identity between launches)
 };
 
 struct VP_Arg {
@@ -71,7 +73,7 @@ struct VP_Arg {
   int lim;      // vp_loop: the most frontier edges it pushes
 };
 
-static_assert(sizeof(VP_Run) == 184, "hpgraph: VP_Run layout");
+static_assert(sizeof(VP_Run) == 192, "hpgraph: VP_Run layout");
 static_assert(sizeof(VP_Arg) == 16, "hpgraph: VP_Arg layout");
 
 // The superstep a kernel works on.
@@ -80,6 +82,7 @@ struct VP_St {
   int p;  // s & 1
   bool go;
   bool mask;  // the pull tests x_bitmask
+  int iter0;  // the program's iteration of superstep 0 (ctl[1], read once)
   const unsigned long long* prev;  // record of s-1
   unsigned long long* rec;         // record of s
 };
@@ -97,6 +100,7 @@ __device__ __forceinline__ VP_St vp_st_at(const VP_Run& c, int s, bool batched, 
   t.p = t.s & 1;
   t.prev = vp_record(c, t.s - 1);
   t.rec = vp_record(c, t.s);
+  t.iter0 = c.ctl[1];
   unsigned long long act = t.prev[VP_R_ACTIVE];
   t.go = act > 0 && (!batched || act * VP_SMALL_FRONTIER < (unsigned long long)c.n ||
                      (push && t.prev[VP_R_EDGES] < (unsigned long long)c.ctl[2]));
@@ -166,7 +170,7 @@ __device__ __forceinline__ X_t vp_load_x(const VP_Run& c, int u) {
 
 __device__ __forceinline__ Step vp_step(const VP_Run& c, const VP_St& t, double* blk) {
   Step st;
-  st.iteration = t.s + c.ctl[1];
+  st.iteration = t.s + t.iter0;
   st.prev = reinterpret_cast<const double*>(t.prev + VP_R_AGG);
   st.acc = reinterpret_cast<double*>(t.rec + VP_R_AGG);
   st.blk = blk;
@@ -314,10 +318,11 @@ extern "C" __global__ void vp_ctl(VP_Mat m, VP_Run c, State s, VP_Arg a) {
   else c.ctl[2] = a.j;
 }
 
-// y := identity on every row (before a push after pull supersteps).
+// y (a.op 1: yLoop) := identity on every row (before a push after pull
+// supersteps; yLoop once, before the first vp_loop).
 extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_fill(VP_Mat m, VP_Run c, State s, VP_Arg a) {
   int r = blockIdx.x * blockDim.x + threadIdx.x;
-  if (r < m.n) c.y[r] = vp_identity();
+  if (r < m.n) (a.op == 1 ? c.yLoop : c.y)[r] = vp_identity();
 }
 
 // ELL pull, the first kernel of a pull superstep: one thread per row, slot
@@ -682,13 +687,14 @@ __device__ __forceinline__ T vp_agg_inc(T* counter) {
   return base + __popc(m & ((1u << lane) - 1u));
 }
 
-// VP_Touch is where a push lists the rows it changed from the identity:
-// the run's touchedList and its record's count (the grid-wide kernels),
-// or a block's list and count in shared memory (vp_loop).
-template <typename T>
+// VP_Touch is where a push of the grid-wide kernels folds (y) and lists
+// the rows it changed from the identity: the run's touchedList and its
+// record's count. (vp_loop's pushes go to a VP_Route.)
 struct VP_Touch {
+  A_t* y;
   int* list;
-  T* n;
+  unsigned long long* n;
+  __device__ __forceinline__ void add(int v) const { list[vp_agg_inc(n)] = v; }
 };
 
 // A 4- or 8-byte accumulator as the word atomics work on (push
@@ -750,12 +756,14 @@ __device__ __forceinline__ int vp_fold(A_t* p, int v, int u, const X_t& xu, floa
 // vp_push_one folds one pushed edge into row v. The thread that first
 // changes the row from the identity lists it for APPLY (without waiting:
 // APPLY takes each row once, vp_take_row).
-template <bool Guess, typename T>
-__device__ __forceinline__ void vp_push_one(const VP_Run& c, const VP_Touch<T>& tt, const State& s, int v, int u, const X_t& xu, float w) {
+// vp_loop's pushes (Guess) fold without asking vp_wants: its APPLY asks
+// (a row's state may change while another block pushes to it).
+template <bool Guess, typename Sink>
+__device__ __forceinline__ void vp_push_one(const VP_Run& c, const Sink& tt, const State& s, int v, int u, const X_t& xu, float w) {
 #if VP_HAS_WANTS
-  if (!vp_wants(v, s)) return;
+  if (!Guess && !vp_wants(v, s)) return;
 #endif
-  if (vp_fold<Guess>(c.y + v, v, u, xu, w, s) == 2) tt.list[vp_agg_inc(tt.n)] = v;
+  if (vp_fold<Guess>(tt.y + v, v, u, xu, w, s) == 2) tt.add(v);
 }
 
 // vp_edge reads edge e (in row order: ELL slots first) of row u, whose
@@ -777,9 +785,9 @@ __device__ __forceinline__ void vp_edge(const VP_Mat& m, int u, int e, int ell, 
 // after edge. A lane reads its ELL slot, the degree, the COO start and X
 // at once, before it knows whether it has an edge: one round trip to
 // memory where reading the degree first took two. Loop as vp_push_steps'.
-template <bool Loop, typename T>
+template <bool Loop, typename Sink>
 __device__ __forceinline__ void vp_push_small(const VP_Mat& m, const VP_Run& c, const State& s, int u, int l8, unsigned* front,
-                                              const VP_Touch<T>& tt) {
+                                              const Sink& tt) {
   const long long ei = (long long)l8 * m.pitch + u;
   int v = l8 < m.k ? m.ellCol[ei] : -1;
   float w = l8 < m.k && m.ellVal ? m.ellVal[ei] : 1.0f;
@@ -801,9 +809,9 @@ __device__ __forceinline__ void vp_push_small(const VP_Mat& m, const VP_Run& c, 
 // active_bitmask. The queues' lengths are words VP_R_SMALL.. of qr (the
 // record of s-1, or a copy); touched rows go to tt. Loop (vp_loop): X is
 // read with plain loads (vp_load_x) and folds guess (vp_fold).
-template <int BS, bool Loop, typename T>
+template <int BS, bool Loop, typename Sink>
 __device__ __forceinline__ void vp_push_steps(const VP_Mat& m, const VP_Run& c, const VP_St& t, const State& s,
-                                              const unsigned long long* qr, int bid, int nb, const VP_Touch<T>& tt) {
+                                              const unsigned long long* qr, int bid, int nb, const Sink& tt) {
   const long long nS = (long long)qr[VP_R_SMALL], nM = (long long)qr[VP_R_MEDIUM], nC = (long long)qr[VP_R_CHUNKS];
   const int* q = c.queue[t.p];
   const int2* hq = c.chunks[t.p];
@@ -849,7 +857,7 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_push(VP_Mat m, VP_Run 
   VP_St t = vp_st(c, a, true);
   if (!t.go) return;
   if (blockIdx.x == 0 && threadIdx.x == 0) t.rec[VP_R_RAN] = 1;
-  vp_push_steps<VP_BLOCK, false>(m, c, t, s, t.prev, blockIdx.x, gridDim.x, VP_Touch<unsigned long long>{c.touchedList, t.rec + VP_R_TOUCHED});
+  vp_push_steps<VP_BLOCK, false>(m, c, t, s, t.prev, blockIdx.x, gridDim.x, VP_Touch{c.y, c.touchedList, t.rec + VP_R_TOUCHED});
 }
 
 // vp_take_row takes touched row v for APPLY: it swaps the row's
@@ -860,11 +868,11 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_push(VP_Mat m, VP_Run 
 // identity: push supersteps are for Sparse programs, whose Update of the
 // identity changes nothing. It returns whether the row has an
 // accumulator, in acc.
-__device__ __forceinline__ bool vp_take_row(const VP_Run& c, int v, A_t& acc) {
+__device__ __forceinline__ bool vp_take_row(A_t* y, int v, A_t& acc) {
 #if VP_ASIZE == 4 || VP_ASIZE == 8
   vp_abits id, got;
   id.a = vp_identity();
-  got.b = atomicExch(reinterpret_cast<vp_aword*>(c.y + v), id.b);
+  got.b = atomicExch(reinterpret_cast<vp_aword*>(y + v), id.b);
   acc = got.a;
   return got.b != id.b;
 #else
@@ -891,7 +899,7 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_apply_push(VP_Mat m, V
     if (i < cnt) {
       v = c.touchedList[i];
       const int d = c.pushDeg[v];  // (read with the swap, not after it)
-      if (vp_take_row(c, v, acc) && (act = vp_update_at(c, t, s, v, acc, blk))) {
+      if (vp_take_row(c.y, v, acc) && (act = vp_update_at(c, t, s, v, acc, blk))) {
         atomicOr(c.mask[t.p ^ 1] + (v >> 5), 1u << (v & 31));
         deg = d;
       }
@@ -904,29 +912,35 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_apply_push(VP_Mat m, V
 // vp_loop runs push supersteps ctl[0] + a.j, ... (up to a.op of them) in
 // one launch of one thread block cluster (or one block): on a
 // high-diameter graph a superstep is a few thousand edges, and two kernel
-// launches cost more than its work. After its first superstep, which
-// pushes from the run's queues, the loop keeps the frontier, the touched
-// rows and the counts in shared memory, so that a superstep waits on
-// three trips to global memory (the frontier's edges and X, the folds,
-// the touched rows' swaps and X) and two cluster barriers:
-//  - each block lists the rows its own pushes touch, applies them, and
-//    queues the vertices it activates: those of up to VP_LOOP_SMALL edges
-//    for 8 lanes each, bigger ones as warp chunks of VP_LOOP_CHUNK edges;
-//  - each block then writes its counts into every block's shared memory
-//    (distributed shared memory), so after the barrier every block knows
-//    the superstep's totals and where the cluster's frontier lies, and
-//    pushes its share of it, read from the other blocks' shared memory.
-// Block 0 writes each superstep's record for the host. The loop stops
-// before a superstep that would not run in a batch (the first one, unless
-// a.batched, runs whatever its frontier), whose frontier has more than
-// a.lim edges (at most VP_LOOP_CAP) or more chunks than a block holds,
-// and leaves that superstep's frontier in the run's queues, where the
-// grid-wide kernels take it; the record then counts what it left there.
+// launches cost more than its work. Every row has a home block
+// (vp_home), which applies it in every superstep of the launch. A push
+// lists the rows it changes from the identity in their home blocks'
+// touched lists (distributed shared memory); a block's APPLY of superstep
+// s queues the vertices it activates in its own frontier (those of up to
+// VP_LOOP_SMALL edges for 8 lanes each, bigger ones as warp chunks of
+// VP_LOOP_CHUNK edges), and the block pushes them, superstep s+1, right
+// away, into the other of two accumulator arrays (y in the launch's even
+// supersteps, yLoop in its odd ones). So a superstep waits on one cluster
+// barrier and three trips to memory: APPLY's swap (with the row's X,
+// degree and vp_wants), the push's matrix and X, its folds. Each block
+// writes its counts into every block's shared memory before the barrier,
+// so after it every block knows the superstep's totals. vp_wants is asked
+// in APPLY, not before a fold: a row's state changes only in its home
+// block, but another block may push to it before it changes.
 //
-// A superstep touches at most as many rows as its frontier has edges, and
-// activates at most the rows it touches, so VP_LOOP_CAP bounds every
-// list a block keeps; a frontier of E <= VP_LOOP_CAP edges has at most
-// E/VP_LOOP_CHUNK + E/(VP_LOOP_SMALL+1) < VP_LOOP_CCAP chunks.
+// Block 0 writes each superstep's record for the host. A block pushes its
+// frontier only while it has at most lim edges (a.lim, at most
+// VP_LOOP_CAP; its chunks then fit: at most E/VP_LOOP_CHUNK +
+// E/(VP_LOOP_SMALL+1) < VP_LOOP_CCAP for E <= VP_LOOP_CAP edges). A
+// block applies at most VP_LOOP_CAP rows, so its frontier fits too; a row
+// that finds its home's touched list full goes to the run's touchedList.
+// The loop stops after a superstep whose frontier would not run in a
+// batch (the first superstep, unless a.batched, runs whatever its
+// frontier), has more than lim edges, was not pushed by some block, or
+// filled a touched list, and after the a.op-th: it takes back the pushes
+// of the next superstep (their rows go back to the identity) and leaves
+// its frontier in the run's queues, where the grid-wide kernels take it;
+// the record then counts what it left there.
 //
 // Delta-stepping (VP_HAS_PRIORITY, Spec.Delta): a vertex activated with a
 // priority (vp_priority) of `bound` or more waits in its block's far list
@@ -940,37 +954,26 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_apply_push(VP_Mat m, V
 // reach the same result in any order.
 #define VP_LOOP_BLOCK 1024
 #define VP_LOOP_MAX 16     // blocks of the cluster
-#define VP_LOOP_CAP 16384  // touched rows, and frontier vertices, a block holds
+#define VP_LOOP_CAP 16384  // touched rows (each list), and frontier vertices, a block holds
 #define VP_LOOP_CCAP 2048  // warp chunks a block holds
 #define VP_LOOP_FCAP 2048  // far vertices a block holds
 #define VP_LOOP_SMALL 8
 #define VP_LOOP_CHUNK 128
-// Dynamic shared memory: touched rows, frontier vertices (small ones from
-// the front, big ones from the back), chunks, then (delta-stepping) the
-// far list.
-#define VP_LOOP_SHARED_BASE 147456
+// Dynamic shared memory: two touched lists, frontier vertices (small ones
+// from the front, big ones from the back), chunks, then (delta-stepping)
+// the far list.
+#define VP_LOOP_SHARED_BASE 212992
 #define VP_LOOP_SHARED_FAR 16384
-static_assert(VP_LOOP_SHARED_BASE == VP_LOOP_CAP * 4 * 2 + VP_LOOP_CCAP * 8, "hpgraph: vp_loop's shared memory");
+static_assert(VP_LOOP_SHARED_BASE == VP_LOOP_CAP * 4 * 3 + VP_LOOP_CCAP * 8, "hpgraph: vp_loop's shared memory");
 static_assert(VP_LOOP_SHARED_FAR == VP_LOOP_FCAP * 8, "hpgraph: vp_loop's far list");
 
-// vp_cluster_sync waits for every thread of the cluster. Release (the
-// default) makes the block's earlier writes visible to the cluster; the
-// barrier after a superstep's pushes needs none (Release false): every
-// global write of a push is an atomic whose result the pushing thread
-// waited for (a fold), or a clear of an x_bitmask word that the next
-// release barrier orders before anyone reads it, so only the block's own
-// shared memory (its touched list) needs ordering, which __syncthreads
-// gives. Measured: grid BFS 10.3 -> 9.9 ms, grid SSSP 14.5 -> 14.0.
-template <bool Release = true>
+// vp_cluster_sync waits for every thread of the cluster, the block's
+// earlier writes (global, shared, and other blocks' shared memory)
+// visible to the cluster after it.
 __device__ __forceinline__ void vp_cluster_sync(int nb) {
 #if __CUDA_ARCH__ >= 900
   if (nb > 1) {
-    if (Release) {
-      asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
-    } else {
-      __syncthreads();
-      asm volatile("barrier.cluster.arrive.relaxed.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
-    }
+    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
     return;
   }
 #endif
@@ -990,17 +993,36 @@ __device__ __forceinline__ T* vp_peer(T* p, int r, int nb) {
   return p;
 }
 
-// vp_owner is the block holding the cluster's entry k: the last r < nb
-// with pre[r] <= k (pre: prefix sums of the blocks' entries).
-__device__ __forceinline__ int vp_owner(const int* pre, int nb, int k) {
-  int lo = 0, hi = nb - 1;
-  while (lo < hi) {
-    const int mid = (lo + hi + 1) >> 1;
-    if (pre[mid] <= k) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
+// vp_home is row v's home block of nb (a multiplicative hash, so that any
+// run of ids spreads over the blocks).
+__device__ __forceinline__ int vp_home(int v, int nb) {
+  return (int)(((unsigned long long)((unsigned)v * 2654435761u) * (unsigned)nb) >> 32);
 }
+
+// VP_Route is where vp_loop's pushes fold (y) and list the rows they
+// change from the identity: the touched list of the row's home block
+// (list and n are this block's addresses of the list and its count), or
+// when that is full the run's touchedList (count ctl[3]), and the pushing
+// block notes it (spilled): the loop stops after such a superstep.
+struct VP_Route {
+  A_t* y;
+  int* list;
+  unsigned* n;
+  int nb;
+  int* spill;
+  int* nSpill;
+  bool* spilled;
+  __device__ __forceinline__ void add(int v) const {
+    const int h = vp_home(v, nb);
+    const unsigned i = atomicAdd(vp_peer(n, h, nb), 1u);
+    if (i < VP_LOOP_CAP) {
+      vp_peer(list, h, nb)[i] = v;
+    } else {
+      spill[atomicAdd(nSpill, 1)] = v;
+      *spilled = true;
+    }
+  }
+};
 
 // vp_fkey maps floats to unsigned keys in the same order (priorities'
 // minima by integer atomics and reductions); vp_funkey maps back.
@@ -1013,8 +1035,10 @@ __device__ __forceinline__ float vp_funkey(unsigned k) { return __uint_as_float(
 // A block's counts in vp_loop (32-bit words where they can be: the
 // shared memory atomics on them are native).
 struct VP_LoopOwn {
-  unsigned long long edges;  // push edges of the vertices activated
-  unsigned nT;               // touched rows listed (the VP_Touch count)
+  // Push edges of the vertices activated, exact up to VP_LOOP_CAP (the
+  // loop only compares them with lim; a warp adds at most VP_LOOP_CAP + 1
+  // a pass, so 32 bits cannot wrap around).
+  unsigned edges;
   unsigned act;              // vertices activated (queued)
   unsigned nS, nB, nC;       // queued small vertices, big ones, chunks (nC may pass VP_LOOP_CCAP)
   unsigned nF;               // far list entries (may pass VP_LOOP_FCAP; kept across supersteps)
@@ -1024,31 +1048,30 @@ struct VP_LoopOwn {
 // The loop's state shared by a block's threads.
 struct VP_LoopShared {
   VP_LoopOwn own;
+  unsigned tn[2];  // rows in the block's two touched lists (every block's pushes add to them)
+  bool spilled;    // a push of the block's found a touched list full
   // Written by block r (distributed shared memory): its activated, edges,
-  // nS | nC << 32, far entries | pmin << 32. Two copies, used in turn: a
-  // block may publish again while another still reads the last counts.
+  // whether it left its frontier unpushed, far entries | pmin << 32. Two
+  // copies, used in turn: a block may publish again while another still
+  // reads the last counts.
   unsigned long long peer[2][VP_LOOP_MAX][4];
-  // The cluster's totals (vp_loop_totals) and frontier layout.
+  // The cluster's totals (vp_loop_totals).
   unsigned long long edges;
   unsigned act, nF, pmin;
   bool over;
-  int preS[VP_LOOP_MAX + 1], preC[VP_LOOP_MAX + 1];
   int nS, nB;                         // the block's queued vertices (for vp_loop_flush)
   unsigned long long prev[VP_R_AGG];  // the first superstep's queue lengths (record s0-1)
   bool go;
 };
 
-// vp_loop_push pushes superstep t (after the loop's first) from the
-// cluster's frontier: a warp per chunk, 8 lanes per small vertex. The loop
-// keeps its frontiers in shared memory only (its x_bitmask words are
-// clear), so there is no bitmask word to clear.
-__device__ __forceinline__ void vp_loop_push(const VP_Mat& m, const VP_Run& c, const VP_St& t, const State& s, int bid, int nb,
-                                             int* fq, int2* cq, const VP_LoopShared& sh, const VP_Touch<unsigned>& tt) {
-  const int gtid = bid * VP_LOOP_BLOCK + threadIdx.x, nthreads = nb * VP_LOOP_BLOCK;
+// vp_loop_push pushes the block's own frontier (a superstep after the
+// loop's first): a warp per chunk, 8 lanes per small vertex. X of its
+// vertices was written by this block's APPLY.
+__device__ __forceinline__ void vp_loop_push(const VP_Mat& m, const VP_Run& c, const State& s, const int* fq, const int2* cq, int nS,
+                                             int nC, const VP_Route& tt) {
   const int lane = threadIdx.x & 31;
-  for (int k = gtid >> 5; k < sh.preC[nb]; k += nthreads >> 5) {
-    const int r = vp_owner(sh.preC, nb, k);
-    const int2 it = vp_peer(cq, r, nb)[k - sh.preC[r]];
+  for (int k = threadIdx.x >> 5; k < nC; k += VP_LOOP_BLOCK >> 5) {
+    const int2 it = cq[k];
     const int u = it.x, e0 = it.y;
     const int deg = c.pushDeg[u], ell = min(m.k, deg);
     const long long cb = m.cooPtr[u];
@@ -1062,10 +1085,7 @@ __device__ __forceinline__ void vp_loop_push(const VP_Mat& m, const VP_Run& c, c
     }
   }
   const int l8 = threadIdx.x & 7;
-  for (int k = gtid >> 3; k < sh.preS[nb]; k += nthreads >> 3) {
-    const int r = vp_owner(sh.preS, nb, k);
-    vp_push_small<true>(m, c, s, vp_peer(fq, r, nb)[k - sh.preS[r]], l8, nullptr, tt);
-  }
+  for (int k = threadIdx.x >> 3; k < nS; k += VP_LOOP_BLOCK >> 3) vp_push_small<true>(m, c, s, fq[k], l8, nullptr, tt);
 }
 
 // vp_loop_queue appends the vertices a warp activates (act, with their
@@ -1086,7 +1106,7 @@ __device__ __forceinline__ void vp_loop_queue(const VP_Run& c, const VP_St& t, i
   unsigned os = 0, ob = 0;
   if (lane == 0) {
     atomicAdd(&own.act, (unsigned)__popc(ba));
-    if (e) atomicAdd(&own.edges, e);
+    if (e) atomicAdd(&own.edges, (unsigned)min(e, (unsigned long long)VP_LOOP_CAP + 1));
     if (bs) os = atomicAdd(&own.nS, (unsigned)__popc(bs));
     if (bb) ob = atomicAdd(&own.nB, (unsigned)__popc(bb));
   }
@@ -1103,14 +1123,14 @@ __device__ __forceinline__ void vp_loop_queue(const VP_Run& c, const VP_St& t, i
     for (unsigned q = 0; q < k; q++) cq[p + q] = make_int2(v, q * VP_LOOP_CHUNK);
 }
 
-// vp_loop_apply runs Update on the rows this block's pushes touched and
-// queues the vertices it activates in the block's frontier, or (priority
-// of bound or more) in its far list. With j0 (the loop's first superstep)
-// it keeps the lowest priority queued.
-__device__ __forceinline__ void vp_loop_apply(const VP_Run& c, const VP_St& t, const State& s, const int* tl, int* fq, int2* cq,
-                                              int2* far, VP_LoopShared& sh, float bound, bool j0, double* blk) {
+// vp_loop_apply runs Update on the cnt rows of touched list tl (taking
+// them from y) that vp_wants accepts, and queues the vertices it
+// activates in the block's frontier, or (priority of bound or more) in its
+// far list. With j0 (the loop's first superstep) it keeps the lowest
+// priority queued.
+__device__ __forceinline__ void vp_loop_apply(const VP_Run& c, const VP_St& t, const State& s, const int* tl, int cnt, A_t* y, int* fq,
+                                              int2* cq, int2* far, VP_LoopShared& sh, float bound, bool j0, double* blk) {
   VP_LoopOwn& own = sh.own;
-  const int cnt = (int)own.nT;
   // Whole warps loop together (ballots).
   for (int base = 0; base < cnt; base += VP_LOOP_BLOCK) {
     const int i = base + threadIdx.x;
@@ -1121,12 +1141,17 @@ __device__ __forceinline__ void vp_loop_apply(const VP_Run& c, const VP_St& t, c
       deg = c.pushDeg[v];
       X_t xv = vp_load_x<true>(c, v);  // (both read with the swap, not after it)
 #if VP_HAS_PRIORITY
-      // v's far bit changes in this phase only here (v is applied once),
-      // so it can be read with the swap too.
+      // v's far bit changes only in its home block, and in this phase only
+      // here (v is applied once), so it can be read with the swap, and
+      // the bit set or cleared below without waiting for the word.
       const unsigned fbits = __ldcg(c.farBits + (v >> 5));
 #endif
+      bool want = true;
+#if VP_HAS_WANTS
+      want = vp_wants(v, s);  // (read with the swap too)
+#endif
       A_t acc;
-      if (vp_take_row(c, v, acc)) {
+      if (vp_take_row(y, v, acc) && want) {
         Step st = vp_step(c, t, blk);
         act = vp_update(v, acc, &xv, s, st);
 #if VP_XSIZE > 0
@@ -1138,15 +1163,14 @@ __device__ __forceinline__ void vp_loop_apply(const VP_Run& c, const VP_St& t, c
           const unsigned bit = 1u << (v & 31);
           unsigned* fw = c.farBits + (v >> 5);
           if (!(pr < bound)) {
-            if (atomicOr(fw, bit) & bit) {
+            if (fbits & bit) {
               act = false;  // listed far already
             } else {
               const unsigned f = atomicAdd(&own.nF, 1u);
-              if (f < VP_LOOP_FCAP) {
+              if (f < VP_LOOP_FCAP) {  // (no room: it goes on now)
+                atomicOr(fw, bit);
                 far[f] = make_int2(v, __float_as_int(pr));
                 act = false;
-              } else {
-                atomicAnd(fw, ~bit);  // no room: it goes on now
               }
             }
           } else if (fbits & bit) {
@@ -1233,23 +1257,24 @@ __device__ __forceinline__ void vp_loop_flush(const VP_Run& c, const VP_St& t, c
   }
 }
 
-// vp_loop_publish writes the block's counts into every block's shared
-// memory, where vp_loop_totals reads them after the next cluster barrier.
-__device__ __forceinline__ void vp_loop_publish(VP_LoopShared& sh, int bid, int nb, int ph) {
+// vp_loop_publish writes the block's counts (over: it left its frontier
+// unpushed) into every block's shared memory, where vp_loop_totals reads
+// them after the next cluster barrier.
+__device__ __forceinline__ void vp_loop_publish(VP_LoopShared& sh, int bid, int nb, int ph, bool over) {
   __syncthreads();
   if (threadIdx.x < nb) {
     const VP_LoopOwn& o = sh.own;
     unsigned long long* p = vp_peer(&sh.peer[ph & 1][bid][0], threadIdx.x, nb);
     p[0] = o.act;
     p[1] = o.edges;
-    p[2] = o.nS | (unsigned long long)o.nC << 32;
+    p[2] = over;
     p[3] = min(o.nF, VP_LOOP_FCAP) | (unsigned long long)o.pmin << 32;
   }
 }
 
-// vp_loop_totals: warp 0 sums the blocks' counts (lane r: block r's),
-// lays out the cluster's frontier, and starts the block's next counts
-// (the far list stays). The block synchronizes before it reads them.
+// vp_loop_totals: warp 0 sums the blocks' counts (lane r: block r's) and
+// starts the block's next counts (the far list stays). The block
+// synchronizes before it reads them.
 __device__ __forceinline__ void vp_loop_totals(VP_LoopShared& sh, int nb, int ph) {
   if (threadIdx.x >= 32) return;
   const unsigned long long(*peer)[4] = sh.peer[ph & 1];
@@ -1259,24 +1284,10 @@ __device__ __forceinline__ void vp_loop_totals(VP_LoopShared& sh, int nb, int ph
   const unsigned act = __reduce_add_sync(VP_FULL, in ? (unsigned)peer[r][0] : 0u);
   const unsigned nF = __reduce_add_sync(VP_FULL, in ? (unsigned)peer[r][3] : 0u);
   const unsigned pmin = __reduce_min_sync(VP_FULL, in ? (unsigned)(peer[r][3] >> 32) : 0xffffffffu);
-  const unsigned rc = in ? (unsigned)(peer[r][2] >> 32) : 0;
-  const bool over = __any_sync(VP_FULL, rc > VP_LOOP_CCAP);
-  int rs = in ? (int)(unsigned)peer[r][2] : 0, rcs = min(rc, VP_LOOP_CCAP);
+  const bool over = __any_sync(VP_FULL, in && peer[r][2]);
 #pragma unroll
-  for (int o = 1; o < 32; o <<= 1) {
-    edges += __shfl_xor_sync(VP_FULL, edges, o);
-    const int us = __shfl_up_sync(VP_FULL, rs, o), uc = __shfl_up_sync(VP_FULL, rcs, o);
-    if (r >= o) {
-      rs += us;
-      rcs += uc;
-    }
-  }
-  if (in) {
-    sh.preS[r + 1] = rs;
-    sh.preC[r + 1] = rcs;
-  }
+  for (int o = 1; o < 32; o <<= 1) edges += __shfl_xor_sync(VP_FULL, edges, o);
   if (r == 0) {
-    sh.preS[0] = sh.preC[0] = 0;
     sh.act = act;
     sh.edges = edges;
     sh.nF = nF;
@@ -1284,6 +1295,7 @@ __device__ __forceinline__ void vp_loop_totals(VP_LoopShared& sh, int nb, int ph
     sh.over = over;
     sh.nS = sh.own.nS;
     sh.nB = sh.own.nB;
+    sh.spilled = false;
     const unsigned keep = sh.own.nF;
     sh.own = VP_LoopOwn{};
     sh.own.nF = keep;
@@ -1298,8 +1310,8 @@ extern "C" __global__ void __launch_bounds__(VP_LOOP_BLOCK, 1) vp_loop(VP_Mat m,
   asm("mov.u32 %0, %%cluster_nctarank;" : "=r"(nb));
 #endif
   extern __shared__ int4 vp_loop_dyn[];
-  int* tl = reinterpret_cast<int*>(vp_loop_dyn);
-  int* fq = tl + VP_LOOP_CAP;
+  int* tl0 = reinterpret_cast<int*>(vp_loop_dyn);  // touched lists: tl0, tl0 + VP_LOOP_CAP
+  int* fq = tl0 + 2 * VP_LOOP_CAP;
   int2* cq = reinterpret_cast<int2*>(fq + VP_LOOP_CAP);
   int2* far = cq + VP_LOOP_CCAP;
   __shared__ double agg[VP_BLOCK_AGG];
@@ -1315,49 +1327,101 @@ extern "C" __global__ void __launch_bounds__(VP_LOOP_BLOCK, 1) vp_loop(VP_Mat m,
     for (int i = VP_R_SMALL; i <= VP_R_CHUNKS; i++) sh.prev[i] = t.prev[i];
     sh.own = VP_LoopOwn{};
     sh.own.pmin = 0xffffffffu;
+    sh.tn[0] = sh.tn[1] = 0;
+    sh.spilled = false;
+    if (bid == 0) c.ctl[3] = 0;
   }
   __syncthreads();
   if (!sh.go) return;
-  const VP_Touch<unsigned> tt{tl, &sh.own.nT};
+#if VP_PROBE
+  // Cycles a superstep spends in each phase, block 0's view (the marks
+  // synchronize the block first).
+  long long probe[5] = {0, 0, 0, 0, 0}, probeAt = clock64();
+#define VP_PROBE_MARK(i)           \
+  do {                             \
+    __syncthreads();               \
+    const long long q = clock64(); \
+    probe[i] += q - probeAt;       \
+    probeAt = q;                   \
+  } while (0)
+#define VP_PROBE_PRINT(j)                                                                                                   \
+  if (bid == 0 && threadIdx.x == 0)                                                                                         \
+    printf("vp_loop probe: %d supersteps, cycles a superstep: apply %lld push %lld barrier %lld totals %lld far %lld; " \
+           "stopped at %u active, %llu edges, over %d\n",                                                             \
+           (j), probe[0] / (j), probe[1] / (j), probe[2] / (j), probe[3] / (j), probe[4] / (j), sh.act, sh.edges, (int)sh.over)
+#else
+#define VP_PROBE_MARK(i)
+#define VP_PROBE_PRINT(j)
+#endif
+  // Every block's counts are zero before any push adds to them.
+  vp_cluster_sync(nb);
+  if (bid == 0 && threadIdx.x == 0) {
+    t.rec[VP_R_RAN] = 1;
+    vp_next_record(c, t);
+  }
+  // The first superstep pushes from the run's queues, cluster-wide.
+  vp_push_steps<VP_LOOP_BLOCK, true>(m, c, t, s, sh.prev, bid, nb, VP_Route{c.y, tl0, &sh.tn[0], nb, c.touchedList, c.ctl + 3, &sh.spilled});
+  VP_PROBE_MARK(1);
+  vp_cluster_sync(nb);
+  VP_PROBE_MARK(2);
   for (int j = 0;; j++) {
+    // Superstep s0+j folded into y and listed its rows in tl; its APPLY
+    // pushes the next one into yNext and tlNext.
+    const int p = j & 1;
+    A_t* const y = p ? c.yLoop : c.y;
+    A_t* const yNext = p ? c.y : c.yLoop;
+    int* const tl = tl0 + p * VP_LOOP_CAP;
+    int* const tlNext = tl0 + (p ^ 1) * VP_LOOP_CAP;
     t.s = s0 + j;
     t.p = t.s & 1;
     t.prev = vp_record(c, t.s - 1);
     t.rec = vp_record(c, t.s);
-    if (bid == 0 && threadIdx.x == 0) {
+    if (j > 0 && bid == 0 && threadIdx.x == 0) {
       t.rec[VP_R_RAN] = 1;
       vp_next_record(c, t);
     }
-    if (j == 0) vp_push_steps<VP_LOOP_BLOCK, true>(m, c, t, s, sh.prev, bid, nb, tt);
-    else vp_loop_push(m, c, t, s, bid, nb, fq, cq, sh, tt);
-    vp_cluster_sync<false>(nb);
-    if (sh.own.nT > VP_LOOP_CAP) __trap();  // (the frontier's edges bound it: see above)
+    const int cnt = (int)sh.tn[p];
+    if (cnt > VP_LOOP_CAP) __trap();  // (lim bounds it: see above)
     double* blk = vp_agg_begin(c, agg);
-    vp_loop_apply(c, t, s, tl, fq, cq, far, sh, bound, j == 0, blk);
+    vp_loop_apply(c, t, s, tl, cnt, y, fq, cq, far, sh, bound, j == 0, blk);
     vp_agg_flush(c, t, blk);
-    vp_loop_publish(sh, bid, nb, ph);
-    vp_cluster_sync(nb);
-    vp_loop_totals(sh, nb, ph++);
+    // (the pushes that fill tl again come after the next barrier)
     __syncthreads();
+    if (threadIdx.x == 0) sh.tn[p] = 0;
+    VP_PROBE_MARK(0);
+    for (bool advanced = false;;) {
+      // Push superstep s0+j+1 from the block's frontier, if it may.
+      const bool fits = sh.own.edges <= lim;
+      if (fits && j + 1 < a.op)
+        vp_loop_push(m, c, s, fq, cq, (int)sh.own.nS, (int)sh.own.nC,
+                     VP_Route{yNext, tlNext, &sh.tn[p ^ 1], nb, c.touchedList, c.ctl + 3, &sh.spilled});
+      VP_PROBE_MARK(1);
+      vp_loop_publish(sh, bid, nb, ph, (sh.own.act > 0 && !fits) || sh.spilled);
+      vp_cluster_sync(nb);
+      VP_PROBE_MARK(2);
+      vp_loop_totals(sh, nb, ph++);
+      __syncthreads();
+      VP_PROBE_MARK(3);
 #if VP_HAS_PRIORITY
-    // The loop's second frontier sets the first bound.
-    if (j == 0 && sh.act > 0) bound = vp_funkey(sh.pmin) + c.delta;
-    if (sh.act == 0 && sh.nF > 0) {
-      // Advance: the far lists' lowest priority sets the bound; below it,
-      // they are the next frontier.
-      vp_loop_far_min(c, s, far, sh);
-      vp_loop_publish(sh, bid, nb, ph);
-      vp_cluster_sync(nb);
-      vp_loop_totals(sh, nb, ph++);
-      __syncthreads();
-      bound = sh.pmin == 0xffffffffu ? inf : vp_funkey(sh.pmin) + c.delta;
-      vp_loop_far_take(c, t, fq, cq, far, sh, bound);
-      vp_loop_publish(sh, bid, nb, ph);
-      vp_cluster_sync(nb);
-      vp_loop_totals(sh, nb, ph++);
-      __syncthreads();
-    }
+      // The loop's second frontier sets the first bound.
+      if (j == 0 && !advanced && sh.act > 0) bound = vp_funkey(sh.pmin) + c.delta;
+      if (sh.act == 0 && sh.nF > 0 && !advanced) {
+        // Advance: the far lists' lowest priority sets the bound; below it,
+        // they are the next frontier, pushed as above.
+        vp_loop_far_min(c, s, far, sh);
+        vp_loop_publish(sh, bid, nb, ph, false);
+        vp_cluster_sync(nb);
+        vp_loop_totals(sh, nb, ph++);
+        __syncthreads();
+        bound = sh.pmin == 0xffffffffu ? inf : vp_funkey(sh.pmin) + c.delta;
+        vp_loop_far_take(c, t, fq, cq, far, sh, bound);
+        advanced = true;
+        VP_PROBE_MARK(4);
+        continue;
+      }
 #endif
+      break;
+    }
     const bool go = sh.act > 0 && (sh.act * VP_SMALL_FRONTIER < (unsigned long long)c.n || sh.edges < batchEdges) &&
                     sh.edges <= lim && !sh.over && j + 1 < a.op;
     if (go) {
@@ -1367,7 +1431,13 @@ extern "C" __global__ void __launch_bounds__(VP_LOOP_BLOCK, 1) vp_loop(VP_Mat m,
       }
       continue;
     }
+    // Take back the next superstep's pushes (the rows they listed here,
+    // and a share of those in touchedList).
+    const int undo = (int)min(sh.tn[p ^ 1], VP_LOOP_CAP), spilled = __ldcg(c.ctl + 3);
+    for (int i = threadIdx.x; i < undo; i += VP_LOOP_BLOCK) yNext[tlNext[i]] = vp_identity();
+    for (int i = bid * VP_LOOP_BLOCK + threadIdx.x; i < spilled; i += nb * VP_LOOP_BLOCK) yNext[c.touchedList[i]] = vp_identity();
     if (sh.act + sh.nF > 0) vp_loop_flush(c, t, fq, far, sh.nS, sh.nB, sh.own.nF < VP_LOOP_FCAP ? sh.own.nF : VP_LOOP_FCAP);
+    VP_PROBE_PRINT(j + 1);
     return;
   }
 }

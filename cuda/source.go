@@ -36,6 +36,7 @@ type features struct {
 	TextureX          bool // X through a texture object
 	Unroll            int  // pull entries a thread loads at a time (VP_UNROLL; 0: the template's 4)
 	Stream            bool // pulls load the matrix evict-first (VP_STREAM)
+	Probe             bool // vp_loop prints its phases' cycles (VP_PROBE)
 }
 
 // elemType describes a state array's element or a scalar's type.
@@ -242,7 +243,7 @@ func buildSource(code *vertexprog.DeviceCode, l *stateLayout, f features) string
 	if f.Unroll > 0 {
 		fmt.Fprintf(&b, "#define VP_UNROLL %d\n", f.Unroll)
 	}
-	fmt.Fprintf(&b, "#define VP_STREAM %d\n", b01(f.Stream))
+	fmt.Fprintf(&b, "#define VP_STREAM %d\n#define VP_PROBE %d\n", b01(f.Stream), b01(f.Probe))
 	b.WriteString("#line 1 \"hpgraph_prelude.cu\"\n")
 	b.WriteString(preludeSource)
 	fmt.Fprintf(&b, "\n#line 1 %q\n", snippetFile)
