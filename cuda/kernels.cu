@@ -1039,8 +1039,12 @@ struct VP_LoopOwn {
   // loop only compares them with lim; a warp adds at most VP_LOOP_CAP + 1
   // a pass, so 32 bits cannot wrap around).
   unsigned edges;
-  unsigned act;              // vertices activated (queued)
-  unsigned nS, nB, nC;       // queued small vertices, big ones, chunks (nC may pass VP_LOOP_CCAP)
+  // Queued small vertices (low 16 bits) and big ones (high 16: a block
+  // queues at most VP_LOOP_CAP + VP_LOOP_FCAP < 65536 a superstep).
+  unsigned sb;
+  unsigned nC;  // chunks (may pass VP_LOOP_CCAP)
+  __device__ unsigned nS() const { return sb & 0xffffu; }
+  __device__ unsigned nB() const { return sb >> 16; }
   unsigned nF;               // far list entries (may pass VP_LOOP_FCAP; kept across supersteps)
   unsigned pmin;             // lowest priority key (vp_fkey) of the vertices queued, or in the far list
 };
@@ -1090,28 +1094,27 @@ __device__ __forceinline__ void vp_loop_push(const VP_Mat& m, const VP_Run& c, c
 
 // vp_loop_queue appends the vertices a warp activates (act, with their
 // push degrees) to the block's frontier for superstep t+1 (the active
-// bitmask is set only when the loop stops: vp_loop_flush). Warps combine their counts and queue slots first: one
-// shared atomic per counter and warp (same-address atomics of a whole
-// block took longer than the rest of the superstep). Whole warps call it.
+// bitmask is set only when the loop stops: vp_loop_flush). Warps combine
+// their counts and queue slots first: per warp one shared atomic for both
+// queues' slots and one for the edges (same-address atomics of a whole
+// block took longer than the rest of the superstep), the degrees summed
+// by one warp reduction. Whole warps call it.
 __device__ __forceinline__ void vp_loop_queue(const VP_Run& c, const VP_St& t, int* fq, int2* cq, VP_LoopOwn& own, int v, bool act,
                                               int deg) {
   const int lane = threadIdx.x & 31;
   const unsigned lt = (1u << lane) - 1u;
   const bool sm = act && deg <= VP_LOOP_SMALL, big = act && deg > VP_LOOP_SMALL;
-  const unsigned ba = __ballot_sync(VP_FULL, act), bs = __ballot_sync(VP_FULL, sm), bb = __ballot_sync(VP_FULL, big);
-  if (!ba) return;
-  unsigned long long e = act ? deg : 0;
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) e += __shfl_down_sync(VP_FULL, e, o);
-  unsigned os = 0, ob = 0;
+  const unsigned bs = __ballot_sync(VP_FULL, sm), bb = __ballot_sync(VP_FULL, big);
+  if (!(bs | bb)) return;
+  // (each lane's degree capped: the sum only needs to be exact up to lim)
+  const unsigned e = __reduce_add_sync(VP_FULL, act ? (unsigned)min(deg, VP_LOOP_CAP + 1) : 0u);
+  unsigned o = 0;
   if (lane == 0) {
-    atomicAdd(&own.act, (unsigned)__popc(ba));
-    if (e) atomicAdd(&own.edges, (unsigned)min(e, (unsigned long long)VP_LOOP_CAP + 1));
-    if (bs) os = atomicAdd(&own.nS, (unsigned)__popc(bs));
-    if (bb) ob = atomicAdd(&own.nB, (unsigned)__popc(bb));
+    atomicAdd(&own.edges, e);
+    o = atomicAdd(&own.sb, (unsigned)(__popc(bs) | __popc(bb) << 16));
   }
-  os = __shfl_sync(VP_FULL, os, 0);
-  ob = __shfl_sync(VP_FULL, ob, 0);
+  o = __shfl_sync(VP_FULL, o, 0);
+  const unsigned os = o & 0xffffu, ob = o >> 16;
   if (sm) fq[os + __popc(bs & lt)] = v;
   if (!big) return;
   fq[VP_LOOP_CAP - 1 - (ob + __popc(bb & lt))] = v;
@@ -1265,7 +1268,7 @@ __device__ __forceinline__ void vp_loop_publish(VP_LoopShared& sh, int bid, int 
   if (threadIdx.x < nb) {
     const VP_LoopOwn& o = sh.own;
     unsigned long long* p = vp_peer(&sh.peer[ph & 1][bid][0], threadIdx.x, nb);
-    p[0] = o.act;
+    p[0] = o.nS() + o.nB();
     p[1] = o.edges;
     p[2] = over;
     p[3] = min(o.nF, VP_LOOP_FCAP) | (unsigned long long)o.pmin << 32;
@@ -1293,8 +1296,8 @@ __device__ __forceinline__ void vp_loop_totals(VP_LoopShared& sh, int nb, int ph
     sh.nF = nF;
     sh.pmin = pmin;
     sh.over = over;
-    sh.nS = sh.own.nS;
-    sh.nB = sh.own.nB;
+    sh.nS = sh.own.nS();
+    sh.nB = sh.own.nB();
     sh.spilled = false;
     const unsigned keep = sh.own.nF;
     sh.own = VP_LoopOwn{};
@@ -1393,10 +1396,10 @@ extern "C" __global__ void __launch_bounds__(VP_LOOP_BLOCK, 1) vp_loop(VP_Mat m,
       // Push superstep s0+j+1 from the block's frontier, if it may.
       const bool fits = sh.own.edges <= lim;
       if (fits && j + 1 < a.op)
-        vp_loop_push(m, c, s, fq, cq, (int)sh.own.nS, (int)sh.own.nC,
+        vp_loop_push(m, c, s, fq, cq, (int)sh.own.nS(), (int)sh.own.nC,
                      VP_Route{yNext, tlNext, &sh.tn[p ^ 1], nb, c.touchedList, c.ctl + 3, &sh.spilled});
       VP_PROBE_MARK(1);
-      vp_loop_publish(sh, bid, nb, ph, (sh.own.act > 0 && !fits) || sh.spilled);
+      vp_loop_publish(sh, bid, nb, ph, (sh.own.sb > 0 && !fits) || sh.spilled);
       vp_cluster_sync(nb);
       VP_PROBE_MARK(2);
       vp_loop_totals(sh, nb, ph++);
