@@ -1037,7 +1037,7 @@ __device__ __forceinline__ float vp_funkey(unsigned k) { return __uint_as_float(
 struct VP_LoopOwn {
   // Push edges of the vertices activated, exact up to VP_LOOP_CAP (the
   // loop only compares them with lim; a warp adds at most VP_LOOP_CAP + 1
-  // a pass, so 32 bits cannot wrap around).
+  // a pass: below 2^23 a superstep, 2^27 over the cluster).
   unsigned edges;
   // Queued small vertices (low 16 bits) and big ones (high 16: a block
   // queues at most VP_LOOP_CAP + VP_LOOP_FCAP < 65536 a superstep).
@@ -1283,13 +1283,12 @@ __device__ __forceinline__ void vp_loop_totals(VP_LoopShared& sh, int nb, int ph
   const unsigned long long(*peer)[4] = sh.peer[ph & 1];
   const int r = threadIdx.x;
   const bool in = r < nb;
-  unsigned long long edges = in ? peer[r][1] : 0;
+  // (a block's edges are below 2^23: see VP_LoopOwn)
+  const unsigned edges = __reduce_add_sync(VP_FULL, in ? (unsigned)peer[r][1] : 0u);
   const unsigned act = __reduce_add_sync(VP_FULL, in ? (unsigned)peer[r][0] : 0u);
   const unsigned nF = __reduce_add_sync(VP_FULL, in ? (unsigned)peer[r][3] : 0u);
   const unsigned pmin = __reduce_min_sync(VP_FULL, in ? (unsigned)(peer[r][3] >> 32) : 0xffffffffu);
   const bool over = __any_sync(VP_FULL, in && peer[r][2]);
-#pragma unroll
-  for (int o = 1; o < 32; o <<= 1) edges += __shfl_xor_sync(VP_FULL, edges, o);
   if (r == 0) {
     sh.act = act;
     sh.edges = edges;
@@ -1375,10 +1374,13 @@ extern "C" __global__ void __launch_bounds__(VP_LOOP_BLOCK, 1) vp_loop(VP_Mat m,
     A_t* const yNext = p ? c.y : c.yLoop;
     int* const tl = tl0 + p * VP_LOOP_CAP;
     int* const tlNext = tl0 + (p ^ 1) * VP_LOOP_CAP;
-    t.s = s0 + j;
-    t.p = t.s & 1;
-    t.prev = vp_record(c, t.s - 1);
-    t.rec = vp_record(c, t.s);
+    if (j > 0) {
+      // (the next record of the ring, without vp_record's division)
+      t.s = s0 + j;
+      t.p = t.s & 1;
+      t.prev = t.rec;
+      t.rec = t.rec + c.recWords == c.rec + (long long)c.ring * c.recWords ? c.rec : t.rec + c.recWords;
+    }
     if (j > 0 && bid == 0 && threadIdx.x == 0) {
       t.rec[VP_R_RAN] = 1;
       vp_next_record(c, t);
