@@ -42,8 +42,8 @@ var Graphs = true
 var LoopCluster = 16
 
 // loopEdges is the most frontier edges vp_loop pushes in a superstep
-// (HPGRAPH_CUDA_LOOPEDGES overrides it); larger frontiers go to the
-// grid-wide kernels.
+// (HPGRAPH_CUDA_LOOPEDGES overrides it; the kernel holds at most
+// loopCap); larger frontiers go to the grid-wide kernels.
 var loopEdges = 16384
 
 // unroll is the pull entries a thread loads at a time (VP_UNROLL);
@@ -58,6 +58,11 @@ var stream = true
 // batch, where the frontier's size is not known when they are launched
 // (HPGRAPH_CUDA_PUSHGRID overrides it).
 var pushGridPerSM = 8
+
+// loopList, when positive, is the rows a vp_loop touched list takes
+// before the rest spill to the run's touchedList (and the loop stops);
+// tests set it low to exercise that path.
+var loopList = 0
 
 // probe makes vp_loop print, from block 0, the cycles a superstep spends
 // in each phase (HPGRAPH_CUDA_PROBE=1; a diagnostic, it adds barriers).
@@ -224,7 +229,7 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 	feats := features{
 		XSize: job.XSize, ASize: job.ASize, HasWants: job.HasWants, HasDone: job.HasDone,
 		Priority: float32(job.Spec.Delta) > 0 && job.Push != nil, Texture: Texture, Unroll: unroll, Stream: stream,
-		Probe: probe,
+		Probe: probe, LoopList: loopList,
 	}
 	feats.TextureX = Texture && job.XSize > 0 && job.XSize%4 == 0 && int64(n)*int64(job.XSize/4) <= d.texMaxWidth
 	lim := binsFromEnv()
@@ -668,7 +673,13 @@ func (r *run) steps(it int, dir vertexprog.Direction, count int, pushEdges int64
 // reports whether it did. A device that cannot launch the cluster gets
 // one of 8 blocks, then none. Inside device.do.
 func (r *run) startLoop(dir vertexprog.Direction, count int) bool {
-	if dir != vertexprog.Push || count < 2 || r.loop == 0 || r.last[recActive] == 0 || r.last[recEdges] > uint64(loopEdges) {
+	// (the kernel's own limit is the same: a launch it declines would
+	// read as a superstep that activated nothing)
+	lim := min(loopEdges, loopCap)
+	if r.feats.LoopList > 0 {
+		lim = min(lim, r.feats.LoopList)
+	}
+	if dir != vertexprog.Push || count < 2 || r.loop == 0 || r.last[recActive] == 0 || r.last[recEdges] > uint64(lim) {
 		return false
 	}
 	s0 := r.step
@@ -680,7 +691,7 @@ func (r *run) startLoop(dir vertexprog.Direction, count int) bool {
 		r.launch("vp_fill", blocks(int64(r.n), blockSize), r.pull.arg, argBytes(0, false, 1))
 		r.yLoopOK = true
 	}
-	arg := loopArg(s0-r.base, false, count, loopEdges)
+	arg := loopArg(s0-r.base, false, count, lim)
 	for r.loop > 0 {
 		if r.mod.launchLoop(r.loop, loopShared(r.feats.Priority), r.d.stream, r.push.arg, r.runArg, r.state, arg) == nil {
 			return true

@@ -61,9 +61,10 @@ func gridGraph(t *testing.T, rows, cols int) *vertexprog.Graph {
 
 // TestStepBatch drives BFS on a grid through StepBatch, in both
 // directions, with and without CUDA graphs, and pushing, with and without
-// vp_loop (a cluster, one block, and with an edge limit that makes it hand
-// batches to the grid-wide kernels and take them back), and compares
-// every superstep's report and the result with the CPU's.
+// vp_loop (a cluster, one block, with an edge limit that makes it hand
+// batches to the grid-wide kernels and take them back, and with touched
+// lists of 3 rows, so that pushes spill and the loop takes them back),
+// and compares every superstep's report and the result with the CPU's.
 func TestStepBatch(t *testing.T) {
 	needGPU(t)
 	needNVRTC(t)
@@ -72,15 +73,17 @@ func TestStepBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func(graphs bool, loop, edges int) { Graphs, LoopCluster, loopEdges = graphs, loop, edges }(Graphs, LoopCluster, loopEdges)
+	defer func(graphs bool, loop, edges, list int) {
+		Graphs, LoopCluster, loopEdges, loopList = graphs, loop, edges, list
+	}(Graphs, LoopCluster, loopEdges, loopList)
 	for _, c := range []struct {
-		graphs      bool
-		loop, edges int
-	}{{false, 0, 0}, {true, 0, 0}, {false, 1, 16384}, {true, 16, 16384}, {false, 16, 40}, {true, 8, 40}} {
-		Graphs, LoopCluster, loopEdges = c.graphs, c.loop, c.edges
+		graphs            bool
+		loop, edges, list int
+	}{{false, 0, 0, 0}, {true, 0, 0, 0}, {false, 1, 16384, 0}, {true, 16, 16384, 0}, {false, 16, 40, 0}, {true, 8, 40, 0}, {true, 16, 16384, 3}} {
+		Graphs, LoopCluster, loopEdges, loopList = c.graphs, c.loop, c.edges, c.list
 		for _, dir := range []vertexprog.Direction{vertexprog.Push, vertexprog.Pull} {
 			for _, size := range []int{1, 3, 64, 1000} {
-				name := fmt.Sprintf("graphs=%v/loop=%d,%d/%s/batch%d", c.graphs, c.loop, c.edges, dir, size)
+				name := fmt.Sprintf("graphs=%v/loop=%d,%d,%d/%s/batch%d", c.graphs, c.loop, c.edges, c.list, dir, size)
 				p, r := bfsJob(t, g, 0)
 				var active []int
 				for it := 0; ; {
@@ -431,15 +434,15 @@ func TestBatchCost(t *testing.T) {
 
 // TestDeltaStepping runs SSSP by delta-stepping in vp_loop (deltas from
 // below the lightest edge to beyond the graph's diameter; a cluster, one
-// block, and an edge limit that hands batches with far vertices to the
-// grid-wide kernels) and compares the distances with the CPU's
-// Bellman-Ford. A small delta must defer work: more supersteps than
-// Bellman-Ford on the GPU. One block with delta 1 on the larger grid
-// fills its far list.
+// block, an edge limit that hands batches with far vertices to the
+// grid-wide kernels, and touched lists that spill) and compares the
+// distances with the CPU's Bellman-Ford. A small delta must defer work:
+// more supersteps than Bellman-Ford on the GPU. One block with delta 1 on
+// the larger grid fills its far list.
 func TestDeltaStepping(t *testing.T) {
 	needGPU(t)
 	needNVRTC(t)
-	defer func(loop, edges int) { LoopCluster, loopEdges = loop, edges }(LoopCluster, loopEdges)
+	defer func(loop, edges, list int) { LoopCluster, loopEdges, loopList = loop, edges, list }(LoopCluster, loopEdges, loopList)
 	for _, gc := range []struct{ rows, cols int }{{60, 70}, {300, 300}} {
 		el, err := gen.Grid(gc.rows, gc.cols)
 		if err != nil {
@@ -451,15 +454,15 @@ func TestDeltaStepping(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, c := range []struct{ loop, edges int }{{16, 16384}, {1, 16384}, {8, 40}} {
-			LoopCluster, loopEdges = c.loop, c.edges
+		for _, c := range []struct{ loop, edges, list int }{{16, 16384, 0}, {1, 16384, 0}, {8, 40, 0}, {16, 16384, 5}} {
+			LoopCluster, loopEdges, loopList = c.loop, c.edges, c.list
 			bf, err := apps.SSSPDelta(g, src, 0, vertexprog.Options{Backend: "cuda"})
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, delta := range []float64{0.5, 1, 64, 260, 1e9} {
 				for _, dir := range []vertexprog.Direction{vertexprog.Auto, vertexprog.Push} {
-					name := fmt.Sprintf("grid%dx%d/loop=%d,%d/delta=%v/%s", gc.rows, gc.cols, c.loop, c.edges, delta, dir)
+					name := fmt.Sprintf("grid%dx%d/loop=%d,%d,%d/delta=%v/%s", gc.rows, gc.cols, c.loop, c.edges, c.list, delta, dir)
 					got, err := apps.SSSPDelta(g, src, delta, vertexprog.Options{Backend: "cuda", Direction: dir})
 					if err != nil {
 						t.Fatalf("%s: %v", name, err)
@@ -467,7 +470,7 @@ func TestDeltaStepping(t *testing.T) {
 					if !slices.Equal(got.Dist, want.Dist) {
 						t.Fatalf("%s: distances differ from the cpu's", name)
 					}
-					if delta <= 64 && c.edges > 40 && got.Run.Iterations <= bf.Run.Iterations {
+					if delta <= 64 && c.edges > 40 && c.list == 0 && got.Run.Iterations <= bf.Run.Iterations {
 						t.Errorf("%s: %d supersteps, Bellman-Ford %d: nothing deferred", name, got.Run.Iterations, bf.Run.Iterations)
 					}
 					t.Logf("%s: %d supersteps (Bellman-Ford %d)", name, got.Run.Iterations, bf.Run.Iterations)

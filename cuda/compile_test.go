@@ -128,7 +128,7 @@ func TestCompileApps(t *testing.T) {
 // the block size and the superstep record layout.
 func TestTemplateConstants(t *testing.T) {
 	want := map[string]int{
-		"VP_BLOCK": blockSize, "VP_LOOP_BLOCK": loopBlock, "VP_LOOP_SHARED_BASE": loopSharedBase, "VP_LOOP_SHARED_FAR": loopSharedFar, "VP_LOOP_MAX": maxLoopCluster, "VP_R_ACTIVE": recActive, "VP_R_EDGES": recEdges, "VP_R_RAN": recRan,
+		"VP_BLOCK": blockSize, "VP_LOOP_BLOCK": loopBlock, "VP_LOOP_SHARED_BASE": loopSharedBase, "VP_LOOP_SHARED_FAR": loopSharedFar, "VP_LOOP_MAX": maxLoopCluster, "VP_LOOP_CAP": loopCap, "VP_R_ACTIVE": recActive, "VP_R_EDGES": recEdges, "VP_R_RAN": recRan,
 		"VP_R_SMALL": recSmall, "VP_R_MEDIUM": recMedium, "VP_R_CHUNKS": recChunks, "VP_R_TOUCHED": recTouched,
 		"VP_R_AGG": recordHead,
 	}

@@ -457,11 +457,13 @@ func (m *module) launch2(name string, grid int64, st C.CUstream, a, b []byte) {
 }
 
 // vp_loop's block size (VP_LOOP_BLOCK), dynamic shared memory per block
-// (VP_LOOP_SHARED_BASE, and VP_LOOP_SHARED_FAR more for delta-stepping)
-// and largest cluster (VP_LOOP_MAX).
+// (VP_LOOP_SHARED_BASE, and VP_LOOP_SHARED_FAR more for delta-stepping),
+// largest cluster (VP_LOOP_MAX) and most frontier edges a superstep
+// (VP_LOOP_CAP).
 const (
 	loopBlock      = 1024
 	loopSharedBase = 212992
+	loopCap        = 16384
 	loopSharedFar  = 16384
 	maxLoopCluster = 16
 )

@@ -959,6 +959,10 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_apply_push(VP_Mat m, V
 #define VP_LOOP_FCAP 2048  // far vertices a block holds
 #define VP_LOOP_SMALL 8
 #define VP_LOOP_CHUNK 128
+// The rows a touched list takes before the rest spill (tests set it low).
+#ifndef VP_LOOP_LIST
+#define VP_LOOP_LIST VP_LOOP_CAP
+#endif
 // Dynamic shared memory: two touched lists, frontier vertices (small ones
 // from the front, big ones from the back), chunks, then (delta-stepping)
 // the far list.
@@ -1003,7 +1007,9 @@ __device__ __forceinline__ int vp_home(int v, int nb) {
 // change from the identity: the touched list of the row's home block
 // (list and n are this block's addresses of the list and its count), or
 // when that is full the run's touchedList (count ctl[3]), and the pushing
-// block notes it (spilled): the loop stops after such a superstep.
+// thread raises the block's spill flag in every block (spilled: this
+// block's address of its published counts' flag word): the loop stops
+// after such a superstep.
 struct VP_Route {
   A_t* y;
   int* list;
@@ -1011,15 +1017,15 @@ struct VP_Route {
   int nb;
   int* spill;
   int* nSpill;
-  bool* spilled;
+  unsigned long long* spilled;
   __device__ __forceinline__ void add(int v) const {
     const int h = vp_home(v, nb);
     const unsigned i = atomicAdd(vp_peer(n, h, nb), 1u);
-    if (i < VP_LOOP_CAP) {
+    if (i < VP_LOOP_LIST) {
       vp_peer(list, h, nb)[i] = v;
     } else {
       spill[atomicAdd(nSpill, 1)] = v;
-      *spilled = true;
+      for (int r = 0; r < nb; r++) *vp_peer(spilled, r, nb) = 1;
     }
   }
 };
@@ -1053,11 +1059,11 @@ struct VP_LoopOwn {
 struct VP_LoopShared {
   VP_LoopOwn own;
   unsigned tn[2];  // rows in the block's two touched lists (every block's pushes add to them)
-  bool spilled;    // a push of the block's found a touched list full
-  // Written by block r (distributed shared memory): its activated, edges,
-  // whether it left its frontier unpushed, far entries | pmin << 32. Two
-  // copies, used in turn: a block may publish again while another still
-  // reads the last counts.
+  // Written by block r (distributed shared memory): its activated | edges
+  // << 32, whether it left its frontier unpushed, whether a push found a
+  // touched list full (set once: the loop then stops), far entries | pmin
+  // << 32. Two copies, used in turn: a block may publish again while
+  // another still reads the last counts.
   unsigned long long peer[2][VP_LOOP_MAX][4];
   // The cluster's totals (vp_loop_totals).
   unsigned long long edges;
@@ -1260,17 +1266,16 @@ __device__ __forceinline__ void vp_loop_flush(const VP_Run& c, const VP_St& t, c
   }
 }
 
-// vp_loop_publish writes the block's counts (over: it left its frontier
-// unpushed) into every block's shared memory, where vp_loop_totals reads
-// them after the next cluster barrier.
+// vp_loop_publish writes the block's counts (over: it leaves its
+// frontier unpushed) into every block's shared memory, where
+// vp_loop_totals reads them after the next cluster barrier. The block
+// synchronizes before (own is complete).
 __device__ __forceinline__ void vp_loop_publish(VP_LoopShared& sh, int bid, int nb, int ph, bool over) {
-  __syncthreads();
   if (threadIdx.x < nb) {
     const VP_LoopOwn& o = sh.own;
     unsigned long long* p = vp_peer(&sh.peer[ph & 1][bid][0], threadIdx.x, nb);
-    p[0] = o.nS() + o.nB();
-    p[1] = o.edges;
-    p[2] = over;
+    p[0] = (o.nS() + o.nB()) | (unsigned long long)o.edges << 32;
+    p[1] = over;
     p[3] = min(o.nF, VP_LOOP_FCAP) | (unsigned long long)o.pmin << 32;
   }
 }
@@ -1284,11 +1289,11 @@ __device__ __forceinline__ void vp_loop_totals(VP_LoopShared& sh, int nb, int ph
   const int r = threadIdx.x;
   const bool in = r < nb;
   // (a block's edges are below 2^23: see VP_LoopOwn)
-  const unsigned edges = __reduce_add_sync(VP_FULL, in ? (unsigned)peer[r][1] : 0u);
+  const unsigned edges = __reduce_add_sync(VP_FULL, in ? (unsigned)(peer[r][0] >> 32) : 0u);
   const unsigned act = __reduce_add_sync(VP_FULL, in ? (unsigned)peer[r][0] : 0u);
   const unsigned nF = __reduce_add_sync(VP_FULL, in ? (unsigned)peer[r][3] : 0u);
   const unsigned pmin = __reduce_min_sync(VP_FULL, in ? (unsigned)(peer[r][3] >> 32) : 0xffffffffu);
-  const bool over = __any_sync(VP_FULL, in && peer[r][2]);
+  const bool over = __any_sync(VP_FULL, in && (peer[r][1] | peer[r][2]));
   if (r == 0) {
     sh.act = act;
     sh.edges = edges;
@@ -1297,7 +1302,6 @@ __device__ __forceinline__ void vp_loop_totals(VP_LoopShared& sh, int nb, int ph
     sh.over = over;
     sh.nS = sh.own.nS();
     sh.nB = sh.own.nB();
-    sh.spilled = false;
     const unsigned keep = sh.own.nF;
     sh.own = VP_LoopOwn{};
     sh.own.nF = keep;
@@ -1319,7 +1323,7 @@ extern "C" __global__ void __launch_bounds__(VP_LOOP_BLOCK, 1) vp_loop(VP_Mat m,
   __shared__ double agg[VP_BLOCK_AGG];
   __shared__ VP_LoopShared sh;
   const int s0 = c.ctl[0] + a.j;
-  const unsigned long long lim = min(a.lim, VP_LOOP_CAP), batchEdges = (unsigned long long)c.ctl[2];
+  const unsigned long long lim = min(a.lim, VP_LOOP_LIST), batchEdges = (unsigned long long)c.ctl[2];
   const float inf = __int_as_float(0x7f800000);
   float bound = inf;  // delta-stepping: activations of this priority or more wait
   int ph = 0;         // counts published so far
@@ -1330,9 +1334,9 @@ extern "C" __global__ void __launch_bounds__(VP_LOOP_BLOCK, 1) vp_loop(VP_Mat m,
     sh.own = VP_LoopOwn{};
     sh.own.pmin = 0xffffffffu;
     sh.tn[0] = sh.tn[1] = 0;
-    sh.spilled = false;
     if (bid == 0) c.ctl[3] = 0;
   }
+  if (threadIdx.x < 2 * VP_LOOP_MAX) sh.peer[threadIdx.x / VP_LOOP_MAX][threadIdx.x % VP_LOOP_MAX][2] = 0;  // (spill flags)
   __syncthreads();
   if (!sh.go) return;
 #if VP_PROBE
@@ -1362,7 +1366,7 @@ extern "C" __global__ void __launch_bounds__(VP_LOOP_BLOCK, 1) vp_loop(VP_Mat m,
     vp_next_record(c, t);
   }
   // The first superstep pushes from the run's queues, cluster-wide.
-  vp_push_steps<VP_LOOP_BLOCK, true>(m, c, t, s, sh.prev, bid, nb, VP_Route{c.y, tl0, &sh.tn[0], nb, c.touchedList, c.ctl + 3, &sh.spilled});
+  vp_push_steps<VP_LOOP_BLOCK, true>(m, c, t, s, sh.prev, bid, nb, VP_Route{c.y, tl0, &sh.tn[0], nb, c.touchedList, c.ctl + 3, &sh.peer[0][bid][2]});
   VP_PROBE_MARK(1);
   vp_cluster_sync(nb);
   VP_PROBE_MARK(2);
@@ -1395,13 +1399,14 @@ extern "C" __global__ void __launch_bounds__(VP_LOOP_BLOCK, 1) vp_loop(VP_Mat m,
     if (threadIdx.x == 0) sh.tn[p] = 0;
     VP_PROBE_MARK(0);
     for (bool advanced = false;;) {
-      // Push superstep s0+j+1 from the block's frontier, if it may.
+      // Push superstep s0+j+1 from the block's frontier, if it may, after
+      // publishing the counts (their stores then overlap the push).
       const bool fits = sh.own.edges <= lim;
+      vp_loop_publish(sh, bid, nb, ph, sh.own.sb > 0 && !fits);
       if (fits && j + 1 < a.op)
         vp_loop_push(m, c, s, fq, cq, (int)sh.own.nS(), (int)sh.own.nC,
-                     VP_Route{yNext, tlNext, &sh.tn[p ^ 1], nb, c.touchedList, c.ctl + 3, &sh.spilled});
+                     VP_Route{yNext, tlNext, &sh.tn[p ^ 1], nb, c.touchedList, c.ctl + 3, &sh.peer[ph & 1][bid][2]});
       VP_PROBE_MARK(1);
-      vp_loop_publish(sh, bid, nb, ph, (sh.own.sb > 0 && !fits) || sh.spilled);
       vp_cluster_sync(nb);
       VP_PROBE_MARK(2);
       vp_loop_totals(sh, nb, ph++);
@@ -1414,6 +1419,7 @@ extern "C" __global__ void __launch_bounds__(VP_LOOP_BLOCK, 1) vp_loop(VP_Mat m,
         // Advance: the far lists' lowest priority sets the bound; below it,
         // they are the next frontier, pushed as above.
         vp_loop_far_min(c, s, far, sh);
+        __syncthreads();
         vp_loop_publish(sh, bid, nb, ph, false);
         vp_cluster_sync(nb);
         vp_loop_totals(sh, nb, ph++);
@@ -1438,7 +1444,7 @@ extern "C" __global__ void __launch_bounds__(VP_LOOP_BLOCK, 1) vp_loop(VP_Mat m,
     }
     // Take back the next superstep's pushes (the rows they listed here,
     // and a share of those in touchedList).
-    const int undo = (int)min(sh.tn[p ^ 1], VP_LOOP_CAP), spilled = __ldcg(c.ctl + 3);
+    const int undo = (int)min(sh.tn[p ^ 1], VP_LOOP_LIST), spilled = __ldcg(c.ctl + 3);
     for (int i = threadIdx.x; i < undo; i += VP_LOOP_BLOCK) yNext[tlNext[i]] = vp_identity();
     for (int i = bid * VP_LOOP_BLOCK + threadIdx.x; i < spilled; i += nb * VP_LOOP_BLOCK) yNext[c.touchedList[i]] = vp_identity();
     if (sh.act + sh.nF > 0) vp_loop_flush(c, t, fq, far, sh.nS, sh.nB, sh.own.nF < VP_LOOP_FCAP ? sh.own.nF : VP_LOOP_FCAP);

@@ -37,6 +37,7 @@ type features struct {
 	Unroll            int  // pull entries a thread loads at a time (VP_UNROLL; 0: the template's 4)
 	Stream            bool // pulls load the matrix evict-first (VP_STREAM)
 	Probe             bool // vp_loop prints its phases' cycles (VP_PROBE)
+	LoopList          int  // vp_loop's touched list capacity before rows spill (VP_LOOP_LIST; 0: VP_LOOP_CAP)
 }
 
 // elemType describes a state array's element or a scalar's type.
@@ -244,6 +245,9 @@ func buildSource(code *vertexprog.DeviceCode, l *stateLayout, f features) string
 		fmt.Fprintf(&b, "#define VP_UNROLL %d\n", f.Unroll)
 	}
 	fmt.Fprintf(&b, "#define VP_STREAM %d\n#define VP_PROBE %d\n", b01(f.Stream), b01(f.Probe))
+	if f.LoopList > 0 {
+		fmt.Fprintf(&b, "#define VP_LOOP_LIST %d\n", f.LoopList)
+	}
 	b.WriteString("#line 1 \"hpgraph_prelude.cu\"\n")
 	b.WriteString(preludeSource)
 	fmt.Fprintf(&b, "\n#line 1 %q\n", snippetFile)
