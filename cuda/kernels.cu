@@ -923,8 +923,9 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_apply_push(VP_Mat m, V
 // supersteps, yLoop in its odd ones). So a superstep waits on one cluster
 // barrier and three trips to memory: APPLY's swap (with the row's X,
 // degree and vp_wants), the push's matrix and X, its folds. Each block
-// writes its counts into every block's shared memory before the barrier,
-// so after it every block knows the superstep's totals. vp_wants is asked
+// writes its counts into every block's shared memory before its push
+// (the stores overlap it), so after the barrier every block knows the
+// superstep's totals. vp_wants is asked
 // in APPLY, not before a fold: a row's state changes only in its home
 // block, but another block may push to it before it changes.
 //
@@ -1038,12 +1039,13 @@ __device__ __forceinline__ unsigned vp_fkey(float f) {
 }
 __device__ __forceinline__ float vp_funkey(unsigned k) { return __uint_as_float(k & 0x80000000u ? k & 0x7fffffffu : ~k); }
 
-// A block's counts in vp_loop (32-bit words where they can be: the
-// shared memory atomics on them are native).
+// A block's counts in vp_loop (32-bit words: the shared memory atomics
+// on them are native).
 struct VP_LoopOwn {
   // Push edges of the vertices activated, exact up to VP_LOOP_CAP (the
-  // loop only compares them with lim; a warp adds at most VP_LOOP_CAP + 1
-  // a pass: below 2^23 a superstep, 2^27 over the cluster).
+  // loop only compares them with lim): each vertex counts at most
+  // VP_LOOP_CAP + 1, and a block queues at most VP_LOOP_CAP + VP_LOOP_FCAP
+  // vertices a superstep, so the count stays below 2^29.
   unsigned edges;
   // Queued small vertices (low 16 bits) and big ones (high 16: a block
   // queues at most VP_LOOP_CAP + VP_LOOP_FCAP < 65536 a superstep).
@@ -1274,7 +1276,9 @@ __device__ __forceinline__ void vp_loop_publish(VP_LoopShared& sh, int bid, int 
   if (threadIdx.x < nb) {
     const VP_LoopOwn& o = sh.own;
     unsigned long long* p = vp_peer(&sh.peer[ph & 1][bid][0], threadIdx.x, nb);
-    p[0] = (o.nS() + o.nB()) | (unsigned long long)o.edges << 32;
+    // (edges capped too: the cluster's sum stays exact up to VP_LOOP_CAP
+    // and fits 32 bits)
+    p[0] = (o.nS() + o.nB()) | (unsigned long long)min(o.edges, VP_LOOP_CAP + 1) << 32;
     p[1] = over;
     p[3] = min(o.nF, VP_LOOP_FCAP) | (unsigned long long)o.pmin << 32;
   }
@@ -1288,7 +1292,6 @@ __device__ __forceinline__ void vp_loop_totals(VP_LoopShared& sh, int nb, int ph
   const unsigned long long(*peer)[4] = sh.peer[ph & 1];
   const int r = threadIdx.x;
   const bool in = r < nb;
-  // (a block's edges are below 2^23: see VP_LoopOwn)
   const unsigned edges = __reduce_add_sync(VP_FULL, in ? (unsigned)(peer[r][0] >> 32) : 0u);
   const unsigned act = __reduce_add_sync(VP_FULL, in ? (unsigned)peer[r][0] : 0u);
   const unsigned nF = __reduce_add_sync(VP_FULL, in ? (unsigned)peer[r][3] : 0u);
@@ -1390,7 +1393,7 @@ extern "C" __global__ void __launch_bounds__(VP_LOOP_BLOCK, 1) vp_loop(VP_Mat m,
       vp_next_record(c, t);
     }
     const int cnt = (int)sh.tn[p];
-    if (cnt > VP_LOOP_CAP) __trap();  // (lim bounds it: see above)
+    if (cnt > VP_LOOP_LIST) __trap();  // (a superstep whose pushes spilled is taken back, not applied)
     double* blk = vp_agg_begin(c, agg);
     vp_loop_apply(c, t, s, tl, cnt, y, fq, cq, far, sh, bound, j == 0, blk);
     vp_agg_flush(c, t, blk);
@@ -1426,6 +1429,7 @@ extern "C" __global__ void __launch_bounds__(VP_LOOP_BLOCK, 1) vp_loop(VP_Mat m,
         __syncthreads();
         bound = sh.pmin == 0xffffffffu ? inf : vp_funkey(sh.pmin) + c.delta;
         vp_loop_far_take(c, t, fq, cq, far, sh, bound);
+        __syncthreads();  // (far_take's last count)
         advanced = true;
         VP_PROBE_MARK(4);
         continue;
