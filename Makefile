@@ -8,13 +8,16 @@ GRAPHS  := $(BIN)/graphs
 CUDA_HDRS = $(shell ./scripts/cuda-headers.sh)
 
 CUDA_ENV = CGO_CFLAGS=-I$(CUDA_HDRS)/include CGO_LDFLAGS=-L$(CUDA_HDRS)/stubs
+# Binaries carry the git revision they were built from (bench records
+# report it) where git can tell, whatever GOFLAGS says.
+VCS     := -buildvcs=auto
 
 .PHONY: all build run test vet fmt-check bench fuzz clean cuda cuda-test cuda-check cuda-compile
 
 all: build
 
 build:
-	$(GO) build -o $(BIN)/hpgraph ./cmd/hpgraph
+	$(GO) build $(VCS) -o $(BIN)/hpgraph ./cmd/hpgraph
 
 # The main job: generate graphs, run every algorithm on the generated graphs
 # and the shipped ones, and check each against the gonum reference.
@@ -45,7 +48,7 @@ fmt-check:
 # an NVIDIA driver to start; kernels compile at run time with NVRTC).
 cuda:
 	@./scripts/cuda-headers.sh >/dev/null
-	$(CUDA_ENV) $(GO) build -tags cuda -o $(BIN)/hpgraph ./cmd/hpgraph
+	$(CUDA_ENV) $(GO) build $(VCS) -tags cuda -o $(BIN)/hpgraph ./cmd/hpgraph
 
 # Test binaries to run on a GPU machine (carry bin/ there).
 cuda-test:
