@@ -673,13 +673,13 @@ func (r *run) steps(it int, dir vertexprog.Direction, count int, pushEdges int64
 // reports whether it did. A device that cannot launch the cluster gets
 // one of 8 blocks, then none. Inside device.do.
 func (r *run) startLoop(dir vertexprog.Direction, count int) bool {
-	// (the kernel's own limit is the same: a launch it declines would
+	// (the kernel starts on the same test: a launch it declines would
 	// read as a superstep that activated nothing)
-	lim := min(loopEdges, loopCap)
+	lim, first := min(loopEdges, loopCap), min(loopEdges, loopCap)
 	if r.feats.LoopList > 0 {
-		lim = min(lim, r.feats.LoopList)
+		first = min(first, r.feats.LoopList)
 	}
-	if dir != vertexprog.Push || count < 2 || r.loop == 0 || r.last[recActive] == 0 || r.last[recEdges] > uint64(lim) {
+	if dir != vertexprog.Push || count < 2 || r.loop == 0 || r.last[recActive] == 0 || r.last[recEdges] > uint64(first) {
 		return false
 	}
 	s0 := r.step

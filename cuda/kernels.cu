@@ -1107,8 +1107,7 @@ __device__ __forceinline__ void vp_loop_push(const VP_Mat& m, const VP_Run& c, c
 // queues' slots and one for the edges (same-address atomics of a whole
 // block took longer than the rest of the superstep), the degrees summed
 // by one warp reduction. Whole warps call it.
-__device__ __forceinline__ void vp_loop_queue(const VP_Run& c, const VP_St& t, int* fq, int2* cq, VP_LoopOwn& own, int v, bool act,
-                                              int deg) {
+__device__ __forceinline__ void vp_loop_queue(int* fq, int2* cq, VP_LoopOwn& own, int v, bool act, int deg) {
   const int lane = threadIdx.x & 31;
   const unsigned lt = (1u << lane) - 1u;
   const bool sm = act && deg <= VP_LOOP_SMALL, big = act && deg > VP_LOOP_SMALL;
@@ -1192,7 +1191,7 @@ __device__ __forceinline__ void vp_loop_apply(const VP_Run& c, const VP_St& t, c
 #endif
       }
     }
-    vp_loop_queue(c, t, fq, cq, own, v, act, deg);
+    vp_loop_queue(fq, cq, own, v, act, deg);
   }
 }
 
@@ -1217,7 +1216,7 @@ __device__ __forceinline__ void vp_loop_far_min(const VP_Run& c, const State& s,
 // vp_loop_far_take queues the block's far vertices below bound as the
 // frontier of superstep t+1 and keeps the rest (compacted in place: each
 // pass reads before it writes, and writes no further than it read).
-__device__ __forceinline__ void vp_loop_far_take(const VP_Run& c, const VP_St& t, int* fq, int2* cq, int2* far, VP_LoopShared& sh,
+__device__ __forceinline__ void vp_loop_far_take(const VP_Run& c, int* fq, int2* cq, int2* far, VP_LoopShared& sh,
                                                  float bound) {
   const int nF = min(sh.own.nF, VP_LOOP_FCAP);
   __shared__ unsigned kept;
@@ -1234,7 +1233,7 @@ __device__ __forceinline__ void vp_loop_far_take(const VP_Run& c, const VP_St& t
     }
     __syncthreads();
     if (keep) far[vp_agg_inc(&kept)] = f;
-    vp_loop_queue(c, t, fq, cq, sh.own, f.x, take, deg);
+    vp_loop_queue(fq, cq, sh.own, f.x, take, deg);
   }
   __syncthreads();
   if (threadIdx.x == 0) sh.own.nF = kept;
@@ -1326,13 +1325,15 @@ extern "C" __global__ void __launch_bounds__(VP_LOOP_BLOCK, 1) vp_loop(VP_Mat m,
   __shared__ double agg[VP_BLOCK_AGG];
   __shared__ VP_LoopShared sh;
   const int s0 = c.ctl[0] + a.j;
-  const unsigned long long lim = min(a.lim, VP_LOOP_LIST), batchEdges = (unsigned long long)c.ctl[2];
+  const unsigned long long lim = min(a.lim, VP_LOOP_CAP), batchEdges = (unsigned long long)c.ctl[2];
   const float inf = __int_as_float(0x7f800000);
   float bound = inf;  // delta-stepping: activations of this priority or more wait
   int ph = 0;         // counts published so far
   VP_St t = vp_st_at(c, s0, a.batched, true);
   if (threadIdx.x == 0) {
-    sh.go = t.go && t.prev[VP_R_EDGES] <= lim;
+    // (the first superstep pushes cluster-wide: with at most
+    // VP_LOOP_LIST edges no touched list overflows)
+    sh.go = t.go && t.prev[VP_R_EDGES] <= min(lim, (unsigned long long)VP_LOOP_LIST);
     for (int i = VP_R_SMALL; i <= VP_R_CHUNKS; i++) sh.prev[i] = t.prev[i];
     sh.own = VP_LoopOwn{};
     sh.own.pmin = 0xffffffffu;
@@ -1428,7 +1429,7 @@ extern "C" __global__ void __launch_bounds__(VP_LOOP_BLOCK, 1) vp_loop(VP_Mat m,
         vp_loop_totals(sh, nb, ph++);
         __syncthreads();
         bound = sh.pmin == 0xffffffffu ? inf : vp_funkey(sh.pmin) + c.delta;
-        vp_loop_far_take(c, t, fq, cq, far, sh, bound);
+        vp_loop_far_take(c, fq, cq, far, sh, bound);
         __syncthreads();  // (far_take's last count)
         advanced = true;
         VP_PROBE_MARK(4);
