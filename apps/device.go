@@ -83,6 +83,7 @@ struct State {
 __device__ A_t vp_identity() { return 0.0; }
 __device__ A_t vp_gather(A_t acc, int v, int u, X_t xu, float w, const State& s) { return acc + xu; }
 __device__ A_t vp_reduce(A_t a, A_t b) { return a + b; }
+#define VP_REDUCE_ADD 1
 __device__ bool vp_update(int v, A_t acc, X_t* x, const State& s, Step& st) {
   double r = (1 - s.damping) + s.damping * acc;
   double diff = r - s.rank[v];
@@ -118,6 +119,7 @@ struct State {
 __device__ A_t vp_identity() { return 0.0; }
 __device__ A_t vp_gather(A_t acc, int v, int u, X_t xu, float w, const State& s) { return acc + xu; }
 __device__ A_t vp_reduce(A_t a, A_t b) { return a + b; }
+#define VP_REDUCE_ADD 1
 __device__ bool vp_update(int v, A_t acc, X_t* x, const State& s, Step& st) {
   double d = s.damping;
   double r = (1 - d) / s.n + d * acc + d / s.n * st.aggregate(0);
@@ -226,7 +228,8 @@ func (p *TriangleProgram) Device() vertexprog.DeviceCode {
 			{Name: "cnt", Data: p.cnt, ReadOnly: true},
 			{Name: "adj", Data: p.adj, ReadOnly: true},
 		},
-		Scalars: []vertexprog.DeviceScalar{{Name: "perVertex", Value: pv}},
+		Scalars:     []vertexprog.DeviceScalar{{Name: "perVertex", Value: pv}},
+		HeavyGather: true,
 	}
 }
 

@@ -59,7 +59,7 @@ func (Backend) Components(m *vertexprog.Matrix) (vertexprog.ComponentsRun, error
 	}
 	r := &ccRun{d: d, n: m.N}
 	err = d.do("copying the graph to the device", func() error {
-		need := d.cache.need(m.Matrix, false, nil, binLimits{}) + int64(m.N)*4 + afSamples*4
+		need := d.cache.need(m.Matrix, false, nil, binLimits{}, tileSpec{}) + int64(m.N)*4 + afSamples*4
 		if err := d.reserve(need); err != nil {
 			return err
 		}
@@ -68,7 +68,7 @@ func (Backend) Components(m *vertexprog.Matrix) (vertexprog.ComponentsRun, error
 			return err
 		}
 		t0 := time.Now()
-		r.md = d.cache.get(m.Matrix, false, nil, binLimits{})
+		r.md = d.cache.get(m.Matrix, false, nil, binLimits{}, tileSpec{})
 		r.comp = cu.MemAlloc(int64(max(1, m.N)) * 4)
 		r.sample = cu.MemAlloc(afSamples * 4)
 		r.bufs = []cu.DevicePtr{r.comp, r.sample}

@@ -33,6 +33,17 @@ var Texture = true
 // (false). HPGRAPH_CUDA_GRAPHS=0 or 1 sets its initial value.
 var Graphs = true
 
+// Tiles selects the column-sorted tiles (tiles.go, vp_pull_tiles) for
+// the pulls of programs that gather from every neighbour (Spec.GatherAll,
+// without vp_wants or vp_done, with a 4- or 8-byte accumulator, and
+// without DeviceCode.HeavyGather) in runs started afterwards; false pulls
+// them by rows (ELL and COO bins) like every other program. HPGRAPH_CUDA_TILES=0 or 1 sets its initial value;
+// HPGRAPH_CUDA_TILEARCS sets the most entries of a tile.
+var Tiles = true
+
+// tiledRuns counts the runs that pulled by tiles (for tests).
+var tiledRuns int
+
 // LoopCluster is the blocks of the thread block cluster that runs push
 // batches over small frontiers in one launch (vp_loop), in runs started
 // afterwards: 16 (non-portable, and the most; 8 where the device
@@ -59,6 +70,10 @@ var stream = true
 // (HPGRAPH_CUDA_PUSHGRID overrides it).
 var pushGridPerSM = 8
 
+// applyPerSM bounds the blocks of vp_apply_pull per multiprocessor (0:
+// a block per 256 rows); HPGRAPH_CUDA_APPLYGRID overrides it.
+var applyPerSM = 8
+
 // loopList, when positive, is the rows a vp_loop touched list takes
 // before the rest spill to the run's touchedList (and the loop stops);
 // tests set it low to exercise that path.
@@ -74,6 +89,15 @@ func init() {
 		Texture = false
 	case "1", "true":
 		Texture = true
+	}
+	switch os.Getenv("HPGRAPH_CUDA_TILES") {
+	case "0", "false":
+		Tiles = false
+	case "1", "true":
+		Tiles = true
+	}
+	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_TILEARCS")); err == nil && n > 0 {
+		tileArcs = n
 	}
 	switch os.Getenv("HPGRAPH_CUDA_GRAPHS") {
 	case "0", "false":
@@ -95,6 +119,9 @@ func init() {
 	}
 	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_PUSHGRID")); err == nil && n > 0 && n <= 64 {
 		pushGridPerSM = n
+	}
+	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_APPLYGRID")); err == nil && n >= 0 {
+		applyPerSM = n
 	}
 	probe = os.Getenv("HPGRAPH_CUDA_PROBE") == "1"
 	vertexprog.RegisterBackend(Backend{})
@@ -187,6 +214,7 @@ type run struct {
 	yDirty  bool
 	yLoopOK bool // yLoop holds the identity (filled before the first vp_loop)
 	queued  bool // the frontier's queues are built (after a push superstep)
+	tiles   bool // pulls run vp_pull_tiles
 	closed  bool
 
 	graphs   map[[2]int]C.CUgraphExec
@@ -233,6 +261,13 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 	}
 	feats.TextureX = Texture && job.XSize > 0 && job.XSize%4 == 0 && int64(n)*int64(job.XSize/4) <= d.texMaxWidth
 	lim := binsFromEnv()
+	var ts tileSpec
+	if Tiles && job.Spec.GatherAll && !job.Code.HeavyGather && !job.HasWants && !job.HasDone && (job.ASize == 4 || job.ASize == 8) && n > 0 {
+		ts = tileSpec{rowBits: tileRowBits(job.ASize), maxArcs: tileArcs}
+		if tileRowBitsOverride > 0 {
+			ts.rowBits = tileRowBitsOverride
+		}
+	}
 
 	src := buildSource(&job.Code, layout, feats)
 	ptx, key, err := compile(src, d.arch())
@@ -248,11 +283,11 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 		need := deviceBytes(job, layout, lim)
 		switch {
 		case job.Push == job.Pull:
-			need += d.cache.need(job.Pull.Matrix, true, job.Push.Degree, lim)
+			need += d.cache.need(job.Pull.Matrix, true, job.Push.Degree, lim, ts)
 		case job.Push != nil:
-			need += d.cache.need(job.Pull.Matrix, true, nil, lim) + d.cache.need(job.Push.Matrix, false, job.Push.Degree, lim)
+			need += d.cache.need(job.Pull.Matrix, true, nil, lim, ts) + d.cache.need(job.Push.Matrix, false, job.Push.Degree, lim, tileSpec{})
 		default:
-			need += d.cache.need(job.Pull.Matrix, true, nil, lim)
+			need += d.cache.need(job.Pull.Matrix, true, nil, lim, ts)
 		}
 		if err := d.reserve(need); err != nil {
 			return err
@@ -268,7 +303,7 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 			r.mod.layoutOK = true
 		}
 		t0 := time.Now()
-		r.upload(lim)
+		r.upload(lim, ts)
 		r.transfers += time.Since(t0)
 		return nil
 	})
@@ -330,17 +365,22 @@ func put[T any](r *run, s []T) cu.DevicePtr {
 }
 
 // upload allocates and fills everything. Inside device.do.
-func (r *run) upload(lim binLimits) {
+func (r *run) upload(lim binLimits, ts tileSpec) {
 	job := r.job
 	d := r.d
 	if job.Push == job.Pull {
-		r.pull = d.cache.get(job.Pull.Matrix, true, job.Push.Degree, lim)
+		r.pull = d.cache.get(job.Pull.Matrix, true, job.Push.Degree, lim, ts)
 		r.push = r.pull
 	} else {
-		r.pull = d.cache.get(job.Pull.Matrix, true, nil, lim)
+		r.pull = d.cache.get(job.Pull.Matrix, true, nil, lim, ts)
 		if job.Push != nil {
-			r.push = d.cache.get(job.Push.Matrix, false, job.Push.Degree, lim)
+			r.push = d.cache.get(job.Push.Matrix, false, job.Push.Degree, lim, tileSpec{})
 		}
+	}
+	// (another run may hold the matrix's tiles of another shape)
+	r.tiles = ts.rowBits > 0 && r.pull.tiles.matches(ts)
+	if r.tiles {
+		tiledRuns++
 	}
 	n := r.n
 	r.x = put(r, job.X)
@@ -432,6 +472,11 @@ func (r *run) upload(lim binLimits) {
 	// Memsets and copies above ran on the legacy stream; the kernels run
 	// on the device's own (non-blocking) stream.
 	cu.CtxSynchronize()
+	if r.tiles {
+		// vp_pull_tiles folds into y on the rows of segments of several
+		// tiles: they start as the identity, and APPLY puts them back.
+		r.launch("vp_fill", blocks(int64(n), blockSize), r.pull.arg, argBytes(0, false, 0))
+	}
 }
 
 // pinnedRecords returns pinned host memory of at least bytes for reading
@@ -541,6 +586,16 @@ func (r *run) pushGrids(batched bool) (push, apply int64) {
 	return min(max(push, 1), 16*sms), min(max(apply, 1), 16*sms)
 }
 
+// applyGrid is vp_apply_pull's blocks: at most applyPerSM per
+// multiprocessor, each taking VP_BLOCK rows a turn.
+func (r *run) applyGrid() int64 {
+	rows := blocks(int64(r.n), blockSize)
+	if applyPerSM > 0 {
+		rows = min(rows, int64(applyPerSM*max(1, r.d.sms)))
+	}
+	return rows
+}
+
 // enqueue launches superstep base+j. Inside device.do.
 func (r *run) enqueue(dir vertexprog.Direction, j int, batched bool) {
 	a := argBytes(j, batched, 0)
@@ -556,10 +611,16 @@ func (r *run) enqueue(dir vertexprog.Direction, j int, batched bool) {
 		return
 	}
 	r.queued = false
-	rows := blocks(int64(r.n), blockSize)
-	r.launch("vp_pull_ell", rows, r.pull.arg, a)
+	if r.tiles {
+		a := argBytes(j, batched, 1) // (op 1: APPLY resets the rows tiles fold into)
+		t := r.pull.tiles
+		r.mod.launchShared("vp_pull_tiles", int64(t.count()), tileBlock, tileShared(t.rowBits, r.job.ASize), r.d.stream, r.pull.arg, r.runArg, r.state, a)
+		r.launch("vp_apply_pull", r.applyGrid(), r.pull.arg, a)
+		return
+	}
+	r.launch("vp_pull_ell", blocks(int64(r.n), blockSize), r.pull.arg, a)
 	r.launch("vp_pull_coo", r.pull.cooBlocks(r.feats.HasWants || r.feats.HasDone), r.pull.arg, a)
-	r.launch("vp_apply_pull", rows, r.pull.arg, a)
+	r.launch("vp_apply_pull", r.applyGrid(), r.pull.arg, a)
 }
 
 // graph returns the CUDA graph of g batched supersteps in direction dir

@@ -20,6 +20,11 @@ type matDev struct {
 	bins                                      *pullBins
 	binRows, chunkHeavy, heavyRow, heavyFirst cu.DevicePtr
 	binBufs                                   []cu.DevicePtr
+	tiles                                     *pullTiles
+	tileArcs, tileVal, tileBase               cu.DevicePtr
+	tileFirst, tileInfo, tileWarp, tileMulti  cu.DevicePtr
+	tileVFirst, tileVRow                      cu.DevicePtr
+	tileBufs                                  []cu.DevicePtr
 	pushDeg                                   cu.DevicePtr
 	bufs                                      []cu.DevicePtr
 	bytes                                     int64
@@ -74,9 +79,16 @@ func sigOf(m *hyb.Matrix) matSig {
 // consistent reports whether a cached copy still matches its matrix.
 func (md *matDev) consistent() bool { return sigOf(md.m) == md.sig }
 
-// need is the device memory that using m (as a pull matrix with bins, or
-// with push degrees) would add.
-func (c *matCache) need(m *hyb.Matrix, bins bool, deg []int32, lim binLimits) int64 {
+// tileSpec asks for a pull matrix's tiles (rowBits 0: none).
+type tileSpec struct{ rowBits, maxArcs int }
+
+func (t *pullTiles) matches(ts tileSpec) bool {
+	return t != nil && t.rowBits == ts.rowBits && t.maxArcs == ts.maxArcs
+}
+
+// need is the device memory that using m (as a pull matrix with bins and
+// tiles, or with push degrees) would add.
+func (c *matCache) need(m *hyb.Matrix, bins bool, deg []int32, lim binLimits, ts tileSpec) int64 {
 	md := c.m[m]
 	if md != nil && !md.consistent() {
 		md = nil
@@ -90,6 +102,9 @@ func (c *matCache) need(m *hyb.Matrix, bins bool, deg []int32, lim binLimits) in
 	}
 	if deg != nil && (md == nil || md.pushDeg == 0) {
 		b += 4 * int64(len(deg))
+	}
+	if ts.rowBits > 0 && (md == nil || !md.tiles.matches(ts)) {
+		b += tileBytes(m, ts.rowBits, ts.maxArcs)
 	}
 	return b
 }
@@ -114,7 +129,7 @@ func freeAll(bufs []cu.DevicePtr) {
 
 // get returns m's device copy with the parts asked for, uploading what is
 // missing, and marks it used. Inside device.do.
-func (c *matCache) get(m *hyb.Matrix, bins bool, deg []int32, lim binLimits) *matDev {
+func (c *matCache) get(m *hyb.Matrix, bins bool, deg []int32, lim binLimits, ts tileSpec) *matDev {
 	if c.m == nil {
 		c.m = map[*hyb.Matrix]*matDev{}
 	}
@@ -153,6 +168,19 @@ func (c *matCache) get(m *hyb.Matrix, bins bool, deg []int32, lim binLimits) *ma
 	if deg != nil && md.pushDeg == 0 {
 		md.pushDeg = devPut(&md.bufs, deg)
 	}
+	// (Tiles in use by another run stay as they are.)
+	if ts.rowBits > 0 && !md.tiles.matches(ts) && (md.tiles == nil || md.users == 0) {
+		freeAll(md.tileBufs)
+		md.tileBufs = nil
+		t := makePullTiles(m, ts.rowBits, ts.maxArcs)
+		md.tileArcs, md.tileVal = devPut(&md.tileBufs, t.arcs), devPut(&md.tileBufs, t.vals)
+		md.tileBase, md.tileFirst = devPut(&md.tileBufs, t.base), devPut(&md.tileBufs, t.first)
+		md.tileInfo, md.tileWarp = devPut(&md.tileBufs, t.info), devPut(&md.tileBufs, t.warp)
+		md.tileMulti = devPut(&md.tileBufs, t.multi)
+		md.tileVFirst, md.tileVRow = devPut(&md.tileBufs, t.vfirst), devPut(&md.tileBufs, t.vrow)
+		t.arcs, t.vals, t.base = nil, nil, nil // (on the device now)
+		md.tiles = t
+	}
 	md.users++
 	md.used = c.clock
 	md.arg = md.matArg()
@@ -171,7 +199,8 @@ func (c *matCache) release(md *matDev) {
 func (c *matCache) free(md *matDev) {
 	freeAll(md.bufs)
 	freeAll(md.binBufs)
-	md.bufs, md.binBufs = nil, nil
+	freeAll(md.tileBufs)
+	md.bufs, md.binBufs, md.tileBufs = nil, nil, nil
 	if c.m[md.m] == md {
 		delete(c.m, md.m)
 	}
@@ -201,12 +230,13 @@ func (c *matCache) trim(keep int) {
 // matArg is the VP_Mat argument (kernels.cu).
 func (md *matDev) matArg() []byte {
 	m := md.m
-	b := make([]byte, 120)
+	b := make([]byte, 200)
 	le := binary.LittleEndian
-	for i, p := range []cu.DevicePtr{md.ellCol, md.ellVal, md.cooCol, md.cooVal, md.cooPtr, md.binRows, md.chunkHeavy, md.heavyRow, md.heavyFirst} {
+	for i, p := range []cu.DevicePtr{md.ellCol, md.ellVal, md.cooCol, md.cooVal, md.cooPtr, md.binRows, md.chunkHeavy, md.heavyRow, md.heavyFirst,
+		md.tileArcs, md.tileVal, md.tileBase, md.tileFirst, md.tileInfo, md.tileWarp, md.tileMulti, md.tileVFirst, md.tileVRow} {
 		le.PutUint64(b[8*i:], uint64(p))
 	}
-	ints := []int{m.N, m.K, m.Pitch, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+	ints := []int{m.N, m.K, m.Pitch, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
 	if bn := md.bins; bn != nil {
 		ch, w, q, t := bn.blocks()
 		ints[3] = bn.lim.Chunk
@@ -214,8 +244,11 @@ func (md *matDev) matArg() []byte {
 		ints[8], ints[9], ints[10] = w, q, t
 		_ = ch
 	}
+	if md.tiles != nil {
+		ints[11], ints[12] = md.tiles.rowBits, tileVMax(md.tiles.rowBits)
+	}
 	for i, v := range ints {
-		le.PutUint32(b[72+4*i:], uint32(int32(v)))
+		le.PutUint32(b[144+4*i:], uint32(int32(v)))
 	}
 	return b
 }

@@ -95,6 +95,18 @@ static CUresult hp_launch_cluster(CUfunction f, unsigned cluster, unsigned block
 	return cuLaunchKernelEx(&cfg, f, params, NULL);
 }
 
+// hp_launch_shared launches f on grid blocks of block threads with
+// `shared` bytes of dynamic shared memory, allowing that much first when
+// `allow` is set.
+static CUresult hp_launch_shared(CUfunction f, unsigned grid, unsigned block, unsigned shared, int allow, CUstream st, void* a, void* b, void* c, void* d) {
+	void* params[4] = {a, b, c, d};
+	if (allow) {
+		CUresult r = cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared);
+		if (r != CUDA_SUCCESS) return r;
+	}
+	return cuLaunchKernel(f, grid, 1, 1, block, 1, 1, shared, st, params, NULL);
+}
+
 static CUresult hp_launch2(CUfunction f, unsigned grid, unsigned block, CUstream st, void* a, void* b) {
 	void* params[2] = {a, b};
 	return cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, st, params, NULL);
@@ -373,10 +385,11 @@ func (d *device) memInfo() (free, total int64) {
 // module is a loaded PTX module with the kernels looked up.
 type module struct {
 	funcs    map[string]C.CUfunction
-	layoutOK bool // vp_state_layout agreed with the host's State layout
+	layoutOK bool           // vp_state_layout agreed with the host's State layout
+	shared   map[string]int // the dynamic shared memory each kernel was allowed
 }
 
-var kernelNames = []string{"vp_ctl", "vp_fill", "vp_compact", "vp_pull_ell", "vp_pull_coo", "vp_apply_pull", "vp_apply_push", "vp_push", "vp_loop", "vp_state_layout"}
+var kernelNames = []string{"vp_ctl", "vp_fill", "vp_compact", "vp_pull_ell", "vp_pull_coo", "vp_pull_tiles", "vp_apply_pull", "vp_apply_push", "vp_push", "vp_loop", "vp_state_layout"}
 
 // stateOffsets runs vp_state_layout: the offsets of State's n members,
 // then sizeof(State). Inside device.do.
@@ -441,6 +454,30 @@ func (m *module) launch(name string, grid int64, st C.CUstream, mat, run, state,
 	r := C.hp_launch(m.funcs[name], C.uint(grid), C.uint(blockSize), st,
 		unsafe.Pointer(&mat[0]), unsafe.Pointer(&run[0]), unsafe.Pointer(&state[0]), unsafe.Pointer(&arg[0]))
 	check("launching "+name, r)
+}
+
+// launchShared is launch with `block` threads a block and `shared` bytes
+// of dynamic shared memory. Inside device.do.
+func (m *module) launchShared(name string, grid int64, block, shared int, st C.CUstream, mat, run, state, arg []byte) {
+	if grid <= 0 {
+		return
+	}
+	if grid > 1<<31-1 {
+		panic(fmt.Errorf("launch %s: %d blocks is beyond the grid limit", name, grid))
+	}
+	if m.shared == nil {
+		m.shared = map[string]int{}
+	}
+	allow := 0
+	if m.shared[name] < shared {
+		allow = 1
+	}
+	r := C.hp_launch_shared(m.funcs[name], C.uint(grid), C.uint(block), C.uint(shared), C.int(allow), st,
+		unsafe.Pointer(&mat[0]), unsafe.Pointer(&run[0]), unsafe.Pointer(&state[0]), unsafe.Pointer(&arg[0]))
+	check("launching "+name, r)
+	if allow == 1 {
+		m.shared[name] = shared
+	}
 }
 
 // launch2 runs kernel name, which takes two arguments (given as their

@@ -148,8 +148,10 @@ type appCase struct {
 	// reorders: pushing, the GPU may defer vertices (Spec.Delta), so its
 	// supersteps differ from the CPU's.
 	reorders bool
-	tol      float64 // relative; 0: exact
-	run      func(g *vertexprog.Graph, opt vertexprog.Options) (out []float64, iters int, err error)
+	// heavy: DeviceCode.HeavyGather (pulled by rows, never by tiles)
+	heavy bool
+	tol   float64 // relative; 0: exact
+	run   func(g *vertexprog.Graph, opt vertexprog.Options) (out []float64, iters int, err error)
 }
 
 func sourcesOf(g *vertexprog.Graph) []int32 {
@@ -333,6 +335,86 @@ func TestAppsMatchCPU(t *testing.T) {
 		}
 	}
 	t.Logf("%d GPU runs in %v", runs, gpuTime)
+}
+
+// TestTilesMatchCPU runs the programs that gather from every neighbour
+// (vp_pull_tiles) on the GPU with the tiles off, as the matrix's own, and
+// cut small (segments of 4 and 16 rows, tiles of 5 and 64 entries: many
+// segments of several tiles, folding into y atomically), and compares
+// them with the CPU.
+func TestTilesMatchCPU(t *testing.T) {
+	needGPU(t)
+	needNVRTC(t)
+	plain := testGraphs(t, datasets.Options{})
+	weighted := testGraphs(t, datasets.Options{Weights: datasets.WeightsRandom, WeightMin: 1, WeightMax: 64, Seed: 7})
+	defer func(on bool, arcs, bits int) { Tiles, tileArcs, tileRowBitsOverride = on, arcs, bits }(Tiles, tileArcs, tileRowBitsOverride)
+	tc := appCaseNamed(t, "triangles")
+	tc.heavy = true // (DeviceCode.HeavyGather: never tiled)
+	cases := []appCase{appCaseNamed(t, "pagerank"), appCaseNamed(t, "pagerank-ldbc"), tc}
+	for _, add := range []bool{true, false} {
+		p := walks{add: add}
+		cases = append(cases, appCase{name: fmt.Sprintf("walks (user, add %v)", add), weighted: true,
+			run: func(g *vertexprog.Graph, opt vertexprog.Options) ([]float64, int, error) {
+				r, err := vertexprog.Run(g, vertexprog.Program[uint32, uint32](p), opt)
+				if err != nil {
+					return nil, 0, err
+				}
+				var out []float64
+				for _, x := range r.X {
+					out = append(out, float64(x))
+				}
+				return out, r.Iterations, nil
+			}})
+	}
+	shapes := []struct {
+		name       string
+		on         bool
+		bits, arcs int
+	}{{"rows", false, 0, 131072}, {"own", true, 0, 131072}, {"4x5", true, 2, 5}, {"16x64", true, 4, 64}}
+	for gi := range plain {
+		for _, a := range cases {
+			tg := plain[gi]
+			if a.weighted {
+				tg = weighted[gi]
+			}
+			g := vertexprog.NewGraph(tg.g)
+			t.Run(tg.name+"/"+a.name, func(t *testing.T) {
+				want, _, err := a.run(g, vertexprog.Options{Backend: "cpu"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, sh := range shapes {
+					Tiles, tileRowBitsOverride, tileArcs = sh.on, sh.bits, sh.arcs
+					before := tiledRuns
+					got, _, err := a.run(g, vertexprog.Options{Backend: "cuda"})
+					if err != nil {
+						t.Fatalf("%s: %v", sh.name, err)
+					}
+					if tiled := tiledRuns > before; tiled != (sh.on && !a.heavy) {
+						t.Fatalf("%s: tiled %v", sh.name, tiled)
+					}
+					if len(got) != len(want) {
+						t.Fatalf("%s: %d outputs, cpu %d", sh.name, len(got), len(want))
+					}
+					for i := range want {
+						if !same(got[i], want[i], a.tol) {
+							t.Fatalf("%s: output %d is %v, cpu %v", sh.name, i, got[i], want[i])
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+func appCaseNamed(t *testing.T, name string) appCase {
+	for _, a := range appCases {
+		if a.name == name {
+			return a
+		}
+	}
+	t.Fatalf("no app case %q", name)
+	return appCase{}
 }
 
 // TestUserProgramWithVptest checks a user program the way a user would:

@@ -141,13 +141,29 @@ __device__ __forceinline__ bool vp_in_frontier(const VP_Run& c, const VP_St& t, 
 }
 
 // vp_load_x reads X of vertex u through the texture or read-only path,
-// or (Coherent: vp_loop, whose own APPLY writes X) with plain loads.
-template <bool Coherent = false>
+// or (Coherent: vp_loop, whose own APPLY writes X) with plain loads, or
+// (Ldg: vp_pull_tiles, whose 8-byte X took two texture fetches each) the
+// read-only path.
+template <bool Coherent = false, bool Ldg = false>
 __device__ __forceinline__ X_t vp_load_x(const VP_Run& c, int u) {
 #if VP_XSIZE == 0
   return X_t();
 #else
   if (Coherent) return c.x[u];
+  if (Ldg && sizeof(X_t) % 4 == 0) {
+    X_t v;
+    unsigned* w = reinterpret_cast<unsigned*>(&v);
+    if (sizeof(X_t) == 8) {
+      const uint2 b = __ldg(reinterpret_cast<const uint2*>(c.x + u));
+      w[0] = b.x;
+      w[1] = b.y;
+    } else {
+      const unsigned* p = reinterpret_cast<const unsigned*>(c.x + u);
+#pragma unroll
+      for (int i = 0; i < (int)(sizeof(X_t) / 4); i++) w[i] = __ldg(p + i);
+    }
+    return v;
+  }
 #if VP_TEXTURE_X
   X_t v;
   unsigned* w = reinterpret_cast<unsigned*>(&v);
@@ -633,31 +649,56 @@ __device__ __forceinline__ bool vp_update_at(const VP_Run& c, const VP_St& t, co
 
 // APPLY after a pull, the last kernel of a pull superstep: Update on every
 // row vp_wants accepts; x_bitmask is cleared word by word for its next use
-// as active_bitmask.
+// as active_bitmask. A block takes VP_BLOCK rows at a time, as many turns
+// as the grid leaves it (applyPerSM), and adds its activations to the
+// record once at the end (kron21 BFS 0.339 → 0.312 ms against a block per
+// 256 rows; PageRank unchanged: docs/perf.md, section 13).
 extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_apply_pull(VP_Mat m, VP_Run c, State s, VP_Arg a) {
   VP_St t = vp_st(c, a, false);
   vp_next_record(c, t);
   if (!t.go) return;
   __shared__ double agg[VP_BLOCK_AGG];
+  __shared__ unsigned long long cnt[2];
   double* blk = vp_agg_begin(c, agg);
-  int v = blockIdx.x * blockDim.x + threadIdx.x;
-  bool act = false;
-  int deg = 0;
-  if (v < m.n) {
-    bool want = true;
+  if (threadIdx.x < 2) cnt[threadIdx.x] = 0;
+  unsigned long long acts = 0, edges = 0;
+  for (int b = blockIdx.x * VP_BLOCK; b < m.n; b += gridDim.x * VP_BLOCK) {
+    const int v = b + threadIdx.x;
+    bool act = false;
+    if (v < m.n) {
+      bool want = true;
 #if VP_HAS_WANTS
-    want = vp_wants(v, s);
+      want = vp_wants(v, s);
 #endif
-    if (want) {
-      act = vp_update_at(c, t, s, v, c.y[v], blk);
-      if (act && c.pushDeg) deg = c.pushDeg[v];
+      if (want) {
+        const A_t acc = c.y[v];
+        // After vp_pull_tiles: the rows its tiles fold into start the next
+        // pull as the identity.
+        if (a.op == 1 && m.tileMulti[v >> m.tileRowBits]) c.y[v] = vp_identity();
+        act = vp_update_at(c, t, s, v, acc, blk);
+        if (act && c.pushDeg) edges += c.pushDeg[v];
+      }
+      if ((threadIdx.x & 31) == 0) c.mask[t.p][v >> 5] = 0u;
     }
-    if ((threadIdx.x & 31) == 0) c.mask[t.p][v >> 5] = 0u;
+    const unsigned bal = __ballot_sync(VP_FULL, act);
+    if (bal && (threadIdx.x & 31) == 0) {
+      atomicOr(c.mask[t.p ^ 1] + (v >> 5), bal);
+      acts += __popc(bal);
+    }
   }
-  unsigned b = __ballot_sync(VP_FULL, act);
-  if (b && (threadIdx.x & 31) == 0) atomicOr(c.mask[t.p ^ 1] + (v >> 5), b);
   // No queues: a push after pulls compacts the bitmask (vp_compact).
-  vp_emit(c, t.rec, nullptr, nullptr, nullptr, v, act, deg);
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) edges += __shfl_down_sync(VP_FULL, edges, o);
+  __syncthreads();  // (cnt cleared)
+  if ((threadIdx.x & 31) == 0) {
+    if (acts) atomicAdd(&cnt[0], acts);
+    if (edges) atomicAdd(&cnt[1], edges);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    if (cnt[0]) atomicAdd(t.rec + VP_R_ACTIVE, cnt[0]);
+    if (cnt[1]) atomicAdd(t.rec + VP_R_EDGES, cnt[1]);
+  }
   vp_agg_flush(c, t, blk);
 }
 
@@ -750,6 +791,120 @@ __device__ __forceinline__ int vp_fold(A_t* p, int v, int u, const X_t& xu, floa
   }
 #else
   return 0;  // never launched: the engine pushes only 4- and 8-byte accumulators
+#endif
+}
+
+// A program may declare that vp_reduce(a, b) is a + b on an arithmetic
+// A_t (#define VP_REDUCE_ADD 1): accumulators are then folded with
+// atomicAdd instead of a compare-and-swap loop.
+#ifndef VP_REDUCE_ADD
+#define VP_REDUCE_ADD 0
+#endif
+
+// vp_atomic_reduce folds part into *p (shared or global memory) with
+// vp_reduce, atomically.
+__device__ __forceinline__ void vp_atomic_reduce(A_t* p, A_t part) {
+#if VP_REDUCE_ADD
+  atomicAdd(p, part);
+#elif VP_ASIZE == 8 || VP_ASIZE == 4
+  vp_aword* addr = reinterpret_cast<vp_aword*>(p);
+  vp_aword old = *reinterpret_cast<volatile vp_aword*>(addr);
+  for (;;) {
+    vp_abits cur, nv;
+    cur.b = old;
+    nv.a = vp_reduce(cur.a, part);
+    if (nv.b == old) return;
+    const vp_aword seen = atomicCAS(addr, old, nv.b);
+    if (seen == old) return;
+    old = seen;
+  }
+#endif
+}
+
+#if VP_ASIZE == 8 || VP_ASIZE == 4
+__device__ __forceinline__ bool vp_is_identity(A_t v) {
+  vp_abits a, id;
+  a.a = v;
+  id.a = vp_identity();
+  return a.b == id.b;
+}
+#endif
+
+// vp_pull_tiles, the pull of a program that gathers from every neighbour
+// (the host's choice: Spec.GatherAll, no vp_wants or vp_done, a 4- or
+// 8-byte A_t): a block takes one tile (tiles.go) and keeps the slots of
+// its segment (an accumulator per row, then the virtual slots, then the
+// dummy) in shared memory. Each warp folds its own stream into the slots
+// it owns, a group of 32 entries (32 different slots) at a time, with
+// plain loads and stores; then the virtual slots fold into their rows. A
+// segment of one tile writes its rows' y; the tiles of a segment of
+// several fold theirs into y atomically (y holds the identity on those
+// rows: a.op 1 makes vp_apply_pull put it back).
+#define VP_TILE_BLOCK 512
+// Entries a lane loads before it folds them: 8 (64 registers, two blocks
+// a multiprocessor) measured 0.285 ms a kron21 PageRank iteration, 4 at
+// three blocks 0.401, 8 at three blocks (spilling) 0.557.
+#define VP_TILE_UNROLL 8
+extern "C" __global__ void __launch_bounds__(VP_TILE_BLOCK) vp_pull_tiles(VP_Mat m, VP_Run c, State s, VP_Arg a) {
+#if VP_ASIZE == 8 || VP_ASIZE == 4
+  VP_St t = vp_st(c, a, false);
+  if (!t.go) return;
+  if (blockIdx.x == 0 && threadIdx.x == 0) t.rec[VP_R_RAN] = 1;
+  extern __shared__ __align__(16) unsigned char vp_tile_sh[];
+  const int rb = m.tileRowBits, sb = rb + 1, vmax = m.tileVMax;
+  const int R = 1 << rb;
+  A_t* acc = reinterpret_cast<A_t*>(vp_tile_sh);
+  int* vrowSh = reinterpret_cast<int*>(acc + R + vmax + 1);
+  const int info = m.tileInfo[blockIdx.x];
+  const bool multi = info < 0;
+  const int seg = info & 0x7fffffff;
+  const int r0 = seg << rb, rows = min(R, m.n - r0);
+  const int v0 = m.tileVFirst[seg], nv = m.tileVFirst[seg + 1] - v0;
+  for (int i = threadIdx.x; i < R + vmax + 1; i += VP_TILE_BLOCK) acc[i] = vp_identity();
+  for (int i = threadIdx.x; i < nv; i += VP_TILE_BLOCK) vrowSh[i] = m.tileVRow[v0 + i];
+  __syncthreads();
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int* wg = m.tileWarp + (long long)blockIdx.x * (VP_TILE_BLOCK / 32 + 1);
+  const long long g0 = m.tileFirst[blockIdx.x] >> 5;
+  const int ge = wg[warp + 1];
+  const unsigned smask = (1u << sb) - 1u, dummy = (unsigned)(R + vmax);
+  for (int g = wg[warp]; g < ge; g += VP_TILE_UNROLL) {
+    unsigned e[VP_TILE_UNROLL];
+    int u[VP_TILE_UNROLL];
+    float w[VP_TILE_UNROLL];
+    X_t x[VP_TILE_UNROLL];
+#pragma unroll
+    for (int q = 0; q < VP_TILE_UNROLL; q++) {
+      e[q] = dummy;
+      w[q] = 1.0f;
+      if (g + q < ge) {
+        const long long i = (g0 + g + q) * 32 + lane;
+        e[q] = vp_stream(m.tileArcs + i);
+        u[q] = m.tileBase[g0 + g + q] + (int)(e[q] >> sb);
+        if (m.tileVal) w[q] = vp_stream(m.tileVal + i);
+      }
+    }
+#pragma unroll
+    for (int q = 0; q < VP_TILE_UNROLL; q++)
+      if ((e[q] & smask) != dummy) x[q] = vp_load_x<false, true>(c, u[q]);
+#pragma unroll
+    for (int q = 0; q < VP_TILE_UNROLL; q++) {
+      const unsigned sl = e[q] & smask;
+      if (sl != dummy) {
+        const int v = r0 + (sl < (unsigned)R ? (int)sl : vrowSh[sl - R]);
+        acc[sl] = vp_reduce(acc[sl], vp_gather(vp_identity(), v, u[q], x[q], w[q], s));
+      }
+      __syncwarp();  // the next group may fold into the slots of other lanes
+    }
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < nv; i += VP_TILE_BLOCK) vp_atomic_reduce(acc + vrowSh[i], acc[R + i]);
+  __syncthreads();
+  for (int i = threadIdx.x; i < rows; i += VP_TILE_BLOCK) {
+    const A_t v = acc[i];
+    if (!multi) c.y[r0 + i] = v;
+    else if (!vp_is_identity(v)) vp_atomic_reduce(c.y + r0 + i, v);
+  }
 #endif
 }
 

@@ -142,3 +142,40 @@ __device__ bool vp_wants(int v, const State& s) { return v % 5 != 4; }
 		Arrays: []vertexprog.DeviceArray{{Name: "seen", Data: p.seen}},
 	}
 }
+
+// walks sums its in-neighbours' values times the edge weights, modulo
+// 2^32, every superstep (Spec.GatherAll): weighted walk counts, exact in
+// any order of summation. With add it declares VP_REDUCE_ADD (folds by
+// atomicAdd), without it the backend folds by compare-and-swap.
+type walks struct{ add bool }
+
+func (walks) Spec() vertexprog.Spec {
+	return vertexprog.Spec{Edges: vertexprog.InEdges, GatherAll: true, MaxIterations: 5}
+}
+func (walks) Init(v int32, _ *vertexprog.Step) (uint32, bool)            { return uint32(v) + 1, true }
+func (walks) Identity() uint32                                           { return 0 }
+func (walks) Gather(acc uint32, _, _ int32, xu uint32, w float32) uint32 { return acc + xu*uint32(w) }
+func (walks) Reduce(a, b uint32) uint32                                  { return a + b }
+func (walks) Update(v int32, acc uint32, x *uint32, _ *vertexprog.Step) bool {
+	*x = acc*2654435761 + uint32(v)
+	return true
+}
+
+func (p walks) Device() vertexprog.DeviceCode {
+	src := `
+typedef unsigned X_t;
+typedef unsigned A_t;
+struct State {};
+__device__ A_t vp_identity() { return 0u; }
+__device__ A_t vp_gather(A_t acc, int v, int u, X_t xu, float w, const State& s) { return acc + xu * (unsigned)w; }
+__device__ A_t vp_reduce(A_t a, A_t b) { return a + b; }
+__device__ bool vp_update(int v, A_t acc, X_t* x, const State& s, Step& st) {
+  *x = acc * 2654435761u + (unsigned)v;
+  return true;
+}
+`
+	if p.add {
+		src += "#define VP_REDUCE_ADD 1\n"
+	}
+	return vertexprog.DeviceCode{Source: src}
+}

@@ -48,6 +48,15 @@ type DeviceProgram interface {
 // identity; pushes over small frontiers then use it instead of a
 // compare-and-swap loop.
 //
+// A program whose vp_reduce(a, b) is a + b on an int, unsigned, unsigned
+// long long, float or double A_t may also
+//
+//	#define VP_REDUCE_ADD 1
+//
+// and accumulators are then combined with atomicAdd where the backend
+// combines them atomically (instead of a compare-and-swap loop around
+// vp_reduce).
+//
 // Step (provided by the backend) has `int iteration`, `double
 // aggregate(int i)` and `void add(int i, double v)`.
 type DeviceCode struct {
@@ -58,6 +67,11 @@ type DeviceCode struct {
 	Arrays []DeviceArray
 	// Scalars are constant parameters (int32, int64, float32 or float64).
 	Scalars []DeviceScalar
+	// HeavyGather says that one vp_gather does much work of its own
+	// (triangle counting's list intersections): the backend then pulls row
+	// by row, where a row's lanes share what v's gathers read, rather than
+	// by the column-sorted tiles it uses for cheap gathers (Spec.GatherAll).
+	HeavyGather bool
 }
 
 // DeviceArray is a named state array.

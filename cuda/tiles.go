@@ -1,0 +1,538 @@
+package cuda
+
+import (
+	"slices"
+
+	"github.com/hpgraph/hpgraph/internal/par"
+
+	"github.com/hpgraph/hpgraph/hyb"
+)
+
+// Column-sorted tiles: the pull of programs that gather from every
+// neighbour each superstep (Spec.GatherAll: PageRank), vp_pull_tiles in
+// kernels.cu.
+//
+// The rows are cut into segments of 1<<rowBits consecutive rows, few
+// enough that one block keeps an accumulator per row in shared memory.
+// A segment's entries (ELL and COO alike) are sorted by column and cut
+// into tiles of at most maxArcs entries; a block takes a tile. Because
+// the entries go by column, the block reads X in increasing order:
+// neighbouring lanes share sectors, and a segment reads each sector of X
+// at most once per tile, where a row-by-row pull reads a random sector
+// per entry (docs/perf.md, section 13). A segment cut into several tiles
+// folds its tiles' accumulators into y with atomics (y starts each
+// superstep as the identity on those rows: APPLY resets them); a segment
+// of one tile writes its rows' y directly.
+//
+// No atomics in shared memory: each of the block's warps owns some of the
+// segment's accumulators (slots) and folds only its own, with plain loads
+// and stores. A tile holds one stream per warp, in groups of 32 entries
+// (one per lane) that name 32 different slots. A row whose entries are
+// more than a warp's fair share is split over several slots (virtual
+// slots, folded into the row at the end), and the slots go to the warps
+// largest first, each to the least loaded warp, so the streams come out
+// nearly equal. A group that cannot be filled is padded with entries of
+// the dummy slot.
+//
+// An entry is one 32-bit word, (column - base) << slotBits | slot, where
+// base is its group's first column and slotBits = rowBits + 1: slots
+// 0 .. R-1 are the segment's rows (R = 1<<rowBits), R .. R+V-1 its
+// virtual slots (V <= vmax), R+vmax the dummy.
+
+// tileRowBits is log2 of a segment's rows for an accumulator of asize
+// bytes: under 72 KiB of shared memory per block.
+func tileRowBits(asize int) int {
+	if asize <= 4 {
+		return 14
+	}
+	return 13
+}
+
+// tileWarps is vp_pull_tiles' warps a block (VP_TILE_BLOCK / 32).
+const (
+	tileWarps = 16
+	tileBlock = 32 * tileWarps
+)
+
+// tileVMax is the most virtual slots of a segment of 1<<rowBits rows.
+func tileVMax(rowBits int) int { return min(511, 1<<rowBits-1) }
+
+// tileShared is vp_pull_tiles' shared memory: the slots, then the
+// virtual slots' rows.
+func tileShared(rowBits, asize int) int {
+	v := tileVMax(rowBits)
+	return (1<<rowBits+v+1)*asize + 4*v
+}
+
+// tileArcs is the most entries a tile takes (HPGRAPH_CUDA_TILEARCS);
+// tileRowBitsOverride, when positive, replaces tileRowBits (tests set both
+// low to cut small graphs into many segments and tiles).
+var (
+	tileArcs            = 65536
+	tileRowBitsOverride = 0
+)
+
+// pullTiles is one matrix's tiles, in launch order (longest first).
+type pullTiles struct {
+	rowBits, maxArcs int
+	// arcs are the packed entries, tile by tile, warp stream by warp
+	// stream, in groups of 32; vals their weights (nil for a pattern
+	// matrix); base[g] the base column of group g.
+	arcs []uint32
+	vals []float32
+	base []int32
+	// Per tile: its first entry (a multiple of 32); info = segment |
+	// multi<<31, multi set when its segment has other tiles; warp[t*(W+1)
+	// + w] the first group of warp w's stream, counted from the tile's
+	// first group (W+1 entries, the last the tile's groups).
+	first []int64
+	info  []int32
+	warp  []int32
+	// multi[s] is 1 when segment s has several tiles; segment s's virtual
+	// slots are vrow[vfirst[s]:vfirst[s+1]], each the row (in the
+	// segment) it folds into.
+	multi  []uint8
+	vfirst []int32
+	vrow   []int32
+	// padding is the dummy entries (for the notes).
+	padding int64
+}
+
+func (t *pullTiles) count() int { return len(t.first) }
+
+// tileBytes bounds the device memory of a matrix's tiles.
+func tileBytes(m *hyb.Matrix, rowBits, maxArcs int) int64 {
+	nnz := m.NNZ()
+	per := int64(4)
+	if m.Weighted() {
+		per = 8
+	}
+	segs := int64(m.N>>rowBits) + 1
+	tiles := nnz/int64(max(1, maxArcs)) + segs
+	arcs := nnz + nnz/4 + 32*tileWarps*tiles // (padding: measured under 10%)
+	return arcs*per + arcs/8 + tiles*(12+4*(tileWarps+1)) + segs*(5+4*int64(tileVMax(rowBits)))
+}
+
+// makePullTiles cuts m's rows into segments of 1<<rowBits rows and their
+// column-sorted entries into tiles of at most maxArcs entries.
+func makePullTiles(m *hyb.Matrix, rowBits, maxArcs int) *pullTiles {
+	n := m.N
+	maxArcs = max(1, maxArcs)
+	t := &pullTiles{rowBits: rowBits, maxArcs: maxArcs}
+	nseg := (n + 1<<rowBits - 1) >> rowBits
+	weighted := m.Weighted()
+	ellLen := func(r int) int {
+		k := 0
+		for k < m.K && m.EllCol[k*m.Pitch+r] != hyb.Pad {
+			k++
+		}
+		return k
+	}
+	// Each row's entries: ELL slots, then its COO entries (a row's columns
+	// in either part need no order: the tiles sort by column).
+	each := func(r int, f func(c int32, w float32)) {
+		for k := range ellLen(r) {
+			i := k*m.Pitch + r
+			w := float32(1)
+			if m.EllVal != nil {
+				w = m.EllVal[i]
+			}
+			f(m.EllCol[i], w)
+		}
+		for i := m.CooPtr[r]; i < m.CooPtr[r+1]; i++ {
+			w := float32(1)
+			if m.CooVal != nil {
+				w = m.CooVal[i]
+			}
+			f(m.CooCol[i], w)
+		}
+	}
+
+	// Pass 1: entries by column (a counting sort), rows increasing within
+	// a column.
+	colPtr := make([]int64, n+1)
+	segPtr := make([]int64, nseg+1)
+	for r := range n {
+		each(r, func(c int32, _ float32) { colPtr[c+1]++ })
+	}
+	for c := range n {
+		colPtr[c+1] += colPtr[c]
+	}
+	nnz := colPtr[n]
+	rowOf := make([]int32, nnz)
+	var valOf []float32
+	if weighted {
+		valOf = make([]float32, nnz)
+	}
+	next := slices.Clone(colPtr[:n])
+	for r := range n {
+		each(r, func(c int32, w float32) {
+			p := next[c]
+			next[c]++
+			rowOf[p] = int32(r)
+			if weighted {
+				valOf[p] = w
+			}
+		})
+	}
+	next = nil
+	// Pass 2: a stable distribution by segment, so each segment's entries
+	// go by column.
+	for p := range nnz {
+		segPtr[rowOf[p]>>rowBits+1]++
+	}
+	for s := range nseg {
+		segPtr[s+1] += segPtr[s]
+	}
+	cols := make([]int32, nnz)
+	rows := make([]uint16, nnz)
+	var svals []float32
+	if weighted {
+		svals = make([]float32, nnz)
+	}
+	snext := slices.Clone(segPtr[:nseg])
+	mask := int32(1)<<rowBits - 1
+	for c := range n {
+		for p := colPtr[c]; p < colPtr[c+1]; p++ {
+			r := rowOf[p]
+			q := snext[r>>rowBits]
+			snext[r>>rowBits]++
+			cols[q], rows[q] = int32(c), uint16(r&mask)
+			if weighted {
+				svals[q] = valOf[p]
+			}
+		}
+	}
+	rowOf, valOf, colPtr = nil, nil, nil
+
+	// Pass 3: each segment's slots, their warps and its tiles, segments
+	// in parallel, then concatenated in order.
+	segs := make([]segTiles, nseg)
+	sc := tileScratch{rowBits: rowBits, maxArcs: maxArcs, cols: cols, rows: rows, vals: svals}
+	bounds := make([]int, nseg+1)
+	for s := range bounds {
+		bounds[s] = s
+	}
+	par.Dynamic(bounds, func(lo, hi int) {
+		w := sc.worker(n)
+		for s := lo; s < hi; s++ {
+			segs[s] = w.segment(s, segPtr[s], segPtr[s+1])
+		}
+	})
+	t.multi = make([]uint8, nseg)
+	t.vfirst = make([]int32, 1, nseg+1)
+	var total int64
+	for s := range segs {
+		total += int64(len(segs[s].arcs))
+	}
+	t.arcs = make([]uint32, 0, total)
+	if weighted {
+		t.vals = make([]float32, 0, total)
+	}
+	t.base = make([]int32, 0, total/32)
+	var tiles []segTile
+	for s := range segs {
+		sg := &segs[s]
+		off := int64(len(t.arcs))
+		for _, tl := range sg.tiles {
+			tl.first += off
+			tiles = append(tiles, tl)
+		}
+		if len(sg.tiles) > 1 {
+			t.multi[s] = 1
+		}
+		t.arcs = append(t.arcs, sg.arcs...)
+		t.vals = append(t.vals, sg.vals...)
+		t.base = append(t.base, sg.base...)
+		t.vrow = append(t.vrow, sg.vrow...)
+		t.vfirst = append(t.vfirst, int32(len(t.vrow)))
+		t.padding += sg.padding
+		segs[s] = segTiles{}
+	}
+	// Longest first: blocks start in index order, so the long tiles do not
+	// trail at the end of the launch.
+	slices.SortStableFunc(tiles, func(a, b segTile) int { return int(b.arcs - a.arcs) })
+	t.first = make([]int64, len(tiles))
+	t.info = make([]int32, len(tiles))
+	t.warp = make([]int32, 0, len(tiles)*(tileWarps+1))
+	for i, tl := range tiles {
+		t.first[i] = tl.first
+		t.info[i] = tl.seg
+		if t.multi[tl.seg] != 0 {
+			t.info[i] |= -1 << 31
+		}
+		t.warp = append(t.warp, tl.warp[:]...)
+	}
+	return t
+}
+
+// segTile is a tile as makePullTiles builds it: its first entry, its
+// entries (without padding), its segment and its warps' first groups.
+type segTile struct {
+	first, arcs int64
+	seg         int32
+	warp        [tileWarps + 1]int32
+}
+
+// segTiles is one segment's part of pullTiles (first counted from the
+// segment's first entry).
+type segTiles struct {
+	arcs    []uint32
+	vals    []float32
+	base    []int32
+	tiles   []segTile
+	vrow    []int32
+	padding int64
+}
+
+// tileScratch is what pass 3 reads: the entries of every segment, by
+// column (cols, rows in the segment, weights or nil).
+type tileScratch struct {
+	rowBits, maxArcs int
+	cols             []int32
+	rows             []uint16
+	vals             []float32
+}
+
+// tileWorker is one goroutine's scratch for pass 3. Slots are indexed
+// compactly: the segment's rows, then its virtual slots (ix).
+type tileWorker struct {
+	*tileScratch
+	n, R, rmax, vmax int
+	deg              []int64
+	part, parts      []int32 // a row's first virtual slot - R (or -1), its slots
+	seen             []int32 // a row's entries so far (round robin over its slots)
+	owner            []uint8
+	load             []int64
+	slotOf           []uint32
+	streams          [tileWarps][]int64
+}
+
+func (sc *tileScratch) worker(n int) *tileWorker {
+	R := 1 << sc.rowBits
+	rmax, vmax := min(R, n), tileVMax(sc.rowBits)
+	return &tileWorker{tileScratch: sc, n: n, R: R, rmax: rmax, vmax: vmax,
+		deg: make([]int64, rmax), part: make([]int32, rmax), parts: make([]int32, rmax), seen: make([]int32, rmax),
+		owner: make([]uint8, rmax+vmax), load: make([]int64, rmax+vmax)}
+}
+
+func (w *tileWorker) ix(sl uint32) int {
+	if sl < uint32(w.R) {
+		return int(sl)
+	}
+	return w.rmax + int(sl) - w.R
+}
+
+// tileCapDiv: a row is split when it has more than 1/tileCapDiv of a
+// lane's fair share of its segment (measured on kron21: 4 leaves 1.5% of
+// the entries padding and the busiest warp 5% above the mean, 1 leaves
+// 3.2% and 12%).
+const tileCapDiv = 4
+
+// segment builds segment s (entries lo .. hi-1 of the column order).
+func (w *tileWorker) segment(s int, lo, hi int64) segTiles {
+	var out segTiles
+	R, vmax := w.R, w.vmax
+	slotBits := w.rowBits + 1
+	span := int32(1) << (32 - slotBits)
+	dummy := uint32(R + vmax)
+	rows := w.rows
+	weighted := w.vals != nil
+	nrows := min(R, w.n-s<<w.rowBits)
+	clear(w.deg)
+	for q := lo; q < hi; q++ {
+		w.deg[rows[q]]++
+	}
+	// Split rows above cap entries, raised until the virtual slots fit.
+	cap := max(32, (hi-lo)/(tileWarps*32*tileCapDiv))
+	for {
+		v := 0
+		for r := range nrows {
+			if w.deg[r] > cap {
+				v += int((w.deg[r]+cap-1)/cap) - 1
+			}
+		}
+		if v <= vmax {
+			break
+		}
+		cap *= 2
+	}
+	nv := int32(0)
+	for r := range nrows {
+		w.parts[r], w.part[r], w.seen[r] = 1, -1, 0
+		if w.deg[r] > cap {
+			k := int32((w.deg[r] + cap - 1) / cap)
+			w.parts[r], w.part[r] = k, nv
+			for range k - 1 {
+				out.vrow = append(out.vrow, int32(r))
+			}
+			nv += k - 1
+		}
+	}
+	// Each entry's slot, and the slots' loads.
+	w.slotOf = w.slotOf[:0]
+	clear(w.load)
+	for q := lo; q < hi; q++ {
+		r := int32(rows[q])
+		j := w.seen[r] % w.parts[r]
+		w.seen[r]++
+		sl := uint32(r)
+		if j > 0 {
+			sl = uint32(R) + uint32(w.part[r]+j-1)
+		}
+		w.slotOf = append(w.slotOf, sl)
+		w.load[w.ix(sl)]++
+	}
+	w.assign(nrows + int(nv))
+	// Tiles: runs of at most maxArcs entries in column order.
+	for i := lo; i < hi || len(out.tiles) == 0; { // (an empty segment gets an empty tile)
+		e := min(i+int64(w.maxArcs), hi)
+		for k := range w.streams {
+			w.streams[k] = w.streams[k][:0]
+		}
+		for q := i; q < e; q++ {
+			k := w.owner[w.ix(w.slotOf[q-lo])]
+			w.streams[k] = append(w.streams[k], q)
+		}
+		tl := segTile{first: int64(len(out.arcs)), arcs: e - i, seg: int32(s)}
+		g0 := len(out.arcs) / 32
+		for k := range w.streams {
+			tl.warp[k] = int32(len(out.arcs)/32 - g0)
+			w.groups(&out, w.streams[k], lo, span, slotBits, dummy, weighted)
+		}
+		tl.warp[tileWarps] = int32(len(out.arcs)/32 - g0)
+		out.tiles = append(out.tiles, tl)
+		i = e
+	}
+	return out
+}
+
+// assign gives the segment's slots (compact indices 0 .. ns-1) to warps:
+// chunks of 32 consecutive slots (every lane's residue once), largest
+// first, each to the warp whose busiest lane it raises least.
+func (w *tileWorker) assign(ns int) {
+	nch := (ns + 31) / 32
+	cl := make([]int64, nch)
+	for i := range ns {
+		cl[i/32] += w.load[i]
+	}
+	co := make([]int, 0, nch)
+	for c := range nch {
+		if cl[c] > 0 {
+			co = append(co, c)
+		}
+	}
+	slices.SortFunc(co, func(a, b int) int {
+		if cl[a] != cl[b] {
+			if cl[a] > cl[b] {
+				return -1
+			}
+			return 1
+		}
+		return a - b
+	})
+	lane := func(i int) int {
+		if i < w.rmax {
+			return i % 32
+		}
+		return (w.R + i - w.rmax) % 32
+	}
+	var lanes [tileWarps][32]int64
+	var wl [tileWarps]int64
+	for _, c := range co {
+		best, bestMax := 0, int64(-1)
+		for k := range tileWarps {
+			m := int64(0)
+			for i := c * 32; i < min(c*32+32, ns); i++ {
+				m = max(m, lanes[k][lane(i)]+w.load[i])
+			}
+			if bestMax < 0 || m < bestMax || m == bestMax && wl[k] < wl[best] {
+				best, bestMax = k, m
+			}
+		}
+		for i := c * 32; i < min(c*32+32, ns); i++ {
+			w.owner[i] = uint8(best)
+			lanes[best][lane(i)] += w.load[i]
+			wl[best] += w.load[i]
+		}
+	}
+}
+
+// groups appends one warp's stream st (entry indices, in column order)
+// as groups of 32: lane i takes an entry whose slot is i mod 32 (so the
+// group's slots are distinct and fall in distinct shared memory banks),
+// within span columns of the group's first; lanes left empty then take
+// entries of other residues (a bank conflict costs less than an idle
+// lane), still of slots not in the group; what is left is padding.
+// Entries that do not fit wait, in order, for the next group.
+func (w *tileWorker) groups(out *segTiles, st []int64, lo int64, span int32, slotBits int, dummy uint32, weighted bool) {
+	var pending []int64
+	var lanes [32]int64
+	for next := 0; next < len(st) || len(pending) > 0; {
+		var base int32
+		n := 0
+		for i := range lanes {
+			lanes[i] = -1
+		}
+		strict := true
+		take := func(q int64) bool {
+			sl := w.slotOf[q-lo]
+			l := sl % 32
+			if n > 0 && w.cols[q]-base >= span {
+				return false
+			}
+			if lanes[l] >= 0 {
+				if strict {
+					return false
+				}
+				for _, o := range lanes {
+					if o >= 0 && w.slotOf[o-lo] == sl {
+						return false
+					}
+				}
+				l = uint32(slices.Index(lanes[:], -1))
+			}
+			if n == 0 {
+				base = w.cols[q]
+			}
+			lanes[l] = q
+			n++
+			return true
+		}
+		fill := func() {
+			kept := pending[:0]
+			for _, q := range pending {
+				if n == 32 || !take(q) {
+					kept = append(kept, q)
+				}
+			}
+			pending = kept
+			for n < 32 && next < len(st) && len(pending) < 4096 {
+				if q := st[next]; !take(q) {
+					pending = append(pending, q)
+				}
+				next++
+			}
+		}
+		fill()
+		if n < 32 {
+			strict = false
+			fill()
+		}
+		out.base = append(out.base, base)
+		for _, q := range lanes {
+			if q < 0 {
+				out.arcs = append(out.arcs, dummy)
+				if weighted {
+					out.vals = append(out.vals, 0)
+				}
+				out.padding++
+				continue
+			}
+			out.arcs = append(out.arcs, uint32(w.cols[q]-base)<<slotBits|w.slotOf[q-lo])
+			if weighted {
+				out.vals = append(out.vals, w.vals[q])
+			}
+		}
+	}
+}

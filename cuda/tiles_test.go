@@ -1,0 +1,176 @@
+package cuda
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/hpgraph/hpgraph/hyb"
+)
+
+// randomCSR is an n-row matrix with skewed row lengths, columns sorted
+// and distinct within a row, weights when weighted.
+func randomCSR(rng *rand.Rand, n int, weighted bool) (ptr []int64, col []int32, val []float32) {
+	ptr = []int64{0}
+	for r := 0; r < n; r++ {
+		l := rng.IntN(4)
+		if rng.IntN(10) == 0 {
+			l = rng.IntN(n + 1)
+		}
+		cs := rng.Perm(n)[:min(l, n)]
+		slices.Sort(cs)
+		for _, c := range cs {
+			col = append(col, int32(c))
+			if weighted {
+				val = append(val, float32(rng.IntN(64)+1))
+			}
+		}
+		ptr = append(ptr, int64(len(col)))
+	}
+	return
+}
+
+// TestPullTilesHoldTheMatrix rebuilds the matrix from its tiles: every
+// entry once, with its weight; tiles sorted by column, within their
+// limits, longest first, with multi set exactly on segments of several
+// tiles.
+func TestPullTilesHoldTheMatrix(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := 0; trial < 200; trial++ {
+		n := 1 + rng.IntN(400)
+		weighted := trial%2 == 1
+		ptr, col, val := randomCSR(rng, n, weighted)
+		opt := hyb.DefaultOptions()
+		if trial%3 == 0 {
+			opt = hyb.Options{RelativeSpeed: 1e-9, Breakeven: 0, MaxK: 3} // entries in ELL too
+		}
+		m, err := hyb.FromCSR(n, ptr, col, val, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rowBits := 1 + rng.IntN(6)
+		if trial%5 == 0 {
+			rowBits = 13
+		}
+		maxArcs := 1 + rng.IntN(50)
+		tl := makePullTiles(m, rowBits, maxArcs)
+
+		type entry struct {
+			r, c int32
+			w    float32
+		}
+		var want, got []entry
+		for r := 0; r < n; r++ {
+			for i := ptr[r]; i < ptr[r+1]; i++ {
+				w := float32(1)
+				if weighted {
+					w = val[i]
+				}
+				want = append(want, entry{int32(r), col[i], w})
+			}
+		}
+		nseg := (n + 1<<rowBits - 1) >> rowBits
+		slotBits := rowBits + 1
+		R, vmax := int32(1)<<rowBits, int32(tileVMax(rowBits))
+		tilesOf := make([]int, nseg)
+		ownerOf := map[[2]int32]int{} // (segment, slot) -> warp
+		prevArcs := int64(-1)
+		for i := range tl.count() {
+			seg := tl.info[i]
+			multi := seg < 0
+			seg &= 1<<31 - 1
+			if int(seg) >= nseg || tl.first[i]%32 != 0 {
+				t.Fatalf("trial %d: tile %d: segment %d of %d, first %d", trial, i, seg, nseg, tl.first[i])
+			}
+			if multi != (tl.multi[seg] != 0) {
+				t.Fatalf("trial %d: tile %d: multi %v, segment's %d", trial, i, multi, tl.multi[seg])
+			}
+			tilesOf[seg]++
+			vr := tl.vrow[tl.vfirst[seg]:tl.vfirst[seg+1]]
+			wg := tl.warp[i*(tileWarps+1) : (i+1)*(tileWarps+1)]
+			arcs := int64(0)
+			for w := range tileWarps {
+				for g := wg[w]; g < wg[w+1]; g++ {
+					gi := tl.first[i]/32 + int64(g)
+					inGroup := map[int32]bool{}
+					for q := gi * 32; q < gi*32+32; q++ {
+						a := tl.arcs[q]
+						sl := int32(a & (1<<slotBits - 1))
+						if sl == R+vmax {
+							continue // padding
+						}
+						if inGroup[sl] {
+							t.Fatalf("trial %d: tile %d, group %d: slot %d twice", trial, i, g, sl)
+						}
+						inGroup[sl] = true
+						if o, ok := ownerOf[[2]int32{seg, sl}]; ok && o != w {
+							t.Fatalf("trial %d: segment %d: slot %d in the streams of warps %d and %d", trial, seg, sl, o, w)
+						}
+						ownerOf[[2]int32{seg, sl}] = w
+						r := sl
+						if sl >= R {
+							if sl-R >= int32(len(vr)) {
+								t.Fatalf("trial %d: segment %d: virtual slot %d of %d", trial, seg, sl-R, len(vr))
+							}
+							r = vr[sl-R]
+						}
+						w := float32(1)
+						if weighted {
+							w = tl.vals[q]
+						}
+						got = append(got, entry{seg<<rowBits + r, tl.base[gi] + int32(a>>slotBits), w})
+						arcs++
+					}
+				}
+			}
+			if prevArcs >= 0 && arcs > prevArcs {
+				t.Fatalf("trial %d: tile %d has %d entries, more than the tile before it (%d)", trial, i, arcs, prevArcs)
+			}
+			prevArcs = arcs
+		}
+		for s, k := range tilesOf {
+			if k == 0 || (k > 1) != (tl.multi[s] != 0) {
+				t.Fatalf("trial %d: segment %d has %d tiles, multi %d", trial, s, k, tl.multi[s])
+			}
+		}
+		cmp := func(a, b entry) int {
+			if a.r != b.r {
+				return int(a.r - b.r)
+			}
+			return int(a.c - b.c)
+		}
+		slices.SortFunc(got, cmp)
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d (n %d, rowBits %d, maxArcs %d): the tiles hold %d entries, the matrix %d, or they differ", trial, n, rowBits, maxArcs, len(got), len(want))
+		}
+	}
+}
+
+// TestPullTilesWideSpans: with 29 row bits a group spans at most 4
+// columns (offsets of 2 bits), whatever the columns of its row.
+func TestPullTilesWideSpans(t *testing.T) {
+	n := 64
+	ptr := []int64{0, 0, 8}
+	col := []int32{0, 3, 4, 9, 20, 21, 22, 63}
+	for len(ptr) < n+1 {
+		ptr = append(ptr, 8)
+	}
+	m, err := hyb.FromCSR(n, ptr, col, nil, hyb.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := makePullTiles(m, 29, 100)
+	var cols []int32
+	for q, a := range tl.arcs {
+		if a&(1<<30-1) != uint32(1<<29+tileVMax(29)) {
+			if a>>30 >= 4 {
+				t.Fatalf("entry %d: offset %d", q, a>>30)
+			}
+			cols = append(cols, tl.base[q/32]+int32(a>>30))
+		}
+	}
+	slices.Sort(cols)
+	if !slices.Equal(cols, col) {
+		t.Fatalf("columns %v, want %v", cols, col)
+	}
+}
