@@ -205,49 +205,65 @@ func makePullTiles(m *hyb.Matrix, rowBits, maxArcs int) *pullTiles {
 	}
 	rowOf, valOf, colPtr = nil, nil, nil
 
-	// Pass 3: each segment's slots, their warps and its tiles, segments
-	// in parallel, then concatenated in order.
-	segs := make([]segTiles, nseg)
+	// Pass 3: each segment's slots and their warps (segments in
+	// parallel), then the tiles (all in parallel: kron21's first segment
+	// holds 39% of the entries), concatenated in order.
 	sc := tileScratch{rowBits: rowBits, maxArcs: maxArcs, cols: cols, rows: rows, vals: svals}
-	bounds := make([]int, nseg+1)
-	for s := range bounds {
-		bounds[s] = s
-	}
-	par.Dynamic(bounds, func(lo, hi int) {
+	plans := make([]segPlan, nseg)
+	par.Dynamic(unitParts(nseg), func(lo, hi int) {
 		w := sc.worker(n)
 		for s := lo; s < hi; s++ {
-			segs[s] = w.segment(s, segPtr[s], segPtr[s+1])
+			plans[s] = w.plan(s, segPtr[s], segPtr[s+1])
 		}
 	})
+	type job struct {
+		seg  int
+		i, e int64
+	}
+	var jobs []job
 	t.multi = make([]uint8, nseg)
-	t.vfirst = make([]int32, 1, nseg+1)
+	for s := range nseg {
+		lo, hi := segPtr[s], segPtr[s+1]
+		jobs = append(jobs, job{s, lo, min(lo+int64(maxArcs), hi)}) // (an empty segment gets an empty tile)
+		for i := jobs[len(jobs)-1].e; i < hi; i += int64(maxArcs) {
+			jobs = append(jobs, job{s, i, min(i+int64(maxArcs), hi)})
+			t.multi[s] = 1
+		}
+	}
+	built := make([]segTiles, len(jobs))
+	par.Dynamic(unitParts(len(jobs)), func(lo, hi int) {
+		w := sc.worker(n)
+		for k := lo; k < hi; k++ {
+			jb := jobs[k]
+			built[k] = w.tile(&plans[jb.seg], jb.seg, segPtr[jb.seg], jb.i, jb.e)
+		}
+	})
 	var total int64
-	for s := range segs {
-		total += int64(len(segs[s].arcs))
+	for k := range built {
+		total += int64(len(built[k].arcs))
 	}
 	t.arcs = make([]uint32, 0, total)
 	if weighted {
 		t.vals = make([]float32, 0, total)
 	}
 	t.base = make([]int32, 0, total/32)
-	var tiles []segTile
-	for s := range segs {
-		sg := &segs[s]
-		off := int64(len(t.arcs))
-		for _, tl := range sg.tiles {
-			tl.first += off
-			tiles = append(tiles, tl)
-		}
-		if len(sg.tiles) > 1 {
-			t.multi[s] = 1
-		}
-		t.arcs = append(t.arcs, sg.arcs...)
-		t.vals = append(t.vals, sg.vals...)
-		t.base = append(t.base, sg.base...)
-		t.vrow = append(t.vrow, sg.vrow...)
+	t.vfirst = make([]int32, 1, nseg+1)
+	for s := range plans {
+		t.vrow = append(t.vrow, plans[s].vrow...)
 		t.vfirst = append(t.vfirst, int32(len(t.vrow)))
-		t.padding += sg.padding
-		segs[s] = segTiles{}
+	}
+	plans = nil
+	var tiles []segTile
+	for k := range built {
+		b := &built[k]
+		tl := b.tile
+		tl.first = int64(len(t.arcs))
+		tiles = append(tiles, tl)
+		t.arcs = append(t.arcs, b.arcs...)
+		t.vals = append(t.vals, b.vals...)
+		t.base = append(t.base, b.base...)
+		t.padding += b.padding
+		built[k] = segTiles{}
 	}
 	// Longest first: blocks start in index order, so the long tiles do not
 	// trail at the end of the launch.
@@ -274,15 +290,21 @@ type segTile struct {
 	warp        [tileWarps + 1]int32
 }
 
-// segTiles is one segment's part of pullTiles (first counted from the
-// segment's first entry).
+// segTiles is one tile's part of pullTiles, as a worker builds it.
 type segTiles struct {
+	tile    segTile
 	arcs    []uint32
 	vals    []float32
 	base    []int32
-	tiles   []segTile
-	vrow    []int32
 	padding int64
+}
+
+// segPlan is a segment's slots: each entry's slot (from the segment's
+// first entry), each slot's warp (compact index), the virtual slots' rows.
+type segPlan struct {
+	slotOf []uint32
+	owner  []uint8
+	vrow   []int32
 }
 
 // tileScratch is what pass 3 reads: the entries of every segment, by
@@ -302,9 +324,7 @@ type tileWorker struct {
 	deg              []int64
 	part, parts      []int32 // a row's first virtual slot - R (or -1), its slots
 	seen             []int32 // a row's entries so far (round robin over its slots)
-	owner            []uint8
 	load             []int64
-	slotOf           []uint32
 	streams          [tileWarps][]int64
 }
 
@@ -313,7 +333,7 @@ func (sc *tileScratch) worker(n int) *tileWorker {
 	rmax, vmax := min(R, n), tileVMax(sc.rowBits)
 	return &tileWorker{tileScratch: sc, n: n, R: R, rmax: rmax, vmax: vmax,
 		deg: make([]int64, rmax), part: make([]int32, rmax), parts: make([]int32, rmax), seen: make([]int32, rmax),
-		owner: make([]uint8, rmax+vmax), load: make([]int64, rmax+vmax)}
+		load: make([]int64, rmax+vmax)}
 }
 
 func (w *tileWorker) ix(sl uint32) int {
@@ -323,21 +343,27 @@ func (w *tileWorker) ix(sl uint32) int {
 	return w.rmax + int(sl) - w.R
 }
 
+// unitParts is par.Dynamic's bounds for n parts of one item each.
+func unitParts(n int) []int {
+	b := make([]int, n+1)
+	for i := range b {
+		b[i] = i
+	}
+	return b
+}
+
 // tileCapDiv: a row is split when it has more than 1/tileCapDiv of a
 // lane's fair share of its segment (measured on kron21: 4 leaves 1.5% of
 // the entries padding and the busiest warp 5% above the mean, 1 leaves
 // 3.2% and 12%).
 const tileCapDiv = 4
 
-// segment builds segment s (entries lo .. hi-1 of the column order).
-func (w *tileWorker) segment(s int, lo, hi int64) segTiles {
-	var out segTiles
+// plan gives segment s's entries (lo .. hi-1 of the column order) their
+// slots and the slots their warps.
+func (w *tileWorker) plan(s int, lo, hi int64) segPlan {
+	var p segPlan
 	R, vmax := w.R, w.vmax
-	slotBits := w.rowBits + 1
-	span := int32(1) << (32 - slotBits)
-	dummy := uint32(R + vmax)
 	rows := w.rows
-	weighted := w.vals != nil
 	nrows := min(R, w.n-s<<w.rowBits)
 	clear(w.deg)
 	for q := lo; q < hi; q++ {
@@ -364,13 +390,13 @@ func (w *tileWorker) segment(s int, lo, hi int64) segTiles {
 			k := int32((w.deg[r] + cap - 1) / cap)
 			w.parts[r], w.part[r] = k, nv
 			for range k - 1 {
-				out.vrow = append(out.vrow, int32(r))
+				p.vrow = append(p.vrow, int32(r))
 			}
 			nv += k - 1
 		}
 	}
 	// Each entry's slot, and the slots' loads.
-	w.slotOf = w.slotOf[:0]
+	p.slotOf = make([]uint32, hi-lo)
 	clear(w.load)
 	for q := lo; q < hi; q++ {
 		r := int32(rows[q])
@@ -380,37 +406,38 @@ func (w *tileWorker) segment(s int, lo, hi int64) segTiles {
 		if j > 0 {
 			sl = uint32(R) + uint32(w.part[r]+j-1)
 		}
-		w.slotOf = append(w.slotOf, sl)
+		p.slotOf[q-lo] = sl
 		w.load[w.ix(sl)]++
 	}
-	w.assign(nrows + int(nv))
-	// Tiles: runs of at most maxArcs entries in column order.
-	for i := lo; i < hi || len(out.tiles) == 0; { // (an empty segment gets an empty tile)
-		e := min(i+int64(w.maxArcs), hi)
-		for k := range w.streams {
-			w.streams[k] = w.streams[k][:0]
-		}
-		for q := i; q < e; q++ {
-			k := w.owner[w.ix(w.slotOf[q-lo])]
-			w.streams[k] = append(w.streams[k], q)
-		}
-		tl := segTile{first: int64(len(out.arcs)), arcs: e - i, seg: int32(s)}
-		g0 := len(out.arcs) / 32
-		for k := range w.streams {
-			tl.warp[k] = int32(len(out.arcs)/32 - g0)
-			w.groups(&out, w.streams[k], lo, span, slotBits, dummy, weighted)
-		}
-		tl.warp[tileWarps] = int32(len(out.arcs)/32 - g0)
-		out.tiles = append(out.tiles, tl)
-		i = e
+	p.owner = w.assign(w.rmax + int(nv)) // (ix: rows, then virtual slots from rmax)
+	return p
+}
+
+// tile builds the tile of entries i .. e-1 of segment s (whose first
+// entry is lo): one stream per warp.
+func (w *tileWorker) tile(p *segPlan, s int, lo, i, e int64) segTiles {
+	out := segTiles{tile: segTile{arcs: e - i, seg: int32(s)}}
+	slotBits := w.rowBits + 1
+	for k := range w.streams {
+		w.streams[k] = w.streams[k][:0]
 	}
+	for q := i; q < e; q++ {
+		k := p.owner[w.ix(p.slotOf[q-lo])]
+		w.streams[k] = append(w.streams[k], q)
+	}
+	for k := range w.streams {
+		out.tile.warp[k] = int32(len(out.arcs) / 32)
+		w.groups(&out, p.slotOf, w.streams[k], lo, int32(1)<<(32-slotBits), slotBits, uint32(w.R+w.vmax))
+	}
+	out.tile.warp[tileWarps] = int32(len(out.arcs) / 32)
 	return out
 }
 
 // assign gives the segment's slots (compact indices 0 .. ns-1) to warps:
 // chunks of 32 consecutive slots (every lane's residue once), largest
 // first, each to the warp whose busiest lane it raises least.
-func (w *tileWorker) assign(ns int) {
+func (w *tileWorker) assign(ns int) []uint8 {
+	owner := make([]uint8, ns)
 	nch := (ns + 31) / 32
 	cl := make([]int64, nch)
 	for i := range ns {
@@ -451,11 +478,12 @@ func (w *tileWorker) assign(ns int) {
 			}
 		}
 		for i := c * 32; i < min(c*32+32, ns); i++ {
-			w.owner[i] = uint8(best)
+			owner[i] = uint8(best)
 			lanes[best][lane(i)] += w.load[i]
 			wl[best] += w.load[i]
 		}
 	}
+	return owner
 }
 
 // groups appends one warp's stream st (entry indices, in column order)
@@ -465,7 +493,8 @@ func (w *tileWorker) assign(ns int) {
 // entries of other residues (a bank conflict costs less than an idle
 // lane), still of slots not in the group; what is left is padding.
 // Entries that do not fit wait, in order, for the next group.
-func (w *tileWorker) groups(out *segTiles, st []int64, lo int64, span int32, slotBits int, dummy uint32, weighted bool) {
+func (w *tileWorker) groups(out *segTiles, slotOf []uint32, st []int64, lo int64, span int32, slotBits int, dummy uint32) {
+	weighted := w.vals != nil
 	var pending []int64
 	var lanes [32]int64
 	for next := 0; next < len(st) || len(pending) > 0; {
@@ -476,7 +505,7 @@ func (w *tileWorker) groups(out *segTiles, st []int64, lo int64, span int32, slo
 		}
 		strict := true
 		take := func(q int64) bool {
-			sl := w.slotOf[q-lo]
+			sl := slotOf[q-lo]
 			l := sl % 32
 			if n > 0 && w.cols[q]-base >= span {
 				return false
@@ -486,7 +515,7 @@ func (w *tileWorker) groups(out *segTiles, st []int64, lo int64, span int32, slo
 					return false
 				}
 				for _, o := range lanes {
-					if o >= 0 && w.slotOf[o-lo] == sl {
+					if o >= 0 && slotOf[o-lo] == sl {
 						return false
 					}
 				}
@@ -529,7 +558,7 @@ func (w *tileWorker) groups(out *segTiles, st []int64, lo int64, span int32, slo
 				out.padding++
 				continue
 			}
-			out.arcs = append(out.arcs, uint32(w.cols[q]-base)<<slotBits|w.slotOf[q-lo])
+			out.arcs = append(out.arcs, uint32(w.cols[q]-base)<<slotBits|slotOf[q-lo])
 			if weighted {
 				out.vals = append(out.vals, w.vals[q])
 			}
