@@ -76,9 +76,19 @@ __device__ __forceinline__ void Step::add(int i, double v) {
   const int lane = threadIdx.x & 31, leader = __ffs(g) - 1;
   const int op = ops[i];
   double r = v;
-  for (unsigned rest = g & ~(1u << lane); rest; rest &= rest - 1) {
-    double o = __shfl_sync(g, v, __ffs(rest) - 1);
-    r = op == 0 ? r + o : op == 1 ? vp_go_min(r, o) : vp_go_max(r, o);
+  if (g == 0xffffffffu) {
+    // The whole warp adds to one aggregator (a run of PageRank's dangling
+    // vertices): a butterfly, 5 shuffles instead of 31.
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+      const double x = __shfl_xor_sync(g, r, o);
+      r = op == 0 ? r + x : op == 1 ? vp_go_min(r, x) : vp_go_max(r, x);
+    }
+  } else {
+    for (unsigned rest = g & ~(1u << lane); rest; rest &= rest - 1) {
+      double o = __shfl_sync(g, v, __ffs(rest) - 1);
+      r = op == 0 ? r + o : op == 1 ? vp_go_min(r, o) : vp_go_max(r, o);
+    }
   }
   if (lane == leader) vp_agg_op((blk ? blk : acc) + i, op, r);
 #else
