@@ -3,9 +3,8 @@ package cuda
 import (
 	"slices"
 
-	"github.com/hpgraph/hpgraph/internal/par"
-
 	"github.com/hpgraph/hpgraph/hyb"
+	"github.com/hpgraph/hpgraph/internal/par"
 )
 
 // Column-sorted tiles: the pull of programs that gather from every
@@ -27,12 +26,14 @@ import (
 // No atomics in shared memory: each of the block's warps owns some of the
 // segment's accumulators (slots) and folds only its own, with plain loads
 // and stores. A tile holds one stream per warp, in groups of 32 entries
-// (one per lane) that name 32 different slots. A row whose entries are
-// more than a warp's fair share is split over several slots (virtual
-// slots, folded into the row at the end), and the slots go to the warps
-// largest first, each to the least loaded warp, so the streams come out
-// nearly equal. A group that cannot be filled is padded with entries of
-// the dummy slot.
+// (one per lane) that name 32 different slots, lane i preferably one of
+// slot i mod 32, so the group's loads and stores hit 32 different banks.
+// A row with more than a quarter of a lane's fair share of the segment is
+// split over several slots (virtual slots, folded into the row at the
+// end), and the slots go to the warps in chunks of 32 (every residue
+// once), each to the warp whose busiest lane it raises least, so the
+// streams come out nearly equal. A group that cannot be filled is padded
+// with entries of the dummy slot (kron21: 1.5% of the entries).
 //
 // An entry is one 32-bit word, (column - base) << slotBits | slot, where
 // base is its group's first column and slotBits = rowBits + 1: slots
@@ -94,13 +95,12 @@ type pullTiles struct {
 	multi  []uint8
 	vfirst []int32
 	vrow   []int32
-	// padding is the dummy entries (for the notes).
-	padding int64
 }
 
 func (t *pullTiles) count() int { return len(t.first) }
 
-// tileBytes bounds the device memory of a matrix's tiles.
+// tileBytes estimates the device memory of a matrix's tiles (padding
+// allowed for: a quarter of the entries, and a group per warp and tile).
 func tileBytes(m *hyb.Matrix, rowBits, maxArcs int) int64 {
 	nnz := m.NNZ()
 	per := int64(4)
@@ -109,7 +109,7 @@ func tileBytes(m *hyb.Matrix, rowBits, maxArcs int) int64 {
 	}
 	segs := int64(m.N>>rowBits) + 1
 	tiles := nnz/int64(max(1, maxArcs)) + segs
-	arcs := nnz + nnz/4 + 32*tileWarps*tiles // (padding: measured under 10%)
+	arcs := nnz + nnz/4 + 32*tileWarps*tiles
 	return arcs*per + arcs/8 + tiles*(12+4*(tileWarps+1)) + segs*(5+4*int64(tileVMax(rowBits)))
 }
 
@@ -151,7 +151,6 @@ func makePullTiles(m *hyb.Matrix, rowBits, maxArcs int) *pullTiles {
 	// Pass 1: entries by column (a counting sort), rows increasing within
 	// a column.
 	colPtr := make([]int64, n+1)
-	segPtr := make([]int64, nseg+1)
 	for r := range n {
 		each(r, func(c int32, _ float32) { colPtr[c+1]++ })
 	}
@@ -178,6 +177,7 @@ func makePullTiles(m *hyb.Matrix, rowBits, maxArcs int) *pullTiles {
 	next = nil
 	// Pass 2: a stable distribution by segment, so each segment's entries
 	// go by column.
+	segPtr := make([]int64, nseg+1)
 	for p := range nnz {
 		segPtr[rowOf[p]>>rowBits+1]++
 	}
@@ -208,10 +208,10 @@ func makePullTiles(m *hyb.Matrix, rowBits, maxArcs int) *pullTiles {
 	// Pass 3: each segment's slots and their warps (segments in
 	// parallel), then the tiles (all in parallel: kron21's first segment
 	// holds 39% of the entries), concatenated in order.
-	sc := tileScratch{rowBits: rowBits, maxArcs: maxArcs, cols: cols, rows: rows, vals: svals}
+	sc := tileScratch{rowBits: rowBits, cols: cols, rows: rows, vals: svals}
 	plans := make([]segPlan, nseg)
 	par.Dynamic(unitParts(nseg), func(lo, hi int) {
-		w := sc.worker(n)
+		w := sc.worker(n, true)
 		for s := lo; s < hi; s++ {
 			plans[s] = w.plan(s, segPtr[s], segPtr[s+1])
 		}
@@ -230,9 +230,9 @@ func makePullTiles(m *hyb.Matrix, rowBits, maxArcs int) *pullTiles {
 			t.multi[s] = 1
 		}
 	}
-	built := make([]segTiles, len(jobs))
+	built := make([]tileOut, len(jobs))
 	par.Dynamic(unitParts(len(jobs)), func(lo, hi int) {
-		w := sc.worker(n)
+		w := sc.worker(n, false)
 		for k := lo; k < hi; k++ {
 			jb := jobs[k]
 			built[k] = w.tile(&plans[jb.seg], jb.seg, segPtr[jb.seg], jb.i, jb.e)
@@ -262,8 +262,7 @@ func makePullTiles(m *hyb.Matrix, rowBits, maxArcs int) *pullTiles {
 		t.arcs = append(t.arcs, b.arcs...)
 		t.vals = append(t.vals, b.vals...)
 		t.base = append(t.base, b.base...)
-		t.padding += b.padding
-		built[k] = segTiles{}
+		built[k] = tileOut{}
 	}
 	// Longest first: blocks start in index order, so the long tiles do not
 	// trail at the end of the launch.
@@ -290,13 +289,12 @@ type segTile struct {
 	warp        [tileWarps + 1]int32
 }
 
-// segTiles is one tile's part of pullTiles, as a worker builds it.
-type segTiles struct {
-	tile    segTile
-	arcs    []uint32
-	vals    []float32
-	base    []int32
-	padding int64
+// tileOut is one tile's part of pullTiles, as a worker builds it.
+type tileOut struct {
+	tile segTile
+	arcs []uint32
+	vals []float32
+	base []int32
 }
 
 // segPlan is a segment's slots: each entry's slot (from the segment's
@@ -310,10 +308,10 @@ type segPlan struct {
 // tileScratch is what pass 3 reads: the entries of every segment, by
 // column (cols, rows in the segment, weights or nil).
 type tileScratch struct {
-	rowBits, maxArcs int
-	cols             []int32
-	rows             []uint16
-	vals             []float32
+	rowBits int
+	cols    []int32
+	rows    []uint16
+	vals    []float32
 }
 
 // tileWorker is one goroutine's scratch for pass 3. Slots are indexed
@@ -328,12 +326,16 @@ type tileWorker struct {
 	streams          [tileWarps][]int64
 }
 
-func (sc *tileScratch) worker(n int) *tileWorker {
+// worker makes a worker's scratch (per row and slot only for plan).
+func (sc *tileScratch) worker(n int, planning bool) *tileWorker {
 	R := 1 << sc.rowBits
 	rmax, vmax := min(R, n), tileVMax(sc.rowBits)
-	return &tileWorker{tileScratch: sc, n: n, R: R, rmax: rmax, vmax: vmax,
-		deg: make([]int64, rmax), part: make([]int32, rmax), parts: make([]int32, rmax), seen: make([]int32, rmax),
-		load: make([]int64, rmax+vmax)}
+	w := &tileWorker{tileScratch: sc, n: n, R: R, rmax: rmax, vmax: vmax}
+	if planning {
+		w.deg, w.load = make([]int64, rmax), make([]int64, rmax+vmax)
+		w.part, w.parts, w.seen = make([]int32, rmax), make([]int32, rmax), make([]int32, rmax)
+	}
+	return w
 }
 
 func (w *tileWorker) ix(sl uint32) int {
@@ -415,8 +417,8 @@ func (w *tileWorker) plan(s int, lo, hi int64) segPlan {
 
 // tile builds the tile of entries i .. e-1 of segment s (whose first
 // entry is lo): one stream per warp.
-func (w *tileWorker) tile(p *segPlan, s int, lo, i, e int64) segTiles {
-	out := segTiles{tile: segTile{arcs: e - i, seg: int32(s)}}
+func (w *tileWorker) tile(p *segPlan, s int, lo, i, e int64) tileOut {
+	out := tileOut{tile: segTile{arcs: e - i, seg: int32(s)}}
 	slotBits := w.rowBits + 1
 	for k := range w.streams {
 		w.streams[k] = w.streams[k][:0]
@@ -493,7 +495,7 @@ func (w *tileWorker) assign(ns int) []uint8 {
 // entries of other residues (a bank conflict costs less than an idle
 // lane), still of slots not in the group; what is left is padding.
 // Entries that do not fit wait, in order, for the next group.
-func (w *tileWorker) groups(out *segTiles, slotOf []uint32, st []int64, lo int64, span int32, slotBits int, dummy uint32) {
+func (w *tileWorker) groups(out *tileOut, slotOf []uint32, st []int64, lo int64, span int32, slotBits int, dummy uint32) {
 	weighted := w.vals != nil
 	var pending []int64
 	var lanes [32]int64
@@ -555,7 +557,6 @@ func (w *tileWorker) groups(out *segTiles, slotOf []uint32, st []int64, lo int64
 				if weighted {
 					out.vals = append(out.vals, 0)
 				}
-				out.padding++
 				continue
 			}
 			out.arcs = append(out.arcs, uint32(w.cols[q]-base)<<slotBits|slotOf[q-lo])
