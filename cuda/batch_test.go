@@ -212,10 +212,7 @@ func TestBinsAndBatchesMatchCPU(t *testing.T) {
 			Graphs = gr
 			for gi := range graphs {
 				for _, a := range appCases {
-					tg := graphs[gi]
-					if a.weighted {
-						tg = weighted[gi]
-					}
+					tg := a.graph(graphs, weighted, gi)
 					g := vertexprog.NewGraph(tg.g)
 					for _, s := range splits[:2] {
 						opt := vertexprog.Options{HYB: s.opt, Backend: "cpu"}

@@ -154,6 +154,14 @@ type appCase struct {
 	run   func(g *vertexprog.Graph, opt vertexprog.Options) (out []float64, iters int, err error)
 }
 
+// graph is test graph i in the form the case runs on.
+func (a appCase) graph(plain, weighted []testGraph, i int) testGraph {
+	if a.weighted {
+		return weighted[i]
+	}
+	return plain[i]
+}
+
 func sourcesOf(g *vertexprog.Graph) []int32 {
 	hub := int32(0)
 	for v := int32(0); v < int32(g.N()); v++ {
@@ -293,10 +301,7 @@ func TestAppsMatchCPU(t *testing.T) {
 		mode := map[bool]string{true: "texture", false: "ldg"}[tex]
 		for gi := range plain {
 			for _, a := range appCases {
-				tg := plain[gi]
-				if a.weighted {
-					tg = weighted[gi]
-				}
+				tg := a.graph(plain, weighted, gi)
 				g := vertexprog.NewGraph(tg.g)
 				t.Run(fmt.Sprintf("%s/%s/%s", mode, tg.name, a.name), func(t *testing.T) {
 					for _, dir := range []vertexprog.Direction{vertexprog.Auto, vertexprog.Push, vertexprog.Pull} {
@@ -370,13 +375,10 @@ func TestTilesMatchCPU(t *testing.T) {
 		name       string
 		on         bool
 		bits, arcs int
-	}{{"rows", false, 0, 131072}, {"own", true, 0, 131072}, {"4x5", true, 2, 5}, {"16x64", true, 4, 64}}
+	}{{"rows", false, 0, tileArcs}, {"own", true, 0, tileArcs}, {"4x5", true, 2, 5}, {"16x64", true, 4, 64}}
 	for gi := range plain {
 		for _, a := range cases {
-			tg := plain[gi]
-			if a.weighted {
-				tg = weighted[gi]
-			}
+			tg := a.graph(plain, weighted, gi)
 			g := vertexprog.NewGraph(tg.g)
 			t.Run(tg.name+"/"+a.name, func(t *testing.T) {
 				want, _, err := a.run(g, vertexprog.Options{Backend: "cpu"})
