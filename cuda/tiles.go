@@ -149,40 +149,69 @@ func makePullTiles(m *hyb.Matrix, rowBits, maxArcs int) *pullTiles {
 	}
 
 	// Pass 1: entries by column (a counting sort), rows increasing within
-	// a column.
-	colPtr := make([]int64, n+1)
+	// a column. Row ranges count and place their entries in parallel, each
+	// range after the ranges before it within every column (so as many
+	// ranges as fit in about the memory of the entries).
+	rowPtr := make([]int64, n+1)
 	for r := range n {
-		each(r, func(c int32, _ float32) { colPtr[c+1]++ })
+		rowPtr[r+1] = rowPtr[r] + int64(ellLen(r)) + m.CooPtr[r+1] - m.CooPtr[r]
 	}
+	nnz := rowPtr[n]
+	parts := par.Split(n, max(1, min(par.Workers(), int(nnz/int64(max(1, n))))), func(i int) int64 { return rowPtr[i] })
+	next := make([][]int64, len(parts)-1) // per range: where its next entry of each column goes
+	par.Parts(parts, func(w, lo, hi int) {
+		c := make([]int64, n)
+		for r := lo; r < hi; r++ {
+			each(r, func(col int32, _ float32) { c[col]++ })
+		}
+		next[w] = c
+	})
+	colPtr := make([]int64, n+1)
 	for c := range n {
-		colPtr[c+1] += colPtr[c]
+		at := colPtr[c]
+		for w := range next {
+			at, next[w][c] = at+next[w][c], at
+		}
+		colPtr[c+1] = at
 	}
-	nnz := colPtr[n]
 	rowOf := make([]int32, nnz)
 	var valOf []float32
 	if weighted {
 		valOf = make([]float32, nnz)
 	}
-	next := slices.Clone(colPtr[:n])
-	for r := range n {
-		each(r, func(c int32, w float32) {
-			p := next[c]
-			next[c]++
-			rowOf[p] = int32(r)
-			if weighted {
-				valOf[p] = w
-			}
-		})
-	}
-	next = nil
+	par.Parts(parts, func(w, lo, hi int) {
+		nx := next[w]
+		for r := lo; r < hi; r++ {
+			each(r, func(c int32, v float32) {
+				p := nx[c]
+				nx[c]++
+				rowOf[p] = int32(r)
+				if weighted {
+					valOf[p] = v
+				}
+			})
+		}
+	})
+	next, rowPtr = nil, nil
 	// Pass 2: a stable distribution by segment, so each segment's entries
-	// go by column.
+	// go by column: column ranges in parallel, each after the ranges before
+	// it within every segment.
+	cparts := par.Split(n, par.Workers(), func(i int) int64 { return colPtr[i] })
+	snext := make([][]int64, len(cparts)-1)
+	par.Parts(cparts, func(w, lo, hi int) {
+		c := make([]int64, nseg)
+		for p := colPtr[lo]; p < colPtr[hi]; p++ {
+			c[rowOf[p]>>rowBits]++
+		}
+		snext[w] = c
+	})
 	segPtr := make([]int64, nseg+1)
-	for p := range nnz {
-		segPtr[rowOf[p]>>rowBits+1]++
-	}
 	for s := range nseg {
-		segPtr[s+1] += segPtr[s]
+		at := segPtr[s]
+		for w := range snext {
+			at, snext[w][s] = at+snext[w][s], at
+		}
+		segPtr[s+1] = at
 	}
 	cols := make([]int32, nnz)
 	rows := make([]uint16, nnz)
@@ -190,20 +219,22 @@ func makePullTiles(m *hyb.Matrix, rowBits, maxArcs int) *pullTiles {
 	if weighted {
 		svals = make([]float32, nnz)
 	}
-	snext := slices.Clone(segPtr[:nseg])
 	mask := int32(1)<<rowBits - 1
-	for c := range n {
-		for p := colPtr[c]; p < colPtr[c+1]; p++ {
-			r := rowOf[p]
-			q := snext[r>>rowBits]
-			snext[r>>rowBits]++
-			cols[q], rows[q] = int32(c), uint16(r&mask)
-			if weighted {
-				svals[q] = valOf[p]
+	par.Parts(cparts, func(w, lo, hi int) {
+		nx := snext[w]
+		for c := lo; c < hi; c++ {
+			for p := colPtr[c]; p < colPtr[c+1]; p++ {
+				r := rowOf[p]
+				q := nx[r>>rowBits]
+				nx[r>>rowBits]++
+				cols[q], rows[q] = int32(c), uint16(r&mask)
+				if weighted {
+					svals[q] = valOf[p]
+				}
 			}
 		}
-	}
-	rowOf, valOf, colPtr = nil, nil, nil
+	})
+	rowOf, valOf, colPtr, snext = nil, nil, nil, nil
 
 	// Pass 3: each segment's slots and their warps (segments in
 	// parallel), then the tiles (all in parallel: kron21's first segment
