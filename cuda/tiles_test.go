@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/datasets/gen"
 	"github.com/hpgraph/hpgraph/hyb"
 )
 
@@ -177,4 +179,27 @@ func TestPullTilesWideSpans(t *testing.T) {
 	if !slices.Equal(cols, col) {
 		t.Fatalf("columns %v, want %v", cols, col)
 	}
+}
+
+// BenchmarkPullTiles builds the tiles of a Kronecker graph renumbered by
+// degree (scale 16, degree 16: 2M entries), PageRank's pull matrix.
+func BenchmarkPullTiles(b *testing.B) {
+	el, err := gen.Kronecker(16, 16, gen.GAPSeed)
+	if err != nil {
+		b.Fatal(err)
+	}
+	g, err := datasets.Build(el, datasets.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	g = g.Permute(datasets.DegreeOrder(g))
+	m, err := hyb.FromGraph(g, hyb.DefaultOptions())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		makePullTiles(m, tileRowBits(8), tileArcs)
+	}
+	b.ReportMetric(float64(m.NNZ())*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mentries/s")
 }
