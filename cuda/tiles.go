@@ -166,14 +166,7 @@ func makePullTiles(m *hyb.Matrix, rowBits, maxArcs int) *pullTiles {
 		}
 		next[w] = c
 	})
-	colPtr := make([]int64, n+1)
-	for c := range n {
-		at := colPtr[c]
-		for w := range next {
-			at, next[w][c] = at+next[w][c], at
-		}
-		colPtr[c+1] = at
-	}
+	colPtr := rangeStarts(next, n)
 	rowOf := make([]int32, nnz)
 	var valOf []float32
 	if weighted {
@@ -205,14 +198,7 @@ func makePullTiles(m *hyb.Matrix, rowBits, maxArcs int) *pullTiles {
 		}
 		snext[w] = c
 	})
-	segPtr := make([]int64, nseg+1)
-	for s := range nseg {
-		at := segPtr[s]
-		for w := range snext {
-			at, snext[w][s] = at+snext[w][s], at
-		}
-		segPtr[s+1] = at
-	}
+	segPtr := rangeStarts(snext, nseg)
 	cols := make([]int32, nnz)
 	rows := make([]uint16, nnz)
 	var svals []float32
@@ -310,6 +296,22 @@ func makePullTiles(m *hyb.Matrix, rowBits, maxArcs int) *pullTiles {
 		t.warp = append(t.warp, tl.warp[:]...)
 	}
 	return t
+}
+
+// rangeStarts turns counts[w][k] (range w's entries of bucket k) into
+// where range w's first entry of bucket k goes, buckets in order and
+// ranges in order within a bucket, and returns the buckets' offsets
+// (k+1 of them): the placement of a stable parallel counting sort.
+func rangeStarts(counts [][]int64, k int) []int64 {
+	ptr := make([]int64, k+1)
+	for b := range k {
+		at := ptr[b]
+		for w := range counts {
+			at, counts[w][b] = at+counts[w][b], at
+		}
+		ptr[b+1] = at
+	}
+	return ptr
 }
 
 // segTile is a tile as makePullTiles builds it: its first entry, its
