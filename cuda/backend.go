@@ -36,7 +36,8 @@ var Graphs = true
 // Tiles selects the column-sorted tiles (tiles.go, vp_pull_tiles) for
 // the pulls of programs that gather from every neighbour (Spec.GatherAll,
 // without vp_wants or vp_done, with a 4- or 8-byte accumulator, and
-// without DeviceCode.HeavyGather) in runs started afterwards; false pulls
+// without DeviceCode.HeavyGather, on a device of compute capability 8.0
+// or later: cp.async) in runs started afterwards; false pulls
 // them by rows (ELL and COO bins) like every other program. HPGRAPH_CUDA_TILES=0 or 1 sets its initial value;
 // HPGRAPH_CUDA_TILEARCS sets the most entries of a tile.
 var Tiles = true
@@ -98,6 +99,15 @@ func init() {
 	}
 	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_TILEARCS")); err == nil && n > 0 {
 		tileArcs = n
+	}
+	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_TILEROWS")); err == nil && n >= 2 && n <= 15 {
+		tileRowBitsOverride = n
+	}
+	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_TILESTAGES")); err == nil && n >= 1 && n <= 8 {
+		tileStages = n
+	}
+	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_TILECHUNK")); err == nil && (n == 4 || n == 8 || n == 16) {
+		tileChunk = n
 	}
 	switch os.Getenv("HPGRAPH_CUDA_GRAPHS") {
 	case "0", "false":
@@ -262,7 +272,7 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 	feats.TextureX = Texture && job.XSize > 0 && job.XSize%4 == 0 && int64(n)*int64(job.XSize/4) <= d.texMaxWidth
 	lim := binsFromEnv()
 	var ts tileSpec
-	if Tiles && job.Spec.GatherAll && !job.Code.HeavyGather && !job.HasWants && !job.HasDone && (job.ASize == 4 || job.ASize == 8) && n > 0 {
+	if Tiles && d.major >= 8 && job.Spec.GatherAll && !job.Code.HeavyGather && !job.HasWants && !job.HasDone && (job.ASize == 4 || job.ASize == 8) && n > 0 {
 		ts = tileSpec{rowBits: tileRowBits(job.ASize), maxArcs: tileArcs}
 		if tileRowBitsOverride > 0 {
 			ts.rowBits = tileRowBitsOverride
@@ -614,7 +624,7 @@ func (r *run) enqueue(dir vertexprog.Direction, j int, batched bool) {
 	if r.tiles {
 		a := argBytes(j, batched, 1) // (op 1: APPLY resets the rows tiles fold into)
 		t := r.pull.tiles
-		r.mod.launchShared("vp_pull_tiles", int64(t.count()), tileBlock, tileShared(t.rowBits, r.job.ASize), r.d.stream, r.pull.arg, r.runArg, r.state, a)
+		r.mod.launchShared("vp_pull_tiles", int64(t.count()), tileBlock, tileShared(t.rowBits, r.job.ASize, r.pull.tileVal != 0), r.d.stream, r.pull.arg, r.runArg, r.state, a)
 		r.launch("vp_apply_pull", r.applyGrid(), r.pull.arg, a)
 		return
 	}

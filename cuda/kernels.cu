@@ -830,9 +830,31 @@ __device__ __forceinline__ bool vp_is_identity(A_t v) {
 }
 #endif
 
+// cp.async (compute capability 8.0 and later): copies from global to
+// shared memory that hold no registers while in flight; a thread waits
+// for its own copies by commit groups.
+#if __CUDA_ARCH__ >= 800
+__device__ __forceinline__ void vp_cp_async16(void* dst, const void* src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((unsigned)__cvta_generic_to_shared(dst)), "l"(src) : "memory");
+}
+__device__ __forceinline__ void vp_cp_async4(void* dst, const void* src) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"((unsigned)__cvta_generic_to_shared(dst)), "l"(src) : "memory");
+}
+__device__ __forceinline__ void vp_cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void vp_cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
+#endif
+
+// vp_tile_stage_at is where vp_pull_tiles' staging starts in its shared
+// memory (tileShared in tiles.go: after the slots and the virtual slots'
+// rows, 16-byte aligned).
+__device__ __forceinline__ int vp_tile_stage_at(int R, int vmax) {
+  return ((R + vmax + 1) * (int)sizeof(A_t) + 4 * vmax + 15) & ~15;
+}
+
 // vp_pull_tiles, the pull of a program that gathers from every neighbour
 // (the host's choice: Spec.GatherAll, no vp_wants or vp_done, a 4- or
-// 8-byte A_t): a block takes one tile (tiles.go) and keeps the slots of
+// 8-byte A_t, compute capability 8.0 or later): a block takes one tile (tiles.go) and keeps the slots of
 // its segment (an accumulator per row, then the virtual slots, then the
 // dummy) in shared memory. Each warp folds its own stream into the slots
 // it owns, a group of 32 entries (32 different slots) at a time, with
@@ -841,12 +863,13 @@ __device__ __forceinline__ bool vp_is_identity(A_t v) {
 // several fold theirs into y atomically (y holds the identity on those
 // rows: a.op 1 makes vp_apply_pull put it back).
 #define VP_TILE_BLOCK 512
-// Entries a lane loads before it folds them: 8 (64 registers, two blocks
-// a multiprocessor) measured 0.285 ms a kron21 PageRank iteration, 4 at
-// three blocks 0.401, 8 at three blocks (spilling) 0.557.
-#define VP_TILE_UNROLL 8
+// A warp's stream reaches it through shared memory, in chunks of
+// VP_TILE_CHUNK groups (entries, weights, base columns) that cp.async
+// copies VP_TILE_STAGES chunks ahead: the matrix's loads are in flight
+// while the warp gathers X and folds, and hold no registers
+// (the host defines both: tileStages and tileChunk in tiles.go).
 extern "C" __global__ void __launch_bounds__(VP_TILE_BLOCK) vp_pull_tiles(VP_Mat m, VP_Run c, State s, VP_Arg a) {
-#if VP_ASIZE == 8 || VP_ASIZE == 4
+#if (VP_ASIZE == 8 || VP_ASIZE == 4) && __CUDA_ARCH__ >= 800
   VP_St t = vp_st(c, a, false);
   if (!t.go) return;
   if (blockIdx.x == 0 && threadIdx.x == 0) t.rec[VP_R_RAN] = 1;
@@ -868,27 +891,52 @@ extern "C" __global__ void __launch_bounds__(VP_TILE_BLOCK) vp_pull_tiles(VP_Mat
   const long long g0 = m.tileFirst[blockIdx.x] >> 5;
   const int ge = wg[warp + 1];
   const unsigned smask = (1u << sb) - 1u, dummy = (unsigned)(R + vmax);
-  for (int g = wg[warp]; g < ge; g += VP_TILE_UNROLL) {
-    unsigned e[VP_TILE_UNROLL];
-    int u[VP_TILE_UNROLL];
-    float w[VP_TILE_UNROLL];
-    X_t x[VP_TILE_UNROLL];
+  const bool wt = m.tileVal != nullptr;
+  constexpr int C = VP_TILE_CHUNK, S = VP_TILE_STAGES;
+  const int stW = C * 32 * (wt ? 2 : 1) + C;  // words a stage
+  unsigned* stg = reinterpret_cast<unsigned*>(vp_tile_sh + vp_tile_stage_at(R, vmax)) + warp * S * stW;
+  const int gs = wg[warp], nch = (ge - gs + C - 1) / C;
+  // issue(k) copies chunk k into stage k % S (one commit group a chunk,
+  // empty past the end).
+  auto issue = [&](int k) {
+    if (k < nch) {
+      const int ga = gs + k * C, ng = min(C, ge - ga);
+      unsigned* d = stg + (k % S) * stW;
+      const long long src = (g0 + ga) * 32;
+      for (int j = lane; j < ng * 8; j += 32) vp_cp_async16(d + 4 * j, m.tileArcs + src + 4 * j);
+      if (wt)
+        for (int j = lane; j < ng * 8; j += 32) vp_cp_async16(d + C * 32 + 4 * j, m.tileVal + src + 4 * j);
+      if (lane < ng) vp_cp_async4(d + stW - C + lane, m.tileBase + g0 + ga + lane);
+    }
+    vp_cp_async_commit();
+  };
 #pragma unroll
-    for (int q = 0; q < VP_TILE_UNROLL; q++) {
+  for (int k = 0; k < S; k++) issue(k);
+  for (int k = 0; k < nch; k++) {
+    vp_cp_async_wait<S - 1>();  // chunk k is in
+    __syncwarp();
+    const unsigned* se = stg + (k % S) * stW;
+    const int* sbase = reinterpret_cast<const int*>(se + stW - C);
+    const int ng = min(C, ge - (gs + k * C));
+    unsigned e[C];
+    int u[C];
+    float w[C];
+    X_t x[C];
+#pragma unroll
+    for (int q = 0; q < C; q++) {
       e[q] = dummy;
       w[q] = 1.0f;
-      if (g + q < ge) {
-        const long long i = (g0 + g + q) * 32 + lane;
-        e[q] = vp_stream(m.tileArcs + i);
-        u[q] = m.tileBase[g0 + g + q] + (int)(e[q] >> sb);
-        if (m.tileVal) w[q] = vp_stream(m.tileVal + i);
+      if (q < ng) {
+        e[q] = se[q * 32 + lane];
+        u[q] = sbase[q] + (int)(e[q] >> sb);
+        if (wt) w[q] = __uint_as_float(se[C * 32 + q * 32 + lane]);
       }
     }
 #pragma unroll
-    for (int q = 0; q < VP_TILE_UNROLL; q++)
+    for (int q = 0; q < C; q++)
       if ((e[q] & smask) != dummy) x[q] = vp_load_x<false, true>(c, u[q]);
 #pragma unroll
-    for (int q = 0; q < VP_TILE_UNROLL; q++) {
+    for (int q = 0; q < C; q++) {
       const unsigned sl = e[q] & smask;
       if (sl != dummy) {
         const int v = r0 + (sl < (unsigned)R ? (int)sl : vrowSh[sl - R]);
@@ -896,6 +944,7 @@ extern "C" __global__ void __launch_bounds__(VP_TILE_BLOCK) vp_pull_tiles(VP_Mat
       }
       __syncwarp();  // the next group may fold into the slots of other lanes
     }
+    issue(k + S);  // (into the stage just read: the __syncwarp above)
   }
   __syncthreads();
   for (int i = threadIdx.x; i < nv; i += VP_TILE_BLOCK) vp_atomic_reduce(acc + vrowSh[i], acc[R + i]);

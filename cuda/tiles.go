@@ -59,10 +59,17 @@ const (
 func tileVMax(rowBits int) int { return min(511, 1<<rowBits-1) }
 
 // tileShared is vp_pull_tiles' shared memory: the slots, then the
-// virtual slots' rows.
-func tileShared(rowBits, asize int) int {
+// virtual slots' rows, then (from a 16-byte boundary) each warp's stages:
+// a chunk's entries, weights (weighted matrices only) and base columns
+// (vp_tile_stage_at in kernels.cu).
+func tileShared(rowBits, asize int, weighted bool) int {
 	v := tileVMax(rowBits)
-	return (1<<rowBits+v+1)*asize + 4*v
+	at := ((1<<rowBits+v+1)*asize + 4*v + 15) &^ 15
+	words := tileChunk*32 + tileChunk
+	if weighted {
+		words += tileChunk * 32
+	}
+	return at + 4*words*tileStages*tileWarps
 }
 
 // tileArcs is the most entries a tile takes (HPGRAPH_CUDA_TILEARCS);
@@ -71,6 +78,15 @@ func tileShared(rowBits, asize int) int {
 var (
 	tileArcs            = 65536
 	tileRowBitsOverride = 0
+)
+
+// tileStages and tileChunk shape vp_pull_tiles' staging: each warp keeps
+// tileStages chunks of tileChunk groups of entries in flight through
+// shared memory (HPGRAPH_CUDA_TILESTAGES, HPGRAPH_CUDA_TILECHUNK: 4, 8 or
+// 16).
+var (
+	tileStages = 2
+	tileChunk  = 16
 )
 
 // pullTiles is one matrix's tiles, in launch order (longest first).
