@@ -12,7 +12,7 @@ CUDA_ENV = CGO_CFLAGS=-I$(CUDA_HDRS)/include CGO_LDFLAGS=-L$(CUDA_HDRS)/stubs
 # report it) where git can tell, whatever GOFLAGS says.
 VCS     := -buildvcs=auto
 
-.PHONY: all build run test vet fmt-check bench fuzz clean cuda cuda-test cuda-check cuda-compile
+.PHONY: all build run test vet fmt-check bench fuzz clean cuda cuda-test cuda-check cuda-compile cuda-regs
 
 all: build
 
@@ -71,6 +71,13 @@ cuda-compile:
 	$(CUDA_ENV) $(GO) test -c -tags cuda -o $(BIN)/cuda-compile.test ./cuda/
 	nv=$$(./scripts/nvrtc.sh) && LD_LIBRARY_PATH=$$nv HPGRAPH_NVRTC=$$(ls $$nv/libnvrtc.so.* | head -1) HPGRAPH_REQUIRE_NVRTC=1 \
 	  $(BIN)/cuda-compile.test -test.run 'TestCompile|TestTemplateConstants|TestKernelNames'
+
+# Registers and spills of each kernel of the built-in apps as ptxas
+# assembles it for sm_80 and sm_90, without a GPU (fetches ptxas once):
+# make cuda-regs KERNELS='vp_pull_tiles|vp_apply_pull'
+KERNELS ?= .
+cuda-regs:
+	./scripts/ptxas-report.sh '$(KERNELS)'
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./...

@@ -5,6 +5,7 @@ package cuda
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -118,6 +119,13 @@ func TestCompileApps(t *testing.T) {
 				}
 				if hopper := strings.Contains(ptx, "barrier.cluster"); hopper != (arch >= "compute_90") {
 					t.Errorf("%s, %s: cluster barrier in the PTX: %v", arch, a.name, hopper)
+				}
+				// (make cuda-regs: the PTX of the default build, for ptxas)
+				if dir := os.Getenv("HPGRAPH_PTX_DIR"); dir != "" && tex == Texture {
+					name := strings.NewReplacer(" ", "_", "(", "", ")", "").Replace(a.name) + "." + arch + ".ptx"
+					if err := os.WriteFile(filepath.Join(dir, name), []byte(ptx), 0o644); err != nil {
+						t.Fatal(err)
+					}
 				}
 			}
 		}
