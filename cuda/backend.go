@@ -100,9 +100,6 @@ func init() {
 	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_TILEARCS")); err == nil && n > 0 {
 		tileArcs = n
 	}
-	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_TILEROWS")); err == nil && n >= 2 && n <= 15 {
-		tileRowBitsOverride = n
-	}
 	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_TILESTAGES")); err == nil && n >= 1 && n <= 8 {
 		tileStages = n
 	}

@@ -832,10 +832,24 @@ __device__ __forceinline__ bool vp_is_identity(A_t v) {
 
 // cp.async (compute capability 8.0 and later): copies from global to
 // shared memory that hold no registers while in flight; a thread waits
-// for its own copies by commit groups.
+// for its own copies by commit groups. vp_cp_async16 copies data read
+// once: with VP_STREAM, evict-first in L2 (policy from vp_evict_first),
+// as vp_stream's loads.
 #if __CUDA_ARCH__ >= 800
-__device__ __forceinline__ void vp_cp_async16(void* dst, const void* src) {
+__device__ __forceinline__ unsigned long long vp_evict_first() {
+  unsigned long long p = 0;
+#if VP_STREAM
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(p));
+#endif
+  return p;
+}
+__device__ __forceinline__ void vp_cp_async16(void* dst, const void* src, unsigned long long policy) {
+#if VP_STREAM
+  asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;\n" ::"r"((unsigned)__cvta_generic_to_shared(dst)), "l"(src), "l"(policy)
+               : "memory");
+#else
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((unsigned)__cvta_generic_to_shared(dst)), "l"(src) : "memory");
+#endif
 }
 __device__ __forceinline__ void vp_cp_async4(void* dst, const void* src) {
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"((unsigned)__cvta_generic_to_shared(dst)), "l"(src) : "memory");
@@ -854,20 +868,23 @@ __device__ __forceinline__ int vp_tile_stage_at(int R, int vmax) {
 
 // vp_pull_tiles, the pull of a program that gathers from every neighbour
 // (the host's choice: Spec.GatherAll, no vp_wants or vp_done, a 4- or
-// 8-byte A_t, compute capability 8.0 or later): a block takes one tile (tiles.go) and keeps the slots of
-// its segment (an accumulator per row, then the virtual slots, then the
-// dummy) in shared memory. Each warp folds its own stream into the slots
-// it owns, a group of 32 entries (32 different slots) at a time, with
-// plain loads and stores; then the virtual slots fold into their rows. A
-// segment of one tile writes its rows' y; the tiles of a segment of
-// several fold theirs into y atomically (y holds the identity on those
-// rows: a.op 1 makes vp_apply_pull put it back).
-#define VP_TILE_BLOCK 512
+// 8-byte A_t, compute capability 8.0 or later): a block takes one tile
+// (tiles.go) and keeps the slots of its segment (an accumulator per row,
+// then the virtual slots, then the dummy) in shared memory. Each warp
+// folds its own stream into the slots it owns, a group of 32 entries (32
+// different slots) at a time, with plain loads and stores; then the
+// virtual slots fold into their rows. A segment of one tile writes its
+// rows' y; the tiles of a segment of several fold theirs into y
+// atomically (y holds the identity on those rows: a.op 1 makes
+// vp_apply_pull put it back).
+//
 // A warp's stream reaches it through shared memory, in chunks of
 // VP_TILE_CHUNK groups (entries, weights, base columns) that cp.async
-// copies VP_TILE_STAGES chunks ahead: the matrix's loads are in flight
-// while the warp gathers X and folds, and hold no registers
-// (the host defines both: tileStages and tileChunk in tiles.go).
+// copies VP_TILE_STAGES chunks ahead (the host defines both: tileStages
+// and tileChunk in tiles.go): the matrix's loads are in flight while the
+// warp gathers X and folds, and hold no registers (docs/perf.md,
+// section 14).
+#define VP_TILE_BLOCK 512
 extern "C" __global__ void __launch_bounds__(VP_TILE_BLOCK) vp_pull_tiles(VP_Mat m, VP_Run c, State s, VP_Arg a) {
 #if (VP_ASIZE == 8 || VP_ASIZE == 4) && __CUDA_ARCH__ >= 800
   VP_St t = vp_st(c, a, false);
@@ -896,6 +913,7 @@ extern "C" __global__ void __launch_bounds__(VP_TILE_BLOCK) vp_pull_tiles(VP_Mat
   const int stW = C * 32 * (wt ? 2 : 1) + C;  // words a stage
   unsigned* stg = reinterpret_cast<unsigned*>(vp_tile_sh + vp_tile_stage_at(R, vmax)) + warp * S * stW;
   const int gs = wg[warp], nch = (ge - gs + C - 1) / C;
+  const unsigned long long pol = vp_evict_first();
   // issue(k) copies chunk k into stage k % S (one commit group a chunk,
   // empty past the end).
   auto issue = [&](int k) {
@@ -903,9 +921,9 @@ extern "C" __global__ void __launch_bounds__(VP_TILE_BLOCK) vp_pull_tiles(VP_Mat
       const int ga = gs + k * C, ng = min(C, ge - ga);
       unsigned* d = stg + (k % S) * stW;
       const long long src = (g0 + ga) * 32;
-      for (int j = lane; j < ng * 8; j += 32) vp_cp_async16(d + 4 * j, m.tileArcs + src + 4 * j);
+      for (int j = lane; j < ng * 8; j += 32) vp_cp_async16(d + 4 * j, m.tileArcs + src + 4 * j, pol);
       if (wt)
-        for (int j = lane; j < ng * 8; j += 32) vp_cp_async16(d + C * 32 + 4 * j, m.tileVal + src + 4 * j);
+        for (int j = lane; j < ng * 8; j += 32) vp_cp_async16(d + C * 32 + 4 * j, m.tileVal + src + 4 * j, pol);
       if (lane < ng) vp_cp_async4(d + stW - C + lane, m.tileBase + g0 + ga + lane);
     }
     vp_cp_async_commit();
