@@ -274,6 +274,11 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 		if tileRowBitsOverride > 0 {
 			ts.rowBits = tileRowBitsOverride
 		}
+		var ok bool
+		feats.TileStages, feats.TileChunk, ok = tileStaging(ts.rowBits, job.ASize, job.Pull.Matrix.Weighted(), d.sharedOptin)
+		if !ok {
+			ts = tileSpec{} // (the slots alone do not fit: rows it is)
+		}
 	}
 
 	src := buildSource(&job.Code, layout, feats)
@@ -621,7 +626,7 @@ func (r *run) enqueue(dir vertexprog.Direction, j int, batched bool) {
 	if r.tiles {
 		a := argBytes(j, batched, 1) // (op 1: APPLY resets the rows tiles fold into)
 		t := r.pull.tiles
-		r.mod.launchShared("vp_pull_tiles", int64(t.count()), tileBlock, tileShared(t.rowBits, r.job.ASize, r.pull.tileVal != 0), r.d.stream, r.pull.arg, r.runArg, r.state, a)
+		r.mod.launchShared("vp_pull_tiles", int64(t.count()), tileBlock, tileShared(t.rowBits, r.job.ASize, r.pull.tileVal != 0, r.feats.TileStages, r.feats.TileChunk), r.d.stream, r.pull.arg, r.runArg, r.state, a)
 		r.launch("vp_apply_pull", r.applyGrid(), r.pull.arg, a)
 		return
 	}

@@ -269,6 +269,7 @@ type device struct {
 	name         string
 	major, minor int
 	totalMem     int64
+	sharedOptin  int   // the most dynamic shared memory a block may be allowed
 	texMaxWidth  int64 // texels of a linear 32-bit texture
 	sms          int   // multiprocessors
 	stream       C.CUstream
@@ -339,6 +340,7 @@ func (d *device) open() error {
 	d.ctx = cu.CtxCreate(cu.CTX_SCHED_AUTO, d.dev)
 	d.ctx.SetCurrent()
 	d.sms = d.dev.Attribute(cu.MULTIPROCESSOR_COUNT)
+	d.sharedOptin = d.dev.Attribute(cu.DeviceAttribute(C.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN))
 	check("creating a stream", C.hp_stream_create(&d.stream))
 	var w C.size_t
 	if C.hp_tex_max_width(C.CUdevice(d.dev), &w) == C.CUDA_SUCCESS && w > 0 {

@@ -59,17 +59,32 @@ const (
 func tileVMax(rowBits int) int { return min(511, 1<<rowBits-1) }
 
 // tileShared is vp_pull_tiles' shared memory: the slots, then the
-// virtual slots' rows, then (from a 16-byte boundary) each warp's stages:
-// a chunk's entries, weights (weighted matrices only) and base columns
-// (vp_tile_stage_at in kernels.cu).
-func tileShared(rowBits, asize int, weighted bool) int {
+// virtual slots' rows, then (from a 16-byte boundary) each warp's stages
+// of chunk groups: their entries, weights (weighted matrices only) and
+// base columns (vp_tile_stage_at in kernels.cu).
+func tileShared(rowBits, asize int, weighted bool, stages, chunk int) int {
 	v := tileVMax(rowBits)
 	at := ((1<<rowBits+v+1)*asize + 4*v + 15) &^ 15
-	words := tileChunk*32 + tileChunk
+	words := chunk*32 + chunk
 	if weighted {
-		words += tileChunk * 32
+		words += chunk * 32
 	}
-	return at + 4*words*tileStages*tileWarps
+	return at + 4*words*stages*tileWarps
+}
+
+// tileStaging picks vp_pull_tiles' staging for a device that allows a
+// block limit bytes of shared memory: tileStages chunks of tileChunk
+// groups, or, where they do not fit, smaller chunks (down to 4), then
+// fewer stages (down to 1); ok is false when even that does not fit.
+func tileStaging(rowBits, asize int, weighted bool, limit int) (stages, chunk int, ok bool) {
+	for stages = tileStages; stages >= 1; stages-- {
+		for chunk = tileChunk; chunk >= 4; chunk /= 2 {
+			if tileShared(rowBits, asize, weighted, stages, chunk) <= limit {
+				return stages, chunk, true
+			}
+		}
+	}
+	return 0, 0, false
 }
 
 // tileArcs is the most entries a tile takes (HPGRAPH_CUDA_TILEARCS);
