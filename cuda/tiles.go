@@ -388,6 +388,7 @@ type tileWorker struct {
 	seen             []int32 // a row's entries so far (round robin over its slots)
 	load             []int64
 	streams          [tileWarps][]int64
+	wait             waitList
 }
 
 // worker makes a worker's scratch (per row and slot only for plan).
@@ -558,12 +559,13 @@ func (w *tileWorker) assign(ns int) []uint8 {
 // within span columns of the group's first; lanes left empty then take
 // entries of other residues (a bank conflict costs less than an idle
 // lane), still of slots not in the group; what is left is padding.
-// Entries that do not fit wait, in order, for the next group.
+// Entries that do not fit wait, in order, for the next group (w.wait).
 func (w *tileWorker) groups(out *tileOut, slotOf []uint32, st []int64, lo int64, span int32, slotBits int, dummy uint32) {
 	weighted := w.vals != nil
-	var pending []int64
+	pq := &w.wait
+	pq.reset()
 	var lanes [32]int64
-	for next := 0; next < len(st) || len(pending) > 0; {
+	for next := 0; next < len(st) || pq.live > 0; {
 		var base int32
 		n := 0
 		for i := range lanes {
@@ -594,25 +596,40 @@ func (w *tileWorker) groups(out *tileOut, slotOf []uint32, st []int64, lo int64,
 			n++
 			return true
 		}
-		fill := func() {
-			kept := pending[:0]
-			for _, q := range pending {
-				if n == 32 || !take(q) {
-					kept = append(kept, q)
-				}
-			}
-			pending = kept
-			for n < 32 && next < len(st) && len(pending) < 4096 {
+		// stream takes entries from the stream, the ones that do not fit
+		// waiting (at most 4096 wait).
+		stream := func() {
+			for n < 32 && next < len(st) && pq.live < 4096 {
 				if q := st[next]; !take(q) {
-					pending = append(pending, q)
+					pq.push(q, uint8(slotOf[q-lo]%32))
 				}
 				next++
 			}
 		}
-		fill()
+		// The waiting entries first, in order: strictly, the oldest (it
+		// sets the base) and then each other residue's oldest, if within
+		// span (the later ones of a residue are further).
+		if pq.live > 0 {
+			i := pq.oldest()
+			take(pq.q[i])
+			pq.remove(i)
+			for l := range lanes {
+				if lanes[l] < 0 {
+					if i, ok := pq.head(l); ok && take(pq.q[i]) {
+						pq.remove(i)
+					}
+				}
+			}
+		}
+		stream()
 		if n < 32 {
 			strict = false
-			fill()
+			for i := pq.first; i < len(pq.q) && n < 32; i++ {
+				if pq.q[i] >= 0 && take(pq.q[i]) {
+					pq.remove(i)
+				}
+			}
+			stream()
 		}
 		out.base = append(out.base, base)
 		for _, q := range lanes {
@@ -629,4 +646,77 @@ func (w *tileWorker) groups(out *tileOut, slotOf []uint32, st []int64, lo int64,
 			}
 		}
 	}
+}
+
+// waitList holds the entries that wait for a group, in order (q; -1
+// once taken), with a queue of positions per slot residue, so a group
+// finds each residue's oldest without scanning them all.
+type waitList struct {
+	q     []int64
+	res   []uint8
+	lane  [32][]int32
+	next  [32]int // lane[l][:next[l]] are all taken
+	first int     // q[:first] are all taken
+	live  int
+}
+
+func (p *waitList) reset() {
+	p.q, p.res = p.q[:0], p.res[:0]
+	for l := range p.lane {
+		p.lane[l], p.next[l] = p.lane[l][:0], 0
+	}
+	p.first, p.live = 0, 0
+}
+
+func (p *waitList) push(q int64, res uint8) {
+	if len(p.q) >= 1024 && len(p.q) >= 2*p.live {
+		p.compact()
+	}
+	p.lane[res] = append(p.lane[res], int32(len(p.q)))
+	p.q, p.res = append(p.q, q), append(p.res, res)
+	p.live++
+}
+
+func (p *waitList) remove(i int) {
+	p.q[i] = -1
+	p.live--
+}
+
+// oldest is the first waiting entry's position (live > 0).
+func (p *waitList) oldest() int {
+	for p.q[p.first] < 0 {
+		p.first++
+	}
+	return p.first
+}
+
+// head is the position of residue l's oldest waiting entry.
+func (p *waitList) head(l int) (int, bool) {
+	for h := p.next[l]; h < len(p.lane[l]); h++ {
+		if i := int(p.lane[l][h]); p.q[i] >= 0 {
+			p.next[l] = h
+			return i, true
+		}
+	}
+	p.next[l] = len(p.lane[l])
+	return 0, false
+}
+
+// compact drops the taken entries (positions change).
+func (p *waitList) compact() {
+	k := 0
+	for i, q := range p.q {
+		if q >= 0 {
+			p.q[k], p.res[k] = q, p.res[i]
+			k++
+		}
+	}
+	p.q, p.res = p.q[:k], p.res[:k]
+	for l := range p.lane {
+		p.lane[l], p.next[l] = p.lane[l][:0], 0
+	}
+	for i, r := range p.res {
+		p.lane[r] = append(p.lane[r], int32(i))
+	}
+	p.first = 0
 }
