@@ -385,7 +385,6 @@ type tileWorker struct {
 	n, R, rmax, vmax int
 	deg              []int64
 	part, parts      []int32 // a row's first virtual slot - R (or -1), its slots
-	seen             []int32 // a row's entries so far (round robin over its slots)
 	load             []int64
 	streams          [tileWarps][]int64
 	wait             waitList
@@ -398,7 +397,7 @@ func (sc *tileScratch) worker(n int, planning bool) *tileWorker {
 	w := &tileWorker{tileScratch: sc, n: n, R: R, rmax: rmax, vmax: vmax}
 	if planning {
 		w.deg, w.load = make([]int64, rmax), make([]int64, rmax+vmax)
-		w.part, w.parts, w.seen = make([]int32, rmax), make([]int32, rmax), make([]int32, rmax)
+		w.part, w.parts = make([]int32, rmax), make([]int32, rmax)
 	}
 	return w
 }
@@ -425,6 +424,10 @@ func unitParts(n int) []int {
 // 3.2% and 12%).
 const tileCapDiv = 4
 
+// planChunk is the most entries of a segment that plan numbers in one
+// piece (a variable for tests).
+var planChunk int64 = 1 << 20
+
 // plan gives segment s's entries (lo .. hi-1 of the column order) their
 // slots and the slots their warps.
 func (w *tileWorker) plan(s int, lo, hi int64) segPlan {
@@ -432,9 +435,33 @@ func (w *tileWorker) plan(s int, lo, hi int64) segPlan {
 	R, vmax := w.R, w.vmax
 	rows := w.rows
 	nrows := min(R, w.n-s<<w.rowBits)
+	// A segment of more than planChunk entries (kron21's first holds 39%
+	// of them) counts and numbers its rows' entries in parallel pieces:
+	// piece k's counts, then where each row's entries of piece k start.
+	pieces := [][2]int64{{lo, hi}}
+	if hi-lo > planChunk {
+		pieces = pieces[:0]
+		for a := lo; a < hi; a += planChunk {
+			pieces = append(pieces, [2]int64{a, min(a+planChunk, hi)})
+		}
+	}
+	counts := make([][]int32, len(pieces))
+	par.Dynamic(unitParts(len(pieces)), func(a, b int) {
+		for k := a; k < b; k++ {
+			c := make([]int32, nrows)
+			for q := pieces[k][0]; q < pieces[k][1]; q++ {
+				c[rows[q]]++
+			}
+			counts[k] = c
+		}
+	})
 	clear(w.deg)
-	for q := lo; q < hi; q++ {
-		w.deg[rows[q]]++
+	for _, c := range counts {
+		for r, x := range c {
+			at := w.deg[r]
+			w.deg[r] += int64(x)
+			c[r] = int32(at) // (now where row r's entries of this piece start)
+		}
 	}
 	// Split rows above cap entries, raised until the virtual slots fit.
 	cap := max(32, (hi-lo)/(tileWarps*32*tileCapDiv))
@@ -452,7 +479,7 @@ func (w *tileWorker) plan(s int, lo, hi int64) segPlan {
 	}
 	nv := int32(0)
 	for r := range nrows {
-		w.parts[r], w.part[r], w.seen[r] = 1, -1, 0
+		w.parts[r], w.part[r] = 1, -1
 		if w.deg[r] > cap {
 			k := int32((w.deg[r] + cap - 1) / cap)
 			w.parts[r], w.part[r] = k, nv
@@ -462,18 +489,26 @@ func (w *tileWorker) plan(s int, lo, hi int64) segPlan {
 			nv += k - 1
 		}
 	}
-	// Each entry's slot, and the slots' loads.
+	// Each entry's slot (a row's entries go round robin over its slots,
+	// in column order), and the slots' loads.
 	p.slotOf = make([]uint32, hi-lo)
-	clear(w.load)
-	for q := lo; q < hi; q++ {
-		r := int32(rows[q])
-		j := w.seen[r] % w.parts[r]
-		w.seen[r]++
-		sl := uint32(r)
-		if j > 0 {
-			sl = uint32(R) + uint32(w.part[r]+j-1)
+	par.Dynamic(unitParts(len(pieces)), func(a, b int) {
+		for k := a; k < b; k++ {
+			seen := counts[k]
+			for q := pieces[k][0]; q < pieces[k][1]; q++ {
+				r := int32(rows[q])
+				j := seen[r] % w.parts[r]
+				seen[r]++
+				sl := uint32(r)
+				if j > 0 {
+					sl = uint32(R) + uint32(w.part[r]+j-1)
+				}
+				p.slotOf[q-lo] = sl
+			}
 		}
-		p.slotOf[q-lo] = sl
+	})
+	clear(w.load)
+	for _, sl := range p.slotOf {
 		w.load[w.ix(sl)]++
 	}
 	p.owner = w.assign(w.rmax + int(nv)) // (ix: rows, then virtual slots from rmax)
