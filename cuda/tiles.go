@@ -254,8 +254,9 @@ func makePullTiles(m *hyb.Matrix, rowBits, maxArcs int) *pullTiles {
 	rowOf, valOf, colPtr, snext = nil, nil, nil, nil
 
 	// Pass 3: each segment's slots and their warps (segments in
-	// parallel), then the tiles (all in parallel: kron21's first segment
-	// holds 39% of the entries), concatenated in order.
+	// parallel, a large one also in pieces: kron21's first segment holds
+	// 39% of the entries), then the tiles (all in parallel), concatenated
+	// in order.
 	sc := tileScratch{rowBits: rowBits, cols: cols, rows: rows, vals: svals}
 	plans := make([]segPlan, nseg)
 	par.Dynamic(unitParts(nseg), func(lo, hi int) {
