@@ -270,7 +270,8 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 	lim := binsFromEnv()
 	var ts tileSpec
 	if Tiles && d.major >= 8 && job.Spec.GatherAll && !job.Code.HeavyGather && !job.HasWants && !job.HasDone && (job.ASize == 4 || job.ASize == 8) && n > 0 {
-		ts = tileSpec{rowBits: tileRowBits(job.ASize), maxArcs: tileArcs}
+		// (an undirected graph's matrices are one symmetric adjacency)
+		ts = tileSpec{rowBits: tileRowBits(job.ASize), maxArcs: tileArcs, symmetric: job.Graph != nil && !job.Graph.Directed()}
 		if tileRowBitsOverride > 0 {
 			ts.rowBits = tileRowBitsOverride
 		}

@@ -79,8 +79,13 @@ func sigOf(m *hyb.Matrix) matSig {
 // consistent reports whether a cached copy still matches its matrix.
 func (md *matDev) consistent() bool { return sigOf(md.m) == md.sig }
 
-// tileSpec asks for a pull matrix's tiles (rowBits 0: none).
-type tileSpec struct{ rowBits, maxArcs int }
+// tileSpec asks for a pull matrix's tiles (rowBits 0: none); symmetric
+// says the matrix is its own transpose (the tiles are the same either
+// way, only built faster).
+type tileSpec struct {
+	rowBits, maxArcs int
+	symmetric        bool
+}
 
 func (t *pullTiles) matches(ts tileSpec) bool {
 	return t != nil && t.rowBits == ts.rowBits && t.maxArcs == ts.maxArcs
@@ -172,7 +177,7 @@ func (c *matCache) get(m *hyb.Matrix, bins bool, deg []int32, lim binLimits, ts 
 	if ts.rowBits > 0 && !md.tiles.matches(ts) && (md.tiles == nil || md.users == 0) {
 		freeAll(md.tileBufs)
 		md.tileBufs = nil
-		t := makePullTiles(m, ts.rowBits, ts.maxArcs)
+		t := makePullTiles(m, ts.rowBits, ts.maxArcs, ts.symmetric)
 		md.tileArcs, md.tileVal = devPut(&md.tileBufs, t.arcs), devPut(&md.tileBufs, t.vals)
 		md.tileBase, md.tileFirst = devPut(&md.tileBufs, t.base), devPut(&md.tileBufs, t.first)
 		md.tileInfo, md.tileWarp = devPut(&md.tileBufs, t.info), devPut(&md.tileBufs, t.warp)

@@ -145,8 +145,10 @@ func tileBytes(m *hyb.Matrix, rowBits, maxArcs int) int64 {
 }
 
 // makePullTiles cuts m's rows into segments of 1<<rowBits rows and their
-// column-sorted entries into tiles of at most maxArcs entries.
-func makePullTiles(m *hyb.Matrix, rowBits, maxArcs int) *pullTiles {
+// column-sorted entries into tiles of at most maxArcs entries. symmetric
+// says m is its own transpose (an undirected graph's), so column c's
+// entries are row c's and the first sort can be a copy.
+func makePullTiles(m *hyb.Matrix, rowBits, maxArcs int, symmetric bool) *pullTiles {
 	n := m.N
 	maxArcs = max(1, maxArcs)
 	t := &pullTiles{rowBits: rowBits, maxArcs: maxArcs}
@@ -182,41 +184,61 @@ func makePullTiles(m *hyb.Matrix, rowBits, maxArcs int) *pullTiles {
 	// Pass 1: entries by column (a counting sort), rows increasing within
 	// a column. Row ranges count and place their entries in parallel, each
 	// range after the ranges before it within every column (so as many
-	// ranges as fit in about the memory of the entries).
+	// ranges as fit in about the memory of the entries). A symmetric
+	// matrix's columns are its rows, copied.
 	rowPtr := make([]int64, n+1)
 	for r := range n {
 		rowPtr[r+1] = rowPtr[r] + int64(ellLen(r)) + m.CooPtr[r+1] - m.CooPtr[r]
 	}
 	nnz := rowPtr[n]
 	parts := par.Split(n, max(1, min(par.Workers(), int(nnz/int64(max(1, n))))), func(i int) int64 { return rowPtr[i] })
-	next := make([][]int64, len(parts)-1) // per range: where its next entry of each column goes
-	par.Parts(parts, func(w, lo, hi int) {
-		c := make([]int64, n)
-		for r := lo; r < hi; r++ {
-			each(r, func(col int32, _ float32) { c[col]++ })
-		}
-		next[w] = c
-	})
-	colPtr := rangeStarts(next, n)
 	rowOf := make([]int32, nnz)
 	var valOf []float32
 	if weighted {
 		valOf = make([]float32, nnz)
 	}
-	par.Parts(parts, func(w, lo, hi int) {
-		nx := next[w]
-		for r := lo; r < hi; r++ {
-			each(r, func(c int32, v float32) {
-				p := nx[c]
-				nx[c]++
-				rowOf[p] = int32(r)
-				if weighted {
-					valOf[p] = v
-				}
-			})
-		}
-	})
-	next, rowPtr = nil, nil
+	var colPtr []int64
+	if symmetric {
+		// Column c is row c: its entries in row order, the rows sorted
+		// (a row that is not comes out in another valid order).
+		colPtr = rowPtr
+		par.Parts(parts, func(_, lo, hi int) {
+			for r := lo; r < hi; r++ {
+				p := rowPtr[r]
+				each(r, func(c int32, v float32) {
+					rowOf[p] = c
+					if weighted {
+						valOf[p] = v
+					}
+					p++
+				})
+			}
+		})
+	} else {
+		next := make([][]int64, len(parts)-1) // per range: where its next entry of each column goes
+		par.Parts(parts, func(w, lo, hi int) {
+			c := make([]int64, n)
+			for r := lo; r < hi; r++ {
+				each(r, func(col int32, _ float32) { c[col]++ })
+			}
+			next[w] = c
+		})
+		colPtr = rangeStarts(next, n)
+		par.Parts(parts, func(w, lo, hi int) {
+			nx := next[w]
+			for r := lo; r < hi; r++ {
+				each(r, func(c int32, v float32) {
+					p := nx[c]
+					nx[c]++
+					rowOf[p] = int32(r)
+					if weighted {
+						valOf[p] = v
+					}
+				})
+			}
+		})
+	}
+	rowPtr = nil
 	// Pass 2: a stable distribution by segment, so each segment's entries
 	// go by column: column ranges in parallel, each after the ranges before
 	// it within every segment.

@@ -33,6 +33,71 @@ func randomCSR(rng *rand.Rand, n int, weighted bool) (ptr []int64, col []int32, 
 	return
 }
 
+// symmetricCSR is randomCSR made its own transpose (each entry mirrored,
+// with its weight), rows sorted.
+func symmetricCSR(rng *rand.Rand, n int, weighted bool) (ptr []int64, col []int32, val []float32) {
+	p0, c0, v0 := randomCSR(rng, n, weighted)
+	type e struct {
+		c int32
+		v float32
+	}
+	rows := make([]map[int32]float32, n)
+	for r := range rows {
+		rows[r] = map[int32]float32{}
+	}
+	for r := 0; r < n; r++ {
+		for i := p0[r]; i < p0[r+1]; i++ {
+			v := float32(1)
+			if weighted {
+				v = v0[i]
+			}
+			rows[r][c0[i]], rows[c0[i]][int32(r)] = v, v
+		}
+	}
+	ptr = []int64{0}
+	for r := range rows {
+		var es []e
+		for c, v := range rows[r] {
+			es = append(es, e{c, v})
+		}
+		slices.SortFunc(es, func(a, b e) int { return int(a.c - b.c) })
+		for _, x := range es {
+			col = append(col, x.c)
+			if weighted {
+				val = append(val, x.v)
+			}
+		}
+		ptr = append(ptr, int64(len(col)))
+	}
+	return
+}
+
+// TestPullTilesSymmetric builds the tiles of symmetric matrices both
+// ways: copying rows for columns gives the same tiles as sorting.
+func TestPullTilesSymmetric(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(8))
+	rng := rand.New(rand.NewPCG(5, 6))
+	for trial := 0; trial < 100; trial++ {
+		n := 1 + rng.IntN(300)
+		weighted := trial%2 == 1
+		ptr, col, val := symmetricCSR(rng, n, weighted)
+		opt := hyb.DefaultOptions()
+		if trial%3 == 0 {
+			opt = hyb.Options{RelativeSpeed: 1e-9, Breakeven: 0, MaxK: 3} // entries in ELL too
+		}
+		m, err := hyb.FromCSR(n, ptr, col, val, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rowBits, maxArcs := 1+rng.IntN(6), 1+rng.IntN(300)
+		a, b := makePullTiles(m, rowBits, maxArcs, false), makePullTiles(m, rowBits, maxArcs, true)
+		if !slices.Equal(a.arcs, b.arcs) || !slices.Equal(a.vals, b.vals) || !slices.Equal(a.base, b.base) ||
+			!slices.Equal(a.first, b.first) || !slices.Equal(a.warp, b.warp) || !slices.Equal(a.vrow, b.vrow) {
+			t.Fatalf("trial %d (n %d, %d entries): the symmetric build differs", trial, n, len(col))
+		}
+	}
+}
+
 // TestPullTilesHoldTheMatrix rebuilds the matrix from its tiles: every
 // entry once, with its weight; tiles sorted by column, within their
 // limits, longest first, with multi set exactly on segments of several
@@ -59,10 +124,10 @@ func TestPullTilesHoldTheMatrix(t *testing.T) {
 			rowBits = 13
 		}
 		maxArcs := 1 + rng.IntN(50)
-		tl := makePullTiles(m, rowBits, maxArcs)
+		tl := makePullTiles(m, rowBits, maxArcs, false)
 		// Segments planned in pieces of 3 entries come out the same.
 		planChunk = 3
-		cut := makePullTiles(m, rowBits, maxArcs)
+		cut := makePullTiles(m, rowBits, maxArcs, false)
 		planChunk = 1 << 20
 		if !slices.Equal(cut.arcs, tl.arcs) || !slices.Equal(cut.base, tl.base) || !slices.Equal(cut.vrow, tl.vrow) || !slices.Equal(cut.warp, tl.warp) {
 			t.Fatalf("trial %d: planning in pieces changed the tiles", trial)
@@ -172,7 +237,7 @@ func TestPullTilesWideSpans(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tl := makePullTiles(m, 29, 100)
+	tl := makePullTiles(m, 29, 100, false)
 	var cols []int32
 	for q, a := range tl.arcs {
 		if a&(1<<30-1) != uint32(1<<29+tileVMax(29)) {
@@ -206,7 +271,7 @@ func BenchmarkPullTiles(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		makePullTiles(m, tileRowBits(8), tileArcs)
+		makePullTiles(m, tileRowBits(8), tileArcs, true)
 	}
 	b.ReportMetric(float64(m.NNZ())*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mentries/s")
 }
