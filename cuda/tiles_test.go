@@ -254,7 +254,8 @@ func TestPullTilesWideSpans(t *testing.T) {
 }
 
 // BenchmarkPullTiles builds the tiles of a Kronecker graph renumbered by
-// degree (scale 16, degree 16: 2M entries), PageRank's pull matrix.
+// degree (scale 16, degree 16: 2M entries), PageRank's pull matrix
+// (undirected: symmetric).
 func BenchmarkPullTiles(b *testing.B) {
 	el, err := gen.Kronecker(16, 16, gen.GAPSeed)
 	if err != nil {
