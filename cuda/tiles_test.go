@@ -72,28 +72,43 @@ func symmetricCSR(rng *rand.Rand, n int, weighted bool) (ptr []int64, col []int3
 	return
 }
 
+// trialMatrix is trial's random HYB matrix of n rows (weighted on odd
+// trials, every third with entries in ELL too), symmetric or not, and
+// the CSR it was made from.
+func trialMatrix(t *testing.T, rng *rand.Rand, trial, n int, symmetric bool) (m *hyb.Matrix, ptr []int64, col []int32, val []float32) {
+	csr := randomCSR
+	if symmetric {
+		csr = symmetricCSR
+	}
+	ptr, col, val = csr(rng, n, trial%2 == 1)
+	opt := hyb.DefaultOptions()
+	if trial%3 == 0 {
+		opt = hyb.Options{RelativeSpeed: 1e-9, Breakeven: 0, MaxK: 3}
+	}
+	m, err := hyb.FromCSR(n, ptr, col, val, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, ptr, col, val
+}
+
+// sameTiles reports whether a and b are the same tiles.
+func sameTiles(a, b *pullTiles) bool {
+	return slices.Equal(a.arcs, b.arcs) && slices.Equal(a.vals, b.vals) && slices.Equal(a.base, b.base) &&
+		slices.Equal(a.first, b.first) && slices.Equal(a.info, b.info) && slices.Equal(a.warp, b.warp) &&
+		slices.Equal(a.multi, b.multi) && slices.Equal(a.vfirst, b.vfirst) && slices.Equal(a.vrow, b.vrow)
+}
+
 // TestPullTilesSymmetric builds the tiles of symmetric matrices both
 // ways: copying rows for columns gives the same tiles as sorting.
 func TestPullTilesSymmetric(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(8))
 	rng := rand.New(rand.NewPCG(5, 6))
 	for trial := 0; trial < 100; trial++ {
-		n := 1 + rng.IntN(300)
-		weighted := trial%2 == 1
-		ptr, col, val := symmetricCSR(rng, n, weighted)
-		opt := hyb.DefaultOptions()
-		if trial%3 == 0 {
-			opt = hyb.Options{RelativeSpeed: 1e-9, Breakeven: 0, MaxK: 3} // entries in ELL too
-		}
-		m, err := hyb.FromCSR(n, ptr, col, val, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m, _, _, _ := trialMatrix(t, rng, trial, 1+rng.IntN(300), true)
 		rowBits, maxArcs := 1+rng.IntN(6), 1+rng.IntN(300)
-		a, b := makePullTiles(m, rowBits, maxArcs, false), makePullTiles(m, rowBits, maxArcs, true)
-		if !slices.Equal(a.arcs, b.arcs) || !slices.Equal(a.vals, b.vals) || !slices.Equal(a.base, b.base) ||
-			!slices.Equal(a.first, b.first) || !slices.Equal(a.warp, b.warp) || !slices.Equal(a.vrow, b.vrow) {
-			t.Fatalf("trial %d (n %d, %d entries): the symmetric build differs", trial, n, len(col))
+		if !sameTiles(makePullTiles(m, rowBits, maxArcs, false), makePullTiles(m, rowBits, maxArcs, true)) {
+			t.Fatalf("trial %d (n %d, %d entries): the symmetric build differs", trial, m.N, m.NNZ())
 		}
 	}
 }
@@ -110,15 +125,7 @@ func TestPullTilesHoldTheMatrix(t *testing.T) {
 	for trial := 0; trial < 200; trial++ {
 		n := 1 + rng.IntN(400)
 		weighted := trial%2 == 1
-		ptr, col, val := randomCSR(rng, n, weighted)
-		opt := hyb.DefaultOptions()
-		if trial%3 == 0 {
-			opt = hyb.Options{RelativeSpeed: 1e-9, Breakeven: 0, MaxK: 3} // entries in ELL too
-		}
-		m, err := hyb.FromCSR(n, ptr, col, val, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m, ptr, col, val := trialMatrix(t, rng, trial, n, false)
 		rowBits := 1 + rng.IntN(6)
 		if trial%5 == 0 {
 			rowBits = 13
@@ -129,7 +136,7 @@ func TestPullTilesHoldTheMatrix(t *testing.T) {
 		planChunk = 3
 		cut := makePullTiles(m, rowBits, maxArcs, false)
 		planChunk = 1 << 20
-		if !slices.Equal(cut.arcs, tl.arcs) || !slices.Equal(cut.base, tl.base) || !slices.Equal(cut.vrow, tl.vrow) || !slices.Equal(cut.warp, tl.warp) {
+		if !sameTiles(cut, tl) {
 			t.Fatalf("trial %d: planning in pieces changed the tiles", trial)
 		}
 
