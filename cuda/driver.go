@@ -115,6 +115,14 @@ static CUresult hp_launch2(CUfunction f, unsigned grid, unsigned block, CUstream
 static CUresult hp_stream_create(CUstream* s) { return cuStreamCreate(s, CU_STREAM_NON_BLOCKING); }
 static CUresult hp_stream_sync(CUstream s) { return cuStreamSynchronize(s); }
 
+// hp_occupancy is how many blocks of block threads (no dynamic shared
+// memory) of f a multiprocessor holds at once.
+static int hp_occupancy(CUfunction f, int block) {
+	int n = 0;
+	if (cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, f, block, 0) != CUDA_SUCCESS) return 0;
+	return n;
+}
+
 static CUresult hp_capture_begin(CUstream s) { return cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL); }
 
 // hp_capture_end ends a capture and instantiates its graph (the graph
@@ -480,6 +488,12 @@ func (m *module) launchShared(name string, grid int64, block, shared int, st C.C
 	if allow == 1 {
 		m.shared[name] = shared
 	}
+}
+
+// resident is how many blocks of blockSize threads of kernel name a
+// multiprocessor holds at once (0 when the driver cannot say).
+func (m *module) resident(name string) int {
+	return int(C.hp_occupancy(m.funcs[name], C.int(blockSize)))
 }
 
 // launch2 runs kernel name, which takes two arguments (given as their
