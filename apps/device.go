@@ -1,6 +1,10 @@
 package apps
 
-import "github.com/hpgraph/hpgraph/vertexprog"
+import (
+	"unsafe"
+
+	"github.com/hpgraph/hpgraph/vertexprog"
+)
 
 // Device code of the built-in apps: CUDA C versions of each program's
 // Gather, Reduce, Update (and Wants, Done), computing exactly what the Go
@@ -107,34 +111,40 @@ func (p *PageRankProgram) Device() vertexprog.DeviceCode {
 	}
 }
 
+// pageRankLDBCDevice is PageRankLDBCProgram[F]'s device code, F's C type
+// (float or double) given as VP_PR_F.
 const pageRankLDBCDevice = `
-typedef double X_t;
-typedef double A_t;
+typedef VP_PR_F X_t;
+typedef VP_PR_F A_t;
 struct State {
   double* rank;
   const int* outDeg;
   double damping;
   double n;
 };
-__device__ A_t vp_identity() { return 0.0; }
+__device__ A_t vp_identity() { return 0; }
 __device__ A_t vp_gather(A_t acc, int v, int u, X_t xu, float w, const State& s) { return acc + xu; }
 __device__ A_t vp_reduce(A_t a, A_t b) { return a + b; }
 #define VP_REDUCE_ADD 1
 __device__ bool vp_update(int v, A_t acc, X_t* x, const State& s, Step& st) {
   double d = s.damping;
-  double r = (1 - d) / s.n + d * acc + d / s.n * st.aggregate(0);
+  double r = (1 - d) / s.n + d * (double)acc + d / s.n * st.aggregate(0);
   s.rank[v] = r;
   int deg = s.outDeg[v];
   if (deg == 0) st.add(0, r);
-  *x = deg == 0 ? 0.0 : r / (double)deg;
+  *x = deg == 0 ? (X_t)0 : (X_t)(r / (double)deg);
   return true;
 }
 `
 
 // Device implements vertexprog.DeviceProgram.
-func (p *PageRankLDBCProgram) Device() vertexprog.DeviceCode {
+func (p *PageRankLDBCProgram[F]) Device() vertexprog.DeviceCode {
+	f := "double"
+	if unsafe.Sizeof(F(0)) == 4 {
+		f = "float"
+	}
 	return vertexprog.DeviceCode{
-		Source: pageRankLDBCDevice,
+		Source: "#define VP_PR_F " + f + "\n" + pageRankLDBCDevice,
 		Arrays: []vertexprog.DeviceArray{
 			{Name: "rank", Data: p.Rank},
 			{Name: "outDeg", Data: p.outDeg, ReadOnly: true},

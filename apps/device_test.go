@@ -97,9 +97,13 @@ func TestDeviceCodeMatchesState(t *testing.T) {
 	check("pagerank", pr.Device(), []want{{"rank", pr.Rank, false}, {"outDeg", pr.outDeg, true}},
 		[]scalar{{"damping", 0.85}, {"tolerance", 1e-7}})
 
-	ldbc := &PageRankLDBCProgram{Damping: 0.85, Iterations: 3}
+	ldbc := &PageRankLDBCProgram[float64]{Damping: 0.85, Iterations: 3}
 	prepare(ldbc)
 	check("pagerank-ldbc", ldbc.Device(), []want{{"rank", ldbc.Rank, false}, {"outDeg", ldbc.outDeg, true}},
+		[]scalar{{"damping", 0.85}, {"n", float64(g.N())}})
+	ldbc32 := &PageRankLDBCProgram[float32]{Damping: 0.85, Iterations: 3}
+	prepare(ldbc32)
+	check("pagerank-ldbc float32", ldbc32.Device(), []want{{"rank", ldbc32.Rank, false}, {"outDeg", ldbc32.outDeg, true}},
 		[]scalar{{"damping", 0.85}, {"n", float64(g.N())}})
 
 	for _, pv := range []bool{false, true} {
@@ -129,13 +133,18 @@ func TestDeviceTypeSizes(t *testing.T) {
 		{"bfs", bfsDevice, unsafe.Sizeof(struct{}{}), unsafe.Sizeof(int32(0))},
 		{"sssp", ssspDevice, unsafe.Sizeof(float32(0)), unsafe.Sizeof(float32(0))},
 		{"pagerank", pageRankDevice, 8, 8},
-		{"pagerank-ldbc", pageRankLDBCDevice, 8, 8},
+		{"pagerank-ldbc", (&PageRankLDBCProgram[float64]{}).Device().Source, 8, 8},
+		{"pagerank-ldbc float32", (&PageRankLDBCProgram[float32]{}).Device().Source, 4, 4},
 		{"triangles", triangleDevice, 0, 8},
 		{"cc", ccDevice, 4, 4},
 	}
 	cTypes := map[string]uintptr{"struct X_t {};": 0, "typedef int X_t;": 4, "typedef float X_t;": 4, "typedef double X_t;": 8,
 		"typedef int A_t;": 4, "typedef float A_t;": 4, "typedef double A_t;": 8, "typedef long long A_t;": 8}
+	prF := regexp.MustCompile(`#define VP_PR_F (\w+)\n`)
 	for _, c := range cases {
+		if m := prF.FindStringSubmatch(c.src); m != nil {
+			c.src = strings.ReplaceAll(c.src, "VP_PR_F", m[1])
+		}
 		var gotX, gotA = uintptr(99), uintptr(99)
 		for decl, size := range cTypes {
 			if strings.Contains(c.src, decl) {

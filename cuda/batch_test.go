@@ -331,7 +331,7 @@ func TestTimings(t *testing.T) {
 							r = &vertexprog.Result[struct{}]{Preprocess: c.Run.Preprocess, Compute: c.Run.Compute, Transfer: c.Run.Transfer, Iterations: c.Run.Iterations}
 						}
 					default:
-						var p *apps.PageRankResult
+						var p *apps.PageRankResult[float64]
 						if p, err = apps.PageRankLDBC(gg.g, 0.85, 10, vertexprog.Options{Backend: "cuda"}); err == nil {
 							r = &vertexprog.Result[struct{}]{Preprocess: p.Run.Preprocess, Compute: p.Run.Compute, Transfer: p.Run.Transfer, Iterations: p.Run.Iterations}
 						}

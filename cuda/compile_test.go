@@ -73,9 +73,10 @@ func preparedApps(t *testing.T) []struct {
 	g := vertexprog.NewGraph(dg)
 	bfs := &apps.BFSProgram{Source: 0}
 	pr := &apps.PageRankProgram{Damping: 0.85, Tolerance: 1e-7}
-	ldbc := &apps.PageRankLDBCProgram{Damping: 0.85, Iterations: 2}
+	ldbc := &apps.PageRankLDBCProgram[float64]{Damping: 0.85, Iterations: 2}
+	ldbc32 := &apps.PageRankLDBCProgram[float32]{Damping: 0.85, Iterations: 2}
 	tc := &apps.TriangleProgram{PerVertex: true}
-	for _, p := range []vertexprog.Preparer{bfs, pr, ldbc, tc} {
+	for _, p := range []vertexprog.Preparer{bfs, pr, ldbc, ldbc32, tc} {
 		if err := p.Prepare(g); err != nil {
 			t.Fatal(err)
 		}
@@ -90,6 +91,7 @@ func preparedApps(t *testing.T) []struct {
 		{"sssp (delta-stepping)", (&apps.SSSPProgram{Delta: 8}).Device(), features{XSize: 4, ASize: 4, Priority: true}},
 		{"pagerank", pr.Device(), features{XSize: 8, ASize: 8, Stream: true}},
 		{"pagerank-ldbc", ldbc.Device(), features{XSize: 8, ASize: 8}},
+		{"pagerank-ldbc float32", ldbc32.Device(), features{XSize: 4, ASize: 4}},
 		{"triangles", tc.Device(), features{XSize: 0, ASize: 8}},
 		{"cc", apps.CCProgram{}.Device(), features{XSize: 4, ASize: 4}},
 		{"stats (12-byte accumulator)", (&statsProg{}).Device(), features{XSize: 4, ASize: 12, HasWants: true}},

@@ -54,7 +54,7 @@ func benchAlgorithms() []benchAlgo {
 		"bfs":           (&apps.BFSProgram{}).Spec().Edges,
 		"sssp":          (&apps.SSSPProgram{}).Spec().Edges,
 		"pagerank":      (&apps.PageRankProgram{}).Spec().Edges,
-		"pagerank-ldbc": (&apps.PageRankLDBCProgram{}).Spec().Edges,
+		"pagerank-ldbc": (&apps.PageRankLDBCProgram[float64]{}).Spec().Edges,
 		"tc":            (&apps.TriangleProgram{}).Spec().Edges,
 		"cc":            apps.CCProgram{}.Spec().Edges,
 	}
@@ -369,6 +369,7 @@ type benchSettings struct {
 	Tolerance      float64  `json:"tolerance"`
 	MaxIter        int      `json:"max_iter"`
 	Iterations     int      `json:"iterations"`
+	Precision      string   `json:"pagerank_precision"`
 	Delta          float64  `json:"sssp_delta"` // negative: apps.DefaultDelta
 	SSSPWeights    string   `json:"sssp_weights"`
 	WeightSeed     uint64   `json:"weight_seed"`
@@ -743,7 +744,7 @@ func newBenchRecord(lf loadFlags, ef engineFlags, prm params, runs int, validate
 		Settings: benchSettings{
 			Warmup: 1, Runs: runs, Source: prm.src, SourceRule: srcRule(prm.src),
 			Direction: ef.direction, Rule: ef.rule, RelativeSpeed: hf.RelativeSpeed, Breakeven: hf.Breakeven,
-			Damping: prm.damping, Tolerance: prm.tolerance, MaxIter: prm.maxIter, Iterations: prm.iterations,
+			Damping: prm.damping, Tolerance: prm.tolerance, MaxIter: prm.maxIter, Iterations: prm.iterations, Precision: prm.precision,
 			Delta: prm.delta, SSSPWeights: lf.weights, WeightSeed: lf.seed,
 			Symmetrize: lf.symmetrize, KeepLoops: lf.keepLoops, KeepDuplicates: lf.keepDups, Relabel: lf.relabel, Validate: validate,
 		},
@@ -765,6 +766,9 @@ func srcRule(src int64) string {
 func benchOne(bg *benchGraph, a benchAlgo, backend string, base vertexprog.Options, prm params, runs int, validate bool, hopt hyb.Options) benchResult {
 	d := bg.plain
 	r := benchResult{Graph: bg.info.Name, Algorithm: a.name, Backend: backend, Weights: "none", Vertices: d.N, Edges: d.Edges()}
+	if prm.precision != "float64" && strings.HasPrefix(a.name, "pagerank") {
+		r.Algorithm += "/" + prm.precision
+	}
 	if a.weighted {
 		d = bg.weighted
 		r.Weights = bg.info.Weights
