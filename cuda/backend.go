@@ -39,7 +39,8 @@ var Graphs = true
 // without DeviceCode.HeavyGather, on a device of compute capability 8.0
 // or later: cp.async) in runs started afterwards; false pulls
 // them by rows (ELL and COO bins) like every other program. HPGRAPH_CUDA_TILES=0 or 1 sets its initial value;
-// HPGRAPH_CUDA_TILEARCS sets the most entries of a tile.
+// HPGRAPH_CUDA_TILEARCS sets the most entries of a tile, HPGRAPH_CUDA_TILEROWBITS
+// (2 to 15) log2 of a segment's rows.
 var Tiles = true
 
 // tiledRuns counts the runs that pulled by tiles (for tests).
@@ -100,6 +101,9 @@ func init() {
 	}
 	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_TILEARCS")); err == nil && n > 0 {
 		tileArcs = n
+	}
+	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_TILEROWBITS")); err == nil && n >= 2 && n <= 15 {
+		tileRowBitsOverride = n
 	}
 	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_TILESTAGES")); err == nil && n >= 1 && n <= 8 {
 		tileStages = n
@@ -275,7 +279,7 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 	var ts tileSpec
 	if Tiles && d.major >= 8 && job.Spec.GatherAll && !job.Code.HeavyGather && !job.HasWants && !job.HasDone && (job.ASize == 4 || job.ASize == 8) && n > 0 {
 		// (an undirected graph's matrices are one symmetric adjacency)
-		ts = tileSpec{rowBits: tileRowBits(job.ASize), maxArcs: tileArcs, symmetric: job.Graph != nil && !job.Graph.Directed()}
+		ts = tileSpec{rowBits: tileRowBits, maxArcs: tileArcs, symmetric: job.Graph != nil && !job.Graph.Directed()}
 		if tileRowBitsOverride > 0 {
 			ts.rowBits = tileRowBitsOverride
 		}

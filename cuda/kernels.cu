@@ -860,10 +860,10 @@ __device__ __forceinline__ void vp_cp_async_wait() { asm volatile("cp.async.wait
 #endif
 
 // vp_tile_stage_at is where vp_pull_tiles' staging starts in its shared
-// memory (tileShared in tiles.go: after the slots and the virtual slots'
-// rows, 16-byte aligned).
+// memory (tileShared in tiles.go: after the slots and the rows of the
+// virtual slots and the dummy, 16-byte aligned).
 __device__ __forceinline__ int vp_tile_stage_at(int R, int vmax) {
-  return ((R + vmax + 1) * (int)sizeof(A_t) + 4 * vmax + 15) & ~15;
+  return ((R + vmax + 1) * (int)sizeof(A_t) + 4 * (vmax + 1) + 15) & ~15;
 }
 
 // vp_pull_tiles, the pull of a program that gathers from every neighbour
@@ -902,6 +902,7 @@ extern "C" __global__ void __launch_bounds__(VP_TILE_BLOCK) vp_pull_tiles(VP_Mat
   const int v0 = m.tileVFirst[seg], nv = m.tileVFirst[seg + 1] - v0;
   for (int i = threadIdx.x; i < R + vmax + 1; i += VP_TILE_BLOCK) acc[i] = vp_identity();
   for (int i = threadIdx.x; i < nv; i += VP_TILE_BLOCK) vrowSh[i] = m.tileVRow[v0 + i];
+  if (threadIdx.x == 0) vrowSh[vmax] = 0;  // the dummy's row (its folds are never read)
   __syncthreads();
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const int* wg = m.tileWarp + (long long)blockIdx.x * (VP_TILE_BLOCK / 32 + 1);
@@ -915,7 +916,9 @@ extern "C" __global__ void __launch_bounds__(VP_TILE_BLOCK) vp_pull_tiles(VP_Mat
   const int gs = wg[warp], nch = (ge - gs + C - 1) / C;
   const unsigned long long pol = vp_evict_first();
   // issue(k) copies chunk k into stage k % S (one commit group a chunk,
-  // empty past the end).
+  // empty past the end). A stream's last chunk is filled up to C groups
+  // with dummy entries of base column 0 (plain stores, seen after the
+  // __syncwarp that precedes its reading), so every chunk is read whole.
   auto issue = [&](int k) {
     if (k < nch) {
       const int ga = gs + k * C, ng = min(C, ge - ga);
@@ -925,6 +928,11 @@ extern "C" __global__ void __launch_bounds__(VP_TILE_BLOCK) vp_pull_tiles(VP_Mat
       if (wt)
         for (int j = lane; j < ng * 8; j += 32) vp_cp_async16(d + C * 32 + 4 * j, m.tileVal + src + 4 * j, pol);
       if (lane < ng) vp_cp_async4(d + stW - C + lane, m.tileBase + g0 + ga + lane);
+      else if (lane < C) d[stW - C + lane] = 0u;
+      for (int j = ng * 32 + lane; j < C * 32; j += 32) {
+        d[j] = dummy;
+        if (wt) d[C * 32 + j] = __float_as_uint(1.0f);
+      }
     }
     vp_cp_async_commit();
   };
@@ -935,31 +943,25 @@ extern "C" __global__ void __launch_bounds__(VP_TILE_BLOCK) vp_pull_tiles(VP_Mat
     __syncwarp();
     const unsigned* se = stg + (k % S) * stW;
     const int* sbase = reinterpret_cast<const int*>(se + stW - C);
-    const int ng = min(C, ge - (gs + k * C));
+    // Whole chunks, no tests: a dummy entry gathers X[base] (a column
+    // of its group, or 0) and folds into the dummy slot, never read.
     unsigned e[C];
     int u[C];
     float w[C];
     X_t x[C];
 #pragma unroll
     for (int q = 0; q < C; q++) {
-      e[q] = dummy;
-      w[q] = 1.0f;
-      if (q < ng) {
-        e[q] = se[q * 32 + lane];
-        u[q] = sbase[q] + (int)(e[q] >> sb);
-        if (wt) w[q] = __uint_as_float(se[C * 32 + q * 32 + lane]);
-      }
+      e[q] = se[q * 32 + lane];
+      u[q] = sbase[q] + (int)(e[q] >> sb);
+      w[q] = wt ? __uint_as_float(se[C * 32 + q * 32 + lane]) : 1.0f;
     }
 #pragma unroll
-    for (int q = 0; q < C; q++)
-      if ((e[q] & smask) != dummy) x[q] = vp_load_x<false, true>(c, u[q]);
+    for (int q = 0; q < C; q++) x[q] = vp_load_x<false, true>(c, u[q]);
 #pragma unroll
     for (int q = 0; q < C; q++) {
       const unsigned sl = e[q] & smask;
-      if (sl != dummy) {
-        const int v = r0 + (sl < (unsigned)R ? (int)sl : vrowSh[sl - R]);
-        acc[sl] = vp_reduce(acc[sl], vp_gather(vp_identity(), v, u[q], x[q], w[q], s));
-      }
+      const int v = r0 + (sl < (unsigned)R ? (int)sl : vrowSh[sl - R]);
+      acc[sl] = vp_gather(acc[sl], v, u[q], x[q], w[q], s);
       __syncwarp();  // the next group may fold into the slots of other lanes
     }
     issue(k + S);  // (into the stage just read: the __syncwarp above)

@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/hpgraph/hpgraph/hyb"
@@ -40,14 +41,11 @@ import (
 // 0 .. R-1 are the segment's rows (R = 1<<rowBits), R .. R+V-1 its
 // virtual slots (V <= vmax), R+vmax the dummy.
 
-// tileRowBits is log2 of a segment's rows for an accumulator of asize
-// bytes: under 72 KiB of shared memory per block.
-func tileRowBits(asize int) int {
-	if asize <= 4 {
-		return 14
-	}
-	return 13
-}
+// tileRowBits is log2 of a segment's rows, whatever the accumulator's
+// size: 4-byte slots at 16,384 rows ran slower than at 8,192 (docs/perf.md,
+// section 15), the larger slots leaving less of the multiprocessor's
+// memory to L1.
+const tileRowBits = 13
 
 // tileWarps is vp_pull_tiles' warps a block (VP_TILE_BLOCK / 32).
 const (
@@ -58,13 +56,13 @@ const (
 // tileVMax is the most virtual slots of a segment of 1<<rowBits rows.
 func tileVMax(rowBits int) int { return min(511, 1<<rowBits-1) }
 
-// tileShared is vp_pull_tiles' shared memory: the slots, then the
-// virtual slots' rows, then (from a 16-byte boundary) each warp's stages
+// tileShared is vp_pull_tiles' shared memory: the slots, then the rows
+// of the virtual slots and the dummy, then (from a 16-byte boundary) each warp's stages
 // of chunk groups: their entries, weights (weighted matrices only) and
 // base columns (vp_tile_stage_at in kernels.cu).
 func tileShared(rowBits, asize int, weighted bool, stages, chunk int) int {
 	v := tileVMax(rowBits)
-	at := ((1<<rowBits+v+1)*asize + 4*v + 15) &^ 15
+	at := ((1<<rowBits+v+1)*asize + 4*(v+1) + 15) &^ 15
 	words := chunk*32 + chunk
 	if weighted {
 		words += chunk * 32
@@ -73,12 +71,13 @@ func tileShared(rowBits, asize int, weighted bool, stages, chunk int) int {
 }
 
 // tileStaging picks vp_pull_tiles' staging for a device that allows a
-// block limit bytes of shared memory: tileStages chunks of tileChunk
-// groups, or, where they do not fit, smaller chunks (down to 4), then
-// fewer stages (down to 1); ok is false when even that does not fit.
+// block limit bytes of shared memory: tileShapeFor(asize), or, where it
+// does not fit, smaller chunks (down to 4), then fewer stages (down to
+// 1); ok is false when even that does not fit.
 func tileStaging(rowBits, asize int, weighted bool, limit int) (stages, chunk int, ok bool) {
-	for stages = tileStages; stages >= 1; stages-- {
-		for chunk = tileChunk; chunk >= 4; chunk /= 2 {
+	s0, c0 := tileShapeFor(asize)
+	for stages = s0; stages >= 1; stages-- {
+		for chunk = c0; chunk >= 4; chunk /= 2 {
 			if tileShared(rowBits, asize, weighted, stages, chunk) <= limit {
 				return stages, chunk, true
 			}
@@ -95,14 +94,29 @@ var (
 	tileRowBitsOverride = 0
 )
 
-// tileStages and tileChunk shape vp_pull_tiles' staging: each warp keeps
-// tileStages chunks of tileChunk groups of entries in flight through
-// shared memory (HPGRAPH_CUDA_TILESTAGES, HPGRAPH_CUDA_TILECHUNK: 4, 8 or
-// 16).
+// tileStages and tileChunk, when positive, set vp_pull_tiles' staging:
+// each warp keeps tileStages chunks of tileChunk groups of entries in
+// flight through shared memory (HPGRAPH_CUDA_TILESTAGES,
+// HPGRAPH_CUDA_TILECHUNK: 4, 8 or 16); 0 leaves it to tileShapeFor.
 var (
-	tileStages = 2
-	tileChunk  = 16
+	tileStages = 0
+	tileChunk  = 0
 )
+
+// tileShapeFor is the staging for an accumulator of asize bytes (each part
+// unless tileStages or tileChunk sets it), measured on kron21's PageRank
+// (docs/perf.md, sections 14 and 15). 8-byte accumulators: 2 chunks of 16
+// groups, 139 KB of shared memory a block, one block a multiprocessor
+// (two blocks of 8-group chunks leave L1 almost no memory). 4-byte ones:
+// 3 chunks of 8, 87 KB, two blocks (2 chunks of 8 let three fit, and
+// with three L1 is too small again).
+func tileShapeFor(asize int) (stages, chunk int) {
+	stages, chunk = 2, 16
+	if asize <= 4 {
+		stages, chunk = 3, 8
+	}
+	return cmp.Or(tileStages, stages), cmp.Or(tileChunk, chunk)
+}
 
 // pullTiles is one matrix's tiles, in launch order (longest first).
 type pullTiles struct {

@@ -279,7 +279,7 @@ func BenchmarkPullTiles(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		makePullTiles(m, tileRowBits(8), tileArcs, true)
+		makePullTiles(m, tileRowBits, tileArcs, true)
 	}
 	b.ReportMetric(float64(m.NNZ())*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mentries/s")
 }
@@ -295,8 +295,9 @@ func TestTileStagingFits(t *testing.T) {
 		limit          int
 		stages, chunk  int
 	}{
-		{13, 8, false, 232448, tileStages, tileChunk},
-		{14, 4, true, 232448, tileStages, tileChunk},
+		{13, 8, false, 232448, 2, 16},
+		{13, 4, false, 232448, 3, 8},
+		{13, 4, true, 232448, 3, 8},
 		{13, 8, false, 101376, 2, 4},
 		{13, 8, true, 101376, 1, 4},
 		{13, 8, false, 75000, 0, 0},

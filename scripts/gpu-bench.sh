@@ -27,7 +27,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=c
 for what in "${@:-check bench split}"; do for w in $what; do case $w in
 check)
 	step "tests"
-	HPGRAPH_REQUIRE_GPU=1 HPGRAPH_TESTGRAPHS=$PWD/$B/testgraphs timeout 150 $B/cuda.test -test.v >"$OUT/cuda-test.log" 2>&1
+	HPGRAPH_REQUIRE_GPU=1 HPGRAPH_TESTGRAPHS=$PWD/$B/testgraphs timeout 240 $B/cuda.test -test.v >"$OUT/cuda-test.log" 2>&1
 	counts cuda.test $? "$OUT/cuda-test.log"
 	timeout 120 $B/apps-cuda.test -test.v >"$OUT/apps-test.log" 2>&1
 	counts apps.test $? "$OUT/apps-test.log"
