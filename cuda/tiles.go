@@ -57,9 +57,9 @@ const (
 func tileVMax(rowBits int) int { return min(511, 1<<rowBits-1) }
 
 // tileShared is vp_pull_tiles' shared memory: the slots, then the rows
-// of the virtual slots and the dummy, then (from a 16-byte boundary) each warp's stages
-// of chunk groups: their entries, weights (weighted matrices only) and
-// base columns (vp_tile_stage_at in kernels.cu).
+// of the virtual slots and the dummy, then (from a 16-byte boundary)
+// each warp's stages of chunk groups: their entries, weights (weighted
+// matrices only) and base columns (vp_tile_stage_at in kernels.cu).
 func tileShared(rowBits, asize int, weighted bool, stages, chunk int) int {
 	v := tileVMax(rowBits)
 	at := ((1<<rowBits+v+1)*asize + 4*(v+1) + 15) &^ 15

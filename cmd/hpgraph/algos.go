@@ -256,24 +256,24 @@ func runPageRank(g *vertexprog.Graph, p params, opt vertexprog.Options) (*outcom
 }
 
 func runPageRankLDBC(g *vertexprog.Graph, p params, opt vertexprog.Options) (*outcome, error) {
-	want := func() []float64 { return reference.PageRankLDBC(g.Dataset(), p.damping, p.iterations) }
 	switch p.precision {
 	case "float64":
-		r, err := apps.PageRankLDBC(g, p.damping, p.iterations, opt)
-		if err != nil {
-			return nil, err
-		}
-		return rankOutcome(g, r, want, 1e-6), nil
+		return pageRankLDBCIn[float64](g, p, opt, 1e-6)
 	case "float32":
-		r, err := apps.PageRankLDBCIn[float32](g, p.damping, p.iterations, opt)
-		if err != nil {
-			return nil, err
-		}
 		// Contributions rounded to float32 every iteration: ~1e-7
 		// relative on the shipped graphs, checked to 1e-5.
-		return rankOutcome(g, r, want, 1e-5), nil
+		return pageRankLDBCIn[float32](g, p, opt, 1e-5)
 	}
 	return nil, fmt.Errorf("--precision %q: want float64 or float32", p.precision)
+}
+
+// pageRankLDBCIn runs LDBC PageRank in precision F, checked to rel.
+func pageRankLDBCIn[F apps.Float](g *vertexprog.Graph, p params, opt vertexprog.Options, rel float64) (*outcome, error) {
+	r, err := apps.PageRankLDBCIn[F](g, p.damping, p.iterations, opt)
+	if err != nil {
+		return nil, err
+	}
+	return rankOutcome(g, r, func() []float64 { return reference.PageRankLDBC(g.Dataset(), p.damping, p.iterations) }, rel), nil
 }
 
 func runTC(g *vertexprog.Graph, p params, opt vertexprog.Options) (*outcome, error) {

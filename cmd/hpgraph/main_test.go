@@ -105,8 +105,32 @@ func TestBadInputExitsNonZero(t *testing.T) {
 		{"unknown algorithm", []string{"run", "dfs", "x.mtx"}, "unknown algorithm"},
 		{"cuda without the tag", []string{"run", "bfs", write("ok2.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 2\n"), "--backend", "cuda"}, "cuda"},
 		{"bad weights flag", []string{"info", write("ok3.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 2\n"), "--weights", "random:9-1"}, "random"},
+		{"unknown precision", []string{"run", "pagerank-ldbc", write("ok4.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 2\n"), "--precision", "half"}, "want float64 or float32"},
+		{"float32 paper pagerank", []string{"run", "pagerank", write("ok5.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 2\n"), "--precision", "float32"}, "float64 only"},
 	}
 	failCases(t, cases)
+}
+
+// TestFloat32PageRank runs LDBC PageRank in float32 through the CLI and
+// checks it against the (float64) reference, and that the bench row and
+// record say which precision ran.
+func TestFloat32PageRank(t *testing.T) {
+	dir, ok := refdata.Dir()
+	if !ok {
+		t.Skip("shared datasets not found")
+	}
+	out, code := hpgraph(t, "verify", "--algo", "pagerank-ldbc", "--precision", "float32", filepath.Join(dir, "tiny", "karate.mtx"))
+	if code != 0 || !strings.Contains(out, "all PASS") {
+		t.Fatalf("verify exit %d:\n%s", code, out)
+	}
+	js := filepath.Join(t.TempDir(), "b.json")
+	out, code = hpgraph(t, "bench", "grid:10x12", "--algo", "pagerank-iter", "--backend", "cpu", "--runs", "1", "--precision", "float32", "--validate", "--json", js)
+	if code != 0 || !strings.Contains(out, "pagerank-iter/float32") {
+		t.Fatalf("bench exit %d:\n%s", code, out)
+	}
+	if rec, _ := os.ReadFile(js); !strings.Contains(string(rec), `"pagerank_precision": "float32"`) {
+		t.Fatalf("bench record lacks the precision:\n%s", rec)
+	}
 }
 
 func TestVerifyShippedGraphs(t *testing.T) {
