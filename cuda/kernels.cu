@@ -102,7 +102,9 @@ __device__ __forceinline__ VP_St vp_st_at(const VP_Run& c, int s, bool batched, 
   t.rec = vp_record(c, t.s);
   t.iter0 = c.ctl[1];
   unsigned long long act = t.prev[VP_R_ACTIVE];
-  t.go = act > 0 && (!batched || act * VP_SMALL_FRONTIER < (unsigned long long)c.n ||
+  // (a run without a push matrix pulls every superstep: its batches go
+  // on whatever the frontier, as the engine's rule for them)
+  t.go = act > 0 && (!batched || !c.pushDeg || act * VP_SMALL_FRONTIER < (unsigned long long)c.n ||
                      (push && t.prev[VP_R_EDGES] < (unsigned long long)c.ctl[2]));
   // An idempotent program gathers unchanged neighbours harmlessly: with a
   // dense frontier (a quarter of the vertices, as the CPU engine's rule)

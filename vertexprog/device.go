@@ -165,12 +165,15 @@ type StepReport struct {
 // DeviceBatchRun is implemented by a DeviceRun that can run several
 // supersteps back to back on the device, all in one direction, without a
 // host round trip between them (the long tail of small supersteps on
-// high-diameter graphs). StepBatch runs supersteps it, it+1, … — at most
-// max of them — and stops after the first one that activates no vertex.
-// It stops before a superstep whose frontier is large, where the engine
-// would not batch: one of n/64 vertices or more, unless the batch pushes
-// and the frontier has fewer than pushEdges push-matrix edges (the engine
-// passes 0 when only the vertex rule applies). It may stop earlier. It
+// high-diameter graphs, and every superstep of a program that only
+// pulls). StepBatch runs supersteps it, it+1, … — at most max of them —
+// and stops after the first one that activates no vertex. Unless the job
+// has no push matrix (every superstep pulls then, whatever the
+// frontier), it stops before a superstep whose frontier is large, where
+// the engine would not batch: one of n/64 vertices or more, unless the
+// batch pushes and the frontier has fewer than pushEdges push-matrix
+// edges (the engine passes 0 when only the vertex rule applies). It may
+// stop earlier. It
 // returns one report per superstep run (at least one). Supersteps after
 // the frontier empties must not change any state.
 type DeviceBatchRun interface {

@@ -239,7 +239,9 @@ func loop[X, A any](h *hostRun[X, A], st stepper, opt Options, res *Result[X]) e
 		if dir == Push {
 			pushEdges = min(ch.pushLimit(), batchEdges)
 		}
-		if canBatch && (activeNow*smallFrontier < h.n || frontierEdges < pushEdges) {
+		// A program that cannot push pulls every superstep, so nothing the
+		// host decides between its supersteps depends on their frontiers.
+		if canBatch && (h.push == nil || activeNow*smallFrontier < h.n || frontierEdges < pushEdges) {
 			size = min(2*size, maxBatch)
 		} else {
 			size = 1
