@@ -87,8 +87,9 @@ func tileStaging(rowBits, asize int, weighted bool, limit int) (stages, chunk in
 }
 
 // tileArcs is the most entries a tile takes (HPGRAPH_CUDA_TILEARCS);
-// tileRowBitsOverride, when positive, replaces tileRowBits (tests set both
-// low to cut small graphs into many segments and tiles).
+// tileRowBitsOverride, when positive, replaces tileRowBits
+// (HPGRAPH_CUDA_TILEROWBITS; tests set both low to cut small graphs into
+// many segments and tiles).
 var (
 	tileArcs            = 65536
 	tileRowBitsOverride = 0
