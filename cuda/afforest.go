@@ -35,6 +35,7 @@ func afforestProgram() string {
 
 // ccRun is one Afforest job (vertexprog.ComponentsRun).
 type ccRun struct {
+	clock     deviceClock // DeviceTime
 	d         *device
 	mod       *module
 	md        *matDev
@@ -110,6 +111,7 @@ func (r *ccRun) Run() (int, error) {
 		return 0, nil
 	}
 	err := r.d.do("labelling components", func() error {
+		r.clock.begin(r.d)
 		rows := blocks(int64(r.n), blockSize)
 		a := r.arg(0, 0)
 		r.launch("af_init", rows, a)
@@ -125,6 +127,7 @@ func (r *ccRun) Run() (int, error) {
 		giant := mostFrequent(labels)
 		r.launch("af_link_rest", blocks(int64(r.n)*32, blockSize), r.arg(afRounds, int(giant)))
 		r.launch("af_compress", rows, a)
+		r.clock.end(r.d)
 		r.d.syncStream()
 		return nil
 	})
@@ -167,6 +170,9 @@ func (r *ccRun) Finish(labels []int32) error {
 // Transfers implements vertexprog.TransferReporter.
 func (r *ccRun) Transfers() time.Duration { return r.transfers }
 
+// DeviceTime implements vertexprog.DeviceTimer.
+func (r *ccRun) DeviceTime() time.Duration { return r.clock.deviceTime(r.d) }
+
 // Close implements vertexprog.ComponentsRun.
 func (r *ccRun) Close() {
 	if r.closed {
@@ -176,6 +182,7 @@ func (r *ccRun) Close() {
 	_ = r.d.do("freeing device memory", func() error {
 		_ = catch("waiting for the GPU", func() error { r.d.syncStream(); return nil })
 		freeAll(r.bufs)
+		r.clock.destroy()
 		if r.md != nil {
 			r.d.cache.release(r.md)
 		}

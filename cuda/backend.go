@@ -185,6 +185,7 @@ const smallFrontier = 64
 
 // run is one program on the device.
 type run struct {
+	clock  deviceClock // DeviceTime
 	d      *device
 	job    *vertexprog.DeviceJob
 	mod    *module
@@ -720,6 +721,7 @@ func (r *run) steps(it int, dir vertexprog.Direction, count int, pushEdges int64
 	}
 	err := r.d.do(fmt.Sprintf("superstep %d (%s)", it, dir), func() error {
 		tr.start(r.d)
+		r.clock.begin(r.d)
 		s0 := r.step
 		if it-s0 != r.bias {
 			r.bias = it - s0
@@ -734,6 +736,7 @@ func (r *run) steps(it int, dir vertexprog.Direction, count int, pushEdges int64
 			r.yDirty = false
 		}
 		if r.startLoop(dir, count) {
+			r.clock.end(r.d)
 			tr.enqueued(r.d)
 			r.readRecords(s0, count)
 			tr.waited()
@@ -749,6 +752,7 @@ func (r *run) steps(it int, dir vertexprog.Direction, count int, pushEdges int64
 		if dir == vertexprog.Pull {
 			r.yDirty = true
 		}
+		r.clock.end(r.d)
 		tr.enqueued(r.d)
 		r.readRecords(s0, count)
 		tr.waited()
@@ -871,6 +875,9 @@ func (r *run) reports(s0, count int) []vertexprog.StepReport {
 	return reps
 }
 
+// DeviceTime implements vertexprog.DeviceTimer.
+func (r *run) DeviceTime() time.Duration { return r.clock.deviceTime(r.d) }
+
 // Transfers implements vertexprog.TransferReporter: the time Start spent
 // copying the run to the device and Finish copying results back.
 func (r *run) Transfers() time.Duration { return r.transfers }
@@ -911,6 +918,7 @@ func (r *run) Close() {
 		for _, e := range r.graphs {
 			destroyGraph(e)
 		}
+		r.clock.destroy()
 		for _, t := range r.texs {
 			texDestroy(t)
 		}

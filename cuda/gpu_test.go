@@ -587,3 +587,42 @@ func BenchmarkDo(b *testing.B) {
 		}
 	})
 }
+
+// TestDeviceTime checks the runs' device clock (vertexprog.DeviceTimer)
+// against the host's: positive, and within the host's compute time, which
+// holds the span between the first launch and the last superstep's end;
+// on the CPU it is absent.
+func TestDeviceTime(t *testing.T) {
+	needGPU(t)
+	g := smallGraph(t)
+	check := func(name string, device, compute time.Duration, iters int) {
+		t.Helper()
+		if device <= 0 || device > compute {
+			t.Errorf("%s: device time %v, host compute %v over %d supersteps: want 0 < device <= host", name, device, compute, iters)
+		}
+	}
+	for _, dir := range []vertexprog.Direction{vertexprog.Auto, vertexprog.Pull, vertexprog.Push} {
+		b, err := apps.BFS(g, 0, vertexprog.Options{Backend: "cuda", Direction: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(fmt.Sprint("bfs ", dir), b.Run.Device, b.Run.Compute, b.Run.Iterations)
+	}
+	pr, err := apps.PageRankLDBC(g, 0.85, 3, vertexprog.Options{Backend: "cuda"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("pagerank-ldbc", pr.Run.Device, pr.Run.Compute, pr.Run.Iterations)
+	cc, err := apps.ConnectedComponents(g, vertexprog.Options{Backend: "cuda"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("cc (afforest)", cc.Run.Device, cc.Run.Compute, cc.Run.Iterations)
+	cpu, err := apps.BFS(g, 0, vertexprog.Options{Backend: "cpu"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cpu.Run.Device != 0 {
+		t.Errorf("cpu: device time %v, want 0", cpu.Run.Device)
+	}
+}

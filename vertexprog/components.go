@@ -66,6 +66,9 @@ func Components(g *Graph, opt Options) (res *Result[int32], ok bool, err error) 
 		return nil, false, err
 	}
 	res.Compute = time.Since(t1)
+	if dt, ok := run.(DeviceTimer); ok {
+		res.Device = dt.DeviceTime()
+	}
 	t2 := time.Now()
 	res.X = make([]int32, g.N())
 	if err := run.Finish(res.X); err != nil {

@@ -155,6 +155,16 @@ type TransferReporter interface {
 	Transfers() time.Duration
 }
 
+// DeviceTimer is implemented by a DeviceRun (or ComponentsRun) that times
+// its supersteps on the device's own clock: DeviceTime is the span from
+// the first superstep's first launch to the end of the last superstep's
+// work (GPU events, as Gunrock's and GraphBLAST's timers measure), the
+// host round trips between supersteps included, the launch latency before
+// the first and the wait after the last not. 0 before any superstep.
+type DeviceTimer interface {
+	DeviceTime() time.Duration
+}
+
 // StepReport is what one superstep of a batch reports.
 type StepReport struct {
 	Active        int

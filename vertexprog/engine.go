@@ -118,6 +118,9 @@ type Result[X any] struct {
 	// Transfer is the time spent copying between host and device, in
 	// Preprocess and Finish (0 on the CPU backend).
 	Transfer time.Duration
+	// Device is Compute on the device's own clock (DeviceTimer), 0 where
+	// the backend does not report it (the CPU).
+	Device time.Duration
 }
 
 // ErrPushUnsupported is returned when push supersteps are forced for a
@@ -172,6 +175,9 @@ func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 	}
 	res.Compute = time.Since(t1)
 	if ds, ok := st.(*deviceStepper); ok {
+		if dt, ok := ds.run.(DeviceTimer); ok {
+			res.Device = dt.DeviceTime()
+		}
 		t2 := time.Now()
 		if err := ds.run.Finish(valueBytes(h.x)); err != nil {
 			return nil, err

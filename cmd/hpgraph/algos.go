@@ -48,10 +48,11 @@ type runStats struct {
 	finish              time.Duration   // copying the results back from a device
 	transfer            time.Duration   // host↔device copies, part of preprocess and finish
 	stepTimes           []time.Duration // per superstep
+	device              time.Duration   // compute on the device's clock (GPU events; 0 on the CPU)
 }
 
 func statsOf[X any](r *vertexprog.Result[X]) runStats {
-	return runStats{r.Backend, r.Iterations, r.Active, r.Directions, r.Preprocess, r.Compute, r.Finish, r.Transfer, r.StepTimes}
+	return runStats{r.Backend, r.Iterations, r.Active, r.Directions, r.Preprocess, r.Compute, r.Finish, r.Transfer, r.StepTimes, r.Device}
 }
 
 type algorithm struct {

@@ -26,7 +26,7 @@ func TestBenchEndToEnd(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
-	for _, want := range []string{"each undirected edge counted once", "MTEPS", "%copy", "kron:8", "grid:10x12", "pagerank-iter"} {
+	for _, want := range []string{"each undirected edge counted once", "MTEPS", "%copy", "kron:8", "grid:10x12", "pagerank-iter", "gpu ms"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -88,6 +88,9 @@ func TestBenchEndToEnd(t *testing.T) {
 		if r.NNZ <= 0 || r.Bytes <= 0 || r.BytesModel == "" || !near(r.GBs, float64(r.Bytes)/(r.MedianMS*1e6)) ||
 			!near(r.CopyFraction, r.GBs*1e9/cpu.CopyBandwidth) {
 			t.Errorf("%s: nnz %d, bytes %d (%q), %v GB/s, copy fraction %v", name, r.NNZ, r.Bytes, r.BytesModel, r.GBs, r.CopyFraction)
+		}
+		if len(r.DeviceMS) != 0 || r.DeviceMedianMS != 0 { // (no device clock on the CPU)
+			t.Errorf("%s: device times %v, median %v on the cpu", name, r.DeviceMS, r.DeviceMedianMS)
 		}
 		if r.MSPerStep <= 0 || r.PreprocessFirstMS <= 0 || r.TransferMedianMS != 0 {
 			t.Errorf("%s: ms/step %v, first preprocess %v, transfer %v", name, r.MSPerStep, r.PreprocessFirstMS, r.TransferMedianMS)
