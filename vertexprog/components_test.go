@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/vertexprog"
@@ -66,6 +67,11 @@ func (r *ufRun) Run() (int, error) {
 func (r *ufRun) Finish(labels []int32) error { copy(labels, r.labels); return nil }
 func (r *ufRun) Close()                      {}
 
+// ufClock is what ufRun reports as its device time (vertexprog.DeviceTimer).
+const ufClock = 42 * time.Microsecond
+
+func (r *ufRun) DeviceTime() time.Duration { return ufClock }
+
 func TestComponentsPath(t *testing.T) {
 	vertexprog.RegisterBackend(unionFind{})
 	unionFindOn = true
@@ -83,6 +89,9 @@ func TestComponentsPath(t *testing.T) {
 	}
 	if want := []int32{0, 0, 0, 3, 3, 5}; !slices.Equal(res.X, want) || res.Backend != "test-unionfind" || res.Iterations != 1 {
 		t.Fatalf("labels %v on %s in %d passes, want %v", res.X, res.Backend, res.Iterations, want)
+	}
+	if res.Device != ufClock {
+		t.Errorf("Result.Device %v, want the run's DeviceTime %v", res.Device, ufClock)
 	}
 	for _, c := range []struct {
 		name string

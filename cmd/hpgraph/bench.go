@@ -607,9 +607,9 @@ whose compute time (the superstep loop; loading, PREPROCESS and the copy of
 the results back from a device excluded, as the peers' GPU-event timers do) gives
 the median, min and max on the host's clock. On a GPU, "gpu ms" is the median
 of the same runs on the device's clock (CUDA events from the first launch to
-the end of the last superstep's work: the peers' own timers; it leaves out the
-launch latency before the first kernel and the wait after the last). MTEPS count each undirected edge once (arcs of a
-directed graph). GB/s is a lower-bound model of the bytes the run must move
+the end of the last superstep's work, as the GPU peers time themselves; it
+leaves out the latency of the first launch and the wait after the last).
+MTEPS count each undirected edge once (arcs of a directed graph). GB/s is a lower-bound model of the bytes the run must move
 (bytes_model in the JSON) over the median time, and %copy its fraction of the
 device's copy bandwidth, measured at start.
 
