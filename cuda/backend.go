@@ -105,6 +105,12 @@ func init() {
 	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_TILEROWBITS")); err == nil && n >= 2 && n <= 15 {
 		tileRowBitsOverride = n
 	}
+	switch os.Getenv("HPGRAPH_CUDA_TILENEAR") {
+	case "0", "false":
+		tileNear = 0
+	case "1", "true":
+		tileNear = 1
+	}
 	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_TILESTAGES")); err == nil && n >= 1 && n <= 8 {
 		tileStages = n
 	}
@@ -280,7 +286,10 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 	var ts tileSpec
 	if Tiles && d.major >= 8 && job.Spec.GatherAll && !job.Code.HeavyGather && !job.HasWants && !job.HasDone && (job.ASize == 4 || job.ASize == 8) && n > 0 {
 		// (an undirected graph's matrices are one symmetric adjacency)
-		ts = tileSpec{rowBits: tileRowBits, maxArcs: tileArcs, symmetric: job.Graph != nil && !job.Graph.Directed()}
+		ts = tileSpec{rowBits: tileRowBits, maxArcs: tileArcs, near: job.ASize == 4, symmetric: job.Graph != nil && !job.Graph.Directed()}
+		if tileNear >= 0 {
+			ts.near = tileNear == 1
+		}
 		if tileRowBitsOverride > 0 {
 			ts.rowBits = tileRowBitsOverride
 		}

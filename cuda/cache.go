@@ -84,11 +84,12 @@ func (md *matDev) consistent() bool { return sigOf(md.m) == md.sig }
 // way, only built faster).
 type tileSpec struct {
 	rowBits, maxArcs int
+	near             bool // groups for 4-byte accumulators (groupsNear)
 	symmetric        bool
 }
 
 func (t *pullTiles) matches(ts tileSpec) bool {
-	return t != nil && t.rowBits == ts.rowBits && t.maxArcs == ts.maxArcs
+	return t != nil && t.rowBits == ts.rowBits && t.maxArcs == ts.maxArcs && t.near == ts.near
 }
 
 // need is the device memory that using m (as a pull matrix with bins and
@@ -177,7 +178,7 @@ func (c *matCache) get(m *hyb.Matrix, bins bool, deg []int32, lim binLimits, ts 
 	if ts.rowBits > 0 && !md.tiles.matches(ts) && (md.tiles == nil || md.users == 0) {
 		freeAll(md.tileBufs)
 		md.tileBufs = nil
-		t := makePullTiles(m, ts.rowBits, ts.maxArcs, ts.symmetric)
+		t := makePullTiles(m, ts.rowBits, ts.maxArcs, ts.near, ts.symmetric)
 		md.tileArcs, md.tileVal = devPut(&md.tileBufs, t.arcs), devPut(&md.tileBufs, t.vals)
 		md.tileBase, md.tileFirst = devPut(&md.tileBufs, t.base), devPut(&md.tileBufs, t.first)
 		md.tileInfo, md.tileWarp = devPut(&md.tileBufs, t.info), devPut(&md.tileBufs, t.warp)

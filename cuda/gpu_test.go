@@ -354,14 +354,14 @@ func TestAppsMatchCPU(t *testing.T) {
 // TestTilesMatchCPU runs the programs that gather from every neighbour
 // (vp_pull_tiles) on the GPU with the tiles off, as the matrix's own, and
 // cut small (segments of 4 and 16 rows, tiles of 5 and 64 entries: many
-// segments of several tiles, folding into y atomically), and compares
-// them with the CPU.
+// segments of several tiles, folding into y atomically), each grouping
+// for either accumulator size, and compares them with the CPU.
 func TestTilesMatchCPU(t *testing.T) {
 	needGPU(t)
 	needNVRTC(t)
 	plain := testGraphs(t, datasets.Options{})
 	weighted := testGraphs(t, datasets.Options{Weights: datasets.WeightsRandom, WeightMin: 1, WeightMax: 64, Seed: 7})
-	defer func(on bool, arcs, bits int) { Tiles, tileArcs, tileRowBitsOverride = on, arcs, bits }(Tiles, tileArcs, tileRowBitsOverride)
+	defer func(on bool, arcs, bits, near int) { Tiles, tileArcs, tileRowBitsOverride, tileNear = on, arcs, bits, near }(Tiles, tileArcs, tileRowBitsOverride, tileNear)
 	tc := appCaseNamed(t, "triangles")
 	tc.heavy = true // (DeviceCode.HeavyGather: never tiled)
 	cases := []appCase{appCaseNamed(t, "pagerank"), appCaseNamed(t, "pagerank-ldbc"), appCaseNamed(t, "pagerank-ldbc float32"), tc}
@@ -380,11 +380,14 @@ func TestTilesMatchCPU(t *testing.T) {
 				return out, r.Iterations, nil
 			}})
 	}
+	// (near: tileNear, -1 the default grouping by accumulator size, 1 and
+	// 0 groupsNear and groups for every size)
 	shapes := []struct {
-		name       string
-		on         bool
-		bits, arcs int
-	}{{"rows", false, 0, tileArcs}, {"own", true, 0, tileArcs}, {"4x5", true, 2, 5}, {"16x64", true, 4, 64}}
+		name             string
+		on               bool
+		bits, arcs, near int
+	}{{"rows", false, 0, tileArcs, -1}, {"own", true, 0, tileArcs, -1}, {"4x5", true, 2, 5, -1}, {"16x64", true, 4, 64, -1},
+		{"own, near", true, 0, tileArcs, 1}, {"4x5, near", true, 2, 5, 1}, {"16x64, not near", true, 4, 64, 0}}
 	for gi := range plain {
 		for _, a := range cases {
 			tg := a.graph(plain, weighted, gi)
@@ -395,7 +398,7 @@ func TestTilesMatchCPU(t *testing.T) {
 					t.Fatal(err)
 				}
 				for _, sh := range shapes {
-					Tiles, tileRowBitsOverride, tileArcs = sh.on, sh.bits, sh.arcs
+					Tiles, tileRowBitsOverride, tileArcs, tileNear = sh.on, sh.bits, sh.arcs, sh.near
 					before := tiledRuns
 					got, _, err := a.run(g, vertexprog.Options{Backend: "cuda"})
 					if err != nil {

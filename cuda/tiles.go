@@ -89,10 +89,12 @@ func tileStaging(rowBits, asize int, weighted bool, limit int) (stages, chunk in
 // tileArcs is the most entries a tile takes (HPGRAPH_CUDA_TILEARCS);
 // tileRowBitsOverride, when positive, replaces tileRowBits
 // (HPGRAPH_CUDA_TILEROWBITS; tests set both low to cut small graphs into
-// many segments and tiles).
+// many segments and tiles); tileNear, when 0 or 1, decides groupsNear
+// for every accumulator size (HPGRAPH_CUDA_TILENEAR; -1: for 4-byte ones).
 var (
 	tileArcs            = 65536
 	tileRowBitsOverride = 0
+	tileNear            = -1
 )
 
 // tileStages and tileChunk, when positive, set vp_pull_tiles' staging:
@@ -122,6 +124,7 @@ func tileShapeFor(asize int) (stages, chunk int) {
 // pullTiles is one matrix's tiles, in launch order (longest first).
 type pullTiles struct {
 	rowBits, maxArcs int
+	near             bool // grouped by groupsNear
 	// arcs are the packed entries, tile by tile, warp stream by warp
 	// stream, in groups of 32; vals their weights (nil for a pattern
 	// matrix); base[g] the base column of group g.
@@ -160,13 +163,14 @@ func tileBytes(m *hyb.Matrix, rowBits, maxArcs int) int64 {
 }
 
 // makePullTiles cuts m's rows into segments of 1<<rowBits rows and their
-// column-sorted entries into tiles of at most maxArcs entries. symmetric
-// says m is its own transpose (an undirected graph's), so column c's
-// entries are row c's and the first sort can be a copy.
-func makePullTiles(m *hyb.Matrix, rowBits, maxArcs int, symmetric bool) *pullTiles {
+// column-sorted entries into tiles of at most maxArcs entries. near
+// groups them by groupsNear (for 4-byte accumulators), else by groups.
+// symmetric says m is its own transpose (an undirected graph's), so
+// column c's entries are row c's and the first sort can be a copy.
+func makePullTiles(m *hyb.Matrix, rowBits, maxArcs int, near, symmetric bool) *pullTiles {
 	n := m.N
 	maxArcs = max(1, maxArcs)
-	t := &pullTiles{rowBits: rowBits, maxArcs: maxArcs}
+	t := &pullTiles{rowBits: rowBits, maxArcs: maxArcs, near: near}
 	nseg := (n + 1<<rowBits - 1) >> rowBits
 	weighted := m.Weighted()
 	ellLen := func(r int) int {
@@ -294,7 +298,7 @@ func makePullTiles(m *hyb.Matrix, rowBits, maxArcs int, symmetric bool) *pullTil
 	// parallel, a large one also in pieces: kron21's first segment holds
 	// 39% of the entries), then the tiles (all in parallel), concatenated
 	// in order.
-	sc := tileScratch{rowBits: rowBits, cols: cols, rows: rows, vals: svals}
+	sc := tileScratch{rowBits: rowBits, near: near, cols: cols, rows: rows, vals: svals}
 	plans := make([]segPlan, nseg)
 	par.Dynamic(unitParts(nseg), func(lo, hi int) {
 		w := sc.worker(n, true)
@@ -411,6 +415,7 @@ type segPlan struct {
 // column (cols, rows in the segment, weights or nil).
 type tileScratch struct {
 	rowBits int
+	near    bool // groups by groupsNear
 	cols    []int32
 	rows    []uint16
 	vals    []float32
@@ -426,6 +431,7 @@ type tileWorker struct {
 	load             []int64
 	streams          [tileWarps][]int64
 	wait             waitList
+	pend             []int64 // groupsNear's window
 }
 
 // worker makes a worker's scratch (per row and slot only for plan).
@@ -567,7 +573,11 @@ func (w *tileWorker) tile(p *segPlan, s int, lo, i, e int64) tileOut {
 	}
 	for k := range w.streams {
 		out.tile.warp[k] = int32(len(out.arcs) / 32)
-		w.groups(&out, p.slotOf, w.streams[k], lo, int32(1)<<(32-slotBits), slotBits, uint32(w.R+w.vmax))
+		if w.near {
+			w.groupsNear(&out, p.slotOf, w.streams[k], lo, int32(1)<<(32-slotBits), slotBits, uint32(w.R+w.vmax))
+		} else {
+			w.groups(&out, p.slotOf, w.streams[k], lo, int32(1)<<(32-slotBits), slotBits, uint32(w.R+w.vmax))
+		}
 	}
 	out.tile.warp[tileWarps] = int32(len(out.arcs) / 32)
 	return out
@@ -719,6 +729,82 @@ func (w *tileWorker) groups(out *tileOut, slotOf []uint32, st []int64, lo int64,
 			}
 		}
 	}
+}
+
+// tileNearWindow is how many of a stream's next entries groupsNear
+// chooses a group from.
+const tileNearWindow = 64
+
+// groupsNear appends one warp's stream st (entry indices, in column
+// order) as groups of 32 taken from a window of its next tileNearWindow
+// entries, in order: an entry joins the group unless its slot is in it
+// already, two of its residue (slot mod 32) are, or its column is span or
+// more past the group's first; it takes lane slot mod 32 where that is
+// free. Against groups, a 4-byte fold meets a two-way bank conflict
+// (one shared memory wavefront more), but the group's X gathers touch
+// 5.7 lines of 128 bytes instead of 13.2 (kron21): docs/perf.md, 16g.
+func (w *tileWorker) groupsNear(out *tileOut, slotOf []uint32, st []int64, lo int64, span int32, slotBits int, dummy uint32) {
+	weighted := w.vals != nil
+	pend := w.pend[:0]
+	next := 0
+	var lanes [32]int64
+	var cnt [32]uint8
+	for next < len(st) || len(pend) > 0 {
+		for len(pend) < tileNearWindow && next < len(st) {
+			pend = append(pend, st[next])
+			next++
+		}
+		for i := range lanes {
+			lanes[i], cnt[i] = -1, 0
+		}
+		var base int32
+		n, k := 0, 0
+		for _, q := range pend {
+			sl := slotOf[q-lo]
+			l := -1
+			if r := sl % 32; n < 32 && cnt[r] < 2 && (n == 0 || w.cols[q]-base < span) {
+				l = int(r)
+				if cnt[r] == 1 {
+					for _, o := range lanes {
+						if o >= 0 && slotOf[o-lo] == sl {
+							l = -1
+							break
+						}
+					}
+				}
+				if l >= 0 && lanes[l] >= 0 {
+					l = slices.Index(lanes[:], -1)
+				}
+			}
+			if l < 0 {
+				pend[k] = q
+				k++
+				continue
+			}
+			if n == 0 {
+				base = w.cols[q]
+			}
+			lanes[l] = q
+			cnt[sl%32]++
+			n++
+		}
+		pend = pend[:k]
+		out.base = append(out.base, base)
+		for _, q := range lanes {
+			if q < 0 {
+				out.arcs = append(out.arcs, dummy)
+				if weighted {
+					out.vals = append(out.vals, 0)
+				}
+				continue
+			}
+			out.arcs = append(out.arcs, uint32(w.cols[q]-base)<<slotBits|slotOf[q-lo])
+			if weighted {
+				out.vals = append(out.vals, w.vals[q])
+			}
+		}
+	}
+	w.pend = pend
 }
 
 // waitList holds the entries that wait for a group, in order (q; -1

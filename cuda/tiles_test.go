@@ -107,7 +107,8 @@ func TestPullTilesSymmetric(t *testing.T) {
 	for trial := 0; trial < 100; trial++ {
 		m, _, _, _ := trialMatrix(t, rng, trial, 1+rng.IntN(300), true)
 		rowBits, maxArcs := 1+rng.IntN(6), 1+rng.IntN(300)
-		if !sameTiles(makePullTiles(m, rowBits, maxArcs, false), makePullTiles(m, rowBits, maxArcs, true)) {
+		near := trial%2 == 0
+		if !sameTiles(makePullTiles(m, rowBits, maxArcs, near, false), makePullTiles(m, rowBits, maxArcs, near, true)) {
 			t.Fatalf("trial %d (n %d, %d entries): the symmetric build differs", trial, m.N, m.NNZ())
 		}
 	}
@@ -131,10 +132,11 @@ func TestPullTilesHoldTheMatrix(t *testing.T) {
 			rowBits = 13
 		}
 		maxArcs := 1 + rng.IntN(50)
-		tl := makePullTiles(m, rowBits, maxArcs, false)
+		near := trial%4 < 2 // (both groupings, weighted and not)
+		tl := makePullTiles(m, rowBits, maxArcs, near, false)
 		// Segments planned in pieces of 3 entries come out the same.
 		planChunk = 3
-		cut := makePullTiles(m, rowBits, maxArcs, false)
+		cut := makePullTiles(m, rowBits, maxArcs, near, false)
 		planChunk = 1 << 20
 		if !sameTiles(cut, tl) {
 			t.Fatalf("trial %d: planning in pieces changed the tiles", trial)
@@ -178,11 +180,15 @@ func TestPullTilesHoldTheMatrix(t *testing.T) {
 				for g := wg[w]; g < wg[w+1]; g++ {
 					gi := tl.first[i]/32 + int64(g)
 					inGroup := map[int32]bool{}
+					var residues [32]int
 					for q := gi * 32; q < gi*32+32; q++ {
 						a := tl.arcs[q]
 						sl := int32(a & (1<<slotBits - 1))
 						if sl == R+vmax {
 							continue // padding
+						}
+						if residues[sl%32]++; near && residues[sl%32] > 2 {
+							t.Fatalf("trial %d: tile %d, group %d: three slots of residue %d", trial, i, g, sl%32)
 						}
 						if inGroup[sl] {
 							t.Fatalf("trial %d: tile %d, group %d: slot %d twice", trial, i, g, sl)
@@ -244,19 +250,21 @@ func TestPullTilesWideSpans(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tl := makePullTiles(m, 29, 100, false)
-	var cols []int32
-	for q, a := range tl.arcs {
-		if a&(1<<30-1) != uint32(1<<29+tileVMax(29)) {
-			if a>>30 >= 4 {
-				t.Fatalf("entry %d: offset %d", q, a>>30)
+	for _, near := range []bool{false, true} {
+		tl := makePullTiles(m, 29, 100, near, false)
+		var cols []int32
+		for q, a := range tl.arcs {
+			if a&(1<<30-1) != uint32(1<<29+tileVMax(29)) {
+				if a>>30 >= 4 {
+					t.Fatalf("near %v: entry %d: offset %d", near, q, a>>30)
+				}
+				cols = append(cols, tl.base[q/32]+int32(a>>30))
 			}
-			cols = append(cols, tl.base[q/32]+int32(a>>30))
 		}
-	}
-	slices.Sort(cols)
-	if !slices.Equal(cols, col) {
-		t.Fatalf("columns %v, want %v", cols, col)
+		slices.Sort(cols)
+		if !slices.Equal(cols, col) {
+			t.Fatalf("near %v: columns %v, want %v", near, cols, col)
+		}
 	}
 }
 
@@ -279,7 +287,7 @@ func BenchmarkPullTiles(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		makePullTiles(m, tileRowBits, tileArcs, true)
+		makePullTiles(m, tileRowBits, tileArcs, true, true)
 	}
 	b.ReportMetric(float64(m.NNZ())*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mentries/s")
 }
