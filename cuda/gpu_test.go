@@ -361,7 +361,9 @@ func TestTilesMatchCPU(t *testing.T) {
 	needNVRTC(t)
 	plain := testGraphs(t, datasets.Options{})
 	weighted := testGraphs(t, datasets.Options{Weights: datasets.WeightsRandom, WeightMin: 1, WeightMax: 64, Seed: 7})
-	defer func(on bool, arcs, bits, near int) { Tiles, tileArcs, tileRowBitsOverride, tileNear = on, arcs, bits, near }(Tiles, tileArcs, tileRowBitsOverride, tileNear)
+	defer func(on bool, arcs, bits, near int) {
+		Tiles, tileArcs, tileRowBitsOverride, tileNear = on, arcs, bits, near
+	}(Tiles, tileArcs, tileRowBitsOverride, tileNear)
 	tc := appCaseNamed(t, "triangles")
 	tc.heavy = true // (DeviceCode.HeavyGather: never tiled)
 	cases := []appCase{appCaseNamed(t, "pagerank"), appCaseNamed(t, "pagerank-ldbc"), appCaseNamed(t, "pagerank-ldbc float32"), tc}
