@@ -28,7 +28,11 @@ import (
 // segment's accumulators (slots) and folds only its own, with plain loads
 // and stores. A tile holds one stream per warp, in groups of 32 entries
 // (one per lane) that name 32 different slots, lane i preferably one of
-// slot i mod 32, so the group's loads and stores hit 32 different banks.
+// slot i mod 32. For 8-byte accumulators a group's slots fall in 32
+// different banks as far as the stream allows (groups); for 4-byte ones
+// a group is taken from the stream's next 64 entries, at most two slots
+// of a residue, so its X gathers stay near in columns at the price of a
+// two-way bank conflict (groupsNear; docs/perf.md, section 16g).
 // A row with more than a quarter of a lane's fair share of the segment is
 // split over several slots (virtual slots, folded into the row at the
 // end), and the slots go to the warps in chunks of 32 (every residue
