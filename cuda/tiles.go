@@ -648,7 +648,6 @@ func (w *tileWorker) assign(ns int) []uint8 {
 // lane), still of slots not in the group; what is left is padding.
 // Entries that do not fit wait, in order, for the next group (w.wait).
 func (w *tileWorker) groups(out *tileOut, slotOf []uint32, st []int64, lo int64, span int32, slotBits int, dummy uint32) {
-	weighted := w.vals != nil
 	pq := &w.wait
 	pq.reset()
 	var lanes [32]int64
@@ -718,20 +717,7 @@ func (w *tileWorker) groups(out *tileOut, slotOf []uint32, st []int64, lo int64,
 			}
 			stream()
 		}
-		out.base = append(out.base, base)
-		for _, q := range lanes {
-			if q < 0 {
-				out.arcs = append(out.arcs, dummy)
-				if weighted {
-					out.vals = append(out.vals, 0)
-				}
-				continue
-			}
-			out.arcs = append(out.arcs, uint32(w.cols[q]-base)<<slotBits|slotOf[q-lo])
-			if weighted {
-				out.vals = append(out.vals, w.vals[q])
-			}
-		}
+		w.emit(out, &lanes, base, slotOf, lo, slotBits, dummy)
 	}
 }
 
@@ -748,11 +734,37 @@ const tileNearWindow = 64
 // (one shared memory wavefront more), but the group's X gathers touch
 // 5.7 lines of 128 bytes instead of 13.2 (kron21): docs/perf.md, 16g.
 func (w *tileWorker) groupsNear(out *tileOut, slotOf []uint32, st []int64, lo int64, span int32, slotBits int, dummy uint32) {
-	weighted := w.vals != nil
 	pend := w.pend[:0]
 	next := 0
 	var lanes [32]int64
 	var cnt [32]uint8
+	var base int32
+	n := 0
+	take := func(q int64) bool {
+		sl := slotOf[q-lo]
+		r := sl % 32
+		if n == 32 || cnt[r] == 2 || n > 0 && w.cols[q]-base >= span {
+			return false
+		}
+		if cnt[r] == 1 {
+			for _, o := range lanes {
+				if o >= 0 && slotOf[o-lo] == sl {
+					return false
+				}
+			}
+		}
+		l := int(r)
+		if lanes[l] >= 0 {
+			l = slices.Index(lanes[:], -1)
+		}
+		if n == 0 {
+			base = w.cols[q]
+		}
+		lanes[l] = q
+		cnt[r]++
+		n++
+		return true
+	}
 	for next < len(st) || len(pend) > 0 {
 		for len(pend) < tileNearWindow && next < len(st) {
 			pend = append(pend, st[next])
@@ -761,54 +773,46 @@ func (w *tileWorker) groupsNear(out *tileOut, slotOf []uint32, st []int64, lo in
 		for i := range lanes {
 			lanes[i], cnt[i] = -1, 0
 		}
-		var base int32
-		n, k := 0, 0
+		n = 0
+		k := 0
 		for _, q := range pend {
-			sl := slotOf[q-lo]
-			l := -1
-			if r := sl % 32; n < 32 && cnt[r] < 2 && (n == 0 || w.cols[q]-base < span) {
-				l = int(r)
-				if cnt[r] == 1 {
-					for _, o := range lanes {
-						if o >= 0 && slotOf[o-lo] == sl {
-							l = -1
-							break
-						}
-					}
-				}
-				if l >= 0 && lanes[l] >= 0 {
-					l = slices.Index(lanes[:], -1)
-				}
-			}
-			if l < 0 {
+			if !take(q) {
 				pend[k] = q
 				k++
-				continue
 			}
-			if n == 0 {
-				base = w.cols[q]
-			}
-			lanes[l] = q
-			cnt[sl%32]++
-			n++
 		}
 		pend = pend[:k]
-		out.base = append(out.base, base)
-		for _, q := range lanes {
-			if q < 0 {
-				out.arcs = append(out.arcs, dummy)
-				if weighted {
-					out.vals = append(out.vals, 0)
-				}
-				continue
+		// A window that cannot fill the group (one row's entries in a run
+		// of columns, say) grows, as groups' waiting list does, rather
+		// than pad.
+		for n < 32 && next < len(st) && len(pend) < 4096 {
+			if q := st[next]; !take(q) {
+				pend = append(pend, q)
 			}
-			out.arcs = append(out.arcs, uint32(w.cols[q]-base)<<slotBits|slotOf[q-lo])
-			if weighted {
-				out.vals = append(out.vals, w.vals[q])
-			}
+			next++
 		}
+		w.emit(out, &lanes, base, slotOf, lo, slotBits, dummy)
 	}
 	w.pend = pend
+}
+
+// emit appends the group of entries lanes (-1: padding, the dummy slot)
+// whose first column is base.
+func (w *tileWorker) emit(out *tileOut, lanes *[32]int64, base int32, slotOf []uint32, lo int64, slotBits int, dummy uint32) {
+	out.base = append(out.base, base)
+	for _, q := range lanes {
+		if q < 0 {
+			out.arcs = append(out.arcs, dummy)
+			if w.vals != nil {
+				out.vals = append(out.vals, 0)
+			}
+			continue
+		}
+		out.arcs = append(out.arcs, uint32(w.cols[q]-base)<<slotBits|slotOf[q-lo])
+		if w.vals != nil {
+			out.vals = append(out.vals, w.vals[q])
+		}
+	}
 }
 
 // waitList holds the entries that wait for a group, in order (q; -1
