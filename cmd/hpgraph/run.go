@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"slices"
 	"time"
 
 	"github.com/hpgraph/hpgraph/datasets"
@@ -243,10 +242,7 @@ func (r *record) addRun(s runStats) {
 }
 
 func (r *record) finish() {
-	sorted := slices.Clone(r.RunsMS)
-	slices.Sort(sorted)
-	r.MinMS, r.MaxMS = sorted[0], sorted[len(sorted)-1]
-	r.MedianMS = median(sorted)
+	r.MedianMS, r.MinMS, r.MaxMS = stats(r.RunsMS)
 	if r.MedianMS > 0 {
 		r.MTEPS = float64(r.edges) / (r.MedianMS * 1e3)
 	}
