@@ -75,6 +75,7 @@ func (Backend) Components(m *vertexprog.Matrix) (vertexprog.ComponentsRun, error
 		r.bufs = []cu.DevicePtr{r.comp, r.sample}
 		cu.CtxSynchronize()
 		r.transfers += time.Since(t0)
+		r.clock.create()
 		return nil
 	})
 	if err != nil {

@@ -36,8 +36,8 @@ var Graphs = true
 // Tiles selects the column-sorted tiles (tiles.go, vp_pull_tiles) for
 // the pulls of programs that gather from every neighbour (Spec.GatherAll,
 // without vp_wants or vp_done, with a 4- or 8-byte accumulator, and
-// without DeviceCode.HeavyGather, on a device of compute capability 8.0
-// or later: cp.async) in runs started afterwards; false pulls
+// without DeviceCode.HeavyGather, where a block may have the slots' shared
+// memory) in runs started afterwards; false pulls
 // them by rows (ELL and COO bins) like every other program. HPGRAPH_CUDA_TILES=0 or 1 sets its initial value;
 // HPGRAPH_CUDA_TILEARCS sets the most entries of a tile, HPGRAPH_CUDA_TILEROWBITS
 // (2 to 15) log2 of a segment's rows.
@@ -110,9 +110,6 @@ func init() {
 		tileNear = 0
 	case "1", "true":
 		tileNear = 1
-	}
-	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_TILESTAGES")); err == nil && n >= 1 && n <= 8 {
-		tileStages = n
 	}
 	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_TILECHUNK")); err == nil && (n == 4 || n == 8 || n == 16) {
 		tileChunk = n
@@ -222,8 +219,9 @@ type run struct {
 	arrays      []cu.DevicePtr
 	state       []byte
 	runArg      []byte
-	host        []uint64       // records read back (pinned: recHost)
-	recHost     unsafe.Pointer // the device's pinned record memory, while reading
+	host        []uint64       // records read back (recHost)
+	recHost     unsafe.Pointer // pinned memory vp_records copies the records to,
+	recDev      uint64         // at this address on the device
 
 	step    int      // supersteps run
 	base    int      // the device's ctl[0]
@@ -234,16 +232,14 @@ type run struct {
 	yLoopOK bool // yLoop holds the identity (filled before the first vp_loop)
 	queued  bool // the frontier's queues are built (after a push superstep)
 	tiles   bool // pulls run vp_pull_tiles
-	// applyResident is the vp_apply_pull blocks a multiprocessor holds at
-	// once (0: not asked yet, -1: unknown).
-	applyResident int
-	closed        bool
+	closed  bool
 
-	graphs   map[[2]int]C.CUgraphExec
+	graphs   map[graphKey]C.CUgraphExec
 	noGraphs bool
 	loop     int // vp_loop's cluster size (LoopCluster; 0: no loop)
 
 	transfers time.Duration
+	tr        *stepTrace // HPGRAPH_CUDA_TRACE: the call being traced
 }
 
 // Start implements vertexprog.DeviceBackend.
@@ -284,19 +280,19 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 	feats.TextureX = Texture && job.XSize > 0 && job.XSize%4 == 0 && int64(n)*int64(job.XSize/4) <= d.texMaxWidth
 	lim := binsFromEnv()
 	var ts tileSpec
-	if Tiles && d.major >= 8 && job.Spec.GatherAll && !job.Code.HeavyGather && !job.HasWants && !job.HasDone && (job.ASize == 4 || job.ASize == 8) && n > 0 {
+	if Tiles && job.Spec.GatherAll && !job.Code.HeavyGather && !job.HasWants && !job.HasDone && (job.ASize == 4 || job.ASize == 8) && n > 0 {
 		// (an undirected graph's matrices are one symmetric adjacency)
-		ts = tileSpec{rowBits: tileRowBits, maxArcs: tileArcs, near: job.ASize == 4, symmetric: job.Graph != nil && !job.Graph.Directed()}
+		ts = tileSpec{rowBits: tileRowBitsFor(job.ASize), maxArcs: tileArcs, near: job.ASize == 4, symmetric: job.Graph != nil && !job.Graph.Directed()}
 		if tileNear >= 0 {
 			ts.near = tileNear == 1
 		}
 		if tileRowBitsOverride > 0 {
 			ts.rowBits = tileRowBitsOverride
 		}
-		var ok bool
-		feats.TileStages, feats.TileChunk, ok = tileStaging(ts.rowBits, job.ASize, job.Pull.Matrix.Weighted(), d.sharedOptin)
-		if !ok {
-			ts = tileSpec{} // (the slots alone do not fit: rows it is)
+		if tileShared(ts.rowBits, job.ASize) > d.sharedOptin {
+			ts = tileSpec{} // (the slots do not fit: rows it is)
+		} else {
+			feats.TileChunk = tileChunkFor(job.ASize)
 		}
 	}
 
@@ -306,7 +302,7 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 		return nil, err
 	}
 	r := &run{d: d, job: job, n: n, words: (n + 31) / 32, layout: layout, feats: feats, yDirty: true,
-		nagg: len(job.Spec.Aggregators), graphs: map[[2]int]C.CUgraphExec{}, loop: min(max(LoopCluster, 0), maxLoopCluster)}
+		nagg: len(job.Spec.Aggregators), graphs: map[graphKey]C.CUgraphExec{}, loop: min(max(LoopCluster, 0), maxLoopCluster)}
 	r.recW = recordHead + r.nagg
 	err = d.do("copying the run to the device", func() error {
 		// Memory first: the cache gives back what no run uses when the
@@ -336,6 +332,13 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 		t0 := time.Now()
 		r.upload(lim, ts)
 		r.transfers += time.Since(t0)
+		r.clock.create()
+		if Graphs {
+			r.applyGrid() // (asks the driver once, not inside a capture)
+			for _, k := range pullGraphs {
+				r.graph(k)
+			}
+		}
 		return nil
 	})
 	if err != nil {
@@ -472,6 +475,8 @@ func (r *run) upload(lim binLimits, ts tileSpec) {
 	}
 	copy(r.last, ring[(recordRing-1)*r.recW:])
 	r.rec = put(r, ring)
+	r.recHost = cu.MemAllocHost(int64(len(ring)) * 8)
+	r.recDev = hostDevicePtr(r.recHost)
 	r.ctl = put(r, []int32{0, 0, 0, 0})
 	if r.nagg > 0 {
 		ops := make([]int32, r.nagg)
@@ -508,20 +513,6 @@ func (r *run) upload(lim binLimits, ts tileSpec) {
 		// tiles: they start as the identity, and APPLY puts them back.
 		r.launch("vp_fill", blocks(int64(n), blockSize), r.pull.arg, argBytes(0, false, 0))
 	}
-}
-
-// pinnedRecords returns pinned host memory of at least bytes for reading
-// records back (shared by runs: used only inside one d.do call).
-func (d *device) pinnedRecords(bytes int) unsafe.Pointer {
-	if d.recBytes < bytes {
-		if d.recPinned != nil {
-			cu.MemFreeHost(d.recPinned)
-		}
-		d.recPinned, d.recBytes = nil, 0
-		d.recPinned = cu.MemAllocHost(int64(bytes))
-		d.recBytes = bytes
-	}
-	return d.recPinned
 }
 
 func (r *run) tex(p cu.DevicePtr, bytes int64) uint64 {
@@ -624,15 +615,9 @@ func (r *run) pushGrids(batched bool) (push, apply int64) {
 func (r *run) applyGrid() int64 {
 	rows := blocks(int64(r.n), blockSize)
 	if applyPerSM > 0 {
-		if r.applyResident == 0 {
-			r.applyResident = -1
-			if k := r.mod.resident("vp_apply_pull"); k > 0 {
-				r.applyResident = k
-			}
-		}
 		per := applyPerSM
-		if r.applyResident > 0 {
-			per = min(per, r.applyResident)
+		if k := r.mod.resident("vp_apply_pull"); k > 0 {
+			per = min(per, k)
 		}
 		rows = min(rows, int64(per*max(1, r.d.sms)))
 	}
@@ -657,7 +642,8 @@ func (r *run) enqueue(dir vertexprog.Direction, j int, batched bool) {
 	if r.tiles {
 		a := argBytes(j, batched, 1) // (op 1: APPLY resets the rows tiles fold into)
 		t := r.pull.tiles
-		r.mod.launchShared("vp_pull_tiles", int64(t.count()), tileBlock, tileShared(t.rowBits, r.job.ASize, r.pull.tileVal != 0, r.feats.TileStages, r.feats.TileChunk), r.d.stream, r.pull.arg, r.runArg, r.state, a)
+		r.mod.launchShared("vp_pull_tiles", int64(t.count()), tileBlock, tileShared(t.rowBits, r.job.ASize), r.d.stream, r.pull.arg, r.runArg, r.state, a)
+		r.tr.mark()
 		r.launch("vp_apply_pull", r.applyGrid(), r.pull.arg, a)
 		return
 	}
@@ -666,22 +652,34 @@ func (r *run) enqueue(dir vertexprog.Direction, j int, batched bool) {
 	r.launch("vp_apply_pull", r.applyGrid(), r.pull.arg, a)
 }
 
-// graph returns the CUDA graph of g batched supersteps in direction dir
-// (capturing it on first use), or nil when graphs cannot be used.
-func (r *run) graph(dir vertexprog.Direction, g int) C.CUgraphExec {
+// graphKey names a captured CUDA graph: steps supersteps in direction
+// dir (the first unbatched when first is set; relative to the device's
+// superstep base, which the graph advances past them), then, when records
+// is set, their records' copy to the host (vp_records).
+type graphKey struct {
+	dir            vertexprog.Direction
+	steps          int
+	first, records bool
+}
+
+// graph returns the CUDA graph k (capturing it on first use), or nil when
+// graphs cannot be used.
+func (r *run) graph(k graphKey) C.CUgraphExec {
 	if r.noGraphs {
 		return nil
 	}
-	key := [2]int{int(dir), g}
-	if e, ok := r.graphs[key]; ok {
+	if e, ok := r.graphs[k]; ok {
 		return e
 	}
 	r.d.beginCapture()
 	err := catch("capturing a CUDA graph", func() error {
-		for j := 0; j < g; j++ {
-			r.enqueue(dir, j, true)
+		for j := 0; j < k.steps; j++ {
+			r.enqueue(k.dir, j, j > 0 || !k.first)
 		}
-		r.setCtl(1, g)
+		r.setCtl(1, k.steps)
+		if k.records {
+			r.launchRecords(-k.steps, k.steps)
+		}
 		return nil
 	})
 	var e C.CUgraphExec
@@ -691,8 +689,19 @@ func (r *run) graph(dir vertexprog.Direction, g int) C.CUgraphExec {
 		r.noGraphs = true
 		return nil
 	}
-	r.graphs[key] = e
+	r.graphs[k] = e
 	return e
+}
+
+// pullGraphs are the graphs of single pull supersteps (unbatched with and
+// without the records' copy, batched), captured when the run starts: a
+// superstep replayed from a graph costs the host one submission, ~2-7 µs,
+// where its launches cost ~5-10 µs each (docs/perf.md, section 17), but
+// capturing, instantiating and uploading one costs more than a superstep.
+var pullGraphs = []graphKey{
+	{vertexprog.Pull, 1, true, true},
+	{vertexprog.Pull, 1, true, false},
+	{vertexprog.Pull, 1, false, false},
 }
 
 // Step implements vertexprog.DeviceRun.
@@ -728,9 +737,13 @@ func (r *run) steps(it int, dir vertexprog.Direction, count int, pushEdges int64
 	if traceSteps {
 		tr = &stepTrace{call: time.Now()}
 	}
-	err := r.d.do(fmt.Sprintf("superstep %d (%s)", it, dir), func() error {
+	err := r.d.do("running supersteps", func() error {
 		tr.start(r.d)
+		r.tr = tr
+		defer func() { r.tr = nil }()
+		tr.mark()
 		r.clock.begin(r.d)
+		tr.mark()
 		s0 := r.step
 		if it-s0 != r.bias {
 			r.bias = it - s0
@@ -747,7 +760,7 @@ func (r *run) steps(it int, dir vertexprog.Direction, count int, pushEdges int64
 		if r.startLoop(dir, count) {
 			r.clock.end(r.d)
 			tr.enqueued(r.d)
-			r.readRecords(s0, count)
+			r.readRecords(s0, count, false)
 			tr.waited()
 			reps = r.reports(s0, count)
 			last := reps[len(reps)-1]
@@ -757,19 +770,21 @@ func (r *run) steps(it int, dir vertexprog.Direction, count int, pushEdges int64
 			// The frontier outgrew the cluster: the grid-wide kernels go on.
 			s0, count = r.step, count-len(reps)
 		}
-		r.enqueueSteps(dir, s0, count)
+		recorded := r.enqueueSteps(dir, s0, count)
+		tr.mark()
 		if dir == vertexprog.Pull {
 			r.yDirty = true
 		}
 		r.clock.end(r.d)
+		tr.mark()
 		tr.enqueued(r.d)
-		r.readRecords(s0, count)
+		r.readRecords(s0, count, recorded)
 		tr.waited()
 		reps = append(reps, r.reports(s0, count)...)
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("superstep %d (%s): %w", it, dir, err)
 	}
 	tr.report(r.d, it, len(reps))
 	return reps, nil
@@ -821,40 +836,76 @@ func (r *run) batchable(rep vertexprog.StepReport) bool {
 
 // enqueueSteps launches supersteps s0, ... (count of them) with the
 // grid-wide kernels: the first whatever its frontier, the rest batched,
-// in CUDA graphs where they can be. Inside device.do.
-func (r *run) enqueueSteps(dir vertexprog.Direction, s0, count int) {
-	r.enqueue(dir, s0-r.base, false)
+// in CUDA graphs where they can be. It reports whether it also launched
+// the copy of their records (vp_records). Inside device.do.
+func (r *run) enqueueSteps(dir vertexprog.Direction, s0, count int) (recorded bool) {
 	rest := count - 1
-	if Graphs && !r.noGraphs && rest >= graphSteps {
-		r.setCtl(0, s0+1)
-		r.base = s0 + 1
-		for rest >= graphSteps {
-			e := r.graph(dir, graphSteps)
+	if dir == vertexprog.Pull && r.graphs[pullGraphs[0]] != nil {
+		// Pulls launch the same kernels on the same grids every superstep:
+		// each comes from a graph, which moves the device's base past it.
+		if r.base != s0 {
+			r.setCtl(0, s0)
+			r.base = s0
+		}
+		r.d.launchGraph(r.graph(graphKey{dir, 1, true, count == 1}))
+		r.base++
+		r.queued = false
+		for rest > 0 {
+			k := graphKey{dir, 1, false, false}
+			if rest >= graphSteps {
+				k.steps = graphSteps
+			}
+			e := r.graph(k)
 			if e == nil {
 				break
 			}
 			r.d.launchGraph(e)
-			r.base += graphSteps
-			rest -= graphSteps
+			r.base += k.steps
+			rest -= k.steps
+		}
+		recorded = count == 1
+	} else {
+		r.enqueue(dir, s0-r.base, false)
+		if Graphs && !r.noGraphs && rest >= graphSteps {
+			if r.base != s0+1 {
+				r.setCtl(0, s0+1)
+				r.base = s0 + 1
+			}
+			for rest >= graphSteps {
+				e := r.graph(graphKey{dir, graphSteps, false, false})
+				if e == nil {
+					break
+				}
+				r.d.launchGraph(e)
+				r.base += graphSteps
+				rest -= graphSteps
+			}
 		}
 	}
 	for ; rest > 0; rest-- { // without graphs, or after one failed
 		r.enqueue(dir, s0+count-rest-r.base, true)
 	}
+	return recorded
+}
+
+// launchRecords launches vp_records for supersteps ctl[0]+j, ... (count
+// of them). Inside device.do.
+func (r *run) launchRecords(j, count int) {
+	arg := make([]byte, 16)
+	binary.LittleEndian.PutUint64(arg, r.recDev)
+	binary.LittleEndian.PutUint32(arg[8:], uint32(int32(j)))
+	binary.LittleEndian.PutUint32(arg[12:], uint32(count))
+	r.mod.launch2("vp_records", 1, r.d.stream, r.runArg, arg)
 }
 
 // readRecords copies the records of supersteps s0 .. s0+count-1 into
-// r.host and waits for the stream. Inside device.do.
-func (r *run) readRecords(s0, count int) {
-	st := cu.Stream(uintptr(unsafe.Pointer(r.d.stream)))
-	r.recHost = r.d.pinnedRecords(recordRing * r.recW * 8)
-	w := int64(r.recW) * 8
-	first := s0 % recordRing
-	n1 := min(count, recordRing-first)
-	cu.MemcpyDtoHAsync(unsafe.Add(r.recHost, int64(first)*w), r.rec+cu.DevicePtr(int64(first)*w), int64(n1)*w, st)
-	if n1 < count {
-		cu.MemcpyDtoHAsync(r.recHost, r.rec, int64(count-n1)*w, st)
+// r.host (unless recorded: a graph did) and waits for the stream. Inside
+// device.do.
+func (r *run) readRecords(s0, count int, recorded bool) {
+	if !recorded {
+		r.launchRecords(s0-r.base, count)
 	}
+	r.tr.mark()
 	r.d.syncStream()
 	r.host = unsafe.Slice((*uint64)(r.recHost), recordRing*r.recW)
 }
@@ -926,6 +977,9 @@ func (r *run) Close() {
 		_ = catch("waiting for the GPU", func() error { r.d.syncStream(); return nil })
 		for _, e := range r.graphs {
 			destroyGraph(e)
+		}
+		if r.recHost != nil {
+			cu.MemFreeHost(r.recHost)
 		}
 		r.clock.destroy()
 		for _, t := range r.texs {

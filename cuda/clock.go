@@ -21,15 +21,21 @@ type deviceClock struct {
 	started bool
 }
 
+// create makes the events, when the run starts: not in its first
+// superstep, whose host time they would add to.
+func (k *deviceClock) create() {
+	if k.ev[0] == nil {
+		check("creating an event", C.hp_clock_event(&k.ev[0]))
+		check("creating an event", C.hp_clock_event(&k.ev[1]))
+	}
+}
+
 // begin precedes a call's first launch.
 func (k *deviceClock) begin(d *device) {
 	if k.started {
 		return
 	}
-	if k.ev[0] == nil {
-		check("creating an event", C.hp_clock_event(&k.ev[0]))
-		check("creating an event", C.hp_clock_event(&k.ev[1]))
-	}
+	k.create()
 	check("recording an event", C.hp_clock_record(k.ev[0], d.stream))
 	k.started = true
 }

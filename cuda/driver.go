@@ -112,6 +112,8 @@ static CUresult hp_launch2(CUfunction f, unsigned grid, unsigned block, CUstream
 	return cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, st, params, NULL);
 }
 
+static CUresult hp_host_device_ptr(void* p, CUdeviceptr* out) { return cuMemHostGetDevicePointer(out, p, 0); }
+
 static CUresult hp_stream_create(CUstream* s) { return cuStreamCreate(s, CU_STREAM_NON_BLOCKING); }
 static CUresult hp_stream_sync(CUstream s) { return cuStreamSynchronize(s); }
 
@@ -136,7 +138,9 @@ static CUresult hp_capture_end(CUstream s, CUgraphExec* exec) {
 	}
 	r = cuGraphInstantiateWithFlags(exec, g, 0);
 	cuGraphDestroy(g);
-	return r;
+	if (r != CUDA_SUCCESS) return r;
+	// (uploaded now, or its first launch does it: ~20 us on an H200)
+	return cuGraphUpload(*exec, s);
 }
 static CUresult hp_graph_launch(CUgraphExec e, CUstream s) { return cuGraphLaunch(e, s); }
 static CUresult hp_graph_destroy(CUgraphExec e) { return cuGraphExecDestroy(e); }
@@ -172,6 +176,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/hpgraph/hpgraph/vertexprog"
@@ -288,10 +293,8 @@ type device struct {
 	// thread only).
 	cache matCache
 	// info is Describe's answer, once measured (under mu).
-	info *vertexprog.DeviceInfo
-	// recPinned is pinned memory for reading superstep records back.
-	recPinned unsafe.Pointer
-	recBytes  int
+	info   *vertexprog.DeviceInfo
+	locked time.Time // when do took the lock (HPGRAPH_CUDA_TRACE)
 
 	mu      sync.Mutex
 	modules map[string]*module
@@ -367,6 +370,9 @@ func (d *device) open() error {
 func (d *device) do(op string, f func() error) error {
 	d.calls.Lock()
 	defer d.calls.Unlock()
+	if traceSteps {
+		d.locked = time.Now()
+	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	if d.ctx != 0 {
@@ -397,9 +403,10 @@ type module struct {
 	funcs    map[string]C.CUfunction
 	layoutOK bool           // vp_state_layout agreed with the host's State layout
 	shared   map[string]int // the dynamic shared memory each kernel was allowed
+	occ      map[string]int // resident's answers
 }
 
-var kernelNames = []string{"vp_ctl", "vp_fill", "vp_compact", "vp_pull_ell", "vp_pull_coo", "vp_pull_tiles", "vp_apply_pull", "vp_apply_push", "vp_push", "vp_loop", "vp_state_layout"}
+var kernelNames = []string{"vp_records", "vp_ctl", "vp_fill", "vp_compact", "vp_pull_ell", "vp_pull_coo", "vp_pull_tiles", "vp_apply_pull", "vp_apply_push", "vp_push", "vp_loop", "vp_state_layout"}
 
 // stateOffsets runs vp_state_layout: the offsets of State's n members,
 // then sizeof(State). Inside device.do.
@@ -491,9 +498,19 @@ func (m *module) launchShared(name string, grid int64, block, shared int, st C.C
 }
 
 // resident is how many blocks of blockSize threads of kernel name a
-// multiprocessor holds at once (0 when the driver cannot say).
+// multiprocessor holds at once (0 when the driver cannot say), asked once
+// per module: a driver call costs a superstep's host time several
+// microseconds. Inside device.do.
 func (m *module) resident(name string) int {
-	return int(C.hp_occupancy(m.funcs[name], C.int(blockSize)))
+	k, ok := m.occ[name]
+	if !ok {
+		k = int(C.hp_occupancy(m.funcs[name], C.int(blockSize)))
+		if m.occ == nil {
+			m.occ = map[string]int{}
+		}
+		m.occ[name] = k
+	}
+	return k
 }
 
 // launch2 runs kernel name, which takes two arguments (given as their
@@ -540,13 +557,24 @@ func (m *module) launchLoop(cluster, shared int, st C.CUstream, mat, run, state,
 	return nil
 }
 
+// hostDevicePtr is the device's address of pinned host memory p.
+func hostDevicePtr(p unsafe.Pointer) uint64 {
+	var dp C.CUdeviceptr
+	check("mapping pinned memory", C.hp_host_device_ptr(p, &dp))
+	return uint64(dp)
+}
+
 // syncStream waits for the device stream's work. Inside device.do.
 func (d *device) syncStream() { check("waiting for the GPU", C.hp_stream_sync(d.stream)) }
 
 // beginCapture starts recording the stream's launches into a graph.
 func (d *device) beginCapture() { check("starting a CUDA graph capture", C.hp_capture_begin(d.stream)) }
 
-// endCapture ends the recording and returns the instantiated graph.
+// graphExec is an instantiated CUDA graph.
+type graphExec = C.CUgraphExec
+
+// endCapture ends the recording and returns the instantiated graph,
+// uploaded to the device.
 func (d *device) endCapture() C.CUgraphExec {
 	var e C.CUgraphExec
 	check("instantiating a CUDA graph", C.hp_capture_end(d.stream, &e))

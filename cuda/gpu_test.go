@@ -3,6 +3,7 @@
 package cuda
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -13,6 +14,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/hpgraph/hpgraph/apps"
 	"github.com/hpgraph/hpgraph/datasets"
@@ -573,8 +575,12 @@ func TestStateOrderIsChecked(t *testing.T) {
 	t.Log(err)
 }
 
-// BenchmarkDo is a call's round trip through device.do, bare and
-// with a stream synchronization (every superstep makes at least one).
+// BenchmarkDo is a call's round trip through device.do, bare and with a
+// stream synchronization (every superstep makes at least one), and what
+// the driver calls of a superstep cost the host one by one (inside one
+// device.do): making the context current, an event, a kernel launch, the
+// records' copy back, each alone and with the wait for the GPU. These
+// bound how little host time a superstep can take (docs/perf.md, 17).
 func BenchmarkDo(b *testing.B) {
 	d := needGPU(b)
 	b.Run("bare", func(b *testing.B) {
@@ -591,6 +597,105 @@ func BenchmarkDo(b *testing.B) {
 			}
 		}
 	})
+	ptx, key, err := compile(`extern "C" __global__ void hp_nop(long long a, long long b) {}
+struct hp_big { long long w[56]; };
+extern "C" __global__ void hp_nop_big(hp_big a, long long b) {}
+extern "C" __global__ void hp_spin(long long ns, long long b) {
+  long long t0, t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); } while (t - t0 < ns);
+}`, d.arch())
+	if err != nil {
+		b.Fatal(err)
+	}
+	var mod *module
+	arg, big, spin := make([]byte, 8), make([]byte, 448), make([]byte, 8)
+	binary.LittleEndian.PutUint64(spin, 50000) // ns
+	ev := make([]event, 0, 2)
+	var buf cu.DevicePtr
+	var host unsafe.Pointer
+	err = d.do("setting up", func() error {
+		var err error
+		mod, err = d.loadModule(key, ptx, []string{"hp_nop", "hp_nop_big", "hp_spin"})
+		ev = append(ev, newEvent(), newEvent())
+		buf = cu.MemAlloc(64)
+		host = cu.MemAllocHost(64)
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var graph graphExec
+	err = d.do("capturing", func() error {
+		d.beginCapture()
+		mod.launch2("hp_nop_big", 1, d.stream, big, arg)
+		mod.launch2("hp_nop_big", 1, d.stream, big, arg)
+		mod.launch2("hp_nop", 1, d.stream, arg, arg)
+		graph = d.endCapture()
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer d.do("cleaning up", func() error {
+		for _, e := range ev {
+			e.destroy()
+		}
+		cu.MemFree(buf)
+		cu.MemFreeHost(host)
+		destroyGraph(graph)
+		return nil
+	})
+	st := cu.Stream(uintptr(unsafe.Pointer(d.stream)))
+	calls := []struct {
+		name string
+		f    func()
+	}{
+		{"set-current", func() { d.ctx.SetCurrent() }},
+		{"get-current", func() { _ = cu.CtxGetCurrent() }},
+		{"event-create", func() { e := newEvent(); e.destroy() }},
+		{"event-record", func() { d.record(ev[0]) }},
+		{"launch", func() { mod.launch2("hp_nop", 1, d.stream, arg, arg) }},
+		{"launch-sync", func() { mod.launch2("hp_nop", 1, d.stream, arg, arg); d.syncStream() }},
+		{"copy-back", func() { cu.MemcpyDtoHAsync(host, buf, 64, st) }},
+		{"copy-back-sync", func() { cu.MemcpyDtoHAsync(host, buf, 64, st); d.syncStream() }},
+		{"launch+copy-back", func() { mod.launch2("hp_nop", 1, d.stream, arg, arg); cu.MemcpyDtoHAsync(host, buf, 64, st) }},
+		{"launch-448B", func() { mod.launch2("hp_nop_big", 1, d.stream, big, arg) }},
+		{"launch-busy", func() { mod.launch2("hp_nop", 1, d.stream, arg, arg) }},
+		{"launch-448B-busy", func() { mod.launch2("hp_nop_big", 1, d.stream, big, arg) }},
+		{"copy-back-busy", func() { cu.MemcpyDtoHAsync(host, buf, 64, st) }},
+		{"graph-3-launches", func() { d.launchGraph(graph) }},
+		{"graph-3-launches-busy", func() { d.launchGraph(graph) }},
+		{"launch+launch", func() { mod.launch2("hp_nop", 1, d.stream, arg, arg); mod.launch2("hp_nop", 1, d.stream, arg, arg) }},
+		{"superstep-shape", func() {
+			d.record(ev[0])
+			mod.launch2("hp_nop", 1, d.stream, arg, arg)
+			mod.launch2("hp_nop", 1, d.stream, arg, arg)
+			d.record(ev[1])
+			cu.MemcpyDtoHAsync(host, buf, 64, st)
+			d.syncStream()
+		}},
+	}
+	for _, c := range calls {
+		b.Run(c.name, func(b *testing.B) {
+			busy := strings.HasSuffix(c.name, "-busy") // behind a 50 µs kernel
+			err := d.do(c.name, func() error {
+				for b.Loop() {
+					if busy {
+						b.StopTimer()
+						mod.launch2("hp_spin", 1, d.stream, spin, arg)
+						b.StartTimer()
+					}
+					c.f()
+				}
+				d.syncStream()
+				return nil
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+		})
+	}
 }
 
 // TestDeviceTime checks the runs' device clock (vertexprog.DeviceTimer)

@@ -704,6 +704,26 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_apply_pull(VP_Mat m, V
   vp_agg_flush(c, t, blk);
 }
 
+// vp_records copies the records of supersteps ctl[0]+j, ... (count of
+// them) to the host's pinned memory at dst (mapped into the device's
+// address space), one block. Relative to the device's superstep base,
+// so one CUDA graph replays a superstep and the copy of its record: one
+// submission for the host, where launches cost ~5-10 us each
+// (docs/perf.md, section 17).
+struct VP_Copy {
+  unsigned long long* dst;
+  int j, count;
+};
+static_assert(sizeof(VP_Copy) == 16, "hpgraph: VP_Copy layout");
+extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_records(VP_Run c, VP_Copy a) {
+  const int w = c.recWords, first = ((__ldcg(c.ctl) + a.j) % c.ring + c.ring) % c.ring;
+  for (int i = threadIdx.x; i < a.count * w; i += VP_BLOCK) {
+    const long long at = (long long)((first + i / w) % c.ring) * w + i % w;
+    a.dst[at] = __ldcg(c.rec + at);
+  }
+  __threadfence_system();
+}
+
 // vp_compact queues superstep s's frontier (x_bitmask) for vp_push, before
 // a push that follows pull supersteps (whose APPLY builds no queues). The
 // queue counts go to the record of s-1, where vp_push reads them.
@@ -832,63 +852,27 @@ __device__ __forceinline__ bool vp_is_identity(A_t v) {
 }
 #endif
 
-// cp.async (compute capability 8.0 and later): copies from global to
-// shared memory that hold no registers while in flight; a thread waits
-// for its own copies by commit groups. vp_cp_async16 copies data read
-// once: with VP_STREAM, evict-first in L2 (policy from vp_evict_first),
-// as vp_stream's loads.
-#if __CUDA_ARCH__ >= 800
-__device__ __forceinline__ unsigned long long vp_evict_first() {
-  unsigned long long p = 0;
-#if VP_STREAM
-  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(p));
-#endif
-  return p;
-}
-__device__ __forceinline__ void vp_cp_async16(void* dst, const void* src, unsigned long long policy) {
-#if VP_STREAM
-  asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;\n" ::"r"((unsigned)__cvta_generic_to_shared(dst)), "l"(src), "l"(policy)
-               : "memory");
-#else
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((unsigned)__cvta_generic_to_shared(dst)), "l"(src) : "memory");
-#endif
-}
-__device__ __forceinline__ void vp_cp_async4(void* dst, const void* src) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"((unsigned)__cvta_generic_to_shared(dst)), "l"(src) : "memory");
-}
-__device__ __forceinline__ void vp_cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-template <int N>
-__device__ __forceinline__ void vp_cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
-#endif
-
-// vp_tile_stage_at is where vp_pull_tiles' staging starts in its shared
-// memory (tileShared in tiles.go: after the slots and the rows of the
-// virtual slots and the dummy, 16-byte aligned).
-__device__ __forceinline__ int vp_tile_stage_at(int R, int vmax) {
-  return ((R + vmax + 1) * (int)sizeof(A_t) + 4 * (vmax + 1) + 15) & ~15;
-}
 
 // vp_pull_tiles, the pull of a program that gathers from every neighbour
 // (the host's choice: Spec.GatherAll, no vp_wants or vp_done, a 4- or
-// 8-byte A_t, compute capability 8.0 or later): a block takes one tile
-// (tiles.go) and keeps the slots of its segment (an accumulator per row,
-// then the virtual slots, then the dummy) in shared memory. Each warp
-// folds its own stream into the slots it owns, a group of 32 entries (32
-// different slots) at a time, with plain loads and stores; then the
-// virtual slots fold into their rows. A segment of one tile writes its
-// rows' y; the tiles of a segment of several fold theirs into y
-// atomically (y holds the identity on those rows: a.op 1 makes
-// vp_apply_pull put it back).
+// 8-byte A_t): a block takes one tile (tiles.go) and keeps the slots of
+// its segment (an accumulator per row, then the virtual slots, then the
+// dummy) in shared memory. Each warp folds its own stream into the slots
+// it owns, a group of 32 entries (32 different slots) at a time, with
+// plain loads and stores; then the virtual slots fold into their rows. A
+// segment of one tile writes its rows' y; the tiles of a segment of
+// several fold theirs into y atomically (y holds the identity on those
+// rows: a.op 1 makes vp_apply_pull put it back).
 //
-// A warp's stream reaches it through shared memory, in chunks of
-// VP_TILE_CHUNK groups (entries, weights, base columns) that cp.async
-// copies VP_TILE_STAGES chunks ahead (the host defines both: tileStages
-// and tileChunk in tiles.go): the matrix's loads are in flight while the
-// warp gathers X and folds, and hold no registers (docs/perf.md,
-// section 14).
+// A warp's stream comes in chunks of VP_TILE_CHUNK groups (tileChunkFor
+// in tiles.go), each loaded into registers while the one before it
+// gathers and folds. Staging the chunks in shared memory with cp.async
+// (sessions 10-12) cost each group two more shared-memory wavefronts
+// than the loads it hid: kron21's pull 142 -> 118 us without it
+// (docs/perf.md, section 17).
 #define VP_TILE_BLOCK 512
 extern "C" __global__ void __launch_bounds__(VP_TILE_BLOCK) vp_pull_tiles(VP_Mat m, VP_Run c, State s, VP_Arg a) {
-#if (VP_ASIZE == 8 || VP_ASIZE == 4) && __CUDA_ARCH__ >= 800
+#if VP_ASIZE == 8 || VP_ASIZE == 4
   VP_St t = vp_st(c, a, false);
   if (!t.go) return;
   if (blockIdx.x == 0 && threadIdx.x == 0) t.rec[VP_R_RAN] = 1;
@@ -912,51 +896,44 @@ extern "C" __global__ void __launch_bounds__(VP_TILE_BLOCK) vp_pull_tiles(VP_Mat
   const int ge = wg[warp + 1];
   const unsigned smask = (1u << sb) - 1u, dummy = (unsigned)(R + vmax);
   const bool wt = m.tileVal != nullptr;
-  constexpr int C = VP_TILE_CHUNK, S = VP_TILE_STAGES;
-  const int stW = C * 32 * (wt ? 2 : 1) + C;  // words a stage
-  unsigned* stg = reinterpret_cast<unsigned*>(vp_tile_sh + vp_tile_stage_at(R, vmax)) + warp * S * stW;
-  const int gs = wg[warp], nch = (ge - gs + C - 1) / C;
-  const unsigned long long pol = vp_evict_first();
-  // issue(k) copies chunk k into stage k % S (one commit group a chunk,
-  // empty past the end). A stream's last chunk is filled up to C groups
-  // with dummy entries of base column 0 (plain stores, seen after the
-  // __syncwarp that precedes its reading), so every chunk is read whole.
-  auto issue = [&](int k) {
-    if (k < nch) {
-      const int ga = gs + k * C, ng = min(C, ge - ga);
-      unsigned* d = stg + (k % S) * stW;
-      const long long src = (g0 + ga) * 32;
-      for (int j = lane; j < ng * 8; j += 32) vp_cp_async16(d + 4 * j, m.tileArcs + src + 4 * j, pol);
-      if (wt)
-        for (int j = lane; j < ng * 8; j += 32) vp_cp_async16(d + C * 32 + 4 * j, m.tileVal + src + 4 * j, pol);
-      if (lane < ng) vp_cp_async4(d + stW - C + lane, m.tileBase + g0 + ga + lane);
-      else if (lane < C) d[stW - C + lane] = 0u;
-      for (int j = ng * 32 + lane; j < C * 32; j += 32) {
-        d[j] = dummy;
-        if (wt) d[C * 32 + j] = __float_as_uint(1.0f);
-      }
-    }
-    vp_cp_async_commit();
-  };
+  constexpr int C = VP_TILE_CHUNK;
+  // A warp's stream of groups gs .. ge-1, a chunk of C groups at a time:
+  // chunk k+1's entries, weights and base columns (lane q < C holding
+  // group q's) load while chunk k gathers and folds. Past the stream's
+  // end a chunk is filled with dummy entries (base column 0: they gather
+  // X[0] and fold into the dummy slot, never read), so every chunk is
+  // processed whole, without tests.
+  const int gs = wg[warp], ng = ge - gs, nch = (ng + C - 1) / C;
+  const unsigned* arcs = m.tileArcs + (g0 + gs) * 32 + lane;
+  const float* vals = wt ? m.tileVal + (g0 + gs) * 32 + lane : nullptr;
+  const int* bases = m.tileBase + g0 + gs;
+  unsigned en[C];
+  float wn[C];
+  int bn;
+  auto fetch = [&](int k) {
 #pragma unroll
-  for (int k = 0; k < S; k++) issue(k);
+    for (int q = 0; q < C; q++) {
+      const int g = k * C + q;
+      en[q] = g < ng ? vp_stream(arcs + (long long)g * 32) : dummy;
+      wn[q] = wt && g < ng ? vp_stream(vals + (long long)g * 32) : 1.0f;
+    }
+    bn = lane < C && k * C + lane < ng ? __ldg(bases + k * C + lane) : 0;
+  };
+  fetch(0);
   for (int k = 0; k < nch; k++) {
-    vp_cp_async_wait<S - 1>();  // chunk k is in
-    __syncwarp();
-    const unsigned* se = stg + (k % S) * stW;
-    const int* sbase = reinterpret_cast<const int*>(se + stW - C);
-    // Whole chunks, no tests: a dummy entry gathers X[base] (a column
-    // of its group, or 0) and folds into the dummy slot, never read.
     unsigned e[C];
     int u[C];
     float w[C];
     X_t x[C];
+    const int b = bn;
 #pragma unroll
     for (int q = 0; q < C; q++) {
-      e[q] = se[q * 32 + lane];
-      u[q] = sbase[q] + (int)(e[q] >> sb);
-      w[q] = wt ? __uint_as_float(se[C * 32 + q * 32 + lane]) : 1.0f;
+      e[q] = en[q];
+      w[q] = wn[q];
     }
+    fetch(k + 1);
+#pragma unroll
+    for (int q = 0; q < C; q++) u[q] = __shfl_sync(VP_FULL, b, q) + (int)(e[q] >> sb);
 #pragma unroll
     for (int q = 0; q < C; q++) x[q] = vp_load_x<false, true>(c, u[q]);
 #pragma unroll
@@ -966,7 +943,6 @@ extern "C" __global__ void __launch_bounds__(VP_TILE_BLOCK) vp_pull_tiles(VP_Mat
       acc[sl] = vp_gather(acc[sl], v, u[q], x[q], w[q], s);
       __syncwarp();  // the next group may fold into the slots of other lanes
     }
-    issue(k + S);  // (into the stage just read: the __syncwarp above)
   }
   __syncthreads();
   for (int i = threadIdx.x; i < nv; i += VP_TILE_BLOCK) vp_atomic_reduce(acc + vrowSh[i], acc[R + i]);

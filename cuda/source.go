@@ -39,8 +39,7 @@ type features struct {
 	Stream            bool // pulls load the matrix evict-first (VP_STREAM)
 	Probe             bool // vp_loop prints its phases' cycles (VP_PROBE)
 	LoopList          int  // vp_loop's touched list capacity before rows spill (VP_LOOP_LIST; 0: VP_LOOP_CAP)
-	TileStages        int  // vp_pull_tiles' chunks in flight a warp (VP_TILE_STAGES; 0: tileShapeFor)
-	TileChunk         int  // groups of 32 entries a chunk (VP_TILE_CHUNK; 0: tileShapeFor)
+	TileChunk         int  // vp_pull_tiles' groups of 32 entries a chunk (VP_TILE_CHUNK; 0: tileChunkFor)
 }
 
 // elemType describes a state array's element or a scalar's type.
@@ -251,8 +250,7 @@ func buildSource(code *vertexprog.DeviceCode, l *stateLayout, f features) string
 	if f.LoopList > 0 {
 		fmt.Fprintf(&b, "#define VP_LOOP_LIST %d\n", f.LoopList)
 	}
-	ts, tc := tileShapeFor(f.ASize)
-	fmt.Fprintf(&b, "#define VP_TILE_STAGES %d\n#define VP_TILE_CHUNK %d\n", cmp.Or(f.TileStages, ts), cmp.Or(f.TileChunk, tc))
+	fmt.Fprintf(&b, "#define VP_TILE_CHUNK %d\n", cmp.Or(f.TileChunk, tileChunkFor(f.ASize)))
 	b.WriteString("#line 1 \"hpgraph_prelude.cu\"\n")
 	b.WriteString(preludeSource)
 	fmt.Fprintf(&b, "\n#line 1 %q\n", snippetFile)

@@ -45,11 +45,18 @@ import (
 // 0 .. R-1 are the segment's rows (R = 1<<rowBits), R .. R+V-1 its
 // virtual slots (V <= vmax), R+vmax the dummy.
 
-// tileRowBits is log2 of a segment's rows, whatever the accumulator's
-// size: 4-byte slots at 16,384 rows ran slower than at 8,192 (docs/perf.md,
-// section 15), the larger slots leaving less of the multiprocessor's
-// memory to L1.
-const tileRowBits = 13
+// tileRowBitsFor is log2 of a segment's rows for an accumulator of asize
+// bytes: 4,096 rows of 4-byte slots (kron21's float32 PageRank, one
+// iteration 0.170 -> 0.167 ms and ten 1.54 -> 1.50 ms against 8,192;
+// docs/perf.md, section 17), 8,192 of 8-byte ones (4,096 no faster).
+// More rows leave the multiprocessor's memory too little L1 (16,384 rows
+// of 4-byte slots: section 15).
+func tileRowBitsFor(asize int) int {
+	if asize <= 4 {
+		return 12
+	}
+	return 13
+}
 
 // tileWarps is vp_pull_tiles' warps a block (VP_TILE_BLOCK / 32).
 const (
@@ -61,33 +68,10 @@ const (
 func tileVMax(rowBits int) int { return min(511, 1<<rowBits-1) }
 
 // tileShared is vp_pull_tiles' shared memory: the slots, then the rows
-// of the virtual slots and the dummy, then (from a 16-byte boundary)
-// each warp's stages of chunk groups: their entries, weights (weighted
-// matrices only) and base columns (vp_tile_stage_at in kernels.cu).
-func tileShared(rowBits, asize int, weighted bool, stages, chunk int) int {
+// of the virtual slots and the dummy.
+func tileShared(rowBits, asize int) int {
 	v := tileVMax(rowBits)
-	at := ((1<<rowBits+v+1)*asize + 4*(v+1) + 15) &^ 15
-	words := chunk*32 + chunk
-	if weighted {
-		words += chunk * 32
-	}
-	return at + 4*words*stages*tileWarps
-}
-
-// tileStaging picks vp_pull_tiles' staging for a device that allows a
-// block limit bytes of shared memory: tileShapeFor(asize), or, where it
-// does not fit, smaller chunks (down to 4), then fewer stages (down to
-// 1); ok is false when even that does not fit.
-func tileStaging(rowBits, asize int, weighted bool, limit int) (stages, chunk int, ok bool) {
-	s0, c0 := tileShapeFor(asize)
-	for stages = s0; stages >= 1; stages-- {
-		for chunk = c0; chunk >= 4; chunk /= 2 {
-			if tileShared(rowBits, asize, weighted, stages, chunk) <= limit {
-				return stages, chunk, true
-			}
-		}
-	}
-	return 0, 0, false
+	return (1<<rowBits+v+1)*asize + 4*(v+1)
 }
 
 // tileArcs is the most entries a tile takes (HPGRAPH_CUDA_TILEARCS);
@@ -101,28 +85,21 @@ var (
 	tileNear            = -1
 )
 
-// tileStages and tileChunk, when positive, set vp_pull_tiles' staging:
-// each warp keeps tileStages chunks of tileChunk groups of entries in
-// flight through shared memory (HPGRAPH_CUDA_TILESTAGES,
-// HPGRAPH_CUDA_TILECHUNK: 4, 8 or 16); 0 leaves it to tileShapeFor.
-var (
-	tileStages = 0
-	tileChunk  = 0
-)
+// tileChunk, when positive, is the groups of 32 entries a warp of
+// vp_pull_tiles loads at a time (HPGRAPH_CUDA_TILECHUNK: 4, 8 or 16);
+// 0 leaves it to tileChunkFor.
+var tileChunk = 0
 
-// tileShapeFor is the staging for an accumulator of asize bytes (each part
-// unless tileStages or tileChunk sets it), measured on kron21's PageRank
-// (docs/perf.md, sections 14 and 15). 8-byte accumulators: 2 chunks of 16
-// groups, 139 KB of shared memory a block, one block a multiprocessor
-// (two blocks of 8-group chunks leave L1 almost no memory). 4-byte ones:
-// 3 chunks of 8, 87 KB, two blocks (2 chunks of 8 let three fit, and
-// with three L1 is too small again).
-func tileShapeFor(asize int) (stages, chunk int) {
-	stages, chunk = 2, 16
+// tileChunkFor is the chunk for an accumulator of asize bytes (unless
+// tileChunk sets it), measured on kron21's PageRank (docs/perf.md,
+// section 17): 8 groups for 4-byte accumulators (58 registers, two
+// blocks a multiprocessor; 4 and 16 ran slower), 16 for 8-byte ones.
+func tileChunkFor(asize int) int {
+	chunk := 16
 	if asize <= 4 {
-		stages, chunk = 3, 8
+		chunk = 8
 	}
-	return cmp.Or(tileStages, stages), cmp.Or(tileChunk, chunk)
+	return cmp.Or(tileChunk, chunk)
 }
 
 // pullTiles is one matrix's tiles, in launch order (longest first).

@@ -287,38 +287,7 @@ func BenchmarkPullTiles(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		makePullTiles(m, tileRowBits, tileArcs, true, true)
+		makePullTiles(m, tileRowBitsFor(4), tileArcs, true, true)
 	}
 	b.ReportMetric(float64(m.NNZ())*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mentries/s")
-}
-
-// TestTileStagingFits checks the staging chosen for a device's shared
-// memory against tileShared: the default where it fits (an H100/H200
-// allows 227 KiB), smaller chunks, then fewer stages, where it does not
-// (99 KiB: GPUs of compute capability 8.6 and 8.9), none below the slots.
-func TestTileStagingFits(t *testing.T) {
-	for _, c := range []struct {
-		rowBits, asize int
-		weighted       bool
-		limit          int
-		stages, chunk  int
-	}{
-		{13, 8, false, 232448, 2, 16},
-		{13, 4, false, 232448, 3, 8},
-		{13, 4, true, 232448, 3, 8},
-		{13, 8, false, 101376, 2, 4},
-		{13, 8, true, 101376, 1, 4},
-		{13, 8, false, 75000, 0, 0},
-		{13, 8, false, 49152, 0, 0},
-	} {
-		s, k, ok := tileStaging(c.rowBits, c.asize, c.weighted, c.limit)
-		if s != c.stages || k != c.chunk || ok != (c.stages > 0) {
-			t.Errorf("%+v: got %d stages of %d groups (ok %v)", c, s, k, ok)
-		}
-		if ok {
-			if need := tileShared(c.rowBits, c.asize, c.weighted, s, k); need > c.limit {
-				t.Errorf("%+v: needs %d bytes", c, need)
-			}
-		}
-	}
 }

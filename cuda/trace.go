@@ -20,12 +20,24 @@ import (
 // traceSteps (HPGRAPH_CUDA_TRACE=1) writes to stderr where each Step or
 // StepBatch call's time went: getting the context (device.do), the
 // launches, the GPU's own time between the first launch and the last
-// (events), the wait for the records, and the return to the caller.
+// (events), the wait for the records, and the return to the caller; then
+// "marks": the wait for device.do's lock, and the steps between the
+// marks of the call (the trace's own event, the device clock's, the
+// launches, the clock's end, the records' copy).
 var traceSteps = os.Getenv("HPGRAPH_CUDA_TRACE") == "1"
 
 type stepTrace struct {
-	call, begin, launched, synced time.Time
-	ev                            [2]C.CUevent
+	call, locked, begin, launched, synced time.Time
+	ev                                    [2]C.CUevent
+	marks                                 []time.Time
+}
+
+// mark notes the time at a point inside the call (printed as steps from
+// the previous mark).
+func (t *stepTrace) mark() {
+	if t != nil {
+		t.marks = append(t.marks, time.Now())
+	}
 }
 
 // start is the first thing the call does inside device.do.
@@ -34,6 +46,7 @@ func (t *stepTrace) start(d *device) {
 		return
 	}
 	t.begin = time.Now()
+	t.locked = d.locked
 	if t.ev[0] == nil {
 		check("creating an event", C.hp_trace_event(&t.ev[0]))
 		check("creating an event", C.hp_trace_event(&t.ev[1]))
@@ -72,6 +85,12 @@ func (t *stepTrace) report(d *device, it, steps int) {
 		return nil
 	})
 	us := func(a, b time.Time) float64 { return float64(b.Sub(a).Nanoseconds()) / 1e3 }
-	fmt.Fprintf(os.Stderr, "cuda trace: superstep %d (+%d): total %.1f us = handoff %.1f + launch %.1f + wait %.1f + back %.1f; gpu %.1f us\n",
-		it, steps, us(t.call, back), us(t.call, t.begin), us(t.begin, t.launched), us(t.launched, t.synced), us(t.synced, back), float64(ms)*1e3)
+	marks := fmt.Sprintf(" lock %.1f", us(t.call, t.locked))
+	prev := t.begin
+	for _, m := range t.marks {
+		marks += fmt.Sprintf(" %.1f", us(prev, m))
+		prev = m
+	}
+	fmt.Fprintf(os.Stderr, "cuda trace: superstep %d (+%d): total %.1f us = handoff %.1f + launch %.1f + wait %.1f + back %.1f; gpu %.1f us; marks%s\n",
+		it, steps, us(t.call, back), us(t.call, t.begin), us(t.begin, t.launched), us(t.launched, t.synced), us(t.synced, back), float64(ms)*1e3, marks)
 }
