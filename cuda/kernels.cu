@@ -852,7 +852,6 @@ __device__ __forceinline__ bool vp_is_identity(A_t v) {
 }
 #endif
 
-
 // vp_pull_tiles, the pull of a program that gathers from every neighbour
 // (the host's choice: Spec.GatherAll, no vp_wants or vp_done, a 4- or
 // 8-byte A_t): a block takes one tile (tiles.go) and keeps the slots of
@@ -901,8 +900,8 @@ extern "C" __global__ void __launch_bounds__(VP_TILE_BLOCK) vp_pull_tiles(VP_Mat
   // chunk k+1's entries, weights and base columns (lane q < C holding
   // group q's) load while chunk k gathers and folds. Past the stream's
   // end a chunk is filled with dummy entries (base column 0: they gather
-  // X[0] and fold into the dummy slot, never read), so every chunk is
-  // processed whole, without tests.
+  // X[0] and fold into the dummy slot, never read), so the gathers and
+  // folds of every chunk run whole, without tests.
   const int gs = wg[warp], ng = ge - gs, nch = (ng + C - 1) / C;
   const unsigned* arcs = m.tileArcs + (g0 + gs) * 32 + lane;
   const float* vals = wt ? m.tileVal + (g0 + gs) * 32 + lane : nullptr;
