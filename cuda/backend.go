@@ -222,6 +222,7 @@ type run struct {
 	host        []uint64       // records read back (recHost)
 	recHost     unsafe.Pointer // pinned memory vp_records copies the records to,
 	recDev      uint64         // at this address on the device
+	recArg      [16]byte       // vp_records' VP_Copy (no allocation a call)
 
 	step    int      // supersteps run
 	base    int      // the device's ctl[0]
@@ -839,48 +840,34 @@ func (r *run) batchable(rep vertexprog.StepReport) bool {
 // in CUDA graphs where they can be. It reports whether it also launched
 // the copy of their records (vp_records). Inside device.do.
 func (r *run) enqueueSteps(dir vertexprog.Direction, s0, count int) (recorded bool) {
-	rest := count - 1
-	if dir == vertexprog.Pull && r.graphs[pullGraphs[0]] != nil {
-		// Pulls launch the same kernels on the same grids every superstep:
-		// each comes from a graph, which moves the device's base past it.
-		if r.base != s0 {
-			r.setCtl(0, s0)
-			r.base = s0
-		}
+	// Pulls launch the same kernels on the same grids every superstep, so
+	// each can come from a graph (captured at Start); the others batch in
+	// graphs of graphSteps. A graph moves the device's base past its
+	// supersteps.
+	pull := dir == vertexprog.Pull && r.graphs[pullGraphs[0]] != nil
+	if pull {
+		r.moveBase(s0)
 		r.d.launchGraph(r.graph(graphKey{dir, 1, true, count == 1}))
 		r.base++
 		r.queued = false
-		for rest > 0 {
-			k := graphKey{dir, 1, false, false}
-			if rest >= graphSteps {
-				k.steps = graphSteps
-			}
-			e := r.graph(k)
-			if e == nil {
-				break
-			}
-			r.d.launchGraph(e)
-			r.base += k.steps
-			rest -= k.steps
-		}
 		recorded = count == 1
 	} else {
 		r.enqueue(dir, s0-r.base, false)
-		if Graphs && !r.noGraphs && rest >= graphSteps {
-			if r.base != s0+1 {
-				r.setCtl(0, s0+1)
-				r.base = s0 + 1
-			}
-			for rest >= graphSteps {
-				e := r.graph(graphKey{dir, graphSteps, false, false})
-				if e == nil {
-					break
-				}
-				r.d.launchGraph(e)
-				r.base += graphSteps
-				rest -= graphSteps
-			}
+	}
+	rest := count - 1
+	for rest > 0 && (pull || Graphs && !r.noGraphs && rest >= graphSteps) {
+		k := graphKey{dir, 1, false, false}
+		if rest >= graphSteps {
+			k.steps = graphSteps
 		}
+		e := r.graph(k)
+		if e == nil {
+			break
+		}
+		r.moveBase(s0 + count - rest)
+		r.d.launchGraph(e)
+		r.base += k.steps
+		rest -= k.steps
 	}
 	for ; rest > 0; rest-- { // without graphs, or after one failed
 		r.enqueue(dir, s0+count-rest-r.base, true)
@@ -888,10 +875,18 @@ func (r *run) enqueueSteps(dir vertexprog.Direction, s0, count int) (recorded bo
 	return recorded
 }
 
+// moveBase sets the device's superstep base to s unless it is there.
+func (r *run) moveBase(s int) {
+	if r.base != s {
+		r.setCtl(0, s)
+		r.base = s
+	}
+}
+
 // launchRecords launches vp_records for supersteps ctl[0]+j, ... (count
 // of them). Inside device.do.
 func (r *run) launchRecords(j, count int) {
-	arg := make([]byte, 16)
+	arg := r.recArg[:]
 	binary.LittleEndian.PutUint64(arg, r.recDev)
 	binary.LittleEndian.PutUint32(arg[8:], uint32(int32(j)))
 	binary.LittleEndian.PutUint32(arg[12:], uint32(count))
