@@ -89,11 +89,11 @@ __device__ A_t vp_gather(A_t acc, int v, int u, X_t xu, float w, const State& s)
 __device__ A_t vp_reduce(A_t a, A_t b) { return a + b; }
 #define VP_REDUCE_ADD 1
 __device__ bool vp_update(int v, A_t acc, X_t* x, const State& s, Step& st) {
+  const int d = s.outDeg[v];  // (loaded before the stores, so with acc)
   double r = (1 - s.damping) + s.damping * acc;
   double diff = r - s.rank[v];
   bool moved = (diff < 0 ? -diff : diff) > s.tolerance;
   s.rank[v] = r;
-  int d = s.outDeg[v];
   *x = d == 0 ? 0.0 : r / (double)d;
   return moved;
 }
@@ -127,10 +127,10 @@ __device__ A_t vp_gather(A_t acc, int v, int u, X_t xu, float w, const State& s)
 __device__ A_t vp_reduce(A_t a, A_t b) { return a + b; }
 #define VP_REDUCE_ADD 1
 __device__ bool vp_update(int v, A_t acc, X_t* x, const State& s, Step& st) {
+  const int deg = s.outDeg[v];  // (loaded before the stores, so with acc)
   double d = s.damping;
   double r = (1 - d) / s.n + d * (double)acc + d / s.n * st.aggregate(0);
   s.rank[v] = r;
-  int deg = s.outDeg[v];
   if (deg == 0) st.add(0, r);
   *x = deg == 0 ? (X_t)0 : (X_t)(r / (double)deg);
   return true;

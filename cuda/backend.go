@@ -77,13 +77,24 @@ var pushGridPerSM = 8
 // once (no second wave); HPGRAPH_CUDA_APPLYGRID overrides it.
 var applyPerSM = 8
 
+// applyRows is the rows a thread of vp_apply_pull takes at a time, their
+// loads issued together (VP_APPLY_ROWS; 0: applyRowsDefault);
+// HPGRAPH_CUDA_APPLYROWS (1 to 8) overrides it.
+var applyRows = 0
+
+// applyRowsDefault: docs/perf.md, section 18.
+const applyRowsDefault = 2
+
 // loopList, when positive, is the rows a vp_loop touched list takes
 // before the rest spill to the run's touchedList (and the loop stops);
 // tests set it low to exercise that path.
 var loopList = 0
 
 // probe makes vp_loop print, from block 0, the cycles a superstep spends
-// in each phase (HPGRAPH_CUDA_PROBE=1; a diagnostic, it adds barriers).
+// in each phase, and vp_pull_tiles record each tile's start, end and
+// multiprocessor, printed after each pull (printTileProbe; summed up by
+// scripts/tile-probe.awk) (HPGRAPH_CUDA_PROBE=1; a diagnostic, it adds
+// barriers).
 var probe = false
 
 func init() {
@@ -137,6 +148,9 @@ func init() {
 	}
 	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_APPLYGRID")); err == nil && n >= 0 {
 		applyPerSM = n
+	}
+	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_APPLYROWS")); err == nil && n > 0 && n <= 8 {
+		applyRows = n
 	}
 	probe = os.Getenv("HPGRAPH_CUDA_PROBE") == "1"
 	vertexprog.RegisterBackend(Backend{})
@@ -212,10 +226,10 @@ type run struct {
 	touchedList cu.DevicePtr
 	farBits     cu.DevicePtr // vp_loop's far set (delta-stepping)
 	yLoop       cu.DevicePtr // vp_loop's second accumulator array
+	probeBuf    cu.DevicePtr // VP_PROBE: per tile its start, end and multiprocessor (printTileProbe)
 	partial     cu.DevicePtr
 	heavyCount  cu.DevicePtr
 	rec, ctl    cu.DevicePtr
-	aggOps      cu.DevicePtr
 	arrays      []cu.DevicePtr
 	state       []byte
 	runArg      []byte
@@ -276,7 +290,7 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 	feats := features{
 		XSize: job.XSize, ASize: job.ASize, HasWants: job.HasWants, HasDone: job.HasDone,
 		Priority: float32(job.Spec.Delta) > 0 && job.Push != nil, Texture: Texture, Unroll: unroll, Stream: stream,
-		Probe: probe, LoopList: loopList,
+		Probe: probe, LoopList: loopList, ApplyRows: applyRows, Aggs: aggOps(job.Spec.Aggregators),
 	}
 	feats.TextureX = Texture && job.XSize > 0 && job.XSize%4 == 0 && int64(n)*int64(job.XSize/4) <= d.texMaxWidth
 	lim := binsFromEnv()
@@ -467,7 +481,7 @@ func (r *run) upload(lim binLimits, ts tileSpec) {
 		cu.MemsetD32(r.heavyCount, 0, int64(len(bn.heavyRow)))
 	}
 
-	// The record ring, the control words and the aggregators' ops.
+	// The record ring and the control words.
 	ring := make([]uint64, recordRing*r.recW)
 	copy(ring[(recordRing-1)*r.recW:], r.last)
 	for i, op := range job.Spec.Aggregators {
@@ -479,13 +493,6 @@ func (r *run) upload(lim binLimits, ts tileSpec) {
 	r.recHost = cu.MemAllocHost(int64(len(ring)) * 8)
 	r.recDev = hostDevicePtr(r.recHost)
 	r.ctl = put(r, []int32{0, 0, 0, 0})
-	if r.nagg > 0 {
-		ops := make([]int32, r.nagg)
-		for i, op := range job.Spec.Aggregators {
-			ops[i] = int32(op)
-		}
-		r.aggOps = put(r, ops)
-	}
 
 	ptrs := make([]uint64, len(r.layout.arrays))
 	for i, a := range r.layout.arrays {
@@ -504,6 +511,9 @@ func (r *run) upload(lim binLimits, ts tileSpec) {
 	}
 	if r.feats.TextureX && r.n > 0 {
 		r.xTex = r.tex(r.x, int64(r.n)*int64(job.XSize))
+	}
+	if r.feats.Probe && r.tiles {
+		r.probeBuf = r.alloc(int64(r.pull.tiles.count()) * 24)
 	}
 	r.runArg = r.makeRunArg()
 	// Memsets and copies above ran on the legacy stream; the kernels run
@@ -534,7 +544,7 @@ func (r *run) makeRunArg() []byte {
 		uint64(r.x), r.xTex, uint64(r.mask[0]), uint64(r.mask[1]), r.maskTex[0], r.maskTex[1],
 		uint64(r.queue[0]), uint64(r.queue[1]), uint64(r.chunks[0]), uint64(r.chunks[1]),
 		uint64(r.touchedList), uint64(pushDeg), uint64(r.y),
-		uint64(r.partial), uint64(r.heavyCount), uint64(r.rec), uint64(r.ctl), uint64(r.aggOps),
+		uint64(r.partial), uint64(r.heavyCount), uint64(r.rec), uint64(r.ctl),
 	} {
 		le.PutUint64(b[8*i:], v)
 	}
@@ -547,11 +557,12 @@ func (r *run) makeRunArg() []byte {
 		idem = 1
 	}
 	for i, v := range []int{r.n, recordRing, r.recW, useMask, pushSmall, pushChunk, idem} {
-		le.PutUint32(b[144+4*i:], uint32(int32(v)))
+		le.PutUint32(b[136+4*i:], uint32(int32(v)))
 	}
-	le.PutUint32(b[172:], math.Float32bits(float32(r.job.Spec.Delta)))
-	le.PutUint64(b[176:], uint64(r.farBits))
-	le.PutUint64(b[184:], uint64(r.yLoop))
+	le.PutUint32(b[164:], math.Float32bits(float32(r.job.Spec.Delta)))
+	le.PutUint64(b[168:], uint64(r.farBits))
+	le.PutUint64(b[176:], uint64(r.yLoop))
+	le.PutUint64(b[184:], uint64(r.probeBuf))
 	return b
 }
 
@@ -614,15 +625,15 @@ func (r *run) pushGrids(batched bool) (push, apply int64) {
 // PageRank, whose APPLY fits 6: 2.37 → 2.32 ms against 8 blocks, two
 // waves), each taking VP_BLOCK rows a turn.
 func (r *run) applyGrid() int64 {
-	rows := blocks(int64(r.n), blockSize)
+	grid := blocks(int64(r.n), int64(blockSize*r.feats.applyRows()))
 	if applyPerSM > 0 {
 		per := applyPerSM
 		if k := r.mod.resident("vp_apply_pull"); k > 0 {
 			per = min(per, k)
 		}
-		rows = min(rows, int64(per*max(1, r.d.sms)))
+		grid = min(grid, int64(per*max(1, r.d.sms)))
 	}
-	return rows
+	return grid
 }
 
 // enqueue launches superstep base+j. Inside device.do.
@@ -656,11 +667,12 @@ func (r *run) enqueue(dir vertexprog.Direction, j int, batched bool) {
 // graphKey names a captured CUDA graph: steps supersteps in direction
 // dir (the first unbatched when first is set; relative to the device's
 // superstep base, which the graph advances past them), then, when records
-// is set, their records' copy to the host (vp_records).
+// is set, their records' copy to the host (vp_records). With begin, the
+// graph starts the run's device clock first (the run's first call).
 type graphKey struct {
-	dir            vertexprog.Direction
-	steps          int
-	first, records bool
+	dir                   vertexprog.Direction
+	steps                 int
+	first, records, begin bool
 }
 
 // graph returns the CUDA graph k (capturing it on first use), or nil when
@@ -674,6 +686,9 @@ func (r *run) graph(k graphKey) C.CUgraphExec {
 	}
 	r.d.beginCapture()
 	err := catch("capturing a CUDA graph", func() error {
+		if k.begin {
+			r.clock.capture(0, r.d)
+		}
 		for j := 0; j < k.steps; j++ {
 			r.enqueue(k.dir, j, j > 0 || !k.first)
 		}
@@ -700,9 +715,11 @@ func (r *run) graph(k graphKey) C.CUgraphExec {
 // where its launches cost ~5-10 µs each (docs/perf.md, section 17), but
 // capturing, instantiating and uploading one costs more than a superstep.
 var pullGraphs = []graphKey{
-	{vertexprog.Pull, 1, true, true},
-	{vertexprog.Pull, 1, true, false},
-	{vertexprog.Pull, 1, false, false},
+	{vertexprog.Pull, 1, true, true, false},
+	{vertexprog.Pull, 1, true, false, false},
+	{vertexprog.Pull, 1, false, false, false},
+	{vertexprog.Pull, 1, true, true, true},
+	{vertexprog.Pull, 1, true, false, true},
 }
 
 // Step implements vertexprog.DeviceRun.
@@ -743,9 +760,14 @@ func (r *run) steps(it int, dir vertexprog.Direction, count int, pushEdges int64
 		r.tr = tr
 		defer func() { r.tr = nil }()
 		tr.mark()
-		r.clock.begin(r.d)
-		tr.mark()
 		s0 := r.step
+		// The clock starts before the call's first launch: in the graph of
+		// its first superstep when nothing comes before that (a host call
+		// less: docs/perf.md, section 18).
+		if !r.pullGraph(dir, s0) || it-s0 != r.bias || count > 1 && pushEdges != r.edges {
+			r.clock.begin(r.d)
+		}
+		tr.mark()
 		if it-s0 != r.bias {
 			r.bias = it - s0
 			r.setCtl(2, r.bias)
@@ -781,6 +803,9 @@ func (r *run) steps(it int, dir vertexprog.Direction, count int, pushEdges int64
 		tr.enqueued(r.d)
 		r.readRecords(s0, count, recorded)
 		tr.waited()
+		if r.probeBuf != 0 && dir == vertexprog.Pull {
+			r.printTileProbe()
+		}
 		reps = append(reps, r.reports(s0, count)...)
 		return nil
 	})
@@ -844,10 +869,12 @@ func (r *run) enqueueSteps(dir vertexprog.Direction, s0, count int) (recorded bo
 	// each can come from a graph (captured at Start); the others batch in
 	// graphs of graphSteps. A graph moves the device's base past its
 	// supersteps.
-	pull := dir == vertexprog.Pull && r.graphs[pullGraphs[0]] != nil
+	pull := dir == vertexprog.Pull && r.hasPullGraphs()
 	if pull {
 		r.moveBase(s0)
-		r.d.launchGraph(r.graph(graphKey{dir, 1, true, count == 1}))
+		begin := !r.clock.started
+		r.d.launchGraph(r.graph(graphKey{dir, 1, true, count == 1, begin}))
+		r.clock.started = true
 		r.base++
 		r.queued = false
 		recorded = count == 1
@@ -856,7 +883,7 @@ func (r *run) enqueueSteps(dir vertexprog.Direction, s0, count int) (recorded bo
 	}
 	rest := count - 1
 	for rest > 0 && (pull || Graphs && !r.noGraphs && rest >= graphSteps) {
-		k := graphKey{dir, 1, false, false}
+		k := graphKey{dir, 1, false, false, false}
 		if rest >= graphSteps {
 			k.steps = graphSteps
 		}
@@ -873,6 +900,19 @@ func (r *run) enqueueSteps(dir vertexprog.Direction, s0, count int) (recorded bo
 		r.enqueue(dir, s0+count-rest-r.base, true)
 	}
 	return recorded
+}
+
+// pullGraph reports whether superstep s0 in direction dir replays a
+// graph captured at Start (pullGraphs) with nothing launched before it: a
+// pull, and no vp_ctl first to move the device's base to s0.
+func (r *run) pullGraph(dir vertexprog.Direction, s0 int) bool {
+	return dir == vertexprog.Pull && r.hasPullGraphs() && r.base == s0
+}
+
+// hasPullGraphs reports whether every graph of pullGraphs was captured
+// (and no capture has failed since).
+func (r *run) hasPullGraphs() bool {
+	return !r.noGraphs && r.graphs[pullGraphs[0]] != nil
 }
 
 // moveBase sets the device's superstep base to s unless it is there.

@@ -6,6 +6,8 @@ package cuda
 #include <cuda.h>
 static CUresult hp_clock_event(CUevent* e) { return cuEventCreate(e, CU_EVENT_DEFAULT); }
 static CUresult hp_clock_record(CUevent e, CUstream s) { return cuEventRecord(e, s); }
+// (an event recorded in a graph can be timed only if captured as external)
+static CUresult hp_clock_record_captured(CUevent e, CUstream s) { return cuEventRecordWithFlags(e, s, CU_EVENT_RECORD_EXTERNAL); }
 static CUresult hp_clock_elapsed(float* ms, CUevent a, CUevent b) { return cuEventElapsedTime(ms, a, b); }
 static CUresult hp_clock_destroy(CUevent e) { return cuEventDestroy(e); }
 */
@@ -30,21 +32,33 @@ func (k *deviceClock) create() {
 	}
 }
 
-// begin precedes a call's first launch.
+// begin precedes a call's first launch (or a graph that records event 0
+// first does: then the caller sets started).
 func (k *deviceClock) begin(d *device) {
 	if k.started {
 		return
 	}
-	k.create()
-	check("recording an event", C.hp_clock_record(k.ev[0], d.stream))
+	k.record(0, d)
 	k.started = true
 }
 
 // end follows a call's last launch.
 func (k *deviceClock) end(d *device) {
 	if k.started {
-		check("recording an event", C.hp_clock_record(k.ev[1], d.stream))
+		k.record(1, d)
 	}
+}
+
+// record records event i in d's stream.
+func (k *deviceClock) record(i int, d *device) {
+	k.create()
+	check("recording an event", C.hp_clock_record(k.ev[i], d.stream))
+}
+
+// capture records event i into the graph d's stream captures.
+func (k *deviceClock) capture(i int, d *device) {
+	k.create()
+	check("recording an event in a graph", C.hp_clock_record_captured(k.ev[i], d.stream))
 }
 
 // elapsed is the span from begin's event to the last end's (0 before

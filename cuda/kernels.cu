@@ -57,13 +57,13 @@ struct VP_Run {
   unsigned long long* rec; // ring of superstep records
   int* ctl;                // [0] base superstep of a.j, [1] iteration of superstep 0, [2] push edges of a batch,
                            // [3] vp_loop's rows listed in touchedList
-  const int* aggOps;
   int n, ring, recWords, useMask;
   int pushSmall, pushChunk;
   int idempotent;  // Spec.Idempotent: pull unmasked while the frontier is dense
   float delta;     // Spec.Delta (vp_loop's delta-stepping, with VP_HAS_PRIORITY)
   unsigned* farBits;  // vertices in vp_loop's far lists (with VP_HAS_PRIORITY)
   A_t* yLoop;         // vp_loop's second accumulator array (every row the identity between launches)
+  unsigned long long* probe;  // VP_PROBE: per tile of vp_pull_tiles its start, end (ns) and multiprocessor
 };
 
 struct VP_Arg {
@@ -130,7 +130,7 @@ __device__ __forceinline__ void vp_next_record(const VP_Run& c, const VP_St& t) 
   if (blockIdx.x != 0 || threadIdx.x != 0) return;
   unsigned long long* r = vp_record(c, t.s + 1);
   for (int i = 0; i < VP_R_AGG; i++) r[i] = 0;
-  for (int i = 0; i < c.recWords - VP_R_AGG; i++) r[VP_R_AGG + i] = __double_as_longlong(vp_agg_identity(c.aggOps[i]));
+  for (int i = 0; i < c.recWords - VP_R_AGG; i++) r[VP_R_AGG + i] = __double_as_longlong(vp_agg_identity(vp_agg_kind(i)));
 }
 
 __device__ __forceinline__ bool vp_in_frontier(const VP_Run& c, const VP_St& t, int u) {
@@ -192,7 +192,7 @@ __device__ __forceinline__ Step vp_step(const VP_Run& c, const VP_St& t, double*
   st.prev = reinterpret_cast<const double*>(t.prev + VP_R_AGG);
   st.acc = reinterpret_cast<double*>(t.rec + VP_R_AGG);
   st.blk = blk;
-  st.ops = c.aggOps;
+  st.part = nullptr;
   return st;
 }
 
@@ -204,7 +204,7 @@ __device__ __forceinline__ Step vp_step(const VP_Run& c, const VP_St& t, double*
 __device__ __forceinline__ double* vp_agg_begin(const VP_Run& c, double* sh) {
   const int k = c.recWords - VP_R_AGG;
   if (k == 0 || k > VP_BLOCK_AGG) return nullptr;
-  if (threadIdx.x < k) sh[threadIdx.x] = vp_agg_identity(c.aggOps[threadIdx.x]);
+  if (threadIdx.x < k) sh[threadIdx.x] = vp_agg_identity(vp_agg_kind(threadIdx.x));
   __syncthreads();
   return sh;
 }
@@ -212,8 +212,8 @@ __device__ __forceinline__ void vp_agg_flush(const VP_Run& c, const VP_St& t, do
   if (!blk) return;
   __syncthreads();
   const int i = threadIdx.x;
-  if (i < c.recWords - VP_R_AGG && __double_as_longlong(blk[i]) != __double_as_longlong(vp_agg_identity(c.aggOps[i])))
-    vp_agg_op(reinterpret_cast<double*>(t.rec + VP_R_AGG) + i, c.aggOps[i], blk[i]);
+  if (i < c.recWords - VP_R_AGG && __double_as_longlong(blk[i]) != __double_as_longlong(vp_agg_identity(vp_agg_kind(i))))
+    vp_agg_op(reinterpret_cast<double*>(t.rec + VP_R_AGG) + i, vp_agg_kind(i), blk[i]);
 }
 
 // vp_skip_row: rows rejected by vp_wants take no input, and (early exit)
@@ -651,10 +651,14 @@ __device__ __forceinline__ bool vp_update_at(const VP_Run& c, const VP_St& t, co
 
 // APPLY after a pull, the last kernel of a pull superstep: Update on every
 // row vp_wants accepts; x_bitmask is cleared word by word for its next use
-// as active_bitmask. A block takes VP_BLOCK rows at a time, as many turns
-// as the grid leaves it (applyPerSM), and adds its activations to the
-// record once at the end (kron21 BFS 0.339 → 0.312 ms against a block per
-// 256 rows; PageRank unchanged: docs/perf.md, section 13).
+// as active_bitmask. A block takes VP_BLOCK * VP_APPLY_ROWS rows at a time
+// (a thread's rows VP_BLOCK apart, their accumulators loaded together), as
+// many turns as the grid leaves it (applyPerSM), and adds its activations
+// to the record once at the end (kron21 BFS 0.339 → 0.312 ms against a
+// block per 256 rows; docs/perf.md, section 13). The previous superstep's
+// aggregates are read once, and a thread folds what its rows add to them
+// in registers, combined once at the end (section 18).
+#define VP_APPLY_REGS (VP_NAGG > 0 && VP_NAGG <= VP_BLOCK_AGG)
 extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_apply_pull(VP_Mat m, VP_Run c, State s, VP_Arg a) {
   VP_St t = vp_st(c, a, false);
   vp_next_record(c, t);
@@ -663,36 +667,69 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_apply_pull(VP_Mat m, V
   __shared__ unsigned long long cnt[2];
   double* blk = vp_agg_begin(c, agg);
   if (threadIdx.x < 2) cnt[threadIdx.x] = 0;
-  unsigned long long acts = 0, edges = 0;
-  for (int b = blockIdx.x * VP_BLOCK; b < m.n; b += gridDim.x * VP_BLOCK) {
-    const int v = b + threadIdx.x;
-    bool act = false;
-    if (v < m.n) {
-      bool want = true;
-#if VP_HAS_WANTS
-      want = vp_wants(v, s);
+  Step st = vp_step(c, t, blk);
+#if VP_APPLY_REGS
+  double prev[VP_NAGG], part[VP_NAGG];
+#pragma unroll
+  for (int k = 0; k < VP_NAGG; k++) {
+    prev[k] = st.prev[k];
+    part[k] = vp_agg_identity(vp_agg_kind(k));
+  }
+  st.prev = prev;
+  st.part = part;
 #endif
-      if (want) {
-        const A_t acc = c.y[v];
+  const int lane = threadIdx.x & 31;
+  unsigned long long acts = 0, edges = 0;
+  for (int b = blockIdx.x * (VP_BLOCK * VP_APPLY_ROWS); b < m.n; b += gridDim.x * (VP_BLOCK * VP_APPLY_ROWS)) {
+    A_t acc[VP_APPLY_ROWS];
+    bool want[VP_APPLY_ROWS];
+#pragma unroll
+    for (int q = 0; q < VP_APPLY_ROWS; q++) {
+      const int v = b + q * VP_BLOCK + threadIdx.x;
+      want[q] = v < m.n;
+#if VP_HAS_WANTS
+      if (want[q]) want[q] = vp_wants(v, s);
+#endif
+      if (want[q]) acc[q] = c.y[v];
+    }
+#pragma unroll
+    for (int q = 0; q < VP_APPLY_ROWS; q++) {
+      const int v = b + q * VP_BLOCK + threadIdx.x;
+      bool act = false;
+      if (want[q]) {
+#if VP_XSIZE == 0
+        X_t none = X_t();
+        act = vp_update(v, acc[q], &none, s, st);
+#else
+        act = vp_update(v, acc[q], c.x + v, s, st);
+#endif
         // After vp_pull_tiles: the rows its tiles fold into start the next
         // pull as the identity.
         if (a.op == 1 && m.tileMulti[v >> m.tileRowBits]) c.y[v] = vp_identity();
-        act = vp_update_at(c, t, s, v, acc, blk);
         if (act && c.pushDeg) edges += c.pushDeg[v];
       }
-      if ((threadIdx.x & 31) == 0) c.mask[t.p][v >> 5] = 0u;
-    }
-    const unsigned bal = __ballot_sync(VP_FULL, act);
-    if (bal && (threadIdx.x & 31) == 0) {
-      atomicOr(c.mask[t.p ^ 1] + (v >> 5), bal);
-      acts += __popc(bal);
+      if (v < m.n && lane == 0) c.mask[t.p][v >> 5] = 0u;
+      const unsigned bal = __ballot_sync(VP_FULL, act);
+      if (bal && lane == 0) {
+        atomicOr(c.mask[t.p ^ 1] + (v >> 5), bal);
+        acts += __popc(bal);
+      }
     }
   }
+#if VP_APPLY_REGS
+#pragma unroll
+  for (int k = 0; k < VP_NAGG; k++) {
+    double r = part[k];
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) r = vp_agg_fold(vp_agg_kind(k), r, __shfl_xor_sync(VP_FULL, r, o));
+    if (lane == 0 && __double_as_longlong(r) != __double_as_longlong(vp_agg_identity(vp_agg_kind(k)))) vp_agg_op(blk + k, vp_agg_kind(k), r);
+  }
+#endif
   // No queues: a push after pulls compacts the bitmask (vp_compact).
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) edges += __shfl_down_sync(VP_FULL, edges, o);
   __syncthreads();  // (cnt cleared)
-  if ((threadIdx.x & 31) == 0) {
+  if (lane == 0) {
     if (acts) atomicAdd(&cnt[0], acts);
     if (edges) atomicAdd(&cnt[1], edges);
   }
@@ -872,6 +909,10 @@ __device__ __forceinline__ bool vp_is_identity(A_t v) {
 #define VP_TILE_BLOCK 512
 extern "C" __global__ void __launch_bounds__(VP_TILE_BLOCK) vp_pull_tiles(VP_Mat m, VP_Run c, State s, VP_Arg a) {
 #if VP_ASIZE == 8 || VP_ASIZE == 4
+#if VP_PROBE
+  unsigned long long t0 = 0;
+  if (threadIdx.x == 0) asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+#endif
   VP_St t = vp_st(c, a, false);
   if (!t.go) return;
   if (blockIdx.x == 0 && threadIdx.x == 0) t.rec[VP_R_RAN] = 1;
@@ -951,6 +992,20 @@ extern "C" __global__ void __launch_bounds__(VP_TILE_BLOCK) vp_pull_tiles(VP_Mat
     if (!multi) c.y[r0 + i] = v;
     else if (!vp_is_identity(v)) vp_atomic_reduce(c.y + r0 + i, v);
   }
+#if VP_PROBE
+  // Each tile's start and end (ns) and multiprocessor, to see how the
+  // launch's tiles spread over the device (HPGRAPH_CUDA_PROBE=1).
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    unsigned long long t1;
+    unsigned sm;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    c.probe[3 * blockIdx.x] = t0;
+    c.probe[3 * blockIdx.x + 1] = t1;
+    c.probe[3 * blockIdx.x + 2] = sm;
+  }
+#endif
 #endif
 }
 

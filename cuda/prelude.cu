@@ -1,7 +1,19 @@
 // hpgraph CUDA prelude: what a program's device code may use. The backend
 // puts a block of #defines before this file (VP_XSIZE, VP_ASIZE,
-// VP_HAS_WANTS, VP_HAS_DONE, VP_TEXTURE, VP_TEXTURE_X) and the program's
-// snippet after it.
+// VP_HAS_WANTS, VP_HAS_DONE, VP_TEXTURE, VP_TEXTURE_X, VP_NAGG, VP_AGG_OPS)
+// and the program's snippet after it.
+
+// The program's aggregators: VP_NAGG of them, their ops (0 Sum, 1 Min,
+// 2 Max: vertexprog.Aggregator) listed in VP_AGG_OPS, each followed by a
+// comma, so a kernel can fold with an op it knows when it is compiled.
+#ifndef VP_NAGG
+#define VP_NAGG 0
+#define VP_AGG_OPS
+#endif
+__device__ __forceinline__ int vp_agg_kind(int i) {
+  const int k[] = {VP_AGG_OPS 0};
+  return k[i];
+}
 
 // Step is what vp_update sees of the superstep: its number and the global
 // aggregators (the values combined over the previous superstep, and the
@@ -11,7 +23,7 @@ struct Step {
   const double* prev;
   double* acc;      // the superstep's record (global memory)
   double* blk;      // the block's partial values in shared memory, or null
-  const int* ops;  // 0 Sum, 1 Min, 2 Max (vertexprog.Aggregator)
+  double* part;     // the thread's own partial values (registers), or null
   __device__ double aggregate(int i) const { return prev[i]; }
   __device__ void add(int i, double v);
 };
@@ -47,6 +59,11 @@ __device__ __forceinline__ float vp_go_maxf(float a, float b) {
   return a > b ? a : b;
 }
 
+// vp_agg_fold is op applied to a and b (op 0 Sum, 1 Min, 2 Max).
+__device__ __forceinline__ double vp_agg_fold(int op, double a, double b) {
+  return op == 0 ? a + b : op == 1 ? vp_go_min(a, b) : vp_go_max(a, b);
+}
+
 // vp_agg_op folds v into the aggregator word at p (op 0 Sum, 1 Min, 2 Max).
 __device__ __forceinline__ void vp_agg_op(double* p, int op, double v) {
   if (op == 0) {
@@ -66,32 +83,31 @@ __device__ __forceinline__ void vp_agg_op(double* p, int op, double v) {
   }
 }
 
-// Step::add combines the contributions of the lanes that add to the same
-// aggregator together first, then folds them into the block's partial
-// (flushed to memory once per block): every dangling vertex of a PageRank
-// adds to one word.
+// Step::add folds v into the thread's own partial when it has one (an
+// APPLY after a pull combines them once, at its end); otherwise it
+// combines the contributions of the lanes that add to the same aggregator
+// first, then folds them into the block's partial (flushed to memory once
+// per block).
 __device__ __forceinline__ void Step::add(int i, double v) {
+  const int op = vp_agg_kind(i);
+  if (part) {
+    part[i] = vp_agg_fold(op, part[i], v);
+    return;
+  }
 #if __CUDA_ARCH__ >= 700
   const unsigned g = __match_any_sync(__activemask(), i);
   const int lane = threadIdx.x & 31, leader = __ffs(g) - 1;
-  const int op = ops[i];
   double r = v;
   if (g == 0xffffffffu) {
-    // The whole warp adds to one aggregator (a run of PageRank's dangling
-    // vertices): a butterfly, 5 shuffles instead of 31.
+    // The whole warp adds to one aggregator: a butterfly, 5 shuffles
+    // instead of 31.
 #pragma unroll
-    for (int o = 16; o > 0; o >>= 1) {
-      const double x = __shfl_xor_sync(g, r, o);
-      r = op == 0 ? r + x : op == 1 ? vp_go_min(r, x) : vp_go_max(r, x);
-    }
+    for (int o = 16; o > 0; o >>= 1) r = vp_agg_fold(op, r, __shfl_xor_sync(g, r, o));
   } else {
-    for (unsigned rest = g & ~(1u << lane); rest; rest &= rest - 1) {
-      double o = __shfl_sync(g, v, __ffs(rest) - 1);
-      r = op == 0 ? r + o : op == 1 ? vp_go_min(r, o) : vp_go_max(r, o);
-    }
+    for (unsigned rest = g & ~(1u << lane); rest; rest &= rest - 1) r = vp_agg_fold(op, r, __shfl_sync(g, v, __ffs(rest) - 1));
   }
   if (lane == leader) vp_agg_op((blk ? blk : acc) + i, op, r);
 #else
-  vp_agg_op((blk ? blk : acc) + i, ops[i], v);
+  vp_agg_op((blk ? blk : acc) + i, op, v);
 #endif
 }

@@ -32,14 +32,27 @@ const snippetFile = "device_code.cu"
 type features struct {
 	XSize, ASize      int
 	HasWants, HasDone bool
-	Priority          bool // Spec.Delta > 0: vp_loop defers by vp_priority (VP_HAS_PRIORITY)
-	Texture           bool // bitmasks through texture objects
-	TextureX          bool // X through a texture object
-	Unroll            int  // pull entries a thread loads at a time (VP_UNROLL; 0: the template's 4)
-	Stream            bool // pulls load the matrix evict-first (VP_STREAM)
-	Probe             bool // vp_loop prints its phases' cycles (VP_PROBE)
-	LoopList          int  // vp_loop's touched list capacity before rows spill (VP_LOOP_LIST; 0: VP_LOOP_CAP)
-	TileChunk         int  // vp_pull_tiles' groups of 32 entries a chunk (VP_TILE_CHUNK; 0: tileChunkFor)
+	Priority          bool   // Spec.Delta > 0: vp_loop defers by vp_priority (VP_HAS_PRIORITY)
+	Texture           bool   // bitmasks through texture objects
+	TextureX          bool   // X through a texture object
+	Unroll            int    // pull entries a thread loads at a time (VP_UNROLL; 0: the template's 4)
+	Stream            bool   // pulls load the matrix evict-first (VP_STREAM)
+	Probe             bool   // vp_loop prints its phases' cycles (VP_PROBE)
+	LoopList          int    // vp_loop's touched list capacity before rows spill (VP_LOOP_LIST; 0: VP_LOOP_CAP)
+	TileChunk         int    // vp_pull_tiles' groups of 32 entries a chunk (VP_TILE_CHUNK; 0: tileChunkFor)
+	ApplyRows         int    // rows a thread of vp_apply_pull takes at a time (VP_APPLY_ROWS; 0: applyRowsDefault)
+	Aggs              string // the aggregators' ops (vertexprog.Aggregator), each followed by a comma (VP_AGG_OPS)
+}
+
+func (f features) applyRows() int { return cmp.Or(f.ApplyRows, applyRowsDefault) }
+
+// aggOps is Spec.Aggregators as features.Aggs.
+func aggOps(aggs []vertexprog.Aggregator) string {
+	var b strings.Builder
+	for _, a := range aggs {
+		fmt.Fprintf(&b, "%d,", int(a))
+	}
+	return b.String()
 }
 
 // elemType describes a state array's element or a scalar's type.
@@ -205,10 +218,10 @@ template <class T> struct vp_pointee<T* const __restrict__> { typedef typename v
 		b.WriteString("  const State* st = reinterpret_cast<const State*>(out);\n")
 	}
 	for i, a := range l.arrays {
-		fmt.Fprintf(&b, "  out[%d] = reinterpret_cast<const char*>(&st->%s) - reinterpret_cast<const char*>(st);\n", i, a.name)
+		fmt.Fprintf(&b, "  out[%d] = (const char*)&st->%s - (const char*)st;\n", i, a.name)
 	}
 	for i, s := range l.scalars {
-		fmt.Fprintf(&b, "  out[%d] = reinterpret_cast<const char*>(&st->%s) - reinterpret_cast<const char*>(st);\n", len(l.arrays)+i, s.name)
+		fmt.Fprintf(&b, "  out[%d] = (const char*)&st->%s - (const char*)st;\n", len(l.arrays)+i, s.name)
 	}
 	fmt.Fprintf(&b, "  out[%d] = sizeof(State);\n}\n", len(l.offsets))
 	return b.String()
@@ -251,12 +264,15 @@ func buildSource(code *vertexprog.DeviceCode, l *stateLayout, f features) string
 		fmt.Fprintf(&b, "#define VP_LOOP_LIST %d\n", f.LoopList)
 	}
 	fmt.Fprintf(&b, "#define VP_TILE_CHUNK %d\n", cmp.Or(f.TileChunk, tileChunkFor(f.ASize)))
+	fmt.Fprintf(&b, "#define VP_APPLY_ROWS %d\n", f.applyRows())
+	fmt.Fprintf(&b, "#define VP_NAGG %d\n#define VP_AGG_OPS %s\n", strings.Count(f.Aggs, ","), f.Aggs)
 	b.WriteString("#line 1 \"hpgraph_prelude.cu\"\n")
 	b.WriteString(preludeSource)
 	fmt.Fprintf(&b, "\n#line 1 %q\n", snippetFile)
 	b.WriteString(code.Source)
 	b.WriteString("\n#line 1 \"hpgraph_checks.cu\"\n")
 	b.WriteString(l.checks(f))
+
 	b.WriteString("#line 1 \"hpgraph_mat.cu\"\n")
 	b.WriteString(matSource)
 	b.WriteString("#line 1 \"hpgraph_kernels.cu\"\n")

@@ -295,7 +295,14 @@ func makePullTiles(m *hyb.Matrix, rowBits, maxArcs int, near, symmetric bool) *p
 	t.multi = make([]uint8, nseg)
 	for s := range nseg {
 		lo, hi := segPtr[s], segPtr[s+1]
-		jobs = append(jobs, job{s, lo, min(lo+int64(maxArcs), hi)}) // (an empty segment gets an empty tile)
+		if lo == hi && (s > 0 || hi < segPtr[nseg]) {
+			// No tile for a segment without entries: its rows' y stays the
+			// identity (kron21: 208 of 512 segments, isolated vertices).
+			// A matrix without entries keeps one, whose block marks the
+			// superstep as run.
+			continue
+		}
+		jobs = append(jobs, job{s, lo, min(lo+int64(maxArcs), hi)})
 		for i := jobs[len(jobs)-1].e; i < hi; i += int64(maxArcs) {
 			jobs = append(jobs, job{s, i, min(i+int64(maxArcs), hi)})
 			t.multi[s] = 1
@@ -335,9 +342,9 @@ func makePullTiles(m *hyb.Matrix, rowBits, maxArcs int, near, symmetric bool) *p
 		t.base = append(t.base, b.base...)
 		built[k] = tileOut{}
 	}
-	// Longest first: blocks start in index order, so the long tiles do not
-	// trail at the end of the launch.
-	slices.SortStableFunc(tiles, func(a, b segTile) int { return int(b.arcs - a.arcs) })
+	// Costliest first (tileCost): blocks start in index order, so the long
+	// tiles do not trail at the end of the launch.
+	slices.SortStableFunc(tiles, func(a, b segTile) int { return cmp.Compare(b.cost, a.cost) })
 	t.first = make([]int64, len(tiles))
 	t.info = make([]int32, len(tiles))
 	t.warp = make([]int32, 0, len(tiles)*(tileWarps+1))
@@ -371,9 +378,9 @@ func rangeStarts(counts [][]int64, k int) []int64 {
 // segTile is a tile as makePullTiles builds it: its first entry, its
 // entries (without padding), its segment and its warps' first groups.
 type segTile struct {
-	first, arcs int64
-	seg         int32
-	warp        [tileWarps + 1]int32
+	first, arcs, cost int64
+	seg               int32
+	warp              [tileWarps + 1]int32
 }
 
 // tileOut is one tile's part of pullTiles, as a worker builds it.
@@ -561,8 +568,31 @@ func (w *tileWorker) tile(p *segPlan, s int, lo, i, e int64) tileOut {
 		}
 	}
 	out.tile.warp[tileWarps] = int32(len(out.arcs) / 32)
+	// Its cost (tileCost): the groups of its longest stream and the X
+	// sectors its entries touch (consecutive in column order).
+	busiest := int32(0)
+	for k := range tileWarps {
+		busiest = max(busiest, out.tile.warp[k+1]-out.tile.warp[k])
+	}
+	sectors, last := int64(0), int32(-1)
+	for q := i; q < e; q++ {
+		if sc := w.cols[q] >> 3; sc != last {
+			sectors, last = sectors+1, sc
+		}
+	}
+	out.tile.cost = tileCost(int64(busiest), sectors)
 	return out
 }
+
+// tileCost estimates a tile's time from the groups of its longest warp
+// stream and the 32-byte sectors of 4-byte X (8 columns) its gathers
+// touch, each of which L1 fetches at least once. Fitted to the tiles'
+// times on an H200 (kron21's float32 PageRank, HPGRAPH_CUDA_PROBE=1: 0.128
+// µs a group, 0.88 ns a sector, 4.7 µs a tile; correlation 0.90, where
+// entries alone give 0.46): the last tiles of a segment, whose columns
+// are the graph's rarely shared low-degree vertices, take up to three
+// times as long as its first (docs/perf.md, section 18). In sectors.
+func tileCost(groups, sectors int64) int64 { return 146*groups + sectors + 5400 }
 
 // assign gives the segment's slots (compact indices 0 .. ns-1) to warps:
 // chunks of 32 consecutive slots (every lane's residue once), largest

@@ -161,7 +161,7 @@ func TestPullTilesHoldTheMatrix(t *testing.T) {
 		R, vmax := int32(1)<<rowBits, int32(tileVMax(rowBits))
 		tilesOf := make([]int, nseg)
 		ownerOf := map[[2]int32]int{} // (segment, slot) -> warp
-		prevArcs := int64(-1)
+		prevCost := int64(-1)
 		for i := range tl.count() {
 			seg := tl.info[i]
 			multi := seg < 0
@@ -175,7 +175,11 @@ func TestPullTilesHoldTheMatrix(t *testing.T) {
 			tilesOf[seg]++
 			vr := tl.vrow[tl.vfirst[seg]:tl.vfirst[seg+1]]
 			wg := tl.warp[i*(tileWarps+1) : (i+1)*(tileWarps+1)]
-			arcs := int64(0)
+			sectors := map[int32]bool{}
+			busiest := int32(0)
+			for w := range tileWarps {
+				busiest = max(busiest, wg[w+1]-wg[w])
+			}
 			for w := range tileWarps {
 				for g := wg[w]; g < wg[w+1]; g++ {
 					gi := tl.first[i]/32 + int64(g)
@@ -209,19 +213,27 @@ func TestPullTilesHoldTheMatrix(t *testing.T) {
 						if weighted {
 							w = tl.vals[q]
 						}
-						got = append(got, entry{seg<<rowBits + r, tl.base[gi] + int32(a>>slotBits), w})
-						arcs++
+						c := tl.base[gi] + int32(a>>slotBits)
+						got = append(got, entry{seg<<rowBits + r, c, w})
+						sectors[c>>3] = true
 					}
 				}
 			}
-			if prevArcs >= 0 && arcs > prevArcs {
-				t.Fatalf("trial %d: tile %d has %d entries, more than the tile before it (%d)", trial, i, arcs, prevArcs)
+			// Costliest first.
+			cost := tileCost(int64(busiest), int64(len(sectors)))
+			if prevCost >= 0 && cost > prevCost {
+				t.Fatalf("trial %d: tile %d costs %d, more than the tile before it (%d)", trial, i, cost, prevCost)
 			}
-			prevArcs = arcs
+			prevCost = cost
 		}
+		// A segment without entries has no tile, unless no segment has
+		// entries: then segment 0 has one.
 		for s, k := range tilesOf {
-			if k == 0 || (k > 1) != (tl.multi[s] != 0) {
-				t.Fatalf("trial %d: segment %d has %d tiles, multi %d", trial, s, k, tl.multi[s])
+			lo, hi := min(s<<rowBits, n), min((s+1)<<rowBits, n)
+			empty := ptr[lo] == ptr[hi]
+			if empty && k != 0 && (s > 0 || ptr[n] > 0) || !empty && k == 0 || empty && k == 0 && s == 0 && ptr[n] == 0 ||
+				(k > 1) != (tl.multi[s] != 0) {
+				t.Fatalf("trial %d: segment %d (%d entries) has %d tiles, multi %d", trial, s, ptr[hi]-ptr[lo], k, tl.multi[s])
 			}
 		}
 		cmp := func(a, b entry) int {

@@ -14,7 +14,9 @@ import "C"
 import (
 	"fmt"
 	"os"
+	"strings"
 	"time"
+	"unsafe"
 )
 
 // traceSteps (HPGRAPH_CUDA_TRACE=1) writes to stderr where each Step or
@@ -93,4 +95,21 @@ func (t *stepTrace) report(d *device, it, steps int) {
 	}
 	fmt.Fprintf(os.Stderr, "cuda trace: superstep %d (+%d): total %.1f us = handoff %.1f + launch %.1f + wait %.1f + back %.1f; gpu %.1f us; marks%s\n",
 		it, steps, us(t.call, back), us(t.call, t.begin), us(t.begin, t.launched), us(t.launched, t.synced), us(t.synced, back), float64(ms)*1e3, marks)
+}
+
+// printTileProbe writes to stderr, per tile of the last pull's
+// vp_pull_tiles (VP_PROBE), a line: its index, multiprocessor, segment,
+// multi (0 or 1), groups, start and end on the device's clock (ns).
+// Inside device.do.
+func (r *run) printTileProbe() {
+	t := r.pull.tiles
+	buf := make([]uint64, 3*t.count())
+	dtoh(unsafe.Pointer(&buf[0]), r.probeBuf, int64(8*len(buf)))
+	var b strings.Builder
+	for i := range t.count() {
+		info := t.info[i]
+		fmt.Fprintf(&b, "hpgraph tile %d sm %d seg %d multi %d groups %d t0 %d t1 %d\n", i, buf[3*i+2], info&(1<<31-1), uint32(info)>>31,
+			t.warp[i*(tileWarps+1)+tileWarps], buf[3*i], buf[3*i+1])
+	}
+	os.Stderr.WriteString(b.String())
 }
