@@ -82,6 +82,10 @@ var applyPerSM = 8
 // HPGRAPH_CUDA_APPLYROWS (1 to 8) overrides it.
 var applyRows = 0
 
+// graphWarmup launches the graphs of pull supersteps once at Start
+// (warmGraphs); HPGRAPH_CUDA_GRAPHWARM=0 turns it off.
+var graphWarmup = true
+
 // applyRowsDefault: docs/perf.md, section 18.
 const applyRowsDefault = 2
 
@@ -152,6 +156,7 @@ func init() {
 	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_APPLYROWS")); err == nil && n > 0 && n <= 8 {
 		applyRows = n
 	}
+	graphWarmup = os.Getenv("HPGRAPH_CUDA_GRAPHWARM") != "0"
 	probe = os.Getenv("HPGRAPH_CUDA_PROBE") == "1"
 	vertexprog.RegisterBackend(Backend{})
 }
@@ -352,6 +357,9 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 			r.applyGrid() // (asks the driver once, not inside a capture)
 			for _, k := range pullGraphs {
 				r.graph(k)
+			}
+			if graphWarmup && r.hasPullGraphs() {
+				r.warmGraphs()
 			}
 		}
 		return nil
@@ -900,6 +908,21 @@ func (r *run) enqueueSteps(dir vertexprog.Direction, s0, count int) (recorded bo
 		r.enqueue(dir, s0+count-rest-r.base, true)
 	}
 	return recorded
+}
+
+// warmGraphs launches each of pullGraphs once on superstep 2, which does
+// not run (record 1, which it reads, activated nothing: only record
+// recordRing-1 holds the initial frontier), then sets the device's base
+// back to 0: a graph's first launch costs the host ~6 µs more than the
+// next ones, cuGraphUpload or not (docs/perf.md, section 18). Inside
+// device.do, at Start.
+func (r *run) warmGraphs() {
+	for _, k := range pullGraphs {
+		r.setCtl(0, 2)
+		r.d.launchGraph(r.graphs[k])
+	}
+	r.setCtl(0, r.base)
+	r.d.syncStream()
 }
 
 // pullGraph reports whether superstep s0 in direction dir replays a
