@@ -769,6 +769,7 @@ func (r *run) steps(it int, dir vertexprog.Direction, count int, pushEdges int64
 		defer func() { r.tr = nil }()
 		tr.mark()
 		s0 := r.step
+		pushEdges = min(max(pushEdges, 0), math.MaxInt32)
 		// The clock starts before the call's first launch: in the graph of
 		// its first superstep when nothing comes before that (a host call
 		// less: docs/perf.md, section 18).
@@ -780,7 +781,7 @@ func (r *run) steps(it int, dir vertexprog.Direction, count int, pushEdges int64
 			r.bias = it - s0
 			r.setCtl(2, r.bias)
 		}
-		if pushEdges = min(max(pushEdges, 0), math.MaxInt32); count > 1 && pushEdges != r.edges {
+		if count > 1 && pushEdges != r.edges {
 			r.edges = pushEdges
 			r.setCtl(3, int(pushEdges))
 		}

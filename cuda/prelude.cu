@@ -6,10 +6,6 @@
 // The program's aggregators: VP_NAGG of them, their ops (0 Sum, 1 Min,
 // 2 Max: vertexprog.Aggregator) listed in VP_AGG_OPS, each followed by a
 // comma, so a kernel can fold with an op it knows when it is compiled.
-#ifndef VP_NAGG
-#define VP_NAGG 0
-#define VP_AGG_OPS
-#endif
 __device__ __forceinline__ int vp_agg_kind(int i) {
   const int k[] = {VP_AGG_OPS 0};
   return k[i];

@@ -111,7 +111,7 @@ func (p *statsProg) Device() vertexprog.DeviceCode {
 		Source: `
 typedef int X_t;
 struct A_t { int count, max, min; };
-struct State { int* seen; };
+struct State { int* __restrict__ seen; };  // (a restrict member: State's layout check takes it)
 __device__ A_t vp_identity() { A_t a; a.count = 0; a.max = -2147483647 - 1; a.min = 2147483647; return a; }
 __device__ A_t vp_gather(A_t acc, int v, int u, X_t xu, float w, const State& s) {
   acc.count += (int)w;

@@ -37,7 +37,7 @@ type features struct {
 	TextureX          bool   // X through a texture object
 	Unroll            int    // pull entries a thread loads at a time (VP_UNROLL; 0: the template's 4)
 	Stream            bool   // pulls load the matrix evict-first (VP_STREAM)
-	Probe             bool   // vp_loop prints its phases' cycles (VP_PROBE)
+	Probe             bool   // vp_loop prints its phases' cycles, vp_pull_tiles records its tiles' times (VP_PROBE)
 	LoopList          int    // vp_loop's touched list capacity before rows spill (VP_LOOP_LIST; 0: VP_LOOP_CAP)
 	TileChunk         int    // vp_pull_tiles' groups of 32 entries a chunk (VP_TILE_CHUNK; 0: tileChunkFor)
 	ApplyRows         int    // rows a thread of vp_apply_pull takes at a time (VP_APPLY_ROWS; 0: applyRowsDefault)
