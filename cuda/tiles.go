@@ -102,7 +102,7 @@ func tileChunkFor(asize int) int {
 	return cmp.Or(tileChunk, chunk)
 }
 
-// pullTiles is one matrix's tiles, in launch order (longest first).
+// pullTiles is one matrix's tiles, in launch order (costliest first).
 type pullTiles struct {
 	rowBits, maxArcs int
 	near             bool // grouped by groupsNear
@@ -376,7 +376,8 @@ func rangeStarts(counts [][]int64, k int) []int64 {
 }
 
 // segTile is a tile as makePullTiles builds it: its first entry, its
-// entries (without padding), its segment and its warps' first groups.
+// entries (without padding), its cost (tileCost), its segment and its
+// warps' first groups.
 type segTile struct {
 	first, arcs, cost int64
 	seg               int32

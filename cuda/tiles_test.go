@@ -116,7 +116,8 @@ func TestPullTilesSymmetric(t *testing.T) {
 
 // TestPullTilesHoldTheMatrix rebuilds the matrix from its tiles: every
 // entry once, with its weight; tiles sorted by column, within their
-// limits, longest first, with multi set exactly on segments of several
+// limits, costliest first (tileCost), a tile for every segment with
+// entries and none for the others, multi set exactly on segments of several
 // tiles.
 func TestPullTilesHoldTheMatrix(t *testing.T) {
 	// More workers than this machine may have cores: the counting sorts
