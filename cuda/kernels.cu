@@ -639,14 +639,19 @@ __device__ __forceinline__ void vp_emit(const VP_Run& c, unsigned long long* cnt
   }
 }
 
-__device__ __forceinline__ bool vp_update_at(const VP_Run& c, const VP_St& t, const State& s, int v, A_t acc, double* blk) {
-  Step st = vp_step(c, t, blk);
+// vp_update_step: Update of row v with the superstep's Step st.
+__device__ __forceinline__ bool vp_update_step(const VP_Run& c, const State& s, int v, A_t acc, Step& st) {
 #if VP_XSIZE == 0
   X_t none = X_t();
   return vp_update(v, acc, &none, s, st);
 #else
   return vp_update(v, acc, c.x + v, s, st);
 #endif
+}
+
+__device__ __forceinline__ bool vp_update_at(const VP_Run& c, const VP_St& t, const State& s, int v, A_t acc, double* blk) {
+  Step st = vp_step(c, t, blk);
+  return vp_update_step(c, s, v, acc, st);
 }
 
 // APPLY after a pull, the last kernel of a pull superstep: Update on every
@@ -697,12 +702,7 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_apply_pull(VP_Mat m, V
       const int v = b + q * VP_BLOCK + threadIdx.x;
       bool act = false;
       if (want[q]) {
-#if VP_XSIZE == 0
-        X_t none = X_t();
-        act = vp_update(v, acc[q], &none, s, st);
-#else
-        act = vp_update(v, acc[q], c.x + v, s, st);
-#endif
+        act = vp_update_step(c, s, v, acc[q], st);
         // After vp_pull_tiles: the rows its tiles fold into start the next
         // pull as the identity.
         if (a.op == 1 && m.tileMulti[v >> m.tileRowBits]) c.y[v] = vp_identity();
