@@ -172,3 +172,45 @@ func startDevice[X, A any](b DeviceBackend, g *Graph, h *hostRun[X, A]) (*device
 	}
 	return &deviceStepper{run: run, agg: job.Aggregates}, nil
 }
+
+// MemoryReporter is implemented by device backends that can say how much
+// device memory their runs have held.
+type MemoryReporter interface {
+	// DeviceMemory returns the most device memory this process has held
+	// at once (above what the device's context itself takes) and the
+	// device's total, in bytes.
+	DeviceMemory() (peak, total int64)
+}
+
+// Warm opens the backend that name selects ("auto": every registered
+// device backend; "cpu": none) so that later runs find it ready. Opening
+// a GPU costs a fresh process hundreds of milliseconds (the driver's
+// start and the context), which a caller can overlap with reading the
+// graph by calling Warm in a goroutine. It returns why the backend cannot
+// run (nil for "auto" when none can: runs then use the CPU).
+func Warm(name string) error {
+	switch name {
+	case "cpu":
+		return nil
+	case "", "auto":
+		Backends()
+		return nil
+	}
+	_, err := namedBackend(name)
+	return err
+}
+
+// DeviceMemory reports the device memory peak of the named backend (see
+// MemoryReporter); ok is false when the backend is the CPU, is not built
+// in or cannot say.
+func DeviceMemory(name string) (peak, total int64, ok bool) {
+	backendsMu.Lock()
+	b := backends[name]
+	backendsMu.Unlock()
+	mr, isMR := b.(MemoryReporter)
+	if !isMR || b.Available() != nil {
+		return 0, 0, false
+	}
+	peak, total = mr.DeviceMemory()
+	return peak, total, true
+}
