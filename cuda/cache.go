@@ -47,9 +47,18 @@ type matCache struct {
 // cacheKeep is how many matrices no run uses stay on the device.
 const cacheKeep = 4
 
-// matBytes is the device memory of m's base arrays.
+// matBytes is the device memory of m's base arrays, plus, for a matrix
+// built on the device, its CSR while the build runs.
 func matBytes(m *hyb.Matrix) int64 {
-	return int64(len(m.EllCol))*4 + int64(len(m.EllVal))*4 + int64(len(m.CooCol))*4 + int64(len(m.CooVal))*4 + int64(len(m.CooPtr))*8
+	vals := int64(0)
+	if m.Weighted() {
+		vals = 4
+	}
+	b := int64(m.K)*int64(m.Pitch)*(4+vals) + m.CooNNZ()*(4+vals) + int64(m.N+1)*8
+	if !m.Materialized() {
+		b += m.NNZ()*(4+vals) + int64(m.N+1)*8
+	}
+	return b
 }
 
 // binBytes bounds the device memory of m's pull bins.
@@ -60,19 +69,19 @@ func binBytes(m *hyb.Matrix, lim binLimits) int64 {
 // matSig identifies a matrix's contents cheaply: its sizes and where its
 // arrays are (a guard against a matrix changed in place).
 type matSig struct {
-	n, k, pitch            int
-	lens                   [6]int
-	ellCol, ellVal, cooCol unsafe.Pointer
-	cooVal, cooPtr, cooRow unsafe.Pointer
+	n, k, pitch              int
+	lens                     [4]int
+	rowPtr, col, val, cooPtr unsafe.Pointer
 }
 
+// (The ELL and COO arrays derive from Src, which may be materialized into
+// them later: Src and CooPtr identify the contents.)
 func sigOf(m *hyb.Matrix) matSig {
 	return matSig{
 		n: m.N, k: m.K, pitch: m.Pitch,
-		lens:   [6]int{len(m.EllCol), len(m.EllVal), len(m.CooCol), len(m.CooVal), len(m.CooPtr), len(m.CooRow)},
-		ellCol: unsafe.Pointer(unsafe.SliceData(m.EllCol)), ellVal: unsafe.Pointer(unsafe.SliceData(m.EllVal)),
-		cooCol: unsafe.Pointer(unsafe.SliceData(m.CooCol)), cooVal: unsafe.Pointer(unsafe.SliceData(m.CooVal)),
-		cooPtr: unsafe.Pointer(unsafe.SliceData(m.CooPtr)), cooRow: unsafe.Pointer(unsafe.SliceData(m.CooRow)),
+		lens:   [4]int{len(m.Src.RowPtr), len(m.Src.Col), len(m.Src.Val), len(m.CooPtr)},
+		rowPtr: unsafe.Pointer(unsafe.SliceData(m.Src.RowPtr)), col: unsafe.Pointer(unsafe.SliceData(m.Src.Col)),
+		val: unsafe.Pointer(unsafe.SliceData(m.Src.Val)), cooPtr: unsafe.Pointer(unsafe.SliceData(m.CooPtr)),
 	}
 }
 
@@ -152,9 +161,13 @@ func (c *matCache) get(m *hyb.Matrix, bins bool, deg []int32, lim binLimits, ts 
 	if md == nil {
 		c.misses++
 		md = &matDev{m: m, sig: sigOf(m)}
-		md.ellCol, md.ellVal = devPut(&md.bufs, m.EllCol), devPut(&md.bufs, m.EllVal)
-		md.cooCol, md.cooVal = devPut(&md.bufs, m.CooCol), devPut(&md.bufs, m.CooVal)
-		md.cooPtr = devPut(&md.bufs, m.CooPtr)
+		if m.Materialized() {
+			md.ellCol, md.ellVal = devPut(&md.bufs, m.EllCol), devPut(&md.bufs, m.EllVal)
+			md.cooCol, md.cooVal = devPut(&md.bufs, m.CooCol), devPut(&md.bufs, m.CooVal)
+			md.cooPtr = devPut(&md.bufs, m.CooPtr)
+		} else {
+			buildOnDevice(md, m)
+		}
 		md.bytes = matBytes(m)
 		c.m[m] = md
 	} else {

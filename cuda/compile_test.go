@@ -262,3 +262,28 @@ func TestKernelNamesListEveryKernel(t *testing.T) {
 		t.Fatalf("kernels.cu (and source.go) define %v, kernelNames lists %v", found, names)
 	}
 }
+
+// TestCompileHybBuild: the device PREPROCESS kernels compile for every
+// target, and the module looks up exactly the kernels hybbuild.cu defines.
+func TestCompileHybBuild(t *testing.T) {
+	re := regexp.MustCompile(`extern "C" __global__ void (\w+)\(`)
+	var found []string
+	for _, m := range re.FindAllStringSubmatch(hybBuildSource, -1) {
+		found = append(found, m[1])
+	}
+	if !slices.Equal(found, hybBuildKernels) {
+		t.Fatalf("hybbuild.cu defines %v, hybBuildKernels lists %v", found, hybBuildKernels)
+	}
+	needNVRTC(t)
+	for _, arch := range testArchs() {
+		ptx, _, err := compile(hybBuildSource, arch)
+		if err != nil {
+			t.Fatalf("%s: %v", arch, err)
+		}
+		for _, k := range hybBuildKernels {
+			if !strings.Contains(ptx, ".entry "+k+"(") {
+				t.Errorf("%s: PTX lacks kernel %s", arch, k)
+			}
+		}
+	}
+}

@@ -154,30 +154,17 @@ func makePullTiles(m *hyb.Matrix, rowBits, maxArcs int, near, symmetric bool) *p
 	t := &pullTiles{rowBits: rowBits, maxArcs: maxArcs, near: near}
 	nseg := (n + 1<<rowBits - 1) >> rowBits
 	weighted := m.Weighted()
-	ellLen := func(r int) int {
-		k := 0
-		for k < m.K && m.EllCol[k*m.Pitch+r] != hyb.Pad {
-			k++
-		}
-		return k
-	}
-	// Each row's entries: ELL slots, then its COO entries (a row's columns
-	// in either part need no order: the tiles sort by column).
+	// Each row's entries, from the CSR the matrix describes (a row's ELL
+	// slots then its COO entries are the CSR row in order; the tiles sort
+	// by column anyway, and the host need not fill the HYB arrays).
+	rowPtr, srcCol, srcVal := m.Src.RowPtr, m.Src.Col, m.Src.Val
 	each := func(r int, f func(c int32, w float32)) {
-		for k := range ellLen(r) {
-			i := k*m.Pitch + r
+		for i := rowPtr[r]; i < rowPtr[r+1]; i++ {
 			w := float32(1)
-			if m.EllVal != nil {
-				w = m.EllVal[i]
+			if srcVal != nil {
+				w = srcVal[i]
 			}
-			f(m.EllCol[i], w)
-		}
-		for i := m.CooPtr[r]; i < m.CooPtr[r+1]; i++ {
-			w := float32(1)
-			if m.CooVal != nil {
-				w = m.CooVal[i]
-			}
-			f(m.CooCol[i], w)
+			f(srcCol[i], w)
 		}
 	}
 
@@ -186,35 +173,21 @@ func makePullTiles(m *hyb.Matrix, rowBits, maxArcs int, near, symmetric bool) *p
 	// range after the ranges before it within every column (so as many
 	// ranges as fit in about the memory of the entries). A symmetric
 	// matrix's columns are its rows, copied.
-	rowPtr := make([]int64, n+1)
-	for r := range n {
-		rowPtr[r+1] = rowPtr[r] + int64(ellLen(r)) + m.CooPtr[r+1] - m.CooPtr[r]
-	}
 	nnz := rowPtr[n]
 	parts := par.Split(n, max(1, min(par.Workers(), int(nnz/int64(max(1, n))))), func(i int) int64 { return rowPtr[i] })
-	rowOf := make([]int32, nnz)
+	var rowOf []int32
 	var valOf []float32
-	if weighted {
-		valOf = make([]float32, nnz)
-	}
 	var colPtr []int64
 	if symmetric {
 		// Column c is row c: its entries in row order, the rows sorted
-		// (a row that is not comes out in another valid order).
-		colPtr = rowPtr
-		par.Parts(parts, func(_, lo, hi int) {
-			for r := lo; r < hi; r++ {
-				p := rowPtr[r]
-				each(r, func(c int32, v float32) {
-					rowOf[p] = c
-					if weighted {
-						valOf[p] = v
-					}
-					p++
-				})
-			}
-		})
+		// (a row that is not comes out in another valid order). Read in
+		// place.
+		colPtr, rowOf, valOf = rowPtr, srcCol, srcVal
 	} else {
+		rowOf = make([]int32, nnz)
+		if weighted {
+			valOf = make([]float32, nnz)
+		}
 		next := make([][]int64, len(parts)-1) // per range: where its next entry of each column goes
 		par.Parts(parts, func(w, lo, hi int) {
 			c := make([]int64, n)

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/internal/par"
@@ -43,6 +44,13 @@ func CPUOptions() Options { return Options{RelativeSpeed: 3, Breakeven: math.Max
 
 // Matrix is an n×n sparse matrix in HYB form. The first K entries of each
 // row (in column order) sit in ELL; the rest in COO.
+//
+// A matrix made by Describe knows its shape (K, Pitch, CooPtr) and its
+// source CSR (Src) but fills EllCol, EllVal, CooCol and CooVal only when
+// Materialize is called: a GPU backend builds those arrays on the device
+// from the CSR it uploads, and the host then holds no second copy of the
+// graph. With K = 0 the COO part is the CSR itself, so CooCol, CooVal and
+// CooPtr share Src's arrays and nothing is copied at all.
 type Matrix struct {
 	N int // rows and columns
 	K int // ELL width
@@ -51,39 +59,57 @@ type Matrix struct {
 	Pitch  int
 	EllCol []int32   // K*Pitch column indices, Pad where a row is shorter than K
 	EllVal []float32 // K*Pitch values (0 at padding), nil for a pattern matrix
-	CooRow []int32   // row of each COO entry, sorted by (row, column)
+	// CooCol and CooVal hold the COO entries, rows in order and each row's
+	// columns increasing; CooVal is nil for a pattern matrix.
 	CooCol []int32
-	CooVal []float32 // nil for a pattern matrix
-	// CooPtr[r] is the index of row r's first COO entry (len N+1): the
-	// row-compressed view of CooRow, for row-wise kernels and push steps.
+	CooVal []float32
+	// CooPtr[r] is the index of row r's first COO entry (len N+1).
 	CooPtr []int64
+	// Src is the CSR the matrix was built from (read only; shared).
+	Src CSR
+
+	once sync.Once
+}
+
+// CSR is a compressed sparse row matrix whose rows are sorted by column.
+type CSR struct {
+	RowPtr []int64
+	Col    []int32
+	Val    []float32 // nil for a pattern matrix
+}
+
+// Materialized reports whether the ELL and COO arrays are filled.
+func (m *Matrix) Materialized() bool {
+	return m.K == 0 || m.EllCol != nil || m.N == 0
+}
+
+// Materialize fills the ELL and COO arrays from Src if Describe left them
+// empty. Safe for concurrent use; a no-op on a materialized matrix.
+func (m *Matrix) Materialize() {
+	m.once.Do(func() {
+		if !m.Materialized() {
+			m.fill()
+		}
+	})
 }
 
 // Weighted reports whether the matrix carries values.
-func (m *Matrix) Weighted() bool { return m.EllVal != nil || m.CooVal != nil }
+func (m *Matrix) Weighted() bool { return m.Src.Val != nil }
 
 // NNZ is the number of stored entries.
-func (m *Matrix) NNZ() int64 { return m.EllNNZ() + int64(len(m.CooCol)) }
+func (m *Matrix) NNZ() int64 { return m.Src.RowPtr[m.N] }
+
+// CooNNZ is the number of entries in COO.
+func (m *Matrix) CooNNZ() int64 { return m.CooPtr[m.N] }
 
 // EllNNZ is the number of entries held in ELL (not counting padding).
-func (m *Matrix) EllNNZ() int64 {
-	var n int64
-	for r := 0; r < m.N; r++ {
-		n += int64(m.RowLenELL(r))
-	}
-	return n
-}
+func (m *Matrix) EllNNZ() int64 { return m.NNZ() - m.CooNNZ() }
+
+// RowLen is the length of row r.
+func (m *Matrix) RowLen(r int) int { return int(m.Src.RowPtr[r+1] - m.Src.RowPtr[r]) }
 
 // RowLenELL is how many of row r's entries are in ELL.
-func (m *Matrix) RowLenELL(r int) int {
-	// Padding only trails, so the first Pad ends the row.
-	for k := 0; k < m.K; k++ {
-		if m.EllCol[k*m.Pitch+r] == Pad {
-			return k
-		}
-	}
-	return m.K
-}
+func (m *Matrix) RowLenELL(r int) int { return min(m.K, m.RowLen(r)) }
 
 // ChooseK applies the rule of design §3 to the row lengths given by a CSR
 // row pointer: with R(k) the number of rows longer than k, K is the
@@ -121,12 +147,26 @@ func FromGraph(g *datasets.Graph, opt Options) (*Matrix, error) {
 }
 
 // FromCSR builds HYB from a CSR whose rows are sorted by column. val may be
-// nil (pattern matrix).
+// nil (pattern matrix). The matrix shares rowPtr, col and val (as Src,
+// and as its COO part when K = 0): they must not change while it is used.
 func FromCSR(n int, rowPtr []int64, col []int32, val []float32, opt Options) (*Matrix, error) {
+	m, err := Describe(n, rowPtr, col, val, opt)
+	if err != nil {
+		return nil, err
+	}
+	m.Materialize()
+	return m, nil
+}
+
+// Describe is FromCSR without filling the ELL and COO arrays (unless
+// K = 0, where they are the CSR's own): K, Pitch and CooPtr only, O(n).
+// Materialize fills the rest on the host; a device backend can build
+// them on the device from Src instead.
+func Describe(n int, rowPtr []int64, col []int32, val []float32, opt Options) (*Matrix, error) {
 	if opt.RelativeSpeed <= 0 || math.IsNaN(opt.RelativeSpeed) || opt.Breakeven < 0 || opt.MaxK < 0 {
 		return nil, fmt.Errorf("hyb: invalid options %+v (relative speed must be > 0, breakeven and max K >= 0)", opt)
 	}
-	if len(rowPtr) != n+1 || rowPtr[n] != int64(len(col)) || (val != nil && len(val) != len(col)) {
+	if n < 0 || len(rowPtr) != n+1 || rowPtr[0] != 0 || rowPtr[n] != int64(len(col)) || (val != nil && len(val) != len(col)) {
 		return nil, fmt.Errorf("hyb: inconsistent CSR (n=%d, %d row pointers, %d columns, %d values)", n, len(rowPtr), len(col), len(val))
 	}
 	k := ChooseK(rowPtr, opt)
@@ -134,16 +174,27 @@ func FromCSR(n int, rowPtr []int64, col []int32, val []float32, opt Options) (*M
 	if int64(k)*int64(pitch) > math.MaxInt32*int64(8) {
 		return nil, fmt.Errorf("hyb: ELL of %d x %d slots is too large", pitch, k)
 	}
-	m := &Matrix{N: n, K: k, Pitch: pitch, EllCol: make([]int32, k*pitch), CooPtr: make([]int64, n+1)}
-	if val != nil {
-		m.EllVal = make([]float32, k*pitch)
+	m := &Matrix{N: n, K: k, Pitch: pitch, Src: CSR{rowPtr, col, val}}
+	if k == 0 {
+		m.CooPtr, m.CooCol, m.CooVal = rowPtr, col, val
+		return m, nil
 	}
+	m.CooPtr = make([]int64, n+1)
 	for r := 0; r < n; r++ {
 		m.CooPtr[r+1] = m.CooPtr[r] + max(0, rowPtr[r+1]-rowPtr[r]-int64(k))
 	}
+	return m, nil
+}
+
+// fill builds the ELL and COO arrays from Src.
+func (m *Matrix) fill() {
+	n, k, pitch := m.N, m.K, m.Pitch
+	rowPtr, col, val := m.Src.RowPtr, m.Src.Col, m.Src.Val
+	m.EllCol = make([]int32, k*pitch)
 	nc := m.CooPtr[n]
-	m.CooRow, m.CooCol = make([]int32, nc), make([]int32, nc)
+	m.CooCol = make([]int32, nc)
 	if val != nil {
+		m.EllVal = make([]float32, k*pitch)
 		m.CooVal = make([]float32, nc)
 	}
 	// Rows are independent; balance the blocks by nonzeros.
@@ -161,13 +212,12 @@ func FromCSR(n int, rowPtr []int64, col []int32, val []float32, opt Options) (*M
 			for ; j < k; j++ {
 				m.EllCol[j*pitch+r] = Pad
 			}
-			c := m.CooPtr[r]
-			for i := s + int64(k); i < e; i++ {
-				m.CooRow[c], m.CooCol[c] = int32(r), col[i]
+			if s+int64(k) < e {
+				c := m.CooPtr[r]
+				copy(m.CooCol[c:], col[s+int64(k):e])
 				if val != nil {
-					m.CooVal[c] = val[i]
+					copy(m.CooVal[c:], val[s+int64(k):e])
 				}
-				c++
 			}
 		}
 	})
@@ -177,14 +227,19 @@ func FromCSR(n int, rowPtr []int64, col []int32, val []float32, opt Options) (*M
 			m.EllCol[j*pitch+r] = Pad
 		}
 	}
-	return m, nil
 }
 
-// ToCSR converts back to CSR, rows sorted by column.
+// ToCSR converts back to CSR, rows sorted by column, from the ELL and COO
+// arrays (materializing them first).
 func (m *Matrix) ToCSR() (rowPtr []int64, col []int32, val []float32) {
+	m.Materialize()
 	rowPtr = make([]int64, m.N+1)
 	for r := 0; r < m.N; r++ {
-		rowPtr[r+1] = rowPtr[r] + int64(m.RowLenELL(r)) + m.CooPtr[r+1] - m.CooPtr[r]
+		ell := 0
+		for ell < m.K && m.EllCol[ell*m.Pitch+r] != Pad {
+			ell++
+		}
+		rowPtr[r+1] = rowPtr[r] + int64(ell) + m.CooPtr[r+1] - m.CooPtr[r]
 	}
 	col = make([]int32, rowPtr[m.N])
 	if m.Weighted() {
@@ -219,7 +274,7 @@ func (m *Matrix) ToCSR() (rowPtr []int64, col []int32, val []float32) {
 // Transpose returns the HYB form of the transposed matrix, with K chosen
 // afresh for the transposed row lengths.
 func (m *Matrix) Transpose(opt Options) (*Matrix, error) {
-	rowPtr, col, val := m.ToCSR()
+	rowPtr, col, val := m.Src.RowPtr, m.Src.Col, m.Src.Val
 	tPtr := make([]int64, m.N+1)
 	for _, c := range col {
 		tPtr[c+1]++
@@ -258,7 +313,7 @@ type Stats struct {
 	CooEntries   int64
 	CooShare     float64 // CooEntries / NNZ
 	EllBytes     int64   // device bytes of ELL (pitched columns and values)
-	CooBytes     int64   // device bytes of COO (rows, columns, values)
+	CooBytes     int64   // device bytes of COO (columns, values, row offsets)
 	MinRow       int
 	MaxRow       int
 	AvgRow       float64
@@ -268,10 +323,10 @@ type Stats struct {
 
 // Stats computes the matrix's statistics.
 func (m *Matrix) Stats() Stats {
-	s := Stats{N: m.N, K: m.K, CooEntries: int64(len(m.CooCol)), MinRow: math.MaxInt}
+	s := Stats{N: m.N, K: m.K, CooEntries: m.CooNNZ(), MinRow: math.MaxInt}
 	for r := 0; r < m.N; r++ {
 		e := m.RowLenELL(r)
-		l := e + int(m.CooPtr[r+1]-m.CooPtr[r])
+		l := m.RowLen(r)
 		s.EllEntries += int64(e)
 		s.MinRow = min(s.MinRow, l)
 		s.MaxRow = max(s.MaxRow, l)
@@ -298,7 +353,7 @@ func (m *Matrix) Stats() Stats {
 		valBytes = 4
 	}
 	s.EllBytes = int64(m.K) * int64(m.Pitch) * (4 + valBytes)
-	s.CooBytes = s.CooEntries * (8 + valBytes)
+	s.CooBytes = s.CooEntries*(4+valBytes) + 8*int64(m.N+1)
 	s.WeightsBytes = (int64(m.K)*int64(m.Pitch) + s.CooEntries) * valBytes
 	return s
 }

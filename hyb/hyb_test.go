@@ -91,10 +91,24 @@ func TestRoundTrip(t *testing.T) {
 				if m.Pitch%32 != 0 || m.Pitch < n {
 					t.Fatalf("pitch %d for n=%d", m.Pitch, n)
 				}
-				for i := 1; i < len(m.CooRow); i++ {
-					if m.CooRow[i] < m.CooRow[i-1] || (m.CooRow[i] == m.CooRow[i-1] && m.CooCol[i] <= m.CooCol[i-1]) {
-						t.Fatalf("COO not sorted at %d", i)
+				for r := 0; r < n; r++ {
+					for i := m.CooPtr[r] + 1; i < m.CooPtr[r+1]; i++ {
+						if m.CooCol[i] <= m.CooCol[i-1] {
+							t.Fatalf("COO row %d not sorted at %d", r, i)
+						}
 					}
+				}
+				// Described then materialized equals built at once.
+				d, err := Describe(n, rowPtr, col, val, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d.K != m.K || !slices.Equal(d.CooPtr, m.CooPtr) || d.Materialized() != (m.K == 0) {
+					t.Fatalf("Describe: K %d, materialized %v; FromCSR: K %d", d.K, d.Materialized(), m.K)
+				}
+				d.Materialize()
+				if !slices.Equal(d.EllCol, m.EllCol) || !slices.Equal(d.EllVal, m.EllVal) || !slices.Equal(d.CooCol, m.CooCol) || !slices.Equal(d.CooVal, m.CooVal) {
+					t.Fatalf("n=%d opt=%+v: Describe+Materialize differs from FromCSR", n, opt)
 				}
 				p2, c2, v2 := m.ToCSR()
 				if !slices.Equal(p2, rowPtr) || !slices.Equal(c2, col) || !slices.Equal(v2, val) {

@@ -160,7 +160,9 @@ func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 	}
 	res := &Result[X]{Backend: "cpu"}
 	var st stepper = &cpuStepper[X, A]{h}
-	if b != nil {
+	if b == nil {
+		h.materialize()
+	} else {
 		ds, err := startDevice(b, g, h)
 		if err != nil {
 			return nil, err
@@ -189,6 +191,14 @@ func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 	}
 	res.X = h.x
 	return res, nil
+}
+
+// materialize fills the host arrays of the matrices the CPU kernels read.
+func (h *hostRun[X, A]) materialize() {
+	h.pull.Materialize()
+	if h.push != nil {
+		h.push.Materialize()
+	}
 }
 
 // stepper runs supersteps on one backend.

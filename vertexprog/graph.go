@@ -166,7 +166,8 @@ func (g *Graph) adjacency(r matrixRows) *datasets.Graph {
 }
 
 // PullMatrix returns the HYB matrix whose row v lists the neighbours v
-// gathers from along e: the y = Gᵀx of a pull superstep.
+// gathers from along e: the y = Gᵀx of a pull superstep. Its ELL and COO
+// arrays may not be filled yet (hyb.Matrix.Materialize).
 func (g *Graph) PullMatrix(e EdgeType, opt hyb.Options) (*Matrix, error) {
 	return g.matrix(gatherRows(e), opt)
 }
@@ -190,7 +191,10 @@ func (g *Graph) matrix(r matrixRows, opt hyb.Options) (*Matrix, error) {
 	if m != nil {
 		return m, nil
 	}
-	h, err := hyb.FromGraph(adj, opt)
+	// Described only: the CPU engine materializes it (a no-op for its
+	// K = 0, which shares the CSR), a device backend builds it on the
+	// device from the CSR.
+	h, err := hyb.Describe(adj.N, adj.RowPtr, adj.Col, adj.W, opt)
 	if err != nil {
 		return nil, err
 	}
