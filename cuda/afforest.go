@@ -75,6 +75,7 @@ func (Backend) Components(m *vertexprog.Matrix) (vertexprog.ComponentsRun, error
 		r.bufs = []cu.DevicePtr{r.comp, r.sample}
 		cu.CtxSynchronize()
 		r.transfers += time.Since(t0)
+		d.notePeak()
 		r.clock.create()
 		return nil
 	})

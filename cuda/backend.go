@@ -352,6 +352,7 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 		t0 := time.Now()
 		r.upload(lim, ts)
 		r.transfers += time.Since(t0)
+		d.notePeak()
 		r.clock.create()
 		if Graphs {
 			r.applyGrid() // (asks the driver once, not inside a capture)

@@ -296,6 +296,10 @@ type device struct {
 	info   *vertexprog.DeviceInfo
 	locked time.Time // when do took the lock (HPGRAPH_CUDA_TRACE)
 
+	// base is the device memory in use once the context was made; peak
+	// the most in use since, above base (notePeak).
+	base, peak int64
+
 	mu      sync.Mutex
 	modules map[string]*module
 }
@@ -353,6 +357,8 @@ func (d *device) open() error {
 	d.sms = d.dev.Attribute(cu.MULTIPROCESSOR_COUNT)
 	d.sharedOptin = d.dev.Attribute(cu.DeviceAttribute(C.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN))
 	check("creating a stream", C.hp_stream_create(&d.stream))
+	free, total := d.memInfo()
+	d.base = total - free
 	var w C.size_t
 	if C.hp_tex_max_width(C.CUdevice(d.dev), &w) == C.CUDA_SUCCESS && w > 0 {
 		d.texMaxWidth = int64(w)
@@ -396,6 +402,29 @@ func (d *device) memInfo() (free, total int64) {
 		return memInfoHook()
 	}
 	return cu.MemGetInfo()
+}
+
+// notePeak samples the device memory in use for DeviceMemory, at the
+// points where it is highest (a run's buffers and matrices allocated, a
+// matrix's CSR still there while the device builds it). Inside device.do.
+func (d *device) notePeak() {
+	free, total := d.memInfo()
+	d.mu.Lock()
+	d.peak = max(d.peak, total-free-d.base)
+	d.mu.Unlock()
+}
+
+// DeviceMemory implements vertexprog.MemoryReporter: the most device
+// memory in use at once above the context's own, by this process (and any
+// other on the same device meanwhile: the driver counts the device's).
+func (Backend) DeviceMemory() (peak, total int64) {
+	d, err := getDevice()
+	if err != nil {
+		return 0, 0
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.peak, d.totalMem
 }
 
 // module is a loaded PTX module with the kernels looked up.

@@ -47,6 +47,7 @@ func buildOnDevice(md *matDev, m *hyb.Matrix) {
 	mod.launch2("hb_ell", min(blocks(slots, blockSize), most), d.stream, a, unused)
 	mod.launch2("hb_coo", min(blocks(int64(m.N)*32, blockSize), most), d.stream, a, unused)
 	d.syncStream()
+	d.notePeak()
 }
 
 // hybBuildModule compiles (or finds in the caches) and loads the
