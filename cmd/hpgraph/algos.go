@@ -19,6 +19,8 @@ import (
 // params are the algorithm parameters of run, verify and bench.
 type params struct {
 	src        int64 // in the file's ids; -1 picks the highest-degree vertex
+	srcSet     bool  // srcVertex holds the source, resolved already (run's batches of queries)
+	srcVertex  int32
 	damping    float64
 	tolerance  float64
 	maxIter    int
@@ -113,6 +115,14 @@ func resolveSource(g *datasets.Graph, id int64) (int32, error) {
 	return 0, fmt.Errorf("source %d is not a vertex of %s", id, g.Name)
 }
 
+// source is the source vertex of bfs and sssp in d.
+func (p params) source(d *datasets.Graph) (int32, error) {
+	if p.srcSet {
+		return p.srcVertex, nil
+	}
+	return resolveSource(d, p.src)
+}
+
 // writeLines writes one line per vertex through a buffer.
 func writeLines(w io.Writer, n int, line func(bw *bufio.Writer, v int32)) error {
 	bw := bufio.NewWriterSize(w, 1<<20)
@@ -124,7 +134,7 @@ func writeLines(w io.Writer, n int, line func(bw *bufio.Writer, v int32)) error 
 
 func runBFS(g *vertexprog.Graph, p params, opt vertexprog.Options) (*outcome, error) {
 	d := g.Dataset()
-	src, err := resolveSource(d, p.src)
+	src, err := p.source(d)
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +167,7 @@ func runBFS(g *vertexprog.Graph, p params, opt vertexprog.Options) (*outcome, er
 
 func runSSSP(g *vertexprog.Graph, p params, opt vertexprog.Options) (*outcome, error) {
 	d := g.Dataset()
-	src, err := resolveSource(d, p.src)
+	src, err := p.source(d)
 	if err != nil {
 		return nil, err
 	}

@@ -3,11 +3,15 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"runtime"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/internal/par"
 	"github.com/hpgraph/hpgraph/vertexprog"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -50,6 +54,12 @@ func (e *engineFlags) options() (vertexprog.Options, error) {
 
 func (p *params) register(fs *pflag.FlagSet) {
 	fs.Int64Var(&p.src, "src", -1, "source vertex, in the file's ids (1-based for Matrix Market); default: the highest-degree vertex")
+	p.registerAlgo(fs)
+}
+
+// registerAlgo registers the algorithm parameters but --src (run takes a
+// list of sources).
+func (p *params) registerAlgo(fs *pflag.FlagSet) {
 	fs.Float64Var(&p.damping, "damping", 0.85, "PageRank damping factor")
 	fs.Float64Var(&p.tolerance, "tolerance", 1e-6, "PageRank (paper variant): a vertex stays active while its rank moves more than this")
 	fs.IntVar(&p.maxIter, "max-iter", 0, "superstep limit for any algorithm (0: the algorithm's own; the paper's PageRank stops at 1000)")
@@ -71,11 +81,50 @@ func (p params) apply(opt vertexprog.Options) vertexprog.Options {
 
 func backendNames() []string { return vertexprog.Backends() }
 
+const runLong = `Run an algorithm on a graph file and print the answer, its times and the
+time to answer: from the process's start to the result, with what it is
+made of (loading, opening the device — overlapped with loading —,
+PREPROCESS, compute, the copy of the results back, the output) and the
+host's and device's memory peaks.
+
+--runs 1 (the default) runs once: that run is the answer, its PREPROCESS
+(building the HYB matrices) included. --runs N > 1 runs one untimed
+warm-up, which pays for PREPROCESS, then N timed runs, and reports their
+median, min and max.
+
+bfs and sssp take several sources: --src 1,17,42, --src @FILE (one id per
+line, # comments) or --src gap:N (N sources picked as GAP's SourcePicker
+does: std::mt19937 seeded 27491095, uniform over the file's numbering,
+skipping vertices without out-edges; the same sources whatever --relabel
+says). The graph is then loaded and PREPROCESSed once and each source runs
+as its own query: one line per source and a summary; --out must contain
+{src}, replaced by each source's id.
+
+Algorithms:
+`
+
+// queryJSON is one query of a batch (--src with several sources).
+type queryJSON struct {
+	Src        int64   `json:"src"`
+	MS         float64 `json:"ms"`         // the query's wall time (median over --runs)
+	ComputeMS  float64 `json:"compute_ms"` // its compute time (the last run's)
+	Iterations int     `json:"iterations"`
+}
+
+// answerTimes are the parts of the time to answer.
+type answerTimes struct {
+	answer, start, load, read, relabel, setup, setupWait, preprocess, compute, finish, output, validate time.Duration
+	setupStarted                                                                                        bool
+	hostPeak, file, devicePeak                                                                          int64
+	runsNote                                                                                            string
+}
+
 func newRun() *cobra.Command {
 	var (
 		lf       loadFlags
 		ef       engineFlags
 		prm      params
+		srcText  string
 		runs     int
 		validate bool
 		outFile  string
@@ -83,10 +132,15 @@ func newRun() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "run ALGO GRAPH",
-		Short: "Run an algorithm on a graph file (bfs, sssp, pagerank, pagerank-ldbc, tc, cc)",
-		Long:  "Run an algorithm on a graph file and print its times; algorithms:\n" + algorithmList(),
+		Short: "Run an algorithm on a graph file (bfs, sssp, pagerank, pagerank-ldbc, tc, cc) and report the time to answer",
+		Long:  runLong + algorithmList(),
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			var at answerTimes
+			at.start = time.Since(processStart)
+			// Open the device first thing, so that it overlaps the load.
+			setup := startDeviceSetup(ef.backend)
+			at.setupStarted = setup.started
 			alg, err := findAlgorithm(args[0])
 			if err != nil {
 				return err
@@ -98,55 +152,179 @@ func newRun() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			d, loadTime, err := lf.load(args[1])
+			spec, err := parseSourceSpec(srcText)
 			if err != nil {
 				return err
+			}
+			batch := spec.multi()
+			if batch && alg.name != "bfs" && alg.name != "sssp" {
+				return fmt.Errorf("--src %s: %s takes no source; only bfs and sssp run one query per source", srcText, alg.name)
+			}
+			if batch && outFile != "" && !strings.Contains(outFile, "{src}") {
+				return fmt.Errorf("--out %q with several sources: the path must contain {src}, which each query replaces by its source's id (e.g. --out depth-{src}.txt)", outFile)
+			}
+			prm.src = -1 // the highest-degree vertex
+			if !batch && len(spec.ids) == 1 {
+				prm.src = spec.ids[0]
+			}
+			d, read, relabel, err := lf.loadSplit(args[1])
+			if err != nil {
+				return err
+			}
+			loadTime := read + relabel
+			at.load, at.read, at.relabel = loadTime, read, relabel
+			at.setupWait = setup.join()
+			at.setup = setup.took
+			if setup.err != nil { // (only a named backend fails: cuda)
+				return setup.err
 			}
 			g := vertexprog.NewGraph(d)
 			opt = prm.apply(opt)
-			rec := newRecord(d, args[1], alg.name, prm, loadTime)
-			// One untimed warm-up run pays for PREPROCESS's cached matrices.
-			first, err := alg.run(g, prm, opt)
-			if err != nil {
-				return err
-			}
-			rec.PreprocessMS = ms(first.run.preprocess)
-			last := first
-			for i := 0; i < runs; i++ {
-				if last, err = alg.run(g, prm, opt); err != nil {
+			queries := []params{prm}
+			if batch {
+				sources, err := spec.resolve(d)
+				if err != nil {
 					return err
 				}
-				rec.addRun(last.run)
+				queries = queries[:0]
+				for _, v := range sources {
+					q := prm
+					q.srcSet, q.srcVertex, q.src = true, v, d.OriginalID(v)
+					queries = append(queries, q)
+				}
+			}
+			rec := newRecord(d, args[1], alg.name, prm, loadTime)
+			rec.ReadMS, rec.RelabelMS = ms(read), ms(relabel)
+			if spec.text != "" {
+				rec.Params["src_spec"] = spec.text
+			}
+			count := func(s runStats) {
+				at.preprocess += s.preprocess
+				at.compute += s.compute
+				at.finish += s.finish
+			}
+			if runs > 1 {
+				// One untimed warm-up run pays for PREPROCESS's cached matrices.
+				first, err := alg.run(g, queries[0], opt)
+				if err != nil {
+					return err
+				}
+				count(first.run)
+				rec.Warmup = 1
+				rec.PreprocessMS = ms(first.run.preprocess)
+				at.runsNote = fmt.Sprintf(" (1 warm-up + %d runs)", runs)
+			}
+			out := cmd.OutOrStdout()
+			if batch {
+				fmt.Fprintf(out, "%s on %s (%d vertices, %d edges, %s), %d sources: %s\n",
+					alg.name, args[1], d.N, rec.edges, edgeCountRule(d), len(queries), spec.from)
+				at.runsNote = fmt.Sprintf(" (%d queries)", len(queries))
+				if runs > 1 {
+					at.runsNote = fmt.Sprintf(" (1 warm-up + %d queries of %d runs)", len(queries), runs)
+				}
+			}
+			var last *outcome
+			var perQuery []float64
+			for qi, q := range queries {
+				var walls []float64
+				var o *outcome
+				for range runs {
+					t0 := time.Now()
+					if o, err = alg.run(g, q, opt); err != nil {
+						if batch {
+							return fmt.Errorf("src %d: %w", q.src, err)
+						}
+						return err
+					}
+					walls = append(walls, ms(time.Since(t0)))
+					count(o.run)
+					rec.addRun(o.run)
+				}
+				if qi == 0 && runs == 1 {
+					rec.PreprocessMS = ms(o.run.preprocess)
+				}
+				if validate {
+					t0 := time.Now()
+					if err := o.check(); err != nil {
+						if batch {
+							return fmt.Errorf("src %d: validation FAILED against the gonum reference: %w", q.src, err)
+						}
+						return fmt.Errorf("validation FAILED against the gonum reference: %w", err)
+					}
+					at.validate += time.Since(t0)
+				}
+				if batch {
+					t0 := time.Now()
+					if outFile != "" {
+						if err := writeText(outPath(outFile, q.src), false, func(w writer) error { return o.write(w) }); err != nil {
+							return err
+						}
+					}
+					wall, _, _ := stats(walls)
+					fmt.Fprintf(out, "%s; %.3f ms (compute %.3f, %d supersteps)\n",
+						strings.Replace(o.summary, "source ", "src ", 1), wall, ms(o.run.compute), o.run.iterations)
+					rec.Queries = append(rec.Queries, queryJSON{Src: q.src, MS: wall, ComputeMS: ms(o.run.compute), Iterations: o.run.iterations})
+					perQuery = append(perQuery, wall)
+					at.output += time.Since(t0)
+				}
+				last = o
 			}
 			rec.finish()
-			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "%s on %s (%d vertices, %d edges, %s), backend %s\n",
-				alg.name, args[1], d.N, d.Edges(), edgeCountRule(d), last.run.backend)
-			fmt.Fprintf(out, "result: %s\n", last.summary)
-			fmt.Fprintf(out, "load %.1f ms, preprocess %.2f ms (first run), %d supersteps", rec.LoadMS, rec.PreprocessMS, last.run.iterations)
-			if last.run.finish > 0 {
-				fmt.Fprintf(out, ", results copied back in %.2f ms (not in the times below)", ms(last.run.finish))
+			t0 := time.Now()
+			if batch {
+				med, lo, hi := stats(perQuery)
+				var sum float64
+				for _, x := range perQuery {
+					sum += x
+				}
+				fmt.Fprintf(out, "%d queries on backend %s in %.1f ms: per query median %.3f ms, min %.3f, max %.3f; PREPROCESS %.2f ms (once, in the first query)\n",
+					len(queries), last.run.backend, sum, med, lo, hi, rec.PreprocessMS)
+			} else {
+				fmt.Fprintf(out, "%s on %s (%d vertices, %d edges, %s), backend %s\n",
+					alg.name, args[1], d.N, rec.edges, edgeCountRule(d), last.run.backend)
+				fmt.Fprintf(out, "result: %s\n", last.summary)
+				first := "first run"
+				if runs == 1 {
+					first = "in the run"
+				}
+				fmt.Fprintf(out, "load %.1f ms, preprocess %.2f ms (%s), %d supersteps", rec.LoadMS, rec.PreprocessMS, first, last.run.iterations)
+				if last.run.finish > 0 {
+					fmt.Fprintf(out, ", results copied back in %.2f ms (not in the times below)", ms(last.run.finish))
+				}
+				fmt.Fprintln(out)
+				if runs == 1 {
+					fmt.Fprintf(out, "time: %.3f ms (one run, no warm-up); %.1f MTEPS\n", rec.MedianMS, rec.MTEPS)
+				} else {
+					fmt.Fprintf(out, "time over %d runs: median %.3f ms, min %.3f, max %.3f; %.1f MTEPS (median)\n",
+						runs, rec.MedianMS, rec.MinMS, rec.MaxMS, rec.MTEPS)
+				}
+				if len(rec.DeviceMS) > 0 {
+					med, lo, hi := stats(rec.DeviceMS)
+					fmt.Fprintf(out, "on the device's clock (GPU events, host wait excluded): median %.3f ms, min %.3f, max %.3f\n", med, lo, hi)
+				}
+				if outFile != "" {
+					if err := writeText(outFile, false, func(w writer) error { return last.write(w) }); err != nil {
+						return err
+					}
+				}
 			}
-			fmt.Fprintln(out)
-			fmt.Fprintf(out, "time over %d runs: median %.3f ms, min %.3f, max %.3f; %.1f MTEPS (median)\n",
-				runs, rec.MedianMS, rec.MinMS, rec.MaxMS, rec.MTEPS)
-			if len(rec.DeviceMS) > 0 {
-				med, lo, hi := stats(rec.DeviceMS)
-				fmt.Fprintf(out, "on the device's clock (GPU events, host wait excluded): median %.3f ms, min %.3f, max %.3f\n", med, lo, hi)
+			at.output += time.Since(t0)
+			// The answer is out; validation (timed apart) is not part of it.
+			at.answer = time.Since(processStart) - at.validate
+			at.hostPeak, at.file = hostPeakBytes(), fileBytes(args[1])
+			if peak, _, ok := vertexprog.DeviceMemory(last.run.backend); ok {
+				at.devicePeak = peak
 			}
 			if validate {
-				t0 := time.Now()
-				if err := last.check(); err != nil {
-					return fmt.Errorf("validation FAILED against the gonum reference: %w", err)
-				}
 				rec.Validated = true
-				fmt.Fprintf(out, "validation: PASS against the gonum reference (%v)\n", time.Since(t0).Round(time.Millisecond))
-			}
-			if outFile != "" {
-				if err := writeText(outFile, false, func(w writer) error { return last.write(w) }); err != nil {
-					return err
+				what := "validation: PASS"
+				if batch {
+					what = fmt.Sprintf("validation: all %d queries PASS", len(queries))
 				}
+				fmt.Fprintf(out, "%s against the gonum reference (%v, not in the time to answer)\n", what, at.validate.Round(time.Millisecond))
 			}
+			fmt.Fprintln(out, at.line())
+			rec.setAnswer(at)
 			if jsonFile != "" {
 				return writeJSON(jsonFile, rec)
 			}
@@ -155,13 +333,73 @@ func newRun() *cobra.Command {
 	}
 	lf.register(cmd.Flags())
 	ef.register(cmd)
-	prm.register(cmd.Flags())
+	prm.registerAlgo(cmd.Flags())
 	f := cmd.Flags()
-	f.IntVar(&runs, "runs", 1, "timed runs (after one warm-up); the median, min and max are reported")
-	f.BoolVar(&validate, "validate", false, "compare the result with the gonum reference; fail on any mismatch")
-	f.StringVar(&outFile, "out", "", "write per-vertex results (with the file's ids) to this file")
-	f.StringVar(&jsonFile, "json", "", "write the run record (times, iterations, MTEPS, host, version) as JSON")
+	f.StringVar(&srcText, "src", "", "source vertex of bfs and sssp, in the file's ids (1-based for Matrix Market); default: the highest-degree vertex. "+
+		"Several sources, one query each after one load and PREPROCESS: a comma list (1,17,42), @FILE (one id per line, # comments) or gap:N (GAP's SourcePicker)")
+	f.IntVar(&runs, "runs", 1, "runs per query: 1 runs once (the answer, no warm-up); N > 1 runs one untimed warm-up, then N timed runs (median, min, max)")
+	f.BoolVar(&validate, "validate", false, "compare every result with the gonum reference (timed apart, not in the time to answer); fail on any mismatch")
+	f.StringVar(&outFile, "out", "", "write per-vertex results (with the file's ids) to this file; with several sources the path must contain {src}, replaced by each source's id")
+	f.StringVar(&jsonFile, "json", "", "write the run record (times, iterations, MTEPS, time to answer and its parts, memory peaks, queries, host, version) as JSON")
 	return cmd
+}
+
+// fmtMS formats milliseconds with about three significant digits.
+func fmtMS(d time.Duration) string {
+	x := ms(d)
+	switch a := math.Abs(x); {
+	case a >= 100:
+		return fmt.Sprintf("%.0f", x)
+	case a >= 10:
+		return fmt.Sprintf("%.1f", x)
+	case a >= 1:
+		return fmt.Sprintf("%.2f", x)
+	}
+	return fmt.Sprintf("%.3f", x)
+}
+
+// other is the time to answer not in any reported part: the command's own
+// work between them (wrapping the graph, resolving sources, the record).
+func (a answerTimes) other() time.Duration {
+	return a.answer - a.start - a.load - a.setupWait - a.preprocess - a.compute - a.finish - a.output
+}
+
+// line is the time-to-answer line run prints last.
+func (a answerTimes) line() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "time to answer %s ms (process start to result): start %s, load %s", fmtMS(a.answer), fmtMS(a.start), fmtMS(a.load))
+	if a.relabel >= 500*time.Microsecond { // (it renumbered)
+		fmt.Fprintf(&b, " (read %s, relabel %s)", fmtMS(a.read), fmtMS(a.relabel))
+	}
+	b.WriteString(", ")
+	switch {
+	case !a.setupStarted:
+		b.WriteString("no device set-up (--backend cpu), ")
+	case a.setupWait <= 0:
+		fmt.Fprintf(&b, "device set-up %s (overlapped with load, all hidden), ", fmtMS(a.setup))
+	default:
+		fmt.Fprintf(&b, "device set-up %s (overlapped with load: %s hidden, %s waited after it), ",
+			fmtMS(a.setup), fmtMS(max(a.setup-a.setupWait, 0)), fmtMS(a.setupWait))
+	}
+	fmt.Fprintf(&b, "PREPROCESS %s, compute %s%s, copy back %s, output %s, other %s; host peak %.0f MiB",
+		fmtMS(a.preprocess), fmtMS(a.compute), a.runsNote, fmtMS(a.finish), fmtMS(a.output), fmtMS(a.other()),
+		float64(a.hostPeak)/(1<<20))
+	if a.file > 0 {
+		fmt.Fprintf(&b, " (%.2fx the file)", float64(a.hostPeak)/float64(a.file))
+	}
+	if a.devicePeak > 0 {
+		fmt.Fprintf(&b, ", device peak %.0f MiB", float64(a.devicePeak)/(1<<20))
+	}
+	return b.String()
+}
+
+func (r *record) setAnswer(a answerTimes) {
+	r.AnswerMS, r.StartMS, r.SetupMS = ms(a.answer), ms(a.start), ms(a.setup)
+	r.SetupHiddenMS = ms(max(a.setup-a.setupWait, 0))
+	r.SetupWaitMS = ms(a.setupWait)
+	r.PreprocessTotalMS, r.ComputeTotalMS, r.CopyBackMS = ms(a.preprocess), ms(a.compute), ms(a.finish)
+	r.OutputMS, r.OtherMS, r.ValidateMS = ms(a.output), ms(a.other()), ms(a.validate)
+	r.HostPeakBytes, r.FileBytes, r.DevicePeakBytes = a.hostPeak, a.file, a.devicePeak
 }
 
 func algorithmList() string {
@@ -176,16 +414,20 @@ func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 
 // record is the JSON run record.
 type record struct {
-	Schema       int            `json:"schema_version"`
-	Version      string         `json:"hpgraph_version"`
-	Host         hostInfo       `json:"host"`
-	Graph        graphInfo      `json:"graph"`
-	Algorithm    string         `json:"algorithm"`
-	Params       map[string]any `json:"params"`
-	Backend      string         `json:"backend"`
-	LoadMS       float64        `json:"load_ms"`
-	PreprocessMS float64        `json:"preprocess_ms"`
-	RunsMS       []float64      `json:"runs_ms"`
+	Schema    int            `json:"schema_version"`
+	Version   string         `json:"hpgraph_version"`
+	Host      hostInfo       `json:"host"`
+	Graph     graphInfo      `json:"graph"`
+	Algorithm string         `json:"algorithm"`
+	Params    map[string]any `json:"params"`
+	Backend   string         `json:"backend"`
+	LoadMS    float64        `json:"load_ms"`
+	// ReadMS and RelabelMS split LoadMS: reading and cleaning the graph,
+	// and renumbering it (--relabel).
+	ReadMS       float64   `json:"read_ms"`
+	RelabelMS    float64   `json:"relabel_ms"`
+	PreprocessMS float64   `json:"preprocess_ms"`
+	RunsMS       []float64 `json:"runs_ms"`
 	// DeviceMS is each run on the device's clock (GPU events: the first
 	// launch to the end of the last superstep's work), absent on the CPU.
 	DeviceMS     []float64 `json:"device_ms,omitempty"`
@@ -196,7 +438,40 @@ type record struct {
 	MTEPS        float64   `json:"mteps"`
 	EdgesCounted string    `json:"edges_counted"`
 	Validated    bool      `json:"validated"`
-	edges        int64
+	// Warmup is 1 when an untimed warm-up run preceded the timed runs
+	// (--runs > 1), 0 when the one run was the answer.
+	Warmup int `json:"warmup"`
+	// Queries are the queries of a batch (--src with several sources),
+	// in order; runs_ms then holds every query's timed runs.
+	Queries []queryJSON `json:"queries,omitempty"`
+
+	// The time to answer: process start (package main's initialisation)
+	// to the result, validation excluded, and its parts. start_ms is the
+	// process start to the command's start; the device set-up (opening
+	// the backend, vertexprog.Warm) runs beside the load, setup_hidden_ms
+	// of it hidden behind the load and setup_wait_ms waited for after it;
+	// the totals add up every run (the warm-up included); other_ms is what
+	// no part covers.
+	AnswerMS          float64 `json:"answer_ms"`
+	StartMS           float64 `json:"start_ms"`
+	SetupMS           float64 `json:"setup_ms"`
+	SetupHiddenMS     float64 `json:"setup_hidden_ms"`
+	SetupWaitMS       float64 `json:"setup_wait_ms"`
+	PreprocessTotalMS float64 `json:"preprocess_total_ms"`
+	ComputeTotalMS    float64 `json:"compute_total_ms"`
+	CopyBackMS        float64 `json:"copy_back_ms"`
+	OutputMS          float64 `json:"output_ms"`
+	OtherMS           float64 `json:"other_ms"`
+	ValidateMS        float64 `json:"validate_ms"`
+	// HostPeakBytes is the process's peak resident memory (VmHWM), read
+	// when the answer is out (with --validate it includes the references,
+	// which run between the queries); FileBytes the input
+	// file's size; DevicePeakBytes the device memory peak (absent on the
+	// CPU).
+	HostPeakBytes   int64 `json:"host_peak_bytes"`
+	FileBytes       int64 `json:"file_bytes"`
+	DevicePeakBytes int64 `json:"device_peak_bytes,omitempty"`
+	edges           int64
 }
 
 type hostInfo struct {
@@ -219,16 +494,17 @@ type graphInfo struct {
 
 func newRecord(d *datasets.Graph, file, alg string, p params, load time.Duration) *record {
 	host, _ := os.Hostname()
+	edges := edgeCount(d)
 	return &record{
 		Schema: 1, Version: version(),
 		Host:      hostInfo{host, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version()},
-		Graph:     graphInfo{file, d.N, d.Edges(), d.NNZ(), d.Directed, d.W != nil},
+		Graph:     graphInfo{file, d.N, edges, d.NNZ(), d.Directed, d.W != nil},
 		Algorithm: alg,
 		Params: map[string]any{"src": p.src, "damping": p.damping, "tolerance": p.tolerance,
 			"max_iter": p.maxIter, "iterations": p.iterations, "precision": p.precision, "per_vertex": p.perVertex, "delta": p.delta},
 		LoadMS:       ms(load),
 		EdgesCounted: edgeCountRule(d),
-		edges:        d.Edges(),
+		edges:        edges,
 	}
 }
 
@@ -246,6 +522,36 @@ func (r *record) finish() {
 	if r.MedianMS > 0 {
 		r.MTEPS = float64(r.edges) / (r.MedianMS * 1e3)
 	}
+}
+
+// edgeCount is d.Edges() without its pass over every arc (tens of
+// milliseconds of a time to answer): none when loading dropped self loops,
+// else a binary search per (sorted) row.
+func edgeCount(d *datasets.Graph) int64 {
+	if d.Directed {
+		return d.NNZ()
+	}
+	if d.Stats.SelfLoops > 0 { // loading dropped the self loops
+		return d.NNZ() / 2
+	}
+	counts := make([]int64, par.Workers())
+	par.Blocks(d.N, func(w, lo, hi int) {
+		var loops int64
+		for v := int32(lo); v < int32(hi); v++ {
+			nb := d.Neighbors(v)
+			i, ok := slices.BinarySearch(nb, v)
+			for ok && i < len(nb) && nb[i] == v {
+				loops++
+				i++
+			}
+		}
+		counts[w] = loops
+	})
+	var loops int64
+	for _, c := range counts {
+		loops += c
+	}
+	return (d.NNZ()-loops)/2 + loops
 }
 
 // median of sorted values (the mean of the middle two for an even count).

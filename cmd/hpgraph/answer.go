@@ -1,0 +1,333 @@
+package main
+
+// The time to answer: what a user who types `hpgraph run bfs g.hpg` waits
+// for, from the process's start to the result, and what it is made of.
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/vertexprog"
+	"gonum.org/v1/gonum/mathext/prng"
+)
+
+// processStart is when the process started, as near as Go lets a program
+// see it: package main's variables are initialised before main runs, and
+// this one comes early among them. It misses what happens before: the
+// exec and the dynamic loader (libcuda in a GPU build), the Go runtime's
+// start and the initialisation of every imported package — a few
+// milliseconds on a CPU build. /proc/self/stat's starttime would include
+// them but counts in clock ticks (10 ms), too coarse for this; `bench
+// --answer` measures the whole of it from outside (spawn to exit).
+var processStart = time.Now()
+
+// hostPeakBytes is the most resident memory this process has held (VmHWM
+// from /proc/self/status; getrusage's maxrss where /proc cannot say).
+func hostPeakBytes() int64 {
+	if b, err := os.ReadFile("/proc/self/status"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmHWM:" {
+				if kb, err := strconv.ParseInt(f[1], 10, 64); err == nil {
+					return kb << 10
+				}
+			}
+		}
+	}
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err == nil {
+		return int64(ru.Maxrss) << 10 // kilobytes on Linux
+	}
+	return 0
+}
+
+// fileBytes is the size of the input file (0 when it cannot be read).
+func fileBytes(path string) int64 {
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return st.Size()
+}
+
+// deviceSetup opens the device backend in a goroutine while the graph
+// loads (vertexprog.Warm); join waits for it.
+type deviceSetup struct {
+	started bool
+	done    chan struct{}
+	took    time.Duration // Warm's own time
+	err     error
+}
+
+// startDeviceSetup starts opening the backend when it may be a device
+// (--backend auto or cuda); for cpu it does nothing.
+func startDeviceSetup(backend string) *deviceSetup {
+	s := &deviceSetup{done: make(chan struct{})}
+	if backend != "auto" && backend != "cuda" {
+		close(s.done)
+		return s
+	}
+	s.started = true
+	go func() {
+		t0 := time.Now()
+		s.err = vertexprog.Warm(backend)
+		s.took = time.Since(t0)
+		close(s.done)
+	}()
+	return s
+}
+
+// join waits for the set-up and returns how long it waited: the part of
+// the set-up that loading did not hide.
+func (s *deviceSetup) join() time.Duration {
+	select {
+	case <-s.done:
+		return 0
+	default:
+	}
+	t0 := time.Now()
+	<-s.done
+	return time.Since(t0)
+}
+
+// sourceSpec is run's --src: nothing (the highest-degree vertex), ids in
+// the file's numbering (one, a comma list or @FILE), or gap:N.
+type sourceSpec struct {
+	text string
+	ids  []int64 // the file's ids, in the order given
+	gap  int     // gap:N: N sources drawn as GAP's SourcePicker does
+	from string  // how the sources were chosen, for the output
+}
+
+// multi reports whether the spec asks for more than one query (gap:1 and
+// @FILE with one line count as a batch: they say which source they mean
+// only after loading, or in a file).
+func (s sourceSpec) multi() bool {
+	return s.gap > 0 || len(s.ids) > 1 || strings.HasPrefix(s.text, "@")
+}
+
+// parseSourceSpec reads --src: "" or -1 (the highest-degree vertex), an
+// id, a comma list of ids, @FILE (one id per line, # comments), or gap:N.
+func parseSourceSpec(text string) (sourceSpec, error) {
+	s := sourceSpec{text: text}
+	switch t := strings.TrimSpace(text); {
+	case t == "" || t == "-1":
+		s.text, s.from = "", "the highest-degree vertex (lowest id on ties)"
+		return s, nil
+	case strings.HasPrefix(t, "gap:"):
+		n, err := strconv.Atoi(strings.TrimPrefix(t, "gap:"))
+		if err != nil || n < 1 {
+			return s, fmt.Errorf("--src %q: gap:N needs a positive count of sources, e.g. gap:64", text)
+		}
+		s.gap = n
+		s.from = fmt.Sprintf("gap:%d, GAP's SourcePicker (std::mt19937 seeded %d, uniform over the file's numbering, out-degree 0 skipped)", n, gapSourceSeed)
+		return s, nil
+	case strings.HasPrefix(t, "@"):
+		path := strings.TrimPrefix(t, "@")
+		ids, err := readSourceFile(path)
+		if err != nil {
+			return s, err
+		}
+		s.ids = ids
+		s.from = fmt.Sprintf("%d ids from %s", len(ids), path)
+		return s, nil
+	default:
+		for _, f := range strings.Split(t, ",") {
+			id, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
+			if err != nil || id < 0 {
+				return s, fmt.Errorf("--src %q: %q is not a vertex id; want an id, a comma list (1,17,42), @FILE (one id per line) or gap:N", text, f)
+			}
+			s.ids = append(s.ids, id)
+		}
+		s.from = "--src"
+		return s, nil
+	}
+}
+
+// readSourceFile reads one vertex id per line; blank lines and text after
+// # are ignored.
+func readSourceFile(path string) ([]int64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--src @%s: %w", path, err)
+	}
+	var ids []int64
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(nil, 1<<20)
+	for line := 1; sc.Scan(); line++ {
+		t, _, _ := strings.Cut(sc.Text(), "#")
+		if t = strings.TrimSpace(t); t == "" {
+			continue
+		}
+		id, err := strconv.ParseInt(t, 10, 64)
+		if err != nil || id < 0 {
+			return nil, fmt.Errorf("%s:%d: %q is not a vertex id (want one non-negative id per line, # comments)", path, line, t)
+		}
+		ids = append(ids, id)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("--src @%s: %w", path, err)
+	}
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("--src @%s: no vertex ids in the file", path)
+	}
+	return ids, nil
+}
+
+// resolve maps the spec to vertices of the loaded graph; nil means the
+// default source (resolved by the algorithm).
+func (s sourceSpec) resolve(d *datasets.Graph) ([]int32, error) {
+	switch {
+	case s.gap > 0:
+		return gapSources(d, s.gap)
+	case len(s.ids) == 0:
+		return nil, nil
+	case len(s.ids) == 1:
+		v, err := resolveSource(d, s.ids[0])
+		return []int32{v}, err
+	}
+	// Many ids: one pass over the vertices instead of a search per id
+	// (a relabelled graph's IDs are not sorted).
+	if d.IDs == nil || slices.IsSorted(d.IDs) {
+		out := make([]int32, len(s.ids))
+		for i, id := range s.ids {
+			v, err := resolveSource(d, id)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = v
+		}
+		return out, nil
+	}
+	want := make(map[int64]int32, len(s.ids))
+	for _, id := range s.ids {
+		want[id] = -1
+	}
+	for v, id := range d.IDs {
+		if _, ok := want[id]; ok {
+			want[id] = int32(v)
+		}
+	}
+	out := make([]int32, len(s.ids))
+	for i, id := range s.ids {
+		if out[i] = want[id]; out[i] < 0 {
+			_, err := resolveSource(d, id) // its message
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// gapSourceSeed is GAP's kRandSeed, which its SourcePicker seeds with.
+const gapSourceSeed = 27491095
+
+// fileOrder returns the vertex of each position in the file's numbering:
+// the vertices ordered by their id in the file (OriginalID). Loading keeps
+// that order unless it relabels; a relabelled graph keeps the file's ids,
+// so this undoes any --relabel. nil means the identity.
+func fileOrder(d *datasets.Graph) []int32 {
+	if d.IDs == nil {
+		return nil
+	}
+	order := make([]int32, d.N)
+	lo, hi := slices.Min(d.IDs), slices.Max(d.IDs)
+	if hi-lo == int64(d.N)-1 { // ids are a permutation of lo..hi
+		for v, id := range d.IDs {
+			order[id-lo] = int32(v)
+		}
+		return order
+	}
+	for v := range order {
+		order[v] = int32(v)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		switch x, y := d.IDs[a], d.IDs[b]; {
+		case x < y:
+			return -1
+		case x > y:
+			return 1
+		}
+		return 0
+	})
+	return order
+}
+
+// gapSources picks n sources as GAP's SourcePicker does (gapbs
+// src/benchmark.h): std::mt19937 seeded with kRandSeed, each pick
+// std::uniform_int_distribution<NodeID>(0, num_nodes-1) — which libstdc++
+// (GCC 11 and later) computes with Lemire's multiply-and-shift for a 32-bit
+// generator — drawn again while the vertex has out-degree 0. Duplicates
+// are kept, as GAP keeps them.
+//
+// The draw is on the file's numbering (fileOrder), so the sources are the
+// same whatever --relabel does. GAP's num_nodes is the largest vertex
+// number in any edge plus one; ours is the file's vertex count, which
+// differs where the top-numbered vertices have no edges (a Kronecker
+// graph's shuffle can put isolated vertices there), so num_nodes is taken
+// as GAP computes it. With sparse ids that loading compacted, positions are
+// ranks of the ids, not the ids themselves as GAP would use them.
+func gapSources(d *datasets.Graph, n int) ([]int32, error) {
+	order := fileOrder(d)
+	vertex := func(k uint32) int32 {
+		if order == nil {
+			return int32(k)
+		}
+		return order[k]
+	}
+	var hasIn []bool
+	if d.Directed {
+		hasIn = make([]bool, d.N)
+		for _, u := range d.Col {
+			hasIn[u] = true
+		}
+	}
+	nodes := 0 // GAP's num_nodes
+	for k := d.N - 1; k >= 0; k-- {
+		v := vertex(uint32(k))
+		if d.Degree(v) > 0 || (hasIn != nil && hasIn[v]) {
+			nodes = k + 1
+			break
+		}
+	}
+	if nodes == 0 {
+		return nil, errors.New("--src gap:N: no vertex has an out-edge, so GAP's picker would never stop")
+	}
+	rng := prng.NewMT19937()
+	rng.Seed(gapSourceSeed)
+	out := make([]int32, 0, n)
+	for len(out) < n {
+		k := uniformLibstdcxx(rng, uint32(nodes))
+		if v := vertex(k); d.Degree(v) > 0 {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+// uniformLibstdcxx returns a value in [0, r), r ≥ 1, as libstdc++'s
+// uniform_int_distribution does from a 32-bit generator: Lemire's
+// multiply-and-shift, redrawing the biased low products.
+func uniformLibstdcxx(rng *prng.MT19937, r uint32) uint32 {
+	p := uint64(rng.Uint32()) * uint64(r)
+	if low := uint32(p); low < r {
+		threshold := -r % r
+		for low < threshold {
+			p = uint64(rng.Uint32()) * uint64(r)
+			low = uint32(p)
+		}
+	}
+	return uint32(p >> 32)
+}
+
+// outPath is --out for source id: {src} replaced by the id.
+func outPath(pattern string, id int64) string {
+	return strings.ReplaceAll(pattern, "{src}", strconv.FormatInt(id, 10))
+}
