@@ -37,6 +37,9 @@ func TestMain(m *testing.M) {
 	if bench.dir != "" {
 		os.RemoveAll(bench.dir)
 	}
+	if benchGraphs.cache != "" {
+		os.RemoveAll(filepath.Dir(benchGraphs.cache))
+	}
 	os.Exit(code)
 }
 
@@ -256,5 +259,112 @@ func BenchmarkLoad(b *testing.B) {
 		if _, err := Load(bench.mtx, Options{}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// The loading and relabelling benchmarks use the same R-MAT edges, built
+// in memory (no text files): undirected and unweighted as a Kronecker
+// graph from `hpgraph gen` is, directed, and undirected with random
+// weights; the cache file is the undirected graph's.
+var benchGraphs struct {
+	once                           sync.Once
+	undirected, directed, weighted *Graph
+	cache                          string
+	err                            error
+}
+
+func benchGraph(b *testing.B) {
+	b.Helper()
+	benchGraphs.once.Do(func() {
+		n, m := 1<<benchScale, benchEdgeFactor<<benchScale
+		src, dst := rmat(benchScale, m)
+		el := &EdgeList{N: n, Src: src, Dst: dst, Name: "rmat"}
+		bg := &benchGraphs
+		if bg.undirected, bg.err = Build(el, Options{}); bg.err != nil {
+			return
+		}
+		if bg.weighted, bg.err = Build(el, Options{Weights: WeightsRandom, WeightMin: 1, WeightMax: 64}); bg.err != nil {
+			return
+		}
+		el.Directed = true
+		if bg.directed, bg.err = Build(el, Options{}); bg.err != nil {
+			return
+		}
+		var dir string
+		if dir, bg.err = os.MkdirTemp("", "hpgraph-bench-graph-"); bg.err != nil {
+			return
+		}
+		bg.cache = filepath.Join(dir, "rmat.hpg")
+		bg.err = WriteCacheFile(bg.cache, bg.undirected)
+	})
+	if benchGraphs.err != nil {
+		b.Fatal(benchGraphs.err)
+	}
+}
+
+// forProcs runs f as sub-benchmarks at every core count of procs().
+func forProcs(b *testing.B, f func(b *testing.B)) {
+	for _, p := range procs() {
+		b.Run("procs="+strconv.Itoa(p), func(b *testing.B) {
+			withProcs(b, p)
+			f(b)
+		})
+	}
+}
+
+// BenchmarkReadCacheParallel: MB/s of an R-MAT scale-20 cache file (from
+// the page cache) to a validated graph.
+func BenchmarkReadCacheParallel(b *testing.B) {
+	benchGraph(b)
+	forProcs(b, func(b *testing.B) {
+		b.SetBytes(fileSize(b, benchGraphs.cache))
+		for b.Loop() {
+			if _, err := ReadCacheFile(benchGraphs.cache); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkValidate: bytes of CSR checked per second.
+func BenchmarkValidate(b *testing.B) {
+	benchGraph(b)
+	g := benchGraphs.undirected
+	forProcs(b, func(b *testing.B) {
+		b.SetBytes(8*int64(g.N) + 4*g.NNZ())
+		for b.Loop() {
+			if err := g.Validate(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkDegreeOrder: the counting sort of the vertices by degree.
+func BenchmarkDegreeOrder(b *testing.B) {
+	benchGraph(b)
+	forProcs(b, func(b *testing.B) {
+		for b.Loop() {
+			DegreeOrder(benchGraphs.undirected)
+		}
+	})
+}
+
+// BenchmarkPermute: renumbering by decreasing degree, per stored arc.
+func BenchmarkPermute(b *testing.B) {
+	benchGraph(b)
+	for _, c := range []struct {
+		name string
+		g    *Graph
+	}{{"undirected", benchGraphs.undirected}, {"directed", benchGraphs.directed}, {"weighted", benchGraphs.weighted}} {
+		order := DegreeOrder(c.g)
+		b.Run(c.name, func(b *testing.B) {
+			forProcs(b, func(b *testing.B) {
+				for b.Loop() {
+					c.g.Permute(order)
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(c.g.NNZ()), "ns/arc")
+			})
+		})
 	}
 }

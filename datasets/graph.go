@@ -9,6 +9,7 @@ package datasets
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/hpgraph/hpgraph/internal/par"
 )
@@ -175,15 +176,29 @@ func (g *Graph) Validate() error {
 	if g.IDs != nil && len(g.IDs) != g.N {
 		return fmt.Errorf("graph %q: %d original ids for %d vertices", g.Name, len(g.IDs), g.N)
 	}
-	for v := 0; v < g.N; v++ {
-		if g.RowPtr[v+1] < g.RowPtr[v] {
+	// Offsets, then rows, are checked in parallel blocks (rows in blocks of
+	// about equal arcs); the first bad row of the lowest block is reported,
+	// so the error is the one a serial pass would give.
+	p := par.Workers()
+	firstBad := make([]int, p)
+	for w := range firstBad {
+		firstBad[w] = -1
+	}
+	par.Blocks(g.N, func(w, lo, hi int) {
+		for v := lo; v < hi; v++ {
+			if g.RowPtr[v+1] < g.RowPtr[v] {
+				firstBad[w] = v
+				return
+			}
+		}
+	})
+	for _, v := range firstBad {
+		if v >= 0 {
 			return fmt.Errorf("graph %q: row %d has negative length", g.Name, v)
 		}
 	}
-	// Rows are checked in parallel blocks of about equal arcs; the first
-	// bad row of the lowest block is reported.
-	errs := make([]error, par.Workers())
-	par.Parts(par.Split(g.N, par.Workers(), func(i int) int64 { return g.RowPtr[i] }), func(w, lo, hi int) {
+	errs := make([]error, p)
+	par.Parts(par.Split(g.N, p, func(i int) int64 { return g.RowPtr[i] }), func(w, lo, hi int) {
 		errs[w] = g.validateRows(lo, hi)
 	})
 	for _, err := range errs {
@@ -194,22 +209,57 @@ func (g *Graph) Validate() error {
 	return nil
 }
 
+// validateRows checks rows [lo, hi): a fast test of each row, and the
+// exact error of the first row that fails it.
 func (g *Graph) validateRows(lo, hi int) error {
 	n := int32(g.N)
 	for v := lo; v < hi; v++ {
 		s, e := g.RowPtr[v], g.RowPtr[v+1]
-		for i := s; i < e; i++ {
-			c := g.Col[i]
-			if uint32(c) >= uint32(n) {
-				return fmt.Errorf("graph %q: arc %d->%d out of range [0,%d)", g.Name, v, c, g.N)
+		if s == e {
+			continue
+		}
+		// Sorted with its first column at least 0 and its last below n:
+		// every column is in range.
+		cols := g.Col[s:e]
+		ok := cols[0] >= 0 && cols[len(cols)-1] < n
+		prev := cols[0]
+		for _, c := range cols {
+			if c < prev {
+				ok = false
+				break
 			}
-			if i > s && c < g.Col[i-1] {
-				return fmt.Errorf("graph %q: row %d is not sorted", g.Name, v)
+			prev = c
+		}
+		if ok && g.W != nil {
+			for _, w := range g.W[s:e] {
+				if math.Float32bits(w)&0x7f800000 == 0x7f800000 { // infinite or NaN
+					ok = false
+					break
+				}
 			}
-			if g.W != nil && !finite(g.W[i]) {
-				return fmt.Errorf("graph %q: arc %d->%d has weight %v", g.Name, v, c, g.W[i])
-			}
+		}
+		if !ok {
+			return g.rowError(v)
 		}
 	}
 	return nil
+}
+
+// rowError describes the first invalid arc of row v.
+func (g *Graph) rowError(v int) error {
+	n := int32(g.N)
+	s, e := g.RowPtr[v], g.RowPtr[v+1]
+	for i := s; i < e; i++ {
+		c := g.Col[i]
+		if uint32(c) >= uint32(n) {
+			return fmt.Errorf("graph %q: arc %d->%d out of range [0,%d)", g.Name, v, c, g.N)
+		}
+		if i > s && c < g.Col[i-1] {
+			return fmt.Errorf("graph %q: row %d is not sorted", g.Name, v)
+		}
+		if g.W != nil && !finite(g.W[i]) {
+			return fmt.Errorf("graph %q: arc %d->%d has weight %v", g.Name, v, c, g.W[i])
+		}
+	}
+	return fmt.Errorf("graph %q: row %d is invalid", g.Name, v) // unreachable: the fast test failed
 }

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hpgraph/hpgraph/internal/par"
@@ -39,8 +40,9 @@ const (
 // WithProgress makes Load and LoadEdgeList call p while they read the
 // file, at most about five times a second, and once more at the end of a
 // successful load with bytesRead == totalBytes. p is called from the
-// goroutine that reads the file, so it must be quick and safe to call
-// concurrently with the caller.
+// goroutines that read the file (one call at a time, bytesRead never
+// decreasing), so it must be quick and safe to call concurrently with the
+// caller.
 func WithProgress(p Progress) LoadOption {
 	return func(c *loadConfig) { c.progress = p }
 }
@@ -65,7 +67,7 @@ func Load(path string, opt Options, options ...LoadOption) (*Graph, error) {
 	defer in.Close()
 	var g *Graph
 	if format := in.detect(path); format == formatCache {
-		if g, err = readCache(in.r, path, in.size); err == nil {
+		if g, err = in.readCache(path); err == nil {
 			g, err = applyToCache(g, opt)
 		}
 	} else {
@@ -92,7 +94,7 @@ func LoadEdgeList(path string, options ...LoadOption) (*EdgeList, error) {
 	var el *EdgeList
 	if format := in.detect(path); format == formatCache {
 		var g *Graph
-		if g, err = readCache(in.r, path, in.size); err == nil {
+		if g, err = in.readCache(path); err == nil {
 			el = g.EdgeList()
 		}
 	} else {
@@ -229,6 +231,16 @@ func openInput(path string, options []LoadOption) (*input, error) {
 	return in, nil
 }
 
+// readCache reads a cache: a plain regular file with positional reads on
+// all cores, from its start (whatever detect buffered), compressed data
+// and pipes as a stream.
+func (in *input) readCache(path string) (*Graph, error) {
+	if in.gz == nil && in.size >= 0 {
+		return readCacheFile(in.f, 0, in.size, path, in.counter)
+	}
+	return readCache(in.r, path, in.size)
+}
+
 func (in *input) Read(p []byte) (int, error) { return in.r.Read(p) }
 
 func (in *input) Close() error { return in.f.Close() }
@@ -299,12 +311,15 @@ func gzipError(err error) error {
 	return err
 }
 
-// progressReader counts the bytes read from the file for a Progress.
+// progressReader counts the bytes read from the file for a Progress. The
+// parallel reading of a cache file reports through add from several
+// goroutines; the lock keeps the calls of fn one at a time and in order.
 type progressReader struct {
 	r     io.Reader
-	n     int64
 	total int64
 	fn    Progress
+	mu    sync.Mutex
+	n     int64
 	last  time.Time
 }
 
@@ -313,12 +328,28 @@ func (c *progressReader) Read(p []byte) (int, error) {
 		p = p[:progressStep]
 	}
 	n, err := c.r.Read(p)
-	c.n += int64(n)
+	c.add(int64(n))
+	return n, err
+}
+
+// add counts n more bytes read and calls fn if it has not been called for
+// progressEvery.
+func (c *progressReader) add(n int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n += n
 	if now := time.Now(); now.Sub(c.last) >= progressEvery {
 		c.last = now
 		c.fn(c.n, c.total)
 	}
-	return n, err
+}
+
+// restart counts from zero again: the file is read again from its start
+// (the parallel read of a cache after detect's look at its first bytes).
+func (c *progressReader) restart() {
+	c.mu.Lock()
+	c.n = 0
+	c.mu.Unlock()
 }
 
 // sizeOf returns how many bytes r will deliver when r can tell (byte and
