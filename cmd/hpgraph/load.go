@@ -101,6 +101,12 @@ func (l *loadFlags) loadSplit(path string) (g *datasets.Graph, read, relabel tim
 	return g, read, time.Since(t1), nil
 }
 
+// relabels reports whether loading g with these flags renumbers it.
+func (l *loadFlags) relabels(g *datasets.Graph) bool {
+	r, _ := datasets.ParseRelabeling(l.relabel)
+	return r.Resolve(g) == datasets.RelabelDegree
+}
+
 // progress draws a one-line indicator on stderr for work that takes more
 // than a second, only when stderr is a terminal.
 type progress struct {

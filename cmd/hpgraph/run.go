@@ -114,7 +114,7 @@ type queryJSON struct {
 // answerTimes are the parts of the time to answer.
 type answerTimes struct {
 	answer, start, load, read, relabel, setup, setupWait, preprocess, compute, finish, output, validate time.Duration
-	setupStarted                                                                                        bool
+	setupStarted, relabelled                                                                            bool
 	hostPeak, file, devicePeak                                                                          int64
 	runsNote                                                                                            string
 }
@@ -172,7 +172,7 @@ func newRun() *cobra.Command {
 				return err
 			}
 			loadTime := read + relabel
-			at.load, at.read, at.relabel = loadTime, read, relabel
+			at.load, at.read, at.relabel, at.relabelled = loadTime, read, relabel, lf.relabels(d)
 			at.setupWait = setup.join()
 			at.setup = setup.took
 			if setup.err != nil { // (only a named backend fails: cuda)
@@ -368,7 +368,7 @@ func (a answerTimes) other() time.Duration {
 func (a answerTimes) line() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "time to answer %s ms (process start to result): start %s, load %s", fmtMS(a.answer), fmtMS(a.start), fmtMS(a.load))
-	if a.relabel >= 500*time.Microsecond { // (it renumbered)
+	if a.relabelled {
 		fmt.Fprintf(&b, " (read %s, relabel %s)", fmtMS(a.read), fmtMS(a.relabel))
 	}
 	b.WriteString(", ")
