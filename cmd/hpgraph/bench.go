@@ -194,7 +194,9 @@ type benchGraph struct {
 	plain, weighted *datasets.Graph
 }
 
-func loadBenchGraph(src graphSource, lf loadFlags, withWeights bool) (*benchGraph, error) {
+// loadBenchGraph loads or generates a graph; a generated one is also
+// written to writeTo when given (bench --answer), before any renumbering.
+func loadBenchGraph(src graphSource, lf loadFlags, withWeights bool, writeTo string) (*benchGraph, error) {
 	opt, err := lf.options()
 	if err != nil {
 		return nil, err
@@ -227,6 +229,11 @@ func loadBenchGraph(src graphSource, lf loadFlags, withWeights bool) (*benchGrap
 		return nil, err
 	}
 	info.LoadMS = ms(time.Since(t0))
+	if writeTo != "" && src.file == "" {
+		if err := writeAnswerGraph(writeTo, g); err != nil {
+			return nil, fmt.Errorf("--answer: writing %s: %w", writeTo, err)
+		}
+	}
 	t1 := time.Now()
 	info.Relabel = relabel.Resolve(g).String()
 	g = g.Relabel(relabel)
@@ -378,6 +385,8 @@ type benchSettings struct {
 	KeepDuplicates bool     `json:"keep_duplicates"`
 	Relabel        string   `json:"relabel"`
 	Validate       bool     `json:"validate"`
+	// Answer: each result also has the time to answer of fresh processes.
+	Answer bool `json:"answer,omitempty"`
 }
 
 type benchGraphJSON struct {
@@ -440,6 +449,8 @@ type benchResult struct {
 	Validated          bool    `json:"validated"`
 	Skipped            string  `json:"skipped,omitempty"`
 	Error              string  `json:"error,omitempty"`
+	// Answer is the time to answer of fresh processes (--answer).
+	Answer *answerJSON `json:"answer,omitempty"`
 }
 
 // deviceDescribers describe the devices of backends other than cpu; the
@@ -597,6 +608,7 @@ func newBench() *cobra.Command {
 		validate bool
 		jsonFile string
 		copyMiB  int
+		af       answerFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "bench [flags] GRAPH...",
@@ -622,7 +634,16 @@ the benchmark graphs without files (GAP's seeds):
 
 sssp runs on the graph with --weights (default random:1-64, seeded as
 run --weights random:1-64); the others run unweighted. bfs and sssp start from
---src, by default the highest-degree vertex. Algorithms:
+--src, by default the highest-degree vertex.
+
+--answer also measures each row's time to answer, what a user who types
+hpgraph run ALGO FILE waits for: --runs fresh processes of this binary
+(bench's load, engine and algorithm flags passed on), each timed from spawn
+to exit, with the parts each reports (load, device set-up, PREPROCESS,
+compute, copy back, output, host and device memory peaks) in a second
+table and each result's "answer" object. A generator spec is written once
+as .hpg in --dir (removed after unless --keep), since an answer starts
+from a file; the file is then in the page cache. Algorithms:
 ` + benchAlgorithmList(),
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -657,19 +678,41 @@ run --weights random:1-64); the others run unweighted. bfs and sssp start from
 				sources = append(sources, s)
 			}
 			needWeights := slices.ContainsFunc(selected, func(a benchAlgo) bool { return a.weighted })
+			var exe string
+			if af.on {
+				if exe, err = af.executable(); err == nil {
+					_, err = os.Stat(exe)
+				}
+				if err != nil {
+					return fmt.Errorf("--answer: the hpgraph binary to spawn: %w", err)
+				}
+			}
 
 			rec := newBenchRecord(lf, ef, prm, runs, validate)
 			for _, a := range selected {
 				rec.Settings.Algorithms = append(rec.Settings.Algorithms, a.name)
 			}
 			rec.Settings.Backends = backends
+			rec.Settings.Answer = af.on
 			for _, b := range backends {
 				rec.Devices[b] = describeBackend(b, copyMiB<<20)
 			}
 
 			failed := 0
 			for _, src := range sources {
-				bg, err := loadBenchGraph(src, lf, needWeights)
+				// A time to answer starts from a file: a generator spec is
+				// written once as .hpg.
+				answerFile, writeTo := src.file, ""
+				if af.on && src.file == "" {
+					if writeTo, err = af.answerFile(src.arg); err != nil {
+						return err
+					}
+					answerFile = writeTo
+					if !af.keep {
+						defer os.Remove(writeTo)
+					}
+				}
+				bg, err := loadBenchGraph(src, lf, needWeights, writeTo)
 				if err != nil {
 					failed++
 					rec.Graphs = append(rec.Graphs, benchGraphJSON{Name: src.arg, Error: err.Error()})
@@ -686,12 +729,23 @@ run --weights random:1-64); the others run unweighted. bfs and sssp start from
 						if r.Error != "" {
 							failed++
 						}
+						if af.on && r.Error == "" && r.Skipped == "" {
+							weights := "none"
+							if a.weighted {
+								weights = lf.weights
+							}
+							r.Answer = measureAnswer(exe, answerArgs(cmd, answerFile, a.name, b, weights), answerFile, runs)
+							if r.Answer.Error != "" {
+								failed++
+							}
+						}
 						rec.Results = append(rec.Results, r)
 						fmt.Fprintln(os.Stderr, "bench:", progressLine(r))
 					}
 				}
 			}
 			printBench(cmd.OutOrStdout(), rec)
+			printAnswers(cmd.OutOrStdout(), rec)
 			if jsonFile != "" {
 				if err := writeJSON(jsonFile, rec); err != nil {
 					return err
@@ -723,6 +777,7 @@ run --weights random:1-64); the others run unweighted. bfs and sssp start from
 	f.BoolVar(&validate, "validate", false, "check each result once against the gonum reference (outside the timed runs); a mismatch fails")
 	f.StringVar(&jsonFile, "json", "", "write the benchmark record ("+benchSchema+") as JSON to this file")
 	f.IntVar(&copyMiB, "copy-mib", 256, "MiB copied to measure the host's copy bandwidth (the cpu roofline)")
+	af.register(f)
 	return cmd
 }
 
@@ -869,7 +924,15 @@ func progressLine(r benchResult) string {
 	case r.Skipped != "":
 		return head + " SKIP: " + r.Skipped
 	}
-	return fmt.Sprintf("%s median %.3f ms, %d supersteps, %.1f MTEPS", head, r.MedianMS, r.Iterations[0], r.MTEPS)
+	line := fmt.Sprintf("%s median %.3f ms, %d supersteps, %.1f MTEPS", head, r.MedianMS, r.Iterations[0], r.MTEPS)
+	switch a := r.Answer; {
+	case a == nil:
+	case a.Error != "":
+		line += "; time to answer FAIL: " + a.Error
+	default:
+		line += fmt.Sprintf("; time to answer %.1f ms (fresh process, median)", a.MedianMS)
+	}
+	return line
 }
 
 func gbs(bytesPerS float64) string { return fmt.Sprintf("%.1f GB/s", bytesPerS/1e9) }

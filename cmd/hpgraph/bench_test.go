@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -193,5 +194,67 @@ func TestTrafficModel(t *testing.T) {
 		if got != c.want || model == "" {
 			t.Errorf("%s (weighted %v, %d iterations): %d bytes (%q), want %d", c.algo, c.weighted, c.iters, got, model, c.want)
 		}
+	}
+}
+
+// bench --answer spawns fresh `hpgraph run` processes (the CLI binary the
+// tests built) and records their time to answer; the generated graph's
+// file is removed unless --keep.
+func TestBenchAnswer(t *testing.T) {
+	for _, keep := range []bool{false, true} {
+		dir := t.TempDir()
+		js := filepath.Join(dir, "bench.json")
+		args := []string{"bench", "kron:8", "--algo", "bfs,sssp,pagerank-iter", "--backend", "cpu", "--runs", "2",
+			"--copy-mib", "1", "--answer", "--dir", dir, "--relabel", "degree", "--json", js}
+		if keep {
+			args = append(args, "--keep")
+		}
+		out, code := hpgraph(t, args...)
+		if code != 0 {
+			t.Fatalf("exit %d:\n%s", code, out)
+		}
+		if !strings.Contains(out, "time to answer: fresh processes") || !regexp.MustCompile(`(?m)^\s+kron:8\s+bfs\s+cpu\s+[0-9.]+`).MatchString(out) {
+			t.Errorf("no time-to-answer table:\n%s", out)
+		}
+		b, err := os.ReadFile(js)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rec benchRecord
+		if err := json.Unmarshal(b, &rec); err != nil {
+			t.Fatal(err)
+		}
+		if !rec.Settings.Answer || len(rec.Results) != 3 {
+			t.Fatalf("settings.answer %v, %d results", rec.Settings.Answer, len(rec.Results))
+		}
+		var file string
+		for _, r := range rec.Results {
+			a := r.Answer
+			if a == nil || a.Error != "" {
+				t.Fatalf("%s: answer %+v", r.Algorithm, a)
+			}
+			file = a.File
+			if a.Runs != 2 || len(a.WallMS) != 2 || a.MinMS <= 0 || a.MedianMS < a.AnswerMS || a.AnswerMS < a.LoadMS+a.ComputeMS ||
+				a.LoadMS <= 0 || a.RelabelMS <= 0 || a.HostPeakBytes <= 0 || a.FileBytes <= 0 {
+				t.Errorf("%s: answer %+v", r.Algorithm, a)
+			}
+			cmd := strings.Join(a.Command, " ")
+			wantAlgo := map[string]string{"bfs": " run bfs ", "sssp": " run sssp ", "pagerank-iter": " run pagerank-ldbc "}[r.Algorithm]
+			if !strings.Contains(cmd, wantAlgo) || !strings.Contains(cmd, "--relabel=degree") || !strings.Contains(cmd, a.File) {
+				t.Errorf("%s: command %q", r.Algorithm, cmd)
+			}
+			if w := map[bool]string{true: "--weights random:1-64", false: "--weights none"}[r.Algorithm == "sssp"]; !strings.Contains(cmd, w) {
+				t.Errorf("%s: command %q lacks %q", r.Algorithm, cmd, w)
+			}
+		}
+		if filepath.Dir(file) != dir {
+			t.Errorf("graph written to %s, not --dir %s", file, dir)
+		}
+		if _, err := os.Stat(file); (err == nil) != keep {
+			t.Errorf("--keep %v: %s exists: %v", keep, file, err == nil)
+		}
+	}
+	if out, code := hpgraph(t, "bench", "grid:3x3", "--answer", "--answer-exe", filepath.Join(t.TempDir(), "nope")); code == 0 || !strings.Contains(out, "nope") {
+		t.Errorf("a missing --answer-exe: exit %d:\n%s", code, out)
 	}
 }
