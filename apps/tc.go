@@ -47,27 +47,45 @@ func (p *TriangleProgram) Prepare(g *vertexprog.Graph) error {
 	n := g.N()
 	p.Count = make([]int64, n)
 	p.deg = make([]int32, n)
-	for v := int32(0); v < int32(n); v++ {
-		for _, u := range g.Neighbors(v) {
-			if u != v {
-				p.deg[v]++
-			}
-		}
-	}
-	p.off = make([]int64, n+1)
 	p.cnt = make([]int32, n)
-	for v := int32(0); v < int32(n); v++ {
-		for _, u := range g.Neighbors(v) {
-			if u != v && (p.PerVertex || p.below(v, u)) {
-				p.adj = append(p.adj, u)
+	g.ForVertices(func(lo, hi int32) {
+		for v := lo; v < hi; v++ {
+			for _, u := range g.Neighbors(v) {
+				if u != v {
+					p.deg[v]++
+				}
 			}
 		}
-		p.cnt[v] = int32(int64(len(p.adj)) - p.off[v])
-		for len(p.adj)%tcBlock != 0 {
-			p.adj = append(p.adj, tcPad)
+	})
+	// (cnt needs every vertex's degree: a second pass.)
+	g.ForVertices(func(lo, hi int32) {
+		for v := lo; v < hi; v++ {
+			for _, u := range g.Neighbors(v) {
+				if u != v && (p.PerVertex || p.below(v, u)) {
+					p.cnt[v]++
+				}
+			}
 		}
-		p.off[v+1] = int64(len(p.adj))
+	})
+	p.off = make([]int64, n+1)
+	for v := range n {
+		p.off[v+1] = p.off[v] + int64(p.cnt[v]+tcBlock-1)/tcBlock*tcBlock
 	}
+	p.adj = make([]int32, p.off[n])
+	g.ForVertices(func(lo, hi int32) {
+		for v := lo; v < hi; v++ {
+			i := p.off[v]
+			for _, u := range g.Neighbors(v) {
+				if u != v && (p.PerVertex || p.below(v, u)) {
+					p.adj[i] = u
+					i++
+				}
+			}
+			for ; i < p.off[v+1]; i++ {
+				p.adj[i] = tcPad
+			}
+		}
+	})
 	return nil
 }
 

@@ -213,3 +213,17 @@ func (g *Graph) matrix(r matrixRows, opt hyb.Options) (*Matrix, error) {
 	g.mu.Unlock()
 	return m, nil
 }
+
+// ForVertices calls fn on contiguous ranges of vertices, [lo, hi), that
+// cover [0, N) with about equal numbers of out-arcs each, concurrently on
+// all cores, and returns when every call has. For a program's Prepare
+// over a large graph.
+func (g *Graph) ForVertices(fn func(lo, hi int32)) {
+	d := g.g
+	parts := 1
+	if d.N >= minPartRows {
+		parts = min(par.Workers()*4, d.N/minPartRows)
+	}
+	b := par.Split(d.N, parts, func(i int) int64 { return d.RowPtr[i] + int64(i) })
+	par.Parts(b, func(_, lo, hi int) { fn(int32(lo), int32(hi)) })
+}
