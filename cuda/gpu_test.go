@@ -404,12 +404,20 @@ func TestTilesMatchCPU(t *testing.T) {
 				for _, sh := range shapes {
 					Tiles, tileRowBitsOverride, tileArcs, tileNear = sh.on, sh.bits, sh.arcs, sh.near
 					before := tiledRuns
-					got, _, err := a.run(g, vertexprog.Options{Backend: "cuda"})
+					got, _, err := a.run(g, vertexprog.Options{Backend: "cuda", Resident: true})
 					if err != nil {
 						t.Fatalf("%s: %v", sh.name, err)
 					}
 					if tiled := tiledRuns > before; tiled != (sh.on && !a.heavy) {
 						t.Fatalf("%s: tiled %v", sh.name, tiled)
+					}
+					// A run that is not resident pulls by rows.
+					before = tiledRuns
+					if _, _, err := a.run(g, vertexprog.Options{Backend: "cuda"}); err != nil {
+						t.Fatalf("%s, not resident: %v", sh.name, err)
+					}
+					if tiledRuns > before {
+						t.Fatalf("%s: a run that is not resident pulled by tiles", sh.name)
 					}
 					if len(got) != len(want) {
 						t.Fatalf("%s: %d outputs, cpu %d", sh.name, len(got), len(want))

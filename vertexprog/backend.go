@@ -156,7 +156,7 @@ func (d *deviceStepper) batch(it int, dir Direction, max int, pushEdges int64) (
 }
 
 // startDevice hands the host's PREPROCESS and Init results to a backend.
-func startDevice[X, A any](b DeviceBackend, g *Graph, h *hostRun[X, A]) (*deviceStepper, error) {
+func startDevice[X, A any](b DeviceBackend, g *Graph, h *hostRun[X, A], resident bool) (*deviceStepper, error) {
 	advance(h.steps, 0)
 	job := &DeviceJob{
 		Graph: g, Spec: h.spec, Code: h.p.(DeviceProgram).Device(),
@@ -165,6 +165,7 @@ func startDevice[X, A any](b DeviceBackend, g *Graph, h *hostRun[X, A]) (*device
 		Active:     h.active,
 		Aggregates: append([]float64(nil), h.steps[0].prev...),
 		HasWants:   h.wants != nil, HasDone: h.done != nil,
+		Resident:   resident,
 	}
 	run, err := b.Start(job)
 	if err != nil {

@@ -107,6 +107,8 @@ type DeviceJob struct {
 	Aggregates []float64
 	// HasWants and HasDone say whether vp_wants and vp_done exist.
 	HasWants, HasDone bool
+	// Resident is Options.Resident.
+	Resident bool
 }
 
 // DeviceRun is a program running on a device; the engine drives its

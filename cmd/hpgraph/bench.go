@@ -669,6 +669,10 @@ from a file; the file is then in the page cache. Algorithms:
 				return err
 			}
 			base = prm.apply(base)
+			// The in-process rows time a graph that stays loaded: backends
+			// may build what pays only over many runs (PREPROCESS's first
+			// run shows its cost). --answer's fresh processes do not.
+			base.Resident = true
 			var sources []graphSource
 			for _, a := range args {
 				s, err := parseGraphArg(a)
