@@ -165,7 +165,7 @@ func startDevice[X, A any](b DeviceBackend, g *Graph, h *hostRun[X, A], resident
 		Active:     h.active,
 		Aggregates: append([]float64(nil), h.steps[0].prev...),
 		HasWants:   h.wants != nil, HasDone: h.done != nil,
-		Resident:   resident,
+		Resident: resident,
 	}
 	run, err := b.Start(job)
 	if err != nil {
