@@ -17,7 +17,7 @@
 set -uo pipefail
 OUT=${OUT:-/tmp/hpgraph-bench}
 B=bin
-H=$B/hpgraph
+H=${H:-$B/hpgraph}
 G=/tmp/hpgraph-graphs
 mkdir -p "$OUT" "$G"
 step() { echo "== $* ($(date +%T))"; }
