@@ -388,7 +388,8 @@ func (d *device) reserve(need int64) error {
 		free, total = d.memInfo()
 	}
 	if need > free {
-		return fmt.Errorf("%w on %s: the run needs %d bytes (%.1f MiB) of device memory, %d bytes (%.1f MiB) of %d are free",
+		return fmt.Errorf("%w on %s: the run needs %d bytes (%.1f MiB) of device memory, %d bytes (%.1f MiB) of %d are free; "+
+			"try --backend cpu, a GPU with more memory, or fewer device copies of the graph (--direction pull keeps a directed graph's pull matrix only)",
 			ErrOutOfMemory, d.name, need, float64(need)/(1<<20), free, float64(free)/(1<<20), total)
 	}
 	return nil
