@@ -57,7 +57,7 @@ func newInfo() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			printInfo(cmd, g, m, hf.gpuOptions(), took, lf.order(g))
+			printInfo(cmd, g, m, hf.gpuOptions(), took, lf.describeOrder(g))
 			return nil
 		},
 	}

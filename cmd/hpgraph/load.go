@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/vertexprog"
 	"github.com/spf13/pflag"
 )
 
@@ -25,7 +26,7 @@ func (l *loadFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&l.keepDups, "keep-duplicates", false, "keep duplicate edges (default: merge them, keeping the lightest)")
 	fs.StringVar(&l.weights, "weights", "keep", "edge weights: keep (from the file), none, or random:LO-HI (uniform integers, seeded)")
 	fs.Uint64Var(&l.seed, "seed", 27491095, "seed for --weights random")
-	fs.StringVar(&l.relabel, "relabel", "auto", "renumber vertices after cleaning (part of loading): degree (by decreasing degree: locality for skewed graphs), none, or auto (degree when the degrees are skewed); ids in --src and output stay the file's")
+	fs.StringVar(&l.relabel, "relabel", "auto", "renumber vertices after cleaning (part of loading): degree (by decreasing degree: locality for skewed graphs), none, or auto (degree when the degrees are skewed and it pays: always in bench, where the graph stays loaded; in run only for triangle counting on the CPU); ids in --src and output stay the file's")
 }
 
 func (l *loadFlags) options() (datasets.Options, error) {
@@ -52,8 +53,8 @@ func (l *loadFlags) options() (datasets.Options, error) {
 	return o, nil
 }
 
-// order describes the vertex order that loading gave g (--relabel).
-func (l *loadFlags) order(g *datasets.Graph) string {
+// describeOrder describes the vertex order that loading gave g (--relabel).
+func (l *loadFlags) describeOrder(g *datasets.Graph) string {
 	r, _ := datasets.ParseRelabeling(l.relabel)
 	switch {
 	case r == datasets.RelabelDegree:
@@ -79,32 +80,40 @@ func (l *loadFlags) load(path string) (*datasets.Graph, time.Duration, error) {
 	return g, time.Since(t0), err
 }
 
-// loadSplit is load with the renumbering (--relabel) done and timed
-// apart: the same graph (loading relabels last), and the time of each.
-func (l *loadFlags) loadSplit(path string) (g *datasets.Graph, read, relabel time.Duration, err error) {
+// read loads a graph in the file's order (the renumbering, --relabel, is
+// the caller's: order) and reports the time taken.
+func (l *loadFlags) read(path string) (*datasets.Graph, time.Duration, error) {
 	opt, err := l.options()
 	if err != nil {
-		return nil, 0, 0, err
+		return nil, 0, err
 	}
-	r := opt.Relabel
 	opt.Relabel = datasets.RelabelNone
 	t0 := time.Now()
 	pr := newProgress("loading " + path)
-	g, err = datasets.Load(path, opt, datasets.WithProgress(pr.bytes))
+	g, err := datasets.Load(path, opt, datasets.WithProgress(pr.bytes))
 	pr.done()
-	read = time.Since(t0)
-	if err != nil {
-		return nil, read, 0, err
-	}
-	t1 := time.Now()
-	g = g.Relabel(r)
-	return g, read, time.Since(t1), nil
+	return g, time.Since(t0), err
 }
 
-// relabels reports whether loading g with these flags renumbers it.
-func (l *loadFlags) relabels(g *datasets.Graph) bool {
+// order is the vertex order --relabel asks of g: auto renumbers skewed
+// graphs only where worth says so.
+func (l *loadFlags) order(g *datasets.Graph, worth bool) datasets.Relabeling {
 	r, _ := datasets.ParseRelabeling(l.relabel)
-	return r.Resolve(g) == datasets.RelabelDegree
+	if r == datasets.RelabelAuto && !worth {
+		return datasets.RelabelNone
+	}
+	return r.Resolve(g)
+}
+
+// answerRelabel says whether renumbering a skewed graph by degree pays
+// for a single answer of algorithm alg on backend: the renumbering costs
+// ~150 ms (16 cores) to ~500 ms (2 cores) on kron20-21, and saves more
+// than that only for triangle counting on the CPU (seconds); on a GPU it
+// saves at most ~35 ms of any app (docs/perf.md). A graph that stays
+// loaded (bench) is renumbered whenever skewed.
+func answerRelabel(alg, backend string) bool {
+	onCPU := backend == "cpu" || (backend == "auto" && len(vertexprog.Backends()) == 1)
+	return alg == "tc" && onCPU
 }
 
 // progress draws a one-line indicator on stderr for work that takes more

@@ -260,3 +260,31 @@ func TestRelabelKeepsOutputs(t *testing.T) {
 		t.Fatalf("--relabel random: exit %d:\n%s", code, out)
 	}
 }
+
+// TestRelabelAutoPaysForOneAnswer: run's --relabel auto renumbers a
+// skewed graph only where one answer gains more than the renumbering
+// costs (triangle counting on the CPU), and bench's, where the graph
+// stays loaded, always.
+func TestRelabelAutoPaysForOneAnswer(t *testing.T) {
+	tmp := t.TempDir()
+	g := filepath.Join(tmp, "k10.hpg")
+	if out, code := hpgraph(t, "gen", "kron", "--scale", "10", "-o", g); code != 0 {
+		t.Fatalf("gen: exit %d:\n%s", code, out)
+	}
+	for _, c := range []struct {
+		algo    string
+		renamed bool
+	}{{"bfs", false}, {"cc", false}, {"pagerank-ldbc", false}, {"tc", true}} {
+		out, code := hpgraph(t, "run", c.algo, g, "--backend", "cpu")
+		if code != 0 {
+			t.Fatalf("%s: exit %d:\n%s", c.algo, code, out)
+		}
+		if got := strings.Contains(out, ", relabel "); got != c.renamed {
+			t.Errorf("run %s --relabel auto: renumbered %v, want %v:\n%s", c.algo, got, c.renamed, out)
+		}
+	}
+	out, code := hpgraph(t, "bench", g, "--backend", "cpu", "--algo", "bfs", "--runs", "1")
+	if code != 0 || !strings.Contains(out, "vertex order degree") {
+		t.Errorf("bench --relabel auto on a skewed graph: exit %d, no renumbering reported:\n%s", code, out)
+	}
+}

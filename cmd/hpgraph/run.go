@@ -167,17 +167,24 @@ func newRun() *cobra.Command {
 			if !batch && len(spec.ids) == 1 {
 				prm.src = spec.ids[0]
 			}
-			d, read, relabel, err := lf.loadSplit(args[1])
+			d, read, err := lf.read(args[1])
 			if err != nil {
 				return err
 			}
-			loadTime := read + relabel
-			at.load, at.read, at.relabel, at.relabelled = loadTime, read, relabel, lf.relabels(d)
 			at.setupWait = setup.join()
 			at.setup = setup.took
 			if setup.err != nil { // (only a named backend fails: cuda)
 				return setup.err
 			}
+			// --relabel auto renumbers for one answer only where it gains
+			// more than it costs (answerRelabel).
+			order := lf.order(d, answerRelabel(alg.name, ef.backend))
+			t1 := time.Now()
+			at.relabelled = order == datasets.RelabelDegree
+			d = d.Relabel(order)
+			relabel := time.Since(t1)
+			loadTime := read + relabel
+			at.load, at.read, at.relabel = loadTime, read, relabel
 			g := vertexprog.NewGraph(d)
 			opt = prm.apply(opt)
 			queries := []params{prm}
