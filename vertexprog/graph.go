@@ -3,6 +3,7 @@ package vertexprog
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/hyb"
@@ -16,9 +17,12 @@ import (
 type Graph struct {
 	g *datasets.Graph
 
+	// in and sym are built on first use; read without the lock (every
+	// InNeighbors and Neighbors call reads them: a lock there serialized
+	// a Prepare that ran on all cores).
+	in, sym atomic.Pointer[datasets.Graph]
+
 	mu   sync.Mutex
-	in   *datasets.Graph
-	sym  *datasets.Graph
 	hybs map[matrixKey]*Matrix
 }
 
@@ -100,21 +104,26 @@ func (g *Graph) Neighbors(v int32) []int32 { return g.symAdj().Neighbors(v) }
 func (g *Graph) OutWeights(v int32) []float32 { return g.g.Weights(v) }
 
 func (g *Graph) inAdj() *datasets.Graph {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.in == nil {
-		g.in = g.g.Transpose()
-	}
-	return g.in
+	return g.derived(&g.in, func() *datasets.Graph { return g.g.Transpose() })
 }
 
 func (g *Graph) symAdj() *datasets.Graph {
+	return g.derived(&g.sym, func() *datasets.Graph { return symmetrize(g.g) })
+}
+
+// derived returns *p, building it once.
+func (g *Graph) derived(p *atomic.Pointer[datasets.Graph], build func() *datasets.Graph) *datasets.Graph {
+	if d := p.Load(); d != nil {
+		return d
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.sym == nil {
-		g.sym = symmetrize(g.g)
+	if d := p.Load(); d != nil {
+		return d
 	}
-	return g.sym
+	d := build()
+	p.Store(d)
+	return d
 }
 
 // symmetrize returns the undirected view: every arc in both directions,
