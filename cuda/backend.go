@@ -323,8 +323,11 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 		}
 	}
 
+	pt := newPhaseTrace("start")
+	defer pt.print()
 	src := buildSource(&job.Code, layout, feats)
 	ptx, key, err := compile(src, d.arch())
+	pt.mark("source and compile")
 	if err != nil {
 		return nil, err
 	}
@@ -343,6 +346,7 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 		default:
 			need += d.cache.need(job.Pull.Matrix, true, nil, lim, ts)
 		}
+		pt.mark("lock")
 		if err := d.reserve(need); err != nil {
 			return err
 		}
@@ -350,6 +354,7 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 		if r.mod, err = d.loadModule(key, ptx, kernelNames); err != nil {
 			return err
 		}
+		pt.mark("module")
 		if !r.mod.layoutOK {
 			if err := layout.layoutErr(r.mod.stateOffsets(len(layout.offsets))); err != nil {
 				return err
@@ -357,7 +362,7 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 			r.mod.layoutOK = true
 		}
 		t0 := time.Now()
-		r.upload(lim, ts)
+		r.upload(lim, ts, pt)
 		r.transfers += time.Since(t0)
 		d.notePeak()
 		r.clock.create()
@@ -369,6 +374,7 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 			if graphWarmup && r.hasPullGraphs() {
 				r.warmGraphs()
 			}
+			pt.mark("graphs")
 		}
 		return nil
 	})
@@ -431,7 +437,7 @@ func put[T any](r *run, s []T) cu.DevicePtr {
 }
 
 // upload allocates and fills everything. Inside device.do.
-func (r *run) upload(lim binLimits, ts tileSpec) {
+func (r *run) upload(lim binLimits, ts tileSpec, pt *phaseTrace) {
 	job := r.job
 	d := r.d
 	if job.Push == job.Pull {
@@ -443,6 +449,7 @@ func (r *run) upload(lim binLimits, ts tileSpec) {
 			r.push = d.cache.get(job.Push.Matrix, false, job.Push.Degree, lim, tileSpec{})
 		}
 	}
+	pt.mark("matrices")
 	// (another run may hold the matrix's tiles of another shape)
 	r.tiles = ts.rowBits > 0 && r.pull.tiles.matches(ts)
 	if r.tiles {
@@ -532,6 +539,7 @@ func (r *run) upload(lim binLimits, ts tileSpec) {
 	if r.feats.Probe && r.tiles {
 		r.probeBuf = r.alloc(int64(r.pull.tiles.count()) * 24)
 	}
+	pt.mark("run's buffers")
 	r.runArg = r.makeRunArg()
 	// Memsets and copies above ran on the legacy stream; the kernels run
 	// on the device's own (non-blocking) stream.
@@ -1041,19 +1049,25 @@ func (r *run) Close() {
 		return
 	}
 	r.closed = true
+	pt := newPhaseTrace("close")
+	defer pt.print()
 	_ = r.d.do("freeing device memory", func() error {
 		_ = catch("waiting for the GPU", func() error { r.d.syncStream(); return nil })
+		pt.mark("lock and sync")
 		for _, e := range r.graphs {
 			destroyGraph(e)
 		}
+		pt.mark("graphs")
 		if r.recHost != nil {
 			cu.MemFreeHost(r.recHost)
 		}
+		pt.mark("pinned records")
 		r.clock.destroy()
 		for _, t := range r.texs {
 			texDestroy(t)
 		}
 		freeAll(r.bufs)
+		pt.mark("buffers")
 		for _, md := range []*matDev{r.pull, r.push} {
 			if md != nil {
 				r.d.cache.release(md)
