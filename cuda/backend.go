@@ -337,7 +337,7 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 	err = d.do("copying the run to the device", func() error {
 		// Memory first: the cache gives back what no run uses when the
 		// run would not fit otherwise.
-		need := deviceBytes(job, layout, lim)
+		need := deviceBytes(job, layout, lim, &d.cache)
 		switch {
 		case job.Push == job.Pull:
 			need += d.cache.need(job.Pull.Matrix, true, job.Push.Degree, lim, ts)
@@ -402,12 +402,12 @@ func (d *device) reserve(need int64) error {
 }
 
 // deviceBytes is the device memory a job needs besides its matrices.
-func deviceBytes(job *vertexprog.DeviceJob, l *stateLayout, lim binLimits) int64 {
+func deviceBytes(job *vertexprog.DeviceJob, l *stateLayout, lim binLimits, c *matCache) int64 {
 	n := int64(job.Pull.N)
 	words := (n + 31) / 32
 	need := n*int64(job.XSize) + max(8, n*int64(job.ASize)) + 2*words*4
 	if job.Push != nil {
-		need += n*4 + 2*max(1, n)*4 + 2*8*max(1, pushChunks(job.Push.Degree)) + max(8, n*int64(job.ASize))
+		need += n*4 + 2*max(1, n)*4 + 2*8*max(1, c.pushChunksOf(job.Push.Matrix, job.Push.Degree)) + max(8, n*int64(job.ASize))
 		if job.Spec.Delta > 0 {
 			need += words * 4
 		}
@@ -479,7 +479,7 @@ func (r *run) upload(lim binLimits, ts tileSpec, pt *phaseTrace) {
 		// (vp_compact).
 		r.queue[0] = r.alloc(int64(max(1, n)) * 4)
 		r.queue[1] = r.alloc(int64(max(1, n)) * 4)
-		capChunks := max(1, pushChunks(deg))
+		capChunks := max(1, r.push.pushChunks)
 		r.chunks[0] = r.alloc(capChunks * 8)
 		r.chunks[1] = r.alloc(capChunks * 8)
 		r.yLoop = r.alloc(max(8, int64(n)*int64(job.ASize)))

@@ -26,6 +26,7 @@ type matDev struct {
 	tileVFirst, tileVRow                      cu.DevicePtr
 	tileBufs                                  []cu.DevicePtr
 	pushDeg                                   cu.DevicePtr
+	pushChunks                                int64 // pushChunks(the degrees), with pushDeg
 	bufs                                      []cu.DevicePtr
 	bytes                                     int64
 	users                                     int
@@ -186,6 +187,7 @@ func (c *matCache) get(m *hyb.Matrix, bins bool, deg []int32, lim binLimits, ts 
 	}
 	if deg != nil && md.pushDeg == 0 {
 		md.pushDeg = devPut(&md.bufs, deg)
+		md.pushChunks = pushChunks(deg)
 	}
 	// (Tiles in use by another run stay as they are.)
 	if ts.rowBits > 0 && !md.tiles.matches(ts) && (md.tiles == nil || md.users == 0) {
@@ -244,6 +246,16 @@ func (c *matCache) trim(keep int) {
 		}
 		c.free(old)
 	}
+}
+
+// pushChunksOf is pushChunks(deg) for m's degrees, counted once per
+// cached matrix (a pass over every vertex, which every run's start paid
+// twice: ~7 ms of a kron21 BFS query). Inside device.do.
+func (c *matCache) pushChunksOf(m *hyb.Matrix, deg []int32) int64 {
+	if md := c.m[m]; md != nil && md.pushDeg != 0 && md.consistent() {
+		return md.pushChunks
+	}
+	return pushChunks(deg)
 }
 
 // matArg is the VP_Mat argument (kernels.cu).
