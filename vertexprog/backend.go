@@ -83,6 +83,29 @@ func selectBackend[X, A any](name string, p Program[X, A]) (DeviceBackend, error
 	return db, nil
 }
 
+// backendChoice is selectBackend's answer.
+type backendChoice struct {
+	b   DeviceBackend
+	err error
+}
+
+// mayUseDevice says whether the backend name may resolve to a device for
+// p (without opening one to find out).
+func mayUseDevice[X, A any](name string, p Program[X, A]) bool {
+	_, hasCode := p.(DeviceProgram)
+	if name == "cpu" || !hasCode || !spmv.PlainData[X]() || !spmv.PlainData[A]() {
+		return false
+	}
+	backendsMu.Lock()
+	defer backendsMu.Unlock()
+	for _, b := range backends {
+		if _, ok := b.(DeviceBackend); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // firstBackend returns the first available backend, by name, that is a T.
 func firstBackend[T Backend]() (T, bool) {
 	backendsMu.Lock()

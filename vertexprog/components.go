@@ -43,7 +43,9 @@ func Components(g *Graph, opt Options) (res *Result[int32], ok bool, err error) 
 	if opt.Direction != Auto || opt.MaxIterations != 0 || opt.PerEdge {
 		return nil, false, nil
 	}
+	tw := time.Now()
 	b, err := componentsBackend(opt.Backend)
+	wait := time.Since(tw)
 	if b == nil || err != nil {
 		return nil, false, err
 	}
@@ -60,7 +62,7 @@ func Components(g *Graph, opt Options) (res *Result[int32], ok bool, err error) 
 		return nil, false, err
 	}
 	defer run.Close()
-	res = &Result[int32]{Backend: b.Name(), Preprocess: time.Since(t0)}
+	res = &Result[int32]{Backend: b.Name(), Preprocess: time.Since(t0), BackendWait: wait}
 	t1 := time.Now()
 	if res.Iterations, err = run.Run(); err != nil {
 		return nil, false, err

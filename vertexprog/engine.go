@@ -128,6 +128,10 @@ type Result[X any] struct {
 	// Device is Compute on the device's own clock (DeviceTimer), 0 where
 	// the backend does not report it (the CPU).
 	Device time.Duration
+	// BackendWait is how long PREPROCESS, done on the host, then waited
+	// for the backend to open (a GPU's driver and context, when Warm had
+	// not finished them); not part of Preprocess.
+	BackendWait time.Duration
 }
 
 // ErrPushUnsupported is returned when push supersteps are forced for a
@@ -150,22 +154,42 @@ func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 	if spec.Delta > 0 && !(spec.Sparse && spec.Idempotent) {
 		return nil, errors.New("vertexprog: Spec.Delta needs a Sparse and Idempotent program (one that reaches the same result in any order)")
 	}
-	b, err := selectBackend(opt.Backend, p)
-	if err != nil {
-		return nil, err
-	}
-	if opt.HYB == (hyb.Options{}) {
-		opt.HYB = hyb.DefaultOptions()
-		if b == nil {
-			opt.HYB = hyb.CPUOptions()
+	// The backend is chosen beside the host's PREPROCESS: choosing a GPU
+	// waits for its driver and context to open (Warm starts that beside a
+	// graph's load), hundreds of milliseconds a fresh process can spend
+	// preparing instead.
+	chosen := make(chan backendChoice, 1)
+	go func() {
+		b, err := selectBackend(opt.Backend, p)
+		chosen <- backendChoice{b, err}
+	}()
+	defaultHYB := opt.HYB == (hyb.Options{})
+	if defaultHYB {
+		opt.HYB = hyb.CPUOptions()
+		if mayUseDevice(opt.Backend, p) {
+			opt.HYB = hyb.DefaultOptions()
 		}
 	}
 	t0 := time.Now()
 	h, err := prepare(g, p, opt)
+	tw := time.Now()
+	c := <-chosen
+	wait := time.Since(tw)
+	if c.err != nil {
+		return nil, c.err
+	}
 	if err != nil {
 		return nil, err
 	}
-	res := &Result[X]{Backend: "cpu"}
+	b := c.b
+	if b == nil && defaultHYB && opt.HYB != hyb.CPUOptions() {
+		// (the device it prepared for did not open: the CPU's matrices)
+		opt.HYB = hyb.CPUOptions()
+		if err := h.matrices(g, opt); err != nil {
+			return nil, err
+		}
+	}
+	res := &Result[X]{Backend: "cpu", BackendWait: wait}
 	var st stepper = &cpuStepper[X, A]{h}
 	if b == nil {
 		h.materialize()
@@ -177,7 +201,7 @@ func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 		defer ds.run.Close()
 		st, res.Backend = ds, b.Name()
 	}
-	res.Preprocess = time.Since(t0)
+	res.Preprocess = time.Since(t0) - wait
 	t1 := time.Now()
 	if err := loop(h, st, opt, res); err != nil {
 		return nil, err
@@ -411,6 +435,26 @@ type hostRun[X, A any] struct {
 	activeCount int
 }
 
+// matrices gets the pull matrix, and the push matrix when the program can
+// push and opt allows it, in opt.HYB's form.
+func (r *hostRun[X, A]) matrices(g *Graph, opt Options) error {
+	var err error
+	if r.pull, err = g.PullMatrix(r.spec.Edges, opt.HYB); err != nil {
+		return err
+	}
+	r.push = nil
+	pushErr := canPush(r.p)
+	if opt.Direction == Push && pushErr != nil {
+		return pushErr
+	}
+	if pushErr == nil && opt.Direction != Pull {
+		if r.push, err = g.PushMatrix(r.spec.Edges, opt.HYB); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // prepare is PREPROCESS and Init: the program's Prepare, the HYB matrices,
 // the value and accumulator arrays and bitmasks, and the first frontier.
 func prepare[X, A any](g *Graph, p Program[X, A], opt Options) (*hostRun[X, A], error) {
@@ -420,18 +464,10 @@ func prepare[X, A any](g *Graph, p Program[X, A], opt Options) (*hostRun[X, A], 
 			return nil, err
 		}
 	}
-	var err error
-	if r.pull, err = g.PullMatrix(r.spec.Edges, opt.HYB); err != nil {
+	if err := r.matrices(g, opt); err != nil {
 		return nil, err
 	}
-	pushErr := canPush(p)
-	if opt.Direction == Push && pushErr != nil {
-		return nil, pushErr
-	}
-	if pushErr == nil && opt.Direction != Pull {
-		if r.push, err = g.PushMatrix(r.spec.Edges, opt.HYB); err != nil {
-			return nil, err
-		}
+	if r.push != nil {
 		r.touched = bitmask.New(r.n)
 	}
 	r.x = make([]X, r.n)

@@ -50,10 +50,11 @@ type runStats struct {
 	transfer            time.Duration   // host↔device copies, part of preprocess and finish
 	stepTimes           []time.Duration // per superstep
 	device              time.Duration   // compute on the device's clock (GPU events; 0 on the CPU)
+	wait                time.Duration   // the host's PREPROCESS waiting for the device to open
 }
 
 func statsOf[X any](r *vertexprog.Result[X]) runStats {
-	return runStats{r.Backend, r.Iterations, r.Active, r.Directions, r.Preprocess, r.Compute, r.Finish, r.Transfer, r.StepTimes, r.Device}
+	return runStats{r.Backend, r.Iterations, r.Active, r.Directions, r.Preprocess, r.Compute, r.Finish, r.Transfer, r.StepTimes, r.Device, r.BackendWait}
 }
 
 type algorithm struct {
