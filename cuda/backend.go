@@ -514,7 +514,7 @@ func (r *run) upload(lim binLimits, ts tileSpec, pt *phaseTrace) {
 	}
 	copy(r.last, ring[(recordRing-1)*r.recW:])
 	r.rec = put(r, ring)
-	r.recHost = cu.MemAllocHost(int64(len(ring)) * 8)
+	r.recHost = d.pinned(int64(len(ring)) * 8)
 	r.recDev = hostDevicePtr(r.recHost)
 	r.ctl = put(r, []int32{0, 0, 0, 0})
 
@@ -1059,7 +1059,7 @@ func (r *run) Close() {
 		}
 		pt.mark("graphs")
 		if r.recHost != nil {
-			cu.MemFreeHost(r.recHost)
+			r.d.unpin(r.recHost, int64(recordRing*r.recW)*8)
 		}
 		pt.mark("pinned records")
 		r.clock.destroy()

@@ -296,6 +296,10 @@ type device struct {
 	info   *vertexprog.DeviceInfo
 	locked time.Time // when do took the lock (HPGRAPH_CUDA_TRACE)
 
+	// spare holds pinned host buffers runs gave back, by size, for the
+	// next run (pinning costs ~1 ms a run). On the context's thread only.
+	spare map[int64][]unsafe.Pointer
+
 	// base is the device memory in use once the context was made; peak
 	// the most in use since, above base (notePeak).
 	base, peak int64
@@ -402,6 +406,29 @@ func (d *device) memInfo() (free, total int64) {
 		return memInfoHook()
 	}
 	return cu.MemGetInfo()
+}
+
+// pinned returns bytes of pinned host memory, a spare one if there is.
+// Inside device.do.
+func (d *device) pinned(bytes int64) unsafe.Pointer {
+	if s := d.spare[bytes]; len(s) > 0 {
+		d.spare[bytes] = s[:len(s)-1]
+		return s[len(s)-1]
+	}
+	return cu.MemAllocHost(bytes)
+}
+
+// unpin gives pinned memory back for a later run (a few kept a size).
+// Inside device.do.
+func (d *device) unpin(p unsafe.Pointer, bytes int64) {
+	if d.spare == nil {
+		d.spare = map[int64][]unsafe.Pointer{}
+	}
+	if len(d.spare[bytes]) >= 4 {
+		cu.MemFreeHost(p)
+		return
+	}
+	d.spare[bytes] = append(d.spare[bytes], p)
 }
 
 // notePeak samples the device memory in use for DeviceMemory, at the

@@ -2,11 +2,19 @@
 
 package cuda
 
+/*
+#include <cuda.h>
+static CUresult hp_host_register(void* p, size_t n) { return cuMemHostRegister(p, n, 0); }
+static CUresult hp_host_unregister(void* p) { return cuMemHostUnregister(p); }
+*/
+import "C"
+
 import (
 	"fmt"
 	"os"
 	"regexp"
 	"sort"
+	"strconv"
 	"sync"
 	"unsafe"
 
@@ -21,10 +29,28 @@ import (
 // HPGRAPH_CUDA_STAGE=0 turns this off (plain cuMemcpy).
 var staged = os.Getenv("HPGRAPH_CUDA_STAGE") != "0"
 
-const (
-	stageBytes = 8 << 20 // each staging buffer
-	stageMin   = 1 << 20 // smaller copies go straight
+// pinInPlace (HPGRAPH_CUDA_STAGE=pin, an experiment) pins a large source
+// in place for the copy (cuMemHostRegister) instead of staging it.
+var pinInPlace = os.Getenv("HPGRAPH_CUDA_STAGE") == "pin"
+
+// stageBytes is each staging buffer's size and copyParts the goroutines
+// a chunk's host copy is split over (HPGRAPH_CUDA_STAGEMB and
+// HPGRAPH_CUDA_STAGEPARTS override them).
+var (
+	stageBytes int64 = 8 << 20
+	copyParts        = 4
 )
+
+const stageMin = 1 << 20 // smaller copies go straight
+
+func init() {
+	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_STAGEMB")); err == nil && n >= 1 && n <= 1024 {
+		stageBytes = int64(n) << 20
+	}
+	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_STAGEPARTS")); err == nil && n >= 1 && n <= 64 {
+		copyParts = n
+	}
+}
 
 // stage is the pinned staging memory, allocated on first use; used
 // inside device.do only.
@@ -55,7 +81,7 @@ func stageReady() bool {
 
 // hostCopy copies n bytes from src to dst with a few goroutines.
 func hostCopy(dst, src unsafe.Pointer, n int) {
-	const parts = 4
+	parts := copyParts
 	if n < 2<<20 {
 		copy(unsafe.Slice((*byte)(dst), n), unsafe.Slice((*byte)(src), n))
 		return
@@ -76,6 +102,11 @@ func hostCopy(dst, src unsafe.Pointer, n int) {
 // htod copies host memory to the device and returns once the device has
 // it. Inside device.do, with the run's stream idle.
 func htod(dst cu.DevicePtr, src unsafe.Pointer, bytes int64) {
+	if pinInPlace && bytes >= stageMin && C.hp_host_register(src, C.size_t(bytes)) == C.CUDA_SUCCESS {
+		cu.MemcpyHtoD(dst, src, bytes)
+		C.hp_host_unregister(src)
+		return
+	}
 	if bytes < stageMin || !stageReady() {
 		cu.MemcpyHtoD(dst, src, bytes)
 		return
