@@ -36,18 +36,29 @@ func RegisterBackend(b Backend) {
 	backends[b.Name()] = b
 }
 
-// Backends lists the backends that can run here, "cpu" first.
-func Backends() []string {
+// registered returns the registered backends sorted by name. (Available
+// is asked outside the lock: a GPU's may take hundreds of milliseconds the
+// first time, which must not hold up others reading the registry.)
+func registered() []Backend {
 	backendsMu.Lock()
 	defer backendsMu.Unlock()
-	names := []string{}
-	for n, b := range backends {
+	bs := make([]Backend, 0, len(backends))
+	for _, b := range backends {
+		bs = append(bs, b)
+	}
+	sort.Slice(bs, func(i, j int) bool { return bs[i].Name() < bs[j].Name() })
+	return bs
+}
+
+// Backends lists the backends that can run here, "cpu" first.
+func Backends() []string {
+	names := []string{"cpu"}
+	for _, b := range registered() {
 		if b.Available() == nil {
-			names = append(names, n)
+			names = append(names, b.Name())
 		}
 	}
-	sort.Strings(names)
-	return append([]string{"cpu"}, names...)
+	return names
 }
 
 // selectBackend resolves Options.Backend: nil means the CPU engine. Auto
@@ -96,9 +107,7 @@ func mayUseDevice[X, A any](name string, p Program[X, A]) bool {
 	if name == "cpu" || !hasCode || !spmv.PlainData[X]() || !spmv.PlainData[A]() {
 		return false
 	}
-	backendsMu.Lock()
-	defer backendsMu.Unlock()
-	for _, b := range backends {
+	for _, b := range registered() {
 		if _, ok := b.(DeviceBackend); ok {
 			return true
 		}
@@ -108,15 +117,8 @@ func mayUseDevice[X, A any](name string, p Program[X, A]) bool {
 
 // firstBackend returns the first available backend, by name, that is a T.
 func firstBackend[T Backend]() (T, bool) {
-	backendsMu.Lock()
-	defer backendsMu.Unlock()
-	names := make([]string, 0, len(backends))
-	for n := range backends {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		if t, ok := backends[n].(T); ok && t.Available() == nil {
+	for _, b := range registered() {
+		if t, ok := b.(T); ok && t.Available() == nil {
 			return t, true
 		}
 	}
