@@ -142,11 +142,14 @@ func runBFS(g *vertexprog.Graph, p params, opt vertexprog.Options) (*outcome, er
 	if err != nil {
 		return nil, err
 	}
-	reached, depth := 0, int32(0)
-	for _, x := range r.Depth {
-		if x >= 0 {
-			reached++
-			depth = max(depth, x)
+	// Every vertex BFS reaches is activated once, the superstep after its
+	// parent: the counts give reached and depth without a pass over Depth
+	// (which cost ~11 ms of every kron21 query on the GPU machine).
+	reached, depth := 1, 0
+	for _, a := range r.Run.Active {
+		if a > 0 {
+			reached += a
+			depth++
 		}
 	}
 	return &outcome{

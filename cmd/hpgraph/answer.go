@@ -85,6 +85,16 @@ func startDeviceSetup(backend string) *deviceSetup {
 	return s
 }
 
+// finished reports whether the set-up is over (or never started).
+func (s *deviceSetup) finished() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
+
 // join waits for the set-up and returns how long it waited: the part of
 // the set-up that loading did not hide.
 func (s *deviceSetup) join() time.Duration {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -92,10 +93,19 @@ func TestMultiSourceEqualsSingleRuns(t *testing.T) {
 			if len(want) != 1024 || len(got) != len(want) {
 				t.Fatalf("%s src %d: %d and %d lines", c.algo, src, len(want), len(got))
 			}
+			reachedLines, deepest := 0, 0
 			for id, w := range want {
 				if got[id] != w {
 					t.Fatalf("%s src %d: vertex %s: batch %q, single run %q", c.algo, src, id, got[id], w)
 				}
+				if d, err := strconv.Atoi(w); err == nil && d >= 0 {
+					reachedLines++
+					deepest = max(deepest, d)
+				}
+			}
+			// The summary line agrees with the depths written.
+			if line := fmt.Sprintf("src %d: reached %d vertices, depth %d;", src, reachedLines, deepest); c.algo == "bfs" && !strings.Contains(out, line) {
+				t.Errorf("bfs src %d: the summary is not %q:\n%s", src, line, out)
 			}
 		}
 	}

@@ -173,15 +173,12 @@ func newRun() *cobra.Command {
 			}
 			// --relabel auto renumbers for one answer only where it gains
 			// more than it costs (answerRelabel), which depends on the
-			// backend: only then wait here for the device's set-up; else
-			// the run's host PREPROCESS overlaps it too.
+			// backend. A device still opening is taken to open (one that
+			// cannot fails at once: no driver, no device), so nothing waits
+			// for it here and the run's host PREPROCESS overlaps it too.
 			worth := false
 			if alg.name == "tc" && lf.relabel == "auto" {
-				at.setupWait = setup.join()
-				if setup.err != nil { // (only a named backend fails: cuda)
-					return setup.err
-				}
-				worth = answerRelabel(alg.name, ef.backend)
+				worth = setup.finished() && answerRelabel(alg.name, ef.backend)
 			}
 			order := lf.order(d, worth)
 			t1 := time.Now()
