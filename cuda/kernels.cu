@@ -103,9 +103,13 @@ __device__ __forceinline__ VP_St vp_st_at(const VP_Run& c, int s, bool batched, 
   t.iter0 = c.ctl[1];
   unsigned long long act = t.prev[VP_R_ACTIVE];
   // (a run without a push matrix pulls every superstep: its batches go
-  // on whatever the frontier, as the engine's rule for them)
-  t.go = act > 0 && (!batched || !c.pushDeg || act * VP_SMALL_FRONTIER < (unsigned long long)c.n ||
-                     (push && t.prev[VP_R_EDGES] < (unsigned long long)c.ctl[2]));
+  // on whatever the frontier, as the engine's rule for them). A push
+  // batch goes on only while the frontier's edges stay under the limit
+  // the host's chooser set: a frontier of few vertices can hold most of
+  // the edges (kron27's hubs: 1.2% of the vertices, 2.4G edges), which
+  // the chooser pulls.
+  t.go = act > 0 && (!batched || !c.pushDeg ||
+                     (push ? t.prev[VP_R_EDGES] < (unsigned long long)c.ctl[2] : act * VP_SMALL_FRONTIER < (unsigned long long)c.n));
   // An idempotent program gathers unchanged neighbours harmlessly: with a
   // dense frontier (a quarter of the vertices, as the CPU engine's rule)
   // skipping the bitmask test is cheaper.

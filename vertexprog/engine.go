@@ -246,14 +246,14 @@ type batcher interface {
 	batch(it int, dir Direction, max int, pushEdges int64) ([]StepReport, error)
 }
 
-// Batching: while frontiers stay small (fewer than n/smallFrontier
-// vertices), a batching backend runs supersteps in batches that grow from
-// 2 to maxBatch, so a high-diameter graph's thousands of tiny supersteps
-// cost a few host round trips instead of one each. Push batches also go
-// on while the frontier has fewer than batchEdges edges and the chooser
-// would push it whatever came before (SSSP on a road network keeps tens
-// of thousands of vertices active for thousands of supersteps, each a
-// few microseconds of work on a GPU).
+// Batching: while frontiers stay small, a batching backend runs
+// supersteps in batches that grow from 2 to maxBatch, so a high-diameter
+// graph's thousands of tiny supersteps cost a few host round trips
+// instead of one each. Pull batches go on while the frontier has fewer
+// than n/smallFrontier vertices; push batches while it has fewer than
+// batchEdges edges and the chooser would push it whatever came before
+// (SSSP on a road network keeps tens of thousands of vertices active for
+// thousands of supersteps, each a few microseconds of work on a GPU).
 const (
 	smallFrontier = 64
 	maxBatch      = 256
@@ -288,7 +288,13 @@ func loop[X, A any](h *hostRun[X, A], st stepper, opt Options, res *Result[X]) e
 		}
 		// A program that cannot push pulls every superstep, so nothing the
 		// host decides between its supersteps depends on their frontiers.
-		if canBatch && (h.push == nil || activeNow*smallFrontier < h.n || frontierEdges < pushEdges) {
+		// A push batch needs few frontier edges, not few vertices: a few
+		// hubs can hold most of a graph's edges.
+		small := activeNow*smallFrontier < h.n
+		if dir == Push {
+			small = frontierEdges < pushEdges
+		}
+		if canBatch && (h.push == nil || small) {
 			size = min(2*size, maxBatch)
 		} else {
 			size = 1
