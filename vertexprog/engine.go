@@ -397,9 +397,12 @@ func (c *chooser) next(active int, frontierEdges int64) Direction {
 }
 
 // pushLimit is a bound on the frontier edges below which next keeps
-// pushing whatever the supersteps in between were (0 when the bound falls
-// as the traversal goes on: a RowFilter's pull cost shrinks with the
-// unexplored edges).
+// pushing whatever the supersteps in between were: a push batch goes on
+// while its frontier stays under it. For a RowFilter's program the bound
+// falls as the traversal goes on (its pull costs the unexplored edges);
+// this is the bound now, so a batch may push a superstep or two that the
+// chooser, looking at each, would have pulled: the same answer, at most a
+// little slower, where a batch's host round trips saved are worth more.
 func (c *chooser) pushLimit() int64 {
 	switch c.opt.Direction {
 	case Push:
@@ -410,10 +413,11 @@ func (c *chooser) pushLimit() int64 {
 	if c.opt.Rule == GraphBLAST {
 		return c.nnz / 10
 	}
+	work := c.nnz
 	if c.filtered {
-		return 0
+		work = max(c.unexplored, 0)
 	}
-	return int64(float64(c.nnz+int64(c.n)) / c.opt.Alpha)
+	return int64(float64(work+int64(c.n)) / c.opt.Alpha)
 }
 
 // hostRun is a run's host state: PREPROCESS's products and, on the CPU
