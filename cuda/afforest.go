@@ -54,7 +54,7 @@ func (Backend) Components(m *vertexprog.Matrix) (vertexprog.ComponentsRun, error
 	if err != nil {
 		return nil, err
 	}
-	ptx, key, err := compile(afforestProgram(), d.arch())
+	ptx, key, err := d.kernelImage(afforestProgram())
 	if err != nil {
 		return nil, err
 	}

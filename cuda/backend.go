@@ -326,7 +326,7 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 	pt := newPhaseTrace("start")
 	defer pt.print()
 	src := buildSource(&job.Code, layout, feats)
-	ptx, key, err := compile(src, d.arch())
+	ptx, key, err := d.kernelImage(src)
 	pt.mark("source and compile")
 	if err != nil {
 		return nil, err

@@ -475,8 +475,9 @@ func (m *module) stateOffsets(n int) []uint64 {
 	return out
 }
 
-// loadModule loads ptx once per key (modules live as long as the
-// context) and looks up its kernels, names. Inside device.do.
+// loadModule loads ptx (PTX, or machine code: prebuilt.go) once per key
+// (modules live as long as the context) and looks up its kernels, names.
+// Inside device.do.
 func (d *device) loadModule(key, ptx string, names []string) (*module, error) {
 	d.mu.Lock()
 	m := d.modules[key]

@@ -53,7 +53,7 @@ func buildOnDevice(md *matDev, m *hyb.Matrix) {
 // hybBuildModule compiles (or finds in the caches) and loads the
 // kernels of hybbuild.cu. Inside device.do.
 func (d *device) hybBuildModule() *module {
-	ptx, key, err := compile(hybBuildSource, d.arch())
+	ptx, key, err := d.kernelImage(hybBuildSource)
 	if err != nil {
 		panic(err)
 	}

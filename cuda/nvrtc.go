@@ -37,15 +37,16 @@ static const char* hp_nvrtc_errstr(int r) {
 }
 
 // hp_nvrtc_compile compiles src; on return *log and (on success) *ptx are
-// malloc'd strings for the caller to free. It returns the NVRTC result,
+// malloc'd for the caller to free: the PTX (NUL-terminated), or with
+// cubin set the machine code (*size bytes). It returns the NVRTC result,
 // or -1 when a symbol is missing.
-static int hp_nvrtc_compile(const char* src, const char* name, int nopts, const char** opts, char** ptx, char** log) {
+static int hp_nvrtc_compile(const char* src, const char* name, int nopts, const char** opts, int cubin, char** ptx, size_t* size, char** log) {
 	hp_create_t create = (hp_create_t)dlsym(hp_nv, "nvrtcCreateProgram");
 	hp_compile_t compile = (hp_compile_t)dlsym(hp_nv, "nvrtcCompileProgram");
 	hp_size_t logSize = (hp_size_t)dlsym(hp_nv, "nvrtcGetProgramLogSize");
 	hp_get_t getLog = (hp_get_t)dlsym(hp_nv, "nvrtcGetProgramLog");
-	hp_size_t ptxSize = (hp_size_t)dlsym(hp_nv, "nvrtcGetPTXSize");
-	hp_get_t getPTX = (hp_get_t)dlsym(hp_nv, "nvrtcGetPTX");
+	hp_size_t ptxSize = (hp_size_t)dlsym(hp_nv, cubin ? "nvrtcGetCUBINSize" : "nvrtcGetPTXSize");
+	hp_get_t getPTX = (hp_get_t)dlsym(hp_nv, cubin ? "nvrtcGetCUBIN" : "nvrtcGetPTX");
 	hp_destroy_t destroy = (hp_destroy_t)dlsym(hp_nv, "nvrtcDestroyProgram");
 	*ptx = 0;
 	*log = 0;
@@ -67,6 +68,7 @@ static int hp_nvrtc_compile(const char* src, const char* name, int nopts, const 
 			*ptx = (char*)malloc(n + 1);
 			r = getPTX(prog, *ptx);
 			(*ptx)[n] = 0;
+			*size = n;
 		}
 	} else {
 		r = cr;
@@ -170,7 +172,7 @@ func compile(src, arch string) (ptx, key string, err error) {
 			return string(b), key, nil
 		}
 	}
-	ptx, err = nvrtcCompile(src, opts)
+	ptx, err = nvrtcCompile(src, opts, false)
 	if err != nil {
 		return "", "", err
 	}
@@ -206,7 +208,9 @@ func writeCache(dir, name, content string) {
 	}
 }
 
-func nvrtcCompile(src string, opts []string) (string, error) {
+// nvrtcCompile compiles src to PTX, or with cubin to machine code (opts
+// then name an sm_XY architecture).
+func nvrtcCompile(src string, opts []string, cubin bool) (string, error) {
 	csrc := C.CString(src)
 	defer C.free(unsafe.Pointer(csrc))
 	cname := C.CString("hpgraph.cu")
@@ -222,7 +226,12 @@ func nvrtcCompile(src string, opts []string) (string, error) {
 		C.free(unsafe.Pointer(copts))
 	}()
 	var cptx, clog *C.char
-	r := C.hp_nvrtc_compile(csrc, cname, C.int(len(opts)), &copts[0], &cptx, &clog)
+	var size C.size_t
+	asCubin := C.int(0)
+	if cubin {
+		asCubin = 1
+	}
+	r := C.hp_nvrtc_compile(csrc, cname, C.int(len(opts)), &copts[0], asCubin, &cptx, &size, &clog)
 	var log string
 	if clog != nil {
 		log = C.GoString(clog)
@@ -237,7 +246,7 @@ func nvrtcCompile(src string, opts []string) (string, error) {
 		}
 		return "", fmt.Errorf("cuda: NVRTC (%s): %s", nvrtcName, C.GoString(C.hp_nvrtc_errstr(r)))
 	}
-	ptx := C.GoString(cptx)
+	out := C.GoStringN(cptx, C.int(size))
 	C.free(unsafe.Pointer(cptx))
-	return ptx, nil
+	return out, nil
 }

@@ -1,0 +1,101 @@
+//go:build cuda
+
+package cuda
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// prebuilt holds machine code made ahead of time for the kernels the
+// built-in apps compile (prebuilt/README.md).
+//
+//go:embed prebuilt
+var prebuilt embed.FS
+
+// prebuiltKey names a kernel source compiled with the options for arch
+// (compute_XY), whatever NVRTC compiled it.
+func prebuiltKey(src, arch string) string {
+	h := sha256.New()
+	for _, s := range append([]string{src}, compileOptions(arch)...) {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))[:32]
+}
+
+// smOf is the machine architecture (sm_XY) of arch (compute_XY).
+func smOf(arch string) string { return "sm_" + strings.TrimPrefix(arch, "compute_") }
+
+// prebuiltImage returns the prebuilt machine code of src for arch, or ""
+// where there is none.
+func prebuiltImage(src, arch string) (image, key string) {
+	key = prebuiltKey(src, arch) + "." + smOf(arch)
+	f, err := prebuilt.Open("prebuilt/" + key + ".cubin.gz")
+	if err != nil {
+		return "", key
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return "", key
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil || !bytes.HasPrefix(b, []byte("\x7fELF")) {
+		return "", key
+	}
+	return string(b), key
+}
+
+// kernelImage returns what loadModule loads for src on d: prebuilt
+// machine code when there is, else PTX from NVRTC (or its disk cache),
+// and the key the module is kept under. With HPGRAPH_CUDA_PREBUILD=DIR
+// it also writes the machine code of src for d to DIR, for
+// scripts/gpu-prebuild.sh.
+func (d *device) kernelImage(src string) (image, key string, err error) {
+	arch := d.arch()
+	if dir := os.Getenv("HPGRAPH_CUDA_PREBUILD"); dir != "" {
+		if err := writePrebuilt(dir, src, arch); err != nil {
+			return "", "", err
+		}
+	}
+	if image, key = prebuiltImage(src, arch); image != "" {
+		return image, key, nil
+	}
+	return compile(src, arch)
+}
+
+// writePrebuilt compiles src to machine code for arch's sm_XY and writes
+// it to dir as prebuilt/ names it.
+func writePrebuilt(dir, src, arch string) error {
+	name := filepath.Join(dir, prebuiltKey(src, arch)+"."+smOf(arch)+".cubin.gz")
+	if _, err := os.Stat(name); err == nil {
+		return nil
+	}
+	if err := loadNVRTC(); err != nil {
+		return err
+	}
+	opts := compileOptions(arch)
+	opts[0] = "--gpu-architecture=" + smOf(arch)
+	cubin, err := nvrtcCompile(src, opts, true)
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
+	zw.Write([]byte(cubin))
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(name, b.Bytes(), 0o644)
+}
