@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/datasets/gen"
 	"github.com/hpgraph/hpgraph/vertexprog"
-	"gonum.org/v1/gonum/mathext/prng"
 )
 
 // processStart is when the process started, as near as Go lets a program
@@ -310,31 +310,15 @@ func gapSources(d *datasets.Graph, n int) ([]int32, error) {
 	if nodes == 0 {
 		return nil, errors.New("--src gap:N: no vertex has an out-edge, so GAP's picker would never stop")
 	}
-	rng := prng.NewMT19937()
-	rng.Seed(gapSourceSeed)
+	draws := gen.NewUniform32(gapSourceSeed, uint32(nodes))
 	out := make([]int32, 0, n)
 	for len(out) < n {
-		k := uniformLibstdcxx(rng, uint32(nodes))
+		k := draws.Next()
 		if v := vertex(k); d.Degree(v) > 0 {
 			out = append(out, v)
 		}
 	}
 	return out, nil
-}
-
-// uniformLibstdcxx returns a value in [0, r), r ≥ 1, as libstdc++'s
-// uniform_int_distribution does from a 32-bit generator: Lemire's
-// multiply-and-shift, redrawing the biased low products.
-func uniformLibstdcxx(rng *prng.MT19937, r uint32) uint32 {
-	p := uint64(rng.Uint32()) * uint64(r)
-	if low := uint32(p); low < r {
-		threshold := -r % r
-		for low < threshold {
-			p = uint64(rng.Uint32()) * uint64(r)
-			low = uint32(p)
-		}
-	}
-	return uint32(p >> 32)
 }
 
 // outPath is --out for source id: {src} replaced by the id.

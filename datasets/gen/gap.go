@@ -227,3 +227,22 @@ func boundedLibstdcxx(rng *mt19937, r uint32) uint32 {
 	}
 	return uint32(p >> 32)
 }
+
+// Uniform32 draws uniform values in [0, n) exactly as GAP's
+// std::uniform_int_distribution<NodeID>(0, n-1) does over
+// std::mt19937(seed) with libstdc++: GAP's SourcePicker, seeded with
+// GAPSeed, picks its BFS and SSSP sources this way.
+type Uniform32 struct {
+	rng mt19937
+	n   uint32
+}
+
+// NewUniform32 starts the draws over [0, n), n ≥ 1.
+func NewUniform32(seed uint32, n uint32) *Uniform32 {
+	u := &Uniform32{n: n}
+	u.rng.seed(seed)
+	return u
+}
+
+// Next is the next draw.
+func (u *Uniform32) Next() uint32 { return boundedLibstdcxx(&u.rng, u.n) }

@@ -374,3 +374,20 @@ func TestMT19937MatchesGonum(t *testing.T) {
 		t.Errorf("10000th draw %d, want 4123659995", x)
 	}
 }
+
+// The draws of std::uniform_int_distribution<int32_t>(0, n-1) over
+// std::mt19937(27491095), printed by g++ 12 (libstdc++).
+func TestUniform32MatchesLibstdcxx(t *testing.T) {
+	for n, want := range map[uint32][]uint32{
+		1024: {204, 896, 17, 277, 283, 418, 949, 244, 527, 871, 179, 114},
+		1000: {199, 875, 17, 270, 277, 408, 927, 238, 515, 850, 175, 111},
+		7:    {1, 6, 0, 1, 1, 2, 6, 1, 3, 5, 1, 0},
+	} {
+		draws := NewUniform32(GAPSeed, n)
+		for i, w := range want {
+			if got := draws.Next(); got != w {
+				t.Fatalf("n=%d: draw %d is %d, libstdc++ %d", n, i, got, w)
+			}
+		}
+	}
+}
