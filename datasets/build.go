@@ -44,17 +44,73 @@ func Build(el *EdgeList, opt Options) (*Graph, error) {
 		return nil, fmt.Errorf("unknown weight mode %d", opt.Weights)
 	}
 
-	undirected := !el.Directed || opt.Symmetrize
-	a := newArcBuilder(el.N, weight != nil)
-	loops := a.count(m, func(i int) (int32, int32) { return el.Src[i], el.Dst[i] }, undirected, opt.KeepSelfLoops)
-	a.fill(m, func(i int) (int32, int32) { return el.Src[i], el.Dst[i] }, weight, undirected, opt.KeepSelfLoops)
-	dups := a.sortRows(!opt.KeepDuplicates)
-	g := &Graph{
-		Name: el.Name, N: el.N, RowPtr: a.rowPtr, Col: a.col, W: a.w,
-		Directed: !undirected, IDs: el.IDs, IDBase: el.IDBase,
-		Stats: BuildStats{Entries: int64(m), SelfLoops: loops, Duplicates: dups},
+	blocks := func(fn func(lo int, src, dst []int32)) {
+		par.Blocks(m, func(_, lo, hi int) { fn(lo, el.Src[lo:hi], el.Dst[lo:hi]) })
 	}
+	g, err := build(el.N, m, blocks, weight, !el.Directed || opt.Symmetrize, opt)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", el.Name, err)
+	}
+	g.Name, g.IDs, g.IDBase = el.Name, el.IDs, el.IDBase
 	return g.Relabel(opt.Relabel), nil
+}
+
+// EdgeStream is a graph's entries as blocks that can be made again (a
+// seeded generator's): BuildStream reads them twice, counting the rows
+// and then filling them, and never holds the list, so building takes the
+// memory of the CSR alone (kron27: 19 GB, where the list adds 17).
+type EdgeStream struct {
+	N, M     int
+	Directed bool
+	Name     string
+	// Blocks calls fn, concurrently, for blocks of entries that cover
+	// [0, M) once; lo is the index of a block's first entry, and src and
+	// dst (read only, valid during the call) its entries.
+	Blocks func(fn func(lo int, src, dst []int32))
+}
+
+// BuildStream is Build for a stream of entries (without weights of their
+// own: opt.Weights may be WeightsNone or WeightsRandom). Every entry is
+// checked as Build checks them.
+func BuildStream(es *EdgeStream, opt Options) (*Graph, error) {
+	if es.N <= 0 {
+		return nil, fmt.Errorf("%s: %w", es.Name, ErrEmptyGraph)
+	}
+	if es.N > math.MaxInt32 || es.M < 0 {
+		return nil, fmt.Errorf("%s: %d vertices and %d entries; at most %d vertices are supported", es.Name, es.N, es.M, math.MaxInt32)
+	}
+	var weight func(i int, s, d int32) float32
+	switch opt.Weights {
+	case WeightsKeep, WeightsNone:
+	case WeightsRandom:
+		if opt.WeightMin > opt.WeightMax || opt.WeightMin < 0 {
+			return nil, fmt.Errorf("random weights: range %d-%d is empty or negative", opt.WeightMin, opt.WeightMax)
+		}
+		lo, span := uint64(opt.WeightMin), uint64(opt.WeightMax-opt.WeightMin+1)
+		weight = func(_ int, s, d int32) float32 { return pairWeight(s, d, opt.Seed, lo, span) }
+	default:
+		return nil, fmt.Errorf("unknown weight mode %d", opt.Weights)
+	}
+	g, err := build(es.N, es.M, es.Blocks, weight, !es.Directed || opt.Symmetrize, opt)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", es.Name, err)
+	}
+	g.Name = es.Name
+	return g.Relabel(opt.Relabel), nil
+}
+
+// build makes the CSR of m entries given in blocks (checked to lie in
+// [0, n)) with the cleaning of opt; weight, when not nil, weighs entry i.
+func build(n, m int, blocks func(fn func(lo int, src, dst []int32)), weight func(int, int32, int32) float32, undirected bool, opt Options) (*Graph, error) {
+	a := newArcBuilder(n, weight != nil)
+	loops, err := a.count(blocks, undirected, opt.KeepSelfLoops)
+	if err != nil {
+		return nil, err
+	}
+	a.fill(blocks, weight, undirected, opt.KeepSelfLoops)
+	dups := a.sortRows(!opt.KeepDuplicates)
+	return &Graph{N: n, RowPtr: a.rowPtr, Col: a.col, W: a.w, Directed: !undirected,
+		Stats: BuildStats{Entries: int64(m), SelfLoops: loops, Duplicates: dups}}, nil
 }
 
 func checkEntries(el *EdgeList) error {
@@ -147,16 +203,26 @@ func newArcBuilder(n int, weighted bool) *arcBuilder {
 }
 
 // count tallies the out-degree of every tail into rowPtr[v+1] and returns
-// the number of self loops skipped.
-func (a *arcBuilder) count(m int, arc func(int) (int32, int32), undirected, keepLoops bool) int64 {
-	loops := make([]int64, par.Workers())
+// the number of self loops skipped, or the first entry found outside
+// [0, n) (checked here too: a stream's entries are seen nowhere else).
+func (a *arcBuilder) count(blocks func(fn func(lo int, src, dst []int32)), undirected, keepLoops bool) (int64, error) {
+	var loops atomic.Int64
+	bad := atomic.Int64{}
+	bad.Store(math.MaxInt64)
 	deg := a.rowPtr[1:]
-	par.Blocks(m, func(w, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			s, d := arc(i)
+	n := uint32(a.n)
+	blocks(func(lo int, src, dst []int32) {
+		var l int64
+		for i, s := range src {
+			d := dst[i]
+			if uint32(s) >= n || uint32(d) >= n {
+				for b := bad.Load(); int64(lo+i) < b && !bad.CompareAndSwap(b, int64(lo+i)); b = bad.Load() {
+				}
+				return
+			}
 			if s == d {
 				if !keepLoops {
-					loops[w]++
+					l++
 					continue
 				}
 				atomic.AddInt64(&deg[s], 1)
@@ -167,13 +233,13 @@ func (a *arcBuilder) count(m int, arc func(int) (int32, int32), undirected, keep
 				atomic.AddInt64(&deg[d], 1)
 			}
 		}
+		loops.Add(l)
 	})
-	a.allocate()
-	var total int64
-	for _, l := range loops {
-		total += l
+	if b := bad.Load(); b != math.MaxInt64 {
+		return 0, fmt.Errorf("entry %d has an endpoint outside [0, %d)", b+1, a.n)
 	}
-	return total
+	a.allocate()
+	return loops.Load(), nil
 }
 
 // allocate turns the degrees in rowPtr[1:] into offsets and makes the arrays.
@@ -187,7 +253,7 @@ func (a *arcBuilder) allocate() {
 	}
 }
 
-func (a *arcBuilder) fill(m int, arc func(int) (int32, int32), weight func(int, int32, int32) float32, undirected, keepLoops bool) {
+func (a *arcBuilder) fill(blocks func(fn func(lo int, src, dst []int32)), weight func(int, int32, int32) float32, undirected, keepLoops bool) {
 	cursor := slices.Clone(a.rowPtr[:a.n])
 	put := func(s, d int32, w float32) {
 		p := atomic.AddInt64(&cursor[s], 1) - 1
@@ -196,15 +262,15 @@ func (a *arcBuilder) fill(m int, arc func(int) (int32, int32), weight func(int, 
 			a.w[p] = w
 		}
 	}
-	par.Blocks(m, func(_, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			s, d := arc(i)
+	blocks(func(lo int, src, dst []int32) {
+		for k, s := range src {
+			d := dst[k]
 			if s == d && !keepLoops {
 				continue
 			}
 			var w float32
 			if weight != nil {
-				w = weight(i, s, d)
+				w = weight(lo+k, s, d)
 			}
 			put(s, d, w)
 			if undirected && s != d {

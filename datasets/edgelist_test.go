@@ -197,3 +197,20 @@ func TestWriteEdgeListRoundTrip(t *testing.T) {
 		})
 	}
 }
+
+// BuildStream checks every entry: one outside [0, N) is an error naming
+// it, not an index out of range.
+func TestBuildStreamRejectsBadEntries(t *testing.T) {
+	src, dst := []int32{0, 1, 2, 3}, []int32{1, 2, 9, 0}
+	es := &EdgeStream{N: 4, M: 4, Name: "bad", Blocks: func(fn func(lo int, s, d []int32)) {
+		fn(0, src[:2], dst[:2])
+		fn(2, src[2:], dst[2:])
+	}}
+	_, err := BuildStream(es, Options{})
+	if err == nil || !strings.Contains(err.Error(), "bad: entry 3 has an endpoint outside [0, 4)") {
+		t.Fatalf("got %v", err)
+	}
+	if _, err := BuildStream(&EdgeStream{N: 0, Name: "empty"}, Options{}); !errors.Is(err, ErrEmptyGraph) {
+		t.Fatalf("empty stream: %v", err)
+	}
+}

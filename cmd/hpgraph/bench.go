@@ -218,11 +218,7 @@ func loadBenchGraph(src graphSource, lf loadFlags, withWeights bool, writeTo str
 	} else {
 		info.Kind, info.Generator = "generator", src.about
 		pr := newProgress("generating " + src.arg)
-		var el *datasets.EdgeList
-		if el, err = generate(src.kind, src.p); err == nil {
-			pr.tick("building")
-			g, err = datasets.Build(el, opt)
-		}
+		g, err = generate(src.kind, src.p, opt)
 		pr.done()
 	}
 	if err != nil {

@@ -56,18 +56,37 @@ func mtSeed(seed uint64) uint32 { return uint32(seed) ^ uint32(seed>>32) }
 // Only 32 bits of seed are used, as with std::mt19937: the two halves are
 // XORed, so seeds below 2^32 are used as they are.
 func Kronecker(scale, degree int, seed uint64) (*datasets.EdgeList, error) {
+	es, err := KroneckerStream(scale, degree, seed)
+	if err != nil {
+		return nil, err
+	}
+	return materialize(es), nil
+}
+
+// KroneckerStream is Kronecker as a stream (datasets.BuildStream): its
+// blocks are made again each time they are read, so the list is never
+// held (kron27's would be 17 GB).
+func KroneckerStream(scale, degree int, seed uint64) (*datasets.EdgeStream, error) {
 	m, err := checkScaleDegree("Kronecker", scale, degree)
 	if err != nil {
 		return nil, err
 	}
 	n := 1 << scale
-	src, dst := make([]int32, m), make([]int32, m)
 	s := mtSeed(seed)
-	inBlocks(m, s, func(rng *mt19937, lo, hi int) {
+	// R-MAT concentrates edges on low ids; GAP relabels the vertices with
+	// a random permutation so that id order carries no degree information.
+	perm := make([]int32, n)
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	var rng mt19937
+	rng.seed(s)
+	shuffleLibstdcxx(perm, &rng)
+	fill := func(rng *mt19937, src, dst []int32) {
 		var buf [drawBatch]uint32
 		per := drawBatch / scale // edges per batch of draws
-		for e := lo; e < hi; e += per {
-			k := min(per, hi-e)
+		for e := 0; e < len(src); e += per {
+			k := min(per, len(src)-e)
 			draws := buf[:k*scale]
 			rng.read(draws)
 			for i := range k {
@@ -86,28 +105,12 @@ func Kronecker(scale, degree int, seed uint64) (*datasets.EdgeList, error) {
 					u = u<<1 | geAB
 					v = v<<1 | gtA ^ geAB ^ gtABC
 				}
-				src[e+i], dst[e+i] = int32(u), int32(v)
+				src[e+i], dst[e+i] = perm[u], perm[v]
 			}
 		}
-	})
-	// R-MAT concentrates edges on low ids; GAP relabels the vertices with
-	// a random permutation so that id order carries no degree information.
-	perm := make([]int32, n)
-	for i := range perm {
-		perm[i] = int32(i)
 	}
-	var rng mt19937
-	rng.seed(s)
-	shuffleLibstdcxx(perm, &rng)
-	par.Blocks(m, func(_, lo, hi int) {
-		for e := lo; e < hi; e++ {
-			src[e], dst[e] = perm[src[e]], perm[dst[e]]
-		}
-	})
-	return &datasets.EdgeList{
-		N: n, Src: src, Dst: dst,
-		Name: fmt.Sprintf("kronecker scale=%d degree=%d seed=%d", scale, degree, seed),
-	}, nil
+	return &datasets.EdgeStream{N: n, M: m, Name: fmt.Sprintf("kronecker scale=%d degree=%d seed=%d", scale, degree, seed),
+		Blocks: func(fn func(lo int, src, dst []int32)) { inBlocks(m, s, fill, fn) }}, nil
 }
 
 // Uniform returns GAP's uniform random graph (-u scale -k degree): 2^scale
@@ -116,21 +119,29 @@ func Kronecker(scale, degree int, seed uint64) (*datasets.EdgeList, error) {
 // default options, scale 10 degree 16 has 16125 edges and scale 21 has
 // 33,554,153, as GAP prints. Seeds are reduced to 32 bits as for Kronecker.
 func Uniform(scale, degree int, seed uint64) (*datasets.EdgeList, error) {
+	es, err := UniformStream(scale, degree, seed)
+	if err != nil {
+		return nil, err
+	}
+	return materialize(es), nil
+}
+
+// UniformStream is Uniform as a stream (see KroneckerStream).
+func UniformStream(scale, degree int, seed uint64) (*datasets.EdgeStream, error) {
 	m, err := checkScaleDegree("Uniform", scale, degree)
 	if err != nil {
 		return nil, err
 	}
 	n := 1 << scale
-	src, dst := make([]int32, m), make([]int32, m)
 	// GAP's UniDist maps a draw to [0, n) by rejection and modulo; for a
 	// power-of-two n no draw is ever rejected and the modulo keeps the low
 	// scale bits, so a mask is the same function.
 	mask := uint32(n - 1)
-	inBlocks(m, mtSeed(seed), func(rng *mt19937, lo, hi int) {
+	fill := func(rng *mt19937, src, dst []int32) {
 		var buf [drawBatch]uint32
 		const per = drawBatch / 2
-		for e := lo; e < hi; e += per {
-			k := min(per, hi-e)
+		for e := 0; e < len(src); e += per {
+			k := min(per, len(src)-e)
 			draws := buf[:2*k]
 			rng.read(draws)
 			for i := range k {
@@ -143,18 +154,28 @@ func Uniform(scale, degree int, seed uint64) (*datasets.EdgeList, error) {
 				src[e+i] = int32(draws[2*i+1] & mask)
 			}
 		}
-	})
-	return &datasets.EdgeList{
-		N: n, Src: src, Dst: dst,
-		Name: fmt.Sprintf("uniform scale=%d degree=%d seed=%d", scale, degree, seed),
-	}, nil
+	}
+	s := mtSeed(seed)
+	return &datasets.EdgeStream{N: n, M: m, Name: fmt.Sprintf("uniform scale=%d degree=%d seed=%d", scale, degree, seed),
+		Blocks: func(fn func(lo int, src, dst []int32)) { inBlocks(m, s, fill, fn) }}, nil
 }
 
-// inBlocks runs fill over [0, m) in gapBlock-sized blocks, block b with a
-// generator seeded seed+b, on all cores. Blocks are handed out dynamically;
-// since each block reseeds, the assignment does not affect the output.
-// (par.Blocks is not used: it splits by worker, not by GAP's blocks.)
-func inBlocks(m int, seed uint32, fill func(rng *mt19937, lo, hi int)) {
+// materialize makes a stream's list.
+func materialize(es *datasets.EdgeStream) *datasets.EdgeList {
+	src, dst := make([]int32, es.M), make([]int32, es.M)
+	es.Blocks(func(lo int, s, d []int32) {
+		copy(src[lo:], s)
+		copy(dst[lo:], d)
+	})
+	return &datasets.EdgeList{N: es.N, Src: src, Dst: dst, Directed: es.Directed, Name: es.Name}
+}
+
+// inBlocks makes the m entries in gapBlock-sized blocks, block b with a
+// generator seeded seed+b, on all cores, and hands each to use as it is
+// made. Blocks are taken dynamically; since each block reseeds, the
+// assignment does not affect the entries. (par.Blocks is not used: it
+// splits by worker, not by GAP's blocks.)
+func inBlocks(m int, seed uint32, fill func(rng *mt19937, src, dst []int32), use func(lo int, src, dst []int32)) {
 	blocks := (m + gapBlock - 1) / gapBlock
 	workers := min(par.Workers(), blocks)
 	var next atomic.Int64
@@ -164,6 +185,7 @@ func inBlocks(m int, seed uint32, fill func(rng *mt19937, lo, hi int)) {
 		go func() {
 			defer wg.Done()
 			rng := new(mt19937)
+			src, dst := make([]int32, gapBlock), make([]int32, gapBlock)
 			for {
 				b := int(next.Add(1) - 1)
 				if b >= blocks {
@@ -172,7 +194,9 @@ func inBlocks(m int, seed uint32, fill func(rng *mt19937, lo, hi int)) {
 				// uint32 arithmetic: std::mt19937 takes the seed mod 2^32.
 				rng.seed(seed + uint32(b))
 				lo := b * gapBlock
-				fill(rng, lo, min(lo+gapBlock, m))
+				k := min(gapBlock, m-lo)
+				fill(rng, src[:k], dst[:k])
+				use(lo, src[:k], dst[:k])
 			}
 		}()
 	}

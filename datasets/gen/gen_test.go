@@ -7,6 +7,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"reflect"
 	"runtime"
 	"slices"
 	"testing"
@@ -388,6 +389,46 @@ func TestUniform32MatchesLibstdcxx(t *testing.T) {
 			if got := draws.Next(); got != w {
 				t.Fatalf("n=%d: draw %d is %d, libstdc++ %d", n, i, got, w)
 			}
+		}
+	}
+}
+
+// Building a generator's stream gives the graph that building its list
+// gives, weighted or not, and holds the list nowhere.
+func TestBuildStreamEqualsBuild(t *testing.T) {
+	for _, c := range []struct {
+		uniform       bool
+		scale, degree int
+		opt           datasets.Options
+	}{
+		{false, 12, 16, datasets.Options{}},
+		{false, 17, 8, datasets.Options{}},
+		{true, 13, 16, datasets.Options{}},
+		{false, 12, 16, datasets.Options{Weights: datasets.WeightsRandom, WeightMin: 1, WeightMax: 64, Seed: 9}},
+		{false, 11, 16, datasets.Options{KeepSelfLoops: true, KeepDuplicates: true}},
+	} {
+		list, stream := Kronecker, KroneckerStream
+		if c.uniform {
+			list, stream = Uniform, UniformStream
+		}
+		el, err := list(c.scale, c.degree, GAPSeed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := datasets.Build(el, c.opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		es, err := stream(c.scale, c.degree, GAPSeed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := datasets.BuildStream(es, c.opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%+v: the stream's graph differs from the list's", c)
 		}
 	}
 }
