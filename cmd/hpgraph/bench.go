@@ -654,6 +654,9 @@ from a file; the file is then in the page cache. Algorithms:
 			if runs < 1 {
 				return fmt.Errorf("--runs %d: need at least 1", runs)
 			}
+			if err := checkOutput("--json", jsonFile, args...); err != nil {
+				return err
+			}
 			if copyMiB < 1 {
 				return fmt.Errorf("--copy-mib %d: need at least 1", copyMiB)
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -37,6 +38,9 @@ or an hpgraph cache (.hpg), optionally gzipped (.gz).
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
 				return fmt.Errorf("gen: no output file; give -o FILE (.mtx, .el, .hpg, optionally .gz)")
+			}
+			if err := checkGraphOutput("-o", out); err != nil {
+				return err
 			}
 			opt, err := lf.options()
 			if err != nil {
@@ -117,6 +121,9 @@ func newConvert() *cobra.Command {
 		Short: "Load a graph (cleaning it as the flags say) and write it as .hpg cache, .mtx or edge list",
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkGraphOutput("OUT", args[1], args[0]); err != nil {
+				return err
+			}
 			g, took, err := lf.load(args[0])
 			if err != nil {
 				return err
@@ -134,22 +141,49 @@ func newConvert() *cobra.Command {
 	return cmd
 }
 
-// writeGraph writes g in the format its file name asks for.
-func writeGraph(path string, g *datasets.Graph) error {
+// outputFormat is the format a graph file's name asks for (its extension
+// without .gz) and whether it is gzipped, or why none is.
+func outputFormat(path string) (ext string, gz bool, err error) {
 	base := strings.TrimSuffix(strings.ToLower(path), ".gz")
-	gz := base != strings.ToLower(path)
-	ext := filepath.Ext(base)
-	if ext == ".hpg" {
+	gz = base != strings.ToLower(path)
+	switch ext = filepath.Ext(base); ext {
+	case ".hpg":
 		if gz {
-			return fmt.Errorf("%s: the .hpg cache is read at disk speed; do not gzip it", path)
+			return "", false, fmt.Errorf("%s: the .hpg cache is read at disk speed; do not gzip it", path)
 		}
-		return datasets.WriteCacheFile(path, g)
+	case ".mtx", ".mm", ".el", ".txt", ".edgelist", ".tsv", ".snap", ".e":
+	default:
+		return "", false, fmt.Errorf("%s: unknown output format %q; use .hpg, .mtx or .el (optionally .gz)", path, ext)
 	}
-	switch ext {
-	case ".mtx", ".mm":
+	return ext, gz, nil
+}
+
+// checkGraphOutput fails before any work when a graph cannot be written to
+// path (see outputFormat and checkOutput).
+func checkGraphOutput(flag, path string, inputs ...string) error {
+	if _, _, err := outputFormat(path); err != nil {
+		return err
+	}
+	return checkOutput(flag, path, inputs...)
+}
+
+// writeGraph writes g in the format its file name asks for, atomically.
+func writeGraph(path string, g *datasets.Graph) error {
+	ext, gz, err := outputFormat(path)
+	if err != nil {
+		return err
+	}
+	if ext == ".hpg" {
+		return writeFile(path, func(w writer) error {
+			bw := bufio.NewWriterSize(w, 1<<20)
+			if err := datasets.WriteCache(bw, g); err != nil {
+				return err
+			}
+			return bw.Flush()
+		})
+	}
+	if ext == ".mtx" || ext == ".mm" {
 		return writeText(path, gz, func(w writer) error { return datasets.WriteMatrixMarket(w, g) })
-	case ".el", ".txt", ".edgelist", ".tsv", ".snap", ".e":
-		return writeText(path, gz, func(w writer) error { return datasets.WriteEdgeList(w, g) })
 	}
-	return fmt.Errorf("%s: unknown output format %q; use .hpg, .mtx or .el (optionally .gz)", path, ext)
+	return writeText(path, gz, func(w writer) error { return datasets.WriteEdgeList(w, g) })
 }

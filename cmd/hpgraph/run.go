@@ -163,6 +163,12 @@ func newRun() *cobra.Command {
 			if batch && outFile != "" && !strings.Contains(outFile, "{src}") {
 				return fmt.Errorf("--out %q with several sources: the path must contain {src}, which each query replaces by its source's id (e.g. --out depth-{src}.txt)", outFile)
 			}
+			if err := checkOutput("--out", outFile, args[1]); err != nil {
+				return err
+			}
+			if err := checkOutput("--json", jsonFile, args[1]); err != nil {
+				return err
+			}
 			prm.src = -1 // the highest-degree vertex
 			if !batch && len(spec.ids) == 1 {
 				prm.src = spec.ids[0]
