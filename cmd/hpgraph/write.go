@@ -51,13 +51,15 @@ func createTemp(path string) (*os.File, error) {
 		signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 		go func() { interrupted(<-ch) }()
 	})
+	// (under the lock: a signal between the file's creation and its
+	// registration would leave it behind)
+	pending.Lock()
+	defer pending.Unlock()
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return nil, err
 	}
-	pending.Lock()
 	pending.files[f.Name()] = true
-	pending.Unlock()
 	return f, nil
 }
 
