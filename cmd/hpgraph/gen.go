@@ -47,6 +47,7 @@ or an hpgraph cache (.hpg), optionally gzipped (.gz).
 				return err
 			}
 			pr := newProgress("generating " + args[0])
+			pr.tick("making and building the entries")
 			t0 := time.Now()
 			g, err := generate(args[0], genParams{scale, degree, rows, cols, seed, extra, shuffle}, opt)
 			if err != nil {

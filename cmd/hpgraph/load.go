@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hpgraph/hpgraph/datasets"
@@ -116,42 +117,82 @@ func answerRelabel(alg, backend string) bool {
 	return alg == "tc" && onCPU
 }
 
-// progress draws a one-line indicator on stderr for work that takes more
-// than a second, only when stderr is a terminal.
+// progress reports long work on stderr: on a terminal a line redrawn
+// every second once the work has taken one, in a pipe or a log a line
+// every progressEvery, so that a long gen or load is never silent. The
+// work updates what it is doing (bytes, tick); a goroutine prints it.
 type progress struct {
 	label string
 	start time.Time
 	tty   bool
-	drawn bool
+	stop  chan struct{}
+	ended chan struct{}
+
+	mu     sync.Mutex
+	status string
+	drawn  bool
 }
+
+// progressEvery is how often progress prints a line where stderr is not a
+// terminal.
+const progressEvery = 5 * time.Second
 
 func newProgress(label string) *progress {
 	fi, err := os.Stderr.Stat()
-	return &progress{label: label, start: time.Now(), tty: err == nil && fi.Mode()&os.ModeCharDevice != 0}
+	p := &progress{label: label, start: time.Now(), tty: err == nil && fi.Mode()&os.ModeCharDevice != 0,
+		stop: make(chan struct{}), ended: make(chan struct{})}
+	every := progressEvery
+	if p.tty {
+		every = time.Second
+	}
+	go p.report(every)
+	return p
 }
 
-func (p *progress) bytes(read, total int64) {
-	if !p.tty || time.Since(p.start) < time.Second {
-		return
+func (p *progress) report(every time.Duration) {
+	defer close(p.ended)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.stop:
+			return
+		case <-t.C:
+			p.mu.Lock()
+			line := fmt.Sprintf("%s: %s(%.0fs)", p.label, p.status, time.Since(p.start).Seconds())
+			if p.tty {
+				fmt.Fprintf(os.Stderr, "\r%s\033[K", line)
+				p.drawn = true
+			} else {
+				fmt.Fprintln(os.Stderr, line)
+			}
+			p.mu.Unlock()
+		}
 	}
-	p.drawn = true
+}
+
+func (p *progress) set(status string) {
+	p.mu.Lock()
+	p.status = status
+	p.mu.Unlock()
+}
+
+// bytes reports how far the reading of a file has got (datasets.Progress).
+func (p *progress) bytes(read, total int64) {
 	if total > 0 {
-		fmt.Fprintf(os.Stderr, "\r%s: %3.0f%% (%s of %s)", p.label, 100*float64(read)/float64(total), mib(read), mib(total))
+		p.set(fmt.Sprintf("%3.0f%% (%s of %s) ", 100*float64(read)/float64(total), mib(read), mib(total)))
 	} else {
-		fmt.Fprintf(os.Stderr, "\r%s: %s", p.label, mib(read))
+		p.set(mib(read) + " ")
 	}
 }
 
 // tick reports progress of work without a byte count.
-func (p *progress) tick(what string) {
-	if !p.tty || time.Since(p.start) < time.Second {
-		return
-	}
-	p.drawn = true
-	fmt.Fprintf(os.Stderr, "\r%s: %s (%.1fs)", p.label, what, time.Since(p.start).Seconds())
-}
+func (p *progress) tick(what string) { p.set(what + " ") }
 
+// done stops the reports and clears a terminal's line.
 func (p *progress) done() {
+	close(p.stop)
+	<-p.ended
 	if p.drawn {
 		fmt.Fprint(os.Stderr, "\r\033[K")
 	}
