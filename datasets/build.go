@@ -27,21 +27,9 @@ func Build(el *EdgeList, opt Options) (*Graph, error) {
 	if err := checkEntries(el); err != nil {
 		return nil, err
 	}
-	var weight func(i int, s, d int32) float32
-	switch opt.Weights {
-	case WeightsKeep:
-		if el.W != nil {
-			weight = func(i int, _, _ int32) float32 { return el.W[i] }
-		}
-	case WeightsNone:
-	case WeightsRandom:
-		if opt.WeightMin > opt.WeightMax || opt.WeightMin < 0 {
-			return nil, fmt.Errorf("random weights: range %d-%d is empty or negative", opt.WeightMin, opt.WeightMax)
-		}
-		lo, span := uint64(opt.WeightMin), uint64(opt.WeightMax-opt.WeightMin+1)
-		weight = func(_ int, s, d int32) float32 { return pairWeight(s, d, opt.Seed, lo, span) }
-	default:
-		return nil, fmt.Errorf("unknown weight mode %d", opt.Weights)
+	weight, err := weigher(opt, el.W)
+	if err != nil {
+		return nil, err
 	}
 
 	blocks := func(fn func(lo int, src, dst []int32)) {
@@ -54,7 +42,6 @@ func Build(el *EdgeList, opt Options) (*Graph, error) {
 	g.Name, g.IDs, g.IDBase = el.Name, el.IDs, el.IDBase
 	return g.Relabel(opt.Relabel), nil
 }
-
 // EdgeStream is a graph's entries as blocks that can be made again (a
 // seeded generator's): BuildStream reads them twice, counting the rows
 // and then filling them, and never holds the list, so building takes the
@@ -68,7 +55,6 @@ type EdgeStream struct {
 	// dst (read only, valid during the call) its entries.
 	Blocks func(fn func(lo int, src, dst []int32))
 }
-
 // BuildStream is Build for a stream of entries (without weights of their
 // own: opt.Weights may be WeightsNone or WeightsRandom). Every entry is
 // checked as Build checks them.
@@ -79,17 +65,9 @@ func BuildStream(es *EdgeStream, opt Options) (*Graph, error) {
 	if es.N > math.MaxInt32 || es.M < 0 {
 		return nil, fmt.Errorf("%s: %d vertices and %d entries; at most %d vertices are supported", es.Name, es.N, es.M, math.MaxInt32)
 	}
-	var weight func(i int, s, d int32) float32
-	switch opt.Weights {
-	case WeightsKeep, WeightsNone:
-	case WeightsRandom:
-		if opt.WeightMin > opt.WeightMax || opt.WeightMin < 0 {
-			return nil, fmt.Errorf("random weights: range %d-%d is empty or negative", opt.WeightMin, opt.WeightMax)
-		}
-		lo, span := uint64(opt.WeightMin), uint64(opt.WeightMax-opt.WeightMin+1)
-		weight = func(_ int, s, d int32) float32 { return pairWeight(s, d, opt.Seed, lo, span) }
-	default:
-		return nil, fmt.Errorf("unknown weight mode %d", opt.Weights)
+	weight, err := weigher(opt, nil)
+	if err != nil {
+		return nil, err
 	}
 	g, err := build(es.N, es.M, es.Blocks, weight, !es.Directed || opt.Symmetrize, opt)
 	if err != nil {
@@ -97,6 +75,27 @@ func BuildStream(es *EdgeStream, opt Options) (*Graph, error) {
 	}
 	g.Name = es.Name
 	return g.Relabel(opt.Relabel), nil
+}
+
+// weigher is the weight of entry i from s to d that opt asks for (nil:
+// none), given the input's own weights w (nil: none).
+func weigher(opt Options, w []float32) (func(i int, s, d int32) float32, error) {
+	switch opt.Weights {
+	case WeightsKeep:
+		if w != nil {
+			return func(i int, _, _ int32) float32 { return w[i] }, nil
+		}
+		return nil, nil
+	case WeightsNone:
+		return nil, nil
+	case WeightsRandom:
+		if opt.WeightMin > opt.WeightMax || opt.WeightMin < 0 {
+			return nil, fmt.Errorf("random weights: range %d-%d is empty or negative", opt.WeightMin, opt.WeightMax)
+		}
+		lo, span := uint64(opt.WeightMin), uint64(opt.WeightMax-opt.WeightMin+1)
+		return func(_ int, s, d int32) float32 { return pairWeight(s, d, opt.Seed, lo, span) }, nil
+	}
+	return nil, fmt.Errorf("unknown weight mode %d", opt.Weights)
 }
 
 // build makes the CSR of m entries given in blocks (checked to lie in
