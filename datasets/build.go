@@ -42,6 +42,7 @@ func Build(el *EdgeList, opt Options) (*Graph, error) {
 	g.Name, g.IDs, g.IDBase = el.Name, el.IDs, el.IDBase
 	return g.Relabel(opt.Relabel), nil
 }
+
 // EdgeStream is a graph's entries as blocks that can be made again (a
 // seeded generator's): BuildStream reads them twice, counting the rows
 // and then filling them, and never holds the list, so building takes the
@@ -55,6 +56,7 @@ type EdgeStream struct {
 	// dst (read only, valid during the call) its entries.
 	Blocks func(fn func(lo int, src, dst []int32))
 }
+
 // BuildStream is Build for a stream of entries (without weights of their
 // own: opt.Weights may be WeightsNone or WeightsRandom). Every entry is
 // checked as Build checks them.
