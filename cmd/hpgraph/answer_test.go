@@ -27,13 +27,16 @@ func kron10(t *testing.T) (dir, g string) {
 	return dir, g
 }
 
-func readRecord(t *testing.T, path string) record {
+func readRecord(t *testing.T, path string) record { return readJSON[record](t, path) }
+
+// readJSON decodes the JSON file at path as a T.
+func readJSON[T any](t *testing.T, path string) T {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r record
+	var r T
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatal(err)
 	}

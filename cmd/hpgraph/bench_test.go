@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -32,14 +31,7 @@ func TestBenchEndToEnd(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	b, err := os.ReadFile(js)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rec benchRecord
-	if err := json.Unmarshal(b, &rec); err != nil {
-		t.Fatal(err)
-	}
+	rec := readJSON[benchRecord](t, js)
 	if rec.Schema != benchSchema || rec.Date == "" || rec.Host.CPUs < 1 || rec.EdgesCounted == "" {
 		t.Errorf("record header: schema %q, date %q, cpus %d, edges_counted %q", rec.Schema, rec.Date, rec.Host.CPUs, rec.EdgesCounted)
 	}
@@ -216,14 +208,7 @@ func TestBenchAnswer(t *testing.T) {
 		if !strings.Contains(out, "time to answer: fresh processes") || !regexp.MustCompile(`(?m)^\s+kron:8\s+bfs\s+cpu\s+[0-9.]+`).MatchString(out) {
 			t.Errorf("no time-to-answer table:\n%s", out)
 		}
-		b, err := os.ReadFile(js)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var rec benchRecord
-		if err := json.Unmarshal(b, &rec); err != nil {
-			t.Fatal(err)
-		}
+		rec := readJSON[benchRecord](t, js)
 		if !rec.Settings.Answer || len(rec.Results) != 3 {
 			t.Fatalf("settings.answer %v, %d results", rec.Settings.Answer, len(rec.Results))
 		}
