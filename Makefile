@@ -72,7 +72,7 @@ cuda-compile:
 	@./scripts/cuda-headers.sh >/dev/null
 	$(CUDA_ENV) $(GO) test -c -tags cuda -o $(BIN)/cuda-compile.test ./cuda/
 	nv=$$(./scripts/nvrtc.sh) && LD_LIBRARY_PATH=$$nv HPGRAPH_NVRTC=$$(ls $$nv/libnvrtc.so.* | head -1) HPGRAPH_REQUIRE_NVRTC=1 \
-	  $(BIN)/cuda-compile.test -test.run 'TestCompile|TestTemplateConstants|TestKernelNames|TestPrebuilt|TestWritePrebuilt'
+	  $(BIN)/cuda-compile.test -test.run 'TestCompile|TestTemplateConstants|TestKernelNames|TestPrebuilt|TestWritePrebuilt|TestDiffering'
 
 # Registers and spills of each kernel of the built-in apps as ptxas
 # assembles it for sm_80 and sm_90, without a GPU (fetches ptxas once):

@@ -214,7 +214,7 @@ const smallFrontier = 64
 
 // run is one program on the device.
 type run struct {
-	clock  deviceClock // DeviceTime
+	buffers
 	d      *device
 	job    *vertexprog.DeviceJob
 	mod    *module
@@ -225,10 +225,37 @@ type run struct {
 	nagg   int
 	recW   int // words per record
 
+	pull, push *matDev
+	host       []uint64 // records read back (recHost)
+	recArg     [16]byte // vp_records' VP_Copy (no allocation a call)
+
+	step     int      // supersteps run
+	base     int      // the device's ctl[0]
+	bias     int      // the device's ctl[1]: iteration of superstep 0
+	edges    int64    // the device's ctl[2]: a push batch's edge limit
+	last     []uint64 // record of superstep step-1
+	yDirty   bool
+	yLoopOK  bool // yLoop holds the identity (filled before the first vp_loop)
+	queued   bool // the frontier's queues are built (after a push superstep)
+	tiles    bool // pulls run vp_pull_tiles
+	closed   bool
+	finished bool // Finish copied the results back: the run may be parked
+
+	loop int // vp_loop's cluster size (LoopCluster; 0: no loop)
+
+	transfers time.Duration
+	tr        *stepTrace // HPGRAPH_CUDA_TRACE: the call being traced
+}
+
+// buffers are a run's device memory, textures, events and CUDA graphs:
+// what a resident run, parked when it closes, hands to the next run of
+// the same program on the same matrices (park.go).
+type buffers struct {
+	clock deviceClock // DeviceTime
+
 	bufs []cu.DevicePtr
 	texs []uint64
 
-	pull, push  *matDev
 	x, y        cu.DevicePtr
 	xTex        uint64
 	mask        [2]cu.DevicePtr
@@ -243,30 +270,15 @@ type run struct {
 	heavyCount  cu.DevicePtr
 	rec, ctl    cu.DevicePtr
 	arrays      []cu.DevicePtr
+	seeds       []seed // a resident run's uploads (X, then arrays), to send only what changed
 	state       []byte
 	runArg      []byte
-	host        []uint64       // records read back (recHost)
 	recHost     unsafe.Pointer // pinned memory vp_records copies the records to,
 	recDev      uint64         // at this address on the device
-	recArg      [16]byte       // vp_records' VP_Copy (no allocation a call)
-
-	step    int      // supersteps run
-	base    int      // the device's ctl[0]
-	bias    int      // the device's ctl[1]: iteration of superstep 0
-	edges   int64    // the device's ctl[2]: a push batch's edge limit
-	last    []uint64 // record of superstep step-1
-	yDirty  bool
-	yLoopOK bool // yLoop holds the identity (filled before the first vp_loop)
-	queued  bool // the frontier's queues are built (after a push superstep)
-	tiles   bool // pulls run vp_pull_tiles
-	closed  bool
 
 	graphs   map[graphKey]C.CUgraphExec
 	noGraphs bool
-	loop     int // vp_loop's cluster size (LoopCluster; 0: no loop)
-
-	transfers time.Duration
-	tr        *stepTrace // HPGRAPH_CUDA_TRACE: the call being traced
+	warmed   bool // warmGraphs ran
 }
 
 // Start implements vertexprog.DeviceBackend.
@@ -332,7 +344,7 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 		return nil, err
 	}
 	r := &run{d: d, job: job, n: n, words: (n + 31) / 32, layout: layout, feats: feats, yDirty: true,
-		nagg: len(job.Spec.Aggregators), graphs: map[graphKey]C.CUgraphExec{}, loop: min(max(LoopCluster, 0), maxLoopCluster)}
+		nagg: len(job.Spec.Aggregators), loop: min(max(LoopCluster, 0), maxLoopCluster)}
 	r.recW = recordHead + r.nagg
 	err = d.do("copying the run to the device", func() error {
 		// Memory first: the cache gives back what no run uses when the
@@ -365,14 +377,14 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 		r.upload(lim, ts, pt)
 		r.transfers += time.Since(t0)
 		d.notePeak()
-		r.clock.create()
 		if Graphs {
 			r.applyGrid() // (asks the driver once, not inside a capture)
 			for _, k := range pullGraphs {
 				r.graph(k)
 			}
-			if graphWarmup && r.hasPullGraphs() {
+			if graphWarmup && r.hasPullGraphs() && !r.warmed {
 				r.warmGraphs()
+				r.warmed = true
 			}
 			pt.mark("graphs")
 		}
@@ -389,6 +401,10 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 // matrices no run uses if it must. Inside device.do.
 func (d *device) reserve(need int64) error {
 	free, total := d.memInfo()
+	if need > free && len(d.parked) > 0 {
+		d.unpark(0)
+		free, total = d.memInfo()
+	}
 	if need > free && len(d.cache.m) > 0 {
 		d.cache.trim(0)
 		free, total = d.memInfo()
@@ -417,6 +433,12 @@ func deviceBytes(job *vertexprog.DeviceJob, l *stateLayout, lim binLimits, c *ma
 	need += int64(recordRing*(recordHead+len(job.Spec.Aggregators))*8 + 16 + 4*len(job.Spec.Aggregators))
 	for _, a := range l.arrays {
 		need += a.bytes
+		if job.Resident && !a.readOnly {
+			need += a.bytes // (the initial state's copy: park.go)
+		}
+	}
+	if job.Resident {
+		need += int64(len(job.X))
 	}
 	return need
 }
@@ -431,12 +453,8 @@ func (r *run) alloc(bytes int64) cu.DevicePtr {
 	return p
 }
 
-// put copies a Go slice of plain data to new device memory.
-func put[T any](r *run, s []T) cu.DevicePtr {
-	return devPut(&r.bufs, s)
-}
-
-// upload allocates and fills everything. Inside device.do.
+// upload finds the run's matrices, allocates its buffers (or adopts a
+// parked run's) and fills them. Inside device.do.
 func (r *run) upload(lim binLimits, ts tileSpec, pt *phaseTrace) {
 	job := r.job
 	d := r.d
@@ -455,25 +473,23 @@ func (r *run) upload(lim binLimits, ts tileSpec, pt *phaseTrace) {
 	if r.tiles {
 		tiledRuns++
 	}
-	n := r.n
-	r.x = put(r, job.X)
-	r.y = r.alloc(max(8, int64(n)*int64(job.ASize)))
-	r.mask[0] = put(r, job.Active.Words())
-	r.mask[1] = r.alloc(int64(r.words) * 4)
-	if r.words > 0 {
-		cu.MemsetD32(r.mask[1], 0, int64(r.words))
+	if !d.adopt(r) {
+		r.allocate()
 	}
+	pt.mark("run's buffers")
+	r.fill()
+	pt.mark("run's state")
+}
 
-	// The record of superstep -1 describes the initial frontier; record 0
-	// starts empty.
-	r.last = make([]uint64, r.recW)
-	act := 0
-	for _, w := range job.Active.Words() {
-		act += bits.OnesCount32(w)
-	}
-	r.last[recActive], r.last[recRan] = uint64(act), 1
+// allocate allocates the run's device buffers, textures and events.
+func (r *run) allocate() {
+	job, n := r.job, r.n
+	r.graphs = map[graphKey]C.CUgraphExec{}
+	r.x = r.alloc(int64(n) * int64(job.XSize))
+	r.y = r.alloc(max(8, int64(n)*int64(job.ASize)))
+	r.mask[0] = r.alloc(int64(r.words) * 4)
+	r.mask[1] = r.alloc(int64(r.words) * 4)
 	if job.Push != nil {
-		deg := job.Push.Degree
 		r.touchedList = r.alloc(int64(max(1, n)) * 4)
 		// The queues are built on the device before the first push
 		// (vp_compact).
@@ -483,47 +499,21 @@ func (r *run) upload(lim binLimits, ts tileSpec, pt *phaseTrace) {
 		r.chunks[0] = r.alloc(capChunks * 8)
 		r.chunks[1] = r.alloc(capChunks * 8)
 		r.yLoop = r.alloc(max(8, int64(n)*int64(job.ASize)))
-		if r.feats.Priority && r.words > 0 {
+		if r.feats.Priority {
 			r.farBits = r.alloc(int64(r.words) * 4)
-			cu.MemsetD32(r.farBits, 0, int64(r.words))
 		}
-		var edges int64
-		for w, word := range job.Active.Words() {
-			for word != 0 {
-				b := bits.TrailingZeros32(word)
-				word &^= 1 << b
-				if v := w*32 + b; v < n {
-					edges += int64(deg[v])
-				}
-			}
-		}
-		r.last[recEdges] = uint64(edges)
 	}
 	if bn := r.pull.bins; bn != nil && len(bn.chunkHeavy) > 0 {
 		r.partial = r.alloc(int64(len(bn.chunkHeavy)) * int64(job.ASize))
 		r.heavyCount = r.alloc(int64(len(bn.heavyRow)) * 4)
-		cu.MemsetD32(r.heavyCount, 0, int64(len(bn.heavyRow)))
 	}
-
-	// The record ring and the control words.
-	ring := make([]uint64, recordRing*r.recW)
-	copy(ring[(recordRing-1)*r.recW:], r.last)
-	for i, op := range job.Spec.Aggregators {
-		ring[(recordRing-1)*r.recW+recordHead+i] = math.Float64bits(job.Aggregates[i])
-		ring[recordHead+i] = math.Float64bits(aggIdentity(op))
-	}
-	copy(r.last, ring[(recordRing-1)*r.recW:])
-	r.rec = put(r, ring)
-	r.recHost = d.pinned(int64(len(ring)) * 8)
+	r.rec = r.alloc(int64(recordRing*r.recW) * 8)
+	r.recHost = r.d.pinned(int64(recordRing*r.recW) * 8)
 	r.recDev = hostDevicePtr(r.recHost)
-	r.ctl = put(r, []int32{0, 0, 0, 0})
-
+	r.ctl = r.alloc(16)
 	ptrs := make([]uint64, len(r.layout.arrays))
 	for i, a := range r.layout.arrays {
 		p := r.alloc(a.bytes)
-		if a.bytes > 0 {
-			htod(p, a.ptr, a.bytes)
-		}
 		r.arrays = append(r.arrays, p)
 		ptrs[i] = uint64(p)
 	}
@@ -539,8 +529,62 @@ func (r *run) upload(lim binLimits, ts tileSpec, pt *phaseTrace) {
 	if r.feats.Probe && r.tiles {
 		r.probeBuf = r.alloc(int64(r.pull.tiles.count()) * 24)
 	}
-	pt.mark("run's buffers")
 	r.runArg = r.makeRunArg()
+	r.clock.create()
+}
+
+// fill copies the job's initial state to the run's buffers and resets
+// the device's records and control words.
+func (r *run) fill() {
+	job, n := r.job, r.n
+	r.send(0, r.x, job.X, true)
+	if r.words > 0 {
+		htod(r.mask[0], unsafe.Pointer(&job.Active.Words()[0]), int64(r.words)*4)
+		cu.MemsetD32(r.mask[1], 0, int64(r.words))
+		if r.farBits != 0 {
+			cu.MemsetD32(r.farBits, 0, int64(r.words))
+		}
+	}
+	if r.heavyCount != 0 {
+		cu.MemsetD32(r.heavyCount, 0, int64(len(r.pull.bins.heavyRow)))
+	}
+
+	// The record of superstep -1 describes the initial frontier; record 0
+	// starts empty.
+	r.last = make([]uint64, r.recW)
+	act := 0
+	for _, w := range job.Active.Words() {
+		act += bits.OnesCount32(w)
+	}
+	r.last[recActive], r.last[recRan] = uint64(act), 1
+	if job.Push != nil {
+		deg := job.Push.Degree
+		var edges int64
+		for w, word := range job.Active.Words() {
+			for word != 0 {
+				b := bits.TrailingZeros32(word)
+				word &^= 1 << b
+				if v := w*32 + b; v < n {
+					edges += int64(deg[v])
+				}
+			}
+		}
+		r.last[recEdges] = uint64(edges)
+	}
+
+	// The record ring and the control words.
+	ring := make([]uint64, recordRing*r.recW)
+	copy(ring[(recordRing-1)*r.recW:], r.last)
+	for i, op := range job.Spec.Aggregators {
+		ring[(recordRing-1)*r.recW+recordHead+i] = math.Float64bits(job.Aggregates[i])
+		ring[recordHead+i] = math.Float64bits(aggIdentity(op))
+	}
+	copy(r.last, ring[(recordRing-1)*r.recW:])
+	htod(r.rec, unsafe.Pointer(&ring[0]), int64(len(ring))*8)
+	cu.MemsetD32(r.ctl, 0, 4)
+	for i, a := range r.layout.arrays {
+		r.send(1+i, r.arrays[i], unsafe.Slice((*byte)(a.ptr), a.bytes), !a.readOnly)
+	}
 	// Memsets and copies above ran on the legacy stream; the kernels run
 	// on the device's own (non-blocking) stream.
 	cu.CtxSynchronize()
@@ -1039,6 +1083,19 @@ func (r *run) Finish(x []byte) error {
 				dtoh(a.ptr, r.arrays[i], a.bytes)
 			}
 		}
+		r.finished = true
+		return nil
+	})
+}
+
+// FinishSummary implements vertexprog.SummaryFinisher.
+func (r *run) FinishSummary() error {
+	if r.closed {
+		return errors.New("cuda: FinishSummary on a closed run")
+	}
+	return r.d.do("finishing the run", func() error {
+		r.d.syncStream()
+		r.finished = true
 		return nil
 	})
 }
@@ -1052,22 +1109,15 @@ func (r *run) Close() {
 	pt := newPhaseTrace("close")
 	defer pt.print()
 	_ = r.d.do("freeing device memory", func() error {
-		_ = catch("waiting for the GPU", func() error { r.d.syncStream(); return nil })
+		synced := catch("waiting for the GPU", func() error { r.d.syncStream(); return nil }) == nil
 		pt.mark("lock and sync")
-		for _, e := range r.graphs {
-			destroyGraph(e)
+		if synced && r.finished && r.job.Resident {
+			r.d.park(r)
+			pt.mark("parked")
+		} else {
+			r.d.freeBuffers(&r.buffers, r.recW)
+			pt.mark("buffers")
 		}
-		pt.mark("graphs")
-		if r.recHost != nil {
-			r.d.unpin(r.recHost, int64(recordRing*r.recW)*8)
-		}
-		pt.mark("pinned records")
-		r.clock.destroy()
-		for _, t := range r.texs {
-			texDestroy(t)
-		}
-		freeAll(r.bufs)
-		pt.mark("buffers")
 		for _, md := range []*matDev{r.pull, r.push} {
 			if md != nil {
 				r.d.cache.release(md)
@@ -1076,7 +1126,6 @@ func (r *run) Close() {
 				break
 			}
 		}
-		r.graphs, r.texs, r.bufs = nil, nil, nil
 		return nil
 	})
 }

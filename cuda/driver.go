@@ -299,6 +299,9 @@ type device struct {
 	// spare holds pinned host buffers runs gave back, by size, for the
 	// next run (pinning costs ~1 ms a run). On the context's thread only.
 	spare map[int64][]unsafe.Pointer
+	// parked are resident runs' buffers waiting for the next run (park.go).
+	// On the context's thread only.
+	parked []*parked
 
 	// base is the device memory in use once the context was made; peak
 	// the most in use since, above base (notePeak).
@@ -306,6 +309,7 @@ type device struct {
 
 	mu      sync.Mutex
 	modules map[string]*module
+	images  map[string][2]string // kernelImage's answers (image, key) by source
 }
 
 var (
@@ -321,7 +325,7 @@ func getDevice() (*device, error) {
 }
 
 func openDevice() (*device, error) {
-	d := &device{modules: map[string]*module{}}
+	d := &device{modules: map[string]*module{}, images: map[string][2]string{}}
 	if s := os.Getenv("HPGRAPH_CUDA_DEVICE"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 0 {

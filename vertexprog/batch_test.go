@@ -84,6 +84,7 @@ func TestBatchedLoopMatchesSingleSteps(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				h.materialize()
 				res := &Result[int32]{}
 				cs := &cpuStepper[int32, int32]{h}
 				var st stepper = cs

@@ -151,6 +151,14 @@ type Describer interface {
 	Describe() (DeviceInfo, error)
 }
 
+// SummaryFinisher is implemented by a DeviceRun that can end without
+// copying its state back (Options.SummaryOnly).
+type SummaryFinisher interface {
+	// FinishSummary ends the run like Finish, leaving X and the state
+	// arrays on the device.
+	FinishSummary() error
+}
+
 // TransferReporter is implemented by a DeviceRun that reports the time its
 // host↔device copies took so far (they are part of Preprocess and Compute).
 type TransferReporter interface {

@@ -89,6 +89,14 @@ type Options struct {
 	// neighbour, about a second on kron21 for 0.35 ms a pull). A single
 	// answer is fastest without them.
 	Resident bool
+	// SummaryOnly says the caller reads only the Result's summary
+	// (Iterations, Active, Directions, Aggregates, the times), not X nor
+	// the program's own arrays: a device backend then leaves the final
+	// state on the device instead of copying it back (16 MB a kron21 BFS,
+	// ~2 ms of a query), Result.X is nil, and the program's arrays hold
+	// what Init wrote. (run --src with several sources and no --out: a
+	// BFS answer is its counts.) The CPU ignores it.
+	SummaryOnly bool
 }
 
 func (o Options) withDefaults() Options {
@@ -212,7 +220,12 @@ func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 			res.Device = dt.DeviceTime()
 		}
 		t2 := time.Now()
-		if err := ds.run.Finish(valueBytes(h.x)); err != nil {
+		if sf, ok := ds.run.(SummaryFinisher); ok && opt.SummaryOnly {
+			if err := sf.FinishSummary(); err != nil {
+				return nil, err
+			}
+			h.x = nil
+		} else if err := ds.run.Finish(valueBytes(h.x)); err != nil {
 			return nil, err
 		}
 		res.Finish = time.Since(t2)
@@ -224,12 +237,21 @@ func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 	return res, nil
 }
 
-// materialize fills the host arrays of the matrices the CPU kernels read.
+// materialize fills the host arrays of the matrices the CPU kernels read
+// and the accumulators, which a device run keeps on the device (a fresh
+// array a run is a page fault per 4 KB on a VM's host: ~1 ms a kron21 BFS
+// query).
 func (h *hostRun[X, A]) materialize() {
 	h.pull.Materialize()
 	if h.push != nil {
 		h.push.Materialize()
 	}
+	h.y = spmv.NewAccumulators[A](h.n)
+	par.Blocks(h.n, func(_, lo, hi int) {
+		for v := lo; v < hi; v++ {
+			h.y[v] = h.identity
+		}
+	})
 }
 
 // stepper runs supersteps on one backend.
@@ -481,7 +503,6 @@ func prepare[X, A any](g *Graph, p Program[X, A], opt Options) (*hostRun[X, A], 
 		r.touched = bitmask.New(r.n)
 	}
 	r.x = make([]X, r.n)
-	r.y = spmv.NewAccumulators[A](r.n)
 	r.identity = p.Identity()
 	r.frontier, r.active = bitmask.New(r.n), bitmask.New(r.n)
 	if f, ok := p.(RowFilter); ok {
@@ -501,7 +522,6 @@ func prepare[X, A any](g *Graph, p Program[X, A], opt Options) (*hostRun[X, A], 
 		for v := int32(lo * 32); v < int32(min(hi*32, r.n)); v++ {
 			x, act := p.Init(v, st)
 			r.x[v] = x
-			r.y[v] = r.identity
 			if act {
 				r.activate(&t, v)
 			}

@@ -195,6 +195,9 @@ func newRun() *cobra.Command {
 			at.load, at.read, at.relabel = loadTime, read, relabel
 			g := vertexprog.NewGraph(d)
 			opt = prm.apply(opt)
+			// Several queries or runs on one graph: a device keeps the
+			// matrices and each run's buffers for the next.
+			opt.Resident = batch || runs > 1
 			queries := []params{prm}
 			if batch {
 				sources, err := spec.resolve(d)
@@ -202,8 +205,10 @@ func newRun() *cobra.Command {
 					return err
 				}
 				queries = queries[:0]
+				shared := &sharedBatch{summaryOnly: outFile == "" && !validate}
 				for _, v := range sources {
 					q := prm
+					q.batch = shared
 					q.srcSet, q.srcVertex, q.src = true, v, d.OriginalID(v)
 					queries = append(queries, q)
 				}

@@ -20,7 +20,8 @@ type Config struct {
 }
 
 // Configs lists the runs Compare makes: each available backend × direction
-// auto/push/pull × HYB all-COO, mixed (breakeven 0) and all-ELL, and on
+// auto/push/pull × HYB all-COO, mixed (breakeven 0) and all-ELL; on a
+// device also resident runs (Options.Resident) with the default HYB; on
 // the CPU also pull supersteps with one Gather call per edge, which checks
 // a RowGatherer's GatherRow against its Gather.
 func Configs() []Config {
@@ -46,6 +47,15 @@ func Configs() []Config {
 						Options: vertexprog.Options{Backend: b, Direction: d, HYB: s.opt, PerEdge: true},
 					})
 				}
+			}
+			if b != "cpu" {
+				// (a device keeps a resident run's buffers for the next
+				// run of the program: Compare's callers run one program
+				// from several sources in a row)
+				cs = append(cs, Config{
+					Name:    fmt.Sprintf("%s/%s/resident", b, d),
+					Options: vertexprog.Options{Backend: b, Direction: d, Resident: true},
+				})
 			}
 		}
 	}

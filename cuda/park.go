@@ -1,0 +1,229 @@
+//go:build cuda
+
+package cuda
+
+// #include <cuda.h>
+import "C"
+
+import (
+	"bytes"
+	"sync"
+	"unsafe"
+
+	"github.com/hpgraph/hpgraph/internal/par"
+	"github.com/mumax/3/cuda/cu"
+)
+
+// A resident run (vertexprog.Options.Resident: bench, run with several
+// sources) is parked when it closes: its buffers, textures, events and
+// CUDA graphs wait on the device for the next run of the same program on
+// the same matrices, which adopts them instead of allocating, capturing
+// and warming its own (~3-5 ms a kron21 BFS query), and uploads only the
+// blocks of its initial state that differ from the last run's (a BFS
+// from another source: two blocks of 64 KB, not 16 MB).
+
+// parkMax is the most runs kept parked; the oldest goes first.
+const parkMax = 4
+
+// adoptedRuns counts the runs that took a parked run's buffers (tests).
+var adoptedRuns int
+
+// parked is a closed run's buffers and what they were made for.
+type parked struct {
+	mod        *module
+	pull, push *matDev
+	n, recW    int
+	tiles      bool
+	sizes      []int64 // the state arrays' bytes
+	xBytes     int64
+	aSize      int
+	// what the buffers' sizes and the graphs' launches were made for: the
+	// pull matrix's bins and tiles (remade when another run asks for
+	// another shape), the push chunks, the matrices' kernel arguments
+	bins       *pullBins
+	tileSet    *pullTiles
+	pushChunks int64
+	matArgs    [2][]byte
+	buffers
+}
+
+// shape is what a run's buffers and graphs depend on besides its program
+// and sizes.
+func shape(r *run) (bins *pullBins, tileSet *pullTiles, pushChunks int64, args [2][]byte) {
+	bins, args[0] = r.pull.bins, r.pull.arg
+	if r.tiles {
+		tileSet = r.pull.tiles
+	}
+	if r.push != nil {
+		pushChunks, args[1] = r.push.pushChunks, r.push.arg
+	}
+	return
+}
+
+// seed is what a resident run uploaded of one array at its start: the
+// bytes, and for an array the run writes, their device copy, from which
+// the next run's array starts (the run's own copy holds its results).
+type seed struct {
+	host     []byte
+	pristine cu.DevicePtr
+}
+
+// seedBlock is the unit in which a new initial state is compared with
+// the last one.
+const seedBlock = 64 << 10
+
+// send copies an initial array to dst: all of it, or, in a resident
+// run, the blocks that differ from what seed i last held. Inside
+// device.do, before the run's kernels.
+func (r *run) send(i int, dst cu.DevicePtr, b []byte, writes bool) {
+	n := int64(len(b))
+	if n == 0 {
+		return
+	}
+	src := unsafe.Pointer(&b[0])
+	if !r.job.Resident {
+		htod(dst, src, n)
+		return
+	}
+	for len(r.seeds) <= i {
+		r.seeds = append(r.seeds, seed{})
+	}
+	s := &r.seeds[i]
+	if len(s.host) != len(b) {
+		htod(dst, src, n)
+		s.host = make([]byte, n)
+		hostCopy(unsafe.Pointer(&s.host[0]), src, int(n))
+		if writes {
+			s.pristine = r.alloc(n)
+			cu.MemcpyDtoD(s.pristine, dst, n)
+		}
+		return
+	}
+	to := dst
+	if writes {
+		to = s.pristine
+	}
+	for _, rg := range differing(s.host, b) {
+		lo, hi := rg[0], rg[1]
+		htod(to+cu.DevicePtr(lo), unsafe.Add(src, lo), int64(hi-lo))
+		copy(s.host[lo:hi], b[lo:hi])
+	}
+	if writes {
+		cu.MemcpyDtoD(dst, s.pristine, n)
+	}
+}
+
+// differing returns the byte ranges, in whole seedBlocks, where b differs
+// from old (of the same length), compared on every core.
+func differing(old, b []byte) [][2]int {
+	blocks := (len(b) + seedBlock - 1) / seedBlock
+	diff := make([]bool, blocks)
+	parts := min(par.Workers(), blocks)
+	var wg sync.WaitGroup
+	for p := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := p * blocks / parts; k < (p+1)*blocks/parts; k++ {
+				lo, hi := k*seedBlock, min((k+1)*seedBlock, len(b))
+				diff[k] = !bytes.Equal(old[lo:hi], b[lo:hi])
+			}
+		}()
+	}
+	wg.Wait()
+	var out [][2]int
+	for k := 0; k < blocks; k++ {
+		if !diff[k] {
+			continue
+		}
+		lo := k
+		for k+1 < blocks && diff[k+1] {
+			k++
+		}
+		out = append(out, [2]int{lo * seedBlock, min((k+1)*seedBlock, len(b))})
+	}
+	return out
+}
+
+// park keeps a finished resident run's buffers for a later run. Inside
+// device.do.
+func (d *device) park(r *run) {
+	p := &parked{mod: r.mod, pull: r.pull, push: r.push, n: r.n, recW: r.recW, tiles: r.tiles,
+		xBytes: int64(len(r.job.X)), aSize: r.job.ASize, buffers: r.buffers}
+	for _, a := range r.layout.arrays {
+		p.sizes = append(p.sizes, a.bytes)
+	}
+	var args [2][]byte
+	p.bins, p.tileSet, p.pushChunks, args = shape(r)
+	p.matArgs = [2][]byte{bytes.Clone(args[0]), bytes.Clone(args[1])}
+	r.buffers = buffers{}
+	d.parked = append(d.parked, p)
+	if len(d.parked) > parkMax {
+		d.unpark(len(d.parked) - parkMax)
+	}
+}
+
+// unpark frees all but the newest keep parked runs. Inside device.do.
+func (d *device) unpark(keep int) {
+	for len(d.parked) > keep {
+		p := d.parked[0]
+		d.parked = d.parked[1:]
+		d.freeBuffers(&p.buffers, p.recW)
+	}
+}
+
+// adopt gives r the buffers of a parked run of the same program on the
+// same matrices, if there is one, and reports whether it did. The CUDA
+// graphs come along when the kernels' arguments are the same bytes (a
+// program's scalars are in them). Inside device.do.
+func (d *device) adopt(r *run) bool {
+	for i, p := range d.parked {
+		if p.mod != r.mod || p.pull != r.pull || p.push != r.push || p.n != r.n || p.recW != r.recW ||
+			p.tiles != r.tiles || p.xBytes != int64(len(r.job.X)) || p.aSize != r.job.ASize || len(p.sizes) != len(r.layout.arrays) {
+			continue
+		}
+		bins, tileSet, pushChunks, args := shape(r)
+		same := bins == p.bins && tileSet == p.tileSet && pushChunks == p.pushChunks
+		for k, a := range r.layout.arrays {
+			same = same && p.sizes[k] == a.bytes
+		}
+		if !same {
+			continue
+		}
+		d.parked = append(d.parked[:i:i], d.parked[i+1:]...)
+		adoptedRuns++
+		r.buffers = p.buffers
+		r.clock.started = false
+		ptrs := make([]uint64, len(r.arrays))
+		for k, a := range r.arrays {
+			ptrs[k] = uint64(a)
+		}
+		state, arg := r.layout.bytes(ptrs), r.makeRunArg()
+		if !bytes.Equal(state, r.state) || !bytes.Equal(arg, r.runArg) || !bytes.Equal(args[0], p.matArgs[0]) || !bytes.Equal(args[1], p.matArgs[1]) {
+			for _, e := range r.graphs {
+				destroyGraph(e)
+			}
+			r.graphs, r.noGraphs, r.warmed = map[graphKey]C.CUgraphExec{}, false, false
+		}
+		r.state, r.runArg = state, arg
+		return true
+	}
+	return false
+}
+
+// freeBuffers frees a run's buffers, textures, events and graphs. Inside
+// device.do.
+func (d *device) freeBuffers(b *buffers, recW int) {
+	for _, e := range b.graphs {
+		destroyGraph(e)
+	}
+	if b.recHost != nil {
+		d.unpin(b.recHost, int64(recordRing*recW)*8)
+	}
+	b.clock.destroy()
+	for _, t := range b.texs {
+		texDestroy(t)
+	}
+	freeAll(b.bufs)
+	*b = buffers{}
+}

@@ -1,0 +1,101 @@
+//go:build cuda
+
+package cuda
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/vertexprog"
+)
+
+// TestDiffering checks the blocks a resident run re-uploads against a
+// byte-by-byte comparison: every changed byte is inside a range, every
+// range is whole blocks (the last may be short) with a change in each.
+func TestDiffering(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{1, seedBlock - 1, seedBlock, 3*seedBlock + 17, 40 * seedBlock} {
+		for _, changes := range []int{0, 1, 5, n} {
+			old := make([]byte, n)
+			for i := range old {
+				old[i] = byte(rng.IntN(256))
+			}
+			b := bytes.Clone(old)
+			for range changes {
+				i := rng.IntN(n)
+				b[i]++
+			}
+			t.Run(fmt.Sprintf("%d/%d", n, changes), func(t *testing.T) {
+				rs := differing(old, b)
+				in := make([]bool, n)
+				last := -1
+				for _, r := range rs {
+					lo, hi := r[0], r[1]
+					if lo <= last || lo%seedBlock != 0 || (hi%seedBlock != 0 && hi != n) || hi > n || lo >= hi {
+						t.Fatalf("range %v (after %d) is not whole blocks in order", r, last)
+					}
+					for k := lo; k < hi; k += seedBlock {
+						if bytes.Equal(old[k:min(k+seedBlock, n)], b[k:min(k+seedBlock, n)]) {
+							t.Fatalf("range %v holds block %d, which did not change", r, k/seedBlock)
+						}
+					}
+					for i := lo; i < hi; i++ {
+						in[i] = true
+					}
+					last = hi
+				}
+				for i := range b {
+					if b[i] != old[i] && !in[i] {
+						t.Fatalf("byte %d changed but is in no range", i)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestResidentRunsMatchCPU runs every app resident (vertexprog.Options
+// .Resident) on the GPU twice in a row, so that each run after the first
+// of a program adopts the buffers and graphs of the one before and sends
+// only the blocks of its initial state that changed (a BFS from another
+// source), and compares every output with the CPU's.
+func TestResidentRunsMatchCPU(t *testing.T) {
+	needGPU(t)
+	needNVRTC(t)
+	plain := testGraphs(t, datasets.Options{})
+	weighted := testGraphs(t, datasets.Options{Weights: datasets.WeightsRandom, WeightMin: 1, WeightMax: 64, Seed: 9})
+	before := adoptedRuns
+	for gi := range plain {
+		for _, a := range appCases {
+			tg := a.graph(plain, weighted, gi)
+			g := vertexprog.NewGraph(tg.g)
+			t.Run(tg.name+"/"+a.name, func(t *testing.T) {
+				want, _, err := a.run(g, vertexprog.Options{Backend: "cpu"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for round := range 2 {
+					got, _, err := a.run(g, vertexprog.Options{Backend: "cuda", Resident: true})
+					if err != nil {
+						t.Fatalf("round %d: %v", round, err)
+					}
+					if len(got) != len(want) {
+						t.Fatalf("round %d: %d outputs, cpu %d", round, len(got), len(want))
+					}
+					for i := range want {
+						if !same(got[i], want[i], a.tol) {
+							t.Fatalf("round %d: output %d is %v, cpu %v", round, i, got[i], want[i])
+						}
+					}
+				}
+			})
+		}
+	}
+	if adoptedRuns == before {
+		t.Fatal("no resident run adopted a parked run's buffers")
+	}
+	t.Logf("%d runs adopted a parked run's buffers", adoptedRuns-before)
+}
