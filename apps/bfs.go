@@ -68,9 +68,9 @@ func (p *BFSProgram) Done(acc int32) bool { return acc != noParent }
 // BFSResult is a BFS's output.
 type BFSResult struct {
 	// Depth and Parent are nil when the run was SummaryOnly.
-	Depth, Parent []int32
-	Run           *vertexprog.Result[struct{}]
-	reached, depth int // Reached's
+	Depth, Parent  []int32
+	Run            *vertexprog.Result[struct{}]
+	reached, depth int        // Reached's
 	arrays         [2][]int32 // the arrays the next BFSReusing writes
 }
 
