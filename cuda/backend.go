@@ -278,7 +278,6 @@ type buffers struct {
 
 	graphs   map[graphKey]C.CUgraphExec
 	noGraphs bool
-	warmed   bool // warmGraphs ran
 }
 
 // Start implements vertexprog.DeviceBackend.
@@ -382,9 +381,8 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 			for _, k := range pullGraphs {
 				r.graph(k)
 			}
-			if graphWarmup && r.hasPullGraphs() && !r.warmed {
+			if graphWarmup && r.hasPullGraphs() {
 				r.warmGraphs()
-				r.warmed = true
 			}
 			pt.mark("graphs")
 		}

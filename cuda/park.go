@@ -7,6 +7,7 @@ import "C"
 
 import (
 	"bytes"
+	"os"
 	"sync"
 	"unsafe"
 
@@ -17,16 +18,22 @@ import (
 // A resident run (vertexprog.Options.Resident: bench, run with several
 // sources) is parked when it closes: its buffers, textures, events and
 // CUDA graphs wait on the device for the next run of the same program on
-// the same matrices, which adopts them instead of allocating, capturing
-// and warming its own (~3-5 ms a kron21 BFS query), and uploads only the
+// the same matrices, which adopts them instead of allocating and
+// capturing its own (~3-5 ms a kron21 BFS query), and uploads only the
 // blocks of its initial state that differ from the last run's (a BFS
-// from another source: two blocks of 64 KB, not 16 MB).
+// from another source: two blocks of 64 KB, not 16 MB). Adopted graphs
+// are warmed again (warmGraphs): without that, kron21 BFS took 0.30 ms,
+// not 0.27, and a PageRank iteration 0.240, not 0.220.
 
 // parkMax is the most runs kept parked; the oldest goes first.
 const parkMax = 4
 
 // adoptedRuns counts the runs that took a parked run's buffers (tests).
 var adoptedRuns int
+
+// parkMode: HPGRAPH_CUDA_PARK=0 turns parking off, =full sends the whole
+// initial state (experiments).
+var parkMode = os.Getenv("HPGRAPH_CUDA_PARK")
 
 // parked is a closed run's buffers and what they were made for.
 type parked struct {
@@ -81,7 +88,7 @@ func (r *run) send(i int, dst cu.DevicePtr, b []byte, writes bool) {
 		return
 	}
 	src := unsafe.Pointer(&b[0])
-	if !r.job.Resident {
+	if !r.job.Resident || parkMode == "full" {
 		htod(dst, src, n)
 		return
 	}
@@ -89,24 +96,24 @@ func (r *run) send(i int, dst cu.DevicePtr, b []byte, writes bool) {
 		r.seeds = append(r.seeds, seed{})
 	}
 	s := &r.seeds[i]
-	if len(s.host) != len(b) {
-		htod(dst, src, n)
-		s.host = make([]byte, n)
-		hostCopy(unsafe.Pointer(&s.host[0]), src, int(n))
-		if writes {
-			s.pristine = r.alloc(n)
-			cu.MemcpyDtoD(s.pristine, dst, n)
-		}
-		return
-	}
 	to := dst
 	if writes {
 		to = s.pristine
 	}
-	for _, rg := range differing(s.host, b) {
-		lo, hi := rg[0], rg[1]
-		htod(to+cu.DevicePtr(lo), unsafe.Add(src, lo), int64(hi-lo))
-		copy(s.host[lo:hi], b[lo:hi])
+	if len(s.host) != len(b) {
+		if writes {
+			s.pristine = r.alloc(n)
+			to = s.pristine
+		}
+		htod(to, src, n)
+		s.host = make([]byte, n)
+		hostCopy(unsafe.Pointer(&s.host[0]), src, int(n))
+	} else {
+		for _, rg := range differing(s.host, b) {
+			lo, hi := rg[0], rg[1]
+			htod(to+cu.DevicePtr(lo), unsafe.Add(src, lo), int64(hi-lo))
+			copy(s.host[lo:hi], b[lo:hi])
+		}
 	}
 	if writes {
 		cu.MemcpyDtoD(dst, s.pristine, n)
@@ -148,6 +155,10 @@ func differing(old, b []byte) [][2]int {
 // park keeps a finished resident run's buffers for a later run. Inside
 // device.do.
 func (d *device) park(r *run) {
+	if parkMode == "0" {
+		d.freeBuffers(&r.buffers, r.recW)
+		return
+	}
 	p := &parked{mod: r.mod, pull: r.pull, push: r.push, n: r.n, recW: r.recW, tiles: r.tiles,
 		xBytes: int64(len(r.job.X)), aSize: r.job.ASize, buffers: r.buffers}
 	for _, a := range r.layout.arrays {
@@ -203,7 +214,7 @@ func (d *device) adopt(r *run) bool {
 			for _, e := range r.graphs {
 				destroyGraph(e)
 			}
-			r.graphs, r.noGraphs, r.warmed = map[graphKey]C.CUgraphExec{}, false, false
+			r.graphs, r.noGraphs = map[graphKey]C.CUgraphExec{}, false
 		}
 		r.state, r.runArg = state, arg
 		return true
