@@ -462,8 +462,8 @@ func TestUserProgramWithVptest(t *testing.T) {
 			n++
 		}
 	}
-	if n != 9 {
-		t.Errorf("vptest.Configs() has %d cuda configs; want 9 (3 directions x 3 splits)", n)
+	if n != 12 {
+		t.Errorf("vptest.Configs() has %d cuda configs; want 12 (3 directions x 3 splits, and resident in each direction)", n)
 	}
 }
 
