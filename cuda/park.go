@@ -23,7 +23,12 @@ import (
 // blocks of its initial state that differ from the last run's (a BFS
 // from another source: two blocks of 64 KB, not 16 MB). Adopted graphs
 // are warmed again (warmGraphs): without that, kron21 BFS took 0.30 ms,
-// not 0.27, and a PageRank iteration 0.240, not 0.220.
+// not 0.27, and a PageRank iteration 0.240, not 0.220. What it still
+// costs: restoring the written arrays from their device copy before the
+// supersteps moves twice their bytes through the L2 cache, and grid1000's
+// BFS, whose runs find the last run's matrix there, takes ~7.0 ms, not
+// ~6.9 (restoring them when the run is parked instead made kron21's BFS
+// slower too; docs/perf.md, "Many queries, one set-up").
 
 // parkMax is the most runs kept parked; the oldest goes first.
 const parkMax = 4
