@@ -52,3 +52,25 @@ extern "C" __global__ void hb_coo(const HB_Arg a, int unused) {
     }
   }
 }
+
+// A parked run's written state arrays start the next run from their
+// initial copy (park.go). The copy reads with an evict-first hint (__ldcs)
+// and stores plainly: cuMemcpyDtoD left the initial copy in the L2 cache
+// too, pushing out what the last run's supersteps had left there.
+struct HB_Copy {
+  const unsigned char* src;
+  unsigned char* dst;
+  long long bytes;
+};
+
+static_assert(sizeof(HB_Copy) == 24, "hpgraph: HB_Copy layout");
+
+extern "C" __global__ void hb_restore(const HB_Copy a, int unused) {
+  long long stride = (long long)gridDim.x * blockDim.x;
+  long long i0 = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  long long n16 = a.bytes >> 4;
+  const uint4* s = reinterpret_cast<const uint4*>(a.src);
+  uint4* d = reinterpret_cast<uint4*>(a.dst);
+  for (long long i = i0; i < n16; i += stride) d[i] = __ldcs(s + i);
+  for (long long i = (n16 << 4) + i0; i < a.bytes; i += stride) a.dst[i] = __ldcs(a.src + i);
+}

@@ -13,7 +13,7 @@ import (
 //go:embed hybbuild.cu
 var hybBuildSource string
 
-var hybBuildKernels = []string{"hb_ell", "hb_coo"}
+var hybBuildKernels = []string{"hb_ell", "hb_coo", "hb_restore"}
 
 // buildOnDevice is PREPROCESS on the device for a matrix that
 // vertexprog described without filling (hyb.Describe): it uploads the
@@ -72,4 +72,16 @@ func devAlloc(bufs *[]cu.DevicePtr, bytes int64) cu.DevicePtr {
 	p := cu.MemAlloc(bytes)
 	*bufs = append(*bufs, p)
 	return p
+}
+
+// restore copies bytes from src to dst on the device with hb_restore (see
+// hybbuild.cu) and waits for it. Inside device.do.
+func (d *device) restore(dst, src cu.DevicePtr, bytes int64) {
+	a := make([]byte, 24)
+	le := binary.LittleEndian
+	le.PutUint64(a, uint64(src))
+	le.PutUint64(a[8:], uint64(dst))
+	le.PutUint64(a[16:], uint64(bytes))
+	d.hybBuildModule().launch2("hb_restore", min(blocks((bytes+15)/16, blockSize), int64(d.sms)*16), d.stream, a, make([]byte, 4))
+	d.syncStream()
 }

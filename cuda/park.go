@@ -23,12 +23,11 @@ import (
 // blocks of its initial state that differ from the last run's (a BFS
 // from another source: two blocks of 64 KB, not 16 MB). Adopted graphs
 // are warmed again (warmGraphs): without that, kron21 BFS took 0.30 ms,
-// not 0.27, and a PageRank iteration 0.240, not 0.220. What it still
-// costs: restoring the written arrays from their device copy before the
-// supersteps moves twice their bytes through the L2 cache, and grid1000's
-// BFS, whose runs find the last run's matrix there, takes ~7.0 ms, not
-// ~6.9 (restoring them when the run is parked instead made kron21's BFS
-// slower too; docs/perf.md, "Many queries, one set-up").
+// not 0.27, and a PageRank iteration 0.240, not 0.220. The written
+// arrays are restored from their device copy by hb_restore, whose loads
+// are evict-first: cuMemcpyDtoD left the copy in the L2 cache too, and
+// grid1000's BFS, whose runs find the last run's matrix there, took ~7.0
+// ms instead of ~6.85 (docs/perf.md, "Many queries, one set-up").
 
 // parkMax is the most runs kept parked; the oldest goes first.
 const parkMax = 4
@@ -37,7 +36,7 @@ const parkMax = 4
 var adoptedRuns int
 
 // parkMode: HPGRAPH_CUDA_PARK=0 turns parking off, =full sends the whole
-// initial state (experiments).
+// initial state, =memcpy restores it with cuMemcpyDtoD (experiments).
 var parkMode = os.Getenv("HPGRAPH_CUDA_PARK")
 
 // parked is a closed run's buffers and what they were made for.
@@ -121,7 +120,11 @@ func (r *run) send(i int, dst cu.DevicePtr, b []byte, writes bool) {
 		}
 	}
 	if writes {
-		cu.MemcpyDtoD(dst, s.pristine, n)
+		if parkMode == "memcpy" {
+			cu.MemcpyDtoD(dst, s.pristine, n)
+		} else {
+			r.d.restore(dst, s.pristine, n)
+		}
 	}
 }
 

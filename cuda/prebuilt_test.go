@@ -75,3 +75,16 @@ func TestWritePrebuiltRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestPrebuiltCoversFixedModules: the kernels whose source does not
+// depend on a program (the device's PREPROCESS and Afforest) have an
+// image for sm_90, so a change to hybbuild.cu, mat.cu or afforest.cu
+// without scripts/gpu-prebuild.sh fails here instead of compiling at run
+// time on every fresh machine.
+func TestPrebuiltCoversFixedModules(t *testing.T) {
+	for name, src := range map[string]string{"hybbuild.cu": hybBuildSource, "afforest.cu": afforestProgram()} {
+		if image, key := prebuiltImage(src, "compute_90"); image == "" {
+			t.Errorf("%s: no prebuilt image %s.cubin.gz (run scripts/gpu-prebuild.sh)", name, key)
+		}
+	}
+}
