@@ -160,6 +160,9 @@ func init() {
 	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_APPLYGRID")); err == nil && n >= 0 {
 		applyPerSM = n
 	}
+	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_COMPACTGRID")); err == nil && n > 0 {
+		compactPerSM = n
+	}
 	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_APPLYROWS")); err == nil && n > 0 && n <= 8 {
 		applyRows = n
 	}
@@ -703,6 +706,15 @@ func (r *run) applyGrid() int64 {
 	return grid
 }
 
+// compactGrid is vp_compact's blocks: one per VP_BLOCK vertices up to
+// compactPerSM per multiprocessor, which then loop.
+func (r *run) compactGrid() int64 {
+	return min(blocks(int64(r.n), blockSize), int64(compactPerSM*max(1, r.d.sms)))
+}
+
+// compactPerSM bounds vp_compact's grid (HPGRAPH_CUDA_COMPACTGRID).
+var compactPerSM = 32
+
 // enqueue launches superstep base+j. Inside device.do.
 func (r *run) enqueue(dir vertexprog.Direction, j int, batched bool) {
 	a := argBytes(j, batched, 0)
@@ -710,7 +722,7 @@ func (r *run) enqueue(dir vertexprog.Direction, j int, batched bool) {
 		pg, ag := r.pushGrids(batched) // (before queued changes: it sizes by it)
 		if !r.queued {
 			// After pulls (or at the start) the frontier is a bitmask only.
-			r.launch("vp_compact", blocks(int64(r.n), blockSize), r.pull.arg, a)
+			r.launch("vp_compact", r.compactGrid(), r.pull.arg, a)
 			r.queued = true
 		}
 		r.launch("vp_push", pg, r.push.arg, a)
@@ -900,7 +912,7 @@ func (r *run) startLoop(dir vertexprog.Direction, count int) bool {
 	}
 	s0 := r.step
 	if !r.queued {
-		r.launch("vp_compact", blocks(int64(r.n), blockSize), r.pull.arg, argBytes(s0-r.base, false, 0))
+		r.launch("vp_compact", r.compactGrid(), r.pull.arg, argBytes(s0-r.base, false, 0))
 		r.queued = true
 	}
 	if !r.yLoopOK {

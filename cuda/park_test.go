@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/vertexprog"
+	"github.com/mumax/3/cuda/cu"
 )
 
 // TestDiffering checks the blocks a resident run re-uploads against a
@@ -98,4 +100,59 @@ func TestResidentRunsMatchCPU(t *testing.T) {
 		t.Fatal("no resident run adopted a parked run's buffers")
 	}
 	t.Logf("%d runs adopted a parked run's buffers", adoptedRuns-before)
+}
+
+// BenchmarkUploadPaths measures the ways 256 MB reach the device (the
+// floor of a kron21 PREPROCESS, whose CSR is 254 MB): the DMA alone from
+// pinned memory, the host copies the staging adds (1, 4 and 16
+// goroutines), htod as runs use it (staged), and pinning the source in
+// place. Each reports GB/s.
+func BenchmarkUploadPaths(b *testing.B) {
+	d := needGPU(b)
+	const size = 256 << 20
+	src := make([]byte, size)
+	for i := range src {
+		src[i] = byte(i)
+	}
+	dst := make([]byte, size)
+	var dev cu.DevicePtr
+	var pinned unsafe.Pointer
+	if err := d.do("allocating", func() error {
+		dev, pinned = cu.MemAlloc(size), cu.MemAllocHost(size)
+		return nil
+	}); err != nil {
+		b.Fatal(err)
+	}
+	defer d.do("freeing", func() error { cu.MemFree(dev); cu.MemFreeHost(pinned); return nil })
+	rate := func(b *testing.B) { b.SetBytes(size) }
+	b.Run("dma-from-pinned", func(b *testing.B) {
+		rate(b)
+		for b.Loop() {
+			_ = d.do("copying", func() error { cu.MemcpyHtoD(dev, pinned, size); return nil })
+		}
+	})
+	for _, parts := range []int{1, 4, 16} {
+		b.Run(fmt.Sprintf("host-copy-%d", parts), func(b *testing.B) {
+			rate(b)
+			defer func(old int) { copyParts = old }(copyParts)
+			copyParts = parts
+			for b.Loop() {
+				hostCopy(unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[0]), size)
+			}
+		})
+	}
+	b.Run("htod-staged", func(b *testing.B) {
+		rate(b)
+		for b.Loop() {
+			_ = d.do("copying", func() error { htod(dev, unsafe.Pointer(&src[0]), size); return nil })
+		}
+	})
+	b.Run("pin-in-place", func(b *testing.B) {
+		rate(b)
+		defer func(old bool) { pinInPlace = old }(pinInPlace)
+		pinInPlace = true
+		for b.Loop() {
+			_ = d.do("copying", func() error { htod(dev, unsafe.Pointer(&src[0]), size); return nil })
+		}
+	})
 }
