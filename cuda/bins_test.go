@@ -208,3 +208,47 @@ func TestPushChunks(t *testing.T) {
 		t.Fatalf("pushChunks = %d, want 6", c)
 	}
 }
+
+// TestPullBinsManyRows checks makePullBins on enough rows to split over
+// every core against a one-pass sequential binning: the same rows in each
+// bin, in increasing order, and the same heavy rows and chunks.
+func TestPullBinsManyRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, lim := range []binLimits{defaultBins, {1, 4, 32, 8}} {
+		ptr := []int64{0}
+		for range 300_000 {
+			l := rng.IntN(lim.Warp + 2)
+			if rng.IntN(1000) == 0 {
+				l = lim.Warp + rng.IntN(7*lim.Chunk)
+			}
+			ptr = append(ptr, ptr[len(ptr)-1]+int64(l))
+		}
+		var warp, quad, thread, heavy, chunkHeavy []int32
+		heavyFirst := []int32{0}
+		for r := range len(ptr) - 1 {
+			switch l := ptr[r+1] - ptr[r]; {
+			case l == 0:
+			case l <= int64(lim.Thread):
+				thread = append(thread, int32(r))
+			case l <= int64(lim.Quad):
+				quad = append(quad, int32(r))
+			case l <= int64(lim.Warp):
+				warp = append(warp, int32(r))
+			default:
+				heavy = append(heavy, int32(r))
+				for range (l + int64(lim.Chunk) - 1) / int64(lim.Chunk) {
+					chunkHeavy = append(chunkHeavy, int32(len(heavy)-1))
+				}
+				heavyFirst = append(heavyFirst, int32(len(chunkHeavy)))
+			}
+		}
+		b := makePullBins(ptr, lim)
+		rows := slices.Concat(warp, quad, thread)
+		if b.nWarp != len(warp) || b.nQuad != len(quad) || b.nThread != len(thread) || !slices.Equal(b.rows, rows) {
+			t.Fatalf("%v: bins of %d+%d+%d rows, want %d+%d+%d, or rows out of place", lim, b.nWarp, b.nQuad, b.nThread, len(warp), len(quad), len(thread))
+		}
+		if !slices.Equal(b.heavyRow, heavy) || !slices.Equal(b.chunkHeavy, chunkHeavy) || !slices.Equal(b.heavyFirst, heavyFirst) {
+			t.Fatalf("%v: heavy rows or chunks differ from the sequential binning", lim)
+		}
+	}
+}

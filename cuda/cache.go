@@ -150,6 +150,8 @@ func (c *matCache) get(m *hyb.Matrix, bins bool, deg []int32, lim binLimits, ts 
 		c.m = map[*hyb.Matrix]*matDev{}
 	}
 	c.clock++
+	pt := newPhaseTrace("matrix")
+	defer pt.print()
 	md := c.m[m]
 	if md != nil && !md.consistent() {
 		if md.users == 0 {
@@ -167,7 +169,7 @@ func (c *matCache) get(m *hyb.Matrix, bins bool, deg []int32, lim binLimits, ts 
 			md.cooCol, md.cooVal = devPut(&md.bufs, m.CooCol), devPut(&md.bufs, m.CooVal)
 			md.cooPtr = devPut(&md.bufs, m.CooPtr)
 		} else {
-			buildOnDevice(md, m)
+			buildOnDevice(md, m, pt)
 		}
 		md.bytes = matBytes(m)
 		c.m[m] = md
@@ -184,10 +186,12 @@ func (c *matCache) get(m *hyb.Matrix, bins bool, deg []int32, lim binLimits, ts 
 		md.heavyRow = devPut(&md.binBufs, b.heavyRow)
 		md.heavyFirst = devPut(&md.binBufs, b.heavyFirst)
 		md.bins = b
+		pt.mark("bins")
 	}
 	if deg != nil && md.pushDeg == 0 {
 		md.pushDeg = devPut(&md.bufs, deg)
 		md.pushChunks = pushChunks(deg)
+		pt.mark("push degrees")
 	}
 	// (Tiles in use by another run stay as they are.)
 	if ts.rowBits > 0 && !md.tiles.matches(ts) && (md.tiles == nil || md.users == 0) {

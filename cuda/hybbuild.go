@@ -5,6 +5,7 @@ package cuda
 import (
 	_ "embed"
 	"encoding/binary"
+	"unsafe"
 
 	"github.com/hpgraph/hpgraph/hyb"
 	"github.com/mumax/3/cuda/cu"
@@ -20,13 +21,20 @@ var hybBuildKernels = []string{"hb_ell", "hb_coo", "hb_restore"}
 // CSR, builds the ELL and COO arrays from it with hb_ell and hb_coo, and
 // frees the CSR, so the host never holds a second copy of the graph.
 // Inside device.do.
-func buildOnDevice(md *matDev, m *hyb.Matrix) {
+func buildOnDevice(md *matDev, m *hyb.Matrix, pt *phaseTrace) {
 	d := theDev
 	mod := d.hybBuildModule()
+	pt.mark("module")
 	var csr []cu.DevicePtr
 	defer func() { freeAll(csr) }()
 	rowPtr := devPut(&csr, m.Src.RowPtr)
-	col := devPut(&csr, m.Src.Col)
+	pt.mark("row offsets")
+	col := devAlloc(&csr, int64(len(m.Src.Col))*4)
+	pt.mark("columns' allocation")
+	if len(m.Src.Col) > 0 {
+		htod(col, unsafe.Pointer(&m.Src.Col[0]), int64(len(m.Src.Col))*4)
+	}
+	pt.mark("columns' upload")
 	val := devPut(&csr, m.Src.Val)
 	md.cooPtr = devPut(&md.bufs, m.CooPtr)
 	slots, coo := int64(m.K)*int64(m.Pitch), m.CooNNZ()
@@ -34,6 +42,7 @@ func buildOnDevice(md *matDev, m *hyb.Matrix) {
 	if m.Weighted() {
 		md.ellVal, md.cooVal = devAlloc(&md.bufs, slots*4), devAlloc(&md.bufs, coo*4)
 	}
+	pt.mark("values, COO offsets, ELL and COO allocations")
 	a := make([]byte, 80)
 	le := binary.LittleEndian
 	for i, p := range []cu.DevicePtr{rowPtr, col, val, md.cooPtr, md.ellCol, md.ellVal, md.cooCol, md.cooVal} {
@@ -47,6 +56,7 @@ func buildOnDevice(md *matDev, m *hyb.Matrix) {
 	mod.launch2("hb_ell", min(blocks(slots, blockSize), most), d.stream, a, unused)
 	mod.launch2("hb_coo", min(blocks(int64(m.N)*32, blockSize), most), d.stream, a, unused)
 	d.syncStream()
+	pt.mark("build")
 	d.notePeak()
 }
 

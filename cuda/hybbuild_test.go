@@ -73,7 +73,7 @@ func TestBuildOnDeviceMatchesHost(t *testing.T) {
 				err = d.do("building on the device", func() error {
 					md := &matDev{m: m}
 					defer freeAll(md.bufs)
-					buildOnDevice(md, m)
+					buildOnDevice(md, m, nil)
 					slots, coo := int64(m.K)*int64(m.Pitch), m.CooNNZ()
 					if got := download[int32](md.ellCol, slots); !slices.Equal(got, want.EllCol) {
 						t.Errorf("n=%d weighted=%v K=%d: ELL columns differ", n, weighted, m.K)

@@ -140,7 +140,7 @@ func (p *phaseTrace) mark(name string) {
 }
 
 func (p *phaseTrace) print() {
-	if p != nil {
+	if p != nil && len(p.parts) > 0 {
 		fmt.Fprintf(os.Stderr, "cuda trace: %s (ms): %s\n", p.what, strings.Join(p.parts, ", "))
 	}
 }
