@@ -313,12 +313,7 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 	if err != nil {
 		return nil, err
 	}
-	feats := features{
-		XSize: job.XSize, ASize: job.ASize, HasWants: job.HasWants, HasDone: job.HasDone,
-		Priority: float32(job.Spec.Delta) > 0 && job.Push != nil, Texture: Texture, Unroll: unroll, Stream: stream,
-		Probe: probe, LoopList: loopList, ApplyRows: applyRows, Aggs: aggOps(job.Spec.Aggregators),
-	}
-	feats.TextureX = Texture && job.XSize > 0 && job.XSize%4 == 0 && int64(n)*int64(job.XSize/4) <= d.texMaxWidth
+	feats := jobFeatures(job, n, d.texMaxWidth)
 	lim := binsFromEnv()
 	var ts tileSpec
 	if Tiles && (job.Resident || TilesAlways) && job.Spec.GatherAll && !job.Code.HeavyGather && !job.HasWants && !job.HasDone && (job.ASize == 4 || job.ASize == 8) && n > 0 {
@@ -396,6 +391,19 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// jobFeatures are the compile-time features of job's kernels for n
+// vertices on a device whose linear textures hold texMaxWidth texels
+// (start adds the tiles' where a run has them).
+func jobFeatures(job *vertexprog.DeviceJob, n int, texMaxWidth int64) features {
+	f := features{
+		XSize: job.XSize, ASize: job.ASize, HasWants: job.HasWants, HasDone: job.HasDone,
+		Priority: float32(job.Spec.Delta) > 0 && job.Push != nil, Texture: Texture, Unroll: unroll, Stream: stream,
+		Probe: probe, LoopList: loopList, ApplyRows: applyRows, Aggs: aggOps(job.Spec.Aggregators),
+	}
+	f.TextureX = Texture && job.XSize > 0 && job.XSize%4 == 0 && int64(n)*int64(job.XSize/4) <= texMaxWidth
+	return f
 }
 
 // reserve makes sure need bytes of device memory are free, freeing the

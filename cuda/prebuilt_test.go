@@ -11,6 +11,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"testing"
+
+	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
 // TestPrebuiltImagesAreMachineCode: every shipped image is named as
@@ -85,6 +88,55 @@ func TestPrebuiltCoversFixedModules(t *testing.T) {
 	for name, src := range map[string]string{"hybbuild.cu": hybBuildSource, "afforest.cu": afforestProgram()} {
 		if image, key := prebuiltImage(src, "compute_90"); image == "" {
 			t.Errorf("%s: no prebuilt image %s.cubin.gz (run scripts/gpu-prebuild.sh)", name, key)
+		}
+	}
+}
+
+// TestPrebuiltCoversBuiltinApps rebuilds the kernel source of each
+// built-in app as a single `hpgraph run` compiles it on an sm_90 device
+// and checks that its prebuilt image is there: a change to kernels.cu,
+// prelude.cu, mat.cu or an app's device code without
+// scripts/gpu-prebuild.sh fails here, not as a second of NVRTC on every
+// fresh machine.
+func TestPrebuiltCoversBuiltinApps(t *testing.T) {
+	g := smallGraph(t)
+	type app struct {
+		name     string
+		p        any // a vertexprog.Program[X, A] with device code
+		x, a     int // sizes of X and A
+		push     bool
+		wants    bool
+		done     bool
+		prepared bool
+	}
+	apps := []app{
+		{name: "bfs", p: &apps.BFSProgram{Source: 0}, x: 0, a: 4, push: true, wants: true, done: true},
+		{name: "sssp", p: &apps.SSSPProgram{Source: 0, Delta: apps.DefaultDelta(g)}, x: 4, a: 4, push: true},
+		{name: "pagerank", p: &apps.PageRankProgram{Damping: 0.85, Tolerance: 1e-4}, x: 8, a: 8},
+		{name: "pagerank-ldbc", p: &apps.PageRankLDBCProgram[float64]{Damping: 0.85, Iterations: 10}, x: 8, a: 8},
+		{name: "pagerank-ldbc float32", p: &apps.PageRankLDBCProgram[float32]{Damping: 0.85, Iterations: 10}, x: 4, a: 4},
+		{name: "tc", p: &apps.TriangleProgram{}, x: 0, a: 8},
+	}
+	for _, a := range apps {
+		if pr, ok := a.p.(vertexprog.Preparer); ok {
+			if err := pr.Prepare(g); err != nil {
+				t.Fatalf("%s: %v", a.name, err)
+			}
+		}
+		sp := a.p.(interface{ Spec() vertexprog.Spec })
+		job := &vertexprog.DeviceJob{Spec: sp.Spec(), Code: a.p.(vertexprog.DeviceProgram).Device(),
+			XSize: a.x, ASize: a.a, HasWants: a.wants, HasDone: a.done}
+		if a.push {
+			job.Push = &vertexprog.Matrix{}
+		}
+		l, err := layoutState(&job.Code)
+		if err != nil {
+			t.Fatalf("%s: %v", a.name, err)
+		}
+		// (an sm_90 device's linear textures hold 2^28 texels)
+		src := buildSource(&job.Code, l, jobFeatures(job, 1<<21, 1<<28))
+		if image, key := prebuiltImage(src, "compute_90"); image == "" {
+			t.Errorf("%s: no prebuilt image %s.cubin.gz (run scripts/gpu-prebuild.sh)", a.name, key)
 		}
 	}
 }
