@@ -20,6 +20,9 @@ var ErrInvalidInput = errors.New("invalid input")
 
 // checkSource reports a source vertex outside the graph.
 func checkSource(g *vertexprog.Graph, src int32) error {
+	if g == nil {
+		return fmt.Errorf("%w: %w", ErrInvalidInput, vertexprog.ErrNilGraph)
+	}
 	if src < 0 || int(src) >= g.N() {
 		return fmt.Errorf("%w: source vertex %d is out of range: the graph has vertices 0..%d", ErrInvalidInput, src, g.N()-1)
 	}

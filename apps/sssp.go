@@ -101,6 +101,9 @@ func SSSP(g *vertexprog.Graph, src int32, opt vertexprog.Options) (*SSSPResult, 
 // edge weight (1 on an unweighted graph); 0 where that is no positive
 // number (weights SSSPProgram rejects).
 func DefaultDelta(g *vertexprog.Graph) float64 {
+	if g == nil || g.Dataset() == nil {
+		return DeltaWeights
+	}
 	d := g.Dataset()
 	if len(d.W) == 0 {
 		return DeltaWeights

@@ -148,6 +148,12 @@ var ErrPushUnsupported = errors.New("program cannot run push supersteps")
 
 // Run executes p on g.
 func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
+	if g == nil || g.g == nil {
+		return nil, ErrNilGraph
+	}
+	if p == nil {
+		return nil, errors.New("vertexprog: nil program")
+	}
 	opt = opt.withDefaults()
 	spec := p.Spec()
 	if spec.Edges < InEdges || spec.Edges > AllEdges {

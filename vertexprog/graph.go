@@ -1,7 +1,10 @@
 package vertexprog
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -24,6 +27,10 @@ type Graph struct {
 
 	mu   sync.Mutex
 	hybs map[matrixKey]*Matrix
+
+	// ids finds a vertex by original id (Vertex); built on first use.
+	idOnce sync.Once
+	ids    idIndex
 }
 
 // Matrix is a HYB matrix with the per-row data every backend needs.
@@ -69,7 +76,12 @@ func NewGraph(g *datasets.Graph) *Graph {
 }
 
 // Dataset returns the underlying CSR graph (out-adjacency).
-func (g *Graph) Dataset() *datasets.Graph { return g.g }
+func (g *Graph) Dataset() *datasets.Graph {
+	if g == nil {
+		return nil
+	}
+	return g.g
+}
 
 // N is the number of vertices.
 func (g *Graph) N() int { return g.g.N }
@@ -102,6 +114,102 @@ func (g *Graph) Neighbors(v int32) []int32 { return g.symAdj().Neighbors(v) }
 // OutWeights returns the weights of v's out-arcs (aligned with
 // OutNeighbors), or nil for an unweighted graph.
 func (g *Graph) OutWeights(v int32) []float32 { return g.g.Weights(v) }
+
+// ErrNilGraph is returned for a nil *Graph, or one made from a nil
+// datasets.Graph.
+var ErrNilGraph = errors.New("vertexprog: nil graph")
+
+// ErrUnknownID is returned for an original id that no vertex has.
+var ErrUnknownID = errors.New("no vertex has this id")
+
+// Original ids. A vertex is an index in [0, N) (the engine's and the
+// index-based APIs' int32), fixed only after loading has cleaned and
+// perhaps renumbered the graph; its original id is the id the input gave
+// it (the file's, or the gonum node's: datasets.Graph.IDs and IDBase),
+// which loading keeps, whatever the order. ID and Vertex convert between
+// the two, so a caller can speak in the input's ids and the engine in
+// indices.
+
+// ID returns the original id of vertex v, which must be in [0, N).
+func (g *Graph) ID(v int32) int64 { return g.g.OriginalID(v) }
+
+// Vertex returns the vertex whose original id is id: an error wrapping
+// ErrUnknownID when no vertex has it (ErrNilGraph for a nil graph). It
+// costs a subtraction for contiguous ids, a binary search otherwise; the
+// first call on a renumbered graph, whose ids are out of order, sorts an
+// index of 4 bytes a vertex.
+func (g *Graph) Vertex(id int64) (int32, error) {
+	if g == nil || g.g == nil {
+		return -1, ErrNilGraph
+	}
+	d := g.g
+	if d.IDs == nil {
+		if id >= d.IDBase {
+			if v := id - d.IDBase; v >= 0 && v < int64(d.N) { // v < 0: the difference overflowed
+				return int32(v), nil
+			}
+		}
+		return -1, g.unknownID(id)
+	}
+	g.idOnce.Do(func() { g.ids = newIDIndex(d.IDs) })
+	if v, ok := g.ids.find(d.IDs, id); ok {
+		return v, nil
+	}
+	return -1, g.unknownID(id)
+}
+
+func (g *Graph) unknownID(id int64) error {
+	if g.g.Name != "" {
+		return fmt.Errorf("id %d is not a vertex of %s: %w", id, g.g.Name, ErrUnknownID)
+	}
+	return fmt.Errorf("id %d is not a vertex of the graph: %w", id, ErrUnknownID)
+}
+
+// idIndex finds an id in a graph's IDs: by binary search when they are
+// sorted (order nil), else through order, the vertices sorted by id.
+type idIndex struct{ order []int32 }
+
+func newIDIndex(ids []int64) idIndex {
+	if slices.IsSorted(ids) {
+		return idIndex{}
+	}
+	order := make([]int32, len(ids))
+	for v := range order {
+		order[v] = int32(v)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return cmp.Compare(ids[a], ids[b]) })
+	return idIndex{order: order}
+}
+
+func (x idIndex) find(ids []int64, id int64) (int32, bool) {
+	if x.order == nil {
+		i, ok := slices.BinarySearch(ids, id)
+		return int32(i), ok
+	}
+	i, ok := slices.BinarySearchFunc(x.order, id, func(v int32, id int64) int { return cmp.Compare(ids[v], id) })
+	if !ok {
+		return -1, false
+	}
+	return x.order[i], true
+}
+
+// ByID returns values, one per vertex (a Result's X, an app's per-vertex
+// array), as a map keyed by the vertices' original ids. It is an error
+// (not a panic) for a nil graph or a slice whose length is not N, such as
+// the nil X of a SummaryOnly run.
+func ByID[T any](g *Graph, values []T) (map[int64]T, error) {
+	if g == nil || g.g == nil {
+		return nil, ErrNilGraph
+	}
+	if len(values) != g.g.N {
+		return nil, fmt.Errorf("vertexprog: ByID: %d values for %d vertices", len(values), g.g.N)
+	}
+	m := make(map[int64]T, len(values))
+	for v, x := range values {
+		m[g.g.OriginalID(int32(v))] = x
+	}
+	return m, nil
+}
 
 func (g *Graph) inAdj() *datasets.Graph {
 	return g.derived(&g.in, func() *datasets.Graph { return g.g.Transpose() })
