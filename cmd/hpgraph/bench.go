@@ -603,6 +603,7 @@ func newBench() *cobra.Command {
 		runs     int
 		validate bool
 		jsonFile string
+		plotFile string
 		copyMiB  int
 		af       answerFlags
 	)
@@ -655,6 +656,9 @@ from a file; the file is then in the page cache. Algorithms:
 				return fmt.Errorf("--runs %d: need at least 1", runs)
 			}
 			if err := checkOutput("--json", jsonFile, args...); err != nil {
+				return err
+			}
+			if err := checkPlot(plotFile, args...); err != nil {
 				return err
 			}
 			if copyMiB < 1 {
@@ -754,6 +758,11 @@ from a file; the file is then in the page cache. Algorithms:
 					return err
 				}
 			}
+			if plotFile != "" {
+				if err := writeBenchPlot(plotFile, rec); err != nil {
+					return err
+				}
+			}
 			if failed > 0 {
 				return exitError{1, fmt.Sprintf("bench: %d FAILED (see the table)", failed)}
 			}
@@ -779,6 +788,7 @@ from a file; the file is then in the page cache. Algorithms:
 	f.IntVar(&runs, "runs", 5, "timed runs after one warm-up; the median, min and max are reported")
 	f.BoolVar(&validate, "validate", false, "check each result once against the gonum reference (outside the timed runs); a mismatch fails")
 	f.StringVar(&jsonFile, "json", "", "write the benchmark record ("+benchSchema+") as JSON to this file")
+	f.StringVar(&plotFile, "plot", "", plotUsage+": median time per algorithm, graph and backend, and achieved GB/s against the copy bandwidth (log scales)")
 	f.IntVar(&copyMiB, "copy-mib", 256, "MiB copied to measure the host's copy bandwidth (the cpu roofline)")
 	af.register(f)
 	return cmd

@@ -129,6 +129,7 @@ func newRun() *cobra.Command {
 		validate bool
 		outFile  string
 		jsonFile string
+		plotFile string
 	)
 	cmd := &cobra.Command{
 		Use:   "run ALGO GRAPH",
@@ -169,6 +170,11 @@ func newRun() *cobra.Command {
 			if err := checkOutput("--json", jsonFile, args[1]); err != nil {
 				return err
 			}
+			if err := checkPlot(plotFile, args[1]); err != nil {
+				return err
+			}
+			plotLog, logf := newStepLog(plotFile, opt.Log)
+			opt.Log = logf
 			prm.src = -1 // the highest-degree vertex
 			if !batch && len(spec.ids) == 1 {
 				prm.src = spec.ids[0]
@@ -348,6 +354,11 @@ func newRun() *cobra.Command {
 			}
 			fmt.Fprintln(out, at.line())
 			rec.setAnswer(at)
+			if plotFile != "" {
+				if err := writeRunPlot(plotFile, alg.name, args[1], last, len(queries), runs, plotLog); err != nil {
+					return err
+				}
+			}
 			if jsonFile != "" {
 				return writeJSON(jsonFile, rec)
 			}
@@ -364,6 +375,7 @@ func newRun() *cobra.Command {
 	f.BoolVar(&validate, "validate", false, "compare every result with the gonum reference (timed apart, not in the time to answer); fail on any mismatch")
 	f.StringVar(&outFile, "out", "", "write per-vertex results (with the file's ids) to this file; with several sources the path must contain {src}, replaced by each source's id")
 	f.StringVar(&jsonFile, "json", "", "write the run record (times, iterations, MTEPS, time to answer and its parts, memory peaks, queries, host, version) as JSON")
+	f.StringVar(&plotFile, "plot", "", plotUsage+": each superstep's frontier (log scale), direction and time, of the last run (with -v or not)")
 	return cmd
 }
 
