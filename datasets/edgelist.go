@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"strings"
 	"sync/atomic"
 
 	"github.com/hpgraph/hpgraph/internal/par"
@@ -22,7 +23,11 @@ import (
 // id order, so the result does not depend on the order of the lines;
 // IDs[v] is the original id of v. When the ids are exactly the range
 // lo..hi, IDs is nil and IDBase is lo (0 for the usual 0-based dense ids).
-// A vertex without edges cannot appear in an edge list.
+// A vertex without edges cannot appear in an edge list, unless the list
+// starts with the header WriteEdgeList writes ("#hpgraph edgelist ..."
+// among the first comment lines): the header says whether the list is
+// directed and weighted, and which ids are vertices, isolated ones
+// included, and the lines must agree with it.
 //
 // Errors name the file (name) and line, and say what was expected and what
 // was found.
@@ -37,6 +42,13 @@ func readEdgeList(src source) (*EdgeList, error) {
 		sep: commas, comma: true, comment: [2]byte{'#', '%'},
 		minID: 0, maxID: math.MaxInt64,
 		ids: fmt.Sprintf("non-negative integer ids up to %d", int64(math.MaxInt64)),
+	}
+	h, err := readELHeader(lr)
+	if err != nil {
+		return nil, err
+	}
+	if h.line != 0 {
+		return readHeaderedEdgeList(lr, f, h, src)
 	}
 	first, n, err := lr.nextData(f)
 	if err == io.EOF {
@@ -65,6 +77,57 @@ func readEdgeList(src source) (*EdgeList, error) {
 	}
 	if err := compactIDs(e, el); err != nil {
 		return nil, err
+	}
+	return el, nil
+}
+
+// readHeaderedEdgeList reads the edges of a list with an hpgraph header
+// (WriteEdgeList), which says what the lines alone cannot.
+func readHeaderedEdgeList(lr *lineReader, f *entryFormat, h *elHeader, src source) (*EdgeList, error) {
+	if h.weighted {
+		f.value = realValue
+		f.want = fmt.Sprintf(`"u v w": 2 ids and a weight, as the header on line %d declares`, h.line)
+	} else {
+		f.want = fmt.Sprintf(`"u v": 2 ids and no weight, as the header on line %d declares`, h.line)
+	}
+	if !h.listed {
+		f.minID, f.maxID = h.lo, h.hi
+		f.ids = fmt.Sprintf("ids in %d..%d, as the header on line %d declares", h.lo, h.hi, h.line)
+	}
+	limit := entryLimit{n: h.edges, want: fmt.Sprintf("the end of the file after the %d edges the header on line %d declares", h.edges, h.line)}
+	e, err := parseEntries(lr, f, limit, src.size)
+	if err != nil {
+		return nil, err
+	}
+	if int64(e.n) < h.edges {
+		return nil, lr.errorf(lr.lastLine(), "expected %d edges as the header on line %d declares, found the end of the file after %d", h.edges, h.line, e.n)
+	}
+	el := &EdgeList{Directed: h.directed, Name: src.name}
+	if h.weighted {
+		el.W = e.w
+		if el.W == nil {
+			el.W = []float32{}
+		}
+	}
+	if !h.listed {
+		el.N, el.Src, el.Dst, el.IDBase = int(h.vertices), e.src.narrow, e.dst.narrow, h.lo
+		return el, nil
+	}
+	var isolated []int64
+	if len(h.isolated) > 0 {
+		isolated = sortedUnique(h.isolated)
+	}
+	if e.n > 0 {
+		if err := compactIDs(e, el); err != nil {
+			return nil, err
+		}
+	}
+	if int64(el.N)+int64(len(isolated)) != h.vertices {
+		return nil, lr.errorf(h.line, "the header declares %d vertices, found %d ids on the edges and %d isolated", h.vertices, el.N, len(isolated))
+	}
+	addVertices(el, isolated)
+	if int64(el.N) != h.vertices {
+		return nil, lr.errorf(h.line, "the header declares %d vertices, found %d: an id listed as isolated is on an edge", h.vertices, el.N)
 	}
 	return el, nil
 }
@@ -264,17 +327,35 @@ func mergeUnique(a, b []int64) []int64 {
 
 // WriteEdgeList writes g as an edge list "u v [w]" with the vertices'
 // original ids (g.OriginalID): every arc of a directed graph, each edge of
-// an undirected graph once (u <= v), after a '#' comment describing the
-// graph. Isolated vertices have no line, so reading the list back loses
-// them. Weights are written so that ReadEdgeList reads back exactly the
-// same float32.
+// an undirected graph once (u <= v). Two '#' comment lines come first: one
+// describing the graph for people, and the header that ReadEdgeList
+// honours, so that the list reads back as the same graph:
+//
+//	#hpgraph edgelist directed=false weighted=true vertices=N edges=M ids=LO..HI
+//
+// ids=LO..HI says that the vertices are exactly the ids LO..HI (isolated
+// ones included); ids=listed that they are the ids on the edges and those
+// on the "#hpgraph isolated ID..." lines that follow. Weights are written
+// so that ReadEdgeList reads back exactly the same float32.
 func WriteEdgeList(w io.Writer, g *Graph) error {
 	kind := "directed"
 	if !g.Directed {
 		kind = "undirected (each edge once)"
 	}
-	hdr := fmt.Sprintf("# %s: %s graph, %d vertices, %d edges, written by hpgraph\n", oneLine(g.Name), kind, g.N, g.Edges())
-	if _, err := io.WriteString(w, hdr); err != nil {
+	lines := g.NNZ()
+	if !g.Directed {
+		lines = upperTriangle(g)
+	}
+	var hdr strings.Builder
+	fmt.Fprintf(&hdr, "# %s: %s graph, %d vertices, %d edges, written by hpgraph\n", oneLine(g.Name), kind, g.N, g.Edges())
+	fmt.Fprintf(&hdr, "%s directed=%v weighted=%v vertices=%d edges=%d ", elHeaderTag, g.Directed, g.W != nil, g.N, lines)
+	if lo, ok := idRange(g); ok {
+		fmt.Fprintf(&hdr, "ids=%d..%d\n", lo, lo+int64(g.N)-1)
+	} else {
+		hdr.WriteString("ids=listed\n")
+		writeIDLines(&hdr, elIsolatedTag, isolatedIDs(g))
+	}
+	if _, err := io.WriteString(w, hdr.String()); err != nil {
 		return err
 	}
 	return writeRows(w, g, func(dst []byte, u int32) []byte {

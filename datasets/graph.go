@@ -81,6 +81,9 @@ type Options struct {
 	// Relabel renumbers the vertices after cleaning (random weights are
 	// drawn before, so they do not depend on it).
 	Relabel Relabeling
+	// Input says how Load reads the file where the file does not say
+	// (LDBC graphs, a forced format); Build ignores it.
+	Input Input
 }
 
 // BuildStats counts what Build did, for `hpgraph info` and the logs.

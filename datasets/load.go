@@ -28,6 +28,7 @@ type LoadOption func(*loadConfig)
 
 type loadConfig struct {
 	progress Progress
+	input    Input
 }
 
 const (
@@ -47,12 +48,22 @@ func WithProgress(p Progress) LoadOption {
 	return func(c *loadConfig) { c.progress = p }
 }
 
-// Load reads a graph file and builds it with opt. The format is detected:
-// an hpgraph cache (.hpg, by its magic bytes), Matrix Market (a
-// %%MatrixMarket banner, or the extension .mtx or .mm), otherwise an edge
-// list (.txt, .el, .edgelist, .csv, .tsv, .e, .snap, ...). Any of them may
-// be gzip-compressed (recognized by its magic bytes; a .gz suffix is
-// ignored when looking at the extension).
+// WithInput makes LoadEdgeList read the file as in says (Load takes it
+// from Options.Input).
+func WithInput(in Input) LoadOption {
+	return func(c *loadConfig) { c.input = in }
+}
+
+// Load reads a graph file and builds it with opt. The format is
+// opt.Input.Format, or detected: an LDBC graph (a path ending in .v, .e
+// or .properties names its files, see FindLDBCFiles; an LDBC adjacency
+// list is read only when Input.Format says so), an hpgraph cache (.hpg,
+// by its magic bytes), Matrix Market (a %%MatrixMarket banner, or the
+// extension .mtx or .mm), otherwise an edge list (.txt, .el, .edgelist,
+// .csv, .tsv, .snap, ..., and a .e file that starts with the header
+// WriteEdgeList writes). Any of them may be gzip-compressed (recognized
+// by its magic bytes; a .gz suffix is ignored when looking at the
+// extension).
 //
 // A cache holds a graph already built, so only the options that change
 // the graph are applied to it, by rebuilding it from its arcs: Symmetrize
@@ -60,13 +71,24 @@ func WithProgress(p Progress) LoadOption {
 // cleaning it was built with stays: self loops dropped or duplicates
 // merged then cannot be restored.
 func Load(path string, opt Options, options ...LoadOption) (*Graph, error) {
+	if format := LDBCFormat(path, opt.Input); format != FormatAuto {
+		el, err := loadLDBC(path, format, opt.Input, options)
+		if err != nil {
+			return nil, err
+		}
+		return Build(el, opt)
+	}
 	in, err := openInput(path, options)
 	if err != nil {
 		return nil, err
 	}
 	defer in.Close()
+	format, err := in.format(path, opt.Input)
+	if err != nil {
+		return nil, err
+	}
 	var g *Graph
-	if format := in.detect(path); format == formatCache {
+	if format == formatCache {
 		if g, err = in.readCache(path); err == nil {
 			g, err = applyToCache(g, opt)
 		}
@@ -86,13 +108,24 @@ func Load(path string, opt Options, options ...LoadOption) (*Graph, error) {
 // LoadEdgeList reads a graph file as Load does, without building it; a
 // cache gives its arcs (Graph.EdgeList).
 func LoadEdgeList(path string, options ...LoadOption) (*EdgeList, error) {
+	var cfg loadConfig
+	for _, o := range options {
+		o(&cfg)
+	}
+	if format := LDBCFormat(path, cfg.input); format != FormatAuto {
+		return loadLDBC(path, format, cfg.input, options)
+	}
 	in, err := openInput(path, options)
 	if err != nil {
 		return nil, err
 	}
 	defer in.Close()
+	format, err := in.format(path, cfg.input)
+	if err != nil {
+		return nil, err
+	}
 	var el *EdgeList
-	if format := in.detect(path); format == formatCache {
+	if format == formatCache {
 		var g *Graph
 		if g, err = in.readCache(path); err == nil {
 			el = g.EdgeList()
@@ -250,6 +283,70 @@ func (in *input) finish() {
 	if c := in.counter; c != nil {
 		c.fn(c.total, c.total)
 	}
+}
+
+// LDBCFormat returns the LDBC format that Load reads path in (FormatLDBC
+// or FormatLDBCAdjacency), or FormatAuto for the other formats: a .v or
+// .properties path names an LDBC graph, and so does a .e path, unless the
+// file is an edge list WriteEdgeList wrote (whose header says so).
+func LDBCFormat(path string, in Input) Format {
+	switch in.Format {
+	case FormatLDBC, FormatLDBCAdjacency:
+		return in.Format
+	case FormatAuto:
+		switch extOf(path) {
+		case ".v", ".properties":
+			return FormatLDBC
+		case ".e":
+			if !hasEdgeListHeader(path) {
+				return FormatLDBC
+			}
+		}
+	}
+	return FormatAuto
+}
+
+// hasEdgeListHeader reports whether the leading comment lines of the file
+// at path hold the header of WriteEdgeList.
+func hasEdgeListHeader(path string) bool {
+	r, err := Open(path)
+	if err != nil {
+		return false
+	}
+	defer r.Close()
+	br := bufio.NewReaderSize(r, 64<<10)
+	for range 64 {
+		line, err := br.ReadSlice('\n')
+		t := bytes.TrimSpace(line)
+		if hasTag(t, elHeaderTag) {
+			return true
+		}
+		if err != nil || (len(t) > 0 && t[0] != '#' && t[0] != '%') {
+			return false
+		}
+	}
+	return false
+}
+
+// format is the format in says, or the one detected; the directedness
+// and weights of in are for LDBC files only.
+func (in *input) format(path string, i Input) (fileFormat, error) {
+	var f fileFormat
+	switch i.Format {
+	case FormatMatrixMarket:
+		f = formatMatrixMarket
+	case FormatEdgeList:
+		f = formatEdgeList
+	case FormatCache:
+		f = formatCache
+	default:
+		f = in.detect(path)
+	}
+	if i.given() {
+		what := map[fileFormat]string{formatMatrixMarket: "a Matrix Market file", formatEdgeList: "an edge list", formatCache: "an hpgraph cache"}[f]
+		return f, fmt.Errorf("%s is %s, which says itself whether it is directed and weighted: --directed, --undirected and --weighted are for LDBC graphs (.v/.e, --format ldbc or ldbc-adj); --symmetrize makes any graph undirected", path, what)
+	}
+	return f, nil
 }
 
 // detect tells the format by the content first, then by the extension.

@@ -14,7 +14,9 @@ import (
 // ReadMatrixMarket reads a Matrix Market coordinate file
 // (https://math.nist.gov/MatrixMarket/formats.html) as an edge list: entry
 // (i, j) is the arc i -> j, indices are 1-based (IDBase 1) and N is the
-// declared size.
+// declared size. The comments WriteMatrixMarket writes for vertex ids the
+// format cannot hold are honoured: "%hpgraph idbase B" makes row 1 id B,
+// "%hpgraph ids ID..." lines give every row's id (IDs).
 //
 // The banner "%%MatrixMarket matrix coordinate <field> <symmetry>" is read
 // case-insensitively. Fields: pattern (no weights), integer, real, double
@@ -47,6 +49,12 @@ type mmHeader struct {
 	symmetry            string // general, symmetric or skew-symmetric
 	rows, cols, entries int64
 	sizeLine            int64
+	// The vertices' own ids, from hpgraph's comments: idBase is the id of
+	// row 1 (1 without the comment); ids the id of every row.
+	idBase   int64
+	ids      []int64
+	idsLine  int64 // the first "%hpgraph ids" line
+	baseLine int64
 }
 
 func readMatrixMarket(src source) (*EdgeList, error) {
@@ -98,7 +106,10 @@ func readMatrixMarket(src source) (*EdgeList, error) {
 	}
 	el := &EdgeList{
 		N: int(h.rows), Src: e.src.narrow, Dst: e.dst.narrow,
-		Directed: h.symmetry == "general", IDBase: 1, Name: src.name,
+		Directed: h.symmetry == "general", IDs: h.ids, IDBase: h.idBase, Name: src.name,
+	}
+	if h.ids != nil {
+		el.IDBase = 0
 	}
 	if f.value != noValue {
 		el.W = e.w
@@ -111,7 +122,7 @@ func readMatrixMarket(src source) (*EdgeList, error) {
 
 // readMMHeader reads the banner (if any), comments and the size line.
 func readMMHeader(lr *lineReader) (*mmHeader, error) {
-	h := &mmHeader{field: "pattern", symmetry: "general"}
+	h := &mmHeader{field: "pattern", symmetry: "general", idBase: 1}
 	first := true
 	for {
 		line, n, err := lr.nextLine()
@@ -140,9 +151,15 @@ func readMMHeader(lr *lineReader) (*mmHeader, error) {
 		}
 		first = false
 		if t[0] == '%' {
+			if err := h.parseIDComment(lr, t, n); err != nil {
+				return nil, err
+			}
 			continue
 		}
-		return h, h.parseSize(lr, t, n)
+		if err := h.parseSize(lr, t, n); err != nil {
+			return nil, err
+		}
+		return h, h.checkIDs(lr)
 	}
 }
 
@@ -217,6 +234,58 @@ func (h *mmHeader) parseSize(lr *lineReader, t []byte, n int64) error {
 	return nil
 }
 
+// parseIDComment reads hpgraph's id comments; other comments are skipped.
+func (h *mmHeader) parseIDComment(lr *lineReader, t []byte, n int64) error {
+	switch {
+	case hasTag(t, mmIDsTag):
+		if h.baseLine != 0 {
+			return lr.errorf(n, "expected either %q (line %d) or %q lines, found both", mmIDBaseTag, h.baseLine, mmIDsTag)
+		}
+		if h.idsLine == 0 {
+			h.idsLine = n
+			h.ids = []int64{}
+		}
+		var err error
+		h.ids, err = parseIDs(lr, n, t[len(mmIDsTag):], h.ids)
+		return err
+	case hasTag(t, mmIDBaseTag):
+		tok := bytes.Fields(t[len(mmIDBaseTag):])
+		var end int
+		if len(tok) == 1 {
+			h.idBase, end = parseUint(tok[0], 0)
+		}
+		if len(tok) != 1 || end != len(tok[0]) || h.idBase < 0 {
+			return lr.errorf(n, "expected %q and the id of row 1 (a non-negative integer), found %s", mmIDBaseTag, found(t))
+		}
+		if h.baseLine != 0 || h.idsLine != 0 {
+			return lr.errorf(n, "expected one %q line and no %q lines, found another", mmIDBaseTag, mmIDsTag)
+		}
+		h.baseLine = n
+	}
+	return nil
+}
+
+// checkIDs checks the ids of hpgraph's comments against the size line:
+// one distinct id per row.
+func (h *mmHeader) checkIDs(lr *lineReader) error {
+	if h.ids != nil {
+		if int64(len(h.ids)) != h.rows {
+			return lr.errorf(h.idsLine, "expected %d ids on the %q lines, one per row (line %d), found %d", h.rows, mmIDsTag, h.sizeLine, len(h.ids))
+		}
+		sorted := slices.Clone(h.ids)
+		slices.Sort(sorted)
+		for i := 1; i < len(sorted); i++ {
+			if sorted[i] == sorted[i-1] {
+				return lr.errorf(h.idsLine, "expected distinct ids on the %q lines, found %d twice", mmIDsTag, sorted[i])
+			}
+		}
+	}
+	if h.idBase > math.MaxInt64-h.rows {
+		return lr.errorf(h.baseLine, "expected ids up to %d, found row 1 at id %d for %d rows", int64(math.MaxInt64), h.idBase, h.rows)
+	}
+	return nil
+}
+
 // A graph may have isolated vertices, but a size line declaring far more
 // rows than its entries can touch is a header far beyond its data, and
 // Build would allocate for every row (8 GB for a 23-byte file declaring
@@ -230,9 +299,10 @@ const (
 // WriteMatrixMarket writes g as a Matrix Market coordinate file: general
 // for a directed graph (every arc), symmetric for an undirected one (the
 // lower triangle: arcs u -> v with v <= u); real when g has weights,
-// pattern otherwise. Row/column i is vertex i-1: ids taken from an edge
-// list (g.IDs) are not kept. Weights are written so that ReadMatrixMarket
-// reads back exactly the same float32.
+// pattern otherwise. Row/column i is vertex i-1; ids other than i, which
+// the format cannot hold, go into comments that ReadMatrixMarket honours
+// ("%hpgraph idbase B" or "%hpgraph ids ID..."). Weights are written so
+// that ReadMatrixMarket reads back exactly the same float32.
 func WriteMatrixMarket(w io.Writer, g *Graph) error {
 	field, symmetry, entries := "pattern", "general", g.NNZ()
 	if g.W != nil {
@@ -244,8 +314,12 @@ func WriteMatrixMarket(w io.Writer, g *Graph) error {
 	var hdr strings.Builder
 	fmt.Fprintf(&hdr, "%%%%MatrixMarket matrix coordinate %s %s\n", field, symmetry)
 	fmt.Fprintf(&hdr, "%% %s, written by hpgraph\n", oneLine(g.Name))
-	if g.IDs != nil || g.IDBase != 1 {
-		hdr.WriteString("% row i is vertex i-1 of the graph; the input's own vertex ids are not kept\n")
+	switch {
+	case g.IDs != nil:
+		hdr.WriteString("% the vertices' own ids, row by row (row i is vertex i-1):\n")
+		writeIDLines(&hdr, mmIDsTag, g.IDs)
+	case g.IDBase != 1:
+		fmt.Fprintf(&hdr, "%s %d\n", mmIDBaseTag, g.IDBase)
 	}
 	fmt.Fprintf(&hdr, "%d %d %d\n", g.N, g.N, entries)
 	if _, err := io.WriteString(w, hdr.String()); err != nil {

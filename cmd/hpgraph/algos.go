@@ -29,6 +29,7 @@ type params struct {
 	perVertex  bool
 	delta      float64      // SSSP; negative: apps.DefaultDelta
 	batch      *sharedBatch // run's batch of queries (--src with several sources), or nil
+	outFormat  string       // run's --out-format: hpgraph ("") or ldbc
 }
 
 // sharedBatch is what the queries of one batch share: BFS writes each answer
@@ -164,7 +165,7 @@ func runBFS(g *vertexprog.Graph, p params, opt vertexprog.Options) (*outcome, er
 	// (the counts give reached and depth without a pass over Depth, which
 	// cost ~11 ms of every kron21 query on the GPU machine)
 	reached, depth := r.Reached()
-	return &outcome{
+	return p.output(&outcome{
 		run:     statsOf(r.Run),
 		summary: fmt.Sprintf("source %d: reached %d vertices, depth %d", d.OriginalID(src), reached, depth),
 		write: func(w io.Writer) error {
@@ -185,7 +186,7 @@ func runBFS(g *vertexprog.Graph, p params, opt vertexprog.Options) (*outcome, er
 			}
 			return reference.ValidateBFS(d, src, r.Depth, r.Parent)
 		},
-	}, nil
+	}, ldbcBFS(d, func() []int32 { return r.Depth })), nil
 }
 
 func runSSSP(g *vertexprog.Graph, p params, opt vertexprog.Options) (*outcome, error) {
@@ -209,7 +210,7 @@ func runSSSP(g *vertexprog.Graph, p params, opt vertexprog.Options) (*outcome, e
 			far = max(far, x)
 		}
 	}
-	return &outcome{
+	return p.output(&outcome{
 		run:     statsOf(r.Run),
 		summary: fmt.Sprintf("source %d: reached %d vertices, farthest at %g", d.OriginalID(src), reached, far),
 		write: func(w io.Writer) error {
@@ -226,7 +227,7 @@ func runSSSP(g *vertexprog.Graph, p params, opt vertexprog.Options) (*outcome, e
 			// fractional weights.
 			return compareFloats("distance", d, want, func(v int) float64 { return float64(r.Dist[v]) }, 1e-6)
 		},
-	}, nil
+	}, ldbcSSSP(d, r.Dist)), nil
 }
 
 func formatDist(x float64) string {
@@ -286,10 +287,10 @@ func runPageRank(g *vertexprog.Graph, p params, opt vertexprog.Options) (*outcom
 	if err != nil {
 		return nil, err
 	}
-	return rankOutcome(g, r, func() []float64 {
+	return p.output(rankOutcome(g, r, func() []float64 {
 		pr, _ := reference.PageRank(g.Dataset(), p.damping, p.tolerance, limit)
 		return pr
-	}, 1e-6), nil
+	}, 1e-6), ldbcValues(g.Dataset(), r.Rank)), nil
 }
 
 func runPageRankLDBC(g *vertexprog.Graph, p params, opt vertexprog.Options) (*outcome, error) {
@@ -310,7 +311,8 @@ func pageRankLDBCIn[F apps.Float](g *vertexprog.Graph, p params, opt vertexprog.
 	if err != nil {
 		return nil, err
 	}
-	return rankOutcome(g, r, func() []float64 { return reference.PageRankLDBC(g.Dataset(), p.damping, p.iterations) }, rel), nil
+	o := rankOutcome(g, r, func() []float64 { return reference.PageRankLDBC(g.Dataset(), p.damping, p.iterations) }, rel)
+	return p.output(o, ldbcValues(g.Dataset(), r.Rank)), nil
 }
 
 func runTC(g *vertexprog.Graph, p params, opt vertexprog.Options) (*outcome, error) {
@@ -347,7 +349,7 @@ func runTC(g *vertexprog.Graph, p params, opt vertexprog.Options) (*outcome, err
 	return o, nil
 }
 
-func runCC(g *vertexprog.Graph, _ params, opt vertexprog.Options) (*outcome, error) {
+func runCC(g *vertexprog.Graph, p params, opt vertexprog.Options) (*outcome, error) {
 	d := g.Dataset()
 	r, err := apps.ConnectedComponents(g, opt)
 	if err != nil {
@@ -360,20 +362,11 @@ func runCC(g *vertexprog.Graph, _ params, opt vertexprog.Options) (*outcome, err
 		sizes[l]++
 		largest = max(largest, sizes[l])
 	}
-	return &outcome{
+	return p.output(&outcome{
 		run:     statsOf(r.Run),
 		summary: fmt.Sprintf("%d components, largest %d vertices", r.Components, largest),
 		write: func(w io.Writer) error {
-			// A label is a vertex of the component; written, it is the
-			// component's smallest id in the file, whatever order the
-			// vertices were numbered in (--relabel).
-			first := make([]int64, d.N)
-			for v := range first {
-				first[v] = math.MaxInt64
-			}
-			for v, l := range r.Label {
-				first[l] = min(first[l], d.OriginalID(int32(v)))
-			}
+			first := componentIDs(d, r.Label)
 			return writeLines(w, d.N, func(bw *bufio.Writer, v int32) {
 				fmt.Fprintf(bw, "%d %d\n", d.OriginalID(v), first[r.Label[v]])
 			})
@@ -387,5 +380,5 @@ func runCC(g *vertexprog.Graph, _ params, opt vertexprog.Options) (*outcome, err
 			}
 			return nil
 		},
-	}, nil
+	}, ldbcLabels(d, r.Label)), nil
 }

@@ -153,17 +153,37 @@ func outputFormat(path string) (ext string, gz bool, err error) {
 			return "", false, fmt.Errorf("%s: the .hpg cache is read at disk speed; do not gzip it", path)
 		}
 	case ".mtx", ".mm", ".el", ".txt", ".edgelist", ".tsv", ".snap", ".e":
+	case ".properties":
+		if gz {
+			return "", false, fmt.Errorf("%s: an LDBC graph's .properties is not gzipped", path)
+		}
 	default:
-		return "", false, fmt.Errorf("%s: unknown output format %q; use .hpg, .mtx or .el (optionally .gz)", path, ext)
+		return "", false, fmt.Errorf("%s: unknown output format %q; use .hpg, .mtx, .el (optionally .gz) or NAME.properties (LDBC: NAME.v, NAME.e and NAME.properties)", path, ext)
 	}
 	return ext, gz, nil
+}
+
+// ldbcPaths are the files of the LDBC graph that NAME.properties names.
+func ldbcPaths(path string) (v, e, props string) {
+	base := strings.TrimSuffix(path, filepath.Ext(path))
+	return base + ".v", base + ".e", path
 }
 
 // checkGraphOutput fails before any work when a graph cannot be written to
 // path (see outputFormat and checkOutput).
 func checkGraphOutput(flag, path string, inputs ...string) error {
-	if _, _, err := outputFormat(path); err != nil {
+	ext, _, err := outputFormat(path)
+	if err != nil {
 		return err
+	}
+	if ext == ".properties" {
+		v, e, p := ldbcPaths(path)
+		for _, out := range []string{v, e, p} {
+			if err := checkOutput(flag, out, inputs...); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	return checkOutput(flag, path, inputs...)
 }
@@ -185,6 +205,17 @@ func writeGraph(path string, g *datasets.Graph) error {
 	}
 	if ext == ".mtx" || ext == ".mm" {
 		return writeText(path, gz, func(w writer) error { return datasets.WriteMatrixMarket(w, g) })
+	}
+	if ext == ".properties" {
+		// (three files, each written whole or not at all; the vertex and
+		// edge files land first, the .properties that names them last)
+		v, e, props := ldbcPaths(path)
+		name := strings.TrimSuffix(filepath.Base(path), ".properties")
+		return writeText(props, false, func(pw writer) error {
+			return writeText(v, false, func(vw writer) error {
+				return writeText(e, false, func(ew writer) error { return datasets.WriteLDBC(vw, ew, pw, g, name) })
+			})
+		})
 	}
 	return writeText(path, gz, func(w writer) error { return datasets.WriteEdgeList(w, g) })
 }

@@ -19,6 +19,9 @@ type loadFlags struct {
 	symmetrize, keepLoops, keepDups bool
 	weights, relabel                string
 	seed                            uint64
+	// How to read files that do not say (LDBC graphs), or a forced format.
+	format, weighted     string
+	directed, undirected bool
 }
 
 func (l *loadFlags) register(fs *pflag.FlagSet) {
@@ -27,6 +30,11 @@ func (l *loadFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&l.keepDups, "keep-duplicates", false, "keep duplicate edges (default: merge them, keeping the lightest)")
 	fs.StringVar(&l.weights, "weights", "keep", "edge weights: keep (from the file), none, or random:LO-HI (uniform integers, seeded)")
 	fs.Uint64Var(&l.seed, "seed", 27491095, "seed for --weights random")
+	fs.StringVar(&l.format, "format", "auto", "input format: auto (by content and name: .v/.e/.properties is an LDBC graph), mtx, edgelist, hpg, ldbc (GRAPH names NAME.v, NAME.e or NAME) or ldbc-adj (an LDBC adjacency list)")
+	fs.BoolVar(&l.directed, "directed", false, "LDBC graphs: the edges are arcs (over the .properties)")
+	fs.BoolVar(&l.undirected, "undirected", false, "LDBC graphs: each edge is undirected, listed once (over the .properties)")
+	fs.StringVar(&l.weighted, "weighted", "", "LDBC graphs: the edge file's third column is the weight (--weighted=false: it has none), over the .properties")
+	fs.Lookup("weighted").NoOptDefVal = "true"
 	fs.StringVar(&l.relabel, "relabel", "auto", "renumber vertices after cleaning (part of loading): degree (by decreasing degree: locality for skewed graphs), none, or auto (degree when the degrees are skewed and it pays: always in bench, where the graph stays loaded; in run only for triangle counting on the CPU); ids in --src and output stay the file's")
 }
 
@@ -35,6 +43,9 @@ func (l *loadFlags) options() (datasets.Options, error) {
 	var err error
 	if o.Relabel, err = datasets.ParseRelabeling(l.relabel); err != nil {
 		return o, fmt.Errorf("--%w", err)
+	}
+	if o.Input, err = l.input(); err != nil {
+		return o, err
 	}
 	switch {
 	case l.weights == "keep":
@@ -52,6 +63,36 @@ func (l *loadFlags) options() (datasets.Options, error) {
 		return o, fmt.Errorf("--weights %q: want keep, none or random:LO-HI", l.weights)
 	}
 	return o, nil
+}
+
+// input is how to read files that do not say (--format, --directed,
+// --undirected, --weighted).
+func (l *loadFlags) input() (datasets.Input, error) {
+	var in datasets.Input
+	var err error
+	if l.format != "" {
+		if in.Format, err = datasets.ParseFormat(l.format); err != nil {
+			return in, fmt.Errorf("--%w", err)
+		}
+	}
+	switch {
+	case l.directed && l.undirected:
+		return in, fmt.Errorf("--directed and --undirected: give one")
+	case l.directed:
+		in.Directed = datasets.OverrideYes
+	case l.undirected:
+		in.Directed = datasets.OverrideNo
+	}
+	switch l.weighted {
+	case "":
+	case "true":
+		in.Weighted = datasets.OverrideYes
+	case "false":
+		in.Weighted = datasets.OverrideNo
+	default:
+		return in, fmt.Errorf("--weighted=%s: want true or false", l.weighted)
+	}
+	return in, nil
 }
 
 // describeOrder describes the vertex order that loading gave g (--relabel).

@@ -146,6 +146,9 @@ func newRun() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := prepareLDBC(cmd.Flags(), args[1], alg.name, &lf, &prm, &srcText); err != nil {
+				return err
+			}
 			if runs < 1 {
 				return fmt.Errorf("--runs %d: need at least 1", runs)
 			}
@@ -374,6 +377,7 @@ func newRun() *cobra.Command {
 	f.IntVar(&runs, "runs", 1, "runs per query: 1 runs once (the answer, no warm-up); N > 1 runs one untimed warm-up, then N timed runs (median, min, max)")
 	f.BoolVar(&validate, "validate", false, "compare every result with the gonum reference (timed apart, not in the time to answer); fail on any mismatch")
 	f.StringVar(&outFile, "out", "", "write per-vertex results (with the file's ids) to this file; with several sources the path must contain {src}, replaced by each source's id")
+	f.StringVar(&prm.outFormat, "out-format", outHPGraph, "--out's lines: hpgraph, or ldbc (LDBC Graphalytics' \"id value\": bfs, sssp, pagerank, pagerank-ldbc, cc)")
 	f.StringVar(&jsonFile, "json", "", "write the run record (times, iterations, MTEPS, time to answer and its parts, memory peaks, queries, host, version) as JSON")
 	f.StringVar(&plotFile, "plot", "", plotUsage+": each superstep's frontier (log scale), direction and time, of the last run (with -v or not)")
 	return cmd

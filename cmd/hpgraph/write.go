@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"sync"
 	"syscall"
+
+	"github.com/hpgraph/hpgraph/datasets"
 )
 
 type writer = io.Writer
@@ -118,8 +120,9 @@ func writeText(path string, gz bool, fn func(w writer) error) error {
 }
 
 // checkOutput fails before any work when path cannot be written: its
-// directory missing or not writable, path a directory, or path the input
-// the command reads (writing onto one's own input).
+// directory missing or not writable, path a directory, or path a file the
+// command reads (writing onto one's own input: the input, or a file of
+// the LDBC graph it names).
 func checkOutput(flag, path string, inputs ...string) error {
 	if path == "" {
 		return nil
@@ -127,11 +130,16 @@ func checkOutput(flag, path string, inputs ...string) error {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return fmt.Errorf("%s %s: is a directory", flag, path)
 	}
-	for _, in := range inputs {
-		a, errA := os.Stat(in)
-		b, errB := os.Stat(path)
-		if errA == nil && errB == nil && os.SameFile(a, b) {
-			return fmt.Errorf("%s %s: is the input file; write to another file", flag, path)
+	for _, input := range inputs {
+		for _, in := range datasets.InputFiles(input) {
+			a, errA := os.Stat(in)
+			b, errB := os.Stat(path)
+			if errA == nil && errB == nil && os.SameFile(a, b) {
+				if in != input {
+					return fmt.Errorf("%s %s: is %s, a file of the input graph; write to another file", flag, path, in)
+				}
+				return fmt.Errorf("%s %s: is the input file; write to another file", flag, path)
+			}
 		}
 	}
 	dir := filepath.Dir(path)

@@ -1,0 +1,843 @@
+package datasets
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"fmt"
+	"io"
+	"math"
+	"math/bits"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/hpgraph/hpgraph/internal/par"
+)
+
+// LDBC Graphalytics graphs (https://ldbcouncil.org/benchmarks/graphalytics/)
+// come as a vertex file NAME.v, one vertex id per line, and an edge file
+// NAME.e, "src dst" or "src dst weight" per line, with NAME.properties
+// beside them saying whether the graph is directed, what the edges carry
+// and the parameters of the benchmark's algorithms. The vertex file is
+// authoritative: a vertex without edges is a vertex, an edge between ids
+// it does not list is an error. Neither file says whether the graph is
+// directed (an undirected edge is listed once) or what a third column
+// holds, so that comes from the .properties or from the caller, never
+// from a guess.
+
+// LDBCFiles are the files of an LDBC graph.
+type LDBCFiles struct {
+	Vertices, Edges string
+	// Properties is the .properties file, or "" when there is none.
+	Properties string
+}
+
+// FindLDBCFiles finds the files of the LDBC graph that path names: its
+// vertex file (NAME.v), its edge file (NAME.e), its NAME.properties, or
+// NAME itself; any of the first two may be gzipped (NAME.v.gz). The
+// .properties' vertex-file and edge-file keys, when present, name the
+// files that path does not.
+func FindLDBCFiles(path string) (LDBCFiles, error) {
+	var f LDBCFiles
+	base := strings.TrimSuffix(path, filepath.Ext(path))
+	if strings.EqualFold(filepath.Ext(path), ".gz") {
+		base = strings.TrimSuffix(base, filepath.Ext(base))
+	}
+	switch extOf(path) {
+	case ".v":
+		f.Vertices = path
+	case ".e":
+		f.Edges = path
+	case ".properties":
+		f.Properties = path
+	default:
+		base = path
+	}
+	if base != path {
+		if _, err := os.Stat(path); err != nil {
+			return f, err
+		}
+	}
+	if f.Properties == "" && exists(base+".properties") {
+		f.Properties = base + ".properties"
+	}
+	var props *LDBCProperties
+	if f.Properties != "" {
+		var err error
+		if props, err = ReadLDBCProperties(f.Properties); err != nil {
+			return f, err
+		}
+	}
+	find := func(file *string, key, ext, what string) error {
+		if *file != "" {
+			return nil
+		}
+		if props != nil {
+			if name, ok := props.Get(key); ok {
+				p := name
+				if !filepath.IsAbs(p) {
+					p = filepath.Join(filepath.Dir(f.Properties), name)
+				}
+				if !exists(p) {
+					return fmt.Errorf("%s:%d: %s: the %s file %s does not exist", f.Properties, props.lines[key], props.Key(key), what, p)
+				}
+				*file = p
+				return nil
+			}
+		}
+		for _, p := range []string{base + ext, base + ext + ".gz"} {
+			if exists(p) {
+				*file = p
+				return nil
+			}
+		}
+		return fmt.Errorf("%s%s: no such file; an LDBC graph is a vertex file NAME.v (one id per line) and an edge file NAME.e (\"src dst [weight]\") side by side (a plain edge list named .e: --format edgelist)", base, ext)
+	}
+	if err := find(&f.Vertices, "vertex-file", ".v", "vertex"); err != nil {
+		return f, err
+	}
+	return f, find(&f.Edges, "edge-file", ".e", "edge")
+}
+
+func exists(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && !fi.IsDir()
+}
+
+// InputFiles returns the files that loading path may read: path, and the
+// files of the LDBC graph it names, if it names one.
+func InputFiles(path string) []string {
+	files := []string{path}
+	if f, err := FindLDBCFiles(path); err == nil {
+		for _, p := range []string{f.Vertices, f.Edges, f.Properties} {
+			if p != "" && p != path {
+				files = append(files, p)
+			}
+		}
+	}
+	return files
+}
+
+// LDBCProperties holds the keys "graph.NAME.KEY = value" of an LDBC
+// .properties file, by KEY: directed, edge-properties.names,
+// bfs.source-vertex, pr.damping-factor, and so on.
+type LDBCProperties struct {
+	File   string
+	Name   string // the graph's NAME in the keys
+	values map[string]string
+	lines  map[string]int64
+}
+
+// ReadLDBCProperties reads an LDBC .properties file.
+func ReadLDBCProperties(path string) (*LDBCProperties, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	return parseLDBCProperties(f, path, base)
+}
+
+// parseLDBCProperties reads Java properties ("key = value", "key: value"
+// or "key value"; '#' and '!' comments; a trailing backslash continues a
+// line) and keeps the keys of graph name, or of the one graph the file
+// describes when it names another.
+func parseLDBCProperties(r io.Reader, file, name string) (*LDBCProperties, error) {
+	type entry struct {
+		key, value string // key without "graph."
+		line       int64
+	}
+	var entries []entry
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	var n, start int64
+	var logical string
+	for sc.Scan() {
+		n++
+		line := strings.TrimLeft(sc.Text(), " \t\f")
+		if logical == "" {
+			start = n
+			if line == "" || line[0] == '#' || line[0] == '!' {
+				continue
+			}
+		}
+		if strings.HasSuffix(line, `\`) && !strings.HasSuffix(line, `\\`) {
+			logical += strings.TrimSuffix(line, `\`)
+			continue
+		}
+		logical += line
+		key, value := splitProperty(logical)
+		logical = ""
+		if rest, ok := strings.CutPrefix(key, "graph."); ok {
+			entries = append(entries, entry{rest, value, start})
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, &ParseError{File: file, Line: n + 1, Msg: "reading failed: " + err.Error(), Err: err}
+	}
+	// The keys of the graph named like the file; else of the one graph
+	// the file describes (a name without dots).
+	prefix := name + "."
+	if !slices.ContainsFunc(entries, func(e entry) bool { return strings.HasPrefix(e.key, prefix) }) {
+		graphs := map[string]bool{}
+		for _, e := range entries {
+			if g, _, ok := strings.Cut(e.key, "."); ok {
+				graphs[g] = true
+			}
+		}
+		names := make([]string, 0, len(graphs))
+		for g := range graphs {
+			names = append(names, g)
+		}
+		slices.Sort(names)
+		if len(names) > 1 {
+			return nil, &ParseError{File: file, Line: 1, Msg: fmt.Sprintf("expected the keys of graph %q, found those of %s", name, strings.Join(names, ", "))}
+		}
+		if len(names) == 1 {
+			name, prefix = names[0], names[0]+"."
+		}
+	}
+	p := &LDBCProperties{File: file, Name: name, values: map[string]string{}, lines: map[string]int64{}}
+	for _, e := range entries {
+		if k, ok := strings.CutPrefix(e.key, prefix); ok && k != "" {
+			p.values[k], p.lines[k] = e.value, e.line
+		}
+	}
+	return p, nil
+}
+
+// splitProperty splits a properties line at its first unescaped '=', ':'
+// or whitespace.
+func splitProperty(line string) (key, value string) {
+	for i := 0; i < len(line); i++ {
+		switch line[i] {
+		case '\\':
+			i++
+		case '=', ':', ' ', '\t', '\f':
+			key, value = line[:i], strings.TrimLeft(line[i:], " \t\f")
+			if value != "" && (value[0] == '=' || value[0] == ':') {
+				value = strings.TrimLeft(value[1:], " \t\f")
+			}
+			return key, strings.TrimSpace(value)
+		}
+	}
+	return line, ""
+}
+
+// Key is the full name of key in the file ("graph.NAME.key").
+func (p *LDBCProperties) Key(key string) string { return "graph." + p.Name + "." + key }
+
+// Get returns the value of key ("bfs.source-vertex") and whether it is set.
+func (p *LDBCProperties) Get(key string) (string, bool) {
+	v, ok := p.values[key]
+	return v, ok
+}
+
+func (p *LDBCProperties) errorf(key, format string, args ...any) error {
+	return &ParseError{File: p.File, Line: p.lines[key], Msg: p.Key(key) + ": " + fmt.Sprintf(format, args...)}
+}
+
+// Int returns key's value as an integer, whether it is set, and an error
+// naming the file and line when it is not an integer.
+func (p *LDBCProperties) Int(key string) (int64, bool, error) {
+	v, ok := p.values[key]
+	if !ok {
+		return 0, false, nil
+	}
+	x, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return 0, true, p.errorf(key, "expected an integer, found %q", v)
+	}
+	return x, true, nil
+}
+
+// Float returns key's value as a finite number, like Int.
+func (p *LDBCProperties) Float(key string) (float64, bool, error) {
+	v, ok := p.values[key]
+	if !ok {
+		return 0, false, nil
+	}
+	x, err := strconv.ParseFloat(v, 64)
+	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+		return 0, true, p.errorf(key, "expected a number, found %q", v)
+	}
+	return x, true, nil
+}
+
+// Bool returns key's value as true or false, like Int.
+func (p *LDBCProperties) Bool(key string) (bool, bool, error) {
+	v, ok := p.values[key]
+	if !ok {
+		return false, false, nil
+	}
+	switch strings.ToLower(v) {
+	case "true":
+		return true, true, nil
+	case "false":
+		return false, true, nil
+	}
+	return false, true, p.errorf(key, "expected true or false, found %q", v)
+}
+
+// list splits a comma-separated value.
+func (p *LDBCProperties) list(key string) []string {
+	var out []string
+	for _, s := range strings.Split(p.values[key], ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// weightedness is what is known of an edge file's third column.
+type weightedness struct {
+	weighted bool
+	why      string // for messages: where the answer came from
+	unknown  bool   // nobody said: two columns are read, a third is an error asking
+}
+
+// ldbcShape decides directedness and weights from the caller's Input
+// first, then the .properties.
+func ldbcShape(in Input, props *LDBCProperties, what string) (bool, weightedness, error) {
+	var directed bool
+	switch {
+	case in.Directed != FromFile:
+		directed = in.Directed == OverrideYes
+	case props != nil:
+		d, ok, err := props.Bool("directed")
+		if err != nil {
+			return false, weightedness{}, err
+		}
+		if !ok {
+			return false, weightedness{}, fmt.Errorf("%s: no %s: say whether %s is directed (--directed or --undirected)", props.File, props.Key("directed"), what)
+		}
+		directed = d
+	default:
+		return false, weightedness{}, fmt.Errorf("%s: LDBC files do not say whether the graph is directed (an undirected edge is listed once): give --directed or --undirected, or put its NAME.properties (graph.NAME.directed = true|false) beside it", what)
+	}
+	var w weightedness
+	switch {
+	case in.Weighted != FromFile:
+		w.weighted = in.Weighted == OverrideYes
+		w.why = "as --weighted says"
+		if !w.weighted {
+			w.why = "as --weighted=false says"
+		}
+	case props != nil:
+		names := props.list("edge-properties.names")
+		types := props.list("edge-properties.types")
+		w.why = fmt.Sprintf("as %s declares no edge property", props.File)
+		switch {
+		case len(names) > 1:
+			return false, w, props.errorf("edge-properties.names", "expected at most one edge property (the weight), found %d", len(names))
+		case len(names) == 1:
+			if wp, ok := props.Get("sssp.weight-property"); ok && wp != names[0] {
+				return false, w, props.errorf("sssp.weight-property", "expected the edge property %q, found %q", names[0], wp)
+			}
+			if len(types) > 0 && !slices.Contains([]string{"real", "double", "float", "int", "integer", "long"}, strings.ToLower(types[0])) {
+				return false, w, props.errorf("edge-properties.types", "expected a numeric type (real, int) for the weight %q, found %q", names[0], types[0])
+			}
+			w.weighted = true
+			w.why = fmt.Sprintf("as %s declares the edge property %q", props.File, names[0])
+		}
+	default:
+		w.unknown = true
+	}
+	return directed, w, nil
+}
+
+// loadLDBC reads the LDBC graph that path names (format FormatLDBC) or
+// the adjacency list at path (FormatLDBCAdjacency).
+func loadLDBC(path string, format Format, in Input, options []LoadOption) (*EdgeList, error) {
+	if format == FormatLDBCAdjacency {
+		if in.Weighted == OverrideYes {
+			return nil, fmt.Errorf("%s: LDBC adjacency lists carry no weights (--weighted)", path)
+		}
+		if in.Directed == FromFile {
+			return nil, fmt.Errorf("%s: an LDBC adjacency list does not say whether the graph is directed: give --directed or --undirected", path)
+		}
+		f, err := openInput(path, options)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		el, err := readLDBCAdjacency(source{r: f.r, name: path, size: f.size}, in.Directed == OverrideYes)
+		if err == nil {
+			f.finish()
+		}
+		return el, err
+	}
+	files, err := FindLDBCFiles(path)
+	if err != nil {
+		return nil, err
+	}
+	var props *LDBCProperties
+	if files.Properties != "" {
+		if props, err = ReadLDBCProperties(files.Properties); err != nil {
+			return nil, err
+		}
+	}
+	directed, w, err := ldbcShape(in, props, files.Edges)
+	if err != nil {
+		return nil, err
+	}
+	vf, err := openInput(files.Vertices, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer vf.Close()
+	ef, err := openInput(files.Edges, options)
+	if err != nil {
+		return nil, err
+	}
+	defer ef.Close()
+	reopen := func() (io.ReadCloser, error) { return Open(files.Edges) }
+	el, err := readLDBC(source{r: vf.r, name: files.Vertices, size: vf.size}, source{r: ef.r, name: files.Edges, size: ef.size}, reopen, directed, w)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkLDBCMeta(props, el, files); err != nil {
+		return nil, err
+	}
+	ef.finish()
+	return el, nil
+}
+
+// checkLDBCMeta checks the counts a .properties declares (meta.vertices,
+// meta.edges) against the files: a truncated file is an error.
+func checkLDBCMeta(props *LDBCProperties, el *EdgeList, files LDBCFiles) error {
+	if props == nil {
+		return nil
+	}
+	for _, c := range []struct {
+		key   string
+		found int64
+		file  string
+	}{{"meta.vertices", int64(el.N), files.Vertices + " lists"}, {"meta.edges", int64(len(el.Src)), files.Edges + " has"}} {
+		n, ok, err := props.Int(c.key)
+		if err != nil {
+			return err
+		}
+		if ok && n != c.found {
+			return props.errorf(c.key, "declares %d, but %s %d (a truncated or foreign file?)", n, c.file, c.found)
+		}
+	}
+	return nil
+}
+
+// readLDBC reads an LDBC vertex file and edge file. reopen opens the
+// edge file again, to find the line of an edge whose id is not a vertex.
+func readLDBC(vsrc, esrc source, reopen func() (io.ReadCloser, error), directed bool, w weightedness) (*EdgeList, error) {
+	ids, err := readVertexFile(vsrc)
+	if err != nil {
+		return nil, err
+	}
+	f := &entryFormat{sep: spaces, comment: [2]byte{'#', '#'}, minID: 0, maxID: math.MaxInt64}
+	switch {
+	case w.weighted:
+		f.value = realValue
+		f.want = fmt.Sprintf(`"src dst weight": 2 vertex ids and a weight (%s)`, w.why)
+	case w.unknown:
+		f.want = `"src dst" (2 vertex ids; a third column is read as the weight only when --weighted or the graph's NAME.properties says so)`
+	default:
+		f.want = fmt.Sprintf(`"src dst": 2 vertex ids and no weight (%s)`, w.why)
+	}
+	lo, hi := ids[0], ids[len(ids)-1]
+	dense := uint64(hi-lo) == uint64(len(ids)-1)
+	if dense {
+		// Ids lo..hi: the parser checks and stores them as vertices.
+		f.minID, f.maxID = lo, hi
+		f.ids = fmt.Sprintf("ids of vertices listed in %s (%d..%d)", vsrc.name, lo, hi)
+	} else {
+		f.ids = fmt.Sprintf("non-negative integer ids up to %d", int64(math.MaxInt64))
+	}
+	lr := newLineReader(esrc)
+	defer lr.close()
+	e, err := parseEntries(lr, f, entryLimit{n: -1}, esrc.size)
+	if err != nil {
+		return nil, err
+	}
+	el := &EdgeList{N: len(ids), Directed: directed, Name: esrc.name}
+	if w.weighted {
+		el.W = e.w
+		if el.W == nil {
+			el.W = []float32{}
+		}
+	}
+	if dense {
+		el.Src, el.Dst, el.IDBase = e.src.narrow, e.dst.narrow, lo
+		if el.Src == nil {
+			el.Src, el.Dst = []int32{}, []int32{}
+		}
+		return el, nil
+	}
+	el.IDs = ids
+	var missing int
+	el.Src, el.Dst, missing = vertexIndices(e, ids)
+	if missing >= 0 {
+		return nil, unknownEdgeID(esrc.name, vsrc.name, reopen, f, missing)
+	}
+	return el, nil
+}
+
+// unknownEdgeID is the error for edge number k (0-based, in file order),
+// which has an id that the vertex file does not list: the edge file is
+// read again to find its line.
+func unknownEdgeID(ename, vname string, reopen func() (io.ReadCloser, error), f *entryFormat, k int) error {
+	r, err := reopen()
+	if err != nil {
+		return fmt.Errorf("%s: edge %d has an id that %s does not list", ename, k+1, vname)
+	}
+	defer r.Close()
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), maxBlock())
+	var n int64
+	for sc.Scan() {
+		n++
+		if f.skippable(sc.Bytes()) {
+			continue
+		}
+		if k == 0 {
+			return &ParseError{File: ename, Line: n, Msg: fmt.Sprintf("expected ids of vertices listed in %s, found %s", vname, found(sc.Bytes()))}
+		}
+		k--
+	}
+	return fmt.Errorf("%s: edge %d has an id that %s does not list", ename, k+1, vname)
+}
+
+// vertexIndices maps the ids of e to their index in the sorted ids, and
+// returns the index of the first entry with an id not among them (-1 when
+// none). A rank over a bitmap of the id range serves ids not too sparse;
+// a binary search the rest.
+func vertexIndices(e *entries, ids []int64) (src, dst []int32, missing int) {
+	lo, hi := ids[0], ids[len(ids)-1]
+	span := uint64(hi-lo) + 1
+	var words []uint64
+	var rank []int64
+	if span <= 64*uint64(len(ids)+e.n)+1<<16 {
+		words = make([]uint64, (span+63)/64)
+		for _, id := range ids {
+			k := uint64(id - lo)
+			words[k/64] |= 1 << (k % 64)
+		}
+		rank = make([]int64, len(words))
+		var n int64
+		for k, w := range words {
+			rank[k] = n
+			n += int64(bits.OnesCount64(w))
+		}
+	}
+	index := func(x int64) int32 {
+		if x < lo || x > hi {
+			return -1
+		}
+		if words != nil {
+			k := uint64(x - lo)
+			if words[k/64]&(1<<(k%64)) == 0 {
+				return -1
+			}
+			return int32(rank[k/64] + int64(bits.OnesCount64(words[k/64]&(1<<(k%64)-1))))
+		}
+		i, ok := slices.BinarySearch(ids, x)
+		if !ok {
+			return -1
+		}
+		return int32(i)
+	}
+	firstBad := make([]int, par.Workers())
+	mapColumn := func(c *idColumn) []int32 {
+		out := make([]int32, e.n)
+		par.Blocks(e.n, func(w, a, b int) {
+			for i := a; i < b; i++ {
+				var x int64
+				if c.wide != nil {
+					x = c.wide[i]
+				} else {
+					x = int64(c.narrow[i])
+				}
+				if out[i] = index(x); out[i] < 0 && firstBad[w] < 0 {
+					firstBad[w] = i
+				}
+			}
+		})
+		return out
+	}
+	for w := range firstBad {
+		firstBad[w] = -1
+	}
+	src = mapColumn(&e.src)
+	dst = mapColumn(&e.dst)
+	missing = -1
+	for _, i := range firstBad {
+		if i >= 0 && (missing < 0 || i < missing) {
+			missing = i
+		}
+	}
+	return src, dst, missing
+}
+
+// readVertexFile reads an LDBC vertex file: one non-negative integer id
+// per line ('#' comments and blank lines skipped), no id twice. It
+// returns the ids sorted.
+func readVertexFile(src source) ([]int64, error) {
+	lr := newLineReader(src)
+	defer lr.close()
+	var ids, lines []int64
+	for {
+		line, n, err := lr.nextLine()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		t := bytes.TrimSpace(line)
+		if len(t) == 0 || t[0] == '#' {
+			continue
+		}
+		x, end := parseUint(t, 0)
+		if end != len(t) || x < 0 {
+			return nil, lr.errorf(n, "expected one vertex id per line (a non-negative integer up to %d), found %s", int64(math.MaxInt64), found(t))
+		}
+		if lines == nil && n != int64(len(ids))+1 {
+			// A line was skipped: keep every id's line from here on.
+			lines = make([]int64, len(ids), cap(ids))
+			for i := range lines {
+				lines[i] = int64(i) + 1
+			}
+		}
+		if lines != nil {
+			lines = append(lines, n)
+		}
+		ids = append(ids, x)
+	}
+	if len(ids) == 0 {
+		return nil, &ParseError{File: src.name, Line: lr.lastLine(), Msg: "expected vertex ids, one per line, found none", Err: ErrEmptyGraph}
+	}
+	if len(ids) > math.MaxInt32 {
+		return nil, fmt.Errorf("%s: %d vertices, at most %d are supported", src.name, len(ids), math.MaxInt32)
+	}
+	lineOf := func(i int) int64 {
+		if lines != nil {
+			return lines[i]
+		}
+		return int64(i) + 1
+	}
+	if slices.IsSorted(ids) {
+		for i := 1; i < len(ids); i++ {
+			if ids[i] == ids[i-1] {
+				return nil, lr.errorf(lineOf(i), "expected each vertex once, found id %d again (first on line %d)", ids[i], lineOf(i-1))
+			}
+		}
+		return ids, nil
+	}
+	sorted := sortedUnique(slices.Clone(ids))
+	if len(sorted) == len(ids) {
+		return sorted, nil
+	}
+	first := make(map[int64]int, len(ids))
+	for i, x := range ids {
+		if j, ok := first[x]; ok {
+			return nil, lr.errorf(lineOf(i), "expected each vertex once, found id %d again (first on line %d)", x, lineOf(j))
+		}
+		first[x] = i
+	}
+	return sorted, nil
+}
+
+// ReadLDBCAdjacency reads an LDBC adjacency list: one line per vertex,
+// its id and then the ids of its out-neighbours ("v n1 n2 ..."; every
+// vertex has a line, isolated ones too). An undirected list names each
+// edge from both ends, and each must: an edge listed from one end only is
+// an error. Vertices are numbered in increasing id order; IDs maps them
+// back (nil, with IDBase, when the ids are a range).
+func ReadLDBCAdjacency(r io.Reader, name string, directed bool) (*EdgeList, error) {
+	return readLDBCAdjacency(source{r: r, name: name, size: sizeOf(r)}, directed)
+}
+
+func readLDBCAdjacency(src source, directed bool) (*EdgeList, error) {
+	lr := newLineReader(src)
+	defer lr.close()
+	var heads, headLine []int64
+	var from []int32 // the line (index into heads) of every neighbour
+	var to []int64
+	for {
+		line, n, err := lr.nextLine()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		t := bytes.TrimSpace(line)
+		if len(t) == 0 || t[0] == '#' {
+			continue
+		}
+		if len(heads) == math.MaxInt32 {
+			return nil, lr.errorf(n, "expected at most %d vertices", math.MaxInt32)
+		}
+		for k, tok := range bytes.Fields(t) {
+			x, end := parseUint(tok, 0)
+			if end != len(tok) || x < 0 {
+				return nil, lr.errorf(n, `expected "v n1 n2 ...": non-negative integer ids up to %d, found %s`, int64(math.MaxInt64), found(tok))
+			}
+			if k == 0 {
+				heads, headLine = append(heads, x), append(headLine, n)
+			} else {
+				from, to = append(from, int32(len(heads)-1)), append(to, x)
+			}
+		}
+	}
+	if len(heads) == 0 {
+		return nil, &ParseError{File: src.name, Line: lr.lastLine(), Msg: `expected lines "v n1 n2 ...", found none`, Err: ErrEmptyGraph}
+	}
+	// order[i] is the line of the i-th smallest vertex; rank its inverse.
+	order := make([]int32, len(heads))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return cmp.Compare(heads[a], heads[b]) })
+	ids := make([]int64, len(heads))
+	rank := make([]int32, len(heads))
+	for i, l := range order {
+		ids[i], rank[l] = heads[l], int32(i)
+		if i > 0 && ids[i] == ids[i-1] {
+			a, b := min(headLine[order[i-1]], headLine[l]), max(headLine[order[i-1]], headLine[l])
+			return nil, lr.errorf(b, "expected one line per vertex, found vertex %d again (first on line %d)", ids[i], a)
+		}
+	}
+	el := &EdgeList{N: len(ids), Directed: directed, Name: src.name, Src: make([]int32, 0, len(to)), Dst: make([]int32, 0, len(to))}
+	for k, x := range to {
+		i, ok := slices.BinarySearch(ids, x)
+		if !ok {
+			return nil, lr.errorf(headLine[from[k]], "expected neighbours that have a line of their own, found %d, which has none", x)
+		}
+		el.Src, el.Dst = append(el.Src, rank[from[k]]), append(el.Dst, int32(i))
+	}
+	if ids[len(ids)-1]-ids[0] == int64(len(ids)-1) {
+		el.IDBase = ids[0]
+	} else {
+		el.IDs = ids
+	}
+	if !directed {
+		if err := halveSymmetric(el, func(v int32) int64 { return headLine[order[v]] }, lr); err != nil {
+			return nil, err
+		}
+	}
+	return el, nil
+}
+
+// halveSymmetric keeps each edge of an undirected adjacency list once
+// (u <= v), after checking that every edge u-v with u != v is listed from
+// both ends as often.
+func halveSymmetric(el *EdgeList, lineOf func(v int32) int64, lr *lineReader) error {
+	var down, up []uint64 // u < v listed by u; listed by v
+	for i := range el.Src {
+		u, v := uint64(el.Src[i]), uint64(el.Dst[i])
+		switch {
+		case u < v:
+			down = append(down, u<<32|v)
+		case u > v:
+			up = append(up, v<<32|u)
+		}
+	}
+	slices.Sort(down)
+	slices.Sort(up)
+	for i := 0; i < max(len(down), len(up)); i++ {
+		if i < len(down) && i < len(up) && down[i] == up[i] {
+			continue
+		}
+		// The smaller key at the first difference is the one-sided edge.
+		key, lister := uint64(0), true
+		switch {
+		case i >= len(up) || (i < len(down) && down[i] < up[i]):
+			key = down[i]
+		default:
+			key, lister = up[i], false
+		}
+		a, b := int32(key>>32), int32(key&math.MaxUint32)
+		if !lister {
+			a, b = b, a
+		}
+		return lr.errorf(lineOf(a), "an undirected list names each edge from both ends: vertex %d lists %d, but the line of %d (line %d) does not list %d as often",
+			el.OriginalID(a), el.OriginalID(b), el.OriginalID(b), lineOf(b), el.OriginalID(a))
+	}
+	k := 0
+	for i := range el.Src {
+		if el.Src[i] <= el.Dst[i] {
+			el.Src[k], el.Dst[k] = el.Src[i], el.Dst[i]
+			k++
+		}
+	}
+	el.Src, el.Dst = el.Src[:k], el.Dst[:k]
+	return nil
+}
+
+// WriteLDBC writes g as an LDBC graph named name: its vertex file (the
+// original ids, increasing), its edge file ("src dst [weight]": every arc
+// of a directed graph, each edge of an undirected graph once) and its
+// .properties (directedness, the weight property, the counts), so that
+// loading the files gives g back. Weights are written so that they read
+// back exactly.
+func WriteLDBC(vw, ew, pw io.Writer, g *Graph, name string) error {
+	vbuf := make([]byte, 0, 1<<16)
+	ids := make([]int64, g.N)
+	for v := range ids {
+		ids[v] = g.OriginalID(int32(v))
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		vbuf = appendInt(vbuf, id, '\n')
+		if len(vbuf) >= 1<<16-32 {
+			if _, err := vw.Write(vbuf); err != nil {
+				return err
+			}
+			vbuf = vbuf[:0]
+		}
+	}
+	if _, err := vw.Write(vbuf); err != nil {
+		return err
+	}
+	edges := g.NNZ()
+	if !g.Directed {
+		edges = upperTriangle(g)
+	}
+	err := writeRows(ew, g, func(dst []byte, u int32) []byte {
+		lo := g.RowPtr[u]
+		if !g.Directed {
+			k, _ := slices.BinarySearch(g.Neighbors(u), u)
+			lo += int64(k)
+		}
+		for i := lo; i < g.RowPtr[u+1]; i++ {
+			dst = appendInt(dst, g.OriginalID(u), ' ')
+			if g.W == nil {
+				dst = appendInt(dst, g.OriginalID(g.Col[i]), '\n')
+				continue
+			}
+			dst = appendInt(dst, g.OriginalID(g.Col[i]), ' ')
+			dst = append(appendWeight(dst, g.W[i]), '\n')
+		}
+		return dst
+	})
+	if err != nil {
+		return err
+	}
+	var p strings.Builder
+	key := func(k string, v any) { fmt.Fprintf(&p, "graph.%s.%s = %v\n", name, k, v) }
+	fmt.Fprintf(&p, "# %s, written by hpgraph\n", oneLine(g.Name))
+	key("meta.vertices", g.N)
+	key("meta.edges", edges)
+	key("directed", g.Directed)
+	if g.W != nil {
+		key("edge-properties.names", "weight")
+		key("edge-properties.types", "real")
+		key("sssp.weight-property", "weight")
+	}
+	_, err = io.WriteString(pw, p.String())
+	return err
+}
