@@ -5,8 +5,6 @@ import (
 	"encoding/xml"
 	"image/png"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -210,29 +208,6 @@ func TestFormat(t *testing.T) {
 		}
 		if err != nil && !strings.Contains(err.Error(), ".svg, .png or .pdf") {
 			t.Errorf("Format(%q): error %q does not say what is wanted", path, err)
-		}
-	}
-}
-
-// With HPGRAPH_PLOTS_DIR set, the test writes sample images there to look at.
-func TestSamples(t *testing.T) {
-	dir := os.Getenv("HPGRAPH_PLOTS_DIR")
-	if dir == "" {
-		t.Skip("HPGRAPH_PLOTS_DIR not set")
-	}
-	for name, draw := range map[string]func(io.Writer, string) error{
-		"bench": func(w io.Writer, f string) error { return Bench(w, f, "hpgraph bench sample", benchRows) },
-		"run":   func(w io.Writer, f string) error { return Supersteps(w, f, "bfs sample", steps) },
-		"empty": func(w io.Writer, f string) error { return Supersteps(w, f, "empty", nil) },
-	} {
-		for _, f := range formats {
-			var b bytes.Buffer
-			if err := draw(&b, f); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(dir, name+"."+f), b.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
 		}
 	}
 }
