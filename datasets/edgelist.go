@@ -358,6 +358,13 @@ func WriteEdgeList(w io.Writer, g *Graph) error {
 	if _, err := io.WriteString(w, hdr.String()); err != nil {
 		return err
 	}
+	return writeEdgeRows(w, g)
+}
+
+// writeEdgeRows writes g's arcs as "src dst [weight]" lines in original
+// ids: every arc of a directed graph, each edge of an undirected graph
+// once (from its smaller index).
+func writeEdgeRows(w io.Writer, g *Graph) error {
 	return writeRows(w, g, func(dst []byte, u int32) []byte {
 		lo := g.RowPtr[u]
 		if !g.Directed {

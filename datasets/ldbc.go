@@ -807,23 +807,8 @@ func WriteLDBC(vw, ew, pw io.Writer, g *Graph, name string) error {
 	if !g.Directed {
 		edges = upperTriangle(g)
 	}
-	err := writeRows(ew, g, func(dst []byte, u int32) []byte {
-		lo := g.RowPtr[u]
-		if !g.Directed {
-			k, _ := slices.BinarySearch(g.Neighbors(u), u)
-			lo += int64(k)
-		}
-		for i := lo; i < g.RowPtr[u+1]; i++ {
-			dst = appendInt(dst, g.OriginalID(u), ' ')
-			if g.W == nil {
-				dst = appendInt(dst, g.OriginalID(g.Col[i]), '\n')
-				continue
-			}
-			dst = appendInt(dst, g.OriginalID(g.Col[i]), ' ')
-			dst = append(appendWeight(dst, g.W[i]), '\n')
-		}
-		return dst
-	})
+	err := writeEdgeRows(ew, g)
+
 	if err != nil {
 		return err
 	}
