@@ -1,10 +1,13 @@
 package vertexprog
 
 import (
+	"context"
+	"errors"
 	"slices"
 	"testing"
 
 	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/datasets/gen"
 	"github.com/hpgraph/hpgraph/hyb"
 )
 
@@ -122,5 +125,38 @@ func TestBatchedLoopMatchesSingleSteps(t *testing.T) {
 					limit, plain.Active[0], paths, sizes)
 			}
 		}
+	}
+}
+
+// TestContextStopsARun: a run whose context is done stops before its next
+// superstep with an error wrapping the context's, and one whose context
+// is live runs to the end.
+func TestContextStopsARun(t *testing.T) {
+	g0, err := gen.Grid(30, 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := datasets.Build(g0, datasets.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := NewGraph(d)
+	ctx, cancel := context.WithCancel(context.Background())
+	steps := 0
+	opt := Options{Backend: "cpu", Context: ctx, Log: func(string) {
+		if steps++; steps == 3 {
+			cancel()
+		}
+	}}
+	_, err = Run(g, Program[int32, int32](minLabel{}), opt)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("a cancelled run returned %v, want context.Canceled", err)
+	}
+	if steps != 3 {
+		t.Fatalf("%d supersteps ran after the cancel at the third", steps-3)
+	}
+	res, err := Run(g, Program[int32, int32](minLabel{}), Options{Backend: "cpu", Context: context.Background()})
+	if err != nil || res.Iterations < 10 {
+		t.Fatalf("a live context: %v, %d supersteps", err, res.Iterations)
 	}
 }

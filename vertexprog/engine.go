@@ -1,6 +1,7 @@
 package vertexprog
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -97,6 +98,10 @@ type Options struct {
 	// what Init wrote. (run --src with several sources and no --out: a
 	// BFS answer is its counts.) The CPU ignores it.
 	SummaryOnly bool
+	// Context, when set, stops a run between supersteps (or batches of
+	// them) once it is done: Run returns an error wrapping its Err (a
+	// server's query that timed out or whose client went away).
+	Context context.Context
 }
 
 func (o Options) withDefaults() Options {
@@ -305,6 +310,11 @@ func loop[X, A any](h *hostRun[X, A], st stepper, opt Options, res *Result[X]) e
 	bt, canBatch := st.(batcher)
 	size := 1
 	for it := 0; activeNow > 0 && (maxIter == 0 || it < maxIter); {
+		if opt.Context != nil {
+			if err := opt.Context.Err(); err != nil {
+				return fmt.Errorf("vertexprog: stopped after %d supersteps: %w", it, err)
+			}
+		}
 		ts := time.Now()
 		dir := Pull
 		if h.spec.Sparse && h.push != nil {
