@@ -2,6 +2,7 @@ package apps
 
 import (
 	"math"
+	"slices"
 
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
@@ -50,11 +51,15 @@ func (p *TriangleProgram) Prepare(g *vertexprog.Graph) error {
 	p.cnt = make([]int32, n)
 	g.ForVertices(func(lo, hi int32) {
 		for v := lo; v < hi; v++ {
-			for _, u := range g.Neighbors(v) {
-				if u != v {
-					p.deg[v]++
-				}
+			// (rows are sorted: a self loop's entries, duplicates
+			// kept or not, are found by a search, not a pass over the row)
+			nb := g.Neighbors(v)
+			i, _ := slices.BinarySearch(nb, v)
+			j := i
+			for j < len(nb) && nb[j] == v {
+				j++
 			}
+			p.deg[v] = int32(len(nb) - (j - i))
 		}
 	})
 	// (cnt needs every vertex's degree: a second pass.)
