@@ -84,10 +84,16 @@ cuda-regs:
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./...
 
-# Short fuzzing of every parser (go test -fuzz runs one target at a time).
+# Short fuzzing of every parser and the server's handlers (go test -fuzz
+# runs one target at a time).
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzReadMatrixMarket -fuzztime 30s ./datasets
 	$(GO) test -run '^$$' -fuzz FuzzReadEdgeList -fuzztime 30s ./datasets
+	$(GO) test -run '^$$' -fuzz FuzzReadCache -fuzztime 30s ./datasets
+	$(GO) test -run '^$$' -fuzz FuzzReadLDBC -fuzztime 30s ./datasets
+	$(GO) test -run '^$$' -fuzz FuzzReadLDBCAdjacency -fuzztime 30s ./datasets
+	$(GO) test -run '^$$' -fuzz FuzzLDBCProperties -fuzztime 30s ./datasets
+	$(GO) test -run '^$$' -fuzz FuzzHandlers -fuzztime 30s ./serve
 
 clean:
 	rm -rf $(BIN)

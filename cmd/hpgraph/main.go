@@ -63,7 +63,7 @@ func newRoot() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newVersion(), newInfo(), newGen(), newConvert(), newRun(), newVerify(), newBench())
+	root.AddCommand(newVersion(), newInfo(), newGen(), newConvert(), newRun(), newVerify(), newBench(), newServe())
 	return root
 }
 

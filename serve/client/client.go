@@ -1,0 +1,300 @@
+// Package client is a Go client of `hpgraph serve` (package serve): list,
+// load and drop graphs, run queries and stream their per-vertex results.
+// It depends on the standard library only.
+package client
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Client talks to one server.
+type Client struct {
+	base  string
+	token string
+	// HTTP is the client requests go through (http.DefaultClient).
+	HTTP *http.Client
+}
+
+// New returns a client of the server at baseURL (e.g.
+// "http://127.0.0.1:8080"); token, when not empty, is sent as a bearer token.
+func New(baseURL, token string) *Client {
+	return &Client{base: strings.TrimRight(baseURL, "/"), token: token, HTTP: http.DefaultClient}
+}
+
+// Error is an error answer of the server.
+type Error struct {
+	Status     int    // the HTTP status
+	Message    string `json:"error"`
+	Field      string `json:"field"` // the request's field at fault, when one is
+	RetryAfter time.Duration
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("hpgraph serve: %d: %s", e.Status, e.Message)
+}
+
+// Graph describes a loaded graph.
+type Graph struct {
+	Name     string    `json:"name"`
+	Path     string    `json:"path"`
+	Vertices int       `json:"vertices"`
+	Edges    int64     `json:"edges"`
+	NNZ      int64     `json:"nnz"`
+	Directed bool      `json:"directed"`
+	Weighted bool      `json:"weighted"`
+	IDs      string    `json:"ids"`
+	LoadMS   float64   `json:"load_ms"`
+	LoadedAt time.Time `json:"loaded_at"`
+	Bytes    int64     `json:"bytes"`
+	Queries  int64     `json:"queries"`
+	Backend  string    `json:"backend"`
+}
+
+// LoadOptions are the load flags of `hpgraph run` (see serve.LoadOptions).
+type LoadOptions struct {
+	Symmetrize     bool   `json:"symmetrize,omitempty"`
+	KeepLoops      bool   `json:"keep_loops,omitempty"`
+	KeepDuplicates bool   `json:"keep_duplicates,omitempty"`
+	Weights        string `json:"weights,omitempty"`
+	Seed           uint64 `json:"seed,omitempty"`
+	Format         string `json:"format,omitempty"`
+	Directed       bool   `json:"directed,omitempty"`
+	Undirected     bool   `json:"undirected,omitempty"`
+	Weighted       *bool  `json:"weighted,omitempty"`
+	Relabel        string `json:"relabel,omitempty"`
+}
+
+// Params are a query's parameters; nil fields take `hpgraph run`'s defaults.
+type Params struct {
+	Src        *int64   `json:"src,omitempty"`
+	Damping    *float64 `json:"damping,omitempty"`
+	Tolerance  *float64 `json:"tolerance,omitempty"`
+	MaxIter    *int     `json:"max_iter,omitempty"`
+	Iterations *int     `json:"iterations,omitempty"`
+	Precision  *string  `json:"precision,omitempty"`
+	PerVertex  *bool    `json:"per_vertex,omitempty"`
+	Delta      *float64 `json:"delta,omitempty"`
+}
+
+// Ptr returns a pointer to v, for Params' fields.
+func Ptr[T any](v T) *T { return &v }
+
+// RunRequest is a query: Algo is bfs, sssp, pagerank, pagerank-ldbc, cc or tc.
+type RunRequest struct {
+	Algo      string `json:"algo"`
+	Params    Params `json:"params"`
+	Output    string `json:"output,omitempty"` // Run sets it
+	TimeoutMS int64  `json:"timeout_ms,omitempty"`
+}
+
+// Summary is a query's answer: what `hpgraph run` prints, times included.
+type Summary struct {
+	Graph      string             `json:"graph"`
+	Algo       string             `json:"algo"`
+	Backend    string             `json:"backend"`
+	Params     map[string]any     `json:"params"`
+	Summary    string             `json:"summary"`
+	Result     map[string]any     `json:"result"`
+	Iterations int                `json:"iterations"`
+	Vertices   int                `json:"vertices"`
+	Edges      int64              `json:"edges"`
+	TimesMS    map[string]float64 `json:"times_ms"`
+	MTEPS      float64            `json:"mteps"`
+}
+
+func (c *Client) do(ctx context.Context, method, path string, body any) (*http.Response, error) {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
+	if err != nil {
+		return nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	resp, err := c.HTTP.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode >= 300 {
+		defer resp.Body.Close()
+		e := &Error{Status: resp.StatusCode}
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		if json.Unmarshal(b, e) != nil || e.Message == "" {
+			e.Message = strings.TrimSpace(string(b))
+		}
+		if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil {
+			e.RetryAfter = time.Duration(s) * time.Second
+		}
+		return nil, e
+	}
+	return resp, nil
+}
+
+func (c *Client) call(ctx context.Context, method, path string, body, out any) error {
+	resp, err := c.do(ctx, method, path, body)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if out == nil {
+		_, err = io.Copy(io.Discard, resp.Body)
+		return err
+	}
+	return json.NewDecoder(resp.Body).Decode(out)
+}
+
+func graphPath(name string) string { return "/v1/graphs/" + url.PathEscape(name) }
+
+// Graphs lists the loaded graphs.
+func (c *Client) Graphs(ctx context.Context) ([]Graph, error) {
+	var out struct{ Graphs []Graph }
+	err := c.call(ctx, "GET", "/v1/graphs", nil, &out)
+	return out.Graphs, err
+}
+
+// Graph describes one loaded graph.
+func (c *Client) Graph(ctx context.Context, name string) (*Graph, error) {
+	var g Graph
+	if err := c.call(ctx, "GET", graphPath(name), nil, &g); err != nil {
+		return nil, err
+	}
+	return &g, nil
+}
+
+// Load loads the graph at path (relative to the server's data directory) as name.
+func (c *Client) Load(ctx context.Context, name, path string, opt LoadOptions) (*Graph, error) {
+	body := struct {
+		Name string `json:"name"`
+		Path string `json:"path"`
+		LoadOptions
+	}{name, path, opt}
+	var g Graph
+	if err := c.call(ctx, "POST", "/v1/graphs", body, &g); err != nil {
+		return nil, err
+	}
+	return &g, nil
+}
+
+// Drop removes a graph.
+func (c *Client) Drop(ctx context.Context, name string) error {
+	return c.call(ctx, "DELETE", graphPath(name), nil, nil)
+}
+
+// Health returns the server's health report.
+func (c *Client) Health(ctx context.Context) (map[string]any, error) {
+	var h map[string]any
+	err := c.call(ctx, "GET", "/v1/health", nil, &h)
+	return h, err
+}
+
+// Run runs a query and returns its summary. Canceling ctx cancels the
+// query on the server.
+func (c *Client) Run(ctx context.Context, graph string, req RunRequest) (*Summary, error) {
+	req.Output = "summary"
+	var s Summary
+	if err := c.call(ctx, "POST", graphPath(graph)+"/run", req, &s); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// Row is one vertex's result: its original id and the algorithm's values
+// (bfs: depth, parent; sssp: dist, +Inf unreached; pagerank and
+// pagerank-ldbc: rank; cc: component, its smallest id; tc: triangles).
+type Row struct {
+	ID     int64
+	Values map[string]float64
+}
+
+// Rows is a per-vertex answer being streamed; Close it when done.
+type Rows struct {
+	// Summary is the query's summary line (what `hpgraph run` prints).
+	Summary string
+	body    io.ReadCloser
+	sc      *bufio.Scanner
+	row     Row
+	err     error
+}
+
+// RunRows runs a query and streams its per-vertex results (NDJSON).
+func (c *Client) RunRows(ctx context.Context, graph string, req RunRequest) (*Rows, error) {
+	req.Output = "ndjson"
+	resp, err := c.do(ctx, "POST", graphPath(graph)+"/run", req)
+	if err != nil {
+		return nil, err
+	}
+	return &Rows{Summary: resp.Header.Get("X-Hpgraph-Summary"), body: resp.Body, sc: bufio.NewScanner(resp.Body)}, nil
+}
+
+// Next advances to the next row; false at the end or on an error (Err).
+func (r *Rows) Next() bool {
+	if r.err != nil || !r.sc.Scan() {
+		if r.err == nil {
+			r.err = r.sc.Err()
+		}
+		return false
+	}
+	dec := json.NewDecoder(bytes.NewReader(r.sc.Bytes()))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		r.err = err
+		return false
+	}
+	id, ok := m["id"].(json.Number)
+	if !ok {
+		r.err = errors.New("hpgraph serve: a row without an id")
+		return false
+	}
+	n, err := id.Int64()
+	if err != nil {
+		r.err = err
+		return false
+	}
+	r.row = Row{ID: n, Values: map[string]float64{}}
+	for k, v := range m {
+		if k == "id" {
+			continue
+		}
+		x := math.Inf(1) // null: unreached
+		if num, ok := v.(json.Number); ok {
+			if x, err = num.Float64(); err != nil {
+				r.err = err
+				return false
+			}
+		}
+		r.row.Values[k] = x
+	}
+	return true
+}
+
+// Row returns the current row.
+func (r *Rows) Row() Row { return r.row }
+
+// Err returns the error that stopped Next, if any.
+func (r *Rows) Err() error { return r.err }
+
+// Close ends the stream (and the query, if it still streams).
+func (r *Rows) Close() error { return r.body.Close() }

@@ -1,0 +1,273 @@
+package serve
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/vertexprog"
+)
+
+// LoadOptions are the cleaning options of a load: the CLI's load flags
+// (--symmetrize, --keep-loops, --keep-duplicates, --weights, --seed,
+// --format, --directed, --undirected, --weighted, --relabel) under JSON
+// names, with the same defaults but relabel, which is none: the server's
+// default source (the highest-degree vertex, lowest index on ties) is
+// then `run`'s.
+type LoadOptions struct {
+	Symmetrize     bool   `json:"symmetrize,omitempty"`
+	KeepLoops      bool   `json:"keep_loops,omitempty"`
+	KeepDuplicates bool   `json:"keep_duplicates,omitempty"`
+	Weights        string `json:"weights,omitempty"` // keep (default), none, random:LO-HI
+	Seed           uint64 `json:"seed,omitempty"`    // 0: the CLI's 27491095
+	Format         string `json:"format,omitempty"`  // auto (default), mtx, edgelist, hpg, ldbc, ldbc-adj
+	Directed       bool   `json:"directed,omitempty"`
+	Undirected     bool   `json:"undirected,omitempty"`
+	Weighted       *bool  `json:"weighted,omitempty"`
+	Relabel        string `json:"relabel,omitempty"` // none (default), degree, auto
+}
+
+// loadRequest is POST /v1/graphs's body.
+type loadRequest struct {
+	Name string `json:"name"`
+	Path string `json:"path"`
+	LoadOptions
+}
+
+// datasetOptions converts o as the CLI's loadFlags.options does; a bad
+// value is an apiError naming its field.
+func (o LoadOptions) datasetOptions() (datasets.Options, *apiError) {
+	bad := func(field, format string, args ...any) (datasets.Options, *apiError) {
+		return datasets.Options{}, badField(field, format, args...)
+	}
+	opt := datasets.Options{Symmetrize: o.Symmetrize, KeepSelfLoops: o.KeepLoops, KeepDuplicates: o.KeepDuplicates, Seed: o.Seed}
+	if opt.Seed == 0 {
+		opt.Seed = 27491095
+	}
+	relabel := o.Relabel
+	if relabel == "" {
+		relabel = "none"
+	}
+	var err error
+	if opt.Relabel, err = datasets.ParseRelabeling(relabel); err != nil {
+		return bad("relabel", "%v", err)
+	}
+	switch {
+	case o.Weights == "" || o.Weights == "keep":
+	case o.Weights == "none":
+		opt.Weights = datasets.WeightsNone
+	case strings.HasPrefix(o.Weights, "random:"):
+		lo, hi, ok := strings.Cut(strings.TrimPrefix(o.Weights, "random:"), "-")
+		a, err1 := strconv.Atoi(lo)
+		b, err2 := strconv.Atoi(hi)
+		if !ok || err1 != nil || err2 != nil || a < 0 || a > b || b > 1<<24 {
+			return bad("weights", "%q: want random:LO-HI with 0 <= LO <= HI <= 16777216, e.g. random:1-64", o.Weights)
+		}
+		opt.Weights, opt.WeightMin, opt.WeightMax = datasets.WeightsRandom, a, b
+	default:
+		return bad("weights", "%q: want keep, none or random:LO-HI", o.Weights)
+	}
+	if o.Format != "" {
+		if opt.Input.Format, err = datasets.ParseFormat(o.Format); err != nil {
+			return bad("format", "%v", err)
+		}
+	}
+	switch {
+	case o.Directed && o.Undirected:
+		return bad("undirected", "directed and undirected: give one")
+	case o.Directed:
+		opt.Input.Directed = datasets.OverrideYes
+	case o.Undirected:
+		opt.Input.Directed = datasets.OverrideNo
+	}
+	if o.Weighted != nil {
+		opt.Input.Weighted = datasets.OverrideNo
+		if *o.Weighted {
+			opt.Input.Weighted = datasets.OverrideYes
+		}
+	}
+	return opt, nil
+}
+
+// resolvePath returns the absolute path of rel, a path under the data
+// directory: no absolute path, no '..', nothing (symlinks included) that
+// leads out of it. LDBC files load their siblings (NAME.v, NAME.e,
+// NAME.properties); those must stay inside too.
+func (s *Server) resolvePath(rel string) (string, *apiError) {
+	bad := func(format string, args ...any) (string, *apiError) {
+		return "", badField("path", format, args...)
+	}
+	if rel == "" {
+		return bad("required: a path under the data directory")
+	}
+	if strings.ContainsRune(rel, 0) || strings.ContainsRune(rel, '\\') {
+		return bad("%q: contains a NUL or a backslash", rel)
+	}
+	if filepath.IsAbs(rel) || strings.HasPrefix(rel, "/") {
+		return bad("%q: absolute paths are refused; give a path relative to the data directory", rel)
+	}
+	if slices.Contains(strings.Split(rel, "/"), "..") || !filepath.IsLocal(rel) {
+		return bad("%q: '..' is refused; give a path inside the data directory", rel)
+	}
+	full := filepath.Join(s.dataDir, filepath.FromSlash(rel))
+	paths := []string{full}
+	if ext := filepath.Ext(full); ext == ".v" || ext == ".e" || ext == ".properties" {
+		base := strings.TrimSuffix(full, ext)
+		paths = append(paths, base+".v", base+".e", base+".properties")
+	}
+	for i, p := range paths {
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			if i == 0 {
+				if errors.Is(err, os.ErrNotExist) {
+					return "", &apiError{code: http.StatusNotFound, msg: fmt.Sprintf("path %q: no such file in the data directory", rel), field: "path"}
+				}
+				return bad("%q: %v", rel, stripDir(err.Error(), s.dataDir))
+			}
+			continue // a sibling that does not exist
+		}
+		if r, err := filepath.Rel(s.dataDir, real); err != nil || !filepath.IsLocal(r) {
+			return bad("%q: leads out of the data directory (a symlink)", rel)
+		}
+		if i == 0 {
+			if fi, err := os.Stat(real); err != nil || !fi.Mode().IsRegular() {
+				return bad("%q: not a regular file", rel)
+			}
+		}
+	}
+	return full, nil
+}
+
+// stripDir keeps the data directory's absolute path out of messages.
+func stripDir(msg, dir string) string {
+	return strings.ReplaceAll(msg, dir+string(filepath.Separator), "")
+}
+
+// graphBytes estimates what a loaded graph takes on the backend: the
+// adjacency (and its transpose or symmetric copy, which pull and
+// undirected programs build), the HYB matrices of a pull and a push
+// (about the nonzeros' column and value with ELL padding: 1.5x), and
+// eight words of per-vertex state.
+func graphBytes(d *datasets.Graph) int64 {
+	nnz := d.NNZ()
+	n := int64(d.N)
+	csr := 8*(n+1) + 4*nnz
+	if d.W != nil {
+		csr += 4 * nnz
+	}
+	hybs := 2 * (nnz * 8 * 3 / 2)
+	return 2*csr + hybs + 64*n
+}
+
+// budget returns the bytes the backend may hold for graphs (0: no limit).
+func (s *Server) budget() int64 {
+	if s.cfg.DeviceBudget > 0 {
+		return s.cfg.DeviceBudget
+	}
+	if s.device {
+		if _, total, ok := vertexprog.DeviceMemory(deviceName(s.cfg.Backend)); ok {
+			return total
+		}
+	}
+	return 0
+}
+
+// deviceName is the registered backend a device run uses.
+func deviceName(backend string) string {
+	if backend == "auto" || backend == "" {
+		for _, b := range vertexprog.Backends() {
+			if b != "cpu" {
+				return b
+			}
+		}
+	}
+	return backend
+}
+
+// LoadGraph loads the graph at relPath (under the data directory) as name.
+func (s *Server) LoadGraph(name, relPath string, o LoadOptions) error {
+	_, e := s.load(loadRequest{Name: name, Path: relPath, LoadOptions: o})
+	if e != nil {
+		return e
+	}
+	return nil
+}
+
+func (s *Server) load(req loadRequest) (*loadedGraph, *apiError) {
+	if !nameRE.MatchString(req.Name) {
+		return nil, badField("name", "%q: want 1 to 64 of A-Z a-z 0-9 . _ - (starting with a letter or digit)", req.Name)
+	}
+	opt, e := req.LoadOptions.datasetOptions()
+	if e != nil {
+		return nil, e
+	}
+	full, e := s.resolvePath(req.Path)
+	if e != nil {
+		return nil, e
+	}
+	s.mu.Lock()
+	_, loaded := s.graphs[req.Name]
+	_, busy := s.loading[req.Name]
+	if loaded || busy {
+		s.mu.Unlock()
+		return nil, &apiError{code: http.StatusConflict, msg: fmt.Sprintf("a graph named %q is loaded already (drop it first)", req.Name), field: "name"}
+	}
+	s.loading[req.Name] = 0
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.loading, req.Name)
+		s.mu.Unlock()
+	}()
+	t0 := time.Now()
+	d, err := datasets.Load(full, opt)
+	took := time.Since(t0)
+	if err != nil {
+		return nil, &apiError{code: http.StatusBadRequest, msg: "loading " + req.Path + ": " + stripDir(err.Error(), s.dataDir), field: "path"}
+	}
+	lg := &loadedGraph{name: req.Name, path: req.Path, g: vertexprog.NewGraph(d), d: d, opts: req.LoadOptions,
+		loadTime: took, loadedAt: time.Now(), bytes: graphBytes(d), edges: d.Edges()}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if b := s.budget(); b > 0 {
+		var used int64
+		for _, g := range s.graphs {
+			used += g.bytes
+		}
+		if avail := b - used; lg.bytes > avail {
+			return nil, &apiError{code: http.StatusInsufficientStorage, field: "path",
+				msg: fmt.Sprintf("path: graph %s does not fit the %s backend's budget: needs about %d bytes, %d available (%d budget, %d held by %d loaded graphs)",
+					req.Path, s.cfg.Backend, lg.bytes, max(avail, 0), b, used, len(s.graphs)),
+				extra: map[string]any{"bytes_needed": lg.bytes, "bytes_available": max(avail, 0)}}
+		}
+	}
+	s.graphs[req.Name] = lg
+	s.metrics.graphs.Inc()
+	s.metrics.graphBytes.Add(float64(lg.bytes))
+	s.cfg.Logf("serve: loaded graph %s from %s: %d vertices, %d edges in %.1f ms", req.Name, req.Path, d.N, lg.edges, ms(took))
+	return lg, nil
+}
+
+func (s *Server) loadGraph(w http.ResponseWriter, r *http.Request) {
+	var req loadRequest
+	if e := decodeJSON(r, &req); e != nil {
+		s.fail(w, e)
+		return
+	}
+	lg, e := s.load(req)
+	if e != nil {
+		s.fail(w, e)
+		return
+	}
+	s.mu.RLock()
+	info := s.info(lg)
+	s.mu.RUnlock()
+	writeJSON(w, http.StatusCreated, info)
+}

@@ -1,0 +1,382 @@
+// Package serve is hpgraph's HTTP/JSON server (`hpgraph serve`): it loads
+// graphs from a data directory, keeps them (and the HYB matrices their
+// runs build) on the chosen backend, and answers queries of the built-in
+// apps in the graphs' original ids.
+//
+// Endpoints (docs/serve-openapi.yaml describes them):
+//
+//	GET    /v1/health
+//	GET    /v1/graphs
+//	POST   /v1/graphs                {"name", "path", load options}
+//	GET    /v1/graphs/{name}
+//	DELETE /v1/graphs/{name}
+//	POST   /v1/graphs/{name}/run     {"algo", "params", "output"}
+//	GET    /metrics                  (Prometheus)
+//
+// Queries go through a scheduler: one worker on a device backend (the
+// GPU's queries are serialized), GOMAXPROCS on the CPU, behind a bounded
+// queue that answers 503 with Retry-After when full. Each query has a
+// timeout (504) and stops when its client goes away
+// (vertexprog.Options.Context).
+package serve
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/vertexprog"
+)
+
+// Defaults of Config's zero fields.
+const (
+	DefaultListen         = "127.0.0.1:8080"
+	DefaultMaxQueue       = 64
+	DefaultQueryTimeout   = 5 * time.Minute
+	DefaultMaxBodyBytes   = 64 << 10
+	DefaultMaxResultBytes = 1 << 30
+)
+
+// Config configures a Server. Zero fields take the defaults above.
+type Config struct {
+	// Listen is the address `hpgraph serve` listens on; New refuses an
+	// address that is not a loopback one unless AllowRemote is set and
+	// Token is not empty.
+	Listen string
+	// DataDir is the only directory graphs load from (required).
+	DataDir string
+	// Backend is vertexprog.Options.Backend: auto, cpu or cuda.
+	Backend string
+	// Token, when set, is the bearer token every request but /v1/health
+	// must carry (Authorization: Bearer TOKEN).
+	Token       string
+	AllowRemote bool
+	// MaxQueue is the number of queries that may wait for a worker;
+	// beyond it a query is answered 503 with Retry-After.
+	MaxQueue int
+	// Workers is the number of queries that run at once: 0 is one on a
+	// device backend, GOMAXPROCS on the CPU.
+	Workers int
+	// QueryTimeout bounds a query, its wait in the queue included (504).
+	QueryTimeout time.Duration
+	// MaxBodyBytes bounds request bodies (413).
+	MaxBodyBytes int64
+	// MaxResultBytes bounds a per-vertex answer (413 before it runs).
+	MaxResultBytes int64
+	// DeviceBudget is the memory, in bytes, that the loaded graphs may
+	// take on the backend: 0 is the device's total on a device backend
+	// and no limit on the CPU. A graph whose estimate does not fit is
+	// refused (507) with the bytes needed and available.
+	DeviceBudget int64
+	// Logf receives one line per load, drop and failed query (nil: log.Printf).
+	Logf func(format string, args ...any)
+}
+
+// Server holds the loaded graphs and answers the API.
+type Server struct {
+	cfg     Config
+	dataDir string // DataDir with its symlinks resolved
+	device  bool   // the backend is a device (one worker)
+	metrics *metrics
+	sched   *scheduler
+	start   time.Time
+
+	mu     sync.RWMutex
+	graphs map[string]*loadedGraph
+	// loading reserves names (and their budget) while a load runs.
+	loading map[string]int64
+
+	// testHook, when set, runs in the worker before each query (tests
+	// block the worker with it).
+	testHook func(ctx context.Context)
+}
+
+// loadedGraph is a graph in the registry.
+type loadedGraph struct {
+	name     string
+	path     string // relative to the data directory
+	g        *vertexprog.Graph
+	d        *datasets.Graph
+	opts     LoadOptions
+	loadTime time.Duration
+	loadedAt time.Time
+	bytes    int64 // the estimate charged to the budget
+	edges    int64
+	queries  int64 // guarded by Server.mu
+	// bfsPrev is the last summary BFS's result, whose arrays the next
+	// one reuses; only the server's one worker touches it.
+	bfsPrev *apps.BFSResult
+}
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// New checks cfg and returns a server with no graphs loaded. Call
+// Shutdown to stop its workers.
+func New(cfg Config) (*Server, error) {
+	if cfg.Listen == "" {
+		cfg.Listen = DefaultListen
+	}
+	if cfg.Backend == "" {
+		cfg.Backend = "auto"
+	}
+	if cfg.MaxQueue == 0 {
+		cfg.MaxQueue = DefaultMaxQueue
+	}
+	if cfg.QueryTimeout == 0 {
+		cfg.QueryTimeout = DefaultQueryTimeout
+	}
+	if cfg.MaxBodyBytes == 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.MaxResultBytes == 0 {
+		cfg.MaxResultBytes = DefaultMaxResultBytes
+	}
+	if cfg.Logf == nil {
+		cfg.Logf = log.Printf
+	}
+	if cfg.MaxQueue < 0 || cfg.Workers < 0 || cfg.QueryTimeout < 0 || cfg.MaxBodyBytes < 0 || cfg.MaxResultBytes < 0 || cfg.DeviceBudget < 0 {
+		return nil, errors.New("serve: negative limit in the configuration")
+	}
+	if err := checkListen(cfg.Listen, cfg.AllowRemote, cfg.Token); err != nil {
+		return nil, err
+	}
+	if cfg.DataDir == "" {
+		return nil, errors.New("serve: a data directory is required (--data-dir): graphs load only from it")
+	}
+	dir, err := filepath.Abs(cfg.DataDir)
+	if err == nil {
+		dir, err = filepath.EvalSymlinks(dir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("serve: data directory: %w", err)
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("serve: data directory %s is not a directory", cfg.DataDir)
+	}
+	if err := vertexprog.Warm(cfg.Backend); err != nil {
+		return nil, fmt.Errorf("serve: backend %s: %w", cfg.Backend, err)
+	}
+	s := &Server{cfg: cfg, dataDir: dir, start: time.Now(),
+		graphs: map[string]*loadedGraph{}, loading: map[string]int64{}}
+	s.device = isDevice(cfg.Backend)
+	workers := cfg.Workers
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+		if s.device {
+			workers = 1
+		}
+	}
+	s.metrics = newMetrics(s)
+	s.sched = newScheduler(workers, cfg.MaxQueue, s.metrics)
+	return s, nil
+}
+
+// isDevice says whether backend runs on a device: a named device backend,
+// or auto where one is registered.
+func isDevice(backend string) bool {
+	switch backend {
+	case "cpu":
+		return false
+	case "auto", "":
+		return len(vertexprog.Backends()) > 1
+	}
+	return true
+}
+
+// checkListen refuses a non-loopback address without AllowRemote and a token.
+func checkListen(addr string, allowRemote bool, token string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("serve: listen address %q: %w", addr, err)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	if !allowRemote {
+		return fmt.Errorf("serve: listen address %q is not a loopback address: serving other hosts needs --allow-remote and --token", addr)
+	}
+	if token == "" {
+		return fmt.Errorf("serve: listen address %q with --allow-remote needs a bearer token (--token)", addr)
+	}
+	return nil
+}
+
+// Config returns the configuration in effect (defaults filled in).
+func (s *Server) Config() Config { return s.cfg }
+
+// Shutdown stops accepting queries, waits for those running (or ctx),
+// and drops every graph. The HTTP server's own Shutdown, called first,
+// finishes the requests in flight.
+func (s *Server) Shutdown(ctx context.Context) error {
+	err := s.sched.close(ctx)
+	s.mu.Lock()
+	for name := range s.graphs {
+		delete(s.graphs, name)
+	}
+	s.mu.Unlock()
+	s.metrics.graphs.Set(0)
+	s.metrics.graphBytes.Set(0)
+	runtime.GC() // the graphs' host (and device-resident) memory
+	return err
+}
+
+// Handler returns the API's handler.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/health", s.health)
+	mux.HandleFunc("GET /v1/graphs", s.listGraphs)
+	mux.HandleFunc("POST /v1/graphs", s.loadGraph)
+	mux.HandleFunc("GET /v1/graphs/{name}", s.describeGraph)
+	mux.HandleFunc("DELETE /v1/graphs/{name}", s.dropGraph)
+	mux.HandleFunc("POST /v1/graphs/{name}/run", s.runGraph)
+	mux.Handle("GET /metrics", s.metrics.handler())
+	return s.guard(mux)
+}
+
+// guard checks the token, bounds the body and turns a panic into a 500.
+func (s *Server) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.cfg.Logf("serve: panic in %s %s: %v", r.Method, r.URL.Path, v)
+				s.metrics.requestError(http.StatusInternalServerError)
+				writeError(w, &apiError{code: http.StatusInternalServerError, msg: "internal error"})
+			}
+		}()
+		if s.cfg.Token != "" && r.URL.Path != "/v1/health" && !s.authorized(r) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="hpgraph"`)
+			s.fail(w, &apiError{code: http.StatusUnauthorized, msg: "missing or wrong bearer token (Authorization: Bearer TOKEN)", field: "Authorization"})
+			return
+		}
+		if r.Body != nil {
+			r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) authorized(r *http.Request) bool {
+	h := r.Header.Get("Authorization")
+	tok, ok := strings.CutPrefix(h, "Bearer ")
+	return ok && subtle.ConstantTimeCompare([]byte(tok), []byte(s.cfg.Token)) == 1
+}
+
+func (s *Server) health(w http.ResponseWriter, r *http.Request) {
+	s.mu.RLock()
+	n := len(s.graphs)
+	s.mu.RUnlock()
+	writeJSON(w, http.StatusOK, map[string]any{
+		"status": "ok", "backend": s.cfg.Backend, "device": s.device, "graphs": n,
+		"workers": s.sched.workers, "queued": s.sched.queued(), "max_queue": s.cfg.MaxQueue,
+		"uptime_s": time.Since(s.start).Seconds(),
+	})
+}
+
+// GraphInfo describes a loaded graph (GET /v1/graphs/{name}).
+type GraphInfo struct {
+	Name      string      `json:"name"`
+	Path      string      `json:"path"`
+	Vertices  int         `json:"vertices"`
+	Edges     int64       `json:"edges"`
+	NNZ       int64       `json:"nnz"`
+	Directed  bool        `json:"directed"`
+	Weighted  bool        `json:"weighted"`
+	IDs       string      `json:"ids"` // "contiguous from N" or "sparse"
+	LoadMS    float64     `json:"load_ms"`
+	LoadedAt  time.Time   `json:"loaded_at"`
+	Bytes     int64       `json:"bytes"` // the estimate charged to the device budget
+	Queries   int64       `json:"queries"`
+	Options   LoadOptions `json:"options"`
+	Backend   string      `json:"backend"`
+	SelfLoops int64       `json:"self_loops_dropped"`
+}
+
+func (s *Server) info(lg *loadedGraph) GraphInfo {
+	ids := "sparse"
+	if lg.d.IDs == nil {
+		ids = fmt.Sprintf("contiguous from %d", lg.d.IDBase)
+	}
+	return GraphInfo{Name: lg.name, Path: lg.path, Vertices: lg.d.N, Edges: lg.edges, NNZ: lg.d.NNZ(),
+		Directed: lg.d.Directed, Weighted: lg.d.W != nil, IDs: ids, LoadMS: ms(lg.loadTime), LoadedAt: lg.loadedAt,
+		Bytes: lg.bytes, Queries: lg.queries, Options: lg.opts, Backend: s.cfg.Backend, SelfLoops: lg.d.Stats.SelfLoops}
+}
+
+func (s *Server) listGraphs(w http.ResponseWriter, r *http.Request) {
+	s.mu.RLock()
+	list := make([]GraphInfo, 0, len(s.graphs))
+	for _, lg := range s.graphs {
+		list = append(list, s.info(lg))
+	}
+	s.mu.RUnlock()
+	sort.Slice(list, func(i, j int) bool { return list[i].Name < list[j].Name })
+	writeJSON(w, http.StatusOK, map[string]any{"graphs": list})
+}
+
+func (s *Server) lookup(name string) (*loadedGraph, *apiError) {
+	s.mu.RLock()
+	lg := s.graphs[name]
+	s.mu.RUnlock()
+	if lg == nil {
+		return nil, &apiError{code: http.StatusNotFound, msg: fmt.Sprintf("no graph named %q is loaded", name), field: "name"}
+	}
+	return lg, nil
+}
+
+func (s *Server) describeGraph(w http.ResponseWriter, r *http.Request) {
+	lg, e := s.lookup(r.PathValue("name"))
+	if e != nil {
+		s.fail(w, e)
+		return
+	}
+	s.mu.RLock()
+	info := s.info(lg)
+	s.mu.RUnlock()
+	writeJSON(w, http.StatusOK, info)
+}
+
+func (s *Server) dropGraph(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	if !s.DropGraph(name) {
+		s.fail(w, &apiError{code: http.StatusNotFound, msg: fmt.Sprintf("no graph named %q is loaded", name), field: "name"})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"dropped": name})
+}
+
+// DropGraph removes a graph; queries running on it finish on their own
+// reference. It reports whether the graph was loaded.
+func (s *Server) DropGraph(name string) bool {
+	s.mu.Lock()
+	lg := s.graphs[name]
+	delete(s.graphs, name)
+	s.mu.Unlock()
+	if lg == nil {
+		return false
+	}
+	s.metrics.graphs.Dec()
+	s.metrics.graphBytes.Sub(float64(lg.bytes))
+	s.cfg.Logf("serve: dropped graph %s", name)
+	return true
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
