@@ -63,7 +63,7 @@ func newRoot() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newVersion(), newInfo(), newGen(), newConvert(), newRun(), newVerify(), newBench(), newServe())
+	root.AddCommand(newVersion(), newInfo(), newGen(), newConvert(), newRun(), newVerify(), newBench(), newServe(), newLoadgen())
 	return root
 }
 
