@@ -866,6 +866,10 @@ func benchOne(bg *benchGraph, a benchAlgo, backend string, base vertexprog.Optio
 	opt := base
 	opt.Backend = backend
 	g := vertexprog.NewGraph(d)
+	// (a kron27 warm-up's PREPROCESS takes seconds: say so in a pipe too)
+	pr := newProgress(fmt.Sprintf("bench %s on %s, %s", r.Algorithm, r.Graph, backend))
+	defer pr.done()
+	pr.tick("warm-up and PREPROCESS")
 	runtime.GC()
 	first, err := a.run(g, prm, opt)
 	if err != nil {
@@ -874,7 +878,8 @@ func benchOne(bg *benchGraph, a benchAlgo, backend string, base vertexprog.Optio
 	r.PreprocessFirstMS, r.TransferFirstMS = ms(first.run.preprocess), ms(first.run.transfer)
 	last := first
 	var perStep []float64
-	for range runs {
+	for i := range runs {
+		pr.tick(fmt.Sprintf("run %d of %d", i+1, runs))
 		runtime.GC()
 		if last, err = a.run(g, prm, opt); err != nil {
 			return fail(err)

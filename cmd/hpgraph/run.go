@@ -233,6 +233,21 @@ func newRun() *cobra.Command {
 				at.compute += s.compute
 				at.finish += s.finish
 			}
+			// (PREPROCESS and a run of kron27 take seconds: say so in a
+			// pipe too, until the results print; a batch's lines are its
+			// progress)
+			var pr *progress
+			if !batch {
+				pr = newProgress(fmt.Sprintf("%s on %s", alg.name, args[1]))
+				pr.tick("PREPROCESS and supersteps")
+			}
+			stopProgress := func() {
+				if pr != nil {
+					pr.done()
+					pr = nil
+				}
+			}
+			defer stopProgress()
 			if runs > 1 {
 				// One untimed warm-up run pays for PREPROCESS's cached matrices.
 				first, err := alg.run(g, queries[0], opt)
@@ -299,6 +314,7 @@ func newRun() *cobra.Command {
 				}
 				last = o
 			}
+			stopProgress()
 			at.setupWait += setup.join() // (the runs waited for it already)
 			at.setup = setup.took
 			rec.finish()
