@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -94,7 +95,7 @@ func (req *RunRequest) check(lg *loadedGraph) (*query, *apiError) {
 	given := map[string]bool{"src": p.Src != nil, "damping": p.Damping != nil, "tolerance": p.Tolerance != nil,
 		"iterations": p.Iterations != nil, "precision": p.Precision != nil, "per_vertex": p.PerVertex != nil, "delta": p.Delta != nil}
 	for _, name := range []string{"src", "damping", "tolerance", "iterations", "precision", "per_vertex", "delta"} {
-		if given[name] && !contains(allowed, name) {
+		if given[name] && !slices.Contains(allowed, name) {
 			return nil, badField("params."+name, "%s takes no %s (it takes %s)", req.Algo, name, describeTakes(allowed))
 		}
 	}
@@ -143,7 +144,7 @@ func (req *RunRequest) check(lg *loadedGraph) (*query, *apiError) {
 		}
 		q.delta = *p.Delta
 	}
-	if contains(allowed, "src") {
+	if slices.Contains(allowed, "src") {
 		if p.Src == nil {
 			q.src = defaultSource(lg)
 		} else {
@@ -155,15 +156,6 @@ func (req *RunRequest) check(lg *loadedGraph) (*query, *apiError) {
 		}
 	}
 	return q, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func describeTakes(names []string) string {

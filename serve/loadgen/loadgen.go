@@ -21,6 +21,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -259,7 +260,7 @@ func check(cfg Config) (*plan, error) {
 		}
 		taken := false
 		for _, a := range p.mix {
-			taken = taken || contains(takes[a], k)
+			taken = taken || slices.Contains(takes[a], k)
 		}
 		if !taken {
 			return nil, fmt.Errorf("--params: %s: no algorithm of %s takes it", k, strings.Join(p.mix, ","))
@@ -269,7 +270,7 @@ func check(cfg Config) (*plan, error) {
 	for i, a := range p.mix {
 		m := map[string]json.RawMessage{}
 		for k, v := range params {
-			if len(p.mix) == 1 || !known[k] || k == "max_iter" || contains(takes[a], k) {
+			if len(p.mix) == 1 || !known[k] || k == "max_iter" || slices.Contains(takes[a], k) {
 				m[k] = v
 			}
 		}
@@ -301,15 +302,6 @@ func check(cfg Config) (*plan, error) {
 	}
 	p.cfg = cfg
 	return p, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func takesSource(algo string) bool { return algo == "bfs" || algo == "sssp" }
