@@ -90,6 +90,9 @@ func BenchmarkKron18(b *testing.B) {
 		{"cc",
 			func() error { _, err := apps.ConnectedComponents(benchVG, opt); return err },
 			func() error { reference.Components(benchG); return nil }},
+		{"lcc",
+			func() error { _, err := apps.LCC(benchVG, opt); return err },
+			func() error { reference.LCC(benchG); return nil }},
 	}
 	for _, c := range cases {
 		b.Run(c.name+"/engine", func(b *testing.B) { bench(b, m, c.engine) })

@@ -1,6 +1,7 @@
 // Package apps holds hpgraph's built-in algorithms — BFS, SSSP, PageRank
-// (two variants), triangle counting and connected components — each written
-// only against vertexprog's public API, as any user program would be.
+// (two variants), triangle counting, connected components and LDBC's local
+// clustering coefficient — each written only against vertexprog's public
+// API, as any user program would be.
 //
 // Each app has a Program type (usable with vertexprog.Run and
 // vertexprog/vptest directly) and a function that runs it and returns typed

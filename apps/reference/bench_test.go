@@ -109,6 +109,14 @@ func BenchmarkPageRankLDBC(b *testing.B) {
 	b.ReportMetric(iters, "iterations")
 }
 
+func BenchmarkLCC(b *testing.B) {
+	g, _ := benchGraphs(b)
+	for b.Loop() {
+		LCC(g)
+	}
+	reportMTEPS(b, g)
+}
+
 func BenchmarkTriangles(b *testing.B) {
 	g, _ := benchGraphs(b)
 	for b.Loop() {

@@ -343,6 +343,13 @@ func TestLDBCExamples(t *testing.T) {
 			labels := Components(g)
 			checkLDBC(t, g, wantWCC, func(v int32) int64 { return g.OriginalID(labels[v]) },
 				func(a, b int64) bool { return a == b })
+
+			wantLCC, err := refdata.LDBCOutputLCC(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lcc := LCC(g)
+			checkLDBC(t, g, wantLCC, func(v int32) float64 { return lcc[v] }, close6)
 		})
 	}
 }

@@ -180,6 +180,7 @@ func TestTrafficModel(t *testing.T) {
 		{"sssp", true, 3, 4*8 + 4*8 + 4*4}, // 80: weights too
 		{"sssp", false, 3, 48},
 		{"tc", false, 1, 4*8 + 4*4 + 8*4}, // 80
+		{"lcc", false, 1, 8*8 + 8*4},      // 96
 		{"dfs", false, 1, 0},
 	} {
 		got, model := trafficModel(c.algo, 4, 8, 4, c.weighted, c.iters)

@@ -25,8 +25,8 @@ const (
 )
 
 // ldbcOutputs are the algorithms with an LDBC output: BFS, SSSP,
-// PageRank and WCC.
-var ldbcOutputs = []string{"bfs", "sssp", "pagerank", "pagerank-ldbc", "cc"}
+// PageRank, WCC and LCC.
+var ldbcOutputs = []string{"bfs", "sssp", "pagerank", "pagerank-ldbc", "cc", "lcc"}
 
 // prepareLDBC checks --out-format for alg, and fills the parameters that
 // the flags leave unset from the .properties of an LDBC graph at path.
@@ -134,7 +134,7 @@ func ldbcSSSP(d *datasets.Graph, dist []float32) func(w io.Writer) error {
 }
 
 // ldbcValues writes "id value" lines in LDBC's 16 significant digits
-// (PageRank).
+// (PageRank, LCC).
 func ldbcValues(d *datasets.Graph, x []float64) func(w io.Writer) error {
 	return func(w io.Writer) error {
 		return writeLines(w, d.N, func(bw *bufio.Writer, v int32) {

@@ -68,7 +68,7 @@ func compareLDBC(t *testing.T, wantFile, gotFile string, exact bool) {
 	t.Logf("%s: %d of %d values as LDBC writes them, the rest within its epsilon", filepath.Base(wantFile), same, len(want))
 }
 
-// run bfs, sssp, pagerank-ldbc and cc with --out-format ldbc on LDBC's
+// run bfs, sssp, pagerank-ldbc, cc and lcc with --out-format ldbc on LDBC's
 // example graphs give LDBC's expected outputs: with the parameters from
 // a .properties beside the files (LDBC's example configuration), and
 // with them on the command line.
@@ -78,7 +78,7 @@ func TestLDBCExamplesThroughRun(t *testing.T) {
 		t.Skip("shared datasets not found")
 	}
 	examples := filepath.Join(dir, "reference", "ldbc-graphalytics", "example")
-	algos := []struct{ algo, expected string }{{"bfs", "BFS"}, {"sssp", "SSSP"}, {"pagerank-ldbc", "PR"}, {"cc", "WCC"}}
+	algos := []struct{ algo, expected string }{{"bfs", "BFS"}, {"sssp", "SSSP"}, {"pagerank-ldbc", "PR"}, {"cc", "WCC"}, {"lcc", "LCC"}}
 	for _, name := range refdata.LDBCExamples {
 		t.Run(name, func(t *testing.T) {
 			prm, err := refdata.LDBCExampleParams(name)

@@ -236,7 +236,7 @@ func TestRelabelKeepsOutputs(t *testing.T) {
 		algo  string
 		extra []string
 		cols  int // compared columns after the id (bfs: depth, not the parent)
-	}{{"bfs", nil, 1}, {"cc", nil, 1}, {"tc", []string{"--per-vertex"}, 1}, {"pagerank-ldbc", nil, 0}} {
+	}{{"bfs", nil, 1}, {"cc", nil, 1}, {"tc", []string{"--per-vertex"}, 1}, {"pagerank-ldbc", nil, 0}, {"lcc", nil, 1}} {
 		plain, degree := read(c.algo, "none", c.extra...), read(c.algo, "degree", c.extra...)
 		if len(plain) != 1024 || len(degree) != len(plain) {
 			t.Fatalf("%s: %d and %d lines", c.algo, len(plain), len(degree))
@@ -274,7 +274,7 @@ func TestRelabelAutoPaysForOneAnswer(t *testing.T) {
 	for _, c := range []struct {
 		algo    string
 		renamed bool
-	}{{"bfs", false}, {"cc", false}, {"pagerank-ldbc", false}, {"tc", true}} {
+	}{{"bfs", false}, {"cc", false}, {"pagerank-ldbc", false}, {"tc", true}, {"lcc", false}} {
 		out, code := hpgraph(t, "run", c.algo, g, "--backend", "cpu")
 		if code != 0 {
 			t.Fatalf("%s: exit %d:\n%s", c.algo, code, out)

@@ -11,11 +11,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hpgraph/hpgraph/serve"
 	"github.com/hpgraph/hpgraph/vertexprog"
 	"github.com/spf13/pflag"
 )
@@ -70,6 +72,9 @@ func TestServeMatchesRun(t *testing.T) {
 	prm.src = id(3)
 	opt := vertexprog.Options{Backend: "cpu"}
 	for _, a := range algorithms {
+		if !slices.Contains(serve.Algorithms, a.name) {
+			continue // (lcc: the server does not run it yet)
+		}
 		p := prm
 		p.perVertex = a.name == "tc"
 		o, err := a.run(g, p, opt)

@@ -335,6 +335,12 @@ func LDBCOutputSSSP(name string) (map[int64]float64, error) {
 	return readOutput(name, "-SSSP", parseFloat)
 }
 
+// LDBCOutputLCC returns the expected local clustering coefficients of the
+// example, by vertex id.
+func LDBCOutputLCC(name string) (map[int64]float64, error) {
+	return readOutput(name, "-LCC", parseFloat)
+}
+
 // parseFloat parses a float64; strconv accepts LDBC's "Infinity".
 func parseFloat(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
 

@@ -1,0 +1,240 @@
+package apps_test
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/apps/reference"
+	"github.com/hpgraph/hpgraph/apps/reference/refdata"
+	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/vertexprog"
+	"github.com/hpgraph/hpgraph/vertexprog/vptest"
+)
+
+// cpuPullConfigs are pullConfigs on the CPU: LCC has no device code.
+func cpuPullConfigs() []vptest.Config {
+	var cs []vptest.Config
+	for _, c := range pullConfigs() {
+		if c.Options.Backend == "cpu" {
+			cs = append(cs, c)
+		}
+	}
+	return cs
+}
+
+// lccClose: the app divides an arc count by d(d-1), the reference an edge
+// count by d(d-1)/2 on undirected graphs; the quotients may differ in the
+// last bit.
+func lccClose(a, b float64) bool { return a == b || math.Abs(a-b) <= 1e-12 }
+
+func checkLCC(t *testing.T, what string, got, want []float64, ids func(v int32) int64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d values, want %d", what, len(got), len(want))
+	}
+	for v := range want {
+		if !lccClose(got[v], want[v]) || got[v] < 0 || got[v] > 1 {
+			t.Fatalf("%s: vertex %d: lcc %v, reference %v", what, ids(int32(v)), got[v], want[v])
+		}
+	}
+}
+
+func TestLCCMatchesReference(t *testing.T) {
+	for _, o := range []struct {
+		name string
+		opt  datasets.Options
+	}{{"simple", datasets.Options{}}, {"loops", datasets.Options{KeepSelfLoops: true}}, {"symmetrized", datasets.Options{Symmetrize: true}}} {
+		for _, tg := range shapes(t, o.opt) {
+			t.Run(o.name+"/"+tg.Name, func(t *testing.T) {
+				want := reference.LCC(tg.G)
+				positive := 0
+				for _, x := range want {
+					if x > 0 {
+						positive++
+					}
+				}
+				t.Logf("directed %v, %d vertices, %d with lcc > 0", tg.G.Directed, tg.G.N, positive)
+				g := vertexprog.NewGraph(tg.G)
+				for _, c := range cpuPullConfigs() {
+					r, err := apps.LCC(g, c.Options)
+					if err != nil {
+						t.Fatalf("%s: %v", c.Name, err)
+					}
+					checkLCC(t, c.Name, r.LCC, want, tg.G.OriginalID)
+				}
+			})
+		}
+	}
+}
+
+// Duplicate arcs kept on a directed graph change nothing (each pair counts
+// once); an undirected graph that keeps duplicate edges lists them as
+// neighbours, which LCC refuses rather than count twice.
+func TestLCCDuplicates(t *testing.T) {
+	el := &datasets.EdgeList{N: 4, Src: []int32{0, 0, 1, 1, 2, 0, 3}, Dst: []int32{1, 1, 2, 2, 0, 2, 3}, Directed: true}
+	for _, directed := range []bool{true, false} {
+		el.Directed = directed
+		d := build(t, el, datasets.Options{KeepDuplicates: true, KeepSelfLoops: true})
+		r, err := apps.LCC(vertexprog.NewGraph(d), vertexprog.Options{Backend: "cpu"})
+		if !directed {
+			if !errors.Is(err, apps.ErrInvalidInput) {
+				t.Errorf("undirected with duplicates: %v, want ErrInvalidInput", err)
+			} else {
+				t.Log(err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkLCC(t, "directed duplicates", r.LCC, reference.LCC(d), d.OriginalID)
+		// 0: N = {1, 2}, arcs 1->2 and 2->0 (not in N): 1/2.
+		if r.LCC[0] != 0.5 {
+			t.Errorf("vertex 0: lcc %v, want 0.5", r.LCC[0])
+		}
+	}
+}
+
+// Closed forms: in K_n every vertex has lcc 1 (directed with both arcs of
+// every pair, or undirected); in a tournament (one arc per pair) 1/2; in a
+// star 0 everywhere (the hub's neighbours are not adjacent, the leaves have
+// one neighbour); an isolated vertex or a single edge 0.
+func TestLCCClosedForms(t *testing.T) {
+	complete := func(n int, directed, both bool) *datasets.EdgeList {
+		el := &datasets.EdgeList{N: n, Directed: directed}
+		for u := range n {
+			for v := range n {
+				if u < v || (u > v && both) {
+					el.Src, el.Dst = append(el.Src, int32(u)), append(el.Dst, int32(v))
+				}
+			}
+		}
+		return el
+	}
+	star := func(n int, directed bool) *datasets.EdgeList {
+		el := &datasets.EdgeList{N: n, Directed: directed}
+		for v := 1; v < n; v++ {
+			el.Src, el.Dst = append(el.Src, 0), append(el.Dst, int32(v))
+		}
+		return el
+	}
+	type lccCase struct {
+		name string
+		el   *datasets.EdgeList
+		want func(v int) float64
+	}
+	cases := []lccCase{
+		{"K2", complete(2, false, false), func(int) float64 { return 0 }},
+		{"isolated+edge", &datasets.EdgeList{N: 3, Src: []int32{0}, Dst: []int32{1}}, func(int) float64 { return 0 }},
+	}
+	for n := 3; n <= 9; n++ {
+		cases = append(cases,
+			lccCase{fmt.Sprintf("K%d-undirected", n), complete(n, false, false), func(int) float64 { return 1 }},
+			lccCase{fmt.Sprintf("K%d-directed", n), complete(n, true, true), func(int) float64 { return 1 }},
+			lccCase{fmt.Sprintf("tournament%d", n), complete(n, true, false), func(int) float64 { return 0.5 }},
+		)
+	}
+	for _, directed := range []bool{false, true} {
+		cases = append(cases, lccCase{fmt.Sprintf("star-directed=%v", directed), star(300, directed), func(int) float64 { return 0 }})
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := build(t, c.el, datasets.Options{})
+			want := make([]float64, d.N)
+			for v := range want {
+				want[v] = c.want(v)
+			}
+			checkLCC(t, "reference", reference.LCC(d), want, d.OriginalID)
+			g := vertexprog.NewGraph(d)
+			for _, cf := range cpuPullConfigs() {
+				r, err := apps.LCC(g, cf.Options)
+				if err != nil {
+					t.Fatalf("%s: %v", cf.Name, err)
+				}
+				checkLCC(t, cf.Name, r.LCC, want, d.OriginalID)
+			}
+		})
+	}
+}
+
+// LDBC's example graphs give LDBC's expected LCC outputs (the authority on
+// the definition), app and reference alike, within 1e-6.
+func TestLCCLDBCExamples(t *testing.T) {
+	if _, ok := refdata.Dir(); !ok {
+		t.Skip("shared datasets not found")
+	}
+	for _, name := range refdata.LDBCExamples {
+		t.Run(name, func(t *testing.T) {
+			el, err := refdata.LDBCExample(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := refdata.LDBCOutputLCC(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := build(t, el, datasets.Options{})
+			r, err := apps.LCC(vertexprog.NewGraph(d), vertexprog.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref := reference.LCC(d)
+			if len(want) != d.N {
+				t.Fatalf("expected output has %d vertices, graph %d", len(want), d.N)
+			}
+			for v := range int32(d.N) {
+				id := d.OriginalID(v)
+				w, ok := want[id]
+				if !ok {
+					t.Fatalf("vertex %d missing from the expected output", id)
+				}
+				if math.Abs(r.LCC[v]-w) > 1e-6 || math.Abs(ref[v]-w) > 1e-6 {
+					t.Errorf("vertex %d: app %v, reference %v, LDBC %v", id, r.LCC[v], ref[v], w)
+				}
+			}
+		})
+	}
+}
+
+// fakeDevice is a device backend, available only while enabled, to check
+// what asking a device for LCC says without a GPU.
+type fakeDevice struct{ on *atomic.Bool }
+
+func (f fakeDevice) Name() string { return "lcc-test-device" }
+func (f fakeDevice) Available() error {
+	if !f.on.Load() {
+		return errors.New("test device off")
+	}
+	return nil
+}
+func (f fakeDevice) Start(*vertexprog.DeviceJob) (vertexprog.DeviceRun, error) {
+	return nil, errors.New("the test device runs nothing")
+}
+
+// LCC has no device code: a named device refuses it with vertexprog's
+// "no device code" error, and auto runs it on the CPU.
+func TestLCCHasNoDeviceCode(t *testing.T) {
+	var on atomic.Bool
+	vertexprog.RegisterBackend(fakeDevice{&on})
+	on.Store(true)
+	defer on.Store(false)
+	d := build(t, &datasets.EdgeList{N: 3, Src: []int32{0, 1, 2}, Dst: []int32{1, 2, 0}}, datasets.Options{})
+	g := vertexprog.NewGraph(d)
+	_, err := apps.LCC(g, vertexprog.Options{Backend: "lcc-test-device"})
+	if !errors.Is(err, vertexprog.ErrNoBackend) || !strings.Contains(err.Error(), "no device code") {
+		t.Fatalf("LCC on a device: %v, want the no-device-code error", err)
+	}
+	t.Log(err)
+	r, err := apps.LCC(g, vertexprog.Options{})
+	if err != nil || r.Run.Backend != "cpu" {
+		t.Fatalf("LCC on auto: %v on %v, want the cpu", err, r)
+	}
+	if _, err := apps.LCC(nil, vertexprog.Options{}); !errors.Is(err, vertexprog.ErrNilGraph) {
+		t.Errorf("LCC(nil): %v, want ErrNilGraph", err)
+	}
+}
