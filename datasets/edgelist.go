@@ -254,12 +254,7 @@ func compactSorted(e *entries, el *EdgeList) int {
 		out := make([]int32, e.n)
 		par.Blocks(e.n, func(_, a, b int) {
 			for i := a; i < b; i++ {
-				var x int64
-				if c.wide != nil {
-					x = c.wide[i]
-				} else {
-					x = int64(c.narrow[i])
-				}
+				x := c.at(i)
 				k, _ := slices.BinarySearch(el.IDs, x)
 				out[i] = int32(k)
 			}

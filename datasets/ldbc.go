@@ -554,12 +554,7 @@ func vertexIndices(e *entries, ids []int64) (src, dst []int32, missing int) {
 		out := make([]int32, e.n)
 		par.Blocks(e.n, func(w, a, b int) {
 			for i := a; i < b; i++ {
-				var x int64
-				if c.wide != nil {
-					x = c.wide[i]
-				} else {
-					x = int64(c.narrow[i])
-				}
+				x := c.at(i)
 				if out[i] = index(x); out[i] < 0 && firstBad[w] < 0 {
 					firstBad[w] = i
 				}

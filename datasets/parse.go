@@ -724,6 +724,14 @@ func resize[T any](s []T, n, capacity int) []T {
 	return t
 }
 
+// at is entry i's id.
+func (c *idColumn) at(i int) int64 {
+	if c.wide != nil {
+		return c.wide[i]
+	}
+	return int64(c.narrow[i])
+}
+
 func (c *idColumn) cap() int {
 	if c.wide != nil {
 		return cap(c.wide)

@@ -13,11 +13,13 @@ import (
 	"time"
 
 	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/serve/client"
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
-// Algorithms are the apps a query may name, as the CLI's `run` names them.
-var Algorithms = []string{"bfs", "sssp", "pagerank", "pagerank-ldbc", "cc", "tc"}
+// Algorithms are the apps a query may name, as the CLI's `run` names them
+// (the client package's list, shared with loadgen).
+var Algorithms = client.Algorithms
 
 // Limits on parameters, so that no request asks for unbounded work.
 const maxIterLimit = 1 << 20
@@ -62,14 +64,7 @@ type query struct {
 }
 
 // takes lists the parameters each algorithm takes (max_iter: all).
-var takes = map[string][]string{
-	"bfs":           {"src"},
-	"sssp":          {"src", "delta"},
-	"pagerank":      {"damping", "tolerance", "precision"},
-	"pagerank-ldbc": {"damping", "iterations", "precision"},
-	"cc":            {},
-	"tc":            {"per_vertex"},
-}
+var takes = client.Takes
 
 // check validates req against lg; the apiError names the field.
 func (req *RunRequest) check(lg *loadedGraph) (*query, *apiError) {
@@ -376,20 +371,9 @@ func maxResultBytes(q *query, n int) int64 {
 	return 64 + int64(n)*line
 }
 
-// SummaryResponse is a summary answer (output summary, the default).
-type SummaryResponse struct {
-	Graph      string             `json:"graph"`
-	Algo       string             `json:"algo"`
-	Backend    string             `json:"backend"`
-	Params     map[string]any     `json:"params"`
-	Summary    string             `json:"summary"`
-	Result     map[string]any     `json:"result"`
-	Iterations int                `json:"iterations"`
-	Vertices   int                `json:"vertices"`
-	Edges      int64              `json:"edges"`
-	TimesMS    map[string]float64 `json:"times_ms"`
-	MTEPS      float64            `json:"mteps"`
-}
+// SummaryResponse is a summary answer (output summary, the default): the
+// client's Summary, one type on both sides of the wire.
+type SummaryResponse = client.Summary
 
 func (q *query) paramsJSON(lg *loadedGraph) map[string]any {
 	m := map[string]any{"max_iter": q.maxIter}

@@ -99,6 +99,22 @@ type RunRequest struct {
 	TimeoutMS int64  `json:"timeout_ms,omitempty"`
 }
 
+// Algorithms are the algorithms a query may name, as `hpgraph run` names
+// them; Takes lists the parameters each takes besides max_iter (which all
+// take). The server checks requests against these, and loadgen gives each
+// algorithm of a mix only its own parameters.
+var (
+	Algorithms = []string{"bfs", "sssp", "pagerank", "pagerank-ldbc", "cc", "tc"}
+	Takes      = map[string][]string{
+		"bfs":           {"src"},
+		"sssp":          {"src", "delta"},
+		"pagerank":      {"damping", "tolerance", "precision"},
+		"pagerank-ldbc": {"damping", "iterations", "precision"},
+		"cc":            {},
+		"tc":            {"per_vertex"},
+	}
+)
+
 // Summary is a query's answer: what `hpgraph run` prints, times included.
 type Summary struct {
 	Graph      string             `json:"graph"`

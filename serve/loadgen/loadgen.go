@@ -32,24 +32,25 @@ import (
 	"github.com/hpgraph/hpgraph/serve/client"
 )
 
-// Algorithms are the algorithms a query may name (serve.Algorithms).
-var Algorithms = []string{"bfs", "sssp", "pagerank", "pagerank-ldbc", "cc", "tc"}
+// Algorithms are the algorithms a query may name, and takes their
+// parameters: the client package's tables, which the server checks
+// requests against.
+var (
+	Algorithms = client.Algorithms
+	takes      = client.Takes
+)
 
-// takes lists the parameters each algorithm takes, max_iter aside (all
-// take it); the server's table, so that a mix gives each algorithm only
-// its own parameters.
-var takes = map[string][]string{
-	"bfs":           {"src"},
-	"sssp":          {"src", "delta"},
-	"pagerank":      {"damping", "tolerance", "precision"},
-	"pagerank-ldbc": {"damping", "iterations", "precision"},
-	"cc":            {},
-	"tc":            {"per_vertex"},
-}
-
-// known are the parameters the server knows.
-var known = map[string]bool{"src": true, "delta": true, "damping": true, "tolerance": true,
-	"precision": true, "iterations": true, "per_vertex": true, "max_iter": true}
+// known are the parameters the server knows: every algorithm's, and
+// max_iter.
+var known = func() map[string]bool {
+	k := map[string]bool{"max_iter": true}
+	for _, ps := range takes {
+		for _, p := range ps {
+			k[p] = true
+		}
+	}
+	return k
+}()
 
 // Defaults of Config's zero fields.
 const (
