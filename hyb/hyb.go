@@ -117,28 +117,73 @@ func (m *Matrix) RowLenELL(r int) int { return min(m.K, m.RowLen(r)) }
 // else max (the longest row).
 func ChooseK(rowPtr []int64, opt Options) int {
 	n := len(rowPtr) - 1
-	maxLen := 0
-	for r := 0; r < n; r++ {
-		maxLen = max(maxLen, int(rowPtr[r+1]-rowPtr[r]))
-	}
-	// hist[l] = rows of length l; R(k) = rows longer than k.
-	hist := make([]int, maxLen+1)
-	for r := 0; r < n; r++ {
-		hist[rowPtr[r+1]-rowPtr[r]]++
+	// hist[l] = rows of length l, for l below histCap (every core counts
+	// its block of rows); longer rows are listed only when the rule
+	// reaches them, which takes more than n/RelativeSpeed of them.
+	maxLens := make([]int, par.Workers())
+	hists := make([][]int, par.Workers())
+	par.Blocks(n, func(w, lo, hi int) {
+		h := make([]int, histCap)
+		m := 0
+		for r := lo; r < hi; r++ {
+			l := int(rowPtr[r+1] - rowPtr[r])
+			m = max(m, l)
+			if l < histCap {
+				h[l]++
+			}
+		}
+		maxLens[w], hists[w] = m, h
+	})
+	maxLen := slices.Max(maxLens)
+	hist := make([]int, min(maxLen, histCap-1)+1)
+	for _, h := range hists {
+		if h == nil {
+			continue // (a small range runs as one block)
+		}
+		for l := range hist {
+			hist[l] += h[l]
+		}
 	}
 	longer := n - hist[0]
 	k := maxLen
+	var long []int // (the lengths of histCap or more, sorted, when reached)
 	for i := 0; i < maxLen; i++ {
 		if opt.RelativeSpeed*float64(longer) < float64(n) || longer < opt.Breakeven {
 			k = i
 			break
 		}
-		longer -= hist[i+1]
+		if i+1 < histCap {
+			longer -= hist[i+1]
+			continue
+		}
+		if long == nil {
+			long = longRows(rowPtr)
+		}
+		for len(long) > 0 && long[0] == i+1 {
+			longer--
+			long = long[1:]
+		}
 	}
 	if opt.MaxK > 0 && k > opt.MaxK {
 		k = opt.MaxK
 	}
 	return k
+}
+
+// histCap bounds ChooseK's histogram of row lengths.
+const histCap = 1 << 12
+
+// longRows returns the lengths of the rows of histCap entries or more,
+// sorted (at most nnz/histCap of them).
+func longRows(rowPtr []int64) []int {
+	var long []int
+	for r := 0; r+1 < len(rowPtr); r++ {
+		if l := int(rowPtr[r+1] - rowPtr[r]); l >= histCap {
+			long = append(long, l)
+		}
+	}
+	slices.Sort(long)
+	return long
 }
 
 // FromGraph builds the HYB form of g's CSR (row u = out-arcs of u).
@@ -179,10 +224,28 @@ func Describe(n int, rowPtr []int64, col []int32, val []float32, opt Options) (*
 		m.CooPtr, m.CooCol, m.CooVal = rowPtr, col, val
 		return m, nil
 	}
+	// CooPtr is the prefix sum of the rows' tails past K: each core sums
+	// its block, then writes its block's prefix from its start.
 	m.CooPtr = make([]int64, n+1)
-	for r := 0; r < n; r++ {
-		m.CooPtr[r+1] = m.CooPtr[r] + max(0, rowPtr[r+1]-rowPtr[r]-int64(k))
+	tail := func(r int) int64 { return max(0, rowPtr[r+1]-rowPtr[r]-int64(k)) }
+	sums := make([]int64, par.Workers()+1)
+	par.Blocks(n, func(w, lo, hi int) {
+		var s int64
+		for r := lo; r < hi; r++ {
+			s += tail(r)
+		}
+		sums[w+1] = s
+	})
+	for w := 1; w < len(sums); w++ {
+		sums[w] += sums[w-1]
 	}
+	par.Blocks(n, func(w, lo, hi int) {
+		s := sums[w]
+		for r := lo; r < hi; r++ {
+			s += tail(r)
+			m.CooPtr[r+1] = s
+		}
+	})
 	return m, nil
 }
 

@@ -78,6 +78,50 @@ func TestChooseK(t *testing.T) {
 	}
 }
 
+// TestChooseKMatchesRule compares ChooseK, which counts row lengths on
+// every core in a capped histogram, with the rule applied literally (a
+// full histogram on one core), on row lengths around and above the cap
+// and on row counts that split over several cores.
+func TestChooseKMatchesRule(t *testing.T) {
+	literal := func(rowPtr []int64, opt Options) int {
+		n := len(rowPtr) - 1
+		maxLen := 0
+		for r := 0; r < n; r++ {
+			maxLen = max(maxLen, int(rowPtr[r+1]-rowPtr[r]))
+		}
+		hist := make([]int, maxLen+1)
+		for r := 0; r < n; r++ {
+			hist[rowPtr[r+1]-rowPtr[r]]++
+		}
+		longer, k := n-hist[0], maxLen
+		for i := 0; i < maxLen; i++ {
+			if opt.RelativeSpeed*float64(longer) < float64(n) || longer < opt.Breakeven {
+				k = i
+				break
+			}
+			longer -= hist[i+1]
+		}
+		if opt.MaxK > 0 && k > opt.MaxK {
+			k = opt.MaxK
+		}
+		return k
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for trial := 0; trial < 40; trial++ {
+		n := 1 + rng.IntN(20000)
+		base := []int{0, 3, histCap - 2, histCap + 5}[trial%4]
+		rowPtr := make([]int64, n+1)
+		for r := 0; r < n; r++ {
+			rowPtr[r+1] = rowPtr[r] + int64(base+rng.IntN(8))
+		}
+		for _, opt := range []Options{{RelativeSpeed: 3}, {RelativeSpeed: 3, Breakeven: 4096}, {RelativeSpeed: 1.5}, {RelativeSpeed: 3, MaxK: 5}} {
+			if got, want := ChooseK(rowPtr, opt), literal(rowPtr, opt); got != want {
+				t.Fatalf("n=%d, lengths %d..%d, %+v: K = %d, the rule says %d", n, base, base+7, opt, got, want)
+			}
+		}
+	}
+}
+
 func TestRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, n := range []int{1, 7, 33, 100, 1000} {
