@@ -3,25 +3,25 @@ GO      ?= go
 BIN     := bin
 SHARED  ?= ../shared/datasets
 GRAPHS  := $(BIN)/graphs
-# Where cuda.h and the libcuda stub are (fetched once by the script when
-# there is no CUDA toolkit); only the cuda targets need it.
-CUDA_HDRS = $(shell ./scripts/cuda-headers.sh)
-
-CUDA_ENV = CGO_CFLAGS=-I$(CUDA_HDRS)/include CGO_LDFLAGS=-L$(CUDA_HDRS)/stubs
 # Binaries carry the git revision they were built from (bench records
 # report it) where git can tell, whatever GOFLAGS says.
 VCS     := -buildvcs=auto
 
-.PHONY: all build run test vet fmt-check bench fuzz clean cuda cuda-test cuda-check cuda-compile cuda-regs
+.PHONY: all build run test vet nocgo fmt-check bench fuzz clean gpu-bins cuda-test cuda-compile cuda-regs
 
 all: build
 
+# One binary for every machine: it opens the NVIDIA driver (libcuda.so.1)
+# at run time and uses the GPU where there is one; nothing CUDA is needed
+# to build it.
 build:
 	$(GO) build $(VCS) -o $(BIN)/hpgraph ./cmd/hpgraph
 
 # The main job: generate graphs, run every algorithm on the generated graphs
 # and the shipped ones, and check each against the gonum reference.
-# --backend auto uses a GPU when the binary has one, else the CPU.
+# --backend auto uses the GPU where an NVIDIA driver and GPU are, else
+# the CPU; verify's backend column and run's first line say which ran
+# (hpgraph version says why the GPU is not used).
 run: build
 	@mkdir -p $(GRAPHS)
 	$(BIN)/hpgraph gen kron --scale 16 -o $(GRAPHS)/kron16.hpg
@@ -36,41 +36,38 @@ run: build
 
 # Uncached, with a count of the tests passed, failed and skipped and why
 # each skipped (scripts/test.sh).
-test: fmt-check vet
+test: fmt-check vet nocgo
 	GO=$(GO) ./scripts/test.sh
 
+# Everything, the CUDA backend and its tests included.
 vet:
 	$(GO) vet ./...
+
+# The module also builds without cgo (the GPU backend then reports that it
+# is not available).
+nocgo:
+	CGO_ENABLED=0 $(GO) build ./...
+	CGO_ENABLED=0 $(GO) vet ./cuda/... ./cmd/...
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-# The GPU build: bin/hpgraph with the CUDA backend (needs libcuda.so.1 from
-# an NVIDIA driver to start; kernels compile at run time with NVRTC).
-cuda:
-	@./scripts/cuda-headers.sh >/dev/null
-	$(CUDA_ENV) $(GO) build $(VCS) -tags cuda -o $(BIN)/hpgraph ./cmd/hpgraph
-
-# Test binaries to run on a GPU machine (carry bin/ there).
+# Test binaries to run on a GPU machine (carry bin/ there; it needs no Go).
 cuda-test:
-	@./scripts/cuda-headers.sh >/dev/null
-	$(CUDA_ENV) $(GO) test -c -tags cuda -o $(BIN)/cuda.test ./cuda/
-	$(CUDA_ENV) $(GO) test -c -tags cuda -o $(BIN)/apps-cuda.test ./apps/
+	$(GO) test -c -o $(BIN)/cuda.test ./cuda/
+	$(GO) test -c -o $(BIN)/apps-cuda.test ./apps/
+	$(GO) test -c -o $(BIN)/cu.test ./cuda/cu
 
-# What CI can do without a GPU: compile and vet everything under the tag.
-cuda-check:
-	@./scripts/cuda-headers.sh >/dev/null
-	$(CUDA_ENV) $(GO) build -tags cuda ./...
-	$(CUDA_ENV) $(GO) vet -tags cuda ./...
-	$(CUDA_ENV) $(GO) test -tags cuda -c -o /dev/null ./cuda/
-	$(CUDA_ENV) $(GO) test -tags cuda -c -o /dev/null ./apps/
+# Everything the GPU machine runs: bin/gpu/hpgraph (the same binary as
+# make build's) and the test binaries.
+gpu-bins: cuda-test
+	$(GO) build $(VCS) -o $(BIN)/gpu/hpgraph ./cmd/hpgraph
 
 # Every kernel compiled by NVRTC for compute_80 and compute_90, on a
 # machine without a GPU (scripts/nvrtc.sh fetches NVRTC once).
 cuda-compile:
-	@./scripts/cuda-headers.sh >/dev/null
-	$(CUDA_ENV) $(GO) test -c -tags cuda -o $(BIN)/cuda-compile.test ./cuda/
+	$(GO) test -c -o $(BIN)/cuda-compile.test ./cuda/
 	nv=$$(./scripts/nvrtc.sh) && LD_LIBRARY_PATH=$$nv HPGRAPH_NVRTC=$$(ls $$nv/libnvrtc.so.* | head -1) HPGRAPH_REQUIRE_NVRTC=1 \
 	  $(BIN)/cuda-compile.test -test.run 'TestCompile|TestTemplateConstants|TestKernelNames|TestPrebuilt|TestWritePrebuilt|TestDiffering'
 

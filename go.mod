@@ -3,7 +3,6 @@ module github.com/hpgraph/hpgraph
 go 1.24.0
 
 require (
-	github.com/mumax/3 v0.0.0-20261020084628-54efa12420b2
 	github.com/prometheus/client_golang v1.23.2
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9

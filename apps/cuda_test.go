@@ -1,7 +1,6 @@
-//go:build cuda
-
 package apps_test
 
-// With the cuda tag the GPU backend joins vptest's configurations, so every
-// app test here also compares the GPU with the gonum reference.
+// The GPU backend joins vptest's configurations where it is available (a
+// driver and a GPU), so every app test here also compares the GPU with the
+// gonum reference there.
 import _ "github.com/hpgraph/hpgraph/cuda"

@@ -1,4 +1,4 @@
-//go:build cuda
+//go:build cgo
 
 package cuda
 
@@ -9,8 +9,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/vertexprog"
-	"github.com/mumax/3/cuda/cu"
 )
 
 //go:embed afforest.cu

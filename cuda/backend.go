@@ -1,9 +1,9 @@
-//go:build cuda
+//go:build cgo
 
 package cuda
 
 /*
-#include <cuda.h>
+#include "cu/cu.h"
 */
 import "C"
 
@@ -18,8 +18,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/vertexprog"
-	"github.com/mumax/3/cuda/cu"
 )
 
 // Texture selects how kernels read the bitmasks and X in runs started

@@ -1,4 +1,4 @@
-//go:build cuda
+//go:build cgo
 
 package cuda
 
@@ -13,11 +13,11 @@ import (
 
 	"github.com/hpgraph/hpgraph/apps"
 	"github.com/hpgraph/hpgraph/bitmask"
+	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/datasets/gen"
 	"github.com/hpgraph/hpgraph/hyb"
 	"github.com/hpgraph/hpgraph/vertexprog"
-	"github.com/mumax/3/cuda/cu"
 )
 
 // bfsJob starts BFS from src on g as the engine would, without the engine.

@@ -1,4 +1,4 @@
-//go:build cuda
+//go:build cgo
 
 package cuda
 
@@ -6,8 +6,8 @@ import (
 	"encoding/binary"
 	"unsafe"
 
+	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/hyb"
-	"github.com/mumax/3/cuda/cu"
 )
 
 // matDev is a HYB matrix in device memory: the arrays every superstep

@@ -1,9 +1,9 @@
-//go:build cuda
+//go:build cgo
 
 package cuda
 
 /*
-#include <cuda.h>
+#include "cu/cu.h"
 static CUresult hp_clock_event(CUevent* e) { return cuEventCreate(e, CU_EVENT_DEFAULT); }
 static CUresult hp_clock_record(CUevent e, CUstream s) { return cuEventRecord(e, s); }
 // (an event recorded in a graph can be timed only if captured as external)

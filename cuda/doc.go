@@ -1,10 +1,11 @@
 // Package cuda is hpgraph's GPU backend: it runs vertex programs that give
 // device code (vertexprog.DeviceProgram) on an NVIDIA GPU through the CUDA
-// driver API. It is built only with the cuda build tag (the binding is
-// cgo and links libcuda); without the tag this package is empty and the
-// engine has only its CPU backend.
+// driver API, which package cu opens at run time (dlopen of libcuda.so.1):
+// nothing CUDA is needed to build it, and where there is no driver or no
+// usable GPU the backend's Available says why. Built without cgo the
+// package only reports that it is not available.
 //
-// Importing the package (with the tag) registers the backend as "cuda".
+// Importing the package registers the backend as "cuda".
 // CUDA calls run one at a time (a mutex), each on the calling goroutine's
 // thread, locked to it with the context made current; the binding's
 // panics are recovered at this package's boundary and returned as errors

@@ -1,10 +1,9 @@
-//go:build cuda
+//go:build cgo
 
 package cuda
 
 /*
-#cgo LDFLAGS: -lcuda
-#include <cuda.h>
+#include "cu/cu.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -179,8 +178,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/vertexprog"
-	"github.com/mumax/3/cuda/cu"
 )
 
 // ErrNoGPU is returned (wrapped) when there is no usable CUDA driver or
@@ -332,6 +331,11 @@ func openDevice() (*device, error) {
 			return nil, fmt.Errorf("%w: HPGRAPH_CUDA_DEVICE=%q is not a device ordinal", ErrNoGPU, s)
 		}
 		d.ordinal = n
+	}
+	// The driver library is opened now, not linked: without one the
+	// binary runs on the CPU, and this says why.
+	if err := cu.Load(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNoGPU, err)
 	}
 	err := d.do("initializing the driver", d.open)
 	if err != nil {

@@ -1,4 +1,4 @@
-//go:build cuda
+//go:build cgo
 
 package cuda
 
@@ -17,12 +17,12 @@ import (
 	"unsafe"
 
 	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/datasets/gen"
 	"github.com/hpgraph/hpgraph/hyb"
 	"github.com/hpgraph/hpgraph/vertexprog"
 	"github.com/hpgraph/hpgraph/vertexprog/vptest"
-	"github.com/mumax/3/cuda/cu"
 )
 
 // These tests run on a GPU (they skip without one, unless

@@ -1,4 +1,4 @@
-//go:build cuda
+//go:build cgo
 
 package cuda
 
@@ -7,8 +7,8 @@ import (
 	"encoding/binary"
 	"unsafe"
 
+	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/hyb"
-	"github.com/mumax/3/cuda/cu"
 )
 
 //go:embed hybbuild.cu

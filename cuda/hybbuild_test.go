@@ -1,4 +1,4 @@
-//go:build cuda
+//go:build cgo
 
 package cuda
 
@@ -8,8 +8,8 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/hyb"
-	"github.com/mumax/3/cuda/cu"
 )
 
 // download copies n elements of device memory p into a new slice (nil

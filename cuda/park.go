@@ -1,8 +1,8 @@
-//go:build cuda
+//go:build cgo
 
 package cuda
 
-// #include <cuda.h>
+// #include "cu/cu.h"
 import "C"
 
 import (
@@ -11,8 +11,8 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/internal/par"
-	"github.com/mumax/3/cuda/cu"
 )
 
 // A resident run (vertexprog.Options.Resident: bench, run with several

@@ -1,4 +1,4 @@
-//go:build cuda
+//go:build cgo
 
 package cuda
 
@@ -9,9 +9,9 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/vertexprog"
-	"github.com/mumax/3/cuda/cu"
 )
 
 // TestDiffering checks the blocks a resident run re-uploads against a

@@ -1,9 +1,9 @@
-//go:build cuda
+//go:build cgo
 
 package cuda
 
 /*
-#include <cuda.h>
+#include "cu/cu.h"
 static CUresult hp_trace_event(CUevent* e) { return cuEventCreate(e, CU_EVENT_DEFAULT); }
 static CUresult hp_trace_record(CUevent e, CUstream s) { return cuEventRecord(e, s); }
 static CUresult hp_trace_elapsed(float* ms, CUevent a, CUevent b) { return cuEventElapsedTime(ms, a, b); }

@@ -1,9 +1,9 @@
-//go:build cuda
+//go:build cgo
 
 package cuda
 
 /*
-#include <cuda.h>
+#include "cu/cu.h"
 static CUresult hp_host_register(void* p, size_t n) { return cuMemHostRegister(p, n, 0); }
 static CUresult hp_host_unregister(void* p) { return cuMemHostUnregister(p); }
 */
@@ -18,8 +18,8 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/vertexprog"
-	"github.com/mumax/3/cuda/cu"
 )
 
 // Host↔device copies of large arrays go through two pinned staging

@@ -2,8 +2,8 @@
 # Usage: scripts/debian-download.sh DIR PACKAGE...
 # Downloads the .deb files of Debian bookworm packages (main and non-free)
 # into DIR without installing them, through a private apt configuration,
-# so the system's sources list is left untouched. Used by cuda-headers.sh
-# and nvrtc.sh for the few CUDA files the build and CI need.
+# so the system's sources list is left untouched. Used by nvrtc.sh and
+# ptxas-report.sh for the few CUDA files CI and the register report need.
 set -euo pipefail
 dir=$1
 shift

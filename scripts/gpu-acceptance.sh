@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # GPU acceptance checks (the CUDA backend issue), run on a GPU machine from
-# the repository root, after `make cuda cuda-test` built bin/ here and the
+# the repository root, after `make gpu-bins` built bin/ here and the
 # shipped graphs were copied to bin/shared/{tiny,small}. Logs go to $OUT.
 # Usage: scripts/gpu-acceptance.sh [tests|verify|timing|sanitize|verify-large]...
 set -uo pipefail
@@ -8,7 +8,7 @@ OUT=${OUT:-/tmp/hpgraph-acceptance}
 B=bin
 G=/tmp/hpgraph-graphs
 mkdir -p "$OUT" "$G"
-H=$B/hpgraph
+H=${H:-$B/gpu/hpgraph}
 step() { echo "== $* ($(date +%T))"; }
 
 gen() {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The GPU performance issue's measurement, run on a GPU machine from the
-# repository root after `make cuda cuda-test` built bin/ here (and the
+# repository root after `make gpu-bins` built bin/ here (and the
 # shipped graphs were copied to bin/shared/{tiny,small}, the test graphs to
 # bin/testgraphs, as for scripts/gpu-acceptance.sh). Logs and the bench
 # JSON records go to $OUT. Usage: scripts/gpu-bench.sh [check] [bench] [split] [relabel] [trace]
@@ -17,7 +17,7 @@
 set -uo pipefail
 OUT=${OUT:-/tmp/hpgraph-bench}
 B=bin
-H=${H:-$B/hpgraph}
+H=${H:-$B/gpu/hpgraph}
 G=/tmp/hpgraph-graphs
 mkdir -p "$OUT" "$G"
 step() { echo "== $* ($(date +%T))"; }

@@ -4,11 +4,11 @@
 # (run, bench's resident runs, verify) with HPGRAPH_CUDA_PREBUILD, which
 # writes the machine code of every kernel source compiled. Then, here:
 #   tar -xzf prebuilt.tgz -C cuda/prebuilt
-# Usage (from the repository root, bin/ built by make cuda and carried):
+# Usage (from the repository root, bin/ built by make gpu-bins and carried):
 #   OUT=dir scripts/gpu-prebuild.sh     # writes $OUT/prebuilt.tgz
 set -uo pipefail
 OUT=${OUT:-/tmp/hpgraph-prebuild}
-H=${H:-bin/hpgraph}
+H=${H:-bin/gpu/hpgraph}
 G=/tmp/hpgraph-graphs
 D=$OUT/prebuilt
 mkdir -p "$G" "$D"

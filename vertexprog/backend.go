@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -132,9 +133,12 @@ func namedBackend(name string) (Backend, error) {
 	b, ok := backends[name]
 	backendsMu.Unlock()
 	if !ok {
-		return nil, fmt.Errorf("%w: %q is not built into this binary (GPU support needs the cuda build tag: make cuda)", ErrNoBackend, name)
+		return nil, fmt.Errorf("%w: there is no backend named %q", ErrNoBackend, name)
 	}
 	if err := b.Available(); err != nil {
+		if strings.HasPrefix(err.Error(), name+":") { // (it names itself)
+			return nil, fmt.Errorf("%w: %v", ErrNoBackend, err)
+		}
 		return nil, fmt.Errorf("%w: %s: %v", ErrNoBackend, name, err)
 	}
 	return b, nil

@@ -116,8 +116,11 @@ func findBenchBackends(list string) ([]string, error) {
 	for _, name := range strings.Split(list, ",") {
 		name = strings.TrimSpace(name)
 		if !slices.Contains(avail, name) {
-			return nil, fmt.Errorf("--backend: %q is not available here (available: %s; GPU support needs the cuda build tag, make cuda, and a GPU)",
-				name, strings.Join(avail, ", "))
+			err := fmt.Errorf("--backend: %q is not available here (available: %s)", name, strings.Join(avail, ", "))
+			if why := vertexprog.Warm(name); why != nil { // no driver, no device, ...
+				err = fmt.Errorf("%w: %v", err, why)
+			}
+			return nil, err
 		}
 		if !slices.Contains(out, name) {
 			out = append(out, name)

@@ -1,8 +1,7 @@
-//go:build cuda
-
 package main
 
-// Built with the cuda tag, the command line registers the GPU backend.
+// The command line registers the GPU backend (importing cuda does); it
+// runs where an NVIDIA driver and GPU are, and says why not elsewhere.
 import (
 	"errors"
 
@@ -22,3 +21,7 @@ func init() {
 		return d.Describe()
 	}
 }
+
+// gpuUnavailable is why the GPU backend cannot run here (no driver, no
+// device, too old a GPU or driver, a build without cgo), or nil.
+func gpuUnavailable() error { return cuda.Backend{}.Available() }

@@ -98,7 +98,11 @@ func newVersion() *cobra.Command {
 			if bi != nil {
 				gov = bi.GoVersion
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "hpgraph %s (%s)\nbackends: %v\n", version(), gov, backendNames())
+			fmt.Fprintf(cmd.OutOrStdout(), "hpgraph %s (%s)\nbackends: %v", version(), gov, backendNames())
+			if why := gpuUnavailable(); why != nil {
+				fmt.Fprintf(cmd.OutOrStdout(), " (%v)", why)
+			}
+			fmt.Fprintln(cmd.OutOrStdout())
 			return nil
 		},
 	}

@@ -103,7 +103,7 @@ func TestBadInputExitsNonZero(t *testing.T) {
 		{"source out of range", []string{"run", "bfs", write("ok.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 2\n"), "--src", "9"}, "source 9"},
 		{"negative sssp weight", []string{"run", "sssp", write("neg.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 1\n1 2 -4\n")}, "weight -4"},
 		{"unknown algorithm", []string{"run", "dfs", "x.mtx"}, "unknown algorithm"},
-		{"cuda without the tag", []string{"run", "bfs", write("ok2.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 2\n"), "--backend", "cuda"}, "cuda"},
+		{"unknown backend", []string{"run", "bfs", write("ok2.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 2\n"), "--backend", "tpu"}, "no backend named \"tpu\""},
 		{"bad weights flag", []string{"info", write("ok3.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 2\n"), "--weights", "random:9-1"}, "random"},
 		{"unknown precision", []string{"run", "pagerank-ldbc", write("ok4.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 2\n"), "--precision", "half"}, "want float64 or float32"},
 		{"float32 paper pagerank", []string{"run", "pagerank", write("ok5.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 2\n"), "--precision", "float32"}, "float64 only"},
