@@ -37,16 +37,29 @@ type matDev struct {
 // matCache keeps device copies of matrices across runs, keyed by the
 // *hyb.Matrix (vertexprog.Graph keeps its matrices, so repeated runs on one
 // graph pass the same pointer). Matrices no run uses are freed, least
-// recently used first, when a run needs their memory, and beyond
-// cacheKeep of them. Used inside device.do only.
+// recently used first, when a run needs their memory, beyond cacheKeep of
+// them, and while the device is low on memory. Used inside device.do
+// only.
 type matCache struct {
 	m            map[*hyb.Matrix]*matDev
 	clock        uint64
 	hits, misses int
 }
 
-// cacheKeep is how many matrices no run uses stay on the device.
-const cacheKeep = 4
+// cacheKeep is how many matrices no run uses stay on the device (and
+// parkMax how many parked runs): a server answering every app on three
+// graphs uses about 15 matrices, and with 4 kept it rebuilt one for most
+// queries (tiles on the host: 0.8 s a kron21 PageRank), 24 queries/s in
+// issue 25's soak.
+const cacheKeep = 32
+
+// lowOnMemory reports whether less than a quarter of the device's memory
+// is free: unused matrices and parked runs then go, least recently used
+// first, even below cacheKeep and parkMax. Inside device.do.
+func lowOnMemory() bool {
+	free, total := theDev.memInfo()
+	return free < total/4
+}
 
 // matBytes is the device memory of m's base arrays, plus, for a matrix
 // built on the device, its CSR while the build runs.
@@ -232,7 +245,7 @@ func (c *matCache) free(md *matDev) {
 }
 
 // trim frees unused matrices, least recently used first, until at most
-// keep remain.
+// keep remain and the device is not low on memory.
 func (c *matCache) trim(keep int) {
 	for {
 		var old *matDev
@@ -245,7 +258,7 @@ func (c *matCache) trim(keep int) {
 				}
 			}
 		}
-		if unused <= keep || old == nil {
+		if old == nil || unused <= keep && !lowOnMemory() {
 			return
 		}
 		c.free(old)

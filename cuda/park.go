@@ -29,8 +29,9 @@ import (
 // grid1000's BFS, whose runs find the last run's matrix there, took ~7.0
 // ms instead of ~6.85 (docs/perf.md, "Many queries, one set-up").
 
-// parkMax is the most runs kept parked; the oldest goes first.
-const parkMax = 4
+// parkMax is the most runs kept parked; the oldest goes first, and goes
+// below parkMax while the device is low on memory (see cacheKeep).
+const parkMax = 16
 
 // adoptedRuns counts the runs that took a parked run's buffers (tests).
 var adoptedRuns int
@@ -177,8 +178,9 @@ func (d *device) park(r *run) {
 	p.matArgs = [2][]byte{bytes.Clone(args[0]), bytes.Clone(args[1])}
 	r.buffers = buffers{}
 	d.parked = append(d.parked, p)
-	if len(d.parked) > parkMax {
-		d.unpark(len(d.parked) - parkMax)
+	d.unpark(parkMax)
+	for len(d.parked) > 0 && lowOnMemory() {
+		d.unpark(len(d.parked) - 1)
 	}
 }
 

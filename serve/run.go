@@ -214,11 +214,8 @@ func statsOf[X any](a *answer, r *vertexprog.Result[X]) {
 	a.backend, a.iterations, a.preprocess, a.compute, a.finish = r.Backend, r.Iterations, r.Preprocess, r.Compute, r.Finish
 }
 
-// run runs q on lg; it may take long and honours opt.Context. reuse says
-// that a summary BFS may write into the arrays of lg's last one: only
-// with one worker, which runs one query at a time.
-func run(lg *loadedGraph, q *query, opt vertexprog.Options, reuse bool) (*answer, error) {
-	reuse = reuse && q.output == "summary"
+// run runs q on lg; it may take long and honours opt.Context.
+func run(lg *loadedGraph, q *query, opt vertexprog.Options) (*answer, error) {
 	g, d := lg.g, lg.d
 	opt.MaxIterations = q.maxIter
 	a := &answer{}
@@ -227,13 +224,12 @@ func run(lg *loadedGraph, q *query, opt vertexprog.Options, reuse bool) (*answer
 		opt.SummaryOnly = q.output == "summary"
 		var r *apps.BFSResult
 		var err error
-		if reuse {
-			// One worker: summary queries take turns on the arrays (and
-			// a device's buffers) of the one before; their answers are
-			// the counts, which no later query overwrites.
-			r, err = apps.BFSReusing(g, q.src, opt, lg.bfsPrev)
+		if opt.SummaryOnly {
+			// A summary's answer is the counts, which no later query
+			// overwrites: its arrays go back for the next one.
+			r, err = apps.BFSReusing(g, q.src, opt, lg.takeBFS())
 			if err == nil {
-				lg.bfsPrev = r
+				lg.putBFS(r)
 			}
 		} else {
 			r, err = apps.BFS(g, q.src, opt)
@@ -311,18 +307,23 @@ func run(lg *loadedGraph, q *query, opt vertexprog.Options, reuse bool) (*answer
 		statsOf(a, r.Run)
 		sizes := make([]int32, d.N)
 		largest := int32(0)
-		first := make([]int64, d.N) // a component's smallest original id
-		for v, l := range r.Label {
+		for _, l := range r.Label {
 			sizes[l]++
 			largest = max(largest, sizes[l])
-			if id := d.OriginalID(int32(v)); sizes[l] == 1 || id < first[l] {
-				first[l] = id
-			}
 		}
 		a.summary = fmt.Sprintf("%d components, largest %d vertices", r.Components, largest)
 		a.result = map[string]any{"components": r.Components, "largest": largest}
 		a.columns = []string{"component"}
-		a.row = func(v int32, c []cell) { c[0] = cell{i: first[r.Label[v]]} }
+		if q.output != "summary" {
+			first := make([]int64, d.N) // a component's smallest original id
+			for v, l := range r.Label {
+				if id := d.OriginalID(int32(v)); sizes[l] > 0 || id < first[l] {
+					sizes[l] = 0 // (sizes[l] > 0: l not seen yet; 0 from its first vertex on)
+					first[l] = id
+				}
+			}
+			a.row = func(v int32, c []cell) { c[0] = cell{i: first[r.Label[v]]} }
+		}
 	case "tc":
 		r, err := apps.Triangles(g, q.perVertex, opt)
 		if err != nil {
@@ -446,7 +447,7 @@ func (s *Server) runGraph(w http.ResponseWriter, r *http.Request) {
 		if s.testHook != nil {
 			s.testHook(ctx)
 		}
-		ans, err := run(lg, q, vertexprogOptions(s, ctx), s.sched.workers == 1)
+		ans, err := run(lg, q, vertexprogOptions(s, ctx))
 		res <- outcome{ans, err, started}
 	})
 	if err != nil {

@@ -363,7 +363,7 @@ func TestAppsMatchReference(t *testing.T) {
 
 // TestConcurrentQueries: many clients at once get their own answers.
 func TestConcurrentQueries(t *testing.T) {
-	for _, workers := range []int{0, 1} { // 1: summary BFSs reuse arrays, as on a GPU
+	for _, workers := range []int{0, 1, 4} { // summary BFSs reuse spare arrays, one a worker at most
 		t.Run(fmt.Sprint("workers=", workers), func(t *testing.T) { testConcurrentQueries(t, workers) })
 	}
 }
@@ -764,7 +764,7 @@ func TestRunHonoursContext(t *testing.T) {
 		if e != nil {
 			t.Fatal(e)
 		}
-		_, err := run(lg, q, vertexprogOptions(ts.Server, ctx), false)
+		_, err := run(lg, q, vertexprogOptions(ts.Server, ctx))
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("%s: error %v, want context.Canceled", algo, err)
 		}

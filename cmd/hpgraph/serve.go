@@ -65,6 +65,7 @@ func newServe() *cobra.Command {
 	f.StringVar(&so.cfg.Backend, "backend", "auto", "where queries run: auto (GPU if present, else CPU), cpu or cuda")
 	f.StringVar(&so.cfg.Token, "token", "", "bearer token every request but /v1/health must carry (default: $HPGRAPH_TOKEN)")
 	f.BoolVar(&so.cfg.AllowRemote, "allow-remote", false, "allow a --listen address other than loopback (needs --token)")
+	f.IntVar(&so.cfg.Workers, "workers", 0, "queries that run at once (0: 4 on a GPU, GOMAXPROCS on the CPU)")
 	f.IntVar(&so.cfg.MaxQueue, "max-queue", serve.DefaultMaxQueue, "queries that may wait for a worker; more are answered 503 with Retry-After")
 	f.DurationVar(&so.cfg.QueryTimeout, "timeout", serve.DefaultQueryTimeout, "a query's time limit, its wait in the queue included (504)")
 	f.Int64Var(&so.cfg.MaxBodyBytes, "max-body", serve.DefaultMaxBodyBytes, "request body limit in bytes (413)")
