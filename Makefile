@@ -7,7 +7,7 @@ GRAPHS  := $(BIN)/graphs
 # report it) where git can tell, whatever GOFLAGS says.
 VCS     := -buildvcs=auto
 
-.PHONY: all build run test vet nocgo fmt-check bench fuzz clean gpu-bins cuda-test cuda-compile cuda-regs
+.PHONY: all build run test vet nocgo devgen-check fmt-check bench fuzz clean gpu-bins cuda-test cuda-compile cuda-regs
 
 all: build
 
@@ -36,8 +36,13 @@ run: build
 
 # Uncached, with a count of the tests passed, failed and skipped and why
 # each skipped (scripts/test.sh).
-test: fmt-check vet nocgo
+test: fmt-check vet nocgo devgen-check
 	GO=$(GO) ./scripts/test.sh
+
+# The device code devgen generates from Go vertex programs is up to date
+# (go generate, then git diff).
+devgen-check:
+	GO=$(GO) ./scripts/devgen-check.sh
 
 # Everything, the CUDA backend and its tests included.
 vet:
@@ -58,6 +63,7 @@ cuda-test:
 	$(GO) test -c -o $(BIN)/cuda.test ./cuda/
 	$(GO) test -c -o $(BIN)/apps-cuda.test ./apps/
 	$(GO) test -c -o $(BIN)/cu.test ./cuda/cu
+	for p in widest reach khop hoppath; do $(GO) test -c -o $(BIN)/ex-$$p.test ./examples/$$p || exit 1; done
 
 # Everything the GPU machine runs: bin/gpu/hpgraph (the same binary as
 # make build's) and the test binaries.

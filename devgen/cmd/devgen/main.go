@@ -1,0 +1,45 @@
+// Command devgen writes the device code of the vertex programs in the
+// package in the current directory (or the directories given): for each
+// type implementing vertexprog.Program, a Device method whose CUDA C is
+// translated from the Go methods. Use it from go generate:
+//
+//	//go:generate go run github.com/hpgraph/hpgraph/devgen/cmd/devgen
+//
+// See docs/devgen.md for the Go subset it translates.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/hpgraph/hpgraph/devgen"
+)
+
+func main() {
+	verbose := flag.Bool("v", false, "list the programs translated")
+	out := flag.String("o", devgen.DefaultOutput, "the generated file's name, in each package's directory")
+	flag.Parse()
+	dirs := flag.Args()
+	if len(dirs) == 0 {
+		dirs = []string{"."}
+	}
+	failed := false
+	for _, d := range dirs {
+		progs, err := devgen.Run(d, *out)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			failed = true
+			continue
+		}
+		for _, p := range progs {
+			if !*verbose {
+				break
+			}
+			fmt.Fprintf(os.Stderr, "devgen: %s: %s\n", d, p)
+		}
+	}
+	if failed {
+		os.Exit(1)
+	}
+}

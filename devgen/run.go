@@ -1,0 +1,53 @@
+package devgen
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// DefaultOutput is the generated file's name.
+const DefaultOutput = "zz_device_gen.go"
+
+// Run generates the device code of the package in dir into dir/out and
+// returns a line per program translated. A package without programs gets
+// no file (a stale one is removed); a file that exists and was not
+// written by devgen is never overwritten. An untranslatable program is
+// an error and leaves the file as it was.
+func Run(dir, out string) ([]string, error) {
+	pkg, err := Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	src, progs, err := Generate(pkg)
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(pkg.Dir, out)
+	old, err := os.ReadFile(path)
+	if err == nil && !isGenerated(old) {
+		return nil, fmt.Errorf("devgen: %s exists and was not written by devgen", path)
+	}
+	if src == nil {
+		if err == nil {
+			return nil, os.Remove(path)
+		}
+		return nil, nil
+	}
+	var lines []string
+	for _, p := range progs {
+		l := p.Name
+		if p.FoldAtomic != "" {
+			l += " (atomic " + p.FoldAtomic + " fold)"
+		}
+		if p.ReduceAdd != "" {
+			l += " (atomicAdd reduce)"
+		}
+		lines = append(lines, l)
+	}
+	if bytes.Equal(old, src) {
+		return lines, nil
+	}
+	return lines, os.WriteFile(path, src, 0o644)
+}
