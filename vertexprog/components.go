@@ -40,6 +40,9 @@ type ComponentsRun interface {
 // an iteration limit, which only a vertex program honours: then the
 // caller runs one.
 func Components(g *Graph, opt Options) (res *Result[int32], ok bool, err error) {
+	if g == nil || g.g == nil {
+		return nil, false, ErrNilGraph
+	}
 	if opt.Direction != Auto || opt.MaxIterations != 0 || opt.PerEdge {
 		return nil, false, nil
 	}

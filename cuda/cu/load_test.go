@@ -189,6 +189,7 @@ func TestDriverRoundTrip(t *testing.T) {
 		host[i] = ^src[i]
 	}
 	MemcpyHtoDAsync(a, pinned, bytes, 0)
+	CtxSynchronize() // (the copy reads the host memory while it runs)
 	clear(host)
 	MemcpyDtoHAsync(pinned, a, bytes, 0)
 	CtxSynchronize()
