@@ -93,6 +93,9 @@ func BenchmarkKron18(b *testing.B) {
 		{"lcc",
 			func() error { _, err := apps.LCC(benchVG, opt); return err },
 			func() error { reference.LCC(benchG); return nil }},
+		{"cdlp-10",
+			func() error { _, err := apps.CDLP(benchVG, 10, opt); return err },
+			func() error { reference.CDLP(benchG, 10); return nil }},
 	}
 	for _, c := range cases {
 		b.Run(c.name+"/engine", func(b *testing.B) { bench(b, m, c.engine) })

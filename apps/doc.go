@@ -1,6 +1,7 @@
 // Package apps holds hpgraph's built-in algorithms — BFS, SSSP, PageRank
-// (two variants), triangle counting, connected components and LDBC's local
-// clustering coefficient — each written only against vertexprog's public
+// (two variants), triangle counting, connected components, LDBC's local
+// clustering coefficient and community detection by label propagation
+// (CDLP, a vertexprog.MultisetProgram) — each written only against vertexprog's public
 // API, as any user program would be.
 //
 // Each app has a Program type (usable with vertexprog.Run and

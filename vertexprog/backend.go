@@ -86,6 +86,9 @@ func selectBackend[X, A any](name string, p Program[X, A]) (DeviceBackend, error
 	if !ok {
 		return nil, fmt.Errorf("%w: %s does not run programs", ErrNoBackend, name)
 	}
+	if c, ok := p.(cpuOnlyProgram); ok {
+		return nil, fmt.Errorf("%w: %s: %w: %s", ErrNoBackend, name, ErrCPUOnly, c.cpuOnly())
+	}
 	if !hasCode {
 		return nil, fmt.Errorf("%w: %s cannot run %T: the program has no device code (implement vertexprog.DeviceProgram); it runs on the cpu backend", ErrNoBackend, name, p)
 	}

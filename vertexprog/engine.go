@@ -161,7 +161,7 @@ func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 	}
 	opt = opt.withDefaults()
 	spec := p.Spec()
-	if spec.Edges < InEdges || spec.Edges > AllEdges {
+	if spec.Edges < InEdges || spec.Edges > InOutEdges {
 		return nil, fmt.Errorf("vertexprog: unknown edge type %d", spec.Edges)
 	}
 	if spec.MaxIterations < 0 || opt.MaxIterations < 0 {
@@ -172,6 +172,9 @@ func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 	}
 	if spec.Delta > 0 && !(spec.Sparse && spec.Idempotent) {
 		return nil, errors.New("vertexprog: Spec.Delta needs a Sparse and Idempotent program (one that reaches the same result in any order)")
+	}
+	if err := checkIdentity(p); err != nil {
+		return nil, err
 	}
 	// The backend is chosen beside the host's PREPROCESS: choosing a GPU
 	// waits for its driver and context to open (Warm starts that beside a
@@ -627,8 +630,12 @@ func (r *hostRun[X, A]) pullStep(active int) {
 	if !r.spec.GatherAll && !(r.spec.Idempotent && active*denseFrontier >= r.n) {
 		pl.Mask = r.frontier
 	}
-	sr := semiring[X, A]{r.p.Gather, r.p.Reduce}
-	par.Dynamic(r.pull.Bounds, func(lo, hi int) { spmv.Rows(sr, pl, lo, hi) })
+	if rp, ok := r.p.(rowPuller[X, A]); ok {
+		rp.pullRows(pl, r.pull.Bounds) // (a multiset program)
+	} else {
+		sr := semiring[X, A]{r.p.Gather, r.p.Reduce}
+		par.Dynamic(r.pull.Bounds, func(lo, hi int) { spmv.Rows(sr, pl, lo, hi) })
+	}
 	r.yDirty = true
 	// APPLY, by blocks of whole bitmask words so workers never share one;
 	// each word of active_bitmask is built in a register and stored once.

@@ -22,8 +22,8 @@ type Graph struct {
 
 	// in and sym are built on first use; read without the lock (every
 	// InNeighbors and Neighbors call reads them: a lock there serialized
-	// a Prepare that ran on all cores).
-	in, sym atomic.Pointer[datasets.Graph]
+	// a Prepare that ran on all cores). inOut (InOutEdges' rows) too.
+	in, sym, inOut atomic.Pointer[datasets.Graph]
 
 	mu   sync.Mutex
 	hybs map[matrixKey]*Matrix
@@ -65,9 +65,10 @@ type matrixKey struct {
 type matrixRows int
 
 const (
-	rowsOut matrixRows = iota // row u: heads of u's out-arcs
-	rowsIn                    // row v: tails of v's in-arcs
-	rowsAll                   // row v: neighbours either way
+	rowsOut   matrixRows = iota // row u: heads of u's out-arcs
+	rowsIn                      // row v: tails of v's in-arcs
+	rowsAll                     // row v: neighbours either way
+	rowsInOut                   // row v: tails of v's in-arcs and heads of its out-arcs, merged
 )
 
 // NewGraph wraps a cleaned graph.
@@ -258,6 +259,8 @@ func gatherRows(e EdgeType) matrixRows {
 		return rowsIn
 	case OutEdges:
 		return rowsOut
+	case InOutEdges:
+		return rowsInOut
 	}
 	return rowsAll
 }
@@ -268,6 +271,8 @@ func pushRows(e EdgeType) matrixRows {
 		return rowsOut
 	case OutEdges:
 		return rowsIn
+	case InOutEdges:
+		return rowsInOut // (symmetric: u is in v's row as often as v in u's)
 	}
 	return rowsAll
 }
@@ -278,6 +283,8 @@ func (g *Graph) adjacency(r matrixRows) *datasets.Graph {
 		return g.inAdj()
 	case rowsAll:
 		return g.symAdj()
+	case rowsInOut:
+		return g.inOutAdj()
 	}
 	return g.g
 }

@@ -9,6 +9,38 @@
 //
 // The engine knows programs only through this interface and backends only
 // through Backend; it never knows which algorithm runs.
+//
+// # Accumulators of reference types
+//
+// The engine copies the one value Identity returns into every vertex's
+// accumulator and every partial one, on all cores at once. An accumulator
+// that holds a map, a pointer, a channel or a slice with capacity would
+// therefore share that storage among all vertices, and a Gather writing
+// through it races with every other ("fatal error: concurrent map writes",
+// or silently wrong results). Identity must hold nil references only
+// (an empty slice of capacity 0 is fine: append allocates); Gather
+// allocates a vertex's own storage on first use, and Reduce may return
+// either argument's. Run checks Identity's value and refuses one that
+// holds a non-nil reference. A program that needs all of its neighbours'
+// values, not a fold of them, is better written as a MultisetProgram.
+//
+// # Multisets
+//
+// A MultisetProgram, run through Multiset, gathers per vertex the multiset
+// of what its neighbours contribute (Element, one element per gathered
+// edge) and summarizes it (Summarize) into the fixed-size accumulator that
+// Update receives. Ownership: the Bag handed to Summarize is the engine's
+// scratch, valid only during that call; Summarize may overwrite it but
+// must copy what it keeps. Ordering: Values are distinct and increasing
+// (cmp.Compare's order), Counts[i] ≥ 1 is Values[i]'s multiplicity, so a
+// "smallest on ties" or a median needs no sort of its own. Memory: the
+// CPU engine collects a row's elements into one buffer per worker, as long
+// as the longest row, reused from row to row and run to run (no
+// allocation per edge or per vertex), and sorts it in place. Every
+// superstep pulls every row (Spec.Sparse and Delta must be unset; push is
+// refused with ErrPushUnsupported). Only the CPU backend runs multiset
+// programs today: a device backend refuses them with ErrCPUOnly, and the
+// auto backend picks the CPU.
 package vertexprog
 
 import (
@@ -28,6 +60,12 @@ const (
 	// AllEdges: v gathers from its neighbours in both directions, each
 	// neighbour once (weakly connected components).
 	AllEdges
+	// InOutEdges: v gathers along every arc at v, its in-arcs and its
+	// out-arcs alike, so a neighbour joined both ways is gathered twice
+	// (LDBC Graphalytics' CDLP counts neighbours so) and a self loop
+	// twice. On an undirected graph, where every edge is both, each edge
+	// once: as InEdges.
+	InOutEdges
 )
 
 func (e EdgeType) String() string {
@@ -38,6 +76,8 @@ func (e EdgeType) String() string {
 		return "out"
 	case AllEdges:
 		return "all"
+	case InOutEdges:
+		return "in+out"
 	}
 	return fmt.Sprintf("EdgeType(%d)", int(e))
 }

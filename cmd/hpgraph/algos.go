@@ -83,6 +83,7 @@ var algorithms = []algorithm{
 	{"tc", "triangle counting on the undirected simple graph", runTC},
 	{"cc", "weakly connected components, labelled by their smallest vertex (Afforest on the GPU; --direction push or pull runs label propagation)", runCC},
 	{"lcc", "local clustering coefficient, LDBC Graphalytics' definition (neighbours: in ∪ out; directed arcs or undirected edges among them; CPU only)", runLCC},
+	{"cdlp", "community detection by label propagation, LDBC Graphalytics' definition, --iterations iterations (in- and out-neighbours counted separately; CPU only)", runCDLP},
 }
 
 func findAlgorithm(name string) (algorithm, error) {
@@ -415,4 +416,38 @@ func runLCC(g *vertexprog.Graph, p params, opt vertexprog.Options) (*outcome, er
 			return compareFloats("lcc", d, reference.LCC(d), func(v int) float64 { return r.LCC[v] }, 1e-12)
 		},
 	}, ldbcValues(d, r.LCC)), nil
+}
+
+func runCDLP(g *vertexprog.Graph, p params, opt vertexprog.Options) (*outcome, error) {
+	d := g.Dataset()
+	r, err := apps.CDLP(g, p.iterations, opt)
+	if err != nil {
+		return nil, err
+	}
+	communities := map[int64]int{}
+	largest := 0
+	for _, l := range r.Label {
+		communities[l]++
+		largest = max(largest, communities[l])
+	}
+	// (labels are original ids already: the LDBC and the hpgraph lines are one)
+	write := func(w io.Writer) error {
+		return writeLines(w, d.N, func(bw *bufio.Writer, v int32) {
+			fmt.Fprintf(bw, "%d %d\n", d.OriginalID(v), r.Label[v])
+		})
+	}
+	return p.output(&outcome{
+		run:     statsOf(r.Run),
+		summary: fmt.Sprintf("%d iterations; %d communities, largest %d vertices", r.Run.Iterations, len(communities), largest),
+		write:   write,
+		check: func() error {
+			want := reference.CDLP(d, p.iterations)
+			for v := range want {
+				if want[v] != r.Label[v] {
+					return fmt.Errorf("vertex %d labelled %d, reference %d", d.OriginalID(int32(v)), r.Label[v], want[v])
+				}
+			}
+			return nil
+		},
+	}, write), nil
 }

@@ -61,6 +61,7 @@ func benchAlgorithms() []benchAlgo {
 		"tc":            &apps.TriangleProgram{},
 		"cc":            apps.CCProgram{},
 		"lcc":           &apps.LCCProgram{},
+		"cdlp":          &apps.CDLPProgram{},
 	}
 	var out []benchAlgo
 	for _, a := range algorithms {
@@ -301,6 +302,9 @@ func trafficModel(algo string, n, nnz, dagArcs int64, weighted bool, iterations 
 			return 8*nnz + 4*n, "4*nnz + 4*nnz + 4*n: each stored nonzero's int32 column index and float32 weight read once and each vertex's float32 distance written once, for the whole run"
 		}
 		return 4*nnz + 4*n, "4*nnz + 4*n: each stored nonzero's int32 column index read once and each vertex's float32 distance written once, for the whole run"
+	case "cdlp":
+		return int64(iterations) * (4*nnz + 16*n),
+			"iterations*(4*nnz + 8*n + 8*n): per iteration each stored nonzero's int32 column index, each vertex's int64 label read and written (the gathered labels' sort is on-chip scratch)"
 	case "lcc":
 		return 8*nnz + 8*n, "4*nnz + 4*nnz + 8*n: the symmetric matrix's column indices read once, each vertex's neighbourhood list read at least once, each vertex's float64 coefficient written once"
 	case "tc":

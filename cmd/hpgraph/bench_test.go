@@ -179,8 +179,9 @@ func TestTrafficModel(t *testing.T) {
 		{"cc", false, 2, 48},               // whole run: supersteps do not count
 		{"sssp", true, 3, 4*8 + 4*8 + 4*4}, // 80: weights too
 		{"sssp", false, 3, 48},
-		{"tc", false, 1, 4*8 + 4*4 + 8*4}, // 80
-		{"lcc", false, 1, 8*8 + 8*4},      // 96
+		{"tc", false, 1, 4*8 + 4*4 + 8*4},    // 80
+		{"lcc", false, 1, 8*8 + 8*4},         // 96
+		{"cdlp", false, 2, 2 * (4*8 + 16*4)}, // 192
 		{"dfs", false, 1, 0},
 	} {
 		got, model := trafficModel(c.algo, 4, 8, 4, c.weighted, c.iters)

@@ -56,7 +56,7 @@ func TestRunLCC(t *testing.T) {
 		t.Errorf("bench: exit %d:\n%s", code, out)
 	}
 	for _, a := range benchAlgorithms() {
-		if a.cpuOnly != (a.name == "lcc") {
+		if a.cpuOnly != (a.name == "lcc" || a.name == "cdlp") {
 			t.Errorf("bench %s: cpu only %v", a.name, a.cpuOnly)
 		}
 	}

@@ -25,8 +25,8 @@ const (
 )
 
 // ldbcOutputs are the algorithms with an LDBC output: BFS, SSSP,
-// PageRank, WCC and LCC.
-var ldbcOutputs = []string{"bfs", "sssp", "pagerank", "pagerank-ldbc", "cc", "lcc"}
+// PageRank, WCC, LCC and CDLP.
+var ldbcOutputs = []string{"bfs", "sssp", "pagerank", "pagerank-ldbc", "cc", "lcc", "cdlp"}
 
 // prepareLDBC checks --out-format for alg, and fills the parameters that
 // the flags leave unset from the .properties of an LDBC graph at path.
@@ -53,6 +53,9 @@ func prepareLDBC(fs *pflag.FlagSet, path, alg string, lf *loadFlags, p *params, 
 			*srcText = v
 		}
 	}
+	if alg == "cdlp" {
+		return ldbcIterations(fs, props, "cdlp.max-iterations", p)
+	}
 	if alg != "pagerank-ldbc" {
 		return nil
 	}
@@ -61,11 +64,17 @@ func prepareLDBC(fs *pflag.FlagSet, path, alg string, lf *loadFlags, p *params, 
 	} else if ok && !fs.Changed("damping") {
 		p.damping = d
 	}
-	if n, ok, err := props.Int("pr.num-iterations"); err != nil {
+	return ldbcIterations(fs, props, "pr.num-iterations", p)
+}
+
+// ldbcIterations sets p.iterations from the property key unless
+// --iterations was given.
+func ldbcIterations(fs *pflag.FlagSet, props *datasets.LDBCProperties, key string, p *params) error {
+	if n, ok, err := props.Int(key); err != nil {
 		return err
 	} else if ok && !fs.Changed("iterations") {
 		if n < 0 || n > math.MaxInt32 {
-			return fmt.Errorf("%s: %s = %d: expected a number of iterations", props.File, props.Key("pr.num-iterations"), n)
+			return fmt.Errorf("%s: %s = %d: expected a number of iterations", props.File, props.Key(key), n)
 		}
 		p.iterations = int(n)
 	}

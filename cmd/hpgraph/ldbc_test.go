@@ -68,7 +68,7 @@ func compareLDBC(t *testing.T, wantFile, gotFile string, exact bool) {
 	t.Logf("%s: %d of %d values as LDBC writes them, the rest within its epsilon", filepath.Base(wantFile), same, len(want))
 }
 
-// run bfs, sssp, pagerank-ldbc, cc and lcc with --out-format ldbc on LDBC's
+// run bfs, sssp, pagerank-ldbc, cc, lcc and cdlp with --out-format ldbc on LDBC's
 // example graphs give LDBC's expected outputs: with the parameters from
 // a .properties beside the files (LDBC's example configuration), and
 // with them on the command line.
@@ -78,7 +78,7 @@ func TestLDBCExamplesThroughRun(t *testing.T) {
 		t.Skip("shared datasets not found")
 	}
 	examples := filepath.Join(dir, "reference", "ldbc-graphalytics", "example")
-	algos := []struct{ algo, expected string }{{"bfs", "BFS"}, {"sssp", "SSSP"}, {"pagerank-ldbc", "PR"}, {"cc", "WCC"}, {"lcc", "LCC"}}
+	algos := []struct{ algo, expected string }{{"bfs", "BFS"}, {"sssp", "SSSP"}, {"pagerank-ldbc", "PR"}, {"cc", "WCC"}, {"lcc", "LCC"}, {"cdlp", "CDLP"}}
 	for _, name := range refdata.LDBCExamples {
 		t.Run(name, func(t *testing.T) {
 			prm, err := refdata.LDBCExampleParams(name)
@@ -103,8 +103,8 @@ func TestLDBCExamplesThroughRun(t *testing.T) {
 			props := fmt.Sprintf("graph.%[1]s.vertex-file = %[1]s.v\ngraph.%[1]s.edge-file = %[1]s.e\ngraph.%[1]s.directed = %[2]v\n"+
 				"graph.%[1]s.edge-properties.names = weight\ngraph.%[1]s.edge-properties.types = real\n"+
 				"graph.%[1]s.bfs.source-vertex = %[3]d\ngraph.%[1]s.sssp.weight-property = weight\ngraph.%[1]s.sssp.source-vertex = %[4]d\n"+
-				"graph.%[1]s.pr.damping-factor = %[5]v\ngraph.%[1]s.pr.num-iterations = %[6]d\n",
-				name, el.Directed, prm.BFSSource, prm.SSSPSource, prm.Damping, prm.PRIterations)
+				"graph.%[1]s.pr.damping-factor = %[5]v\ngraph.%[1]s.pr.num-iterations = %[6]d\ngraph.%[1]s.cdlp.max-iterations = %[7]d\n",
+				name, el.Directed, prm.BFSSource, prm.SSSPSource, prm.Damping, prm.PRIterations, prm.CDLPIterations)
 			if err := os.WriteFile(filepath.Join(tmp, name+".properties"), []byte(props), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -117,10 +117,14 @@ func TestLDBCExamplesThroughRun(t *testing.T) {
 				if a.algo == "sssp" {
 					src = prm.SSSPSource
 				}
+				iters := prm.PRIterations
+				if a.algo == "cdlp" {
+					iters = prm.CDLPIterations
+				}
 				for how, args := range map[string][]string{
 					"properties": {"run", a.algo, filepath.Join(tmp, name+".e")},
 					"flags": {"run", a.algo, filepath.Join(examples, name+".v"), direction, "--weighted",
-						"--damping", fmt.Sprint(prm.Damping), "--iterations", strconv.Itoa(prm.PRIterations)},
+						"--damping", fmt.Sprint(prm.Damping), "--iterations", strconv.Itoa(iters)},
 				} {
 					out := filepath.Join(tmp, a.expected+"-"+how)
 					args = append(args, "--out-format", "ldbc", "--out", out, "--validate")
@@ -130,7 +134,7 @@ func TestLDBCExamplesThroughRun(t *testing.T) {
 					if text, code := hpgraph(t, args...); code != 0 {
 						t.Fatalf("%v: exit %d\n%s", args, code, text)
 					}
-					compareLDBC(t, filepath.Join(examples, name+"-"+a.expected), out, a.algo == "bfs" || a.algo == "cc")
+					compareLDBC(t, filepath.Join(examples, name+"-"+a.expected), out, a.algo == "bfs" || a.algo == "cc" || a.algo == "cdlp")
 				}
 			}
 		})

@@ -63,7 +63,7 @@ func (p *params) registerAlgo(fs *pflag.FlagSet) {
 	fs.Float64Var(&p.damping, "damping", 0.85, "PageRank damping factor")
 	fs.Float64Var(&p.tolerance, "tolerance", 1e-6, "PageRank (paper variant): a vertex stays active while its rank moves more than this")
 	fs.IntVar(&p.maxIter, "max-iter", 0, "superstep limit for any algorithm (0: the algorithm's own; the paper's PageRank stops at 1000)")
-	fs.IntVar(&p.iterations, "iterations", 10, "LDBC PageRank: number of iterations")
+	fs.IntVar(&p.iterations, "iterations", 10, "LDBC PageRank and CDLP: number of iterations")
 	fs.StringVar(&p.precision, "precision", "float64", "LDBC PageRank: float64 or float32 contributions and sums (ranks stay float64; float32 is what GPU peers and cuSPARSE's float SpMV use)")
 	fs.BoolVar(&p.perVertex, "per-vertex", false, "triangle counting: also count per vertex (written by --out)")
 	fs.Float64Var(&p.delta, "delta", -1, "sssp on a GPU: delta-stepping's bucket width where the frontier is small (0: Bellman-Ford throughout; default: 16 times the mean edge weight)")

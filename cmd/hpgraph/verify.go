@@ -27,7 +27,7 @@ including a graph that cannot be loaded.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var selected []algorithm
-			cpuOnly := map[string]bool{} // (no device code: lcc)
+			cpuOnly := map[string]bool{} // (no device code: lcc, cdlp)
 			for _, b := range benchAlgorithms() {
 				cpuOnly[b.name] = b.cpuOnly
 			}
@@ -96,6 +96,6 @@ including a graph that cannot be loaded.`,
 	lf.register(cmd.Flags())
 	ef.register(cmd)
 	prm.register(cmd.Flags())
-	cmd.Flags().StringVar(&algos, "algo", "bfs,sssp,pagerank,pagerank-ldbc,tc,cc,lcc", "comma-separated algorithms to verify")
+	cmd.Flags().StringVar(&algos, "algo", "bfs,sssp,pagerank,pagerank-ldbc,tc,cc,lcc,cdlp", "comma-separated algorithms to verify")
 	return cmd
 }

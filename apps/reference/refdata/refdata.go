@@ -228,21 +228,22 @@ const LDBCUnreachable = math.MaxInt64
 // LDBCParams are the algorithm parameters of an LDBC example run. They are
 // not shipped with the outputs; these are the values of the LDBC
 // Graphalytics example configuration (graph.example-*.bfs.source-vertex,
-// sssp.source-vertex, pr.damping-factor, pr.num-iterations), and the
-// shipped outputs are reproduced with them.
+// sssp.source-vertex, pr.damping-factor, pr.num-iterations,
+// cdlp.max-iterations), and the shipped outputs are reproduced with them.
 type LDBCParams struct {
 	BFSSource, SSSPSource int64 // in the graph's own ids
 	Damping               float64
 	PRIterations          int
+	CDLPIterations        int
 }
 
 // LDBCExampleParams returns the parameters of the named example.
 func LDBCExampleParams(name string) (LDBCParams, error) {
 	switch name {
 	case "example-directed":
-		return LDBCParams{BFSSource: 1, SSSPSource: 1, Damping: 0.85, PRIterations: 2}, nil
+		return LDBCParams{BFSSource: 1, SSSPSource: 1, Damping: 0.85, PRIterations: 2, CDLPIterations: 2}, nil
 	case "example-undirected":
-		return LDBCParams{BFSSource: 2, SSSPSource: 2, Damping: 0.85, PRIterations: 2}, nil
+		return LDBCParams{BFSSource: 2, SSSPSource: 2, Damping: 0.85, PRIterations: 2, CDLPIterations: 2}, nil
 	}
 	return LDBCParams{}, fmt.Errorf("no LDBC example named %q", name)
 }
@@ -339,6 +340,12 @@ func LDBCOutputSSSP(name string) (map[int64]float64, error) {
 // example, by vertex id.
 func LDBCOutputLCC(name string) (map[int64]float64, error) {
 	return readOutput(name, "-LCC", parseFloat)
+}
+
+// LDBCOutputCDLP returns the expected community labels of the example, by
+// vertex id (see LDBCExampleParams for the iterations).
+func LDBCOutputCDLP(name string) (map[int64]int64, error) {
+	return readOutput(name, "-CDLP", func(s string) (int64, error) { return strconv.ParseInt(s, 10, 64) })
 }
 
 // parseFloat parses a float64; strconv accepts LDBC's "Infinity".
