@@ -45,6 +45,24 @@ func (p *BFSProgram) Init(v int32, _ *vertexprog.Step) (struct{}, bool) {
 	return struct{}{}, false
 }
 
+// InitRange is Init over [lo, hi) as two fills (vertexprog.RangeIniter).
+func (p *BFSProgram) InitRange(lo, hi int32, _ []struct{}, _ *vertexprog.Step) (bool, []int32) {
+	fill(p.Depth[lo:hi], -1)
+	fill(p.Parent[lo:hi], -1)
+	if p.Source >= lo && p.Source < hi {
+		p.Depth[p.Source], p.Parent[p.Source] = 0, p.Source
+		return false, []int32{p.Source}
+	}
+	return false, nil
+}
+
+// fill sets every element of s to x.
+func fill[T any](s []T, x T) {
+	for i := range s {
+		s[i] = x
+	}
+}
+
 func (p *BFSProgram) Identity() int32 { return noParent }
 
 func (p *BFSProgram) Gather(acc int32, _, u int32, _ struct{}, _ float32) int32 { return min(acc, u) }

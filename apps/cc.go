@@ -14,6 +14,15 @@ func (CCProgram) Spec() vertexprog.Spec {
 
 func (CCProgram) Init(v int32, _ *vertexprog.Step) (int32, bool) { return v, true }
 
+// InitRange is Init over [lo, hi): every vertex its own label, all active
+// (vertexprog.RangeIniter).
+func (CCProgram) InitRange(lo, _ int32, l []int32, _ *vertexprog.Step) (bool, []int32) {
+	for i := range l {
+		l[i] = lo + int32(i)
+	}
+	return true, nil
+}
+
 func (CCProgram) Identity() int32 { return noParent }
 
 func (CCProgram) Gather(acc int32, _, _ int32, lu int32, _ float32) int32 { return min(acc, lu) }

@@ -53,6 +53,16 @@ func (p *SSSPProgram) Init(v int32, _ *vertexprog.Step) (float32, bool) {
 	return float32(math.Inf(1)), false
 }
 
+// InitRange is Init over [lo, hi) as a fill (vertexprog.RangeIniter).
+func (p *SSSPProgram) InitRange(lo, hi int32, x []float32, _ *vertexprog.Step) (bool, []int32) {
+	fill(x, float32(math.Inf(1)))
+	if p.Source >= lo && p.Source < hi {
+		x[p.Source-lo] = 0
+		return false, []int32{p.Source}
+	}
+	return false, nil
+}
+
 func (p *SSSPProgram) Identity() float32 { return float32(math.Inf(1)) }
 
 func (p *SSSPProgram) Gather(acc float32, _, _ int32, du float32, w float32) float32 {

@@ -44,9 +44,25 @@ func (p *TriangleProgram) below(v, u int32) bool {
 	return p.deg[v] < p.deg[u] || (p.deg[v] == p.deg[u] && v < u)
 }
 
+// tcOrientation is the key of the oriented lists in vertexprog.Graph.Memo
+// (PerVertex's lists are another key): they depend on the graph alone, and
+// every later count on the graph shares them.
+type tcOrientation struct{ perVertex bool }
+
 func (p *TriangleProgram) Prepare(g *vertexprog.Graph) error {
+	p.Count = make([]int64, g.N())
+	o := g.Memo(tcOrientation{p.PerVertex}, func() any {
+		o := &TriangleProgram{PerVertex: p.PerVertex}
+		o.orient(g)
+		return o
+	}).(*TriangleProgram)
+	p.deg, p.cnt, p.off, p.adj = o.deg, o.cnt, o.off, o.adj
+	return nil
+}
+
+// orient builds the oriented lists of g.
+func (p *TriangleProgram) orient(g *vertexprog.Graph) {
 	n := g.N()
-	p.Count = make([]int64, n)
 	p.deg = make([]int32, n)
 	p.cnt = make([]int32, n)
 	g.ForVertices(func(lo, hi int32) {
@@ -91,7 +107,6 @@ func (p *TriangleProgram) Prepare(g *vertexprog.Graph) error {
 			}
 		}
 	})
-	return nil
 }
 
 func (p *TriangleProgram) list(v int32) []int32 { return p.adj[p.off[v] : p.off[v]+int64(p.cnt[v])] }

@@ -44,6 +44,16 @@ func (b *Bitmask) Clear() { clear(b.words) }
 // parallel clear.
 func (b *Bitmask) ClearRange(lo, hi int) { clear(b.words[lo:hi]) }
 
+// SetWords adds every vertex of words [lo, hi) (those below Len).
+func (b *Bitmask) SetWords(lo, hi int) {
+	for i := lo; i < hi; i++ {
+		b.words[i] = ^uint32(0)
+	}
+	if r := b.n & 31; r != 0 && hi == len(b.words) && hi > lo {
+		b.words[hi-1] = 1<<r - 1
+	}
+}
+
 // SetAll adds every vertex.
 func (b *Bitmask) SetAll() {
 	for i := range b.words {

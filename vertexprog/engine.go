@@ -12,6 +12,7 @@ import (
 	"github.com/hpgraph/hpgraph/bitmask"
 	"github.com/hpgraph/hpgraph/hyb"
 	"github.com/hpgraph/hpgraph/internal/par"
+	"github.com/hpgraph/hpgraph/internal/phase"
 	"github.com/hpgraph/hpgraph/spmv"
 )
 
@@ -510,20 +511,25 @@ func (r *hostRun[X, A]) matrices(g *Graph, opt Options) error {
 // the value and accumulator arrays and bitmasks, and the first frontier.
 func prepare[X, A any](g *Graph, p Program[X, A], opt Options) (*hostRun[X, A], error) {
 	r := &hostRun[X, A]{p: p, spec: p.Spec(), n: g.N()}
+	pt := phase.New("vertexprog", "prepare")
+	defer pt.Print()
 	if prep, ok := p.(Preparer); ok {
 		if err := prep.Prepare(g); err != nil {
 			return nil, err
 		}
+		pt.Mark("program's Prepare")
 	}
 	if err := r.matrices(g, opt); err != nil {
 		return nil, err
 	}
+	pt.Mark("matrices")
 	if r.push != nil {
 		r.touched = bitmask.New(r.n)
 	}
 	r.x = make([]X, r.n)
 	r.identity = p.Identity()
 	r.frontier, r.active = bitmask.New(r.n), bitmask.New(r.n)
+	pt.Mark("values and bitmasks")
 	if f, ok := p.(RowFilter); ok {
 		r.wants = f.Wants
 	}
@@ -536,18 +542,43 @@ func prepare[X, A any](g *Graph, p Program[X, A], opt Options) (*hostRun[X, A], 
 	workers := par.Workers()
 	r.steps = newSteps(workers, r.spec.Aggregators)
 	r.tallies = make([]tally, workers)
+	ri, ranged := p.(RangeIniter[X])
+	var badInit atomic.Bool
 	par.Blocks(r.active.NumWords(), func(w, lo, hi int) {
 		st, t := &r.steps[w], tally{}
-		for v := int32(lo * 32); v < int32(min(hi*32, r.n)); v++ {
-			x, act := p.Init(v, st)
-			r.x[v] = x
-			if act {
+		vlo, vhi := int32(lo*32), int32(min(hi*32, r.n))
+		if !ranged {
+			for v := vlo; v < vhi; v++ {
+				x, act := p.Init(v, st)
+				r.x[v] = x
+				if act {
+					r.activate(&t, v)
+				}
+			}
+		} else if all, act := ri.InitRange(vlo, vhi, r.x[vlo:vhi], st); all {
+			r.active.SetWords(lo, hi)
+			t.count += int64(vhi - vlo)
+			if r.push != nil {
+				for _, d := range r.push.Degree[vlo:vhi] {
+					t.edges += int64(d)
+				}
+			}
+		} else {
+			for _, v := range act {
+				if v < vlo || v >= vhi {
+					badInit.Store(true)
+					break
+				}
 				r.activate(&t, v)
 			}
 		}
 		r.tallies[w] = t
 	})
+	if badInit.Load() {
+		return nil, fmt.Errorf("vertexprog: %T.InitRange listed an active vertex outside its range", p)
+	}
 	r.activeCount, r.initEdges = r.tally()
+	pt.Mark("Init")
 	return r, nil
 }
 

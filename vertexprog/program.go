@@ -183,6 +183,19 @@ type Preparer interface {
 	Prepare(g *Graph) error
 }
 
+// RangeIniter is implemented by programs that can give a whole range of
+// vertices their first values at once, faster than one Init call a vertex
+// (2M calls through the Program interface took 1.2 ms of every kron21 BFS
+// on 16 cores; a fill takes a tenth of that). InitRange must leave
+// exactly what Init(v, s) for v = lo, ..., hi-1 in turn would: x[i] is
+// vertex lo+i's value, and the vertices that start active are all of the
+// range (all true) or those listed in active, in increasing order. The
+// engine calls it instead of Init, concurrently for disjoint ranges (whole
+// bitmask words), each with its own Step.
+type RangeIniter[X any] interface {
+	InitRange(lo, hi int32, x []X, s *Step) (all bool, active []int32)
+}
+
 // RowFilter is implemented by programs for which some vertices take no
 // input in a superstep (BFS: the visited ones). Rows that Wants rejects are
 // neither gathered nor updated.
