@@ -60,7 +60,7 @@ func (Backend) Components(m *vertexprog.Matrix) (vertexprog.ComponentsRun, error
 	}
 	r := &ccRun{d: d, n: m.N}
 	err = d.do("copying the graph to the device", func() error {
-		need := d.cache.need(m.Matrix, false, nil, binLimits{}, tileSpec{}) + int64(m.N)*4 + afSamples*4
+		need := d.cache.need(m.Matrix, false, false, binLimits{}, tileSpec{}) + int64(m.N)*4 + afSamples*4
 		if err := d.reserve(need); err != nil {
 			return err
 		}
@@ -69,7 +69,8 @@ func (Backend) Components(m *vertexprog.Matrix) (vertexprog.ComponentsRun, error
 			return err
 		}
 		t0 := time.Now()
-		r.md = d.cache.get(m.Matrix, false, nil, binLimits{}, tileSpec{})
+		r.md = d.cache.get(m.Matrix, false, false, binLimits{}, tileSpec{})
+		d.dropPrefetch(nil)
 		r.comp = cu.MemAlloc(int64(max(1, m.N)) * 4)
 		r.sample = cu.MemAlloc(afSamples * 4)
 		r.bufs = []cu.DevicePtr{r.comp, r.sample}

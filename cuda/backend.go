@@ -19,6 +19,7 @@ import (
 	"unsafe"
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
+	"github.com/hpgraph/hpgraph/internal/phase"
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
@@ -332,11 +333,11 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 		}
 	}
 
-	pt := newPhaseTrace("start")
-	defer pt.print()
+	pt := phase.New("cuda", "start")
+	defer pt.Print()
 	src := buildSource(&job.Code, layout, feats)
 	ptx, key, err := d.kernelImage(src)
-	pt.mark("source and compile")
+	pt.Mark("source and compile")
 	if err != nil {
 		return nil, err
 	}
@@ -349,13 +350,13 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 		need := deviceBytes(job, layout, lim, &d.cache)
 		switch {
 		case job.Push == job.Pull:
-			need += d.cache.need(job.Pull.Matrix, true, job.Push.Degree, lim, ts)
+			need += d.cache.need(job.Pull.Matrix, true, true, lim, ts)
 		case job.Push != nil:
-			need += d.cache.need(job.Pull.Matrix, true, nil, lim, ts) + d.cache.need(job.Push.Matrix, false, job.Push.Degree, lim, tileSpec{})
+			need += d.cache.need(job.Pull.Matrix, true, false, lim, ts) + d.cache.need(job.Push.Matrix, false, true, lim, tileSpec{})
 		default:
-			need += d.cache.need(job.Pull.Matrix, true, nil, lim, ts)
+			need += d.cache.need(job.Pull.Matrix, true, false, lim, ts)
 		}
-		pt.mark("lock")
+		pt.Mark("lock")
 		if err := d.reserve(need); err != nil {
 			return err
 		}
@@ -363,7 +364,7 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 		if r.mod, err = d.loadModule(key, ptx, kernelNames); err != nil {
 			return err
 		}
-		pt.mark("module")
+		pt.Mark("module")
 		if !r.mod.layoutOK {
 			if err := layout.layoutErr(r.mod.stateOffsets(len(layout.offsets))); err != nil {
 				return err
@@ -382,7 +383,7 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 			if graphWarmup && r.hasPullGraphs() {
 				r.warmGraphs()
 			}
-			pt.mark("graphs")
+			pt.Mark("graphs")
 		}
 		return nil
 	})
@@ -432,7 +433,7 @@ func deviceBytes(job *vertexprog.DeviceJob, l *stateLayout, lim binLimits, c *ma
 	words := (n + 31) / 32
 	need := n*int64(job.XSize) + max(8, n*int64(job.ASize)) + 2*words*4
 	if job.Push != nil {
-		need += n*4 + 2*max(1, n)*4 + 2*8*max(1, c.pushChunksOf(job.Push.Matrix, job.Push.Degree)) + max(8, n*int64(job.ASize))
+		need += n*4 + 2*max(1, n)*4 + 2*8*max(1, c.pushChunksOf(job.Push.Matrix)) + max(8, n*int64(job.ASize))
 		if job.Spec.Delta > 0 {
 			need += words * 4
 		}
@@ -464,19 +465,20 @@ func (r *run) alloc(bytes int64) cu.DevicePtr {
 
 // upload finds the run's matrices, allocates its buffers (or adopts a
 // parked run's) and fills them. Inside device.do.
-func (r *run) upload(lim binLimits, ts tileSpec, pt *phaseTrace) {
+func (r *run) upload(lim binLimits, ts tileSpec, pt *phase.Trace) {
 	job := r.job
 	d := r.d
 	if job.Push == job.Pull {
-		r.pull = d.cache.get(job.Pull.Matrix, true, job.Push.Degree, lim, ts)
+		r.pull = d.cache.get(job.Pull.Matrix, true, true, lim, ts)
 		r.push = r.pull
 	} else {
-		r.pull = d.cache.get(job.Pull.Matrix, true, nil, lim, ts)
+		r.pull = d.cache.get(job.Pull.Matrix, true, false, lim, ts)
 		if job.Push != nil {
-			r.push = d.cache.get(job.Push.Matrix, false, job.Push.Degree, lim, tileSpec{})
+			r.push = d.cache.get(job.Push.Matrix, false, true, lim, tileSpec{})
 		}
 	}
-	pt.mark("matrices")
+	d.dropPrefetch(nil)
+	pt.Mark("matrices")
 	// (another run may hold the matrix's tiles of another shape)
 	r.tiles = ts.rowBits > 0 && r.pull.tiles.matches(ts)
 	if r.tiles {
@@ -485,9 +487,9 @@ func (r *run) upload(lim binLimits, ts tileSpec, pt *phaseTrace) {
 	if !d.adopt(r) {
 		r.allocate()
 	}
-	pt.mark("run's buffers")
+	pt.Mark("run's buffers")
 	r.fill()
-	pt.mark("run's state")
+	pt.Mark("run's state")
 }
 
 // allocate allocates the run's device buffers, textures and events.
@@ -1124,17 +1126,17 @@ func (r *run) Close() {
 		return
 	}
 	r.closed = true
-	pt := newPhaseTrace("close")
-	defer pt.print()
+	pt := phase.New("cuda", "close")
+	defer pt.Print()
 	_ = r.d.do("freeing device memory", func() error {
 		synced := catch("waiting for the GPU", func() error { r.d.syncStream(); return nil }) == nil
-		pt.mark("lock and sync")
+		pt.Mark("lock and sync")
 		if synced && r.finished && r.job.Resident {
 			r.d.park(r)
-			pt.mark("parked")
+			pt.Mark("parked")
 		} else {
 			r.d.freeBuffers(&r.buffers, r.recW)
-			pt.mark("buffers")
+			pt.Mark("buffers")
 		}
 		for _, md := range []*matDev{r.pull, r.push} {
 			if md != nil {

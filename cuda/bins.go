@@ -5,9 +5,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
-
-	"github.com/hpgraph/hpgraph/internal/par"
 )
 
 // Row bins of the COO pull (vp_pull_coo in kernels.cu). Every row with a
@@ -20,8 +17,8 @@ import (
 //	                     the block that finishes a row's last chunk folds
 //	                     the chunks' partials, in order, into y.
 //
-// The bins are built on the host once per matrix (they are cached with the
-// matrix's device copy).
+// The bins are built on the device once per matrix (deviceBins,
+// hybbuild.cu; they are cached with the matrix's device copy).
 
 // binLimits are the bin thresholds.
 type binLimits struct {
@@ -66,7 +63,8 @@ func binsFromEnv() binLimits {
 type pullBins struct {
 	lim binLimits
 	// rows lists the warp rows, then the quad rows, then the thread rows,
-	// each in increasing order.
+	// each in increasing order (built on the host only by the tests'
+	// makePullBins; deviceBins leaves it on the device).
 	rows                  []int32
 	nWarp, nQuad, nThread int
 	// Heavy rows: heavyRow[h] is the row, its chunks are
@@ -92,98 +90,19 @@ func (b *pullBins) blocks() (chunks, w, q, t int) {
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
-// makePullBins bins the rows of a matrix with COO row offsets cooPtr: on
-// every core, each block of rows counted per bin, then written at its
-// place in one array (appending to growing slices on one core took 33 ms
-// of a kron21 BFS's first PREPROCESS). Heavy rows are few and listed in
-// order after.
-func makePullBins(cooPtr []int64, lim binLimits) *pullBins {
-	b := &pullBins{lim: lim}
-	n := len(cooPtr) - 1
-	const (
-		bWarp = iota
-		bQuad
-		bThread
-		bHeavy
-		nBins
-	)
-	bin := func(r int) int {
-		switch l := cooPtr[r+1] - cooPtr[r]; {
-		case l == 0:
-			return -1
-		case l <= int64(lim.Thread):
-			return bThread
-		case l <= int64(lim.Quad):
-			return bQuad
-		case l <= int64(lim.Warp):
-			return bWarp
+// heavyChunks cuts the heavy rows (in order) into chunks of chunk COO
+// entries: heavy row h's chunks are heavyFirst[h] .. heavyFirst[h+1]-1,
+// and chunkHeavy[c] = h.
+func heavyChunks(cooPtr []int64, heavyRow []int32, chunk int) (heavyFirst, chunkHeavy []int32) {
+	heavyFirst = make([]int32, 1, len(heavyRow)+1)
+	for h, r := range heavyRow {
+		l := cooPtr[r+1] - cooPtr[r]
+		for range (l + int64(chunk) - 1) / int64(chunk) {
+			chunkHeavy = append(chunkHeavy, int32(h))
 		}
-		return bHeavy
+		heavyFirst = append(heavyFirst, int32(len(chunkHeavy)))
 	}
-	parts := max(1, min(par.Workers()*4, n/4096))
-	counts := make([][nBins]int, parts)
-	span := func(p int) (int, int) { return p * n / parts, (p + 1) * n / parts }
-	forParts := func(f func(p int)) {
-		var wg sync.WaitGroup
-		for p := range parts {
-			wg.Add(1)
-			go func() { defer wg.Done(); f(p) }()
-		}
-		wg.Wait()
-	}
-	forParts(func(p int) {
-		lo, hi := span(p)
-		for r := lo; r < hi; r++ {
-			if k := bin(r); k >= 0 {
-				counts[p][k]++
-			}
-		}
-	})
-	// Where each part's rows of each bin start: warp rows, then quad,
-	// then thread rows.
-	var total [nBins]int
-	for p := range counts {
-		for k := range nBins {
-			total[k] += counts[p][k]
-		}
-	}
-	b.nWarp, b.nQuad, b.nThread = total[bWarp], total[bQuad], total[bThread]
-	next := [nBins]int{bWarp: 0, bQuad: b.nWarp, bThread: b.nWarp + b.nQuad}
-	at := make([][nBins]int, parts)
-	for p := range counts {
-		at[p] = next
-		for k := range nBins {
-			next[k] += counts[p][k]
-		}
-	}
-	b.rows = make([]int32, b.nWarp+b.nQuad+b.nThread)
-	heavy := make([][]int32, parts)
-	forParts(func(p int) {
-		lo, hi := span(p)
-		for r := lo; r < hi; r++ {
-			switch k := bin(r); k {
-			case -1:
-			case bHeavy:
-				heavy[p] = append(heavy[p], int32(r))
-			default:
-				b.rows[at[p][k]] = int32(r)
-				at[p][k]++
-			}
-		}
-	})
-	b.heavyFirst = []int32{0}
-	for _, rs := range heavy {
-		for _, r := range rs {
-			h := int32(len(b.heavyRow))
-			b.heavyRow = append(b.heavyRow, r)
-			l := cooPtr[r+1] - cooPtr[r]
-			for range (l + int64(lim.Chunk) - 1) / int64(lim.Chunk) {
-				b.chunkHeavy = append(b.chunkHeavy, h)
-			}
-			b.heavyFirst = append(b.heavyFirst, int32(len(b.chunkHeavy)))
-		}
-	}
-	return b
+	return heavyFirst, chunkHeavy
 }
 
 // Push work classes (vp_push): a frontier vertex with at most pushSmall
@@ -194,14 +113,7 @@ const (
 	pushChunk = 1024
 )
 
-// pushChunks is how many (vertex, chunk) entries a frontier holding every
-// vertex of degrees deg would need: the capacity of the chunk queues.
-func pushChunks(deg []int32) int64 {
-	var c int64
-	for _, d := range deg {
-		if d > pushChunk {
-			c += (int64(d) + pushChunk - 1) / pushChunk
-		}
-	}
-	return c
-}
+// pushChunkBound bounds the chunk queues' capacity (what hb_degrees
+// counts, pushChunks in bins_test.go) before the degrees are known: a row
+// of d > pushChunk edges makes ceil(d/pushChunk) < 2d/pushChunk chunks.
+func pushChunkBound(nnz int64) int64 { return 2*nnz/pushChunk + 1 }

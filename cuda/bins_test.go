@@ -3,7 +3,10 @@ package cuda
 import (
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
+
+	"github.com/hpgraph/hpgraph/internal/par"
 )
 
 // Models of the COO pull of kernels.cu (vp_coo_group and vp_pull_chunk
@@ -251,4 +254,103 @@ func TestPullBinsManyRows(t *testing.T) {
 			t.Fatalf("%v: heavy rows or chunks differ from the sequential binning", lim)
 		}
 	}
+}
+
+// makePullBins bins the rows of a matrix with COO row offsets cooPtr on
+// the host, on every core: the reference the device's bins (deviceBins,
+// hybbuild.cu) are tested against, and the bins the CPU-side tests of
+// vp_pull_coo's blocks use. Each block of rows is counted per bin, then
+// written at its place in one array; heavy rows are few and listed in
+// order after.
+func makePullBins(cooPtr []int64, lim binLimits) *pullBins {
+	b := &pullBins{lim: lim}
+	n := len(cooPtr) - 1
+	const (
+		bWarp = iota
+		bQuad
+		bThread
+		bHeavy
+		nBins
+	)
+	bin := func(r int) int {
+		switch l := cooPtr[r+1] - cooPtr[r]; {
+		case l == 0:
+			return -1
+		case l <= int64(lim.Thread):
+			return bThread
+		case l <= int64(lim.Quad):
+			return bQuad
+		case l <= int64(lim.Warp):
+			return bWarp
+		}
+		return bHeavy
+	}
+	parts := max(1, min(par.Workers()*4, n/4096))
+	counts := make([][nBins]int, parts)
+	span := func(p int) (int, int) { return p * n / parts, (p + 1) * n / parts }
+	forParts := func(f func(p int)) {
+		var wg sync.WaitGroup
+		for p := range parts {
+			wg.Add(1)
+			go func() { defer wg.Done(); f(p) }()
+		}
+		wg.Wait()
+	}
+	forParts(func(p int) {
+		lo, hi := span(p)
+		for r := lo; r < hi; r++ {
+			if k := bin(r); k >= 0 {
+				counts[p][k]++
+			}
+		}
+	})
+	// Where each part's rows of each bin start: warp rows, then quad,
+	// then thread rows.
+	var total [nBins]int
+	for p := range counts {
+		for k := range nBins {
+			total[k] += counts[p][k]
+		}
+	}
+	b.nWarp, b.nQuad, b.nThread = total[bWarp], total[bQuad], total[bThread]
+	next := [nBins]int{bWarp: 0, bQuad: b.nWarp, bThread: b.nWarp + b.nQuad}
+	at := make([][nBins]int, parts)
+	for p := range counts {
+		at[p] = next
+		for k := range nBins {
+			next[k] += counts[p][k]
+		}
+	}
+	b.rows = make([]int32, b.nWarp+b.nQuad+b.nThread)
+	heavy := make([][]int32, parts)
+	forParts(func(p int) {
+		lo, hi := span(p)
+		for r := lo; r < hi; r++ {
+			switch k := bin(r); k {
+			case -1:
+			case bHeavy:
+				heavy[p] = append(heavy[p], int32(r))
+			default:
+				b.rows[at[p][k]] = int32(r)
+				at[p][k]++
+			}
+		}
+	})
+	for _, rs := range heavy {
+		b.heavyRow = append(b.heavyRow, rs...)
+	}
+	b.heavyFirst, b.chunkHeavy = heavyChunks(cooPtr, b.heavyRow, lim.Chunk)
+	return b
+}
+
+// pushChunks is how many (vertex, chunk) entries a frontier holding every
+// vertex of degrees deg would need: the capacity of the chunk queues.
+func pushChunks(deg []int32) int64 {
+	var c int64
+	for _, d := range deg {
+		if d > pushChunk {
+			c += (int64(d) + pushChunk - 1) / pushChunk
+		}
+	}
+	return c
 }

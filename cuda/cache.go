@@ -8,6 +8,7 @@ import (
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/hyb"
+	"github.com/hpgraph/hpgraph/internal/phase"
 )
 
 // matDev is a HYB matrix in device memory: the arrays every superstep
@@ -117,7 +118,7 @@ func (t *pullTiles) matches(ts tileSpec) bool {
 
 // need is the device memory that using m (as a pull matrix with bins and
 // tiles, or with push degrees) would add.
-func (c *matCache) need(m *hyb.Matrix, bins bool, deg []int32, lim binLimits, ts tileSpec) int64 {
+func (c *matCache) need(m *hyb.Matrix, bins, degrees bool, lim binLimits, ts tileSpec) int64 {
 	md := c.m[m]
 	if md != nil && !md.consistent() {
 		md = nil
@@ -129,8 +130,8 @@ func (c *matCache) need(m *hyb.Matrix, bins bool, deg []int32, lim binLimits, ts
 	if bins && (md == nil || md.bins == nil || md.bins.lim != lim) {
 		b += binBytes(m, lim)
 	}
-	if deg != nil && (md == nil || md.pushDeg == 0) {
-		b += 4 * int64(len(deg))
+	if degrees && (md == nil || md.pushDeg == 0) {
+		b += 4 * int64(m.N)
 	}
 	if ts.rowBits > 0 && (md == nil || !md.tiles.matches(ts)) {
 		b += tileBytes(m, ts.rowBits, ts.maxArcs)
@@ -156,15 +157,15 @@ func freeAll(bufs []cu.DevicePtr) {
 	}
 }
 
-// get returns m's device copy with the parts asked for, uploading what is
-// missing, and marks it used. Inside device.do.
-func (c *matCache) get(m *hyb.Matrix, bins bool, deg []int32, lim binLimits, ts tileSpec) *matDev {
+// get returns m's device copy with the parts asked for (the pull bins,
+// the push degrees, tiles), making what is missing, and marks it used. Inside device.do.
+func (c *matCache) get(m *hyb.Matrix, bins, degrees bool, lim binLimits, ts tileSpec) *matDev {
 	if c.m == nil {
 		c.m = map[*hyb.Matrix]*matDev{}
 	}
 	c.clock++
-	pt := newPhaseTrace("matrix")
-	defer pt.print()
+	pt := phase.New("cuda", "matrix")
+	defer pt.Print()
 	md := c.m[m]
 	if md != nil && !md.consistent() {
 		if md.users == 0 {
@@ -193,18 +194,12 @@ func (c *matCache) get(m *hyb.Matrix, bins bool, deg []int32, lim binLimits, ts 
 	if bins && (md.bins == nil || md.bins.lim != lim && md.users == 0) {
 		freeAll(md.binBufs)
 		md.binBufs = nil
-		b := makePullBins(m.CooPtr, lim)
-		md.binRows = devPut(&md.binBufs, b.rows)
-		md.chunkHeavy = devPut(&md.binBufs, b.chunkHeavy)
-		md.heavyRow = devPut(&md.binBufs, b.heavyRow)
-		md.heavyFirst = devPut(&md.binBufs, b.heavyFirst)
-		md.bins = b
-		pt.mark("bins")
+		md.bins = deviceBins(md, m, lim)
+		pt.Mark("bins")
 	}
-	if deg != nil && md.pushDeg == 0 {
-		md.pushDeg = devPut(&md.bufs, deg)
-		md.pushChunks = pushChunks(deg)
-		pt.mark("push degrees")
+	if degrees && md.pushDeg == 0 {
+		deviceDegrees(md)
+		pt.Mark("push degrees")
 	}
 	// (Tiles in use by another run stay as they are.)
 	if ts.rowBits > 0 && !md.tiles.matches(ts) && (md.tiles == nil || md.users == 0) {
@@ -265,14 +260,13 @@ func (c *matCache) trim(keep int) {
 	}
 }
 
-// pushChunksOf is pushChunks(deg) for m's degrees, counted once per
-// cached matrix (a pass over every vertex, which every run's start paid
-// twice: ~7 ms of a kron21 BFS query). Inside device.do.
-func (c *matCache) pushChunksOf(m *hyb.Matrix, deg []int32) int64 {
+// pushChunksOf is the push chunks of m's degrees where its device copy
+// counted them, else a bound (pushChunkBound). Inside device.do.
+func (c *matCache) pushChunksOf(m *hyb.Matrix) int64 {
 	if md := c.m[m]; md != nil && md.pushDeg != 0 && md.consistent() {
 		return md.pushChunks
 	}
-	return pushChunks(deg)
+	return pushChunkBound(m.NNZ())
 }
 
 // matArg is the VP_Mat argument (kernels.cu).

@@ -266,7 +266,7 @@ func TestKernelNamesListEveryKernel(t *testing.T) {
 // TestCompileHybBuild: the device PREPROCESS kernels compile for every
 // target, and the module looks up exactly the kernels hybbuild.cu defines.
 func TestCompileHybBuild(t *testing.T) {
-	re := regexp.MustCompile(`extern "C" __global__ void (\w+)\(`)
+	re := regexp.MustCompile(`extern "C" __global__ void (?:__launch_bounds__\(\w+\) )?(\w+)\(`)
 	var found []string
 	for _, m := range re.FindAllStringSubmatch(hybBuildSource, -1) {
 		found = append(found, m[1])

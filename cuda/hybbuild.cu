@@ -74,3 +74,144 @@ extern "C" __global__ void hb_restore(const HB_Copy a, int unused) {
   for (long long i = i0; i < n16; i += stride) d[i] = __ldcs(s + i);
   for (long long i = (n16 << 4) + i0; i < a.bytes; i += stride) a.dst[i] = __ldcs(a.src + i);
 }
+
+// Pull bins (bins.go) on the device, from the COO row offsets: every row
+// with a COO part goes to the warp, quad or thread list, or is heavy, by
+// its COO length; each list holds its rows in increasing order. A block
+// takes HB_TILE rows, a thread HB_PER consecutive ones. hb_bin_count
+// counts each tile's rows per bin, hb_bin_scan turns the counts into each
+// tile's first place in its bin, hb_bin_place writes the rows there in
+// order. A thread's four counts (at most HB_PER each) travel packed, 16
+// bits a bin, so one scan orders all four bins.
+#define HB_THREADS 256
+#define HB_PER 8
+#define HB_TILE (HB_THREADS * HB_PER)
+
+struct HB_Bins {
+  const long long* cooPtr;  // n+1
+  int* counts;              // 4 per tile, then each tile's first place
+  int* rows;                // the warp rows, then quad rows, then thread rows
+  int* heavy;               // the heavy rows
+  int* totals;              // 4: the rows in each bin
+  int n, thread, quad, warp;
+};
+
+static_assert(sizeof(HB_Bins) == 56, "hpgraph: HB_Bins layout");
+
+// Bins 0 (warp), 1 (quad), 2 (thread), 3 (heavy); -1 for no COO part.
+__device__ __forceinline__ int hb_bin(const HB_Bins& a, int r) {
+  long long l = a.cooPtr[r + 1] - a.cooPtr[r];
+  if (l == 0) return -1;
+  if (l <= a.thread) return 2;
+  if (l <= a.quad) return 1;
+  if (l <= a.warp) return 0;
+  return 3;
+}
+
+// The packed counts of this thread's rows of the tile.
+__device__ __forceinline__ unsigned long long hb_thread_counts(const HB_Bins& a, long long first) {
+  unsigned long long c = 0;
+  for (int i = 0; i < HB_PER; i++) {
+    long long r = first + i;
+    if (r >= a.n) break;
+    int b = hb_bin(a, (int)r);
+    if (b >= 0) c += 1ull << (16 * b);
+  }
+  return c;
+}
+
+// Exclusive scan over the block (HB_THREADS threads) of a packed value;
+// *total gets the block's sum.
+__device__ __forceinline__ unsigned long long hb_block_scan(unsigned long long v, unsigned long long* total) {
+  __shared__ unsigned long long warpSum[HB_THREADS / 32];
+  int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  unsigned long long x = v;
+  for (int o = 1; o < 32; o <<= 1) {
+    unsigned long long y = __shfl_up_sync(0xffffffffu, x, o);
+    if (lane >= o) x += y;
+  }
+  if (lane == 31) warpSum[w] = x;
+  __syncthreads();
+  if (w == 0) {
+    unsigned long long s = lane < HB_THREADS / 32 ? warpSum[lane] : 0;
+    for (int o = 1; o < HB_THREADS / 32; o <<= 1) {
+      unsigned long long y = __shfl_up_sync(0xffffffffu, s, o);
+      if (lane >= o) s += y;
+    }
+    if (lane < HB_THREADS / 32) warpSum[lane] = s;
+  }
+  __syncthreads();
+  unsigned long long before = w > 0 ? warpSum[w - 1] : 0;
+  *total = warpSum[HB_THREADS / 32 - 1];
+  __syncthreads();  // (warpSum is reused by the next call)
+  return before + x - v;
+}
+
+extern "C" __global__ void __launch_bounds__(HB_THREADS) hb_bin_count(const HB_Bins a, int unused) {
+  long long tile = blockIdx.x;
+  unsigned long long total;
+  hb_block_scan(hb_thread_counts(a, tile * HB_TILE + (long long)threadIdx.x * HB_PER), &total);
+  if (threadIdx.x < 4) a.counts[tile * 4 + threadIdx.x] = (int)((total >> (16 * threadIdx.x)) & 0xffff);
+}
+
+// One block: each bin's counts become each tile's first place in the
+// bin's list (an exclusive scan over the tiles, in place); totals[b] is
+// the bin's size.
+extern "C" __global__ void __launch_bounds__(HB_THREADS) hb_bin_scan(const HB_Bins a, int tiles) {
+  for (int b = 0; b < 4; b++) {
+    unsigned long long carry = 0;
+    for (int base = 0; base < tiles; base += HB_THREADS) {
+      int t = base + threadIdx.x;
+      unsigned long long v = t < tiles ? (unsigned long long)a.counts[t * 4 + b] : 0, total;
+      unsigned long long ex = hb_block_scan(v, &total);
+      if (t < tiles) a.counts[t * 4 + b] = (int)(carry + ex);
+      carry += total;
+    }
+    if (threadIdx.x == 0) a.totals[b] = (int)carry;
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(HB_THREADS) hb_bin_place(const HB_Bins a, int unused) {
+  long long tile = blockIdx.x, first = tile * HB_TILE + (long long)threadIdx.x * HB_PER;
+  unsigned long long total;
+  unsigned long long ex = hb_block_scan(hb_thread_counts(a, first), &total);
+  int at[4];
+  int start[3] = {0, a.totals[0], a.totals[0] + a.totals[1]};
+  for (int b = 0; b < 4; b++) at[b] = (b < 3 ? start[b] : 0) + a.counts[tile * 4 + b] + (int)((ex >> (16 * b)) & 0xffff);
+  for (int i = 0; i < HB_PER; i++) {
+    long long r = first + i;
+    if (r >= a.n) break;
+    int b = hb_bin(a, (int)r);
+    if (b == 3) a.heavy[at[3]++] = (int)r;
+    else if (b >= 0) a.rows[at[b]++] = (int)r;
+  }
+}
+
+// A push matrix's row degrees (the ELL part's entries up to its first
+// Pad, plus the COO part), and the chunks of pushChunk edges that a
+// frontier of every vertex would queue (bins.go's pushChunks) added to
+// *chunks.
+struct HB_Deg {
+  const int* ellCol;        // k*pitch
+  const long long* cooPtr;  // n+1
+  int* deg;                 // n
+  unsigned long long* chunks;
+  int n, k, pitch, chunk;
+};
+
+static_assert(sizeof(HB_Deg) == 48, "hpgraph: HB_Deg layout");
+
+extern "C" __global__ void hb_degrees(const HB_Deg a, int unused) {
+  long long stride = (long long)gridDim.x * blockDim.x;
+  unsigned long long c = 0;
+  for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < a.n; r += stride) {
+    long long d = a.cooPtr[r + 1] - a.cooPtr[r];
+    int j = 0;
+    while (j < a.k && a.ellCol[(long long)j * a.pitch + r] != -1) j++;
+    d += j;
+    a.deg[r] = (int)d;
+    if (d > a.chunk) c += (unsigned long long)((d + a.chunk - 1) / a.chunk);
+  }
+  for (int o = 16; o > 0; o >>= 1) c += __shfl_down_sync(0xffffffffu, c, o);
+  if ((threadIdx.x & 31) == 0 && c) atomicAdd(a.chunks, c);
+}

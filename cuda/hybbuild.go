@@ -9,40 +9,43 @@ import (
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/hyb"
+	"github.com/hpgraph/hpgraph/internal/phase"
 )
 
 //go:embed hybbuild.cu
 var hybBuildSource string
 
-var hybBuildKernels = []string{"hb_ell", "hb_coo", "hb_restore"}
+var hybBuildKernels = []string{"hb_ell", "hb_coo", "hb_restore", "hb_bin_count", "hb_bin_scan", "hb_bin_place", "hb_degrees"}
 
 // buildOnDevice is PREPROCESS on the device for a matrix that
 // vertexprog described without filling (hyb.Describe): it uploads the
-// CSR, builds the ELL and COO arrays from it with hb_ell and hb_coo, and
+// CSR (or takes its prefetched copy: prefetch.go), builds the ELL and COO arrays from it with hb_ell and hb_coo, and
 // frees the CSR, so the host never holds a second copy of the graph.
 // Inside device.do.
-func buildOnDevice(md *matDev, m *hyb.Matrix, pt *phaseTrace) {
+func buildOnDevice(md *matDev, m *hyb.Matrix, pt *phase.Trace) {
 	d := theDev
 	mod := d.hybBuildModule()
-	pt.mark("module")
+	pt.Mark("module")
 	var csr []cu.DevicePtr
 	defer func() { freeAll(csr) }()
-	rowPtr := devPut(&csr, m.Src.RowPtr)
-	pt.mark("row offsets")
-	col := devAlloc(&csr, int64(len(m.Src.Col))*4)
-	pt.mark("columns' allocation")
-	if len(m.Src.Col) > 0 {
-		htod(col, unsafe.Pointer(&m.Src.Col[0]), int64(len(m.Src.Col))*4)
+	var rowPtr, col, val cu.DevicePtr
+	if c := d.takePrefetch(m.Src); c != nil {
+		rowPtr, col, val, csr = c.rowPtr, c.col, c.val, c.bufs
+		pt.Mark("prefetched CSR")
+	} else {
+		rowPtr = devPut(&csr, m.Src.RowPtr)
+		pt.Mark("row offsets")
+		col = devPut(&csr, m.Src.Col)
+		pt.Mark("columns")
+		val = devPut(&csr, m.Src.Val)
 	}
-	pt.mark("columns' upload")
-	val := devPut(&csr, m.Src.Val)
 	md.cooPtr = devPut(&md.bufs, m.CooPtr)
 	slots, coo := int64(m.K)*int64(m.Pitch), m.CooNNZ()
 	md.ellCol, md.cooCol = devAlloc(&md.bufs, slots*4), devAlloc(&md.bufs, coo*4)
 	if m.Weighted() {
 		md.ellVal, md.cooVal = devAlloc(&md.bufs, slots*4), devAlloc(&md.bufs, coo*4)
 	}
-	pt.mark("values, COO offsets, ELL and COO allocations")
+	pt.Mark("values, COO offsets, ELL and COO allocations")
 	a := make([]byte, 80)
 	le := binary.LittleEndian
 	for i, p := range []cu.DevicePtr{rowPtr, col, val, md.cooPtr, md.ellCol, md.ellVal, md.cooCol, md.cooVal} {
@@ -56,7 +59,7 @@ func buildOnDevice(md *matDev, m *hyb.Matrix, pt *phaseTrace) {
 	mod.launch2("hb_ell", min(blocks(slots, blockSize), most), d.stream, a, unused)
 	mod.launch2("hb_coo", min(blocks(int64(m.N)*32, blockSize), most), d.stream, a, unused)
 	d.syncStream()
-	pt.mark("build")
+	pt.Mark("build")
 	d.notePeak()
 }
 
@@ -94,4 +97,87 @@ func (d *device) restore(dst, src cu.DevicePtr, bytes int64) {
 	le.PutUint64(a[16:], uint64(bytes))
 	d.hybBuildModule().launch2("hb_restore", min(blocks((bytes+15)/16, blockSize), int64(d.sms)*16), d.stream, a, make([]byte, 4))
 	d.syncStream()
+}
+
+// hbTile is the rows a block of hb_bin_count and hb_bin_place bins
+// (HB_TILE in hybbuild.cu).
+const hbTile = 256 * 8
+
+// deviceBins bins m's rows on the device (hb_bin_* in hybbuild.cu) into
+// md's bin buffers: the same lists as makePullBins (bins_test.go) on the
+// host, which took 6 ms of a kron21 BFS's first PREPROCESS. Only the
+// heavy rows come back to the host, which cuts them into chunks (they are
+// few). Inside device.do.
+func deviceBins(md *matDev, m *hyb.Matrix, lim binLimits) *pullBins {
+	d := theDev
+	mod := d.hybBuildModule()
+	b := &pullBins{lim: lim}
+	tiles := int64(ceilDiv(m.N, hbTile))
+	var tmp []cu.DevicePtr
+	defer func() { freeAll(tmp) }()
+	counts := devAlloc(&tmp, tiles*16+16)
+	totals := counts + cu.DevicePtr(tiles*16)
+	arg := func(rows, heavy cu.DevicePtr) []byte {
+		a := make([]byte, 56)
+		le := binary.LittleEndian
+		for i, p := range []cu.DevicePtr{md.cooPtr, counts, rows, heavy, totals} {
+			le.PutUint64(a[8*i:], uint64(p))
+		}
+		for i, v := range []int{m.N, lim.Thread, lim.Quad, lim.Warp} {
+			le.PutUint32(a[40+4*i:], uint32(v))
+		}
+		return a
+	}
+	var tot [4]int32
+	if tiles > 0 {
+		mod.launch2("hb_bin_count", tiles, d.stream, arg(0, 0), make([]byte, 4))
+		nt := make([]byte, 4)
+		binary.LittleEndian.PutUint32(nt, uint32(tiles))
+		mod.launch2("hb_bin_scan", 1, d.stream, arg(0, 0), nt)
+		d.syncStream()
+		cu.MemcpyDtoH(unsafe.Pointer(&tot[0]), totals, 16)
+	}
+	b.nWarp, b.nQuad, b.nThread = int(tot[0]), int(tot[1]), int(tot[2])
+	md.binRows = devAlloc(&md.binBufs, int64(b.nWarp+b.nQuad+b.nThread)*4)
+	heavy := devAlloc(&tmp, int64(tot[3])*4)
+	if tiles > 0 {
+		mod.launch2("hb_bin_place", tiles, d.stream, arg(md.binRows, heavy), make([]byte, 4))
+		d.syncStream()
+	}
+	if tot[3] > 0 {
+		b.heavyRow = make([]int32, tot[3])
+		cu.MemcpyDtoH(unsafe.Pointer(&b.heavyRow[0]), heavy, int64(tot[3])*4)
+	}
+	b.heavyFirst, b.chunkHeavy = heavyChunks(m.CooPtr, b.heavyRow, lim.Chunk)
+	md.chunkHeavy = devPut(&md.binBufs, b.chunkHeavy)
+	md.heavyRow = devPut(&md.binBufs, b.heavyRow)
+	md.heavyFirst = devPut(&md.binBufs, b.heavyFirst)
+	return b
+}
+
+// deviceDegrees fills md.pushDeg with the row degrees of md's matrix,
+// counted on the device from its ELL and COO arrays (hb_degrees), and
+// md.pushChunks with the push chunks they make. Inside device.do.
+func deviceDegrees(md *matDev) {
+	d := theDev
+	m := md.m
+	md.pushDeg = devAlloc(&md.bufs, int64(m.N)*4)
+	var tmp []cu.DevicePtr
+	defer func() { freeAll(tmp) }()
+	chunks := devAlloc(&tmp, 8)
+	cu.MemsetD32(chunks, 0, 2)
+	cu.CtxSynchronize() // (the memset ran on the legacy stream)
+	a := make([]byte, 48)
+	le := binary.LittleEndian
+	for i, p := range []cu.DevicePtr{md.ellCol, md.cooPtr, md.pushDeg, chunks} {
+		le.PutUint64(a[8*i:], uint64(p))
+	}
+	for i, v := range []int{m.N, m.K, m.Pitch, pushChunk} {
+		le.PutUint32(a[32+4*i:], uint32(v))
+	}
+	d.hybBuildModule().launch2("hb_degrees", min(blocks(int64(m.N), blockSize), int64(d.sms)*16), d.stream, a, make([]byte, 4))
+	d.syncStream()
+	var c uint64
+	cu.MemcpyDtoH(unsafe.Pointer(&c), chunks, 8)
+	md.pushChunks = int64(c)
 }

@@ -6,10 +6,12 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/hyb"
+	"github.com/hpgraph/hpgraph/internal/phase"
 )
 
 // download copies n elements of device memory p into a new slice (nil
@@ -72,7 +74,7 @@ func TestBuildOnDeviceMatchesHost(t *testing.T) {
 				}
 				err = d.do("building on the device", func() error {
 					md := &matDev{m: m}
-					defer freeAll(md.bufs)
+					defer func() { freeAll(md.bufs) }()
 					buildOnDevice(md, m, nil)
 					slots, coo := int64(m.K)*int64(m.Pitch), m.CooNNZ()
 					if got := download[int32](md.ellCol, slots); !slices.Equal(got, want.EllCol) {
@@ -100,5 +102,156 @@ func TestBuildOnDeviceMatchesHost(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// skewedCSR is a skewed random pattern CSR of n rows: most rows short, a
+// few long ones, some empty.
+func skewedCSR(rng *rand.Rand, n, long int) (rowPtr []int64, col []int32) {
+	rowPtr = make([]int64, n+1)
+	for r := range n {
+		l := rng.IntN(6)
+		if rng.IntN(40) == 0 {
+			l = rng.IntN(long + 1)
+		}
+		for range l {
+			col = append(col, int32(rng.IntN(n)))
+		}
+		slices.Sort(col[rowPtr[r]:])
+		rowPtr[r+1] = int64(len(col))
+	}
+	return rowPtr, col
+}
+
+// TestDeviceBinsMatchHost: the pull bins hb_bin_* make (deviceBins) equal
+// makePullBins' on the host, and the degrees and push chunks hb_degrees
+// counts equal the CSR's row lengths and pushChunks, across tile
+// boundaries (2048 rows), more tiles than one scan block holds, ELL
+// widths from none to wide, and bin limits that fill every bin.
+func TestDeviceBinsMatchHost(t *testing.T) {
+	d := needGPU(t)
+	rng := rand.New(rand.NewPCG(3, 5))
+	lims := []binLimits{defaultBins, {Thread: 1, Quad: 2, Warp: 8, Chunk: 16}, {Thread: 0, Quad: 0, Warp: 0, Chunk: 1}}
+	for _, n := range []int{1, 2047, 2048, 2049, 70000, 600001} {
+		rowPtr, col := skewedCSR(rng, n, 3000)
+		for _, opt := range []hyb.Options{{RelativeSpeed: 3}, {RelativeSpeed: 3, MaxK: 1}, {RelativeSpeed: 0.01}} {
+			m, err := hyb.Describe(n, rowPtr, col, nil, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			deg := make([]int32, n)
+			for r := range n {
+				deg[r] = int32(rowPtr[r+1] - rowPtr[r])
+			}
+			for _, lim := range lims {
+				want := makePullBins(m.CooPtr, lim)
+				err = d.do("binning on the device", func() error {
+					md := &matDev{m: m}
+					defer func() { freeAll(md.bufs); freeAll(md.binBufs) }()
+					if m.Materialized() {
+						md.cooPtr = devPut(&md.bufs, m.CooPtr)
+					} else {
+						buildOnDevice(md, m, nil)
+					}
+					got := deviceBins(md, m, lim)
+					rows := download[int32](md.binRows, int64(got.nWarp+got.nQuad+got.nThread))
+					if got.nWarp != want.nWarp || got.nQuad != want.nQuad || got.nThread != want.nThread ||
+						!slices.Equal(rows, want.rows) && len(want.rows) > 0 ||
+						!slices.Equal(got.heavyRow, want.heavyRow) || !slices.Equal(got.heavyFirst, want.heavyFirst) ||
+						!slices.Equal(got.chunkHeavy, want.chunkHeavy) {
+						t.Errorf("n=%d K=%d lim=%v: device bins (warp %d quad %d thread %d heavy %d) differ from the host's (%d %d %d %d)",
+							n, m.K, lim, got.nWarp, got.nQuad, got.nThread, len(got.heavyRow), want.nWarp, want.nQuad, want.nThread, len(want.heavyRow))
+					}
+					deviceDegrees(md)
+					if gd := download[int32](md.pushDeg, int64(n)); !slices.Equal(gd, deg) {
+						t.Errorf("n=%d K=%d: device degrees differ from the CSR's", n, m.K)
+					}
+					if md.pushChunks != pushChunks(deg) || md.pushChunks > pushChunkBound(m.NNZ()) {
+						t.Errorf("n=%d K=%d: device push chunks %d, host %d, bound %d", n, m.K, md.pushChunks, pushChunks(deg), pushChunkBound(m.NNZ()))
+					}
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+}
+
+// TestPrefetchedBuild: a matrix built from a prefetched CSR equals the
+// host's, the copy is taken once, and a copy no matrix takes is freed by
+// dropPrefetch (device memory back where it was).
+func TestPrefetchedBuild(t *testing.T) {
+	d := needGPU(t)
+	rng := rand.New(rand.NewPCG(9, 1))
+	n := 50000
+	rowPtr, col := skewedCSR(rng, n, 5000)
+	val := make([]float32, len(col))
+	for i := range val {
+		val[i] = rng.Float32()
+	}
+	opt := hyb.Options{RelativeSpeed: 3}
+	want, err := hyb.FromCSR(n, rowPtr, col, val, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := hyb.Describe(n, rowPtr, col, val, opt)
+	if err != nil || m.Materialized() {
+		t.Fatalf("describe: %v (materialized %v)", err, m.Materialized())
+	}
+	var before int64
+	_ = d.do("memory", func() error { before, _ = d.memInfo(); return nil })
+	Backend{}.Prefetch(rowPtr, col, val)
+	// An unrelated CSR, prefetched and never taken.
+	other := slices.Clone(rowPtr)
+	Backend{}.Prefetch(other, col, nil)
+	// (the prefetches run in goroutines of their own: wait for them)
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		d.mu.Lock()
+		done := len(d.prefetched) == 2 && d.prefetched[0].done && d.prefetched[1].done
+		d.mu.Unlock()
+		if done {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the prefetches did not finish in 10 s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	err = d.do("building from a prefetched CSR", func() error {
+		md := &matDev{m: m}
+		defer func() { freeAll(md.bufs) }()
+		pt := phase.New("cuda", "test")
+		buildOnDevice(md, m, pt)
+		slots := int64(m.K) * int64(m.Pitch)
+		if got := download[int32](md.ellCol, slots); !slices.Equal(got, want.EllCol) {
+			t.Errorf("ELL columns differ")
+		}
+		if got := download[float32](md.ellVal, slots); !slices.Equal(got, want.EllVal) {
+			t.Errorf("ELL values differ")
+		}
+		if got := download[int32](md.cooCol, m.CooNNZ()); !slices.Equal(got, want.CooCol) {
+			t.Errorf("COO columns differ")
+		}
+		if got := download[float32](md.cooVal, m.CooNNZ()); !slices.Equal(got, want.CooVal) {
+			t.Errorf("COO values differ")
+		}
+		d.mu.Lock()
+		left := len(d.prefetched)
+		d.mu.Unlock()
+		if left != 1 {
+			t.Errorf("%d prefetched copies left after the build, want 1 (the unrelated one)", left)
+		}
+		d.dropPrefetch(nil)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var after int64
+	_ = d.do("memory", func() error { after, _ = d.memInfo(); return nil })
+	if after < before {
+		t.Errorf("free device memory %d after the build and drop, %d before", after, before)
 	}
 }

@@ -113,34 +113,3 @@ func (r *run) printTileProbe() {
 	}
 	os.Stderr.WriteString(b.String())
 }
-
-// phaseTrace times the phases of a run's start and end (HPGRAPH_CUDA_TRACE=1):
-// nil when not tracing.
-type phaseTrace struct {
-	what  string
-	last  time.Time
-	parts []string
-}
-
-func newPhaseTrace(what string) *phaseTrace {
-	if !traceSteps {
-		return nil
-	}
-	return &phaseTrace{what: what, last: time.Now()}
-}
-
-// mark ends the phase called name.
-func (p *phaseTrace) mark(name string) {
-	if p == nil {
-		return
-	}
-	now := time.Now()
-	p.parts = append(p.parts, fmt.Sprintf("%s %.3f", name, float64(now.Sub(p.last).Microseconds())/1e3))
-	p.last = now
-}
-
-func (p *phaseTrace) print() {
-	if p != nil && len(p.parts) > 0 {
-		fmt.Fprintf(os.Stderr, "cuda trace: %s (ms): %s\n", p.what, strings.Join(p.parts, ", "))
-	}
-}

@@ -133,6 +133,19 @@ type DeviceBackend interface {
 	Start(job *DeviceJob) (DeviceRun, error)
 }
 
+// Prefetcher is implemented by a device backend that can start copying a
+// graph's adjacency (a CSR: row offsets, columns, weights or nil) to the
+// device while the host prepares a run. Run calls Prefetch, which must
+// return at once, with each adjacency the run's matrices are described
+// from that already exists, before the program's Prepare and the
+// matrices' description; the backend builds a matrix whose source is the
+// same CSR (the same arrays) from the copy, and frees a copy no matrix
+// took when the next run starts. A backend may skip a prefetch (a matrix
+// already on the device, too little memory): it only saves time.
+type Prefetcher interface {
+	Prefetch(rowPtr []int64, col []int32, val []float32)
+}
+
 // DeviceInfo describes the device a backend runs on, for benchmark records.
 type DeviceInfo struct {
 	Name              string // e.g. "NVIDIA H200"

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hpgraph/hpgraph/bitmask"
+	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/hyb"
 	"github.com/hpgraph/hpgraph/internal/par"
 	"github.com/hpgraph/hpgraph/internal/phase"
@@ -184,6 +185,9 @@ func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 	chosen := make(chan backendChoice, 1)
 	go func() {
 		b, err := selectBackend(opt.Backend, p)
+		if pf, ok := b.(Prefetcher); ok && err == nil {
+			prefetch(g, spec, pf)
+		}
 		chosen <- backendChoice{b, err}
 	}()
 	defaultHYB := opt.HYB == (hyb.Options{})
@@ -250,6 +254,20 @@ func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 	}
 	res.X = h.x
 	return res, nil
+}
+
+// prefetch offers pf the adjacencies the run's pull and push matrices
+// will be described from, where they exist already (a directed graph's
+// transpose may not: describing the matrix builds it), so that their
+// upload overlaps the host's PREPROCESS.
+func prefetch(g *Graph, spec Spec, pf Prefetcher) {
+	var seen *datasets.Graph
+	for _, r := range []matrixRows{gatherRows(spec.Edges), pushRows(spec.Edges)} {
+		if a := g.builtAdjacency(r); a != nil && a != seen {
+			pf.Prefetch(a.RowPtr, a.Col, a.W)
+			seen = a
+		}
+	}
 }
 
 // materialize fills the host arrays of the matrices the CPU kernels read

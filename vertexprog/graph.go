@@ -278,6 +278,22 @@ func pushRows(e EdgeType) matrixRows {
 	return rowsAll
 }
 
+// builtAdjacency is adjacency(r) where it exists already, else nil.
+func (g *Graph) builtAdjacency(r matrixRows) *datasets.Graph {
+	if !g.g.Directed || r == rowsOut {
+		return g.g
+	}
+	switch r {
+	case rowsIn:
+		return g.in.Load()
+	case rowsAll:
+		return g.sym.Load()
+	case rowsInOut:
+		return g.inOut.Load()
+	}
+	return nil
+}
+
 func (g *Graph) adjacency(r matrixRows) *datasets.Graph {
 	switch r {
 	case rowsIn:
