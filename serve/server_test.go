@@ -3,6 +3,7 @@ package serve
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -58,11 +59,16 @@ type testServer struct {
 	http *httptest.Server
 }
 
+// testBackend is the backend the test servers use: the CPU, or
+// $HPGRAPH_SERVE_TEST_BACKEND (cuda on the GPU machine, where the answers
+// and the concurrent queries are checked on the device).
+var testBackend = cmp.Or(os.Getenv("HPGRAPH_SERVE_TEST_BACKEND"), "cpu")
+
 func newTestServer(t testing.TB, edit func(*Config)) *testServer {
 	t.Helper()
 	dir := t.TempDir()
 	writeTestGraph(t, dir, "sparse.el")
-	cfg := Config{DataDir: dir, Backend: "cpu", Logf: func(string, ...any) {}}
+	cfg := Config{DataDir: dir, Backend: testBackend, Logf: func(string, ...any) {}}
 	if edit != nil {
 		edit(&cfg)
 	}
@@ -209,7 +215,7 @@ func TestAppsMatchReference(t *testing.T) {
 		if err := json.Unmarshal(body, &s); err != nil {
 			t.Fatal(err)
 		}
-		if s.Backend != "cpu" || s.Vertices != d.N || s.TimesMS["total"] <= 0 {
+		if s.Backend != testBackend || s.Vertices != d.N || s.TimesMS["total"] <= 0 {
 			t.Fatalf("%s: summary %+v", algo, s)
 		}
 		return s
