@@ -27,7 +27,7 @@ type matDev struct {
 	tileVFirst, tileVRow                      cu.DevicePtr
 	tileBufs                                  []cu.DevicePtr
 	pushDeg                                   cu.DevicePtr
-	pushChunks                                int64 // pushChunks(the degrees), with pushDeg
+	pushChunks                                int64 // the degrees' push chunks (hb_degrees), with pushDeg
 	bufs                                      []cu.DevicePtr
 	bytes                                     int64
 	users                                     int
@@ -158,7 +158,8 @@ func freeAll(bufs []cu.DevicePtr) {
 }
 
 // get returns m's device copy with the parts asked for (the pull bins,
-// the push degrees, tiles), making what is missing, and marks it used. Inside device.do.
+// the push degrees, tiles), making what is missing, and marks it used.
+// Inside device.do.
 func (c *matCache) get(m *hyb.Matrix, bins, degrees bool, lim binLimits, ts tileSpec) *matDev {
 	if c.m == nil {
 		c.m = map[*hyb.Matrix]*matDev{}

@@ -13,8 +13,10 @@ import (
 // A prefetched CSR (vertexprog.Prefetcher): a graph's adjacency copied to
 // the device while the host prepares a run, for buildOnDevice to build a
 // matrix from instead of uploading the same arrays then (12 ms of the
-// columns alone for kron21, overlapped with the host's ~15 ms of Prepare,
-// HYB description and Init).
+// columns alone for kron21). The upload overlaps the host's PREPROCESS
+// where the device is open already (a server loading a graph, bench's
+// first run); a fresh process opens the device after the host's passes
+// are done, so there it only moves the upload (docs/perf.md, session 18).
 type csrCopy struct {
 	src              hyb.CSR // the host arrays, as the matrix's Src
 	rowPtr, col, val cu.DevicePtr
