@@ -316,11 +316,11 @@ func run(lg *loadedGraph, q *query, opt vertexprog.Options) (*answer, error) {
 		a.columns = []string{"component"}
 		if q.output != "summary" {
 			first := make([]int64, d.N) // a component's smallest original id
+			for l := range first {
+				first[l] = math.MaxInt64
+			}
 			for v, l := range r.Label {
-				if id := d.OriginalID(int32(v)); sizes[l] > 0 || id < first[l] {
-					sizes[l] = 0 // (sizes[l] > 0: l not seen yet; 0 from its first vertex on)
-					first[l] = id
-				}
+				first[l] = min(first[l], d.OriginalID(int32(v)))
 			}
 			a.row = func(v int32, c []cell) { c[0] = cell{i: first[r.Label[v]]} }
 		}
