@@ -17,8 +17,15 @@ typedef int A_t;
 struct State {
   int* depth;
   int* parent;
+  const int* source;  // one element
 };
 #define BFS_NO_PARENT 2147483647
+__device__ bool vp_init(int v, X_t* x, const State& s, Step& st) {
+  const bool src = v == s.source[0];
+  s.depth[v] = src ? 0 : -1;
+  s.parent[v] = src ? v : -1;
+  return src;
+}
 __device__ A_t vp_identity() { return BFS_NO_PARENT; }
 __device__ A_t vp_gather(A_t acc, int v, int u, X_t xu, float w, const State& s) { return u < acc ? u : acc; }
 __device__ A_t vp_reduce(A_t a, A_t b) { return b < a ? b : a; }
@@ -41,14 +48,23 @@ __device__ int vp_fold_atomic(A_t* y, int v, int u, X_t xu, float w, const State
 func (p *BFSProgram) Device() vertexprog.DeviceCode {
 	return vertexprog.DeviceCode{
 		Source: bfsDevice,
-		Arrays: []vertexprog.DeviceArray{{Name: "depth", Data: p.Depth}, {Name: "parent", Data: p.Parent}},
+		Init:   true,
+		Arrays: []vertexprog.DeviceArray{{Name: "depth", Data: p.Depth}, {Name: "parent", Data: p.Parent},
+			{Name: "source", Data: p.src, ReadOnly: true}},
 	}
 }
 
 const ssspDevice = `
 typedef float X_t;
 typedef float A_t;
-struct State {};
+struct State {
+  const int* source;  // one element
+};
+__device__ bool vp_init(int v, X_t* d, const State& s, Step& st) {
+  const bool src = v == s.source[0];
+  *d = src ? 0.0f : __int_as_float(0x7f800000);
+  return src;
+}
 __device__ A_t vp_identity() { return __int_as_float(0x7f800000); }
 __device__ A_t vp_gather(A_t acc, int v, int u, X_t du, float w, const State& s) { return vp_go_minf(acc, du + w); }
 __device__ A_t vp_reduce(A_t a, A_t b) { return vp_go_minf(a, b); }
@@ -72,7 +88,8 @@ __device__ int vp_fold_atomic(A_t* y, int v, int u, X_t du, float w, const State
 
 // Device implements vertexprog.DeviceProgram.
 func (p *SSSPProgram) Device() vertexprog.DeviceCode {
-	return vertexprog.DeviceCode{Source: ssspDevice}
+	return vertexprog.DeviceCode{Source: ssspDevice, Init: true,
+		Arrays: []vertexprog.DeviceArray{{Name: "source", Data: p.src, ReadOnly: true}}}
 }
 
 const pageRankDevice = `
@@ -84,6 +101,12 @@ struct State {
   double damping;
   double tolerance;
 };
+__device__ bool vp_init(int v, X_t* x, const State& s, Step& st) {
+  const int d = s.outDeg[v];
+  s.rank[v] = 1;
+  *x = d == 0 ? 0.0 : 1 / (double)d;
+  return true;
+}
 __device__ A_t vp_identity() { return 0.0; }
 __device__ A_t vp_gather(A_t acc, int v, int u, X_t xu, float w, const State& s) { return acc + xu; }
 __device__ A_t vp_reduce(A_t a, A_t b) { return a + b; }
@@ -103,9 +126,10 @@ __device__ bool vp_update(int v, A_t acc, X_t* x, const State& s, Step& st) {
 func (p *PageRankProgram) Device() vertexprog.DeviceCode {
 	return vertexprog.DeviceCode{
 		Source: pageRankDevice,
+		Init:   true,
 		Arrays: []vertexprog.DeviceArray{
 			{Name: "rank", Data: p.Rank},
-			{Name: "outDeg", Data: p.outDeg, ReadOnly: true},
+			{Name: "outDeg", Data: p.outDeg, ReadOnly: true, Constant: true},
 		},
 		Scalars: []vertexprog.DeviceScalar{{Name: "damping", Value: p.Damping}, {Name: "tolerance", Value: p.Tolerance}},
 	}
@@ -122,6 +146,14 @@ struct State {
   double damping;
   double n;
 };
+__device__ bool vp_init(int v, X_t* x, const State& s, Step& st) {
+  const int deg = s.outDeg[v];
+  const double r = 1 / s.n;
+  s.rank[v] = r;
+  if (deg == 0) st.add(0, r);
+  *x = deg == 0 ? (X_t)0 : (X_t)(r / (double)deg);
+  return true;
+}
 __device__ A_t vp_identity() { return 0; }
 __device__ A_t vp_gather(A_t acc, int v, int u, X_t xu, float w, const State& s) { return acc + xu; }
 __device__ A_t vp_reduce(A_t a, A_t b) { return a + b; }
@@ -145,9 +177,10 @@ func (p *PageRankLDBCProgram[F]) Device() vertexprog.DeviceCode {
 	}
 	return vertexprog.DeviceCode{
 		Source: "#define VP_PR_F " + f + "\n" + pageRankLDBCDevice,
+		Init:   true,
 		Arrays: []vertexprog.DeviceArray{
 			{Name: "rank", Data: p.Rank},
-			{Name: "outDeg", Data: p.outDeg, ReadOnly: true},
+			{Name: "outDeg", Data: p.outDeg, ReadOnly: true, Constant: true},
 		},
 		Scalars: []vertexprog.DeviceScalar{{Name: "damping", Value: p.Damping}, {Name: "n", Value: p.n}},
 	}
@@ -165,6 +198,7 @@ struct State {
   int perVertex;
 };
 #define TC_BLOCK 4  // one int4
+__device__ bool vp_init(int v, X_t* x, const State& s, Step& st) { return true; }
 __device__ bool tc_below(const State& s, int v, int u) {
   return s.deg[v] < s.deg[u] || (s.deg[v] == s.deg[u] && v < u);
 }
@@ -231,12 +265,13 @@ func (p *TriangleProgram) Device() vertexprog.DeviceCode {
 	}
 	return vertexprog.DeviceCode{
 		Source: triangleDevice,
+		Init:   true,
 		Arrays: []vertexprog.DeviceArray{
 			{Name: "count", Data: p.Count},
-			{Name: "deg", Data: p.deg, ReadOnly: true},
-			{Name: "off", Data: p.off, ReadOnly: true},
-			{Name: "cnt", Data: p.cnt, ReadOnly: true},
-			{Name: "adj", Data: p.adj, ReadOnly: true},
+			{Name: "deg", Data: p.deg, ReadOnly: true, Constant: true},
+			{Name: "off", Data: p.off, ReadOnly: true, Constant: true},
+			{Name: "cnt", Data: p.cnt, ReadOnly: true, Constant: true},
+			{Name: "adj", Data: p.adj, ReadOnly: true, Constant: true},
 		},
 		Scalars:     []vertexprog.DeviceScalar{{Name: "perVertex", Value: pv}},
 		HeavyGather: true,
@@ -247,6 +282,10 @@ const ccDevice = `
 typedef int X_t;
 typedef int A_t;
 struct State {};
+__device__ bool vp_init(int v, X_t* l, const State& s, Step& st) {
+  *l = v;
+  return true;
+}
 __device__ A_t vp_identity() { return 2147483647; }
 __device__ A_t vp_gather(A_t acc, int v, int u, X_t lu, float w, const State& s) { return lu < acc ? lu : acc; }
 __device__ A_t vp_reduce(A_t a, A_t b) { return b < a ? b : a; }
@@ -260,4 +299,6 @@ __device__ bool vp_update(int v, A_t acc, X_t* l, const State& s, Step& st) {
 `
 
 // Device implements vertexprog.DeviceProgram.
-func (CCProgram) Device() vertexprog.DeviceCode { return vertexprog.DeviceCode{Source: ccDevice} }
+func (CCProgram) Device() vertexprog.DeviceCode {
+	return vertexprog.DeviceCode{Source: ccDevice, Init: true}
+}

@@ -81,7 +81,10 @@ func TestDeviceCodeMatchesState(t *testing.T) {
 
 	bfs := &BFSProgram{Source: 1}
 	prepare(bfs)
-	check("bfs", bfs.Device(), []want{{"depth", bfs.Depth, false}, {"parent", bfs.Parent, false}}, nil)
+	check("bfs", bfs.Device(), []want{{"depth", bfs.Depth, false}, {"parent", bfs.Parent, false}, {"source", bfs.src, true}}, nil)
+	if len(bfs.src) != 1 || bfs.src[0] != 1 {
+		t.Errorf("bfs source array %v, want [1]", bfs.src)
+	}
 	if len(bfs.Depth) != g.N() {
 		t.Fatalf("bfs depth has %d entries", len(bfs.Depth))
 	}
@@ -90,7 +93,10 @@ func TestDeviceCodeMatchesState(t *testing.T) {
 
 	sssp := &SSSPProgram{Source: 0}
 	prepare(sssp)
-	check("sssp", sssp.Device(), nil, nil)
+	check("sssp", sssp.Device(), []want{{"source", sssp.src, true}}, nil)
+	if len(sssp.src) != 1 || sssp.src[0] != 0 {
+		t.Errorf("sssp source array %v, want [0]", sssp.src)
+	}
 
 	pr := &PageRankProgram{Damping: 0.85, Tolerance: 1e-7}
 	prepare(pr)
@@ -167,5 +173,46 @@ func TestTriangleBlock(t *testing.T) {
 	m := regexp.MustCompile(`#define TC_BLOCK (\d+)`).FindStringSubmatch(triangleDevice)
 	if m == nil || m[1] != strconv.Itoa(tcBlock) {
 		t.Fatalf("device TC_BLOCK %v, Go tcBlock %d", m, tcBlock)
+	}
+}
+
+// TestConstantArraysAreShared: an array marked Constant (its device copy
+// reused between resident runs without a comparison) is the graph's
+// memo, the same memory for every program prepared on the graph, so
+// nothing a run writes can reach it.
+func TestConstantArraysAreShared(t *testing.T) {
+	dg, err := datasets.Build(&datasets.EdgeList{N: 5, Src: []int32{0, 0, 1, 2, 3}, Dst: []int32{1, 2, 2, 3, 4}}, datasets.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := vertexprog.NewGraph(dg)
+	progs := func() []vertexprog.DeviceProgram {
+		return []vertexprog.DeviceProgram{&PageRankProgram{Damping: 0.85}, &PageRankLDBCProgram[float32]{Damping: 0.85, Iterations: 1},
+			&TriangleProgram{}, &TriangleProgram{PerVertex: true}, &BFSProgram{}, &SSSPProgram{}}
+	}
+	a, b := progs(), progs()
+	constants := 0
+	for i := range a {
+		for _, p := range []vertexprog.DeviceProgram{a[i], b[i]} {
+			if err := p.(vertexprog.Preparer).Prepare(g); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ca, cb := a[i].Device(), b[i].Device()
+		for k, arr := range ca.Arrays {
+			if !arr.Constant {
+				continue
+			}
+			constants++
+			if !arr.ReadOnly {
+				t.Errorf("%T: array %s is Constant but not ReadOnly", a[i], arr.Name)
+			}
+			if !sameSlice(arr.Data, cb.Arrays[k].Data) {
+				t.Errorf("%T: Constant array %s is not shared by two programs on one graph", a[i], arr.Name)
+			}
+		}
+	}
+	if constants == 0 {
+		t.Fatal("no Constant arrays found")
 	}
 }

@@ -304,11 +304,17 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 	if job.Push != nil && (job.ASize != 4 && job.ASize != 8 || job.Push.N != n || len(job.Push.Degree) != n) {
 		return nil, fmt.Errorf("cuda: push needs a 4- or 8-byte accumulator (have %d) and a square push matrix with its degrees", job.ASize)
 	}
-	if job.Active == nil || job.Active.Len() != n {
-		return nil, errors.New("cuda: the job's initial frontier does not match the graph")
-	}
-	if len(job.Aggregates) != len(job.Spec.Aggregators) {
-		return nil, fmt.Errorf("cuda: %d aggregator values for %d aggregators", len(job.Aggregates), len(job.Spec.Aggregators))
+	if job.DeviceInit {
+		if !job.Code.Init {
+			return nil, errors.New("cuda: the job asks for vp_init, but the program's device code has none (DeviceCode.Init)")
+		}
+	} else {
+		if job.Active == nil || job.Active.Len() != n {
+			return nil, errors.New("cuda: the job's initial frontier does not match the graph")
+		}
+		if len(job.Aggregates) != len(job.Spec.Aggregators) {
+			return nil, fmt.Errorf("cuda: %d aggregator values for %d aggregators", len(job.Aggregates), len(job.Spec.Aggregators))
+		}
 	}
 	layout, err := layoutState(&job.Code)
 	if err != nil {
@@ -441,13 +447,16 @@ func deviceBytes(job *vertexprog.DeviceJob, l *stateLayout, lim binLimits, c *ma
 	// Heavy pull chunks' partials and counters, at most.
 	need += (int64(len(job.Pull.CooCol))/int64(max(1, lim.Chunk)) + 1 + n/int64(max(1, lim.Warp))) * (int64(job.ASize) + 4)
 	need += int64(recordRing*(recordHead+len(job.Spec.Aggregators))*8 + 16 + 4*len(job.Spec.Aggregators))
+	// (a resident run keeps a copy of its initial state, park.go, unless
+	// vp_init makes it)
+	seeds := job.Resident && !job.DeviceInit
 	for _, a := range l.arrays {
 		need += a.bytes
-		if job.Resident && !a.readOnly {
-			need += a.bytes // (the initial state's copy: park.go)
+		if seeds && !a.readOnly {
+			need += a.bytes
 		}
 	}
-	if job.Resident {
+	if seeds {
 		need += int64(len(job.X))
 	}
 	return need
@@ -548,7 +557,11 @@ func (r *run) allocate() {
 // the device's records and control words.
 func (r *run) fill() {
 	job, n := r.job, r.n
-	r.send(0, r.x, job.X, true)
+	if job.DeviceInit {
+		r.fillOnDevice()
+		return
+	}
+	r.send(0, r.x, job.X, true, false)
 	if r.words > 0 {
 		htod(r.mask[0], unsafe.Pointer(&job.Active.Words()[0]), int64(r.words)*4)
 		cu.MemsetD32(r.mask[1], 0, int64(r.words))
@@ -594,16 +607,69 @@ func (r *run) fill() {
 	htod(r.rec, unsafe.Pointer(&ring[0]), int64(len(ring))*8)
 	cu.MemsetD32(r.ctl, 0, 4)
 	for i, a := range r.layout.arrays {
-		r.send(1+i, r.arrays[i], unsafe.Slice((*byte)(a.ptr), a.bytes), !a.readOnly)
+		r.send(1+i, r.arrays[i], unsafe.Slice((*byte)(a.ptr), a.bytes), !a.readOnly, a.constant)
 	}
 	// Memsets and copies above ran on the legacy stream; the kernels run
 	// on the device's own (non-blocking) stream.
 	cu.CtxSynchronize()
+	r.fillTiles()
+}
+
+// fillTiles: vp_pull_tiles folds into y on the rows of segments of
+// several tiles: they start as the identity, and APPLY puts them back.
+func (r *run) fillTiles() {
 	if r.tiles {
-		// vp_pull_tiles folds into y on the rows of segments of several
-		// tiles: they start as the identity, and APPLY puts them back.
-		r.launch("vp_fill", blocks(int64(n), blockSize), r.pull.arg, argBytes(0, false, 0))
+		r.launch("vp_fill", blocks(int64(r.n), blockSize), r.pull.arg, argBytes(0, false, 0))
 	}
+}
+
+// fillOnDevice is fill for a job whose initial state vp_init makes
+// (DeviceJob.DeviceInit): the read-only arrays are sent, the writable
+// ones zeroed, and vp_init_state writes X, the writable arrays, the
+// first frontier and the record of superstep -1, which comes back as
+// r.last (Initial).
+func (r *run) fillOnDevice() {
+	if r.words > 0 {
+		cu.MemsetD32(r.mask[1], 0, int64(r.words))
+		if r.farBits != 0 {
+			cu.MemsetD32(r.farBits, 0, int64(r.words))
+		}
+	}
+	if r.heavyCount != 0 {
+		cu.MemsetD32(r.heavyCount, 0, int64(len(r.pull.bins.heavyRow)))
+	}
+	ring := make([]uint64, recordRing*r.recW)
+	ring[(recordRing-1)*r.recW+recRan] = 1
+	for i, op := range r.job.Spec.Aggregators {
+		ring[(recordRing-1)*r.recW+recordHead+i] = math.Float64bits(aggIdentity(op))
+		ring[recordHead+i] = math.Float64bits(aggIdentity(op))
+	}
+	htod(r.rec, unsafe.Pointer(&ring[0]), int64(len(ring))*8)
+	cu.MemsetD32(r.ctl, 0, 4)
+	for i, a := range r.layout.arrays {
+		if a.readOnly {
+			r.send(1+i, r.arrays[i], unsafe.Slice((*byte)(a.ptr), a.bytes), false, a.constant)
+		} else {
+			cu.MemsetD32(r.arrays[i], 0, a.bytes/4)
+		}
+	}
+	cu.CtxSynchronize()
+	r.fillTiles()
+	if r.words > 0 {
+		r.launch("vp_init_state", min(blocks(int64(r.words)*32, blockSize), int64(32*max(1, r.d.sms))), r.pull.arg, argBytes(0, false, 0))
+	}
+	r.d.syncStream()
+	r.last = make([]uint64, r.recW)
+	dtoh(unsafe.Pointer(&r.last[0]), r.rec+cu.DevicePtr((recordRing-1)*r.recW*8), int64(r.recW)*8)
+}
+
+// Initial implements vertexprog.DeviceInitReporter.
+func (r *run) Initial() (active int, frontierEdges int64, aggregates []float64) {
+	aggregates = make([]float64, r.nagg)
+	for k := range aggregates {
+		aggregates[k] = math.Float64frombits(r.last[recordHead+k])
+	}
+	return int(r.last[recActive]), int64(r.last[recEdges]), aggregates
 }
 
 func (r *run) tex(p cu.DevicePtr, bytes int64) uint64 {

@@ -474,7 +474,7 @@ type module struct {
 	occ      map[string]int // resident's answers
 }
 
-var kernelNames = []string{"vp_records", "vp_ctl", "vp_fill", "vp_compact", "vp_pull_ell", "vp_pull_coo", "vp_pull_tiles", "vp_apply_pull", "vp_apply_push", "vp_push", "vp_loop", "vp_state_layout"}
+var kernelNames = []string{"vp_records", "vp_ctl", "vp_fill", "vp_compact", "vp_pull_ell", "vp_pull_coo", "vp_pull_tiles", "vp_apply_pull", "vp_apply_push", "vp_push", "vp_loop", "vp_state_layout", "vp_init_state"}
 
 // stateOffsets runs vp_state_layout: the offsets of State's n members,
 // then sizeof(State). Inside device.do.

@@ -78,6 +78,7 @@ func shape(r *run) (bins *pullBins, tileSet *pullTiles, pushChunks int64, args [
 type seed struct {
 	host     []byte
 	pristine cu.DevicePtr
+	constant unsafe.Pointer // the Constant array the device holds, or nil
 }
 
 // seedBlock is the unit in which a new initial state is compared with
@@ -85,9 +86,10 @@ type seed struct {
 const seedBlock = 64 << 10
 
 // send copies an initial array to dst: all of it, or, in a resident
-// run, the blocks that differ from what seed i last held. Inside
-// device.do, before the run's kernels.
-func (r *run) send(i int, dst cu.DevicePtr, b []byte, writes bool) {
+// run, the blocks that differ from what seed i last held, or nothing for
+// a constant array (DeviceArray.Constant) sent from the same memory last
+// time. Inside device.do, before the run's kernels.
+func (r *run) send(i int, dst cu.DevicePtr, b []byte, writes, constant bool) {
 	n := int64(len(b))
 	if n == 0 {
 		return
@@ -101,6 +103,17 @@ func (r *run) send(i int, dst cu.DevicePtr, b []byte, writes bool) {
 		r.seeds = append(r.seeds, seed{})
 	}
 	s := &r.seeds[i]
+	if constant {
+		if s.constant != src || len(s.host) != len(b) {
+			htod(dst, src, n)
+			s.constant, s.host = src, b
+		}
+		return
+	}
+	if s.constant != nil {
+		// (s.host is that array's memory, not a copy)
+		s.constant, s.host = nil, nil
+	}
 	to := dst
 	if writes {
 		to = s.pristine

@@ -78,6 +78,7 @@ type stateArray struct {
 	ptr      unsafe.Pointer // the Go slice's first element (nil when empty)
 	bytes    int64
 	readOnly bool
+	constant bool // DeviceArray.Constant
 }
 
 // stateLayout is the State struct argument: one pointer per array, then
@@ -122,7 +123,7 @@ func layoutState(code *vertexprog.DeviceCode) (*stateLayout, error) {
 		if !ok {
 			return nil, fmt.Errorf("cuda: DeviceCode.Arrays[%d] (%s) is a %T; state arrays are []int32, []uint32, []int64, []uint64, []float32 or []float64", i, a.Name, a.Data)
 		}
-		sa := stateArray{name: a.Name, elem: et, bytes: int64(v.Len()) * int64(et.size), readOnly: a.ReadOnly}
+		sa := stateArray{name: a.Name, elem: et, bytes: int64(v.Len()) * int64(et.size), readOnly: a.ReadOnly, constant: a.ReadOnly && a.Constant}
 		if v.Len() > 0 {
 			sa.ptr = v.UnsafePointer()
 		}
@@ -260,6 +261,9 @@ func buildSource(code *vertexprog.DeviceCode, l *stateLayout, f features) string
 		fmt.Fprintf(&b, "#define VP_UNROLL %d\n", f.Unroll)
 	}
 	fmt.Fprintf(&b, "#define VP_STREAM %d\n#define VP_PROBE %d\n", b01(f.Stream), b01(f.Probe))
+	if code.Init {
+		b.WriteString("#define VP_HAS_INIT 1\n") // (the program defines vp_init)
+	}
 	if f.LoopList > 0 {
 		fmt.Fprintf(&b, "#define VP_LOOP_LIST %d\n", f.LoopList)
 	}

@@ -188,22 +188,38 @@ func (d *deviceStepper) batch(it int, dir Direction, max int, pushEdges int64) (
 }
 
 // startDevice hands the host's PREPROCESS and Init results to a backend.
-func startDevice[X, A any](b DeviceBackend, g *Graph, h *hostRun[X, A], resident bool) (*deviceStepper, error) {
-	advance(h.steps, 0)
+// With deviceInit the host ran no Init: the device runs vp_init and
+// reports the first frontier.
+func startDevice[X, A any](b DeviceBackend, g *Graph, h *hostRun[X, A], resident, deviceInit bool) (*deviceStepper, error) {
 	job := &DeviceJob{
 		Graph: g, Spec: h.spec, Code: h.p.(DeviceProgram).Device(),
 		Pull: h.pull, Push: h.push,
 		X: valueBytes(h.x), XSize: int(unsafe.Sizeof(*new(X))), ASize: int(unsafe.Sizeof(*new(A))),
-		Active:     h.active,
-		Aggregates: append([]float64(nil), h.steps[0].prev...),
-		HasWants:   h.wants != nil, HasDone: h.done != nil,
-		Resident: resident,
+		HasWants: h.wants != nil, HasDone: h.done != nil,
+		Resident: resident, DeviceInit: deviceInit,
+	}
+	if !deviceInit {
+		advance(h.steps, 0)
+		job.Active, job.Aggregates = h.active, append([]float64(nil), h.steps[0].prev...)
 	}
 	run, err := b.Start(job)
 	if err != nil {
 		return nil, err
 	}
-	return &deviceStepper{run: run, agg: job.Aggregates}, nil
+	agg := job.Aggregates
+	if deviceInit {
+		ir, ok := run.(DeviceInitReporter)
+		if !ok {
+			run.Close()
+			return nil, fmt.Errorf("vertexprog: backend %s ran vp_init but does not report its frontier (DeviceInitReporter)", b.Name())
+		}
+		h.activeCount, h.initEdges, agg = ir.Initial()
+		if len(agg) != len(h.spec.Aggregators) {
+			run.Close()
+			return nil, fmt.Errorf("vertexprog: backend %s reported %d aggregators after vp_init; the program has %d", b.Name(), len(agg), len(h.spec.Aggregators))
+		}
+	}
+	return &deviceStepper{run: run, agg: agg}, nil
 }
 
 // MemoryReporter is implemented by device backends that can say how much

@@ -57,10 +57,30 @@ type DeviceProgram interface {
 // combines them atomically (instead of a compare-and-swap loop around
 // vp_reduce).
 //
+// A program whose Init can run on the device (it reads only v, the
+// program's arrays and scalars) may also define, with Init set,
+//
+//	__device__ bool vp_init(int v, X_t* x, const State& s, Step& st);
+//
+// which does what Init(v) does: it sets *x (zeroed before the call) and
+// v's elements of the writable state arrays, may add to the aggregators
+// (st.add; st.aggregate(i) is the aggregator's identity, as in Init),
+// and says whether v starts active. A device backend then makes the
+// initial state itself and the host runs neither Init nor InitRange: the
+// writable arrays and X are not copied in (they start zeroed on the
+// device), so vp_init must write every element Init writes. The program's
+// arrays on the host are left as Prepare made them until the run's state
+// is copied back (not at all with Options.SummaryOnly). Per-run inputs
+// such as a source vertex belong in a ReadOnly array, not a scalar: a
+// scalar is part of the kernels' arguments, and a resident backend
+// re-records its launches when they change.
+//
 // Step (provided by the backend) has `int iteration`, `double
 // aggregate(int i)` and `void add(int i, double v)`.
 type DeviceCode struct {
 	Source string
+	// Init says Source defines vp_init (see above).
+	Init bool
 	// Arrays are the program's state arrays, as Go slices ([]int32,
 	// []uint32, []int64, []float32 or []float64) allocated in Prepare; the
 	// backend copies them in before the run and out after it.
@@ -80,6 +100,12 @@ type DeviceArray struct {
 	Data any
 	// ReadOnly arrays are not copied back.
 	ReadOnly bool
+	// Constant says a ReadOnly array's contents never change once made
+	// (data derived from the graph alone, kept with Graph.Memo): a backend
+	// that keeps runs' buffers between runs (Options.Resident) may then
+	// reuse its device copy whenever a run passes the same slice, without
+	// comparing the bytes again.
+	Constant bool
 }
 
 // DeviceScalar is a named constant.
@@ -109,6 +135,19 @@ type DeviceJob struct {
 	HasWants, HasDone bool
 	// Resident is Options.Resident.
 	Resident bool
+	// DeviceInit says the host ran no Init: the backend runs the
+	// program's vp_init (Code.Init) for every vertex, X holds no values
+	// yet, Active and Aggregates are nil, and the DeviceRun must
+	// implement DeviceInitReporter.
+	DeviceInit bool
+}
+
+// DeviceInitReporter is implemented by a DeviceRun started with
+// DeviceJob.DeviceInit: it reports what vp_init made, the initial
+// frontier's size, its push-matrix degree sum (0 without a push matrix)
+// and the aggregators' values.
+type DeviceInitReporter interface {
+	Initial() (active int, frontierEdges int64, aggregates []float64)
 }
 
 // DeviceRun is a program running on a device; the engine drives its

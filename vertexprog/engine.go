@@ -198,7 +198,7 @@ func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 		}
 	}
 	t0 := time.Now()
-	h, err := prepare(g, p, opt)
+	h, err := prepare(g, p, opt, mayUseDevice(opt.Backend, p))
 	tw := time.Now()
 	c := <-chosen
 	wait := time.Since(tw)
@@ -219,9 +219,14 @@ func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 	res := &Result[X]{Backend: "cpu", BackendWait: wait}
 	var st stepper = &cpuStepper[X, A]{h}
 	if b == nil {
+		if h.deviceInit {
+			if err := h.init(); err != nil {
+				return nil, err
+			}
+		}
 		h.materialize()
 	} else {
-		ds, err := startDevice(b, g, h, opt.Resident)
+		ds, err := startDevice(b, g, h, opt.Resident, h.deviceInit)
 		if err != nil {
 			return nil, err
 		}
@@ -270,11 +275,15 @@ func prefetch(g *Graph, spec Spec, pf Prefetcher) {
 	}
 }
 
-// materialize fills the host arrays of the matrices the CPU kernels read
-// and the accumulators, which a device run keeps on the device (a fresh
+// materialize fills the host arrays of the matrices the CPU kernels read,
+// the accumulators and the push's touched rows, which a device run keeps
+// on the device (a fresh
 // array a run is a page fault per 4 KB on a VM's host: ~1 ms a kron21 BFS
 // query).
 func (h *hostRun[X, A]) materialize() {
+	if h.push != nil {
+		h.touched = bitmask.New(h.n)
+	}
 	h.pull.Materialize()
 	if h.push != nil {
 		h.push.Materialize()
@@ -503,6 +512,8 @@ type hostRun[X, A any] struct {
 	// activeCount is the number of vertices active now: the next
 	// superstep's frontier.
 	activeCount int
+	// deviceInit: prepare left Init to a device's vp_init (or to init).
+	deviceInit bool
 }
 
 // matrices gets the pull matrix, and the push matrix when the program can
@@ -527,7 +538,12 @@ func (r *hostRun[X, A]) matrices(g *Graph, opt Options) error {
 
 // prepare is PREPROCESS and Init: the program's Prepare, the HYB matrices,
 // the value and accumulator arrays and bitmasks, and the first frontier.
-func prepare[X, A any](g *Graph, p Program[X, A], opt Options) (*hostRun[X, A], error) {
+// When the run may go to a device (mayDevice) and the program's device
+// code has vp_init, it skips Init (deviceInit): the device makes the
+// initial state where the run goes there (the host's Init, a fill of 16
+// MB a kron21 BFS, and its upload or, resident, its comparison with the
+// last run's, are saved), the caller runs init where it does not.
+func prepare[X, A any](g *Graph, p Program[X, A], opt Options, mayDevice bool) (*hostRun[X, A], error) {
 	r := &hostRun[X, A]{p: p, spec: p.Spec(), n: g.N()}
 	pt := phase.New("vertexprog", "prepare")
 	defer pt.Print()
@@ -541,13 +557,9 @@ func prepare[X, A any](g *Graph, p Program[X, A], opt Options) (*hostRun[X, A], 
 		return nil, err
 	}
 	pt.Mark("matrices")
-	if r.push != nil {
-		r.touched = bitmask.New(r.n)
-	}
 	r.x = make([]X, r.n)
 	r.identity = p.Identity()
-	r.frontier, r.active = bitmask.New(r.n), bitmask.New(r.n)
-	pt.Mark("values and bitmasks")
+	pt.Mark("values")
 	if f, ok := p.(RowFilter); ok {
 		r.wants = f.Wants
 	}
@@ -560,6 +572,23 @@ func prepare[X, A any](g *Graph, p Program[X, A], opt Options) (*hostRun[X, A], 
 	workers := par.Workers()
 	r.steps = newSteps(workers, r.spec.Aggregators)
 	r.tallies = make([]tally, workers)
+	if mayDevice && p.(DeviceProgram).Device().Init {
+		r.deviceInit = true
+		pt.Mark("Init left to the device")
+		return r, nil
+	}
+	if err := r.init(); err != nil {
+		return nil, err
+	}
+	pt.Mark("Init")
+	return r, nil
+}
+
+// init runs the program's Init (or InitRange) for every vertex on all
+// cores and makes the first frontier.
+func (r *hostRun[X, A]) init() error {
+	p := r.p
+	r.frontier, r.active = bitmask.New(r.n), bitmask.New(r.n)
 	ri, ranged := p.(RangeIniter[X])
 	var badInit atomic.Bool
 	par.Blocks(r.active.NumWords(), func(w, lo, hi int) {
@@ -593,11 +622,10 @@ func prepare[X, A any](g *Graph, p Program[X, A], opt Options) (*hostRun[X, A], 
 		r.tallies[w] = t
 	})
 	if badInit.Load() {
-		return nil, fmt.Errorf("vertexprog: %T.InitRange listed an active vertex outside its range", p)
+		return fmt.Errorf("vertexprog: %T.InitRange listed an active vertex outside its range", p)
 	}
 	r.activeCount, r.initEdges = r.tally()
-	pt.Mark("Init")
-	return r, nil
+	return nil
 }
 
 // semiring hands the kernels the program's Gather and Reduce as method
