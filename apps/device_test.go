@@ -59,9 +59,9 @@ func TestDeviceCodeMatchesState(t *testing.T) {
 		}
 		for i, w := range arrays {
 			a := code.Arrays[i]
-			if a.Name != w.name || a.ReadOnly != w.readOnly || !sameSlice(a.Data, w.data) {
+			if a.Name != w.name || a.ReadOnly != w.readOnly || !sameSlice(a.Slice(), w.data) {
 				t.Errorf("%s: array %d is %s (read-only %v, %T len %d), want %s (read-only %v) backed by the program's state",
-					label, i, a.Name, a.ReadOnly, a.Data, reflect.ValueOf(a.Data).Len(), w.name, w.readOnly)
+					label, i, a.Name, a.ReadOnly, a.Slice(), reflect.ValueOf(a.Slice()).Len(), w.name, w.readOnly)
 			}
 			// State declares the arrays in order.
 			if !strings.Contains(code.Source, w.name+";") {
@@ -119,7 +119,12 @@ func TestDeviceCodeMatchesState(t *testing.T) {
 		if pv {
 			flag = 1
 		}
-		check("triangles", tc.Device(), []want{{"count", tc.Count, false}, {"deg", tc.deg, true}, {"off", tc.off, true}, {"cnt", tc.cnt, true}, {"adj", tc.adj, true}},
+		o := g.Orientation(pv)
+		if o.Adj != nil {
+			t.Errorf("triangles (per vertex %v): the orientation was built on the host by Prepare; only PrepareHost or a backend should build it", pv)
+		}
+		o.Build()
+		check("triangles", tc.Device(), []want{{"count", tc.Count, false}, {"deg", o.Deg, true}, {"off", o.Off, true}, {"cnt", o.Cnt, true}, {"adj", o.Adj, true}},
 			[]scalar{{"perVertex", flag}})
 	}
 
@@ -171,8 +176,8 @@ func TestDeviceTypeSizes(t *testing.T) {
 // block of entries.
 func TestTriangleBlock(t *testing.T) {
 	m := regexp.MustCompile(`#define TC_BLOCK (\d+)`).FindStringSubmatch(triangleDevice)
-	if m == nil || m[1] != strconv.Itoa(tcBlock) {
-		t.Fatalf("device TC_BLOCK %v, Go tcBlock %d", m, tcBlock)
+	if m == nil || m[1] != strconv.Itoa(vertexprog.OrientationBlock) {
+		t.Fatalf("device TC_BLOCK %v, vertexprog.OrientationBlock %d", m, vertexprog.OrientationBlock)
 	}
 }
 
@@ -188,7 +193,7 @@ func TestConstantArraysAreShared(t *testing.T) {
 	g := vertexprog.NewGraph(dg)
 	progs := func() []vertexprog.DeviceProgram {
 		return []vertexprog.DeviceProgram{&PageRankProgram{Damping: 0.85}, &PageRankLDBCProgram[float32]{Damping: 0.85, Iterations: 1},
-			&TriangleProgram{}, &TriangleProgram{PerVertex: true}, &BFSProgram{}, &SSSPProgram{}}
+			&BFSProgram{}, &SSSPProgram{}}
 	}
 	a, b := progs(), progs()
 	constants := 0

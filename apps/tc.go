@@ -1,11 +1,6 @@
 package apps
 
-import (
-	"math"
-	"slices"
-
-	"github.com/hpgraph/hpgraph/vertexprog"
-)
+import "github.com/hpgraph/hpgraph/vertexprog"
 
 // TriangleProgram counts triangles of the undirected simple graph (loops,
 // direction and parallel arcs ignored) in one superstep. Edges are oriented
@@ -19,107 +14,38 @@ type TriangleProgram struct {
 	// Count[v] is the number of triangles whose lowest-ranked vertex is v,
 	// or, with PerVertex, the number of triangles v belongs to.
 	Count []int64
-	deg   []int32 // simple undirected degree, the rank's first key
-	// The oriented lists (all neighbours with PerVertex): v's is
-	// adj[off[v]:off[v]+cnt[v]], each list starting at a multiple of
-	// tcBlock entries and padded with tcPad, so the device merges them
-	// tcBlock at a time with aligned loads.
-	off []int64
-	cnt []int32
-	adj []int32
+	// o holds the oriented lists (all neighbours with PerVertex): the
+	// graph's, shared by every count on it, built on the host only for
+	// the CPU engine (PrepareHost); a GPU builds its own.
+	o *vertexprog.Orientation
 }
-
-// tcPad fills the oriented lists up to a multiple of tcBlock entries: no
-// vertex id, and above every one.
-const (
-	tcPad   = math.MaxInt32
-	tcBlock = 4 // the device code's TC_BLOCK
-)
 
 func (p *TriangleProgram) Spec() vertexprog.Spec {
 	return vertexprog.Spec{Edges: vertexprog.AllEdges, GatherAll: true, MaxIterations: 1}
 }
 
-func (p *TriangleProgram) below(v, u int32) bool {
-	return p.deg[v] < p.deg[u] || (p.deg[v] == p.deg[u] && v < u)
-}
-
-// tcOrientation is the key of the oriented lists in vertexprog.Graph.Memo
-// (PerVertex's lists are another key): they depend on the graph alone, and
-// every later count on the graph shares them.
-type tcOrientation struct{ perVertex bool }
-
 func (p *TriangleProgram) Prepare(g *vertexprog.Graph) error {
 	p.Count = make([]int64, g.N())
-	o := g.Memo(tcOrientation{p.PerVertex}, func() any {
-		o := &TriangleProgram{PerVertex: p.PerVertex}
-		o.orient(g)
-		return o
-	}).(*TriangleProgram)
-	p.deg, p.cnt, p.off, p.adj = o.deg, o.cnt, o.off, o.adj
+	p.o = g.Orientation(p.PerVertex)
 	return nil
 }
 
-// orient builds the oriented lists of g.
-func (p *TriangleProgram) orient(g *vertexprog.Graph) {
-	n := g.N()
-	p.deg = make([]int32, n)
-	p.cnt = make([]int32, n)
-	g.ForVertices(func(lo, hi int32) {
-		for v := lo; v < hi; v++ {
-			// (rows are sorted: a self loop's entries, duplicates
-			// kept or not, are found by a search, not a pass over the row)
-			nb := g.Neighbors(v)
-			i, _ := slices.BinarySearch(nb, v)
-			j := i
-			for j < len(nb) && nb[j] == v {
-				j++
-			}
-			p.deg[v] = int32(len(nb) - (j - i))
-		}
-	})
-	// (cnt needs every vertex's degree: a second pass.)
-	g.ForVertices(func(lo, hi int32) {
-		for v := lo; v < hi; v++ {
-			for _, u := range g.Neighbors(v) {
-				if u != v && (p.PerVertex || p.below(v, u)) {
-					p.cnt[v]++
-				}
-			}
-		}
-	})
-	p.off = make([]int64, n+1)
-	for v := range n {
-		p.off[v+1] = p.off[v] + int64(p.cnt[v]+tcBlock-1)/tcBlock*tcBlock
-	}
-	p.adj = make([]int32, p.off[n])
-	g.ForVertices(func(lo, hi int32) {
-		for v := lo; v < hi; v++ {
-			i := p.off[v]
-			for _, u := range g.Neighbors(v) {
-				if u != v && (p.PerVertex || p.below(v, u)) {
-					p.adj[i] = u
-					i++
-				}
-			}
-			for ; i < p.off[v+1]; i++ {
-				p.adj[i] = tcPad
-			}
-		}
-	})
+// PrepareHost builds the oriented lists on the host for the CPU engine
+// (vertexprog.HostPreparer).
+func (p *TriangleProgram) PrepareHost(*vertexprog.Graph) error {
+	p.o.Build()
+	return nil
 }
-
-func (p *TriangleProgram) list(v int32) []int32 { return p.adj[p.off[v] : p.off[v]+int64(p.cnt[v])] }
 
 func (p *TriangleProgram) Init(int32, *vertexprog.Step) (struct{}, bool) { return struct{}{}, true }
 
 func (p *TriangleProgram) Identity() int64 { return 0 }
 
 func (p *TriangleProgram) Gather(acc int64, v, u int32, _ struct{}, _ float32) int64 {
-	if u == v || (!p.PerVertex && !p.below(v, u)) {
+	if u == v || (!p.PerVertex && !p.o.Below(v, u)) {
 		return acc
 	}
-	return acc + intersect(p.list(v), p.list(u))
+	return acc + intersect(p.o.List(v), p.o.List(u))
 }
 
 // intersect counts the common elements of two sorted lists.

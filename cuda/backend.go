@@ -320,6 +320,13 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, a := range job.Code.Arrays {
+		if a.Orientation != nil && (job.Spec.Edges != vertexprog.AllEdges || job.Graph == nil || !a.Orientation.Of(job.Graph)) {
+			// (the gather matrix is not the graph's Neighbors)
+			layout.orientOnHost()
+			break
+		}
+	}
 	feats := jobFeatures(job, n, d.texMaxWidth)
 	lim := binsFromEnv()
 	var ts tileSpec
@@ -456,6 +463,13 @@ func deviceBytes(job *vertexprog.DeviceJob, l *stateLayout, lim binLimits, c *ma
 			need += a.bytes
 		}
 	}
+	// An orientation the device builds: at most its degrees, counts,
+	// offsets and every entry with a block of padding each.
+	if some, all := l.orientations(); some || all {
+		if md := c.m[job.Pull.Matrix]; md == nil || (some && md.orient[0] == nil) || (all && md.orient[1] == nil) {
+			need += 16*n + 8 + 4*(job.Pull.NNZ()+3*n)
+		}
+	}
 	if seeds {
 		need += int64(len(job.X))
 	}
@@ -488,6 +502,19 @@ func (r *run) upload(lim binLimits, ts tileSpec, pt *phase.Trace) {
 	}
 	d.dropPrefetch(nil)
 	pt.Mark("matrices")
+	for _, a := range r.layout.arrays {
+		if a.orient == nil {
+			continue
+		}
+		k := 0
+		if a.orient.All {
+			k = 1
+		}
+		if r.pull.orient[k] == nil {
+			r.pull.orient[k] = deviceOrientation(r.pull, a.orient.All)
+			pt.Mark("orientation")
+		}
+	}
 	// (another run may hold the matrix's tiles of another shape)
 	r.tiles = ts.rowBits > 0 && r.pull.tiles.matches(ts)
 	if r.tiles {
@@ -533,7 +560,12 @@ func (r *run) allocate() {
 	r.ctl = r.alloc(16)
 	ptrs := make([]uint64, len(r.layout.arrays))
 	for i, a := range r.layout.arrays {
-		p := r.alloc(a.bytes)
+		var p cu.DevicePtr
+		if a.orient != nil {
+			p = r.pull.orientation(a.orient.All).ptr(a.part)
+		} else {
+			p = r.alloc(a.bytes)
+		}
 		r.arrays = append(r.arrays, p)
 		ptrs[i] = uint64(p)
 	}

@@ -215,3 +215,171 @@ extern "C" __global__ void hb_degrees(const HB_Deg a, int unused) {
   for (int o = 16; o > 0; o >>= 1) c += __shfl_down_sync(0xffffffffu, c, o);
   if ((threadIdx.x & 31) == 0 && c) atomicAdd(a.chunks, c);
 }
+
+// A graph's orientation (vertexprog.Orientation) built from the HYB
+// matrix of its Neighbors: row r's entries are its ELL slots up to the
+// first Pad, then its COO part, sorted. deg[r] is the row's length without
+// self loops; cnt[r] the entries u != r kept (all, or u ranked above r by
+// (deg, id)); off[r] where r's list starts, lists padded to HB_OR_BLOCK
+// entries with HB_OR_PAD; adj the lists.
+#define HB_OR_BLOCK 4
+#define HB_OR_PAD 2147483647
+#define HB_OR_ROWS 1024  // rows a block of hb_or_scan1 sums (4 a thread)
+struct HB_Or {
+  const int* ellCol;        // k*pitch
+  const int* cooCol;
+  const long long* cooPtr;  // n+1
+  int* deg;                 // n
+  int* cnt;                 // n
+  long long* off;           // n+1
+  int* adj;                 // off[n]
+  long long* sums;          // per HB_OR_ROWS rows (hb_or_scan1..3)
+  int n, k, pitch, all;
+};
+
+static_assert(sizeof(HB_Or) == 80, "hpgraph: HB_Or layout");
+
+__device__ __forceinline__ int hb_or_ell_len(const HB_Or& a, int r) {
+  int j = 0;
+  while (j < a.k && a.ellCol[(long long)j * a.pitch + r] != -1) j++;
+  return j;
+}
+
+// hb_or_at is entry i of row r, whose ELL part holds el entries.
+__device__ __forceinline__ int hb_or_at(const HB_Or& a, int r, int el, long long i) {
+  return i < el ? a.ellCol[i * a.pitch + r] : a.cooCol[a.cooPtr[r] + (i - el)];
+}
+
+__device__ __forceinline__ bool hb_or_keep(const HB_Or& a, int r, int u) {
+  if (u == r) return false;
+  if (a.all) return true;
+  const int dr = a.deg[r], du = a.deg[u];
+  return dr < du || (dr == du && r < u);
+}
+
+// hb_or_deg: a thread a row; the self loops found by two binary searches.
+extern "C" __global__ void hb_or_deg(const HB_Or a, int unused) {
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long rr = (long long)blockIdx.x * blockDim.x + threadIdx.x; rr < a.n; rr += stride) {
+    const int r = (int)rr, el = hb_or_ell_len(a, r);
+    const long long len = el + (a.cooPtr[r + 1] - a.cooPtr[r]);
+    long long lo = 0, hi = len;  // first entry >= r
+    while (lo < hi) {
+      const long long mid = lo + (hi - lo) / 2;
+      if (hb_or_at(a, r, el, mid) < r) lo = mid + 1; else hi = mid;
+    }
+    long long lo2 = lo, hi2 = len;  // first entry > r
+    while (lo2 < hi2) {
+      const long long mid = lo2 + (hi2 - lo2) / 2;
+      if (hb_or_at(a, r, el, mid) <= r) lo2 = mid + 1; else hi2 = mid;
+    }
+    a.deg[r] = (int)(len - (lo2 - lo));
+  }
+}
+
+// hb_or_count: a warp a row, counting the entries kept.
+extern "C" __global__ void hb_or_count(const HB_Or a, int unused) {
+  const int lane = threadIdx.x & 31;
+  const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
+  for (long long rr = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; rr < a.n; rr += warps) {
+    const int r = (int)rr, el = hb_or_ell_len(a, r);
+    const long long len = el + (a.cooPtr[r + 1] - a.cooPtr[r]);
+    int c = 0;
+    for (long long i = lane; i < len; i += 32) c += hb_or_keep(a, r, hb_or_at(a, r, el, i));
+    for (int o = 16; o > 0; o >>= 1) c += __shfl_down_sync(0xffffffffu, c, o);
+    if (lane == 0) a.cnt[r] = c;
+  }
+}
+
+// hb_or_padded is row r's list length rounded up to HB_OR_BLOCK (0 past n).
+__device__ __forceinline__ long long hb_or_padded(const HB_Or& a, long long r) {
+  return r < a.n ? ((long long)a.cnt[r] + HB_OR_BLOCK - 1) / HB_OR_BLOCK * HB_OR_BLOCK : 0;
+}
+
+// hb_or_block_scan: the inclusive scan of v over a block of 256 threads
+// (warp shuffles, then the warps' totals).
+__device__ __forceinline__ long long hb_or_block_scan(long long v, long long* sh) {
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  for (int o = 1; o < 32; o <<= 1) {
+    const long long t = __shfl_up_sync(0xffffffffu, v, o);
+    if (lane >= o) v += t;
+  }
+  if (lane == 31) sh[w] = v;
+  __syncthreads();
+  if (w == 0) {
+    long long t = lane < (int)(blockDim.x >> 5) ? sh[lane] : 0;
+    for (int o = 1; o < 32; o <<= 1) {
+      const long long u = __shfl_up_sync(0xffffffffu, t, o);
+      if (lane >= o) t += u;
+    }
+    if (lane < (int)(blockDim.x >> 5)) sh[lane] = t;
+  }
+  __syncthreads();
+  if (w > 0) v += sh[w - 1];
+  __syncthreads();  // (sh reused by the next call)
+  return v;
+}
+
+// hb_or_scan1: block b (256 threads, 4 rows each) writes off[r+1] = the
+// padded lengths of its rows up to r, and sums[b] their total.
+extern "C" __global__ void __launch_bounds__(256) hb_or_scan1(const HB_Or a, int unused) {
+  __shared__ long long sh[32];
+  const long long base = (long long)blockIdx.x * HB_OR_ROWS + threadIdx.x * 4;
+  long long p[4], t = 0;
+  for (int q = 0; q < 4; q++) t += (p[q] = hb_or_padded(a, base + q));
+  const long long incl = hb_or_block_scan(t, sh);
+  long long run = incl - t;
+  for (int q = 0; q < 4; q++) {
+    run += p[q];
+    if (base + q < a.n) a.off[base + q + 1] = run;
+  }
+  if (threadIdx.x == blockDim.x - 1) a.sums[blockIdx.x] = incl;
+}
+
+// hb_or_scan2: one block turns sums[0..blocks) into exclusive prefix sums,
+// 256 at a time with a carry.
+extern "C" __global__ void __launch_bounds__(256) hb_or_scan2(const HB_Or a, int blocks) {
+  __shared__ long long sh[32];
+  __shared__ long long total;
+  long long carry = 0;
+  for (int b0 = 0; b0 < blocks; b0 += 256) {
+    const int b = b0 + threadIdx.x;
+    const long long v = b < blocks ? a.sums[b] : 0;
+    const long long incl = hb_or_block_scan(v, sh);
+    if (b < blocks) a.sums[b] = carry + incl - v;
+    if (threadIdx.x == blockDim.x - 1) total = incl;
+    __syncthreads();
+    carry += total;
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) a.off[0] = 0;
+}
+
+// hb_or_scan3: adds the rows before block b to its rows' off.
+extern "C" __global__ void hb_or_scan3(const HB_Or a, int unused) {
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < a.n; r += stride)
+    a.off[r + 1] += a.sums[r / HB_OR_ROWS];
+}
+
+// hb_or_fill: a warp a row, writing the kept entries in the row's order
+// (a ballot's prefix places each), then the padding.
+extern "C" __global__ void hb_or_fill(const HB_Or a, int unused) {
+  const int lane = threadIdx.x & 31;
+  const unsigned below = (1u << lane) - 1;
+  const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
+  for (long long rr = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; rr < a.n; rr += warps) {
+    const int r = (int)rr, el = hb_or_ell_len(a, r);
+    const long long len = el + (a.cooPtr[r + 1] - a.cooPtr[r]);
+    long long at = a.off[r];
+    for (long long i0 = 0; i0 < len; i0 += 32) {
+      const long long i = i0 + lane;
+      const int u = i < len ? hb_or_at(a, r, el, i) : -1;
+      const bool keep = i < len && hb_or_keep(a, r, u);
+      const unsigned bal = __ballot_sync(0xffffffffu, keep);
+      if (keep) a.adj[at + __popc(bal & below)] = u;
+      at += __popc(bal);
+    }
+    for (long long i = at + lane; i < a.off[r + 1]; i += 32) a.adj[i] = HB_OR_PAD;
+  }
+}

@@ -10,12 +10,14 @@ import (
 	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/hyb"
 	"github.com/hpgraph/hpgraph/internal/phase"
+	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
 //go:embed hybbuild.cu
 var hybBuildSource string
 
-var hybBuildKernels = []string{"hb_ell", "hb_coo", "hb_restore", "hb_bin_count", "hb_bin_scan", "hb_bin_place", "hb_degrees"}
+var hybBuildKernels = []string{"hb_ell", "hb_coo", "hb_restore", "hb_bin_count", "hb_bin_scan", "hb_bin_place", "hb_degrees",
+	"hb_or_deg", "hb_or_count", "hb_or_scan1", "hb_or_scan2", "hb_or_scan3", "hb_or_fill"}
 
 // buildOnDevice is PREPROCESS on the device for a matrix that
 // vertexprog described without filling (hyb.Describe): it uploads the
@@ -180,4 +182,84 @@ func deviceDegrees(md *matDev) {
 	var c uint64
 	cu.MemcpyDtoH(unsafe.Pointer(&c), chunks, 8)
 	md.pushChunks = int64(c)
+}
+
+// orientDev is a graph's vertexprog.Orientation on the device, built
+// from the matrix of its Neighbors and kept with it (matDev.orient).
+type orientDev struct {
+	deg, cnt, off, adj cu.DevicePtr
+	adjLen             int64 // Adj's entries (Off[N])
+}
+
+// orientRows is how many rows a block of hb_or_scan1 sums (HB_OR_ROWS).
+const orientRows = 1024
+
+// deviceOrientation builds the orientation (all: every neighbour) of the
+// graph whose Neighbors md's matrix holds, with the hb_or kernels: the
+// degrees, the lists' lengths, their offsets (a scan in three kernels),
+// then the lists. Only Off[N] comes back to the host, to size Adj. Inside
+// device.do.
+func deviceOrientation(md *matDev, all bool) *orientDev {
+	d := theDev
+	m := md.m
+	n := int64(m.N)
+	o := &orientDev{deg: devAlloc(&md.bufs, n*4), cnt: devAlloc(&md.bufs, n*4), off: devAlloc(&md.bufs, (n+1)*8)}
+	var tmp []cu.DevicePtr
+	defer func() { freeAll(tmp) }()
+	scanBlocks := (n + orientRows - 1) / orientRows
+	sums := devAlloc(&tmp, max(scanBlocks, 1)*8)
+	a := make([]byte, 80)
+	le := binary.LittleEndian
+	flag := 0
+	if all {
+		flag = 1
+	}
+	put := func() {
+		for i, p := range []cu.DevicePtr{md.ellCol, md.cooCol, md.cooPtr, o.deg, o.cnt, o.off, o.adj, sums} {
+			le.PutUint64(a[8*i:], uint64(p))
+		}
+		for i, v := range []int{m.N, m.K, m.Pitch, flag} {
+			le.PutUint32(a[64+4*i:], uint32(v))
+		}
+	}
+	put()
+	mod := d.hybBuildModule()
+	most := int64(d.sms) * 16
+	unused := make([]byte, 4)
+	if n == 0 {
+		cu.MemsetD32(o.off, 0, 2)
+		cu.CtxSynchronize()
+	} else {
+		mod.launch2("hb_or_deg", min(blocks(n, blockSize), most), d.stream, a, unused)
+		mod.launch2("hb_or_count", min(blocks(n*32, blockSize), most), d.stream, a, unused)
+		mod.launch2("hb_or_scan1", scanBlocks, d.stream, a, unused)
+		nb := make([]byte, 4)
+		le.PutUint32(nb, uint32(scanBlocks))
+		mod.launch2("hb_or_scan2", 1, d.stream, a, nb)
+		mod.launch2("hb_or_scan3", min(blocks(n, blockSize), most), d.stream, a, unused)
+		d.syncStream()
+	}
+	cu.MemcpyDtoH(unsafe.Pointer(&o.adjLen), o.off+cu.DevicePtr(n*8), 8)
+	if o.adjLen > 0 {
+		o.adj = devAlloc(&md.bufs, o.adjLen*4)
+		put()
+		mod.launch2("hb_or_fill", min(blocks(n*32, blockSize), most), d.stream, a, unused)
+		d.syncStream()
+	}
+	md.bytes += n*16 + 8 + o.adjLen*4
+	d.notePeak()
+	return o
+}
+
+// ptr is the device array of part p.
+func (o *orientDev) ptr(p vertexprog.OrientationPart) cu.DevicePtr {
+	switch p {
+	case vertexprog.OrientationDeg:
+		return o.deg
+	case vertexprog.OrientationCnt:
+		return o.cnt
+	case vertexprog.OrientationOff:
+		return o.off
+	}
+	return o.adj
 }

@@ -3,6 +3,7 @@
 package cuda
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -10,8 +11,10 @@ import (
 	"unsafe"
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
+	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/hyb"
 	"github.com/hpgraph/hpgraph/internal/phase"
+	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
 // download copies n elements of device memory p into a new slice (nil
@@ -253,5 +256,73 @@ func TestPrefetchedBuild(t *testing.T) {
 	_ = d.do("memory", func() error { after, _ = d.memInfo(); return nil })
 	if after < before {
 		t.Errorf("free device memory %d after the build and drop, %d before", after, before)
+	}
+}
+
+// TestDeviceOrientationMatchesHost builds graphs' orientations on the
+// device (deviceOrientation, from the HYB matrix of Neighbors in every
+// split: all COO, mixed, all ELL) and compares every array with the
+// host's Orientation.Build: graphs with self loops, parallel arcs, hubs
+// whose rows span many warps, scan blocks (1024 rows) and their edges.
+func TestDeviceOrientationMatchesHost(t *testing.T) {
+	d := needGPU(t)
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, n := range []int{1, 1023, 1025, 70000, 300001} {
+		for _, directed := range []bool{false, true} {
+			el := &datasets.EdgeList{N: n, Directed: directed}
+			for range 6 * n {
+				u, v := int32(rng.IntN(n)), int32(rng.IntN(n))
+				if rng.IntN(8) == 0 {
+					u = int32(rng.IntN(min(n, 4))) // hubs
+				}
+				el.Src, el.Dst = append(el.Src, u), append(el.Dst, v)
+			}
+			dg, err := datasets.Build(el, datasets.Options{KeepSelfLoops: true, KeepDuplicates: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := vertexprog.NewGraph(dg)
+			for _, s := range splits[:3] {
+				m, err := g.PullMatrix(vertexprog.AllEdges, s.opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, all := range []bool{false, true} {
+					o := g.Orientation(all)
+					o.Build()
+					err := d.do("orienting on the device", func() error {
+						md := &matDev{m: m.Matrix}
+						defer func() { freeAll(md.bufs) }()
+						if m.Materialized() {
+							md.ellCol, md.cooCol = devPut(&md.bufs, m.EllCol), devPut(&md.bufs, m.CooCol)
+							md.cooPtr = devPut(&md.bufs, m.CooPtr)
+						} else {
+							buildOnDevice(md, m.Matrix, nil)
+						}
+						od := deviceOrientation(md, all)
+						what := fmt.Sprintf("n=%d directed=%v %s all=%v", n, directed, s.name, all)
+						if od.adjLen != o.Off[n] {
+							t.Fatalf("%s: device lists take %d entries, the host's %d", what, od.adjLen, o.Off[n])
+						}
+						if got := download[int32](od.deg, int64(n)); !slices.Equal(got, o.Deg) {
+							t.Fatalf("%s: device degrees differ from the host's", what)
+						}
+						if got := download[int32](od.cnt, int64(n)); !slices.Equal(got, o.Cnt) {
+							t.Fatalf("%s: device list lengths differ from the host's", what)
+						}
+						if got := download[int64](od.off, int64(n)+1); !slices.Equal(got, o.Off) {
+							t.Fatalf("%s: device offsets differ from the host's", what)
+						}
+						if got := download[int32](od.adj, od.adjLen); !slices.Equal(got, o.Adj) && len(o.Adj) > 0 {
+							t.Fatalf("%s: device lists differ from the host's", what)
+						}
+						return nil
+					})
+					if err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+		}
 	}
 }

@@ -230,6 +230,11 @@ func (d *device) adopt(r *run) bool {
 		r.clock.started = false
 		ptrs := make([]uint64, len(r.arrays))
 		for k, a := range r.arrays {
+			if o := r.layout.arrays[k].orient; o != nil {
+				// (the parked run's may be the other Orientation)
+				a = r.pull.orientation(o.All).ptr(r.layout.arrays[k].part)
+				r.arrays[k] = a
+			}
 			ptrs[k] = uint64(a)
 		}
 		state, arg := r.layout.bytes(ptrs), r.makeRunArg()

@@ -79,6 +79,10 @@ type stateArray struct {
 	bytes    int64
 	readOnly bool
 	constant bool // DeviceArray.Constant
+	// orient: the array is part part of this Orientation, which the
+	// device builds (orientDev), or, after orientOnHost, the host.
+	orient *vertexprog.Orientation
+	part   vertexprog.OrientationPart
 }
 
 // stateLayout is the State struct argument: one pointer per array, then
@@ -115,6 +119,18 @@ func layoutState(code *vertexprog.DeviceCode) (*stateLayout, error) {
 			return nil, fmt.Errorf("cuda: DeviceCode.Arrays[%d]: %q is not a C identifier, or is repeated", i, a.Name)
 		}
 		seen[a.Name] = true
+		if a.Orientation != nil {
+			if a.Data != nil || !a.ReadOnly || a.Part < vertexprog.OrientationDeg || a.Part > vertexprog.OrientationAdj {
+				return nil, fmt.Errorf("cuda: DeviceCode.Arrays[%d] (%s): an Orientation's array is ReadOnly, has no Data and names a Part", i, a.Name)
+			}
+			et := elemTypes[reflect.Int32]
+			if a.Part == vertexprog.OrientationOff {
+				et = elemTypes[reflect.Int64]
+			}
+			l.arrays = append(l.arrays, stateArray{name: a.Name, elem: et, readOnly: true, orient: a.Orientation, part: a.Part})
+			l.offsets = append(l.offsets, place(8))
+			continue
+		}
 		v := reflect.ValueOf(a.Data)
 		if v.Kind() != reflect.Slice {
 			return nil, fmt.Errorf("cuda: DeviceCode.Arrays[%d] (%s) is a %T, not a slice", i, a.Name, a.Data)
@@ -244,6 +260,38 @@ func (l *stateLayout) layoutErr(got []uint64) error {
 		}
 	}
 	return nil
+}
+
+// orientOnHost makes l's Orientation arrays host arrays
+// (Orientation.Build), copied in like any constant array: for a run whose
+// gather matrix is not the graph's Neighbors, from which the device builds
+// them.
+func (l *stateLayout) orientOnHost() {
+	for i := range l.arrays {
+		a := &l.arrays[i]
+		if a.orient == nil {
+			continue
+		}
+		v := reflect.ValueOf(vertexprog.DeviceArray{Orientation: a.orient, Part: a.part}.Slice())
+		a.bytes, a.ptr, a.constant, a.orient = int64(v.Len())*int64(a.elem.size), nil, true, nil
+		if v.Len() > 0 {
+			a.ptr = v.UnsafePointer()
+		}
+	}
+}
+
+// orientations reports which Orientations (all or not) l's arrays name.
+func (l *stateLayout) orientations() (some, all bool) {
+	for _, a := range l.arrays {
+		if a.orient != nil {
+			if a.orient.All {
+				all = true
+			} else {
+				some = true
+			}
+		}
+	}
+	return
 }
 
 // buildSource splices a program's snippet into the kernel template.

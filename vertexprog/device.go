@@ -106,6 +106,35 @@ type DeviceArray struct {
 	// reuse its device copy whenever a run passes the same slice, without
 	// comparing the bytes again.
 	Constant bool
+	// Orientation, when set (Data nil, ReadOnly), says the array is part
+	// Part of the graph's Orientation: a device backend builds it on the
+	// device from the run's gather matrix when the program gathers along
+	// AllEdges (whose rows are Neighbors), and keeps it with the matrix
+	// for later runs; otherwise it calls Orientation.Build and copies the
+	// host's array.
+	Orientation *Orientation
+	Part        OrientationPart
+}
+
+// Slice returns the array's host data: Data, or the part of its
+// Orientation, built on the host (Build) if it was not.
+func (a DeviceArray) Slice() any {
+	if a.Orientation == nil {
+		return a.Data
+	}
+	o := a.Orientation
+	o.Build()
+	switch a.Part {
+	case OrientationDeg:
+		return o.Deg
+	case OrientationCnt:
+		return o.Cnt
+	case OrientationOff:
+		return o.Off
+	case OrientationAdj:
+		return o.Adj
+	}
+	return nil
 }
 
 // DeviceScalar is a named constant.

@@ -219,6 +219,11 @@ func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 	res := &Result[X]{Backend: "cpu", BackendWait: wait}
 	var st stepper = &cpuStepper[X, A]{h}
 	if b == nil {
+		if hp, ok := p.(HostPreparer); ok {
+			if err := hp.PrepareHost(g); err != nil {
+				return nil, err
+			}
+		}
 		if h.deviceInit {
 			if err := h.init(); err != nil {
 				return nil, err
