@@ -3,6 +3,7 @@ package serve
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -17,31 +18,24 @@ import (
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
-// Algorithms are the apps a query may name, as the CLI's `run` names them
-// (the client package's list, shared with loadgen).
-var Algorithms = client.Algorithms
+// Algorithms are the apps a query may name, as the CLI's `run` names them:
+// apps' registry (apps.Registry), whose parameters, defaults, checks and
+// per-vertex outputs serve's are.
+var Algorithms = apps.Names()
 
-// Limits on parameters, so that no request asks for unbounded work.
+// Limits on parameters, so that no request asks for unbounded work: an
+// integer parameter (max_iter, iterations) counts supersteps.
 const maxIterLimit = 1 << 20
-
-// RunParams are a query's parameters: the CLI's flags under JSON names
-// (--max-iter is max_iter, --per-vertex per_vertex), with its defaults.
-// A field the algorithm does not take is refused.
-type RunParams struct {
-	Src        *int64   `json:"src,omitempty"`        // bfs, sssp: in the file's ids; default the highest-degree vertex
-	Damping    *float64 `json:"damping,omitempty"`    // pagerank, pagerank-ldbc: 0.85
-	Tolerance  *float64 `json:"tolerance,omitempty"`  // pagerank: 1e-6
-	MaxIter    *int     `json:"max_iter,omitempty"`   // any: 0 (the algorithm's own; pagerank: 1000)
-	Iterations *int     `json:"iterations,omitempty"` // pagerank-ldbc: 10
-	Precision  *string  `json:"precision,omitempty"`  // pagerank-ldbc: float64 or float32 (pagerank: float64 only)
-	PerVertex  *bool    `json:"per_vertex,omitempty"` // tc: count per vertex (implied by a per-vertex output)
-	Delta      *float64 `json:"delta,omitempty"`      // sssp: -1 (apps.DefaultDelta); 0 Bellman-Ford
-}
 
 // RunRequest is POST /v1/graphs/{name}/run's body.
 type RunRequest struct {
-	Algo   string    `json:"algo"`
-	Params RunParams `json:"params"`
+	Algo string `json:"algo"`
+	// Params are the app's parameters: `hpgraph run`'s flags under JSON
+	// names (--max-iter is max_iter, --per-vertex per_vertex), with its
+	// defaults, and src for the apps that run from a source (in the
+	// file's ids; default the highest-degree vertex). A parameter the
+	// algorithm does not take is refused.
+	Params map[string]json.RawMessage `json:"params"`
 	// Output is summary (default, JSON), ndjson or csv (per-vertex
 	// results streamed in the file's ids).
 	Output string `json:"output,omitempty"`
@@ -51,109 +45,161 @@ type RunRequest struct {
 
 // query is a checked request, with every parameter resolved.
 type query struct {
-	algo       string
-	src        int32 // bfs, sssp
-	damping    float64
-	tolerance  float64
-	maxIter    int
-	iterations int
-	precision  string
-	perVertex  bool
-	delta      float64
-	output     string
+	app    *apps.App
+	req    apps.Request
+	output string
 }
 
-// takes lists the parameters each algorithm takes (max_iter: all).
-var takes = client.Takes
+// srcParam is the source's name in params.
+const srcParam = "src"
 
 // check validates req against lg; the apiError names the field.
 func (req *RunRequest) check(lg *loadedGraph) (*query, *apiError) {
-	q := &query{algo: req.Algo, damping: 0.85, tolerance: 1e-6, iterations: 10, precision: "float64", delta: -1, output: req.Output}
-	allowed, ok := takes[req.Algo]
-	if !ok {
+	app := apps.Lookup(req.Algo)
+	if app == nil {
 		if req.Algo == "" {
 			return nil, badField("algo", "required: one of %s", strings.Join(Algorithms, ", "))
 		}
 		return nil, badField("algo", "unknown algorithm %q; want one of %s", req.Algo, strings.Join(Algorithms, ", "))
 	}
+	q := &query{app: app, req: apps.Request{Params: apps.DefaultParams(), Need: apps.NeedRows}, output: req.Output}
 	switch q.output {
-	case "":
-		q.output = "summary"
-	case "summary", "ndjson", "csv":
+	case "", "summary":
+		q.output, q.req.Need = "summary", apps.NeedSummary
+	case "ndjson", "csv":
 	default:
 		return nil, badField("output", "%q: want summary, ndjson or csv", req.Output)
 	}
 	if req.TimeoutMS < 0 {
 		return nil, badField("timeout_ms", "%d: want a positive number of milliseconds", req.TimeoutMS)
 	}
-	p := req.Params
-	given := map[string]bool{"src": p.Src != nil, "damping": p.Damping != nil, "tolerance": p.Tolerance != nil,
-		"iterations": p.Iterations != nil, "precision": p.Precision != nil, "per_vertex": p.PerVertex != nil, "delta": p.Delta != nil}
-	for _, name := range []string{"src", "damping", "tolerance", "iterations", "precision", "per_vertex", "delta"} {
-		if given[name] && !slices.Contains(allowed, name) {
-			return nil, badField("params."+name, "%s takes no %s (it takes %s)", req.Algo, name, describeTakes(allowed))
+	names := make([]string, 0, len(req.Params))
+	for name, raw := range req.Params {
+		if string(raw) != "null" { // (null: the default)
+			names = append(names, name)
 		}
 	}
-	if p.MaxIter != nil {
-		if *p.MaxIter < 0 || *p.MaxIter > maxIterLimit {
-			return nil, badField("params.max_iter", "%d: want 0 (the algorithm's own) to %d", *p.MaxIter, maxIterLimit)
-		}
-		q.maxIter = *p.MaxIter
-	}
-	if p.Damping != nil {
-		if d := *p.Damping; !(d >= 0 && d <= 1) {
-			return nil, badField("params.damping", "%g: want a number in [0, 1]", d)
-		}
-		q.damping = *p.Damping
-	}
-	if p.Tolerance != nil {
-		if t := *p.Tolerance; !(t >= 0) || math.IsInf(t, 0) {
-			return nil, badField("params.tolerance", "%g: want a finite number >= 0", t)
-		}
-		q.tolerance = *p.Tolerance
-	}
-	if p.Iterations != nil {
-		if it := *p.Iterations; it < 0 || it > maxIterLimit {
-			return nil, badField("params.iterations", "%d: want 0 to %d", it, maxIterLimit)
-		}
-		q.iterations = *p.Iterations
-	}
-	if p.Precision != nil {
-		q.precision = *p.Precision
-		switch {
-		case q.precision != "float64" && q.precision != "float32":
-			return nil, badField("params.precision", "%q: want float64 or float32", q.precision)
-		case q.precision == "float32" && req.Algo == "pagerank":
-			return nil, badField("params.precision", "float32: the paper's PageRank runs in float64 only; pagerank-ldbc takes float32")
-		}
-	}
-	if p.PerVertex != nil {
-		q.perVertex = *p.PerVertex
-	}
-	if req.Algo == "tc" && q.output != "summary" {
-		q.perVertex = true
-	}
-	if p.Delta != nil {
-		if d := *p.Delta; math.IsInf(d, 0) || math.IsNaN(d) || (d < 0 && d != -1) {
-			return nil, badField("params.delta", "%g: want -1 (the default), 0 (Bellman-Ford) or a positive bucket width", d)
-		}
-		q.delta = *p.Delta
-	}
-	if slices.Contains(allowed, "src") {
-		if p.Src == nil {
-			q.src = defaultSource(lg)
-		} else {
-			v, err := lg.g.Vertex(*p.Src)
-			if err != nil {
-				return nil, badField("params.src", "%d is not a vertex of graph %s (%s)", *p.Src, lg.name, idRange(lg))
+	slices.Sort(names)
+	var src *int64
+	for _, name := range names {
+		raw := req.Params[name]
+		if name == srcParam && app.Source {
+			var id int64
+			if e := decodeParam(name, raw, &id); e != nil {
+				return nil, e
 			}
-			q.src = v
+			src = &id
+			continue
+		}
+		prm := app.Param(name)
+		if prm == nil || prm.JSONName() != name {
+			if !known(name) {
+				// (as encoding/json refuses an unknown field)
+				return nil, badField(name, "unknown field")
+			}
+			return nil, badField("params."+name, "%s takes no %s (it takes %s)", app.Name, name, describeTakes(app))
+		}
+		if e := setParam(prm, raw, &q.req.Params); e != nil {
+			return nil, e
+		}
+	}
+	if pe := app.CheckParams(&q.req.Params); pe != nil {
+		return nil, badField("params."+pe.Param.JSONName(), "%v", pe.Err)
+	}
+	if app.Source {
+		if src == nil {
+			q.req.Source = defaultSource(lg)
+		} else {
+			v, err := lg.g.Vertex(*src)
+			if err != nil {
+				return nil, badField("params.src", "%d is not a vertex of graph %s (%s)", *src, lg.name, idRange(lg))
+			}
+			q.req.Source = v
 		}
 	}
 	return q, nil
 }
 
-func describeTakes(names []string) string {
+// known says whether name is a parameter of any app, or src.
+func known(name string) bool {
+	if name == srcParam {
+		return true
+	}
+	for _, p := range apps.AllParams() {
+		if p.JSONName() == name {
+			return true
+		}
+	}
+	return false
+}
+
+// setParam decodes a parameter's JSON value into p, checking it and
+// bounding integers by maxIterLimit.
+func setParam(prm apps.AnyParam, raw json.RawMessage, p *apps.Params) *apiError {
+	switch x := prm.(type) {
+	case *apps.Param[int]:
+		return decodeInto(x, raw, p, func(n int) string {
+			if n > maxIterLimit {
+				return fmt.Sprintf("%d: want at most %d (the server's limit)", n, maxIterLimit)
+			}
+			return ""
+		})
+	case *apps.Param[float64]:
+		return decodeInto(x, raw, p, nil)
+	case *apps.Param[string]:
+		return decodeInto(x, raw, p, nil)
+	case *apps.Param[bool]:
+		return decodeInto(x, raw, p, nil)
+	}
+	return badField("params."+prm.JSONName(), "the server cannot read a %T", prm)
+}
+
+// decodeInto decodes raw as prm's type, checks it (prm's check, then
+// limit's) and sets it in p.
+func decodeInto[T apps.ParamType](prm *apps.Param[T], raw json.RawMessage, p *apps.Params, limit func(T) string) *apiError {
+	field := prm.JSONName()
+	var v T
+	if e := decodeParam(field, raw, &v); e != nil {
+		return e
+	}
+	if prm.Check != nil {
+		if err := prm.Check(v); err != nil {
+			return badField("params."+field, "%v", err)
+		}
+	}
+	if limit != nil {
+		if msg := limit(v); msg != "" {
+			return badField("params."+field, "%s", msg)
+		}
+	}
+	*prm.Field(p) = v
+	return nil
+}
+
+// decodeParam decodes one parameter's JSON value; a value of the wrong
+// type is an error naming params.NAME, as decodeJSON names a field.
+func decodeParam(name string, raw json.RawMessage, v any) *apiError {
+	err := json.Unmarshal(raw, v)
+	if err == nil {
+		return nil
+	}
+	field := "params." + name
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return badField(field, "want %s, got JSON %s", jsonType(te.Type.String()), te.Value)
+	}
+	return badField(field, "%v", err)
+}
+
+// describeTakes lists the parameters app takes, max_iter last.
+func describeTakes(app *apps.App) string {
+	var names []string
+	if app.Source {
+		names = append(names, srcParam)
+	}
+	for _, p := range app.Params {
+		names = append(names, p.JSONName())
+	}
 	if len(names) == 0 {
 		return "max_iter only"
 	}
@@ -189,182 +235,10 @@ func defaultSource(lg *loadedGraph) int32 {
 	return best
 }
 
-// answer is a query's result: the summary and, for a per-vertex output,
-// its columns.
-type answer struct {
-	summary    string
-	result     map[string]any
-	backend    string
-	iterations int
-	preprocess time.Duration
-	compute    time.Duration
-	finish     time.Duration
-	columns    []string // the per-vertex columns after "id"
-	row        func(v int32, cells []cell)
-}
-
-// cell is one per-vertex value: an integer, or a float (f, isF).
-type cell struct {
-	i   int64
-	f   float64
-	isF bool
-}
-
-func statsOf[X any](a *answer, r *vertexprog.Result[X]) {
-	a.backend, a.iterations, a.preprocess, a.compute, a.finish = r.Backend, r.Iterations, r.Preprocess, r.Compute, r.Finish
-}
-
-// run runs q on lg; it may take long and honours opt.Context.
-func run(lg *loadedGraph, q *query, opt vertexprog.Options) (*answer, error) {
-	g, d := lg.g, lg.d
-	opt.MaxIterations = q.maxIter
-	a := &answer{}
-	switch q.algo {
-	case "bfs":
-		opt.SummaryOnly = q.output == "summary"
-		var r *apps.BFSResult
-		var err error
-		if opt.SummaryOnly {
-			// A summary's answer is the counts, which no later query
-			// overwrites: its arrays go back for the next one.
-			r, err = apps.BFSReusing(g, q.src, opt, lg.takeBFS())
-			if err == nil {
-				lg.putBFS(r)
-			}
-		} else {
-			r, err = apps.BFS(g, q.src, opt)
-		}
-		if err != nil {
-			return nil, err
-		}
-		statsOf(a, r.Run)
-		reached, depth := r.Reached()
-		a.summary = fmt.Sprintf("source %d: reached %d vertices, depth %d", d.OriginalID(q.src), reached, depth)
-		a.result = map[string]any{"source": d.OriginalID(q.src), "reached": reached, "depth": depth}
-		a.columns = []string{"depth", "parent"}
-		a.row = func(v int32, c []cell) {
-			parent := int64(-1)
-			if r.Parent[v] >= 0 {
-				parent = d.OriginalID(r.Parent[v])
-			}
-			c[0], c[1] = cell{i: int64(r.Depth[v])}, cell{i: parent}
-		}
-	case "sssp":
-		delta := q.delta
-		if delta < 0 {
-			delta = apps.DefaultDelta(g)
-		}
-		r, err := apps.SSSPDelta(g, q.src, delta, opt)
-		if err != nil {
-			return nil, err
-		}
-		statsOf(a, r.Run)
-		reached, far := 0, float32(0)
-		for _, x := range r.Dist {
-			if !math.IsInf(float64(x), 1) {
-				reached++
-				far = max(far, x)
-			}
-		}
-		a.summary = fmt.Sprintf("source %d: reached %d vertices, farthest at %g", d.OriginalID(q.src), reached, far)
-		a.result = map[string]any{"source": d.OriginalID(q.src), "reached": reached, "farthest": float64(far)}
-		a.columns = []string{"dist"}
-		a.row = func(v int32, c []cell) { c[0] = cell{f: float64(r.Dist[v]), isF: true} }
-	case "pagerank":
-		limit := q.maxIter
-		if limit == 0 {
-			limit = 1000 // the CLI's pageRankLimit
-		}
-		r, err := apps.PageRank(g, q.damping, q.tolerance, limit, opt)
-		if err != nil {
-			return nil, err
-		}
-		statsOf(a, r.Run)
-		rankAnswer(a, lg, r.Rank)
-	case "pagerank-ldbc":
-		var rank []float64
-		if q.precision == "float32" {
-			r, err := apps.PageRankLDBCIn[float32](g, q.damping, q.iterations, opt)
-			if err != nil {
-				return nil, err
-			}
-			statsOf(a, r.Run)
-			rank = r.Rank
-		} else {
-			r, err := apps.PageRankLDBCIn[float64](g, q.damping, q.iterations, opt)
-			if err != nil {
-				return nil, err
-			}
-			statsOf(a, r.Run)
-			rank = r.Rank
-		}
-		rankAnswer(a, lg, rank)
-	case "cc":
-		r, err := apps.ConnectedComponents(g, opt)
-		if err != nil {
-			return nil, err
-		}
-		statsOf(a, r.Run)
-		sizes := make([]int32, d.N)
-		largest := int32(0)
-		for _, l := range r.Label {
-			sizes[l]++
-			largest = max(largest, sizes[l])
-		}
-		a.summary = fmt.Sprintf("%d components, largest %d vertices", r.Components, largest)
-		a.result = map[string]any{"components": r.Components, "largest": largest}
-		a.columns = []string{"component"}
-		if q.output != "summary" {
-			first := make([]int64, d.N) // a component's smallest original id
-			for l := range first {
-				first[l] = math.MaxInt64
-			}
-			for v, l := range r.Label {
-				first[l] = min(first[l], d.OriginalID(int32(v)))
-			}
-			a.row = func(v int32, c []cell) { c[0] = cell{i: first[r.Label[v]]} }
-		}
-	case "tc":
-		r, err := apps.Triangles(g, q.perVertex, opt)
-		if err != nil {
-			return nil, err
-		}
-		statsOf(a, r.Run)
-		a.summary = fmt.Sprintf("%d triangles", r.Total)
-		a.result = map[string]any{"triangles": r.Total}
-		a.columns = []string{"triangles"}
-		a.row = func(v int32, c []cell) { c[0] = cell{i: r.PerVertex[v]} }
-	default:
-		return nil, fmt.Errorf("unknown algorithm %q", q.algo)
-	}
-	return a, nil
-}
-
-func rankAnswer(a *answer, lg *loadedGraph, rank []float64) {
-	top := int32(0)
-	for v, x := range rank {
-		if x > rank[top] {
-			top = int32(v)
-		}
-	}
-	if len(rank) == 0 {
-		a.summary = fmt.Sprintf("%d iterations; no vertices", a.iterations)
-		a.result = map[string]any{"iterations": a.iterations}
-	} else {
-		a.summary = fmt.Sprintf("%d iterations; top vertex %d (rank %.6g)", a.iterations, lg.d.OriginalID(top), rank[top])
-		a.result = map[string]any{"iterations": a.iterations, "top_vertex": lg.d.OriginalID(top), "top_rank": rank[top]}
-	}
-	a.columns = []string{"rank"}
-	a.row = func(v int32, c []cell) { c[0] = cell{f: rank[v], isF: true} }
-}
-
-// perVertexColumns are the columns of each algorithm's per-vertex output.
-var perVertexColumns = map[string]int{"bfs": 2, "sssp": 1, "pagerank": 1, "pagerank-ldbc": 1, "cc": 1, "tc": 1}
-
 // maxResultBytes bounds the size of q's per-vertex output on n vertices:
 // an id and each value at most 24 bytes, keys and punctuation.
 func maxResultBytes(q *query, n int) int64 {
-	cols := int64(perVertexColumns[q.algo])
+	cols := int64(len(q.app.Columns))
 	line := 26 + cols*26 // csv: "id,v1,v2\n"
 	if q.output == "ndjson" {
 		line = 32 + cols*40 // {"id":...,"name":...}\n
@@ -372,29 +246,39 @@ func maxResultBytes(q *query, n int) int64 {
 	return 64 + int64(n)*line
 }
 
+// run runs q on lg; it may take long and honours opt.Context. A summary
+// query lends the app one of lg's scratches (a BFS's arrays: its answer is
+// the counts, which no later query overwrites).
+func run(lg *loadedGraph, q *query, opt vertexprog.Options) (*apps.Result, error) {
+	req := q.req
+	if req.Need == apps.NeedSummary {
+		req.Scratch = lg.takeScratch()
+	}
+	res, err := q.app.Run(lg.g, req, opt)
+	if err != nil {
+		return nil, err
+	}
+	if req.Scratch != nil {
+		lg.putScratch(req.Scratch)
+	}
+	if req.Need == apps.NeedRows && res.Rows == nil {
+		return nil, fmt.Errorf("%s kept no per-vertex answer", q.app.Name)
+	}
+	return res, nil
+}
+
 // SummaryResponse is a summary answer (output summary, the default): the
 // client's Summary, one type on both sides of the wire.
 type SummaryResponse = client.Summary
 
+// paramsJSON are the parameters in effect, defaults included.
 func (q *query) paramsJSON(lg *loadedGraph) map[string]any {
-	m := map[string]any{"max_iter": q.maxIter}
-	for _, name := range takes[q.algo] {
-		switch name {
-		case "src":
-			m["src"] = lg.d.OriginalID(q.src)
-		case "damping":
-			m["damping"] = q.damping
-		case "tolerance":
-			m["tolerance"] = q.tolerance
-		case "iterations":
-			m["iterations"] = q.iterations
-		case "precision":
-			m["precision"] = q.precision
-		case "per_vertex":
-			m["per_vertex"] = q.perVertex
-		case "delta":
-			m["delta"] = q.delta
-		}
+	m := map[string]any{}
+	for _, p := range q.app.AllParams() {
+		m[p.JSONName()] = p.Value(&q.req.Params)
+	}
+	if q.app.Source {
+		m[srcParam] = lg.d.OriginalID(q.req.Source)
 	}
 	return m
 }
@@ -412,11 +296,14 @@ func (s *Server) runGraph(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q, e := req.check(lg)
+	if e == nil && !q.app.Device() && s.cfg.Backend != "cpu" && s.cfg.Backend != "auto" {
+		e = badField("algo", "%s has no device code: it runs on the cpu backend only, and this server runs on %s", q.app.Name, s.cfg.Backend)
+	}
 	if e != nil {
 		s.fail(w, e)
 		return
 	}
-	algo := q.algo
+	algo := q.app.Name
 	failQuery := func(e *apiError) {
 		s.metrics.queries.WithLabelValues(algo, strconv.Itoa(e.code)).Inc()
 		s.fail(w, e)
@@ -437,7 +324,7 @@ func (s *Server) runGraph(w http.ResponseWriter, r *http.Request) {
 	// The worker hands its result over the channel: a handler that gave
 	// up (timeout, client gone) shares nothing with a run still going.
 	type outcome struct {
-		ans     *answer
+		ans     *apps.Result
 		err     error
 		started time.Time
 	}
@@ -494,30 +381,31 @@ func (s *Server) runGraph(w http.ResponseWriter, r *http.Request) {
 	total := time.Since(t0)
 	s.metrics.queries.WithLabelValues(algo, "200").Inc()
 	s.metrics.latency.WithLabelValues(algo).Observe(total.Seconds())
-	s.metrics.compute.WithLabelValues(algo).Observe(ans.compute.Seconds())
-	times := map[string]float64{"queue": ms(started.Sub(t0)), "preprocess": ms(ans.preprocess), "compute": ms(ans.compute),
-		"copy_back": ms(ans.finish), "total": ms(total)}
+	st := ans.Stats
+	s.metrics.compute.WithLabelValues(algo).Observe(st.Compute.Seconds())
+	times := map[string]float64{"queue": ms(started.Sub(t0)), "preprocess": ms(st.Preprocess), "compute": ms(st.Compute),
+		"copy_back": ms(st.Finish), "total": ms(total)}
 	if q.output == "summary" {
-		resp := SummaryResponse{Graph: lg.name, Algo: algo, Backend: ans.backend, Params: q.paramsJSON(lg), Summary: ans.summary,
-			Result: ans.result, Iterations: ans.iterations, Vertices: lg.d.N, Edges: lg.edges, TimesMS: times}
-		if ans.compute > 0 {
-			resp.MTEPS = float64(lg.edges) / (ms(ans.compute) * 1e3)
+		resp := SummaryResponse{Graph: lg.name, Algo: algo, Backend: st.Backend, Params: q.paramsJSON(lg), Summary: ans.Summary,
+			Result: ans.Fields, Iterations: st.Iterations, Vertices: lg.d.N, Edges: lg.edges, TimesMS: times}
+		if st.Compute > 0 {
+			resp.MTEPS = float64(lg.edges) / (ms(st.Compute) * 1e3)
 		}
 		writeJSON(w, http.StatusOK, resp)
 		return
 	}
 	h := w.Header()
-	h.Set("X-Hpgraph-Summary", ans.summary)
-	h.Set("X-Hpgraph-Backend", ans.backend)
-	h.Set("X-Hpgraph-Iterations", strconv.Itoa(ans.iterations))
-	h.Set("X-Hpgraph-Compute-Ms", strconv.FormatFloat(ms(ans.compute), 'f', 3, 64))
+	h.Set("X-Hpgraph-Summary", ans.Summary)
+	h.Set("X-Hpgraph-Backend", st.Backend)
+	h.Set("X-Hpgraph-Iterations", strconv.Itoa(st.Iterations))
+	h.Set("X-Hpgraph-Compute-Ms", strconv.FormatFloat(ms(st.Compute), 'f', 3, 64))
 	if q.output == "csv" {
 		h.Set("Content-Type", "text/csv; charset=utf-8")
 	} else {
 		h.Set("Content-Type", "application/x-ndjson")
 	}
 	w.WriteHeader(http.StatusOK)
-	if err := writeRows(w, lg, ans, q.output == "csv", r.Context()); err != nil {
+	if err := writeRows(w, lg, q.app.Columns, ans.Rows, q.output == "csv", r.Context()); err != nil {
 		s.cfg.Logf("serve: %s on %s: streaming the answer: %v", algo, lg.name, err)
 	}
 }
@@ -529,18 +417,18 @@ func vertexprogOptions(s *Server, ctx context.Context) vertexprog.Options {
 }
 
 // writeRows streams one row per vertex, in the file's ids.
-func writeRows(w http.ResponseWriter, lg *loadedGraph, ans *answer, csv bool, ctx context.Context) error {
+func writeRows(w http.ResponseWriter, lg *loadedGraph, columns []string, row func(v int32, cells []apps.Cell), csv bool, ctx context.Context) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	if csv {
-		bw.WriteString("id," + strings.Join(ans.columns, ",") + "\n")
+		bw.WriteString("id," + strings.Join(columns, ",") + "\n")
 	}
-	cells := make([]cell, len(ans.columns))
+	cells := make([]apps.Cell, len(columns))
 	var b []byte
 	for v := int32(0); v < int32(lg.d.N); v++ {
 		if v&0xffff == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		ans.row(v, cells)
+		row(v, cells)
 		b = b[:0]
 		if csv {
 			b = strconv.AppendInt(b, lg.d.OriginalID(v), 10)
@@ -553,7 +441,7 @@ func writeRows(w http.ResponseWriter, lg *loadedGraph, ans *answer, csv bool, ct
 			b = strconv.AppendInt(b, lg.d.OriginalID(v), 10)
 			for i, c := range cells {
 				b = append(b, `,"`...)
-				b = append(b, ans.columns[i]...)
+				b = append(b, columns[i]...)
 				b = append(b, `":`...)
 				b = appendCell(b, c, "null")
 			}
@@ -568,12 +456,12 @@ func writeRows(w http.ResponseWriter, lg *loadedGraph, ans *answer, csv bool, ct
 }
 
 // appendCell writes c; a float that is infinite or NaN (unreachable) as inf.
-func appendCell(b []byte, c cell, inf string) []byte {
-	if !c.isF {
-		return strconv.AppendInt(b, c.i, 10)
+func appendCell(b []byte, c apps.Cell, inf string) []byte {
+	if !c.IsFloat {
+		return strconv.AppendInt(b, c.Int, 10)
 	}
-	if math.IsInf(c.f, 0) || math.IsNaN(c.f) {
+	if math.IsInf(c.Float, 0) || math.IsNaN(c.Float) {
 		return append(b, inf...)
 	}
-	return strconv.AppendFloat(b, c.f, 'g', -1, 64)
+	return strconv.AppendFloat(b, c.Float, 'g', -1, 64)
 }

@@ -118,31 +118,31 @@ type loadedGraph struct {
 	bytes    int64 // the estimate charged to the budget
 	edges    int64
 	queries  int64 // guarded by Server.mu
-	// bfsSpare holds finished summary BFS results whose arrays (and, on
-	// a device, parked buffers) the next summary BFS writes into instead
-	// of allocating 8 bytes a vertex: at most one a worker, each taken by
-	// one query at a time.
-	bfsMu    sync.Mutex
-	bfsSpare []*apps.BFSResult
+	// scratches hold what summary queries' apps keep for the next (a
+	// finished BFS's arrays and, on a device, parked buffers, which the
+	// next summary BFS writes into instead of allocating 8 bytes a
+	// vertex): at most one a worker, each lent to one query at a time.
+	scratchMu sync.Mutex
+	scratches []*apps.Scratch
 }
 
-// takeBFS returns a spare summary BFS result, or nil.
-func (lg *loadedGraph) takeBFS() *apps.BFSResult {
-	lg.bfsMu.Lock()
-	defer lg.bfsMu.Unlock()
-	if n := len(lg.bfsSpare); n > 0 {
-		r := lg.bfsSpare[n-1]
-		lg.bfsSpare = lg.bfsSpare[:n-1]
-		return r
+// takeScratch lends a summary query a scratch: a spare one, or a new one.
+func (lg *loadedGraph) takeScratch() *apps.Scratch {
+	lg.scratchMu.Lock()
+	defer lg.scratchMu.Unlock()
+	if n := len(lg.scratches); n > 0 {
+		s := lg.scratches[n-1]
+		lg.scratches = lg.scratches[:n-1]
+		return s
 	}
-	return nil
+	return &apps.Scratch{}
 }
 
-// putBFS gives r back for a later summary BFS.
-func (lg *loadedGraph) putBFS(r *apps.BFSResult) {
-	lg.bfsMu.Lock()
-	lg.bfsSpare = append(lg.bfsSpare, r)
-	lg.bfsMu.Unlock()
+// putScratch gives s back for a later summary query.
+func (lg *loadedGraph) putScratch(s *apps.Scratch) {
+	lg.scratchMu.Lock()
+	lg.scratches = append(lg.scratches, s)
+	lg.scratchMu.Unlock()
 }
 
 // DeviceWorkers is the default number of queries that run at once on a

@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hpgraph/hpgraph/apps"
 	"github.com/hpgraph/hpgraph/apps/reference"
 	"github.com/hpgraph/hpgraph/datasets"
 )
@@ -337,6 +338,58 @@ func TestAppsMatchReference(t *testing.T) {
 			if got, w := int64(num(t, row["triangles"])), per[vertexOf(t, d, id)]; got != w {
 				t.Fatalf("id %d: %d triangles, reference %d", id, got, w)
 			}
+		}
+	})
+	// An app without device code (lcc) is refused by a server on a device.
+	cpuOnly := func(t *testing.T, algo string) bool {
+		t.Helper()
+		if testBackend == "cpu" || testBackend == "auto" || apps.Lookup(algo).Device() {
+			return false
+		}
+		code, _, body := run(algo, nil, "")
+		wantError(t, code, body, http.StatusBadRequest, "algo")
+		return true
+	}
+	t.Run("lcc", func(t *testing.T) {
+		if cpuOnly(t, "lcc") {
+			return
+		}
+		want := reference.LCC(d)
+		positive := 0
+		for _, x := range want {
+			if x > 0 {
+				positive++
+			}
+		}
+		s := summary("lcc", nil)
+		if !strings.HasSuffix(s.Summary, fmt.Sprintf(" over %d vertices; %d with lcc > 0", d.N, positive)) || s.Result["positive"].(float64) != float64(positive) {
+			t.Fatalf("summary %q, result %v; reference: %d with lcc > 0", s.Summary, s.Result, positive)
+		}
+		for id, row := range rows("lcc", nil) {
+			if got, w := num(t, row["lcc"]), want[vertexOf(t, d, id)]; !closeTo(got, w, 1e-12) {
+				t.Fatalf("id %d: lcc %v, reference %v", id, got, w)
+			}
+		}
+	})
+	t.Run("cdlp", func(t *testing.T) {
+		if cpuOnly(t, "cdlp") {
+			return
+		}
+		for _, iters := range []int{0, 1, 5} {
+			want := reference.CDLP(d, iters)
+			s := summary("cdlp", map[string]any{"iterations": iters})
+			if s.Params["iterations"].(float64) != float64(iters) {
+				t.Fatalf("params %v", s.Params)
+			}
+			for id, row := range rows("cdlp", map[string]any{"iterations": iters}) {
+				if got, w := int64(num(t, row["community"])), want[vertexOf(t, d, id)]; got != w {
+					t.Fatalf("%d iterations: id %d: community %d, reference %d", iters, id, got, w)
+				}
+			}
+		}
+		// The default: run's --iterations.
+		if s := summary("cdlp", nil); s.Params["iterations"].(float64) != 10 {
+			t.Fatalf("default params %v", s.Params)
 		}
 	})
 	t.Run("csv", func(t *testing.T) {
@@ -687,6 +740,17 @@ func TestBadRequests(t *testing.T) {
 		{`{"algo":"cc","params":{"max_iter":-1}}`, 400, "params.max_iter"},
 		{`{"algo":"sssp","params":{"delta":-2}}`, 400, "params.delta"},
 		{`{"algo":"tc","params":{"per_vertex":1}}`, 400, "params.per_vertex"},
+		{`{"algo":"pagerank-ldbc","params":{"iterations":2000000}}`, 400, "params.iterations"},
+		{`{"algo":"cc","params":{"max_iter":2000000}}`, 400, "params.max_iter"},
+		{`{"algo":"pagerank","params":{"tolerance":-1}}`, 400, "params.tolerance"},
+		{`{"algo":"pagerank-ldbc","params":{"precision":"half"}}`, 400, "params.precision"},
+		{`{"algo":"lcc","params":{"iterations":3}}`, 400, "params.iterations"},
+		{`{"algo":"lcc","params":{"src":5000}}`, 400, "params.src"},
+		{`{"algo":"lcc","params":{"max_iter":"x"}}`, 400, "params.max_iter"},
+		{`{"algo":"cdlp","params":{"iterations":-1}}`, 400, "params.iterations"},
+		{`{"algo":"cdlp","params":{"iterations":"3"}}`, 400, "params.iterations"},
+		{`{"algo":"cdlp","params":{"damping":0.5}}`, 400, "params.damping"},
+		{`{"algo":"cdlp","params":{"max-iter":2}}`, 400, "max-iter"},
 		{`{"algo":"cc","params":{"bogus":1}}`, 400, "bogus"},
 		{`{"algo":"cc","output":"xml"}`, 400, "output"},
 		{`{"algo":"cc","output":"ndjson"}`, 413, "output"},
@@ -765,6 +829,9 @@ func TestRunHonoursContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, algo := range Algorithms {
+		if a := apps.Lookup(algo); !a.Device() && testBackend != "cpu" && testBackend != "auto" {
+			continue // (no device code: the server refuses it)
+		}
 		req := RunRequest{Algo: algo}
 		q, e := req.check(lg)
 		if e != nil {

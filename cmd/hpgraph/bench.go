@@ -37,46 +37,34 @@ const edgesCounted = "m = edges of the loaded graph: each undirected edge counte
 // sourceRule says how bfs and sssp pick their source when --src is not given.
 const sourceRule = "highest-degree vertex (lowest id on ties); GAP draws random sources, a fixed one keeps runs comparable"
 
-// benchAlgo is an algorithm as bench runs it.
+// benchAlgo is an algorithm as bench runs it: an app, or one of its
+// variants (apps.Variant: pagerank-iter).
 type benchAlgo struct {
-	algorithm
-	// edges is the edge type of the program's pull matrix: the matrix whose
-	// nnz is reported as traversed.
-	edges vertexprog.EdgeType
-	// weighted runs on the graph with edge weights (sssp).
-	weighted bool
-	// cpuOnly: the program has no device code (lcc), so a device backend
-	// skips it rather than fail the benchmark.
-	cpuOnly bool
+	name, about string
+	app         *apps.App
+	variant     *apps.Variant // nil: the app as run runs it
 }
 
-// benchAlgorithms are run's algorithms plus pagerank-iter, one LDBC
-// PageRank iteration (the "PageRank, one iteration" row of the benchmarks).
-func benchAlgorithms() []benchAlgo {
-	programs := map[string]interface{ Spec() vertexprog.Spec }{
-		"bfs":           &apps.BFSProgram{},
-		"sssp":          &apps.SSSPProgram{},
-		"pagerank":      &apps.PageRankProgram{},
-		"pagerank-ldbc": &apps.PageRankLDBCProgram[float64]{},
-		"tc":            &apps.TriangleProgram{},
-		"cc":            apps.CCProgram{},
-		"lcc":           &apps.LCCProgram{},
-		"cdlp":          &apps.CDLPProgram{},
+// run runs the algorithm on g.
+func (a benchAlgo) run(g *vertexprog.Graph, p params, opt vertexprog.Options) (*outcome, error) {
+	if a.variant != nil {
+		if err := a.variant.Apply(&p.Params); err != nil {
+			return nil, flagError(err)
+		}
 	}
+	return runApp(a.app, g, p, opt)
+}
+
+// benchAlgorithms are the apps, each followed by its variants (LDBC
+// PageRank by pagerank-iter, one iteration: the "PageRank, one iteration"
+// row of the benchmarks).
+func benchAlgorithms() []benchAlgo {
 	var out []benchAlgo
-	for _, a := range algorithms {
-		p := programs[a.name]
-		_, device := p.(vertexprog.DeviceProgram)
-		out = append(out, benchAlgo{a, p.Spec().Edges, a.name == "sssp", !device})
-		if a.name == "pagerank-ldbc" {
-			out = append(out, benchAlgo{algorithm{
-				name:  "pagerank-iter",
-				about: "one LDBC PageRank iteration: the time of one PageRank superstep",
-				run: func(g *vertexprog.Graph, p params, opt vertexprog.Options) (*outcome, error) {
-					p.iterations = 1
-					return runPageRankLDBC(g, p, opt)
-				},
-			}, p.Spec().Edges, false, !device})
+	for _, a := range apps.Registry() {
+		out = append(out, benchAlgo{name: a.Name, about: a.About, app: a})
+		for i := range a.Variants {
+			v := &a.Variants[i]
+			out = append(out, benchAlgo{name: v.Name, about: v.About, app: a, variant: v})
 		}
 	}
 	return out
@@ -95,6 +83,9 @@ func findBenchAlgos(list string) ([]benchAlgo, error) {
 	var out []benchAlgo
 	for _, name := range strings.Split(list, ",") {
 		name = strings.TrimSpace(name)
+		if a := apps.Lookup(name); a != nil {
+			name = a.Name // (an alias)
+		}
 		i := slices.IndexFunc(all, func(a benchAlgo) bool { return a.name == name })
 		if i < 0 {
 			return nil, fmt.Errorf("--algo: unknown algorithm %q; want a comma-separated list of %s", name, strings.Join(benchAlgoNames(), ", "))
@@ -270,49 +261,6 @@ func weightsAbout(lf loadFlags, g *datasets.Graph) string {
 	return "from the file"
 }
 
-// trafficModel is a lower bound on the bytes a run must move between
-// memory and the processor (each input read once, each output written
-// once), from the vertex count n, the nnz of the matrix traversed, the
-// oriented arcs of triangle counting and the supersteps run:
-//
-//	pagerank*:     iterations · (4·nnz + 8·n + 8·n + 8·n): each stored
-//	               nonzero's int32 column index, the int64 row pointer, the
-//	               float64 rank read and written, per iteration
-//	bfs, cc:       4·nnz + 4·n: each column index once, each vertex's int32
-//	               depth or label written once, for the whole run
-//	sssp:          bfs's, plus 4·nnz for the float32 weights when weighted
-//	tc:            4·nnz + 4·dagArcs + 8·n: the symmetric matrix the engine
-//	               walks, each oriented (lower to higher rank) list read at
-//	               least once, each vertex's int64 count written once
-//	lcc:           8·nnz + 8·n: the symmetric matrix the engine walks,
-//	               each vertex's neighbourhood list read at least once,
-//	               each vertex's float64 coefficient written once
-//
-// Real traffic is higher (frontier re-reads, gathers of x[u] per nonzero,
-// HYB padding), so achieved GB/s against this model is an efficiency.
-func trafficModel(algo string, n, nnz, dagArcs int64, weighted bool, iterations int) (bytes int64, model string) {
-	switch algo {
-	case "pagerank", "pagerank-ldbc", "pagerank-iter":
-		return int64(iterations) * (4*nnz + 24*n),
-			"iterations*(4*nnz + 8*n + 8*n + 8*n): per iteration each stored nonzero's int32 column index, the int64 row pointer, the float64 rank read and written"
-	case "bfs", "cc":
-		return 4*nnz + 4*n, "4*nnz + 4*n: each stored nonzero's int32 column index read once and each vertex's int32 depth/label written once, for the whole run"
-	case "sssp":
-		if weighted {
-			return 8*nnz + 4*n, "4*nnz + 4*nnz + 4*n: each stored nonzero's int32 column index and float32 weight read once and each vertex's float32 distance written once, for the whole run"
-		}
-		return 4*nnz + 4*n, "4*nnz + 4*n: each stored nonzero's int32 column index read once and each vertex's float32 distance written once, for the whole run"
-	case "cdlp":
-		return int64(iterations) * (4*nnz + 16*n),
-			"iterations*(4*nnz + 8*n + 8*n): per iteration each stored nonzero's int32 column index, each vertex's int64 label read and written (the gathered labels' sort is on-chip scratch)"
-	case "lcc":
-		return 8*nnz + 8*n, "4*nnz + 4*nnz + 8*n: the symmetric matrix's column indices read once, each vertex's neighbourhood list read at least once, each vertex's float64 coefficient written once"
-	case "tc":
-		return 4*nnz + 4*dagArcs + 8*n, "4*nnz + 4*dag_arcs + 8*n: the symmetric matrix's column indices read once, each oriented (lower to higher rank) adjacency list read at least once, each vertex's int64 count written once"
-	}
-	return 0, "no model"
-}
-
 // traversedNNZ is the nnz of the pull matrix a program of edge type e runs
 // over (the engine has built and cached it by then).
 func traversedNNZ(g *vertexprog.Graph, e vertexprog.EdgeType, opt hyb.Options) (int64, error) {
@@ -324,20 +272,6 @@ func traversedNNZ(g *vertexprog.Graph, e vertexprog.EdgeType, opt hyb.Options) (
 		return 0, err
 	}
 	return m.NNZ(), nil
-}
-
-// orientedArcs is the number of arcs of triangle counting's DAG: the
-// undirected graph's non-loop edges.
-func orientedArcs(g *vertexprog.Graph) int64 {
-	var arcs int64
-	for v := int32(0); v < int32(g.N()); v++ {
-		for _, u := range g.Neighbors(v) {
-			if u != v {
-				arcs++
-			}
-		}
-	}
-	return arcs / 2
 }
 
 // The JSON record.
@@ -401,6 +335,9 @@ type benchSettings struct {
 	Validate       bool     `json:"validate"`
 	// Answer: each result also has the time to answer of fresh processes.
 	Answer bool `json:"answer,omitempty"`
+	// Params are every app's parameters (apps.AllParams) and src, under
+	// their JSON names: the fields above and any an app adds.
+	Params map[string]any `json:"params"`
 }
 
 type benchGraphJSON struct {
@@ -689,7 +626,6 @@ from a file; the file is then in the page cache. Algorithms:
 			if err != nil {
 				return err
 			}
-			base = prm.apply(base)
 			// The in-process rows time a graph that stays loaded: backends
 			// may build what pays only over many runs (PREPROCESS's first
 			// run shows its cost). --answer's fresh processes do not.
@@ -702,7 +638,7 @@ from a file; the file is then in the page cache. Algorithms:
 				}
 				sources = append(sources, s)
 			}
-			needWeights := slices.ContainsFunc(selected, func(a benchAlgo) bool { return a.weighted })
+			needWeights := slices.ContainsFunc(selected, func(a benchAlgo) bool { return a.app.Weighted })
 			var exe string
 			if af.on {
 				if exe, err = af.executable(); err == nil {
@@ -756,10 +692,10 @@ from a file; the file is then in the page cache. Algorithms:
 						}
 						if af.on && r.Error == "" && r.Skipped == "" {
 							weights := "none"
-							if a.weighted {
+							if a.app.Weighted {
 								weights = lf.weights
 							}
-							r.Answer = measureAnswer(exe, answerArgs(cmd, answerFile, a.name, b, weights), answerFile, runs)
+							r.Answer = measureAnswer(exe, answerArgs(cmd, answerFile, a, b, weights), answerFile, runs)
 							if r.Answer.Error != "" {
 								failed++
 							}
@@ -838,8 +774,8 @@ func newBenchRecord(lf loadFlags, ef engineFlags, prm params, runs int, validate
 		Settings: benchSettings{
 			Warmup: 1, Runs: runs, Source: prm.src, SourceRule: srcRule(prm.src),
 			Direction: ef.direction, Rule: ef.rule, RelativeSpeed: hf.RelativeSpeed, Breakeven: hf.Breakeven,
-			Damping: prm.damping, Tolerance: prm.tolerance, MaxIter: prm.maxIter, Iterations: prm.iterations, Precision: prm.precision,
-			Delta: prm.delta, SSSPWeights: lf.weights, WeightSeed: lf.seed,
+			Damping: prm.Damping, Tolerance: prm.Tolerance, MaxIter: prm.MaxIter, Iterations: prm.Iterations, Precision: prm.Precision,
+			Delta: prm.Delta, Params: paramsJSON(prm), SSSPWeights: lf.weights, WeightSeed: lf.seed,
 			Symmetrize: lf.symmetrize, KeepLoops: lf.keepLoops, KeepDuplicates: lf.keepDups, Relabel: lf.relabel, Validate: validate,
 		},
 		Graphs:  []benchGraphJSON{},
@@ -860,14 +796,14 @@ func srcRule(src int64) string {
 func benchOne(bg *benchGraph, a benchAlgo, backend string, base vertexprog.Options, prm params, runs int, validate bool, hopt hyb.Options) benchResult {
 	d := bg.plain
 	r := benchResult{Graph: bg.info.Name, Algorithm: a.name, Backend: backend, Weights: "none", Vertices: d.N, Edges: d.Edges()}
-	if prm.precision != "float64" && strings.HasPrefix(a.name, "pagerank") {
-		r.Algorithm += "/" + prm.precision
+	if a.app.Takes("precision") && prm.Precision != apps.DefaultParams().Precision {
+		r.Algorithm += "/" + prm.Precision
 	}
-	if a.weighted {
+	if a.app.Weighted {
 		d = bg.weighted
 		r.Weights = bg.info.Weights
 	}
-	if a.name == "bfs" || a.name == "sssp" {
+	if a.app.Source {
 		if v, err := resolveSource(d, prm.src); err == nil {
 			id := d.OriginalID(v)
 			r.Source = &id
@@ -881,7 +817,7 @@ func benchOne(bg *benchGraph, a benchAlgo, backend string, base vertexprog.Optio
 		}
 		return r
 	}
-	if a.cpuOnly && backend != "cpu" {
+	if !a.app.Device() && backend != "cpu" {
 		r.Skipped = fmt.Sprintf("%s has no device code: it runs on the cpu backend only", a.name)
 		return r
 	}
@@ -897,7 +833,7 @@ func benchOne(bg *benchGraph, a benchAlgo, backend string, base vertexprog.Optio
 	if err != nil {
 		return fail(err)
 	}
-	r.PreprocessFirstMS, r.TransferFirstMS = ms(first.run.preprocess), ms(first.run.transfer)
+	r.PreprocessFirstMS, r.TransferFirstMS = ms(first.run.Preprocess), ms(first.run.Transfer)
 	last := first
 	var perStep []float64
 	for i := range runs {
@@ -908,20 +844,20 @@ func benchOne(bg *benchGraph, a benchAlgo, backend string, base vertexprog.Optio
 		}
 		s := last.run
 		var steps time.Duration
-		for _, t := range s.stepTimes {
+		for _, t := range s.StepTimes {
 			steps += t
 		}
-		r.ComputeMS = append(r.ComputeMS, ms(s.compute))
+		r.ComputeMS = append(r.ComputeMS, ms(s.Compute))
 		r.SuperstepsMS = append(r.SuperstepsMS, ms(steps))
-		r.Iterations = append(r.Iterations, s.iterations)
-		r.PreprocessMS = append(r.PreprocessMS, ms(s.preprocess))
-		r.TransferMS = append(r.TransferMS, ms(s.transfer))
-		r.FinishMS = append(r.FinishMS, ms(s.finish))
-		if s.device > 0 {
-			r.DeviceMS = append(r.DeviceMS, ms(s.device))
+		r.Iterations = append(r.Iterations, s.Iterations)
+		r.PreprocessMS = append(r.PreprocessMS, ms(s.Preprocess))
+		r.TransferMS = append(r.TransferMS, ms(s.Transfer))
+		r.FinishMS = append(r.FinishMS, ms(s.Finish))
+		if s.Device > 0 {
+			r.DeviceMS = append(r.DeviceMS, ms(s.Device))
 		}
-		if s.iterations > 0 {
-			perStep = append(perStep, ms(s.compute)/float64(s.iterations))
+		if s.Iterations > 0 {
+			perStep = append(perStep, ms(s.Compute)/float64(s.Iterations))
 		}
 	}
 	r.Runs = runs
@@ -934,15 +870,16 @@ func benchOne(bg *benchGraph, a benchAlgo, backend string, base vertexprog.Optio
 	if r.MedianMS > 0 {
 		r.MTEPS = float64(r.Edges) / (r.MedianMS * 1e3)
 	}
-	if r.NNZ, err = traversedNNZ(g, a.edges, hopt); err != nil {
+	if r.NNZ, err = traversedNNZ(g, a.app.Edges(), hopt); err != nil {
 		return fail(err)
-	}
-	if a.name == "tc" {
-		r.DAGArcs = orientedArcs(g)
 	}
 	iters := slices.Clone(r.Iterations)
 	slices.Sort(iters)
-	r.Bytes, r.BytesModel = trafficModel(a.name, int64(d.N), r.NNZ, r.DAGArcs, d.W != nil, iters[len(iters)/2])
+	r.BytesModel = "no model"
+	if a.app.Traffic != nil {
+		t := a.app.Traffic(apps.TrafficIn{Graph: g, N: int64(d.N), NNZ: r.NNZ, Weighted: d.W != nil, Iterations: iters[len(iters)/2]})
+		r.Bytes, r.BytesModel, r.DAGArcs = t.Bytes, t.Model, t.OrientedArcs
+	}
 	if r.MedianMS > 0 {
 		r.GBs = float64(r.Bytes) / (r.MedianMS * 1e6)
 	}

@@ -112,10 +112,11 @@ func writeAnswerGraph(path string, g *datasets.Graph) error {
 // answerArgs is the command line of one process for algorithm a on backend.
 // It passes on the flags of bench's that run shares and that were given
 // (cleaning, --relabel, the engine's and the algorithm's); sssp gets
-// --weights, the others none, as bench runs them.
-func answerArgs(bench *cobra.Command, file, algo, backend, weights string) []string {
+// --weights, the others none, as bench runs them; a variant runs as its
+// app with the flags it fixes.
+func answerArgs(bench *cobra.Command, file string, a benchAlgo, backend, weights string) []string {
 	run := newRun()
-	args := []string{"run", algo, file, "--backend", backend}
+	args := []string{"run", a.app.Name, file, "--backend", backend}
 	skip := map[string]bool{"backend": true, "weights": true, "runs": true, "validate": true, "json": true, "verbose": true, "out": true}
 	bench.Flags().Visit(func(f *pflag.Flag) {
 		if !skip[f.Name] && run.Flags().Lookup(f.Name) != nil {
@@ -123,9 +124,10 @@ func answerArgs(bench *cobra.Command, file, algo, backend, weights string) []str
 		}
 	})
 	args = append(args, "--weights", weights)
-	if algo == "pagerank-iter" {
-		args[1] = "pagerank-ldbc"
-		args = append(args, "--iterations", "1")
+	if a.variant != nil {
+		for _, s := range a.variant.Set {
+			args = append(args, "--"+s.Param, s.Value)
+		}
 	}
 	return args
 }

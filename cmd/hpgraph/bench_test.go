@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hpgraph/hpgraph/apps"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/hyb"
 	"github.com/hpgraph/hpgraph/vertexprog"
@@ -158,13 +159,13 @@ func TestTrafficModel(t *testing.T) {
 	}
 	g := vertexprog.NewGraph(d)
 	for _, a := range benchAlgorithms() {
-		nnz, err := traversedNNZ(g, a.edges, hyb.Options{})
+		nnz, err := traversedNNZ(g, a.app.Edges(), hyb.Options{})
 		if err != nil || nnz != 8 {
 			t.Errorf("%s: traversed nnz %d (%v), want 8", a.name, nnz, err)
 		}
-	}
-	if arcs := orientedArcs(g); arcs != 4 {
-		t.Errorf("oriented arcs %d, want 4", arcs)
+		if a.app.Traffic == nil {
+			t.Errorf("%s: no traffic model", a.name)
+		}
 	}
 	for _, c := range []struct {
 		algo     string
@@ -182,11 +183,17 @@ func TestTrafficModel(t *testing.T) {
 		{"tc", false, 1, 4*8 + 4*4 + 8*4},    // 80
 		{"lcc", false, 1, 8*8 + 8*4},         // 96
 		{"cdlp", false, 2, 2 * (4*8 + 16*4)}, // 192
-		{"dfs", false, 1, 0},
 	} {
-		got, model := trafficModel(c.algo, 4, 8, 4, c.weighted, c.iters)
-		if got != c.want || model == "" {
-			t.Errorf("%s (weighted %v, %d iterations): %d bytes (%q), want %d", c.algo, c.weighted, c.iters, got, model, c.want)
+		a, err := findBenchAlgos(c.algo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := a[0].app.Traffic(apps.TrafficIn{Graph: g, N: 4, NNZ: 8, Weighted: c.weighted, Iterations: c.iters})
+		if got.Bytes != c.want || got.Model == "" {
+			t.Errorf("%s (weighted %v, %d iterations): %d bytes (%q), want %d", c.algo, c.weighted, c.iters, got.Bytes, got.Model, c.want)
+		}
+		if arcs := map[bool]int64{true: 4}[c.algo == "tc"]; got.OrientedArcs != arcs {
+			t.Errorf("%s: %d oriented arcs, want %d", c.algo, got.OrientedArcs, arcs)
 		}
 	}
 }

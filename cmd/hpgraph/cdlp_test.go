@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hpgraph/hpgraph/apps"
 	"github.com/hpgraph/hpgraph/apps/reference/refdata"
 )
 
@@ -79,12 +80,13 @@ func TestRunCDLP(t *testing.T) {
 	if out, code := hpgraph(t, "verify", el, "--keep-loops", "--algo", "cdlp"); code != 0 || !strings.Contains(out, "all PASS") {
 		t.Errorf("verify: exit %d:\n%s", code, out)
 	}
-	if out, _ := hpgraph(t, "verify", el, "--backend", "cuda"); strings.Contains(out, " cdlp ") || !strings.Contains(out, " bfs ") {
-		t.Errorf("verify --backend cuda lists cdlp, or no bfs:\n%s", out)
+	// (verify on a named device lists cdlp where it has device code)
+	if out, _ := hpgraph(t, "verify", el, "--backend", "cuda"); strings.Contains(out, " cdlp ") != apps.Lookup("cdlp").Device() || !strings.Contains(out, " bfs ") {
+		t.Errorf("verify --backend cuda lists cdlp (device code: %v), or no bfs:\n%s", apps.Lookup("cdlp").Device(), out)
 	}
 	failCases(t, []failCase{
 		{"cdlp on a device", []string{"run", "cdlp", el, "--backend", "cuda"}, "backend not available"},
-		{"negative iterations", []string{"run", "cdlp", el, "--iterations", "-1"}, "-1 iterations"},
+		{"negative iterations", []string{"run", "cdlp", el, "--iterations", "-1"}, "--iterations -1: want 0 or more"},
 	})
 	out, code = hpgraph(t, "bench", "kron:6", "--algo", "cdlp", "--backend", "cpu", "--runs", "1", "--validate")
 	if code != 0 || !strings.Contains(out, "cdlp") {

@@ -5,11 +5,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hpgraph/hpgraph/apps"
 )
 
 // run lcc: the summary, --out's "id value" lines and --out-format ldbc's,
-// --validate against the reference; a device backend is refused, and
-// bench skips lcc there rather than fail.
+// --validate against the reference; a device backend is refused.
 func TestRunLCC(t *testing.T) {
 	dir := t.TempDir()
 	// K4 on ids 1..4 with a pendant vertex 5 on 4, and an isolated 6:
@@ -39,8 +40,8 @@ func TestRunLCC(t *testing.T) {
 	}
 	// By default verify on a named device leaves out what it cannot run
 	// (this binary may have no device at all: every other row fails).
-	if out, _ := hpgraph(t, "verify", el, "--symmetrize", "--backend", "cuda"); strings.Contains(out, " lcc ") || !strings.Contains(out, " bfs ") {
-		t.Errorf("verify --backend cuda lists lcc, or no bfs:\n%s", out)
+	if out, _ := hpgraph(t, "verify", el, "--symmetrize", "--backend", "cuda"); strings.Contains(out, " lcc ") != apps.Lookup("lcc").Device() || !strings.Contains(out, " bfs ") {
+		t.Errorf("verify --backend cuda lists lcc (device code: %v), or no bfs:\n%s", apps.Lookup("lcc").Device(), out)
 	}
 	dup := filepath.Join(dir, "dup.el")
 	if err := os.WriteFile(dup, []byte("1 2\n1 2\n2 3\n"), 0o644); err != nil {
@@ -54,10 +55,5 @@ func TestRunLCC(t *testing.T) {
 	out, code = hpgraph(t, "bench", "kron:6", "--algo", "lcc", "--backend", "cpu", "--runs", "1", "--validate")
 	if code != 0 || !strings.Contains(out, "lcc") {
 		t.Errorf("bench: exit %d:\n%s", code, out)
-	}
-	for _, a := range benchAlgorithms() {
-		if a.cpuOnly != (a.name == "lcc" || a.name == "cdlp") {
-			t.Errorf("bench %s: cpu only %v", a.name, a.cpuOnly)
-		}
 	}
 }

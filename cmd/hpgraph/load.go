@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hpgraph/hpgraph/apps"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/vertexprog"
 	"github.com/spf13/pflag"
@@ -148,14 +149,15 @@ func (l *loadFlags) order(g *datasets.Graph, worth bool) datasets.Relabeling {
 }
 
 // answerRelabel says whether renumbering a skewed graph by degree pays
-// for a single answer of algorithm alg on backend: the renumbering costs
-// ~150 ms (16 cores) to ~500 ms (2 cores) on kron20-21, and saves more
-// than that only for triangle counting on the CPU (seconds); on a GPU it
-// saves at most ~35 ms of any app (docs/perf.md). A graph that stays
-// loaded (bench) is renumbered whenever skewed.
-func answerRelabel(alg, backend string) bool {
+// for a single answer of alg on backend: the renumbering costs ~150 ms
+// (16 cores) to ~500 ms (2 cores) on kron20-21, and saves more than that
+// only for the apps that say so (apps.App.RelabelPays: triangle counting,
+// seconds) on the CPU; on a GPU it saves at most ~35 ms of any app
+// (docs/perf.md). A graph that stays loaded (bench) is renumbered whenever
+// skewed.
+func answerRelabel(alg *apps.App, backend string) bool {
 	onCPU := backend == "cpu" || (backend == "auto" && len(vertexprog.Backends()) == 1)
-	return alg == "tc" && onCPU
+	return alg.RelabelPays && onCPU
 }
 
 // progress reports long work on stderr: on a terminal a line redrawn

@@ -64,7 +64,7 @@ func newLoadgen() *cobra.Command {
 	f.StringVar(&lo.cfg.Token, "token", "", "bearer token (default: $HPGRAPH_TOKEN)")
 	f.BoolVar(&lo.cfg.AllowRemote, "allow-remote", false, "allow a --url whose host is not a loopback address")
 	f.StringVar(&lo.cfg.Graph, "graph", "", "the loaded graph to query (required)")
-	f.StringVar(&lo.algo, "algo", "bfs", "bfs, sssp, pagerank, pagerank-ldbc, cc or tc, or a comma list of them for a mix")
+	f.StringVar(&lo.algo, "algo", "bfs", "one of "+strings.Join(loadgen.Algorithms, ", ")+", or a comma list of them for a mix")
 	f.StringVar(&lo.params, "params", "", `run parameters as a JSON object, e.g. '{"iterations":20}' (no src: see --sources)`)
 	f.StringVar(&lo.cfg.Sources, "sources", "random", "bfs and sssp sources: random, hub or a comma list of vertex ids")
 	f.IntVar(&lo.cfg.Clients, "clients", 1, "concurrent clients")

@@ -93,13 +93,13 @@ var stepLine = regexp.MustCompile(`^superstep (\d+): (\w+), (\d+) active after, 
 // from the log, or nil where the log does not tell them (no line per
 // step, or lines that do not agree with the run's steps).
 func (s *stepLog) frontierEdges(r runStats) []int64 {
-	if s == nil || len(s.lines) != len(r.active) {
+	if s == nil || len(s.lines) != len(r.Active) {
 		return nil
 	}
 	edges := make([]int64, len(s.lines))
 	for i, l := range s.lines {
 		m := stepLine.FindStringSubmatch(l)
-		if m == nil || m[1] != strconv.Itoa(i) || m[2] != r.directions[i].String() || m[3] != strconv.Itoa(r.active[i]) {
+		if m == nil || m[1] != strconv.Itoa(i) || m[2] != r.Directions[i].String() || m[3] != strconv.Itoa(r.Active[i]) {
 			return nil
 		}
 		edges[i], _ = strconv.ParseInt(m[4], 10, 64)
@@ -111,20 +111,20 @@ func (s *stepLog) frontierEdges(r runStats) []int64 {
 func writeRunPlot(path, algo, graph string, last *outcome, queries, runs int, log *stepLog) error {
 	r := last.run
 	edges := log.frontierEdges(r)
-	steps := make([]plots.Step, len(r.active))
+	steps := make([]plots.Step, len(r.Active))
 	for i := range steps {
-		steps[i] = plots.Step{Active: int64(r.active[i]), FrontierEdges: -1}
-		if i < len(r.directions) {
-			steps[i].Direction = r.directions[i].String()
+		steps[i] = plots.Step{Active: int64(r.Active[i]), FrontierEdges: -1}
+		if i < len(r.Directions) {
+			steps[i].Direction = r.Directions[i].String()
 		}
-		if i < len(r.stepTimes) {
-			steps[i].Time = r.stepTimes[i]
+		if i < len(r.StepTimes) {
+			steps[i].Time = r.StepTimes[i]
 		}
 		if edges != nil {
 			steps[i].FrontierEdges = edges[i]
 		}
 	}
-	title := fmt.Sprintf("%s on %s, backend %s: %s; %d supersteps", algo, filepath.Base(graph), r.backend, last.summary, len(steps))
+	title := fmt.Sprintf("%s on %s, backend %s: %s; %d supersteps", algo, filepath.Base(graph), r.Backend, last.summary, len(steps))
 	switch {
 	case queries > 1:
 		title += fmt.Sprintf(" (the last of %d queries)", queries)

@@ -185,12 +185,12 @@ func TestStepLog(t *testing.T) {
 	if len(printed) != 5 {
 		t.Errorf("%d lines passed on, want 5", len(printed))
 	}
-	r := runStats{active: []int{7, 3}, directions: []vertexprog.Direction{vertexprog.Push, vertexprog.Pull},
-		stepTimes: []time.Duration{time.Millisecond, 3 * time.Millisecond}}
+	r := runStats{Active: []int{7, 3}, Directions: []vertexprog.Direction{vertexprog.Push, vertexprog.Pull},
+		StepTimes: []time.Duration{time.Millisecond, 3 * time.Millisecond}}
 	if got := s.frontierEdges(r); !slices.Equal(got, []int64{60, 25}) {
 		t.Errorf("frontier edges %v, want [60 25]", got)
 	}
-	r.active[1] = 4
+	r.Active[1] = 4
 	if got := s.frontierEdges(r); got != nil {
 		t.Errorf("a log that disagrees gave %v", got)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hpgraph/hpgraph/apps"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/internal/par"
 	"github.com/hpgraph/hpgraph/vertexprog"
@@ -58,26 +59,8 @@ func (p *params) register(fs *pflag.FlagSet) {
 }
 
 // registerAlgo registers the algorithm parameters but --src (run takes a
-// list of sources).
-func (p *params) registerAlgo(fs *pflag.FlagSet) {
-	fs.Float64Var(&p.damping, "damping", 0.85, "PageRank damping factor")
-	fs.Float64Var(&p.tolerance, "tolerance", 1e-6, "PageRank (paper variant): a vertex stays active while its rank moves more than this")
-	fs.IntVar(&p.maxIter, "max-iter", 0, "superstep limit for any algorithm (0: the algorithm's own; the paper's PageRank stops at 1000)")
-	fs.IntVar(&p.iterations, "iterations", 10, "LDBC PageRank and CDLP: number of iterations")
-	fs.StringVar(&p.precision, "precision", "float64", "LDBC PageRank: float64 or float32 contributions and sums (ranks stay float64; float32 is what GPU peers and cuSPARSE's float SpMV use)")
-	fs.BoolVar(&p.perVertex, "per-vertex", false, "triangle counting: also count per vertex (written by --out)")
-	fs.Float64Var(&p.delta, "delta", -1, "sssp on a GPU: delta-stepping's bucket width where the frontier is small (0: Bellman-Ford throughout; default: 16 times the mean edge weight)")
-}
-
-// pageRankLimit is the paper PageRank's superstep limit when the user
-// sets none: it converges by tolerance, this only bounds a bad tolerance.
-const pageRankLimit = 1000
-
-// apply puts the parameters that concern every algorithm into opt.
-func (p params) apply(opt vertexprog.Options) vertexprog.Options {
-	opt.MaxIterations = p.maxIter
-	return opt
-}
+// list of sources): every app's (apps.AllParams).
+func (p *params) registerAlgo(fs *pflag.FlagSet) { registerParams(fs, &p.Params) }
 
 func backendNames() []string { return vertexprog.Backends() }
 
@@ -133,7 +116,7 @@ func newRun() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "run ALGO GRAPH",
-		Short: "Run an algorithm on a graph file (bfs, sssp, pagerank, pagerank-ldbc, tc, cc) and report the time to answer",
+		Short: "Run an algorithm on a graph file (" + strings.Join(apps.Names(), ", ") + ") and report the time to answer",
 		Long:  runLong + algorithmList(),
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -146,7 +129,7 @@ func newRun() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := prepareLDBC(cmd.Flags(), args[1], alg.name, &lf, &prm, &srcText); err != nil {
+			if err := prepareLDBC(cmd.Flags(), args[1], alg, &lf, &prm, &srcText); err != nil {
 				return err
 			}
 			if runs < 1 {
@@ -161,8 +144,8 @@ func newRun() *cobra.Command {
 				return err
 			}
 			batch := spec.multi()
-			if batch && alg.name != "bfs" && alg.name != "sssp" {
-				return fmt.Errorf("--src %s: %s takes no source; only bfs and sssp run one query per source", srcText, alg.name)
+			if batch && !alg.Source {
+				return fmt.Errorf("--src %s: %s takes no source; only %s run one query per source", srcText, alg.Name, andList(appNames(func(a *apps.App) bool { return a.Source })))
 			}
 			if batch && outFile != "" && !strings.Contains(outFile, "{src}") {
 				return fmt.Errorf("--out %q with several sources: the path must contain {src}, which each query replaces by its source's id (e.g. --out depth-{src}.txt)", outFile)
@@ -192,8 +175,8 @@ func newRun() *cobra.Command {
 			// cannot fails at once: no driver, no device), so nothing waits
 			// for it here and the run's host PREPROCESS overlaps it too.
 			worth := false
-			if alg.name == "tc" && lf.relabel == "auto" {
-				worth = setup.finished() && answerRelabel(alg.name, ef.backend)
+			if alg.RelabelPays && lf.relabel == "auto" {
+				worth = setup.finished() && answerRelabel(alg, ef.backend)
 			}
 			order := lf.order(d, worth)
 			t1 := time.Now()
@@ -203,7 +186,6 @@ func newRun() *cobra.Command {
 			loadTime := read + relabel
 			at.load, at.read, at.relabel = loadTime, read, relabel
 			g := vertexprog.NewGraph(d)
-			opt = prm.apply(opt)
 			// Several queries or runs on one graph: a device keeps the
 			// matrices and each run's buffers for the next.
 			opt.Resident = batch || runs > 1
@@ -222,23 +204,23 @@ func newRun() *cobra.Command {
 					queries = append(queries, q)
 				}
 			}
-			rec := newRecord(d, args[1], alg.name, prm, loadTime)
+			rec := newRecord(d, args[1], alg.Name, prm, loadTime)
 			rec.ReadMS, rec.RelabelMS = ms(read), ms(relabel)
 			if spec.text != "" {
 				rec.Params["src_spec"] = spec.text
 			}
 			count := func(s runStats) {
-				at.setupWait += s.wait
-				at.preprocess += s.preprocess
-				at.compute += s.compute
-				at.finish += s.finish
+				at.setupWait += s.BackendWait
+				at.preprocess += s.Preprocess
+				at.compute += s.Compute
+				at.finish += s.Finish
 			}
 			// (PREPROCESS and a run of kron27 take seconds: say so in a
 			// pipe too, until the results print; a batch's lines are its
 			// progress)
 			var pr *progress
 			if !batch {
-				pr = newProgress(fmt.Sprintf("%s on %s", alg.name, args[1]))
+				pr = newProgress(fmt.Sprintf("%s on %s", alg.Name, args[1]))
 				pr.tick("PREPROCESS and supersteps")
 			}
 			stopProgress := func() {
@@ -250,19 +232,19 @@ func newRun() *cobra.Command {
 			defer stopProgress()
 			if runs > 1 {
 				// One untimed warm-up run pays for PREPROCESS's cached matrices.
-				first, err := alg.run(g, queries[0], opt)
+				first, err := runApp(alg, g, queries[0], opt)
 				if err != nil {
 					return err
 				}
 				count(first.run)
 				rec.Warmup = 1
-				rec.PreprocessMS = ms(first.run.preprocess)
+				rec.PreprocessMS = ms(first.run.Preprocess)
 				at.runsNote = fmt.Sprintf(" (1 warm-up + %d runs)", runs)
 			}
 			out := cmd.OutOrStdout()
 			if batch {
 				fmt.Fprintf(out, "%s on %s (%d vertices, %d edges, %s), %d sources: %s\n",
-					alg.name, args[1], d.N, rec.edges, edgeCountRule(d), len(queries), spec.from)
+					alg.Name, args[1], d.N, rec.edges, edgeCountRule(d), len(queries), spec.from)
 				at.runsNote = fmt.Sprintf(" (%d queries)", len(queries))
 				if runs > 1 {
 					at.runsNote = fmt.Sprintf(" (1 warm-up + %d queries of %d runs)", len(queries), runs)
@@ -275,7 +257,7 @@ func newRun() *cobra.Command {
 				var o *outcome
 				for range runs {
 					t0 := time.Now()
-					if o, err = alg.run(g, q, opt); err != nil {
+					if o, err = runApp(alg, g, q, opt); err != nil {
 						if batch {
 							return fmt.Errorf("src %d: %w", q.src, err)
 						}
@@ -286,7 +268,7 @@ func newRun() *cobra.Command {
 					rec.addRun(o.run)
 				}
 				if qi == 0 && runs == 1 {
-					rec.PreprocessMS = ms(o.run.preprocess)
+					rec.PreprocessMS = ms(o.run.Preprocess)
 				}
 				if validate {
 					t0 := time.Now()
@@ -307,8 +289,8 @@ func newRun() *cobra.Command {
 					}
 					wall, _, _ := stats(walls)
 					fmt.Fprintf(out, "%s; %.3f ms (compute %.3f, %d supersteps)\n",
-						strings.Replace(o.summary, "source ", "src ", 1), wall, ms(o.run.compute), o.run.iterations)
-					rec.Queries = append(rec.Queries, queryJSON{Src: q.src, MS: wall, ComputeMS: ms(o.run.compute), Iterations: o.run.iterations})
+						strings.Replace(o.summary, "source ", "src ", 1), wall, ms(o.run.Compute), o.run.Iterations)
+					rec.Queries = append(rec.Queries, queryJSON{Src: q.src, MS: wall, ComputeMS: ms(o.run.Compute), Iterations: o.run.Iterations})
 					perQuery = append(perQuery, wall)
 					at.output += time.Since(t0)
 				}
@@ -326,18 +308,18 @@ func newRun() *cobra.Command {
 					sum += x
 				}
 				fmt.Fprintf(out, "%d queries on backend %s in %.1f ms: per query median %.3f ms, min %.3f, max %.3f; PREPROCESS %.2f ms (once, in the first query)\n",
-					len(queries), last.run.backend, sum, med, lo, hi, rec.PreprocessMS)
+					len(queries), last.run.Backend, sum, med, lo, hi, rec.PreprocessMS)
 			} else {
 				fmt.Fprintf(out, "%s on %s (%d vertices, %d edges, %s), backend %s\n",
-					alg.name, args[1], d.N, rec.edges, edgeCountRule(d), last.run.backend)
+					alg.Name, args[1], d.N, rec.edges, edgeCountRule(d), last.run.Backend)
 				fmt.Fprintf(out, "result: %s\n", last.summary)
 				first := "first run"
 				if runs == 1 {
 					first = "in the run"
 				}
-				fmt.Fprintf(out, "load %.1f ms, preprocess %.2f ms (%s), %d supersteps", rec.LoadMS, rec.PreprocessMS, first, last.run.iterations)
-				if last.run.finish > 0 {
-					fmt.Fprintf(out, ", results copied back in %.2f ms (not in the times below)", ms(last.run.finish))
+				fmt.Fprintf(out, "load %.1f ms, preprocess %.2f ms (%s), %d supersteps", rec.LoadMS, rec.PreprocessMS, first, last.run.Iterations)
+				if last.run.Finish > 0 {
+					fmt.Fprintf(out, ", results copied back in %.2f ms (not in the times below)", ms(last.run.Finish))
 				}
 				fmt.Fprintln(out)
 				if runs == 1 {
@@ -360,7 +342,7 @@ func newRun() *cobra.Command {
 			// The answer is out; validation (timed apart) is not part of it.
 			at.answer = time.Since(processStart) - at.validate
 			at.hostPeak, at.file = hostPeakBytes(), fileBytes(args[1])
-			if peak, _, ok := vertexprog.DeviceMemory(last.run.backend); ok {
+			if peak, _, ok := vertexprog.DeviceMemory(last.run.Backend); ok {
 				at.devicePeak = peak
 			}
 			if validate {
@@ -374,7 +356,7 @@ func newRun() *cobra.Command {
 			fmt.Fprintln(out, at.line())
 			rec.setAnswer(at)
 			if plotFile != "" {
-				if err := writeRunPlot(plotFile, alg.name, args[1], last, len(queries), runs, plotLog); err != nil {
+				if err := writeRunPlot(plotFile, alg.Name, args[1], last, len(queries), runs, plotLog); err != nil {
 					return err
 				}
 			}
@@ -393,7 +375,7 @@ func newRun() *cobra.Command {
 	f.IntVar(&runs, "runs", 1, "runs per query: 1 runs once (the answer, no warm-up); N > 1 runs one untimed warm-up, then N timed runs (median, min, max)")
 	f.BoolVar(&validate, "validate", false, "compare every result with the gonum reference (timed apart, not in the time to answer); fail on any mismatch")
 	f.StringVar(&outFile, "out", "", "write per-vertex results (with the file's ids) to this file; with several sources the path must contain {src}, replaced by each source's id")
-	f.StringVar(&prm.outFormat, "out-format", outHPGraph, "--out's lines: hpgraph, or ldbc (LDBC Graphalytics' \"id value\": bfs, sssp, pagerank, pagerank-ldbc, cc)")
+	f.StringVar(&prm.outFormat, "out-format", outHPGraph, "--out's lines: hpgraph, or ldbc (LDBC Graphalytics' \"id value\": "+ldbcOutputs()+")")
 	f.StringVar(&jsonFile, "json", "", "write the run record (times, iterations, MTEPS, time to answer and its parts, memory peaks, queries, host, version) as JSON")
 	f.StringVar(&plotFile, "plot", "", plotUsage+": each superstep's frontier (log scale), direction and time, of the last run (with -v or not)")
 	return cmd
@@ -459,8 +441,8 @@ func (r *record) setAnswer(a answerTimes) {
 
 func algorithmList() string {
 	s := ""
-	for _, a := range algorithms {
-		s += fmt.Sprintf("  %-14s %s\n", a.name, a.about)
+	for _, a := range apps.Registry() {
+		s += fmt.Sprintf("  %-14s %s\n", a.Name, a.About)
 	}
 	return s
 }
@@ -552,11 +534,10 @@ func newRecord(d *datasets.Graph, file, alg string, p params, load time.Duration
 	edges := edgeCount(d)
 	return &record{
 		Schema: 1, Version: version(),
-		Host:      hostInfo{host, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version()},
-		Graph:     graphInfo{file, d.N, edges, d.NNZ(), d.Directed, d.W != nil},
-		Algorithm: alg,
-		Params: map[string]any{"src": p.src, "damping": p.damping, "tolerance": p.tolerance,
-			"max_iter": p.maxIter, "iterations": p.iterations, "precision": p.precision, "per_vertex": p.perVertex, "delta": p.delta},
+		Host:         hostInfo{host, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version()},
+		Graph:        graphInfo{file, d.N, edges, d.NNZ(), d.Directed, d.W != nil},
+		Algorithm:    alg,
+		Params:       paramsJSON(p),
 		LoadMS:       ms(load),
 		EdgesCounted: edgeCountRule(d),
 		edges:        edges,
@@ -564,12 +545,12 @@ func newRecord(d *datasets.Graph, file, alg string, p params, load time.Duration
 }
 
 func (r *record) addRun(s runStats) {
-	r.Backend = s.backend
-	r.RunsMS = append(r.RunsMS, ms(s.compute))
-	if s.device > 0 {
-		r.DeviceMS = append(r.DeviceMS, ms(s.device))
+	r.Backend = s.Backend
+	r.RunsMS = append(r.RunsMS, ms(s.Compute))
+	if s.Device > 0 {
+		r.DeviceMS = append(r.DeviceMS, ms(s.Device))
 	}
-	r.Iterations = append(r.Iterations, s.iterations)
+	r.Iterations = append(r.Iterations, s.Iterations)
 }
 
 func (r *record) finish() {

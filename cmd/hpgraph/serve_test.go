@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hpgraph/hpgraph/apps"
 	"github.com/hpgraph/hpgraph/serve"
 	"github.com/hpgraph/hpgraph/vertexprog"
 	"github.com/spf13/pflag"
@@ -71,22 +72,25 @@ func TestServeMatchesRun(t *testing.T) {
 	prm.register(pflag.NewFlagSet("p", pflag.ContinueOnError))
 	prm.src = id(3)
 	opt := vertexprog.Options{Backend: "cpu"}
-	for _, a := range algorithms {
-		if !slices.Contains(serve.Algorithms, a.name) {
-			continue // (lcc: the server does not run it yet)
-		}
+	if !slices.Equal(serve.Algorithms, apps.Names()) {
+		t.Errorf("serve runs %v, the registry has %v", serve.Algorithms, apps.Names())
+	}
+	for _, a := range apps.Registry() {
 		p := prm
-		p.perVertex = a.name == "tc"
-		o, err := a.run(g, p, opt)
+		p.PerVertex = true // (tc: a per-vertex answer counts per vertex)
+		o, err := runApp(a, g, p, opt)
 		if err != nil {
-			t.Fatal(a.name, err)
+			t.Fatal(a.Name, err)
+		}
+		if err := o.check(); err != nil {
+			t.Fatalf("%s: run against the reference: %v", a.Name, err)
 		}
 		var cli bytes.Buffer
 		if err := o.write(&cli); err != nil {
 			t.Fatal(err)
 		}
-		req := map[string]any{"algo": a.name, "output": "ndjson"}
-		if a.name == "bfs" || a.name == "sssp" {
+		req := map[string]any{"algo": a.Name, "output": "ndjson"}
+		if a.Source {
 			req["params"] = map[string]any{"src": prm.src}
 		}
 		body, _ := json.Marshal(req)
@@ -97,10 +101,10 @@ func TestServeMatchesRun(t *testing.T) {
 		out, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		if resp.StatusCode != 200 {
-			t.Fatalf("%s: %d %s", a.name, resp.StatusCode, out)
+			t.Fatalf("%s: %d %s", a.Name, resp.StatusCode, out)
 		}
 		if got := resp.Header.Get("X-Hpgraph-Summary"); got != o.summary {
-			t.Errorf("%s: server %q, run %q", a.name, got, o.summary)
+			t.Errorf("%s: server %q, run %q", a.Name, got, o.summary)
 		}
 		// Summary output: the same line.
 		delete(req, "output")
@@ -113,9 +117,9 @@ func TestServeMatchesRun(t *testing.T) {
 		json.NewDecoder(resp.Body).Decode(&sum)
 		resp.Body.Close()
 		if sum.Summary != o.summary {
-			t.Errorf("%s summary: server %q, run %q", a.name, sum.Summary, o.summary)
+			t.Errorf("%s summary: server %q, run %q", a.Name, sum.Summary, o.summary)
 		}
-		compareRows(t, a.name, cli.String(), out, d.N)
+		compareRows(t, a, cli.String(), out, d.N)
 	}
 	cancel()
 	select {
@@ -129,7 +133,8 @@ func TestServeMatchesRun(t *testing.T) {
 }
 
 // compareRows compares run's --out lines ("id v1 [v2]") with NDJSON rows.
-func compareRows(t *testing.T, algo, cli string, ndjson []byte, n int) {
+func compareRows(t *testing.T, a *apps.App, cli string, ndjson []byte, n int) {
+	algo := a.Name
 	t.Helper()
 	want := map[int64][]float64{}
 	for _, line := range strings.Split(strings.TrimSpace(cli), "\n") {
@@ -159,8 +164,7 @@ func compareRows(t *testing.T, algo, cli string, ndjson []byte, n int) {
 			t.Fatalf("%s: id %d not in run's output", algo, k)
 		}
 		var got []float64
-		for _, col := range map[string][]string{"bfs": {"depth", "parent"}, "sssp": {"dist"}, "pagerank": {"rank"},
-			"pagerank-ldbc": {"rank"}, "cc": {"component"}, "tc": {"triangles"}}[algo] {
+		for _, col := range a.Columns {
 			x, ok := m[col].(float64)
 			if !ok {
 				x = math.Inf(1) // null: unreached

@@ -26,11 +26,7 @@ independent CPU reference built on gonum. Exits non-zero if any run fails,
 including a graph that cannot be loaded.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var selected []algorithm
-			cpuOnly := map[string]bool{} // (no device code: lcc, cdlp)
-			for _, b := range benchAlgorithms() {
-				cpuOnly[b.name] = b.cpuOnly
-			}
+			var selected []*apps.App
 			for _, name := range strings.Split(algos, ",") {
 				a, err := findAlgorithm(strings.TrimSpace(name))
 				if err != nil {
@@ -38,7 +34,7 @@ including a graph that cannot be loaded.`,
 				}
 				// (by default a named device verifies what it can run; lcc
 				// asked for by name there fails with the reason)
-				if !cmd.Flags().Changed("algo") && cpuOnly[a.name] && ef.backend != "cpu" && ef.backend != "auto" {
+				if !cmd.Flags().Changed("algo") && !a.Device() && ef.backend != "cpu" && ef.backend != "auto" {
 					continue
 				}
 				selected = append(selected, a)
@@ -47,7 +43,6 @@ including a graph that cannot be loaded.`,
 			if err != nil {
 				return err
 			}
-			opt = prm.apply(opt)
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
 			fmt.Fprintln(w, "graph\talgorithm\tbackend\tsupersteps\ttime\tresult\tverdict")
 			failed, skipped := 0, 0
@@ -63,7 +58,7 @@ including a graph that cannot be loaded.`,
 				}
 				g := vertexprog.NewGraph(d)
 				for _, a := range selected {
-					o, err := a.run(g, prm, opt)
+					o, err := runApp(a, g, prm, opt)
 					if err == nil {
 						err = o.check()
 					}
@@ -72,16 +67,16 @@ including a graph that cannot be loaded.`,
 						// on a stiffness matrix's negative values): that is a
 						// correct refusal, not a failure.
 						skipped++
-						row(path, a.name, "-", "-", "-", "-", "SKIP: "+err.Error())
+						row(path, a.Name, "-", "-", "-", "-", "SKIP: "+err.Error())
 						continue
 					}
 					if err != nil {
 						failed++
-						row(path, a.name, "-", "-", "-", "-", "FAIL: "+err.Error())
+						row(path, a.Name, "-", "-", "-", "-", "FAIL: "+err.Error())
 						continue
 					}
-					row(path, a.name, o.run.backend, o.run.iterations,
-						fmt.Sprintf("%.2f ms", ms(o.run.compute)), o.summary, "PASS")
+					row(path, a.Name, o.run.Backend, o.run.Iterations,
+						fmt.Sprintf("%.2f ms", ms(o.run.Compute)), o.summary, "PASS")
 				}
 				w.Flush()
 			}
@@ -96,6 +91,6 @@ including a graph that cannot be loaded.`,
 	lf.register(cmd.Flags())
 	ef.register(cmd)
 	prm.register(cmd.Flags())
-	cmd.Flags().StringVar(&algos, "algo", "bfs,sssp,pagerank,pagerank-ldbc,tc,cc,lcc,cdlp", "comma-separated algorithms to verify")
+	cmd.Flags().StringVar(&algos, "algo", strings.Join(apps.Names(), ","), "comma-separated algorithms to verify")
 	return cmd
 }

@@ -91,29 +91,15 @@ type Params struct {
 // Ptr returns a pointer to v, for Params' fields.
 func Ptr[T any](v T) *T { return &v }
 
-// RunRequest is a query: Algo is bfs, sssp, pagerank, pagerank-ldbc, cc or tc.
+// RunRequest is a query: Algo names one of the server's algorithms, as
+// `hpgraph run` names them (serve.Algorithms, the apps' registry), and
+// Params holds the parameters it takes.
 type RunRequest struct {
 	Algo      string `json:"algo"`
 	Params    Params `json:"params"`
 	Output    string `json:"output,omitempty"` // Run sets it
 	TimeoutMS int64  `json:"timeout_ms,omitempty"`
 }
-
-// Algorithms are the algorithms a query may name, as `hpgraph run` names
-// them; Takes lists the parameters each takes besides max_iter (which all
-// take). The server checks requests against these, and loadgen gives each
-// algorithm of a mix only its own parameters.
-var (
-	Algorithms = []string{"bfs", "sssp", "pagerank", "pagerank-ldbc", "cc", "tc"}
-	Takes      = map[string][]string{
-		"bfs":           {"src"},
-		"sssp":          {"src", "delta"},
-		"pagerank":      {"damping", "tolerance", "precision"},
-		"pagerank-ldbc": {"damping", "iterations", "precision"},
-		"cc":            {},
-		"tc":            {"per_vertex"},
-	}
-)
 
 // Summary is a query's answer: what `hpgraph run` prints, times included.
 type Summary struct {
@@ -237,8 +223,8 @@ func (c *Client) Run(ctx context.Context, graph string, req RunRequest) (*Summar
 }
 
 // Row is one vertex's result: its original id and the algorithm's values
-// (bfs: depth, parent; sssp: dist, +Inf unreached; pagerank and
-// pagerank-ldbc: rank; cc: component, its smallest id; tc: triangles).
+// by column (apps.App.Columns; for example bfs: depth, parent; sssp:
+// dist, +Inf unreached; pagerank: rank; cc: component, its smallest id).
 type Row struct {
 	ID     int64
 	Values map[string]float64

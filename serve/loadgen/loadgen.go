@@ -21,7 +21,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -29,28 +28,37 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hpgraph/hpgraph/apps"
 	"github.com/hpgraph/hpgraph/serve/client"
 )
 
-// Algorithms are the algorithms a query may name, and takes their
-// parameters: the client package's tables, which the server checks
-// requests against.
-var (
-	Algorithms = client.Algorithms
-	takes      = client.Takes
-)
+// Algorithms are the algorithms a query may name: apps' registry, whose
+// parameters the server checks requests against.
+var Algorithms = apps.Names()
 
-// known are the parameters the server knows: every algorithm's, and
-// max_iter.
-var known = func() map[string]bool {
-	k := map[string]bool{"max_iter": true}
-	for _, ps := range takes {
-		for _, p := range ps {
-			k[p] = true
+// known says whether name is a parameter the server knows: an app's
+// (max_iter included), or src.
+func known(name string) bool {
+	if name == "src" {
+		return true
+	}
+	for _, p := range apps.AllParams() {
+		if p.JSONName() == name {
+			return true
 		}
 	}
-	return k
-}()
+	return false
+}
+
+// takes says whether algo takes the parameter name (its JSON name).
+func takes(algo, name string) bool {
+	a := apps.Lookup(algo)
+	if name == "src" {
+		return a.Source
+	}
+	p := a.Param(name)
+	return p != nil && p.JSONName() == name
+}
 
 // Defaults of Config's zero fields.
 const (
@@ -237,7 +245,7 @@ func check(cfg Config) (*plan, error) {
 	}
 	p := &plan{}
 	for _, a := range cfg.Algos {
-		if _, ok := takes[a]; !ok {
+		if apps.Lookup(a) == nil {
 			return nil, fmt.Errorf("--algo: unknown algorithm %q; want %s, or a comma list of them", a, strings.Join(Algorithms, ", "))
 		}
 		p.mix = append(p.mix, a)
@@ -256,12 +264,12 @@ func check(cfg Config) (*plan, error) {
 		return nil, errors.New("--params: src: give sources with --sources (hub, random or a list of ids)")
 	}
 	for k := range params {
-		if !known[k] || k == "max_iter" {
+		if !known(k) || k == "max_iter" {
 			continue
 		}
 		taken := false
 		for _, a := range p.mix {
-			taken = taken || slices.Contains(takes[a], k)
+			taken = taken || takes(a, k)
 		}
 		if !taken {
 			return nil, fmt.Errorf("--params: %s: no algorithm of %s takes it", k, strings.Join(p.mix, ","))
@@ -271,7 +279,7 @@ func check(cfg Config) (*plan, error) {
 	for i, a := range p.mix {
 		m := map[string]json.RawMessage{}
 		for k, v := range params {
-			if len(p.mix) == 1 || !known[k] || k == "max_iter" || slices.Contains(takes[a], k) {
+			if len(p.mix) == 1 || !known(k) || k == "max_iter" || takes(a, k) {
 				m[k] = v
 			}
 		}
@@ -305,7 +313,7 @@ func check(cfg Config) (*plan, error) {
 	return p, nil
 }
 
-func takesSource(algo string) bool { return algo == "bfs" || algo == "sssp" }
+func takesSource(algo string) bool { return apps.Lookup(algo).Source }
 
 // Run runs the load test: it describes the graph (failing when the server
 // cannot be reached, refuses the token or has no such graph), finds the

@@ -1,0 +1,308 @@
+package apps
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hpgraph/hpgraph/vertexprog"
+)
+
+// registry is every built-in app, in the order the front ends list them
+// (see the package comment). Each is declared once, in its app_*.go.
+var registry = []*App{appBFS, appSSSP, appPageRank, appPageRankLDBC, appTC, appCC, appLCC, appCDLP}
+
+// Registry returns the built-in apps in the order the front ends list them.
+func Registry() []*App { return slices.Clone(registry) }
+
+// Names returns the apps' names, in Registry's order.
+func Names() []string {
+	names := make([]string, len(registry))
+	for i, a := range registry {
+		names[i] = a.Name
+	}
+	return names
+}
+
+// Lookup returns the app of a name or an alias, or nil.
+func Lookup(name string) *App {
+	for _, a := range registry {
+		if a.Name == name || slices.Contains(a.Aliases, name) {
+			return a
+		}
+	}
+	return nil
+}
+
+// Find is Lookup with an error that lists the apps.
+func Find(name string) (*App, error) {
+	if a := Lookup(name); a != nil {
+		return a, nil
+	}
+	return nil, fmt.Errorf("unknown algorithm %q; want one of %s", name, strings.Join(Names(), ", "))
+}
+
+// App is a built-in app as the front ends run it: see the registry.
+type App struct {
+	// Name is the app's name on the command line and in serve's "algo";
+	// Aliases are other names that find it.
+	Name    string
+	Aliases []string
+	// About is one line for run's and bench's help.
+	About string
+	// Params are the parameters the app takes besides max-iter, which
+	// every app takes (CommonParams).
+	Params []AnyParam
+	// Check, when set, refuses combinations of parameter values that the
+	// parameters' own checks accept (the paper's PageRank in float32).
+	Check func(p *Params) *ParamError
+	// Source: the app runs from a source vertex (Request.Source), which
+	// the front ends take as --src or params.src, the highest-degree
+	// vertex by default.
+	Source bool
+	// Weighted: the app reads edge weights (bench loads its graph with
+	// --weights; the others run unweighted).
+	Weighted bool
+	// Columns name the values of a per-vertex row (Result.Rows), after the
+	// vertex's id: serve's NDJSON keys and CSV header.
+	Columns []string
+	// LDBC is what LDBC Graphalytics has of the app.
+	LDBC LDBC
+	// Program is a zero program of the app: the edge type of its Spec
+	// names the matrix bench reports as traversed, and whether it is a
+	// vertexprog.DeviceProgram whether it can run on a device backend.
+	Program interface{ Spec() vertexprog.Spec }
+	// RelabelPays: renumbering a skewed graph by degree pays for itself in
+	// a single answer on the CPU (run's --relabel auto).
+	RelabelPays bool
+	// Tolerance is the relative tolerance of Check's comparison of float
+	// answers with the reference; nil: they compare exactly.
+	Tolerance func(p *Params) float64
+	// Traffic is bench's lower bound on the bytes a run moves (nil: no
+	// model).
+	Traffic func(in TrafficIn) Traffic
+	// Variants are bench's variants of the app (pagerank-iter).
+	Variants []Variant
+
+	run func(g *vertexprog.Graph, req Request, opt vertexprog.Options) (*Result, error)
+}
+
+// LDBC is what LDBC Graphalytics has of an app.
+type LDBC struct {
+	// Output: `run --out-format ldbc` writes LDBC's "id value" lines
+	// (Result.WriteLDBC).
+	Output bool
+	// Source is the .properties key of the source vertex
+	// ("bfs.source-vertex"), for Source apps.
+	Source string
+	// Params are the .properties keys of the app's parameters, which run
+	// takes from a graph's .properties where no flag gives them.
+	Params []LDBCParam
+}
+
+// LDBCParam is a parameter's key in an LDBC graph's .properties.
+type LDBCParam struct {
+	Param string // the parameter's name (Param.Name)
+	Key   string // "pr.damping-factor", after "graph.NAME."
+}
+
+// Variant is a variant of an app that bench runs as a row of its own: the
+// app with some parameters fixed.
+type Variant struct {
+	Name, About string
+	// Set are the parameters it fixes, as flag values (`hpgraph run APP
+	// --NAME VALUE` answers the same).
+	Set []Setting
+}
+
+// Setting is a parameter's value as a flag gives it.
+type Setting struct{ Param, Value string }
+
+// Apply sets v's parameters in p.
+func (v Variant) Apply(p *Params) error {
+	for _, s := range v.Set {
+		prm := findParam(s.Param)
+		if prm == nil {
+			return fmt.Errorf("%s: no parameter %q", v.Name, s.Param)
+		}
+		if err := prm.Set(p, s.Value); err != nil {
+			return fmt.Errorf("%s: %w", v.Name, err)
+		}
+	}
+	return nil
+}
+
+// Takes says whether the app takes the parameter of that name (flag or
+// JSON spelling); every app takes max-iter.
+func (a *App) Takes(name string) bool { return a.Param(name) != nil }
+
+// Param returns the app's parameter of that name (flag or JSON spelling),
+// or nil.
+func (a *App) Param(name string) AnyParam {
+	for _, p := range a.AllParams() {
+		if p.ParamName() == name || p.JSONName() == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// AllParams are the app's parameters: CommonParams, then its own.
+func (a *App) AllParams() []AnyParam {
+	return append(CommonParams(), a.Params...)
+}
+
+// Device says whether the app has device code: a device backend runs it
+// (the others run on the cpu backend only, and auto runs them there).
+func (a *App) Device() bool {
+	_, ok := a.Program.(vertexprog.DeviceProgram)
+	return ok
+}
+
+// Edges is the edge type of the app's program: its pull matrix is the one
+// bench reports as traversed.
+func (a *App) Edges() vertexprog.EdgeType { return a.Program.Spec().Edges }
+
+// CheckParams checks the values of the app's parameters in p: each
+// parameter's own check, then the app's.
+func (a *App) CheckParams(p *Params) *ParamError {
+	for _, prm := range a.AllParams() {
+		if err := prm.check(p); err != nil {
+			return err
+		}
+	}
+	if a.Check != nil {
+		return a.Check(p)
+	}
+	return nil
+}
+
+// Run checks the request's parameters (a *ParamError when one is bad),
+// and runs the app on g with opt; opt.MaxIterations is the request's
+// MaxIter.
+func (a *App) Run(g *vertexprog.Graph, req Request, opt vertexprog.Options) (*Result, error) {
+	if err := checkGraph(g); err != nil {
+		return nil, err
+	}
+	if err := a.CheckParams(&req.Params); err != nil {
+		return nil, err
+	}
+	if a.Source {
+		if err := checkSource(g, req.Source); err != nil {
+			return nil, err
+		}
+	}
+	opt.MaxIterations = req.MaxIter
+	return a.run(g, req, opt)
+}
+
+// Request is one run of an app.
+type Request struct {
+	// Params are the parameter values; the app reads those it takes.
+	Params
+	// Source is the source vertex (an index, 0..N-1) of a Source app.
+	Source int32
+	// Need says what of the result the caller will read.
+	Need Need
+	// Scratch, when set, holds what an app keeps from one run for the
+	// next of the same caller on the same graph (a BFS's arrays): the
+	// per-vertex answer of the run before is then the caller's no more.
+	Scratch *Scratch
+}
+
+// Need says what of a Result the caller will read.
+type Need int
+
+const (
+	// NeedAll: the summary, the check and the per-vertex outputs, as the
+	// parameters ask for them (run, verify, bench).
+	NeedAll Need = iota
+	// NeedSummary: the summary only; an app may leave its per-vertex
+	// state on the device (vertexprog.Options.SummaryOnly), and Rows,
+	// WriteText, WriteLDBC and Check then fail or are nil.
+	NeedSummary
+	// NeedRows: the per-vertex rows too, which an app then computes even
+	// where its parameters would not ask for them (tc's per-vertex).
+	NeedRows
+)
+
+// Scratch is what an app keeps between the runs of one caller (see
+// Request.Scratch); its zero value is empty.
+type Scratch struct {
+	bfs *BFSResult
+}
+
+// Result is a run's answer, in the forms the front ends give it.
+type Result struct {
+	Stats Stats
+	// Summary is the line `run` prints after "result: " (serve's
+	// "summary"); Fields are its values (serve's "result").
+	Summary string
+	Fields  map[string]any
+	// Rows fills one vertex's row: a cell per App.Columns. It is nil
+	// where the run kept no per-vertex answer.
+	Rows func(v int32, cells []Cell)
+	// WriteText writes --out's lines, one per vertex in the file's ids
+	// (triangle counting without per-vertex counts: the total).
+	WriteText func(w io.Writer) error
+	// WriteLDBC writes LDBC Graphalytics' "id value" lines (nil where the
+	// app has no LDBC output).
+	WriteLDBC func(w io.Writer) error
+	// Check compares the answer with the independent reference
+	// (apps/reference), to App.Tolerance.
+	Check func() error
+}
+
+// Cell is a value of a per-vertex row: an integer, or a float when
+// IsFloat (+Inf: unreached).
+type Cell struct {
+	Int     int64
+	Float   float64
+	IsFloat bool
+}
+
+// Stats are the parts of a vertexprog.Result that do not depend on the
+// program's value type.
+type Stats struct {
+	Backend             string
+	Iterations          int
+	Active              []int
+	Directions          []vertexprog.Direction
+	StepTimes           []time.Duration
+	Preprocess, Compute time.Duration
+	Finish, Transfer    time.Duration
+	Device, BackendWait time.Duration
+}
+
+// statsOf returns r's Stats.
+func statsOf[X any](r *vertexprog.Result[X]) Stats {
+	return Stats{Backend: r.Backend, Iterations: r.Iterations, Active: r.Active, Directions: r.Directions, StepTimes: r.StepTimes,
+		Preprocess: r.Preprocess, Compute: r.Compute, Finish: r.Finish, Transfer: r.Transfer, Device: r.Device, BackendWait: r.BackendWait}
+}
+
+// TrafficIn is what bench knows of a run when it models its traffic.
+type TrafficIn struct {
+	// Graph is the graph the app ran on.
+	Graph *vertexprog.Graph
+	// N is its vertices, NNZ the nonzeros of the matrix the app traverses.
+	N, NNZ int64
+	// Weighted: the run read edge weights.
+	Weighted bool
+	// Iterations is the run's supersteps (the median of bench's runs).
+	Iterations int
+}
+
+// Traffic is a lower bound on the bytes a run must move between memory
+// and the processor (each input read once, each output written once), and
+// the model it comes from. Real traffic is higher (frontier re-reads,
+// gathers of x[u] per nonzero, HYB padding), so achieved GB/s against it
+// is an efficiency.
+type Traffic struct {
+	Bytes int64
+	Model string
+	// OrientedArcs are triangle counting's oriented (lower to higher rank)
+	// arcs, which its model counts; 0 for the others.
+	OrientedArcs int64
+}

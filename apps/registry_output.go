@@ -1,0 +1,91 @@
+package apps
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+
+	"github.com/hpgraph/hpgraph/datasets"
+)
+
+// The apps' outputs in the registry's forms: --out's lines, LDBC's lines,
+// and the comparisons of Result.Check.
+
+// writeVertexLines writes one line per vertex of d through a buffer.
+func writeVertexLines(w io.Writer, d *datasets.Graph, line func(bw *bufio.Writer, v int32)) error {
+	bw := bufio.NewWriterSize(w, 1<<20)
+	for v := int32(0); v < int32(d.N); v++ {
+		line(bw, v)
+	}
+	return bw.Flush()
+}
+
+// ldbcUnreachable is the depth LDBC's BFS output gives an unreachable
+// vertex: the largest int64.
+const ldbcUnreachable = math.MaxInt64
+
+// writeLDBCFloats writes "id value" lines in LDBC's 16 significant digits
+// (PageRank, LCC).
+func writeLDBCFloats(w io.Writer, d *datasets.Graph, x []float64) error {
+	return writeVertexLines(w, d, func(bw *bufio.Writer, v int32) {
+		fmt.Fprintf(bw, "%d %.15e\n", d.OriginalID(v), x[v])
+	})
+}
+
+// writeLDBCDistances writes "id distance" lines, unreachable vertices at
+// Infinity. A distance is a float32 sum; it is written as the shortest
+// decimal that reads back as it, in LDBC's 16 significant digits.
+func writeLDBCDistances(w io.Writer, d *datasets.Graph, dist []float32) error {
+	return writeVertexLines(w, d, func(bw *bufio.Writer, v int32) {
+		x := float64(dist[v])
+		if math.IsInf(x, 1) {
+			fmt.Fprintf(bw, "%d Infinity\n", d.OriginalID(v))
+			return
+		}
+		x, _ = strconv.ParseFloat(strconv.FormatFloat(x, 'g', -1, 32), 64)
+		fmt.Fprintf(bw, "%d %.15e\n", d.OriginalID(v), x)
+	})
+}
+
+// formatDist is a distance in --out's lines: Infinity where unreached.
+func formatDist(x float64) string {
+	if math.IsInf(x, 1) {
+		return "Infinity"
+	}
+	return fmt.Sprintf("%g", x)
+}
+
+// smallestIDs gives every component label (a vertex of the component) the
+// component's smallest id in the file, whatever order the vertices were
+// numbered in (--relabel): LDBC's WCC labels.
+func smallestIDs(d *datasets.Graph, label []int32) []int64 {
+	first := make([]int64, d.N)
+	for v := range first {
+		first[v] = math.MaxInt64
+	}
+	for v, l := range label {
+		first[l] = min(first[l], d.OriginalID(int32(v)))
+	}
+	return first
+}
+
+// compareFloats compares got with the reference's want to rel
+// (relative); infinities compare equal.
+func compareFloats(what string, d *datasets.Graph, want []float64, got func(v int) float64, rel float64) error {
+	for v, w := range want {
+		x := got(v)
+		if x == w || (math.IsInf(x, 1) && math.IsInf(w, 1)) {
+			continue
+		}
+		if math.IsNaN(x) || math.Abs(x-w) > rel*math.Max(math.Abs(x), math.Abs(w)) {
+			return fmt.Errorf("vertex %d: %s %v, reference %v (relative tolerance %g)", d.OriginalID(int32(v)), what, x, w, rel)
+		}
+	}
+	return nil
+}
+
+// floatCell and intCell are per-vertex row values.
+func floatCell(x float64) Cell { return Cell{Float: x, IsFloat: true} }
+func intCell(x int64) Cell     { return Cell{Int: x} }
