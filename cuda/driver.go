@@ -379,8 +379,12 @@ func (d *device) open() error {
 		d.texMaxWidth = 1 << 27
 	}
 	// The pinned staging buffers now, beside the graph's load: the first
-	// upload paid ~6 ms for them.
+	// upload paid ~6 ms for them. So the module of PREPROCESS's kernels,
+	// which every run that builds a matrix loads: the first module a
+	// context loads took ~9.6 ms of a fresh kron21 run's PREPROCESS (H200).
+	// (Where it cannot load, the first build says why.)
 	stageReady()
+	_ = catch("loading PREPROCESS's kernels", func() error { d.hybBuildModule(); return nil })
 	return nil
 }
 
