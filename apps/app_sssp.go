@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/hpgraph/hpgraph/apps/reference"
+	"github.com/hpgraph/hpgraph/internal/par"
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
@@ -37,16 +38,28 @@ func runSSSP(g *vertexprog.Graph, req Request, opt vertexprog.Options) (*Result,
 	if delta < 0 {
 		delta = DefaultDelta(g)
 	}
+	_, opt.Values = req.Scratch.lend()
 	r, err := SSSPDelta(g, req.Source, delta, opt)
 	if err != nil {
 		return nil, err
 	}
-	reached, far := 0, float32(0)
-	for _, x := range r.Dist {
-		if !math.IsInf(float64(x), 1) {
-			reached++
-			far = max(far, x)
+	req.Scratch.keep(nil, r.Dist)
+	// (on every core: one pass on one was ~2 ms of a served kron21 query)
+	parts := make([]struct {
+		reached int
+		far     float32
+	}, par.Workers())
+	par.Blocks(len(r.Dist), func(w, lo, hi int) {
+		for _, x := range r.Dist[lo:hi] {
+			if !math.IsInf(float64(x), 1) {
+				parts[w].reached++
+				parts[w].far = max(parts[w].far, x)
+			}
 		}
+	})
+	reached, far := 0, float32(0)
+	for _, p := range parts {
+		reached, far = reached+p.reached, max(far, p.far)
 	}
 	src := d.OriginalID(req.Source)
 	return &Result{

@@ -50,6 +50,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
@@ -58,6 +59,20 @@ import (
 var ErrInvalidInput = errors.New("invalid input")
 
 // checkSource reports a source vertex outside the graph.
+// DefaultSource is the source of bfs and sssp when none is given: the
+// vertex of highest out-degree, the lowest original id of those that tie,
+// so that a graph renumbered by degree (--relabel) starts from the same
+// vertex as the file's order does.
+func DefaultSource(d *datasets.Graph) int32 {
+	best := int32(0)
+	for v := int32(1); v < int32(d.N); v++ {
+		if dv, db := d.Degree(v), d.Degree(best); dv > db || dv == db && d.OriginalID(v) < d.OriginalID(best) {
+			best = v
+		}
+	}
+	return best
+}
+
 func checkSource(g *vertexprog.Graph, src int32) error {
 	if g == nil {
 		return fmt.Errorf("%w: %w", ErrInvalidInput, vertexprog.ErrNilGraph)

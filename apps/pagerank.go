@@ -16,8 +16,10 @@ import (
 type PageRankProgram struct {
 	Damping, Tolerance float64
 	MaxIterations      int
-	Rank               []float64
-	outDeg             []int32
+	// Rank is each vertex's rank after the run, written into the slice
+	// it holds before when that has one element a vertex.
+	Rank   []float64
+	outDeg []int32
 }
 
 func (p *PageRankProgram) Spec() vertexprog.Spec {
@@ -31,7 +33,9 @@ func (p *PageRankProgram) Prepare(g *vertexprog.Graph) error {
 	if p.Tolerance < 0 || math.IsNaN(p.Tolerance) {
 		return fmt.Errorf("pagerank: tolerance %v must be >= 0", p.Tolerance)
 	}
-	p.Rank = make([]float64, g.N())
+	if len(p.Rank) != g.N() { // (a caller may lend one: Scratch)
+		p.Rank = make([]float64, g.N())
+	}
 	p.outDeg = outDegrees(g)
 	return nil
 }
@@ -129,9 +133,10 @@ type Float interface{ ~float32 | ~float64 }
 type PageRankLDBCProgram[F Float] struct {
 	Damping    float64
 	Iterations int
-	Rank       []float64
-	outDeg     []int32
-	n          float64
+	// Rank is as PageRankProgram's.
+	Rank   []float64
+	outDeg []int32
+	n      float64
 }
 
 func (p *PageRankLDBCProgram[F]) Spec() vertexprog.Spec {
@@ -147,7 +152,9 @@ func (p *PageRankLDBCProgram[F]) Prepare(g *vertexprog.Graph) error {
 		return fmt.Errorf("pagerank (ldbc): %d iterations; need at least 1", p.Iterations)
 	}
 	p.n = float64(g.N())
-	p.Rank = make([]float64, g.N())
+	if len(p.Rank) != g.N() { // (a caller may lend one: Scratch)
+		p.Rank = make([]float64, g.N())
+	}
 	p.outDeg = outDegrees(g)
 	return nil
 }

@@ -229,9 +229,40 @@ const (
 )
 
 // Scratch is what an app keeps between the runs of one caller (see
-// Request.Scratch); its zero value is empty.
+// Request.Scratch); its zero value is empty, and a nil *Scratch lends
+// nothing and keeps nothing.
 type Scratch struct {
 	bfs *BFSResult
+	// The per-vertex arrays of the last answer, which the next run writes
+	// into instead of fresh memory (a page fault per 4 KB: ~5 ms of a
+	// served kron21 PageRank): a PageRank's ranks, and the values
+	// (vertexprog.Options.Values: a []float64, []float32 or []int32) of
+	// any app's.
+	ranks  []float64
+	values any
+	counts []int32 // cc's component sizes
+}
+
+// lend returns the ranks and the values the last answer left (nil for a
+// nil Scratch).
+func (s *Scratch) lend() ([]float64, any) {
+	if s == nil {
+		return nil, nil
+	}
+	return s.ranks, s.values
+}
+
+// keep keeps ranks and values, each when not nil, for the next run.
+func (s *Scratch) keep(ranks []float64, values any) {
+	if s == nil {
+		return
+	}
+	if ranks != nil {
+		s.ranks = ranks
+	}
+	if values != nil {
+		s.values = values
+	}
 }
 
 // Result is a run's answer, in the forms the front ends give it.

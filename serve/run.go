@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/serve/client"
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
@@ -212,28 +213,38 @@ func idRange(lg *loadedGraph) string {
 	if d.N == 0 {
 		return "it has no vertices"
 	}
-	if d.IDs == nil {
-		return fmt.Sprintf("ids %d..%d", d.IDBase, d.IDBase+int64(d.N)-1)
+	if lo, ok := contiguousIDs(d); ok {
+		return fmt.Sprintf("ids %d..%d", lo, lo+int64(d.N)-1)
 	}
-	lo, hi := d.IDs[0], d.IDs[0]
-	for _, x := range d.IDs {
-		lo, hi = min(lo, x), max(hi, x)
-	}
+	lo, hi := idBounds(d)
 	return fmt.Sprintf("%d sparse ids in %d..%d", d.N, lo, hi)
 }
 
-// defaultSource is the CLI's: the vertex of highest out-degree, lowest
-// index on ties.
-func defaultSource(lg *loadedGraph) int32 {
-	d := lg.d
-	best := int32(0)
-	for v := int32(1); v < int32(d.N); v++ {
-		if d.Degree(v) > d.Degree(best) {
-			best = v
-		}
+// idBounds are the smallest and largest of d's original ids (d.N > 0).
+func idBounds(d *datasets.Graph) (lo, hi int64) {
+	if d.IDs == nil {
+		return d.IDBase, d.IDBase + int64(d.N) - 1
 	}
-	return best
+	lo, hi = d.IDs[0], d.IDs[0]
+	for _, x := range d.IDs {
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	return lo, hi
 }
+
+// contiguousIDs reports whether d's original ids are lo..lo+N-1, in any
+// order (a graph renumbered by degree keeps its file's ids; ids are
+// distinct, so the bounds tell).
+func contiguousIDs(d *datasets.Graph) (lo int64, ok bool) {
+	if d.N == 0 {
+		return d.IDBase, true
+	}
+	lo, hi := idBounds(d)
+	return lo, hi-lo == int64(d.N)-1
+}
+
+// defaultSource is the CLI's (apps.DefaultSource).
+func defaultSource(lg *loadedGraph) int32 { return apps.DefaultSource(lg.d) }
 
 // maxResultBytes bounds the size of q's per-vertex output on n vertices:
 // an id and each value at most 24 bytes, keys and punctuation.

@@ -342,8 +342,8 @@ type GraphInfo struct {
 
 func (s *Server) info(lg *loadedGraph) GraphInfo {
 	ids := "sparse"
-	if lg.d.IDs == nil {
-		ids = fmt.Sprintf("contiguous from %d", lg.d.IDBase)
+	if lo, ok := contiguousIDs(lg.d); ok {
+		ids = fmt.Sprintf("contiguous from %d", lo)
 	}
 	return GraphInfo{Name: lg.name, Path: lg.path, Vertices: lg.d.N, Edges: lg.edges, NNZ: lg.d.NNZ(),
 		Directed: lg.d.Directed, Weighted: lg.d.W != nil, IDs: ids, LoadMS: ms(lg.loadTime), LoadedAt: lg.loadedAt,

@@ -1,6 +1,7 @@
 package vertexprog
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/hpgraph/hpgraph/hyb"
@@ -66,8 +67,16 @@ func Components(g *Graph, opt Options) (res *Result[int32], ok bool, err error) 
 	}
 	defer run.Close()
 	res = &Result[int32]{Backend: b.Name(), Preprocess: time.Since(t0), BackendWait: wait}
+	// (Options.Context: the device's passes, ~1 ms on kron21, run as one;
+	// a query cancelled before or during them stops at their ends.)
+	if err := stopped(opt); err != nil {
+		return nil, false, err
+	}
 	t1 := time.Now()
 	if res.Iterations, err = run.Run(); err != nil {
+		return nil, false, err
+	}
+	if err := stopped(opt); err != nil {
 		return nil, false, err
 	}
 	res.Compute = time.Since(t1)
@@ -75,7 +84,11 @@ func Components(g *Graph, opt Options) (res *Result[int32], ok bool, err error) 
 		res.Device = dt.DeviceTime()
 	}
 	t2 := time.Now()
-	res.X = make([]int32, g.N())
+	if xs, ok := opt.Values.([]int32); ok && len(xs) == g.N() {
+		res.X = xs
+	} else {
+		res.X = make([]int32, g.N())
+	}
 	if err := run.Finish(res.X); err != nil {
 		return nil, false, err
 	}
@@ -102,4 +115,12 @@ func componentsBackend(name string) (ComponentsBackend, error) {
 	}
 	cb, _ := b.(ComponentsBackend)
 	return cb, nil
+}
+
+// stopped is the error of a Components run whose Options.Context is done.
+func stopped(opt Options) error {
+	if opt.Context == nil || opt.Context.Err() == nil {
+		return nil
+	}
+	return fmt.Errorf("vertexprog: components stopped: %w", opt.Context.Err())
 }

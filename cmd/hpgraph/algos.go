@@ -121,13 +121,7 @@ func paramsJSON(p params) map[string]any {
 // the vertex of highest out-degree (lowest id on ties) when none is given.
 func resolveSource(g *datasets.Graph, id int64) (int32, error) {
 	if id < 0 {
-		best := int32(0)
-		for v := int32(1); v < int32(g.N); v++ {
-			if g.Degree(v) > g.Degree(best) {
-				best = v
-			}
-		}
-		return best, nil
+		return apps.DefaultSource(g), nil
 	}
 	if g.IDs == nil {
 		v := id - g.IDBase

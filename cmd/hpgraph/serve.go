@@ -72,10 +72,10 @@ func newServe() *cobra.Command {
 	f.Int64Var(&so.cfg.MaxResultBytes, "max-result", serve.DefaultMaxResultBytes, "per-vertex answer limit in bytes (413)")
 	f.Int64Var(&so.cfg.DeviceBudget, "device-budget", 0, "bytes the loaded graphs may take on the backend (0: the device's memory; no limit on the CPU)")
 	so.lf.register(f)
-	// A served graph stays in the file's order by default (run's default
-	// source, the highest-degree vertex, then ties as in run).
-	f.Lookup("relabel").DefValue = "none"
-	so.lf.relabel = "none"
+	// A served graph stays loaded: renumbering a skewed one by degree
+	// pays, as in bench (serve.LoadOptions).
+	f.Lookup("relabel").DefValue = "auto"
+	so.lf.relabel = "auto"
 	return cmd
 }
 
