@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -16,6 +18,8 @@ import (
 	"github.com/hpgraph/hpgraph/vertexprog/vptest"
 )
 
+// lccClose: the app divides an arc count by d(d-1), the reference an edge
+// count by d(d-1)/2 on undirected graphs; the quotients may differ in the
 // cpuPullConfigs are pullConfigs on the CPU: LCC has no device code.
 func cpuPullConfigs() []vptest.Config {
 	var cs []vptest.Config
@@ -27,8 +31,6 @@ func cpuPullConfigs() []vptest.Config {
 	return cs
 }
 
-// lccClose: the app divides an arc count by d(d-1), the reference an edge
-// count by d(d-1)/2 on undirected graphs; the quotients may differ in the
 // last bit.
 func lccClose(a, b float64) bool { return a == b || math.Abs(a-b) <= 1e-12 }
 
@@ -80,23 +82,116 @@ func TestLCCDuplicates(t *testing.T) {
 	for _, directed := range []bool{true, false} {
 		el.Directed = directed
 		d := build(t, el, datasets.Options{KeepDuplicates: true, KeepSelfLoops: true})
-		r, err := apps.LCC(vertexprog.NewGraph(d), vertexprog.Options{Backend: "cpu"})
-		if !directed {
-			if !errors.Is(err, apps.ErrInvalidInput) {
-				t.Errorf("undirected with duplicates: %v, want ErrInvalidInput", err)
-			} else {
-				t.Log(err)
+		g := vertexprog.NewGraph(d)
+		for _, c := range cpuPullConfigs() {
+			r, err := apps.LCC(g, c.Options)
+			if !directed {
+				if !errors.Is(err, apps.ErrInvalidInput) {
+					t.Errorf("%s: undirected with duplicates: %v, want ErrInvalidInput", c.Name, err)
+				}
+				continue
 			}
-			continue
+			if err != nil {
+				t.Fatalf("%s: %v", c.Name, err)
+			}
+			checkLCC(t, c.Name+": directed duplicates", r.LCC, reference.LCC(d), d.OriginalID)
+			// 0: N = {1, 2}, arcs 1->2 and 2->0 (not in N): 1/2.
+			if r.LCC[0] != 0.5 {
+				t.Errorf("%s: vertex 0: lcc %v, want 0.5", c.Name, r.LCC[0])
+			}
 		}
-		if err != nil {
-			t.Fatal(err)
+	}
+}
+
+// lccHubGraph is a graph of n vertices on which LCC's heavy paths run:
+// five hubs that 15% to 7% of the vertices point to (rows of thousands of
+// entries, cut into chunks on a device, and many triangles closed at the
+// hubs, whose credits a device spreads over copies), random arcs among
+// the others, one in twenty reciprocated, one in twenty repeated and one
+// in twenty with a self loop, and isolated vertices at the end. Take n of
+// 8·lccHubs (32768) or more, for the most hub ranks.
+func lccHubGraph(n int, directed bool, seed uint64) *datasets.EdgeList {
+	rng := rand.New(rand.NewPCG(seed, 11))
+	el := &datasets.EdgeList{N: n, Directed: directed, Name: "lcc-hubs"}
+	arc := func(u, v int) { el.Src, el.Dst = append(el.Src, int32(u)), append(el.Dst, int32(v)) }
+	const hubs = 5
+	live := n - 100 // (the last 100 vertices stay isolated)
+	var nb [hubs][]int
+	for v := hubs; v < live; v++ {
+		for h := range hubs {
+			if rng.Float64() < 0.15-0.02*float64(h) {
+				arc(v, h)
+				nb[h] = append(nb[h], v)
+			}
 		}
-		checkLCC(t, "directed duplicates", r.LCC, reference.LCC(d), d.OriginalID)
-		// 0: N = {1, 2}, arcs 1->2 and 2->0 (not in N): 1/2.
-		if r.LCC[0] != 0.5 {
-			t.Errorf("vertex 0: lcc %v, want 0.5", r.LCC[0])
+	}
+	for h := range hubs {
+		// (triangles at the hub)
+		for range 5000 {
+			arc(nb[h][rng.IntN(len(nb[h]))], nb[h][rng.IntN(len(nb[h]))])
 		}
+	}
+	for h := range hubs {
+		for range 200 {
+			arc(h, hubs+rng.IntN(live-hubs))
+		}
+		for k := range hubs {
+			if k != h && rng.IntN(2) == 0 {
+				arc(h, k)
+			}
+		}
+		arc(h, h)
+	}
+	for range 3 * live {
+		u, v := hubs+rng.IntN(live-hubs), hubs+rng.IntN(live-hubs)
+		arc(u, v)
+		switch rng.IntN(20) {
+		case 0:
+			arc(v, u)
+		case 1:
+			arc(u, v)
+		case 2:
+			arc(u, u)
+		}
+	}
+	return el
+}
+
+// On graphs with hubs whose rows are long and which close most of the
+// triangles, directed and undirected, with loops and (directed) parallel
+// arcs kept, every backend matches the reference.
+func TestLCCHubs(t *testing.T) {
+	t.Logf("backends: %v", vertexprog.Backends())
+	for _, directed := range []bool{true, false} {
+		t.Run(fmt.Sprintf("directed=%v", directed), func(t *testing.T) {
+			el := lccHubGraph(40000, directed, 3)
+			d := build(t, el, datasets.Options{KeepSelfLoops: true, KeepDuplicates: directed})
+			want := reference.LCC(d)
+			positive := 0
+			for _, x := range want {
+				if x > 0 {
+					positive++
+				}
+			}
+			if positive < d.N/4 {
+				t.Fatalf("only %d of %d vertices have lcc > 0: the graph does not test much", positive, d.N)
+			}
+			// Every configuration gives the same bits (the credits are
+			// integers), and they match the reference.
+			g := vertexprog.NewGraph(d)
+			var got []float64
+			for _, c := range cpuPullConfigs() {
+				r, err := apps.LCC(g, c.Options)
+				if err != nil {
+					t.Fatalf("%s: %v", c.Name, err)
+				}
+				if got != nil && !slices.Equal(r.LCC, got) {
+					t.Fatalf("%s: the coefficients differ from the first configuration's", c.Name)
+				}
+				got = r.LCC
+			}
+			checkLCC(t, "lcc", got, want, d.OriginalID)
+		})
 	}
 }
 
