@@ -33,13 +33,10 @@ var appPageRank = &App{
 			limit = PageRankLimit
 		}
 		p := &PageRankProgram{Damping: req.Damping, Tolerance: req.Tolerance, MaxIterations: limit}
-		p.Rank, opt.Values = req.Scratch.lend()
-		run, err := vertexprog.Run(g, vertexprog.Program[float64, float64](p), opt)
+		r, err := runRanks[float64](g, p, &p.Rank, req, opt)
 		if err != nil {
 			return nil, err
 		}
-		req.Scratch.keep(p.Rank, run.X)
-		r := &PageRankResult[float64]{Rank: p.Rank, Run: run}
 		return rankResult(g, r, func() []float64 {
 			pr, _ := reference.PageRank(g.Dataset(), req.Damping, req.Tolerance, limit)
 			return pr
@@ -90,15 +87,25 @@ func pageRankLDBCTolerance(p *Params) float64 {
 // pageRankLDBCIn runs LDBC PageRank in precision F.
 func pageRankLDBCIn[F Float](g *vertexprog.Graph, req Request, opt vertexprog.Options) (*Result, error) {
 	p := &PageRankLDBCProgram[F]{Damping: req.Damping, Iterations: req.Iterations}
-	p.Rank, opt.Values = req.Scratch.lend()
-	run, err := vertexprog.Run(g, vertexprog.Program[F, F](p), opt)
+	r, err := runRanks[F](g, p, &p.Rank, req, opt)
 	if err != nil {
 		return nil, err
 	}
-	req.Scratch.keep(p.Rank, run.X)
-	r := &PageRankResult[F]{Rank: p.Rank, Run: run}
 	want := func() []float64 { return reference.PageRankLDBC(g.Dataset(), req.Damping, req.Iterations) }
 	return rankResult(g, r, want, pageRankLDBCTolerance(&req.Params)), nil
+}
+
+// runRanks runs p, a PageRank whose ranks are *rank, writing the ranks
+// and the values into the last answer's arrays where req's Scratch lends
+// them, and keeping this answer's for the next.
+func runRanks[F Float](g *vertexprog.Graph, p vertexprog.Program[F, F], rank *[]float64, req Request, opt vertexprog.Options) (*PageRankResult[F], error) {
+	*rank, opt.Values = req.Scratch.lend()
+	run, err := vertexprog.Run(g, p, opt)
+	if err != nil {
+		return nil, err
+	}
+	req.Scratch.keep(*rank, run.X)
+	return &PageRankResult[F]{Rank: *rank, Run: run}, nil
 }
 
 // rankResult is a PageRank's result, checked against the reference's

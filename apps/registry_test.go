@@ -188,3 +188,35 @@ func TestEveryAppRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestScratchReuse: summary queries that share a Scratch (a server's,
+// lending each the last answer's arrays) answer as fresh ones do, every
+// app in turn on every graph, twice over, so one app's arrays left in the
+// scratch never leak into another's or the next query's answer.
+func TestScratchReuse(t *testing.T) {
+	opt := datasets.Options{Weights: datasets.WeightsRandom, WeightMin: 1, WeightMax: 64, Seed: 5}
+	for _, sg := range vptest.Graphs(t, opt) {
+		g := vertexprog.NewGraph(sg.G)
+		s := &apps.Scratch{}
+		for round := range 2 {
+			for _, a := range apps.Registry() {
+				req := apps.Request{Params: apps.DefaultParams(), Need: apps.NeedSummary}
+				fresh, err := a.Run(g, req, vertexprog.Options{Backend: "cpu"})
+				if errors.Is(err, apps.ErrInvalidInput) {
+					continue
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				req.Scratch = s
+				reused, err := a.Run(g, req, vertexprog.Options{Backend: "cpu"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if reused.Summary != fresh.Summary {
+					t.Errorf("%s on %s, round %d: %q with a scratch, %q without", a.Name, sg.Name, round, reused.Summary, fresh.Summary)
+				}
+			}
+		}
+	}
+}
