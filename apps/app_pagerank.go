@@ -33,12 +33,13 @@ var appPageRank = &App{
 			limit = PageRankLimit
 		}
 		p := &PageRankProgram{Damping: req.Damping, Tolerance: req.Tolerance, MaxIterations: limit}
-		p.Rank, opt.Values = req.Scratch.lend()
+		p.Rank, _ = req.Scratch.lend()
+		opt.NoValues = true
 		run, err := vertexprog.Run(g, vertexprog.Program[float64, float64](p), opt)
 		if err != nil {
 			return nil, err
 		}
-		req.Scratch.keep(p.Rank, run.X)
+		req.Scratch.keep(p.Rank, nil)
 		r := &PageRankResult[float64]{Rank: p.Rank, Run: run}
 		return rankResult(g, r, func() []float64 {
 			pr, _ := reference.PageRank(g.Dataset(), req.Damping, req.Tolerance, limit)
@@ -90,12 +91,13 @@ func pageRankLDBCTolerance(p *Params) float64 {
 // pageRankLDBCIn runs LDBC PageRank in precision F.
 func pageRankLDBCIn[F Float](g *vertexprog.Graph, req Request, opt vertexprog.Options) (*Result, error) {
 	p := &PageRankLDBCProgram[F]{Damping: req.Damping, Iterations: req.Iterations}
-	p.Rank, opt.Values = req.Scratch.lend()
+	p.Rank, _ = req.Scratch.lend()
+	opt.NoValues = true
 	run, err := vertexprog.Run(g, vertexprog.Program[F, F](p), opt)
 	if err != nil {
 		return nil, err
 	}
-	req.Scratch.keep(p.Rank, run.X)
+	req.Scratch.keep(p.Rank, nil)
 	r := &PageRankResult[F]{Rank: p.Rank, Run: run}
 	want := func() []float64 { return reference.PageRankLDBC(g.Dataset(), req.Damping, req.Iterations) }
 	return rankResult(g, r, want, pageRankLDBCTolerance(&req.Params)), nil
