@@ -100,6 +100,7 @@ func pageRankLDBCIn[F Float](g *vertexprog.Graph, req Request, opt vertexprog.Op
 // them, and keeping this answer's for the next.
 func runRanks[F Float](g *vertexprog.Graph, p vertexprog.Program[F, F], rank *[]float64, req Request, opt vertexprog.Options) (*PageRankResult[F], error) {
 	*rank, opt.Values = req.Scratch.lend()
+	opt.NoValues = true // (the ranks are the answer, not the contributions)
 	run, err := vertexprog.Run(g, p, opt)
 	if err != nil {
 		return nil, err

@@ -215,6 +215,7 @@ type PageRankResult[F Float] struct {
 // tolerance (or maxIter supersteps, 0 = no limit).
 func PageRank(g *vertexprog.Graph, damping, tolerance float64, maxIter int, opt vertexprog.Options) (*PageRankResult[float64], error) {
 	p := &PageRankProgram{Damping: damping, Tolerance: tolerance, MaxIterations: maxIter}
+	opt.NoValues = true // (the ranks are the answer, not the contributions)
 	r, err := vertexprog.Run(g, vertexprog.Program[float64, float64](p), opt)
 	if err != nil {
 		return nil, err
@@ -231,6 +232,7 @@ func PageRankLDBC(g *vertexprog.Graph, damping float64, iterations int, opt vert
 // (PageRankLDBCProgram).
 func PageRankLDBCIn[F Float](g *vertexprog.Graph, damping float64, iterations int, opt vertexprog.Options) (*PageRankResult[F], error) {
 	p := &PageRankLDBCProgram[F]{Damping: damping, Iterations: iterations}
+	opt.NoValues = true // (the ranks are the answer, not the contributions)
 	r, err := vertexprog.Run(g, vertexprog.Program[F, F](p), opt)
 	if err != nil {
 		return nil, err

@@ -188,8 +188,9 @@ type DeviceRun interface {
 	// (the next frontier's edges; 0 when Push is nil) and the aggregators
 	// combined over this superstep.
 	Step(it int, dir Direction) (active int, frontierEdges int64, aggregates []float64, err error)
-	// Finish copies X (into x, XSize bytes per vertex) and the writable
-	// state arrays back to the host.
+	// Finish copies X (into x, XSize bytes per vertex; not at all for a
+	// nil x: Options.NoValues) and the writable state arrays back to the
+	// host.
 	Finish(x []byte) error
 	// Close frees the device memory.
 	Close()

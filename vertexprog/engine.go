@@ -106,6 +106,12 @@ type Options struct {
 	// them) once it is done: Run returns an error wrapping its Err (a
 	// server's query that timed out or whose client went away).
 	Context context.Context
+	// NoValues says the caller reads the program's own arrays but not
+	// the values: a device backend copies the arrays back and leaves X
+	// on the device (Result.X is nil). PageRank's values are its
+	// contributions, 8-16 MB a kron21 query to copy for nothing. The CPU
+	// ignores it.
+	NoValues bool
 	// Values, when it is a []X of N elements, is the memory of the
 	// values (Result.X) instead of a new array: a caller answering many
 	// queries reuses the last answer's, whose fresh memory costs a page
@@ -259,6 +265,11 @@ func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 		t2 := time.Now()
 		if sf, ok := ds.run.(SummaryFinisher); ok && opt.SummaryOnly {
 			if err := sf.FinishSummary(); err != nil {
+				return nil, err
+			}
+			h.x = nil
+		} else if opt.NoValues {
+			if err := ds.run.Finish(nil); err != nil {
 				return nil, err
 			}
 			h.x = nil
