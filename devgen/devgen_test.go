@@ -48,6 +48,7 @@ func load(t *testing.T, src string) *Package {
 type program struct {
 	x, a, decls                              string
 	identity, gather, reduce, update, extras string
+	init                                     string // Init's body
 }
 
 func (p program) src() string {
@@ -96,9 +97,8 @@ type P struct {
 
 func (P) Spec() vertexprog.Spec { return vertexprog.Spec{Edges: vertexprog.InEdges} }
 
-func (P) Init(v int32, _ *vertexprog.Step) (X, bool) {
-	var x X
-	return x, false
+func (p P) Init(v int32, s *vertexprog.Step) (X, bool) {
+%s
 }
 
 func (p P) Identity() A {
@@ -117,7 +117,7 @@ func (p P) Update(v int32, acc A, x *X, s *vertexprog.Step) bool {
 %s
 }
 %s
-`, x, a, p.decls, def(p.identity, "\tvar z A\n\treturn z"), def(p.gather, "\treturn acc"), def(p.reduce, "\treturn a"), def(p.update, "\treturn false"), p.extras)
+`, x, a, p.decls, def(p.init, "\tvar x X\n\treturn x, false"), def(p.identity, "\tvar z A\n\treturn z"), def(p.gather, "\treturn acc"), def(p.reduce, "\treturn a"), def(p.update, "\treturn false"), p.extras)
 }
 
 // stub is what the backend's prelude gives device code (Step), enough
@@ -146,6 +146,9 @@ func kernel(p *Program) string {
 	}
 	if p.HasDone {
 		b.WriteString("  out[2] = vp_done(acc);\n")
+	}
+	if p.Init {
+		b.WriteString("  out[4] = vp_init(threadIdx.x, x + threadIdx.x, s, st);\n")
 	}
 	b.WriteString("#ifdef VP_FOLD_ATOMIC\n  out[3] = vp_fold_atomic(a, threadIdx.x, 1, x[1], 1.0f, s);\n#endif\n}\n")
 	return b.String()

@@ -41,6 +41,9 @@ func Run(dir, out string) ([]string, error) {
 		if p.FoldAtomic != "" {
 			l += " (atomic " + p.FoldAtomic + " fold)"
 		}
+		if p.Init {
+			l += " (vp_init)"
+		}
 		if p.ReduceAdd != "" {
 			l += " (atomicAdd reduce)"
 		}
