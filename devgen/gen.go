@@ -115,10 +115,10 @@ func (k numKind) goName() string {
 
 // Program is one vertex program found in a package.
 type Program struct {
-	Name     string // the Go type's name
-	Pointer  bool   // whether its methods are on the pointer
-	X, A     types.Type
-	Source   string // the device code
+	Name    string // the Go type's name
+	Pointer bool   // whether its methods are on the pointer
+	X, A    types.Type
+	Source  string // the device code
 	// Init says Source has vp_init (the program's Init translated);
 	// NoInit says why not when it has none.
 	Init     bool
