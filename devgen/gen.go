@@ -144,7 +144,12 @@ type Field struct {
 
 // Find returns the package's named non-generic types that implement
 // vertexprog.Program, sorted by name.
-func Find(pkg *Package) ([]*types.Named, error) {
+func Find(pkg *Package) ([]*types.Named, error) { return find(pkg, nil) }
+
+// find is Find limited to the types named in only (all when nil): a
+// package whose other programs keep hand-written device code (or are
+// generic) names the ones to translate.
+func find(pkg *Package, only map[string]bool) ([]*types.Named, error) {
 	var vp *types.Package
 	for _, im := range pkg.Types.Imports() {
 		if im.Path() == vertexprogPath {
@@ -161,6 +166,9 @@ func Find(pkg *Package) ([]*types.Named, error) {
 	var out []*types.Named
 	scope := pkg.Types.Scope()
 	for _, name := range scope.Names() {
+		if only != nil && !only[name] {
+			continue
+		}
 		tn, ok := scope.Lookup(name).(*types.TypeName)
 		if !ok || tn.IsAlias() {
 			continue
@@ -651,10 +659,32 @@ func (g *gen) gatherFold(fd *ast.FuncDecl, op string) ast.Expr {
 
 // Generate translates every program of pkg and returns the Go file that
 // gives each its Device method (nil when the package has no programs).
-func Generate(pkg *Package) ([]byte, []*Program, error) {
-	types, err := Find(pkg)
+func Generate(pkg *Package) ([]byte, []*Program, error) { return GenerateTypes(pkg, nil) }
+
+// GenerateTypes is Generate for the programs named (all when names is
+// empty); naming a type that is no program is an error.
+func GenerateTypes(pkg *Package, names []string) ([]byte, []*Program, error) {
+	var only map[string]bool
+	if len(names) > 0 {
+		only = map[string]bool{}
+		for _, n := range names {
+			only[n] = true
+		}
+	}
+	types, err := find(pkg, only)
 	if err != nil {
 		return nil, nil, err
+	}
+	if only != nil && len(types) != len(only) {
+		found := map[string]bool{}
+		for _, t := range types {
+			found[t.Obj().Name()] = true
+		}
+		for _, n := range names {
+			if !found[n] {
+				return nil, nil, fmt.Errorf("devgen: %s: %s is not a vertex program of package %s", pkg.Dir, n, pkg.Types.Name())
+			}
+		}
 	}
 	if len(types) == 0 {
 		return nil, nil, nil
@@ -739,11 +769,17 @@ func needB2i(progs []*Program) bool {
 	return false
 }
 
+// lowerFirst lowers s's leading initialism as Go names do: Program →
+// program, BFSProgram → bfsProgram, CC → cc.
 func lowerFirst(s string) string {
-	if s == "" {
-		return s
+	i := 0
+	for i < len(s) && s[i] >= 'A' && s[i] <= 'Z' {
+		i++
 	}
-	return strings.ToLower(s[:1]) + s[1:]
+	if i > 1 && i < len(s) && s[i] >= 'a' && s[i] <= 'z' {
+		i--
+	}
+	return strings.ToLower(s[:i]) + s[i:]
 }
 
 type rbrace token.Pos
