@@ -20,7 +20,6 @@ type BFSProgram struct {
 	// Parent[v] is v's predecessor on a shortest path (Source for Source,
 	// -1 for unreachable).
 	Depth, Parent []int32
-	src           []int32 // {Source}: the device code's vp_init reads it
 }
 
 func (p *BFSProgram) Spec() vertexprog.Spec {
@@ -34,7 +33,6 @@ func (p *BFSProgram) Prepare(g *vertexprog.Graph) error {
 	if len(p.Depth) != g.N() || len(p.Parent) != g.N() {
 		p.Depth, p.Parent = make([]int32, g.N()), make([]int32, g.N())
 	}
-	p.src = []int32{p.Source}
 	return nil
 }
 

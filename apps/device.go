@@ -7,52 +7,28 @@ import (
 )
 
 // Device code of the built-in apps: CUDA C versions of each program's
-// Gather, Reduce, Update (and Wants, Done), computing exactly what the Go
-// methods compute (same types, same operation order; the backend compiles
-// without FMA contraction). The contract is vertexprog.DeviceCode's.
-
-const bfsDevice = `
-struct X_t {};
-typedef int A_t;
-struct State {
-  int* depth;
-  int* parent;
-  const int* source;  // one element
-};
-#define BFS_NO_PARENT 2147483647
-__device__ bool vp_init(int v, X_t* x, const State& s, Step& st) {
-  const bool src = v == s.source[0];
-  s.depth[v] = src ? 0 : -1;
-  s.parent[v] = src ? v : -1;
-  return src;
-}
-__device__ A_t vp_identity() { return BFS_NO_PARENT; }
-__device__ A_t vp_gather(A_t acc, int v, int u, X_t xu, float w, const State& s) { return u < acc ? u : acc; }
-__device__ A_t vp_reduce(A_t a, A_t b) { return b < a ? b : a; }
-__device__ bool vp_update(int v, A_t acc, X_t* x, const State& s, Step& st) {
-  if (acc == BFS_NO_PARENT) return false;
-  s.depth[v] = st.iteration + 1;
-  s.parent[v] = acc;
-  return true;
-}
-__device__ bool vp_wants(int v, const State& s) { return s.depth[v] < 0; }
-__device__ bool vp_done(A_t acc) { return acc != BFS_NO_PARENT; }
-#define VP_FOLD_ATOMIC 1
-__device__ int vp_fold_atomic(A_t* y, int v, int u, X_t xu, float w, const State& s) {
-  const int old = atomicMin(y, u);
-  return old == BFS_NO_PARENT ? 2 : u < old;
-}
-`
-
-// Device implements vertexprog.DeviceProgram.
-func (p *BFSProgram) Device() vertexprog.DeviceCode {
-	return vertexprog.DeviceCode{
-		Source: bfsDevice,
-		Init:   true,
-		Arrays: []vertexprog.DeviceArray{{Name: "depth", Data: p.Depth}, {Name: "parent", Data: p.Parent},
-			{Name: "source", Data: p.src, ReadOnly: true}},
-	}
-}
+// Gather, Reduce, Update (and Wants, Done, and Init as vp_init),
+// computing exactly what the Go methods compute (same types, same
+// operation order; the backend compiles without FMA contraction). The
+// contract is vertexprog.DeviceCode's.
+//
+// BFS and CC are generated from their Go methods by devgen
+// (zz_device_gen.go; docs/devgen.md). What remains hand-written here,
+// and why:
+//   - SSSP: delta-stepping needs vp_priority, which devgen does not
+//     derive, and its atomic fold relies on Prepare's promise that
+//     weights are non-negative (one signed atomicMin on the bits, where
+//     devgen's general float fold also handles negative values and NaN).
+//   - PageRank and LDBC PageRank: the latter is generic in F (devgen
+//     translates non-generic types only; its F picks float or double
+//     here), and both Inits divide by an out-degree through a helper the
+//     subset cannot call.
+//   - Triangle counting: its Gather intersects two adjacency lists of
+//     the graph's orientation with loops bounded by the data, binary
+//     searches and 16-byte vector loads; the subset has state slices
+//     indexed only by a vertex and loops with constant bounds.
+//
+//go:generate go run github.com/hpgraph/hpgraph/devgen/cmd/devgen -type BFSProgram,CCProgram
 
 const ssspDevice = `
 typedef float X_t;
@@ -276,29 +252,4 @@ func (p *TriangleProgram) Device() vertexprog.DeviceCode {
 		Scalars:     []vertexprog.DeviceScalar{{Name: "perVertex", Value: pv}},
 		HeavyGather: true,
 	}
-}
-
-const ccDevice = `
-typedef int X_t;
-typedef int A_t;
-struct State {};
-__device__ bool vp_init(int v, X_t* l, const State& s, Step& st) {
-  *l = v;
-  return true;
-}
-__device__ A_t vp_identity() { return 2147483647; }
-__device__ A_t vp_gather(A_t acc, int v, int u, X_t lu, float w, const State& s) { return lu < acc ? lu : acc; }
-__device__ A_t vp_reduce(A_t a, A_t b) { return b < a ? b : a; }
-__device__ bool vp_update(int v, A_t acc, X_t* l, const State& s, Step& st) {
-  if (acc < *l) {
-    *l = acc;
-    return true;
-  }
-  return false;
-}
-`
-
-// Device implements vertexprog.DeviceProgram.
-func (CCProgram) Device() vertexprog.DeviceCode {
-	return vertexprog.DeviceCode{Source: ccDevice, Init: true}
 }

@@ -81,9 +81,11 @@ func TestDeviceCodeMatchesState(t *testing.T) {
 
 	bfs := &BFSProgram{Source: 1}
 	prepare(bfs)
-	check("bfs", bfs.Device(), []want{{"depth", bfs.Depth, false}, {"parent", bfs.Parent, false}, {"source", bfs.src, true}}, nil)
-	if len(bfs.src) != 1 || bfs.src[0] != 1 {
-		t.Errorf("bfs source array %v, want [1]", bfs.src)
+	bfsCode := bfs.Device()
+	bfsSrc, _ := bfsCode.Arrays[2].Data.([]int32) // (a per-run input: a new one-element array, generated)
+	check("bfs", bfsCode, []want{{"Depth", bfs.Depth, false}, {"Parent", bfs.Parent, false}, {"Source", bfsSrc, true}}, nil)
+	if len(bfsSrc) != 1 || bfsSrc[0] != 1 || !bfsCode.Init {
+		t.Errorf("bfs source array %v, want [1]; vp_init %v", bfsSrc, bfsCode.Init)
 	}
 	if len(bfs.Depth) != g.N() {
 		t.Fatalf("bfs depth has %d entries", len(bfs.Depth))
@@ -141,15 +143,15 @@ func TestDeviceTypeSizes(t *testing.T) {
 		src          string
 		xSize, aSize uintptr
 	}{
-		{"bfs", bfsDevice, unsafe.Sizeof(struct{}{}), unsafe.Sizeof(int32(0))},
+		{"bfs", bfsProgramDeviceSource, unsafe.Sizeof(struct{}{}), unsafe.Sizeof(int32(0))},
 		{"sssp", ssspDevice, unsafe.Sizeof(float32(0)), unsafe.Sizeof(float32(0))},
 		{"pagerank", pageRankDevice, 8, 8},
 		{"pagerank-ldbc", (&PageRankLDBCProgram[float64]{}).Device().Source, 8, 8},
 		{"pagerank-ldbc float32", (&PageRankLDBCProgram[float32]{}).Device().Source, 4, 4},
 		{"triangles", triangleDevice, 0, 8},
-		{"cc", ccDevice, 4, 4},
+		{"cc", ccProgramDeviceSource, 4, 4},
 	}
-	cTypes := map[string]uintptr{"struct X_t {};": 0, "typedef int X_t;": 4, "typedef float X_t;": 4, "typedef double X_t;": 8,
+	cTypes := map[string]uintptr{"struct X_t {};": 0, "struct vp_t_anon {};\ntypedef vp_t_anon X_t;": 0, "typedef int X_t;": 4, "typedef float X_t;": 4, "typedef double X_t;": 8,
 		"typedef int A_t;": 4, "typedef float A_t;": 4, "typedef double A_t;": 8, "typedef long long A_t;": 8}
 	prF := regexp.MustCompile(`#define VP_PR_F (\w+)\n`)
 	for _, c := range cases {

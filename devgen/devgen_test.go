@@ -9,6 +9,7 @@ import (
 	"go/types"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -48,6 +49,7 @@ func load(t *testing.T, src string) *Package {
 type program struct {
 	x, a, decls                              string
 	identity, gather, reduce, update, extras string
+	init                                     string // Init's body
 }
 
 func (p program) src() string {
@@ -96,9 +98,8 @@ type P struct {
 
 func (P) Spec() vertexprog.Spec { return vertexprog.Spec{Edges: vertexprog.InEdges} }
 
-func (P) Init(v int32, _ *vertexprog.Step) (X, bool) {
-	var x X
-	return x, false
+func (p P) Init(v int32, s *vertexprog.Step) (X, bool) {
+%s
 }
 
 func (p P) Identity() A {
@@ -117,7 +118,7 @@ func (p P) Update(v int32, acc A, x *X, s *vertexprog.Step) bool {
 %s
 }
 %s
-`, x, a, p.decls, def(p.identity, "\tvar z A\n\treturn z"), def(p.gather, "\treturn acc"), def(p.reduce, "\treturn a"), def(p.update, "\treturn false"), p.extras)
+`, x, a, p.decls, def(p.init, "\tvar x X\n\treturn x, false"), def(p.identity, "\tvar z A\n\treturn z"), def(p.gather, "\treturn acc"), def(p.reduce, "\treturn a"), def(p.update, "\treturn false"), p.extras)
 }
 
 // stub is what the backend's prelude gives device code (Step), enough
@@ -146,6 +147,9 @@ func kernel(p *Program) string {
 	}
 	if p.HasDone {
 		b.WriteString("  out[2] = vp_done(acc);\n")
+	}
+	if p.Init {
+		b.WriteString("  out[4] = vp_init(threadIdx.x, x + threadIdx.x, s, st);\n")
 	}
 	b.WriteString("#ifdef VP_FOLD_ATOMIC\n  out[3] = vp_fold_atomic(a, threadIdx.x, 1, x[1], 1.0f, s);\n#endif\n}\n")
 	return b.String()
@@ -369,25 +373,59 @@ func TestExamplesWithNVRTC(t *testing.T) {
 	}
 }
 
-// TestBuiltinApps tries the generator on the built-in apps (which keep
-// their hand-written device code for now) and reports which programs it
-// can already translate; those must also compile with NVRTC.
+// TestBuiltinApps generates the built-in apps' device code as their
+// go:generate line in apps/device.go says (the programs it names), checks
+// that apps/zz_device_gen.go is up to date and compiles each with NVRTC;
+// it also reports which of the other programs would translate.
 func TestBuiltinApps(t *testing.T) {
 	pkg, err := Load("../apps")
 	if err != nil {
 		t.Skipf("apps does not load: %v", err)
+	}
+	dev, err := os.ReadFile("../apps/device.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`//go:generate go run github.com/hpgraph/hpgraph/devgen/cmd/devgen -type (\S+)`).FindSubmatch(dev)
+	if m == nil {
+		t.Fatal("apps/device.go has no go:generate line for devgen -type")
+	}
+	names := strings.Split(string(m[1]), ",")
+	src, progs, err := GenerateTypes(pkg, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := os.ReadFile("../apps/zz_device_gen.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(old) != string(src) {
+		t.Errorf("apps/zz_device_gen.go is stale: run go generate ./apps/")
+	}
+	for _, p := range progs {
+		if !p.Init {
+			t.Errorf("%s: no vp_init (%s)", p.Name, p.NoInit)
+		}
+		nvrtcCheck(t, p)
+	}
+	generated := map[string]bool{}
+	for _, n := range names {
+		generated[n] = true
 	}
 	ts, err := Find(pkg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, ty := range ts {
+		if generated[ty.Obj().Name()] {
+			continue
+		}
 		p, err := Translate(pkg, ty)
 		if err != nil {
 			t.Logf("%s: not translated: %v", ty.Obj().Name(), err)
 			continue
 		}
-		t.Logf("%s: translated (fold %q, reduce %q)", ty.Obj().Name(), p.FoldAtomic, p.ReduceAdd)
+		t.Logf("%s: would translate (fold %q, reduce %q, vp_init %v)", ty.Obj().Name(), p.FoldAtomic, p.ReduceAdd, p.Init)
 		nvrtcCheck(t, p)
 	}
 }

@@ -33,6 +33,7 @@ type fn struct {
 	recv   types.Object
 	vertex map[types.Object]bool // int32 vertex parameters (v, u): state indices
 	xPtr   types.Object          // Update's x *X
+	initX  string                // Init's translation: the C name of the X_t* it sets
 	step   types.Object          // Update's *vertexprog.Step
 	state  bool                  // the C function has State (vp_s)
 	writeV types.Object          // Update's v: state may be written at [v]
@@ -251,6 +252,12 @@ func (f *fn) selector(e *ast.SelectorExpr) string {
 			f.fail(e, "%s reads the program's field %s, which the device function has no access to (vp_%s gets no State)", f.method, fld.Name(), strings.ToLower(f.method))
 		}
 		name := f.g.useField(fld, e, false)
+		if f.g.field(fld).input {
+			if kindOf(fld.Type()) == kBool {
+				return "(vp_s." + name + "[0] != 0)"
+			}
+			return "vp_s." + name + "[0]"
+		}
 		if kindOf(fld.Type()) == kBool {
 			return "(vp_s." + name + " != 0)"
 		}
@@ -261,7 +268,7 @@ func (f *fn) selector(e *ast.SelectorExpr) string {
 	}
 	base := f.objOf(e.X)
 	if base != nil && base == f.step {
-		if e.Sel.Name == "Iteration" {
+		if e.Sel.Name == "Iteration" && f.initX == "" {
 			return "((long long)" + f.names[f.step] + ".iteration)"
 		}
 		f.fail(e, "Step field %s", e.Sel.Name)

@@ -25,6 +25,10 @@ type gen struct {
 	eqs        []string
 	eqDone     map[string]bool
 	fields     []*stateField
+	// inInit: Init is being translated (tryInit); initReads are the
+	// fields it reads.
+	inInit    bool
+	initReads map[*stateField]bool
 }
 
 // stateField is a field of the program the device code uses: a state
@@ -37,6 +41,9 @@ type stateField struct {
 	elem    numKind // the slice's element or the scalar's kind
 	cMember string  // the member's C type (scalars: as the backend passes them)
 	goValue string  // the Go expression of DeviceScalar.Value, %s the receiver
+	// input: a number or bool only Init reads, passed as a one-element
+	// read-only array (elem its kind; a bool as an int32 0 or 1).
+	input bool
 }
 
 func (g *gen) qual(p *types.Package) string {
@@ -51,11 +58,20 @@ func (g *gen) qual(p *types.Package) string {
 func (g *gen) useField(fld *types.Var, n ast.Node, write bool) string {
 	for _, s := range g.fields {
 		if s.v == fld {
+			if s.input && !g.inInit {
+				panic("devgen: input field used outside Init") // (Init is translated last)
+			}
 			s.written = s.written || write
+			if g.inInit && !write {
+				g.initReads[s] = true
+			}
 			return s.name
 		}
 	}
 	s := &stateField{v: fld, written: write}
+	if g.inInit && !write {
+		g.initReads[s] = true
+	}
 	s.name = fld.Name()
 	if !cIdentOK(s.name) {
 		s.name = "vp_f_" + s.name
@@ -81,6 +97,12 @@ func (g *gen) useField(fld *types.Var, n ast.Node, write bool) string {
 			s.goValue = k.goName() + "(%s." + fld.Name() + ")"
 		}
 		s.elem = k
+		if g.inInit {
+			s.input = true
+			if k == kBool {
+				s.elem = kI32
+			}
+		}
 	}
 	g.fields = append(g.fields, s)
 	return s.name
@@ -93,10 +115,14 @@ func (k numKind) goName() string {
 
 // Program is one vertex program found in a package.
 type Program struct {
-	Name     string // the Go type's name
-	Pointer  bool   // whether its methods are on the pointer
-	X, A     types.Type
-	Source   string // the device code
+	Name    string // the Go type's name
+	Pointer bool   // whether its methods are on the pointer
+	X, A    types.Type
+	Source  string // the device code
+	// Init says Source has vp_init (the program's Init translated);
+	// NoInit says why not when it has none.
+	Init     bool
+	NoInit   string
 	Arrays   []Field
 	Scalars  []Field
 	HasWants bool
@@ -109,12 +135,21 @@ type Program struct {
 type Field struct {
 	Name, GoField string
 	ReadOnly      bool
-	goValue       string
+	// Input: a field only Init reads, passed as a one-element read-only
+	// array (Data: []T{goValue}).
+	Input   bool
+	goValue string
+	goElem  string
 }
 
 // Find returns the package's named non-generic types that implement
 // vertexprog.Program, sorted by name.
-func Find(pkg *Package) ([]*types.Named, error) {
+func Find(pkg *Package) ([]*types.Named, error) { return find(pkg, nil) }
+
+// find is Find limited to the types named in only (all when nil): a
+// package whose other programs keep hand-written device code (or are
+// generic) names the ones to translate.
+func find(pkg *Package, only map[string]bool) ([]*types.Named, error) {
 	var vp *types.Package
 	for _, im := range pkg.Types.Imports() {
 		if im.Path() == vertexprogPath {
@@ -131,6 +166,9 @@ func Find(pkg *Package) ([]*types.Named, error) {
 	var out []*types.Named
 	scope := pkg.Types.Scope()
 	for _, name := range scope.Names() {
+		if only != nil && !only[name] {
+			continue
+		}
 		tn, ok := scope.Lookup(name).(*types.TypeName)
 		if !ok || tn.IsAlias() {
 			continue
@@ -302,6 +340,9 @@ func (g *gen) translate(t *types.Named) *Program {
 		emit("Done", "A_t", false, nil, -1, -1, -1)
 		p.HasDone = true
 	}
+	initSrc, why := g.tryInit(t)
+	p.Init, p.NoInit = initSrc != "", why
+	bodies.WriteString(initSrc)
 	fast := g.fastPaths(t, p)
 
 	var src strings.Builder
@@ -314,20 +355,27 @@ func (g *gen) translate(t *types.Named) *Program {
 	} else {
 		src.WriteString("\n")
 	}
-	// Arrays first, then scalars, as the backend lays State out.
-	sort.SliceStable(g.fields, func(i, j int) bool { return g.fields[i].array && !g.fields[j].array })
+	// Arrays first (per-run inputs among them), then scalars, as the
+	// backend lays State out.
+	sort.SliceStable(g.fields, func(i, j int) bool {
+		return (g.fields[i].array || g.fields[i].input) && !(g.fields[j].array || g.fields[j].input)
+	})
 	for _, s := range g.fields {
-		if s.array {
+		switch {
+		case s.array:
 			c := ""
 			if !s.written {
 				c = "const "
 			}
 			fmt.Fprintf(&src, "  %s%s* %s;\n", c, s.elem.cName(), s.name)
 			p.Arrays = append(p.Arrays, Field{Name: s.name, GoField: s.v.Name(), ReadOnly: !s.written})
+		case s.input:
+			fmt.Fprintf(&src, "  const %s* %s;  // one element\n", s.elem.cName(), s.name)
+			p.Arrays = append(p.Arrays, Field{Name: s.name, GoField: s.v.Name(), ReadOnly: true, Input: true, goValue: s.goValue, goElem: s.elem.goName()})
 		}
 	}
 	for _, s := range g.fields {
-		if !s.array {
+		if !s.array && !s.input {
 			fmt.Fprintf(&src, "  %s %s;\n", s.cMember, s.name)
 			p.Scalars = append(p.Scalars, Field{Name: s.name, GoField: s.v.Name(), goValue: s.goValue})
 		}
@@ -611,10 +659,32 @@ func (g *gen) gatherFold(fd *ast.FuncDecl, op string) ast.Expr {
 
 // Generate translates every program of pkg and returns the Go file that
 // gives each its Device method (nil when the package has no programs).
-func Generate(pkg *Package) ([]byte, []*Program, error) {
-	types, err := Find(pkg)
+func Generate(pkg *Package) ([]byte, []*Program, error) { return GenerateTypes(pkg, nil) }
+
+// GenerateTypes is Generate for the programs named (all when names is
+// empty); naming a type that is no program is an error.
+func GenerateTypes(pkg *Package, names []string) ([]byte, []*Program, error) {
+	var only map[string]bool
+	if len(names) > 0 {
+		only = map[string]bool{}
+		for _, n := range names {
+			only[n] = true
+		}
+	}
+	types, err := find(pkg, only)
 	if err != nil {
 		return nil, nil, err
+	}
+	if only != nil && len(types) != len(only) {
+		found := map[string]bool{}
+		for _, t := range types {
+			found[t.Obj().Name()] = true
+		}
+		for _, n := range names {
+			if !found[n] {
+				return nil, nil, fmt.Errorf("devgen: %s: %s is not a vertex program of package %s", pkg.Dir, n, pkg.Types.Name())
+			}
+		}
 	}
 	if len(types) == 0 {
 		return nil, nil, nil
@@ -648,13 +718,25 @@ func Generate(pkg *Package) ([]byte, []*Program, error) {
 		}
 		c := lowerFirst(p.Name) + "DeviceSource"
 		fmt.Fprintf(&b, "\n// %s is %s's device code, translated from its Go methods.\nconst %s = `%s`\n", c, p.Name, c, p.Source)
-		fmt.Fprintf(&b, "\n// Device implements vertexprog.DeviceProgram.\nfunc (vp_p %s) Device() vertexprog.DeviceCode {\n\treturn vertexprog.DeviceCode{\n\t\tSource: %s,\n", recv, c)
+		if p.Init {
+			fmt.Fprintf(&b, "\n// Device implements vertexprog.DeviceProgram. Its vp_init is Init's\n// translation: a device backend makes the initial state itself.\n")
+		} else {
+			fmt.Fprintf(&b, "\n// Device implements vertexprog.DeviceProgram. Init runs on the host:\n// %s\n", strings.ReplaceAll(p.NoInit, "\n", " "))
+		}
+		fmt.Fprintf(&b, "func (vp_p %s) Device() vertexprog.DeviceCode {\n\treturn vertexprog.DeviceCode{\n\t\tSource: %s,\n", recv, c)
+		if p.Init {
+			b.WriteString("\t\tInit: true,\n")
+		}
 		if len(p.Arrays) > 0 {
 			b.WriteString("\t\tArrays: []vertexprog.DeviceArray{\n")
 			for _, a := range p.Arrays {
 				ro := ""
 				if a.ReadOnly {
 					ro = ", ReadOnly: true"
+				}
+				if a.Input {
+					fmt.Fprintf(&b, "\t\t\t{Name: %q, Data: []%s{%s}%s},\n", a.Name, a.goElem, fmt.Sprintf(a.goValue, "vp_p"), ro)
+					continue
 				}
 				fmt.Fprintf(&b, "\t\t\t{Name: %q, Data: vp_p.%s%s},\n", a.Name, a.GoField, ro)
 			}
@@ -678,7 +760,7 @@ func Generate(pkg *Package) ([]byte, []*Program, error) {
 
 func needB2i(progs []*Program) bool {
 	for _, p := range progs {
-		for _, s := range p.Scalars {
+		for _, s := range append(p.Scalars, p.Arrays...) {
 			if strings.HasPrefix(s.goValue, "vp_b2i(") {
 				return true
 			}
@@ -687,13 +769,29 @@ func needB2i(progs []*Program) bool {
 	return false
 }
 
+// lowerFirst lowers s's leading initialism as Go names do: Program →
+// program, BFSProgram → bfsProgram, CC → cc.
 func lowerFirst(s string) string {
-	if s == "" {
-		return s
+	i := 0
+	for i < len(s) && s[i] >= 'A' && s[i] <= 'Z' {
+		i++
 	}
-	return strings.ToLower(s[:1]) + s[1:]
+	if i > 1 && i < len(s) && s[i] >= 'a' && s[i] <= 'z' {
+		i--
+	}
+	return strings.ToLower(s[:i]) + s[i:]
 }
 
 type rbrace token.Pos
 
 func (p rbrace) Pos() token.Pos { return token.Pos(p) }
+
+// field is the registered State member of program field fld.
+func (g *gen) field(fld *types.Var) *stateField {
+	for _, s := range g.fields {
+		if s.v == fld {
+			return s
+		}
+	}
+	return nil
+}

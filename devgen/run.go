@@ -15,12 +15,15 @@ const DefaultOutput = "zz_device_gen.go"
 // no file (a stale one is removed); a file that exists and was not
 // written by devgen is never overwritten. An untranslatable program is
 // an error and leaves the file as it was.
-func Run(dir, out string) ([]string, error) {
+func Run(dir, out string) ([]string, error) { return RunTypes(dir, out, nil) }
+
+// RunTypes is Run for the programs named (all when names is empty).
+func RunTypes(dir, out string, names []string) ([]string, error) {
 	pkg, err := Load(dir)
 	if err != nil {
 		return nil, err
 	}
-	src, progs, err := Generate(pkg)
+	src, progs, err := GenerateTypes(pkg, names)
 	if err != nil {
 		return nil, err
 	}
@@ -40,6 +43,9 @@ func Run(dir, out string) ([]string, error) {
 		l := p.Name
 		if p.FoldAtomic != "" {
 			l += " (atomic " + p.FoldAtomic + " fold)"
+		}
+		if p.Init {
+			l += " (vp_init)"
 		}
 		if p.ReduceAdd != "" {
 			l += " (atomicAdd reduce)"

@@ -94,6 +94,15 @@ func (f *fn) one(n ast.Node, t types.Type) string {
 }
 
 func (f *fn) ret(s *ast.ReturnStmt) {
+	if f.initX != "" {
+		// Init's (x, active): X_t is set through the pointer.
+		if len(s.Results) != 2 {
+			f.fail(s, "return with %d results (Init returns x and whether v is active)", len(s.Results))
+		}
+		f.line("*%s = %s;", f.initX, f.arg(s.Results[0], f.result))
+		f.line("return %s;", f.arg(s.Results[1], types.Typ[types.Bool]))
+		return
+	}
 	if len(s.Results) != 1 {
 		f.fail(s, "return with %d results (translated methods return one)", len(s.Results))
 	}

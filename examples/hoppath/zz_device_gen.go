@@ -11,6 +11,7 @@ static_assert(sizeof(vp_t_Path) == 8 && alignof(vp_t_Path) == 4, "devgen: vp_t_P
 typedef vp_t_Path X_t;
 typedef vp_t_Path A_t;
 struct State {
+  const int* Src;  // one element
   int MaxHops;
 };
 __device__ __forceinline__ bool vp_dg_isinf(double a, long long sign) {
@@ -51,12 +52,27 @@ __device__ bool vp_update(int vp_arg0, A_t acc, X_t* x, const State& vp_s, Step&
   }
   return false;
 }
+__device__ bool vp_init(int v, X_t* vp_x, const State& vp_s, Step& vp_st) {
+  {
+    if ((v == vp_s.Src[0])) {
+      *vp_x = vp_t_Path{0.0f, 0};
+      return true;
+    }
+  }
+  *vp_x = vp_t_Path{((float)__longlong_as_double(0x7ff0000000000000LL)), 0};
+  return false;
+}
 `
 
-// Device implements vertexprog.DeviceProgram.
+// Device implements vertexprog.DeviceProgram. Its vp_init is Init's
+// translation: a device backend makes the initial state itself.
 func (vp_p Program) Device() vertexprog.DeviceCode {
 	return vertexprog.DeviceCode{
 		Source: programDeviceSource,
+		Init:   true,
+		Arrays: []vertexprog.DeviceArray{
+			{Name: "Src", Data: []int32{int32(vp_p.Src)}, ReadOnly: true},
+		},
 		Scalars: []vertexprog.DeviceScalar{
 			{Name: "MaxHops", Value: int32(vp_p.MaxHops)},
 		},

@@ -9,6 +9,7 @@ const programDeviceSource = `
 typedef int X_t;
 typedef int A_t;
 struct State {
+  const int* Src;  // one element
   int K;
 };
 template <class T> __device__ __forceinline__ T vp_dg_imin(T a, T b) { return b < a ? b : a; }
@@ -30,6 +31,16 @@ __device__ bool vp_update(int vp_arg0, A_t acc, X_t* d, const State& vp_s, Step&
   }
   return false;
 }
+__device__ bool vp_init(int v, X_t* vp_x, const State& vp_s, Step& vp_st) {
+  {
+    if ((v == vp_s.Src[0])) {
+      *vp_x = 0;
+      return true;
+    }
+  }
+  *vp_x = 1073741824;
+  return false;
+}
 #define VP_FOLD_ATOMIC 1
 __device__ int vp_fold_atomic(A_t* vp_y, int vp_v, int vp_u, X_t du, float vp_w, const State& vp_s) {
   const A_t vp_c = ((int)((unsigned int)du + (unsigned int)1));
@@ -38,10 +49,15 @@ __device__ int vp_fold_atomic(A_t* vp_y, int vp_v, int vp_u, X_t du, float vp_w,
 }
 `
 
-// Device implements vertexprog.DeviceProgram.
+// Device implements vertexprog.DeviceProgram. Its vp_init is Init's
+// translation: a device backend makes the initial state itself.
 func (vp_p Program) Device() vertexprog.DeviceCode {
 	return vertexprog.DeviceCode{
 		Source: programDeviceSource,
+		Init:   true,
+		Arrays: []vertexprog.DeviceArray{
+			{Name: "Src", Data: []int32{int32(vp_p.Src)}, ReadOnly: true},
+		},
 		Scalars: []vertexprog.DeviceScalar{
 			{Name: "K", Value: int32(vp_p.K)},
 		},

@@ -33,7 +33,8 @@ __device__ bool vp_update(int v, A_t acc, X_t* x, const State& vp_s, Step& vp_ar
 }
 `
 
-// Device implements vertexprog.DeviceProgram.
+// Device implements vertexprog.DeviceProgram. Init runs on the host:
+// reach.go:43: range over p.Sources (only over a constant integer)
 func (vp_p *Program) Device() vertexprog.DeviceCode {
 	return vertexprog.DeviceCode{
 		Source: programDeviceSource,

@@ -8,7 +8,9 @@ import "github.com/hpgraph/hpgraph/vertexprog"
 const programDeviceSource = `
 typedef float X_t;
 typedef float A_t;
-struct State {};
+struct State {
+  const int* Src;  // one element
+};
 __device__ __forceinline__ float vp_dg_max_f32(float a, float b) {
   if (a != a) return a;
   if (b != b) return b;
@@ -39,6 +41,16 @@ __device__ bool vp_update(int vp_arg0, A_t acc, X_t* x, const State& vp_s, Step&
   }
   return false;
 }
+__device__ bool vp_init(int v, X_t* vp_x, const State& vp_s, Step& vp_st) {
+  {
+    if ((v == vp_s.Src[0])) {
+      *vp_x = ((float)__longlong_as_double(0x7ff0000000000000LL));
+      return true;
+    }
+  }
+  *vp_x = 0.0f;
+  return false;
+}
 #define VP_FOLD_ATOMIC 1
 __device__ int vp_fold_atomic(A_t* vp_y, int vp_v, int vp_u, X_t xu, float w, const State& vp_s) {
   A_t vp_c = vp_dg_min_f32(xu, w);
@@ -57,9 +69,14 @@ __device__ int vp_fold_atomic(A_t* vp_y, int vp_v, int vp_u, X_t xu, float w, co
 }
 `
 
-// Device implements vertexprog.DeviceProgram.
+// Device implements vertexprog.DeviceProgram. Its vp_init is Init's
+// translation: a device backend makes the initial state itself.
 func (vp_p Program) Device() vertexprog.DeviceCode {
 	return vertexprog.DeviceCode{
 		Source: programDeviceSource,
+		Init:   true,
+		Arrays: []vertexprog.DeviceArray{
+			{Name: "Src", Data: []int32{int32(vp_p.Src)}, ReadOnly: true},
+		},
 	}
 }

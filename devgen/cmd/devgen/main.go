@@ -5,6 +5,9 @@
 //
 //	//go:generate go run github.com/hpgraph/hpgraph/devgen/cmd/devgen
 //
+// -type names the programs to translate where others in the package keep
+// hand-written device code.
+//
 // See docs/devgen.md for the Go subset it translates.
 package main
 
@@ -12,6 +15,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/hpgraph/hpgraph/devgen"
 )
@@ -19,14 +23,19 @@ import (
 func main() {
 	verbose := flag.Bool("v", false, "list the programs translated")
 	out := flag.String("o", devgen.DefaultOutput, "the generated file's name, in each package's directory")
+	typeList := flag.String("type", "", "comma-separated names of the programs to translate (default: every program of the package)")
 	flag.Parse()
+	var names []string
+	if *typeList != "" {
+		names = strings.Split(*typeList, ",")
+	}
 	dirs := flag.Args()
 	if len(dirs) == 0 {
 		dirs = []string{"."}
 	}
 	failed := false
 	for _, d := range dirs {
-		progs, err := devgen.Run(d, *out)
+		progs, err := devgen.RunTypes(d, *out, names)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			failed = true
