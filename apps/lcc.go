@@ -4,84 +4,391 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+	"sync/atomic"
 
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
 // LCCProgram computes LDBC Graphalytics' local clustering coefficient in
 // one superstep. A vertex's neighbourhood N(v) is its in- and
-// out-neighbours, each once, v excluded, and d = |N(v)|. Vertex v gathers,
-// over each u in N(v), the number of u's out-neighbours w ≠ u that are in
-// N(v): on a directed graph the arcs u → w among N(v), as LDBC counts
-// them (u → w and w → u are two); on an undirected graph, whose CSR holds
-// every edge in both directions, each edge among N(v) twice. Either way
-// the coefficient is that sum over d(d-1) — LDBC's arcs/(d(d-1)) and
-// edges/(d(d-1)/2) — and 0 when d < 2.
+// out-neighbours, each once, v excluded, and d = |N(v)|. The coefficient
+// is the number of arcs u → w with u ≠ w both in N(v) over d(d-1) — on a
+// directed graph the arcs as LDBC counts them (u → w and w → u are two,
+// parallel arcs one), on an undirected graph, whose CSR holds every edge
+// in both directions, each edge among N(v) twice: LDBC's arcs/(d(d-1))
+// and edges/(d(d-1)/2) alike — and 0 when d < 2.
 //
-// It has no device code: a GPU backend refuses it, and auto runs it on the
-// CPU.
+// That count is a sum over the triangles at v: each triangle {v, x, y} of
+// the simple undirected graph (loops, direction and parallel arcs
+// ignored) brings the arcs between x and y, m(x, y) ∈ {1, 2} on a
+// directed graph (2 where both directions exist), 2 on an undirected one.
+// The program lists every triangle once, as triangle counting does: edges
+// oriented from lower to higher (degree, id) rank, vertex a gathers over
+// each neighbour b ranked above it the intersection of the two sorted
+// oriented lists, whose elements c close the triangles {a, b, c} in which
+// a is the lowest vertex and b the middle one. It credits each of the
+// three vertices with the arcs between the other two: a's share in its
+// accumulator, b's (summed over the intersection) and each c's by atomic
+// adds into the credit arrays, which Update reads after every gather of
+// the superstep. Undirected graphs count triangles and double them in
+// Update.
+//
+// The oriented lists live in rank space: vertex v has rank ρ(v) (0 the
+// highest), v's list holds the ranks of its higher neighbours, sorted,
+// and the lists are laid out in rank order, so the hubs' lists, which
+// most intersections read, sit together (as on a graph renumbered by
+// degree), and the highest ranks (min(n/8, lccHubs) of them) are told
+// apart as hubs by their rank alone: their credits, which most triangles
+// add to, are spread over lccReplicas copies (on a device one hot counter
+// would serialize the atomics of millions of triangles), and Update sums
+// the copies.
+//
+// It runs on the CPU engine and, through its device code (lcc_device.go),
+// on a GPU backend.
 type LCCProgram struct {
 	// LCC[v] is v's coefficient, after the run.
 	LCC []float64
-	// deg[v] is d, |N(v)|.
-	deg []int64
-	// out lists the heads of u's arcs, nb v's neighbourhood (with v
-	// itself where it has a loop: Gather skips it). On an undirected
-	// graph, whose CSR is symmetric, both are Neighbors.
-	out func(u int32) []int32
-	nb  func(v int32) []int32
+	// credit[ρ] is what the gathers credited the vertex of rank ρ with,
+	// as the middle or highest vertex of its triangles, for the ranks
+	// from o.hubs on; hub[k*(o.hubs+lccHubPad)+ρ] is copy k of it for the
+	// ranks below (the CPU adds to the copy the gathering vertex's rank
+	// picks, the device to the one its thread picks).
+	credit, hub []int64
+	o           *lccOrientation
 }
+
+// lccReplicas is the copies of a hub's credit (the device code's
+// LCC_REPLICAS), lccHubs the most ranks that are hubs. Copy k of the hubs'
+// credits starts k·(hubs+lccHubPad) entries in (LCC_HUB_PAD): the pad
+// keeps the copies of a hub from lying a power of two apart, which could
+// map them all to one L2 slice.
+const (
+	lccReplicas = 32
+	lccHubs     = 4096
+	lccHubPad   = 16
+)
+
+// lccOrientation is the graph's oriented lists in rank space, made once
+// per graph (vertexprog.Graph.Memo) and shared by every run on it.
+type lccOrientation struct {
+	directed bool
+	// hubs: the ranks below it are hubs (min(n/8, lccHubs)).
+	hubs int32
+	// rank[v] is ρ(v); deg[v] is d, |N(v)|.
+	rank, deg []int32
+	// The list of the vertex of rank ρ is adj[off[ρ]:off[ρ]+cnt[ρ]],
+	// starting at a multiple of lccBlock entries and padded with lccPad,
+	// so the device merges lists lccBlock entries at a time with aligned
+	// loads.
+	off []int64
+	cnt []int32
+	adj []int32
+	// both has bit s set where the edge of adj[s] has arcs both ways (a
+	// directed graph's m = 2); one zero word on an undirected graph.
+	both []uint32
+	// dup is the first vertex whose neighbours repeat (an undirected
+	// graph loaded with its duplicate edges), or -1.
+	dup int32
+}
+
+// lccPad pads the oriented lists: above every rank.
+const (
+	lccPad   = 1<<31 - 1
+	lccBlock = 4 // the device code's LCC_BLOCK
+)
+
+type lccOrientationKey struct{}
 
 func (p *LCCProgram) Spec() vertexprog.Spec {
 	return vertexprog.Spec{Edges: vertexprog.AllEdges, GatherAll: true, MaxIterations: 1}
 }
 
 func (p *LCCProgram) Prepare(g *vertexprog.Graph) error {
-	n := g.N()
-	p.LCC = make([]float64, n)
-	p.deg = make([]int64, n)
-	p.nb = g.Neighbors
-	p.out = g.OutNeighbors
-	if !g.Directed() {
-		p.out = g.Neighbors
+	o := g.Memo(lccOrientationKey{}, func() any { return orientLCC(g) }).(*lccOrientation)
+	if o.dup >= 0 {
+		// An undirected graph loaded with its duplicate edges lists them
+		// in Neighbors, and the engine gathers along each copy: the
+		// count would grow with the copies.
+		return fmt.Errorf("%w: lcc is defined on simple graphs, and vertex %d has duplicate edges (load without --keep-duplicates)", ErrInvalidInput, g.ID(o.dup))
 	}
-	dup := make([]bool, n)
+	n := g.N()
+	p.o = o
+	p.LCC = make([]float64, n)
+	p.credit = make([]int64, n)
+	p.hub = make([]int64, (int(o.hubs)+lccHubPad)*lccReplicas)
+	return nil
+}
+
+// orientLCC builds g's lccOrientation on all cores.
+func orientLCC(g *vertexprog.Graph) *lccOrientation {
+	n := g.N()
+	o := &lccOrientation{directed: g.Directed(), dup: -1, hubs: int32(min(n/8, lccHubs))}
+	o.deg = make([]int32, n)
+	var dup atomic.Int32
+	dup.Store(-1)
 	g.ForVertices(func(lo, hi int32) {
 		for v := lo; v < hi; v++ {
 			nb := g.Neighbors(v)
-			d := int64(len(nb))
-			if _, self := slices.BinarySearch(nb, v); self {
-				d--
-			}
-			// An undirected graph loaded with its duplicate edges kept
-			// lists them in Neighbors, and the engine gathers along each
-			// copy: the count would grow with the copies.
-			for i := 1; i < len(nb); i++ {
-				if nb[i] == nb[i-1] {
-					dup[v] = true
+			loops := 0
+			for i, u := range nb {
+				if u == v {
+					loops++
+				}
+				if i > 0 && nb[i-1] == u {
+					for d := dup.Load(); d < 0 || v < d; d = dup.Load() {
+						if dup.CompareAndSwap(d, v) {
+							break
+						}
+					}
 					break
 				}
 			}
-			p.deg[v] = d
+			o.deg[v] = int32(len(nb) - loops)
 		}
 	})
-	if v := slices.Index(dup, true); v >= 0 {
-		return fmt.Errorf("%w: lcc is defined on simple graphs, and vertex %d has duplicate edges (load without --keep-duplicates)", ErrInvalidInput, g.ID(int32(v)))
+	if o.dup = dup.Load(); o.dup >= 0 {
+		return o
 	}
-	return nil
+	// Ranks: decreasing degree, then decreasing id (a counting sort).
+	maxDeg := int32(0)
+	for _, d := range o.deg {
+		maxDeg = max(maxDeg, d)
+	}
+	next := make([]int32, maxDeg+1)
+	for _, d := range o.deg {
+		next[d]++
+	}
+	at := int32(0)
+	for d := maxDeg; d >= 0; d-- {
+		at, next[d] = at+next[d], at
+	}
+	o.rank = make([]int32, n)
+	for v := int32(n) - 1; v >= 0; v-- {
+		o.rank[v] = next[o.deg[v]]
+		next[o.deg[v]]++
+	}
+	o.cnt = make([]int32, n)
+	g.ForVertices(func(lo, hi int32) {
+		for v := lo; v < hi; v++ {
+			r, c := o.rank[v], int32(0)
+			for _, u := range g.Neighbors(v) {
+				if o.rank[u] < r {
+					c++
+				}
+			}
+			o.cnt[r] = c
+		}
+	})
+	o.off = make([]int64, n+1)
+	for r := range n {
+		o.off[r+1] = o.off[r] + int64(o.cnt[r]+lccBlock-1)/lccBlock*lccBlock
+	}
+	o.adj = make([]int32, o.off[n])
+	o.both = make([]uint32, 1)
+	if o.directed {
+		o.both = make([]uint32, max(1, (len(o.adj)+31)/32))
+	}
+	g.ForVertices(func(lo, hi int32) {
+		var keys []uint64
+		for v := lo; v < hi; v++ {
+			r := o.rank[v]
+			list := o.adj[o.off[r] : o.off[r]+int64(o.cnt[r])]
+			if !o.directed {
+				i := 0
+				for _, u := range g.Neighbors(v) {
+					if o.rank[u] < r {
+						list[i] = o.rank[u]
+						i++
+					}
+				}
+				slices.Sort(list)
+			} else {
+				// Each entry with its bit, sorted together: ρ(u)·2 + m(v, u) - 1.
+				keys = keys[:0]
+				out := g.OutNeighbors(v)
+				k := 0
+				for _, u := range g.Neighbors(v) {
+					for k < len(out) && out[k] < u {
+						k++
+					}
+					if o.rank[u] >= r {
+						continue
+					}
+					key := uint64(o.rank[u]) << 1
+					if k < len(out) && out[k] == u {
+						if _, in := slices.BinarySearch(g.OutNeighbors(u), v); in {
+							key |= 1
+						}
+					}
+					keys = append(keys, key)
+				}
+				slices.Sort(keys)
+				for i, key := range keys {
+					list[i] = int32(key >> 1)
+					if key&1 != 0 {
+						s := o.off[r] + int64(i)
+						atomic.OrUint32(&o.both[s>>5], 1<<(s&31))
+					}
+				}
+			}
+			for s := o.off[r] + int64(len(list)); s < o.off[r+1]; s++ {
+				o.adj[s] = lccPad
+			}
+		}
+	})
+	return o
+}
+
+// mult is the arcs between the two ends of the edge in slot s of adj:
+// m on a directed graph, 1 on an undirected one (Update doubles).
+func (o *lccOrientation) mult(s int64) int64 {
+	if !o.directed {
+		return 1
+	}
+	return 1 + int64(o.both[s>>5]>>(s&31)&1)
 }
 
 func (p *LCCProgram) Init(int32, *vertexprog.Step) (struct{}, bool) { return struct{}{}, true }
 
 func (p *LCCProgram) Identity() int64 { return 0 }
 
+// Gather lists the triangles in which v is the lowest vertex and u the
+// middle one (nothing unless u ranks above v): see LCCProgram.
 func (p *LCCProgram) Gather(acc int64, v, u int32, _ struct{}, _ float32) int64 {
-	if u == v {
+	a, b := p.o.rank[v], p.o.rank[u]
+	if b >= a {
 		return acc
 	}
-	return acc + countIn(p.out(u), p.nb(v), u, v)
+	return acc + p.triangles(a, b)
 }
 
+// GatherRow implements vertexprog.RowGatherer: Gather over the row.
+func (p *LCCProgram) GatherRow(acc int64, v int32, nbrs []int32, _ []float32, _ []struct{}) int64 {
+	rank := p.o.rank
+	a := rank[v]
+	for _, u := range nbrs {
+		if b := rank[u]; b < a {
+			acc += p.triangles(a, b)
+		}
+	}
+	return acc
+}
+
+// triangles lists the triangles {a, b, c} (ranks, a > b > c) closed by
+// the oriented lists of a and b: it credits b and each c, and returns a's
+// credit.
+func (p *LCCProgram) triangles(a, b int32) int64 {
+	o := p.o
+	ia, ib := o.off[a], o.off[b]
+	la, lb := o.adj[ia:ia+int64(o.cnt[a])], o.adj[ib:ib+int64(o.cnt[b])]
+	// m(a, b), what each c gets: b's slot in a's list.
+	mab := int64(1)
+	if o.directed {
+		k, _ := slices.BinarySearch(la, b)
+		mab = o.mult(ia + int64(k))
+	}
+	var own, mid int64
+	// A long list and a short one (a hub's and a leaf's): the short one's
+	// entries are searched for in the long one where that takes fewer
+	// steps than a merge (the device: where one list is 16 times the
+	// other). Either way the same triangles.
+	small, large := la, lb
+	if len(lb) < len(la) {
+		small, large = lb, la
+	}
+	if len(small)*bits.Len(uint(len(large))) < len(la)+len(lb) {
+		aSmall := len(la) <= len(lb)
+		j := 0
+		for i, c := range small {
+			k, found := slices.BinarySearch(large[j:], c)
+			j += k
+			if !found {
+				continue
+			}
+			sa, sb := ia+int64(i), ib+int64(j)
+			if !aSmall {
+				sa, sb = ia+int64(j), ib+int64(i)
+			}
+			own += o.mult(sb)
+			mid += o.mult(sa)
+			p.add(c, mab, a)
+			j++
+		}
+	} else {
+		for i, j := 0, 0; i < len(la) && j < len(lb); {
+			switch c := la[i]; {
+			case c < lb[j]:
+				i++
+			case c > lb[j]:
+				j++
+			default:
+				own += o.mult(ib + int64(j))
+				mid += o.mult(ia + int64(i))
+				p.add(c, mab, a)
+				i++
+				j++
+			}
+		}
+	}
+	if mid > 0 {
+		p.add(b, mid, a)
+	}
+	return own
+}
+
+// add credits the vertex of rank r with m arcs, for the gathering
+// vertex of rank a: a hub in the copy a picks (so that two workers adding
+// to one hub mostly hit different cache lines).
+func (p *LCCProgram) add(r int32, m int64, a int32) {
+	if r < p.o.hubs {
+		atomic.AddInt64(&p.hub[(a&(lccReplicas-1))*(p.o.hubs+lccHubPad)+r], m)
+	} else {
+		atomic.AddInt64(&p.credit[r], m)
+	}
+}
+
+func (p *LCCProgram) Reduce(a, b int64) int64 { return a + b }
+
+func (p *LCCProgram) Update(v int32, acc int64, _ *struct{}, _ *vertexprog.Step) bool {
+	o := p.o
+	r := o.rank[v]
+	t := acc + p.credit[r]
+	if r < o.hubs {
+		for k := range int32(lccReplicas) {
+			t += p.hub[k*(o.hubs+lccHubPad)+r]
+		}
+	}
+	if !o.directed {
+		t *= 2
+	}
+	p.LCC[v] = 0
+	if d := int64(o.deg[v]); d >= 2 {
+		p.LCC[v] = float64(t) / float64(d*(d-1))
+	}
+	return false
+}
+
+// LCCResult is a local clustering coefficient run's output.
+type LCCResult struct {
+	// LCC[v] is v's local clustering coefficient, in [0, 1].
+	LCC []float64
+	Run *vertexprog.Result[struct{}]
+}
+
+// LCC computes every vertex's local clustering coefficient as LDBC
+// Graphalytics defines it (see LCCProgram).
+func LCC(g *vertexprog.Graph, opt vertexprog.Options) (*LCCResult, error) {
+	p := &LCCProgram{}
+	r, err := vertexprog.Run(g, vertexprog.Program[struct{}, int64](p), opt)
+	if err != nil {
+		return nil, err
+	}
+	return &LCCResult{LCC: p.LCC, Run: r}, nil
+}
+
+// (countIn is the former algorithm's neighbourhood count, which
+// lcc_internal_test.go still checks; LCCProgram no longer uses it.)
+//
 // countIn counts the distinct elements of the sorted list a, other than
 // skip1 and skip2, that are in the sorted list b. Either list may repeat
 // an element (an out-list with duplicate arcs kept); it counts once. A hub's neighbourhood is long, and most of its
@@ -125,31 +432,4 @@ func countIn(a, b []int32, skip1, skip2 int32) int64 {
 		}
 	}
 	return n
-}
-
-func (p *LCCProgram) Reduce(a, b int64) int64 { return a + b }
-
-func (p *LCCProgram) Update(v int32, acc int64, _ *struct{}, _ *vertexprog.Step) bool {
-	if d := p.deg[v]; d >= 2 {
-		p.LCC[v] = float64(acc) / float64(d*(d-1))
-	}
-	return false
-}
-
-// LCCResult is a local clustering coefficient run's output.
-type LCCResult struct {
-	// LCC[v] is v's local clustering coefficient, in [0, 1].
-	LCC []float64
-	Run *vertexprog.Result[struct{}]
-}
-
-// LCC computes every vertex's local clustering coefficient as LDBC
-// Graphalytics defines it (see LCCProgram).
-func LCC(g *vertexprog.Graph, opt vertexprog.Options) (*LCCResult, error) {
-	p := &LCCProgram{}
-	r, err := vertexprog.Run(g, vertexprog.Program[struct{}, int64](p), opt)
-	if err != nil {
-		return nil, err
-	}
-	return &LCCResult{LCC: p.LCC, Run: r}, nil
 }

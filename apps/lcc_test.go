@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -15,17 +16,6 @@ import (
 	"github.com/hpgraph/hpgraph/vertexprog"
 	"github.com/hpgraph/hpgraph/vertexprog/vptest"
 )
-
-// cpuPullConfigs are pullConfigs on the CPU: LCC has no device code.
-func cpuPullConfigs() []vptest.Config {
-	var cs []vptest.Config
-	for _, c := range pullConfigs() {
-		if c.Options.Backend == "cpu" {
-			cs = append(cs, c)
-		}
-	}
-	return cs
-}
 
 // lccClose: the app divides an arc count by d(d-1), the reference an edge
 // count by d(d-1)/2 on undirected graphs; the quotients may differ in the
@@ -60,7 +50,7 @@ func TestLCCMatchesReference(t *testing.T) {
 				}
 				t.Logf("directed %v, %d vertices, %d with lcc > 0", tg.G.Directed, tg.G.N, positive)
 				g := vertexprog.NewGraph(tg.G)
-				for _, c := range cpuPullConfigs() {
+				for _, c := range pullConfigs() {
 					r, err := apps.LCC(g, c.Options)
 					if err != nil {
 						t.Fatalf("%s: %v", c.Name, err)
@@ -80,23 +70,107 @@ func TestLCCDuplicates(t *testing.T) {
 	for _, directed := range []bool{true, false} {
 		el.Directed = directed
 		d := build(t, el, datasets.Options{KeepDuplicates: true, KeepSelfLoops: true})
-		r, err := apps.LCC(vertexprog.NewGraph(d), vertexprog.Options{Backend: "cpu"})
-		if !directed {
-			if !errors.Is(err, apps.ErrInvalidInput) {
-				t.Errorf("undirected with duplicates: %v, want ErrInvalidInput", err)
-			} else {
-				t.Log(err)
+		g := vertexprog.NewGraph(d)
+		for _, c := range pullConfigs() {
+			r, err := apps.LCC(g, c.Options)
+			if !directed {
+				if !errors.Is(err, apps.ErrInvalidInput) {
+					t.Errorf("%s: undirected with duplicates: %v, want ErrInvalidInput", c.Name, err)
+				}
+				continue
 			}
-			continue
+			if err != nil {
+				t.Fatalf("%s: %v", c.Name, err)
+			}
+			checkLCC(t, c.Name+": directed duplicates", r.LCC, reference.LCC(d), d.OriginalID)
+			// 0: N = {1, 2}, arcs 1->2 and 2->0 (not in N): 1/2.
+			if r.LCC[0] != 0.5 {
+				t.Errorf("%s: vertex 0: lcc %v, want 0.5", c.Name, r.LCC[0])
+			}
 		}
-		if err != nil {
-			t.Fatal(err)
+	}
+}
+
+// lccHubGraph is a graph of n vertices on which LCC's heavy paths run:
+// five hubs that 15% to 7% of the vertices point to (rows of thousands of
+// entries, cut into chunks on a device, and many triangles closed at the
+// hubs, whose credits a device spreads over copies), random arcs among
+// the others, one in twenty reciprocated, one in twenty repeated and one
+// in twenty with a self loop, and isolated vertices at the end. Take n of
+// 8·lccHubs (32768) or more, for the most hub ranks.
+func lccHubGraph(n int, directed bool, seed uint64) *datasets.EdgeList {
+	rng := rand.New(rand.NewPCG(seed, 11))
+	el := &datasets.EdgeList{N: n, Directed: directed, Name: "lcc-hubs"}
+	arc := func(u, v int) { el.Src, el.Dst = append(el.Src, int32(u)), append(el.Dst, int32(v)) }
+	const hubs = 5
+	live := n - 100 // (the last 100 vertices stay isolated)
+	var nb [hubs][]int
+	for v := hubs; v < live; v++ {
+		for h := range hubs {
+			if rng.Float64() < 0.15-0.02*float64(h) {
+				arc(v, h)
+				nb[h] = append(nb[h], v)
+			}
 		}
-		checkLCC(t, "directed duplicates", r.LCC, reference.LCC(d), d.OriginalID)
-		// 0: N = {1, 2}, arcs 1->2 and 2->0 (not in N): 1/2.
-		if r.LCC[0] != 0.5 {
-			t.Errorf("vertex 0: lcc %v, want 0.5", r.LCC[0])
+	}
+	for h := range hubs {
+		// (triangles at the hub)
+		for range 5000 {
+			arc(nb[h][rng.IntN(len(nb[h]))], nb[h][rng.IntN(len(nb[h]))])
 		}
+	}
+	for h := range hubs {
+		for range 200 {
+			arc(h, hubs+rng.IntN(live-hubs))
+		}
+		for k := range hubs {
+			if k != h && rng.IntN(2) == 0 {
+				arc(h, k)
+			}
+		}
+		arc(h, h)
+	}
+	for range 3 * live {
+		u, v := hubs+rng.IntN(live-hubs), hubs+rng.IntN(live-hubs)
+		arc(u, v)
+		switch rng.IntN(20) {
+		case 0:
+			arc(v, u)
+		case 1:
+			arc(u, v)
+		case 2:
+			arc(u, u)
+		}
+	}
+	return el
+}
+
+// On graphs with hubs whose rows are long and which close most of the
+// triangles, directed and undirected, with loops and (directed) parallel
+// arcs kept, every backend matches the reference.
+func TestLCCHubs(t *testing.T) {
+	t.Logf("backends: %v", vertexprog.Backends())
+	for _, directed := range []bool{true, false} {
+		t.Run(fmt.Sprintf("directed=%v", directed), func(t *testing.T) {
+			el := lccHubGraph(40000, directed, 3)
+			d := build(t, el, datasets.Options{KeepSelfLoops: true, KeepDuplicates: directed})
+			want := reference.LCC(d)
+			positive := 0
+			for _, x := range want {
+				if x > 0 {
+					positive++
+				}
+			}
+			if positive < d.N/4 {
+				t.Fatalf("only %d of %d vertices have lcc > 0: the graph does not test much", positive, d.N)
+			}
+			// Every backend and configuration gives the same bits (the
+			// credits are integers), and they match the reference.
+			got := vptest.Compare[struct{}, int64](t, vertexprog.NewGraph(d), func() *apps.LCCProgram { return &apps.LCCProgram{} },
+				func(p *apps.LCCProgram, _ *vertexprog.Result[struct{}]) []float64 { return p.LCC },
+				func(a, b float64) bool { return a == b })
+			checkLCC(t, "lcc", got, want, d.OriginalID)
+		})
 	}
 }
 
@@ -151,7 +225,7 @@ func TestLCCClosedForms(t *testing.T) {
 			}
 			checkLCC(t, "reference", reference.LCC(d), want, d.OriginalID)
 			g := vertexprog.NewGraph(d)
-			for _, cf := range cpuPullConfigs() {
+			for _, cf := range pullConfigs() {
 				r, err := apps.LCC(g, cf.Options)
 				if err != nil {
 					t.Fatalf("%s: %v", cf.Name, err)
@@ -201,9 +275,12 @@ func TestLCCLDBCExamples(t *testing.T) {
 	}
 }
 
-// fakeDevice is a device backend, available only while enabled, to check
-// what asking a device for LCC says without a GPU.
-type fakeDevice struct{ on *atomic.Bool }
+// fakeDevice is a device backend, available only while enabled, that
+// keeps the job it is given and runs nothing.
+type fakeDevice struct {
+	on  *atomic.Bool
+	job **vertexprog.DeviceJob
+}
 
 func (f fakeDevice) Name() string { return "lcc-test-device" }
 func (f fakeDevice) Available() error {
@@ -212,27 +289,32 @@ func (f fakeDevice) Available() error {
 	}
 	return nil
 }
-func (f fakeDevice) Start(*vertexprog.DeviceJob) (vertexprog.DeviceRun, error) {
+func (f fakeDevice) Start(job *vertexprog.DeviceJob) (vertexprog.DeviceRun, error) {
+	*f.job = job
 	return nil, errors.New("the test device runs nothing")
 }
 
-// LCC has no device code: a named device refuses it with vertexprog's
-// "no device code" error, and auto runs it on the CPU.
-func TestLCCHasNoDeviceCode(t *testing.T) {
+// LCC has device code: a named device is handed the job (HeavyGather,
+// the state of the prepared program), where it used to be refused.
+func TestLCCGoesToDevices(t *testing.T) {
 	var on atomic.Bool
-	vertexprog.RegisterBackend(fakeDevice{&on})
+	var job *vertexprog.DeviceJob
+	vertexprog.RegisterBackend(fakeDevice{&on, &job})
 	on.Store(true)
 	defer on.Store(false)
 	d := build(t, &datasets.EdgeList{N: 3, Src: []int32{0, 1, 2}, Dst: []int32{1, 2, 0}}, datasets.Options{})
 	g := vertexprog.NewGraph(d)
 	_, err := apps.LCC(g, vertexprog.Options{Backend: "lcc-test-device"})
-	if !errors.Is(err, vertexprog.ErrNoBackend) || !strings.Contains(err.Error(), "no device code") {
-		t.Fatalf("LCC on a device: %v, want the no-device-code error", err)
+	if err == nil || !strings.Contains(err.Error(), "the test device runs nothing") || job == nil {
+		t.Fatalf("LCC on a device: %v (job %v), want the device's own error", err, job)
 	}
-	t.Log(err)
+	if !job.Code.HeavyGather || job.Graph != g || len(job.Code.Arrays) == 0 || !strings.Contains(job.Code.Source, "vp_gather") {
+		t.Errorf("LCC's device job: HeavyGather %v, graph %p (want %p), %d arrays", job.Code.HeavyGather, job.Graph, g, len(job.Code.Arrays))
+	}
+	on.Store(false)
 	r, err := apps.LCC(g, vertexprog.Options{})
-	if err != nil || r.Run.Backend != "cpu" {
-		t.Fatalf("LCC on auto: %v on %v, want the cpu", err, r)
+	if err != nil || r.Run.Backend == "lcc-test-device" {
+		t.Fatalf("LCC on auto: %v on %v", err, r)
 	}
 	if _, err := apps.LCC(nil, vertexprog.Options{}); !errors.Is(err, vertexprog.ErrNilGraph) {
 		t.Errorf("LCC(nil): %v, want ErrNilGraph", err)
