@@ -681,7 +681,7 @@ func (r *run) fillOnDevice() {
 	for i, a := range r.layout.arrays {
 		if a.readOnly {
 			r.send(1+i, r.arrays[i], unsafe.Slice((*byte)(a.ptr), a.bytes), false, a.constant)
-		} else {
+		} else if a.bytes > 0 {
 			cu.MemsetD32(r.arrays[i], 0, a.bytes/4)
 		}
 	}

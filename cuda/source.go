@@ -79,7 +79,7 @@ type stateArray struct {
 	bytes    int64
 	readOnly bool
 	constant bool // DeviceArray.Constant
-	// orient: the array is part part of this Orientation, which the
+	// orient, part: the array is that part of an Orientation, which the
 	// device builds (orientDev), or, after orientOnHost, the host.
 	orient *vertexprog.Orientation
 	part   vertexprog.OrientationPart

@@ -97,8 +97,10 @@ type Options struct {
 	// the program's own arrays: a device backend then leaves the final
 	// state on the device instead of copying it back (16 MB a kron21 BFS,
 	// ~2 ms of a query), Result.X is nil, and the program's arrays hold
-	// what Init wrote. (run --src with several sources and no --out: a
-	// BFS answer is its counts.) The CPU ignores it.
+	// what Init wrote, or, where vp_init made the initial state on the
+	// device (DeviceCode.Init), what Prepare left. (run --src with several
+	// sources and no --out: a BFS answer is its counts.) The CPU ignores
+	// it.
 	SummaryOnly bool
 	// Context, when set, stops a run between supersteps (or batches of
 	// them) once it is done: Run returns an error wrapping its Err (a
@@ -288,9 +290,8 @@ func prefetch(g *Graph, spec Spec, pf Prefetcher) {
 
 // materialize fills the host arrays of the matrices the CPU kernels read,
 // the accumulators and the push's touched rows, which a device run keeps
-// on the device (a fresh
-// array a run is a page fault per 4 KB on a VM's host: ~1 ms a kron21 BFS
-// query).
+// on the device (a fresh array a run is a page fault per 4 KB on a VM's
+// host: ~1 ms a kron21 BFS query).
 func (h *hostRun[X, A]) materialize() {
 	if h.push != nil {
 		h.touched = bitmask.New(h.n)
