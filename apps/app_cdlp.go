@@ -11,7 +11,7 @@ import (
 
 var appCDLP = &App{
 	Name:    "cdlp",
-	About:   "community detection by label propagation, LDBC Graphalytics' definition, --iterations iterations (in- and out-neighbours counted separately; CPU only)",
+	About:   "community detection by label propagation, LDBC Graphalytics' definition, --iterations iterations (in- and out-neighbours counted separately)",
 	Params:  []AnyParam{paramIterations},
 	Columns: []string{"community"},
 	LDBC:    LDBC{Output: true, Params: []LDBCParam{{Param: "iterations", Key: "cdlp.max-iterations"}}},

@@ -11,7 +11,7 @@ import (
 
 var appLCC = &App{
 	Name:      "lcc",
-	About:     "local clustering coefficient, LDBC Graphalytics' definition (neighbours: in ∪ out; directed arcs or undirected edges among them; CPU only)",
+	About:     "local clustering coefficient, LDBC Graphalytics' definition (neighbours: in ∪ out; directed arcs or undirected edges among them)",
 	Columns:   []string{"lcc"},
 	LDBC:      LDBC{Output: true},
 	Program:   &LCCProgram{},

@@ -18,13 +18,16 @@ import (
 // arcs and self loops included as loaded.
 //
 // The run stops after Iterations iterations, or earlier at a fixed point
-// (no label changed: later iterations would change none). It has no device
-// code: a GPU backend refuses it, and auto runs it on the CPU.
+// (no label changed: later iterations would change none). Its device code
+// (cdlp_device.go) runs it on a backend that gathers multisets
+// (vertexprog.MultisetBackend: the GPU), which auto picks where there is
+// one.
 type CDLPProgram struct {
 	// Iterations is LDBC's cdlp.max-iterations; 0 leaves every label at
 	// the vertex's id.
 	Iterations int
 	id         func(v int32) int64
+	g          *vertexprog.Graph // (Device: its ids' range)
 }
 
 // CDLPChoice is a vertex's summary of its neighbours' labels: the most
@@ -42,7 +45,7 @@ func (p *CDLPProgram) Prepare(g *vertexprog.Graph) error {
 	if p.Iterations < 0 {
 		return fmt.Errorf("cdlp: %d iterations; need 0 or more", p.Iterations)
 	}
-	p.id = g.ID
+	p.id, p.g = g.ID, g
 	return nil
 }
 
@@ -95,7 +98,7 @@ func CDLP(g *vertexprog.Graph, iterations int, opt vertexprog.Options) (*CDLPRes
 		return nil, fmt.Errorf("cdlp: %d iterations; need 0 or more", iterations)
 	}
 	p := vertexprog.Multiset(vertexprog.MultisetProgram[int64, int64, CDLPChoice](&CDLPProgram{Iterations: iterations}))
-	r, err := vertexprog.Run(g, vertexprog.Program[int64, CDLPChoice](p), opt)
+	r, err := p.Run(g, opt)
 	if err != nil {
 		return nil, err
 	}

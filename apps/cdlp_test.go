@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -53,7 +54,7 @@ func TestCDLPLDBCExamples(t *testing.T) {
 			}
 			ref := reference.CDLP(d, prm.CDLPIterations)
 			g := vertexprog.NewGraph(d)
-			for _, c := range cpuPullConfigs() {
+			for _, c := range pullConfigs() {
 				r, err := apps.CDLP(g, prm.CDLPIterations, c.Options)
 				if err != nil {
 					t.Fatalf("%s: %v", c.Name, err)
@@ -90,7 +91,8 @@ func TestCDLPLDBCExamples(t *testing.T) {
 
 // On every generated shape, loaded plain, with self loops and duplicate
 // arcs kept, symmetrized, and renumbered, the app's labels equal the
-// reference's after 0 to 10 iterations, in every CPU configuration.
+// reference's after 0 to 10 iterations, in every pull configuration (the
+// GPU's too where there is one).
 func TestCDLPMatchesReference(t *testing.T) {
 	for _, o := range []struct {
 		name string
@@ -106,7 +108,7 @@ func TestCDLPMatchesReference(t *testing.T) {
 				g := vertexprog.NewGraph(tg.G)
 				for _, iters := range []int{0, 1, 3, 10} {
 					want := reference.CDLP(tg.G, iters)
-					for _, c := range cpuPullConfigs() {
+					for _, c := range pullConfigs() {
 						r, err := apps.CDLP(g, iters, c.Options)
 						if err != nil {
 							t.Fatalf("%s: %v", c.Name, err)
@@ -192,7 +194,7 @@ func TestCDLPClosedForms(t *testing.T) {
 			d := build(t, el, datasets.Options{})
 			checkLabels(t, "reference", reference.CDLP(d, c.iters), c.want, d.OriginalID)
 			g := vertexprog.NewGraph(d)
-			for _, cf := range cpuPullConfigs() {
+			for _, cf := range pullConfigs() {
 				r, err := apps.CDLP(g, c.iters, cf.Options)
 				if err != nil {
 					t.Fatalf("%s: %v", cf.Name, err)
@@ -204,8 +206,10 @@ func TestCDLPClosedForms(t *testing.T) {
 }
 
 // A negative iteration count and a nil graph are errors; a device
-// backend refuses CDLP (a multiset program) with ErrCPUOnly, and auto runs
-// it on the CPU.
+// backend that does not gather multisets refuses CDLP (a multiset
+// program) with ErrCPUOnly; one that does (vertexprog.MultisetBackend)
+// gets CDLP's device code, by name and on auto; without one auto runs it
+// on the CPU.
 func TestCDLPBadInputAndDevice(t *testing.T) {
 	d := build(t, &datasets.EdgeList{N: 3, Src: []int32{0, 1, 2}, Dst: []int32{1, 2, 0}, Directed: true}, datasets.Options{})
 	g := vertexprog.NewGraph(d)
@@ -224,9 +228,29 @@ func TestCDLPBadInputAndDevice(t *testing.T) {
 		t.Fatalf("CDLP on a device: %v, want ErrNoBackend and ErrCPUOnly", err)
 	}
 	t.Log(err)
+	ms := &cdlpMultisetDevice{cdlpDevice{new(atomic.Bool)}, nil}
+	vertexprog.RegisterBackend(ms)
+	ms.on.Store(true)
+	for _, name := range []string{"cdlp-test-multiset", "auto"} {
+		ms.job = nil
+		_, err = apps.CDLP(g, 2, vertexprog.Options{Backend: name})
+		if err == nil || !strings.Contains(err.Error(), "runs nothing") || ms.job == nil {
+			t.Fatalf("CDLP on a multiset device (%s): %v, job %v", name, err, ms.job)
+		}
+		j := ms.job
+		if !strings.Contains(j.Code.Source, "vp_element") || j.XSize != 8 || j.ASize != 16 || j.Push != nil || j.Pull == nil ||
+			j.Active.Count() != d.N || len(j.Code.Scalars) != 1 || j.Code.Scalars[0].Value != int64(0) {
+			t.Fatalf("CDLP's multiset job: %+v", j)
+		}
+	}
+	ms.on.Store(false)
+	want := "cpu" // (or the GPU where this test binary has one: apps' tests import the cuda backend)
+	if slices.Contains(vertexprog.Backends(), "cuda") {
+		want = "cuda"
+	}
 	r, err := apps.CDLP(g, 2, vertexprog.Options{})
-	if err != nil || r.Run.Backend != "cpu" {
-		t.Fatalf("CDLP on auto: %v on %v, want the cpu", err, r)
+	if err != nil || r.Run.Backend != want {
+		t.Fatalf("CDLP on auto: %v on %v, want %s", err, r, want)
 	}
 	if _, err := apps.CDLP(g, 2, vertexprog.Options{Direction: vertexprog.Push}); !errors.Is(err, vertexprog.ErrPushUnsupported) {
 		t.Errorf("CDLP with push forced: %v, want ErrPushUnsupported", err)
@@ -245,5 +269,18 @@ func (f cdlpDevice) Available() error {
 	return nil
 }
 func (f cdlpDevice) Start(*vertexprog.DeviceJob) (vertexprog.DeviceRun, error) {
+	return nil, errors.New("the test device runs nothing")
+}
+
+// cdlpMultisetDevice is a device backend that gathers multisets and runs
+// nothing either: it keeps the job it was given.
+type cdlpMultisetDevice struct {
+	cdlpDevice
+	job *vertexprog.DeviceJob
+}
+
+func (f *cdlpMultisetDevice) Name() string { return "cdlp-test-multiset" }
+func (f *cdlpMultisetDevice) StartMultiset(job *vertexprog.DeviceJob) (vertexprog.DeviceRun, error) {
+	f.job = job
 	return nil, errors.New("the test device runs nothing")
 }

@@ -130,6 +130,17 @@ func TestDeviceCodeMatchesState(t *testing.T) {
 			[]scalar{{"perVertex", flag}})
 	}
 
+	lcc := &LCCProgram{}
+	prepare(lcc)
+	lo := lcc.o
+	if !strings.Contains(lcc.Device().Source, "#define LCC_DIRECTED 1\n") {
+		t.Error("lcc: a directed graph's device code is not the directed build")
+	}
+	check("lcc", lcc.Device(), []want{{"lcc", lcc.LCC, false}, {"credit", lcc.credit, false}, {"hub", lcc.hub, false},
+		{"rank", lo.rank, true}, {"deg", lo.deg, true}, {"off", lo.off, true}, {"cnt", lo.cnt, true}, {"adj", lo.adj, true}, {"both", lo.both, true}},
+		[]scalar{{"hubs", lo.hubs}})
+	var _ vertexprog.DeviceProgram = lcc
+
 	check("cc", CCProgram{}.Device(), nil, nil)
 	var _ vertexprog.DeviceProgram = CCProgram{}
 }
@@ -149,6 +160,8 @@ func TestDeviceTypeSizes(t *testing.T) {
 		{"pagerank-ldbc", (&PageRankLDBCProgram[float64]{}).Device().Source, 8, 8},
 		{"pagerank-ldbc float32", (&PageRankLDBCProgram[float32]{}).Device().Source, 4, 4},
 		{"triangles", triangleDevice, 0, 8},
+		{"lcc", lccSource(false), 0, 8},
+		{"lcc directed", lccSource(true), 0, 8},
 		{"cc", ccProgramDeviceSource, 4, 4},
 	}
 	cTypes := map[string]uintptr{"struct X_t {};": 0, "struct vp_t_anon {};\ntypedef vp_t_anon X_t;": 0, "typedef int X_t;": 4, "typedef float X_t;": 4, "typedef double X_t;": 8,
@@ -195,7 +208,7 @@ func TestConstantArraysAreShared(t *testing.T) {
 	g := vertexprog.NewGraph(dg)
 	progs := func() []vertexprog.DeviceProgram {
 		return []vertexprog.DeviceProgram{&PageRankProgram{Damping: 0.85}, &PageRankLDBCProgram[float32]{Damping: 0.85, Iterations: 1},
-			&BFSProgram{}, &SSSPProgram{}}
+			&BFSProgram{}, &SSSPProgram{}, &LCCProgram{}}
 	}
 	a, b := progs(), progs()
 	constants := 0
@@ -221,5 +234,19 @@ func TestConstantArraysAreShared(t *testing.T) {
 	}
 	if constants == 0 {
 		t.Fatal("no Constant arrays found")
+	}
+}
+
+// TestLCCDeviceConstants: LCC's device code and Go agree on the block of
+// list entries and the copies of a hub's credit and their layout.
+func TestLCCDeviceConstants(t *testing.T) {
+	for name, v := range map[string]int{"LCC_BLOCK": lccBlock, "LCC_REPLICAS": lccReplicas, "LCC_HUB_PAD": lccHubPad} {
+		m := regexp.MustCompile(`#define ` + name + ` (\d+)`).FindStringSubmatch(lccDevice)
+		if m == nil || m[1] != strconv.Itoa(v) {
+			t.Errorf("device %s %v, Go %d", name, m, v)
+		}
+	}
+	if lccReplicas&(lccReplicas-1) != 0 {
+		t.Errorf("lccReplicas %d: the device picks a copy with a mask", lccReplicas)
 	}
 }

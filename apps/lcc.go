@@ -43,9 +43,8 @@ import (
 // would serialize the atomics of millions of triangles), and Update sums
 // the copies.
 //
-// It has no device code yet: a GPU backend refuses it, and auto runs it
-// on the CPU. (The layout above, the hub copies and the blocks, is the
-// one its device code reads.)
+// It runs on the CPU engine and, through its device code (lcc_device.go),
+// on a GPU backend.
 type LCCProgram struct {
 	// LCC[v] is v's coefficient, after the run.
 	LCC []float64

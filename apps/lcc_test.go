@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -20,17 +19,6 @@ import (
 
 // lccClose: the app divides an arc count by d(d-1), the reference an edge
 // count by d(d-1)/2 on undirected graphs; the quotients may differ in the
-// cpuPullConfigs are pullConfigs on the CPU: LCC has no device code.
-func cpuPullConfigs() []vptest.Config {
-	var cs []vptest.Config
-	for _, c := range pullConfigs() {
-		if c.Options.Backend == "cpu" {
-			cs = append(cs, c)
-		}
-	}
-	return cs
-}
-
 // last bit.
 func lccClose(a, b float64) bool { return a == b || math.Abs(a-b) <= 1e-12 }
 
@@ -62,7 +50,7 @@ func TestLCCMatchesReference(t *testing.T) {
 				}
 				t.Logf("directed %v, %d vertices, %d with lcc > 0", tg.G.Directed, tg.G.N, positive)
 				g := vertexprog.NewGraph(tg.G)
-				for _, c := range cpuPullConfigs() {
+				for _, c := range pullConfigs() {
 					r, err := apps.LCC(g, c.Options)
 					if err != nil {
 						t.Fatalf("%s: %v", c.Name, err)
@@ -83,7 +71,7 @@ func TestLCCDuplicates(t *testing.T) {
 		el.Directed = directed
 		d := build(t, el, datasets.Options{KeepDuplicates: true, KeepSelfLoops: true})
 		g := vertexprog.NewGraph(d)
-		for _, c := range cpuPullConfigs() {
+		for _, c := range pullConfigs() {
 			r, err := apps.LCC(g, c.Options)
 			if !directed {
 				if !errors.Is(err, apps.ErrInvalidInput) {
@@ -176,20 +164,11 @@ func TestLCCHubs(t *testing.T) {
 			if positive < d.N/4 {
 				t.Fatalf("only %d of %d vertices have lcc > 0: the graph does not test much", positive, d.N)
 			}
-			// Every configuration gives the same bits (the credits are
-			// integers), and they match the reference.
-			g := vertexprog.NewGraph(d)
-			var got []float64
-			for _, c := range cpuPullConfigs() {
-				r, err := apps.LCC(g, c.Options)
-				if err != nil {
-					t.Fatalf("%s: %v", c.Name, err)
-				}
-				if got != nil && !slices.Equal(r.LCC, got) {
-					t.Fatalf("%s: the coefficients differ from the first configuration's", c.Name)
-				}
-				got = r.LCC
-			}
+			// Every backend and configuration gives the same bits (the
+			// credits are integers), and they match the reference.
+			got := vptest.Compare[struct{}, int64](t, vertexprog.NewGraph(d), func() *apps.LCCProgram { return &apps.LCCProgram{} },
+				func(p *apps.LCCProgram, _ *vertexprog.Result[struct{}]) []float64 { return p.LCC },
+				func(a, b float64) bool { return a == b })
 			checkLCC(t, "lcc", got, want, d.OriginalID)
 		})
 	}
@@ -246,7 +225,7 @@ func TestLCCClosedForms(t *testing.T) {
 			}
 			checkLCC(t, "reference", reference.LCC(d), want, d.OriginalID)
 			g := vertexprog.NewGraph(d)
-			for _, cf := range cpuPullConfigs() {
+			for _, cf := range pullConfigs() {
 				r, err := apps.LCC(g, cf.Options)
 				if err != nil {
 					t.Fatalf("%s: %v", cf.Name, err)
@@ -296,9 +275,12 @@ func TestLCCLDBCExamples(t *testing.T) {
 	}
 }
 
-// fakeDevice is a device backend, available only while enabled, to check
-// what asking a device for LCC says without a GPU.
-type fakeDevice struct{ on *atomic.Bool }
+// fakeDevice is a device backend, available only while enabled, that
+// keeps the job it is given and runs nothing.
+type fakeDevice struct {
+	on  *atomic.Bool
+	job **vertexprog.DeviceJob
+}
 
 func (f fakeDevice) Name() string { return "lcc-test-device" }
 func (f fakeDevice) Available() error {
@@ -307,27 +289,32 @@ func (f fakeDevice) Available() error {
 	}
 	return nil
 }
-func (f fakeDevice) Start(*vertexprog.DeviceJob) (vertexprog.DeviceRun, error) {
+func (f fakeDevice) Start(job *vertexprog.DeviceJob) (vertexprog.DeviceRun, error) {
+	*f.job = job
 	return nil, errors.New("the test device runs nothing")
 }
 
-// LCC has no device code: a named device refuses it with vertexprog's
-// "no device code" error, and auto runs it on the CPU.
-func TestLCCHasNoDeviceCode(t *testing.T) {
+// LCC has device code: a named device is handed the job (HeavyGather,
+// the state of the prepared program), where it used to be refused.
+func TestLCCGoesToDevices(t *testing.T) {
 	var on atomic.Bool
-	vertexprog.RegisterBackend(fakeDevice{&on})
+	var job *vertexprog.DeviceJob
+	vertexprog.RegisterBackend(fakeDevice{&on, &job})
 	on.Store(true)
 	defer on.Store(false)
 	d := build(t, &datasets.EdgeList{N: 3, Src: []int32{0, 1, 2}, Dst: []int32{1, 2, 0}}, datasets.Options{})
 	g := vertexprog.NewGraph(d)
 	_, err := apps.LCC(g, vertexprog.Options{Backend: "lcc-test-device"})
-	if !errors.Is(err, vertexprog.ErrNoBackend) || !strings.Contains(err.Error(), "no device code") {
-		t.Fatalf("LCC on a device: %v, want the no-device-code error", err)
+	if err == nil || !strings.Contains(err.Error(), "the test device runs nothing") || job == nil {
+		t.Fatalf("LCC on a device: %v (job %v), want the device's own error", err, job)
 	}
-	t.Log(err)
+	if !job.Code.HeavyGather || job.Graph != g || len(job.Code.Arrays) == 0 || !strings.Contains(job.Code.Source, "vp_gather") {
+		t.Errorf("LCC's device job: HeavyGather %v, graph %p (want %p), %d arrays", job.Code.HeavyGather, job.Graph, g, len(job.Code.Arrays))
+	}
+	on.Store(false)
 	r, err := apps.LCC(g, vertexprog.Options{})
-	if err != nil || r.Run.Backend != "cpu" {
-		t.Fatalf("LCC on auto: %v on %v, want the cpu", err, r)
+	if err != nil || r.Run.Backend == "lcc-test-device" {
+		t.Fatalf("LCC on auto: %v on %v", err, r)
 	}
 	if _, err := apps.LCC(nil, vertexprog.Options{}); !errors.Is(err, vertexprog.ErrNilGraph) {
 		t.Errorf("LCC(nil): %v, want ErrNilGraph", err)

@@ -76,7 +76,8 @@ func preparedApps(t *testing.T) []struct {
 	ldbc := &apps.PageRankLDBCProgram[float64]{Damping: 0.85, Iterations: 2}
 	ldbc32 := &apps.PageRankLDBCProgram[float32]{Damping: 0.85, Iterations: 2}
 	tc := &apps.TriangleProgram{PerVertex: true}
-	for _, p := range []vertexprog.Preparer{bfs, pr, ldbc, ldbc32, tc} {
+	lcc := &apps.LCCProgram{}
+	for _, p := range []vertexprog.Preparer{bfs, pr, ldbc, ldbc32, tc, lcc} {
 		if err := p.Prepare(g); err != nil {
 			t.Fatal(err)
 		}
@@ -93,6 +94,7 @@ func preparedApps(t *testing.T) []struct {
 		{"pagerank-ldbc", ldbc.Device(), features{XSize: 8, ASize: 8, Aggs: aggOps(ldbc.Spec().Aggregators)}},
 		{"pagerank-ldbc float32", ldbc32.Device(), features{XSize: 4, ASize: 4, Aggs: aggOps(ldbc32.Spec().Aggregators)}},
 		{"triangles", tc.Device(), features{XSize: 0, ASize: 8}},
+		{"lcc", lcc.Device(), features{XSize: 0, ASize: 8}},
 		{"cc", apps.CCProgram{}.Device(), features{XSize: 4, ASize: 4}},
 		{"stats (12-byte accumulator)", (&statsProg{}).Device(), features{XSize: 4, ASize: 12, HasWants: true}},
 		{"widest", widest{}.Device(), features{XSize: 4, ASize: 4}},

@@ -22,7 +22,9 @@
 // HPGRAPH_NVRTC names the NVRTC library. For measurements:
 // HPGRAPH_CUDA_TRACE=1 times every superstep call's phases on the host,
 // HPGRAPH_CUDA_PROBE=1 prints vp_loop's cycles per phase from the device
-// and each tile's times after a tile pull (scripts/tile-probe.awk), and
+// and each tile's times after a tile pull (scripts/tile-probe.awk),
+// HPGRAPH_CUDA_MSPROBE=1 each multiset kernel's total time when a
+// multiset run closes (multiset.go), and
 // HPGRAPH_CUDA_LOOP, _LOOPEDGES, _BINS, _UNROLL, _STREAM, _GRAPHS,
 // _GRAPHWARM, _PUSHGRID, _APPLYGRID, _APPLYROWS and the _TILE* knobs
 // override tuning values (see their variables).

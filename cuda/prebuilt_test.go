@@ -116,6 +116,7 @@ func TestPrebuiltCoversBuiltinApps(t *testing.T) {
 		{name: "pagerank-ldbc", p: &apps.PageRankLDBCProgram[float64]{Damping: 0.85, Iterations: 10}, x: 8, a: 8},
 		{name: "pagerank-ldbc float32", p: &apps.PageRankLDBCProgram[float32]{Damping: 0.85, Iterations: 10}, x: 4, a: 4},
 		{name: "tc", p: &apps.TriangleProgram{}, x: 0, a: 8},
+		{name: "lcc", p: &apps.LCCProgram{}, x: 0, a: 8},
 	}
 	for _, a := range apps {
 		if pr, ok := a.p.(vertexprog.Preparer); ok {

@@ -17,7 +17,7 @@ export HPGRAPH_CUDA_PREBUILD=$D
 [ -f $G/kron21.hpg ] || $H gen kron --scale 21 -o $G/kron21.hpg >/dev/null
 [ -f $G/grid1000.hpg ] || $H gen grid --rows 1000 --cols 1000 -o $G/grid1000.hpg >/dev/null
 for g in $G/kron21.hpg $G/grid1000.hpg; do
-	for a in bfs sssp pagerank pagerank-ldbc "pagerank-ldbc --precision float32" tc cc; do
+	for a in bfs sssp pagerank pagerank-ldbc "pagerank-ldbc --precision float32" tc cc cdlp lcc; do
 		timeout 120 $H run $a $g --backend cuda >/dev/null || echo "run $a $g failed"
 	done
 	timeout 120 $H run sssp $g --backend cuda --weights random:1-64 >/dev/null || echo "run sssp (weights) $g failed"

@@ -33,8 +33,10 @@ type Bag[K cmp.Ordered] struct {
 // neighbour u contributes to v's multiset over one edge; the engine
 // collects the elements of every edge v gathers along, sorts and counts
 // them, and hands them to Summarize, which makes the fixed-size
-// accumulator that Update receives. Run it through Multiset. See the
-// package documentation, "Multisets", for the contract.
+// accumulator that Update receives. Run it through Multiset (and the
+// adapter's Run, or RunMultiset, to let a device backend run it: see
+// MultisetDeviceProgram). See the package documentation, "Multisets",
+// for the contract.
 type MultisetProgram[X any, K cmp.Ordered, A any] interface {
 	// Spec is as for Program; Sparse and Delta must be unset (a multiset
 	// superstep pulls every row and never pushes).
@@ -59,15 +61,21 @@ type MultisetProgram[X any, K cmp.Ordered, A any] interface {
 
 // ErrCPUOnly is wrapped (beside ErrNoBackend) by Run's error when a
 // device backend is asked for a program that only the CPU engine runs:
-// a multiset program, for now.
+// a multiset program without device code (MultisetDeviceProgram), or on
+// a backend that does not gather multisets (MultisetBackend), or one
+// passed to Run, whose device backends run Programs only (the adapter's
+// Run takes it to a MultisetBackend).
 var ErrCPUOnly = errors.New("the program runs on the cpu backend only")
 
 // MultisetAdapter runs a MultisetProgram as a Program: pass it to Run or
-// to vptest.Compare. Its Gather and Reduce are never called: the engine
-// gathers a multiset program's rows with its own kernel, and refuses push
-// supersteps for it (ErrPushUnsupported) and device backends (ErrCPUOnly).
-// One adapter may serve concurrent runs; it keeps, between runs, one
-// scratch buffer per worker as long as the longest row gathered.
+// to vptest.Compare, or call its Run, which also takes it to a device
+// backend that gathers multisets (MultisetBackend) where the program has
+// device code (MultisetDeviceProgram). Its Gather and Reduce are never
+// called: the engine gathers a multiset program's rows with its own
+// kernel, and refuses push supersteps for it (ErrPushUnsupported); Run
+// refuses it device backends (ErrCPUOnly). One adapter may serve
+// concurrent runs; it keeps, between runs, one scratch buffer per worker
+// as long as the longest row gathered.
 type MultisetAdapter[X any, K cmp.Ordered, A any] struct {
 	// Program is the wrapped program.
 	Program MultisetProgram[X, K, A]
@@ -127,7 +135,8 @@ func (a *MultisetAdapter[X, K, A]) Update(v int32, acc A, x *X, s *Step) bool {
 
 // cpuOnly says why no device backend runs the program.
 func (a *MultisetAdapter[X, K, A]) cpuOnly() string {
-	return fmt.Sprintf("%T is a multiset program (vertexprog.MultisetProgram), which no device backend gathers yet", a.Program)
+	return fmt.Sprintf("%T is a multiset program (vertexprog.MultisetProgram), which vertexprog.Run gathers on the cpu only; "+
+		"MultisetAdapter.Run (vertexprog.RunMultiset) takes one with device code to a backend that gathers multisets", a.Program)
 }
 
 // cpuOnlyProgram is implemented by programs only the CPU engine runs.

@@ -38,9 +38,11 @@
 // as the longest row, reused from row to row and run to run (no
 // allocation per edge or per vertex), and sorts it in place. Every
 // superstep pulls every row (Spec.Sparse and Delta must be unset; push is
-// refused with ErrPushUnsupported). Only the CPU backend runs multiset
-// programs today: a device backend refuses them with ErrCPUOnly, and the
-// auto backend picks the CPU.
+// refused with ErrPushUnsupported). A program that also gives device code
+// (MultisetDeviceProgram) runs on a device backend that gathers multisets
+// (MultisetBackend: the GPU), through MultisetAdapter.Run or RunMultiset,
+// with results equal to the CPU's bit for bit; a device that cannot run
+// it refuses it with ErrCPUOnly, and auto then picks the CPU.
 package vertexprog
 
 import (

@@ -48,8 +48,6 @@ func TestRunLCC(t *testing.T) {
 		t.Fatal(err)
 	}
 	failCases(t, []failCase{
-		// (without the cuda tag the device is missing; with it, LCC has no device code)
-		{"lcc on a device", []string{"run", "lcc", el, "--backend", "cuda"}, "backend not available"},
 		{"duplicate edges kept", []string{"run", "lcc", dup, "--symmetrize", "--keep-duplicates"}, "lcc is defined on simple graphs"},
 	})
 	out, code = hpgraph(t, "bench", "kron:6", "--algo", "lcc", "--backend", "cpu", "--runs", "1", "--validate")

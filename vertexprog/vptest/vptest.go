@@ -65,7 +65,10 @@ func Configs() []Config {
 // Compare runs newProgram() on g under every Config, extracts each run's
 // output with out, and fails t where an output differs from the first
 // run's (eq decides equality per vertex). Forced push runs of programs
-// that cannot push are skipped. It returns the first run's output.
+// that cannot push are skipped. A program with a method Run(g, opt) (a
+// vertexprog.MultisetAdapter, whose Run takes it to device backends that
+// gather multisets) runs through that; others through vertexprog.Run.
+// It returns the first run's output.
 func Compare[X, A any, P vertexprog.Program[X, A], R any](t testing.TB, g *vertexprog.Graph,
 	newProgram func() P, out func(P, *vertexprog.Result[X]) []R, eq func(a, b R) bool) []R {
 	t.Helper()
@@ -73,7 +76,7 @@ func Compare[X, A any, P vertexprog.Program[X, A], R any](t testing.TB, g *verte
 	var wantName string
 	for _, c := range Configs() {
 		p := newProgram()
-		res, err := vertexprog.Run[X, A](g, p, c.Options)
+		res, err := run[X, A](g, p, c.Options)
 		if errors.Is(err, vertexprog.ErrPushUnsupported) && c.Options.Direction == vertexprog.Push {
 			continue
 		}
@@ -95,4 +98,15 @@ func Compare[X, A any, P vertexprog.Program[X, A], R any](t testing.TB, g *verte
 		}
 	}
 	return want
+}
+
+// run is p's own Run where it has one (vertexprog.MultisetAdapter), else
+// vertexprog.Run.
+func run[X, A any, P vertexprog.Program[X, A]](g *vertexprog.Graph, p P, opt vertexprog.Options) (*vertexprog.Result[X], error) {
+	if r, ok := any(p).(interface {
+		Run(*vertexprog.Graph, vertexprog.Options) (*vertexprog.Result[X], error)
+	}); ok {
+		return r.Run(g, opt)
+	}
+	return vertexprog.Run[X, A](g, p, opt)
 }

@@ -1,0 +1,747 @@
+//go:build cgo
+
+package cuda
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/apps/reference"
+	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/hyb"
+	"github.com/hpgraph/hpgraph/vertexprog"
+	"github.com/hpgraph/hpgraph/vertexprog/vptest"
+)
+
+// Multiset programs on the GPU (multiset.go, multiset.cu): user programs
+// of several element types, with and without a summary fold, masked
+// pulls and aggregators, and CDLP, against the CPU engine, bit for bit,
+// on graphs with hubs of every row class, empty rows, self loops and
+// parallel arcs.
+
+// msStats is a user multiset program with 8-byte signed elements (large
+// and negative) and no summary fold: its vertex's value becomes a mix of
+// the lower median and the mode (the largest of the most frequent) of
+// its neighbours' values along every arc at it.
+type msStats struct{}
+
+type msStatsX struct {
+	Val            int64
+	Distinct, Size int32
+	Median, Mode   int64
+}
+
+type msStatsA struct {
+	Distinct, Size int32
+	Median, Mode   int64
+}
+
+func (msStats) Spec() vertexprog.Spec {
+	return vertexprog.Spec{Edges: vertexprog.InOutEdges, GatherAll: true, MaxIterations: 4}
+}
+
+func (msStats) Init(v int32, _ *vertexprog.Step) (msStatsX, bool) {
+	return msStatsX{Val: int64(v*7919%201) - 100 + int64(v%3-1)<<40, Median: -1, Mode: -1}, true
+}
+
+func (msStats) Element(_, _ int32, xu msStatsX, _ float32) int64 { return xu.Val }
+
+func (msStats) Summarize(_ int32, b vertexprog.Bag[int64]) msStatsA {
+	a := msStatsA{Distinct: int32(len(b.Values)), Size: int32(b.Size), Median: -1, Mode: -1}
+	rank := (b.Size - 1) / 2
+	for i, c := range b.Counts {
+		if rank < c {
+			a.Median = b.Values[i]
+			break
+		}
+		rank -= c
+	}
+	best := -1
+	for i, c := range b.Counts {
+		if best < 0 || c >= b.Counts[best] {
+			best = i
+		}
+	}
+	if best >= 0 {
+		a.Mode = b.Values[best]
+	}
+	return a
+}
+
+func (msStats) Update(_ int32, a msStatsA, x *msStatsX, _ *vertexprog.Step) bool {
+	x.Distinct, x.Size, x.Median, x.Mode = a.Distinct, a.Size, a.Median, a.Mode
+	nv := (a.Median*3+a.Mode)%1000003 - 500000
+	changed := nv != x.Val
+	x.Val = nv
+	return changed
+}
+
+func (msStats) Device() vertexprog.DeviceCode {
+	return vertexprog.DeviceCode{Source: `
+struct X_t { long long val; int distinct, size; long long median, mode; };
+struct A_t { int distinct, size; long long median, mode; };
+typedef long long K_t;
+struct State {};
+__device__ K_t vp_element(int v, int u, X_t xu, float w, const State& s) { return xu.val; }
+__device__ A_t vp_summarize(int v, const K_t* values, const int* counts, int distinct, int size, const State& s) {
+  A_t a;
+  a.distinct = distinct;
+  a.size = size;
+  a.median = -1;
+  a.mode = -1;
+  int rank = (size - 1) / 2;
+  for (int i = 0; i < distinct; i++) {
+    if (rank < counts[i]) { a.median = values[i]; break; }
+    rank -= counts[i];
+  }
+  int best = -1;
+  for (int i = 0; i < distinct; i++)
+    if (best < 0 || counts[i] >= counts[best]) best = i;
+  if (best >= 0) a.mode = values[best];
+  return a;
+}
+__device__ bool vp_update(int v, A_t a, X_t* x, const State& s, Step& st) {
+  x->distinct = a.distinct;
+  x->size = a.size;
+  x->median = a.median;
+  x->mode = a.mode;
+  long long nv = (a.median * 3 + a.mode) % 1000003 - 500000;
+  bool changed = nv != x->val;
+  x->val = nv;
+  return changed;
+}
+`}
+}
+
+// msFloat gathers float64 elements (a neighbour's value times the arc's
+// weight) among which are NaNs, both zeros, infinities and denormals,
+// and records how its multiset orders and counts them, in a form that
+// does not depend on which NaN or which zero stands for its class.
+type msFloat struct{}
+
+type msFloatA struct {
+	Distinct, Size, NaNs, Zeros, MaxCount, Rank int32
+	Low                                         uint64
+}
+
+type msFloatX struct {
+	V float64
+	A msFloatA
+}
+
+func (msFloat) Spec() vertexprog.Spec {
+	return vertexprog.Spec{Edges: vertexprog.InEdges, GatherAll: true, MaxIterations: 1}
+}
+
+func msSpecial(v int32) float64 {
+	switch v % 9 {
+	case 0:
+		return math.NaN()
+	case 1:
+		return math.Copysign(0, -1)
+	case 2:
+		return 0
+	case 3:
+		return math.Inf(1)
+	case 4:
+		return math.Inf(-1)
+	case 5:
+		return float64(v) * 0.5
+	case 6:
+		return -float64(v % 13)
+	case 7:
+		return 1e300
+	}
+	return math.SmallestNonzeroFloat64 * float64(v%3)
+}
+
+func (msFloat) Init(v int32, _ *vertexprog.Step) (msFloatX, bool) {
+	return msFloatX{V: msSpecial(v)}, true
+}
+
+func (msFloat) Element(_, _ int32, xu msFloatX, w float32) float64 { return xu.V * float64(w) }
+
+// canon is a value's bits, 1 for a NaN and 0 for either zero.
+func canon(x float64) uint64 {
+	switch {
+	case x != x:
+		return 1
+	case x == 0:
+		return 0
+	}
+	return math.Float64bits(x)
+}
+
+func (msFloat) Summarize(_ int32, b vertexprog.Bag[float64]) msFloatA {
+	a := msFloatA{Distinct: int32(len(b.Values)), Size: int32(b.Size), Rank: -1}
+	for i, x := range b.Values {
+		c := int32(b.Counts[i])
+		if x != x {
+			a.NaNs = c
+		}
+		if x == 0 {
+			a.Zeros = c
+		}
+		if c > a.MaxCount {
+			a.MaxCount, a.Rank = c, int32(i)
+		}
+	}
+	if len(b.Values) > 0 {
+		a.Low = canon(b.Values[0])
+	}
+	return a
+}
+
+func (msFloat) Update(_ int32, a msFloatA, x *msFloatX, _ *vertexprog.Step) bool {
+	x.A = a
+	return false
+}
+
+func (msFloat) Device() vertexprog.DeviceCode {
+	return vertexprog.DeviceCode{Source: `
+struct A_t { int distinct, size, nans, zeros, maxCount, rank; unsigned long long low; };
+struct X_t { double v; A_t a; };
+typedef double K_t;
+struct State {};
+__device__ K_t vp_element(int v, int u, X_t xu, float w, const State& s) { return xu.v * (double)w; }
+__device__ unsigned long long canon(double x) {
+  if (x != x) return 1;
+  if (x == 0) return 0;
+  return (unsigned long long)__double_as_longlong(x);
+}
+__device__ A_t vp_summarize(int v, const K_t* values, const int* counts, int distinct, int size, const State& s) {
+  A_t a;
+  a.distinct = distinct;
+  a.size = size;
+  a.nans = 0;
+  a.zeros = 0;
+  a.maxCount = 0;
+  a.rank = -1;
+  a.low = 0;
+  for (int i = 0; i < distinct; i++) {
+    double x = values[i];
+    if (x != x) a.nans = counts[i];
+    if (x == 0) a.zeros = counts[i];
+    if (counts[i] > a.maxCount) { a.maxCount = counts[i]; a.rank = i; }
+  }
+  if (distinct > 0) a.low = canon(values[0]);
+  return a;
+}
+__device__ bool vp_update(int v, A_t a, X_t* x, const State& s, Step& st) {
+  x->a = a;
+  return false;
+}
+`}
+}
+
+// msMasked gathers from the frontier only (not GatherAll; idempotent, so
+// unmasked while the frontier is dense), sums and maximizes aggregators
+// that its Update reads, writes a state array, and summarizes by a fold
+// too: the smallest element, its count and the distinct count.
+type msMasked struct{ seen []int32 }
+
+type msMaskedA struct {
+	Lo            uint32
+	Cnt, Distinct int32
+}
+
+func (*msMasked) Spec() vertexprog.Spec {
+	return vertexprog.Spec{Edges: vertexprog.AllEdges, Idempotent: true, MaxIterations: 6,
+		Aggregators: []vertexprog.Aggregator{vertexprog.Sum, vertexprog.Max}}
+}
+
+func (p *msMasked) Prepare(g *vertexprog.Graph) error {
+	p.seen = make([]int32, g.N())
+	return nil
+}
+
+func (*msMasked) Init(v int32, s *vertexprog.Step) (uint32, bool) {
+	s.Add(0, 1)
+	return uint32(v) * 2654435761 % 17, v%3 != 0
+}
+
+func (*msMasked) Element(_, u int32, xu uint32, _ float32) uint32 { return xu*2 + uint32(u&1) }
+
+func (*msMasked) Summarize(_ int32, b vertexprog.Bag[uint32]) msMaskedA {
+	if b.Size == 0 {
+		return msMaskedA{}
+	}
+	return msMaskedA{Lo: b.Values[0], Cnt: int32(b.Counts[0]), Distinct: int32(len(b.Values))}
+}
+
+func (p *msMasked) Update(v int32, a msMaskedA, x *uint32, s *vertexprog.Step) bool {
+	if a.Distinct == 0 {
+		return false
+	}
+	nx := (*x + a.Lo*3 + uint32(a.Distinct) + uint32(int64(s.Aggregate(0))%5)) % 17
+	s.Add(0, float64(a.Cnt))
+	s.Add(1, float64(nx))
+	p.seen[v]++
+	changed := nx != *x
+	*x = nx
+	return changed
+}
+
+func (p *msMasked) Device() vertexprog.DeviceCode {
+	return vertexprog.DeviceCode{Source: `
+typedef unsigned X_t;
+typedef unsigned K_t;
+struct A_t { unsigned lo; int cnt, distinct; };
+struct State { int* seen; };
+__device__ K_t vp_element(int v, int u, X_t xu, float w, const State& s) { return xu * 2u + (unsigned)(u & 1); }
+__device__ A_t vp_summarize(int v, const K_t* values, const int* counts, int distinct, int size, const State& s) {
+  A_t a;
+  a.lo = 0;
+  a.cnt = 0;
+  a.distinct = 0;
+  if (size == 0) return a;
+  a.lo = values[0];
+  a.cnt = counts[0];
+  a.distinct = distinct;
+  return a;
+}
+#define VP_SUMMARY_FOLD 1
+struct S_t { unsigned lo; int cnt, distinct; };
+__device__ S_t vp_summary_leaf(int v, K_t value, int count, const State& s) { S_t t; t.lo = value; t.cnt = count; t.distinct = 1; return t; }
+__device__ S_t vp_summary_join(S_t a, S_t b) { a.distinct += b.distinct; return a; }
+__device__ A_t vp_summary_final(int v, S_t t, int distinct, int size, const State& s) {
+  A_t a;
+  a.lo = t.lo;
+  a.cnt = t.cnt;
+  a.distinct = t.distinct == distinct ? distinct : -1;  // (a check that the fold saw every distinct value)
+  return a;
+}
+__device__ bool vp_update(int v, A_t a, X_t* x, const State& s, Step& st) {
+  if (a.distinct == 0) return false;
+  unsigned nx = (*x + a.lo * 3u + (unsigned)a.distinct + (unsigned)((long long)st.aggregate(0) % 5)) % 17u;
+  st.add(0, (double)a.cnt);
+  st.add(1, (double)nx);
+  s.seen[v]++;
+  bool changed = nx != *x;
+  *x = nx;
+  return changed;
+}
+`, Arrays: []vertexprog.DeviceArray{{Name: "seen", Data: p.seen}}}
+}
+
+// msHubGraph has a hub of each row class and its boundaries (the chunk
+// of 4- and of 8-byte keys and one more, several chunks, a warp's and a
+// tiny group's limits), random arcs with parallel ones and self loops
+// kept, and isolated vertices (the last tenth).
+func msHubGraph(t *testing.T, directed bool, opt datasets.Options) *datasets.Graph {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(23, uint64(opt.Weights)))
+	n := 60000
+	el := &datasets.EdgeList{N: n, Directed: directed, Name: "hubs"}
+	add := func(u, v int32) { el.Src, el.Dst = append(el.Src, u), append(el.Dst, v) }
+	for h, d := range []int{41000, 8193, 8192, 4097, 4096, 513, 512, 257, 33, 32, 17, 3, 2, 1} {
+		for i := 0; i < d; i++ {
+			add(int32(h), int32(rng.IntN(n*9/10)))
+		}
+	}
+	for i := 0; i < 120000; i++ {
+		add(int32(rng.IntN(n*9/10)), int32(rng.IntN(n*9/10)))
+	}
+	opt.KeepSelfLoops, opt.KeepDuplicates = true, true
+	return build(t, el, opt)
+}
+
+// msGraphs are the graphs the device runs are compared on.
+func msGraphs(t *testing.T) []testGraph {
+	w := datasets.Options{Weights: datasets.WeightsRandom, WeightMin: 1, WeightMax: 9, Seed: 3}
+	gs := []testGraph{
+		{"hubs-directed", msHubGraph(t, true, datasets.Options{})},
+		{"hubs-undirected", msHubGraph(t, false, datasets.Options{})},
+		{"hubs-weighted", msHubGraph(t, true, w)},
+	}
+	for _, g := range testGraphs(t, datasets.Options{KeepSelfLoops: true, KeepDuplicates: true}) {
+		gs = append(gs, testGraph{g.name + "+loops+dups", g.g})
+	}
+	return append(gs, testGraphs(t, w)...)
+}
+
+// msSplits are the HYB splits the device runs use: the default (the
+// CSR), CUSP's rule with breakeven 0 (ELL and COO), and K = 3.
+var msSplits = []hyb.Options{{}, {RelativeSpeed: 3, Breakeven: 0}, {RelativeSpeed: 1e-9, Breakeven: 0, MaxK: 3}}
+
+// msCompare runs the program made by newP on the CPU and on the GPU
+// (every split) and fails where supersteps, activity, aggregators or
+// values (eq) differ; state compares the program's own state.
+func msCompare[X any, K cmp.Ordered, A any, P vertexprog.MultisetProgram[X, K, A]](t *testing.T, name string, g *vertexprog.Graph,
+	newP func() P, eq func(a, b X) bool, state func(cpu, gpu P) string) {
+	t.Helper()
+	pc := newP()
+	want, err := vertexprog.RunMultiset[X, K, A](g, pc, vertexprog.Options{Backend: "cpu"})
+	if err != nil {
+		t.Fatalf("%s on the cpu: %v", name, err)
+	}
+	for _, split := range msSplits {
+		pg := newP()
+		got, err := vertexprog.RunMultiset[X, K, A](g, pg, vertexprog.Options{Backend: "cuda", HYB: split})
+		if err != nil {
+			t.Fatalf("%s on the gpu (%+v): %v", name, split, err)
+		}
+		what := fmt.Sprintf("%s (HYB %+v)", name, split)
+		if got.Backend != "cuda" {
+			t.Fatalf("%s: ran on %s", what, got.Backend)
+		}
+		if !slices.Equal(got.Active, want.Active) {
+			t.Fatalf("%s: active %v, cpu %v", what, got.Active, want.Active)
+		}
+		if !slices.Equal(got.Aggregates, want.Aggregates) {
+			t.Fatalf("%s: aggregates %v, cpu %v", what, got.Aggregates, want.Aggregates)
+		}
+		for v := range want.X {
+			if !eq(got.X[v], want.X[v]) {
+				t.Fatalf("%s: vertex %d is %+v, cpu %+v", what, v, got.X[v], want.X[v])
+			}
+		}
+		if state != nil {
+			if msg := state(pc, pg); msg != "" {
+				t.Fatalf("%s: %s", what, msg)
+			}
+		}
+	}
+}
+
+func TestMultisetMatchesCPU(t *testing.T) {
+	needGPU(t)
+	needNVRTC(t)
+	for _, tg := range msGraphs(t) {
+		g := vertexprog.NewGraph(tg.g)
+		msCompare[msStatsX, int64, msStatsA](t, tg.name+": stats", g, func() msStats { return msStats{} },
+			func(a, b msStatsX) bool { return a == b }, nil)
+		msCompare[msFloatX, float64, msFloatA](t, tg.name+": float", g, func() msFloat { return msFloat{} },
+			func(a, b msFloatX) bool { return a.A == b.A && canon(a.V) == canon(b.V) }, nil)
+		msCompare[uint32, uint32, msMaskedA](t, tg.name+": masked", g, func() *msMasked { return &msMasked{} },
+			func(a, b uint32) bool { return a == b }, func(c, d *msMasked) string {
+				if !slices.Equal(c.seen, d.seen) {
+					return "the state array differs"
+				}
+				return ""
+			})
+	}
+}
+
+// TestMultisetWithVptest: vptest.Compare runs a multiset adapter on every
+// backend, the GPU included.
+func TestMultisetWithVptest(t *testing.T) {
+	needGPU(t)
+	needNVRTC(t)
+	n := 0
+	for _, c := range vptest.Configs() {
+		if c.Options.Backend == "cuda" {
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatal("vptest has no cuda configuration")
+	}
+	for _, tg := range testGraphs(t, datasets.Options{KeepSelfLoops: true, KeepDuplicates: true})[:4] {
+		g := vertexprog.NewGraph(tg.g)
+		vptest.Compare[msStatsX, msStatsA](t, g, func() *vertexprog.MultisetAdapter[msStatsX, int64, msStatsA] {
+			return vertexprog.Multiset[msStatsX, int64, msStatsA](msStats{})
+		}, func(_ *vertexprog.MultisetAdapter[msStatsX, int64, msStatsA], r *vertexprog.Result[msStatsX]) []msStatsX {
+			if r.Backend != "cpu" && r.Backend != "cuda" {
+				t.Fatalf("ran on %s", r.Backend)
+			}
+			return r.X
+		}, func(a, b msStatsX) bool { return a == b })
+	}
+}
+
+// CDLP on the GPU gives the reference's labels: ids contiguous (4-byte
+// keys) and not (8-byte labels), directed and not, 0 to 10 iterations.
+func TestCDLPOnDevice(t *testing.T) {
+	needGPU(t)
+	needNVRTC(t)
+	gs := msGraphs(t)[:2]
+	for _, tg := range testGraphs(t, datasets.Options{Relabel: datasets.RelabelDegree}) {
+		gs = append(gs, testGraph{tg.name + "-relabelled", tg.g})
+	}
+	sparse := build(t, &datasets.EdgeList{N: 6, Src: []int32{0, 4, 0, 0, 2}, Dst: []int32{4, 0, 1, 2, 5}, Directed: true,
+		IDs: []int64{900, 40, 70, 10, 500, 60}}, datasets.Options{})
+	gs = append(gs, testGraph{"sparse-ids", sparse})
+	// Ids more than 2^32 apart (8-byte labels), negative ones too.
+	for _, tg := range msGraphs(t)[:2] {
+		d := *tg.g
+		d.IDs = make([]int64, d.N)
+		for v := range d.IDs {
+			d.IDs[v] = int64(d.N-v)*3_000_000_007 - 1<<40
+		}
+		gs = append(gs, testGraph{tg.name + "-spread-ids", &d})
+	}
+	for _, tg := range gs {
+		g := vertexprog.NewGraph(tg.g)
+		for _, iters := range []int{0, 1, 3, 10} {
+			want := reference.CDLP(tg.g, iters)
+			r, err := apps.CDLP(g, iters, vertexprog.Options{Backend: "cuda"})
+			if err != nil {
+				t.Fatalf("%s, %d iterations: %v", tg.name, iters, err)
+			}
+			if r.Run.Backend != "cuda" {
+				t.Fatalf("%s: ran on %s", tg.name, r.Run.Backend)
+			}
+			for v := range want {
+				if r.Label[v] != want[v] {
+					t.Fatalf("%s, %d iterations: vertex %d labelled %d, reference %d", tg.name, iters, v, r.Label[v], want[v])
+				}
+			}
+		}
+		// auto picks the GPU
+		r, err := apps.CDLP(g, 2, vertexprog.Options{})
+		if err != nil || r.Run.Backend != "cuda" {
+			t.Fatalf("%s: auto: %v on %v", tg.name, err, r)
+		}
+	}
+}
+
+// msCodes are the multiset sources the compile tests build.
+func msCodes(t *testing.T) []struct {
+	name string
+	code vertexprog.DeviceCode
+	job  *vertexprog.DeviceJob
+} {
+	g := smallGraph(t)
+	contiguous := &apps.CDLPProgram{Iterations: 10}
+	if err := contiguous.Prepare(g); err != nil {
+		t.Fatal(err)
+	}
+	sparse := &apps.CDLPProgram{Iterations: 10}
+	if err := sparse.Prepare(vertexprog.NewGraph(build(t, &datasets.EdgeList{N: 3, Src: []int32{0, 1}, Dst: []int32{1, 2}, IDs: []int64{7, 3 << 40, 5}}, datasets.Options{}))); err != nil {
+		t.Fatal(err)
+	}
+	masked := &msMasked{}
+	masked.Prepare(g)
+	job := func(x, a int, aggs []vertexprog.Aggregator) *vertexprog.DeviceJob {
+		return &vertexprog.DeviceJob{XSize: x, ASize: a, Spec: vertexprog.Spec{Aggregators: aggs}}
+	}
+	return []struct {
+		name string
+		code vertexprog.DeviceCode
+		job  *vertexprog.DeviceJob
+	}{
+		{"cdlp (vertex keys)", contiguous.Device(), job(8, 16, nil)},
+		{"cdlp (labels)", sparse.Device(), job(8, 16, nil)},
+		{"stats", msStats{}.Device(), job(32, 24, nil)},
+		{"float", msFloat{}.Device(), job(40, 32, nil)},
+		{"masked", masked.Device(), job(4, 12, masked.Spec().Aggregators)},
+	}
+}
+
+// The multiset kernels compile with every kind of program to PTX, and
+// to machine code (ptxas: registers and shared memory within bounds)
+// for the device's architecture or sm_90, with the chunk of a device of
+// large shared memory and of one of 48 KB.
+func TestCompileMultiset(t *testing.T) {
+	needNVRTC(t)
+	archs := testArchs()
+	for _, arch := range archs {
+		for i, c := range msCodes(t) {
+			l, err := layoutState(&c.code)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, chunkBytes := range []int{32768, 8192} {
+				if chunkBytes != 32768 && i > 0 {
+					continue
+				}
+				src := multisetProgram(&c.code, l, multisetFeatures(c.job), chunkBytes)
+				ptx, _, err := compile(src, arch)
+				if err != nil {
+					t.Fatalf("%s, %s: %v", arch, c.name, err)
+				}
+				for _, k := range multisetKernels {
+					if !strings.Contains(ptx, ".entry "+k+"(") {
+						t.Errorf("%s, %s: PTX lacks kernel %s", arch, c.name, k)
+					}
+				}
+				// (make cuda-regs: the PTX for ptxas)
+				if dir := os.Getenv("HPGRAPH_PTX_DIR"); dir != "" && chunkBytes == 32768 {
+					name := "multiset_" + strings.NewReplacer(" ", "_", "(", "", ")", "").Replace(c.name) + "." + arch + ".ptx"
+					if err := os.WriteFile(filepath.Join(dir, name), []byte(ptx), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if arch != archs[len(archs)-1] {
+					continue
+				}
+				opts := compileOptions(arch)
+				opts[0] = "--gpu-architecture=" + smOf(arch)
+				if _, err := nvrtcCompile(src, opts, true); err != nil {
+					t.Fatalf("%s, %s, machine code: %v", arch, c.name, err)
+				}
+			}
+		}
+	}
+}
+
+// TestMultisetKernelNames: multisetKernels lists exactly multiset.cu's
+// kernels (and the layout check), and the row classes' kernels are
+// among them.
+func TestMultisetKernelNames(t *testing.T) {
+	re := regexp.MustCompile(`extern "C" __global__ void (?:__launch_bounds__\([^)]*\) )?(\w+)\(`)
+	found := []string{"vp_state_layout"}
+	for _, m := range re.FindAllStringSubmatch(multisetSource, -1) {
+		found = append(found, m[1])
+	}
+	slices.Sort(found)
+	if names := slices.Sorted(slices.Values(multisetKernels)); !slices.Equal(found, names) {
+		t.Fatalf("multiset.cu defines %v, multisetKernels lists %v", found, names)
+	}
+	for _, k := range msClassKernels {
+		if !slices.Contains(multisetKernels, k) {
+			t.Errorf("class kernel %s is not in multisetKernels", k)
+		}
+	}
+	for name, v := range map[string]int{"MS_BLOCK": blockSize, "MS_MK": msMergeK} {
+		m := regexp.MustCompile(`#define ` + name + ` (\d+)`).FindStringSubmatch(multisetSource)
+		if m == nil || m[1] != strconv.Itoa(v) {
+			t.Errorf("multiset.cu's %s is %v; Go has %d", name, m, v)
+		}
+	}
+}
+
+// Every row goes to exactly one class, by its length, in increasing row
+// order within the class, and hub rows' chunks cover them.
+func TestMultisetBins(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, sc := range [][2]int{{512, 4096}, {1024, 8192}, {512, 1024}, {1024, 2048}} {
+		slice, chunk := sc[0], sc[1]
+		for _, n := range []int{0, 1, 7, 5000, 70000} {
+			deg := make([]int32, n)
+			for v := range deg {
+				switch rng.IntN(6) {
+				case 0:
+					deg[v] = 0
+				case 1:
+					deg[v] = int32(rng.IntN(33))
+				case 2:
+					deg[v] = int32(rng.IntN(600))
+				case 3:
+					deg[v] = int32(rng.IntN(chunk + 2))
+				case 4:
+					deg[v] = []int32{1, 2, 3, 4, 5, 16, 17, 32, 33, 64, 65, 512, 513, int32(chunk), int32(chunk) + 1}[rng.IntN(15)]
+				default:
+					if rng.IntN(50) == 0 {
+						deg[v] = int32(chunk + rng.IntN(9*chunk))
+					}
+				}
+			}
+			b := makeMsBins(deg, slice, chunk)
+			if len(b.rows) != n || b.first[0] != 0 || b.first[msClasses] != n {
+				t.Fatalf("%d rows: %d binned, first %v", n, len(b.rows), b.first)
+			}
+			seen := make([]bool, n)
+			for c := 0; c < msClasses; c++ {
+				rows := b.rows[b.first[c]:b.first[c+1]]
+				if !slices.IsSorted(rows) {
+					t.Fatalf("class %d not in row order", c)
+				}
+				lo, hi := msLimits(c, slice, chunk)
+				for _, v := range rows {
+					if seen[v] {
+						t.Fatalf("row %d twice", v)
+					}
+					seen[v] = true
+					if d := int(deg[v]); d < lo || d > hi {
+						t.Fatalf("row %d of length %d in class %d [%d, %d]", v, d, c, lo, hi)
+					}
+				}
+			}
+			hubs := b.rows[b.first[msHub]:]
+			if len(b.hubFirst) != len(hubs)+1 || int64(len(b.chunkHub)) != b.chunks() {
+				t.Fatalf("%d hubs, %d hub offsets, %d chunks of %d", len(hubs), len(b.hubFirst), len(b.chunkHub), b.chunks())
+			}
+			most := int64(0)
+			for h, v := range hubs {
+				k := b.hubFirst[h+1] - b.hubFirst[h]
+				if k*int64(chunk) < int64(deg[v]) || (k-1)*int64(chunk) >= int64(deg[v]) {
+					t.Fatalf("hub %d of length %d has %d chunks of %d", v, deg[v], k, chunk)
+				}
+				for c := b.hubFirst[h]; c < b.hubFirst[h+1]; c++ {
+					if b.chunkHub[c] != int32(h) {
+						t.Fatalf("chunk %d names hub %d, not %d", c, b.chunkHub[c], h)
+					}
+				}
+				most = max(most, k)
+			}
+			if 1<<b.levels < most || (b.levels > 0 && 1<<(b.levels-1) >= most) {
+				t.Fatalf("%d merge levels for %d chunks", b.levels, most)
+			}
+		}
+	}
+}
+
+// msLimits are the row lengths of class c.
+func msLimits(c, slice, chunk int) (lo, hi int) {
+	switch {
+	case c == msTiny:
+		return 0, 1
+	case c < msWarp:
+		g := 1 << (c - msTiny)
+		return g/2 + 1, g
+	case c < msBlock:
+		e := 2 << (c - msWarp)
+		if 32*e > slice {
+			return 1, 0 // (empty)
+		}
+		return 16*e + 1, 32 * e
+	case c < msHub:
+		cp := msCap(c)
+		if cp > chunk || cp <= slice {
+			return 1, 0
+		}
+		return cp/2 + 1, cp
+	}
+	return chunk + 1, math.MaxInt32
+}
+
+// The chunk size and shared memory fit the device class they are made
+// for, and the sort key's chunk is what ms_info reports (checked on a
+// GPU in startMultiset).
+func TestMultisetChunks(t *testing.T) {
+	for _, optin := range []int{48 << 10, 99 << 10, 227 << 10} {
+		cb := msChunkBytes(optin)
+		for _, key := range []int{4, 8} {
+			chunk := cb / key
+			if chunk%1024 != 0 || chunk&(chunk-1) != 0 {
+				t.Errorf("shared %d, %d-byte keys: chunk %d", optin, key, chunk)
+			}
+			// (a few hundred bytes of static shared memory besides)
+			if s := msShared(key, chunk); s+1024 > optin {
+				t.Errorf("shared %d, %d-byte keys: %d bytes of dynamic shared memory", optin, key, s)
+			}
+		}
+	}
+}
+
+// TestPrebuiltCoversMultisetApps rebuilds the multiset kernel source of
+// each built-in multiset app (CDLP, with contiguous ids and without) as
+// a run compiles it on an sm_90 device (227 KB of shared memory a block)
+// and checks that its prebuilt image is there: a change to multiset.cu,
+// prelude.cu, mat.cu or the app's device code without
+// scripts/gpu-prebuild.sh fails here, not as a second of NVRTC on every
+// fresh machine.
+func TestPrebuiltCoversMultisetApps(t *testing.T) {
+	for _, c := range msCodes(t)[:2] {
+		l, err := layoutState(&c.code)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := multisetProgram(&c.code, l, multisetFeatures(c.job), msChunkBytes(227<<10))
+		if image, key := prebuiltImage(src, "compute_90"); image == "" {
+			t.Errorf("%s: no prebuilt image %s.cubin.gz (run scripts/gpu-prebuild.sh)", c.name, key)
+		}
+	}
+}
