@@ -6,9 +6,17 @@ package cuda
 // CSR already on the device into its transpose, equal to the host's
 // datasets.Graph.Transpose, so that a directed graph's in-adjacency (the
 // rows of InEdges' pull matrices: BFS, SSSP and PageRank pulls) need not
-// be built on the host and uploaded. It is not used yet.
+// be built on the host and uploaded. buildOnDevice uses it for a matrix
+// described by hyb.DescribeTranspose (transposedOnDevice in hybbuild.go);
+// vertexprog describes a directed graph's in-matrix so for a run that may
+// go to a device. Not yet run on a GPU: the tests that must pass there are
+// TestDeviceTransposeMatchesHost, TestDeviceInMatrixMatchesHost,
+// TestDeviceInMatrixRowsChecked and TestDeviceInMatricesMatchCPU.
 //
-// Integration, as planned (needs a GPU to verify):
+// Integration, as planned (done so, except where noted: the K = 0
+// matrix takes the device's transpose as its COO; the out-CSR goes back
+// among the prefetched copies instead of being kept for the out-matrix;
+// the tiles of a transposed matrix read the out-CSR as its columns):
 //
 //  1. vertexprog: Graph.matrix(rowsIn, opt) for a directed graph no longer
 //     calls inAdj() when the backend can transpose. hyb.Describe needs only
