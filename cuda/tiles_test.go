@@ -304,32 +304,3 @@ func BenchmarkPullTiles(b *testing.B) {
 	}
 	b.ReportMetric(float64(m.NNZ())*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mentries/s")
 }
-
-// TestPullTilesTransposed: the tiles of a directed graph's in-matrix
-// described as its out-CSR's transpose (read from the out-CSR, the host
-// transpose never built) equal those of the in-matrix from the host
-// transpose, weighted (equal parallel weights and random ones) and not.
-func TestPullTilesTransposed(t *testing.T) {
-	rng := rand.New(rand.NewPCG(24, 12))
-	for _, weights := range []int{0, 1, 2} {
-		g := transposeTestGraph(rng, 20000, 90000, 3000, weights)
-		tr := g.Transpose()
-		opt := hyb.Options{RelativeSpeed: 3}
-		host, err := hyb.Describe(tr.N, tr.RowPtr, tr.Col, tr.W, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := hyb.DescribeTranspose(g.N, slices.Clone(tr.RowPtr), hyb.CSR{RowPtr: g.RowPtr, Col: g.Col, Val: g.W}, opt, func() hyb.CSR {
-			t.Error("the host transpose was asked for")
-			return hyb.CSR{RowPtr: tr.RowPtr, Col: tr.Col, Val: tr.W}
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, near := range []bool{false, true} {
-			if !sameTiles(makePullTiles(m, 6, 64, near, false), makePullTiles(host, 6, 64, near, false)) {
-				t.Errorf("weights=%d near=%v: the transposed matrix's tiles differ from the host transpose's", weights, near)
-			}
-		}
-	}
-}

@@ -13,6 +13,7 @@ import (
 	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/datasets/gen"
+	"github.com/hpgraph/hpgraph/hyb"
 )
 
 // transposeTestGraph is a random directed graph of n vertices and exactly
@@ -416,6 +417,36 @@ func TestTransposeModelMatchesHost(t *testing.T) {
 				if !slices.Equal(rowPtr, want.RowPtr) || !slices.Equal(col, want.Col) && len(col) > 0 || !slices.Equal(w, wantW) {
 					t.Fatalf("n=%d arcs=%d weights=%d: the model's transpose differs from the host's", c.n, c.arcs, weights)
 				}
+			}
+		}
+	}
+}
+
+// TestPullTilesTransposed (here, beside transposeTestGraph, which needs
+// cgo; it needs no GPU): the tiles of a directed graph's in-matrix
+// described as its out-CSR's transpose (read from the out-CSR, the host
+// transpose never built) equal those of the in-matrix from the host
+// transpose, weighted (equal parallel weights and random ones) and not.
+func TestPullTilesTransposed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(24, 12))
+	for _, weights := range []int{0, 1, 2} {
+		g := transposeTestGraph(rng, 20000, 90000, 3000, weights)
+		tr := g.Transpose()
+		opt := hyb.Options{RelativeSpeed: 3}
+		host, err := hyb.Describe(tr.N, tr.RowPtr, tr.Col, tr.W, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := hyb.DescribeTranspose(g.N, slices.Clone(tr.RowPtr), hyb.CSR{RowPtr: g.RowPtr, Col: g.Col, Val: g.W}, opt, func() hyb.CSR {
+			t.Error("the host transpose was asked for")
+			return hyb.CSR{RowPtr: tr.RowPtr, Col: tr.Col, Val: tr.W}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, near := range []bool{false, true} {
+			if !sameTiles(makePullTiles(m, 6, 64, near, false), makePullTiles(host, 6, 64, near, false)) {
+				t.Errorf("weights=%d near=%v: the transposed matrix's tiles differ from the host transpose's", weights, near)
 			}
 		}
 	}
