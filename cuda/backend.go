@@ -452,7 +452,7 @@ func deviceBytes(job *vertexprog.DeviceJob, l *stateLayout, lim binLimits, c *ma
 		}
 	}
 	// Heavy pull chunks' partials and counters, at most.
-	need += (int64(len(job.Pull.CooCol))/int64(max(1, lim.Chunk)) + 1 + n/int64(max(1, lim.Warp))) * (int64(job.ASize) + 4)
+	need += (job.Pull.CooNNZ()/int64(max(1, lim.Chunk)) + 1 + n/int64(max(1, lim.Warp))) * (int64(job.ASize) + 4)
 	need += int64(recordRing*(recordHead+len(job.Spec.Aggregators))*8 + 16 + 4*len(job.Spec.Aggregators))
 	// (a resident run keeps a copy of its initial state, park.go, unless
 	// vp_init makes it)

@@ -64,7 +64,9 @@ func lowOnMemory() bool {
 }
 
 // matBytes is the device memory of m's base arrays, plus, for a matrix
-// built on the device, its CSR while the build runs.
+// built on the device, its CSR while the build runs: for a transposed
+// matrix (hyb.DescribeTranspose), the out-CSR it is the transpose of and
+// deviceTranspose's arrays, its output and temporaries.
 func matBytes(m *hyb.Matrix) int64 {
 	vals := int64(0)
 	if m.Weighted() {
@@ -73,13 +75,16 @@ func matBytes(m *hyb.Matrix) int64 {
 	b := int64(m.K)*int64(m.Pitch)*(4+vals) + m.CooNNZ()*(4+vals) + int64(m.N+1)*8
 	if !m.Materialized() {
 		b += m.NNZ()*(4+vals) + int64(m.N+1)*8
+		if m.TransposeOf != nil {
+			b += deviceTransposeBytes(m.N, m.NNZ(), m.Weighted())
+		}
 	}
 	return b
 }
 
 // binBytes bounds the device memory of m's pull bins.
 func binBytes(m *hyb.Matrix, lim binLimits) int64 {
-	return 4*int64(m.N) + 8*(int64(len(m.CooCol))/int64(max(1, lim.Chunk))+1) + 8*int64(m.N)/int64(max(1, lim.Warp)) + 64
+	return 4*int64(m.N) + 8*(m.CooNNZ()/int64(max(1, lim.Chunk))+1) + 8*int64(m.N)/int64(max(1, lim.Warp)) + 64
 }
 
 // matSig identifies a matrix's contents cheaply: its sizes and where its
@@ -88,17 +93,24 @@ type matSig struct {
 	n, k, pitch              int
 	lens                     [4]int
 	rowPtr, col, val, cooPtr unsafe.Pointer
+	of                       [3]unsafe.Pointer // TransposeOf's arrays
+	ofLens                   [3]int
 }
 
 // (The ELL and COO arrays derive from Src, which may be materialized into
 // them later: Src and CooPtr identify the contents.)
 func sigOf(m *hyb.Matrix) matSig {
-	return matSig{
+	s := matSig{
 		n: m.N, k: m.K, pitch: m.Pitch,
 		lens:   [4]int{len(m.Src.RowPtr), len(m.Src.Col), len(m.Src.Val), len(m.CooPtr)},
 		rowPtr: unsafe.Pointer(unsafe.SliceData(m.Src.RowPtr)), col: unsafe.Pointer(unsafe.SliceData(m.Src.Col)),
 		val: unsafe.Pointer(unsafe.SliceData(m.Src.Val)), cooPtr: unsafe.Pointer(unsafe.SliceData(m.CooPtr)),
 	}
+	if of := m.TransposeOf; of != nil {
+		s.of = [3]unsafe.Pointer{unsafe.Pointer(unsafe.SliceData(of.RowPtr)), unsafe.Pointer(unsafe.SliceData(of.Col)), unsafe.Pointer(unsafe.SliceData(of.Val))}
+		s.ofLens = [3]int{len(of.RowPtr), len(of.Col), len(of.Val)}
+	}
+	return s
 }
 
 // consistent reports whether a cached copy still matches its matrix.

@@ -289,3 +289,48 @@ func TestCompileHybBuild(t *testing.T) {
 		}
 	}
 }
+
+// TestCompileTranspose: the device transpose's kernels compile for every
+// target, the module looks up exactly the kernels transpose.cu defines,
+// and transpose.go's constants are transpose.cu's.
+func TestCompileTranspose(t *testing.T) {
+	re := regexp.MustCompile(`extern "C" __global__ void (?:__launch_bounds__\(\w+\) )?(\w+)\(`)
+	var found []string
+	for _, m := range re.FindAllStringSubmatch(transposeSource, -1) {
+		found = append(found, m[1])
+	}
+	if !slices.Equal(found, transposeKernels) {
+		t.Fatalf("transpose.cu defines %v, transposeKernels lists %v", found, transposeKernels)
+	}
+	for name, v := range map[string]int{"TR_THREADS": blockSize, "TR_DIGIT_BITS": trDigitBits} {
+		m := regexp.MustCompile(`#define ` + name + ` (\d+)`).FindStringSubmatch(transposeSource)
+		if m == nil {
+			t.Fatalf("transpose.cu: %s not found", name)
+		}
+		if got, _ := strconv.Atoi(m[1]); got != v {
+			t.Errorf("transpose.cu: %s is %d, the Go side %d", name, got, v)
+		}
+	}
+	if trTile != blockSize*16 || trScanChunk != blockSize*16 || trRadix != blockSize ||
+		!strings.Contains(transposeSource, "#define TR_ITEMS 16 ") || !strings.Contains(transposeSource, "#define TR_SCAN_CHUNK (TR_THREADS * 16) ") {
+		t.Errorf("trTile %d, trScanChunk %d, trRadix %d: transpose.cu's TR_TILE, TR_SCAN_CHUNK and TR_RADIX differ", trTile, trScanChunk, trRadix)
+	}
+	needNVRTC(t)
+	for _, arch := range testArchs() {
+		ptx, _, err := compile(transposeSource, arch)
+		if err != nil {
+			t.Fatalf("%s: %v", arch, err)
+		}
+		for _, k := range transposeKernels {
+			if !strings.Contains(ptx, ".entry "+k+"(") {
+				t.Errorf("%s: PTX lacks kernel %s", arch, k)
+			}
+		}
+		// (for ptxas: registers, spills and shared memory of each kernel)
+		if dir := os.Getenv("HPGRAPH_PTX_DIR"); dir != "" {
+			if err := os.WriteFile(filepath.Join(dir, "transpose."+arch+".ptx"), []byte(ptx), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}

@@ -382,9 +382,11 @@ func (d *device) open() error {
 	// upload paid ~6 ms for them. So the module of PREPROCESS's kernels,
 	// which every run that builds a matrix loads: the first module a
 	// context loads took ~9.6 ms of a fresh kron21 run's PREPROCESS (H200).
-	// (Where it cannot load, the first build says why.)
+	// (Where it cannot load, the first build says why.) The transpose's
+	// too, which builds a directed graph's in-matrix (transpose.go).
 	stageReady()
 	_ = catch("loading PREPROCESS's kernels", func() error { d.hybBuildModule(); return nil })
+	_ = catch("loading the transpose's kernels", func() error { d.transposeModule(); return nil })
 	return nil
 }
 

@@ -353,6 +353,75 @@ func TestAppsMatchCPU(t *testing.T) {
 	t.Logf("%d GPU runs in %v", runs, gpuTime)
 }
 
+// TestDeviceInMatricesMatchCPU runs the apps that pull along InEdges
+// (BFS, SSSP, PageRank and a user program) on the directed test graphs
+// on the GPU first, so that their in-matrices are the device's transposes
+// (TestAppsMatchCPU runs the CPU first on one graph, whose host-built
+// matrices the GPU then reuses), in every direction and HYB split, and
+// resident (PageRank's tiles read the out-CSR as the in-matrix's
+// columns), and compares them with the CPU on a fresh graph; the host
+// never builds the transpose of the graph a GPU run had.
+func TestDeviceInMatricesMatchCPU(t *testing.T) {
+	needGPU(t)
+	needNVRTC(t)
+	plain := testGraphs(t, datasets.Options{})
+	weighted := testGraphs(t, datasets.Options{Weights: datasets.WeightsRandom, WeightMin: 1, WeightMax: 64, Seed: 5})
+	use := map[string]bool{"bfs": true, "sssp": true, "sssp (delta-stepping)": true, "pagerank": true, "pagerank-ldbc": true, "widest (user)": true}
+	directed := 0
+	for gi := range plain {
+		for _, a := range appCases {
+			tg := a.graph(plain, weighted, gi)
+			if !use[a.name] || !tg.g.Directed {
+				continue
+			}
+			directed++
+			t.Run(fmt.Sprintf("%s/%s", tg.name, a.name), func(t *testing.T) {
+				for _, dir := range []vertexprog.Direction{vertexprog.Auto, vertexprog.Push, vertexprog.Pull} {
+					if dir == vertexprog.Push && a.pullOnly {
+						continue
+					}
+					for _, s := range append(splits, struct {
+						name string
+						opt  hyb.Options
+					}{"default", hyb.Options{}}) {
+						for _, resident := range []bool{false, true} {
+							what := fmt.Sprintf("%s/%s resident=%v", dir, s.name, resident)
+							g := vertexprog.NewGraph(tg.g)
+							opt := vertexprog.Options{Direction: dir, HYB: s.opt, Backend: "cuda", Resident: resident}
+							got, gotIt, err := a.run(g, opt)
+							if err != nil {
+								t.Fatalf("cuda %s: %v", what, err)
+							}
+							if g.InAdjacencyBuilt() {
+								t.Errorf("cuda %s: the host built the graph's transpose", what)
+							}
+							opt.Backend = "cpu"
+							want, wantIt, err := a.run(vertexprog.NewGraph(tg.g), opt)
+							if err != nil {
+								t.Fatalf("cpu %s: %v", what, err)
+							}
+							if len(got) != len(want) {
+								t.Fatalf("cuda %s: %d outputs, cpu %d", what, len(got), len(want))
+							}
+							if gotIt != wantIt && !(a.reorders && dir != vertexprog.Pull) {
+								t.Errorf("cuda %s: %d supersteps, cpu %d", what, gotIt, wantIt)
+							}
+							for i := range want {
+								if !same(got[i], want[i], a.tol) {
+									t.Fatalf("cuda %s: output %d is %v, cpu %v", what, i, got[i], want[i])
+								}
+							}
+						}
+					}
+				}
+			})
+		}
+	}
+	if directed == 0 {
+		t.Fatal("no directed test graph")
+	}
+}
+
 // TestTilesMatchCPU runs the programs that gather from every neighbour
 // (vp_pull_tiles) on the GPU with the tiles off, as the matrix's own, and
 // cut small (segments of 4 and 16 rows, tiles of 5 and 64 entries: many

@@ -5,10 +5,12 @@ package cuda
 import (
 	_ "embed"
 	"encoding/binary"
+	"fmt"
 	"unsafe"
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/hyb"
+	"github.com/hpgraph/hpgraph/internal/par"
 	"github.com/hpgraph/hpgraph/internal/phase"
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
@@ -22,7 +24,10 @@ var hybBuildKernels = []string{"hb_ell", "hb_coo", "hb_restore", "hb_bin_count",
 // buildOnDevice is PREPROCESS on the device for a matrix that
 // vertexprog described without filling (hyb.Describe): it uploads the
 // CSR (or takes its prefetched copy: prefetch.go), builds the ELL and COO arrays from it with hb_ell and hb_coo, and
-// frees the CSR, so the host never holds a second copy of the graph.
+// frees the CSR, so the host never holds a second copy of the graph. A
+// transposed matrix (hyb.DescribeTranspose: a directed graph's
+// in-matrix) is built from the transpose of its TransposeOf, made on the
+// device (transposedOnDevice), which with K = 0 is its COO as it is.
 // Inside device.do.
 func buildOnDevice(md *matDev, m *hyb.Matrix, pt *phase.Trace) {
 	d := theDev
@@ -31,7 +36,14 @@ func buildOnDevice(md *matDev, m *hyb.Matrix, pt *phase.Trace) {
 	var csr []cu.DevicePtr
 	defer func() { freeAll(csr) }()
 	var rowPtr, col, val cu.DevicePtr
-	if c := d.takePrefetch(m.Src); c != nil {
+	if m.TransposeOf != nil && m.K == 0 {
+		md.cooPtr, md.cooCol, md.cooVal = transposedOnDevice(&md.bufs, m, pt)
+		d.notePeak()
+		return
+	}
+	if m.TransposeOf != nil {
+		rowPtr, col, val = transposedOnDevice(&csr, m, pt)
+	} else if c := d.takePrefetch(m.Src); c != nil {
 		rowPtr, col, val, csr = c.rowPtr, c.col, c.val, c.bufs
 		pt.Mark("prefetched CSR")
 	} else {
@@ -63,6 +75,72 @@ func buildOnDevice(md *matDev, m *hyb.Matrix, pt *phase.Trace) {
 	d.syncStream()
 	pt.Mark("build")
 	d.notePeak()
+}
+
+// transposedOnDevice makes on the device the CSR of m, a transposed
+// matrix (m.TransposeOf set): it takes the prefetched copy of the
+// out-CSR m.TransposeOf, or uploads it, transposes it (deviceTranspose:
+// the result's arrays join bufs) and checks the transpose's row pointer
+// against m's, counted on the host (a mismatch is a bug: it panics). The
+// out-CSR then goes back among the prefetched copies, for the graph's
+// out-matrix if the run builds it too (an InEdges program that pushes);
+// the run's start frees it otherwise (dropPrefetch). Inside device.do.
+func transposedOnDevice(bufs *[]cu.DevicePtr, m *hyb.Matrix, pt *phase.Trace) (rowPtr, col, val cu.DevicePtr) {
+	d := theDev
+	of := *m.TransposeOf
+	c := d.takePrefetch(of)
+	if c != nil {
+		pt.Mark("prefetched out-CSR")
+	} else {
+		c = &csrCopy{src: of}
+	}
+	kept := false
+	defer func() {
+		if !kept {
+			freeAll(c.bufs)
+		}
+	}()
+	if c.bufs == nil {
+		c.rowPtr = devPut(&c.bufs, of.RowPtr)
+		c.col = devPut(&c.bufs, of.Col)
+		c.val = devPut(&c.bufs, of.Val)
+		pt.Mark("out-CSR")
+	}
+	rowPtr, col, val = deviceTranspose(bufs, c.rowPtr, c.col, c.val, m.N, m.NNZ())
+	pt.Mark("transpose")
+	checkTransposeRows(rowPtr, m.Src.RowPtr)
+	pt.Mark("transpose's row offsets checked")
+	c.done, c.cancelled = true, false
+	d.mu.Lock()
+	d.prefetched = append(d.prefetched, c)
+	d.mu.Unlock()
+	kept = true
+	return rowPtr, col, val
+}
+
+// checkTransposeRows panics unless the device's row pointer dev (len(want)
+// int64s) equals want, the host's count of the transpose's rows. Inside
+// device.do.
+func checkTransposeRows(dev cu.DevicePtr, want []int64) {
+	got := make([]int64, len(want))
+	cu.MemcpyDtoH(unsafe.Pointer(&got[0]), dev, int64(len(got))*8)
+	bad := make([]int, par.Workers())
+	for w := range bad {
+		bad[w] = -1
+	}
+	par.Blocks(len(want), func(w, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if got[i] != want[i] {
+				bad[w] = i
+				return
+			}
+		}
+	})
+	for _, i := range bad {
+		if i >= 0 {
+			panic(fmt.Sprintf("cuda: the device's transpose has row offset %d at row %d, the host counted %d (a bug in deviceTranspose or the in-degree count)", got[i], i, want[i]))
+		}
+	}
 }
 
 // hybBuildModule compiles (or finds in the caches) and loads the

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 	"unsafe"
@@ -324,5 +325,137 @@ func TestDeviceOrientationMatchesHost(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestDeviceInMatrixMatchesHost: a directed graph's in-matrix described
+// as its out-CSR's transpose (hyb.DescribeTranspose, as vertexprog does
+// for a device run) and built on the device (deviceTranspose, then hb_ell
+// and hb_coo, or as the COO itself with K = 0) equals hyb.FromCSR of the
+// host's transpose array by array, in every split, weighted (small
+// integers: equal parallel weights; random floats) and not, with loops,
+// parallel arcs, hubs and empty rows, from an upload and from a prefetched
+// out-CSR; the host never builds the transpose, and the out-CSR goes back
+// among the prefetched copies for the out-matrix.
+func TestDeviceInMatrixMatchesHost(t *testing.T) {
+	d := needGPU(t)
+	rng := rand.New(rand.NewPCG(24, 10))
+	for _, c := range []struct{ n, arcs, hub int }{{1, 3, 0}, {33, 100, 10}, {1000, 8191, 300}, {70000, 300000, 20000}, {300001, 1_200_001, 150_000}} {
+		for _, weights := range []int{0, 1, 2} {
+			g := transposeTestGraph(rng, c.n, c.arcs, c.hub, weights)
+			tr := g.Transpose()
+			of := hyb.CSR{RowPtr: g.RowPtr, Col: g.Col, Val: g.W}
+			for _, s := range splits {
+				for _, prefetched := range []bool{false, true} {
+					what := fmt.Sprintf("n=%d arcs=%d weights=%d %s prefetched=%v", c.n, c.arcs, weights, s.name, prefetched)
+					want, err := hyb.FromCSR(tr.N, tr.RowPtr, tr.Col, tr.W, s.opt)
+					if err != nil {
+						t.Fatal(err)
+					}
+					m, err := hyb.DescribeTranspose(g.N, slices.Clone(tr.RowPtr), of, s.opt, func() hyb.CSR {
+						t.Errorf("%s: the host transpose was asked for", what)
+						return hyb.CSR{RowPtr: tr.RowPtr, Col: tr.Col, Val: tr.W}
+					})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if prefetched {
+						Backend{}.Prefetch(g.RowPtr, g.Col, g.W)
+						waitPrefetches(t, d, 1)
+					}
+					err = d.do("building an in-matrix on the device", func() error {
+						md := &matDev{m: m}
+						defer func() { freeAll(md.bufs) }()
+						buildOnDevice(md, m, phase.New("cuda", "test"))
+						slots, coo := int64(m.K)*int64(m.Pitch), m.CooNNZ()
+						if got := download[int32](md.ellCol, slots); !slices.Equal(got, want.EllCol) && slots > 0 {
+							t.Errorf("%s: ELL columns differ", what)
+						}
+						if got := download[float32](md.ellVal, slots); !sameBits(got, want.EllVal) && slots > 0 && want.EllVal != nil {
+							t.Errorf("%s: ELL values differ", what)
+						}
+						if got := download[int32](md.cooCol, coo); !slices.Equal(got, want.CooCol) && coo > 0 {
+							t.Errorf("%s: COO columns differ", what)
+						}
+						if got := download[float32](md.cooVal, coo); !sameBits(got, want.CooVal) && coo > 0 && want.CooVal != nil {
+							t.Errorf("%s: COO values differ", what)
+						}
+						if (md.ellVal != 0 || md.cooVal != 0) != (g.W != nil && g.NNZ() > 0) {
+							t.Errorf("%s: weighted %v, device values %#x %#x", what, g.W != nil, md.ellVal, md.cooVal)
+						}
+						if got := download[int64](md.cooPtr, int64(g.N+1)); !slices.Equal(got, want.CooPtr) {
+							t.Errorf("%s: COO row offsets differ", what)
+						}
+						d.mu.Lock()
+						left := len(d.prefetched)
+						back := left == 1 && sameArrays(d.prefetched[0].src, of) && d.prefetched[0].done
+						d.mu.Unlock()
+						if !back {
+							t.Errorf("%s: %d prefetched copies after the build; want the out-CSR, done", what, left)
+						}
+						d.dropPrefetch(nil)
+						return nil
+					})
+					if err != nil {
+						t.Fatalf("%s: %v", what, err)
+					}
+					if m.Materialized() {
+						t.Errorf("%s: building on the device filled the host's arrays", what)
+					}
+				}
+			}
+		}
+	}
+}
+
+// waitPrefetches waits for n prefetched copies to be made.
+func waitPrefetches(t *testing.T, d *device, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		d.mu.Lock()
+		done := len(d.prefetched) == n
+		for _, c := range d.prefetched {
+			done = done && c.done
+		}
+		d.mu.Unlock()
+		if done {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the prefetches did not finish in 10 s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestDeviceInMatrixRowsChecked: an in-matrix described with other rows
+// than the transpose's (a bug in the count) is refused with the check's
+// message, not built wrong; the device's memory is given back.
+func TestDeviceInMatrixRowsChecked(t *testing.T) {
+	d := needGPU(t)
+	rng := rand.New(rand.NewPCG(24, 11))
+	g := transposeTestGraph(rng, 5000, 20000, 100, 2)
+	rowPtr := slices.Clone(g.Transpose().RowPtr)
+	rowPtr[10]++ // (the total stays right)
+	m, err := hyb.DescribeTranspose(g.N, rowPtr, hyb.CSR{RowPtr: g.RowPtr, Col: g.Col, Val: g.W}, splits[1].opt, func() hyb.CSR {
+		t.Error("the host transpose was asked for")
+		return hyb.CSR{}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after int64
+	_ = d.do("memory", func() error { before, _ = d.memInfo(); return nil })
+	md := &matDev{m: m}
+	err = d.do("building an in-matrix on the device", func() error {
+		buildOnDevice(md, m, nil)
+		return nil
+	})
+	_ = d.do("freeing", func() error { freeAll(md.bufs); d.dropPrefetch(nil); after, _ = d.memInfo(); return nil })
+	if err == nil || !strings.Contains(err.Error(), "row offset") {
+		t.Fatalf("a wrong row count: %v; want the transpose check's panic", err)
+	}
+	if after < before {
+		t.Errorf("free device memory %d after the refused build, %d before", after, before)
 	}
 }

@@ -46,8 +46,10 @@ func (Backend) Prefetch(rowPtr []int64, col []int32, val []float32) {
 }
 
 // prefetch copies c to the device unless a run took or dropped it first,
-// a cached matrix has it as its source already, or the device has not
-// room for it and a matrix built from it. Inside device.do.
+// a cached matrix has it as its source already (or is its transpose: a
+// run on a directed graph whose in-matrix is cached builds its
+// out-matrix, if it needs one, from an upload of its own), or the device
+// has not room for it and a matrix built from it. Inside device.do.
 func (d *device) prefetch(c *csrCopy) {
 	d.mu.Lock()
 	cancelled := c.cancelled
@@ -56,7 +58,7 @@ func (d *device) prefetch(c *csrCopy) {
 		return
 	}
 	for m, md := range d.cache.m {
-		if sameArrays(m.Src, c.src) && md.consistent() {
+		if (sameArrays(m.Src, c.src) || m.TransposeOf != nil && sameArrays(*m.TransposeOf, c.src)) && md.consistent() {
 			d.dropPrefetch(c)
 			return
 		}

@@ -178,7 +178,14 @@ func makePullTiles(m *hyb.Matrix, rowBits, maxArcs int, near, symmetric bool) *p
 	var rowOf []int32
 	var valOf []float32
 	var colPtr []int64
-	if symmetric {
+	if of := m.TransposeOf; of != nil {
+		// A transposed matrix's columns are the rows of the CSR it is the
+		// transpose of (a directed graph's in-matrix: its out-CSR), rows
+		// increasing, a pair's parallel arcs by weight as the host's
+		// transpose orders them (datasets sorts rows by column and
+		// weight): read in place, and the host builds no transpose.
+		colPtr, rowOf, valOf = of.RowPtr, of.Col, of.Val
+	} else if symmetric {
 		// Column c is row c: its entries in row order, the rows sorted
 		// (a row that is not comes out in another valid order). Read in
 		// place.

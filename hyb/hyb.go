@@ -11,6 +11,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/internal/par"
@@ -65,10 +66,26 @@ type Matrix struct {
 	CooVal []float32
 	// CooPtr[r] is the index of row r's first COO entry (len N+1).
 	CooPtr []int64
-	// Src is the CSR the matrix was built from (read only; shared).
+	// Src is the CSR the matrix was built from (read only; shared). For
+	// a matrix described as a transpose (DescribeTranspose) it holds the
+	// row pointer alone: Col and Val are nil, and the CSR is that of
+	// TransposeOf's transpose, which Source builds on the host where one
+	// needs it.
 	Src CSR
+	// TransposeOf, when set, says the matrix is the transpose of this CSR
+	// (a directed graph's in-adjacency described from its out-CSR): a
+	// device backend can transpose it on the device instead of uploading
+	// a host transpose. Read only; shared.
+	TransposeOf *CSR
 
 	once sync.Once
+	// source builds the host CSR of a transposed matrix (its Src row
+	// pointer's rows), srcDone holds it once built, and filled says
+	// Materialize ran on a transposed matrix.
+	source  func() CSR
+	srcOnce sync.Once
+	srcDone CSR
+	filled  atomic.Bool
 }
 
 // CSR is a compressed sparse row matrix whose rows are sorted by column.
@@ -78,23 +95,60 @@ type CSR struct {
 	Val    []float32 // nil for a pattern matrix
 }
 
-// Materialized reports whether the ELL and COO arrays are filled.
+// Materialized reports whether the ELL and COO arrays are filled. A
+// transposed matrix (TransposeOf) is not until Materialize, whatever its
+// K: with K = 0 its COO is the host transpose, which Materialize builds.
 func (m *Matrix) Materialized() bool {
+	if m.TransposeOf != nil {
+		return m.N == 0 || m.filled.Load()
+	}
 	return m.K == 0 || m.EllCol != nil || m.N == 0
 }
 
 // Materialize fills the ELL and COO arrays from Src if Describe left them
-// empty. Safe for concurrent use; a no-op on a materialized matrix.
+// empty (a transposed matrix's from Source, built then). Safe for
+// concurrent use; a no-op on a materialized matrix.
 func (m *Matrix) Materialize() {
 	m.once.Do(func() {
-		if !m.Materialized() {
-			m.fill()
+		if m.Materialized() {
+			return
 		}
+		src := m.Source()
+		if m.TransposeOf != nil && m.K == 0 {
+			m.CooCol, m.CooVal = src.Col, src.Val
+		} else {
+			m.fill(src)
+		}
+		m.filled.Store(true)
 	})
 }
 
+// Source is the CSR the matrix's rows are: Src, or for a transposed
+// matrix (TransposeOf) the host transpose, built on the first call (by
+// the function DescribeTranspose was given) and checked against Src's
+// row pointer. Read only.
+func (m *Matrix) Source() CSR {
+	if m.TransposeOf == nil {
+		return m.Src
+	}
+	m.srcOnce.Do(func() {
+		src := m.source()
+		if !slices.Equal(src.RowPtr, m.Src.RowPtr) || int64(len(src.Col)) != m.NNZ() || (src.Val != nil) != m.Weighted() {
+			panic(fmt.Sprintf("hyb: the host transpose (%d rows, %d entries, weighted %v) is not the matrix described (%d rows, %d entries, weighted %v)",
+				len(src.RowPtr)-1, len(src.Col), src.Val != nil, m.N, m.NNZ(), m.Weighted()))
+		}
+		m.srcDone = src
+	})
+	return m.srcDone
+}
+
 // Weighted reports whether the matrix carries values.
-func (m *Matrix) Weighted() bool { return m.Src.Val != nil }
+func (m *Matrix) Weighted() bool {
+	if m.TransposeOf != nil {
+		return m.TransposeOf.Val != nil
+	}
+	return m.Src.Val != nil
+}
 
 // NNZ is the number of stored entries.
 func (m *Matrix) NNZ() int64 { return m.Src.RowPtr[m.N] }
@@ -208,20 +262,69 @@ func FromCSR(n int, rowPtr []int64, col []int32, val []float32, opt Options) (*M
 // Materialize fills the rest on the host; a device backend can build
 // them on the device from Src instead.
 func Describe(n int, rowPtr []int64, col []int32, val []float32, opt Options) (*Matrix, error) {
-	if opt.RelativeSpeed <= 0 || math.IsNaN(opt.RelativeSpeed) || opt.Breakeven < 0 || opt.MaxK < 0 {
-		return nil, fmt.Errorf("hyb: invalid options %+v (relative speed must be > 0, breakeven and max K >= 0)", opt)
+	if err := checkOptions(opt); err != nil {
+		return nil, err
 	}
 	if n < 0 || len(rowPtr) != n+1 || rowPtr[0] != 0 || rowPtr[n] != int64(len(col)) || (val != nil && len(val) != len(col)) {
 		return nil, fmt.Errorf("hyb: inconsistent CSR (n=%d, %d row pointers, %d columns, %d values)", n, len(rowPtr), len(col), len(val))
+	}
+	m, err := DescribeRows(n, rowPtr, opt)
+	if err != nil {
+		return nil, err
+	}
+	m.Src = CSR{rowPtr, col, val}
+	if m.K == 0 {
+		m.CooCol, m.CooVal = col, val
+	}
+	return m, nil
+}
+
+// DescribeTranspose describes the transpose of of (an n×n CSR: a
+// directed graph's out-adjacency) from its row pointer alone, rowPtr
+// (the in-degrees' prefix sums, counted by the caller), without building
+// the transpose: the matrix's TransposeOf is of, its Src holds rowPtr
+// only, and Materialize (or Source) calls build for the host transpose
+// where one needs it, which must return the CSR of rowPtr's rows. A
+// device backend builds the matrix's arrays by transposing of on the
+// device instead. Even with K = 0 nothing is shared until Materialize.
+func DescribeTranspose(n int, rowPtr []int64, of CSR, opt Options, build func() CSR) (*Matrix, error) {
+	if err := checkOptions(opt); err != nil {
+		return nil, err
+	}
+	if n < 0 || len(rowPtr) != n+1 || len(of.RowPtr) != n+1 || rowPtr[0] != 0 || rowPtr[n] != int64(len(of.Col)) ||
+		of.RowPtr[n] != int64(len(of.Col)) || (of.Val != nil && len(of.Val) != len(of.Col)) || build == nil {
+		return nil, fmt.Errorf("hyb: inconsistent transpose (n=%d, %d and %d row pointers, %d columns, %d values)",
+			n, len(rowPtr), len(of.RowPtr), len(of.Col), len(of.Val))
+	}
+	m, err := DescribeRows(n, rowPtr, opt)
+	if err != nil {
+		return nil, err
+	}
+	m.Src = CSR{RowPtr: rowPtr}
+	m.TransposeOf = &of
+	m.source = build
+	return m, nil
+}
+
+// DescribeRows is Describe from a row pointer alone (rows' lengths are
+// all K and CooPtr need): a matrix whose Src holds rowPtr and no columns,
+// and whose COO arrays are empty even with K = 0. DescribeTranspose and
+// Describe finish it; alone it is a shape, which Materialize cannot fill.
+func DescribeRows(n int, rowPtr []int64, opt Options) (*Matrix, error) {
+	if err := checkOptions(opt); err != nil {
+		return nil, err
+	}
+	if n < 0 || len(rowPtr) != n+1 || rowPtr[0] != 0 {
+		return nil, fmt.Errorf("hyb: inconsistent row pointer (n=%d, %d row pointers)", n, len(rowPtr))
 	}
 	k := ChooseK(rowPtr, opt)
 	pitch := (n + 31) &^ 31
 	if int64(k)*int64(pitch) > math.MaxInt32*int64(8) {
 		return nil, fmt.Errorf("hyb: ELL of %d x %d slots is too large", pitch, k)
 	}
-	m := &Matrix{N: n, K: k, Pitch: pitch, Src: CSR{rowPtr, col, val}}
+	m := &Matrix{N: n, K: k, Pitch: pitch, Src: CSR{RowPtr: rowPtr}}
 	if k == 0 {
-		m.CooPtr, m.CooCol, m.CooVal = rowPtr, col, val
+		m.CooPtr = rowPtr
 		return m, nil
 	}
 	// CooPtr is the prefix sum of the rows' tails past K: each core sums
@@ -249,10 +352,17 @@ func Describe(n int, rowPtr []int64, col []int32, val []float32, opt Options) (*
 	return m, nil
 }
 
-// fill builds the ELL and COO arrays from Src.
-func (m *Matrix) fill() {
+func checkOptions(opt Options) error {
+	if opt.RelativeSpeed <= 0 || math.IsNaN(opt.RelativeSpeed) || opt.Breakeven < 0 || opt.MaxK < 0 {
+		return fmt.Errorf("hyb: invalid options %+v (relative speed must be > 0, breakeven and max K >= 0)", opt)
+	}
+	return nil
+}
+
+// fill builds the ELL and COO arrays from src (the matrix's Source).
+func (m *Matrix) fill(src CSR) {
 	n, k, pitch := m.N, m.K, m.Pitch
-	rowPtr, col, val := m.Src.RowPtr, m.Src.Col, m.Src.Val
+	rowPtr, col, val := src.RowPtr, src.Col, src.Val
 	m.EllCol = make([]int32, k*pitch)
 	nc := m.CooPtr[n]
 	m.CooCol = make([]int32, nc)
@@ -337,7 +447,8 @@ func (m *Matrix) ToCSR() (rowPtr []int64, col []int32, val []float32) {
 // Transpose returns the HYB form of the transposed matrix, with K chosen
 // afresh for the transposed row lengths.
 func (m *Matrix) Transpose(opt Options) (*Matrix, error) {
-	rowPtr, col, val := m.Src.RowPtr, m.Src.Col, m.Src.Val
+	src := m.Source()
+	rowPtr, col, val := src.RowPtr, src.Col, src.Val
 	tPtr := make([]int64, m.N+1)
 	for _, c := range col {
 		tPtr[c+1]++

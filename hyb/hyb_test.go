@@ -207,3 +207,86 @@ func TestBadInput(t *testing.T) {
 		t.Error("zero relative speed accepted")
 	}
 }
+
+// TestDescribeTranspose: a matrix described as a CSR's transpose from its
+// row pointer alone has the shape of FromCSR's of the transpose, builds
+// the host transpose only when materialized (or asked its Source), and
+// then equals it array by array, in every split (K = 0 included, where
+// its COO becomes the transpose's arrays), weighted and not.
+func TestDescribeTranspose(t *testing.T) {
+	rng := rand.New(rand.NewPCG(24, 3))
+	for _, n := range []int{0, 1, 40, 300} {
+		for _, weighted := range []bool{false, true} {
+			rowPtr, col, val := randomCSR(rng, n, weighted)
+			of := CSR{rowPtr, col, val}
+			ref, err := FromCSR(n, rowPtr, col, val, Options{RelativeSpeed: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr, err := ref.Transpose(Options{RelativeSpeed: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, opt := range []Options{CPUOptions(), {RelativeSpeed: 3}, {RelativeSpeed: 1e-9}, {RelativeSpeed: 1e-9, MaxK: 2}} {
+				want, err := FromCSR(n, tr.Src.RowPtr, tr.Src.Col, tr.Src.Val, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				builds := 0
+				m, err := DescribeTranspose(n, slices.Clone(tr.Src.RowPtr), of, opt, func() CSR { builds++; return tr.Src })
+				if err != nil {
+					t.Fatal(err)
+				}
+				if m.K != want.K || m.Pitch != want.Pitch || !slices.Equal(m.CooPtr, want.CooPtr) || m.NNZ() != want.NNZ() || m.Weighted() != (val != nil) {
+					t.Fatalf("n=%d %+v: K %d, pitch %d, nnz %d, weighted %v; want %d, %d, %d, %v (or COO offsets differ)",
+						n, opt, m.K, m.Pitch, m.NNZ(), m.Weighted(), want.K, want.Pitch, want.NNZ(), val != nil)
+				}
+				if m.Src.Col != nil || m.Src.Val != nil || m.TransposeOf == nil || builds != 0 {
+					t.Fatalf("n=%d %+v: described with columns or values, or built the transpose (%d)", n, opt, builds)
+				}
+				if m.Materialized() != (n == 0) {
+					t.Fatalf("n=%d %+v: materialized %v before Materialize", n, opt, m.Materialized())
+				}
+				m.Materialize()
+				m.Materialize()
+				if n > 0 && builds != 1 {
+					t.Fatalf("n=%d %+v: the transpose was built %d times", n, opt, builds)
+				}
+				if !m.Materialized() || !slices.Equal(m.EllCol, want.EllCol) || !slices.Equal(m.EllVal, want.EllVal) ||
+					!slices.Equal(m.CooCol, want.CooCol) || !slices.Equal(m.CooVal, want.CooVal) {
+					t.Fatalf("n=%d %+v: materialized arrays differ from the host transpose's", n, opt)
+				}
+				r, c, v := m.ToCSR()
+				if !slices.Equal(r, tr.Src.RowPtr) || !slices.Equal(c, tr.Src.Col) || !slices.Equal(v, tr.Src.Val) {
+					t.Fatalf("n=%d %+v: ToCSR is not the transpose", n, opt)
+				}
+			}
+		}
+	}
+}
+
+// TestDescribeTransposeChecks: inconsistent arguments are errors, and a
+// host transpose whose rows are not the described ones panics.
+func TestDescribeTransposeChecks(t *testing.T) {
+	of := CSR{RowPtr: []int64{0, 1, 2}, Col: []int32{1, 1}}
+	build := func() CSR { return CSR{RowPtr: []int64{0, 0, 2}, Col: []int32{0, 1}} }
+	for _, c := range []struct {
+		n      int
+		rowPtr []int64
+		b      func() CSR
+	}{{2, []int64{0, 0}, build}, {2, []int64{0, 0, 3}, build}, {2, []int64{0, 0, 2}, nil}, {1, []int64{0, 2}, build}} {
+		if _, err := DescribeTranspose(c.n, c.rowPtr, of, Options{RelativeSpeed: 3}, c.b); err == nil {
+			t.Errorf("n=%d rowPtr=%v: no error", c.n, c.rowPtr)
+		}
+	}
+	m, err := DescribeTranspose(2, []int64{0, 1, 2}, of, CPUOptions(), build)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a transpose of other rows than described did not panic")
+		}
+	}()
+	m.Materialize()
+}

@@ -26,5 +26,9 @@ for g in $G/kron21.hpg $G/grid1000.hpg; do
 done
 timeout 300 $H verify --backend cuda $G/kron16.hpg bin/shared/tiny/* bin/shared/small/* >/dev/null 2>&1 || echo "verify failed"
 timeout 120 $H verify --backend cuda --weights random:1-64 --algo sssp $G/kron16.hpg >/dev/null 2>&1 || echo "verify sssp failed"
+# The device transpose (cuda/transpose.cu): every context loads it (a
+# directed graph's in-matrix is built with it), so the runs above made its
+# image; its GPU test compiles it too (bin/cuda.test from make gpu-bins).
+[ -x bin/cuda.test ] && { timeout 300 bin/cuda.test -test.run 'TestDeviceTransposeMatchesHost' >/dev/null 2>&1 || echo "cuda.test TestDeviceTransposeMatchesHost failed"; }
 echo "$(ls $D | wc -l) images, $(du -sh $D | cut -f1)"
 tar -C "$D" -czf "$OUT/prebuilt.tgz" .

@@ -226,7 +226,7 @@ func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 	if b == nil && defaultHYB && opt.HYB != hyb.CPUOptions() {
 		// (the device it prepared for did not open: the CPU's matrices)
 		opt.HYB = hyb.CPUOptions()
-		if err := h.matrices(g, opt); err != nil {
+		if err := h.matrices(g, opt, false); err != nil {
 			return nil, err
 		}
 	}
@@ -287,12 +287,18 @@ func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 
 // prefetch offers pf the adjacencies the run's pull and push matrices
 // will be described from, where they exist already (a directed graph's
-// transpose may not: describing the matrix builds it), so that their
-// upload overlaps the host's PREPROCESS.
+// in-out rows may not: describing the matrix builds them), so that their
+// upload overlaps the host's PREPROCESS. A directed graph's in-matrix,
+// while its transpose is not built, is the device's transpose of the
+// out-CSR (matrixFor): the out-CSR is offered for it.
 func prefetch(g *Graph, spec Spec, pf Prefetcher) {
 	var seen *datasets.Graph
 	for _, r := range []matrixRows{gatherRows(spec.Edges), pushRows(spec.Edges)} {
-		if a := g.builtAdjacency(r); a != nil && a != seen {
+		a := g.builtAdjacency(r)
+		if a == nil && r == rowsIn {
+			a = g.g
+		}
+		if a != nil && a != seen {
 			pf.Prefetch(a.RowPtr, a.Col, a.W)
 			seen = a
 		}
@@ -540,10 +546,11 @@ type hostRun[X, A any] struct {
 }
 
 // matrices gets the pull matrix, and the push matrix when the program can
-// push and opt allows it, in opt.HYB's form.
-func (r *hostRun[X, A]) matrices(g *Graph, opt Options) error {
+// push and opt allows it, in opt.HYB's form; device: the run may go to a
+// device, which builds a directed graph's in-matrix itself (matrixFor).
+func (r *hostRun[X, A]) matrices(g *Graph, opt Options, device bool) error {
 	var err error
-	if r.pull, err = g.PullMatrix(r.spec.Edges, opt.HYB); err != nil {
+	if r.pull, err = g.matrixFor(gatherRows(r.spec.Edges), opt.HYB, device); err != nil {
 		return err
 	}
 	r.push = nil
@@ -552,7 +559,7 @@ func (r *hostRun[X, A]) matrices(g *Graph, opt Options) error {
 		return pushErr
 	}
 	if pushErr == nil && opt.Direction != Pull {
-		if r.push, err = g.PushMatrix(r.spec.Edges, opt.HYB); err != nil {
+		if r.push, err = g.matrixFor(pushRows(r.spec.Edges), opt.HYB, device); err != nil {
 			return err
 		}
 	}
@@ -576,7 +583,7 @@ func prepare[X, A any](g *Graph, p Program[X, A], opt Options, mayDevice bool) (
 		}
 		pt.Mark("program's Prepare")
 	}
-	if err := r.matrices(g, opt); err != nil {
+	if err := r.matrices(g, opt, mayDevice); err != nil {
 		return nil, err
 	}
 	pt.Mark("matrices")

@@ -213,6 +213,13 @@ func ByID[T any](g *Graph, values []T) (map[int64]T, error) {
 	return m, nil
 }
 
+// InAdjacencyBuilt reports whether the host holds a directed graph's
+// in-adjacency (its transpose: a second copy of the graph), which
+// InNeighbors, InDegree and a host run's in-matrix build on first use; a
+// device run does not (the device transposes the graph). True for an
+// undirected graph, its own transpose.
+func (g *Graph) InAdjacencyBuilt() bool { return !g.g.Directed || g.in.Load() != nil }
+
 func (g *Graph) inAdj() *datasets.Graph {
 	return g.derived(&g.in, func() *datasets.Graph { return g.g.Transpose() })
 }
@@ -320,7 +327,18 @@ func (g *Graph) PushMatrix(e EdgeType, opt hyb.Options) (*Matrix, error) {
 }
 
 func (g *Graph) matrix(r matrixRows, opt hyb.Options) (*Matrix, error) {
-	adj := g.adjacency(r)
+	return g.matrixFor(r, opt, false)
+}
+
+// matrixFor is matrix for a run that may go to a device (device): a
+// directed graph's in-matrix, while its transpose is not built, is then
+// described from the in-degrees alone (hyb.DescribeTranspose), for the
+// device to transpose the out-CSR it uploads anyway; the host builds the
+// transpose (inAdj) only if the matrix is materialized on the host (the
+// CPU engine, a device that does not build it). Matrices are kept by rows
+// and options, whoever asks: a host run given a transposed matrix
+// materializes it, a device run given a host-described one uploads it.
+func (g *Graph) matrixFor(r matrixRows, opt hyb.Options, device bool) (*Matrix, error) {
 	// Undirected graphs have one adjacency; share its matrix.
 	if !g.g.Directed {
 		r = rowsOut
@@ -332,17 +350,32 @@ func (g *Graph) matrix(r matrixRows, opt hyb.Options) (*Matrix, error) {
 	if m != nil {
 		return m, nil
 	}
-	// Described only: the CPU engine materializes it (a no-op for its
-	// K = 0, which shares the CSR), a device backend builds it on the
-	// device from the CSR.
-	h, err := hyb.Describe(adj.N, adj.RowPtr, adj.Col, adj.W, opt)
+	var h *hyb.Matrix
+	var rowPtr []int64
+	var err error
+	if device && r == rowsIn && g.in.Load() == nil {
+		d := g.g
+		rowPtr = inRowPtr(d)
+		h, err = hyb.DescribeTranspose(d.N, rowPtr, hyb.CSR{RowPtr: d.RowPtr, Col: d.Col, Val: d.W}, opt, func() hyb.CSR {
+			in := g.inAdj()
+			return hyb.CSR{RowPtr: in.RowPtr, Col: in.Col, Val: in.W}
+		})
+	} else {
+		// Described only: the CPU engine materializes it (a no-op for
+		// its K = 0, which shares the CSR), a device backend builds it on
+		// the device from the CSR.
+		adj := g.adjacency(r)
+		rowPtr = adj.RowPtr
+		h, err = hyb.Describe(adj.N, adj.RowPtr, adj.Col, adj.W, opt)
+	}
 	if err != nil {
 		return nil, err
 	}
-	m = &Matrix{Matrix: h, Degree: make([]int32, adj.N), nnz: adj.NNZ()}
-	par.Blocks(adj.N, func(_, lo, hi int) {
+	n := h.N
+	m = &Matrix{Matrix: h, Degree: make([]int32, n), nnz: rowPtr[n]}
+	par.Blocks(n, func(_, lo, hi int) {
 		for v := lo; v < hi; v++ {
-			m.Degree[v] = int32(adj.RowPtr[v+1] - adj.RowPtr[v])
+			m.Degree[v] = int32(rowPtr[v+1] - rowPtr[v])
 		}
 	})
 	k := int64(h.K)
@@ -355,6 +388,41 @@ func (g *Graph) matrix(r matrixRows, opt hyb.Options) (*Matrix, error) {
 	g.hybs[key] = m
 	g.mu.Unlock()
 	return m, nil
+}
+
+// inRowPtr is the row pointer of d's transpose (the prefix sums of its
+// in-degrees), counted in one parallel pass over d's columns: n*8 bytes
+// instead of the transpose's second copy of the graph.
+func inRowPtr(d *datasets.Graph) []int64 {
+	n := d.N
+	rowPtr := make([]int64, n+1)
+	cnt := rowPtr[1:]
+	par.Blocks(len(d.Col), func(_, lo, hi int) {
+		for _, c := range d.Col[lo:hi] {
+			atomic.AddInt64(&cnt[c], 1)
+		}
+	})
+	// The prefix sums: each core sums its block, then adds the blocks
+	// before it to its own.
+	sums := make([]int64, par.Workers()+1)
+	par.Blocks(n, func(w, lo, hi int) {
+		var s int64
+		for _, c := range cnt[lo:hi] {
+			s += c
+		}
+		sums[w+1] = s
+	})
+	for w := 1; w < len(sums); w++ {
+		sums[w] += sums[w-1]
+	}
+	par.Blocks(n, func(w, lo, hi int) {
+		s := sums[w]
+		for v := lo; v < hi; v++ {
+			s += cnt[v]
+			cnt[v] = s
+		}
+	})
+	return rowPtr
 }
 
 // memo is one value of Memo, built once.

@@ -1,0 +1,241 @@
+package vertexprog
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/hyb"
+)
+
+// directedTestGraph is a random directed graph of n vertices and about
+// arcs arcs, with self loops, parallel arcs (of equal and of different
+// weights), empty rows, and hubs among both tails and heads.
+func directedTestGraph(t *testing.T, rng *rand.Rand, n, arcs int, weighted bool) *datasets.Graph {
+	t.Helper()
+	el := &datasets.EdgeList{N: n, Directed: true}
+	for range arcs {
+		u, v := int32(rng.IntN(n)), int32(rng.IntN(n))
+		switch rng.IntN(10) {
+		case 0:
+			u = int32(rng.IntN(min(n, 3))) // hub tails
+		case 1:
+			v = int32(rng.IntN(min(n, 3))) // hub heads
+		case 2:
+			v = u // a self loop
+		}
+		el.Src, el.Dst = append(el.Src, u), append(el.Dst, v)
+		if weighted {
+			el.W = append(el.W, float32(1+rng.IntN(8)))
+		}
+		if rng.IntN(20) == 0 { // a parallel arc
+			el.Src, el.Dst = append(el.Src, u), append(el.Dst, v)
+			if weighted {
+				el.W = append(el.W, float32(1+rng.IntN(8)))
+			}
+		}
+	}
+	d, err := datasets.Build(el, datasets.Options{KeepSelfLoops: true, KeepDuplicates: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+var testSplits = []struct {
+	name string
+	opt  hyb.Options
+}{
+	{"coo", hyb.Options{RelativeSpeed: 3, Breakeven: 1 << 30}},
+	{"mixed", hyb.Options{RelativeSpeed: 3, Breakeven: 0}},
+	{"ell", hyb.Options{RelativeSpeed: 1e-9, Breakeven: 0}},
+	{"k2", hyb.Options{RelativeSpeed: 1e-9, Breakeven: 0, MaxK: 2}},
+	{"default", hyb.DefaultOptions()},
+}
+
+// TestInRowPtr: the in-degrees counted over the columns are the host
+// transpose's row pointer.
+func TestInRowPtr(t *testing.T) {
+	rng := rand.New(rand.NewPCG(24, 5))
+	for _, n := range []int{1, 7, 5000, 70000} {
+		d := directedTestGraph(t, rng, n, 3*n, false)
+		if got, want := inRowPtr(d), d.Transpose().RowPtr; !slices.Equal(got, want) {
+			t.Errorf("n=%d: counted in-degrees differ from the transpose's rows", n)
+		}
+	}
+}
+
+// TestDeviceInMatrixDescribed: for a run that may go to a device, a
+// directed graph's in-matrix is described as the out-CSR's transpose
+// without the host building the transpose, with the host-described
+// matrix's shape, degrees and bounds; materialized on the host (the CPU
+// engine), it builds the transpose then and equals the host-described
+// matrix array by array, in every split, weighted and not.
+func TestDeviceInMatrixDescribed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(24, 6))
+	for _, n := range []int{1, 33, 3000, 40000} {
+		for _, weighted := range []bool{false, true} {
+			d := directedTestGraph(t, rng, n, 4*n, weighted)
+			for _, s := range testSplits {
+				what := fmt.Sprintf("n=%d weighted=%v %s", n, weighted, s.name)
+				g, host := NewGraph(d), NewGraph(d)
+				m, err := g.matrixFor(rowsIn, s.opt, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := host.matrixFor(rowsIn, s.opt, false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if g.InAdjacencyBuilt() || !host.InAdjacencyBuilt() {
+					t.Fatalf("%s: described for a device, the transpose was built (%v), or for the host it was not (%v)", what, g.InAdjacencyBuilt(), host.InAdjacencyBuilt())
+				}
+				if m.TransposeOf == nil || want.TransposeOf != nil || !sameArray(m.TransposeOf.Col, d.Col) {
+					t.Fatalf("%s: the device's matrix is not the out-CSR's transpose, or the host's is", what)
+				}
+				if m.K != want.K || !slices.Equal(m.CooPtr, want.CooPtr) || !slices.Equal(m.Degree, want.Degree) ||
+					!slices.Equal(m.Bounds, want.Bounds) || m.NNZ() != want.NNZ() || m.Weighted() != want.Weighted() {
+					t.Fatalf("%s: shape, degrees, bounds or weights differ from the host-described matrix's", what)
+				}
+				if again, _ := g.matrixFor(rowsIn, s.opt, false); again != m {
+					t.Fatalf("%s: a second request did not get the kept matrix", what)
+				}
+				want.Materialize()
+				m.Materialize()
+				if !g.InAdjacencyBuilt() {
+					t.Fatalf("%s: materialized on the host without the host transpose", what)
+				}
+				if !slices.Equal(m.EllCol, want.EllCol) || !slices.Equal(m.EllVal, want.EllVal) ||
+					!slices.Equal(m.CooCol, want.CooCol) || !slices.Equal(m.CooVal, want.CooVal) {
+					t.Fatalf("%s: materialized arrays differ from the host-described matrix's", what)
+				}
+			}
+		}
+	}
+}
+
+func sameArray(a, b []int32) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// TestDeviceInMatrixOnlyWhenUnbuilt: an undirected graph's in-matrix is
+// its out-matrix, and a directed graph whose transpose the host holds
+// already (InNeighbors asked) describes its in-matrix from it.
+func TestDeviceInMatrixOnlyWhenUnbuilt(t *testing.T) {
+	rng := rand.New(rand.NewPCG(24, 7))
+	d := directedTestGraph(t, rng, 100, 400, false)
+	g := NewGraph(d)
+	g.InNeighbors(0)
+	if m, err := g.matrixFor(rowsIn, hyb.DefaultOptions(), true); err != nil || m.TransposeOf != nil {
+		t.Fatalf("with the transpose built: %v, transposed %v", err, m.TransposeOf != nil)
+	}
+	el := d.EdgeList()
+	el.Directed = false
+	u, err := datasets.Build(el, datasets.Options{KeepSelfLoops: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g = NewGraph(u)
+	in, err := g.matrixFor(rowsIn, hyb.DefaultOptions(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := g.matrixFor(rowsOut, hyb.DefaultOptions(), true)
+	if in != out || in.TransposeOf != nil {
+		t.Fatal("an undirected graph's in-matrix is not its out-matrix")
+	}
+}
+
+// minPath is SSSP by Bellman-Ford along in-arcs (pull: v gathers from
+// its in-neighbours; push: along out-arcs).
+type minPath struct{ src int32 }
+
+func (minPath) Spec() Spec { return Spec{Edges: InEdges, Sparse: true, Idempotent: true} }
+func (p minPath) Init(v int32, _ *Step) (float32, bool) {
+	if v == p.src {
+		return 0, true
+	}
+	return float32(math.Inf(1)), false
+}
+func (minPath) Identity() float32 { return float32(math.Inf(1)) }
+func (minPath) Gather(acc float32, _, _ int32, x float32, w float32) float32 {
+	return min(acc, x+w)
+}
+func (minPath) Reduce(a, b float32) float32 { return min(a, b) }
+func (minPath) Update(_ int32, acc float32, x *float32, _ *Step) bool {
+	if acc < *x {
+		*x = acc
+		return true
+	}
+	return false
+}
+
+// TestHostRunOfDeviceInMatrix: a CPU run given the in-matrix a device run
+// described (the same HYB options, kept by the graph) materializes it
+// and answers as a run on a fresh graph, in every direction; the CPU's
+// own default matrices never are transposed ones.
+func TestHostRunOfDeviceInMatrix(t *testing.T) {
+	rng := rand.New(rand.NewPCG(24, 8))
+	d := directedTestGraph(t, rng, 20000, 80000, true)
+	for _, s := range testSplits {
+		for _, dir := range []Direction{Auto, Push, Pull} {
+			g := NewGraph(d)
+			if _, err := g.matrixFor(rowsIn, s.opt, true); err != nil {
+				t.Fatal(err)
+			}
+			opt := Options{Backend: "cpu", HYB: s.opt, Direction: dir}
+			got, err := Run(g, Program[float32, float32](minPath{src: 3}), opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := Run(NewGraph(d), Program[float32, float32](minPath{src: 3}), opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got.X, want.X) || got.Iterations != want.Iterations {
+				t.Fatalf("%s %v: the run on the device-described matrix differs", s.name, dir)
+			}
+		}
+	}
+	g := NewGraph(d)
+	if _, err := Run(g, Program[float32, float32](minPath{src: 3}), Options{Backend: "cpu"}); err != nil {
+		t.Fatal(err)
+	}
+	for k, m := range g.hybs {
+		if m.TransposeOf != nil {
+			t.Errorf("the CPU run's matrix %+v is a transposed one", k)
+		}
+	}
+}
+
+// offered records what prefetch offers.
+type offered struct{ cols [][]int32 }
+
+func (o *offered) Prefetch(_ []int64, col []int32, _ []float32) { o.cols = append(o.cols, col) }
+
+// TestPrefetchOffersOutCSRForInMatrix: while a directed graph's
+// transpose is not built, an InEdges run's prefetch offers the out-CSR
+// (once, for the in-matrix the device transposes and the out-matrix
+// alike), and the transpose once built.
+func TestPrefetchOffersOutCSRForInMatrix(t *testing.T) {
+	rng := rand.New(rand.NewPCG(24, 9))
+	d := directedTestGraph(t, rng, 100, 400, false)
+	g := NewGraph(d)
+	var o offered
+	prefetch(g, minPath{}.Spec(), &o)
+	if len(o.cols) != 1 || !sameArray(o.cols[0], d.Col) {
+		t.Fatalf("offered %d CSRs; want the out-CSR once", len(o.cols))
+	}
+	if g.InAdjacencyBuilt() {
+		t.Fatal("prefetch built the transpose")
+	}
+	in := g.inAdj()
+	o = offered{}
+	prefetch(g, minPath{}.Spec(), &o)
+	if len(o.cols) != 2 || !sameArray(o.cols[0], in.Col) || !sameArray(o.cols[1], d.Col) {
+		t.Fatalf("with the transpose built: offered %d CSRs; want it and the out-CSR", len(o.cols))
+	}
+}
