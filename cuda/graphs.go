@@ -100,8 +100,9 @@ func (r *run) pullGraph(dir vertexprog.Direction, s0 int) bool {
 	return dir == vertexprog.Pull && r.hasPullGraphs() && r.base == s0
 }
 
-// hasPullGraphs reports whether every graph of pullGraphs was captured
-// (and no capture has failed since).
+// hasPullGraphs reports whether the run replays graphs (Options.Graphs)
+// and every graph of pullGraphs was captured (and no capture has failed
+// since; a parked run's buffers may bring them to a run without graphs).
 func (r *run) hasPullGraphs() bool {
-	return !r.noGraphs && r.graphs[pullGraphs[0]] != nil
+	return r.opt.Graphs && !r.noGraphs && r.graphs[pullGraphs[0]] != nil
 }

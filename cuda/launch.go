@@ -87,9 +87,6 @@ func (r *run) compactGrid() int64 {
 	return min(blocks(int64(r.n), blockSize), int64(compactPerSM*max(1, r.d.sms)))
 }
 
-// compactPerSM bounds vp_compact's grid (HPGRAPH_CUDA_COMPACTGRID).
-var compactPerSM = 32
-
 // enqueue launches superstep base+j. Inside device.do.
 func (r *run) enqueue(dir vertexprog.Direction, j int, batched bool) {
 	a := argBytes(j, batched, 0)

@@ -50,7 +50,8 @@ type run struct {
 	closed   bool
 	finished bool // Finish copied the results back: the run may be parked
 
-	loop int // vp_loop's cluster size (LoopCluster; 0: no loop)
+	opt  Options // read once, at the start (SetOptions)
+	loop int     // vp_loop's cluster size (Options.LoopCluster; 0: no loop)
 
 	transfers time.Duration
 	tr        *stepTrace // HPGRAPH_CUDA_TRACE: the call being traced
@@ -123,10 +124,11 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 			break
 		}
 	}
-	feats := jobFeatures(job, n, d.texMaxWidth)
-	lim := binsFromEnv()
+	opt := CurrentOptions()
+	feats := jobFeatures(job, n, d.texMaxWidth, opt)
+	lim := pullBinLimits
 	var ts tileSpec
-	if Tiles && (job.Resident || TilesAlways) && job.Spec.GatherAll && !job.Code.HeavyGather && !job.HasWants && !job.HasDone && (job.ASize == 4 || job.ASize == 8) && n > 0 {
+	if (opt.Tiles == TilesAlways || opt.Tiles == TilesResident && job.Resident) && job.Spec.GatherAll && !job.Code.HeavyGather && !job.HasWants && !job.HasDone && (job.ASize == 4 || job.ASize == 8) && n > 0 {
 		// (an undirected graph's matrices are one symmetric adjacency)
 		ts = tileSpec{rowBits: tileRowBitsFor(job.ASize), maxArcs: tileArcs, near: job.ASize == 4, symmetric: job.Graph != nil && !job.Graph.Directed()}
 		if tileNear >= 0 {
@@ -151,7 +153,7 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 		return nil, err
 	}
 	r := &run{d: d, job: job, n: n, words: (n + 31) / 32, layout: layout, feats: feats, yDirty: true,
-		nagg: len(job.Spec.Aggregators), loop: min(max(LoopCluster, 0), maxLoopCluster)}
+		nagg: len(job.Spec.Aggregators), opt: opt, loop: min(max(opt.LoopCluster, 0), maxLoopCluster)}
 	r.recW = recordHead + r.nagg
 	err = d.do("copying the run to the device", func() error {
 		// Memory first: the cache gives back what no run uses when the
@@ -184,7 +186,7 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 		r.upload(lim, ts, pt)
 		r.transfers += time.Since(t0)
 		d.notePeak()
-		if Graphs {
+		if opt.Graphs {
 			r.applyGrid() // (asks the driver once, not inside a capture)
 			for _, k := range pullGraphs {
 				r.graph(k)
@@ -204,15 +206,15 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 }
 
 // jobFeatures are the compile-time features of job's kernels for n
-// vertices on a device whose linear textures hold texMaxWidth texels
-// (start adds the tiles' where a run has them).
-func jobFeatures(job *vertexprog.DeviceJob, n int, texMaxWidth int64) features {
+// vertices on a device whose linear textures hold texMaxWidth texels,
+// with options opt (start adds the tiles' where a run has them).
+func jobFeatures(job *vertexprog.DeviceJob, n int, texMaxWidth int64, opt Options) features {
 	f := features{
 		XSize: job.XSize, ASize: job.ASize, HasWants: job.HasWants, HasDone: job.HasDone,
-		Priority: float32(job.Spec.Delta) > 0 && job.Push != nil, Texture: Texture, Unroll: unroll, Stream: stream,
+		Priority: float32(job.Spec.Delta) > 0 && job.Push != nil, Texture: opt.Texture, Unroll: unroll, Stream: stream,
 		Probe: probe, LoopList: loopList, ApplyRows: applyRows, Aggs: aggOps(job.Spec.Aggregators),
 	}
-	f.TextureX = Texture && job.XSize > 0 && job.XSize%4 == 0 && int64(n)*int64(job.XSize/4) <= texMaxWidth
+	f.TextureX = opt.Texture && job.XSize > 0 && job.XSize%4 == 0 && int64(n)*int64(job.XSize/4) <= texMaxWidth
 	return f
 }
 

@@ -202,7 +202,7 @@ func (r *run) enqueueSteps(dir vertexprog.Direction, s0, count int) (recorded bo
 		r.enqueue(dir, s0-r.base, false)
 	}
 	rest := count - 1
-	for rest > 0 && (pull || Graphs && !r.noGraphs && rest >= graphSteps) {
+	for rest > 0 && (pull || r.opt.Graphs && !r.noGraphs && rest >= graphSteps) {
 		k := graphKey{dir, 1, false, false, false}
 		if rest >= graphSteps {
 			k.steps = graphSteps

@@ -2,155 +2,83 @@
 
 package cuda
 
-import (
-	"os"
-	"strconv"
+import "os"
+
+// The tuning values of a run's launches, each measured on an H200 and
+// settled (docs/perf.md names the section); they were environment
+// variables (HPGRAPH_CUDA_*) while being measured, and are constants
+// now: no environment variable changes a kernel's configuration or a
+// launch's grid (but HPGRAPH_CUDA_PROBE, debugging output: probe). The bins, tiles and staging buffers keep theirs in
+// bins.go, tiles.go and transfer.go. A few have a package variable
+// beside them that tests set to reach a path the defaults do not on
+// small graphs: a test hook, not a knob.
+
+// Pull kernels' compile-time switches (features).
+const (
+	// unroll is the pull entries a thread loads at a time (VP_UNROLL); 0
+	// leaves the template's 4: 1 measured the same (docs/perf.md, section
+	// 3), 2 and 8 slower (section 11f).
+	unroll = 0
+	// stream makes pulls load the matrix evict-first (VP_STREAM):
+	// PageRank 0.495 → 0.487 ms, kept as it costs nothing (docs/perf.md,
+	// section 11e).
+	stream = true
+	// applyRows is the rows a thread of vp_apply_pull takes at a time
+	// (VP_APPLY_ROWS); 0 is applyRowsDefault.
+	applyRows = 0
 )
 
-// Texture selects how kernels read the bitmasks and X in runs started
-// afterwards: through texture objects (true) or __ldg loads (false).
-// HPGRAPH_CUDA_TEXTURE=0 or 1 sets its initial value; a benchmark may
-// flip it to compare.
-var Texture = true
+// applyRowsDefault: 1, 2 and 4 measured the same, 2 stays (docs/perf.md,
+// section 18a).
+const applyRowsDefault = 2
 
-// Graphs selects whether batches of supersteps (vertexprog.DeviceBatchRun)
-// replay CUDA graphs of captured launches (true) or launch every kernel
-// (false). HPGRAPH_CUDA_GRAPHS=0 or 1 sets its initial value.
-var Graphs = true
+// Launch grids.
+const (
+	// pushGridPerSM is the blocks per multiprocessor of the push kernels
+	// in a batch, where the frontier's size is not known when they are
+	// launched: 1 to 8 within noise on grid BFS, 8 since grid SSSP batches
+	// (docs/perf.md, sections 6 and 7b).
+	pushGridPerSM = 8
+	// applyPerSM bounds the blocks of vp_apply_pull per multiprocessor,
+	// and so do the blocks a multiprocessor holds at once (no second
+	// wave): kron21 BFS 0.339 → 0.312 ms against a block per 256 rows
+	// (docs/perf.md, sections 13d, 14g and 15).
+	applyPerSM = 8
+	// compactPerSM bounds vp_compact's grid, a grid-stride loop: kron27
+	// BFS superstep 0 2.43 → 2.06 ms (docs/perf.md, "The first PREPROCESS
+	// and kron27's BFS", j).
+	compactPerSM = 32
+)
 
-// Tiles selects the column-sorted tiles (tiles.go, vp_pull_tiles) for
-// the pulls of programs that gather from every neighbour (Spec.GatherAll,
-// without vp_wants or vp_done, with a 4- or 8-byte accumulator, and
-// without DeviceCode.HeavyGather, where a block may have the slots' shared
-// memory) in resident runs (vertexprog.Options.Resident; TilesAlways: in
-// every run) started afterwards; false pulls
-// them by rows (ELL and COO bins) like every other program. The tiles are
-// built on the host, about a second on kron21 on 16 cores, and save
-// ~0.35 ms a pull: they pay only for a graph that stays loaded.
-// HPGRAPH_CUDA_TILES=0 sets Tiles false, 1 sets TilesAlways;
-// HPGRAPH_CUDA_TILEARCS sets the most entries of a tile, HPGRAPH_CUDA_TILEROWBITS
-// (2 to 15) log2 of a segment's rows.
-var Tiles = true
+// graphWarmup launches the graphs of pull supersteps once at Start
+// (warmGraphs): pagerank-iter 0.150 → 0.144 ms, BFS kron21 0.265 → 0.256
+// (docs/perf.md, section 18d).
+const graphWarmup = true
 
-// TilesAlways builds tiles for runs that are not resident too.
-var TilesAlways = false
+// loopEdgesDefault is the most frontier edges vp_loop pushes in a
+// superstep (the kernel holds at most loopCap); larger frontiers go to
+// the grid-wide kernels. 32,768 and 65,536 measured no better
+// (docs/perf.md, sections 9, 11f and 12h).
+const loopEdgesDefault = 16384
+
+// loopEdges is loopEdgesDefault. A test hook, not a knob: TestStepBatch
+// sets it low so that batches go back and forth between vp_loop and the
+// grid-wide kernels.
+var loopEdges = loopEdgesDefault
+
+// loopList, when positive, is the rows a vp_loop touched list takes
+// before the rest spill to the run's touchedList (VP_LOOP_LIST; 0: the
+// kernel's VP_LOOP_CAP). A test hook, not a knob: tests set it low to
+// exercise the spill.
+var loopList = 0
 
 // tiledRuns counts the runs that pulled by tiles (for tests).
 var tiledRuns int
 
-// LoopCluster is the blocks of the thread block cluster that runs push
-// batches over small frontiers in one launch (vp_loop), in runs started
-// afterwards: 16 (non-portable, and the most; 8 where the device
-// refuses), 1 for one block, 0 for none (every superstep launches its
-// kernels).
-// HPGRAPH_CUDA_LOOP sets its initial value.
-var LoopCluster = 16
-
-// loopEdges is the most frontier edges vp_loop pushes in a superstep
-// (HPGRAPH_CUDA_LOOPEDGES overrides it; the kernel holds at most
-// loopCap); larger frontiers go to the grid-wide kernels.
-var loopEdges = 16384
-
-// unroll is the pull entries a thread loads at a time (VP_UNROLL);
-// HPGRAPH_CUDA_UNROLL (1 to 8) overrides the template's 4.
-var unroll = 0
-
-// stream makes pulls load the matrix evict-first (VP_STREAM);
-// HPGRAPH_CUDA_STREAM=0 turns it off.
-var stream = true
-
-// pushGridPerSM is the blocks per multiprocessor of the push kernels in a
-// batch, where the frontier's size is not known when they are launched
-// (HPGRAPH_CUDA_PUSHGRID overrides it).
-var pushGridPerSM = 8
-
-// applyPerSM bounds the blocks of vp_apply_pull per multiprocessor (0:
-// a block per 256 rows), and so do the blocks a multiprocessor holds at
-// once (no second wave); HPGRAPH_CUDA_APPLYGRID overrides it.
-var applyPerSM = 8
-
-// applyRows is the rows a thread of vp_apply_pull takes at a time, their
-// loads issued together (VP_APPLY_ROWS; 0: applyRowsDefault);
-// HPGRAPH_CUDA_APPLYROWS (1 to 8) overrides it.
-var applyRows = 0
-
-// graphWarmup launches the graphs of pull supersteps once at Start
-// (warmGraphs); HPGRAPH_CUDA_GRAPHWARM=0 turns it off.
-var graphWarmup = true
-
-// applyRowsDefault: docs/perf.md, section 18.
-const applyRowsDefault = 2
-
-// loopList, when positive, is the rows a vp_loop touched list takes
-// before the rest spill to the run's touchedList (and the loop stops);
-// tests set it low to exercise that path.
-var loopList = 0
-
 // probe makes vp_loop print, from block 0, the cycles a superstep spends
 // in each phase, and vp_pull_tiles record each tile's start, end and
 // multiprocessor, printed after each pull (printTileProbe; summed up by
-// scripts/tile-probe.awk) (HPGRAPH_CUDA_PROBE=1; a diagnostic, it adds
-// barriers).
-var probe = false
-
-func init() {
-	switch os.Getenv("HPGRAPH_CUDA_TEXTURE") {
-	case "0", "false":
-		Texture = false
-	case "1", "true":
-		Texture = true
-	}
-	switch os.Getenv("HPGRAPH_CUDA_TILES") {
-	case "0", "false":
-		Tiles = false
-	case "1", "true":
-		Tiles, TilesAlways = true, true
-	}
-	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_TILEARCS")); err == nil && n > 0 {
-		tileArcs = n
-	}
-	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_TILEROWBITS")); err == nil && n >= 2 && n <= 15 {
-		tileRowBitsOverride = n
-	}
-	switch os.Getenv("HPGRAPH_CUDA_TILENEAR") {
-	case "0", "false":
-		tileNear = 0
-	case "1", "true":
-		tileNear = 1
-	}
-	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_TILECHUNK")); err == nil && (n == 4 || n == 8 || n == 16) {
-		tileChunk = n
-	}
-	switch os.Getenv("HPGRAPH_CUDA_GRAPHS") {
-	case "0", "false":
-		Graphs = false
-	case "1", "true":
-		Graphs = true
-	}
-	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_UNROLL")); err == nil && n > 0 && n <= 8 {
-		unroll = n
-	}
-	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_LOOP")); err == nil && n >= 0 && n <= maxLoopCluster {
-		LoopCluster = n
-	}
-	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_LOOPEDGES")); err == nil && n > 0 {
-		loopEdges = n
-	}
-	if os.Getenv("HPGRAPH_CUDA_STREAM") == "0" {
-		stream = false
-	}
-	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_PUSHGRID")); err == nil && n > 0 && n <= 64 {
-		pushGridPerSM = n
-	}
-	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_APPLYGRID")); err == nil && n >= 0 {
-		applyPerSM = n
-	}
-	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_COMPACTGRID")); err == nil && n > 0 {
-		compactPerSM = n
-	}
-	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_APPLYROWS")); err == nil && n > 0 && n <= 8 {
-		applyRows = n
-	}
-	graphWarmup = os.Getenv("HPGRAPH_CUDA_GRAPHWARM") != "0"
-	probe = os.Getenv("HPGRAPH_CUDA_PROBE") == "1"
-}
+// scripts/tile-probe.awk). HPGRAPH_CUDA_PROBE=1 turns it on: debugging
+// output, not a knob (it compiles the kernels with VP_PROBE, which adds
+// barriers, and changes no result).
+var probe = os.Getenv("HPGRAPH_CUDA_PROBE") == "1"
