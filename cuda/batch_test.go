@@ -73,14 +73,13 @@ func TestStepBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func(graphs bool, loop, edges, list int) {
-		Graphs, LoopCluster, loopEdges, loopList = graphs, loop, edges, list
-	}(Graphs, LoopCluster, loopEdges, loopList)
+	defer func(edges, list int) { loopEdges, loopList = edges, list }(loopEdges, loopList)
 	for _, c := range []struct {
 		graphs            bool
 		loop, edges, list int
 	}{{false, 0, 0, 0}, {true, 0, 0, 0}, {false, 1, 16384, 0}, {true, 16, 16384, 0}, {false, 16, 40, 0}, {true, 8, 40, 0}, {true, 16, 16384, 3}} {
-		Graphs, LoopCluster, loopEdges, loopList = c.graphs, c.loop, c.edges, c.list
+		withOptions(t, func(o *Options) { o.Graphs, o.LoopCluster = c.graphs, c.loop })
+		loopEdges, loopList = c.edges, c.list
 		for _, dir := range []vertexprog.Direction{vertexprog.Push, vertexprog.Pull} {
 			for _, size := range []int{1, 3, 64, 1000} {
 				name := fmt.Sprintf("graphs=%v/loop=%d,%d,%d/%s/batch%d", c.graphs, c.loop, c.edges, c.list, dir, size)
@@ -205,11 +204,11 @@ func TestBinsAndBatchesMatchCPU(t *testing.T) {
 		{"kron12", build(t, kron, datasets.Options{Weights: datasets.WeightsRandom, WeightMin: 1, WeightMax: 64, Seed: 5})},
 		{"grid90x110", graphs[1].g},
 	}
-	defer func(old bool) { Graphs = old }(Graphs)
-	for _, bins := range []string{"", "1,4,32,16", "0,0,0,7"} {
-		t.Setenv("HPGRAPH_CUDA_BINS", bins)
+	defer func(old binLimits) { pullBinLimits = old }(pullBinLimits)
+	for _, bins := range []binLimits{defaultBins, {1, 4, 32, 16}, {0, 0, 0, 7}} {
+		pullBinLimits = bins
 		for _, gr := range []bool{true, false} {
-			Graphs = gr
+			withOptions(t, func(o *Options) { o.Graphs = gr })
 			for gi := range graphs {
 				for _, a := range appCases {
 					tg := a.graph(graphs, weighted, gi)
@@ -222,7 +221,7 @@ func TestBinsAndBatchesMatchCPU(t *testing.T) {
 						}
 						opt.Backend = "cuda"
 						got, gotIt, err := a.run(g, opt)
-						name := fmt.Sprintf("bins %q graphs %v %s %s %s", bins, gr, tg.name, a.name, s.name)
+						name := fmt.Sprintf("bins %v graphs %v %s %s %s", bins, gr, tg.name, a.name, s.name)
 						if err != nil {
 							t.Fatalf("%s: %v", name, err)
 						}
@@ -301,13 +300,12 @@ func TestTimings(t *testing.T) {
 		nnz := m.NNZ()
 		t.Logf("kron%d K=%d: hyb.Matrix.NNZ() = %d took %v (the engine's loop calls it every run)", scale, m.K, nnz, time.Since(t0))
 	}
-	defer func(g, tx bool) { Graphs, Texture = g, tx }(Graphs, Texture)
 	type variant struct {
 		name        string
 		graphs, tex bool
 	}
 	for _, v := range []variant{{"graphs+tex", true, true}, {"nographs+tex", false, true}, {"graphs+ldg", true, false}} {
-		Graphs, Texture = v.graphs, v.tex
+		withOptions(t, func(o *Options) { o.Graphs, o.Texture = v.graphs, v.tex })
 		for _, gg := range []struct {
 			name string
 			g    *vertexprog.Graph
@@ -406,14 +404,13 @@ func TestBatchCost(t *testing.T) {
 		path.Src, path.Dst = append(path.Src, v-1), append(path.Dst, v)
 	}
 	line := vertexprog.NewGraph(build(t, path, datasets.Options{}))
-	defer func(old int) { LoopCluster = old }(LoopCluster)
 	for _, c := range []struct {
 		g          *vertexprog.Graph
 		src        int32
 		loop, size int
 	}{{grid, 500500, 0, 64}, {grid, 500500, 1, 64}, {grid, 500500, 8, 64}, {grid, 500500, 16, 64}, {grid, 500500, 16, maxBatch},
 		{line, 0, 0, maxBatch}, {line, 0, 1, maxBatch}, {line, 0, 16, maxBatch}} {
-		LoopCluster = c.loop
+		withOptions(t, func(o *Options) { o.LoopCluster = c.loop })
 		g := c.g
 		_, r := bfsJob(t, g, c.src)
 		var busy time.Duration
@@ -456,7 +453,7 @@ func TestBatchCost(t *testing.T) {
 func TestDeltaStepping(t *testing.T) {
 	needGPU(t)
 	needNVRTC(t)
-	defer func(loop, edges, list int) { LoopCluster, loopEdges, loopList = loop, edges, list }(LoopCluster, loopEdges, loopList)
+	defer func(edges, list int) { loopEdges, loopList = edges, list }(loopEdges, loopList)
 	for _, gc := range []struct{ rows, cols int }{{60, 70}, {300, 300}} {
 		el, err := gen.Grid(gc.rows, gc.cols)
 		if err != nil {
@@ -469,7 +466,8 @@ func TestDeltaStepping(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, c := range []struct{ loop, edges, list int }{{16, 16384, 0}, {1, 16384, 0}, {8, 40, 0}, {16, 16384, 5}} {
-			LoopCluster, loopEdges, loopList = c.loop, c.edges, c.list
+			withOptions(t, func(o *Options) { o.LoopCluster = c.loop })
+			loopEdges, loopList = c.edges, c.list
 			bf, err := apps.SSSPDelta(g, src, 0, vertexprog.Options{Backend: "cuda"})
 			if err != nil {
 				t.Fatal(err)

@@ -1,12 +1,5 @@
 package cuda
 
-import (
-	"fmt"
-	"os"
-	"strconv"
-	"strings"
-)
-
 // Row bins of the COO pull (vp_pull_coo in kernels.cu). Every row with a
 // COO part goes to exactly one bin by its COO length L:
 //
@@ -25,39 +18,16 @@ type binLimits struct {
 	Thread, Quad, Warp, Chunk int
 }
 
-// defaultBins: measured on an H200 (docs/perf.md, "GPU performance
-// (issue 5)"); HPGRAPH_CUDA_BINS="thread,quad,warp,chunk" overrides them.
+// defaultBins are the bin thresholds: 4,32,1024,4096 against
+// 2,16,512,2048 on kron21 relabelled, PageRank iteration 0.553 → 0.496
+// ms, BFS 0.355 → 0.326, SSSP 2.08 → 1.83, TC 20.4 → 19.6
+// (docs/perf.md, sections 3 and 11e). Not to be changed at run time.
 var defaultBins = binLimits{Thread: 4, Quad: 32, Warp: 1024, Chunk: 4096}
 
-func parseBins(s string) (binLimits, error) {
-	f := strings.Split(s, ",")
-	if len(f) != 4 {
-		return binLimits{}, fmt.Errorf("want 4 numbers thread,quad,warp,chunk, have %q", s)
-	}
-	var v [4]int
-	for i, x := range f {
-		n, err := strconv.Atoi(strings.TrimSpace(x))
-		if err != nil || n < 0 || n > 1<<24 {
-			return binLimits{}, fmt.Errorf("%q: bad number %q", s, x)
-		}
-		v[i] = n
-	}
-	b := binLimits{v[0], v[1], v[2], v[3]}
-	if b.Quad < b.Thread || b.Warp < b.Quad || b.Chunk < 1 {
-		return binLimits{}, fmt.Errorf("%q: need thread <= quad <= warp and chunk >= 1", s)
-	}
-	return b, nil
-}
-
-// binsFromEnv is defaultBins, or HPGRAPH_CUDA_BINS when it parses.
-func binsFromEnv() binLimits {
-	if s := os.Getenv("HPGRAPH_CUDA_BINS"); s != "" {
-		if b, err := parseBins(s); err == nil {
-			return b
-		}
-	}
-	return defaultBins
-}
+// pullBinLimits are the thresholds runs build their pull bins with:
+// defaultBins. A test hook, not a knob: tests set tiny bins so that
+// small graphs fill every bin and cut heavy rows into chunks.
+var pullBinLimits = defaultBins
 
 // pullBins is the bins of one matrix, as vp_pull_coo reads them.
 type pullBins struct {

@@ -193,18 +193,6 @@ func TestGroupReductionModel(t *testing.T) {
 	}
 }
 
-func TestParseBins(t *testing.T) {
-	b, err := parseBins("2, 16,512,2048")
-	if err != nil || b != (binLimits{2, 16, 512, 2048}) {
-		t.Fatalf("parseBins = %+v, %v", b, err)
-	}
-	for _, bad := range []string{"", "1,2,3", "4,2,8,1", "1,2,3,0", "a,b,c,d", "1,2,3,-4"} {
-		if _, err := parseBins(bad); err == nil {
-			t.Errorf("parseBins(%q) accepted", bad)
-		}
-	}
-}
-
 func TestPushChunks(t *testing.T) {
 	deg := []int32{0, pushSmall, pushChunk, pushChunk + 1, 3*pushChunk + 7}
 	if c := pushChunks(deg); c != 2+4 {

@@ -125,7 +125,7 @@ func TestCompileApps(t *testing.T) {
 					t.Errorf("%s, %s: cluster barrier in the PTX: %v", arch, a.name, hopper)
 				}
 				// (make cuda-regs: the PTX of the default build, for ptxas)
-				if dir := os.Getenv("HPGRAPH_PTX_DIR"); dir != "" && tex == Texture {
+				if dir := os.Getenv("HPGRAPH_PTX_DIR"); dir != "" && tex == DefaultOptions().Texture {
 					name := strings.NewReplacer(" ", "_", "(", "", ")", "").Replace(a.name) + "." + arch + ".ptx"
 					if err := os.WriteFile(filepath.Join(dir, name), []byte(ptx), 0o644); err != nil {
 						t.Fatal(err)

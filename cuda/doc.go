@@ -16,16 +16,26 @@
 // (libnvrtc.so, then .so.13, .so.12, .so.11.2; HPGRAPH_NVRTC overrides),
 // and cached as PTX under os.UserCacheDir()/hpgraph/ptx.
 //
-// Environment: HPGRAPH_CUDA_TEXTURE=0/1 picks how the bitmasks and X are
-// read (texture objects or __ldg; default: the Texture variable),
-// HPGRAPH_CUDA_DEVICE selects the device ordinal (default 0),
-// HPGRAPH_NVRTC names the NVRTC library. For measurements:
-// HPGRAPH_CUDA_TRACE=1 times every superstep call's phases on the host,
-// HPGRAPH_CUDA_PROBE=1 prints vp_loop's cycles per phase from the device
-// and each tile's times after a tile pull (scripts/tile-probe.awk),
-// HPGRAPH_CUDA_MSPROBE=1 each multiset kernel's total time when a
-// multiset run closes (multiset.go), and
-// HPGRAPH_CUDA_LOOP, _LOOPEDGES, _BINS, _UNROLL, _STREAM, _GRAPHS,
-// _GRAPHWARM, _PUSHGRID, _APPLYGRID, _APPLYROWS and the _TILE* knobs
-// override tuning values (see their variables).
+// Options (options.go: SetOptions, or the command line's --cuda-*
+// flags) choose texture reads, CUDA graphs, tiled pulls and vp_loop's
+// cluster for runs started afterwards; the tuning values measured once
+// and settled are constants (tuning.go, bins.go, tiles.go, transfer.go).
+// No environment variable changes a result, and none but the diagnostic
+// HPGRAPH_CUDA_PROBE a kernel's configuration. The environment holds
+// only:
+//
+//   - debugging output: HPGRAPH_CUDA_TRACE=1 times every superstep
+//     call's phases on the host (and, as HPGRAPH_TRACE=1 does, prints
+//     the phases of PREPROCESS and of a run's start, internal/phase);
+//     HPGRAPH_CUDA_PROBE=1 prints vp_loop's cycles per phase from the
+//     device and each tile's times after a tile pull
+//     (scripts/tile-probe.awk; it compiles the kernels with VP_PROBE,
+//     which adds barriers); HPGRAPH_CUDA_MSPROBE=1 prints each multiset
+//     kernel's total time when a multiset run closes (multiset.go);
+//   - where things are: HPGRAPH_CUDA_DEVICE, the device ordinal the
+//     process opens (default 0; read once, when the device is first used,
+//     as CUDA_VISIBLE_DEVICES would be), and HPGRAPH_NVRTC, the NVRTC
+//     library;
+//   - a build tool: HPGRAPH_CUDA_PREBUILD=DIR writes the machine code of
+//     every kernel compiled to DIR (scripts/gpu-prebuild.sh).
 package cuda

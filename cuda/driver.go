@@ -610,7 +610,7 @@ const (
 	loopSharedBase = 212992
 	loopCap        = 16384
 	loopSharedFar  = 16384
-	maxLoopCluster = 16
+	maxLoopCluster = MaxLoopCluster
 )
 
 func loopShared(priority bool) int {

@@ -61,7 +61,7 @@ func TestAvailable(t *testing.T) {
 	if loadNVRTC() == nil {
 		nv = "NVRTC " + nvrtcVersion + " (" + nvrtcName + ")"
 	}
-	t.Logf("device: %+v (copy %.0f GB/s); %s; texture default %v, graphs %v", info, info.CopyBandwidth/1e9, nv, Texture, Graphs)
+	t.Logf("device: %+v (copy %.0f GB/s); %s; options %+v", info, info.CopyBandwidth/1e9, nv, CurrentOptions())
 	if info.Name == "" || info.SMs <= 0 || info.MemoryBytes <= 0 || info.Driver == "" || info.CopyBandwidth <= 0 {
 		t.Errorf("Describe = %+v: a field is missing", info)
 	}
@@ -304,11 +304,10 @@ func TestAppsMatchCPU(t *testing.T) {
 	needNVRTC(t)
 	plain := testGraphs(t, datasets.Options{})
 	weighted := testGraphs(t, datasets.Options{Weights: datasets.WeightsRandom, WeightMin: 1, WeightMax: 64, Seed: 5})
-	defer func(old bool) { Texture = old }(Texture)
 	var gpuTime time.Duration
 	runs := 0
 	for _, tex := range []bool{true, false} {
-		Texture = tex
+		withOptions(t, func(o *Options) { o.Texture = tex })
 		mode := map[bool]string{true: "texture", false: "ldg"}[tex]
 		for gi := range plain {
 			for _, a := range appCases {
@@ -432,9 +431,9 @@ func TestTilesMatchCPU(t *testing.T) {
 	needNVRTC(t)
 	plain := testGraphs(t, datasets.Options{})
 	weighted := testGraphs(t, datasets.Options{Weights: datasets.WeightsRandom, WeightMin: 1, WeightMax: 64, Seed: 7})
-	defer func(on bool, arcs, bits, near int) {
-		Tiles, tileArcs, tileRowBitsOverride, tileNear = on, arcs, bits, near
-	}(Tiles, tileArcs, tileRowBitsOverride, tileNear)
+	defer func(arcs, bits, near int) {
+		tileArcs, tileRowBitsOverride, tileNear = arcs, bits, near
+	}(tileArcs, tileRowBitsOverride, tileNear)
 	tc := appCaseNamed(t, "triangles")
 	tc.heavy = true // (DeviceCode.HeavyGather: never tiled)
 	cases := []appCase{appCaseNamed(t, "pagerank"), appCaseNamed(t, "pagerank-ldbc"), appCaseNamed(t, "pagerank-ldbc float32"), tc}
@@ -471,7 +470,8 @@ func TestTilesMatchCPU(t *testing.T) {
 					t.Fatal(err)
 				}
 				for _, sh := range shapes {
-					Tiles, tileRowBitsOverride, tileArcs, tileNear = sh.on, sh.bits, sh.arcs, sh.near
+					withOptions(t, func(o *Options) { o.Tiles = map[bool]TileMode{true: TilesResident, false: TilesNever}[sh.on] })
+					tileRowBitsOverride, tileArcs, tileNear = sh.bits, sh.arcs, sh.near
 					before := tiledRuns
 					got, _, err := a.run(g, vertexprog.Options{Backend: "cuda", Resident: true})
 					if err != nil {

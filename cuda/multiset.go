@@ -532,7 +532,7 @@ func (r *msRun) Finish(x []byte) error {
 	if r.closed {
 		return errors.New("cuda: Finish on a closed multiset run")
 	}
-	if len(x) != r.n*r.job.XSize {
+	if x != nil && len(x) != r.n*r.job.XSize {
 		return fmt.Errorf("cuda: Finish: %d bytes for X, want %d", len(x), r.n*r.job.XSize)
 	}
 	t0 := time.Now()

@@ -7,7 +7,6 @@ import "C"
 
 import (
 	"bytes"
-	"os"
 	"sync"
 	"unsafe"
 
@@ -35,10 +34,6 @@ const parkMax = 16
 
 // adoptedRuns counts the runs that took a parked run's buffers (tests).
 var adoptedRuns int
-
-// parkMode: HPGRAPH_CUDA_PARK=0 turns parking off, =full sends the whole
-// initial state, =memcpy restores it with cuMemcpyDtoD (experiments).
-var parkMode = os.Getenv("HPGRAPH_CUDA_PARK")
 
 // parked is a closed run's buffers and what they were made for.
 type parked struct {
@@ -95,7 +90,7 @@ func (r *run) send(i int, dst cu.DevicePtr, b []byte, writes, constant bool) {
 		return
 	}
 	src := unsafe.Pointer(&b[0])
-	if !r.job.Resident || parkMode == "full" {
+	if !r.job.Resident {
 		htod(dst, src, n)
 		return
 	}
@@ -134,11 +129,7 @@ func (r *run) send(i int, dst cu.DevicePtr, b []byte, writes, constant bool) {
 		}
 	}
 	if writes {
-		if parkMode == "memcpy" {
-			cu.MemcpyDtoD(dst, s.pristine, n)
-		} else {
-			r.d.restore(dst, s.pristine, n)
-		}
+		r.d.restore(dst, s.pristine, n)
 	}
 }
 
@@ -177,10 +168,6 @@ func differing(old, b []byte) [][2]int {
 // park keeps a finished resident run's buffers for a later run. Inside
 // device.do.
 func (d *device) park(r *run) {
-	if parkMode == "0" {
-		d.freeBuffers(&r.buffers, r.recW)
-		return
-	}
 	p := &parked{mod: r.mod, pull: r.pull, push: r.push, n: r.n, recW: r.recW, tiles: r.tiles,
 		xBytes: int64(len(r.job.X)), aSize: r.job.ASize, buffers: r.buffers}
 	for _, a := range r.layout.arrays {

@@ -20,10 +20,6 @@ import (
 //go:embed prebuilt
 var prebuilt embed.FS
 
-// usePrebuilt: HPGRAPH_CUDA_PREBUILT=0 compiles every kernel at run time
-// (an A/B switch).
-var usePrebuilt = os.Getenv("HPGRAPH_CUDA_PREBUILT") != "0"
-
 // prebuiltKey names a kernel source compiled with the options for arch
 // (compute_XY), whatever NVRTC compiled it.
 func prebuiltKey(src, arch string) string {
@@ -91,10 +87,8 @@ func (d *device) findImage(src string) (image, key string, err error) {
 			return "", "", err
 		}
 	}
-	if usePrebuilt {
-		if image, key = prebuiltImage(src, arch); image != "" {
-			return image, key, nil
-		}
+	if image, key = prebuiltImage(src, arch); image != "" {
+		return image, key, nil
 	}
 	return compile(src, arch)
 }

@@ -147,7 +147,7 @@ func TestPrebuiltCoversBuiltinApps(t *testing.T) {
 			t.Fatalf("%s: %v", a.name, err)
 		}
 		// (an sm_90 device's linear textures hold 2^28 texels)
-		src := buildSource(&job.Code, l, jobFeatures(job, 1<<21, 1<<28))
+		src := buildSource(&job.Code, l, jobFeatures(job, 1<<21, 1<<28, DefaultOptions()))
 		if image, key := prebuiltImage(src, "compute_90"); image == "" {
 			t.Errorf("%s: no prebuilt image %s.cubin.gz (run scripts/gpu-prebuild.sh)", a.name, key)
 		}

@@ -74,32 +74,31 @@ func tileShared(rowBits, asize int) int {
 	return (1<<rowBits+v+1)*asize + 4*(v+1)
 }
 
-// tileArcs is the most entries a tile takes (HPGRAPH_CUDA_TILEARCS);
-// tileRowBitsOverride, when positive, replaces tileRowBits
-// (HPGRAPH_CUDA_TILEROWBITS; tests set both low to cut small graphs into
-// many segments and tiles); tileNear, when 0 or 1, decides groupsNear
-// for every accumulator size (HPGRAPH_CUDA_TILENEAR; -1: for 4-byte ones).
+// tileArcs is the most entries a tile takes: 64K against 32K, 128K and
+// 256K on kron21's PageRank (docs/perf.md, sections 13c, 14 and 15).
+const tileArcsDefault = 65536
+
+// tileArcs, tileRowBitsOverride and tileNear are test hooks, not knobs:
+// tests cut small graphs into many segments and tiles. tileArcs is
+// tileArcsDefault; tileRowBitsOverride, when positive, replaces
+// tileRowBitsFor; tileNear, when 0 or 1, decides groupsNear for every
+// accumulator size (-1: for 4-byte ones, docs/perf.md, section 16).
 var (
-	tileArcs            = 65536
+	tileArcs            = tileArcsDefault
 	tileRowBitsOverride = 0
 	tileNear            = -1
 )
 
-// tileChunk, when positive, is the groups of 32 entries a warp of
-// vp_pull_tiles loads at a time (HPGRAPH_CUDA_TILECHUNK: 4, 8 or 16);
-// 0 leaves it to tileChunkFor.
-var tileChunk = 0
-
-// tileChunkFor is the chunk for an accumulator of asize bytes (unless
-// tileChunk sets it), measured on kron21's PageRank (docs/perf.md,
-// section 17): 8 groups for 4-byte accumulators (58 registers, two
-// blocks a multiprocessor; 4 and 16 ran slower), 16 for 8-byte ones.
+// tileChunkFor is the groups of 32 entries a warp of vp_pull_tiles loads
+// at a time for an accumulator of asize bytes, measured on kron21's
+// PageRank (docs/perf.md, section 17): 8 groups for 4-byte accumulators
+// (58 registers, two blocks a multiprocessor; 4 and 16 ran slower), 16
+// for 8-byte ones.
 func tileChunkFor(asize int) int {
-	chunk := 16
 	if asize <= 4 {
-		chunk = 8
+		return 8
 	}
-	return cmp.Or(tileChunk, chunk)
+	return 16
 }
 
 // pullTiles is one matrix's tiles, in launch order (costliest first).

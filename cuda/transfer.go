@@ -14,7 +14,6 @@ import (
 	"os"
 	"regexp"
 	"sort"
-	"strconv"
 	"sync"
 	"unsafe"
 
@@ -23,34 +22,31 @@ import (
 )
 
 // Host↔device copies of large arrays go through two pinned staging
-// buffers, the DMA of one chunk overlapping the host copy of the other
-// (spread over a few goroutines): the driver's path for pageable memory
-// copies through its own staging buffer on one thread.
-// HPGRAPH_CUDA_STAGE=0 turns this off (plain cuMemcpy).
-var staged = os.Getenv("HPGRAPH_CUDA_STAGE") != "0"
+// buffers of stageBytes, the DMA of one chunk overlapping the host copy
+// of the other, spread over copyParts goroutines: the driver's path for
+// pageable memory copies through its own staging buffer on one thread.
+// 64 MiB host→device 7.0 → 24.7 GB/s, device→host 15.5 → 20.0
+// (docs/perf.md, section 4); 2, 4, 16 and 32 MiB buffers and 8 or 16
+// goroutines, and pinning the source in place, measured no better
+// (docs/perf.md, "From the file to the answer on the GPU", g, "The first
+// PREPROCESS and kron27's BFS", i, and "The first PREPROCESS on the
+// device").
+const (
+	stageBytes       int64 = 8 << 20
+	copyPartsDefault       = 4
+)
 
-// pinInPlace (HPGRAPH_CUDA_STAGE=pin, an experiment) pins a large source
-// in place for the copy (cuMemHostRegister) instead of staging it.
-var pinInPlace = os.Getenv("HPGRAPH_CUDA_STAGE") == "pin"
-
-// stageBytes is each staging buffer's size and copyParts the goroutines
-// a chunk's host copy is split over (HPGRAPH_CUDA_STAGEMB and
-// HPGRAPH_CUDA_STAGEPARTS override them).
+// staged, pinInPlace and copyParts are test hooks, not knobs: the
+// transfer tests compare the plain cuMemcpy path (staged false), the
+// source pinned in place for the copy (cuMemHostRegister), and other
+// splits of the host copy with the default.
 var (
-	stageBytes int64 = 8 << 20
-	copyParts        = 4
+	staged     = true
+	pinInPlace = false
+	copyParts  = copyPartsDefault
 )
 
 const stageMin = 1 << 20 // smaller copies go straight
-
-func init() {
-	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_STAGEMB")); err == nil && n >= 1 && n <= 1024 {
-		stageBytes = int64(n) << 20
-	}
-	if n, err := strconv.Atoi(os.Getenv("HPGRAPH_CUDA_STAGEPARTS")); err == nil && n >= 1 && n <= 64 {
-		copyParts = n
-	}
-}
 
 // stage is the pinned staging memory, allocated on first use; used
 // inside device.do only.

@@ -22,6 +22,7 @@ import (
 type engineFlags struct {
 	backend, direction, rule string
 	hf                       hybFlags
+	cf                       cudaFlags
 	verbose                  bool
 }
 
@@ -32,11 +33,17 @@ func (e *engineFlags) register(cmd *cobra.Command) {
 	f.StringVar(&e.rule, "rule", "beamer", "direction cost model: beamer (GAP, alpha 15 beta 18) or graphblast (pull above nnz/10)")
 	f.BoolVarP(&e.verbose, "verbose", "v", false, "log every superstep (direction, frontier) to stderr")
 	e.hf.register(cmd)
+	e.cf.register(f)
 }
 
+// options are the flags as vertexprog.Options; the GPU backend's flags
+// (--cuda-*) are set on the backend for the runs started afterwards.
 func (e *engineFlags) options() (vertexprog.Options, error) {
 	dir, err := vertexprog.ParseDirection(e.direction)
 	if err != nil {
+		return vertexprog.Options{}, err
+	}
+	if err := e.cf.apply(); err != nil {
 		return vertexprog.Options{}, err
 	}
 	o := vertexprog.Options{Backend: e.backend, Direction: dir, HYB: e.hf.options()}

@@ -43,6 +43,7 @@ type serveOptions struct {
 	cfg    serve.Config
 	graphs []string // NAME=PATH
 	lf     loadFlags
+	cf     cudaFlags
 }
 
 func newServe() *cobra.Command {
@@ -72,6 +73,7 @@ func newServe() *cobra.Command {
 	f.Int64Var(&so.cfg.MaxResultBytes, "max-result", serve.DefaultMaxResultBytes, "per-vertex answer limit in bytes (413)")
 	f.Int64Var(&so.cfg.DeviceBudget, "device-budget", 0, "bytes the loaded graphs may take on the backend (0: the device's memory; no limit on the CPU)")
 	so.lf.register(f)
+	so.cf.register(f)
 	// A served graph stays loaded: renumbering a skewed one by degree
 	// pays, as in bench (serve.LoadOptions).
 	f.Lookup("relabel").DefValue = "auto"
@@ -104,6 +106,9 @@ func runServe(ctx context.Context, so serveOptions, log io.Writer, ready func(ad
 		return errors.New("serve: --data-dir is required: graphs load only from it")
 	}
 	if _, err := so.lf.options(); err != nil {
+		return err
+	}
+	if err := so.cf.apply(); err != nil {
 		return err
 	}
 	s, err := serve.New(cfg)

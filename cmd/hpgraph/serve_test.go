@@ -47,6 +47,7 @@ func TestServeMatchesRun(t *testing.T) {
 	var so serveOptions
 	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
 	so.lf.register(fs)
+	so.cf.register(fs)
 	so.lf.relabel = "none"
 	so.cfg.Listen, so.cfg.DataDir, so.cfg.Backend = "127.0.0.1:0", dir, "cpu"
 	so.graphs = []string{"g=g.el"}

@@ -1,0 +1,84 @@
+//go:build cgo
+
+package cuda
+
+import "os"
+
+// The tuning values of a run's launches, each measured on an H200 and
+// settled (docs/perf.md names the section); they were environment
+// variables (HPGRAPH_CUDA_*) while being measured, and are constants
+// now: no environment variable changes a kernel's configuration or a
+// launch's grid (but HPGRAPH_CUDA_PROBE, debugging output: probe). The bins, tiles and staging buffers keep theirs in
+// bins.go, tiles.go and transfer.go. A few have a package variable
+// beside them that tests set to reach a path the defaults do not on
+// small graphs: a test hook, not a knob.
+
+// Pull kernels' compile-time switches (features).
+const (
+	// unroll is the pull entries a thread loads at a time (VP_UNROLL); 0
+	// leaves the template's 4: 1 measured the same (docs/perf.md, section
+	// 3), 2 and 8 slower (section 11f).
+	unroll = 0
+	// stream makes pulls load the matrix evict-first (VP_STREAM):
+	// PageRank 0.495 → 0.487 ms, kept as it costs nothing (docs/perf.md,
+	// section 11e).
+	stream = true
+	// applyRows is the rows a thread of vp_apply_pull takes at a time
+	// (VP_APPLY_ROWS); 0 is applyRowsDefault.
+	applyRows = 0
+)
+
+// applyRowsDefault: 1, 2 and 4 measured the same, 2 stays (docs/perf.md,
+// section 18a).
+const applyRowsDefault = 2
+
+// Launch grids.
+const (
+	// pushGridPerSM is the blocks per multiprocessor of the push kernels
+	// in a batch, where the frontier's size is not known when they are
+	// launched: 1 to 8 within noise on grid BFS, 8 since grid SSSP batches
+	// (docs/perf.md, sections 6 and 7b).
+	pushGridPerSM = 8
+	// applyPerSM bounds the blocks of vp_apply_pull per multiprocessor,
+	// and so do the blocks a multiprocessor holds at once (no second
+	// wave): kron21 BFS 0.339 → 0.312 ms against a block per 256 rows
+	// (docs/perf.md, sections 13d, 14g and 15).
+	applyPerSM = 8
+	// compactPerSM bounds vp_compact's grid, a grid-stride loop: kron27
+	// BFS superstep 0 2.43 → 2.06 ms (docs/perf.md, "The first PREPROCESS
+	// and kron27's BFS", j).
+	compactPerSM = 32
+)
+
+// graphWarmup launches the graphs of pull supersteps once at Start
+// (warmGraphs): pagerank-iter 0.150 → 0.144 ms, BFS kron21 0.265 → 0.256
+// (docs/perf.md, section 18d).
+const graphWarmup = true
+
+// loopEdgesDefault is the most frontier edges vp_loop pushes in a
+// superstep (the kernel holds at most loopCap); larger frontiers go to
+// the grid-wide kernels. 32,768 and 65,536 measured no better
+// (docs/perf.md, sections 9, 11f and 12h).
+const loopEdgesDefault = 16384
+
+// loopEdges is loopEdgesDefault. A test hook, not a knob: TestStepBatch
+// sets it low so that batches go back and forth between vp_loop and the
+// grid-wide kernels.
+var loopEdges = loopEdgesDefault
+
+// loopList, when positive, is the rows a vp_loop touched list takes
+// before the rest spill to the run's touchedList (VP_LOOP_LIST; 0: the
+// kernel's VP_LOOP_CAP). A test hook, not a knob: tests set it low to
+// exercise the spill.
+var loopList = 0
+
+// tiledRuns counts the runs that pulled by tiles (for tests).
+var tiledRuns int
+
+// probe makes vp_loop print, from block 0, the cycles a superstep spends
+// in each phase, and vp_pull_tiles record each tile's start, end and
+// multiprocessor, printed after each pull (printTileProbe; summed up by
+// scripts/tile-probe.awk). HPGRAPH_CUDA_PROBE=1 turns it on: debugging
+// output, not a knob (it compiles the kernels with VP_PROBE, which adds
+// barriers, and changes no result).
+var probe = os.Getenv("HPGRAPH_CUDA_PROBE") == "1"

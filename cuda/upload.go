@@ -1,0 +1,289 @@
+//go:build cgo
+
+package cuda
+
+/*
+#include "cu/cu.h"
+*/
+import "C"
+
+import (
+	"encoding/binary"
+	"math"
+	"math/bits"
+	"unsafe"
+
+	"github.com/hpgraph/hpgraph/cuda/cu"
+	"github.com/hpgraph/hpgraph/internal/phase"
+)
+
+// A run's buffers on the device: allocated (or adopted from a parked
+// run, park.go) and filled with the job's initial state.
+
+// alloc allocates bytes of device memory owned by the run (0 for none).
+func (r *run) alloc(bytes int64) cu.DevicePtr {
+	if bytes <= 0 {
+		return 0
+	}
+	p := cu.MemAlloc(bytes)
+	r.bufs = append(r.bufs, p)
+	return p
+}
+
+// upload finds the run's matrices, allocates its buffers (or adopts a
+// parked run's) and fills them. Inside device.do.
+func (r *run) upload(lim binLimits, ts tileSpec, pt *phase.Trace) {
+	job := r.job
+	d := r.d
+	if job.Push == job.Pull {
+		r.pull = d.cache.get(job.Pull.Matrix, true, true, lim, ts)
+		r.push = r.pull
+	} else {
+		r.pull = d.cache.get(job.Pull.Matrix, true, false, lim, ts)
+		if job.Push != nil {
+			r.push = d.cache.get(job.Push.Matrix, false, true, lim, tileSpec{})
+		}
+	}
+	d.dropPrefetch(nil)
+	pt.Mark("matrices")
+	for _, a := range r.layout.arrays {
+		if a.orient == nil {
+			continue
+		}
+		k := 0
+		if a.orient.All {
+			k = 1
+		}
+		if r.pull.orient[k] == nil {
+			r.pull.orient[k] = deviceOrientation(r.pull, a.orient.All)
+			pt.Mark("orientation")
+		}
+	}
+	// (another run may hold the matrix's tiles of another shape)
+	r.tiles = ts.rowBits > 0 && r.pull.tiles.matches(ts)
+	if r.tiles {
+		tiledRuns++
+	}
+	if !d.adopt(r) {
+		r.allocate()
+	}
+	pt.Mark("run's buffers")
+	r.fill()
+	pt.Mark("run's state")
+}
+
+// allocate allocates the run's device buffers, textures and events.
+func (r *run) allocate() {
+	job, n := r.job, r.n
+	r.graphs = map[graphKey]C.CUgraphExec{}
+	r.x = r.alloc(int64(n) * int64(job.XSize))
+	r.y = r.alloc(max(8, int64(n)*int64(job.ASize)))
+	r.mask[0] = r.alloc(int64(r.words) * 4)
+	r.mask[1] = r.alloc(int64(r.words) * 4)
+	if job.Push != nil {
+		r.touchedList = r.alloc(int64(max(1, n)) * 4)
+		// The queues are built on the device before the first push
+		// (vp_compact).
+		r.queue[0] = r.alloc(int64(max(1, n)) * 4)
+		r.queue[1] = r.alloc(int64(max(1, n)) * 4)
+		capChunks := max(1, r.push.pushChunks)
+		r.chunks[0] = r.alloc(capChunks * 8)
+		r.chunks[1] = r.alloc(capChunks * 8)
+		r.yLoop = r.alloc(max(8, int64(n)*int64(job.ASize)))
+		if r.feats.Priority {
+			r.farBits = r.alloc(int64(r.words) * 4)
+		}
+	}
+	if bn := r.pull.bins; bn != nil && len(bn.chunkHeavy) > 0 {
+		r.partial = r.alloc(int64(len(bn.chunkHeavy)) * int64(job.ASize))
+		r.heavyCount = r.alloc(int64(len(bn.heavyRow)) * 4)
+	}
+	r.rec = r.alloc(int64(recordRing*r.recW) * 8)
+	r.recHost = r.d.pinned(int64(recordRing*r.recW) * 8)
+	r.recDev = hostDevicePtr(r.recHost)
+	r.ctl = r.alloc(16)
+	ptrs := make([]uint64, len(r.layout.arrays))
+	for i, a := range r.layout.arrays {
+		var p cu.DevicePtr
+		if a.orient != nil {
+			p = r.pull.orientation(a.orient.All).ptr(a.part)
+		} else {
+			p = r.alloc(a.bytes)
+		}
+		r.arrays = append(r.arrays, p)
+		ptrs[i] = uint64(p)
+	}
+	r.state = r.layout.bytes(ptrs)
+	if r.feats.Texture && r.words > 0 {
+		for i := range r.mask {
+			r.maskTex[i] = r.tex(r.mask[i], int64(r.words)*4)
+		}
+	}
+	if r.feats.TextureX && r.n > 0 {
+		r.xTex = r.tex(r.x, int64(r.n)*int64(job.XSize))
+	}
+	if r.feats.Probe && r.tiles {
+		r.probeBuf = r.alloc(int64(r.pull.tiles.count()) * 24)
+	}
+	r.runArg = r.makeRunArg()
+	r.clock.create()
+}
+
+// fill copies the job's initial state to the run's buffers and resets
+// the device's records and control words.
+func (r *run) fill() {
+	job, n := r.job, r.n
+	if job.DeviceInit {
+		r.fillOnDevice()
+		return
+	}
+	r.send(0, r.x, job.X, true, false)
+	if r.words > 0 {
+		htod(r.mask[0], unsafe.Pointer(&job.Active.Words()[0]), int64(r.words)*4)
+		cu.MemsetD32(r.mask[1], 0, int64(r.words))
+		if r.farBits != 0 {
+			cu.MemsetD32(r.farBits, 0, int64(r.words))
+		}
+	}
+	if r.heavyCount != 0 {
+		cu.MemsetD32(r.heavyCount, 0, int64(len(r.pull.bins.heavyRow)))
+	}
+
+	// The record of superstep -1 describes the initial frontier; record 0
+	// starts empty.
+	r.last = make([]uint64, r.recW)
+	act := 0
+	for _, w := range job.Active.Words() {
+		act += bits.OnesCount32(w)
+	}
+	r.last[recActive], r.last[recRan] = uint64(act), 1
+	if job.Push != nil {
+		deg := job.Push.Degree
+		var edges int64
+		for w, word := range job.Active.Words() {
+			for word != 0 {
+				b := bits.TrailingZeros32(word)
+				word &^= 1 << b
+				if v := w*32 + b; v < n {
+					edges += int64(deg[v])
+				}
+			}
+		}
+		r.last[recEdges] = uint64(edges)
+	}
+
+	// The record ring and the control words.
+	ring := make([]uint64, recordRing*r.recW)
+	copy(ring[(recordRing-1)*r.recW:], r.last)
+	for i, op := range job.Spec.Aggregators {
+		ring[(recordRing-1)*r.recW+recordHead+i] = math.Float64bits(job.Aggregates[i])
+		ring[recordHead+i] = math.Float64bits(aggIdentity(op))
+	}
+	copy(r.last, ring[(recordRing-1)*r.recW:])
+	htod(r.rec, unsafe.Pointer(&ring[0]), int64(len(ring))*8)
+	cu.MemsetD32(r.ctl, 0, 4)
+	for i, a := range r.layout.arrays {
+		r.send(1+i, r.arrays[i], unsafe.Slice((*byte)(a.ptr), a.bytes), !a.readOnly, a.constant)
+	}
+	// Memsets and copies above ran on the legacy stream; the kernels run
+	// on the device's own (non-blocking) stream.
+	cu.CtxSynchronize()
+	r.fillTiles()
+}
+
+// fillTiles: vp_pull_tiles folds into y on the rows of segments of
+// several tiles: they start as the identity, and APPLY puts them back.
+func (r *run) fillTiles() {
+	if r.tiles {
+		r.launch("vp_fill", blocks(int64(r.n), blockSize), r.pull.arg, argBytes(0, false, 0))
+	}
+}
+
+// fillOnDevice is fill for a job whose initial state vp_init makes
+// (DeviceJob.DeviceInit): the read-only arrays are sent, the writable
+// ones zeroed, and vp_init_state writes X, the writable arrays, the
+// first frontier and the record of superstep -1, which comes back as
+// r.last (Initial).
+func (r *run) fillOnDevice() {
+	if r.words > 0 {
+		cu.MemsetD32(r.mask[1], 0, int64(r.words))
+		if r.farBits != 0 {
+			cu.MemsetD32(r.farBits, 0, int64(r.words))
+		}
+	}
+	if r.heavyCount != 0 {
+		cu.MemsetD32(r.heavyCount, 0, int64(len(r.pull.bins.heavyRow)))
+	}
+	ring := make([]uint64, recordRing*r.recW)
+	ring[(recordRing-1)*r.recW+recRan] = 1
+	for i, op := range r.job.Spec.Aggregators {
+		ring[(recordRing-1)*r.recW+recordHead+i] = math.Float64bits(aggIdentity(op))
+		ring[recordHead+i] = math.Float64bits(aggIdentity(op))
+	}
+	htod(r.rec, unsafe.Pointer(&ring[0]), int64(len(ring))*8)
+	cu.MemsetD32(r.ctl, 0, 4)
+	for i, a := range r.layout.arrays {
+		if a.readOnly {
+			r.send(1+i, r.arrays[i], unsafe.Slice((*byte)(a.ptr), a.bytes), false, a.constant)
+		} else if a.bytes > 0 {
+			cu.MemsetD32(r.arrays[i], 0, a.bytes/4)
+		}
+	}
+	cu.CtxSynchronize()
+	r.fillTiles()
+	if r.words > 0 {
+		r.launch("vp_init_state", min(blocks(int64(r.words)*32, blockSize), int64(32*max(1, r.d.sms))), r.pull.arg, argBytes(0, false, 0))
+	}
+	r.d.syncStream()
+	r.last = make([]uint64, r.recW)
+	dtoh(unsafe.Pointer(&r.last[0]), r.rec+cu.DevicePtr((recordRing-1)*r.recW*8), int64(r.recW)*8)
+}
+
+// Initial implements vertexprog.DeviceInitReporter.
+func (r *run) Initial() (active int, frontierEdges int64, aggregates []float64) {
+	aggregates = make([]float64, r.nagg)
+	for k := range aggregates {
+		aggregates[k] = math.Float64frombits(r.last[recordHead+k])
+	}
+	return int(r.last[recActive]), int64(r.last[recEdges]), aggregates
+}
+
+func (r *run) tex(p cu.DevicePtr, bytes int64) uint64 {
+	t := texCreate(p, bytes)
+	r.texs = append(r.texs, t)
+	return t
+}
+
+// makeRunArg is the VP_Run argument (kernels.cu).
+func (r *run) makeRunArg() []byte {
+	b := make([]byte, 192)
+	le := binary.LittleEndian
+	var pushDeg cu.DevicePtr
+	if r.push != nil {
+		pushDeg = r.push.pushDeg
+	}
+	for i, v := range []uint64{
+		uint64(r.x), r.xTex, uint64(r.mask[0]), uint64(r.mask[1]), r.maskTex[0], r.maskTex[1],
+		uint64(r.queue[0]), uint64(r.queue[1]), uint64(r.chunks[0]), uint64(r.chunks[1]),
+		uint64(r.touchedList), uint64(pushDeg), uint64(r.y),
+		uint64(r.partial), uint64(r.heavyCount), uint64(r.rec), uint64(r.ctl),
+	} {
+		le.PutUint64(b[8*i:], v)
+	}
+	useMask := 1
+	if r.job.Spec.GatherAll {
+		useMask = 0
+	}
+	idem := 0
+	if r.job.Spec.Idempotent {
+		idem = 1
+	}
+	for i, v := range []int{r.n, recordRing, r.recW, useMask, pushSmall, pushChunk, idem} {
+		le.PutUint32(b[136+4*i:], uint32(int32(v)))
+	}
+	le.PutUint32(b[164:], math.Float32bits(float32(r.job.Spec.Delta)))
+	le.PutUint64(b[168:], uint64(r.farBits))
+	le.PutUint64(b[176:], uint64(r.yLoop))
+	le.PutUint64(b[184:], uint64(r.probeBuf))
+	return b
+}
