@@ -172,8 +172,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 	"unsafe"
@@ -254,7 +256,7 @@ func check(op string, r C.CUresult) {
 }
 
 // catch runs f and turns a panic (the binding's cu.Result, or ours) into
-// an error.
+// an error; a Go runtime error (a bug) names where it happened.
 func catch(op string, f func() error) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -263,6 +265,8 @@ func catch(op string, f func() error) (err error) {
 				err = v
 			case cu.Result:
 				err = &Error{Op: op, Code: v}
+			case runtime.Error:
+				err = fmt.Errorf("cuda: %s: %w (at %s)", op, v, panicSite())
 			case error:
 				err = fmt.Errorf("cuda: %s: %w", op, v)
 			default:
@@ -271,6 +275,25 @@ func catch(op string, f func() error) (err error) {
 		}
 	}()
 	return f()
+}
+
+// panicSite is where the panic being recovered was raised: the first
+// frames outside the runtime, innermost first. Called by a deferred
+// function during the panic.
+func panicSite() string {
+	pcs := make([]uintptr, 32)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(3, pcs)])
+	var site []string
+	for len(site) < 3 {
+		f, more := frames.Next()
+		if !strings.HasPrefix(f.Function, "runtime.") {
+			site = append(site, fmt.Sprintf("%s %s:%d", f.Function, filepath.Base(f.File), f.Line))
+		}
+		if !more {
+			break
+		}
+	}
+	return strings.Join(site, " < ")
 }
 
 // device is the CUDA context, used by one goroutine at a time (do).

@@ -168,19 +168,31 @@ func (m *Matrix) RowLenELL(r int) int { return min(m.K, m.RowLen(r)) }
 // ChooseK applies the rule of design §3 to the row lengths given by a CSR
 // row pointer: with R(k) the number of rows longer than k, K is the
 // smallest k in [0, max) with RelativeSpeed·R(k) < n or R(k) < Breakeven,
-// else max (the longest row).
+// else max (the longest row). The row pointer must not decrease.
 func ChooseK(rowPtr []int64, opt Options) int {
+	k, _ := chooseK(rowPtr, opt)
+	return k
+}
+
+// chooseK is ChooseK, and false (with K 0) when a row has a negative
+// length.
+func chooseK(rowPtr []int64, opt Options) (int, bool) {
 	n := len(rowPtr) - 1
 	// hist[l] = rows of length l, for l below histCap (every core counts
 	// its block of rows); longer rows are listed only when the rule
 	// reaches them, which takes more than n/RelativeSpeed of them.
 	maxLens := make([]int, par.Workers())
 	hists := make([][]int, par.Workers())
+	bad := make([]bool, par.Workers())
 	par.Blocks(n, func(w, lo, hi int) {
 		h := make([]int, histCap)
 		m := 0
 		for r := lo; r < hi; r++ {
 			l := int(rowPtr[r+1] - rowPtr[r])
+			if l < 0 {
+				bad[w] = true
+				return
+			}
 			m = max(m, l)
 			if l < histCap {
 				h[l]++
@@ -188,6 +200,9 @@ func ChooseK(rowPtr []int64, opt Options) int {
 		}
 		maxLens[w], hists[w] = m, h
 	})
+	if slices.Contains(bad, true) {
+		return 0, false
+	}
 	maxLen := slices.Max(maxLens)
 	hist := make([]int, min(maxLen, histCap-1)+1)
 	for _, h := range hists {
@@ -221,7 +236,7 @@ func ChooseK(rowPtr []int64, opt Options) int {
 	if opt.MaxK > 0 && k > opt.MaxK {
 		k = opt.MaxK
 	}
-	return k
+	return k, true
 }
 
 // histCap bounds ChooseK's histogram of row lengths.
@@ -317,7 +332,10 @@ func DescribeRows(n int, rowPtr []int64, opt Options) (*Matrix, error) {
 	if n < 0 || len(rowPtr) != n+1 || rowPtr[0] != 0 {
 		return nil, fmt.Errorf("hyb: inconsistent row pointer (n=%d, %d row pointers)", n, len(rowPtr))
 	}
-	k := ChooseK(rowPtr, opt)
+	k, ok := chooseK(rowPtr, opt)
+	if !ok {
+		return nil, fmt.Errorf("hyb: inconsistent row pointer (a row of negative length)")
+	}
 	pitch := (n + 31) &^ 31
 	if int64(k)*int64(pitch) > math.MaxInt32*int64(8) {
 		return nil, fmt.Errorf("hyb: ELL of %d x %d slots is too large", pitch, k)

@@ -3,6 +3,7 @@ package hyb
 import (
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -289,4 +290,17 @@ func TestDescribeTransposeChecks(t *testing.T) {
 		}
 	}()
 	m.Materialize()
+}
+
+// TestNegativeRowRefused: a row pointer that decreases is an error, not a
+// panic, from DescribeRows and DescribeTranspose.
+func TestNegativeRowRefused(t *testing.T) {
+	rowPtr := []int64{0, 2, 1, 3}
+	if _, err := DescribeRows(3, rowPtr, CPUOptions()); err == nil || !strings.Contains(err.Error(), "negative length") {
+		t.Errorf("DescribeRows: %v", err)
+	}
+	of := CSR{RowPtr: []int64{0, 1, 2, 3}, Col: []int32{1, 2, 0}}
+	if _, err := DescribeTranspose(3, rowPtr, of, Options{RelativeSpeed: 3}, func() CSR { return of }); err == nil {
+		t.Error("DescribeTranspose accepted a decreasing row pointer")
+	}
 }
