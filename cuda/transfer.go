@@ -97,18 +97,33 @@ func hostCopy(dst, src unsafe.Pointer, n int) {
 
 // htod copies host memory to the device and returns once the device has
 // it. Inside device.do, with the run's stream idle.
+//
+// Every copy goes on the device's stream, where the kernels that read it
+// run, and is waited for there. cuMemcpyHtoD would not do: from pageable
+// memory it returns once the bytes are staged, before their DMA lands,
+// and its legacy stream does not order the work of ours, which is
+// non-blocking. A kernel launched next could read the memory as it was:
+// with another process loading the GPU, TestAppsMatchCPU and
+// TestBFSMatchesReference read stale COO offsets (session 20).
 func htod(dst cu.DevicePtr, src unsafe.Pointer, bytes int64) {
-	if pinInPlace && bytes >= stageMin && C.hp_host_register(src, C.size_t(bytes)) == C.CUDA_SUCCESS {
+	d := theDev
+	if d == nil || d.stream == nil {
 		cu.MemcpyHtoD(dst, src, bytes)
+		cu.CtxSynchronize()
+		return
+	}
+	st := cu.Stream(uintptr(unsafe.Pointer(d.stream)))
+	if pinInPlace && bytes >= stageMin && C.hp_host_register(src, C.size_t(bytes)) == C.CUDA_SUCCESS {
+		cu.MemcpyHtoDAsync(dst, src, bytes, st)
+		d.syncStream()
 		C.hp_host_unregister(src)
 		return
 	}
 	if bytes < stageMin || !stageReady() {
-		cu.MemcpyHtoD(dst, src, bytes)
+		cu.MemcpyHtoDAsync(dst, src, bytes, st)
+		d.syncStream()
 		return
 	}
-	d := theDev
-	st := cu.Stream(uintptr(unsafe.Pointer(d.stream)))
 	for off, i := int64(0), 0; off < bytes; off, i = off+stageBytes, i+1 {
 		n := min(stageBytes, bytes-off)
 		b := i & 1
