@@ -89,20 +89,11 @@ func TestPrebuiltCoversFixedModules(t *testing.T) {
 		image, key := prebuiltImage(src, "compute_90")
 		switch {
 		case image != "":
-		case imagePending[name] && os.Getenv("HPGRAPH_REQUIRE_NVRTC") == "":
-			// (make test stays green; make cuda-compile says it is missing)
-			t.Logf("%s: no prebuilt image %s.cubin.gz yet: run scripts/gpu-prebuild.sh on a GPU, then drop it from imagePending", name, key)
 		default:
 			t.Errorf("%s: no prebuilt image %s.cubin.gz (run scripts/gpu-prebuild.sh)", name, key)
 		}
 	}
 }
-
-// imagePending lists the fixed modules whose image no GPU has made yet:
-// transpose.cu's, first loaded by runs with issue 24's device transpose,
-// which could not be run on a GPU when it was written. Empty it once
-// cuda/prebuilt has the images.
-var imagePending = map[string]bool{"transpose.cu": true}
 
 // TestPrebuiltCoversBuiltinApps rebuilds the kernel source of each
 // built-in app as a single `hpgraph run` compiles it on an sm_90 device
