@@ -13,6 +13,10 @@ G=/tmp/hpgraph-graphs
 D=$OUT/prebuilt
 mkdir -p "$G" "$D"
 export HPGRAPH_CUDA_PREBUILD=$D
+# An empty kernel cache of its own: an image found in a cache is not
+# compiled, so not written to $D (another process's runs, or tests run
+# beside this script, had left some images out).
+export XDG_CACHE_HOME=$(mktemp -d) CUDA_CACHE_PATH=$(mktemp -d)
 [ -f $G/kron16.hpg ] || $H gen kron --scale 16 -o $G/kron16.hpg >/dev/null
 [ -f $G/kron21.hpg ] || $H gen kron --scale 21 -o $G/kron21.hpg >/dev/null
 [ -f $G/grid1000.hpg ] || $H gen grid --rows 1000 --cols 1000 -o $G/grid1000.hpg >/dev/null
