@@ -219,7 +219,10 @@ func (c *matCache) get(m *hyb.Matrix, bins, degrees bool, lim binLimits, ts tile
 	if ts.rowBits > 0 && !md.tiles.matches(ts) && (md.tiles == nil || md.users == 0) {
 		freeAll(md.tileBufs)
 		md.tileBufs = nil
-		t := makePullTiles(m, ts.rowBits, ts.maxArcs, ts.near, ts.symmetric)
+		t := theDev.takeTiles(m, ts) // (built in the background: tilebuild.go)
+		if t == nil {
+			t = makePullTiles(m, ts.rowBits, ts.maxArcs, ts.near, ts.symmetric)
+		}
 		md.tileArcs, md.tileVal = devPut(&md.tileBufs, t.arcs), devPut(&md.tileBufs, t.vals)
 		md.tileBase, md.tileFirst = devPut(&md.tileBufs, t.base), devPut(&md.tileBufs, t.first)
 		md.tileInfo, md.tileWarp = devPut(&md.tileBufs, t.info), devPut(&md.tileBufs, t.warp)
@@ -244,6 +247,9 @@ func (c *matCache) release(md *matDev) {
 }
 
 func (c *matCache) free(md *matDev) {
+	if cur := c.m[md.m]; cur == nil || cur == md {
+		theDev.forgetTiles(md.m) // (its tiles go with it)
+	}
 	freeAll(md.bufs)
 	freeAll(md.binBufs)
 	freeAll(md.tileBufs)

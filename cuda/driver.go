@@ -181,6 +181,7 @@ import (
 	"unsafe"
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
+	"github.com/hpgraph/hpgraph/hyb"
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
@@ -330,7 +331,8 @@ type device struct {
 	base, peak int64
 
 	mu         sync.Mutex
-	prefetched []*csrCopy // (prefetch.go)
+	prefetched []*csrCopy                 // (prefetch.go)
+	tileBuilds map[*hyb.Matrix]*tileBuild // (tilebuild.go)
 	modules    map[string]*module
 	images     map[string][2]string // kernelImage's answers (image, key) by source
 }

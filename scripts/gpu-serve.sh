@@ -43,7 +43,7 @@ what=${1:-targets}
 case $what in
 targets)
 	step "warm-up: one query of each app on k21"
-	for a in bfs sssp pagerank pagerank-ldbc cc tc; do lg --graph k21 --algo $a --queries 2 --duration 60s >/dev/null; done
+	for a in bfs sssp pagerank pagerank-ldbc cc tc cdlp lcc; do lg --graph k21 --algo $a --queries 2 --duration 60s >/dev/null; done
 	step "kron21 bfs, summary only, 1 client"
 	lg --graph k21 --algo bfs --clients 1 --queries 2000 --duration 30s --json "$OUT/bfs-1.json"
 	step "kron21 bfs, random sources, 16 clients"
@@ -57,7 +57,7 @@ targets)
 soak)
 	secs=${2:-60}
 	step "soak: every app on k21, grid, k16 from 16 clients for ${secs}s"
-	mix=bfs,sssp,pagerank,pagerank-ldbc,cc,tc
+	mix=bfs,sssp,pagerank,pagerank-ldbc,cc,tc,cdlp,lcc
 	(for i in $(seq 1 $((secs / 10 + 1))); do
 		echo "$(date +%s) rss_kb=$(ps -o rss= -p $SERVER) gpu_mib=$(nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits)"
 		sleep 10
