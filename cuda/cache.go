@@ -217,6 +217,9 @@ func (c *matCache) get(m *hyb.Matrix, bins, degrees bool, lim binLimits, ts tile
 	}
 	// (Tiles in use by another run stay as they are.)
 	if ts.rowBits > 0 && !md.tiles.matches(ts) && (md.tiles == nil || md.users == 0) {
+		if md.tiles != nil {
+			theDev.forgetTiles(m, md.tiles) // (their device copy goes)
+		}
 		freeAll(md.tileBufs)
 		md.tileBufs = nil
 		t := theDev.takeTiles(m, ts) // (built in the background: tilebuild.go)
@@ -248,7 +251,7 @@ func (c *matCache) release(md *matDev) {
 
 func (c *matCache) free(md *matDev) {
 	if cur := c.m[md.m]; cur == nil || cur == md {
-		theDev.forgetTiles(md.m) // (its tiles go with it)
+		theDev.forgetTiles(md.m, nil) // (its tiles go with it)
 	}
 	freeAll(md.bufs)
 	freeAll(md.binBufs)

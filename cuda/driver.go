@@ -181,7 +181,6 @@ import (
 	"unsafe"
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
-	"github.com/hpgraph/hpgraph/hyb"
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
@@ -331,8 +330,8 @@ type device struct {
 	base, peak int64
 
 	mu         sync.Mutex
-	prefetched []*csrCopy                 // (prefetch.go)
-	tileBuilds map[*hyb.Matrix]*tileBuild // (tilebuild.go)
+	prefetched []*csrCopy             // (prefetch.go)
+	tileBuilds map[tileKey]*tileBuild // (tilebuild.go)
 	modules    map[string]*module
 	images     map[string][2]string // kernelImage's answers (image, key) by source
 }

@@ -13,9 +13,16 @@ import "github.com/hpgraph/hpgraph/hyb"
 // run, does not wait for them (its PREPROCESS: 785 ms on kron21 before,
 // docs/perf.md). TilesAlways builds them in the run that asks, as before.
 
+// tileKey names one shape of one matrix's tiles: programs with 4- and
+// 8-byte accumulators ask for different shapes of the same matrix
+// (tileRowBitsFor), and a build of one must not cancel the other's.
+type tileKey struct {
+	m  *hyb.Matrix
+	ts tileSpec
+}
+
 // tileBuild is one matrix's tiles built on the host in the background.
 type tileBuild struct {
-	ts   tileSpec
 	sig  matSig
 	done chan struct{}
 	// t is the tiles once done, until a run takes them (nil where the
@@ -31,17 +38,18 @@ type tileBuild struct {
 func (d *device) tilesReady(m *hyb.Matrix, ts tileSpec) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	b := d.tileBuilds[m]
-	if b != nil && (b.ts != ts || b.sig != sigOf(m)) {
-		b = nil // (another shape, or the matrix changed: build afresh)
+	k := tileKey{m, ts}
+	b := d.tileBuilds[k]
+	if b != nil && b.sig != sigOf(m) {
+		b = nil // (the matrix changed: build afresh)
 	}
 	if b == nil {
-		b = &tileBuild{ts: ts, sig: sigOf(m), done: make(chan struct{})}
+		b = &tileBuild{sig: sigOf(m), done: make(chan struct{})}
 		if d.tileBuilds == nil {
-			d.tileBuilds = map[*hyb.Matrix]*tileBuild{}
+			d.tileBuilds = map[tileKey]*tileBuild{}
 		}
-		d.tileBuilds[m] = b
-		go d.buildTiles(m, b)
+		d.tileBuilds[k] = b
+		go d.buildTiles(k, b)
 		return false
 	}
 	select {
@@ -52,8 +60,8 @@ func (d *device) tilesReady(m *hyb.Matrix, ts tileSpec) bool {
 	}
 }
 
-// buildTiles builds b's tiles of m and marks b done.
-func (d *device) buildTiles(m *hyb.Matrix, b *tileBuild) {
+// buildTiles builds the tiles k names into b and marks b done.
+func (d *device) buildTiles(k tileKey, b *tileBuild) {
 	var t *pullTiles
 	defer func() {
 		_ = recover()
@@ -62,7 +70,7 @@ func (d *device) buildTiles(m *hyb.Matrix, b *tileBuild) {
 		d.mu.Unlock()
 		close(b.done)
 	}()
-	t = makePullTiles(m, b.ts.rowBits, b.ts.maxArcs, b.ts.near, b.ts.symmetric)
+	t = makePullTiles(k.m, k.ts.rowBits, k.ts.maxArcs, k.ts.near, k.ts.symmetric)
 }
 
 // takeTiles hands over m's tiles of shape ts built in the background, or
@@ -71,8 +79,8 @@ func (d *device) buildTiles(m *hyb.Matrix, b *tileBuild) {
 func (d *device) takeTiles(m *hyb.Matrix, ts tileSpec) *pullTiles {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	b := d.tileBuilds[m]
-	if b == nil || b.ts != ts || b.sig != sigOf(m) {
+	b := d.tileBuilds[tileKey{m, ts}]
+	if b == nil || b.sig != sigOf(m) {
 		return nil
 	}
 	select {
@@ -85,11 +93,17 @@ func (d *device) takeTiles(m *hyb.Matrix, ts tileSpec) *pullTiles {
 	return t
 }
 
-// forgetTiles drops the record of m's tiles when its device copy goes:
-// the next resident run builds them in the background again.
-func (d *device) forgetTiles(m *hyb.Matrix) {
+// forgetTiles drops the record of m's tiles of the shape of old when its
+// device copy goes (another shape replaces it), or of every shape for a
+// nil old (the matrix's device copy goes): the next resident run asking
+// for them builds them in the background again.
+func (d *device) forgetTiles(m *hyb.Matrix, old *pullTiles) {
 	d.mu.Lock()
-	delete(d.tileBuilds, m)
+	for k := range d.tileBuilds {
+		if k.m == m && (old == nil || old.matches(k.ts)) {
+			delete(d.tileBuilds, k)
+		}
+	}
 	d.mu.Unlock()
 }
 

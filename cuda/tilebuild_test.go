@@ -9,7 +9,7 @@ import (
 
 // TestBackgroundTiles: the first ask starts a build and answers not
 // ready; once done the tiles are ready, equal makePullTiles', and are
-// handed over once; another shape, or forgetting them, starts afresh.
+// handed over once; shapes build apart; forgetting one starts it afresh.
 // (Host only: no device is opened.)
 func TestBackgroundTiles(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
@@ -22,7 +22,7 @@ func TestBackgroundTiles(t *testing.T) {
 	if d.takeTiles(m, tileSpec{rowBits: 4, maxArcs: 50}) != nil {
 		t.Fatal("tiles of another shape handed over")
 	}
-	<-d.tileBuilds[m].done
+	<-d.tileBuilds[tileKey{m, ts}].done
 	if !d.tilesReady(m, ts) {
 		t.Fatal("not ready once built")
 	}
@@ -40,10 +40,19 @@ func TestBackgroundTiles(t *testing.T) {
 	if d.tilesReady(m, other) {
 		t.Fatal("another shape ready at once")
 	}
-	<-d.tileBuilds[m].done
-	d.forgetTiles(m)
-	if d.tilesReady(m, other) {
-		t.Fatal("ready after forgetTiles")
+	<-d.tileBuilds[tileKey{m, other}].done
+	if !d.tilesReady(m, ts) || !d.tilesReady(m, other) {
+		t.Fatal("a shape's build cancelled the other's")
 	}
-	<-d.tileBuilds[m].done
+	d.forgetTiles(m, got) // (the device's copy of ts's shape went)
+	if d.tilesReady(m, ts) || !d.tilesReady(m, other) {
+		t.Fatal("forgetTiles of one shape: wrong shapes forgotten")
+	}
+	d.forgetTiles(m, nil)
+	if d.tilesReady(m, other) {
+		t.Fatal("ready after forgetTiles of every shape")
+	}
+	for _, b := range d.tileBuilds {
+		<-b.done
+	}
 }
