@@ -347,6 +347,25 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_fill(VP_Mat m, VP_Run 
   if (r < m.n) (a.op == 1 ? c.yLoop : c.y)[r] = vp_identity();
 }
 
+// vp_count_flush adds a block's frontier size and push edges to record
+// t.rec: acts, counted by each warp's lane 0, and edges, by every thread;
+// cnt is the block's two shared counters, cleared at its start. Every
+// thread of the block calls it (vp_init_state, vp_apply_pull).
+__device__ __forceinline__ void vp_count_flush(const VP_St& t, unsigned long long* cnt, unsigned long long acts, unsigned long long edges) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) edges += __shfl_down_sync(VP_FULL, edges, o);
+  __syncthreads();  // (cnt cleared)
+  if ((threadIdx.x & 31) == 0) {
+    if (acts) atomicAdd(&cnt[0], acts);
+    if (edges) atomicAdd(&cnt[1], edges);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    if (cnt[0]) atomicAdd(t.rec + VP_R_ACTIVE, cnt[0]);
+    if (cnt[1]) atomicAdd(t.rec + VP_R_EDGES, cnt[1]);
+  }
+}
+
 // vp_init_state runs the program's vp_init (DeviceCode.Init) on every
 // vertex, before the first superstep: it writes X, the program's writable
 // arrays (zeroed before), superstep 0's x_bitmask and the record of
@@ -391,18 +410,7 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_init_state(VP_Mat m, V
       acts += __popc(bal);
     }
   }
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) edges += __shfl_down_sync(VP_FULL, edges, o);
-  __syncthreads();  // (cnt cleared)
-  if (lane == 0) {
-    if (acts) atomicAdd(&cnt[0], acts);
-    if (edges) atomicAdd(&cnt[1], edges);
-  }
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    if (cnt[0]) atomicAdd(t.rec + VP_R_ACTIVE, cnt[0]);
-    if (cnt[1]) atomicAdd(t.rec + VP_R_EDGES, cnt[1]);
-  }
+  vp_count_flush(t, cnt, acts, edges);
   vp_agg_flush(c, t, blk);
 #endif
 }
@@ -800,18 +808,7 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_apply_pull(VP_Mat m, V
   }
 #endif
   // No queues: a push after pulls compacts the bitmask (vp_compact).
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) edges += __shfl_down_sync(VP_FULL, edges, o);
-  __syncthreads();  // (cnt cleared)
-  if (lane == 0) {
-    if (acts) atomicAdd(&cnt[0], acts);
-    if (edges) atomicAdd(&cnt[1], edges);
-  }
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    if (cnt[0]) atomicAdd(t.rec + VP_R_ACTIVE, cnt[0]);
-    if (cnt[1]) atomicAdd(t.rec + VP_R_EDGES, cnt[1]);
-  }
+  vp_count_flush(t, cnt, acts, edges);
   vp_agg_flush(c, t, blk);
 }
 
