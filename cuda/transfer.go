@@ -137,14 +137,64 @@ func htod(dst cu.DevicePtr, src unsafe.Pointer, bytes int64) {
 	d.syncStream()
 }
 
+// pinned are the host ranges Pin page-locked (start address → bytes),
+// which dtoh copies into by DMA. Inside device.do.
+var pinned = map[uintptr]int64{}
+
+// isPinned reports whether [p, p+bytes) lies in a range Pin locked.
+// Inside device.do.
+func isPinned(p unsafe.Pointer, bytes int64) bool {
+	a := uintptr(p)
+	for start, n := range pinned {
+		if a >= start && a+uintptr(bytes) <= start+uintptr(n) {
+			return true
+		}
+	}
+	return false
+}
+
+// Pin implements vertexprog.HostPinner: cuMemHostRegister, once, for
+// memory that runs copy results into again and again (a server's
+// scratch ranks); unpin unregisters it.
+func (Backend) Pin(p unsafe.Pointer, bytes int) (func(), error) {
+	d, err := getDevice()
+	if err != nil {
+		return nil, err
+	}
+	err = d.do("page-locking host memory", func() error {
+		check("cuMemHostRegister", C.hp_host_register(p, C.size_t(bytes)))
+		pinned[uintptr(p)] = int64(bytes)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			_ = d.do("unlocking host memory", func() error {
+				delete(pinned, uintptr(p))
+				C.hp_host_unregister(p)
+				return nil
+			})
+		})
+	}, nil
+}
+
 // dtoh copies device memory to the host. Inside device.do, after
-// the stream's kernels are done.
+// the stream's kernels are done. Into memory Pin locked it copies by
+// DMA; large copies into other memory go through the staging buffers.
 func dtoh(dst unsafe.Pointer, src cu.DevicePtr, bytes int64) {
+	d := theDev
+	if bytes >= stageMin && d != nil && d.stream != nil && isPinned(dst, bytes) {
+		cu.MemcpyDtoHAsync(dst, src, bytes, cu.Stream(uintptr(unsafe.Pointer(d.stream))))
+		d.syncStream()
+		return
+	}
 	if bytes < stageMin || !stageReady() {
 		cu.MemcpyDtoH(dst, src, bytes)
 		return
 	}
-	d := theDev
 	st := cu.Stream(uintptr(unsafe.Pointer(d.stream)))
 	chunks := (bytes + stageBytes - 1) / stageBytes
 	issue := func(i int64) {

@@ -263,7 +263,7 @@ func maxResultBytes(q *query, n int) int64 {
 func run(lg *loadedGraph, q *query, opt vertexprog.Options) (*apps.Result, error) {
 	req := q.req
 	if req.Need == apps.NeedSummary {
-		req.Scratch = lg.takeScratch()
+		req.Scratch = lg.takeScratch(opt.Backend)
 	}
 	res, err := q.app.Run(lg.g, req, opt)
 	if err != nil {

@@ -126,8 +126,9 @@ type loadedGraph struct {
 	scratches []*apps.Scratch
 }
 
-// takeScratch lends a summary query a scratch: a spare one, or a new one.
-func (lg *loadedGraph) takeScratch() *apps.Scratch {
+// takeScratch lends a summary query a scratch: a spare one, or a new one
+// for runs on backend (a device backend's copies into it go by DMA).
+func (lg *loadedGraph) takeScratch(backend string) *apps.Scratch {
 	lg.scratchMu.Lock()
 	defer lg.scratchMu.Unlock()
 	if n := len(lg.scratches); n > 0 {
@@ -135,7 +136,7 @@ func (lg *loadedGraph) takeScratch() *apps.Scratch {
 		lg.scratches = lg.scratches[:n-1]
 		return s
 	}
-	return &apps.Scratch{}
+	return &apps.Scratch{Backend: backend}
 }
 
 // putScratch gives s back for a later summary query.
