@@ -12,23 +12,21 @@ import (
 // operation order; the backend compiles without FMA contraction). The
 // contract is vertexprog.DeviceCode's.
 //
-// BFS and CC are generated from their Go methods by devgen
-// (zz_device_gen.go; docs/devgen.md). What remains hand-written here,
-// and why:
+// BFS, CC and the paper's PageRank are generated from their Go methods
+// by devgen (zz_device_gen.go; docs/devgen.md). What remains
+// hand-written here, and why:
 //   - SSSP: delta-stepping needs vp_priority, which devgen does not
 //     derive, and its atomic fold relies on Prepare's promise that
 //     weights are non-negative (one signed atomicMin on the bits, where
 //     devgen's general float fold also handles negative values and NaN).
-//   - PageRank and LDBC PageRank: the latter is generic in F (devgen
-//     translates non-generic types only; its F picks float or double
-//     here), and both Inits divide by an out-degree through a helper the
-//     subset cannot call.
+//   - LDBC PageRank: it is generic in F (devgen translates non-generic
+//     types only; its F picks float or double here).
 //   - Triangle counting: its Gather intersects two adjacency lists of
 //     the graph's orientation with loops bounded by the data, binary
 //     searches and 16-byte vector loads; the subset has state slices
 //     indexed only by a vertex and loops with constant bounds.
 //
-//go:generate go run github.com/hpgraph/hpgraph/devgen/cmd/devgen -type BFSProgram,CCProgram
+//go:generate go run github.com/hpgraph/hpgraph/devgen/cmd/devgen -type BFSProgram,CCProgram,PageRankProgram
 
 const ssspDevice = `
 typedef float X_t;
@@ -66,49 +64,6 @@ __device__ int vp_fold_atomic(A_t* y, int v, int u, X_t du, float w, const State
 func (p *SSSPProgram) Device() vertexprog.DeviceCode {
 	return vertexprog.DeviceCode{Source: ssspDevice, Init: true,
 		Arrays: []vertexprog.DeviceArray{{Name: "source", Data: p.src, ReadOnly: true}}}
-}
-
-const pageRankDevice = `
-typedef double X_t;
-typedef double A_t;
-struct State {
-  double* rank;
-  const int* outDeg;
-  double damping;
-  double tolerance;
-};
-__device__ bool vp_init(int v, X_t* x, const State& s, Step& st) {
-  const int d = s.outDeg[v];
-  s.rank[v] = 1;
-  *x = d == 0 ? 0.0 : 1 / (double)d;
-  return true;
-}
-__device__ A_t vp_identity() { return 0.0; }
-__device__ A_t vp_gather(A_t acc, int v, int u, X_t xu, float w, const State& s) { return acc + xu; }
-__device__ A_t vp_reduce(A_t a, A_t b) { return a + b; }
-#define VP_REDUCE_ADD 1
-__device__ bool vp_update(int v, A_t acc, X_t* x, const State& s, Step& st) {
-  const int d = s.outDeg[v];  // (loaded before the stores, so with acc)
-  double r = (1 - s.damping) + s.damping * acc;
-  double diff = r - s.rank[v];
-  bool moved = (diff < 0 ? -diff : diff) > s.tolerance;
-  s.rank[v] = r;
-  *x = d == 0 ? 0.0 : r / (double)d;
-  return moved;
-}
-`
-
-// Device implements vertexprog.DeviceProgram.
-func (p *PageRankProgram) Device() vertexprog.DeviceCode {
-	return vertexprog.DeviceCode{
-		Source: pageRankDevice,
-		Init:   true,
-		Arrays: []vertexprog.DeviceArray{
-			{Name: "rank", Data: p.Rank},
-			{Name: "outDeg", Data: p.outDeg, ReadOnly: true, Constant: true},
-		},
-		Scalars: []vertexprog.DeviceScalar{{Name: "damping", Value: p.Damping}, {Name: "tolerance", Value: p.Tolerance}},
-	}
 }
 
 // pageRankLDBCDevice is PageRankLDBCProgram[F]'s device code, F's C type

@@ -102,8 +102,13 @@ func TestDeviceCodeMatchesState(t *testing.T) {
 
 	pr := &PageRankProgram{Damping: 0.85, Tolerance: 1e-7}
 	prepare(pr)
-	check("pagerank", pr.Device(), []want{{"rank", pr.Rank, false}, {"outDeg", pr.outDeg, true}},
-		[]scalar{{"damping", 0.85}, {"tolerance", 1e-7}})
+	prCode := pr.Device()
+	check("pagerank", prCode, []want{{"outDeg", pr.outDeg, true}, {"Rank", pr.Rank, false}},
+		[]scalar{{"Damping", 0.85}, {"Tolerance", 1e-7}})
+	if !prCode.Init || !prCode.Arrays[0].Constant || !strings.Contains(prCode.Source, "#define VP_REDUCE_ADD 1\n") {
+		t.Errorf("pagerank: vp_init %v, out-degrees Constant %v, VP_REDUCE_ADD %v; want all (as the hand-written code had)",
+			prCode.Init, prCode.Arrays[0].Constant, strings.Contains(prCode.Source, "VP_REDUCE_ADD"))
+	}
 
 	ldbc := &PageRankLDBCProgram[float64]{Damping: 0.85, Iterations: 3}
 	prepare(ldbc)
@@ -156,7 +161,7 @@ func TestDeviceTypeSizes(t *testing.T) {
 	}{
 		{"bfs", bfsProgramDeviceSource, unsafe.Sizeof(struct{}{}), unsafe.Sizeof(int32(0))},
 		{"sssp", ssspDevice, unsafe.Sizeof(float32(0)), unsafe.Sizeof(float32(0))},
-		{"pagerank", pageRankDevice, 8, 8},
+		{"pagerank", pageRankProgramDeviceSource, 8, 8},
 		{"pagerank-ldbc", (&PageRankLDBCProgram[float64]{}).Device().Source, 8, 8},
 		{"pagerank-ldbc float32", (&PageRankLDBCProgram[float32]{}).Device().Source, 4, 4},
 		{"triangles", triangleDevice, 0, 8},

@@ -19,7 +19,7 @@ type PageRankProgram struct {
 	// Rank is each vertex's rank after the run, written into the slice
 	// it holds before when that has one element a vertex.
 	Rank   []float64
-	outDeg []int32
+	outDeg []int32 `devgen:"constant"` // (Graph.Memo's: see outDegrees)
 }
 
 func (p *PageRankProgram) Spec() vertexprog.Spec {
@@ -108,10 +108,11 @@ func sumOver(acc float64, nbrs []int32, x []float64) float64 {
 func (p *PageRankProgram) Reduce(a, b float64) float64 { return a + b }
 
 func (p *PageRankProgram) Update(v int32, acc float64, x *float64, _ *vertexprog.Step) bool {
+	d := p.outDeg[v] // (read first: the generated device code then loads it with acc's arithmetic, not after the store to Rank)
 	r := (1 - p.Damping) + p.Damping*acc
 	moved := math.Abs(r-p.Rank[v]) > p.Tolerance
 	p.Rank[v] = r
-	*x = share(r, p.outDeg[v])
+	*x = share(r, d)
 	return moved
 }
 

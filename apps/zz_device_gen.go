@@ -126,3 +126,63 @@ func (vp_p CCProgram) Device() vertexprog.DeviceCode {
 		Init:   true,
 	}
 }
+
+// pageRankProgramDeviceSource is PageRankProgram's device code, translated from its Go methods.
+const pageRankProgramDeviceSource = `
+typedef double X_t;
+typedef double A_t;
+struct State {
+  const int* outDeg;
+  double* Rank;
+  double Damping;
+  double Tolerance;
+};
+__device__ __forceinline__ double vp_fn_share(double r, int d) {
+  {
+    if ((d == 0)) {
+      return 0.0;
+    }
+  }
+  return __ddiv_rn(r, ((double)d));
+}
+__device__ double vp_identity() {
+  return 0.0;
+}
+__device__ double vp_gather(A_t acc, int vp_arg1, int vp_arg2, X_t xu, float vp_arg4, const State& vp_s) {
+  return __dadd_rn(acc, xu);
+}
+__device__ double vp_reduce(A_t a, A_t b) {
+  return __dadd_rn(a, b);
+}
+__device__ bool vp_update(int v, A_t acc, X_t* x, const State& vp_s, Step& vp_arg3) {
+  int d = vp_s.outDeg[v];
+  double r = __dadd_rn(__dsub_rn(1.0, vp_s.Damping), __dmul_rn(vp_s.Damping, acc));
+  bool moved = (fabs(__dsub_rn(r, vp_s.Rank[v])) > vp_s.Tolerance);
+  vp_s.Rank[v] = r;
+  (*x) = vp_fn_share(r, d);
+  return moved;
+}
+__device__ bool vp_init(int v, X_t* vp_x, const State& vp_s, Step& vp_st) {
+  vp_s.Rank[v] = 1.0;
+  *vp_x = vp_fn_share(1.0, vp_s.outDeg[v]);
+  return true;
+}
+#define VP_REDUCE_ADD 1
+`
+
+// Device implements vertexprog.DeviceProgram. Its vp_init is Init's
+// translation: a device backend makes the initial state itself.
+func (vp_p *PageRankProgram) Device() vertexprog.DeviceCode {
+	return vertexprog.DeviceCode{
+		Source: pageRankProgramDeviceSource,
+		Init:   true,
+		Arrays: []vertexprog.DeviceArray{
+			{Name: "outDeg", Data: vp_p.outDeg, ReadOnly: true, Constant: true},
+			{Name: "Rank", Data: vp_p.Rank},
+		},
+		Scalars: []vertexprog.DeviceScalar{
+			{Name: "Damping", Value: float64(vp_p.Damping)},
+			{Name: "Tolerance", Value: float64(vp_p.Tolerance)},
+		},
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -50,6 +51,7 @@ type program struct {
 	x, a, decls                              string
 	identity, gather, reduce, update, extras string
 	init                                     string // Init's body
+	fields                                   string // more fields of P, with their tags
 }
 
 func (p program) src() string {
@@ -94,7 +96,7 @@ type P struct {
 	N    int
 	Name string
 	Ints []int
-}
+%s}
 
 func (P) Spec() vertexprog.Spec { return vertexprog.Spec{Edges: vertexprog.InEdges} }
 
@@ -118,7 +120,7 @@ func (p P) Update(v int32, acc A, x *X, s *vertexprog.Step) bool {
 %s
 }
 %s
-`, x, a, p.decls, def(p.init, "\tvar x X\n\treturn x, false"), def(p.identity, "\tvar z A\n\treturn z"), def(p.gather, "\treturn acc"), def(p.reduce, "\treturn a"), def(p.update, "\treturn false"), p.extras)
+`, x, a, p.decls, p.fields, def(p.init, "\tvar x X\n\treturn x, false"), def(p.identity, "\tvar z A\n\treturn z"), def(p.gather, "\treturn acc"), def(p.reduce, "\treturn a"), def(p.update, "\treturn false"), p.extras)
 }
 
 // stub is what the backend's prelude gives device code (Step), enough
@@ -238,6 +240,12 @@ func TestSubset(t *testing.T) {
 		{"for with constant bounds", program{x: "int32", a: "int32", gather: "\tfor i := 0; i < 4; i++ {\n\t\tif i == 2 {\n\t\t\tcontinue\n\t\t}\n\t\tacc += int32(i)\n\t}\n\tfor i := int32(8); i >= 0; i-- {\n\t\tif acc > 100 {\n\t\t\tbreak\n\t\t}\n\t\tacc += i\n\t}\n\tfor i := range 3 {\n\t\tacc += int32(i)\n\t}\n\tfor range 2 {\n\t\tacc *= 2\n\t}\n\treturn acc"}, []string{"for (long long vp_i = 0LL; vp_i < 4LL;", "continue;", "break;"}},
 		{"step", program{update: "\tif s.Iteration > 3 {\n\t\treturn false\n\t}\n\ts.Add(0, float64(acc))\n\t*x = float32(s.Aggregate(1))\n\treturn true"}, []string{"s.iteration", "s.add((int)0LL, ((double)acc))", "s.aggregate((int)1LL)"}},
 		{"constants", program{x: "float64", a: "float64", decls: "const big = 1 << 62\nconst half = 0.5", gather: "\tconst local = 3\n\treturn acc*half + big + local + math.Pi + math.MaxFloat32"}, []string{"4.611686018427388e+18", "3.141592653589793"}},
+		{"package function", program{x: "float64", a: "float64", decls: "func share(r float64, d int32) float64 {\n\tif d == 0 {\n\t\treturn 0\n\t}\n\treturn r / float64(d)\n}",
+			gather: "\treturn acc + share(xu, v)", update: "\t*x = share(acc, p.Cnt[v]) + share(1, 2)\n\treturn true"},
+			[]string{"__device__ __forceinline__ double vp_fn_share(double r, int d) {", "return __ddiv_rn(r, ((double)d));", "__dadd_rn(acc, vp_fn_share(xu, v))", "vp_fn_share(acc, vp_s.Cnt[v])", "vp_fn_share(1.0, 2)"}},
+		{"functions calling functions", program{x: "int32", a: "int32", decls: "type S struct{ A, B int32 }\nfunc inner(s S) S {\n\ts.A, s.B = s.B, s.A\n\treturn s\n}\nfunc outer(x, _ int32, _ int64) int32 {\n\tx++\n\treturn inner(S{x, 2}).A + inner(S{A: x}).B + one(x)\n}\nfunc one(int32) int32 { return 1 }\nfunc unused(x int32) int32 { return x }",
+			gather: "\treturn outer(acc, xu, 3) + outer(xu, acc, 4)"},
+			[]string{"vp_t_S vp_fn_inner(vp_t_S s) {", "int vp_fn_outer(int x, int vp_arg1, long long vp_arg2) {", "x = ((int)((unsigned int)x + (unsigned int)1));", "vp_fn_outer(acc, xu, 3LL)", "int vp_fn_one(int vp_arg0) {"}},
 		{"C keyword names", program{x: "int32", a: "int32", gather: "\tint, float := acc, xu\n\tdouble := int + float\n\treturn double"}, []string{"vp_l_int", "vp_l_double"}},
 	}
 	for _, c := range cases {
@@ -286,7 +294,23 @@ func TestRejected(t *testing.T) {
 		{"variable bound", program{x: "int32", gather: "\tfor i := int32(0); i < xu; i++ { // ERR\n\t\tacc++\n\t}\n\treturn acc"}, "for loop condition"},
 		{"loop variable assigned", program{gather: "\tfor i := 0; i < 4; i++ { // ERR\n\t\ti++\n\t}\n\treturn acc"}, "loop variable i is assigned"},
 		{"range over slice", program{gather: "\tfor range p.Val { // ERR\n\t}\n\treturn acc"}, "range over"},
-		{"function call", program{decls: "func f(x float32) float32 { return x }", gather: "\treturn f(acc) // ERR"}, "call of f"},
+		{"recursive function", program{decls: "func f(x float32) float32 {\n\tif x > 1 {\n\t\treturn f(x - 1) // ERR\n\t}\n\treturn x\n}", gather: "\treturn f(acc)"}, "recursive call of f"},
+		{"mutually recursive functions", program{decls: "func f(x float32) float32 { return g(x) }\nfunc g(x float32) float32 { return f(x) } // ERR", gather: "\treturn f(acc)"}, "recursive call of f"},
+		{"generic function", program{decls: "func f[T float32 | float64](x T) T { return x }", gather: "\treturn f(acc) // ERR"}, "call of generic function f"},
+		{"variadic function", program{decls: "func f(xs ...float32) float32 { return 0 }", gather: "\treturn f(acc) // ERR"}, "call of variadic function f"},
+		{"multi-valued argument", program{decls: "func two(x float32) (float32, bool) { return x, true }\nfunc f(x float32, b bool) float32 { return x }", gather: "\treturn f(two(acc)) // ERR"}, "multi-valued argument"},
+		{"named result", program{decls: "func f(x float32) (y float32) { // ERR\n\ty = x\n\treturn\n}", gather: "\treturn f(acc)"}, "function f has a named result"},
+		{"function of a slice", program{decls: "func sum(xs []float64) float32 { // ERR\n\treturn 0\n}", gather: "\treturn sum(nil)"}, "[]float64"},
+		{"function of the program", program{decls: "func get(p P, v int32) float32 { // ERR\n\treturn float32(p.Val[v])\n}", gather: "\treturn get(p, v)"}, "P"},
+		{"function reading a package variable", program{decls: "var gv float32\nfunc f(x float32) float32 {\n\treturn x + gv // ERR\n}", gather: "\treturn f(acc)"}, "f: package-level variable gv"},
+		{"function outside the subset", program{decls: "func f(x float32) float32 {\n\tfor x < 10 { // ERR\n\t\tx++\n\t}\n\treturn x\n}", gather: "\treturn f(acc)"}, "f: for loop without a constant bound"},
+		{"function value", program{decls: "func f(x float32) float32 { return x }", gather: "\tg := f // ERR\n\treturn g(acc)"}, "function f used as a value"},
+		{"method call", program{extras: "func (p P) half(x float32) float32 { return x / 2 }\n", gather: "\treturn p.half(acc) // ERR"}, "call of p.half"},
+		{"function call statement", program{decls: "func f(x float32) float32 { return x }", gather: "\tf(acc) // ERR\n\treturn acc"}, "call statement f"},
+		{"unknown devgen tag", program{fields: "\tC []int32 `devgen:\"const\"` // ERR\n", gather: "\treturn acc + float32(p.C[v])"}, "unknown devgen tag \"const\""},
+		{"malformed devgen tag", program{fields: "\tC []int32 `devgen:constant` // ERR\n", gather: "\treturn acc + float32(p.C[v])"}, "malformed struct tag"},
+		{"constant scalar", program{fields: "\tC int32 `devgen:\"constant\"` // ERR\n", gather: "\treturn acc + float32(p.C)"}, "field C is tagged devgen:\"constant\" but has type int32"},
+		{"constant array written", program{fields: "\tC []int32 `devgen:\"constant\"` // ERR\n", update: "\tp.C[v] = 1\n\treturn false"}, "field C is tagged devgen:\"constant\" but the device code writes it"},
 		{"math without device equivalent", program{x: "float64", a: "float64", gather: "\treturn math.Exp(xu) // ERR"}, "math.Exp has no bit-exact device equivalent"},
 		{"float modulo", program{x: "float64", a: "float64", gather: "\treturn math.Mod(xu, 2) // ERR"}, "math.Mod"},
 		{"package variable", program{decls: "var g float32", gather: "\treturn acc + g // ERR"}, "package-level variable g"},
@@ -332,6 +356,68 @@ func TestRejected(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFunctions: a package-level function becomes one device function,
+// defined once, after the functions it calls and before the methods;
+// functions no translated method calls are left out.
+func TestFunctions(t *testing.T) {
+	p, err := translateOne(t, program{x: "float64", a: "float64",
+		decls:  "func leaf(x float64) float64 { return x * 2 }\nfunc mid(x float64) float64 { return leaf(x) + leaf(1) }\nfunc top(x float64) float64 { return mid(x) - leaf(x) }\nfunc unused(x float64) float64 { return x }",
+		gather: "\treturn top(acc) + mid(xu)", update: "\t*x = leaf(acc)\n\treturn true", init: "\treturn top(1), true"}.src())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Init {
+		t.Fatalf("no vp_init: %s", p.NoInit)
+	}
+	var at []int
+	for _, name := range []string{"vp_fn_leaf(double x) {", "vp_fn_mid(double x) {", "vp_fn_top(double x) {", "vp_identity()"} {
+		if n := strings.Count(p.Source, name); n != 1 {
+			t.Errorf("%s defined %d times:\n%s", name, n, p.Source)
+		}
+		at = append(at, strings.Index(p.Source, name))
+	}
+	if !sort.IntsAreSorted(at) {
+		t.Errorf("functions not defined callees first, before the methods (%v):\n%s", at, p.Source)
+	}
+	if strings.Contains(p.Source, "unused") {
+		t.Errorf("an uncalled function is defined:\n%s", p.Source)
+	}
+	nvrtcCheck(t, p)
+
+	// A function only an Init that stays on the host calls leaves no trace.
+	p, err = translateOne(t, program{x: "int32", a: "int32", decls: "func initOnly(x int32) int32 { return x + 1 }",
+		update: "\tp.Cnt[v] = acc\n\treturn true", init: "\tp.Cnt[v] = initOnly(v)\n\treturn p.Cnt[v], false"}.src())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Init || strings.Contains(p.Source, "initOnly") {
+		t.Errorf("vp_init %v (%s); the failed Init's function is left in:\n%s", p.Init, p.NoInit, p.Source)
+	}
+}
+
+// TestConstantTag: a state slice tagged devgen:"constant" is a Constant
+// DeviceArray in the generated Device method (PageRank's out-degrees).
+func TestConstantTag(t *testing.T) {
+	src := program{x: "float64", a: "float64", fields: "\tDeg []int32 `devgen:\"constant\"`\n\tSpare []int32 `devgen:\"constant\"`\n",
+		gather: "\treturn acc + float64(p.Deg[u]) + p.Val[u]", update: "\tp.Val[v] = acc\n\treturn true"}.src()
+	pkg := load(t, src)
+	gosrc, progs, err := Generate(pkg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, a := range progs[0].Arrays {
+		got = append(got, fmt.Sprintf("%s ro=%v const=%v", a.Name, a.ReadOnly, a.Constant))
+	}
+	if w := "Deg ro=true const=true,Val ro=false const=false"; strings.Join(got, ",") != w {
+		t.Errorf("arrays %v, want %s", got, w)
+	}
+	if !strings.Contains(string(gosrc), `{Name: "Deg", Data: vp_p.Deg, ReadOnly: true, Constant: true},`) {
+		t.Errorf("generated Device lacks the Constant array:\n%s", gosrc)
+	}
+	nvrtcCheck(t, progs[0])
 }
 
 func TestDeltaRejected(t *testing.T) {

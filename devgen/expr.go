@@ -171,6 +171,8 @@ func (f *fn) expr(e ast.Expr) string {
 			return f.names[o]
 		case *types.Nil:
 			f.fail(e, "nil")
+		case *types.Func:
+			f.fail(e, "function %s used as a value (functions may only be called)", e.Name)
 		}
 		f.fail(e, "identifier %s (%T) is outside the subset", e.Name, obj)
 	case *ast.BasicLit:
@@ -575,6 +577,9 @@ func (f *fn) call(e *ast.CallExpr) string {
 			}
 			return acc
 		}
+		if fo, ok := info.Uses[fun].(*types.Func); ok {
+			return f.callFunc(e, fo)
+		}
 	case *ast.SelectorExpr:
 		if id, ok := fun.X.(*ast.Ident); ok {
 			if pn, ok := info.Uses[id].(*types.PkgName); ok {
@@ -592,7 +597,7 @@ func (f *fn) call(e *ast.CallExpr) string {
 				if tmpl == "" {
 					what := "has no bit-exact device equivalent"
 					if path != "math" && path != "math/bits" {
-						what = "is outside the subset (calls: conversions, min, max, math's and math/bits' exact functions, Step's methods)"
+						what = "is outside the subset (calls: conversions, min, max, the package's own functions, math's and math/bits' exact functions, Step's methods)"
 					}
 					f.fail(e, "%s.%s %s", path, fun.Sel.Name, what)
 				}
@@ -611,7 +616,7 @@ func (f *fn) call(e *ast.CallExpr) string {
 			}
 		}
 	}
-	f.fail(e, "call of %s (calls: conversions, min, max, math's and math/bits' exact functions, Step's Aggregate and Add)", exprString(e.Fun))
+	f.fail(e, "call of %s (calls: conversions, min, max, the package's own functions, math's and math/bits' exact functions, Step's Aggregate and Add)", exprString(e.Fun))
 	return ""
 }
 

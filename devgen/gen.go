@@ -29,6 +29,10 @@ type gen struct {
 	// fields it reads.
 	inInit    bool
 	initReads map[*stateField]bool
+	// funcs are the package-level functions the methods call, translated
+	// to device functions, callees before callers (funcs.go).
+	funcs   []*devFunc
+	funcFor map[*types.Func]*devFunc
 }
 
 // stateField is a field of the program the device code uses: a state
@@ -44,6 +48,8 @@ type stateField struct {
 	// input: a number or bool only Init reads, passed as a one-element
 	// read-only array (elem its kind; a bool as an int32 0 or 1).
 	input bool
+	// constant: the field is tagged `devgen:"constant"` (tags.go).
+	constant bool
 }
 
 func (g *gen) qual(p *types.Package) string {
@@ -137,9 +143,12 @@ type Field struct {
 	ReadOnly      bool
 	// Input: a field only Init reads, passed as a one-element read-only
 	// array (Data: []T{goValue}).
-	Input   bool
-	goValue string
-	goElem  string
+	Input bool
+	// Constant: a read-only array tagged `devgen:"constant"`
+	// (vertexprog.DeviceArray.Constant).
+	Constant bool
+	goValue  string
+	goElem   string
 }
 
 // Find returns the package's named non-generic types that implement
@@ -227,7 +236,7 @@ func (pkg *Package) method(t *types.Named, name string) (*ast.FuncDecl, *types.F
 
 // Translate generates the device code of program type t.
 func Translate(pkg *Package, t *types.Named) (prog *Program, err error) {
-	g := &gen{pkg: pkg, usedStruct: map[string]bool{}, helpers: map[string]bool{}, eqDone: map[string]bool{}}
+	g := &gen{pkg: pkg, usedStruct: map[string]bool{}, helpers: map[string]bool{}, eqDone: map[string]bool{}, funcFor: map[*types.Func]*devFunc{}}
 	defer func() {
 		if r := recover(); r != nil {
 			e, ok := r.(*Error)
@@ -344,6 +353,7 @@ func (g *gen) translate(t *types.Named) *Program {
 	p.Init, p.NoInit = initSrc != "", why
 	bodies.WriteString(initSrc)
 	fast := g.fastPaths(t, p)
+	g.checkTags(t)
 
 	var src strings.Builder
 	src.WriteString("\n")
@@ -368,7 +378,7 @@ func (g *gen) translate(t *types.Named) *Program {
 				c = "const "
 			}
 			fmt.Fprintf(&src, "  %s%s* %s;\n", c, s.elem.cName(), s.name)
-			p.Arrays = append(p.Arrays, Field{Name: s.name, GoField: s.v.Name(), ReadOnly: !s.written})
+			p.Arrays = append(p.Arrays, Field{Name: s.name, GoField: s.v.Name(), ReadOnly: !s.written, Constant: s.constant})
 		case s.input:
 			fmt.Fprintf(&src, "  const %s* %s;  // one element\n", s.elem.cName(), s.name)
 			p.Arrays = append(p.Arrays, Field{Name: s.name, GoField: s.v.Name(), ReadOnly: true, Input: true, goValue: s.goValue, goElem: s.elem.goName()})
@@ -384,6 +394,7 @@ func (g *gen) translate(t *types.Named) *Program {
 		src.WriteString("};\n")
 	}
 	src.WriteString(g.helperDecls())
+	src.WriteString(g.funcDecls())
 	src.WriteString(bodies.String())
 	src.WriteString(fast)
 	p.Source = src.String()
@@ -733,6 +744,9 @@ func GenerateTypes(pkg *Package, names []string) ([]byte, []*Program, error) {
 				ro := ""
 				if a.ReadOnly {
 					ro = ", ReadOnly: true"
+				}
+				if a.Constant {
+					ro += ", Constant: true"
 				}
 				if a.Input {
 					fmt.Fprintf(&b, "\t\t\t{Name: %q, Data: []%s{%s}%s},\n", a.Name, a.goElem, fmt.Sprintf(a.goValue, "vp_p"), ro)

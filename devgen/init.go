@@ -41,11 +41,14 @@ type genState struct {
 	helpers    map[string]bool
 	eqs        []string
 	eqDone     map[string]bool
+	funcs      []*devFunc
+	funcFor    map[*types.Func]*devFunc
 }
 
 func (g *gen) save() genState {
 	s := genState{nFields: len(g.fields), structs: slices.Clone(g.structs), usedStruct: maps.Clone(g.usedStruct),
-		helpers: maps.Clone(g.helpers), eqs: slices.Clone(g.eqs), eqDone: maps.Clone(g.eqDone)}
+		helpers: maps.Clone(g.helpers), eqs: slices.Clone(g.eqs), eqDone: maps.Clone(g.eqDone),
+		funcs: slices.Clone(g.funcs), funcFor: maps.Clone(g.funcFor)}
 	for _, f := range g.fields {
 		s.written = append(s.written, f.written)
 	}
@@ -58,6 +61,7 @@ func (g *gen) restore(s genState) {
 		g.fields[i].written = w
 	}
 	g.structs, g.usedStruct, g.helpers, g.eqs, g.eqDone = s.structs, s.usedStruct, s.helpers, s.eqs, s.eqDone
+	g.funcs, g.funcFor = s.funcs, s.funcFor
 }
 
 // tryInit translates Init into vp_init, or returns "" and why not, with

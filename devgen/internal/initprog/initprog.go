@@ -1,8 +1,9 @@
 // Package initprog is a vertex program whose Init exercises what vp_init
 // must reproduce: per-run inputs (Src, Lim, Neg), read-only arrays read
 // at v, arrays written on every path (through a switch and an if),
-// conversions that overflow. devgen's tests translate it and run the C
-// vp_init on the host against Init.
+// conversions that overflow, a call of a package-level function.
+// devgen's tests translate it and run the C vp_init on the host against
+// Init.
 package initprog
 
 import (
@@ -40,7 +41,7 @@ func (p *Program) Init(v int32, _ *vertexprog.Step) (X, bool) {
 		return X{}, true
 	case p.Neg && d%3 == 0:
 		p.Out[v] = int64(d) << 40
-		return X{D: float32(p.W[v] / p.Lim), H: d}, false
+		return X{D: float32(scaled(p.W[v], p.Lim)), H: d}, false
 	}
 	if d < 0 {
 		p.Out[v] = int64(float64(d) * p.W[v])
@@ -49,6 +50,14 @@ func (p *Program) Init(v int32, _ *vertexprog.Step) (X, bool) {
 	}
 	x := X{D: float32(math.Sqrt(p.W[v])), H: -d}
 	return x, d > p.K
+}
+
+// scaled is a package-level function Init calls (a device function).
+func scaled(w, lim float64) float64 {
+	if lim == 0 {
+		return w
+	}
+	return w / lim
 }
 
 func (*Program) Identity() int32 { return 0 }

@@ -59,7 +59,24 @@ func (Program) Gather(acc V, v, u int32, xu V, w float32) V {
 	for i := range 3 {
 		r.I64 += int64(i) * acc.I64
 	}
+	r.F64 = max(r.F64, ratio(xu.F64, acc.I32))
+	r.I64 ^= mix(acc, v)
 	return r
+}
+
+// ratio and mix are package-level functions Gather calls: each becomes a
+// device function (mix calls ratio, takes a struct, assigns a parameter).
+func ratio(a float64, n int32) float64 {
+	if n == 0 {
+		return 0
+	}
+	n = -n
+	return a / float64(n)
+}
+
+func mix(a V, b int32) int64 {
+	a.I32 -= b
+	return int64(a.I32)*int64(b) + int64(ratio(a.F64, b))
 }
 
 func (Program) Reduce(a, b V) V {
