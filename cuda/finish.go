@@ -8,6 +8,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/internal/phase"
 )
 
@@ -27,22 +28,31 @@ func (r *run) Finish(x []byte) error {
 	if r.closed {
 		return errors.New("cuda: Finish on a closed run")
 	}
-	if x != nil && len(x) != r.n*r.job.XSize {
-		return fmt.Errorf("cuda: Finish: %d bytes for X, want %d", len(x), r.n*r.job.XSize)
+	err := copyBack(r.d, x, r.x, r.n*r.job.XSize, r.layout, r.arrays, &r.transfers)
+	r.finished = err == nil
+	return err
+}
+
+// copyBack is a run's Finish (run's and msRun's): X, n*XSize bytes at xDev,
+// into x (none for a nil x: vertexprog.Options.NoValues), and the
+// writable state arrays of layout from devArrays into their Go slices,
+// the time added to transfers.
+func copyBack(d *device, x []byte, xDev cu.DevicePtr, xBytes int, layout *stateLayout, devArrays []cu.DevicePtr, transfers *time.Duration) error {
+	if x != nil && len(x) != xBytes {
+		return fmt.Errorf("cuda: Finish: %d bytes for X, want %d", len(x), xBytes)
 	}
 	t0 := time.Now()
-	defer func() { r.transfers += time.Since(t0) }()
-	return r.d.do("copying results back", func() error {
-		r.d.syncStream()
+	defer func() { *transfers += time.Since(t0) }()
+	return d.do("copying results back", func() error {
+		d.syncStream()
 		if len(x) > 0 {
-			dtoh(unsafe.Pointer(&x[0]), r.x, int64(len(x)))
+			dtoh(unsafe.Pointer(&x[0]), xDev, int64(len(x)))
 		}
-		for i, a := range r.layout.arrays {
+		for i, a := range layout.arrays {
 			if !a.readOnly && a.bytes > 0 {
-				dtoh(a.ptr, r.arrays[i], a.bytes)
+				dtoh(a.ptr, devArrays[i], a.bytes)
 			}
 		}
-		r.finished = true
 		return nil
 	})
 }

@@ -193,14 +193,7 @@ func multisetProgram(code *vertexprog.DeviceCode, l *stateLayout, f features, ch
 	var b strings.Builder
 	fmt.Fprintf(&b, "#define VP_XSIZE %d\n#define VP_ASIZE %d\n#define VP_NAGG %d\n#define VP_AGG_OPS %s\n#define MS_CHUNK_BYTES %d\n",
 		f.XSize, f.ASize, strings.Count(f.Aggs, ","), f.Aggs, chunkBytes)
-	b.WriteString("#line 1 \"hpgraph_prelude.cu\"\n")
-	b.WriteString(preludeSource)
-	fmt.Fprintf(&b, "\n#line 1 %q\n", snippetFile)
-	b.WriteString(code.Source)
-	b.WriteString("\n#line 1 \"hpgraph_checks.cu\"\n")
-	b.WriteString(l.checks(f))
-	b.WriteString("#line 1 \"hpgraph_mat.cu\"\n")
-	b.WriteString(matSource)
+	writeProgram(&b, code, l, f)
 	b.WriteString("#line 1 \"hpgraph_multiset.cu\"\n")
 	b.WriteString(multisetSource)
 	return b.String()
@@ -349,14 +342,7 @@ func (r *msRun) deviceBytes() int64 {
 	return need
 }
 
-func (r *msRun) alloc(bytes int64) cu.DevicePtr {
-	if bytes <= 0 {
-		return 0
-	}
-	p := cu.MemAlloc(bytes)
-	r.bufs = append(r.bufs, p)
-	return p
-}
+func (r *msRun) alloc(bytes int64) cu.DevicePtr { return devAlloc(&r.bufs, bytes) }
 
 // put allocates and fills a device copy of s.
 func msPut[T any](r *msRun, s []T) cu.DevicePtr {
@@ -532,23 +518,7 @@ func (r *msRun) Finish(x []byte) error {
 	if r.closed {
 		return errors.New("cuda: Finish on a closed multiset run")
 	}
-	if x != nil && len(x) != r.n*r.job.XSize {
-		return fmt.Errorf("cuda: Finish: %d bytes for X, want %d", len(x), r.n*r.job.XSize)
-	}
-	t0 := time.Now()
-	defer func() { r.transfers += time.Since(t0) }()
-	return r.d.do("copying results back", func() error {
-		r.d.syncStream()
-		if len(x) > 0 {
-			dtoh(unsafe.Pointer(&x[0]), r.x, int64(len(x)))
-		}
-		for i, a := range r.layout.arrays {
-			if !a.readOnly && a.bytes > 0 {
-				dtoh(a.ptr, r.arrays[i], a.bytes)
-			}
-		}
-		return nil
-	})
+	return copyBack(r.d, x, r.x, r.n*r.job.XSize, r.layout, r.arrays, &r.transfers)
 }
 
 // FinishSummary implements vertexprog.SummaryFinisher.

@@ -318,16 +318,22 @@ func buildSource(code *vertexprog.DeviceCode, l *stateLayout, f features) string
 	fmt.Fprintf(&b, "#define VP_TILE_CHUNK %d\n", cmp.Or(f.TileChunk, tileChunkFor(f.ASize)))
 	fmt.Fprintf(&b, "#define VP_APPLY_ROWS %d\n", f.applyRows())
 	fmt.Fprintf(&b, "#define VP_NAGG %d\n#define VP_AGG_OPS %s\n", strings.Count(f.Aggs, ","), f.Aggs)
-	b.WriteString("#line 1 \"hpgraph_prelude.cu\"\n")
-	b.WriteString(preludeSource)
-	fmt.Fprintf(&b, "\n#line 1 %q\n", snippetFile)
-	b.WriteString(code.Source)
-	b.WriteString("\n#line 1 \"hpgraph_checks.cu\"\n")
-	b.WriteString(l.checks(f))
-
-	b.WriteString("#line 1 \"hpgraph_mat.cu\"\n")
-	b.WriteString(matSource)
+	writeProgram(&b, code, l, f)
 	b.WriteString("#line 1 \"hpgraph_kernels.cu\"\n")
 	b.WriteString(kernelSource)
 	return b.String()
+}
+
+// writeProgram writes what a program's kernel modules (kernels.cu's and
+// multiset.cu's) hold after their #defines: the prelude, the program's
+// snippet, the checks of its State layout and the matrix's accessors.
+func writeProgram(b *strings.Builder, code *vertexprog.DeviceCode, l *stateLayout, f features) {
+	b.WriteString("#line 1 \"hpgraph_prelude.cu\"\n")
+	b.WriteString(preludeSource)
+	fmt.Fprintf(b, "\n#line 1 %q\n", snippetFile)
+	b.WriteString(code.Source)
+	b.WriteString("\n#line 1 \"hpgraph_checks.cu\"\n")
+	b.WriteString(l.checks(f))
+	b.WriteString("#line 1 \"hpgraph_mat.cu\"\n")
+	b.WriteString(matSource)
 }

@@ -21,14 +21,7 @@ import (
 // run, park.go) and filled with the job's initial state.
 
 // alloc allocates bytes of device memory owned by the run (0 for none).
-func (r *run) alloc(bytes int64) cu.DevicePtr {
-	if bytes <= 0 {
-		return 0
-	}
-	p := cu.MemAlloc(bytes)
-	r.bufs = append(r.bufs, p)
-	return p
-}
+func (r *run) alloc(bytes int64) cu.DevicePtr { return devAlloc(&r.bufs, bytes) }
 
 // upload finds the run's matrices, allocates its buffers (or adopts a
 // parked run's) and fills them. Inside device.do.
