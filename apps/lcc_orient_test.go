@@ -251,7 +251,16 @@ func orientTestLists(t testing.TB) map[string]*datasets.EdgeList {
 		}
 		return el
 	}
+	// Hubs of one degree above lccRankCap, which rank by id among
+	// themselves, joined to the same leaves.
+	twins := &datasets.EdgeList{N: 17005}
+	for h := int32(0); h < 3; h++ {
+		for v := int32(3); v < 17005; v++ {
+			twins.Src, twins.Dst = append(twins.Src, h), append(twins.Dst, v)
+		}
+	}
 	return map[string]*datasets.EdgeList{
+		"twin-hubs":    twins,
 		"kron12":       must(gen.Kronecker(12, 16, gen.GAPSeed)),
 		"kron14":       must(gen.Kronecker(14, 8, 11)),
 		"urand13":      must(gen.Uniform(13, 12, 7)),
