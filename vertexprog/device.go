@@ -221,18 +221,27 @@ type Prefetcher interface {
 // backend builds tiled pulls for resident runs so): Settle waits until
 // that work is done.
 type Settler interface {
+	Backend
 	Settle()
 }
 
 // Settle waits for the background PREPROCESS of the named backend (a
-// Settler; nothing for "cpu" or a backend that is not one): a measurement
+// Settler; "auto" or "": the first available device backend; nothing for
+// "cpu" or a backend that is not one): a measurement
 // of the steady state, such as hpgraph bench's timed runs after the
 // first, calls it before it starts.
 func Settle(backend string) {
-	backendsMu.Lock()
-	b := backends[backend]
-	backendsMu.Unlock()
-	if s, ok := b.(Settler); ok {
+	var s Settler
+	switch backend {
+	case "cpu":
+	case "", "auto":
+		s, _ = firstBackend[Settler]()
+	default:
+		backendsMu.Lock()
+		s, _ = backends[backend].(Settler)
+		backendsMu.Unlock()
+	}
+	if s != nil {
 		s.Settle()
 	}
 }
