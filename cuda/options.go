@@ -55,9 +55,11 @@ type TileMode int
 const (
 	// TilesResident builds tiles for resident runs only
 	// (vertexprog.Options.Resident: bench, serve, run with several
-	// sources), where the graph stays loaded for many pulls.
+	// sources), where the graph stays loaded for many pulls, in the
+	// background: runs pull by rows until they are built (tilebuild.go).
 	TilesResident TileMode = iota
-	// TilesAlways builds them for every run that can use them.
+	// TilesAlways builds them for every run that can use them, in the
+	// run that asks.
 	TilesAlways
 	// TilesNever pulls by rows always.
 	TilesNever
