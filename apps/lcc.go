@@ -120,25 +120,10 @@ func (p *LCCProgram) Prepare(g *vertexprog.Graph) error {
 	return nil
 }
 
-// orientLCC builds g's lccOrientation on all cores. Every pass is
-// parallel and none sorts the graph as a whole:
-//
-//  1. deg (and dup) from each row, one pass over the rows in id order;
-//  2. rank, a counting sort on the degree whose histograms are kept per
-//     block of ids (lccRanks);
-//  3. cnt, each row's neighbours ranked above it, a pass in id order that
-//     reads rank alone;
-//  4. off, a parallel prefix sum of cnt rounded up to lccBlock;
-//  5. adj (and both), each row's higher neighbours' ranks gathered into a
-//     scratch buffer without branches, sorted there by lccSortKeys (a
-//     radix sort for the long lists, which hold most entries) and copied
-//     to the list with its padding.
-//
-// kron21's orientation (63.5M arcs) took 290 ms on 16 cores when ranks and
-// offsets were serial passes and every list was sorted with slices.Sort;
-// the arrays it makes are the same, byte for byte (lcc_orient_test.go
-// keeps that build as the reference).
-func orientLCC(g *vertexprog.Graph) *lccOrientation {
+// lccDegrees starts g's lccOrientation: each vertex's degree without its
+// loops (on all cores), and dup, the lowest vertex listing a neighbour
+// twice (-1 for none: the others' fields are built only then).
+func lccDegrees(g *vertexprog.Graph) *lccOrientation {
 	n := g.N()
 	o := &lccOrientation{directed: g.Directed(), dup: -1, hubs: int32(min(n/8, lccHubs))}
 	o.deg = make([]int32, n)
@@ -164,7 +149,32 @@ func orientLCC(g *vertexprog.Graph) *lccOrientation {
 			o.deg[v] = int32(len(nb) - loops)
 		}
 	})
-	if o.dup = dup.Load(); o.dup >= 0 {
+	o.dup = dup.Load()
+	return o
+}
+
+// orientLCC builds g's lccOrientation on all cores. Every pass is
+// parallel and none sorts the graph as a whole:
+//
+//  1. deg (and dup) from each row, one pass over the rows in id order;
+//  2. rank, a counting sort on the degree whose histograms are kept per
+//     block of ids (lccRanks);
+//  3. cnt, each row's neighbours ranked above it, a pass in id order that
+//     reads rank alone;
+//  4. off, a parallel prefix sum of cnt rounded up to lccBlock;
+//  5. adj (and both), each row's higher neighbours' ranks gathered into a
+//     scratch buffer without branches, sorted there by lccSortKeys (a
+//     radix sort for the long lists, which hold most entries) and copied
+//     to the list with its padding.
+//
+// kron21's orientation (63.5M arcs) took 290 ms on 16 cores when ranks and
+// offsets were serial passes and every list was sorted with slices.Sort;
+// the arrays it makes are the same, byte for byte (lcc_orient_test.go
+// keeps that build as the reference).
+func orientLCC(g *vertexprog.Graph) *lccOrientation {
+	n := g.N()
+	o := lccDegrees(g)
+	if o.dup >= 0 {
 		return o
 	}
 	o.rank = lccRanks(o.deg)

@@ -22,31 +22,8 @@ import (
 // build must make them byte for byte the same (TestOrientLCCMatchesReference).
 func orientLCCReference(g *vertexprog.Graph) *lccOrientation {
 	n := g.N()
-	o := &lccOrientation{directed: g.Directed(), dup: -1, hubs: int32(min(n/8, lccHubs))}
-	o.deg = make([]int32, n)
-	var dup atomic.Int32
-	dup.Store(-1)
-	g.ForVertices(func(lo, hi int32) {
-		for v := lo; v < hi; v++ {
-			nb := g.Neighbors(v)
-			loops := 0
-			for i, u := range nb {
-				if u == v {
-					loops++
-				}
-				if i > 0 && nb[i-1] == u {
-					for d := dup.Load(); d < 0 || v < d; d = dup.Load() {
-						if dup.CompareAndSwap(d, v) {
-							break
-						}
-					}
-					break
-				}
-			}
-			o.deg[v] = int32(len(nb) - loops)
-		}
-	})
-	if o.dup = dup.Load(); o.dup >= 0 {
+	o := lccDegrees(g) // (a pass the faster build did not change)
+	if o.dup >= 0 {
 		return o
 	}
 	// Ranks: decreasing degree, then decreasing id (a counting sort).
