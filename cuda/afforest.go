@@ -70,7 +70,7 @@ func (Backend) Components(m *vertexprog.Matrix) (vertexprog.ComponentsRun, error
 		}
 		t0 := time.Now()
 		r.md = d.cache.get(m.Matrix, false, false, binLimits{}, tileSpec{})
-		d.dropPrefetch(nil)
+		d.dropCSRs(true, false)
 		r.comp = cu.MemAlloc(int64(max(1, m.N)) * 4)
 		r.sample = cu.MemAlloc(afSamples * 4)
 		r.bufs = []cu.DevicePtr{r.comp, r.sample}

@@ -64,17 +64,19 @@ func lowOnMemory() bool {
 }
 
 // matBytes is the device memory of m's base arrays, plus, for a matrix
-// built on the device, its CSR while the build runs: for a transposed
-// matrix (hyb.DescribeTranspose), the out-CSR it is the transpose of and
-// deviceTranspose's arrays, its output and temporaries.
-func matBytes(m *hyb.Matrix) int64 {
+// built on the device, the CSR it is built from (with csr) and, for a
+// transposed matrix (hyb.DescribeTranspose), deviceTranspose's arrays,
+// its output and temporaries.
+func matBytes(m *hyb.Matrix, csr bool) int64 {
 	vals := int64(0)
 	if m.Weighted() {
 		vals = 4
 	}
 	b := int64(m.K)*int64(m.Pitch)*(4+vals) + m.CooNNZ()*(4+vals) + int64(m.N+1)*8
 	if !m.Materialized() {
-		b += m.NNZ()*(4+vals) + int64(m.N+1)*8
+		if csr {
+			b += m.NNZ()*(4+vals) + int64(m.N+1)*8
+		}
 		if m.TransposeOf != nil {
 			b += deviceTransposeBytes(m.N, m.NNZ(), m.Weighted())
 		}
@@ -138,7 +140,7 @@ func (c *matCache) need(m *hyb.Matrix, bins, degrees bool, lim binLimits, ts til
 	}
 	b := int64(0)
 	if md == nil {
-		b += matBytes(m)
+		b += matBytes(m, true) // (with its CSR: reserve may drop the copy)
 	}
 	if bins && (md == nil || md.bins == nil || md.bins.lim != lim) {
 		b += binBytes(m, lim)
@@ -192,14 +194,16 @@ func (c *matCache) get(m *hyb.Matrix, bins, degrees bool, lim binLimits, ts tile
 	if md == nil {
 		c.misses++
 		md = &matDev{m: m, sig: sigOf(m)}
-		if m.Materialized() {
+		// (K = 0 is materialized, its COO the CSR: copied on the device
+		// where the graph's CSR is there)
+		if m.Materialized() && !(m.K == 0 && m.N > 0 && m.TransposeOf == nil && theDev.csrFor(m.Src) != nil) {
 			md.ellCol, md.ellVal = devPut(&md.bufs, m.EllCol), devPut(&md.bufs, m.EllVal)
 			md.cooCol, md.cooVal = devPut(&md.bufs, m.CooCol), devPut(&md.bufs, m.CooVal)
 			md.cooPtr = devPut(&md.bufs, m.CooPtr)
 		} else {
 			buildOnDevice(md, m, pt)
 		}
-		md.bytes = matBytes(m)
+		md.bytes = matBytes(m, false)
 		c.m[m] = md
 	} else {
 		c.hits++
@@ -277,10 +281,12 @@ func (c *matCache) trim(keep int) {
 			}
 		}
 		if old == nil || unused <= keep && !lowOnMemory() {
-			return
+			break
 		}
 		c.free(old)
 	}
+	// (the graphs' CSRs whose matrices went, and under pressure all)
+	theDev.dropCSRs(false, lowOnMemory())
 }
 
 // pushChunksOf is the push chunks of m's degrees where its device copy

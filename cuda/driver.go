@@ -330,7 +330,7 @@ type device struct {
 	base, peak int64
 
 	mu         sync.Mutex
-	prefetched []*csrCopy             // (prefetch.go)
+	csrs       []*csrCopy             // graphs' CSRs on the device (prefetch.go)
 	tileBuilds map[tileKey]*tileBuild // (tilebuild.go)
 	modules    map[string]*module
 	images     map[string][2]string // kernelImage's answers (image, key) by source

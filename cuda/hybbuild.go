@@ -22,19 +22,19 @@ var hybBuildKernels = []string{"hb_ell", "hb_coo", "hb_restore", "hb_bin_count",
 	"hb_or_deg", "hb_or_count", "hb_or_scan1", "hb_or_scan2", "hb_or_scan3", "hb_or_fill"}
 
 // buildOnDevice is PREPROCESS on the device for a matrix that
-// vertexprog described without filling (hyb.Describe): it uploads the
-// CSR (or takes its prefetched copy: prefetch.go), builds the ELL and COO arrays from it with hb_ell and hb_coo, and
-// frees the CSR, so the host never holds a second copy of the graph. A
-// transposed matrix (hyb.DescribeTranspose: a directed graph's
-// in-matrix) is built from the transpose of its TransposeOf, made on the
-// device (transposedOnDevice), which with K = 0 is its COO as it is.
-// Inside device.do.
+// vertexprog described without filling (hyb.Describe): it builds the ELL
+// and COO arrays with hb_ell and hb_coo from the graph's CSR on the
+// device (borrowCSR: the copy that is there, or an upload), so the host
+// never holds a second copy of the graph. A transposed matrix
+// (hyb.DescribeTranspose: a directed graph's in-matrix) is built from the
+// transpose of its TransposeOf, made on the device (transposedOnDevice),
+// which with K = 0 is its COO as it is. Inside device.do.
 func buildOnDevice(md *matDev, m *hyb.Matrix, pt *phase.Trace) {
 	d := theDev
 	mod := d.hybBuildModule()
 	pt.Mark("module")
-	var csr []cu.DevicePtr
-	defer func() { freeAll(csr) }()
+	var tr []cu.DevicePtr
+	defer func() { freeAll(tr) }()
 	var rowPtr, col, val cu.DevicePtr
 	if m.TransposeOf != nil && m.K == 0 {
 		md.cooPtr, md.cooCol, md.cooVal = transposedOnDevice(&md.bufs, m, pt)
@@ -42,16 +42,13 @@ func buildOnDevice(md *matDev, m *hyb.Matrix, pt *phase.Trace) {
 		return
 	}
 	if m.TransposeOf != nil {
-		rowPtr, col, val = transposedOnDevice(&csr, m, pt)
-	} else if c := d.takePrefetch(m.Src); c != nil {
-		rowPtr, col, val, csr = c.rowPtr, c.col, c.val, c.bufs
-		pt.Mark("prefetched CSR")
+		rowPtr, col, val = transposedOnDevice(&tr, m, pt)
 	} else {
-		rowPtr = devPut(&csr, m.Src.RowPtr)
-		pt.Mark("row offsets")
-		col = devPut(&csr, m.Src.Col)
-		pt.Mark("columns")
-		val = devPut(&csr, m.Src.Val)
+		c := d.borrowCSR(m.Src, pt)
+		rowPtr, col = c.rowPtr, c.col
+		if m.Weighted() {
+			val = c.val
+		}
 	}
 	md.cooPtr = devPut(&md.bufs, m.CooPtr)
 	slots, coo := int64(m.K)*int64(m.Pitch), m.CooNNZ()
@@ -59,7 +56,7 @@ func buildOnDevice(md *matDev, m *hyb.Matrix, pt *phase.Trace) {
 	if m.Weighted() {
 		md.ellVal, md.cooVal = devAlloc(&md.bufs, slots*4), devAlloc(&md.bufs, coo*4)
 	}
-	pt.Mark("values, COO offsets, ELL and COO allocations")
+	pt.Mark("COO offsets, ELL and COO allocations")
 	a := make([]byte, 80)
 	le := binary.LittleEndian
 	for i, p := range []cu.DevicePtr{rowPtr, col, val, md.cooPtr, md.ellCol, md.ellVal, md.cooCol, md.cooVal} {
@@ -70,7 +67,9 @@ func buildOnDevice(md *matDev, m *hyb.Matrix, pt *phase.Trace) {
 	}
 	unused := make([]byte, 4)
 	most := int64(d.sms) * 16
-	mod.launch2("hb_ell", min(blocks(slots, blockSize), most), d.stream, a, unused)
+	if slots > 0 {
+		mod.launch2("hb_ell", min(blocks(slots, blockSize), most), d.stream, a, unused)
+	}
 	mod.launch2("hb_coo", min(blocks(int64(m.N)*32, blockSize), most), d.stream, a, unused)
 	d.syncStream()
 	pt.Mark("build")
@@ -78,43 +77,20 @@ func buildOnDevice(md *matDev, m *hyb.Matrix, pt *phase.Trace) {
 }
 
 // transposedOnDevice makes on the device the CSR of m, a transposed
-// matrix (m.TransposeOf set): it takes the prefetched copy of the
-// out-CSR m.TransposeOf, or uploads it, transposes it (deviceTranspose:
-// the result's arrays join bufs) and checks the transpose's row pointer
-// against m's, counted on the host (a mismatch is a bug: it panics). The
-// out-CSR then goes back among the prefetched copies, for the graph's
-// out-matrix if the run builds it too (an InEdges program that pushes);
-// the run's start frees it otherwise (dropPrefetch). Inside device.do.
+// matrix (m.TransposeOf set): it transposes the out-CSR m.TransposeOf
+// (borrowCSR: the copy on the device, or an upload that stays there for
+// the graph's out-matrix) with deviceTranspose, the result's arrays
+// joining bufs, and checks the transpose's row pointer against m's,
+// counted on the host (a mismatch is a bug: it panics). Inside device.do.
 func transposedOnDevice(bufs *[]cu.DevicePtr, m *hyb.Matrix, pt *phase.Trace) (rowPtr, col, val cu.DevicePtr) {
-	d := theDev
-	of := *m.TransposeOf
-	c := d.takePrefetch(of)
-	if c != nil {
-		pt.Mark("prefetched out-CSR")
-	} else {
-		c = &csrCopy{src: of}
+	c := theDev.borrowCSR(*m.TransposeOf, pt)
+	if m.Weighted() {
+		val = c.val
 	}
-	kept := false
-	defer func() {
-		if !kept {
-			freeAll(c.bufs)
-		}
-	}()
-	if c.bufs == nil {
-		c.rowPtr = devPut(&c.bufs, of.RowPtr)
-		c.col = devPut(&c.bufs, of.Col)
-		c.val = devPut(&c.bufs, of.Val)
-		pt.Mark("out-CSR")
-	}
-	rowPtr, col, val = deviceTranspose(bufs, c.rowPtr, c.col, c.val, m.N, m.NNZ())
+	rowPtr, col, val = deviceTranspose(bufs, c.rowPtr, c.col, val, m.N, m.NNZ())
 	pt.Mark("transpose")
 	checkTransposeRows(rowPtr, m.Src.RowPtr)
 	pt.Mark("transpose's row offsets checked")
-	c.done, c.cancelled = true, false
-	d.mu.Lock()
-	d.prefetched = append(d.prefetched, c)
-	d.mu.Unlock()
-	kept = true
 	return rowPtr, col, val
 }
 

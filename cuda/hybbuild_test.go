@@ -78,7 +78,7 @@ func TestBuildOnDeviceMatchesHost(t *testing.T) {
 				}
 				err = d.do("building on the device", func() error {
 					md := &matDev{m: m}
-					defer func() { freeAll(md.bufs) }()
+					defer func() { freeAll(md.bufs); d.dropCSRs(true, true) }()
 					buildOnDevice(md, m, nil)
 					slots, coo := int64(m.K)*int64(m.Pitch), m.CooNNZ()
 					if got := download[int32](md.ellCol, slots); !slices.Equal(got, want.EllCol) {
@@ -151,7 +151,7 @@ func TestDeviceBinsMatchHost(t *testing.T) {
 				want := makePullBins(m.CooPtr, lim)
 				err = d.do("binning on the device", func() error {
 					md := &matDev{m: m}
-					defer func() { freeAll(md.bufs); freeAll(md.binBufs) }()
+					defer func() { freeAll(md.bufs); freeAll(md.binBufs); d.dropCSRs(true, true) }()
 					if m.Materialized() {
 						md.cooPtr = devPut(&md.bufs, m.CooPtr)
 					} else {
@@ -184,10 +184,17 @@ func TestDeviceBinsMatchHost(t *testing.T) {
 }
 
 // TestPrefetchedBuild: a matrix built from a prefetched CSR equals the
-// host's, the copy is taken once, and a copy no matrix takes is freed by
-// dropPrefetch (device memory back where it was).
+// host's; the copy stays on the device for the next matrix of the graph,
+// which is built from it without an upload: with other HYB options, and
+// unweighted from the weighted copy, and a weighted matrix from an
+// unweighted copy, which gains the values, and one with K = 0 (the
+// matrix cache copies its COO, the CSR, on the device where the graph's
+// CSR is there); the run's start drops the
+// copies no cached matrix is built from (device memory back where it
+// was).
 func TestPrefetchedBuild(t *testing.T) {
 	d := needGPU(t)
+	dropAllCSRs(d) // (other tests' runs leave theirs)
 	rng := rand.New(rand.NewPCG(9, 1))
 	n := 50000
 	rowPtr, col := skewedCSR(rng, n, 5000)
@@ -195,68 +202,81 @@ func TestPrefetchedBuild(t *testing.T) {
 	for i := range val {
 		val[i] = rng.Float32()
 	}
-	opt := hyb.Options{RelativeSpeed: 3}
-	want, err := hyb.FromCSR(n, rowPtr, col, val, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := hyb.Describe(n, rowPtr, col, val, opt)
-	if err != nil || m.Materialized() {
-		t.Fatalf("describe: %v (materialized %v)", err, m.Materialized())
-	}
 	var before int64
 	_ = d.do("memory", func() error { before, _ = d.memInfo(); return nil })
-	Backend{}.Prefetch(rowPtr, col, val)
 	// An unrelated CSR, prefetched and never taken.
 	other := slices.Clone(rowPtr)
 	Backend{}.Prefetch(other, col, nil)
-	// (the prefetches run in goroutines of their own: wait for them)
-	for deadline := time.Now().Add(10 * time.Second); ; {
+	// The CSR without values: the weighted matrix adds them to the copy.
+	Backend{}.Prefetch(rowPtr, col, nil)
+	waitPrefetches(t, d, 2)
+	copies := func() (n int) {
 		d.mu.Lock()
-		done := len(d.prefetched) == 2 && d.prefetched[0].done && d.prefetched[1].done
-		d.mu.Unlock()
-		if done {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the prefetches did not finish in 10 s")
-		}
-		time.Sleep(time.Millisecond)
+		defer d.mu.Unlock()
+		return len(d.csrs)
 	}
-	err = d.do("building from a prefetched CSR", func() error {
-		md := &matDev{m: m}
-		defer func() { freeAll(md.bufs) }()
-		pt := phase.New("cuda", "test")
-		buildOnDevice(md, m, pt)
-		slots := int64(m.K) * int64(m.Pitch)
-		if got := download[int32](md.ellCol, slots); !slices.Equal(got, want.EllCol) {
-			t.Errorf("ELL columns differ")
+	var cols cu.DevicePtr // the graph's copy's columns
+	for i, c := range []struct {
+		opt hyb.Options
+		val []float32
+	}{{hyb.Options{RelativeSpeed: 3}, val}, {hyb.Options{RelativeSpeed: 3, MaxK: 2}, nil}, {hyb.Options{RelativeSpeed: 0.01}, val}, {hyb.CPUOptions(), val}} {
+		want, err := hyb.FromCSR(n, rowPtr, col, c.val, c.opt)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if got := download[float32](md.ellVal, slots); !slices.Equal(got, want.EllVal) {
-			t.Errorf("ELL values differ")
+		m, err := hyb.Describe(n, rowPtr, col, c.val, c.opt)
+		if err != nil || m.Materialized() != (m.K == 0) {
+			t.Fatalf("describe: %v (K %d, materialized %v)", err, m.K, m.Materialized())
 		}
-		if got := download[int32](md.cooCol, m.CooNNZ()); !slices.Equal(got, want.CooCol) {
-			t.Errorf("COO columns differ")
+		err = d.do("building from the CSR on the device", func() error {
+			md := &matDev{m: m}
+			defer func() { freeAll(md.bufs) }()
+			buildOnDevice(md, m, phase.New("cuda", "test"))
+			d.mu.Lock()
+			for _, c := range d.csrs {
+				if sameRows(c.src, m.Src) {
+					if cols == 0 {
+						cols = c.col
+					} else if c.col != cols {
+						t.Errorf("matrix %d: the columns were uploaded again", i)
+					}
+				}
+			}
+			d.mu.Unlock()
+			slots := int64(m.K) * int64(m.Pitch)
+			if got := download[int32](md.ellCol, slots); !slices.Equal(got, want.EllCol) && slots > 0 {
+				t.Errorf("matrix %d: ELL columns differ", i)
+			}
+			if got := download[float32](md.ellVal, slots); !slices.Equal(got, want.EllVal) && slots > 0 && c.val != nil {
+				t.Errorf("matrix %d: ELL values differ", i)
+			}
+			if got := download[int32](md.cooCol, m.CooNNZ()); !slices.Equal(got, want.CooCol) {
+				t.Errorf("matrix %d: COO columns differ", i)
+			}
+			if got := download[float32](md.cooVal, m.CooNNZ()); !slices.Equal(got, want.CooVal) && c.val != nil {
+				t.Errorf("matrix %d: COO values differ", i)
+			}
+			if (md.ellVal != 0 || md.cooVal != 0) != (c.val != nil) {
+				t.Errorf("matrix %d: weighted %v, device values %#x %#x", i, c.val != nil, md.ellVal, md.cooVal)
+			}
+			if left := copies(); left != 2 {
+				t.Errorf("matrix %d: %d CSR copies on the device after the build, want 2 (the graph's and the unrelated one)", i, left)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
-		if got := download[float32](md.cooVal, m.CooNNZ()); !slices.Equal(got, want.CooVal) {
-			t.Errorf("COO values differ")
-		}
-		d.mu.Lock()
-		left := len(d.prefetched)
-		d.mu.Unlock()
-		if left != 1 {
-			t.Errorf("%d prefetched copies left after the build, want 1 (the unrelated one)", left)
-		}
-		d.dropPrefetch(nil)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
+	}
+	// No cached matrix is built from either copy: a run's start drops them.
+	_ = d.do("a run's start", func() error { d.dropCSRs(true, false); return nil })
+	if left := copies(); left != 0 {
+		t.Errorf("%d CSR copies left after the drop, want 0", left)
 	}
 	var after int64
 	_ = d.do("memory", func() error { after, _ = d.memInfo(); return nil })
 	if after < before {
-		t.Errorf("free device memory %d after the build and drop, %d before", after, before)
+		t.Errorf("free device memory %d after the builds and drop, %d before", after, before)
 	}
 }
 
@@ -293,7 +313,7 @@ func TestDeviceOrientationMatchesHost(t *testing.T) {
 					o.Build()
 					err := d.do("orienting on the device", func() error {
 						md := &matDev{m: m.Matrix}
-						defer func() { freeAll(md.bufs) }()
+						defer func() { freeAll(md.bufs); d.dropCSRs(true, true) }()
 						if m.Materialized() {
 							md.ellCol, md.cooCol = devPut(&md.bufs, m.EllCol), devPut(&md.bufs, m.CooCol)
 							md.cooPtr = devPut(&md.bufs, m.CooPtr)
@@ -328,6 +348,46 @@ func TestDeviceOrientationMatchesHost(t *testing.T) {
 	}
 }
 
+// TestPrefetchAddsValues: a weighted CSR prefetched where its rows are on
+// the device already without values uploads the values alone, to that
+// copy.
+func TestPrefetchAddsValues(t *testing.T) {
+	d := needGPU(t)
+	dropAllCSRs(d) // (other tests' runs leave theirs)
+	rng := rand.New(rand.NewPCG(9, 2))
+	rowPtr, col := skewedCSR(rng, 20000, 2000)
+	val := make([]float32, len(col))
+	for i := range val {
+		val[i] = rng.Float32()
+	}
+	Backend{}.Prefetch(rowPtr, col, nil)
+	waitPrefetches(t, d, 1)
+	d.mu.Lock()
+	first := d.csrs[0]
+	d.mu.Unlock()
+	Backend{}.Prefetch(rowPtr, col, val)
+	src := hyb.CSR{RowPtr: rowPtr, Col: col, Val: val}
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		d.mu.Lock()
+		done := len(d.csrs) == 1 && d.csrs[0] == first && first.covers(src)
+		d.mu.Unlock()
+		if done {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the values were not added to the copy in 10 s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	_ = d.do("checking the values", func() error {
+		if got := download[float32](first.val, int64(len(val))); !slices.Equal(got, val) {
+			t.Error("the copy's values differ from the host's")
+		}
+		d.dropCSRs(true, true)
+		return nil
+	})
+}
+
 // TestDeviceInMatrixMatchesHost: a directed graph's in-matrix described
 // as its out-CSR's transpose (hyb.DescribeTranspose, as vertexprog does
 // for a device run) and built on the device (deviceTranspose, then hb_ell
@@ -335,10 +395,11 @@ func TestDeviceOrientationMatchesHost(t *testing.T) {
 // host's transpose array by array, in every split, weighted (small
 // integers: equal parallel weights; random floats) and not, with loops,
 // parallel arcs, hubs and empty rows, from an upload and from a prefetched
-// out-CSR; the host never builds the transpose, and the out-CSR goes back
-// among the prefetched copies for the out-matrix.
+// out-CSR; the host never builds the transpose, and the out-CSR stays on
+// the device for the out-matrix.
 func TestDeviceInMatrixMatchesHost(t *testing.T) {
 	d := needGPU(t)
+	dropAllCSRs(d) // (other tests' runs leave theirs)
 	rng := rand.New(rand.NewPCG(24, 10))
 	for _, c := range []struct{ n, arcs, hub int }{{1, 3, 0}, {33, 100, 10}, {1000, 8191, 300}, {70000, 300000, 20000}, {300001, 1_200_001, 150_000}} {
 		for _, weights := range []int{0, 1, 2} {
@@ -387,13 +448,13 @@ func TestDeviceInMatrixMatchesHost(t *testing.T) {
 							t.Errorf("%s: COO row offsets differ", what)
 						}
 						d.mu.Lock()
-						left := len(d.prefetched)
-						back := left == 1 && sameArrays(d.prefetched[0].src, of) && d.prefetched[0].done
+						left := len(d.csrs)
+						back := left == 1 && d.csrs[0].covers(of) && d.csrs[0].done
 						d.mu.Unlock()
 						if !back {
-							t.Errorf("%s: %d prefetched copies after the build; want the out-CSR, done", what, left)
+							t.Errorf("%s: %d CSR copies on the device after the build; want the out-CSR, done", what, left)
 						}
-						d.dropPrefetch(nil)
+						d.dropCSRs(true, true)
 						return nil
 					})
 					if err != nil {
@@ -408,13 +469,18 @@ func TestDeviceInMatrixMatchesHost(t *testing.T) {
 	}
 }
 
-// waitPrefetches waits for n prefetched copies to be made.
+// dropAllCSRs frees the device's CSR copies.
+func dropAllCSRs(d *device) {
+	_ = d.do("dropping CSR copies", func() error { d.dropCSRs(true, true); return nil })
+}
+
+// waitPrefetches waits for n CSR copies on the device to be made.
 func waitPrefetches(t *testing.T, d *device, n int) {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); ; {
 		d.mu.Lock()
-		done := len(d.prefetched) == n
-		for _, c := range d.prefetched {
+		done := len(d.csrs) == n
+		for _, c := range d.csrs {
 			done = done && c.done
 		}
 		d.mu.Unlock()
@@ -455,7 +521,7 @@ func TestDeviceInMatrixRowsChecked(t *testing.T) {
 		buildOnDevice(md, m, nil)
 		return nil
 	})
-	_ = d.do("freeing", func() error { freeAll(md.bufs); d.dropPrefetch(nil); after, _ = d.memInfo(); return nil })
+	_ = d.do("freeing", func() error { freeAll(md.bufs); d.dropCSRs(true, true); after, _ = d.memInfo(); return nil })
 	if err == nil || !strings.Contains(err.Error(), "row offset") {
 		t.Fatalf("a wrong row count: %v; want the transpose check's panic", err)
 	}

@@ -300,7 +300,7 @@ func startMultiset(d *device, job *vertexprog.DeviceJob) (*msRun, error) {
 		}
 		t0 := time.Now()
 		r.md = d.cache.get(job.Pull.Matrix, false, false, binLimits{}, tileSpec{})
-		d.dropPrefetch(nil)
+		d.dropCSRs(true, false)
 		pt.Mark("matrix")
 		r.allocate()
 		r.transfers += time.Since(t0)

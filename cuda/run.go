@@ -224,6 +224,10 @@ func jobFeatures(job *vertexprog.DeviceJob, n int, texMaxWidth int64, opt Option
 // matrices no run uses if it must. Inside device.do.
 func (d *device) reserve(need int64) error {
 	free, total := d.memInfo()
+	if need > free && len(d.csrs) > 0 {
+		d.dropCSRs(true, true)
+		free, total = d.memInfo()
+	}
 	if need > free && len(d.parked) > 0 {
 		d.unpark(0)
 		free, total = d.memInfo()

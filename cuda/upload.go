@@ -37,7 +37,7 @@ func (r *run) upload(lim binLimits, ts tileSpec, pt *phase.Trace) {
 			r.push = d.cache.get(job.Push.Matrix, false, true, lim, tileSpec{})
 		}
 	}
-	d.dropPrefetch(nil)
+	d.dropCSRs(true, false)
 	pt.Mark("matrices")
 	for _, a := range r.layout.arrays {
 		if a.orient == nil {
