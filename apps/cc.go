@@ -5,11 +5,13 @@ import "github.com/hpgraph/hpgraph/vertexprog"
 // CCProgram labels weakly connected components by min-label propagation
 // over all edges: every vertex starts with its own id and takes the
 // smallest label among its neighbours until nothing changes, so the label is
-// the smallest vertex id in the component (the LDBC WCC convention).
+// the smallest vertex id in the component (the LDBC WCC convention). It
+// declares so (Spec.Components): a backend with a union-find path runs
+// that instead of supersteps (Afforest on the GPU).
 type CCProgram struct{}
 
 func (CCProgram) Spec() vertexprog.Spec {
-	return vertexprog.Spec{Edges: vertexprog.AllEdges, Sparse: true, Idempotent: true}
+	return vertexprog.Spec{Edges: vertexprog.AllEdges, Sparse: true, Idempotent: true, Components: true}
 }
 
 func (CCProgram) Init(v int32, _ *vertexprog.Step) (int32, bool) { return v, true }
@@ -54,20 +56,12 @@ type CCResult struct {
 	Run        *vertexprog.Result[int32]
 }
 
-// ConnectedComponents labels the weakly connected components of g: by
-// the backend's own union-find path where it has one
-// (vertexprog.Components: Afforest on the GPU, unless opt forces a
-// direction or an iteration limit), else by CCProgram. Both give every
-// vertex the smallest id in its component.
+// ConnectedComponents labels the weakly connected components of g with
+// CCProgram: every vertex gets the smallest id in its component.
 func ConnectedComponents(g *vertexprog.Graph, opt vertexprog.Options) (*CCResult, error) {
-	r, ok, err := vertexprog.Components(g, opt)
+	r, err := vertexprog.Run(g, vertexprog.Program[int32, int32](CCProgram{}), opt)
 	if err != nil {
 		return nil, err
-	}
-	if !ok {
-		if r, err = vertexprog.Run(g, vertexprog.Program[int32, int32](CCProgram{}), opt); err != nil {
-			return nil, err
-		}
 	}
 	res := &CCResult{Label: r.X, Run: r}
 	for v, l := range r.X {

@@ -145,7 +145,7 @@ type appCase struct {
 	weighted bool
 	pullOnly bool
 	// ownPath: with Direction Auto the GPU runs the app by a path of its
-	// own (vertexprog.Components), whose passes are no supersteps.
+	// own (Spec.Components: Afforest), whose passes are no supersteps.
 	ownPath bool
 	// reorders: pushing, the GPU may defer vertices (Spec.Delta), so its
 	// supersteps differ from the CPU's.

@@ -5,15 +5,22 @@ import (
 	"time"
 
 	"github.com/hpgraph/hpgraph/hyb"
+	"github.com/hpgraph/hpgraph/internal/par"
 )
 
-// ComponentsBackend is a device backend with a connected-components path
-// of its own, outside the superstep model: union-find by hooking and
-// pointer jumping with neighbour sampling (Afforest). Min-label
-// propagation needs as many supersteps as the largest component's
-// diameter, each a pass over the edges; Afforest links two sampled
-// neighbours of every vertex, then only the edges of vertices outside the
-// component that sampling found to be the largest.
+// Min-label propagation (Spec.Components) has a faster road than
+// supersteps: its result is the smallest Init value in each weakly
+// connected component, and a backend that can label the components by
+// union-find (ComponentsBackend: Afforest on the GPU, hooking and
+// pointer jumping with neighbour sampling) needs a few passes over the
+// vertices where propagation needs as many supersteps as the largest
+// component's diameter. The engine takes that road for any program whose
+// Spec declares Components, and then folds each component's Init values
+// with the program's own Gather and hands every vertex the result with
+// its Update, so the values are the program's, of any type.
+
+// ComponentsBackend is a backend with a union-find path for programs
+// that declare Spec.Components.
 type ComponentsBackend interface {
 	Backend
 	// Components starts labelling the components of the undirected graph
@@ -23,27 +30,34 @@ type ComponentsBackend interface {
 
 // ComponentsRun is one ComponentsBackend.Components job.
 type ComponentsRun interface {
-	// Run labels the components on the device; passes counts its passes
-	// over the vertices that link edges.
+	// Run labels the components; passes counts its passes over the
+	// vertices that link edges.
 	Run() (passes int, err error)
 	// Finish copies the labels back: labels[v] is the smallest vertex id
 	// in v's component.
 	Finish(labels []int32) error
-	// Close frees the device memory.
+	// Close frees what the run holds.
 	Close()
 }
 
-// Components labels the weakly connected components of g on the backend
-// opt selects when that backend has a path of its own for them
-// (ComponentsBackend), so that labels[v] is the smallest vertex id in
-// v's component: the X of the result. ok is false, with no error, when
-// the backend has none (the CPU engine), or when opt forces a direction or
-// an iteration limit, which only a vertex program honours: then the
-// caller runs one.
-func Components(g *Graph, opt Options) (res *Result[int32], ok bool, err error) {
-	if g == nil || g.g == nil {
-		return nil, false, ErrNilGraph
+// checkComponents rejects a Spec that declares Components with what
+// min-label propagation cannot have.
+func checkComponents(s Spec) error {
+	if !s.Components {
+		return nil
 	}
+	if s.Edges != AllEdges || s.MaxIterations != 0 || len(s.Aggregators) > 0 || s.Delta != 0 {
+		return fmt.Errorf("vertexprog: Spec.Components needs AllEdges, no MaxIterations, no Aggregators and no Delta (min-label propagation over the weakly connected components)")
+	}
+	return nil
+}
+
+// runComponents runs p, which declares Spec.Components, on the union-find
+// path of the backend opt selects. ok is false, with no error, when that
+// backend has none (the CPU engine), or when opt forces a direction, an
+// iteration limit or per-edge gathers, which only supersteps honour:
+// then Run runs supersteps.
+func runComponents[X, A any](g *Graph, p Program[X, A], opt Options) (res *Result[X], ok bool, err error) {
 	if opt.Direction != Auto || opt.MaxIterations != 0 || opt.PerEdge {
 		return nil, false, nil
 	}
@@ -57,6 +71,11 @@ func Components(g *Graph, opt Options) (res *Result[int32], ok bool, err error) 
 		opt.HYB = hyb.DefaultOptions()
 	}
 	t0 := time.Now()
+	if prep, ok := p.(Preparer); ok {
+		if err := prep.Prepare(g); err != nil {
+			return nil, false, err
+		}
+	}
 	m, err := g.PullMatrix(AllEdges, opt.HYB)
 	if err != nil {
 		return nil, false, err
@@ -66,7 +85,7 @@ func Components(g *Graph, opt Options) (res *Result[int32], ok bool, err error) 
 		return nil, false, err
 	}
 	defer run.Close()
-	res = &Result[int32]{Backend: b.Name(), Preprocess: time.Since(t0), BackendWait: wait}
+	res = &Result[X]{Backend: b.Name(), Preprocess: time.Since(t0), BackendWait: wait}
 	// (Options.Context: the device's passes, ~1 ms on kron21, run as one;
 	// a query cancelled before or during them stops at their ends.)
 	if err := stopped(opt); err != nil {
@@ -84,23 +103,87 @@ func Components(g *Graph, opt Options) (res *Result[int32], ok bool, err error) 
 		res.Device = dt.DeviceTime()
 	}
 	t2 := time.Now()
-	if xs, ok := opt.Values.([]int32); ok && len(xs) == g.N() {
-		res.X = xs
-	} else {
-		res.X = make([]int32, g.N())
-	}
-	if err := run.Finish(res.X); err != nil {
+	if res.X, err = componentValues(p, g.N(), run.Finish, opt); err != nil {
 		return nil, false, err
 	}
-	res.Finish = time.Since(t2)
 	if tr, ok := run.(TransferReporter); ok {
 		res.Transfer = tr.Transfers()
 	}
+	res.Finish = time.Since(t2)
 	return res, true, nil
 }
 
-// componentsBackend resolves Options.Backend for Components: nil for the
-// CPU and for backends without a components path.
+// componentValues is the result of min-label propagation over n vertices
+// whose components finish labels (labels[v]: the smallest vertex id in
+// v's component): every vertex's Init value, then each component's values
+// folded with Gather into its smallest vertex's accumulator (from
+// Identity), then Update of every vertex with its component's
+// accumulator. Where X is int32 and every Init value is the vertex's id
+// (connected components), that is the labels themselves, which finish
+// then writes over the values.
+func componentValues[X, A any](p Program[X, A], n int, finish func(labels []int32) error, opt Options) ([]X, error) {
+	x, ok := opt.Values.([]X)
+	if !ok || len(x) != n {
+		x = make([]X, n)
+	}
+	steps := newSteps(par.Workers(), nil)
+	ri, ranged := p.(RangeIniter[X])
+	par.Blocks(n, func(w, lo, hi int) {
+		if ranged {
+			ri.InitRange(int32(lo), int32(hi), x[lo:hi], &steps[w])
+			return
+		}
+		for v := lo; v < hi; v++ {
+			x[v], _ = p.Init(int32(v), &steps[w])
+		}
+	})
+	if xs, ok := any(x).([]int32); ok && identityValues(xs) {
+		return x, finish(xs)
+	}
+	labels := make([]int32, n)
+	if err := finish(labels); err != nil {
+		return nil, err
+	}
+	acc := make([]A, n)
+	id := p.Identity()
+	for v := range acc {
+		acc[v] = id
+	}
+	for v, l := range labels {
+		if l < 0 || int(l) >= n || labels[l] != l {
+			return nil, fmt.Errorf("vertexprog: the components' label of vertex %d is %d, which is not its component's smallest vertex", v, l)
+		}
+		acc[l] = p.Gather(acc[l], l, int32(v), x[v], 1)
+	}
+	par.Blocks(n, func(w, lo, hi int) {
+		for v := lo; v < hi; v++ {
+			p.Update(int32(v), acc[labels[v]], &x[v], &steps[w])
+		}
+	})
+	return x, nil
+}
+
+// identityValues reports whether xs[v] == v for every v.
+func identityValues(xs []int32) bool {
+	bad := make([]bool, par.Workers())
+	par.Blocks(len(xs), func(w, lo, hi int) {
+		for v := lo; v < hi; v++ {
+			if xs[v] != int32(v) {
+				bad[w] = true
+				return
+			}
+		}
+	})
+	for _, b := range bad {
+		if b {
+			return false
+		}
+	}
+	return true
+}
+
+// componentsBackend resolves Options.Backend for the union-find path:
+// nil for the CPU and for backends without one.
 func componentsBackend(name string) (ComponentsBackend, error) {
 	switch name {
 	case "cpu":
@@ -117,7 +200,7 @@ func componentsBackend(name string) (ComponentsBackend, error) {
 	return cb, nil
 }
 
-// stopped is the error of a Components run whose Options.Context is done.
+// stopped is the error of a union-find run whose Options.Context is done.
 func stopped(opt Options) error {
 	if opt.Context == nil || opt.Context.Err() == nil {
 		return nil

@@ -1,8 +1,12 @@
 package vertexprog_test
 
 import (
+	"cmp"
 	"errors"
+	"math"
+	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -72,6 +76,39 @@ const ufClock = 42 * time.Microsecond
 
 func (r *ufRun) DeviceTime() time.Duration { return ufClock }
 
+// minLabel is min-label propagation from Init values of its own (a
+// value per vertex, any type), declared as such (Spec.Components).
+type minLabel[X cmp.Ordered] struct {
+	init []X
+	none X // above every value
+}
+
+func (p minLabel[X]) Spec() vertexprog.Spec {
+	return vertexprog.Spec{Edges: vertexprog.AllEdges, Sparse: true, Idempotent: true, Components: true}
+}
+func (p minLabel[X]) Init(v int32, _ *vertexprog.Step) (X, bool)  { return p.init[v], true }
+func (p minLabel[X]) Identity() X                                 { return p.none }
+func (p minLabel[X]) Gather(acc X, _, _ int32, xu X, _ float32) X { return min(acc, xu) }
+func (p minLabel[X]) Reduce(a, b X) X                             { return min(a, b) }
+func (p minLabel[X]) Update(_ int32, acc X, x *X, _ *vertexprog.Step) bool {
+	if acc < *x {
+		*x = acc
+		return true
+	}
+	return false
+}
+
+// ccIDs is connected components: min-label propagation from the ids.
+type ccIDs struct{ minLabel[int32] }
+
+func (ccIDs) Init(v int32, _ *vertexprog.Step) (int32, bool) { return v, true }
+
+// TestComponentsPath: a program declaring Spec.Components runs on a
+// backend's union-find path where there is one, with the same result as
+// supersteps on the CPU: the labels themselves for the ids, and each
+// component's smallest Init value for values of other types; options that
+// only supersteps honour, the CPU, and a Spec that cannot be min-label
+// propagation keep supersteps or fail.
 func TestComponentsPath(t *testing.T) {
 	vertexprog.RegisterBackend(unionFind{})
 	unionFindOn = true
@@ -83,9 +120,10 @@ func TestComponentsPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := vertexprog.NewGraph(d)
-	res, ok, err := vertexprog.Components(g, vertexprog.Options{Backend: "test-unionfind"})
-	if err != nil || !ok {
-		t.Fatalf("ok %v, err %v", ok, err)
+	uf := vertexprog.Options{Backend: "test-unionfind"}
+	res, err := vertexprog.Run[int32, int32](g, ccIDs{minLabel[int32]{none: math.MaxInt32}}, uf)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if want := []int32{0, 0, 0, 3, 3, 5}; !slices.Equal(res.X, want) || res.Backend != "test-unionfind" || res.Iterations != 1 {
 		t.Fatalf("labels %v on %s in %d passes, want %v", res.X, res.Backend, res.Iterations, want)
@@ -93,19 +131,76 @@ func TestComponentsPath(t *testing.T) {
 	if res.Device != ufClock {
 		t.Errorf("Result.Device %v, want the run's DeviceTime %v", res.Device, ufClock)
 	}
+	// Values of another type, with ties and an isolated vertex, on a
+	// larger random graph: the union-find path equals supersteps.
+	rng := rand.New(rand.NewPCG(3, 4))
+	n := 3000
+	el = &datasets.EdgeList{N: n}
+	for range 2500 {
+		el.Src = append(el.Src, int32(rng.IntN(n)))
+		el.Dst = append(el.Dst, int32(rng.IntN(n)))
+	}
+	if d, err = datasets.Build(el, datasets.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	g = vertexprog.NewGraph(d)
+	p := minLabel[float32]{init: make([]float32, n), none: float32(math.Inf(1))}
+	for v := range p.init {
+		p.init[v] = float32(rng.IntN(500)) / 7
+	}
+	fast, err := vertexprog.Run[float32, float32](g, p, uf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow, err := vertexprog.Run[float32, float32](g, p, vertexprog.Options{Backend: "cpu"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fast.Backend != "test-unionfind" || slow.Backend != "cpu" || !slices.Equal(fast.X, slow.X) {
+		t.Errorf("float32 labels on %s differ from supersteps on %s", fast.Backend, slow.Backend)
+	}
+	// The labels written into Options.Values, and values of int32 that
+	// are not the ids.
+	q := minLabel[int32]{init: make([]int32, n), none: math.MaxInt32}
+	for v := range q.init {
+		q.init[v] = int32(rng.IntN(n))
+	}
+	vals := make([]int32, n)
+	fastI, err := vertexprog.Run[int32, int32](g, q, vertexprog.Options{Backend: "test-unionfind", Values: vals})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slowI, err := vertexprog.Run[int32, int32](g, q, vertexprog.Options{Backend: "cpu"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(fastI.X, slowI.X) || &fastI.X[0] != &vals[0] {
+		t.Errorf("int32 labels on the union-find path differ from supersteps' (or were not written to Options.Values)")
+	}
 	for _, c := range []struct {
 		name string
 		opt  vertexprog.Options
 	}{
-		{"cpu", vertexprog.Options{Backend: "cpu"}},
-		{"forced direction", vertexprog.Options{Backend: "test-unionfind", Direction: vertexprog.Pull}},
-		{"iteration limit", vertexprog.Options{Backend: "test-unionfind", MaxIterations: 3}},
+		{"forced direction", vertexprog.Options{Direction: vertexprog.Pull}},
+		{"iteration limit", vertexprog.Options{MaxIterations: 3}},
+		{"per-edge gathers", vertexprog.Options{PerEdge: true}},
 	} {
-		if _, ok, err := vertexprog.Components(g, c.opt); ok || err != nil {
-			t.Errorf("%s: ok %v, err %v; want the vertex program", c.name, ok, err)
+		r, err := vertexprog.Run[float32, float32](g, p, c.opt)
+		if err != nil || r.Backend == "test-unionfind" {
+			t.Errorf("%s: ran on %v (err %v); want supersteps", c.name, r, err)
 		}
 	}
-	if _, _, err := vertexprog.Components(g, vertexprog.Options{Backend: "no-such"}); !errors.Is(err, vertexprog.ErrNoBackend) {
+	if _, err := vertexprog.Run[float32, float32](g, p, vertexprog.Options{Backend: "no-such"}); !errors.Is(err, vertexprog.ErrNoBackend) {
 		t.Errorf("unknown backend: err %v, want ErrNoBackend", err)
 	}
+	if _, err := vertexprog.Run[float32, float32](g, badComponents{p}, uf); err == nil || !strings.Contains(err.Error(), "Spec.Components") {
+		t.Errorf("Spec.Components over in-edges: err %v, want the Spec's error", err)
+	}
+}
+
+// badComponents declares Components over in-edges only.
+type badComponents struct{ minLabel[float32] }
+
+func (badComponents) Spec() vertexprog.Spec {
+	return vertexprog.Spec{Edges: vertexprog.InEdges, Components: true}
 }

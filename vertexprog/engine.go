@@ -192,6 +192,14 @@ func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 	if err := checkIdentity(p); err != nil {
 		return nil, err
 	}
+	if err := checkComponents(spec); err != nil {
+		return nil, err
+	}
+	if spec.Components {
+		if res, ok, err := runComponents(g, p, opt); err != nil || ok {
+			return res, err
+		}
+	}
 	// The backend is chosen beside the host's PREPROCESS: choosing a GPU
 	// waits for its driver and context to open (Warm starts that beside a
 	// graph's load), hundreds of milliseconds a fresh process can spend

@@ -150,6 +150,21 @@ type Spec struct {
 	// shortest paths). Supersteps and per-superstep reports then differ
 	// between backends (the CPU engine defers nothing); results do not.
 	Delta float64
+	// Components declares min-label propagation over the weakly
+	// connected components: Gather folds the smaller of acc and xu,
+	// Reduce is min, and Update keeps acc where it is smaller than *x and
+	// only then activates v, over AllEdges with no iteration limit,
+	// aggregators or Delta. The result is then, for every vertex, the
+	// smallest Init value among the vertices connected to it, and a
+	// backend with a union-find path (ComponentsBackend: Afforest on the
+	// GPU) computes it without supersteps and without device code: it
+	// labels the components, then the engine folds each component's Init
+	// values with Gather and gives every vertex its component's
+	// accumulator with Update. Other backends, and runs whose Options
+	// force a direction, an iteration limit or per-edge gathers, run
+	// supersteps. The promise is the program's: one that is not min-label
+	// propagation gets another answer on such a backend.
+	Components bool
 }
 
 // Program is a vertex program. X is the value a vertex shows its neighbours
