@@ -48,6 +48,13 @@
 //               the lists: once a program's values repeat (CDLP's labels
 //               converge), a hub's lists are short however long the row.
 //
+// A warp row, a block row and a hub chunk whose valid elements are all
+// one key (a converged label: after a few supersteps almost every row of
+// CDLP on a power-law graph) is not sorted: its one distinct value has
+// count size, and it is summarized (or written to the hub list) as the
+// sorted path would. Within ms_block_sort, a slice of one key is stored
+// sorted without the network. (Rows of no element take the sorted path.)
+//
 // Elements are sorted as unsigned keys (ms_to_key: an order-preserving
 // map of K_t). Where a row has fewer elements than its sort network (a
 // masked neighbour, the network's padding), the rest are MS_PAD, the
@@ -227,6 +234,24 @@ __device__ __forceinline__ bool ms_elem(const VP_Mat& m, const MS_Run& c, const 
   if (a.useMask && !((__ldg(c.mask[a.cur] + (u >> 5)) >> (u & 31)) & 1u)) return false;
   key = ms_to_key(vp_element(v, u, ms_load_x(c, u), w, s));
   return true;
+}
+
+// ms_one_key tracks, element by element, whether a lane's valid keys
+// are one key: have (any yet), k0 (the first), same (all equal k0).
+__device__ __forceinline__ void ms_one_key(ms_key key, bool& have, ms_key& k0, bool& same) {
+  if (!have) k0 = key;
+  else if (key != k0) same = false;
+  have = true;
+}
+
+// ms_warp_one_key: whether the warp's lanes' valid keys (ms_one_key's
+// state) are all one key, and which (*key); false where none is valid.
+// Every lane gets the same answers.
+__device__ __forceinline__ bool ms_warp_one_key(bool have, ms_key k0, bool same, ms_key* key) {
+  const unsigned any = __ballot_sync(MS_FULL, have);
+  if (any == 0) return false;
+  *key = __shfl_sync(MS_FULL, k0, __ffs(any) - 1);
+  return __all_sync(MS_FULL, !have || (same && k0 == *key));
 }
 
 __device__ __forceinline__ int ms_warp_sum(int x) {
@@ -413,7 +438,9 @@ __device__ __forceinline__ void ms_tiny(const VP_Mat& m, const MS_Run& c, const 
 // predecessor's (the previous lane's last for e = 0); its count is the
 // distance to the next head (in the lane, else the first head of a later
 // lane: a suffix minimum across lanes, else size); its distinct index
-// the heads before it (a prefix sum across lanes). With a summary fold
+// the heads before it (a prefix sum across lanes). A row whose valid
+// elements are one key (ms_warp_one_key) skips all that: one distinct
+// value, count size. With a summary fold
 // each lane joins its heads, and the warp its lanes in order; else the
 // heads go to shared memory for lane 0's vp_summarize.
 template <int E>
@@ -430,13 +457,33 @@ __device__ __forceinline__ void ms_warp(const VP_Mat& m, const MS_Run& c, const 
     const int d = ms_degree(m, v);  // (<= 32E: the bin's rule)
     ms_key x[E];
     int valid = 0;
+    bool any = false, same = true;
+    ms_key k0 = 0;
 #pragma unroll
     for (int e = 0; e < E; e++) {
       x[e] = MS_PAD;
       const int i = e * 32 + lane;
-      if (i < d && ms_elem(m, c, s, a, v, c0, i, x[e])) valid++;
+      if (i < d && ms_elem(m, c, s, a, v, c0, i, x[e])) {
+        valid++;
+        ms_one_key(x[e], any, k0, same);
+      }
     }
     const int size = ms_warp_sum(valid);
+    // One distinct value (a converged label): its count is size; no sort.
+    ms_key one;
+    if (ms_warp_one_key(any, k0, same, &one)) {
+#if VP_SUMMARY_FOLD
+      if (lane == 0) c.y[v] = vp_summary_final(v, vp_summary_leaf(v, ms_from_key(one), size, s), 1, size, s);
+#else
+      if (lane == 0) {
+        vals[wb][0] = ms_from_key(one);
+        cnts[wb][0] = size;
+        c.y[v] = vp_summarize(v, vals[wb], cnts[wb], 1, size, s);
+      }
+      __syncwarp();
+#endif
+      continue;
+    }
     ms_sort_warp<E>(x, lane);
     const ms_key before = __shfl_up_sync(MS_FULL, x[E - 1], 1);
     // (a head: an element below size whose key differs from the one before)
@@ -660,32 +707,75 @@ __device__ __forceinline__ void ms_merge_part(const ms_key* a, const int* ac, T 
 // from one buffer to the other, each thread taking MS_MK outputs at a
 // time (ms_merge_part; a pair's outputs start at a multiple of
 // 2*MS_SLICE, so a thread's never straddle two pairs). A last run
-// without a partner is copied. Every thread of the block calls it.
+// without a partner is copied. A slice whose elements are one key
+// (ms_warp_one_key) or none is stored sorted without the network (the
+// key, then MS_PAD). Where all the elements are one key it returns
+// nullptr and the key in *one, and sorts nothing more: the caller counts
+// *size of it. Every thread of the block calls it; every thread gets the
+// same answers.
 __device__ __forceinline__ ms_key* ms_block_sort(const VP_Mat& m, const MS_Run& c, const State& s, const MS_Arg& a, int v, int lo, int len,
-                                                 ms_key* A, ms_key* B, int* size) {
+                                                 ms_key* A, ms_key* B, int* size, ms_key* one) {
   __shared__ int count;
+  __shared__ ms_key wkey[MS_WARPS];
+  __shared__ int wstate[MS_WARPS];  // a warp's slices: 0 no element, 1 one key (wkey), 2 more
   if (threadIdx.x == 0) count = 0;
   __syncthreads();
   const int lane = threadIdx.x & 31;
   const int slices = (len + MS_SLICE - 1) / MS_SLICE;
   const long long c0 = m.cooPtr[v];
+  int wst = 0;  // (the warp's state, the same in every lane)
+  ms_key wk = 0;
   for (int sl = threadIdx.x >> 5; sl < slices; sl += MS_WARPS) {
     ms_key x[MS_SLICE_E];
     int valid = 0;
+    bool have = false, same = true;
+    ms_key k0 = 0;
 #pragma unroll
     for (int e = 0; e < MS_SLICE_E; e++) {
       x[e] = MS_PAD;
       const int i = sl * MS_SLICE + e * 32 + lane;
-      if (i < len && ms_elem(m, c, s, a, v, c0, lo + i, x[e])) valid++;
+      if (i < len && ms_elem(m, c, s, a, v, c0, lo + i, x[e])) {
+        valid++;
+        ms_one_key(x[e], have, k0, same);
+      }
     }
     valid = ms_warp_sum(valid);
-    ms_sort_warp<MS_SLICE_E>(x, lane);
+    ms_key key;
     ms_key* out = A + sl * MS_SLICE + lane * MS_SLICE_E;
+    if (ms_warp_one_key(have, k0, same, &key)) {
 #pragma unroll
-    for (int e = 0; e < MS_SLICE_E; e++) out[e] = x[e];
+      for (int e = 0; e < MS_SLICE_E; e++) out[e] = lane * MS_SLICE_E + e < valid ? key : MS_PAD;
+      if (wst == 0) wk = key;
+      wst = (wst == 0 || (wst == 1 && wk == key)) ? 1 : 2;
+    } else if (valid == 0) {
+#pragma unroll
+      for (int e = 0; e < MS_SLICE_E; e++) out[e] = MS_PAD;
+    } else {
+      ms_sort_warp<MS_SLICE_E>(x, lane);
+#pragma unroll
+      for (int e = 0; e < MS_SLICE_E; e++) out[e] = x[e];
+      wst = 2;
+    }
     if (lane == 0 && valid) atomicAdd(&count, valid);
   }
+  if (lane == 0) {
+    wstate[threadIdx.x >> 5] = wst;
+    wkey[threadIdx.x >> 5] = wk;
+  }
   __syncthreads();
+  int bst = 0;
+  ms_key bk = 0;
+#pragma unroll
+  for (int w = 0; w < MS_WARPS; w++) {
+    if (wstate[w] == 0) continue;
+    if (bst == 0) bk = wkey[w];
+    bst = (bst == 0 || (bst == 1 && wkey[w] == bk)) && wstate[w] == 1 ? 1 : 2;
+  }
+  *size = count;
+  if (bst == 1) {
+    *one = bk;
+    return nullptr;
+  }
   const int L = slices * MS_SLICE;
   ms_key *src = A, *dst = B;
   for (int R = MS_SLICE; R < L; R <<= 1) {
@@ -699,7 +789,6 @@ __device__ __forceinline__ ms_key* ms_block_sort(const VP_Mat& m, const MS_Run& 
     src = dst;
     dst = t;
   }
-  *size = count;
   return src;
 }
 
@@ -709,7 +798,8 @@ extern __shared__ __align__(16) unsigned char ms_smem[];
 
 // ms_block: rows of at most a.cap elements (a power of two, at most
 // MS_CHUNK), a block each: sorted (ms_block_sort), counted (ms_rbk, the
-// counts into the sorted keys' buffer), summarized. The host bins these
+// counts into the sorted keys' buffer), summarized; a row of one key
+// (ms_block_sort returns nullptr) is summarized as its one value. The host bins these
 // rows by cap, so a class of short rows takes little shared memory and
 // many blocks fit on a multiprocessor.
 extern "C" __global__ void __launch_bounds__(MS_BLOCK, 3) ms_block(VP_Mat m, MS_Run c, State s, MS_Arg a) {
@@ -720,7 +810,20 @@ extern "C" __global__ void __launch_bounds__(MS_BLOCK, 3) ms_block(VP_Mat m, MS_
     const int v = c.rows[a.first + r];
     const int d = ms_degree(m, v);  // (<= a.cap: the bin's rule)
     int size, sum;
-    ms_key* sorted = ms_block_sort(m, c, s, a, v, 0, d, A, B, &size);
+    ms_key one;
+    ms_key* sorted = ms_block_sort(m, c, s, a, v, 0, d, A, B, &size, &one);
+    if (sorted == nullptr) {
+      // One distinct value: summarized as below, from B.
+      if (threadIdx.x == 0) {
+        const K_t val = ms_from_key(one);
+        memcpy(B, &val, sizeof(K_t));
+        H[0] = size;
+      }
+      __syncthreads();
+      ms_summarize(c, s, v, reinterpret_cast<const K_t*>(B), H, 1, size);
+      __syncthreads();
+      continue;
+    }
     ms_key* dk = sorted == A ? B : A;
     const int distinct = ms_rbk<MS_RBK_ITEMS, false>(sorted, nullptr, size, dk, H, &sum);
     int* cnt = reinterpret_cast<int*>(sorted);
@@ -732,9 +835,10 @@ extern "C" __global__ void __launch_bounds__(MS_BLOCK, 3) ms_block(VP_Mat m, MS_
 }
 
 // ms_hub_chunk: chunk b of the hub rows (rows a.first ..), a block each:
-// sorted and counted as ms_block does, its distinct keys and counts
-// written to hub list 0 at the chunk's slot, their number (0 where the
-// mask left the chunk no element) to the slot's length in hubLen[0].
+// sorted and counted as ms_block does (one key: that key, count size),
+// its distinct keys and counts written to hub list 0 at the chunk's
+// slot, their number (0 where the mask left the chunk no element) to the
+// slot's length in hubLen[0].
 // The rest of the slot is left as it is: nothing reads it.
 extern "C" __global__ void __launch_bounds__(MS_BLOCK, 2) ms_hub_chunk(VP_Mat m, MS_Run c, State s, MS_Arg a) {
   ms_key* A = reinterpret_cast<ms_key*>(ms_smem);
@@ -747,13 +851,23 @@ extern "C" __global__ void __launch_bounds__(MS_BLOCK, 2) ms_hub_chunk(VP_Mat m,
     const int d = ms_degree(m, v);
     const int lo = (int)(lc * MS_CHUNK), len = min(MS_CHUNK, d - lo);
     int size, sum;
-    ms_key* sorted = ms_block_sort(m, c, s, a, v, lo, len, A, B, &size);
+    ms_key one;
+    ms_key* sorted = ms_block_sort(m, c, s, a, v, lo, len, A, B, &size, &one);
+    ms_key* ok = reinterpret_cast<ms_key*>(c.hubKeys[0]) + ch * MS_CHUNK;
+    int* oc = c.hubCnt[0] + ch * MS_CHUNK;
+    if (sorted == nullptr) {  // (one distinct value)
+      if (threadIdx.x == 0) {
+        ok[0] = one;
+        oc[0] = size;
+        c.hubLen[0][ch] = 1;
+      }
+      __syncthreads();
+      continue;
+    }
     ms_key* dk = sorted == A ? B : A;
     const int distinct = ms_rbk<MS_RBK_ITEMS, false>(sorted, nullptr, size, dk, H, &sum);
     int* cnt = reinterpret_cast<int*>(sorted);
     ms_counts_to(H, distinct, size, cnt);
-    ms_key* ok = reinterpret_cast<ms_key*>(c.hubKeys[0]) + ch * MS_CHUNK;
-    int* oc = c.hubCnt[0] + ch * MS_CHUNK;
     for (int i = threadIdx.x; i < distinct; i += MS_BLOCK) {
       ok[i] = dk[i];
       oc[i] = cnt[i];

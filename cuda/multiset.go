@@ -38,8 +38,8 @@ import (
 // lanes, a warp's registers, a block's shared memory; hub rows in chunks
 // whose lists of distinct values merge in global memory, each list's
 // valid length kept per chunk so that the merges and the final count
-// read only valid entries) and summarizes them, then APPLY runs the
-// program's vp_update. vertexprog's engine drives the supersteps
+// read only valid entries; a row or chunk of one distinct value is not
+// sorted) and summarizes them, then APPLY runs the program's vp_update. vertexprog's engine drives the supersteps
 // (vertexprog.MultisetBackend's run is a vertexprog.DeviceRun).
 
 //go:embed multiset.cu

@@ -777,7 +777,8 @@ const (
 // value is vertex v's element in msRegionGraph: region 0 (inactive at
 // first) distinct values, region 1 one value whose key is the largest
 // (the sort's padding), region 2 distinct values, region 3 half distinct
-// and half of five values, the rest three values.
+// and half of five values, region 4's first half one other value, the
+// rest three values.
 func (msRegions[K]) value(v int32) int64 {
 	r := -1
 	if v >= msRegion0 {
@@ -798,6 +799,10 @@ func (msRegions[K]) value(v int32) int64 {
 			return int64(v)
 		}
 		return int64(v % 5)
+	case 4:
+		if int(v-msRegion0)%msRegionLen < msRegionLen/2 {
+			return 12345
+		}
 	}
 	return int64(v % 3)
 }
@@ -866,8 +871,12 @@ __device__ bool vp_update(int v, A_t a, X_t* x, const State& s, Step& st) {
 // chunks of 4-byte keys, 9 of 8-byte ones), hub 1 regions 1 and 2 and
 // one more (3 chunks, 5), hub 2 regions 0 and 1 (2 chunks, 4: the first
 // half with every neighbour masked at first), hub 3 region 0 twice
-// (parallel arcs: 2 chunks, 4, every one masked at first). Random edges
-// join the rest.
+// (parallel arcs: 2 chunks, 4, every one masked at first). Rows 4 to 9
+// are of one value or nearly, where the sort stops early: 4 (3000, one
+// value), 5 (2048: two values, each a whole slice), 6 (8192: two values,
+// each a half, so that each warp of a block sees both), 7 (700, one
+// value), 8 (301: two values, one of them once), 9 (100, one value).
+// Random edges join the rest.
 func msRegionGraph(t *testing.T) *datasets.Graph {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(5, 8))
@@ -887,6 +896,14 @@ func msRegionGraph(t *testing.T) *datasets.Graph {
 	for i := 0; i < 2; i++ {
 		for u := r(0); u < r(1); u++ {
 			add(3, u)
+		}
+	}
+	for i, ns := range [][2]int{{3000, 0}, {1024, 1024}, {4096, 4096}, {700, 0}, {300, 1}, {0, 100}} {
+		for u := r(1); u < r(1)+ns[0]; u++ {
+			add(4+i, u)
+		}
+		for u := r(4); u < r(4)+ns[1]; u++ {
+			add(4+i, u)
 		}
 	}
 	for i := 0; i < 60000; i++ {
