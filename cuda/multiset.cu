@@ -37,10 +37,23 @@
 //               shared memory by merge path;
 //   hub rows    (longer): ms_hub_chunk sorts and counts each chunk of
 //               MS_CHUNK elements as ms_block does and writes its
-//               distinct (key, count) pairs to global memory, padded
-//               with (MS_PAD, 0) to MS_CHUNK; ms_hub_merge merges a row's
-//               lists pairwise by rank, one level a launch; ms_hub_final
-//               counts the merged list and summarizes.
+//               distinct (key, count) pairs to global memory at the
+//               chunk's slot of MS_CHUNK entries, and their number (the
+//               run's valid length) to the slot's length; ms_hub_merge
+//               merges a row's runs pairwise by rank, one level a launch,
+//               reading, searching and writing valid entries only (a
+//               merged run lies at its first slot, its length there);
+//               ms_hub_final counts the row's merged run and summarizes.
+//               Nothing reads past a run's valid length, so nothing pads
+//               the lists: once a program's values repeat (CDLP's labels
+//               converge), a hub's lists are short however long the row.
+//
+// A warp row, a block row and a hub chunk whose valid elements are all
+// one key (a converged label: after a few supersteps almost every row of
+// CDLP on a power-law graph) is not sorted: its one distinct value has
+// count size, and it is summarized (or written to the hub list) as the
+// sorted path would. Within ms_block_sort, a slice of one key is stored
+// sorted without the network. (Rows of no element take the sorted path.)
 //
 // Elements are sorted as unsigned keys (ms_to_key: an order-preserving
 // map of K_t). Where a row has fewer elements than its sort network (a
@@ -96,6 +109,10 @@ typedef ms_uint<sizeof(K_t)>::type ms_key;
 #define MS_MK 16
 #define MS_CHUNK ((int)(MS_CHUNK_BYTES / sizeof(ms_key)))
 static_assert(MS_CHUNK % MS_SLICE == 0 && (MS_CHUNK & (MS_CHUNK - 1)) == 0, "hpgraph: MS_CHUNK must be a power of two, a multiple of MS_SLICE");
+// The entries of a hub list a block of ms_hub_merge takes at a time (a
+// part of a chunk's slot; the host sizes its grid by it: multiset.go).
+#define MS_HUB_PART 1024
+static_assert(MS_CHUNK % MS_HUB_PART == 0, "hpgraph: MS_CHUNK must be a multiple of MS_HUB_PART");
 
 // ms_to_key maps an element to a key whose unsigned order is Go's
 // cmp.Compare order of the element: integers by value, floating point
@@ -149,6 +166,7 @@ struct MS_Run {
   const int* chunkHub;       // per chunk its hub row's index
   unsigned char* hubKeys[2]; // hub lists: ms_key each, MS_CHUNK a chunk
   int* hubCnt[2];            // and their counts
+  int* hubLen[2];            // per chunk: the valid entries of the run that starts at the chunk's slot
   int n, recWords, nHub, nChunks;
 };
 
@@ -157,12 +175,12 @@ struct MS_Arg {
   int cur;           // superstep parity
   int useMask;       // gather from the frontier's vertices only
   int iteration;     // Step::iteration
-  int level;         // ms_hub_merge: the merge level; ms_hub_final: the levels done
+  int level;         // ms_hub_merge: the merge level
   int cap;           // ms_block: the entries its shared buffers hold (a power of two >= every row's length)
   int pad_;
 };
 
-static_assert(sizeof(MS_Run) == 112, "hpgraph: MS_Run layout");
+static_assert(sizeof(MS_Run) == 128, "hpgraph: MS_Run layout");
 static_assert(sizeof(MS_Arg) == 32, "hpgraph: MS_Arg layout");
 
 // X of vertex u (read-only during the gathers).
@@ -216,6 +234,24 @@ __device__ __forceinline__ bool ms_elem(const VP_Mat& m, const MS_Run& c, const 
   if (a.useMask && !((__ldg(c.mask[a.cur] + (u >> 5)) >> (u & 31)) & 1u)) return false;
   key = ms_to_key(vp_element(v, u, ms_load_x(c, u), w, s));
   return true;
+}
+
+// ms_one_key tracks, element by element, whether a lane's valid keys
+// are one key: have (any yet), k0 (the first), same (all equal k0).
+__device__ __forceinline__ void ms_one_key(ms_key key, bool& have, ms_key& k0, bool& same) {
+  if (!have) k0 = key;
+  else if (key != k0) same = false;
+  have = true;
+}
+
+// ms_warp_one_key: whether the warp's lanes' valid keys (ms_one_key's
+// state) are all one key, and which (*key); false where none is valid.
+// Every lane gets the same answers.
+__device__ __forceinline__ bool ms_warp_one_key(bool have, ms_key k0, bool same, ms_key* key) {
+  const unsigned any = __ballot_sync(MS_FULL, have);
+  if (any == 0) return false;
+  *key = __shfl_sync(MS_FULL, k0, __ffs(any) - 1);
+  return __all_sync(MS_FULL, !have || (same && k0 == *key));
 }
 
 __device__ __forceinline__ int ms_warp_sum(int x) {
@@ -402,7 +438,9 @@ __device__ __forceinline__ void ms_tiny(const VP_Mat& m, const MS_Run& c, const 
 // predecessor's (the previous lane's last for e = 0); its count is the
 // distance to the next head (in the lane, else the first head of a later
 // lane: a suffix minimum across lanes, else size); its distinct index
-// the heads before it (a prefix sum across lanes). With a summary fold
+// the heads before it (a prefix sum across lanes). A row whose valid
+// elements are one key (ms_warp_one_key) skips all that: one distinct
+// value, count size. With a summary fold
 // each lane joins its heads, and the warp its lanes in order; else the
 // heads go to shared memory for lane 0's vp_summarize.
 template <int E>
@@ -419,13 +457,33 @@ __device__ __forceinline__ void ms_warp(const VP_Mat& m, const MS_Run& c, const 
     const int d = ms_degree(m, v);  // (<= 32E: the bin's rule)
     ms_key x[E];
     int valid = 0;
+    bool any = false, same = true;
+    ms_key k0 = 0;
 #pragma unroll
     for (int e = 0; e < E; e++) {
       x[e] = MS_PAD;
       const int i = e * 32 + lane;
-      if (i < d && ms_elem(m, c, s, a, v, c0, i, x[e])) valid++;
+      if (i < d && ms_elem(m, c, s, a, v, c0, i, x[e])) {
+        valid++;
+        ms_one_key(x[e], any, k0, same);
+      }
     }
     const int size = ms_warp_sum(valid);
+    // One distinct value (a converged label): its count is size; no sort.
+    ms_key one;
+    if (ms_warp_one_key(any, k0, same, &one)) {
+#if VP_SUMMARY_FOLD
+      if (lane == 0) c.y[v] = vp_summary_final(v, vp_summary_leaf(v, ms_from_key(one), size, s), 1, size, s);
+#else
+      if (lane == 0) {
+        vals[wb][0] = ms_from_key(one);
+        cnts[wb][0] = size;
+        c.y[v] = vp_summarize(v, vals[wb], cnts[wb], 1, size, s);
+      }
+      __syncwarp();
+#endif
+      continue;
+    }
     ms_sort_warp<E>(x, lane);
     const ms_key before = __shfl_up_sync(MS_FULL, x[E - 1], 1);
     // (a head: an element below size whose key differs from the one before)
@@ -649,32 +707,75 @@ __device__ __forceinline__ void ms_merge_part(const ms_key* a, const int* ac, T 
 // from one buffer to the other, each thread taking MS_MK outputs at a
 // time (ms_merge_part; a pair's outputs start at a multiple of
 // 2*MS_SLICE, so a thread's never straddle two pairs). A last run
-// without a partner is copied. Every thread of the block calls it.
+// without a partner is copied. A slice whose elements are one key
+// (ms_warp_one_key) or none is stored sorted without the network (the
+// key, then MS_PAD). Where all the elements are one key it returns
+// nullptr and the key in *one, and sorts nothing more: the caller counts
+// *size of it. Every thread of the block calls it; every thread gets the
+// same answers.
 __device__ __forceinline__ ms_key* ms_block_sort(const VP_Mat& m, const MS_Run& c, const State& s, const MS_Arg& a, int v, int lo, int len,
-                                                 ms_key* A, ms_key* B, int* size) {
+                                                 ms_key* A, ms_key* B, int* size, ms_key* one) {
   __shared__ int count;
+  __shared__ ms_key wkey[MS_WARPS];
+  __shared__ int wstate[MS_WARPS];  // a warp's slices: 0 no element, 1 one key (wkey), 2 more
   if (threadIdx.x == 0) count = 0;
   __syncthreads();
   const int lane = threadIdx.x & 31;
   const int slices = (len + MS_SLICE - 1) / MS_SLICE;
   const long long c0 = m.cooPtr[v];
+  int wst = 0;  // (the warp's state, the same in every lane)
+  ms_key wk = 0;
   for (int sl = threadIdx.x >> 5; sl < slices; sl += MS_WARPS) {
     ms_key x[MS_SLICE_E];
     int valid = 0;
+    bool have = false, same = true;
+    ms_key k0 = 0;
 #pragma unroll
     for (int e = 0; e < MS_SLICE_E; e++) {
       x[e] = MS_PAD;
       const int i = sl * MS_SLICE + e * 32 + lane;
-      if (i < len && ms_elem(m, c, s, a, v, c0, lo + i, x[e])) valid++;
+      if (i < len && ms_elem(m, c, s, a, v, c0, lo + i, x[e])) {
+        valid++;
+        ms_one_key(x[e], have, k0, same);
+      }
     }
     valid = ms_warp_sum(valid);
-    ms_sort_warp<MS_SLICE_E>(x, lane);
+    ms_key key;
     ms_key* out = A + sl * MS_SLICE + lane * MS_SLICE_E;
+    if (ms_warp_one_key(have, k0, same, &key)) {
 #pragma unroll
-    for (int e = 0; e < MS_SLICE_E; e++) out[e] = x[e];
+      for (int e = 0; e < MS_SLICE_E; e++) out[e] = lane * MS_SLICE_E + e < valid ? key : MS_PAD;
+      if (wst == 0) wk = key;
+      wst = (wst == 0 || (wst == 1 && wk == key)) ? 1 : 2;
+    } else if (valid == 0) {
+#pragma unroll
+      for (int e = 0; e < MS_SLICE_E; e++) out[e] = MS_PAD;
+    } else {
+      ms_sort_warp<MS_SLICE_E>(x, lane);
+#pragma unroll
+      for (int e = 0; e < MS_SLICE_E; e++) out[e] = x[e];
+      wst = 2;
+    }
     if (lane == 0 && valid) atomicAdd(&count, valid);
   }
+  if (lane == 0) {
+    wstate[threadIdx.x >> 5] = wst;
+    wkey[threadIdx.x >> 5] = wk;
+  }
   __syncthreads();
+  int bst = 0;
+  ms_key bk = 0;
+#pragma unroll
+  for (int w = 0; w < MS_WARPS; w++) {
+    if (wstate[w] == 0) continue;
+    if (bst == 0) bk = wkey[w];
+    bst = (bst == 0 || (bst == 1 && wkey[w] == bk)) && wstate[w] == 1 ? 1 : 2;
+  }
+  *size = count;
+  if (bst == 1) {
+    *one = bk;
+    return nullptr;
+  }
   const int L = slices * MS_SLICE;
   ms_key *src = A, *dst = B;
   for (int R = MS_SLICE; R < L; R <<= 1) {
@@ -688,7 +789,6 @@ __device__ __forceinline__ ms_key* ms_block_sort(const VP_Mat& m, const MS_Run& 
     src = dst;
     dst = t;
   }
-  *size = count;
   return src;
 }
 
@@ -698,7 +798,8 @@ extern __shared__ __align__(16) unsigned char ms_smem[];
 
 // ms_block: rows of at most a.cap elements (a power of two, at most
 // MS_CHUNK), a block each: sorted (ms_block_sort), counted (ms_rbk, the
-// counts into the sorted keys' buffer), summarized. The host bins these
+// counts into the sorted keys' buffer), summarized; a row of one key
+// (ms_block_sort returns nullptr) is summarized as its one value. The host bins these
 // rows by cap, so a class of short rows takes little shared memory and
 // many blocks fit on a multiprocessor.
 extern "C" __global__ void __launch_bounds__(MS_BLOCK, 3) ms_block(VP_Mat m, MS_Run c, State s, MS_Arg a) {
@@ -709,7 +810,20 @@ extern "C" __global__ void __launch_bounds__(MS_BLOCK, 3) ms_block(VP_Mat m, MS_
     const int v = c.rows[a.first + r];
     const int d = ms_degree(m, v);  // (<= a.cap: the bin's rule)
     int size, sum;
-    ms_key* sorted = ms_block_sort(m, c, s, a, v, 0, d, A, B, &size);
+    ms_key one;
+    ms_key* sorted = ms_block_sort(m, c, s, a, v, 0, d, A, B, &size, &one);
+    if (sorted == nullptr) {
+      // One distinct value: summarized as below, from B.
+      if (threadIdx.x == 0) {
+        const K_t val = ms_from_key(one);
+        memcpy(B, &val, sizeof(K_t));
+        H[0] = size;
+      }
+      __syncthreads();
+      ms_summarize(c, s, v, reinterpret_cast<const K_t*>(B), H, 1, size);
+      __syncthreads();
+      continue;
+    }
     ms_key* dk = sorted == A ? B : A;
     const int distinct = ms_rbk<MS_RBK_ITEMS, false>(sorted, nullptr, size, dk, H, &sum);
     int* cnt = reinterpret_cast<int*>(sorted);
@@ -721,9 +835,11 @@ extern "C" __global__ void __launch_bounds__(MS_BLOCK, 3) ms_block(VP_Mat m, MS_
 }
 
 // ms_hub_chunk: chunk b of the hub rows (rows a.first ..), a block each:
-// sorted and counted as ms_block does, its distinct keys and counts
-// written to hub list 0 at the chunk's place, then (MS_PAD, 0) to
-// MS_CHUNK entries.
+// sorted and counted as ms_block does (one key: that key, count size),
+// its distinct keys and counts written to hub list 0 at the chunk's
+// slot, their number (0 where the mask left the chunk no element) to the
+// slot's length in hubLen[0].
+// The rest of the slot is left as it is: nothing reads it.
 extern "C" __global__ void __launch_bounds__(MS_BLOCK, 2) ms_hub_chunk(VP_Mat m, MS_Run c, State s, MS_Arg a) {
   ms_key* A = reinterpret_cast<ms_key*>(ms_smem);
   ms_key* B = A + MS_CHUNK;
@@ -735,95 +851,134 @@ extern "C" __global__ void __launch_bounds__(MS_BLOCK, 2) ms_hub_chunk(VP_Mat m,
     const int d = ms_degree(m, v);
     const int lo = (int)(lc * MS_CHUNK), len = min(MS_CHUNK, d - lo);
     int size, sum;
-    ms_key* sorted = ms_block_sort(m, c, s, a, v, lo, len, A, B, &size);
+    ms_key one;
+    ms_key* sorted = ms_block_sort(m, c, s, a, v, lo, len, A, B, &size, &one);
+    ms_key* ok = reinterpret_cast<ms_key*>(c.hubKeys[0]) + ch * MS_CHUNK;
+    int* oc = c.hubCnt[0] + ch * MS_CHUNK;
+    if (sorted == nullptr) {  // (one distinct value)
+      if (threadIdx.x == 0) {
+        ok[0] = one;
+        oc[0] = size;
+        c.hubLen[0][ch] = 1;
+      }
+      __syncthreads();
+      continue;
+    }
     ms_key* dk = sorted == A ? B : A;
     const int distinct = ms_rbk<MS_RBK_ITEMS, false>(sorted, nullptr, size, dk, H, &sum);
     int* cnt = reinterpret_cast<int*>(sorted);
     ms_counts_to(H, distinct, size, cnt);
-    ms_key* ok = reinterpret_cast<ms_key*>(c.hubKeys[0]) + ch * MS_CHUNK;
-    int* oc = c.hubCnt[0] + ch * MS_CHUNK;
-    for (int i = threadIdx.x; i < MS_CHUNK; i += MS_BLOCK) {
-      ok[i] = i < distinct ? dk[i] : MS_PAD;
-      oc[i] = i < distinct ? cnt[i] : 0;
+    for (int i = threadIdx.x; i < distinct; i += MS_BLOCK) {
+      ok[i] = dk[i];
+      oc[i] = cnt[i];
     }
+    if (threadIdx.x == 0) c.hubLen[0][ch] = distinct;
     __syncthreads();
   }
 }
 
-__device__ __forceinline__ long long ms_lower_g(const ms_key* a, long long n, ms_key x) {
-  long long lo = 0, hi = n;
+__device__ __forceinline__ int ms_lower_g(const ms_key* a, int n, ms_key x) {
+  int lo = 0, hi = n;
   while (lo < hi) {
-    const long long mid = (lo + hi) >> 1;
+    const int mid = (int)(((unsigned)lo + (unsigned)hi) >> 1);
     if (a[mid] < x) lo = mid + 1;
     else hi = mid;
   }
   return lo;
 }
 
-__device__ __forceinline__ long long ms_upper_g(const ms_key* a, long long n, ms_key x) {
-  long long lo = 0, hi = n;
+__device__ __forceinline__ int ms_upper_g(const ms_key* a, int n, ms_key x) {
+  int lo = 0, hi = n;
   while (lo < hi) {
-    const long long mid = (lo + hi) >> 1;
+    const int mid = (int)(((unsigned)lo + (unsigned)hi) >> 1);
     if (a[mid] <= x) lo = mid + 1;
     else hi = mid;
   }
   return lo;
 }
 
-// ms_hub_merge: merge level a.level of the hub rows' lists, from list
-// a.level&1 to the other, one thread an entry. A hub row's chunks'
-// lists lie one after another, MS_CHUNK entries each, sorted; at level l
-// its runs are 2^l chunks long (the last may be shorter), and runs 2i
-// and 2i+1 merge by rank: an entry of a left run goes to its index in
-// the run plus the keys of the right run below it, one of a right run to
-// its index plus the keys of the left run not above it (a stable merge,
-// the same as ms_merge_part's: a permutation of the pair's entries). A
-// last run without a partner is copied. (Merge path, a thread walking
-// MS_MK outputs of its own, measured 2.5 times slower here: its loads
-// and stores do not coalesce.)
+// ms_hub_levels is the merge levels that leave a row of k chunks one run
+// (ceil(log2 k); 0 for one chunk).
+__device__ __forceinline__ int ms_hub_levels(long long k) { return k <= 1 ? 0 : 64 - __clzll(k - 1); }
+
+// ms_hub_merge: merge level a.level of the hub rows' runs, from list
+// a.level&1 to the other. At level l a hub row's runs are 2^l chunks
+// long (the last may be shorter): run r lies at slot r*2^l of the row,
+// its hubLen[l&1] there saying how many of its entries are valid (sorted
+// distinct keys of the chunks it merged: at most its slots' entries).
+// Runs 2i and 2i+1 (lengths la, lb) merge by rank into run i of level
+// l+1, at run 2i's slot, length la+lb: an entry of the left run goes to
+// its index in the run plus the keys of the right run below it, one of a
+// right run to its index plus the keys of the left run not above it (a
+// stable merge, the same as ms_merge_part's: a permutation of [0,
+// la+lb)). A block takes a part of MS_HUB_PART entries of a slot at a
+// time, a thread an entry: the valid entries of its run that lie there
+// (the run's entries [o, o + MS_CHUNK) are the slot's, o its offset in
+// the run), so a part past its run's length costs a few loads; the part
+// that starts a pair writes the merged length. A last run without a
+// partner is copied (lb = 0). A row already one run (2^l >= its chunks)
+// is left where it is: ms_hub_final reads it from list
+// ms_hub_levels(chunks)&1. (Merge path, a thread walking MS_MK outputs
+// of its own, measured 2.5 times slower here: its loads and stores do
+// not coalesce.)
 extern "C" __global__ void __launch_bounds__(MS_BLOCK) ms_hub_merge(VP_Mat m, MS_Run c, State s, MS_Arg a) {
-  const ms_key* sk = reinterpret_cast<const ms_key*>(c.hubKeys[a.level & 1]);
-  const int* sc = c.hubCnt[a.level & 1];
-  ms_key* dk = reinterpret_cast<ms_key*>(c.hubKeys[(a.level & 1) ^ 1]);
-  int* dc = c.hubCnt[(a.level & 1) ^ 1];
-  const long long total = (long long)c.nChunks * MS_CHUNK;
-  const long long R = (long long)MS_CHUNK << a.level;
-  for (long long e = (long long)blockIdx.x * MS_BLOCK + threadIdx.x; e < total; e += (long long)gridDim.x * MS_BLOCK) {
-    const int h = c.chunkHub[e / MS_CHUNK];
-    const long long base = c.hubFirst[h] * MS_CHUNK, len = (c.hubFirst[h + 1] - c.hubFirst[h]) * MS_CHUNK;
-    const long long q = e - base;
-    const long long run = q / R, pb = run & ~1LL, ls = pb * R, rs = ls + R;
-    const ms_key key = sk[e];
-    const int cnt = sc[e];
-    long long to;
-    if (rs >= len) to = q;
-    else if (run == pb) to = q + ms_lower_g(sk + base + rs, min(rs + R, len) - rs, key);
-    else to = ls + (q - rs) + ms_upper_g(sk + base + ls, R, key);
-    dk[base + to] = key;
-    dc[base + to] = cnt;
+  const int src = a.level & 1;
+  const ms_key* sk = reinterpret_cast<const ms_key*>(c.hubKeys[src]);
+  const int* sc = c.hubCnt[src];
+  const int* sl = c.hubLen[src];
+  ms_key* dk = reinterpret_cast<ms_key*>(c.hubKeys[src ^ 1]);
+  int* dc = c.hubCnt[src ^ 1];
+  int* dl = c.hubLen[src ^ 1];
+  const long long span = 1LL << a.level;  // chunks a run spans
+  const int parts = MS_CHUNK / MS_HUB_PART;
+  for (long long u = blockIdx.x; u < (long long)c.nChunks * parts; u += gridDim.x) {
+    const long long ch = u / parts;
+    const int pt = (int)(u - ch * parts);
+    const int h = c.chunkHub[ch];
+    const long long f = c.hubFirst[h], k = c.hubFirst[h + 1] - f;
+    if (k <= span) continue;  // (one run)
+    const long long j = ch - f, run = j >> a.level, ls = (run & ~1LL) << a.level, rs = ls + span;
+    const int la = sl[f + ls], lb = rs < k ? sl[f + rs] : 0;
+    if (j == ls && pt == 0 && threadIdx.x == 0) dl[f + ls] = la + lb;
+    const bool left = (run & 1) == 0;
+    // The part's entries of its run: [o, end).
+    const long long o = (j - (run << a.level)) * MS_CHUNK + (long long)pt * MS_HUB_PART;
+    const int end = (int)min(o + MS_HUB_PART, (long long)(left ? la : lb));
+    if (o >= end) continue;
+    const ms_key* ak = sk + (f + ls) * MS_CHUNK;
+    const ms_key* bk = sk + (f + (rs < k ? rs : ls)) * MS_CHUNK;  // (a right run's; none: lb is 0)
+    const ms_key* rk = left ? ak : bk;
+    const int* rc = sc + (f + (left ? ls : rs)) * MS_CHUNK;
+    ms_key* ok = dk + (f + ls) * MS_CHUNK;
+    int* oc = dc + (f + ls) * MS_CHUNK;
+    for (int q = (int)o + threadIdx.x; q < end; q += MS_BLOCK) {
+      const ms_key key = rk[q];
+      const int to = left ? q + ms_lower_g(bk, lb, key) : q + ms_upper_g(ak, la, key);
+      ok[to] = key;
+      oc[to] = rc[q];
+    }
   }
 }
 
-// ms_hub_final: hub row a.first+b, a block each, after a.level merge
-// levels (its merged list in list a.level&1): its (key, count) entries
-// counted by distinct key into the other list, the counts into its own
-// (a trailing run of padding alone, count 0, is no value), then
-// summarized.
+// ms_hub_final: hub row a.first+b, a block each, after its merge levels
+// (its run in list ms_hub_levels(chunks)&1, at its first slot): the
+// run's valid (key, count) entries counted by distinct key into the
+// other list, the counts into its own, then summarized.
 extern "C" __global__ void __launch_bounds__(MS_BLOCK) ms_hub_final(VP_Mat m, MS_Run c, State s, MS_Arg a) {
-  const int cur = a.level & 1;
   for (long long h = blockIdx.x; h < c.nHub; h += gridDim.x) {
     const int v = c.rows[a.first + h];
-    const long long base = c.hubFirst[h] * MS_CHUNK;
-    const int len = (int)((c.hubFirst[h + 1] - c.hubFirst[h]) * MS_CHUNK);
+    const long long f = c.hubFirst[h];
+    const int cur = ms_hub_levels(c.hubFirst[h + 1] - f) & 1;
+    const long long base = f * MS_CHUNK;
+    const int len = c.hubLen[cur][f];
     const ms_key* keys = reinterpret_cast<const ms_key*>(c.hubKeys[cur]) + base;
     const int* cnts = c.hubCnt[cur] + base;
     ms_key* dk = reinterpret_cast<ms_key*>(c.hubKeys[cur ^ 1]) + base;
     int* dp = c.hubCnt[cur ^ 1] + base;
     int size;
-    int distinct = ms_rbk<MS_ITEMS, true>(keys, cnts, len, dk, dp, &size);
+    const int distinct = ms_rbk<MS_ITEMS, true>(keys, cnts, len, dk, dp, &size);
     int* cnt = c.hubCnt[cur] + base;  // (the merged counts, read: free now)
     ms_counts_to(dp, distinct, size, cnt);
-    if (distinct > 0 && cnt[distinct - 1] == 0) distinct--;
     ms_values(dk, distinct);
     ms_summarize(c, s, v, reinterpret_cast<const K_t*>(dk), cnt, distinct, size);
     __syncthreads();

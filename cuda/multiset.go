@@ -36,8 +36,10 @@ import (
 // after the prelude, the program's snippet and mat.cu): every superstep
 // pulls every row, sorts each row's elements where they fit (a group of
 // lanes, a warp's registers, a block's shared memory; hub rows in chunks
-// merged in global memory) and summarizes them, then APPLY runs the
-// program's vp_update. vertexprog's engine drives the supersteps
+// whose lists of distinct values merge in global memory, each list's
+// valid length kept per chunk so that the merges and the final count
+// read only valid entries; a row or chunk of one distinct value is not
+// sorted) and summarizes them, then APPLY runs the program's vp_update. vertexprog's engine drives the supersteps
 // (vertexprog.MultisetBackend's run is a vertexprog.DeviceRun).
 
 //go:embed multiset.cu
@@ -88,6 +90,10 @@ func msClass(d int32, slice, chunk int) int {
 // msMergeK is the merge outputs a thread of ms_block takes at a time
 // (MS_MK).
 const msMergeK = 16
+
+// msHubPart is the hub list entries a block of ms_hub_merge takes at a
+// time (MS_HUB_PART): its grid is the chunks' entries over it.
+const msHubPart = 1024
 
 // msBins are a matrix's rows by class.
 type msBins struct {
@@ -335,7 +341,7 @@ func (r *msRun) deviceBytes() int64 {
 	n := int64(r.n)
 	need := n*int64(r.job.XSize) + max(8, n*int64(r.job.ASize)) + 2*int64(r.words)*4 + int64(2*r.recW)*8
 	need += 4*n + 8*int64(len(r.bins.hubFirst)) + 4*int64(len(r.bins.chunkHub))
-	need += 2 * r.bins.chunks() * int64(r.bins.chunk) * int64(r.keyLen+4)
+	need += 2 * r.bins.chunks() * (int64(r.bins.chunk)*int64(r.keyLen+4) + 4)
 	for _, a := range r.layout.arrays {
 		need += a.bytes
 	}
@@ -381,11 +387,12 @@ func (r *msRun) allocate() {
 	r.rows = msPut(r, r.bins.rows)
 	hubFirst := msPut(r, r.bins.hubFirst)
 	chunkHub := msPut(r, r.bins.chunkHub)
-	var hubKeys, hubCnt [2]cu.DevicePtr
+	var hubKeys, hubCnt, hubLen [2]cu.DevicePtr
 	entries := r.bins.chunks() * int64(r.bins.chunk)
 	for i := range hubKeys {
 		hubKeys[i] = r.alloc(entries * int64(r.keyLen))
 		hubCnt[i] = r.alloc(entries * 4)
+		hubLen[i] = r.alloc(r.bins.chunks() * 4)
 	}
 
 	ptrs := make([]uint64, len(r.layout.arrays))
@@ -400,14 +407,14 @@ func (r *msRun) allocate() {
 	r.state = r.layout.bytes(ptrs)
 
 	// MS_Run (multiset.cu).
-	b := make([]byte, 112)
+	b := make([]byte, 128)
 	le := binary.LittleEndian
 	for i, p := range []cu.DevicePtr{r.x, r.y, r.mask[0], r.mask[1], r.rec, r.rows, hubFirst, chunkHub,
-		hubKeys[0], hubKeys[1], hubCnt[0], hubCnt[1]} {
+		hubKeys[0], hubKeys[1], hubCnt[0], hubCnt[1], hubLen[0], hubLen[1]} {
 		le.PutUint64(b[8*i:], uint64(p))
 	}
 	for i, v := range []int{r.n, r.recW, r.bins.count(msHub), int(r.bins.chunks())} {
-		le.PutUint32(b[96+4*i:], uint32(int32(v)))
+		le.PutUint32(b[112+4*i:], uint32(int32(v)))
 	}
 	r.runArg = b
 	cu.CtxSynchronize() // (the copies above ran on the legacy stream)
@@ -479,11 +486,11 @@ func (r *msRun) Step(it int, dir vertexprog.Direction) (int, int64, []float64, e
 		}
 		if hubs := b.count(msHub); hubs > 0 {
 			r.launch("ms_hub_chunk", b.chunks(), r.shared, msArg(b.first[msHub], hubs, cur, useMask, it, 0, 0))
-			entries := b.chunks() * int64(b.chunk)
+			parts := b.chunks() * int64(b.chunk/msHubPart)
 			for l := 0; l < b.levels; l++ {
-				r.launch("ms_hub_merge", r.gridCap(blocks(entries, blockSize)), 0, msArg(b.first[msHub], hubs, cur, useMask, it, l, 0))
+				r.launch("ms_hub_merge", r.gridCap(parts), 0, msArg(b.first[msHub], hubs, cur, useMask, it, l, 0))
 			}
-			r.launch("ms_hub_final", int64(hubs), 0, msArg(b.first[msHub], hubs, cur, useMask, it, b.levels, 0))
+			r.launch("ms_hub_final", int64(hubs), 0, msArg(b.first[msHub], hubs, cur, useMask, it, 0, 0))
 		}
 		r.launch("ms_apply", r.gridCap(blocks(int64(r.n), blockSize)), 0, a)
 		st := cu.Stream(uintptr(unsafe.Pointer(r.d.stream)))

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/hpgraph/hpgraph/apps"
 	"github.com/hpgraph/hpgraph/apps/reference"
@@ -604,7 +605,7 @@ func TestMultisetKernelNames(t *testing.T) {
 			t.Errorf("class kernel %s is not in multisetKernels", k)
 		}
 	}
-	for name, v := range map[string]int{"MS_BLOCK": blockSize, "MS_MK": msMergeK} {
+	for name, v := range map[string]int{"MS_BLOCK": blockSize, "MS_MK": msMergeK, "MS_HUB_PART": msHubPart} {
 		m := regexp.MustCompile(`#define ` + name + ` (\d+)`).FindStringSubmatch(multisetSource)
 		if m == nil || m[1] != strconv.Itoa(v) {
 			t.Errorf("multiset.cu's %s is %v; Go has %d", name, m, v)
@@ -715,7 +716,7 @@ func TestMultisetChunks(t *testing.T) {
 		cb := msChunkBytes(optin)
 		for _, key := range []int{4, 8} {
 			chunk := cb / key
-			if chunk%1024 != 0 || chunk&(chunk-1) != 0 {
+			if chunk%1024 != 0 || chunk&(chunk-1) != 0 || chunk%msHubPart != 0 {
 				t.Errorf("shared %d, %d-byte keys: chunk %d", optin, key, chunk)
 			}
 			// (a few hundred bytes of static shared memory besides)
@@ -742,6 +743,196 @@ func TestPrebuiltCoversMultisetApps(t *testing.T) {
 		src := multisetProgram(&c.code, l, multisetFeatures(c.job), msChunkBytes(227<<10))
 		if image, key := prebuiltImage(src, "compute_90"); image == "" {
 			t.Errorf("%s: no prebuilt image %s.cubin.gz (run scripts/gpu-prebuild.sh)", c.name, key)
+		}
+	}
+}
+
+// msRegions is a user multiset program for the hub path's edge cases,
+// with 4-byte (uint32) or 8-byte (int64) elements: it always gathers
+// from the frontier only (neither GatherAll nor idempotent) and records
+// every distinct value and count of a row, in order, in a hash. On
+// msRegionGraph its hubs' chunks have no element (every neighbour
+// masked), one value (the largest key, which the sort's padding equals),
+// all distinct values, and a mix.
+type msRegions[K uint32 | int64] struct{}
+
+type msRegionX struct {
+	Val            int64
+	Distinct, Size int32
+	Hash           uint64
+}
+
+type msRegionA struct {
+	Distinct, Size int32
+	Hash           uint64
+}
+
+// The regions of msRegionGraph: region i is vertices [msRegion0 +
+// i*msRegionLen, msRegion0 + (i+1)*msRegionLen).
+const (
+	msRegion0   = 16
+	msRegionLen = 8192
+)
+
+// value is vertex v's element in msRegionGraph: region 0 (inactive at
+// first) distinct values, region 1 one value whose key is the largest
+// (the sort's padding), region 2 distinct values, region 3 half distinct
+// and half of five values, region 4's first half one other value, the
+// rest three values.
+func (msRegions[K]) value(v int32) int64 {
+	r := -1
+	if v >= msRegion0 {
+		r = int(v-msRegion0) / msRegionLen
+	}
+	switch r {
+	case 0:
+		return int64(v)
+	case 1:
+		if unsafe.Sizeof(K(0)) == 4 {
+			return math.MaxUint32
+		}
+		return math.MaxInt64
+	case 2:
+		return int64(v)*7 - 1<<40
+	case 3:
+		if v%2 == 1 {
+			return int64(v)
+		}
+		return int64(v % 5)
+	case 4:
+		if int(v-msRegion0)%msRegionLen < msRegionLen/2 {
+			return 12345
+		}
+	}
+	return int64(v % 3)
+}
+
+func (msRegions[K]) Spec() vertexprog.Spec {
+	return vertexprog.Spec{Edges: vertexprog.InEdges, MaxIterations: 4}
+}
+
+func (p msRegions[K]) Init(v int32, _ *vertexprog.Step) (msRegionX, bool) {
+	return msRegionX{Val: p.value(v)}, v < msRegion0 || v >= msRegion0+msRegionLen
+}
+
+func (msRegions[K]) Element(_, _ int32, xu msRegionX, _ float32) K { return K(xu.Val) }
+
+func msRegionHash(values []uint64, counts []int) uint64 {
+	h := uint64(1469598103934665603)
+	for i, x := range values {
+		h = h*1000003 ^ x ^ uint64(uint32(counts[i]))<<32
+	}
+	return h
+}
+
+func (msRegions[K]) Summarize(_ int32, b vertexprog.Bag[K]) msRegionA {
+	vals := make([]uint64, len(b.Values))
+	for i, x := range b.Values {
+		vals[i] = uint64(x)
+	}
+	return msRegionA{Distinct: int32(len(b.Values)), Size: int32(b.Size), Hash: msRegionHash(vals, b.Counts)}
+}
+
+func (msRegions[K]) Update(v int32, a msRegionA, x *msRegionX, _ *vertexprog.Step) bool {
+	x.Distinct, x.Size, x.Hash = a.Distinct, a.Size, a.Hash
+	return a.Size > 0 && (a.Hash^uint64(v))&1 != 0
+}
+
+func (msRegions[K]) Device() vertexprog.DeviceCode {
+	k := "long long"
+	if unsafe.Sizeof(K(0)) == 4 {
+		k = "unsigned"
+	}
+	return vertexprog.DeviceCode{Source: "typedef " + k + ` K_t;
+struct X_t { long long val; int distinct, size; unsigned long long hash; };
+struct A_t { int distinct, size; unsigned long long hash; };
+struct State {};
+__device__ K_t vp_element(int v, int u, X_t xu, float w, const State& s) { return (K_t)xu.val; }
+__device__ A_t vp_summarize(int v, const K_t* values, const int* counts, int distinct, int size, const State& s) {
+  A_t a;
+  a.distinct = distinct;
+  a.size = size;
+  unsigned long long h = 1469598103934665603ULL;
+  for (int i = 0; i < distinct; i++) h = (h * 1000003ULL) ^ (unsigned long long)values[i] ^ ((unsigned long long)(unsigned)counts[i] << 32);
+  a.hash = h;
+  return a;
+}
+__device__ bool vp_update(int v, A_t a, X_t* x, const State& s, Step& st) {
+  x->distinct = a.distinct;
+  x->size = a.size;
+  x->hash = a.hash;
+  return a.size > 0 && ((a.hash ^ (unsigned long long)v) & 1) != 0;
+}
+`}
+}
+
+// msRegionGraph is undirected, its rows sorted, so that a hub's chunks
+// are ranges of its neighbours: hub 0 has regions 0 to 3 and 100 more (5
+// chunks of 4-byte keys, 9 of 8-byte ones), hub 1 regions 1 and 2 and
+// one more (3 chunks, 5), hub 2 regions 0 and 1 (2 chunks, 4: the first
+// half with every neighbour masked at first), hub 3 region 0 twice
+// (parallel arcs: 2 chunks, 4, every one masked at first). Rows 4 to 9
+// are of one value or nearly, where the sort stops early: 4 (3000, one
+// value), 5 (2048: two values, each a whole slice), 6 (8192: two values,
+// each a half, so that each warp of a block sees both), 7 (700, one
+// value), 8 (301: two values, one of them once), 9 (100, one value).
+// Random edges join the rest.
+func msRegionGraph(t *testing.T) *datasets.Graph {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(5, 8))
+	n := msRegion0 + 5*msRegionLen + 1000
+	el := &datasets.EdgeList{N: n, Name: "regions"}
+	add := func(u, v int) { el.Src, el.Dst = append(el.Src, int32(u)), append(el.Dst, int32(v)) }
+	r := func(i int) int { return msRegion0 + i*msRegionLen }
+	for u := r(0); u < r(4)+100; u++ {
+		add(0, u)
+	}
+	for u := r(1); u <= r(3); u++ {
+		add(1, u)
+	}
+	for u := r(0); u < r(2); u++ {
+		add(2, u)
+	}
+	for i := 0; i < 2; i++ {
+		for u := r(0); u < r(1); u++ {
+			add(3, u)
+		}
+	}
+	for i, ns := range [][2]int{{3000, 0}, {1024, 1024}, {4096, 4096}, {700, 0}, {300, 1}, {0, 100}} {
+		for u := r(1); u < r(1)+ns[0]; u++ {
+			add(4+i, u)
+		}
+		for u := r(4); u < r(4)+ns[1]; u++ {
+			add(4+i, u)
+		}
+	}
+	for i := 0; i < 60000; i++ {
+		add(msRegion0+rng.IntN(n-msRegion0), msRegion0+rng.IntN(n-msRegion0))
+	}
+	return build(t, el, datasets.Options{KeepSelfLoops: true, KeepDuplicates: true})
+}
+
+// TestMultisetHubRegions: hub rows whose chunks have no element, one
+// value, all distinct ones and a mix, of 2, 3, 4, 5 and 9 chunks, with
+// 4- and 8-byte elements, a masked pull, and CDLP, against the CPU.
+func TestMultisetHubRegions(t *testing.T) {
+	needGPU(t)
+	needNVRTC(t)
+	d := msRegionGraph(t)
+	g := vertexprog.NewGraph(d)
+	eq := func(a, b msRegionX) bool { return a == b }
+	msCompare[msRegionX, uint32, msRegionA](t, "regions (4-byte)", g, func() msRegions[uint32] { return msRegions[uint32]{} }, eq, nil)
+	msCompare[msRegionX, int64, msRegionA](t, "regions (8-byte)", g, func() msRegions[int64] { return msRegions[int64]{} }, eq, nil)
+	for _, iters := range []int{1, 2, 10} {
+		want := reference.CDLP(d, iters)
+		r, err := apps.CDLP(g, iters, vertexprog.Options{Backend: "cuda"})
+		if err != nil {
+			t.Fatalf("cdlp, %d iterations: %v", iters, err)
+		}
+		for v := range want {
+			if r.Label[v] != want[v] {
+				t.Fatalf("cdlp, %d iterations: vertex %d labelled %d, reference %d", iters, v, r.Label[v], want[v])
+			}
 		}
 	}
 }
