@@ -93,11 +93,21 @@ func TestDeviceCodeMatchesState(t *testing.T) {
 	_ = vertexprog.Program[struct{}, int32](bfs)
 	var _ vertexprog.DeviceProgram = bfs
 
-	sssp := &SSSPProgram{Source: 0}
+	sssp := &SSSPProgram{Source: 2, Delta: 4}
 	prepare(sssp)
-	check("sssp", sssp.Device(), []want{{"source", sssp.src, true}}, nil)
-	if len(sssp.src) != 1 || sssp.src[0] != 0 {
-		t.Errorf("sssp source array %v, want [0]", sssp.src)
+	ssspCode := sssp.Device()
+	ssspSrc, _ := ssspCode.Arrays[0].Data.([]int32) // (a per-run input, as BFS's)
+	check("sssp", ssspCode, []want{{"Source", ssspSrc, true}}, nil)
+	if len(ssspSrc) != 1 || ssspSrc[0] != 2 || !ssspCode.Init {
+		t.Errorf("sssp source array %v, want [2]; vp_init %v", ssspSrc, ssspCode.Init)
+	}
+	// What the hand-written code had: delta-stepping's priority, and the
+	// fold by one signed atomicMin on the bits of distances >= 0.
+	for _, w := range []string{"__device__ float vp_priority(int vp_arg0, X_t d, const State& vp_s) {\n  return d;\n}",
+		"#define VP_FOLD_ATOMIC 1", "atomicMin(reinterpret_cast<int*>(vp_y), vp_c)"} {
+		if !strings.Contains(ssspCode.Source, w) {
+			t.Errorf("sssp: device source lacks %q:\n%s", w, ssspCode.Source)
+		}
 	}
 
 	pr := &PageRankProgram{Damping: 0.85, Tolerance: 1e-7}
@@ -112,12 +122,29 @@ func TestDeviceCodeMatchesState(t *testing.T) {
 
 	ldbc := &PageRankLDBCProgram[float64]{Damping: 0.85, Iterations: 3}
 	prepare(ldbc)
-	check("pagerank-ldbc", ldbc.Device(), []want{{"rank", ldbc.Rank, false}, {"outDeg", ldbc.outDeg, true}},
-		[]scalar{{"damping", 0.85}, {"n", float64(g.N())}})
+	ldbcCode := ldbc.Device()
+	check("pagerank-ldbc", ldbcCode, []want{{"outDeg", ldbc.outDeg, true}, {"Rank", ldbc.Rank, false}},
+		[]scalar{{"Damping", 0.85}, {"n", float64(g.N())}})
 	ldbc32 := &PageRankLDBCProgram[float32]{Damping: 0.85, Iterations: 3}
 	prepare(ldbc32)
-	check("pagerank-ldbc float32", ldbc32.Device(), []want{{"rank", ldbc32.Rank, false}, {"outDeg", ldbc32.outDeg, true}},
-		[]scalar{{"damping", 0.85}, {"n", float64(g.N())}})
+	ldbc32Code := ldbc32.Device()
+	check("pagerank-ldbc float32", ldbc32Code, []want{{"outDeg", ldbc32.outDeg, true}, {"Rank", ldbc32.Rank, false}},
+		[]scalar{{"Damping", 0.85}, {"n", float64(g.N())}})
+	for _, c := range []vertexprog.DeviceCode{ldbcCode, ldbc32Code} {
+		if !c.Init || !c.Arrays[0].Constant || !strings.Contains(c.Source, "#define VP_REDUCE_ADD 1\n") {
+			t.Errorf("pagerank-ldbc: vp_init %v, out-degrees Constant %v, VP_REDUCE_ADD %v; want all (as the hand-written code had)",
+				c.Init, c.Arrays[0].Constant, strings.Contains(c.Source, "VP_REDUCE_ADD"))
+		}
+	}
+	if !strings.Contains(ldbc32Code.Source, "typedef float X_t;") || !strings.Contains(ldbcCode.Source, "typedef double X_t;") {
+		t.Error("pagerank-ldbc: the float32 and float64 instantiations do not get their own device code")
+	}
+	// An instantiation devgen did not translate gets code that does not
+	// compile, naming the ones it did (a device run fails with that).
+	type f32 float32
+	if src := (&PageRankLDBCProgram[f32]{}).Device().Source; !strings.Contains(src, "#error") || !strings.Contains(src, "PageRankLDBCProgram[float32]") {
+		t.Errorf("pagerank-ldbc[f32]: device source %q, want an #error naming the translated instantiations", src)
+	}
 
 	for _, pv := range []bool{false, true} {
 		tc := &TriangleProgram{PerVertex: pv}
@@ -160,7 +187,7 @@ func TestDeviceTypeSizes(t *testing.T) {
 		xSize, aSize uintptr
 	}{
 		{"bfs", bfsProgramDeviceSource, unsafe.Sizeof(struct{}{}), unsafe.Sizeof(int32(0))},
-		{"sssp", ssspDevice, unsafe.Sizeof(float32(0)), unsafe.Sizeof(float32(0))},
+		{"sssp", ssspProgramDeviceSource, unsafe.Sizeof(float32(0)), unsafe.Sizeof(float32(0))},
 		{"pagerank", pageRankProgramDeviceSource, 8, 8},
 		{"pagerank-ldbc", (&PageRankLDBCProgram[float64]{}).Device().Source, 8, 8},
 		{"pagerank-ldbc float32", (&PageRankLDBCProgram[float32]{}).Device().Source, 4, 4},
@@ -171,11 +198,7 @@ func TestDeviceTypeSizes(t *testing.T) {
 	}
 	cTypes := map[string]uintptr{"struct X_t {};": 0, "struct vp_t_anon {};\ntypedef vp_t_anon X_t;": 0, "typedef int X_t;": 4, "typedef float X_t;": 4, "typedef double X_t;": 8,
 		"typedef int A_t;": 4, "typedef float A_t;": 4, "typedef double A_t;": 8, "typedef long long A_t;": 8}
-	prF := regexp.MustCompile(`#define VP_PR_F (\w+)\n`)
 	for _, c := range cases {
-		if m := prF.FindStringSubmatch(c.src); m != nil {
-			c.src = strings.ReplaceAll(c.src, "VP_PR_F", m[1])
-		}
 		var gotX, gotA = uintptr(99), uintptr(99)
 		for decl, size := range cTypes {
 			if strings.Contains(c.src, decl) {

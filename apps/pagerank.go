@@ -136,7 +136,7 @@ type PageRankLDBCProgram[F Float] struct {
 	Iterations int
 	// Rank is as PageRankProgram's.
 	Rank   []float64
-	outDeg []int32
+	outDeg []int32 `devgen:"constant"` // (Graph.Memo's: see outDegrees)
 	n      float64
 }
 
@@ -160,22 +160,22 @@ func (p *PageRankLDBCProgram[F]) Prepare(g *vertexprog.Graph) error {
 	return nil
 }
 
-func (p *PageRankLDBCProgram[F]) set(v int32, r float64, s *vertexprog.Step) F {
+// Init and Update set v's rank r, add it to the dangling sum when v has
+// no out-edges, and give v's share of it, F(share(r, deg)).
+func (p *PageRankLDBCProgram[F]) Init(v int32, s *vertexprog.Step) (F, bool) {
+	deg := p.outDeg[v]
+	r := 1 / p.n
 	p.Rank[v] = r
-	if p.outDeg[v] == 0 {
+	if deg == 0 {
 		s.Add(0, r)
 	}
-	return F(share(r, p.outDeg[v]))
-}
-
-func (p *PageRankLDBCProgram[F]) Init(v int32, s *vertexprog.Step) (F, bool) {
-	return p.set(v, 1/p.n, s), true
+	return F(share(r, deg)), true
 }
 
 // InitRange is Init over [lo, hi) in one loop (vertexprog.RangeIniter).
 func (p *PageRankLDBCProgram[F]) InitRange(lo, hi int32, x []F, s *vertexprog.Step) (bool, []int32) {
 	for i := range x {
-		x[i] = p.set(lo+int32(i), 1/p.n, s)
+		x[i], _ = p.Init(lo+int32(i), s)
 	}
 	return true, nil
 }
@@ -200,8 +200,14 @@ func (p *PageRankLDBCProgram[F]) GatherRow(acc F, _ int32, nbrs []int32, _ []flo
 func (p *PageRankLDBCProgram[F]) Reduce(a, b F) F { return a + b }
 
 func (p *PageRankLDBCProgram[F]) Update(v int32, acc F, x *F, s *vertexprog.Step) bool {
+	deg := p.outDeg[v] // (read first: the device code then loads it with acc, not after the store to Rank)
 	d := p.Damping
-	*x = p.set(v, (1-d)/p.n+d*float64(acc)+d/p.n*s.Aggregate(0), s)
+	r := (1-d)/p.n + d*float64(acc) + d/p.n*s.Aggregate(0)
+	p.Rank[v] = r
+	if deg == 0 {
+		s.Add(0, r)
+	}
+	*x = F(share(r, deg))
 	return true
 }
 

@@ -13,13 +13,12 @@ import (
 // unweighted graph has unit weights (hop counts).
 //
 // With Delta > 0 a device backend runs small frontiers by delta-stepping
-// (vertexprog.Spec.Delta), the priority being the distance: a vertex
-// whose distance is Delta or more above the current round's waits for a
-// later round. The distances are the same.
+// (vertexprog.Spec.Delta), the priority being the distance (Priority): a
+// vertex whose distance is Delta or more above the current round's waits
+// for a later round. The distances are the same.
 type SSSPProgram struct {
 	Source int32
 	Delta  float64
-	src    []int32 // {Source}: the device code's vp_init reads it
 }
 
 func (p *SSSPProgram) Spec() vertexprog.Spec {
@@ -32,7 +31,6 @@ func (p *SSSPProgram) Prepare(g *vertexprog.Graph) error {
 	if err := checkSource(g, p.Source); err != nil {
 		return err
 	}
-	p.src = []int32{p.Source}
 	if !g.Weighted() {
 		return nil
 	}
@@ -89,6 +87,11 @@ func (p *SSSPProgram) InitRange(lo, hi int32, x []float32, _ *vertexprog.Step) (
 
 func (p *SSSPProgram) Identity() float32 { return float32(math.Inf(1)) }
 
+// Gather relaxes an in-edge. Distances start at 0 or +Inf and weights
+// are numbers >= 0 (Prepare), so du+w is never negative nor NaN, which
+// lets the device fold it with one integer atomicMin on its bits:
+//
+//devgen:nonnegative
 func (p *SSSPProgram) Gather(acc float32, _, _ int32, du float32, w float32) float32 {
 	return min(acc, du+w)
 }
@@ -117,6 +120,12 @@ func (p *SSSPProgram) Update(_ int32, acc float32, d *float32, _ *vertexprog.Ste
 	}
 	return false
 }
+
+// Priority is a vertex's delta-stepping priority (vertexprog.Prioritizer):
+// its distance.
+func (p *SSSPProgram) Priority(_ int32, d float32) float32 { return d }
+
+var _ vertexprog.Prioritizer[float32] = (*SSSPProgram)(nil)
 
 // SSSPResult is an SSSP's output.
 type SSSPResult struct {

@@ -186,3 +186,216 @@ func (vp_p *PageRankProgram) Device() vertexprog.DeviceCode {
 		},
 	}
 }
+
+// ssspProgramDeviceSource is SSSPProgram's device code, translated from its Go methods.
+const ssspProgramDeviceSource = `
+typedef float X_t;
+typedef float A_t;
+struct State {
+  const int* Source;  // one element
+};
+__device__ __forceinline__ float vp_dg_min_f32(float a, float b) {
+  if (a != a) return a;
+  if (b != b) return b;
+  if (a == 0 && b == 0) return __float_as_int(a) < 0 ? a : b;
+  return a < b ? a : b;
+}
+__device__ float vp_identity() {
+  return ((float)__longlong_as_double(0x7ff0000000000000LL));
+}
+__device__ float vp_gather(A_t acc, int vp_arg1, int vp_arg2, X_t du, float w, const State& vp_s) {
+  return vp_dg_min_f32(acc, __fadd_rn(du, w));
+}
+__device__ float vp_reduce(A_t a, A_t b) {
+  return vp_dg_min_f32(a, b);
+}
+__device__ bool vp_update(int vp_arg0, A_t acc, X_t* d, const State& vp_s, Step& vp_arg3) {
+  {
+    if ((acc < (*d))) {
+      (*d) = acc;
+      return true;
+    }
+  }
+  return false;
+}
+__device__ float vp_priority(int vp_arg0, X_t d, const State& vp_s) {
+  return d;
+}
+__device__ bool vp_init(int v, X_t* vp_x, const State& vp_s, Step& vp_st) {
+  {
+    if ((v == vp_s.Source[0])) {
+      *vp_x = 0.0f;
+      return true;
+    }
+  }
+  *vp_x = ((float)__longlong_as_double(0x7ff0000000000000LL));
+  return false;
+}
+#define VP_FOLD_ATOMIC 1
+__device__ int vp_fold_atomic(A_t* vp_y, int vp_v, int vp_u, X_t du, float w, const State& vp_s) {
+  const int vp_c = __float_as_int(__fadd_rn(du, w));
+  const int vp_old = atomicMin(reinterpret_cast<int*>(vp_y), vp_c);
+  return vp_c < vp_old ? (vp_old == __float_as_int(vp_identity()) ? 2 : 1) : 0;
+}
+`
+
+// Device implements vertexprog.DeviceProgram. Its vp_init is Init's
+// translation: a device backend makes the initial state itself.
+func (vp_p *SSSPProgram) Device() vertexprog.DeviceCode {
+	return vertexprog.DeviceCode{
+		Source: ssspProgramDeviceSource,
+		Init:   true,
+		Arrays: []vertexprog.DeviceArray{
+			{Name: "Source", Data: []int32{int32(vp_p.Source)}, ReadOnly: true},
+		},
+	}
+}
+
+// pageRankLDBCProgramFloat32DeviceSource is PageRankLDBCProgram[float32]'s device code, translated from its Go methods.
+const pageRankLDBCProgramFloat32DeviceSource = `
+typedef float X_t;
+typedef float A_t;
+struct State {
+  const int* outDeg;
+  double* Rank;
+  double Damping;
+  double n;
+};
+__device__ __forceinline__ double vp_fn_share(double r, int d) {
+  {
+    if ((d == 0)) {
+      return 0.0;
+    }
+  }
+  return __ddiv_rn(r, ((double)d));
+}
+__device__ float vp_identity() {
+  return 0.0f;
+}
+__device__ float vp_gather(A_t acc, int vp_arg1, int vp_arg2, X_t xu, float vp_arg4, const State& vp_s) {
+  return __fadd_rn(acc, xu);
+}
+__device__ float vp_reduce(A_t a, A_t b) {
+  return __fadd_rn(a, b);
+}
+__device__ bool vp_update(int v, A_t acc, X_t* x, const State& vp_s, Step& s) {
+  int deg = vp_s.outDeg[v];
+  double d = vp_s.Damping;
+  double r = __dadd_rn(__dadd_rn(__ddiv_rn(__dsub_rn(1.0, d), vp_s.n), __dmul_rn(d, ((double)acc))), __dmul_rn(__ddiv_rn(d, vp_s.n), s.aggregate((int)0LL)));
+  vp_s.Rank[v] = r;
+  {
+    if ((deg == 0)) {
+      s.add((int)0LL, r);
+    }
+  }
+  (*x) = ((float)vp_fn_share(r, deg));
+  return true;
+}
+__device__ bool vp_init(int v, X_t* vp_x, const State& vp_s, Step& s) {
+  int deg = vp_s.outDeg[v];
+  double r = __ddiv_rn(1.0, vp_s.n);
+  vp_s.Rank[v] = r;
+  {
+    if ((deg == 0)) {
+      s.add((int)0LL, r);
+    }
+  }
+  *vp_x = ((float)vp_fn_share(r, deg));
+  return true;
+}
+#define VP_REDUCE_ADD 1
+`
+
+// pageRankLDBCProgramFloat64DeviceSource is PageRankLDBCProgram[float64]'s device code, translated from its Go methods.
+const pageRankLDBCProgramFloat64DeviceSource = `
+typedef double X_t;
+typedef double A_t;
+struct State {
+  const int* outDeg;
+  double* Rank;
+  double Damping;
+  double n;
+};
+__device__ __forceinline__ double vp_fn_share(double r, int d) {
+  {
+    if ((d == 0)) {
+      return 0.0;
+    }
+  }
+  return __ddiv_rn(r, ((double)d));
+}
+__device__ double vp_identity() {
+  return 0.0;
+}
+__device__ double vp_gather(A_t acc, int vp_arg1, int vp_arg2, X_t xu, float vp_arg4, const State& vp_s) {
+  return __dadd_rn(acc, xu);
+}
+__device__ double vp_reduce(A_t a, A_t b) {
+  return __dadd_rn(a, b);
+}
+__device__ bool vp_update(int v, A_t acc, X_t* x, const State& vp_s, Step& s) {
+  int deg = vp_s.outDeg[v];
+  double d = vp_s.Damping;
+  double r = __dadd_rn(__dadd_rn(__ddiv_rn(__dsub_rn(1.0, d), vp_s.n), __dmul_rn(d, acc)), __dmul_rn(__ddiv_rn(d, vp_s.n), s.aggregate((int)0LL)));
+  vp_s.Rank[v] = r;
+  {
+    if ((deg == 0)) {
+      s.add((int)0LL, r);
+    }
+  }
+  (*x) = vp_fn_share(r, deg);
+  return true;
+}
+__device__ bool vp_init(int v, X_t* vp_x, const State& vp_s, Step& s) {
+  int deg = vp_s.outDeg[v];
+  double r = __ddiv_rn(1.0, vp_s.n);
+  vp_s.Rank[v] = r;
+  {
+    if ((deg == 0)) {
+      s.add((int)0LL, r);
+    }
+  }
+  *vp_x = vp_fn_share(r, deg);
+  return true;
+}
+#define VP_REDUCE_ADD 1
+`
+
+// Device implements vertexprog.DeviceProgram for the instantiations of
+// PageRankLDBCProgram translated from the Go methods:
+//   - PageRankLDBCProgram[float32] (its vp_init is Init's translation)
+//   - PageRankLDBCProgram[float64] (its vp_init is Init's translation)
+//
+// Others get device code that does not compile: a device run of one
+// fails with an error naming the instantiations translated.
+func (vp_p *PageRankLDBCProgram[_]) Device() vertexprog.DeviceCode {
+	switch vp_p := any(vp_p).(type) {
+	case *PageRankLDBCProgram[float32]:
+		return vertexprog.DeviceCode{
+			Source: pageRankLDBCProgramFloat32DeviceSource,
+			Init:   true,
+			Arrays: []vertexprog.DeviceArray{
+				{Name: "outDeg", Data: vp_p.outDeg, ReadOnly: true, Constant: true},
+				{Name: "Rank", Data: vp_p.Rank},
+			},
+			Scalars: []vertexprog.DeviceScalar{
+				{Name: "Damping", Value: float64(vp_p.Damping)},
+				{Name: "n", Value: float64(vp_p.n)},
+			},
+		}
+	case *PageRankLDBCProgram[float64]:
+		return vertexprog.DeviceCode{
+			Source: pageRankLDBCProgramFloat64DeviceSource,
+			Init:   true,
+			Arrays: []vertexprog.DeviceArray{
+				{Name: "outDeg", Data: vp_p.outDeg, ReadOnly: true, Constant: true},
+				{Name: "Rank", Data: vp_p.Rank},
+			},
+			Scalars: []vertexprog.DeviceScalar{
+				{Name: "Damping", Value: float64(vp_p.Damping)},
+				{Name: "n", Value: float64(vp_p.n)},
+			},
+		}
+	}
+	return vertexprog.DeviceCode{Source: "\n#error \"devgen: no device code for this instantiation of PageRankLDBCProgram; devgen -type translated PageRankLDBCProgram[float32], PageRankLDBCProgram[float64]\"\n"}
+}

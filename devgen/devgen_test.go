@@ -42,7 +42,7 @@ func load(t *testing.T, src string) *Package {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, src)
 	}
-	return &Package{Dir: ".", Fset: impFset, Files: []*ast.File{f}, Types: pkg, Info: info}
+	return &Package{Dir: ".", Fset: impFset, Files: []*ast.File{f}, Types: pkg, Info: info, imp: imp}
 }
 
 // program is a test program: X and A, package-level declarations, and
@@ -52,6 +52,7 @@ type program struct {
 	identity, gather, reduce, update, extras string
 	init                                     string // Init's body
 	fields                                   string // more fields of P, with their tags
+	gatherDoc                                string // Gather's doc comment (directives)
 }
 
 func (p program) src() string {
@@ -108,7 +109,7 @@ func (p P) Identity() A {
 %s
 }
 
-func (p P) Gather(acc A, v, u int32, xu X, w float32) A {
+%sfunc (p P) Gather(acc A, v, u int32, xu X, w float32) A {
 %s
 }
 
@@ -120,7 +121,7 @@ func (p P) Update(v int32, acc A, x *X, s *vertexprog.Step) bool {
 %s
 }
 %s
-`, x, a, p.decls, p.fields, def(p.init, "\tvar x X\n\treturn x, false"), def(p.identity, "\tvar z A\n\treturn z"), def(p.gather, "\treturn acc"), def(p.reduce, "\treturn a"), def(p.update, "\treturn false"), p.extras)
+`, x, a, p.decls, p.fields, def(p.init, "\tvar x X\n\treturn x, false"), def(p.identity, "\tvar z A\n\treturn z"), p.gatherDoc, def(p.gather, "\treturn acc"), def(p.reduce, "\treturn a"), def(p.update, "\treturn false"), p.extras)
 }
 
 // stub is what the backend's prelude gives device code (Step), enough
@@ -152,6 +153,9 @@ func kernel(p *Program) string {
 	}
 	if p.Init {
 		b.WriteString("  out[4] = vp_init(threadIdx.x, x + threadIdx.x, s, st);\n")
+	}
+	if p.HasPriority {
+		b.WriteString("  out[5] = vp_priority(threadIdx.x, x[threadIdx.x], s) < 1.0f;\n")
 	}
 	b.WriteString("#ifdef VP_FOLD_ATOMIC\n  out[3] = vp_fold_atomic(a, threadIdx.x, 1, x[1], 1.0f, s);\n#endif\n}\n")
 	return b.String()
@@ -246,6 +250,14 @@ func TestSubset(t *testing.T) {
 		{"functions calling functions", program{x: "int32", a: "int32", decls: "type S struct{ A, B int32 }\nfunc inner(s S) S {\n\ts.A, s.B = s.B, s.A\n\treturn s\n}\nfunc outer(x, _ int32, _ int64) int32 {\n\tx++\n\treturn inner(S{x, 2}).A + inner(S{A: x}).B + one(x)\n}\nfunc one(int32) int32 { return 1 }\nfunc unused(x int32) int32 { return x }",
 			gather: "\treturn outer(acc, xu, 3) + outer(xu, acc, 4)"},
 			[]string{"vp_t_S vp_fn_inner(vp_t_S s) {", "int vp_fn_outer(int x, int vp_arg1, long long vp_arg2) {", "x = ((int)((unsigned int)x + (unsigned int)1));", "vp_fn_outer(acc, xu, 3LL)", "int vp_fn_one(int vp_arg0) {"}},
+		{"priority", program{extras: "func (p P) Priority(v int32, x X) float32 { return x + float32(p.Val[v]) + p.F }\n"},
+			[]string{"__device__ float vp_priority(int v, X_t x, const State& vp_s) {", "__fadd_rn(__fadd_rn(x, ((float)vp_s.Val[v])), vp_s.F)"}},
+		{"priority of a struct value", program{x: "S", decls: "type S struct {\n\tD float64\n\tH int32\n}", extras: "func (P) Priority(_ int32, x X) float32 { return float32(x.D) }\n"},
+			[]string{"vp_priority(int vp_arg0, X_t x, const State& vp_s)", "((float)(x).D)"}},
+		{"nonnegative float32 min fold", program{identity: "\treturn float32(math.Inf(1))", gatherDoc: "// Gather: xu and w are >= 0.\n//\n//devgen:nonnegative (Prepare checks w)\n", gather: "\treturn min(acc, xu+w)", reduce: "\treturn min(a, b)"},
+			[]string{"const int vp_c = __float_as_int(__fadd_rn(xu, w));\n  const int vp_old = atomicMin(reinterpret_cast<int*>(vp_y), vp_c);\n  return vp_c < vp_old ? (vp_old == __float_as_int(vp_identity()) ? 2 : 1) : 0;\n}"}},
+		{"nonnegative float64 max fold", program{x: "float64", a: "float64", gatherDoc: "//devgen:nonnegative\n", gather: "\treturn max(xu*float64(w), acc)", reduce: "\treturn max(b, a)"},
+			[]string{"const long long vp_c = __double_as_longlong(__dmul_rn(xu, ((double)w)));", "atomicMax(reinterpret_cast<long long*>(vp_y), vp_c)", "vp_c > vp_old ? (vp_old == __double_as_longlong(vp_identity()) ? 2 : 1) : 0"}},
 		{"C keyword names", program{x: "int32", a: "int32", gather: "\tint, float := acc, xu\n\tdouble := int + float\n\treturn double"}, []string{"vp_l_int", "vp_l_double"}},
 	}
 	for _, c := range cases {
@@ -329,6 +341,17 @@ func TestRejected(t *testing.T) {
 		{"step misuse", program{update: "\t_ = s // ERR\n\treturn false"}, "the Step s used as a value"},
 		{"delta", program{extras: "", decls: ""}, ""},
 		{"existing Device", program{extras: "func (P) Device() vertexprog.DeviceCode { return vertexprog.DeviceCode{} } // ERR\n"}, "already has a Device method"},
+		{"priority of the wrong type", program{extras: "func (P) Priority(v int32, x X) float64 { return 0 } // ERR\n"}, "Priority is func(v int32, x X) float64; delta-stepping's priority is func(v int32, x X) float32"},
+		{"priority writing state", program{extras: "func (p P) Priority(v int32, x X) float32 {\n\tp.Val[v] = 1 // ERR\n\treturn x\n}\n"}, "Priority writes the program's state Val"},
+		{"priority at another vertex", program{x: "int32", extras: "func (p P) Priority(v int32, x X) float32 { return float32(p.Cnt[x]) } // ERR\n"}, "state slices may be indexed only by a vertex parameter"},
+		{"unknown directive", program{gatherDoc: "//devgen:nonneg // ERR\n"}, "unknown directive //devgen:nonneg"},
+		{"directive on another method", program{extras: "//devgen:nonnegative // ERR\nfunc (P) Done(acc A) bool { return acc > 0 }\n"}, "//devgen:nonnegative on Done: it promises what Gather folds"},
+		{"nonnegative integer fold", program{x: "int32", a: "int32", gatherDoc: "//devgen:nonnegative // ERR\n", gather: "\treturn min(acc, xu)", reduce: "\treturn min(a, b)"}, "whose accumulator is an integer"},
+		{"nonnegative without a fold", program{gatherDoc: "//devgen:nonnegative // ERR\n", gather: "\treturn acc + xu", reduce: "\treturn a + b"}, "serves the float min or max fold only"},
+		{"nonnegative with a Gather that is no fold", program{gatherDoc: "//devgen:nonnegative // ERR\n", gather: "\treturn min(acc, acc+xu)", reduce: "\treturn min(a, b)"}, "serves the float min or max fold only"},
+		{"nonnegative with a negative identity", program{identity: "\treturn float32(math.Inf(-1)) // ERR", gatherDoc: "//devgen:nonnegative\n", gather: "\treturn max(acc, xu)", reduce: "\treturn max(a, b)"}, "Identity returns a negative value"},
+		{"nonnegative with a negative constant identity", program{identity: "\treturn -(1) // ERR", gatherDoc: "//devgen:nonnegative\n", gather: "\treturn max(acc, xu)", reduce: "\treturn max(a, b)"}, "Identity returns a negative value"},
+		{"nonnegative with a NaN identity", program{x: "float64", a: "float64", identity: "\treturn math.NaN() // ERR", gatherDoc: "//devgen:nonnegative\n", gather: "\treturn min(acc, xu)", reduce: "\treturn min(a, b)"}, "Identity returns NaN"},
 		{"small integer types", program{x: "int32", a: "int32", gather: "\tvar b uint8 // ERR\n\treturn acc + int32(b)"}, "uint8"},
 	}
 	for _, c := range cases {
@@ -420,10 +443,25 @@ func TestConstantTag(t *testing.T) {
 	nvrtcCheck(t, progs[0])
 }
 
-func TestDeltaRejected(t *testing.T) {
-	src := strings.Replace(program{}.src(), "vertexprog.Spec{Edges: vertexprog.InEdges}", "vertexprog.Spec{Edges: vertexprog.InEdges, Delta: 2}", 1)
-	if _, err := translateOne(t, src); err == nil || !strings.Contains(err.Error(), "Spec.Delta") {
-		t.Fatalf("got %v, want a Spec.Delta error", err)
+// TestDelta: a Spec.Delta that may be positive needs a Priority method
+// (delta-stepping's vp_priority); a constant 0 does not.
+func TestDelta(t *testing.T) {
+	withDelta := func(p program, delta string) string {
+		return strings.Replace(p.src(), "vertexprog.Spec{Edges: vertexprog.InEdges}", "vertexprog.Spec{Edges: vertexprog.InEdges, Delta: "+delta+"}", 1)
+	}
+	for _, d := range []string{"2", "delta"} {
+		const decls = "var delta = 2.0"
+		if _, err := translateOne(t, withDelta(program{decls: decls}, d)); err == nil || !strings.Contains(err.Error(), "Spec.Delta without a Priority method") {
+			t.Errorf("Delta: %s without Priority: got %v, want a Spec.Delta error", d, err)
+		}
+		p, err := translateOne(t, withDelta(program{decls: decls, extras: "func (P) Priority(_ int32, x X) float32 { return x }\n"}, d))
+		if err != nil || !p.HasPriority || !strings.Contains(p.Source, "vp_priority") {
+			t.Fatalf("Delta: %s with Priority: %v", d, err)
+		}
+		nvrtcCheck(t, p)
+	}
+	if _, err := translateOne(t, withDelta(program{}, "0")); err != nil {
+		t.Errorf("Delta: 0: %v", err)
 	}
 }
 
@@ -476,7 +514,7 @@ func TestBuiltinApps(t *testing.T) {
 	if m == nil {
 		t.Fatal("apps/device.go has no go:generate line for devgen -type")
 	}
-	names := strings.Split(string(m[1]), ",")
+	names := SplitTypes(string(m[1]))
 	src, progs, err := GenerateTypes(pkg, names)
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"go/format"
 	"go/token"
 	"go/types"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -33,6 +34,8 @@ type gen struct {
 	// to device functions, callees before callers (funcs.go).
 	funcs   []*devFunc
 	funcFor map[*types.Func]*devFunc
+	// nonNeg: Gather carries //devgen:nonnegative (directives.go).
+	nonNeg *ast.Comment
 }
 
 // stateField is a field of the program the device code uses: a state
@@ -133,8 +136,16 @@ type Program struct {
 	Scalars  []Field
 	HasWants bool
 	HasDone  bool
-	// FoldAtomic and ReduceAdd say which fast paths were derived.
+	// HasPriority says Source has vp_priority (the Priority method's
+	// translation: delta-stepping's order, Spec.Delta).
+	HasPriority bool
+	// FoldAtomic and ReduceAdd say which fast paths were derived;
+	// NonNegative that the fold relies on Gather's //devgen:nonnegative.
 	FoldAtomic, ReduceAdd string
+	NonNegative           bool
+	// Instance is set for an instantiation of a generic program (Name is
+	// then "T[args]"): generic.go.
+	Instance *instance
 }
 
 // Field is a State member and the program field it comes from.
@@ -209,7 +220,7 @@ func find(pkg *Package, only map[string]bool) ([]*types.Named, error) {
 			continue
 		}
 		if named.TypeParams().Len() > 0 {
-			return nil, &Error{Pos: pkg.Fset.Position(tn.Pos()), Msg: fmt.Sprintf("program %s is generic (generate device code for each instantiation's own type instead)", name)}
+			return nil, &Error{Pos: pkg.Fset.Position(tn.Pos()), Msg: fmt.Sprintf("program %s is generic: name the instantiations to translate, -type '%s[T]'", name, name)}
 		}
 		out = append(out, named)
 	}
@@ -236,6 +247,12 @@ func (pkg *Package) method(t *types.Named, name string) (*ast.FuncDecl, *types.F
 
 // Translate generates the device code of program type t.
 func Translate(pkg *Package, t *types.Named) (prog *Program, err error) {
+	return translateAs(pkg, t, t.Obj().Name())
+}
+
+// translateAs is Translate naming the program name in its messages (an
+// instantiation's monomorphized copy: its "T[args]").
+func translateAs(pkg *Package, t *types.Named, name string) (prog *Program, err error) {
 	g := &gen{pkg: pkg, usedStruct: map[string]bool{}, helpers: map[string]bool{}, eqDone: map[string]bool{}, funcFor: map[*types.Func]*devFunc{}}
 	defer func() {
 		if r := recover(); r != nil {
@@ -246,7 +263,7 @@ func Translate(pkg *Package, t *types.Named) (prog *Program, err error) {
 			prog, err = nil, e
 		}
 	}()
-	return g.translate(t), nil
+	return g.translate(t, name), nil
 }
 
 type poser interface{ Pos() token.Pos }
@@ -255,9 +272,8 @@ func (g *gen) failAt(n poser, format string, args ...any) {
 	panic(&Error{Pos: g.pkg.Fset.Position(n.Pos()), Msg: fmt.Sprintf(format, args...)})
 }
 
-func (g *gen) translate(t *types.Named) *Program {
+func (g *gen) translate(t *types.Named, name string) *Program {
 	pkg := g.pkg
-	name := t.Obj().Name()
 	p := &Program{Name: name}
 	initDecl, _ := pkg.method(t, "Init")
 	identDecl, _ := pkg.method(t, "Identity")
@@ -266,14 +282,16 @@ func (g *gen) translate(t *types.Named) *Program {
 	}
 	p.X = pkg.Info.TypeOf(initDecl.Type.Results.List[0].Type)
 	p.A = pkg.Info.TypeOf(identDecl.Type.Results.List[0].Type)
-	for _, m := range []string{"Spec", "Init", "Identity", "Gather", "Reduce", "Update", "Wants", "Done"} {
+	for _, m := range []string{"Spec", "Init", "Identity", "Gather", "Reduce", "Update", "Wants", "Done", "Priority"} {
 		if fd, _ := pkg.method(t, m); fd != nil {
 			if _, isPtr := fd.Recv.List[0].Type.(*ast.StarExpr); isPtr {
 				p.Pointer = true
 			}
 		}
 	}
-	if spec, _ := pkg.method(t, "Spec"); spec != nil {
+	g.directives(t)
+	prio, _ := pkg.method(t, "Priority")
+	if spec, _ := pkg.method(t, "Spec"); spec != nil && prio == nil {
 		g.checkSpec(spec)
 	}
 	xt, err := g.cType(p.X)
@@ -349,6 +367,11 @@ func (g *gen) translate(t *types.Named) *Program {
 		emit("Done", "A_t", false, nil, -1, -1, -1)
 		p.HasDone = true
 	}
+	if prio != nil {
+		g.checkPriority(prio, p.X)
+		emit("Priority", "int, X_t, const State&", true, []int{0}, -1, -1, -1)
+		p.HasPriority = true
+	}
 	initSrc, why := g.tryInit(t)
 	p.Init, p.NoInit = initSrc != "", why
 	bodies.WriteString(initSrc)
@@ -401,8 +424,9 @@ func (g *gen) translate(t *types.Named) *Program {
 	return p
 }
 
-// checkSpec rejects a positive Spec.Delta: delta-stepping needs a
-// vp_priority, which the generator cannot derive.
+// checkSpec rejects a Spec.Delta that may be positive in a program
+// without a Priority method: delta-stepping needs a vp_priority, which
+// the generator cannot derive.
 func (g *gen) checkSpec(fd *ast.FuncDecl) {
 	ast.Inspect(fd.Body, func(n ast.Node) bool {
 		kv, ok := n.(*ast.KeyValueExpr)
@@ -411,7 +435,7 @@ func (g *gen) checkSpec(fd *ast.FuncDecl) {
 		}
 		if k, ok := kv.Key.(*ast.Ident); ok && k.Name == "Delta" {
 			if v := g.pkg.Info.Types[kv.Value].Value; v == nil || v.String() != "0" {
-				g.failAt(kv, "Spec.Delta (delta-stepping needs a vp_priority, which devgen does not derive)")
+				g.failAt(kv, "Spec.Delta without a Priority method (delta-stepping orders vertices by vp_priority, the translation of Priority(v int32, x X) float32)")
 			}
 		}
 		return true
@@ -505,6 +529,9 @@ func (g *gen) fastPaths(t *types.Named, p *Program) string {
 	k := kindOf(p.A)
 	switch op {
 	case "+":
+		if g.nonNeg != nil {
+			break
+		}
 		switch k {
 		case kI32, kU32, kU64, kF32, kF64:
 			p.ReduceAdd = "+"
@@ -512,12 +539,12 @@ func (g *gen) fastPaths(t *types.Named, p *Program) string {
 		}
 	case "min", "max":
 		if !k.isInt() && !k.isFloat() {
-			return ""
+			break
 		}
 		gat, _ := g.pkg.method(t, "Gather")
 		e := g.gatherFold(gat, op)
 		if e == nil {
-			return ""
+			break
 		}
 		f := g.newFn(gat, "Gather", true)
 		params := f.params(gat)
@@ -532,6 +559,9 @@ func (g *gen) fastPaths(t *types.Named, p *Program) string {
 		p.FoldAtomic = op
 		head := fmt.Sprintf("#define VP_FOLD_ATOMIC 1\n__device__ int vp_fold_atomic(A_t* vp_y, int %s, int %s, X_t %s, float %s, const State& vp_s) {\n", names[1], names[2], names[3], names[4])
 		if k.isInt() {
+			if g.nonNeg != nil {
+				g.failAt(g.nonNeg, "//devgen:nonnegative on a program whose accumulator is an integer (%s): its atomic fold is exact without a promise", types.TypeString(p.A, g.qual))
+			}
 			less, atomic := "<", "atomicMin"
 			if op == "max" {
 				less, atomic = ">", "atomicMax"
@@ -542,9 +572,40 @@ func (g *gen) fastPaths(t *types.Named, p *Program) string {
 }
 `, c, atomic, less)
 		}
+		if g.nonNeg != nil {
+			g.checkNonNegIdentity(t)
+			p.NonNegative = true
+			return head + nonNegFold(k, op, c)
+		}
 		return head + floatFold(k, op, c)
 	}
+	if g.nonNeg != nil {
+		g.failAt(g.nonNeg, "//devgen:nonnegative: the promise serves the float min or max fold only (Reduce return min(a, b) or max(a, b) and Gather return min(acc, e) or max(acc, e) on a float32 or float64 A), and this program has none")
+	}
 	return ""
+}
+
+// nonNegFold is the body of a float min or max fold by one signed
+// integer atomic on the value's bits, for values Gather promises are
+// never negative nor NaN (//devgen:nonnegative; the identity too). Their
+// bits order as signed integers as the values do in Go's min and max:
+// -0 (the sign bit alone, the lowest) < +0 < … < +Inf. It is the fold
+// SSSP's hand-written device code had; floatFold, without the promise,
+// also orders negative values and NaNs as Go does.
+func nonNegFold(k numKind, op, c string) string {
+	si, asInt := "int", "__float_as_int"
+	if k == kF64 {
+		si, asInt = "long long", "__double_as_longlong"
+	}
+	atomic, less := "atomicMin", "<"
+	if op == "max" {
+		atomic, less = "atomicMax", ">"
+	}
+	return fmt.Sprintf(`  const %[1]s vp_c = %[2]s(%[3]s);
+  const %[1]s vp_old = %[4]s(reinterpret_cast<%[1]s*>(vp_y), vp_c);
+  return vp_c %[5]s vp_old ? (vp_old == %[2]s(vp_identity()) ? 2 : 1) : 0;
+}
+`, si, asInt, c, atomic, less)
 }
 
 // floatFold is the body of a float min or max fold by integer atomics on
@@ -673,38 +734,61 @@ func (g *gen) gatherFold(fd *ast.FuncDecl, op string) ast.Expr {
 func Generate(pkg *Package) ([]byte, []*Program, error) { return GenerateTypes(pkg, nil) }
 
 // GenerateTypes is Generate for the programs named (all when names is
-// empty); naming a type that is no program is an error.
+// empty); naming a type that is no program is an error. A name may be an
+// instantiation of a generic program, T[float32] (generic.go).
 func GenerateTypes(pkg *Package, names []string) ([]byte, []*Program, error) {
 	var only map[string]bool
+	var insts []*instance
 	if len(names) > 0 {
 		only = map[string]bool{}
 		for _, n := range names {
-			only[n] = true
+			if !strings.Contains(n, "[") {
+				if tn, ok := pkg.Types.Scope().Lookup(n).(*types.TypeName); ok {
+					if nt, ok := tn.Type().(*types.Named); ok && nt.TypeParams().Len() > 0 {
+						return nil, nil, fmt.Errorf("devgen: %s: %s is generic: name the instantiations to translate, -type '%s[T]'", pkg.Dir, n, n)
+					}
+				}
+				only[n] = true
+				continue
+			}
+			in, err := parseInstance(pkg, n)
+			if err != nil {
+				return nil, nil, err
+			}
+			if !slices.ContainsFunc(insts, func(o *instance) bool { return types.Identical(o.typ, in.typ) }) {
+				insts = append(insts, in)
+			}
 		}
 	}
-	types, err := find(pkg, only)
+	found, err := find(pkg, only)
 	if err != nil {
 		return nil, nil, err
 	}
-	if only != nil && len(types) != len(only) {
-		found := map[string]bool{}
-		for _, t := range types {
-			found[t.Obj().Name()] = true
+	if only != nil && len(found) != len(only) {
+		got := map[string]bool{}
+		for _, t := range found {
+			got[t.Obj().Name()] = true
 		}
 		for _, n := range names {
-			if !found[n] {
+			if only[n] && !got[n] {
 				return nil, nil, fmt.Errorf("devgen: %s: %s is not a vertex program of package %s", pkg.Dir, n, pkg.Types.Name())
 			}
 		}
 	}
-	if len(types) == 0 {
+	if len(found) == 0 && len(insts) == 0 {
 		return nil, nil, nil
 	}
 	var progs []*Program
 	var errs []error
-	for _, t := range types {
+	hasDevice := func(t *types.Named) bool {
 		if fd, _ := pkg.method(t, "Device"); fd != nil {
 			errs = append(errs, &Error{Pos: pkg.Fset.Position(fd.Pos()), Msg: fmt.Sprintf("%s already has a Device method; devgen writes it (delete the hand-written one)", t.Obj().Name())})
+			return true
+		}
+		return false
+	}
+	for _, t := range found {
+		if hasDevice(t) {
 			continue
 		}
 		p, err := Translate(pkg, t)
@@ -714,6 +798,32 @@ func GenerateTypes(pkg *Package, names []string) ([]byte, []*Program, error) {
 		}
 		progs = append(progs, p)
 	}
+	if len(insts) > 0 {
+		mono, err := monomorphize(pkg, insts)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, in := range insts {
+			if hasDevice(in.base.Type().(*types.Named)) {
+				continue
+			}
+			ts, err := find(mono, map[string]bool{in.mono: true})
+			if err == nil && len(ts) == 0 {
+				err = fmt.Errorf("devgen: %s: %s is not a vertex program", pkg.Dir, in.name)
+			}
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			p, err := translateAs(mono, ts[0], in.name)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			p.Instance = in
+			progs = append(progs, p)
+		}
+	}
 	if len(errs) > 0 {
 		return nil, nil, errors.Join(errs...)
 	}
@@ -722,54 +832,140 @@ func GenerateTypes(pkg *Package, names []string) ([]byte, []*Program, error) {
 	if needB2i(progs) {
 		b.WriteString("\nfunc vp_b2i(b bool) int32 {\n\tif b {\n\t\treturn 1\n\t}\n\treturn 0\n}\n")
 	}
+	consts := map[string]bool{}
+	constName := func(p *Program) string {
+		c := lowerFirst(p.Name) + "DeviceSource"
+		if in := p.Instance; in != nil {
+			c = lowerFirst(in.base.Name())
+			for i := 0; i < in.typ.TypeArgs().Len(); i++ {
+				c += goIdent(types.TypeString(in.typ.TypeArgs().At(i), func(*types.Package) string { return "" }))
+			}
+			c += "DeviceSource"
+		}
+		for base, i := c, 2; consts[c]; i++ {
+			c = fmt.Sprintf("%s%d", base, i)
+		}
+		consts[c] = true
+		return c
+	}
+	done := map[*types.TypeName]bool{}
 	for _, p := range progs {
+		if p.Instance != nil {
+			if base := p.Instance.base; !done[base] {
+				done[base] = true
+				writeGenericDevice(&b, base, progs, constName)
+			}
+			continue
+		}
 		recv := p.Name
 		if p.Pointer {
 			recv = "*" + p.Name
 		}
-		c := lowerFirst(p.Name) + "DeviceSource"
+		c := constName(p)
 		fmt.Fprintf(&b, "\n// %s is %s's device code, translated from its Go methods.\nconst %s = `%s`\n", c, p.Name, c, p.Source)
 		if p.Init {
 			fmt.Fprintf(&b, "\n// Device implements vertexprog.DeviceProgram. Its vp_init is Init's\n// translation: a device backend makes the initial state itself.\n")
 		} else {
 			fmt.Fprintf(&b, "\n// Device implements vertexprog.DeviceProgram. Init runs on the host:\n// %s\n", strings.ReplaceAll(p.NoInit, "\n", " "))
 		}
-		fmt.Fprintf(&b, "func (vp_p %s) Device() vertexprog.DeviceCode {\n\treturn vertexprog.DeviceCode{\n\t\tSource: %s,\n", recv, c)
-		if p.Init {
-			b.WriteString("\t\tInit: true,\n")
-		}
-		if len(p.Arrays) > 0 {
-			b.WriteString("\t\tArrays: []vertexprog.DeviceArray{\n")
-			for _, a := range p.Arrays {
-				ro := ""
-				if a.ReadOnly {
-					ro = ", ReadOnly: true"
-				}
-				if a.Constant {
-					ro += ", Constant: true"
-				}
-				if a.Input {
-					fmt.Fprintf(&b, "\t\t\t{Name: %q, Data: []%s{%s}%s},\n", a.Name, a.goElem, fmt.Sprintf(a.goValue, "vp_p"), ro)
-					continue
-				}
-				fmt.Fprintf(&b, "\t\t\t{Name: %q, Data: vp_p.%s%s},\n", a.Name, a.GoField, ro)
-			}
-			b.WriteString("\t\t},\n")
-		}
-		if len(p.Scalars) > 0 {
-			b.WriteString("\t\tScalars: []vertexprog.DeviceScalar{\n")
-			for _, s := range p.Scalars {
-				fmt.Fprintf(&b, "\t\t\t{Name: %q, Value: %s},\n", s.Name, fmt.Sprintf(s.goValue, "vp_p"))
-			}
-			b.WriteString("\t\t},\n")
-		}
-		b.WriteString("\t}\n}\n")
+		fmt.Fprintf(&b, "func (vp_p %s) Device() vertexprog.DeviceCode {\n\treturn ", recv)
+		writeDeviceCode(&b, p, c)
+		b.WriteString("}\n")
 	}
 	out, err := format.Source(b.Bytes())
 	if err != nil {
 		return nil, nil, fmt.Errorf("devgen: formatting the generated file: %v", err)
 	}
 	return out, progs, nil
+}
+
+// writeGenericDevice writes the device code of base's instantiations
+// among progs and base's one Device method, which picks the
+// instantiation's by a type switch.
+func writeGenericDevice(b *bytes.Buffer, base *types.TypeName, progs []*Program, constName func(*Program) string) {
+	var insts []*Program
+	var names []string
+	for _, p := range progs {
+		if p.Instance != nil && p.Instance.base == base {
+			insts = append(insts, p)
+			names = append(names, p.Name)
+		}
+	}
+	cs := make([]string, len(insts))
+	usesP := false
+	for i, p := range insts {
+		cs[i] = constName(p)
+		fmt.Fprintf(b, "\n// %s is %s's device code, translated from its Go methods.\nconst %s = `%s`\n", cs[i], p.Name, cs[i], p.Source)
+		usesP = usesP || len(p.Arrays) > 0 || len(p.Scalars) > 0
+	}
+	tps := make([]string, base.Type().(*types.Named).TypeParams().Len())
+	for i := range tps {
+		tps[i] = "_"
+	}
+	recv := base.Name() + "[" + strings.Join(tps, ", ") + "]"
+	if insts[0].Pointer {
+		recv = "*" + recv
+	}
+	fmt.Fprintf(b, "\n// Device implements vertexprog.DeviceProgram for the instantiations of\n// %s translated from the Go methods:\n", base.Name())
+	for _, p := range insts {
+		if p.Init {
+			fmt.Fprintf(b, "//   - %s (its vp_init is Init's translation)\n", p.Name)
+		} else {
+			fmt.Fprintf(b, "//   - %s (Init runs on the host: %s)\n", p.Name, strings.ReplaceAll(p.NoInit, "\n", " "))
+		}
+	}
+	fmt.Fprintf(b, "//\n// Others get device code that does not compile: a device run of one\n// fails with an error naming the instantiations translated.\n")
+	fmt.Fprintf(b, "func (vp_p %s) Device() vertexprog.DeviceCode {\n", recv)
+	if usesP {
+		b.WriteString("\tswitch vp_p := any(vp_p).(type) {\n")
+	} else {
+		b.WriteString("\tswitch any(vp_p).(type) {\n")
+	}
+	for i, p := range insts {
+		t := p.Name
+		if p.Pointer {
+			t = "*" + t
+		}
+		fmt.Fprintf(b, "\tcase %s:\n\t\treturn ", t)
+		writeDeviceCode(b, p, cs[i])
+	}
+	fmt.Fprintf(b, "\t}\n\treturn vertexprog.DeviceCode{Source: %q}\n}\n",
+		fmt.Sprintf("\n#error \"devgen: no device code for this instantiation of %s; devgen -type translated %s\"\n", base.Name(), strings.Join(names, ", ")))
+}
+
+// writeDeviceCode writes p's DeviceCode literal, its source the constant c
+// and its data the fields of vp_p.
+func writeDeviceCode(b *bytes.Buffer, p *Program, c string) {
+	fmt.Fprintf(b, "vertexprog.DeviceCode{\n\t\tSource: %s,\n", c)
+	if p.Init {
+		b.WriteString("\t\tInit: true,\n")
+	}
+	if len(p.Arrays) > 0 {
+		b.WriteString("\t\tArrays: []vertexprog.DeviceArray{\n")
+		for _, a := range p.Arrays {
+			ro := ""
+			if a.ReadOnly {
+				ro = ", ReadOnly: true"
+			}
+			if a.Constant {
+				ro += ", Constant: true"
+			}
+			if a.Input {
+				fmt.Fprintf(b, "\t\t\t{Name: %q, Data: []%s{%s}%s},\n", a.Name, a.goElem, fmt.Sprintf(a.goValue, "vp_p"), ro)
+				continue
+			}
+			fmt.Fprintf(b, "\t\t\t{Name: %q, Data: vp_p.%s%s},\n", a.Name, a.GoField, ro)
+		}
+		b.WriteString("\t\t},\n")
+	}
+	if len(p.Scalars) > 0 {
+		b.WriteString("\t\tScalars: []vertexprog.DeviceScalar{\n")
+		for _, s := range p.Scalars {
+			fmt.Fprintf(b, "\t\t\t{Name: %q, Value: %s},\n", s.Name, fmt.Sprintf(s.goValue, "vp_p"))
+		}
+		b.WriteString("\t\t},\n")
+	}
+	b.WriteString("\t}\n")
 }
 
 func needB2i(progs []*Program) bool {

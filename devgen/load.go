@@ -24,6 +24,9 @@ type Package struct {
 	Files []*ast.File
 	Types *types.Package
 	Info  *types.Info
+	// imp is the importer the package was checked with (generic.go checks
+	// it again with the instantiations devgen translates).
+	imp types.Importer
 }
 
 // goList runs the go command's list in dir and decodes its JSON stream.
@@ -149,7 +152,7 @@ func Load(dir string) (*Package, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Package{Dir: abs, Fset: fset, Files: files, Types: pkg, Info: info}, nil
+	return &Package{Dir: abs, Fset: fset, Files: files, Types: pkg, Info: info, imp: imp}, nil
 }
 
 // Check type-checks files as package path with the sizes of a 64-bit gc

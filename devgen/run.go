@@ -42,7 +42,14 @@ func RunTypes(dir, out string, names []string) ([]string, error) {
 	for _, p := range progs {
 		l := p.Name
 		if p.FoldAtomic != "" {
-			l += " (atomic " + p.FoldAtomic + " fold)"
+			l += " (atomic " + p.FoldAtomic + " fold"
+			if p.NonNegative {
+				l += ", nonnegative"
+			}
+			l += ")"
+		}
+		if p.HasPriority {
+			l += " (vp_priority)"
 		}
 		if p.Init {
 			l += " (vp_init)"

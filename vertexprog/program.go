@@ -141,9 +141,10 @@ type Spec struct {
 	Aggregators []Aggregator
 	// Delta, when positive, lets a device backend run the program by
 	// delta-stepping where the frontier is small: a vertex activated with
-	// a priority (the device code's vp_priority, see DeviceCode) Delta or
-	// more above the lowest of the current round waits, and joins a later
-	// frontier, instead of pushing at once. Shortest paths then relax far
+	// a priority (the device code's vp_priority, see DeviceCode; in Go
+	// the program's Priority method, Prioritizer) Delta or more above the
+	// lowest of the current round waits, and joins a later frontier,
+	// instead of pushing at once. Shortest paths then relax far
 	// fewer edges on high-diameter graphs. Only for Sparse, Idempotent
 	// programs whose result does not depend on the order in which active
 	// vertices are processed (a vertex's value and priority only drop:
@@ -238,6 +239,16 @@ type RowGatherer[X, A any] interface {
 // vertex.
 type EarlyExit[A any] interface {
 	Done(acc A) bool
+}
+
+// Prioritizer is implemented by programs that run by delta-stepping on a
+// device backend (Spec.Delta > 0): Priority is the Go form of the device
+// code's vp_priority, the order vertices run in (lower first; a shortest
+// path's distance: the priority of v with value x). devgen translates it
+// to vp_priority. The CPU engine defers nothing and never calls it;
+// results do not depend on it, only the order of the device's work.
+type Prioritizer[X any] interface {
+	Priority(v int32, x X) float32
 }
 
 // Step is what Init and Update see of the superstep: its number and the

@@ -6,7 +6,8 @@
 //	//go:generate go run github.com/hpgraph/hpgraph/devgen/cmd/devgen
 //
 // -type names the programs to translate where others in the package keep
-// hand-written device code.
+// hand-written device code, and the instantiations of generic programs
+// to translate (-type 'Program[float32],Program[float64]').
 //
 // See docs/devgen.md for the Go subset it translates.
 package main
@@ -15,7 +16,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/hpgraph/hpgraph/devgen"
 )
@@ -23,11 +23,11 @@ import (
 func main() {
 	verbose := flag.Bool("v", false, "list the programs translated")
 	out := flag.String("o", devgen.DefaultOutput, "the generated file's name, in each package's directory")
-	typeList := flag.String("type", "", "comma-separated names of the programs to translate (default: every program of the package)")
+	typeList := flag.String("type", "", "comma-separated names of the programs to translate, instantiations T[float32] of generic ones among them (default: every non-generic program of the package)")
 	flag.Parse()
 	var names []string
 	if *typeList != "" {
-		names = strings.Split(*typeList, ",")
+		names = devgen.SplitTypes(*typeList)
 	}
 	dirs := flag.Args()
 	if len(dirs) == 0 {
