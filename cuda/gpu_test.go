@@ -609,8 +609,19 @@ func TestOutOfMemoryIsReported(t *testing.T) {
 	}
 }
 
-// broken is CC with a device snippet that does not compile.
+// broken is CC with a device snippet that does not compile, run by
+// supersteps (not declaring Spec.Components, whose union-find path needs
+// no device code).
 type broken struct{ apps.CCProgram }
+
+func (broken) Spec() vertexprog.Spec { return superstepCC() }
+
+// superstepCC is CCProgram's Spec without Components.
+func superstepCC() vertexprog.Spec {
+	s := apps.CCProgram{}.Spec()
+	s.Components = false
+	return s
+}
 
 func (broken) Device() vertexprog.DeviceCode {
 	return vertexprog.DeviceCode{Source: `typedef int X_t;
@@ -633,11 +644,14 @@ func TestCompileErrorThroughRun(t *testing.T) {
 	t.Log(err)
 }
 
-// swapped declares its State members in another order than its Arrays.
+// swapped declares its State members in another order than its Arrays
+// (run by supersteps, as broken is).
 type swapped struct {
 	apps.CCProgram
 	a, b []int32
 }
+
+func (*swapped) Spec() vertexprog.Spec { return superstepCC() }
 
 func (p *swapped) Prepare(g *vertexprog.Graph) error {
 	p.a, p.b = make([]int32, g.N()), make([]int32, g.N())
