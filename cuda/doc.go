@@ -11,7 +11,7 @@
 // panics are recovered at this package's boundary and returned as errors
 // that carry the CUDA error name.
 //
-// Kernels are CUDA C (kernels.cu, embedded) with the program's snippet
+// Kernels are CUDA C (the template kernels*.cu, embedded) with the program's snippet
 // spliced in, compiled at run time by NVRTC, which is loaded with dlopen
 // (libnvrtc.so, then .so.13, .so.12, .so.11.2; HPGRAPH_NVRTC overrides),
 // and cached as PTX under os.UserCacheDir()/hpgraph/ptx.

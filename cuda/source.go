@@ -19,8 +19,39 @@ import (
 //go:embed prelude.cu
 var preludeSource string
 
-//go:embed kernels.cu
-var kernelSource string
+// The kernel template is kernels.cu and its parts, one concern a file
+// (kernels.cu's header lists them), joined in order, each without its
+// header: the text a program's kernels compile is the same as when the
+// template was one file, so its prebuilt images stay valid.
+var (
+	//go:embed kernels.cu
+	kernelsMain string
+	//go:embed kernels_init.cu
+	kernelsInit string
+	//go:embed kernels_pull.cu
+	kernelsPull string
+	//go:embed kernels_frontier.cu
+	kernelsFrontier string
+	//go:embed kernels_tiles.cu
+	kernelsTiles string
+	//go:embed kernels_push.cu
+	kernelsPush string
+	//go:embed kernels_loop.cu
+	kernelsLoop string
+
+	kernelSource = withoutHeader(kernelsMain) + withoutHeader(kernelsInit) + withoutHeader(kernelsPull) +
+		withoutHeader(kernelsFrontier) + withoutHeader(kernelsTiles) + withoutHeader(kernelsPush) + withoutHeader(kernelsLoop)
+)
+
+// withoutHeader drops a template part's header, its lines up to the
+// first blank line.
+func withoutHeader(part string) string {
+	i := strings.Index(part, "\n\n")
+	if i < 0 {
+		panic("cuda: a kernel template part has no header")
+	}
+	return part[i+2:]
+}
 
 //go:embed mat.cu
 var matSource string
