@@ -367,18 +367,9 @@ func TestPrefetchAddsValues(t *testing.T) {
 	d.mu.Unlock()
 	Backend{}.Prefetch(rowPtr, col, val)
 	src := hyb.CSR{RowPtr: rowPtr, Col: col, Val: val}
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		d.mu.Lock()
-		done := len(d.csrs) == 1 && d.csrs[0] == first && first.covers(src)
-		d.mu.Unlock()
-		if done {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the values were not added to the copy in 10 s")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitCSRs(t, d, "the values were added to the copy", func() bool {
+		return len(d.csrs) == 1 && d.csrs[0] == first && first.covers(src)
+	})
 	_ = d.do("checking the values", func() error {
 		if got := download[float32](first.val, int64(len(val))); !slices.Equal(got, val) {
 			t.Error("the copy's values differ from the host's")
@@ -477,18 +468,27 @@ func dropAllCSRs(d *device) {
 // waitPrefetches waits for n CSR copies on the device to be made.
 func waitPrefetches(t *testing.T, d *device, n int) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		d.mu.Lock()
+	waitCSRs(t, d, fmt.Sprintf("%d CSR copies were made", n), func() bool {
 		done := len(d.csrs) == n
 		for _, c := range d.csrs {
 			done = done && c.done
 		}
+		return done
+	})
+}
+
+// waitCSRs waits up to 10 s for ok (called under d.mu) to hold.
+func waitCSRs(t *testing.T, d *device, what string, ok func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		d.mu.Lock()
+		done := ok()
 		d.mu.Unlock()
 		if done {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("the prefetches did not finish in 10 s")
+			t.Fatalf("not in 10 s: %s", what)
 		}
 		time.Sleep(time.Millisecond)
 	}
