@@ -26,11 +26,11 @@ import (
 // device after the host's passes are done, so there it only moves the
 // upload: docs/perf.md, session 18).
 //
-// Copies go when nothing is built from them: the run's start drops the
-// pending copies no matrix took (dropCSRs), a trim of the matrix cache
-// the copies of graphs whose matrices it freed, and a run short of
-// device memory every copy (they cost an upload to make again; a matrix
-// costs a build).
+// Copies go when nothing is built from them (dropCSRs): a run's start
+// drops the pending copies (too late for it) and those no cached matrix
+// is built from, a trim of the matrix cache the copies of the graphs
+// whose matrices it freed, and a run short of device memory every copy
+// (a copy costs an upload to make again, a matrix a build).
 type csrCopy struct {
 	src              hyb.CSR // the host arrays (Val nil: the copy has no values)
 	rowPtr, col, val cu.DevicePtr
