@@ -10,9 +10,9 @@ import (
 
 // Min-label propagation (Spec.Components) has a faster road than
 // supersteps: its result is the smallest Init value in each weakly
-// connected component, and a backend that can label the components by
-// union-find (ComponentsBackend: Afforest on the GPU, hooking and
-// pointer jumping with neighbour sampling) needs a few passes over the
+// connected component, and union-find (Afforest: hooking and pointer
+// jumping with neighbour sampling; on the GPU a ComponentsBackend's, on
+// the CPU the engine's own, unionfind.go) needs a few passes over the
 // vertices where propagation needs as many supersteps as the largest
 // component's diameter. The engine takes that road for any program whose
 // Spec declares Components, and then folds each component's Init values
@@ -53,22 +53,26 @@ func checkComponents(s Spec) error {
 }
 
 // runComponents runs p, which declares Spec.Components, on the union-find
-// path of the backend opt selects. ok is false, with no error, when that
-// backend has none (the CPU engine), or when opt forces a direction, an
-// iteration limit or per-edge gathers, which only supersteps honour:
-// then Run runs supersteps.
+// path of the backend opt selects (the CPU engine's own: hostComponents).
+// ok is false, with no error, when that backend has none (a device
+// backend without one), or when opt forces a direction, an iteration
+// limit or per-edge gathers, which only supersteps honour: then Run runs
+// supersteps.
 func runComponents[X, A any](g *Graph, p Program[X, A], opt Options) (res *Result[X], ok bool, err error) {
 	if opt.Direction != Auto || opt.MaxIterations != 0 || opt.PerEdge {
 		return nil, false, nil
 	}
 	tw := time.Now()
-	b, err := componentsBackend(opt.Backend)
+	b, host, err := componentsBackend(opt.Backend)
 	wait := time.Since(tw)
-	if b == nil || err != nil {
+	if err != nil || b == nil && !host {
 		return nil, false, err
 	}
 	if opt.HYB == (hyb.Options{}) {
 		opt.HYB = hyb.DefaultOptions()
+		if host {
+			opt.HYB = hyb.CPUOptions()
+		}
 	}
 	t0 := time.Now()
 	if prep, ok := p.(Preparer); ok {
@@ -80,14 +84,35 @@ func runComponents[X, A any](g *Graph, p Program[X, A], opt Options) (res *Resul
 	if err != nil {
 		return nil, false, err
 	}
+	if host {
+		res = &Result[X]{Backend: "cpu", Preprocess: time.Since(t0), BackendWait: wait}
+		if err := stopped(opt); err != nil {
+			return nil, false, err
+		}
+		t1 := time.Now()
+		res.X, err = componentValues(p, g.N(), func(labels []int32) error {
+			t := time.Now()
+			res.Iterations = hostComponents(m.Src.RowPtr, m.Src.Col, labels)
+			res.Compute = time.Since(t)
+			return nil
+		}, opt)
+		if err != nil {
+			return nil, false, err
+		}
+		if err := stopped(opt); err != nil {
+			return nil, false, err
+		}
+		res.Finish = time.Since(t1) - res.Compute
+		return res, true, nil
+	}
 	run, err := b.Components(m)
 	if err != nil {
 		return nil, false, err
 	}
 	defer run.Close()
 	res = &Result[X]{Backend: b.Name(), Preprocess: time.Since(t0), BackendWait: wait}
-	// (Options.Context: the device's passes, ~1 ms on kron21, run as one;
-	// a query cancelled before or during them stops at their ends.)
+	// (Options.Context: the passes, ~1 ms on kron21 on the GPU, run as
+	// one; a query cancelled before or during them stops at their ends.)
 	if err := stopped(opt); err != nil {
 		return nil, false, err
 	}
@@ -183,21 +208,23 @@ func identityValues(xs []int32) bool {
 }
 
 // componentsBackend resolves Options.Backend for the union-find path:
-// nil for the CPU and for backends without one.
-func componentsBackend(name string) (ComponentsBackend, error) {
+// a device's (the first available for auto), or host for the CPU
+// engine's own (cpu, and auto where no device has one); neither for a
+// named backend without one.
+func componentsBackend(name string) (cb ComponentsBackend, host bool, err error) {
 	switch name {
 	case "cpu":
-		return nil, nil
+		return nil, true, nil
 	case "", "auto":
-		cb, _ := firstBackend[ComponentsBackend]()
-		return cb, nil
+		cb, ok := firstBackend[ComponentsBackend]()
+		return cb, !ok, nil
 	}
 	b, err := namedBackend(name)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	cb, _ := b.(ComponentsBackend)
-	return cb, nil
+	cb, _ = b.(ComponentsBackend)
+	return cb, false, nil
 }
 
 // stopped is the error of a union-find run whose Options.Context is done.

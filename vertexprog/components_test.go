@@ -152,7 +152,7 @@ func TestComponentsPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	slow, err := vertexprog.Run[float32, float32](g, p, vertexprog.Options{Backend: "cpu"})
+	slow, err := vertexprog.Run[float32, float32](g, supersteps[float32]{p}, vertexprog.Options{Backend: "cpu"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestComponentsPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	slowI, err := vertexprog.Run[int32, int32](g, q, vertexprog.Options{Backend: "cpu"})
+	slowI, err := vertexprog.Run[int32, int32](g, supersteps[int32]{q}, vertexprog.Options{Backend: "cpu"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,6 +195,70 @@ func TestComponentsPath(t *testing.T) {
 	}
 	if _, err := vertexprog.Run[float32, float32](g, badComponents{p}, uf); err == nil || !strings.Contains(err.Error(), "Spec.Components") {
 		t.Errorf("Spec.Components over in-edges: err %v, want the Spec's error", err)
+	}
+}
+
+// supersteps is a minLabel that does not declare Spec.Components.
+type supersteps[X cmp.Ordered] struct{ minLabel[X] }
+
+func (supersteps[X]) Spec() vertexprog.Spec {
+	return vertexprog.Spec{Edges: vertexprog.AllEdges, Sparse: true, Idempotent: true}
+}
+
+// TestHostComponents: the CPU engine's union-find path (Afforest on all
+// cores) gives what supersteps give, on undirected and directed graphs
+// (weakly connected), from a giant component with satellites to many
+// small ones and isolated vertices, for ids and for values of their own;
+// options that only supersteps honour run supersteps.
+func TestHostComponents(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, c := range []struct {
+		n, m     int
+		directed bool
+	}{{1, 0, false}, {2, 1, false}, {500, 0, false}, {5000, 12000, false}, {5000, 3000, false}, {20000, 19000, true}, {3000, 30000, true}} {
+		el := &datasets.EdgeList{N: c.n, Directed: c.directed}
+		for range c.m {
+			el.Src = append(el.Src, int32(rng.IntN(c.n)))
+			el.Dst = append(el.Dst, int32(rng.IntN(c.n)))
+		}
+		d, err := datasets.Build(el, datasets.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := vertexprog.NewGraph(d)
+		ids := minLabel[int32]{init: make([]int32, c.n), none: math.MaxInt32}
+		vals := minLabel[float64]{init: make([]float64, c.n), none: math.Inf(1)}
+		for v := range c.n {
+			ids.init[v] = int32(v)
+			vals.init[v] = float64(rng.IntN(c.n))
+		}
+		cpu := vertexprog.Options{Backend: "cpu"}
+		got, err := vertexprog.Run[int32, int32](g, ids, cpu)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := vertexprog.Run[int32, int32](g, supersteps[int32]{ids}, cpu)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got.X, want.X) || got.Backend != "cpu" || c.n > 0 && got.Iterations != 3 {
+			t.Errorf("n=%d m=%d directed=%v: union-find labels differ from supersteps' (%d passes)", c.n, c.m, c.directed, got.Iterations)
+		}
+		gotV, err := vertexprog.Run[float64, float64](g, vals, cpu)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantV, err := vertexprog.Run[float64, float64](g, supersteps[float64]{vals}, cpu)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(gotV.X, wantV.X) {
+			t.Errorf("n=%d m=%d directed=%v: union-find values differ from supersteps'", c.n, c.m, c.directed)
+		}
+		forced, err := vertexprog.Run[int32, int32](g, ids, vertexprog.Options{Backend: "cpu", Direction: vertexprog.Pull})
+		if err != nil || len(forced.Active) == 0 || len(got.Active) != 0 || !slices.Equal(forced.X, want.X) {
+			t.Errorf("n=%d: a forced direction ran %d supersteps (err %v), the union-find path %d; want supersteps and none", c.n, len(forced.Active), err, len(got.Active))
+		}
 	}
 }
 

@@ -1,0 +1,110 @@
+package vertexprog
+
+import (
+	"math/rand/v2"
+	"sync/atomic"
+
+	"github.com/hpgraph/hpgraph/internal/par"
+)
+
+// The CPU engine's union-find path for programs that declare
+// Spec.Components: Afforest (Sutton, Ben-Nun and Barak, 2018; GAP's cc),
+// on all cores, over the rows of a symmetric matrix. It links two
+// neighbours of every vertex, compresses, finds the largest component
+// from a sample of the labels, links the other neighbours of every vertex
+// outside it, and compresses again: the vertices of the largest
+// component (most of a power-law graph's) skip most of their edges.
+// Label propagation instead passes over every edge once a superstep,
+// for as many supersteps as the largest component's diameter.
+
+// afNeighbourRounds and afSamples are Afforest's two neighbours linked
+// first and the labels sampled for the largest component (GAP's values).
+const (
+	afNeighbourRounds = 2
+	afSamples         = 1024
+)
+
+// hostComponents labels the components of the graph whose symmetric
+// adjacency rows are rowPtr and col: comp[v] becomes the smallest vertex
+// id of v's component (a link hooks the larger of two roots under the
+// smaller). It returns its passes over the vertices that link edges.
+func hostComponents(rowPtr []int64, col []int32, comp []int32) int {
+	n := len(comp)
+	if n == 0 {
+		return 0
+	}
+	par.Blocks(n, func(_, lo, hi int) {
+		for v := lo; v < hi; v++ {
+			comp[v] = int32(v)
+		}
+	})
+	for r := 0; r < afNeighbourRounds; r++ {
+		par.Blocks(n, func(_, lo, hi int) {
+			for v := lo; v < hi; v++ {
+				if i := rowPtr[v] + int64(r); i < rowPtr[v+1] {
+					afLink(comp, int32(v), col[i])
+				}
+			}
+		})
+		afCompress(comp)
+	}
+	giant := afLargest(comp)
+	par.Blocks(n, func(_, lo, hi int) {
+		for v := lo; v < hi; v++ {
+			if atomic.LoadInt32(&comp[v]) == giant {
+				continue
+			}
+			for i := rowPtr[v] + afNeighbourRounds; i < rowPtr[v+1]; i++ {
+				afLink(comp, int32(v), col[i])
+			}
+		}
+	})
+	afCompress(comp)
+	return afNeighbourRounds + 1
+}
+
+// afLink joins the trees of u and v: the larger root hooks under the
+// smaller, by compare-and-swap, retried until both lie in one tree.
+func afLink(comp []int32, u, v int32) {
+	p1, p2 := atomic.LoadInt32(&comp[u]), atomic.LoadInt32(&comp[v])
+	for p1 != p2 {
+		high, low := max(p1, p2), min(p1, p2)
+		pHigh := atomic.LoadInt32(&comp[high])
+		if pHigh == low || pHigh == high && atomic.CompareAndSwapInt32(&comp[high], high, low) {
+			return
+		}
+		p1, p2 = atomic.LoadInt32(&comp[atomic.LoadInt32(&comp[high])]), atomic.LoadInt32(&comp[low])
+	}
+}
+
+// afCompress points every vertex at its tree's root.
+func afCompress(comp []int32) {
+	par.Blocks(len(comp), func(_, lo, hi int) {
+		for v := lo; v < hi; v++ {
+			for {
+				c := atomic.LoadInt32(&comp[v])
+				cc := atomic.LoadInt32(&comp[c])
+				if c == cc {
+					break
+				}
+				atomic.StoreInt32(&comp[v], cc)
+			}
+		}
+	})
+}
+
+// afLargest is the most frequent label of a fixed sample of the vertices
+// (the smallest of those that tie): most likely the largest component's.
+func afLargest(comp []int32) int32 {
+	rng := rand.New(rand.NewPCG(27491, 95))
+	count := map[int32]int{}
+	best, bestN := int32(0), 0
+	for range afSamples {
+		l := comp[rng.IntN(len(comp))]
+		count[l]++
+		if c := count[l]; c > bestN || c == bestN && l < best {
+			best, bestN = l, c
+		}
+	}
+	return best
+}
