@@ -63,7 +63,7 @@ cuda-test:
 	$(GO) test -c -o $(BIN)/cuda.test ./cuda/
 	$(GO) test -c -o $(BIN)/apps-cuda.test ./apps/
 	$(GO) test -c -o $(BIN)/cu.test ./cuda/cu
-	for p in widest reach khop hoppath; do $(GO) test -c -o $(BIN)/ex-$$p.test ./examples/$$p || exit 1; done
+	for p in widest reach khop hoppath mintag; do $(GO) test -c -o $(BIN)/ex-$$p.test ./examples/$$p || exit 1; done
 
 # Everything the GPU machine runs: bin/gpu/hpgraph (the same binary as
 # make build's) and the test binaries.
