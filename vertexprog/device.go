@@ -134,6 +134,10 @@ func (a DeviceArray) Slice() any {
 		return o.Off
 	case OrientationAdj:
 		return o.Adj
+	case OrientationRank:
+		return o.Rank
+	case OrientationBoth:
+		return o.Both
 	}
 	return nil
 }

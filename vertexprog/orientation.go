@@ -18,19 +18,32 @@ import (
 // with OrientationPad, so device code can compare lists a block at a time
 // with aligned loads.
 //
-// An Orientation is one per graph and All (Graph.Orientation); its
+// A ranked orientation (Graph.RankedOrientation) holds the same lists
+// in rank space, for programs that tell the hubs apart by their rank and
+// want the hubs' lists side by side: vertex v has rank Rank[v] (0 the
+// highest (degree, id), n-1 the lowest), the list at rank r is the list of
+// the vertex of rank r, and it holds its neighbours' ranks, sorted. Deg
+// stays indexed by vertex; Cnt, Off and Adj are indexed by rank. On a
+// directed graph Both has bit s set where the edge of Adj[s] has arcs both
+// ways (one zero word on an undirected graph).
+//
+// An Orientation is one per graph, All and Ranked (Graph.Orientation,
+// Graph.RankedOrientation); its
 // arrays are made on first use, on the host by Build, or by a device
 // backend on the device itself from the run's gather matrix when a
 // DeviceArray names them (DeviceArray.Orientation), so a GPU run never
 // builds them on the host.
 type Orientation struct {
-	All bool
+	All, Ranked bool
 	// Deg[v] is v's degree without self loops (the rank's first key);
 	// Cnt[v] the length of v's list; Off its start (N+1 entries, Off[N]
 	// the length of Adj).
 	Deg, Cnt []int32
 	Off      []int64
 	Adj      []int32
+	// Rank and Both: a ranked orientation's ranks and reciprocal arcs.
+	Rank []int32
+	Both []uint32
 
 	g    *Graph
 	once sync.Once
@@ -52,14 +65,22 @@ const (
 	OrientationCnt
 	OrientationOff
 	OrientationAdj
+	OrientationRank
+	OrientationBoth
 )
 
-type orientationKey struct{ all bool }
+type orientationKey struct{ all, ranked bool }
 
 // Orientation returns g's orientation (all: every neighbour), its arrays
 // not yet built (Build).
 func (g *Graph) Orientation(all bool) *Orientation {
-	return g.Memo(orientationKey{all}, func() any { return &Orientation{All: all, g: g} }).(*Orientation)
+	return g.Memo(orientationKey{all: all}, func() any { return &Orientation{All: all, g: g} }).(*Orientation)
+}
+
+// RankedOrientation returns g's ranked orientation (see Orientation), its
+// arrays not yet built (Build).
+func (g *Graph) RankedOrientation() *Orientation {
+	return g.Memo(orientationKey{ranked: true}, func() any { return &Orientation{Ranked: true, g: g} }).(*Orientation)
 }
 
 // Of reports whether o is g's orientation.
@@ -79,23 +100,14 @@ func (o *Orientation) Build() {
 }
 
 func (o *Orientation) build() {
+	if o.Ranked {
+		o.buildRanked()
+		return
+	}
 	g := o.g
 	n := g.N()
-	deg, cnt := make([]int32, n), make([]int32, n)
-	g.ForVertices(func(lo, hi int32) {
-		for v := lo; v < hi; v++ {
-			// (rows are sorted: a self loop's entries, duplicates kept
-			// or not, are found by a search, not a pass over the row)
-			nb := g.Neighbors(v)
-			i, _ := slices.BinarySearch(nb, v)
-			j := i
-			for j < len(nb) && nb[j] == v {
-				j++
-			}
-			deg[v] = int32(len(nb) - (j - i))
-		}
-	})
-	o.Deg = deg
+	cnt := make([]int32, n)
+	o.Deg = degrees(g)
 	// (Cnt needs every vertex's degree: a second pass.)
 	g.ForVertices(func(lo, hi int32) {
 		for v := lo; v < hi; v++ {
@@ -135,4 +147,23 @@ func (o *Orientation) build() {
 // Orientation named in its DeviceArrays) never builds it on the host.
 type HostPreparer interface {
 	PrepareHost(g *Graph) error
+}
+
+// degrees is each vertex's degree without self loops, on all cores.
+func degrees(g *Graph) []int32 {
+	deg := make([]int32, g.N())
+	g.ForVertices(func(lo, hi int32) {
+		for v := lo; v < hi; v++ {
+			// (rows are sorted: a self loop's entries, duplicates kept
+			// or not, are found by a search, not a pass over the row)
+			nb := g.Neighbors(v)
+			i, _ := slices.BinarySearch(nb, v)
+			j := i
+			for j < len(nb) && nb[j] == v {
+				j++
+			}
+			deg[v] = int32(len(nb) - (j - i))
+		}
+	})
+	return deg
 }
