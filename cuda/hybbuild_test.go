@@ -281,7 +281,8 @@ func TestPrefetchedBuild(t *testing.T) {
 }
 
 // TestDeviceOrientationMatchesHost builds graphs' orientations on the
-// device (deviceOrientation, from the HYB matrix of Neighbors in every
+// device (deviceOrientation, and deviceRankedOrientation for the
+// undirected, from the HYB matrix of Neighbors in every
 // split: all COO, mixed, all ELL) and compares every array with the
 // host's Orientation.Build: graphs with self loops, parallel arcs, hubs
 // whose rows span many warps, scan blocks (1024 rows) and their edges.
@@ -308,8 +309,11 @@ func TestDeviceOrientationMatchesHost(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				for _, all := range []bool{false, true} {
-					o := g.Orientation(all)
+				kinds := []*vertexprog.Orientation{g.Orientation(false), g.Orientation(true)}
+				if !directed {
+					kinds = append(kinds, g.RankedOrientation())
+				}
+				for _, o := range kinds {
 					o.Build()
 					err := d.do("orienting on the device", func() error {
 						md := &matDev{m: m.Matrix}
@@ -320,8 +324,13 @@ func TestDeviceOrientationMatchesHost(t *testing.T) {
 						} else {
 							buildOnDevice(md, m.Matrix, nil)
 						}
-						od := deviceOrientation(md, all)
-						what := fmt.Sprintf("n=%d directed=%v %s all=%v", n, directed, s.name, all)
+						var od *orientDev
+						if o.Ranked {
+							od = deviceRankedOrientation(md)
+						} else {
+							od = deviceOrientation(md, o.All)
+						}
+						what := fmt.Sprintf("n=%d directed=%v %s all=%v ranked=%v", n, directed, s.name, o.All, o.Ranked)
 						if od.adjLen != o.Off[n] {
 							t.Fatalf("%s: device lists take %d entries, the host's %d", what, od.adjLen, o.Off[n])
 						}
@@ -336,6 +345,14 @@ func TestDeviceOrientationMatchesHost(t *testing.T) {
 						}
 						if got := download[int32](od.adj, od.adjLen); !slices.Equal(got, o.Adj) && len(o.Adj) > 0 {
 							t.Fatalf("%s: device lists differ from the host's", what)
+						}
+						if o.Ranked {
+							if got := download[int32](od.rank, int64(n)); !slices.Equal(got, o.Rank) {
+								t.Fatalf("%s: device ranks differ from the host's", what)
+							}
+							if got := download[uint32](od.both, 1); !slices.Equal(got, o.Both) {
+								t.Fatalf("%s: device Both %v, the host's %v", what, got, o.Both)
+							}
 						}
 						return nil
 					})

@@ -151,12 +151,15 @@ func layoutState(code *vertexprog.DeviceCode) (*stateLayout, error) {
 		}
 		seen[a.Name] = true
 		if a.Orientation != nil {
-			if a.Data != nil || !a.ReadOnly || a.Part < vertexprog.OrientationDeg || a.Part > vertexprog.OrientationAdj {
+			if a.Data != nil || !a.ReadOnly || a.Part < vertexprog.OrientationDeg || a.Part > vertexprog.OrientationBoth || (!a.Orientation.Ranked && a.Part > vertexprog.OrientationAdj) {
 				return nil, fmt.Errorf("cuda: DeviceCode.Arrays[%d] (%s): an Orientation's array is ReadOnly, has no Data and names a Part", i, a.Name)
 			}
 			et := elemTypes[reflect.Int32]
-			if a.Part == vertexprog.OrientationOff {
+			switch a.Part {
+			case vertexprog.OrientationOff:
 				et = elemTypes[reflect.Int64]
+			case vertexprog.OrientationBoth:
+				et = elemTypes[reflect.Uint32]
 			}
 			l.arrays = append(l.arrays, stateArray{name: a.Name, elem: et, readOnly: true, orient: a.Orientation, part: a.Part})
 			l.offsets = append(l.offsets, place(8))
@@ -311,15 +314,12 @@ func (l *stateLayout) orientOnHost() {
 	}
 }
 
-// orientations reports which Orientations (all or not) l's arrays name.
-func (l *stateLayout) orientations() (some, all bool) {
+// orientations reports which kinds of Orientation (orientKind) l's
+// arrays name.
+func (l *stateLayout) orientations() (kinds [3]bool) {
 	for _, a := range l.arrays {
 		if a.orient != nil {
-			if a.orient.All {
-				all = true
-			} else {
-				some = true
-			}
+			kinds[orientKind(a.orient)] = true
 		}
 	}
 	return
