@@ -118,8 +118,10 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 		return nil, err
 	}
 	for _, a := range job.Code.Arrays {
-		if a.Orientation != nil && (job.Spec.Edges != vertexprog.AllEdges || job.Graph == nil || !a.Orientation.Of(job.Graph)) {
-			// (the gather matrix is not the graph's Neighbors)
+		if a.Orientation != nil && (a.Orientation.Ranked || job.Spec.Edges != vertexprog.AllEdges || job.Graph == nil || !a.Orientation.Of(job.Graph)) {
+			// (the gather matrix is not the graph's Neighbors; or the
+			// orientation is a ranked one, which the device does not
+			// build yet: the host's, as before issue 24)
 			layout.orientOnHost()
 			break
 		}

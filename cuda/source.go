@@ -151,12 +151,16 @@ func layoutState(code *vertexprog.DeviceCode) (*stateLayout, error) {
 		}
 		seen[a.Name] = true
 		if a.Orientation != nil {
-			if a.Data != nil || !a.ReadOnly || a.Part < vertexprog.OrientationDeg || a.Part > vertexprog.OrientationAdj {
-				return nil, fmt.Errorf("cuda: DeviceCode.Arrays[%d] (%s): an Orientation's array is ReadOnly, has no Data and names a Part", i, a.Name)
+			if a.Data != nil || !a.ReadOnly || a.Part < vertexprog.OrientationDeg || a.Part > vertexprog.OrientationBoth ||
+				(a.Part >= vertexprog.OrientationRank && !a.Orientation.Ranked) {
+				return nil, fmt.Errorf("cuda: DeviceCode.Arrays[%d] (%s): an Orientation's array is ReadOnly, has no Data and names a Part (Rank and Both: of a ranked one)", i, a.Name)
 			}
 			et := elemTypes[reflect.Int32]
-			if a.Part == vertexprog.OrientationOff {
+			switch a.Part {
+			case vertexprog.OrientationOff:
 				et = elemTypes[reflect.Int64]
+			case vertexprog.OrientationBoth:
+				et = elemTypes[reflect.Uint32]
 			}
 			l.arrays = append(l.arrays, stateArray{name: a.Name, elem: et, readOnly: true, orient: a.Orientation, part: a.Part})
 			l.offsets = append(l.offsets, place(8))
