@@ -164,13 +164,22 @@ func TestDeviceCodeMatchesState(t *testing.T) {
 
 	lcc := &LCCProgram{}
 	prepare(lcc)
-	lo := lcc.o
+	lo := g.RankedOrientation()
+	if lcc.o != lo || lo.Adj != nil {
+		t.Errorf("lcc: the program's orientation is not the graph's ranked one, or Prepare built it on the host (only PrepareHost or a backend should)")
+	}
 	if !strings.Contains(lcc.Device().Source, "#define LCC_DIRECTED 1\n") {
 		t.Error("lcc: a directed graph's device code is not the directed build")
 	}
+	for _, a := range lcc.Device().Arrays[3:] {
+		if a.Orientation != lo || a.Data != nil || !a.ReadOnly || a.Constant {
+			t.Errorf("lcc: array %s is not a part of the graph's ranked orientation", a.Name)
+		}
+	}
+	lo.Build()
 	check("lcc", lcc.Device(), []want{{"lcc", lcc.LCC, false}, {"credit", lcc.credit, false}, {"hub", lcc.hub, false},
-		{"rank", lo.rank, true}, {"deg", lo.deg, true}, {"off", lo.off, true}, {"cnt", lo.cnt, true}, {"adj", lo.adj, true}, {"both", lo.both, true}},
-		[]scalar{{"hubs", lo.hubs}})
+		{"rank", lo.Rank, true}, {"deg", lo.Deg, true}, {"off", lo.Off, true}, {"cnt", lo.Cnt, true}, {"adj", lo.Adj, true}, {"both", lo.Both, true}},
+		[]scalar{{"hubs", int32(min(g.N()/8, lccHubs))}})
 	var _ vertexprog.DeviceProgram = lcc
 
 	check("cc", CCProgram{}.Device(), nil, nil)
@@ -268,7 +277,7 @@ func TestConstantArraysAreShared(t *testing.T) {
 // TestLCCDeviceConstants: LCC's device code and Go agree on the block of
 // list entries and the copies of a hub's credit and their layout.
 func TestLCCDeviceConstants(t *testing.T) {
-	for name, v := range map[string]int{"LCC_BLOCK": lccBlock, "LCC_REPLICAS": lccReplicas, "LCC_HUB_PAD": lccHubPad} {
+	for name, v := range map[string]int{"LCC_BLOCK": vertexprog.OrientationBlock, "LCC_REPLICAS": lccReplicas, "LCC_HUB_PAD": lccHubPad} {
 		m := regexp.MustCompile(`#define ` + name + ` (\d+)`).FindStringSubmatch(lccDevice)
 		if m == nil || m[1] != strconv.Itoa(v) {
 			t.Errorf("device %s %v, Go %d", name, m, v)

@@ -148,26 +148,32 @@ __device__ bool vp_update(int v, A_t acc, X_t* x, const State& s, Step& st) {
 }
 `
 
-// Device implements vertexprog.DeviceProgram.
+// Device implements vertexprog.DeviceProgram. The ranked orientation's
+// arrays name their part of it (vertexprog.DeviceArray.Orientation): a
+// device backend builds them on the device from the gather matrix, so a
+// GPU run never builds them on the host.
 func (p *LCCProgram) Device() vertexprog.DeviceCode {
-	o := p.o
-	if o == nil {
-		o = &lccOrientation{} // (before Prepare: the source, no data)
+	part := func(name string, pt vertexprog.OrientationPart, empty any) vertexprog.DeviceArray {
+		if p.o == nil {
+			// (before Prepare: the source and the layout, no data)
+			return vertexprog.DeviceArray{Name: name, Data: empty, ReadOnly: true}
+		}
+		return vertexprog.DeviceArray{Name: name, Orientation: p.o, Part: pt, ReadOnly: true}
 	}
 	return vertexprog.DeviceCode{
-		Source: lccSource(o.directed),
+		Source: lccSource(p.directed),
 		Arrays: []vertexprog.DeviceArray{
 			{Name: "lcc", Data: p.LCC},
 			{Name: "credit", Data: p.credit},
 			{Name: "hub", Data: p.hub},
-			{Name: "rank", Data: o.rank, ReadOnly: true, Constant: true},
-			{Name: "deg", Data: o.deg, ReadOnly: true, Constant: true},
-			{Name: "off", Data: o.off, ReadOnly: true, Constant: true},
-			{Name: "cnt", Data: o.cnt, ReadOnly: true, Constant: true},
-			{Name: "adj", Data: o.adj, ReadOnly: true, Constant: true},
-			{Name: "both", Data: o.both, ReadOnly: true, Constant: true},
+			part("rank", vertexprog.OrientationRank, []int32(nil)),
+			part("deg", vertexprog.OrientationDeg, []int32(nil)),
+			part("off", vertexprog.OrientationOff, []int64(nil)),
+			part("cnt", vertexprog.OrientationCnt, []int32(nil)),
+			part("adj", vertexprog.OrientationAdj, []int32(nil)),
+			part("both", vertexprog.OrientationBoth, []uint32(nil)),
 		},
-		Scalars:     []vertexprog.DeviceScalar{{Name: "hubs", Value: o.hubs}},
+		Scalars:     []vertexprog.DeviceScalar{{Name: "hubs", Value: p.hubs}},
 		HeavyGather: true,
 	}
 }

@@ -242,6 +242,9 @@ func TestStateLayout(t *testing.T) {
 		{Arrays: []vertexprog.DeviceArray{{Name: "x", Data: 3}}},
 		{Scalars: []vertexprog.DeviceScalar{{Name: "x", Value: "no"}}},
 		{Arrays: []vertexprog.DeviceArray{{Name: "x", Data: []int32{}}}, Scalars: []vertexprog.DeviceScalar{{Name: "x", Value: 1.0}}},
+		// (ranks and reciprocal-arc bits are a ranked orientation's alone)
+		{Arrays: []vertexprog.DeviceArray{{Name: "x", Orientation: &vertexprog.Orientation{}, Part: vertexprog.OrientationRank, ReadOnly: true}}},
+		{Arrays: []vertexprog.DeviceArray{{Name: "x", Orientation: &vertexprog.Orientation{Ranked: true}, Part: vertexprog.OrientationBoth + 1, ReadOnly: true}}},
 	} {
 		if _, err := layoutState(&bad); err == nil {
 			t.Errorf("layoutState accepted %+v", bad)

@@ -151,8 +151,9 @@ func layoutState(code *vertexprog.DeviceCode) (*stateLayout, error) {
 		}
 		seen[a.Name] = true
 		if a.Orientation != nil {
-			if a.Data != nil || !a.ReadOnly || a.Part < vertexprog.OrientationDeg || a.Part > vertexprog.OrientationBoth || (!a.Orientation.Ranked && a.Part > vertexprog.OrientationAdj) {
-				return nil, fmt.Errorf("cuda: DeviceCode.Arrays[%d] (%s): an Orientation's array is ReadOnly, has no Data and names a Part", i, a.Name)
+			if a.Data != nil || !a.ReadOnly || a.Part < vertexprog.OrientationDeg || a.Part > vertexprog.OrientationBoth ||
+				(a.Part >= vertexprog.OrientationRank && !a.Orientation.Ranked) {
+				return nil, fmt.Errorf("cuda: DeviceCode.Arrays[%d] (%s): an Orientation's array is ReadOnly, has no Data and names a Part (Rank and Both: of a ranked one)", i, a.Name)
 			}
 			et := elemTypes[reflect.Int32]
 			switch a.Part {

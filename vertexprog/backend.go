@@ -68,34 +68,51 @@ func Backends() []string {
 func selectBackend[X, A any](name string, p Program[X, A]) (DeviceBackend, error) {
 	_, hasCode := p.(DeviceProgram)
 	plain := spmv.PlainData[X]() && spmv.PlainData[A]()
+	return resolveBackend[DeviceBackend](name, hasCode && plain, func(bool) error {
+		if c, ok := p.(cpuOnlyProgram); ok {
+			return fmt.Errorf("%w: %s: %w: %s", ErrNoBackend, name, ErrCPUOnly, c.cpuOnly())
+		}
+		if !hasCode {
+			return fmt.Errorf("%w: %s cannot run %T: the program has no device code (implement vertexprog.DeviceProgram); it runs on the cpu backend", ErrNoBackend, name, p)
+		}
+		if !plain {
+			return fmt.Errorf("%w: %s cannot run %T: its value and accumulator types must be plain data (numbers, arrays and structs of numbers)", ErrNoBackend, name, p)
+		}
+		return nil
+	})
+}
+
+// resolveBackend resolves Options.Backend for every kind of program, T
+// being the backends that run its kind: "cpu" is the CPU engine (the zero
+// T); auto the first available T where the program can run on one
+// (suits), else the CPU; a name, that backend, which must be a T or at
+// least run programs (a DeviceBackend), and which refuse may turn down,
+// saying why (isT: the backend is a T; refuse must turn it down where it
+// is not).
+func resolveBackend[T Backend](name string, suits bool, refuse func(isT bool) error) (T, error) {
+	var none T
 	switch name {
 	case "cpu":
-		return nil, nil
+		return none, nil
 	case "", "auto":
-		if !hasCode || !plain {
-			return nil, nil
+		if !suits {
+			return none, nil
 		}
-		db, _ := firstBackend[DeviceBackend]()
-		return db, nil
+		t, _ := firstBackend[T]()
+		return t, nil
 	}
 	b, err := namedBackend(name)
 	if err != nil {
-		return nil, err
+		return none, err
 	}
-	db, ok := b.(DeviceBackend)
-	if !ok {
-		return nil, fmt.Errorf("%w: %s does not run programs", ErrNoBackend, name)
+	t, ok := b.(T)
+	if _, runs := b.(DeviceBackend); !ok && !runs {
+		return none, fmt.Errorf("%w: %s does not run programs", ErrNoBackend, name)
 	}
-	if c, ok := p.(cpuOnlyProgram); ok {
-		return nil, fmt.Errorf("%w: %s: %w: %s", ErrNoBackend, name, ErrCPUOnly, c.cpuOnly())
+	if err := refuse(ok); err != nil || !ok {
+		return none, err
 	}
-	if !hasCode {
-		return nil, fmt.Errorf("%w: %s cannot run %T: the program has no device code (implement vertexprog.DeviceProgram); it runs on the cpu backend", ErrNoBackend, name, p)
-	}
-	if !plain {
-		return nil, fmt.Errorf("%w: %s cannot run %T: its value and accumulator types must be plain data (numbers, arrays and structs of numbers)", ErrNoBackend, name, p)
-	}
-	return db, nil
+	return t, nil
 }
 
 // backendChoice is selectBackend's answer.

@@ -136,35 +136,19 @@ func (a *MultisetAdapter[X, K, A]) runDevice(g *Graph, opt Options) (*Result[X],
 func (a *MultisetAdapter[X, K, A]) multisetBackend(name string) (MultisetBackend, error) {
 	_, hasCode := a.Program.(MultisetDeviceProgram)
 	plain := spmv.PlainData[X]() && spmv.PlainData[A]()
-	switch name {
-	case "cpu":
-		return nil, nil
-	case "", "auto":
-		if !hasCode || !plain {
-			return nil, nil
+	return resolveBackend[MultisetBackend](name, hasCode && plain, func(isT bool) error {
+		switch {
+		case !isT:
+			return fmt.Errorf("%w: %s: %w: %T is a multiset program (vertexprog.MultisetProgram), and %s does not gather multisets (vertexprog.MultisetBackend)",
+				ErrNoBackend, name, ErrCPUOnly, a.Program, name)
+		case !hasCode:
+			return fmt.Errorf("%w: %s: %w: %T is a multiset program without device code (implement vertexprog.MultisetDeviceProgram)",
+				ErrNoBackend, name, ErrCPUOnly, a.Program)
+		case !plain:
+			return fmt.Errorf("%w: %s cannot run %T: its value and summary types must be plain data (numbers, arrays and structs of numbers)", ErrNoBackend, name, a.Program)
 		}
-		mb, _ := firstBackend[MultisetBackend]()
-		return mb, nil
-	}
-	b, err := namedBackend(name)
-	if err != nil {
-		return nil, err
-	}
-	mb, ok := b.(MultisetBackend)
-	switch {
-	case !ok:
-		if _, runs := b.(DeviceBackend); !runs {
-			return nil, fmt.Errorf("%w: %s does not run programs", ErrNoBackend, name)
-		}
-		return nil, fmt.Errorf("%w: %s: %w: %T is a multiset program (vertexprog.MultisetProgram), and %s does not gather multisets (vertexprog.MultisetBackend)",
-			ErrNoBackend, name, ErrCPUOnly, a.Program, name)
-	case !hasCode:
-		return nil, fmt.Errorf("%w: %s: %w: %T is a multiset program without device code (implement vertexprog.MultisetDeviceProgram)",
-			ErrNoBackend, name, ErrCPUOnly, a.Program)
-	case !plain:
-		return nil, fmt.Errorf("%w: %s cannot run %T: its value and summary types must be plain data (numbers, arrays and structs of numbers)", ErrNoBackend, name, a.Program)
-	}
-	return mb, nil
+		return nil
+	})
 }
 
 // runMultisetDevice is Run's PREPROCESS, superstep loop and finish for a
