@@ -115,10 +115,12 @@ func lccDuplicate(g *vertexprog.Graph) int32 {
 
 // lccFindDuplicate is lccDuplicate: one parallel pass over the rows, which
 // are sorted, each stopping at its first repeat or once another has found
-// one at a lower vertex. A directed graph's Neighbors are its symmetrized
-// view, whose parallel arcs are merged: it has none, and nothing is read.
+// one at a lower vertex. Nothing is read where there can be none: a graph
+// known to be RepeatFree (built with its duplicates merged, or loaded from
+// a file whose validation found none), or a directed graph, whose
+// Neighbors are its symmetrized view, with parallel arcs merged.
 func lccFindDuplicate(g *vertexprog.Graph) int32 {
-	if g.Directed() {
+	if g.Directed() || g.Dataset().RepeatFree {
 		return -1
 	}
 	var dup atomic.Int32

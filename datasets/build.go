@@ -111,7 +111,7 @@ func build(n, m int, blocks func(fn func(lo int, src, dst []int32)), weight func
 	a.fill(blocks, weight, undirected, opt.KeepSelfLoops)
 	dups := a.sortRows(!opt.KeepDuplicates)
 	return &Graph{N: n, RowPtr: a.rowPtr, Col: a.col, W: a.w, Directed: !undirected,
-		Stats: BuildStats{Entries: int64(m), SelfLoops: loops, Duplicates: dups}}, nil
+		Stats: BuildStats{Entries: int64(m), SelfLoops: loops, Duplicates: dups}, RepeatFree: !opt.KeepDuplicates}, nil
 }
 
 func checkEntries(el *EdgeList) error {
@@ -186,7 +186,7 @@ func (g *Graph) Transpose() *Graph {
 	})
 	a.sortRows(false)
 	return &Graph{Name: g.Name + " (transposed)", N: g.N, RowPtr: a.rowPtr, Col: a.col, W: a.w,
-		Directed: true, IDs: g.IDs, IDBase: g.IDBase, Stats: g.Stats}
+		Directed: true, IDs: g.IDs, IDBase: g.IDBase, Stats: g.Stats, RepeatFree: g.RepeatFree}
 }
 
 // arcBuilder is a two-pass counting sort of arcs by tail into CSR, shared by

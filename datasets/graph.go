@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/hpgraph/hpgraph/internal/par"
 )
@@ -110,6 +111,11 @@ type Graph struct {
 	IDs      []int64 // see EdgeList.IDs
 	IDBase   int64
 	Stats    BuildStats
+	// RepeatFree says that no row lists a column twice (no parallel
+	// arcs): Build sets it when it merged duplicates, Validate when it
+	// found none, Permute and Transpose keep it. False: unknown, or some
+	// row repeats.
+	RepeatFree bool
 }
 
 // NNZ is the number of stored arcs.
@@ -165,7 +171,8 @@ var ErrEmptyGraph = errors.New("graph has no vertices")
 
 // Validate checks the CSR invariants: offsets monotone, ids in range, rows
 // sorted, weights finite. Readers guarantee these; Validate exists for data
-// from outside (the binary cache, user code).
+// from outside (the binary cache, user code). Where they hold, it also sets
+// RepeatFree, which the same pass over the rows finds.
 func (g *Graph) Validate() error {
 	if g.N < 0 || len(g.RowPtr) != g.N+1 {
 		return fmt.Errorf("graph %q: RowPtr has %d entries, want N+1 = %d", g.Name, len(g.RowPtr), g.N+1)
@@ -201,20 +208,23 @@ func (g *Graph) Validate() error {
 		}
 	}
 	errs := make([]error, p)
+	repeats := make([]bool, p)
 	par.Parts(par.Split(g.N, p, func(i int) int64 { return g.RowPtr[i] }), func(w, lo, hi int) {
-		errs[w] = g.validateRows(lo, hi)
+		repeats[w], errs[w] = g.validateRows(lo, hi)
 	})
 	for _, err := range errs {
 		if err != nil {
 			return err
 		}
 	}
+	g.RepeatFree = !slices.Contains(repeats, true)
 	return nil
 }
 
 // validateRows checks rows [lo, hi): a fast test of each row, and the
-// exact error of the first row that fails it.
-func (g *Graph) validateRows(lo, hi int) error {
+// exact error of the first row that fails it; repeats says whether a row
+// lists a column twice.
+func (g *Graph) validateRows(lo, hi int) (repeats bool, err error) {
 	n := int32(g.N)
 	for v := lo; v < hi; v++ {
 		s, e := g.RowPtr[v], g.RowPtr[v+1]
@@ -226,10 +236,13 @@ func (g *Graph) validateRows(lo, hi int) error {
 		cols := g.Col[s:e]
 		ok := cols[0] >= 0 && cols[len(cols)-1] < n
 		prev := cols[0]
-		for _, c := range cols {
-			if c < prev {
-				ok = false
-				break
+		for _, c := range cols[1:] {
+			if c <= prev {
+				if c < prev {
+					ok = false
+					break
+				}
+				repeats = true
 			}
 			prev = c
 		}
@@ -242,10 +255,10 @@ func (g *Graph) validateRows(lo, hi int) error {
 			}
 		}
 		if !ok {
-			return g.rowError(v)
+			return repeats, g.rowError(v)
 		}
 	}
-	return nil
+	return repeats, nil
 }
 
 // rowError describes the first invalid arc of row v.

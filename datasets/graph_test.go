@@ -1,6 +1,8 @@
 package datasets
 
 import (
+	"bytes"
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -59,6 +61,57 @@ func TestValidateFirstError(t *testing.T) {
 		}
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
+// TestRepeatFree: Build says a graph is RepeatFree exactly when it merged
+// duplicates; a cache read back says so exactly when no row repeats (the
+// definition, checked plainly); Permute and Transpose keep it.
+func TestRepeatFree(t *testing.T) {
+	for _, directed := range []bool{false, true} {
+		for _, keep := range []bool{false, true} {
+			for _, repeated := range []bool{false, true} {
+				el := &EdgeList{N: 6, Directed: directed, Src: []int32{0, 1, 2, 3, 4}, Dst: []int32{1, 2, 3, 4, 5}}
+				if repeated {
+					el.Src, el.Dst = append(el.Src, 2), append(el.Dst, 3)
+				}
+				g, err := Build(el, Options{KeepDuplicates: keep})
+				if err != nil {
+					t.Fatal(err)
+				}
+				what := fmt.Sprintf("directed=%v keep=%v repeated=%v", directed, keep, repeated)
+				if g.RepeatFree != !keep {
+					t.Errorf("%s: Build's RepeatFree %v", what, g.RepeatFree)
+				}
+				plain := true
+				for v := range int32(g.N) {
+					nb := g.Neighbors(v)
+					for i := 1; i < len(nb); i++ {
+						plain = plain && nb[i] != nb[i-1]
+					}
+				}
+				if plain != !(keep && repeated) {
+					t.Fatalf("%s: the test's graph repeats %v", what, !plain)
+				}
+				var buf bytes.Buffer
+				if err := WriteCache(&buf, g); err != nil {
+					t.Fatal(err)
+				}
+				r, err := ReadCache(&buf, "test")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.RepeatFree != plain {
+					t.Errorf("%s: read back, RepeatFree %v, want %v", what, r.RepeatFree, plain)
+				}
+				if p := r.Permute([]int32{5, 4, 3, 2, 1, 0}); p.RepeatFree != r.RepeatFree {
+					t.Errorf("%s: Permute's RepeatFree %v", what, p.RepeatFree)
+				}
+				if tr := r.Transpose(); tr.RepeatFree != r.RepeatFree {
+					t.Errorf("%s: Transpose's RepeatFree %v", what, tr.RepeatFree)
+				}
+			}
 		}
 	}
 }

@@ -146,7 +146,7 @@ func (g *Graph) Permute(newID []int32) *Graph {
 		}
 	})
 	p := &Graph{Name: g.Name, N: n, RowPtr: make([]int64, n+1), Col: make([]int32, len(g.Col)),
-		Directed: g.Directed, IDs: make([]int64, n), Stats: g.Stats}
+		Directed: g.Directed, IDs: make([]int64, n), Stats: g.Stats, RepeatFree: g.RepeatFree}
 	if g.W != nil {
 		p.W = make([]float32, len(g.W))
 	}

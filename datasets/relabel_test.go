@@ -169,7 +169,7 @@ func permuteBySorting(g *Graph, newID []int32) *Graph {
 	for v, nv := range newID {
 		old[nv] = int32(v)
 	}
-	p := &Graph{Name: g.Name, N: g.N, RowPtr: []int64{0}, Col: []int32{}, Directed: g.Directed, Stats: g.Stats}
+	p := &Graph{Name: g.Name, N: g.N, RowPtr: []int64{0}, Col: []int32{}, Directed: g.Directed, Stats: g.Stats, RepeatFree: g.RepeatFree}
 	if g.W != nil {
 		p.W = []float32{}
 	}
