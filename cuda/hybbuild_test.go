@@ -11,6 +11,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/hpgraph/hpgraph/apps"
 	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/hyb"
@@ -544,5 +545,45 @@ func TestDeviceInMatrixRowsChecked(t *testing.T) {
 	}
 	if after < before {
 		t.Errorf("free device memory %d after the refused build, %d before", after, before)
+	}
+}
+
+// TestLCCOrientationOnDevice: LCC on the GPU matches the CPU engine's
+// coefficients exactly (both divide the same integer counts) on an
+// undirected graph, whose ranked orientation the device builds and the
+// host never does, and on a directed one, whose the host builds.
+func TestLCCOrientationOnDevice(t *testing.T) {
+	needGPU(t)
+	rng := rand.New(rand.NewPCG(21, 22))
+	for _, directed := range []bool{false, true} {
+		n := 20000
+		el := &datasets.EdgeList{N: n, Directed: directed}
+		for range 12 * n {
+			u, v := int32(rng.IntN(n)), int32(rng.IntN(n))
+			if rng.IntN(6) == 0 {
+				u = int32(rng.IntN(8)) // hubs
+			}
+			el.Src, el.Dst = append(el.Src, u), append(el.Dst, v)
+		}
+		g := vertexprog.NewGraph(build(t, el, datasets.Options{}))
+		gpu, err := apps.LCC(g, vertexprog.Options{Backend: "cuda"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if built := g.RankedOrientation().Adj != nil; built != directed {
+			t.Errorf("directed=%v: the host built the ranked orientation: %v", directed, built)
+		}
+		cpu, err := apps.LCC(vertexprog.NewGraph(g.Dataset()), vertexprog.Options{Backend: "cpu"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for v := range cpu.LCC {
+			if gpu.LCC[v] != cpu.LCC[v] {
+				t.Fatalf("directed=%v: vertex %d: GPU lcc %v, CPU %v", directed, v, gpu.LCC[v], cpu.LCC[v])
+			}
+		}
+		if slices.Max(cpu.LCC) == 0 {
+			t.Fatalf("directed=%v: no triangles: the test's graph tests nothing", directed)
+		}
 	}
 }
