@@ -3,6 +3,7 @@ package datasets
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"sort"
 	"sync/atomic"
@@ -156,37 +157,135 @@ func pairWeight(s, d int32, seed, lo, span uint64) float32 {
 }
 
 // Transpose returns the graph with every arc reversed (row v lists the tails
-// u of the arcs u -> v): the in-edges. An undirected graph is its own
-// transpose and is returned as is.
+// u of the arcs u -> v, in increasing order, parallel arcs by increasing
+// weight): the in-edges. An undirected graph is its own transpose and is
+// returned as is.
+//
+// Two passes of a bucket sort that need no sort of a row after them, and
+// whose writes stay in cache: the first writes every arc as a record
+// (head, tail, weight) into the bucket of its head (transposeBucket heads
+// a bucket: about 64K arcs' worth), each block of rows after the blocks
+// before it, so each bucket holds its records by increasing tail; the
+// second counts each bucket's heads and places its tails, in order, in
+// the bucket's rows, which lie together. (An atomic cursor per head and a
+// sort of every row took 1.3 s for kron20's directed transpose on a
+// 2-core machine; one counting pass writing straight into the rows, 0.7.)
 func (g *Graph) Transpose() *Graph {
 	if !g.Directed {
 		return g
 	}
-	a := newArcBuilder(g.N, g.W != nil)
-	// Arc i of the CSR: its tail is found by walking rows, so enumerate rows
-	// in parallel blocks rather than by arc index.
-	counts := a.rowPtr
-	par.Blocks(g.N, func(_, lo, hi int) {
+	n, m := g.N, g.NNZ()
+	shift := transposeShift(n, m)
+	nb := n>>shift + 1
+	p := par.Workers()
+	bounds := par.Split(n, p, func(i int) int64 { return g.RowPtr[i] })
+	// at[b*nb+k]: block b's records in bucket k, then where its next goes
+	// (buckets in order, blocks in order within each).
+	at := make([]int64, p*nb)
+	par.Parts(bounds, func(b, lo, hi int) {
+		cnt := at[b*nb : (b+1)*nb]
 		for _, c := range g.Col[g.RowPtr[lo]:g.RowPtr[hi]] {
-			atomic.AddInt64(&counts[c+1], 1)
+			cnt[c>>shift]++
 		}
 	})
-	a.allocate()
-	cursor := slices.Clone(a.rowPtr[:g.N])
-	par.Blocks(g.N, func(_, lo, hi int) {
+	start := make([]int64, nb+1) // bucket k's records: [start[k], start[k+1])
+	for k := range nb {
+		s := start[k]
+		for b := range p {
+			s, at[b*nb+k] = s+at[b*nb+k], s
+		}
+		start[k+1] = s
+	}
+	head, tail := make([]int32, m), make([]int32, m)
+	var w []float32
+	if g.W != nil {
+		w = make([]float32, m)
+	}
+	par.Parts(bounds, func(b, lo, hi int) {
+		next := at[b*nb : (b+1)*nb]
 		for u := lo; u < hi; u++ {
 			for i := g.RowPtr[u]; i < g.RowPtr[u+1]; i++ {
-				p := atomic.AddInt64(&cursor[g.Col[i]], 1) - 1
-				a.col[p] = int32(u)
-				if a.w != nil {
-					a.w[p] = g.W[i]
+				c := g.Col[i]
+				k := next[c>>shift]
+				next[c>>shift]++
+				head[k], tail[k] = c, int32(u)
+				if w != nil {
+					w[k] = g.W[i]
 				}
 			}
 		}
 	})
-	a.sortRows(false)
-	return &Graph{Name: g.Name + " (transposed)", N: g.N, RowPtr: a.rowPtr, Col: a.col, W: a.w,
+	t := &Graph{Name: g.Name + " (transposed)", N: n, RowPtr: make([]int64, n+1), Col: make([]int32, m),
 		Directed: true, IDs: g.IDs, IDBase: g.IDBase, Stats: g.Stats, RepeatFree: g.RepeatFree}
+	if w != nil {
+		t.W = make([]float32, m)
+	}
+	buckets := make([]int, nb+1)
+	for k := range buckets {
+		buckets[k] = k
+	}
+	par.Dynamic(buckets, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			first := k << shift
+			last := min(first+1<<shift, n) // heads [first, last)
+			if first >= last {
+				continue
+			}
+			// next[c-first]: where head c's next tail goes.
+			next := make([]int64, last-first+1)
+			for _, c := range head[start[k]:start[k+1]] {
+				next[c-int32(first)+1]++
+			}
+			next[0] = start[k]
+			for i := 1; i < len(next); i++ {
+				next[i] += next[i-1]
+			}
+			copy(t.RowPtr[first+1:last+1], next[1:]) // (rows end where the next start)
+			for r := start[k]; r < start[k+1]; r++ {
+				c := head[r] - int32(first)
+				q := next[c]
+				next[c]++
+				t.Col[q] = tail[r]
+				if w != nil {
+					t.W[q] = w[r]
+				}
+			}
+		}
+	})
+	if t.W != nil && !g.RepeatFree {
+		// Parallel arcs keep their out-row's order, by weight where the
+		// graph was built here; a graph from elsewhere may list them in any
+		// order.
+		par.Blocks(n, func(_, lo, hi int) {
+			for v := lo; v < hi; v++ {
+				sortParallelWeights(t.Col[t.RowPtr[v]:t.RowPtr[v+1]], t.W[t.RowPtr[v]:t.RowPtr[v+1]])
+			}
+		})
+	}
+	return t
+}
+
+// transposeShift is log2 of the heads of a bucket of Transpose: about
+// 64K arcs' worth at the graph's mean in-degree (their rows, 256 KB, stay
+// in a core's cache while the bucket's tails are placed).
+func transposeShift(n int, m int64) int {
+	perHead := max(1, m/int64(max(n, 1)))
+	return min(24, max(6, bits.Len64(uint64(64<<10/perHead))-1))
+}
+
+// sortParallelWeights sorts the weights of each run of equal columns of a
+// sorted row by value.
+func sortParallelWeights(col []int32, w []float32) {
+	for i := 0; i < len(col); {
+		j := i + 1
+		for j < len(col) && col[j] == col[i] {
+			j++
+		}
+		if j-i > 1 {
+			slices.Sort(w[i:j])
+		}
+		i = j
+	}
 }
 
 // arcBuilder is a two-pass counting sort of arcs by tail into CSR, shared by
