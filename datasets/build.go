@@ -3,6 +3,7 @@ package datasets
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"sort"
 	"sync/atomic"
@@ -156,37 +157,141 @@ func pairWeight(s, d int32, seed, lo, span uint64) float32 {
 }
 
 // Transpose returns the graph with every arc reversed (row v lists the tails
-// u of the arcs u -> v): the in-edges. An undirected graph is its own
-// transpose and is returned as is.
+// u of the arcs u -> v, in increasing order, parallel arcs by increasing
+// weight): the in-edges. An undirected graph is its own transpose and is
+// returned as is.
+//
+// Two passes of a bucket sort that need no sort of a row after them, and
+// whose writes stay in cache. The heads are cut into buckets of about 64K
+// arcs (transposeShift), whose rows lie together. The first pass writes
+// every arc's tail and weight where its bucket's rows will be, each block
+// of rows after the blocks before it, so a bucket holds its tails in
+// increasing order, and the head's place in its bucket beside them (2
+// bytes an arc, all the memory it takes besides the result); the second
+// counts each bucket's heads and moves its tails, in order, into their
+// rows (on a 2-core machine, kron20's directed transpose: 1.3 s with an
+// atomic cursor per head and a sort of every row; 0.7 s in one counting
+// pass writing straight into the rows; 0.25 s so).
 func (g *Graph) Transpose() *Graph {
 	if !g.Directed {
 		return g
 	}
-	a := newArcBuilder(g.N, g.W != nil)
-	// Arc i of the CSR: its tail is found by walking rows, so enumerate rows
-	// in parallel blocks rather than by arc index.
-	counts := a.rowPtr
-	par.Blocks(g.N, func(_, lo, hi int) {
+	n, m := g.N, g.NNZ()
+	shift := transposeShift(n, m)
+	nb := n>>shift + 1
+	p := par.Workers()
+	bounds := par.Split(n, p, func(i int) int64 { return g.RowPtr[i] })
+	// at[b*nb+k]: block b's arcs into bucket k, then where its next goes
+	// (buckets in order, blocks in order within each).
+	at := make([]int64, p*nb)
+	par.Parts(bounds, func(b, lo, hi int) {
+		cnt := at[b*nb : (b+1)*nb]
 		for _, c := range g.Col[g.RowPtr[lo]:g.RowPtr[hi]] {
-			atomic.AddInt64(&counts[c+1], 1)
+			cnt[c>>shift]++
 		}
 	})
-	a.allocate()
-	cursor := slices.Clone(a.rowPtr[:g.N])
-	par.Blocks(g.N, func(_, lo, hi int) {
+	start := make([]int64, nb+1) // bucket k's arcs: [start[k], start[k+1])
+	for k := range nb {
+		s := start[k]
+		for b := range p {
+			s, at[b*nb+k] = s+at[b*nb+k], s
+		}
+		start[k+1] = s
+	}
+	t := &Graph{Name: g.Name + " (transposed)", N: n, RowPtr: make([]int64, n+1), Col: make([]int32, m),
+		Directed: true, IDs: g.IDs, IDBase: g.IDBase, Stats: g.Stats, RepeatFree: g.RepeatFree}
+	if g.W != nil {
+		t.W = make([]float32, m)
+	}
+	low := make([]uint16, m) // the head's place in its bucket
+	mask := int32(1)<<shift - 1
+	par.Parts(bounds, func(b, lo, hi int) {
+		next := at[b*nb : (b+1)*nb]
 		for u := lo; u < hi; u++ {
 			for i := g.RowPtr[u]; i < g.RowPtr[u+1]; i++ {
-				p := atomic.AddInt64(&cursor[g.Col[i]], 1) - 1
-				a.col[p] = int32(u)
-				if a.w != nil {
-					a.w[p] = g.W[i]
+				c := g.Col[i]
+				k := next[c>>shift]
+				next[c>>shift]++
+				t.Col[k], low[k] = int32(u), uint16(c&mask)
+				if t.W != nil {
+					t.W[k] = g.W[i]
 				}
 			}
 		}
 	})
-	a.sortRows(false)
-	return &Graph{Name: g.Name + " (transposed)", N: g.N, RowPtr: a.rowPtr, Col: a.col, W: a.w,
-		Directed: true, IDs: g.IDs, IDBase: g.IDBase, Stats: g.Stats, RepeatFree: g.RepeatFree}
+	// Each worker claims the next bucket (a hub's may take long), with
+	// buffers of its own.
+	var claimed atomic.Int64
+	par.Parts(bounds, func(int, int, int) {
+		var next []int64
+		var tails []int32
+		var ws []float32
+		for k := int(claimed.Add(1) - 1); k < nb; k = int(claimed.Add(1) - 1) {
+			first := k << shift
+			last := min(first+1<<shift, n) // heads [first, last)
+			if first >= last {
+				continue
+			}
+			s, e := start[k], start[k+1]
+			// next[h]: where the next tail of head first+h goes.
+			next = append(next[:0], make([]int64, last-first+1)...)
+			for _, h := range low[s:e] {
+				next[h+1]++
+			}
+			next[0] = s
+			for i := 1; i < len(next); i++ {
+				next[i] += next[i-1]
+			}
+			copy(t.RowPtr[first+1:last+1], next[1:]) // (rows end where the next start)
+			tails = append(tails[:0], t.Col[s:e]...)
+			if t.W != nil {
+				ws = append(ws[:0], t.W[s:e]...)
+			}
+			for r, h := range low[s:e] {
+				q := next[h]
+				next[h]++
+				t.Col[q] = tails[r]
+				if t.W != nil {
+					t.W[q] = ws[r]
+				}
+			}
+		}
+	})
+	if t.W != nil && !g.RepeatFree {
+		// Parallel arcs keep their out-row's order, by weight where the
+		// graph was built here; a graph from elsewhere may list them in any
+		// order.
+		par.Blocks(n, func(_, lo, hi int) {
+			for v := lo; v < hi; v++ {
+				sortParallelWeights(t.Col[t.RowPtr[v]:t.RowPtr[v+1]], t.W[t.RowPtr[v]:t.RowPtr[v+1]])
+			}
+		})
+	}
+	return t
+}
+
+// transposeShift is log2 of the heads of a bucket of Transpose: about
+// 64K arcs' worth at the graph's mean in-degree (their rows, 256 KB, stay
+// in a core's cache while the bucket's tails are placed), at most 2^16
+// (a head's place in its bucket is 2 bytes).
+func transposeShift(n int, m int64) int {
+	perHead := max(1, m/int64(max(n, 1)))
+	return min(16, max(6, bits.Len64(uint64(64<<10/perHead))-1))
+}
+
+// sortParallelWeights sorts the weights of each run of equal columns of a
+// sorted row by value.
+func sortParallelWeights(col []int32, w []float32) {
+	for i := 0; i < len(col); {
+		j := i + 1
+		for j < len(col) && col[j] == col[i] {
+			j++
+		}
+		if j-i > 1 {
+			slices.Sort(w[i:j])
+		}
+		i = j
+	}
 }
 
 // arcBuilder is a two-pass counting sort of arcs by tail into CSR, shared by

@@ -2,8 +2,10 @@ package datasets
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -111,6 +113,141 @@ func TestRepeatFree(t *testing.T) {
 				if tr := r.Transpose(); tr.RepeatFree != r.RepeatFree {
 					t.Errorf("%s: Transpose's RepeatFree %v", what, tr.RepeatFree)
 				}
+			}
+		}
+	}
+}
+
+// TestTransposeMatchesDefinition: Transpose's rows are the tails of each
+// head's arcs in increasing order, parallel arcs by weight, computed
+// plainly: directed graphs with hubs, loops, empty rows and parallel arcs
+// (listed by weight as Build leaves them, or shuffled as a file may list
+// them), of one bucket and of dozens, at 1, 3 and 8 workers.
+func TestTransposeMatchesDefinition(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	for _, n := range []int{1, 70, 5000, 300000} {
+		for _, weighted := range []bool{false, true} {
+			el := &EdgeList{N: n, Directed: true}
+			for range 4 * n {
+				u, v := int32(rng.IntN(n)), int32(rng.IntN(n))
+				switch rng.IntN(8) {
+				case 0:
+					v = int32(rng.IntN(min(n, 3))) // hub heads
+				case 1:
+					v = u
+				}
+				for range 1 + rng.IntN(2) { // parallel arcs, some
+					el.Src, el.Dst = append(el.Src, u), append(el.Dst, v)
+					if weighted {
+						el.W = append(el.W, float32(rng.IntN(5)))
+					}
+				}
+			}
+			g, err := Build(el, Options{KeepSelfLoops: true, KeepDuplicates: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if weighted {
+				shuffleParallelArcs(g, rng)
+			}
+			type arc struct {
+				u int32
+				w float32
+			}
+			rows := make([][]arc, n)
+			for u := range int32(n) {
+				for i := g.RowPtr[u]; i < g.RowPtr[u+1]; i++ {
+					a := arc{u: u}
+					if weighted {
+						a.w = g.W[i]
+					}
+					rows[g.Col[i]] = append(rows[g.Col[i]], a)
+				}
+			}
+			for _, r := range rows {
+				slices.SortFunc(r, func(a, b arc) int { return cmp.Or(cmp.Compare(a.u, b.u), cmp.Compare(a.w, b.w)) })
+			}
+			for _, procs := range []int{1, 3, 8} {
+				withProcs(t, procs)
+				tr := g.Transpose()
+				what := fmt.Sprintf("n=%d weighted=%v procs=%d", n, weighted, procs)
+				if !tr.Directed || tr.N != n || tr.NNZ() != g.NNZ() || (tr.W != nil) != weighted {
+					t.Fatalf("%s: transpose's shape differs", what)
+				}
+				for v := range int32(n) {
+					got, want := tr.Neighbors(v), rows[v]
+					if len(got) != len(want) {
+						t.Fatalf("%s: row %d has %d arcs, want %d", what, v, len(got), len(want))
+					}
+					for i, u := range got {
+						if u != want[i].u || (weighted && tr.Weights(v)[i] != want[i].w) {
+							t.Fatalf("%s: row %d differs at %d", what, v, i)
+						}
+					}
+				}
+				if err := tr.Validate(); err != nil {
+					t.Fatalf("%s: %v", what, err)
+				}
+			}
+		}
+	}
+}
+
+// TestSymmetrizedMatchesBuild: a directed graph's Symmetrized is what
+// Build makes of its arcs as an undirected edge list with self loops kept
+// (every array, and the counts), with its transpose given or not, at 1
+// and 3 workers; an undirected graph is its own.
+func TestSymmetrizedMatchesBuild(t *testing.T) {
+	rng := rand.New(rand.NewPCG(43, 44))
+	for _, n := range []int{1, 70, 5000, 100000} {
+		for _, weighted := range []bool{false, true} {
+			el := &EdgeList{N: n, Directed: true, IDBase: 3, Name: "sym"}
+			for range 4 * n {
+				u, v := int32(rng.IntN(n)), int32(rng.IntN(n))
+				switch rng.IntN(8) {
+				case 0:
+					v = int32(rng.IntN(min(n, 3)))
+				case 1:
+					v = u
+				case 2:
+					el.Src, el.Dst = append(el.Src, v), append(el.Dst, u) // both ways
+					if weighted {
+						el.W = append(el.W, float32(1+rng.IntN(5)))
+					}
+				}
+				el.Src, el.Dst = append(el.Src, u), append(el.Dst, v)
+				if weighted {
+					el.W = append(el.W, float32(1+rng.IntN(5)))
+				}
+			}
+			g, err := Build(el, Options{KeepSelfLoops: true, KeepDuplicates: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ul := g.EdgeList()
+			ul.Directed = false
+			want, err := Build(ul, Options{KeepSelfLoops: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, procs := range []int{1, 3} {
+				withProcs(t, procs)
+				for _, in := range []*Graph{nil, g.Transpose()} {
+					got := g.Symmetrized(in)
+					what := fmt.Sprintf("n=%d weighted=%v procs=%d transpose given %v", n, weighted, procs, in != nil)
+					if got.Directed || !got.RepeatFree || got.N != n || got.Name != g.Name || got.IDBase != g.IDBase {
+						t.Fatalf("%s: %+v", what, got)
+					}
+					if !slices.Equal(got.RowPtr, want.RowPtr) || !slices.Equal(got.Col, want.Col) || !slices.Equal(got.W, want.W) {
+						t.Fatalf("%s: the rows differ from Build's", what)
+					}
+					if got.Stats != want.Stats {
+						t.Fatalf("%s: stats %+v, Build's %+v", what, got.Stats, want.Stats)
+					}
+				}
+			}
+			if u := want.Symmetrized(nil); u != want {
+				t.Fatal("an undirected graph's Symmetrized is not itself")
 			}
 		}
 	}

@@ -225,7 +225,8 @@ func (g *Graph) inAdj() *datasets.Graph {
 }
 
 func (g *Graph) symAdj() *datasets.Graph {
-	return g.derived(&g.sym, func() *datasets.Graph { return symmetrize(g.g) })
+	// (from the transpose where a run built it already)
+	return g.derived(&g.sym, func() *datasets.Graph { return g.g.Symmetrized(g.in.Load()) })
 }
 
 // derived returns *p, building it once.
@@ -241,22 +242,6 @@ func (g *Graph) derived(p *atomic.Pointer[datasets.Graph], build func() *dataset
 	d := build()
 	p.Store(d)
 	return d
-}
-
-// symmetrize returns the undirected view: every arc in both directions,
-// parallel arcs merged (the lighter weight kept), self loops kept.
-func symmetrize(d *datasets.Graph) *datasets.Graph {
-	if !d.Directed {
-		return d
-	}
-	el := d.EdgeList()
-	el.Directed = false
-	s, err := datasets.Build(el, datasets.Options{KeepSelfLoops: true})
-	if err != nil {
-		// A valid CSR always rebuilds; reaching here is a bug.
-		panic(fmt.Sprintf("vertexprog: symmetrizing a valid graph failed: %v", err))
-	}
-	return s
 }
 
 // gatherRows says which adjacency the rows of the pull matrix list for an
