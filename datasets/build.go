@@ -236,7 +236,7 @@ func (g *Graph) Transpose() *Graph {
 			// next[h]: where the next tail of head first+h goes.
 			next = append(next[:0], make([]int64, last-first+1)...)
 			for _, h := range low[s:e] {
-				next[h+1]++
+				next[int(h)+1]++ // (h+1 would wrap at 2^16)
 			}
 			next[0] = s
 			for i := 1; i < len(next); i++ {

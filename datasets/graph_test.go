@@ -122,19 +122,25 @@ func TestRepeatFree(t *testing.T) {
 // head's arcs in increasing order, parallel arcs by weight, computed
 // plainly: directed graphs with hubs, loops, empty rows and parallel arcs
 // (listed by weight as Build leaves them, or shuffled as a file may list
-// them), of one bucket and of dozens, at 1, 3 and 8 workers.
+// them), of one bucket and of dozens, and of buckets of 2^16 heads with
+// arcs into the last, at 1, 3 and 8 workers.
 func TestTransposeMatchesDefinition(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 42))
-	for _, n := range []int{1, 70, 5000, 300000} {
+	for _, c := range []struct{ n, perVertex int }{{1, 4}, {70, 4}, {5000, 4}, {300000, 4}, {70000, 1}} {
+		n := c.n
 		for _, weighted := range []bool{false, true} {
 			el := &EdgeList{N: n, Directed: true}
-			for range 4 * n {
+			for range c.perVertex * n {
 				u, v := int32(rng.IntN(n)), int32(rng.IntN(n))
 				switch rng.IntN(8) {
 				case 0:
 					v = int32(rng.IntN(min(n, 3))) // hub heads
 				case 1:
 					v = u
+				case 2:
+					// (at one arc a vertex, buckets of 2^16 heads: the
+					// last head of the first)
+					v = int32(min(n-1, 1<<16-1))
 				}
 				for range 1 + rng.IntN(2) { // parallel arcs, some
 					el.Src, el.Dst = append(el.Src, u), append(el.Dst, v)
