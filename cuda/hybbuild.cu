@@ -478,3 +478,47 @@ extern "C" __global__ void hb_rk_adj(const HB_Or a, int unused) {
   for (long long s = (long long)blockIdx.x * blockDim.x + threadIdx.x; s < len; s += stride)
     a.adj[s] = a.val[s] == a.n ? HB_OR_PAD : a.val[s];
 }
+
+// A directed graph's ranked orientation (its Neighbors are in ∪ out, so
+// the lists above are built alike) also says which edges have arcs both
+// ways: bit s of both is set where the list entry in slot s, u in the
+// list of v, has v -> u and u -> v among the graph's out-rows.
+struct HB_Both {
+  const long long* outPtr;  // n+1: the out-rows
+  const int* outCol;
+  const int* order;         // order[p]: the vertex of rank n-1-p
+  const long long* off;     // by rank
+  const int* cnt;
+  const int* adj;
+  unsigned* both;           // a bit a slot of adj, zeroed
+  int n, unused;
+};
+
+static_assert(sizeof(HB_Both) == 64, "hpgraph: HB_Both layout");
+
+// hb_has: whether the sorted col[lo, hi) holds x.
+__device__ __forceinline__ bool hb_has(const int* col, long long lo, long long hi, int x) {
+  const long long end = hi;
+  while (lo < hi) {
+    const long long mid = lo + (hi - lo) / 2;
+    if (col[mid] < x) lo = mid + 1; else hi = mid;
+  }
+  return lo < end && col[lo] == x;
+}
+
+// hb_rk_both: a warp a list (rank r), a lane an entry.
+extern "C" __global__ void hb_rk_both(const HB_Both a, int unused) {
+  const int lane = threadIdx.x & 31;
+  const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
+  for (long long rr = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; rr < a.n; rr += warps) {
+    const int r = (int)rr, v = a.order[a.n - 1 - r];
+    const long long s0 = a.off[r], c = a.cnt[r], vb = a.outPtr[v], ve = a.outPtr[v + 1];
+    for (long long i = lane; i < c; i += 32) {
+      const int u = a.order[a.n - 1 - a.adj[s0 + i]];
+      if (hb_has(a.outCol, vb, ve, u) && hb_has(a.outCol, a.outPtr[u], a.outPtr[u + 1], v)) {
+        const long long s = s0 + i;
+        atomicOr(a.both + (s >> 5), 1u << (s & 31));
+      }
+    }
+  }
+}

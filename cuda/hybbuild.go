@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
+	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/hyb"
 	"github.com/hpgraph/hpgraph/internal/par"
 	"github.com/hpgraph/hpgraph/internal/phase"
@@ -21,7 +22,7 @@ var hybBuildSource string
 
 var hybBuildKernels = []string{"hb_ell", "hb_coo", "hb_restore", "hb_bin_count", "hb_bin_scan", "hb_bin_place", "hb_degrees",
 	"hb_or_deg", "hb_or_count", "hb_or_scan1", "hb_or_scan2", "hb_or_scan3", "hb_or_fill",
-	"hb_rk_iota", "hb_rk_rank", "hb_rk_counts", "hb_rk_records", "hb_rk_adj"}
+	"hb_rk_iota", "hb_rk_rank", "hb_rk_counts", "hb_rk_records", "hb_rk_adj", "hb_rk_both"}
 
 // buildOnDevice is PREPROCESS on the device for a matrix that
 // vertexprog described without filling (hyb.Describe): it builds the ELL
@@ -245,8 +246,8 @@ func deviceDegrees(md *matDev) {
 type orientDev struct {
 	deg, cnt, off, adj cu.DevicePtr
 	adjLen             int64 // Adj's entries (Off[N])
-	// rank, both: a ranked orientation's (both one zero word: the device
-	// builds the ranked orientations of undirected graphs only)
+	// rank, both: a ranked orientation's (both one zero word for an
+	// undirected graph)
 	rank, both cu.DevicePtr
 }
 
@@ -328,24 +329,26 @@ func deviceOrientation(md *matDev, all bool) *orientDev {
 	return o
 }
 
-// deviceRankedOrientation builds the ranked orientation of the
-// undirected graph whose Neighbors md's matrix holds (hybbuild.cu's
-// hb_rk kernels, and two radix sorts of transpose.cu's: the ids by
-// degree, then the lists' records by row). Only Off[N] comes back to the
-// host, to size Adj. Inside device.do.
-func deviceRankedOrientation(md *matDev) *orientDev {
+// deviceRankedOrientation builds the ranked orientation of g, whose
+// Neighbors md's matrix holds (hybbuild.cu's hb_rk kernels, and two radix
+// sorts of transpose.cu's: the ids by degree, then the lists' records by
+// row); for a directed g, Both from its out-rows, uploaded for it
+// (hb_rk_both). Only Off[N] comes back to the host, to size Adj and Both.
+// Inside device.do.
+func deviceRankedOrientation(md *matDev, g *datasets.Graph) *orientDev {
 	d := theDev
 	m := md.m
 	n := int64(m.N)
 	o := &orientDev{deg: devAlloc(&md.bufs, n*4), cnt: devAlloc(&md.bufs, n*4), off: devAlloc(&md.bufs, (n+1)*8),
-		rank: devAlloc(&md.bufs, n*4), both: devAlloc(&md.bufs, 4)}
-	cu.MemsetD32(o.both, 0, 1)
+		rank: devAlloc(&md.bufs, n*4)}
 	var tmp []cu.DevicePtr
 	defer func() { freeAll(tmp) }()
 	a := orArg{ellCol: md.ellCol, cooCol: md.cooCol, cooPtr: md.cooPtr, deg: o.deg, cnt: devAlloc(&tmp, n*4), rank: o.rank,
 		sums: devAlloc(&tmp, max((n+orientRows-1)/orientRows, 1)*8), n: m.N, k: m.K, pitch: m.Pitch, unit: vertexprog.OrientationBlock}
 	if n == 0 {
+		o.both = devAlloc(&md.bufs, 4)
 		cu.MemsetD32(o.off, 0, 2)
+		cu.MemsetD32(o.both, 0, 1)
 		cu.CtxSynchronize()
 		return o
 	}
@@ -358,18 +361,21 @@ func deviceRankedOrientation(md *matDev) *orientDev {
 	// Degrees and each vertex's count above it, in id order.
 	launch("hb_or_deg", n, a)
 	launch("hb_or_count", n*32, a)
-	// Ranks: the ids sorted stably by degree (below nnz+1, or 2^31).
+	// Ranks: the ids sorted stably by degree (below nnz+1, or 2^31);
+	// order, the sorted ids, stays for a directed graph's Both.
+	var order cu.DevicePtr
 	{
 		var sbuf []cu.DevicePtr
-		ids := devAlloc(&sbuf, n*4)
-		b := sortBufs{key: [2]cu.DevicePtr{devAlloc(&sbuf, n*4), devAlloc(&sbuf, n*4)}, src: [2]cu.DevicePtr{devAlloc(&sbuf, n*4), ids}}
+		ids := devAlloc(&tmp, n*4)
+		b := sortBufs{key: [2]cu.DevicePtr{devAlloc(&sbuf, n*4), devAlloc(&sbuf, n*4)}, src: [2]cu.DevicePtr{devAlloc(&tmp, n*4), ids}}
 		hist, sums := sortScratch(&sbuf, n)
 		ia := a
 		ia.val = ids
 		launch("hb_rk_iota", n, ia)
 		passes := transposePasses(int(min(m.NNZ(), math.MaxInt32-1) + 1))
 		radixSort(tr, o.deg, ids, 0, b, n, passes, hist, sums)
-		ia.val = b.src[(passes-1)%2]
+		order = b.src[(passes-1)%2]
+		ia.val = order
 		launch("hb_rk_rank", n, ia)
 		d.syncStream()
 		freeAll(sbuf)
@@ -406,7 +412,25 @@ func deviceRankedOrientation(md *matDev) *orientDev {
 		launch("hb_rk_adj", recs, fa)
 		d.syncStream()
 	}
-	md.bytes += n*20 + 12 + o.adjLen*4
+	words := int64(1)
+	if g.Directed {
+		words = max(1, (o.adjLen+31)/32)
+	}
+	o.both = devAlloc(&md.bufs, words*4)
+	cu.MemsetD32(o.both, 0, words)
+	cu.CtxSynchronize() // (the memset ran on the legacy stream)
+	if g.Directed && o.adjLen > 0 {
+		// Which edges have arcs both ways: the out-rows, uploaded for it.
+		args := make([]byte, 64)
+		le := binary.LittleEndian
+		for i, p := range []cu.DevicePtr{devPut(&tmp, g.RowPtr), devPut(&tmp, g.Col), order, o.off, o.cnt, o.adj, o.both} {
+			le.PutUint64(args[8*i:], uint64(p))
+		}
+		le.PutUint32(args[56:], uint32(n))
+		mod.launch2("hb_rk_both", min(blocks(n*32, blockSize), most), d.stream, args, unused)
+		d.syncStream()
+	}
+	md.bytes += n*20 + 8 + words*4 + o.adjLen*4
 	d.notePeak()
 	return o
 }

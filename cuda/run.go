@@ -118,10 +118,8 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 		return nil, err
 	}
 	for _, a := range job.Code.Arrays {
-		if a.Orientation != nil && (job.Spec.Edges != vertexprog.AllEdges || job.Graph == nil || !a.Orientation.Of(job.Graph) ||
-			(a.Orientation.Ranked && job.Graph.Directed())) {
-			// (the gather matrix is not the graph's Neighbors, or the
-			// orientation needs the directions, which it does not hold)
+		if a.Orientation != nil && (job.Spec.Edges != vertexprog.AllEdges || job.Graph == nil || !a.Orientation.Of(job.Graph)) {
+			// (the gather matrix is not the graph's Neighbors)
 			layout.orientOnHost()
 			break
 		}
