@@ -140,6 +140,22 @@ func FuzzReadCache(f *testing.F) {
 		if err := g.Validate(); err != nil {
 			t.Fatalf("ReadCache returned an invalid graph: %v", err)
 		}
+		repeats := false
+		for i := range g.Col {
+			repeats = repeats || (i > 0 && g.Col[i] == g.Col[i-1] && !slices.Contains(g.RowPtr, int64(i)))
+		}
+		if g.RepeatFree == repeats {
+			t.Fatalf("RepeatFree %v for a graph whose rows repeat a column: %v", g.RepeatFree, repeats)
+		}
+		// The host's derived graphs of whatever it reads are valid too.
+		for _, d := range []*Graph{g.Transpose(), g.Symmetrized(nil)} {
+			if err := d.Validate(); err != nil || d.N != g.N {
+				t.Fatalf("a derived graph is invalid: %v", err)
+			}
+		}
+		if tr := g.Transpose(); tr.NNZ() != g.NNZ() {
+			t.Fatalf("the transpose has %d arcs, the graph %d", tr.NNZ(), g.NNZ())
+		}
 	})
 }
 
