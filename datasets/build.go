@@ -234,7 +234,8 @@ func (g *Graph) Transpose() *Graph {
 			}
 			s, e := start[k], start[k+1]
 			// next[h]: where the next tail of head first+h goes.
-			next = append(next[:0], make([]int64, last-first+1)...)
+			next = slices.Grow(next[:0], last-first+1)[:last-first+1]
+			clear(next)
 			for _, h := range low[s:e] {
 				next[int(h)+1]++ // (h+1 would wrap at 2^16)
 			}

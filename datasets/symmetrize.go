@@ -25,7 +25,8 @@ func (g *Graph) Symmetrized(in *Graph) *Graph {
 	}
 	n := g.N
 	s := &Graph{Name: g.Name, N: n, RowPtr: make([]int64, n+1), IDs: g.IDs, IDBase: g.IDBase, RepeatFree: true}
-	bounds := par.Split(n, par.Workers(), func(i int) int64 { return 2 * g.RowPtr[i] })
+	// (blocks of about equal merging: out-rows plus in-rows)
+	bounds := par.Split(n, par.Workers(), func(i int) int64 { return g.RowPtr[i] + in.RowPtr[i] })
 	par.Parts(bounds, func(_, lo, hi int) {
 		for v := lo; v < hi; v++ {
 			s.RowPtr[v+1] = int64(mergeRows(g.Neighbors(int32(v)), in.Neighbors(int32(v)), nil, nil, nil, nil))
@@ -38,8 +39,7 @@ func (g *Graph) Symmetrized(in *Graph) *Graph {
 	}
 	par.Parts(bounds, func(_, lo, hi int) {
 		for v := lo; v < hi; v++ {
-			r := s.RowPtr[v] // (a row's end is the next one's start)
-			e := s.RowPtr[v+1]
+			r, e := s.RowPtr[v], s.RowPtr[v+1]
 			var w []float32
 			if s.W != nil {
 				w = s.W[r:e]
