@@ -28,7 +28,7 @@ type matDev struct {
 	tileBufs                                  []cu.DevicePtr
 	pushDeg                                   cu.DevicePtr
 	pushChunks                                int64         // the degrees' push chunks (hb_degrees), with pushDeg
-	orient                                    [2]*orientDev // the graph's Orientation, and with All (deviceOrientation)
+	orient                                    [3]*orientDev // the graph's Orientations, by orientKind
 	bufs                                      []cu.DevicePtr
 	bytes                                     int64
 	users                                     int
@@ -336,12 +336,4 @@ func (md *matDev) cooBlocks(listed bool) int64 {
 		w, q = ceilDiv(md.bins.nWarp, listedRowsPerBlock), ceilDiv(md.bins.nQuad, listedRowsPerBlock)
 	}
 	return int64(ch + w + q + t)
-}
-
-// orientation is md's Orientation (all: every neighbour), built.
-func (md *matDev) orientation(all bool) *orientDev {
-	if all {
-		return md.orient[1]
-	}
-	return md.orient[0]
 }

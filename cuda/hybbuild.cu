@@ -234,10 +234,20 @@ struct HB_Or {
   long long* off;           // n+1
   int* adj;                 // off[n]
   long long* sums;          // per HB_OR_ROWS rows (hb_or_scan1..3)
+  // The ranked orientation's (hb_rk_*): rank[v]; the records' keys and
+  // values (the sort's input, and iota's output); low[ρ], where the
+  // records of the vertex of rank ρ start; padAt, the pad records' count.
+  int* rank;
+  int* key;
+  int* val;
+  long long* low;
+  unsigned long long* padAt;
   int n, k, pitch, all;
+  int unit;  // the scans round each count up to it (HB_OR_BLOCK, or 1)
+  int unused;
 };
 
-static_assert(sizeof(HB_Or) == 80, "hpgraph: HB_Or layout");
+static_assert(sizeof(HB_Or) == 128, "hpgraph: HB_Or layout");
 
 __device__ __forceinline__ int hb_or_ell_len(const HB_Or& a, int r) {
   int j = 0;
@@ -291,9 +301,9 @@ extern "C" __global__ void hb_or_count(const HB_Or a, int unused) {
   }
 }
 
-// hb_or_padded is row r's list length rounded up to HB_OR_BLOCK (0 past n).
+// hb_or_padded is row r's list length rounded up to a.unit (0 past n).
 __device__ __forceinline__ long long hb_or_padded(const HB_Or& a, long long r) {
-  return r < a.n ? ((long long)a.cnt[r] + HB_OR_BLOCK - 1) / HB_OR_BLOCK * HB_OR_BLOCK : 0;
+  return r < a.n ? ((long long)a.cnt[r] + a.unit - 1) / a.unit * a.unit : 0;
 }
 
 // hb_or_block_scan: the inclusive scan of v over a block of 256 threads
@@ -321,7 +331,9 @@ __device__ __forceinline__ long long hb_or_block_scan(long long v, long long* sh
 }
 
 // hb_or_scan1: block b (256 threads, 4 rows each) writes off[r+1] = the
-// padded lengths of its rows up to r, and sums[b] their total.
+// padded lengths of its rows up to r, and sums[b] their total. (The
+// scans take any counts cnt to their offsets off: the ranked orientation
+// scans two other arrays too.)
 extern "C" __global__ void __launch_bounds__(256) hb_or_scan1(const HB_Or a, int unused) {
   __shared__ long long sh[32];
   const long long base = (long long)blockIdx.x * HB_OR_ROWS + threadIdx.x * 4;
@@ -381,5 +393,132 @@ extern "C" __global__ void hb_or_fill(const HB_Or a, int unused) {
       at += __popc(bal);
     }
     for (long long i = at + lane; i < a.off[r + 1]; i += 32) a.adj[i] = HB_OR_PAD;
+  }
+}
+
+// A ranked orientation (vertexprog.Graph.RankedOrientation) of an
+// undirected graph: the lists of the orientation above, in rank space
+// (rank 0 the highest (deg, id)), laid out in rank order, built without
+// sorting a list: deg and cnt as above (hb_or_deg, hb_or_count); ranks
+// from a stable radix sort of the ids by degree (hb_rk_iota, the tr_
+// passes of transpose.cu, hb_rk_rank); then, per vertex u, one record
+// (ρ(v), ρ(u)) for each neighbour v below u (hb_rk_records), written
+// where u's rank puts it (low: a scan, in rank order, of each vertex's
+// count below, deg - cnt), so the records come in increasing ρ(u); and
+// (ρ(u), n) for each slot of u's padding, after every real record. A
+// stable sort of the records by key then leaves each row's values
+// sorted, its padding last, and the rows in rank order: the values are
+// Adj, n standing for the pad (hb_rk_adj). The graph is undirected, so
+// the neighbours below u are exactly the vertices whose lists hold u.
+
+// hb_rk_iota: val[i] = i for i < n.
+extern "C" __global__ void hb_rk_iota(const HB_Or a, int unused) {
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < a.n; i += stride) a.val[i] = (int)i;
+}
+
+// hb_rk_rank: val holds the ids in increasing (deg, id): the p-th gets
+// rank n-1-p.
+extern "C" __global__ void hb_rk_rank(const HB_Or a, int unused) {
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x; p < a.n; p += stride)
+    a.rank[a.val[p]] = (int)(a.n - 1 - p);
+}
+
+// hb_rk_counts: in rank order, key[ρ(v)] = v's neighbours below it
+// (deg - cnt: every entry but a loop is above or below) and val[ρ(v)] its
+// list's length, cnt.
+extern "C" __global__ void hb_rk_counts(const HB_Or a, int unused) {
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < a.n; v += stride) {
+    const int r = a.rank[v];
+    a.key[r] = a.deg[v] - a.cnt[v];
+    a.val[r] = a.cnt[v];
+  }
+}
+
+// hb_rk_records: a warp a vertex u, writing (ρ(v), ρ(u)) for each entry v
+// below u, in its row's order, from low[ρ(u)] on (a ballot's prefix
+// places each), and its list's padding as (ρ(u), n) at padAt's count past
+// low[n].
+extern "C" __global__ void hb_rk_records(const HB_Or a, int unused) {
+  const int lane = threadIdx.x & 31;
+  const unsigned below = (1u << lane) - 1;
+  const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
+  for (long long uu = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; uu < a.n; uu += warps) {
+    const int u = (int)uu, el = hb_or_ell_len(a, u), ru = a.rank[u];
+    const long long len = el + (a.cooPtr[u + 1] - a.cooPtr[u]);
+    long long at = a.low[ru];
+    for (long long i0 = 0; i0 < len; i0 += 32) {
+      const long long i = i0 + lane;
+      const int v = i < len ? hb_or_at(a, u, el, i) : u;
+      const bool keep = v != u && hb_or_keep(a, v, u);
+      const unsigned bal = __ballot_sync(0xffffffffu, keep);
+      if (keep) {
+        a.key[at + __popc(bal & below)] = a.rank[v];
+        a.val[at + __popc(bal & below)] = ru;
+      }
+      at += __popc(bal);
+    }
+    const int pads = (HB_OR_BLOCK - a.cnt[u] % HB_OR_BLOCK) % HB_OR_BLOCK;
+    if (lane == 0 && pads) {
+      const long long p = a.low[a.n] + (long long)atomicAdd(a.padAt, (unsigned long long)pads);
+      for (int q = 0; q < pads; q++) {
+        a.key[p + q] = ru;
+        a.val[p + q] = a.n;
+      }
+    }
+  }
+}
+
+// hb_rk_adj: adj from the sorted values (val), n becoming HB_OR_PAD.
+extern "C" __global__ void hb_rk_adj(const HB_Or a, int unused) {
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  const long long len = a.off[a.n];
+  for (long long s = (long long)blockIdx.x * blockDim.x + threadIdx.x; s < len; s += stride)
+    a.adj[s] = a.val[s] == a.n ? HB_OR_PAD : a.val[s];
+}
+
+// A directed graph's ranked orientation (its Neighbors are in ∪ out, so
+// the lists above are built alike) also says which edges have arcs both
+// ways: bit s of both is set where the list entry in slot s, u in the
+// list of v, has v -> u and u -> v among the graph's out-rows.
+struct HB_Both {
+  const long long* outPtr;  // n+1: the out-rows
+  const int* outCol;
+  const int* order;         // order[p]: the vertex of rank n-1-p
+  const long long* off;     // by rank
+  const int* cnt;
+  const int* adj;
+  unsigned* both;           // a bit a slot of adj, zeroed
+  int n, unused;
+};
+
+static_assert(sizeof(HB_Both) == 64, "hpgraph: HB_Both layout");
+
+// hb_has: whether the sorted col[lo, hi) holds x.
+__device__ __forceinline__ bool hb_has(const int* col, long long lo, long long hi, int x) {
+  const long long end = hi;
+  while (lo < hi) {
+    const long long mid = lo + (hi - lo) / 2;
+    if (col[mid] < x) lo = mid + 1; else hi = mid;
+  }
+  return lo < end && col[lo] == x;
+}
+
+// hb_rk_both: a warp a list (rank r), a lane an entry.
+extern "C" __global__ void hb_rk_both(const HB_Both a, int unused) {
+  const int lane = threadIdx.x & 31;
+  const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
+  for (long long rr = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; rr < a.n; rr += warps) {
+    const int r = (int)rr, v = a.order[a.n - 1 - r];
+    const long long s0 = a.off[r], c = a.cnt[r], vb = a.outPtr[v], ve = a.outPtr[v + 1];
+    for (long long i = lane; i < c; i += 32) {
+      const int u = a.order[a.n - 1 - a.adj[s0 + i]];
+      if (hb_has(a.outCol, vb, ve, u) && hb_has(a.outCol, a.outPtr[u], a.outPtr[u + 1], v)) {
+        const long long s = s0 + i;
+        atomicOr(a.both + (s >> 5), 1u << (s & 31));
+      }
+    }
   }
 }

@@ -6,9 +6,11 @@ import (
 	_ "embed"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"unsafe"
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
+	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/hyb"
 	"github.com/hpgraph/hpgraph/internal/par"
 	"github.com/hpgraph/hpgraph/internal/phase"
@@ -19,7 +21,8 @@ import (
 var hybBuildSource string
 
 var hybBuildKernels = []string{"hb_ell", "hb_coo", "hb_restore", "hb_bin_count", "hb_bin_scan", "hb_bin_place", "hb_degrees",
-	"hb_or_deg", "hb_or_count", "hb_or_scan1", "hb_or_scan2", "hb_or_scan3", "hb_or_fill"}
+	"hb_or_deg", "hb_or_count", "hb_or_scan1", "hb_or_scan2", "hb_or_scan3", "hb_or_fill",
+	"hb_rk_iota", "hb_rk_rank", "hb_rk_counts", "hb_rk_records", "hb_rk_adj", "hb_rk_both"}
 
 // buildOnDevice is PREPROCESS on the device for a matrix that
 // vertexprog described without filling (hyb.Describe): it builds the ELL
@@ -243,10 +246,47 @@ func deviceDegrees(md *matDev) {
 type orientDev struct {
 	deg, cnt, off, adj cu.DevicePtr
 	adjLen             int64 // Adj's entries (Off[N])
+	// rank, both: a ranked orientation's (both one zero word for an
+	// undirected graph)
+	rank, both cu.DevicePtr
 }
 
 // orientRows is how many rows a block of hb_or_scan1 sums (HB_OR_ROWS).
 const orientRows = 1024
+
+// orArg is hybbuild.cu's HB_Or.
+type orArg struct {
+	ellCol, cooCol, cooPtr, deg, cnt, off, adj, sums, rank, key, val, low, padAt cu.DevicePtr
+	n, k, pitch, all, unit                                                       int
+}
+
+func (a *orArg) bytes() []byte {
+	b := make([]byte, 128)
+	le := binary.LittleEndian
+	for i, p := range []cu.DevicePtr{a.ellCol, a.cooCol, a.cooPtr, a.deg, a.cnt, a.off, a.adj, a.sums, a.rank, a.key, a.val, a.low, a.padAt} {
+		le.PutUint64(b[8*i:], uint64(p))
+	}
+	for i, v := range []int{a.n, a.k, a.pitch, a.all, a.unit} {
+		le.PutUint32(b[104+4*i:], uint32(v))
+	}
+	return b
+}
+
+// orientScan turns the n counts at a.cnt into their offsets at a.off (n+1
+// entries, each count rounded up to a.unit) with hb_or_scan1..3, sums
+// holding a long long per orientRows counts. Asynchronous.
+func orientScan(mod *module, a orArg) {
+	d := theDev
+	n := int64(a.n)
+	scanBlocks := (n + orientRows - 1) / orientRows
+	unused := make([]byte, 4)
+	b := a.bytes()
+	mod.launch2("hb_or_scan1", scanBlocks, d.stream, b, unused)
+	nb := make([]byte, 4)
+	binary.LittleEndian.PutUint32(nb, uint32(scanBlocks))
+	mod.launch2("hb_or_scan2", 1, d.stream, b, nb)
+	mod.launch2("hb_or_scan3", min(blocks(n, blockSize), int64(d.sms)*16), d.stream, b, unused)
+}
 
 // deviceOrientation builds the orientation (all: every neighbour) of the
 // graph whose Neighbors md's matrix holds, with the hb_or kernels: the
@@ -260,23 +300,11 @@ func deviceOrientation(md *matDev, all bool) *orientDev {
 	o := &orientDev{deg: devAlloc(&md.bufs, n*4), cnt: devAlloc(&md.bufs, n*4), off: devAlloc(&md.bufs, (n+1)*8)}
 	var tmp []cu.DevicePtr
 	defer func() { freeAll(tmp) }()
-	scanBlocks := (n + orientRows - 1) / orientRows
-	sums := devAlloc(&tmp, max(scanBlocks, 1)*8)
-	a := make([]byte, 80)
-	le := binary.LittleEndian
-	flag := 0
+	a := orArg{ellCol: md.ellCol, cooCol: md.cooCol, cooPtr: md.cooPtr, deg: o.deg, cnt: o.cnt, off: o.off,
+		sums: devAlloc(&tmp, max((n+orientRows-1)/orientRows, 1)*8), n: m.N, k: m.K, pitch: m.Pitch, unit: vertexprog.OrientationBlock}
 	if all {
-		flag = 1
+		a.all = 1
 	}
-	put := func() {
-		for i, p := range []cu.DevicePtr{md.ellCol, md.cooCol, md.cooPtr, o.deg, o.cnt, o.off, o.adj, sums} {
-			le.PutUint64(a[8*i:], uint64(p))
-		}
-		for i, v := range []int{m.N, m.K, m.Pitch, flag} {
-			le.PutUint32(a[64+4*i:], uint32(v))
-		}
-	}
-	put()
 	mod := d.hybBuildModule()
 	most := int64(d.sms) * 16
 	unused := make([]byte, 4)
@@ -284,25 +312,142 @@ func deviceOrientation(md *matDev, all bool) *orientDev {
 		cu.MemsetD32(o.off, 0, 2)
 		cu.CtxSynchronize()
 	} else {
-		mod.launch2("hb_or_deg", min(blocks(n, blockSize), most), d.stream, a, unused)
-		mod.launch2("hb_or_count", min(blocks(n*32, blockSize), most), d.stream, a, unused)
-		mod.launch2("hb_or_scan1", scanBlocks, d.stream, a, unused)
-		nb := make([]byte, 4)
-		le.PutUint32(nb, uint32(scanBlocks))
-		mod.launch2("hb_or_scan2", 1, d.stream, a, nb)
-		mod.launch2("hb_or_scan3", min(blocks(n, blockSize), most), d.stream, a, unused)
+		mod.launch2("hb_or_deg", min(blocks(n, blockSize), most), d.stream, a.bytes(), unused)
+		mod.launch2("hb_or_count", min(blocks(n*32, blockSize), most), d.stream, a.bytes(), unused)
+		orientScan(mod, a)
 		d.syncStream()
 	}
 	cu.MemcpyDtoH(unsafe.Pointer(&o.adjLen), o.off+cu.DevicePtr(n*8), 8)
 	if o.adjLen > 0 {
 		o.adj = devAlloc(&md.bufs, o.adjLen*4)
-		put()
-		mod.launch2("hb_or_fill", min(blocks(n*32, blockSize), most), d.stream, a, unused)
+		a.adj = o.adj
+		mod.launch2("hb_or_fill", min(blocks(n*32, blockSize), most), d.stream, a.bytes(), unused)
 		d.syncStream()
 	}
 	md.bytes += n*16 + 8 + o.adjLen*4
 	d.notePeak()
 	return o
+}
+
+// deviceRankedOrientation builds the ranked orientation of g, whose
+// Neighbors md's matrix holds (hybbuild.cu's hb_rk kernels, and two radix
+// sorts of transpose.cu's: the ids by degree, then the lists' records by
+// row); for a directed g, Both from its out-rows, uploaded for it
+// (hb_rk_both). Only Off[N] comes back to the host, to size Adj and Both.
+// Inside device.do.
+func deviceRankedOrientation(md *matDev, g *datasets.Graph) *orientDev {
+	d := theDev
+	m := md.m
+	n := int64(m.N)
+	o := &orientDev{deg: devAlloc(&md.bufs, n*4), cnt: devAlloc(&md.bufs, n*4), off: devAlloc(&md.bufs, (n+1)*8),
+		rank: devAlloc(&md.bufs, n*4)}
+	var tmp []cu.DevicePtr
+	defer func() { freeAll(tmp) }()
+	a := orArg{ellCol: md.ellCol, cooCol: md.cooCol, cooPtr: md.cooPtr, deg: o.deg, cnt: devAlloc(&tmp, n*4), rank: o.rank,
+		sums: devAlloc(&tmp, max((n+orientRows-1)/orientRows, 1)*8), n: m.N, k: m.K, pitch: m.Pitch, unit: vertexprog.OrientationBlock}
+	if n == 0 {
+		o.both = devAlloc(&md.bufs, 4)
+		cu.MemsetD32(o.off, 0, 2)
+		cu.MemsetD32(o.both, 0, 1)
+		cu.CtxSynchronize()
+		return o
+	}
+	mod, tr := d.hybBuildModule(), d.transposeModule()
+	most := int64(d.sms) * 16
+	unused := make([]byte, 4)
+	launch := func(name string, threads int64, a orArg) {
+		mod.launch2(name, min(blocks(threads, blockSize), most), d.stream, a.bytes(), unused)
+	}
+	// Degrees and each vertex's count above it, in id order.
+	launch("hb_or_deg", n, a)
+	launch("hb_or_count", n*32, a)
+	// Ranks: the ids sorted stably by degree (below nnz+1, or 2^31);
+	// order, the sorted ids, stays for a directed graph's Both.
+	var order cu.DevicePtr
+	{
+		var sbuf []cu.DevicePtr
+		ids := devAlloc(&tmp, n*4)
+		b := sortBufs{key: [2]cu.DevicePtr{devAlloc(&sbuf, n*4), devAlloc(&sbuf, n*4)}, src: [2]cu.DevicePtr{devAlloc(&tmp, n*4), ids}}
+		hist, sums := sortScratch(&sbuf, n)
+		ia := a
+		ia.val = ids
+		launch("hb_rk_iota", n, ia)
+		passes := transposePasses(int(min(m.NNZ(), math.MaxInt32-1) + 1))
+		radixSort(tr, o.deg, ids, 0, b, n, passes, hist, sums)
+		order = b.src[(passes-1)%2]
+		ia.val = order
+		launch("hb_rk_rank", n, ia)
+		d.syncStream()
+		freeAll(sbuf)
+	}
+	// In rank order: the counts below (key), then low, their offsets; the
+	// lists' lengths (cnt), then off.
+	ca := a
+	ca.key, ca.val = devAlloc(&tmp, n*4), o.cnt
+	launch("hb_rk_counts", n, ca)
+	low := devAlloc(&tmp, (n+1)*8)
+	sa := a
+	sa.cnt, sa.off, sa.unit = ca.key, low, 1
+	orientScan(mod, sa)
+	sa.cnt, sa.off, sa.unit = o.cnt, o.off, vertexprog.OrientationBlock
+	orientScan(mod, sa)
+	d.syncStream()
+	cu.MemcpyDtoH(unsafe.Pointer(&o.adjLen), o.off+cu.DevicePtr(n*8), 8)
+	if o.adjLen > 0 {
+		// The records, then their sort by row.
+		recs := o.adjLen
+		b := sortBufs{key: [2]cu.DevicePtr{devAlloc(&tmp, recs*4), devAlloc(&tmp, recs*4)}, src: [2]cu.DevicePtr{devAlloc(&tmp, recs*4), devAlloc(&tmp, recs*4)}}
+		padAt := devAlloc(&tmp, 8)
+		cu.MemsetD32(padAt, 0, 2)
+		cu.CtxSynchronize() // (the memsets ran on the legacy stream)
+		ra := a
+		ra.key, ra.val, ra.low, ra.padAt = b.key[1], b.src[1], low, padAt
+		launch("hb_rk_records", n*32, ra)
+		hist, sums := sortScratch(&tmp, recs)
+		passes := transposePasses(int(n))
+		radixSort(tr, b.key[1], b.src[1], 0, b, recs, passes, hist, sums)
+		o.adj = devAlloc(&md.bufs, o.adjLen*4)
+		fa := a
+		fa.off, fa.adj, fa.val = o.off, o.adj, b.src[(passes-1)%2]
+		launch("hb_rk_adj", recs, fa)
+		d.syncStream()
+	}
+	words := int64(1)
+	if g.Directed {
+		words = max(1, (o.adjLen+31)/32)
+	}
+	o.both = devAlloc(&md.bufs, words*4)
+	cu.MemsetD32(o.both, 0, words)
+	cu.CtxSynchronize() // (the memset ran on the legacy stream)
+	if g.Directed && o.adjLen > 0 {
+		// Which edges have arcs both ways: the out-rows, uploaded for it.
+		args := make([]byte, 64)
+		le := binary.LittleEndian
+		for i, p := range []cu.DevicePtr{devPut(&tmp, g.RowPtr), devPut(&tmp, g.Col), order, o.off, o.cnt, o.adj, o.both} {
+			le.PutUint64(args[8*i:], uint64(p))
+		}
+		le.PutUint32(args[56:], uint32(n))
+		mod.launch2("hb_rk_both", min(blocks(n*32, blockSize), most), d.stream, args, unused)
+		d.syncStream()
+	}
+	md.bytes += n*20 + 8 + words*4 + o.adjLen*4
+	d.notePeak()
+	return o
+}
+
+// orientation is md's orientation of o's kind, built.
+func (md *matDev) orientation(o *vertexprog.Orientation) *orientDev { return md.orient[orientKind(o)] }
+
+// orientKind indexes matDev.orient: 0 for an Orientation, 1 with All, 2
+// for a ranked one.
+func orientKind(o *vertexprog.Orientation) int {
+	switch {
+	case o.Ranked:
+		return 2
+	case o.All:
+		return 1
+	}
+	return 0
 }
 
 // ptr is the device array of part p.
@@ -314,6 +459,10 @@ func (o *orientDev) ptr(p vertexprog.OrientationPart) cu.DevicePtr {
 		return o.cnt
 	case vertexprog.OrientationOff:
 		return o.off
+	case vertexprog.OrientationRank:
+		return o.rank
+	case vertexprog.OrientationBoth:
+		return o.both
 	}
 	return o.adj
 }

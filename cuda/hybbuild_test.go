@@ -11,6 +11,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/hpgraph/hpgraph/apps"
 	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/hyb"
@@ -281,7 +282,8 @@ func TestPrefetchedBuild(t *testing.T) {
 }
 
 // TestDeviceOrientationMatchesHost builds graphs' orientations on the
-// device (deviceOrientation, from the HYB matrix of Neighbors in every
+// device (deviceOrientation and deviceRankedOrientation, from the HYB
+// matrix of Neighbors in every
 // split: all COO, mixed, all ELL) and compares every array with the
 // host's Orientation.Build: graphs with self loops, parallel arcs, hubs
 // whose rows span many warps, scan blocks (1024 rows) and their edges.
@@ -297,6 +299,9 @@ func TestDeviceOrientationMatchesHost(t *testing.T) {
 					u = int32(rng.IntN(min(n, 4))) // hubs
 				}
 				el.Src, el.Dst = append(el.Src, u), append(el.Dst, v)
+				if rng.IntN(8) == 0 { // arcs both ways (a ranked orientation's Both)
+					el.Src, el.Dst = append(el.Src, v), append(el.Dst, u)
+				}
 			}
 			dg, err := datasets.Build(el, datasets.Options{KeepSelfLoops: true, KeepDuplicates: true})
 			if err != nil {
@@ -308,8 +313,8 @@ func TestDeviceOrientationMatchesHost(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				for _, all := range []bool{false, true} {
-					o := g.Orientation(all)
+				kinds := []*vertexprog.Orientation{g.Orientation(false), g.Orientation(true), g.RankedOrientation()}
+				for _, o := range kinds {
 					o.Build()
 					err := d.do("orienting on the device", func() error {
 						md := &matDev{m: m.Matrix}
@@ -320,8 +325,13 @@ func TestDeviceOrientationMatchesHost(t *testing.T) {
 						} else {
 							buildOnDevice(md, m.Matrix, nil)
 						}
-						od := deviceOrientation(md, all)
-						what := fmt.Sprintf("n=%d directed=%v %s all=%v", n, directed, s.name, all)
+						var od *orientDev
+						if o.Ranked {
+							od = deviceRankedOrientation(md, dg)
+						} else {
+							od = deviceOrientation(md, o.All)
+						}
+						what := fmt.Sprintf("n=%d directed=%v %s all=%v ranked=%v", n, directed, s.name, o.All, o.Ranked)
 						if od.adjLen != o.Off[n] {
 							t.Fatalf("%s: device lists take %d entries, the host's %d", what, od.adjLen, o.Off[n])
 						}
@@ -336,6 +346,14 @@ func TestDeviceOrientationMatchesHost(t *testing.T) {
 						}
 						if got := download[int32](od.adj, od.adjLen); !slices.Equal(got, o.Adj) && len(o.Adj) > 0 {
 							t.Fatalf("%s: device lists differ from the host's", what)
+						}
+						if o.Ranked {
+							if got := download[int32](od.rank, int64(n)); !slices.Equal(got, o.Rank) {
+								t.Fatalf("%s: device ranks differ from the host's", what)
+							}
+							if got := download[uint32](od.both, int64(len(o.Both))); !slices.Equal(got, o.Both) {
+								t.Fatalf("%s: device Both differs from the host's", what)
+							}
 						}
 						return nil
 					})
@@ -527,5 +545,45 @@ func TestDeviceInMatrixRowsChecked(t *testing.T) {
 	}
 	if after < before {
 		t.Errorf("free device memory %d after the refused build, %d before", after, before)
+	}
+}
+
+// TestLCCOrientationOnDevice: LCC on the GPU matches the CPU engine's
+// coefficients exactly (both divide the same integer counts) on an
+// undirected and a directed graph, whose ranked orientations the device
+// builds and the host never does.
+func TestLCCOrientationOnDevice(t *testing.T) {
+	needGPU(t)
+	rng := rand.New(rand.NewPCG(21, 22))
+	for _, directed := range []bool{false, true} {
+		n := 20000
+		el := &datasets.EdgeList{N: n, Directed: directed}
+		for range 12 * n {
+			u, v := int32(rng.IntN(n)), int32(rng.IntN(n))
+			if rng.IntN(6) == 0 {
+				u = int32(rng.IntN(8)) // hubs
+			}
+			el.Src, el.Dst = append(el.Src, u), append(el.Dst, v)
+		}
+		g := vertexprog.NewGraph(build(t, el, datasets.Options{}))
+		gpu, err := apps.LCC(g, vertexprog.Options{Backend: "cuda"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.RankedOrientation().Adj != nil {
+			t.Errorf("directed=%v: the host built the ranked orientation", directed)
+		}
+		cpu, err := apps.LCC(vertexprog.NewGraph(g.Dataset()), vertexprog.Options{Backend: "cpu"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for v := range cpu.LCC {
+			if gpu.LCC[v] != cpu.LCC[v] {
+				t.Fatalf("directed=%v: vertex %d: GPU lcc %v, CPU %v", directed, v, gpu.LCC[v], cpu.LCC[v])
+			}
+		}
+		if slices.Max(cpu.LCC) == 0 {
+			t.Fatalf("directed=%v: no triangles: the test's graph tests nothing", directed)
+		}
 	}
 }

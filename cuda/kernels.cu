@@ -134,12 +134,6 @@ __device__ __forceinline__ VP_St vp_st(const VP_Run& c, const VP_Arg& a, bool pu
   return vp_st_at(c, c.ctl[0] + a.j, a.batched, push);
 }
 
-__device__ __forceinline__ double vp_agg_identity(int op) {
-  if (op == 1) return __longlong_as_double(0x7ff0000000000000ULL);  // Min: +Inf
-  if (op == 2) return __longlong_as_double(0xfff0000000000000ULL);  // Max: -Inf
-  return 0.0;
-}
-
 // vp_next_record clears the record of superstep s+1 (in the last kernel of
 // superstep s, which runs whether or not s does).
 __device__ __forceinline__ void vp_next_record(const VP_Run& c, const VP_St& t) {

@@ -386,13 +386,7 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_apply_pull(VP_Mat m, V
     }
   }
 #if VP_APPLY_REGS
-#pragma unroll
-  for (int k = 0; k < VP_NAGG; k++) {
-    double r = part[k];
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) r = vp_agg_fold(vp_agg_kind(k), r, __shfl_xor_sync(VP_FULL, r, o));
-    if (lane == 0 && __double_as_longlong(r) != __double_as_longlong(vp_agg_identity(vp_agg_kind(k)))) vp_agg_op(blk + k, vp_agg_kind(k), r);
-  }
+  vp_agg_flush_regs(part, blk);
 #endif
   // No queues: a push after pulls compacts the bitmask (vp_compact).
   vp_count_flush(t, cnt, acts, edges);

@@ -1000,19 +1000,13 @@ extern "C" __global__ void __launch_bounds__(MS_BLOCK, 2) ms_warp32(VP_Mat m, MS
   if constexpr (sizeof(ms_key) == 4) ms_warp<32>(m, c, s, a);
 }
 
-__device__ __forceinline__ double ms_agg_identity(int op) {
-  if (op == 1) return __longlong_as_double(0x7ff0000000000000LL);   // Min: +Inf
-  if (op == 2) return __longlong_as_double((long long)0xfff0000000000000ULL);  // Max: -Inf
-  return 0.0;
-}
-
 // ms_begin resets record a.cur (vertices activated, the aggregators'
 // identities) before superstep a's first kernel.
 extern "C" __global__ void ms_begin(VP_Mat m, MS_Run c, State s, MS_Arg a) {
   if (blockIdx.x != 0 || threadIdx.x != 0) return;
   unsigned long long* r = c.rec + (long long)a.cur * c.recWords;
   r[0] = 0;
-  for (int i = 0; i < c.recWords - 1; i++) r[1 + i] = (unsigned long long)__double_as_longlong(ms_agg_identity(vp_agg_kind(i)));
+  for (int i = 0; i < c.recWords - 1; i++) r[1 + i] = (unsigned long long)__double_as_longlong(vp_agg_identity(vp_agg_kind(i)));
 }
 
 // ms_apply: APPLY after the summaries, a thread a vertex: vp_update with
@@ -1034,7 +1028,7 @@ extern "C" __global__ void __launch_bounds__(MS_BLOCK) ms_apply(VP_Mat m, MS_Run
 #if MS_REGS
   double part[VP_NAGG];
 #pragma unroll
-  for (int k = 0; k < VP_NAGG; k++) part[k] = ms_agg_identity(vp_agg_kind(k));
+  for (int k = 0; k < VP_NAGG; k++) part[k] = vp_agg_identity(vp_agg_kind(k));
   st.part = part;
 #endif
   const int lane = threadIdx.x & 31;
@@ -1057,13 +1051,7 @@ extern "C" __global__ void __launch_bounds__(MS_BLOCK) ms_apply(VP_Mat m, MS_Run
     }
   }
 #if MS_REGS
-#pragma unroll
-  for (int k = 0; k < VP_NAGG; k++) {
-    double r = part[k];
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) r = vp_agg_fold(vp_agg_kind(k), r, __shfl_xor_sync(MS_FULL, r, o));
-    if (lane == 0 && __double_as_longlong(r) != __double_as_longlong(ms_agg_identity(vp_agg_kind(k)))) vp_agg_op(st.acc + k, vp_agg_kind(k), r);
-  }
+  vp_agg_flush_regs(part, st.acc);
 #endif
   if (lane == 0 && acts) atomicAdd(rec, acts);
 }

@@ -218,8 +218,8 @@ func (d *device) adopt(r *run) bool {
 		ptrs := make([]uint64, len(r.arrays))
 		for k, a := range r.arrays {
 			if o := r.layout.arrays[k].orient; o != nil {
-				// (the parked run's may be the other Orientation)
-				a = r.pull.orientation(o.All).ptr(r.layout.arrays[k].part)
+				// (the parked run's may be another Orientation)
+				a = r.pull.orientation(o).ptr(r.layout.arrays[k].part)
 				r.arrays[k] = a
 			}
 			ptrs[k] = uint64(a)

@@ -79,6 +79,28 @@ __device__ __forceinline__ void vp_agg_op(double* p, int op, double v) {
   }
 }
 
+// vp_agg_identity is op's identity (op 0 Sum, 1 Min, 2 Max).
+__device__ __forceinline__ double vp_agg_identity(int op) {
+  if (op == 1) return __longlong_as_double(0x7ff0000000000000ULL);  // Min: +Inf
+  if (op == 2) return __longlong_as_double(0xfff0000000000000ULL);  // Max: -Inf
+  return 0.0;
+}
+
+// vp_agg_flush_regs combines the threads' partials of the VP_NAGG
+// aggregators (an APPLY's, in registers: part) over the warp and folds
+// each warp's into dst, where it is not the identity. Every lane calls it.
+template <int N>
+__device__ __forceinline__ void vp_agg_flush_regs(const double (&part)[N], double* dst) {
+  const int lane = threadIdx.x & 31;
+#pragma unroll
+  for (int k = 0; k < N; k++) {
+    double r = part[k];
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) r = vp_agg_fold(vp_agg_kind(k), r, __shfl_xor_sync(0xffffffffu, r, o));
+    if (lane == 0 && __double_as_longlong(r) != __double_as_longlong(vp_agg_identity(vp_agg_kind(k)))) vp_agg_op(dst + k, vp_agg_kind(k), r);
+  }
+}
+
 // Step::add folds v into the thread's own partial when it has one (an
 // APPLY after a pull combines them once, at its end); otherwise it
 // combines the contributions of the lanes that add to the same aggregator

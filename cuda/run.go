@@ -118,10 +118,8 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 		return nil, err
 	}
 	for _, a := range job.Code.Arrays {
-		if a.Orientation != nil && (a.Orientation.Ranked || job.Spec.Edges != vertexprog.AllEdges || job.Graph == nil || !a.Orientation.Of(job.Graph)) {
-			// (the gather matrix is not the graph's Neighbors; or the
-			// orientation is a ranked one, which the device does not
-			// build yet: the host's, as before issue 24)
+		if a.Orientation != nil && (job.Spec.Edges != vertexprog.AllEdges || job.Graph == nil || !a.Orientation.Of(job.Graph)) {
+			// (the gather matrix is not the graph's Neighbors)
 			layout.orientOnHost()
 			break
 		}
@@ -270,10 +268,16 @@ func deviceBytes(job *vertexprog.DeviceJob, l *stateLayout, lim binLimits, c *ma
 		}
 	}
 	// An orientation the device builds: at most its degrees, counts,
-	// offsets and every entry with a block of padding each.
-	if some, all := l.orientations(); some || all {
-		if md := c.m[job.Pull.Matrix]; md == nil || (some && md.orient[0] == nil) || (all && md.orient[1] == nil) {
+	// offsets and every entry with a block of padding each; a ranked one
+	// also its ranks, and at its peak four arrays of records as long as
+	// its entries.
+	md := c.m[job.Pull.Matrix]
+	for k, named := range l.orientations() {
+		if named && (md == nil || md.orient[k] == nil) {
 			need += 16*n + 8 + 4*(job.Pull.NNZ()+3*n)
+			if k == 2 {
+				need += 4*n + 16*(job.Pull.NNZ()+3*n)
+			}
 		}
 	}
 	if seeds {

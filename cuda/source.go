@@ -315,15 +315,12 @@ func (l *stateLayout) orientOnHost() {
 	}
 }
 
-// orientations reports which Orientations (all or not) l's arrays name.
-func (l *stateLayout) orientations() (some, all bool) {
+// orientations reports which kinds of Orientation (orientKind) l's
+// arrays name.
+func (l *stateLayout) orientations() (kinds [3]bool) {
 	for _, a := range l.arrays {
 		if a.orient != nil {
-			if a.orient.All {
-				all = true
-			} else {
-				some = true
-			}
+			kinds[orientKind(a.orient)] = true
 		}
 	}
 	return

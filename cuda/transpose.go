@@ -171,44 +171,24 @@ func deviceTranspose(bufs *[]cu.DevicePtr, rowPtr, col, val cu.DevicePtr, n int,
 	var tmp []cu.DevicePtr
 	defer func() { freeAll(tmp) }()
 	tiles := (nnz + trTile - 1) / trTile
-	chunks := (tiles*trRadix + trScanChunk - 1) / trScanChunk
 	keys := [2]cu.DevicePtr{devAlloc(&tmp, nnz*4), devAlloc(&tmp, nnz*4)}
 	srcTmp := devAlloc(&tmp, nnz*4)
 	var valTmp cu.DevicePtr
 	if weighted {
 		valTmp = devAlloc(&tmp, nnz*4)
 	}
-	hist := devAlloc(&tmp, tiles*trRadix*4)
-	sums := devAlloc(&tmp, chunks*8)
+	hist, sums := sortScratch(&tmp, nnz)
 
-	// Pass p writes the tails and weights to the output when passes-1-p is
-	// even, to the temporaries otherwise, so the last pass writes the
-	// output; tr_src writes the tails where the first pass does not.
+	// The last pass writes the tails and weights to the output; tr_src
+	// writes the tails where the first pass does not read them.
 	passes := transposePasses(n)
-	out := func(p int) (src, val cu.DevicePtr) {
-		if (passes-1-p)%2 == 0 {
-			return tCol, tVal
-		}
-		return srcTmp, valTmp
-	}
-	src0 := tCol
-	if (passes-1)%2 == 0 {
-		src0 = srcTmp
-	}
+	f := (passes - 1) % 2
+	b := sortBufs{key: keys, src: [2]cu.DevicePtr{srcTmp, srcTmp}, val: [2]cu.DevicePtr{valTmp, valTmp}}
+	b.src[f], b.val[f] = tCol, tVal
 	unused := make([]byte, 4)
 	most := int64(d.sms) * 16
-	mod.launch2("tr_src", min(tiles, most), d.stream, (&trArg{rowPtr: rowPtr, srcOut: src0, nnz: nnz, tiles: tiles, n: n}).bytes(), unused)
-	keyIn, srcIn, valIn := col, src0, val
-	for p := range passes {
-		srcOut, valOut := out(p)
-		a := (&trArg{keyIn: keyIn, srcIn: srcIn, valIn: valIn, keyOut: keys[p%2], srcOut: srcOut, valOut: valOut,
-			hist: hist, sums: sums, nnz: nnz, tiles: tiles, n: n, shift: p * trDigitBits}).bytes()
-		mod.launch2("tr_hist", tiles, d.stream, a, unused)
-		mod.launch2("tr_scan1", chunks, d.stream, a, unused)
-		mod.launch2("tr_scan2", 1, d.stream, a, unused)
-		mod.launch2("tr_scatter", tiles, d.stream, a, unused)
-		keyIn, srcIn, valIn = keys[p%2], srcOut, valOut
-	}
+	mod.launch2("tr_src", min(tiles, most), d.stream, (&trArg{rowPtr: rowPtr, srcOut: b.src[1], nnz: nnz, tiles: tiles, n: n}).bytes(), unused)
+	keyIn := radixSort(mod, col, b.src[1], val, b, nnz, passes, hist, sums)
 	// keyIn: the sorted heads; srcIn, valIn: tCol, tVal.
 	a := (&trArg{keyIn: keyIn, srcIn: tCol, valOut: tVal, tRowPtr: tRowPtr, nnz: nnz, tiles: tiles, n: n}).bytes()
 	mod.launch2("tr_rowptr", min(blocks(int64(n)+1, blockSize), most), d.stream, a, unused)
@@ -218,4 +198,40 @@ func deviceTranspose(bufs *[]cu.DevicePtr, rowPtr, col, val cu.DevicePtr, n int,
 	d.syncStream()
 	d.notePeak()
 	return tRowPtr, tCol, tVal
+}
+
+// sortBufs are the arrays a radix sort's passes write: pass p writes
+// key[p%2], src[p%2] and val[p%2] (val 0: no values).
+type sortBufs struct{ key, src, val [2]cu.DevicePtr }
+
+// sortScratch allocates on tmp the histograms and sums of a radix sort
+// of nnz records.
+func sortScratch(tmp *[]cu.DevicePtr, nnz int64) (hist, sums cu.DevicePtr) {
+	tiles := (nnz + trTile - 1) / trTile
+	chunks := (tiles*trRadix + trScanChunk - 1) / trScanChunk
+	return devAlloc(tmp, tiles*trRadix*4), devAlloc(tmp, chunks*8)
+}
+
+// radixSort sorts the nnz records (keyIn, srcIn, valIn) stably by key
+// with the tr_ passes (passes of trDigitBits bits, from the lowest),
+// writing through b: the sorted records are key[f], src[f] and val[f]
+// for f = (passes-1)%2, and it returns key[f]. The input arrays are read
+// by the first pass only, so they may be b's arrays of index 1. hist and
+// sums are sortScratch's. Asynchronous on the device's stream.
+func radixSort(mod *module, keyIn, srcIn, valIn cu.DevicePtr, b sortBufs, nnz int64, passes int, hist, sums cu.DevicePtr) cu.DevicePtr {
+	d := theDev
+	tiles := (nnz + trTile - 1) / trTile
+	chunks := (tiles*trRadix + trScanChunk - 1) / trScanChunk
+	unused := make([]byte, 4)
+	for p := range passes {
+		k := p % 2
+		a := (&trArg{keyIn: keyIn, srcIn: srcIn, valIn: valIn, keyOut: b.key[k], srcOut: b.src[k], valOut: b.val[k],
+			hist: hist, sums: sums, nnz: nnz, tiles: tiles, shift: p * trDigitBits}).bytes()
+		mod.launch2("tr_hist", tiles, d.stream, a, unused)
+		mod.launch2("tr_scan1", chunks, d.stream, a, unused)
+		mod.launch2("tr_scan2", 1, d.stream, a, unused)
+		mod.launch2("tr_scatter", tiles, d.stream, a, unused)
+		keyIn, srcIn, valIn = b.key[k], b.src[k], b.val[k]
+	}
+	return keyIn
 }

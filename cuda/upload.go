@@ -43,11 +43,12 @@ func (r *run) upload(lim binLimits, ts tileSpec, pt *phase.Trace) {
 		if a.orient == nil {
 			continue
 		}
-		k := 0
-		if a.orient.All {
-			k = 1
-		}
-		if r.pull.orient[k] == nil {
+		switch k := orientKind(a.orient); {
+		case r.pull.orient[k] != nil:
+		case a.orient.Ranked:
+			r.pull.orient[k] = deviceRankedOrientation(r.pull, r.job.Graph.Dataset())
+			pt.Mark("orientation")
+		default:
 			r.pull.orient[k] = deviceOrientation(r.pull, a.orient.All)
 			pt.Mark("orientation")
 		}
@@ -99,7 +100,7 @@ func (r *run) allocate() {
 	for i, a := range r.layout.arrays {
 		var p cu.DevicePtr
 		if a.orient != nil {
-			p = r.pull.orientation(a.orient.All).ptr(a.part)
+			p = r.pull.orientation(a.orient).ptr(a.part)
 		} else {
 			p = r.alloc(a.bytes)
 		}
