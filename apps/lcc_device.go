@@ -34,10 +34,12 @@ struct State {
   const int* adj;
   const unsigned int* both;
   int hubs;
+  int agg;
 };
 #define LCC_BLOCK 4  // one int4
 #define LCC_REPLICAS 32
 #define LCC_HUB_PAD 16  // copy k of the hubs' credits starts k * (hubs + LCC_HUB_PAD) in
+__device__ bool vp_init(int v, X_t* x, const State& s, Step& st) { return true; }
 __device__ A_t vp_identity() { return 0; }
 // lcc_add credits the vertex of rank r with m arcs. A hub's credit goes
 // to one of its LCC_REPLICAS copies, picked by the thread: the lanes of a
@@ -53,6 +55,19 @@ __device__ __forceinline__ void lcc_add(const State& s, int r, long long m) {
     p = s.credit + r;
   }
   atomicAdd(reinterpret_cast<unsigned long long*>(p), (unsigned long long)m);
+}
+// lcc_add_third credits c, the third vertex of a triangle, with m arcs.
+// The lanes of a warp intersect one list a with their own b's, so lanes
+// that close triangles in the same step often share c, a hub: with agg
+// (LCCProgram.agg says where it pays), those that credit one hub with
+// the same m together add their sum once.
+__device__ __forceinline__ void lcc_add_third(const State& s, int c, long long m) {
+  if (s.agg && c < s.hubs) {
+    const unsigned g = __match_any_sync(__activemask(), ((unsigned long long)(unsigned)c << 32) | (unsigned long long)m);
+    if ((int)(threadIdx.x & 31) != __ffs(g) - 1) return;
+    m *= __popc(g);
+  }
+  lcc_add(s, c, m);
 }
 // lcc_mult: the arcs between the two ends of the edge in slot i of adj
 // (m on a directed graph; 1 on an undirected one, which Update doubles).
@@ -97,7 +112,7 @@ __device__ A_t vp_gather(A_t acc, int v, int u, X_t xu, float w, const State& s)
 #else
         own++;
 #endif
-        lcc_add(s, c, mab);
+        lcc_add_third(s, c, mab);
         j++;
       }
     }
@@ -118,12 +133,12 @@ __device__ A_t vp_gather(A_t acc, int v, int u, X_t xu, float w, const State& s)
         if (h >= 0 && i + k < ie) {
           own += lcc_mult(s, aShort ? j + h : i + k);
           mid += lcc_mult(s, aShort ? i + k : j + h);
-          lcc_add(s, c, mab);
+          lcc_add_third(s, c, mab);
         }
 #else
         if ((c == y.x || c == y.y || c == y.z || c == y.w) && i + k < ie) {
           own++;
-          lcc_add(s, c, 1);
+          lcc_add_third(s, c, 1);
         }
 #endif
       }
@@ -164,8 +179,8 @@ func (p *LCCProgram) Device() vertexprog.DeviceCode {
 		Source: lccSource(p.directed),
 		Arrays: []vertexprog.DeviceArray{
 			{Name: "lcc", Data: p.LCC},
-			{Name: "credit", Data: p.credit},
-			{Name: "hub", Data: p.hub},
+			{Name: "credit", Data: p.credit, Scratch: true},
+			{Name: "hub", Data: p.hub, Scratch: true},
 			part("rank", vertexprog.OrientationRank, []int32(nil)),
 			part("deg", vertexprog.OrientationDeg, []int32(nil)),
 			part("off", vertexprog.OrientationOff, []int64(nil)),
@@ -173,7 +188,8 @@ func (p *LCCProgram) Device() vertexprog.DeviceCode {
 			part("adj", vertexprog.OrientationAdj, []int32(nil)),
 			part("both", vertexprog.OrientationBoth, []uint32(nil)),
 		},
-		Scalars:     []vertexprog.DeviceScalar{{Name: "hubs", Value: p.hubs}},
+		Scalars:     []vertexprog.DeviceScalar{{Name: "hubs", Value: p.hubs}, {Name: "agg", Value: p.agg}},
+		Init:        true,
 		HeavyGather: true,
 	}
 }

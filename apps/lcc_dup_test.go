@@ -114,3 +114,45 @@ func BenchmarkLCCDuplicate(b *testing.B) {
 		}
 	})
 }
+
+// lccDegreeOrdered (where the device sums hub credits first) is true on
+// a graph numbered by degree and false where a vertex has more
+// neighbours than the one before it.
+func TestLCCDegreeOrdered(t *testing.T) {
+	// a star centred on 3, with a triangle 0-1-2
+	el := &datasets.EdgeList{N: 8, Src: []int32{3, 3, 3, 3, 3, 3, 3, 0, 1}, Dst: []int32{0, 1, 2, 4, 5, 6, 7, 1, 2}}
+	for _, c := range []struct {
+		relabel datasets.Relabeling
+		want    bool
+		agg     int32
+	}{{datasets.RelabelNone, false, 0}, {datasets.RelabelDegree, true, 1}} {
+		d, err := datasets.Build(el, datasets.Options{Relabel: c.relabel})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := vertexprog.NewGraph(d)
+		if got := lccDegreeOrdered(g); got != c.want {
+			t.Errorf("relabel %v: lccDegreeOrdered %v, want %v", c.relabel, got, c.want)
+		}
+		p := &LCCProgram{}
+		if err := p.Prepare(g); err != nil {
+			t.Fatal(err)
+		}
+		if p.agg != c.agg {
+			t.Errorf("relabel %v: agg %d, want %d", c.relabel, p.agg, c.agg)
+		}
+	}
+	// (a directed graph numbered by out-degree: no aggregation, measured slower)
+	el.Directed = true
+	d, err := datasets.Build(el, datasets.Options{Relabel: datasets.RelabelDegree})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &LCCProgram{}
+	if err := p.Prepare(vertexprog.NewGraph(d)); err != nil {
+		t.Fatal(err)
+	}
+	if p.agg != 0 {
+		t.Errorf("directed: agg %d, want 0", p.agg)
+	}
+}

@@ -82,6 +82,15 @@ func preparedApps(t *testing.T) []struct {
 			t.Fatal(err)
 		}
 	}
+	el.Directed = true
+	ddg, err := datasets.Build(el, datasets.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lccDirected := &apps.LCCProgram{}
+	if err := lccDirected.Prepare(vertexprog.NewGraph(ddg)); err != nil {
+		t.Fatal(err)
+	}
 	return []struct {
 		name  string
 		code  vertexprog.DeviceCode
@@ -95,9 +104,11 @@ func preparedApps(t *testing.T) []struct {
 		{"pagerank-ldbc float32", ldbc32.Device(), features{XSize: 4, ASize: 4, Aggs: aggOps(ldbc32.Spec().Aggregators)}},
 		{"triangles", tc.Device(), features{XSize: 0, ASize: 8}},
 		{"lcc", lcc.Device(), features{XSize: 0, ASize: 8}},
+		{"lcc (directed)", lccDirected.Device(), features{XSize: 0, ASize: 8}},
 		{"cc", apps.CCProgram{}.Device(), features{XSize: 4, ASize: 4}},
 		{"stats (12-byte accumulator)", (&statsProg{}).Device(), features{XSize: 4, ASize: 12, HasWants: true}},
 		{"widest", widest{}.Device(), features{XSize: 4, ASize: 4}},
+		{"scratch", (&scratchProg{devInit: true}).Device(), features{XSize: 4, ASize: 4}},
 	}
 }
 
@@ -240,6 +251,7 @@ func TestStateLayout(t *testing.T) {
 		{Arrays: []vertexprog.DeviceArray{{Name: "x", Data: []int{1}}}},
 		{Arrays: []vertexprog.DeviceArray{{Name: "x y", Data: []int32{1}}}},
 		{Arrays: []vertexprog.DeviceArray{{Name: "x", Data: 3}}},
+		{Arrays: []vertexprog.DeviceArray{{Name: "x", Data: []int32{0}, ReadOnly: true, Scratch: true}}},
 		{Scalars: []vertexprog.DeviceScalar{{Name: "x", Value: "no"}}},
 		{Arrays: []vertexprog.DeviceArray{{Name: "x", Data: []int32{}}}, Scalars: []vertexprog.DeviceScalar{{Name: "x", Value: 1.0}}},
 		// (ranks and reciprocal-arc bits are a ranked orientation's alone)

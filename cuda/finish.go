@@ -49,7 +49,7 @@ func copyBack(d *device, x []byte, xDev cu.DevicePtr, xBytes int, layout *stateL
 			dtoh(unsafe.Pointer(&x[0]), xDev, int64(len(x)))
 		}
 		for i, a := range layout.arrays {
-			if !a.readOnly && a.bytes > 0 {
+			if !a.readOnly && !a.scratch && a.bytes > 0 {
 				dtoh(a.ptr, devArrays[i], a.bytes)
 			}
 		}

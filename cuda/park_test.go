@@ -156,3 +156,34 @@ func BenchmarkUploadPaths(b *testing.B) {
 		}
 	})
 }
+
+// TestScratchArrays: a Scratch array starts zeroed on the device in every
+// run (resident runs too, whose last run left it written) and is not
+// copied back, whether the host or vp_init made the initial state.
+func TestScratchArrays(t *testing.T) {
+	needGPU(t)
+	needNVRTC(t)
+	for _, tg := range testGraphs(t, datasets.Options{}) {
+		g := vertexprog.NewGraph(tg.g)
+		cpu := &scratchProg{}
+		want, err := vertexprog.Run(g, vertexprog.Program[int32, int32](cpu), vertexprog.Options{Backend: "cpu"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, devInit := range []bool{false, true} {
+			for round := range 2 {
+				p := &scratchProg{devInit: devInit}
+				got, err := vertexprog.Run(g, vertexprog.Program[int32, int32](p), vertexprog.Options{Backend: "cuda", Resident: true})
+				if err != nil {
+					t.Fatalf("%s (vp_init %v, round %d): %v", tg.name, devInit, round, err)
+				}
+				for v := range want.X {
+					if got.X[v] != want.X[v] || p.seen[v] != cpu.seen[v] || p.tmp[v] != 0 {
+						t.Fatalf("%s (vp_init %v, round %d): vertex %d: x %d seen %d host tmp %d, cpu x %d seen %d (tmp 0)",
+							tg.name, devInit, round, v, got.X[v], p.seen[v], p.tmp[v], want.X[v], cpu.seen[v])
+					}
+				}
+			}
+		}
+	}
+}

@@ -179,3 +179,50 @@ __device__ bool vp_update(int v, A_t acc, X_t* x, const State& s, Step& st) {
 	}
 	return vertexprog.DeviceCode{Source: src}
 }
+
+// scratchProg keeps a running in-degree sum in a Scratch array (tmp),
+// which the device must start at zero in every run and never copy back,
+// and a copy of tmp as it was before each Update in a written array
+// (seen), which it copies back: after two supersteps X is twice the
+// in-degree and seen the in-degree, on any backend. devInit: the
+// initial state is made by vp_init (fillOnDevice) rather than sent.
+type scratchProg struct {
+	tmp, seen []int32
+	devInit   bool
+}
+
+func (p *scratchProg) Spec() vertexprog.Spec {
+	return vertexprog.Spec{Edges: vertexprog.InEdges, GatherAll: true, MaxIterations: 2}
+}
+func (p *scratchProg) Prepare(g *vertexprog.Graph) error {
+	p.tmp, p.seen = make([]int32, g.N()), make([]int32, g.N())
+	return nil
+}
+func (p *scratchProg) Init(int32, *vertexprog.Step) (int32, bool)             { return 0, true }
+func (p *scratchProg) Identity() int32                                        { return 0 }
+func (p *scratchProg) Gather(acc int32, _, _ int32, _ int32, _ float32) int32 { return acc + 1 }
+func (p *scratchProg) Reduce(a, b int32) int32                                { return a + b }
+func (p *scratchProg) Update(v int32, acc int32, x *int32, _ *vertexprog.Step) bool {
+	p.seen[v] = p.tmp[v]
+	p.tmp[v] += acc
+	*x = p.tmp[v]
+	return true
+}
+
+func (p *scratchProg) Device() vertexprog.DeviceCode {
+	return vertexprog.DeviceCode{Source: `
+typedef int X_t;
+typedef int A_t;
+struct State { int* tmp; int* seen; };
+__device__ bool vp_init(int v, X_t* x, const State& s, Step& st) { return true; }
+__device__ A_t vp_identity() { return 0; }
+__device__ A_t vp_gather(A_t acc, int v, int u, X_t xu, float w, const State& s) { return acc + 1; }
+__device__ A_t vp_reduce(A_t a, A_t b) { return a + b; }
+__device__ bool vp_update(int v, A_t acc, X_t* x, const State& s, Step& st) {
+  s.seen[v] = s.tmp[v];
+  s.tmp[v] += acc;
+  *x = s.tmp[v];
+  return true;
+}
+`, Init: p.devInit, Arrays: []vertexprog.DeviceArray{{Name: "tmp", Data: p.tmp, Scratch: true}, {Name: "seen", Data: p.seen}}}
+}

@@ -263,7 +263,7 @@ func deviceBytes(job *vertexprog.DeviceJob, l *stateLayout, lim binLimits, c *ma
 	seeds := job.Resident && !job.DeviceInit
 	for _, a := range l.arrays {
 		need += a.bytes
-		if seeds && !a.readOnly {
+		if seeds && !a.readOnly && !a.scratch {
 			need += a.bytes
 		}
 	}

@@ -110,6 +110,7 @@ type stateArray struct {
 	bytes    int64
 	readOnly bool
 	constant bool // DeviceArray.Constant
+	scratch  bool // DeviceArray.Scratch: zeroed on the device, not copied back
 	// orient, part: the array is that part of an Orientation, which the
 	// device builds (orientDev), or, after orientOnHost, the host.
 	orient *vertexprog.Orientation
@@ -174,7 +175,10 @@ func layoutState(code *vertexprog.DeviceCode) (*stateLayout, error) {
 		if !ok {
 			return nil, fmt.Errorf("cuda: DeviceCode.Arrays[%d] (%s) is a %T; state arrays are []int32, []uint32, []int64, []uint64, []float32 or []float64", i, a.Name, a.Data)
 		}
-		sa := stateArray{name: a.Name, elem: et, bytes: int64(v.Len()) * int64(et.size), readOnly: a.ReadOnly, constant: a.ReadOnly && a.Constant}
+		if a.Scratch && a.ReadOnly {
+			return nil, fmt.Errorf("cuda: DeviceCode.Arrays[%d] (%s): a Scratch array is written by the device code, not ReadOnly", i, a.Name)
+		}
+		sa := stateArray{name: a.Name, elem: et, bytes: int64(v.Len()) * int64(et.size), readOnly: a.ReadOnly, constant: a.ReadOnly && a.Constant, scratch: a.Scratch}
 		if v.Len() > 0 {
 			sa.ptr = v.UnsafePointer()
 		}

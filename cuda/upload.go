@@ -177,6 +177,10 @@ func (r *run) fill() {
 	htod(r.rec, unsafe.Pointer(&ring[0]), int64(len(ring))*8)
 	cu.MemsetD32(r.ctl, 0, 4)
 	for i, a := range r.layout.arrays {
+		if a.scratch {
+			cu.MemsetD32(r.arrays[i], 0, a.bytes/4)
+			continue
+		}
 		r.send(1+i, r.arrays[i], unsafe.Slice((*byte)(a.ptr), a.bytes), !a.readOnly, a.constant)
 	}
 	// Memsets and copies above ran on the legacy stream; the kernels run

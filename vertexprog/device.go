@@ -101,6 +101,12 @@ type DeviceArray struct {
 	Data any
 	// ReadOnly arrays are not copied back.
 	ReadOnly bool
+	// Scratch arrays are the device code's working memory, which the
+	// host never reads: a backend neither copies them in (they start
+	// zeroed, so the host's slice must hold zeros, as make leaves it)
+	// nor back; Data gives their element type and length. The CPU
+	// engine, which does not run the device code, is unaffected.
+	Scratch bool
 	// Constant says a ReadOnly array's contents never change once made
 	// (data derived from the graph alone, kept with Graph.Memo): a backend
 	// that keeps runs' buffers between runs (Options.Resident) may then
