@@ -201,8 +201,9 @@ func TestDeviceTypeSizes(t *testing.T) {
 		{"pagerank-ldbc", (&PageRankLDBCProgram[float64]{}).Device().Source, 8, 8},
 		{"pagerank-ldbc float32", (&PageRankLDBCProgram[float32]{}).Device().Source, 4, 4},
 		{"triangles", triangleDevice, 0, 8},
-		{"lcc", lccSource(false), 0, 8},
-		{"lcc directed", lccSource(true), 0, 8},
+		{"lcc", lccSource(false, false), 0, 8},
+		{"lcc summing hub credits", lccSource(false, true), 0, 8},
+		{"lcc directed", lccSource(true, false), 0, 8},
 		{"cc", ccProgramDeviceSource, 4, 4},
 	}
 	cTypes := map[string]uintptr{"struct X_t {};": 0, "struct vp_t_anon {};\ntypedef vp_t_anon X_t;": 0, "typedef int X_t;": 4, "typedef float X_t;": 4, "typedef double X_t;": 8,

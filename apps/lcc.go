@@ -62,14 +62,15 @@ type LCCProgram struct {
 	// hubs: the ranks below it are hubs (min(n/8, lccHubs)).
 	hubs     int32
 	directed bool
-	// agg (1 or 0) says whether the device code sums the third-vertex
-	// credits of a warp's lanes that credit one hub together before
-	// adding them (lcc_add_third): on an undirected graph numbered by
-	// degree, whose rows come in rank order, it took kron21's kernel from
-	// 33.8 to 28.6 ms on an H100; in the generator's order it took 62 to
-	// 75 ms, and on a directed graph numbered by out-degree 47.7 to 50.9
-	// (docs/perf.md, session 23).
-	agg int32
+	// agg says whether the device code sums the third-vertex credits of
+	// a warp's lanes that credit one hub together before adding them
+	// (lcc_add_third, built in where agg is set): on an undirected graph
+	// numbered by degree, whose rows come in rank order, it took kron21's
+	// kernel from 33.5 to 28.6 ms on an H200 (33.8 to 28.6 on an H100);
+	// in the generator's order it took 62 to 75 ms, and on a directed
+	// graph numbered by out-degree 47.7 to 50.9 (H100), so it is off
+	// there (docs/perf.md, session 23).
+	agg bool
 }
 
 // lccReplicas is the copies of a hub's credit (the device code's
@@ -99,10 +100,7 @@ func (p *LCCProgram) Prepare(g *vertexprog.Graph) error {
 	p.o = g.RankedOrientation()
 	p.hubs = int32(min(n/8, lccHubs))
 	p.directed = g.Directed()
-	p.agg = 0
-	if !p.directed && lccDegreeOrdered(g) {
-		p.agg = 1
-	}
+	p.agg = !p.directed && lccDegreeOrdered(g)
 	p.LCC = make([]float64, n)
 	p.credit = make([]int64, n)
 	p.hub = make([]int64, (int(p.hubs)+lccHubPad)*lccReplicas)

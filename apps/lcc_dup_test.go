@@ -124,8 +124,8 @@ func TestLCCDegreeOrdered(t *testing.T) {
 	for _, c := range []struct {
 		relabel datasets.Relabeling
 		want    bool
-		agg     int32
-	}{{datasets.RelabelNone, false, 0}, {datasets.RelabelDegree, true, 1}} {
+		agg     bool
+	}{{datasets.RelabelNone, false, false}, {datasets.RelabelDegree, true, true}} {
 		d, err := datasets.Build(el, datasets.Options{Relabel: c.relabel})
 		if err != nil {
 			t.Fatal(err)
@@ -139,7 +139,7 @@ func TestLCCDegreeOrdered(t *testing.T) {
 			t.Fatal(err)
 		}
 		if p.agg != c.agg {
-			t.Errorf("relabel %v: agg %d, want %d", c.relabel, p.agg, c.agg)
+			t.Errorf("relabel %v: agg %v, want %v", c.relabel, p.agg, c.agg)
 		}
 	}
 	// (a directed graph numbered by out-degree: no aggregation, measured slower)
@@ -152,7 +152,7 @@ func TestLCCDegreeOrdered(t *testing.T) {
 	if err := p.Prepare(vertexprog.NewGraph(d)); err != nil {
 		t.Fatal(err)
 	}
-	if p.agg != 0 {
-		t.Errorf("directed: agg %d, want 0", p.agg)
+	if p.agg {
+		t.Errorf("directed: agg %v, want false", p.agg)
 	}
 }

@@ -91,6 +91,10 @@ func preparedApps(t *testing.T) []struct {
 	if err := lccDirected.Prepare(vertexprog.NewGraph(ddg)); err != nil {
 		t.Fatal(err)
 	}
+	lccByDegree := &apps.LCCProgram{}
+	if err := lccByDegree.Prepare(vertexprog.NewGraph(dg.Relabel(datasets.RelabelDegree))); err != nil {
+		t.Fatal(err)
+	}
 	return []struct {
 		name  string
 		code  vertexprog.DeviceCode
@@ -105,6 +109,7 @@ func preparedApps(t *testing.T) []struct {
 		{"triangles", tc.Device(), features{XSize: 0, ASize: 8}},
 		{"lcc", lcc.Device(), features{XSize: 0, ASize: 8}},
 		{"lcc (directed)", lccDirected.Device(), features{XSize: 0, ASize: 8}},
+		{"lcc (numbered by degree)", lccByDegree.Device(), features{XSize: 0, ASize: 8}},
 		{"cc", apps.CCProgram{}.Device(), features{XSize: 4, ASize: 4}},
 		{"stats (12-byte accumulator)", (&statsProg{}).Device(), features{XSize: 4, ASize: 12, HasWants: true}},
 		{"widest", widest{}.Device(), features{XSize: 4, ASize: 4}},

@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/datasets/gen"
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
@@ -103,6 +105,15 @@ func TestPrebuiltCoversFixedModules(t *testing.T) {
 // fresh machine.
 func TestPrebuiltCoversBuiltinApps(t *testing.T) {
 	g := smallGraph(t)
+	// LCC builds its source for the graph: directed or not, and (not
+	// directed) whether it is numbered by degree
+	byDegree := vertexprog.NewGraph(g.Dataset().Relabel(datasets.RelabelDegree))
+	kron, err := gen.Kronecker(8, 8, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kron.Directed = true
+	directed := vertexprog.NewGraph(build(t, kron, datasets.Options{}))
 	type app struct {
 		name     string
 		p        any // a vertexprog.Program[X, A] with device code
@@ -111,6 +122,7 @@ func TestPrebuiltCoversBuiltinApps(t *testing.T) {
 		wants    bool
 		done     bool
 		prepared bool
+		g        *vertexprog.Graph // (nil: g)
 	}
 	apps := []app{
 		{name: "bfs", p: &apps.BFSProgram{Source: 0}, x: 0, a: 4, push: true, wants: true, done: true},
@@ -120,10 +132,16 @@ func TestPrebuiltCoversBuiltinApps(t *testing.T) {
 		{name: "pagerank-ldbc float32", p: &apps.PageRankLDBCProgram[float32]{Damping: 0.85, Iterations: 10}, x: 4, a: 4},
 		{name: "tc", p: &apps.TriangleProgram{}, x: 0, a: 8},
 		{name: "lcc", p: &apps.LCCProgram{}, x: 0, a: 8},
+		{name: "lcc numbered by degree", p: &apps.LCCProgram{}, x: 0, a: 8, g: byDegree},
+		{name: "lcc directed", p: &apps.LCCProgram{}, x: 0, a: 8, g: directed},
 	}
 	for _, a := range apps {
 		if pr, ok := a.p.(vertexprog.Preparer); ok {
-			if err := pr.Prepare(g); err != nil {
+			ag := a.g
+			if ag == nil {
+				ag = g
+			}
+			if err := pr.Prepare(ag); err != nil {
 				t.Fatalf("%s: %v", a.name, err)
 			}
 		}
