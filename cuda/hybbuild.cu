@@ -522,3 +522,69 @@ extern "C" __global__ void hb_rk_both(const HB_Both a, int unused) {
     }
   }
 }
+
+// A directed graph's undirected view (symmetrize.go): row v merges v's
+// out-row and in-row (the transpose's), every neighbour once with its
+// lightest weight, out-entries first among equal ones: what
+// datasets.Graph.Symmetrized makes on the host (mergeRows there).
+struct HB_Sym {
+  const long long* outPtr;  // n+1
+  const int* outCol;
+  const float* outVal;      // or null: unweighted
+  const long long* inPtr;   // n+1: the transpose
+  const int* inCol;
+  const float* inVal;
+  int* cnt;                 // n: hb_sy_count's lengths
+  const long long* symPtr;  // n+1: hb_sy_fill's offsets
+  int* symCol;
+  float* symVal;            // or null
+  int n, unused;
+};
+
+static_assert(sizeof(HB_Sym) == 88, "hpgraph: HB_Sym layout");
+
+// hb_sy_merge merges row v, writing it where write is set, and returns its
+// length. A thread a row (a hub's row is one thread's: out plus in steps).
+__device__ int hb_sy_merge(const HB_Sym& a, int v, bool write) {
+  long long i = a.outPtr[v], j = a.inPtr[v];
+  const long long ie = a.outPtr[v + 1], je = a.inPtr[v + 1];
+  long long k = write ? a.symPtr[v] : 0;
+  const long long k0 = k;
+  int prev = -1;
+  while (i < ie || j < je) {
+    int c;
+    float x = 0.0f;
+    if (j == je || (i < ie && a.outCol[i] <= a.inCol[j])) {
+      c = a.outCol[i];
+      if (a.outVal) x = a.outVal[i];
+      i++;
+    } else {
+      c = a.inCol[j];
+      if (a.inVal) x = a.inVal[j];
+      j++;
+    }
+    if (c == prev) {
+      if (write && a.symVal && x < a.symVal[k - 1]) a.symVal[k - 1] = x;
+      continue;
+    }
+    prev = c;
+    if (write) {
+      a.symCol[k] = c;
+      if (a.symVal) a.symVal[k] = x;
+    }
+    k++;
+  }
+  return (int)(k - k0);
+}
+
+extern "C" __global__ void hb_sy_count(const HB_Sym a, int unused) {
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < a.n; v += stride)
+    a.cnt[v] = hb_sy_merge(a, (int)v, false);
+}
+
+extern "C" __global__ void hb_sy_fill(const HB_Sym a, int unused) {
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < a.n; v += stride)
+    hb_sy_merge(a, (int)v, true);
+}

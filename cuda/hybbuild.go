@@ -5,14 +5,12 @@ package cuda
 import (
 	_ "embed"
 	"encoding/binary"
-	"fmt"
 	"math"
 	"unsafe"
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/hyb"
-	"github.com/hpgraph/hpgraph/internal/par"
 	"github.com/hpgraph/hpgraph/internal/phase"
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
@@ -22,7 +20,7 @@ var hybBuildSource string
 
 var hybBuildKernels = []string{"hb_ell", "hb_coo", "hb_restore", "hb_bin_count", "hb_bin_scan", "hb_bin_place", "hb_degrees",
 	"hb_or_deg", "hb_or_count", "hb_or_scan1", "hb_or_scan2", "hb_or_scan3", "hb_or_fill",
-	"hb_rk_iota", "hb_rk_rank", "hb_rk_counts", "hb_rk_records", "hb_rk_adj", "hb_rk_both"}
+	"hb_rk_iota", "hb_rk_rank", "hb_rk_counts", "hb_rk_records", "hb_rk_adj", "hb_rk_both", "hb_sy_count", "hb_sy_fill"}
 
 // buildOnDevice is PREPROCESS on the device for a matrix that
 // vertexprog described without filling (hyb.Describe): it builds the ELL
@@ -44,7 +42,19 @@ func buildOnDevice(md *matDev, m *hyb.Matrix, pt *phase.Trace) {
 		d.notePeak()
 		return
 	}
-	if m.TransposeOf != nil {
+	if m.SymmetrizeOf != nil {
+		// (the view SymmetrizedRows built for it, or, if it went, again)
+		c := d.csrFor(m.Src)
+		if c == nil {
+			c, _ = d.symmetrizeOnDevice(*m.SymmetrizeOf, m.Src.RowPtr, pt)
+		} else {
+			pt.Mark("view on the device")
+		}
+		rowPtr, col = c.rowPtr, c.col
+		if m.Weighted() {
+			val = c.val
+		}
+	} else if m.TransposeOf != nil {
 		rowPtr, col, val = transposedOnDevice(&tr, m, pt)
 	} else {
 		c := d.borrowCSR(m.Src, pt)
@@ -98,28 +108,12 @@ func transposedOnDevice(bufs *[]cu.DevicePtr, m *hyb.Matrix, pt *phase.Trace) (r
 }
 
 // checkTransposeRows panics unless the device's row pointer dev (len(want)
-// int64s) equals want, the host's count of the transpose's rows. Inside
-// device.do.
+// int64s) equals want, the host's count of the transpose's rows (a bug in
+// deviceTranspose or the in-degree count). Inside device.do.
 func checkTransposeRows(dev cu.DevicePtr, want []int64) {
 	got := make([]int64, len(want))
 	cu.MemcpyDtoH(unsafe.Pointer(&got[0]), dev, int64(len(got))*8)
-	bad := make([]int, par.Workers())
-	for w := range bad {
-		bad[w] = -1
-	}
-	par.Blocks(len(want), func(w, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			if got[i] != want[i] {
-				bad[w] = i
-				return
-			}
-		}
-	})
-	for _, i := range bad {
-		if i >= 0 {
-			panic(fmt.Sprintf("cuda: the device's transpose has row offset %d at row %d, the host counted %d (a bug in deviceTranspose or the in-degree count)", got[i], i, want[i]))
-		}
-	}
+	checkRows(got, want, "transpose")
 }
 
 // hybBuildModule compiles (or finds in the caches) and loads the

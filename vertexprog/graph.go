@@ -220,6 +220,14 @@ func ByID[T any](g *Graph, values []T) (map[int64]T, error) {
 // undirected graph, its own transpose.
 func (g *Graph) InAdjacencyBuilt() bool { return !g.g.Directed || g.in.Load() != nil }
 
+// UndirectedViewBuilt reports whether the host holds a directed graph's
+// undirected view (each vertex's out- and in-neighbours merged: the rows
+// of Neighbors and of AllEdges' matrices), which Neighbors and a host
+// run along AllEdges build on first use; a device run whose backend
+// builds it on the device (Symmetrizer) does not. True for an undirected
+// graph, its own view.
+func (g *Graph) UndirectedViewBuilt() bool { return !g.g.Directed || g.sym.Load() != nil }
+
 func (g *Graph) inAdj() *datasets.Graph {
 	return g.derived(&g.in, func() *datasets.Graph { return g.g.Transpose() })
 }
@@ -312,7 +320,7 @@ func (g *Graph) PushMatrix(e EdgeType, opt hyb.Options) (*Matrix, error) {
 }
 
 func (g *Graph) matrix(r matrixRows, opt hyb.Options) (*Matrix, error) {
-	return g.matrixFor(r, opt, false)
+	return g.matrixFor(r, opt, false, nil)
 }
 
 // matrixFor is matrix for a run that may go to a device (device): a
@@ -323,7 +331,7 @@ func (g *Graph) matrix(r matrixRows, opt hyb.Options) (*Matrix, error) {
 // CPU engine, a device that does not build it). Matrices are kept by rows
 // and options, whoever asks: a host run given a transposed matrix
 // materializes it, a device run given a host-described one uploads it.
-func (g *Graph) matrixFor(r matrixRows, opt hyb.Options, device bool) (*Matrix, error) {
+func (g *Graph) matrixFor(r matrixRows, opt hyb.Options, device bool, symRows func() []int64) (*Matrix, error) {
 	// Undirected graphs have one adjacency; share its matrix.
 	if !g.g.Directed {
 		r = rowsOut
@@ -338,12 +346,25 @@ func (g *Graph) matrixFor(r matrixRows, opt hyb.Options, device bool) (*Matrix, 
 	var h *hyb.Matrix
 	var rowPtr []int64
 	var err error
+	var symRowPtr []int64
+	if device && r == rowsAll && symRows != nil && g.sym.Load() == nil {
+		symRowPtr = symRows()
+	}
 	if device && r == rowsIn && g.in.Load() == nil {
 		d := g.g
 		rowPtr = inRowPtr(d)
 		h, err = hyb.DescribeTranspose(d.N, rowPtr, hyb.CSR{RowPtr: d.RowPtr, Col: d.Col, Val: d.W}, opt, func() hyb.CSR {
 			in := g.inAdj()
 			return hyb.CSR{RowPtr: in.RowPtr, Col: in.Col, Val: in.W}
+		})
+	} else if symRowPtr != nil {
+		// The device built the undirected view (Symmetrizer); the host
+		// builds its own only if a host reader materializes the matrix.
+		d := g.g
+		rowPtr = symRowPtr
+		h, err = hyb.DescribeSymmetrized(d.N, rowPtr, hyb.CSR{RowPtr: d.RowPtr, Col: d.Col, Val: d.W}, opt, func() hyb.CSR {
+			s := g.symAdj()
+			return hyb.CSR{RowPtr: s.RowPtr, Col: s.Col, Val: s.W}
 		})
 	} else {
 		// Described only: the CPU engine materializes it (a no-op for
@@ -373,6 +394,18 @@ func (g *Graph) matrixFor(r matrixRows, opt hyb.Options, device bool) (*Matrix, 
 	g.hybs[key] = m
 	g.mu.Unlock()
 	return m, nil
+}
+
+// needsSymmetrized says whether a run of spec on a device would describe
+// the directed graph's undirected view, not built on the host, as a new
+// matrix of options opt: Run then asks a Symmetrizer backend for it.
+func (g *Graph) needsSymmetrized(spec Spec, opt hyb.Options) bool {
+	if !g.g.Directed || g.sym.Load() != nil || gatherRows(spec.Edges) != rowsAll {
+		return false
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.hybs[matrixKey{rowsAll, opt}] == nil
 }
 
 // inRowPtr is the row pointer of d's transpose (the prefix sums of its
