@@ -321,22 +321,11 @@ func Describe(n int, rowPtr []int64, col []int32, val []float32, opt Options) (*
 // device backend builds the matrix's arrays by transposing of on the
 // device instead. Even with K = 0 nothing is shared until Materialize.
 func DescribeTranspose(n int, rowPtr []int64, of CSR, opt Options, build func() CSR) (*Matrix, error) {
-	if err := checkOptions(opt); err != nil {
-		return nil, err
+	m, err := describeOf("transpose", n, rowPtr, of, opt, build, func(nnz int64) bool { return nnz == int64(len(of.Col)) })
+	if err == nil {
+		m.TransposeOf = &of
 	}
-	if n < 0 || len(rowPtr) != n+1 || len(of.RowPtr) != n+1 || rowPtr[0] != 0 || rowPtr[n] != int64(len(of.Col)) ||
-		of.RowPtr[n] != int64(len(of.Col)) || (of.Val != nil && len(of.Val) != len(of.Col)) || build == nil {
-		return nil, fmt.Errorf("hyb: inconsistent transpose (n=%d, %d and %d row pointers, %d columns, %d values)",
-			n, len(rowPtr), len(of.RowPtr), len(of.Col), len(of.Val))
-	}
-	m, err := DescribeRows(n, rowPtr, opt)
-	if err != nil {
-		return nil, err
-	}
-	m.Src = CSR{RowPtr: rowPtr}
-	m.TransposeOf = &of
-	m.source = build
-	return m, nil
+	return m, err
 }
 
 // DescribeSymmetrized describes the undirected view of of (an n×n CSR: a
@@ -348,20 +337,30 @@ func DescribeTranspose(n int, rowPtr []int64, of CSR, opt Options, build func() 
 // Materialize (or Source) calls build for the host's view where one
 // needs it, which must return the CSR of rowPtr's rows.
 func DescribeSymmetrized(n int, rowPtr []int64, of CSR, opt Options, build func() CSR) (*Matrix, error) {
+	m, err := describeOf("symmetrization", n, rowPtr, of, opt, build, func(nnz int64) bool { return nnz <= 2*int64(len(of.Col)) })
+	if err == nil {
+		m.SymmetrizeOf = &of
+	}
+	return m, err
+}
+
+// describeOf is DescribeTranspose and DescribeSymmetrized without the
+// field that names of: it checks the arguments (nnzOK: the entries
+// rowPtr counts, against of's) and describes rowPtr's rows.
+func describeOf(what string, n int, rowPtr []int64, of CSR, opt Options, build func() CSR, nnzOK func(int64) bool) (*Matrix, error) {
 	if err := checkOptions(opt); err != nil {
 		return nil, err
 	}
-	if n < 0 || len(rowPtr) != n+1 || len(of.RowPtr) != n+1 || rowPtr[0] != 0 || rowPtr[n] > 2*int64(len(of.Col)) ||
+	if n < 0 || len(rowPtr) != n+1 || len(of.RowPtr) != n+1 || rowPtr[0] != 0 || !nnzOK(rowPtr[n]) ||
 		of.RowPtr[n] != int64(len(of.Col)) || (of.Val != nil && len(of.Val) != len(of.Col)) || build == nil {
-		return nil, fmt.Errorf("hyb: inconsistent symmetrization (n=%d, %d and %d row pointers, %d columns, %d values)",
-			n, len(rowPtr), len(of.RowPtr), len(of.Col), len(of.Val))
+		return nil, fmt.Errorf("hyb: inconsistent %s (n=%d, %d and %d row pointers, %d columns, %d values)",
+			what, n, len(rowPtr), len(of.RowPtr), len(of.Col), len(of.Val))
 	}
 	m, err := DescribeRows(n, rowPtr, opt)
 	if err != nil {
 		return nil, err
 	}
 	m.Src = CSR{RowPtr: rowPtr}
-	m.SymmetrizeOf = &of
 	m.source = build
 	return m, nil
 }
