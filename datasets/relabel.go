@@ -157,7 +157,7 @@ func (g *Graph) Permute(newID []int32) *Graph {
 			p.IDs[nv] = g.OriginalID(v)
 		}
 	})
-	prefixSum(p.RowPtr)
+	par.PrefixSum(p.RowPtr)
 	if !g.Directed {
 		// Row k of the result is, in the transpose, column k: it receives
 		// the new id of every vertex that has an arc into old[k], which is
@@ -177,7 +177,7 @@ func (g *Graph) Permute(newID []int32) *Graph {
 	}
 	mapColumns(g.Col, newID, t.col)
 	inDegrees(t.col, t.rowPtr)
-	prefixSum(t.rowPtr)
+	par.PrefixSum(t.rowPtr)
 	scatter(csr{rowPtr: g.RowPtr, col: t.col, w: g.W, label: newID}, t.rowPtr, t.col, t.w)
 	// The transpose of t, its rows visited in increasing order: the result.
 	scatter(t, p.RowPtr, p.Col, p.W)
@@ -358,39 +358,6 @@ func inDegrees(col []int32, deg []int64) {
 	par.Blocks(len(col), func(_, lo, hi int) {
 		for _, c := range col[lo:hi] {
 			atomic.AddInt64(&counts[c], 1)
-		}
-	})
-}
-
-// prefixSum turns a[1:] into running sums (a[0] stays), as a CSR's row
-// pointer from its degrees: blocks summed in parallel, their offsets
-// added up, then every block's running sum in parallel.
-func prefixSum(a []int64) {
-	n := len(a) - 1
-	p := par.Workers()
-	if p == 1 || n < 1<<16 {
-		for i := 1; i <= n; i++ {
-			a[i] += a[i-1]
-		}
-		return
-	}
-	sums := make([]int64, p+1)
-	par.Blocks(n, func(w, lo, hi int) {
-		var s int64
-		for _, x := range a[1+lo : 1+hi] {
-			s += x
-		}
-		sums[w+1] = s
-	})
-	sums[0] = a[0]
-	for w := 1; w <= p; w++ {
-		sums[w] += sums[w-1]
-	}
-	par.Blocks(n, func(w, lo, hi int) {
-		s := sums[w]
-		for i := 1 + lo; i < 1+hi; i++ {
-			s += a[i]
-			a[i] = s
 		}
 	})
 }

@@ -32,7 +32,7 @@ func (g *Graph) Symmetrized(in *Graph) *Graph {
 			s.RowPtr[v+1] = int64(mergeRows(g.Neighbors(int32(v)), in.Neighbors(int32(v)), nil, nil, nil, nil))
 		}
 	})
-	prefixSum(s.RowPtr)
+	par.PrefixSum(s.RowPtr)
 	s.Col = make([]int32, s.RowPtr[n])
 	if g.W != nil {
 		s.W = make([]float32, s.RowPtr[n])

@@ -420,26 +420,7 @@ func inRowPtr(d *datasets.Graph) []int64 {
 			atomic.AddInt64(&cnt[c], 1)
 		}
 	})
-	// The prefix sums: each core sums its block, then adds the blocks
-	// before it to its own.
-	sums := make([]int64, par.Workers()+1)
-	par.Blocks(n, func(w, lo, hi int) {
-		var s int64
-		for _, c := range cnt[lo:hi] {
-			s += c
-		}
-		sums[w+1] = s
-	})
-	for w := 1; w < len(sums); w++ {
-		sums[w] += sums[w-1]
-	}
-	par.Blocks(n, func(w, lo, hi int) {
-		s := sums[w]
-		for v := lo; v < hi; v++ {
-			s += cnt[v]
-			cnt[v] = s
-		}
-	})
+	par.PrefixSum(rowPtr)
 	return rowPtr
 }
 

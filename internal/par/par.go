@@ -105,3 +105,36 @@ func Dynamic(bounds []int, fn func(lo, hi int)) {
 	}
 	wg.Wait()
 }
+
+// PrefixSum turns a[1:] into running sums (a[0] stays), as a CSR's row
+// pointer from its degrees: blocks summed in parallel, their offsets
+// added up, then every block's running sum in parallel.
+func PrefixSum(a []int64) {
+	n := len(a) - 1
+	p := Workers()
+	if p == 1 || n < 1<<16 {
+		for i := 1; i <= n; i++ {
+			a[i] += a[i-1]
+		}
+		return
+	}
+	sums := make([]int64, p+1)
+	Blocks(n, func(w, lo, hi int) {
+		var s int64
+		for _, x := range a[1+lo : 1+hi] {
+			s += x
+		}
+		sums[w+1] = s
+	})
+	sums[0] = a[0]
+	for w := 1; w <= p; w++ {
+		sums[w] += sums[w-1]
+	}
+	Blocks(n, func(w, lo, hi int) {
+		s := sums[w]
+		for i := 1 + lo; i < 1+hi; i++ {
+			s += a[i]
+			a[i] = s
+		}
+	})
+}

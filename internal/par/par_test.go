@@ -1,6 +1,9 @@
 package par
 
 import (
+	"math/rand/v2"
+	"runtime"
+	"slices"
 	"sync/atomic"
 	"testing"
 )
@@ -55,6 +58,31 @@ func TestDynamicCoversEachIndexOnce(t *testing.T) {
 		for i, c := range seen {
 			if c != 1 {
 				t.Fatalf("%d parts: index %d visited %d times", parts, i, c)
+			}
+		}
+	}
+}
+
+// TestPrefixSum: the running sums equal a serial loop's, a[0] kept, on
+// sizes below and above the parallel threshold and at several worker
+// counts (more workers than cores too).
+func TestPrefixSum(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, procs := range []int{1, 2, 7} {
+		runtime.GOMAXPROCS(procs)
+		for _, n := range []int{0, 1, 5, 1<<16 - 1, 1 << 16, 1<<16 + 3, 300_001} {
+			a := make([]int64, n+1)
+			for i := range a {
+				a[i] = rng.Int64N(1000) - 100
+			}
+			want := slices.Clone(a)
+			for i := 1; i <= n; i++ {
+				want[i] += want[i-1]
+			}
+			PrefixSum(a)
+			if !slices.Equal(a, want) {
+				t.Fatalf("procs=%d n=%d: sums differ", procs, n)
 			}
 		}
 	}
