@@ -328,8 +328,9 @@ func deviceOrientation(md *matDev, all bool) *orientDev {
 // sorts of transpose.cu's: the ids by degree, then the lists' records by
 // row); for a directed g, Both from its out-rows, uploaded for it
 // (hb_rk_both). Only Off[N] comes back to the host, to size Adj and Both.
-// Inside device.do.
-func deviceRankedOrientation(md *matDev, g *datasets.Graph) *orientDev {
+// With a trace (pt not nil) each step is waited for and marked: where
+// kron21's 10-11 ms go (session 23). Inside device.do.
+func deviceRankedOrientation(md *matDev, g *datasets.Graph, pt *phase.Trace) *orientDev {
 	d := theDev
 	m := md.m
 	n := int64(m.N)
@@ -353,8 +354,15 @@ func deviceRankedOrientation(md *matDev, g *datasets.Graph) *orientDev {
 		mod.launch2(name, min(blocks(threads, blockSize), most), d.stream, a.bytes(), unused)
 	}
 	// Degrees and each vertex's count above it, in id order.
+	mark := func(name string) {
+		if pt != nil {
+			d.syncStream()
+			pt.Mark(name)
+		}
+	}
 	launch("hb_or_deg", n, a)
 	launch("hb_or_count", n*32, a)
+	mark("ranked: degrees and counts")
 	// Ranks: the ids sorted stably by degree (below nnz+1, or 2^31);
 	// order, the sorted ids, stays for a directed graph's Both.
 	var order cu.DevicePtr
@@ -373,6 +381,7 @@ func deviceRankedOrientation(md *matDev, g *datasets.Graph) *orientDev {
 		launch("hb_rk_rank", n, ia)
 		d.syncStream()
 		freeAll(sbuf)
+		mark("ranks (sort by degree)")
 	}
 	// In rank order: the counts below (key), then low, their offsets; the
 	// lists' lengths (cnt), then off.
@@ -387,6 +396,7 @@ func deviceRankedOrientation(md *matDev, g *datasets.Graph) *orientDev {
 	orientScan(mod, sa)
 	d.syncStream()
 	cu.MemcpyDtoH(unsafe.Pointer(&o.adjLen), o.off+cu.DevicePtr(n*8), 8)
+	mark("list lengths and offsets")
 	if o.adjLen > 0 {
 		// The records, then their sort by row.
 		recs := o.adjLen
@@ -397,14 +407,17 @@ func deviceRankedOrientation(md *matDev, g *datasets.Graph) *orientDev {
 		ra := a
 		ra.key, ra.val, ra.low, ra.padAt = b.key[1], b.src[1], low, padAt
 		launch("hb_rk_records", n*32, ra)
+		mark("records (allocated and written)")
 		hist, sums := sortScratch(&tmp, recs)
 		passes := transposePasses(int(n))
 		radixSort(tr, b.key[1], b.src[1], 0, b, recs, passes, hist, sums)
+		mark("records sorted")
 		o.adj = devAlloc(&md.bufs, o.adjLen*4)
 		fa := a
 		fa.off, fa.adj, fa.val = o.off, o.adj, b.src[(passes-1)%2]
 		launch("hb_rk_adj", recs, fa)
 		d.syncStream()
+		mark("lists")
 	}
 	words := int64(1)
 	if g.Directed {
@@ -423,6 +436,7 @@ func deviceRankedOrientation(md *matDev, g *datasets.Graph) *orientDev {
 		le.PutUint32(args[56:], uint32(n))
 		mod.launch2("hb_rk_both", min(blocks(n*32, blockSize), most), d.stream, args, unused)
 		d.syncStream()
+		mark("arcs both ways")
 	}
 	md.bytes += n*20 + 8 + words*4 + o.adjLen*4
 	d.notePeak()

@@ -42,6 +42,9 @@ for b in $H $HM; do
   HPGRAPH_TRACE=1 timeout 120 $b bench $G/kron21d.hpg --backend cuda --algo tc,lcc,cc --runs 3 > $OUT/bench-d.log 2>&1; sed -n '/graph.*algo/,$p' $OUT/bench-d.log; grep -E 'undirected view|prepare' $OUT/bench-d.log | head -4 | cut -c1-250
   for a in tc lcc cc; do timeout 60 $b run $a $G/kron21d.hpg --backend cuda 2>&1 | grep 'time to answer' | cut -c1-260; done
 done
+t traces: the ranked orientation of LCC step by step, the first runs of sssp and pagerank-iter
+HPGRAPH_TRACE=1 timeout 60 $H run lcc $G/kron21.hpg --backend cuda 2>&1 | grep -E 'trace' | cut -c1-400
+HPGRAPH_TRACE=1 timeout 120 $H bench $G/kron21.hpg --backend cuda --algo bfs,sssp,pagerank-iter --runs 1 > $OUT/trace-first.log 2>&1; grep -E 'trace' $OUT/trace-first.log | head -24 | cut -c1-300; sed -n '/graph.*algo/,$p' $OUT/trace-first.log
 t standing table new / start / new
 for b in $H $HM $H; do
   echo "-- $b"
@@ -49,4 +52,4 @@ for b in $H $HM $H; do
   timeout 90 $b bench $G/grid1000.hpg --backend cuda --runs 5 --algo bfs,sssp,cc 2>/dev/null | sed -n '/graph.*algo/,$p'
 done
 t done
-tar -C $OUT -czf $OUT/logs.tgz cuda-test.log apps-test.log verify.log bench-d.log 2>/dev/null; rm -f $OUT/cuda-test.log $OUT/apps-test.log $OUT/verify.log $OUT/bench-d.log
+tar -C $OUT -czf $OUT/logs.tgz cuda-test.log apps-test.log verify.log bench-d.log trace-first.log 2>/dev/null; rm -f $OUT/cuda-test.log $OUT/apps-test.log $OUT/verify.log $OUT/bench-d.log $OUT/trace-first.log
