@@ -524,67 +524,146 @@ extern "C" __global__ void hb_rk_both(const HB_Both a, int unused) {
 }
 
 // A directed graph's undirected view (symmetrize.go): row v merges v's
-// out-row and in-row (the transpose's), every neighbour once with its
-// lightest weight, out-entries first among equal ones: what
-// datasets.Graph.Symmetrized makes on the host (mergeRows there).
+// out-row A (the graph's) and in-row B (the transpose's), every
+// neighbour once with its lightest weight, out-entries first among
+// equal ones: what datasets.Graph.Symmetrized makes on the host
+// (mergeRows there). Arc-parallel, so a hub's row is spread over many
+// warps: each side's rows are cut in chunks of 32 arcs (ch: 32 times a
+// row's first chunk, a scan of the degrees rounded up to 32), a warp a
+// chunk. A kept entry of A is the first of its run of equal columns; of
+// B, the first of its run that A's row lacks (a binary search). Each
+// chunk's kept entries are a ballot (mask) and its count (cnt), scanned
+// into base, so an entry's rank among its row's kept ones is a
+// difference of two bases and a popcount, and its place in the merged
+// row that rank plus the kept entries of the other side below it (a
+// binary search there, then the same sum).
 struct HB_Sym {
-  const long long* outPtr;  // n+1
-  const int* outCol;
-  const float* outVal;      // or null: unweighted
-  const long long* inPtr;   // n+1: the transpose
-  const int* inCol;
-  const float* inVal;
-  int* cnt;                 // n: hb_sy_count's lengths
-  const long long* symPtr;  // n+1: hb_sy_fill's offsets
+  const long long* ptr[2];  // n+1: side 0 A (out-rows), 1 B (in-rows)
+  const int* col[2];
+  const float* val[2];      // or null: unweighted
+  int* deg[2];              // n: the rows' lengths (hb_sy_deg)
+  const long long* ch[2];   // n+1: 32 × each row's first chunk
+  unsigned* mask[2];        // a chunk's kept entries
+  int* cnt[2];              // their count, scanned into base
+  const long long* base[2]; // chunks+1
+  long long* symPtr;        // n+1 (hb_sy_rows)
   int* symCol;
   float* symVal;            // or null
+  long long chunks[2];      // a bound on each side's chunks, as allocated
   int n, unused;
 };
 
-static_assert(sizeof(HB_Sym) == 88, "hpgraph: HB_Sym layout");
+static_assert(sizeof(HB_Sym) == 176, "hpgraph: HB_Sym layout");
 
-// hb_sy_merge merges row v, writing it where write is set, and returns its
-// length. A thread a row (a hub's row is one thread's: out plus in steps).
-__device__ int hb_sy_merge(const HB_Sym& a, int v, bool write) {
-  long long i = a.outPtr[v], j = a.inPtr[v];
-  const long long ie = a.outPtr[v + 1], je = a.inPtr[v + 1];
-  long long k = write ? a.symPtr[v] : 0;
-  const long long k0 = k;
-  int prev = -1;
-  while (i < ie || j < je) {
-    int c;
-    float x = 0.0f;
-    if (j == je || (i < ie && a.outCol[i] <= a.inCol[j])) {
-      c = a.outCol[i];
-      if (a.outVal) x = a.outVal[i];
-      i++;
-    } else {
-      c = a.inCol[j];
-      if (a.inVal) x = a.inVal[j];
-      j++;
-    }
-    if (c == prev) {
-      if (write && a.symVal && x < a.symVal[k - 1]) a.symVal[k - 1] = x;
+// hb_sy_lower: the first index of the sorted col[lo, hi) whose value is
+// not below x (hi if none).
+__device__ __forceinline__ long long hb_sy_lower(const int* col, long long lo, long long hi, int x) {
+  while (lo < hi) {
+    const long long mid = lo + (hi - lo) / 2;
+    if (col[mid] < x) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
+// hb_sy_below: of side s's kept entries in row u, how many lie before its
+// index i (ptr[u] <= i <= ptr[u+1]).
+__device__ __forceinline__ long long hb_sy_below(const HB_Sym& a, int s, int u, long long i) {
+  const long long k = i - a.ptr[s][u], c0 = a.ch[s][u] >> 5, c = c0 + (k >> 5);
+  return a.base[s][c] - a.base[s][c0] + __popc(a.mask[s][c] & ((1u << (k & 31)) - 1));
+}
+
+// hb_sy_deg: both sides' row lengths.
+extern "C" __global__ void hb_sy_deg(const HB_Sym a, int unused) {
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < a.n; v += stride)
+    for (int s = 0; s < 2; s++) a.deg[s][v] = (int)(a.ptr[s][v + 1] - a.ptr[s][v]);
+}
+
+// hb_sy_chunks walks side s's chunks, a warp a run of consecutive ones,
+// calling f(u, c, i, in) for each: u its row, c the chunk, i the lane's
+// arc, in whether that arc is in the row. Chunks past the last (up to the
+// bound allocated) call f with u = -1.
+template <typename F>
+__device__ __forceinline__ void hb_sy_chunks(const HB_Sym& a, int s, F f) {
+  const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
+  const long long w = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  const long long per = (a.chunks[s] + warps - 1) / warps, c0 = w * per, c1 = min(c0 + per, a.chunks[s]);
+  const long long total = a.ch[s][a.n] >> 5;
+  const int lane = threadIdx.x & 31;
+  int u = -1;
+  for (long long c = c0; c < c1; c++) {
+    if (c >= total) {
+      f(-1, c, 0LL, false);
       continue;
     }
-    prev = c;
-    if (write) {
-      a.symCol[k] = c;
-      if (a.symVal) a.symVal[k] = x;
+    const long long at = c << 5;
+    if (u < 0) {  // the last row whose first chunk is at or before c
+      long long lo = 0, hi = a.n;
+      while (lo < hi) {
+        const long long mid = lo + (hi - lo + 1) / 2;
+        if (a.ch[s][mid] <= at) lo = mid; else hi = mid - 1;
+      }
+      u = (int)lo;
     }
-    k++;
+    while (a.ch[s][u + 1] <= at) u++;
+    const long long i = a.ptr[s][u] + (at - a.ch[s][u]) + lane;
+    f(u, c, i, i < a.ptr[s][u + 1]);
   }
-  return (int)(k - k0);
 }
 
-extern "C" __global__ void hb_sy_count(const HB_Sym a, int unused) {
-  const long long stride = (long long)gridDim.x * blockDim.x;
-  for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < a.n; v += stride)
-    a.cnt[v] = hb_sy_merge(a, (int)v, false);
+// hb_sy_mask: the kept entries of side s's chunks.
+extern "C" __global__ void hb_sy_mask(const HB_Sym a, int s) {
+  hb_sy_chunks(a, s, [&](int u, long long c, long long i, bool in) {
+    bool keep = false;
+    if (in) {
+      const int x = a.col[s][i];
+      keep = i == a.ptr[s][u] || a.col[s][i - 1] != x;
+      if (keep && s == 1) {  // B's entry kept only where A's row lacks it
+        const long long e = a.ptr[0][u + 1], j = hb_sy_lower(a.col[0], a.ptr[0][u], e, x);
+        keep = j == e || a.col[0][j] != x;
+      }
+    }
+    const unsigned m = __ballot_sync(0xffffffffu, keep);
+    if ((threadIdx.x & 31) == 0) {
+      a.mask[s][c] = m;
+      a.cnt[s][c] = __popc(m);
+    }
+  });
 }
 
-extern "C" __global__ void hb_sy_fill(const HB_Sym a, int unused) {
+// hb_sy_rows: the view's row offsets, each side's kept entries before
+// row v summed.
+extern "C" __global__ void hb_sy_rows(const HB_Sym a, int unused) {
   const long long stride = (long long)gridDim.x * blockDim.x;
-  for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < a.n; v += stride)
-    hb_sy_merge(a, (int)v, true);
+  for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v <= a.n; v += stride)
+    a.symPtr[v] = a.base[0][a.ch[0][v] >> 5] + a.base[1][a.ch[1][v] >> 5];
+}
+
+// hb_sy_fill: side s's kept entries written where the merge puts them.
+// An entry of A takes the lightest weight of its run, then of B's run of
+// the same column (strictly lighter only: the host's merge keeps the
+// first of equal weights); an entry of B, of its run.
+extern "C" __global__ void hb_sy_fill(const HB_Sym a, int s) {
+  const int o = 1 - s;
+  hb_sy_chunks(a, s, [&](int u, long long c, long long i, bool in) {
+    if (!in) return;
+    const unsigned m = a.mask[s][c];
+    const int lane = threadIdx.x & 31;
+    if (!(m >> lane & 1)) return;
+    const int x = a.col[s][i];
+    const long long oe = a.ptr[o][u + 1], j = hb_sy_lower(a.col[o], a.ptr[o][u], oe, x);
+    const long long rank = a.base[s][c] - a.base[s][a.ch[s][u] >> 5] + __popc(m & ((1u << lane) - 1));
+    const long long at = a.symPtr[u] + rank + hb_sy_below(a, o, u, j);
+    a.symCol[at] = x;
+    if (a.symVal) {
+      const long long e = a.ptr[s][u + 1];
+      float w = a.val[s][i];
+      for (long long k = i + 1; k < e && a.col[s][k] == x; k++)
+        if (a.val[s][k] < w) w = a.val[s][k];
+      if (s == 0)
+        for (long long k = j; k < oe && a.col[o][k] == x; k++)
+          if (a.val[o][k] < w) w = a.val[o][k];
+      a.symVal[at] = w;
+    }
+  });
 }

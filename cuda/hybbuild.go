@@ -20,7 +20,7 @@ var hybBuildSource string
 
 var hybBuildKernels = []string{"hb_ell", "hb_coo", "hb_restore", "hb_bin_count", "hb_bin_scan", "hb_bin_place", "hb_degrees",
 	"hb_or_deg", "hb_or_count", "hb_or_scan1", "hb_or_scan2", "hb_or_scan3", "hb_or_fill",
-	"hb_rk_iota", "hb_rk_rank", "hb_rk_counts", "hb_rk_records", "hb_rk_adj", "hb_rk_both", "hb_sy_count", "hb_sy_fill"}
+	"hb_rk_iota", "hb_rk_rank", "hb_rk_counts", "hb_rk_records", "hb_rk_adj", "hb_rk_both", "hb_sy_deg", "hb_sy_mask", "hb_sy_rows", "hb_sy_fill"}
 
 // buildOnDevice is PREPROCESS on the device for a matrix that
 // vertexprog described without filling (hyb.Describe): it builds the ELL
@@ -406,8 +406,9 @@ func deviceRankedOrientation(md *matDev, g *datasets.Graph, pt *phase.Trace) *or
 		cu.CtxSynchronize() // (the memsets ran on the legacy stream)
 		ra := a
 		ra.key, ra.val, ra.low, ra.padAt = b.key[1], b.src[1], low, padAt
+		mark("records allocated")
 		launch("hb_rk_records", n*32, ra)
-		mark("records (allocated and written)")
+		mark("records written")
 		hist, sums := sortScratch(&tmp, recs)
 		passes := transposePasses(int(n))
 		radixSort(tr, b.key[1], b.src[1], 0, b, recs, passes, hist, sums)
@@ -427,10 +428,17 @@ func deviceRankedOrientation(md *matDev, g *datasets.Graph, pt *phase.Trace) *or
 	cu.MemsetD32(o.both, 0, words)
 	cu.CtxSynchronize() // (the memset ran on the legacy stream)
 	if g.Directed && o.adjLen > 0 {
-		// Which edges have arcs both ways: the out-rows, uploaded for it.
+		// Which edges have arcs both ways: the out-rows, the device's copy
+		// (the undirected view was made from it) or uploaded for it.
+		rowPtr, col := cu.DevicePtr(0), cu.DevicePtr(0)
+		if c := d.csrFor(hyb.CSR{RowPtr: g.RowPtr, Col: g.Col}); c != nil {
+			rowPtr, col = c.rowPtr, c.col
+		} else {
+			rowPtr, col = devPut(&tmp, g.RowPtr), devPut(&tmp, g.Col)
+		}
 		args := make([]byte, 64)
 		le := binary.LittleEndian
-		for i, p := range []cu.DevicePtr{devPut(&tmp, g.RowPtr), devPut(&tmp, g.Col), order, o.off, o.cnt, o.adj, o.both} {
+		for i, p := range []cu.DevicePtr{rowPtr, col, order, o.off, o.cnt, o.adj, o.both} {
 			le.PutUint64(args[8*i:], uint64(p))
 		}
 		le.PutUint32(args[56:], uint32(n))

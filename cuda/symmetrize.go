@@ -5,6 +5,7 @@ package cuda
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"unsafe"
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
@@ -19,39 +20,59 @@ import (
 // which the host built with a transpose and a merge of every row (kron21
 // read as arcs, 42M of them: 331-335 ms on the H200's 16 cores, most of a
 // directed TC's or LCC's PREPROCESS). Here the out-CSR (prefetched or
-// uploaded) is transposed on the device (deviceTranspose), each row's
-// merge counted (hb_sy_count: a thread a row), the counts scanned into
-// row offsets, which go to the host (n*8 bytes: the matrix is described
-// from them, hyb.DescribeSymmetrized), and the rows filled (hb_sy_fill).
-// The view stays on the device as a CSR copy whose source is those row
-// offsets, so the matrix described from them borrows it (buildOnDevice),
-// and it goes with that matrix.
+// uploaded) is transposed on the device (deviceTranspose), and the rows
+// merged arc by arc (hb_sy_* in hybbuild.cu: chunks of 32 arcs, a warp
+// each, so a hub's row is many warps' work): the kept entries of each
+// side's chunks, their counts scanned, the view's row offsets from those
+// sums, which go to the host (n*8 bytes: the matrix is described from
+// them, hyb.DescribeSymmetrized), then the rows filled. The view stays on
+// the device as a CSR copy whose source is those row offsets, so the
+// matrix described from them borrows it (buildOnDevice), and it goes
+// with that matrix.
 
-// symArg is hybbuild.cu's HB_Sym.
+// symArg is hybbuild.cu's HB_Sym: index 0 the out-rows (A), 1 the
+// in-rows (B).
 type symArg struct {
-	outPtr, outCol, outVal, inPtr, inCol, inVal, cnt, symPtr, symCol, symVal cu.DevicePtr
-	n                                                                        int
+	ptr, col, val, deg, ch, mask, cnt, base [2]cu.DevicePtr
+	symPtr, symCol, symVal                  cu.DevicePtr
+	chunks                                  [2]int64
+	n                                       int
 }
 
 func (a *symArg) bytes() []byte {
-	b := make([]byte, 88)
+	b := make([]byte, 176)
 	le := binary.LittleEndian
-	for i, p := range []cu.DevicePtr{a.outPtr, a.outCol, a.outVal, a.inPtr, a.inCol, a.inVal, a.cnt, a.symPtr, a.symCol, a.symVal} {
-		le.PutUint64(b[8*i:], uint64(p))
+	at := 0
+	put := func(v uint64) { le.PutUint64(b[at:], v); at += 8 }
+	for _, p := range [][2]cu.DevicePtr{a.ptr, a.col, a.val, a.deg, a.ch, a.mask, a.cnt, a.base} {
+		put(uint64(p[0]))
+		put(uint64(p[1]))
 	}
-	le.PutUint32(b[80:], uint32(a.n))
+	put(uint64(a.symPtr))
+	put(uint64(a.symCol))
+	put(uint64(a.symVal))
+	put(uint64(a.chunks[0]))
+	put(uint64(a.chunks[1]))
+	le.PutUint32(b[at:], uint32(a.n))
 	return b
 }
 
+// symChunks bounds a side's chunks of 32 arcs: at most nnz/32 full ones
+// and one partial a row.
+func symChunks(n int, nnz int64) int64 { return nnz/32 + int64(n) + 1 }
+
 // symmetrizedBytes bounds the device memory symmetrizeOnDevice needs
-// besides the out-CSR: the transpose and its temporaries, the counts and
-// scan sums, and the view (at most twice the arcs).
+// besides the out-CSR: the transpose and its temporaries, each side's
+// degrees, chunk offsets, masks, counts, bases and scan sums, and the
+// view (at most twice the arcs).
 func symmetrizedBytes(n int, nnz int64, weighted bool) int64 {
 	per := int64(4)
 	if weighted {
 		per = 8
 	}
-	return deviceTransposeBytes(n, nnz, weighted) + int64(n)*4 + (int64(n)/orientRows+1)*8 + int64(n+1)*8 + 2*nnz*per
+	ch := symChunks(n, nnz)
+	side := int64(n)*4 + int64(n+1)*8 + (int64(n)/orientRows+1)*8 + ch*8 + (ch+1)*8 + (ch/orientRows+1)*8
+	return deviceTransposeBytes(n, nnz, weighted) + 2*side + int64(n+1)*8 + 2*nnz*per
 }
 
 // SymmetrizedRows implements vertexprog.Symmetrizer.
@@ -67,6 +88,9 @@ func (Backend) SymmetrizedRows(rowPtr []int64, col []int32, val []float32) ([]in
 	var rows []int64
 	err = d.do("building a directed graph's undirected view", func() error {
 		of := hyb.CSR{RowPtr: rowPtr, Col: col, Val: val}
+		if symChunks(n, int64(len(col))) > math.MaxInt32 {
+			return fmt.Errorf("cuda: a directed graph's undirected view: %d arcs are more than its scans take (the host builds it)", len(col))
+		}
 		need := symmetrizedBytes(n, int64(len(col)), val != nil)
 		if d.csrFor(of) == nil {
 			need += csrBytes(of)
@@ -93,11 +117,12 @@ func (d *device) symmetrizeOnDevice(of hyb.CSR, want []int64, pt *phase.Trace) (
 	src := d.borrowCSR(of, pt)
 	var tmp []cu.DevicePtr
 	defer func() { freeAll(tmp) }()
-	a := symArg{outPtr: src.rowPtr, outCol: src.col, n: n}
+	a := symArg{n: n}
+	a.ptr[0], a.col[0] = src.rowPtr, src.col
 	if of.Val != nil {
-		a.outVal = src.val
+		a.val[0] = src.val
 	}
-	a.inPtr, a.inCol, a.inVal = deviceTranspose(&tmp, src.rowPtr, src.col, a.outVal, n, nnz)
+	a.ptr[1], a.col[1], a.val[1] = deviceTranspose(&tmp, src.rowPtr, src.col, a.val[0], n, nnz)
 	pt.Mark("transpose")
 	c := &csrCopy{}
 	ok := false
@@ -107,13 +132,28 @@ func (d *device) symmetrizeOnDevice(of hyb.CSR, want []int64, pt *phase.Trace) (
 		}
 	}()
 	c.rowPtr = devAlloc(&c.bufs, int64(n+1)*8)
+	a.symPtr = c.rowPtr
 	mod := d.hybBuildModule()
 	most := int64(d.sms) * 16
-	unused := make([]byte, 4)
 	if n > 0 {
-		a.cnt = devAlloc(&tmp, int64(n)*4)
-		mod.launch2("hb_sy_count", min(blocks(int64(n), blockSize), most), d.stream, a.bytes(), unused)
-		orientScan(mod, orArg{cnt: a.cnt, off: c.rowPtr, sums: devAlloc(&tmp, max((int64(n)+orientRows-1)/orientRows, 1)*8), n: n, unit: 1})
+		unused := make([]byte, 4)
+		a.deg[0], a.deg[1] = devAlloc(&tmp, int64(n)*4), devAlloc(&tmp, int64(n)*4)
+		mod.launch2("hb_sy_deg", min(blocks(int64(n), blockSize), most), d.stream, a.bytes(), unused)
+		for s := range 2 {
+			a.ch[s] = devAlloc(&tmp, int64(n+1)*8)
+			orientScan(mod, orArg{cnt: a.deg[s], off: a.ch[s], sums: devAlloc(&tmp, (int64(n)/orientRows+1)*8), n: n, unit: 32})
+		}
+		for s := range 2 {
+			ch := symChunks(n, nnz)
+			a.chunks[s] = ch
+			a.mask[s], a.cnt[s] = devAlloc(&tmp, ch*4), devAlloc(&tmp, ch*4)
+			a.base[s] = devAlloc(&tmp, (ch+1)*8)
+		}
+		for s := range 2 {
+			mod.launch2("hb_sy_mask", min(blocks(a.chunks[s]*32, blockSize), most), d.stream, a.bytes(), side(s))
+			orientScan(mod, orArg{cnt: a.cnt[s], off: a.base[s], sums: devAlloc(&tmp, (a.chunks[s]/orientRows+1)*8), n: int(a.chunks[s]), unit: 1})
+		}
+		mod.launch2("hb_sy_rows", min(blocks(int64(n)+1, blockSize), most), d.stream, a.bytes(), unused)
 		d.syncStream()
 	} else {
 		cu.MemsetD32(c.rowPtr, 0, 2)
@@ -132,8 +172,10 @@ func (d *device) symmetrizeOnDevice(of hyb.CSR, want []int64, pt *phase.Trace) (
 		c.val = devAlloc(&c.bufs, total*4)
 	}
 	if total > 0 {
-		a.symPtr, a.symCol, a.symVal = c.rowPtr, c.col, c.val
-		mod.launch2("hb_sy_fill", min(blocks(int64(n), blockSize), most), d.stream, a.bytes(), unused)
+		a.symCol, a.symVal = c.col, c.val
+		for s := range 2 {
+			mod.launch2("hb_sy_fill", min(blocks(a.chunks[s]*32, blockSize), most), d.stream, a.bytes(), side(s))
+		}
 		d.syncStream()
 	}
 	pt.Mark("rows")
@@ -146,6 +188,9 @@ func (d *device) symmetrizeOnDevice(of hyb.CSR, want []int64, pt *phase.Trace) (
 	d.notePeak()
 	return c, rows
 }
+
+// side is a kernel's int argument s, the side of HB_Sym it works on.
+func side(s int) []byte { return binary.LittleEndian.AppendUint32(nil, uint32(s)) }
 
 // checkRows panics unless the row offsets the device made (got) equal
 // want, the ones the host counted or a matrix was described from.
