@@ -242,12 +242,22 @@ struct HB_Or {
   int* val;
   long long* low;
   unsigned long long* padAt;
+  // len[r]: row r's entries (hb_or_deg); seg: HB_OR_SEG times each row's
+  // first segment (a scan of len rounded up), so hb_or_count and
+  // hb_rk_records spread a hub's row over many warps.
+  int* len;
+  long long* seg;
   int n, k, pitch, all;
   int unit;  // the scans round each count up to it (HB_OR_BLOCK, or 1)
   int unused;
 };
 
-static_assert(sizeof(HB_Or) == 128, "hpgraph: HB_Or layout");
+static_assert(sizeof(HB_Or) == 144, "hpgraph: HB_Or layout");
+
+// A warp's unit of hb_or_count's and hb_rk_records' work: up to
+// HB_OR_SEG entries of one row. A warp a row left a hub's row of ~10^5
+// entries to one warp: 2-5 ms of a kron21 orientation (session 24).
+#define HB_OR_SEG 256
 
 __device__ __forceinline__ int hb_or_ell_len(const HB_Or& a, int r) {
   int j = 0;
@@ -284,21 +294,47 @@ extern "C" __global__ void hb_or_deg(const HB_Or a, int unused) {
       if (hb_or_at(a, r, el, mid) <= r) lo2 = mid + 1; else hi2 = mid;
     }
     a.deg[r] = (int)(len - (lo2 - lo));
+    a.len[r] = (int)len;
+    a.cnt[r] = 0;  // (hb_or_count adds to it)
   }
 }
 
-// hb_or_count: a warp a row, counting the entries kept.
+// hb_or_segments walks the rows' segments (seg), a warp a run of
+// consecutive ones, calling f(r, el, s0, s1) for each: row r, whose ELL
+// part holds el entries, from entry s0 to s1.
+template <typename F>
+__device__ __forceinline__ void hb_or_segments(const HB_Or& a, F f) {
+  const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
+  const long long w = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  const long long total = a.seg[a.n] / HB_OR_SEG;
+  const long long per = (total + warps - 1) / warps, c0 = w * per, c1 = min(c0 + per, total);
+  int r = -1;
+  for (long long c = c0; c < c1; c++) {
+    const long long at = c * HB_OR_SEG;
+    if (r < 0) {  // the last row whose first segment is at or before c
+      long long lo = 0, hi = a.n;
+      while (lo < hi) {
+        const long long mid = lo + (hi - lo + 1) / 2;
+        if (a.seg[mid] <= at) lo = mid; else hi = mid - 1;
+      }
+      r = (int)lo;
+    }
+    while (a.seg[r + 1] <= at) r++;
+    const long long len = a.len[r], s0 = at - a.seg[r];
+    f(r, (int)(len - (a.cooPtr[r + 1] - a.cooPtr[r])), s0, min(s0 + HB_OR_SEG, len));
+  }
+}
+
+// hb_or_count: a warp a segment, its kept entries added to its row's
+// count.
 extern "C" __global__ void hb_or_count(const HB_Or a, int unused) {
   const int lane = threadIdx.x & 31;
-  const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
-  for (long long rr = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; rr < a.n; rr += warps) {
-    const int r = (int)rr, el = hb_or_ell_len(a, r);
-    const long long len = el + (a.cooPtr[r + 1] - a.cooPtr[r]);
+  hb_or_segments(a, [&](int r, int el, long long s0, long long s1) {
     int c = 0;
-    for (long long i = lane; i < len; i += 32) c += hb_or_keep(a, r, hb_or_at(a, r, el, i));
+    for (long long i = s0 + lane; i < s1; i += 32) c += hb_or_keep(a, r, hb_or_at(a, r, el, i));
     for (int o = 16; o > 0; o >>= 1) c += __shfl_down_sync(0xffffffffu, c, o);
-    if (lane == 0) a.cnt[r] = c;
-  }
+    if (lane == 0 && c) atomicAdd(a.cnt + r, c);
+  });
 }
 
 // hb_or_padded is row r's list length rounded up to a.unit (0 past n).
@@ -437,38 +473,41 @@ extern "C" __global__ void hb_rk_counts(const HB_Or a, int unused) {
   }
 }
 
-// hb_rk_records: a warp a vertex u, writing (ρ(v), ρ(u)) for each entry v
-// below u, in its row's order, from low[ρ(u)] on (a ballot's prefix
-// places each), and its list's padding as (ρ(u), n) at padAt's count past
-// low[n].
+// hb_rk_records: a warp a segment of u's row, writing (ρ(v), ρ(u)) for
+// each entry v below u from low[ρ(u)] on, where an atomic on low[ρ(u)]
+// (a cursor from there) and a ballot's prefix place it (so u's records
+// come in any order: the sort by key then leaves each list's values in
+// increasing ρ(u) all the same, each u's records having distinct keys
+// but for repeated entries, which are equal); and, with its first
+// segment, its list's padding as (ρ(u), n) at padAt's count past low[n].
 extern "C" __global__ void hb_rk_records(const HB_Or a, int unused) {
   const int lane = threadIdx.x & 31;
   const unsigned below = (1u << lane) - 1;
-  const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
-  for (long long uu = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; uu < a.n; uu += warps) {
-    const int u = (int)uu, el = hb_or_ell_len(a, u), ru = a.rank[u];
-    const long long len = el + (a.cooPtr[u + 1] - a.cooPtr[u]);
-    long long at = a.low[ru];
-    for (long long i0 = 0; i0 < len; i0 += 32) {
+  hb_or_segments(a, [&](int u, int el, long long s0, long long s1) {
+    const int ru = a.rank[u];
+    for (long long i0 = s0; i0 < s1; i0 += 32) {
       const long long i = i0 + lane;
-      const int v = i < len ? hb_or_at(a, u, el, i) : u;
+      const int v = i < s1 ? hb_or_at(a, u, el, i) : u;
       const bool keep = v != u && hb_or_keep(a, v, u);
       const unsigned bal = __ballot_sync(0xffffffffu, keep);
+      if (!bal) continue;
+      long long at = 0;
+      if (lane == 0) at = (long long)atomicAdd((unsigned long long*)(a.low + ru), (unsigned long long)__popc(bal));
+      at = __shfl_sync(0xffffffffu, at, 0);
       if (keep) {
         a.key[at + __popc(bal & below)] = a.rank[v];
         a.val[at + __popc(bal & below)] = ru;
       }
-      at += __popc(bal);
     }
     const int pads = (HB_OR_BLOCK - a.cnt[u] % HB_OR_BLOCK) % HB_OR_BLOCK;
-    if (lane == 0 && pads) {
+    if (s0 == 0 && lane == 0 && pads) {
       const long long p = a.low[a.n] + (long long)atomicAdd(a.padAt, (unsigned long long)pads);
       for (int q = 0; q < pads; q++) {
         a.key[p + q] = ru;
         a.val[p + q] = a.n;
       }
     }
-  }
+  });
 }
 
 // hb_rk_adj: adj from the sorted values (val), n becoming HB_OR_PAD.

@@ -250,20 +250,40 @@ const orientRows = 1024
 
 // orArg is hybbuild.cu's HB_Or.
 type orArg struct {
-	ellCol, cooCol, cooPtr, deg, cnt, off, adj, sums, rank, key, val, low, padAt cu.DevicePtr
-	n, k, pitch, all, unit                                                       int
+	ellCol, cooCol, cooPtr, deg, cnt, off, adj, sums, rank, key, val, low, padAt, len, seg cu.DevicePtr
+	n, k, pitch, all, unit                                                                 int
 }
 
 func (a *orArg) bytes() []byte {
-	b := make([]byte, 128)
+	b := make([]byte, 144)
 	le := binary.LittleEndian
-	for i, p := range []cu.DevicePtr{a.ellCol, a.cooCol, a.cooPtr, a.deg, a.cnt, a.off, a.adj, a.sums, a.rank, a.key, a.val, a.low, a.padAt} {
+	for i, p := range []cu.DevicePtr{a.ellCol, a.cooCol, a.cooPtr, a.deg, a.cnt, a.off, a.adj, a.sums, a.rank, a.key, a.val, a.low, a.padAt, a.len, a.seg} {
 		le.PutUint64(b[8*i:], uint64(p))
 	}
 	for i, v := range []int{a.n, a.k, a.pitch, a.all, a.unit} {
-		le.PutUint32(b[104+4*i:], uint32(v))
+		le.PutUint32(b[120+4*i:], uint32(v))
 	}
 	return b
+}
+
+// orSegment is HB_OR_SEG: the row entries a warp of hb_or_count and
+// hb_rk_records takes at a time.
+const orSegment = 256
+
+// orientDegrees runs hb_or_deg (each row's degree and length, its count
+// zeroed), scans the lengths into a's segments (seg, allocated in tmp)
+// and counts each row's kept entries with hb_or_count. Asynchronous.
+func orientDegrees(mod *module, a *orArg, tmp *[]cu.DevicePtr) {
+	d := theDev
+	n := int64(a.n)
+	grid := min(blocks(n*32, blockSize), int64(d.sms)*16)
+	a.len, a.seg = devAlloc(tmp, n*4), devAlloc(tmp, (n+1)*8)
+	unused := make([]byte, 4)
+	mod.launch2("hb_or_deg", min(blocks(n, blockSize), int64(d.sms)*16), d.stream, a.bytes(), unused)
+	sa := *a
+	sa.cnt, sa.off, sa.unit = a.len, a.seg, orSegment
+	orientScan(mod, sa)
+	mod.launch2("hb_or_count", grid, d.stream, a.bytes(), unused)
 }
 
 // orientScan turns the n counts at a.cnt into their offsets at a.off (n+1
@@ -306,8 +326,7 @@ func deviceOrientation(md *matDev, all bool) *orientDev {
 		cu.MemsetD32(o.off, 0, 2)
 		cu.CtxSynchronize()
 	} else {
-		mod.launch2("hb_or_deg", min(blocks(n, blockSize), most), d.stream, a.bytes(), unused)
-		mod.launch2("hb_or_count", min(blocks(n*32, blockSize), most), d.stream, a.bytes(), unused)
+		orientDegrees(mod, &a, &tmp)
 		orientScan(mod, a)
 		d.syncStream()
 	}
@@ -360,8 +379,7 @@ func deviceRankedOrientation(md *matDev, g *datasets.Graph, pt *phase.Trace) *or
 			pt.Mark(name)
 		}
 	}
-	launch("hb_or_deg", n, a)
-	launch("hb_or_count", n*32, a)
+	orientDegrees(mod, &a, &tmp)
 	mark("ranked: degrees and counts")
 	// Ranks: the ids sorted stably by degree (below nnz+1, or 2^31);
 	// order, the sorted ids, stays for a directed graph's Both.
