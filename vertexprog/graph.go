@@ -100,6 +100,29 @@ func (g *Graph) Edges() int64 { return g.g.Edges() }
 // OutDegree is the number of arcs leaving v.
 func (g *Graph) OutDegree(v int32) int { return g.g.Degree(v) }
 
+// OutDegrees returns every vertex's out-degree, counted once per graph on
+// every core; read only. The matrices of the out-rows (an undirected
+// graph's only ones) share it as their Degree, so a PageRank, whose
+// Prepare wants it too, makes the 4N bytes (fresh pages: 3 ms of a kron21
+// first PREPROCESS) once.
+func (g *Graph) OutDegrees() []int32 {
+	return g.Memo(outDegreesKey{}, func() any { return rowLengths(g.g.RowPtr) }).([]int32)
+}
+
+type outDegreesKey struct{}
+
+// rowLengths is the length of each row of rowPtr, on every core.
+func rowLengths(rowPtr []int64) []int32 {
+	n := len(rowPtr) - 1
+	deg := make([]int32, n)
+	par.Blocks(n, func(_, lo, hi int) {
+		for v := lo; v < hi; v++ {
+			deg[v] = int32(rowPtr[v+1] - rowPtr[v])
+		}
+	})
+	return deg
+}
+
 // InDegree is the number of arcs entering v.
 func (g *Graph) InDegree(v int32) int { return g.inAdj().Degree(v) }
 
@@ -378,12 +401,12 @@ func (g *Graph) matrixFor(r matrixRows, opt hyb.Options, device bool, symRows fu
 		return nil, err
 	}
 	n := h.N
-	m = &Matrix{Matrix: h, Degree: make([]int32, n), nnz: rowPtr[n]}
-	par.Blocks(n, func(_, lo, hi int) {
-		for v := lo; v < hi; v++ {
-			m.Degree[v] = int32(rowPtr[v+1] - rowPtr[v])
-		}
-	})
+	m = &Matrix{Matrix: h, nnz: rowPtr[n]}
+	if r == rowsOut {
+		m.Degree = g.OutDegrees()
+	} else {
+		m.Degree = rowLengths(rowPtr)
+	}
 	k := int64(h.K)
 	parts := 1
 	if h.N >= minPartRows {
