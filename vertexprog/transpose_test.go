@@ -321,3 +321,40 @@ func TestDeviceSymMatrixDescribed(t *testing.T) {
 		t.Fatal("needsSymmetrized on an undirected graph")
 	}
 }
+
+// TestOutDegrees: Graph.OutDegrees is each row's length as the dataset
+// counts it, made once, and the out-rows' matrices (a directed graph's
+// push matrix, an undirected graph's every one) share it as their
+// Degree; the in-rows' matrix has the in-degrees.
+func TestOutDegrees(t *testing.T) {
+	rng := rand.New(rand.NewPCG(24, 5))
+	for _, n := range []int{1, 70, 5000} {
+		d := directedTestGraph(t, rng, n, 9*n, false)
+		g := NewGraph(d)
+		deg := g.OutDegrees()
+		for v := range int32(n) {
+			if int(deg[v]) != d.Degree(v) {
+				t.Fatalf("n=%d: OutDegrees()[%d] = %d, want %d", n, v, deg[v], d.Degree(v))
+			}
+		}
+		if again := g.OutDegrees(); &again[0] != &deg[0] {
+			t.Errorf("n=%d: OutDegrees made twice", n)
+		}
+		out, err := g.PushMatrix(InEdges, hyb.DefaultOptions()) // (pushes along the out-rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if &out.Degree[0] != &deg[0] {
+			t.Errorf("n=%d: the out-rows' matrix has a Degree of its own", n)
+		}
+		in, err := g.PullMatrix(InEdges, hyb.DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for v := range int32(n) {
+			if int(in.Degree[v]) != g.InDegree(v) {
+				t.Fatalf("n=%d: the in-rows' Degree[%d] = %d, want %d", n, v, in.Degree[v], g.InDegree(v))
+			}
+		}
+	}
+}
