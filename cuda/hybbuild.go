@@ -64,12 +64,13 @@ func buildOnDevice(md *matDev, m *hyb.Matrix, pt *phase.Trace) {
 		}
 	}
 	md.cooPtr = devPut(&md.bufs, m.CooPtr)
+	pt.Mark("COO offsets")
 	slots, coo := int64(m.K)*int64(m.Pitch), m.CooNNZ()
 	md.ellCol, md.cooCol = devAlloc(&md.bufs, slots*4), devAlloc(&md.bufs, coo*4)
 	if m.Weighted() {
 		md.ellVal, md.cooVal = devAlloc(&md.bufs, slots*4), devAlloc(&md.bufs, coo*4)
 	}
-	pt.Mark("COO offsets, ELL and COO allocations")
+	pt.Mark("ELL and COO allocations")
 	a := make([]byte, 80)
 	le := binary.LittleEndian
 	for i, p := range []cu.DevicePtr{rowPtr, col, val, md.cooPtr, md.ellCol, md.ellVal, md.cooCol, md.cooVal} {
