@@ -19,7 +19,7 @@ type PageRankProgram struct {
 	// Rank is each vertex's rank after the run, written into the slice
 	// it holds before when that has one element a vertex.
 	Rank   []float64
-	outDeg []int32 `devgen:"constant"` // (Graph.Memo's: see outDegrees)
+	outDeg []int32 `devgen:"constant"` // (Graph.OutDegrees: read only)
 }
 
 func (p *PageRankProgram) Spec() vertexprog.Spec {
@@ -36,7 +36,7 @@ func (p *PageRankProgram) Prepare(g *vertexprog.Graph) error {
 	if len(p.Rank) != g.N() { // (a caller may lend one: Scratch)
 		p.Rank = make([]float64, g.N())
 	}
-	p.outDeg = outDegrees(g)
+	p.outDeg = g.OutDegrees()
 	return nil
 }
 
@@ -46,23 +46,6 @@ func checkDamping(d float64) error {
 	}
 	return nil
 }
-
-// outDegrees returns every vertex's out-degree, counted on every core (a
-// loop on one took 7.8 ms of a kron21 PageRank's PREPROCESS on the GPU
-// machine) once per graph (vertexprog.Graph.Memo); read only.
-func outDegrees(g *vertexprog.Graph) []int32 {
-	return g.Memo(outDegreesKey{}, func() any {
-		deg := make([]int32, g.N())
-		g.ForVertices(func(lo, hi int32) {
-			for v := lo; v < hi; v++ {
-				deg[v] = int32(g.OutDegree(v))
-			}
-		})
-		return deg
-	}).([]int32)
-}
-
-type outDegreesKey struct{}
 
 // share is what a vertex of rank r and out-degree d gives each out-neighbour.
 func share(r float64, d int32) float64 {
@@ -136,7 +119,7 @@ type PageRankLDBCProgram[F Float] struct {
 	Iterations int
 	// Rank is as PageRankProgram's.
 	Rank   []float64
-	outDeg []int32 `devgen:"constant"` // (Graph.Memo's: see outDegrees)
+	outDeg []int32 `devgen:"constant"` // (Graph.OutDegrees: read only)
 	n      float64
 }
 
@@ -156,7 +139,7 @@ func (p *PageRankLDBCProgram[F]) Prepare(g *vertexprog.Graph) error {
 	if len(p.Rank) != g.N() { // (a caller may lend one: Scratch)
 		p.Rank = make([]float64, g.N())
 	}
-	p.outDeg = outDegrees(g)
+	p.outDeg = g.OutDegrees()
 	return nil
 }
 

@@ -65,8 +65,10 @@ func lowOnMemory() bool {
 
 // matBytes is the device memory of m's base arrays, plus, for a matrix
 // built on the device, the CSR it is built from (with csr) and, for a
-// transposed matrix (hyb.DescribeTranspose), deviceTranspose's arrays,
-// its output and temporaries.
+// transposed or symmetrized matrix (hyb.DescribeTranspose,
+// DescribeSymmetrized), deviceTranspose's arrays, its output and
+// temporaries (and a symmetrized matrix's view, the CSR it is built
+// from).
 func matBytes(m *hyb.Matrix, csr bool) int64 {
 	vals := int64(0)
 	if m.Weighted() {
@@ -79,6 +81,9 @@ func matBytes(m *hyb.Matrix, csr bool) int64 {
 		}
 		if m.TransposeOf != nil {
 			b += deviceTransposeBytes(m.N, m.NNZ(), m.Weighted())
+		}
+		if of := m.SymmetrizeOf; of != nil {
+			b += deviceTransposeBytes(m.N, int64(len(of.Col)), m.Weighted()) + m.NNZ()*(4+vals) + int64(m.N+1)*8 + int64(m.N)*4
 		}
 	}
 	return b
@@ -95,7 +100,7 @@ type matSig struct {
 	n, k, pitch              int
 	lens                     [4]int
 	rowPtr, col, val, cooPtr unsafe.Pointer
-	of                       [3]unsafe.Pointer // TransposeOf's arrays
+	of                       [3]unsafe.Pointer // TransposeOf's or SymmetrizeOf's arrays
 	ofLens                   [3]int
 }
 
@@ -108,7 +113,7 @@ func sigOf(m *hyb.Matrix) matSig {
 		rowPtr: unsafe.Pointer(unsafe.SliceData(m.Src.RowPtr)), col: unsafe.Pointer(unsafe.SliceData(m.Src.Col)),
 		val: unsafe.Pointer(unsafe.SliceData(m.Src.Val)), cooPtr: unsafe.Pointer(unsafe.SliceData(m.CooPtr)),
 	}
-	if of := m.TransposeOf; of != nil {
+	if of := derivedOf(m); of != nil {
 		s.of = [3]unsafe.Pointer{unsafe.Pointer(unsafe.SliceData(of.RowPtr)), unsafe.Pointer(unsafe.SliceData(of.Col)), unsafe.Pointer(unsafe.SliceData(of.Val))}
 		s.ofLens = [3]int{len(of.RowPtr), len(of.Col), len(of.Val)}
 	}

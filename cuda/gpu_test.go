@@ -840,3 +840,20 @@ func TestDeviceTime(t *testing.T) {
 		t.Errorf("cpu: device time %v, want 0", cpu.Run.Device)
 	}
 }
+
+// BenchmarkAlloc is what cuMemAlloc and cuMemFree of the sizes PREPROCESS
+// allocates cost (a kron21 orientation's records are four of ~130 MB):
+// whether a pool of freed device memory would pay.
+func BenchmarkAlloc(b *testing.B) {
+	d := needGPU(b)
+	for _, mib := range []int64{1, 16, 128, 512} {
+		b.Run(fmt.Sprintf("%dMiB", mib), func(b *testing.B) {
+			for b.Loop() {
+				_ = d.do("allocating", func() error {
+					cu.MemAlloc(mib << 20).Free()
+					return nil
+				})
+			}
+		})
+	}
+}

@@ -242,12 +242,22 @@ struct HB_Or {
   int* val;
   long long* low;
   unsigned long long* padAt;
+  // len[r]: row r's entries (hb_or_deg); seg: HB_OR_SEG times each row's
+  // first segment (a scan of len rounded up), so hb_or_count and
+  // hb_rk_records spread a hub's row over many warps.
+  int* len;
+  long long* seg;
   int n, k, pitch, all;
   int unit;  // the scans round each count up to it (HB_OR_BLOCK, or 1)
   int unused;
 };
 
-static_assert(sizeof(HB_Or) == 128, "hpgraph: HB_Or layout");
+static_assert(sizeof(HB_Or) == 144, "hpgraph: HB_Or layout");
+
+// A warp's unit of hb_or_count's and hb_rk_records' work: up to
+// HB_OR_SEG entries of one row. A warp a row left a hub's row of ~10^5
+// entries to one warp: 2-5 ms of a kron21 orientation (session 24).
+#define HB_OR_SEG 256
 
 __device__ __forceinline__ int hb_or_ell_len(const HB_Or& a, int r) {
   int j = 0;
@@ -284,21 +294,47 @@ extern "C" __global__ void hb_or_deg(const HB_Or a, int unused) {
       if (hb_or_at(a, r, el, mid) <= r) lo2 = mid + 1; else hi2 = mid;
     }
     a.deg[r] = (int)(len - (lo2 - lo));
+    a.len[r] = (int)len;
+    a.cnt[r] = 0;  // (hb_or_count adds to it)
   }
 }
 
-// hb_or_count: a warp a row, counting the entries kept.
+// hb_or_segments walks the rows' segments (seg), a warp a run of
+// consecutive ones, calling f(r, el, s0, s1) for each: row r, whose ELL
+// part holds el entries, from entry s0 to s1.
+template <typename F>
+__device__ __forceinline__ void hb_or_segments(const HB_Or& a, F f) {
+  const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
+  const long long w = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  const long long total = a.seg[a.n] / HB_OR_SEG;
+  const long long per = (total + warps - 1) / warps, c0 = w * per, c1 = min(c0 + per, total);
+  int r = -1;
+  for (long long c = c0; c < c1; c++) {
+    const long long at = c * HB_OR_SEG;
+    if (r < 0) {  // the last row whose first segment is at or before c
+      long long lo = 0, hi = a.n;
+      while (lo < hi) {
+        const long long mid = lo + (hi - lo + 1) / 2;
+        if (a.seg[mid] <= at) lo = mid; else hi = mid - 1;
+      }
+      r = (int)lo;
+    }
+    while (a.seg[r + 1] <= at) r++;
+    const long long len = a.len[r], s0 = at - a.seg[r];
+    f(r, (int)(len - (a.cooPtr[r + 1] - a.cooPtr[r])), s0, min(s0 + HB_OR_SEG, len));
+  }
+}
+
+// hb_or_count: a warp a segment, its kept entries added to its row's
+// count.
 extern "C" __global__ void hb_or_count(const HB_Or a, int unused) {
   const int lane = threadIdx.x & 31;
-  const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
-  for (long long rr = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; rr < a.n; rr += warps) {
-    const int r = (int)rr, el = hb_or_ell_len(a, r);
-    const long long len = el + (a.cooPtr[r + 1] - a.cooPtr[r]);
+  hb_or_segments(a, [&](int r, int el, long long s0, long long s1) {
     int c = 0;
-    for (long long i = lane; i < len; i += 32) c += hb_or_keep(a, r, hb_or_at(a, r, el, i));
+    for (long long i = s0 + lane; i < s1; i += 32) c += hb_or_keep(a, r, hb_or_at(a, r, el, i));
     for (int o = 16; o > 0; o >>= 1) c += __shfl_down_sync(0xffffffffu, c, o);
-    if (lane == 0) a.cnt[r] = c;
-  }
+    if (lane == 0 && c) atomicAdd(a.cnt + r, c);
+  });
 }
 
 // hb_or_padded is row r's list length rounded up to a.unit (0 past n).
@@ -437,38 +473,41 @@ extern "C" __global__ void hb_rk_counts(const HB_Or a, int unused) {
   }
 }
 
-// hb_rk_records: a warp a vertex u, writing (ρ(v), ρ(u)) for each entry v
-// below u, in its row's order, from low[ρ(u)] on (a ballot's prefix
-// places each), and its list's padding as (ρ(u), n) at padAt's count past
-// low[n].
+// hb_rk_records: a warp a segment of u's row, writing (ρ(v), ρ(u)) for
+// each entry v below u from low[ρ(u)] on, where an atomic on low[ρ(u)]
+// (a cursor from there) and a ballot's prefix place it (so u's records
+// come in any order: the sort by key then leaves each list's values in
+// increasing ρ(u) all the same, each u's records having distinct keys
+// but for repeated entries, which are equal); and, with its first
+// segment, its list's padding as (ρ(u), n) at padAt's count past low[n].
 extern "C" __global__ void hb_rk_records(const HB_Or a, int unused) {
   const int lane = threadIdx.x & 31;
   const unsigned below = (1u << lane) - 1;
-  const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
-  for (long long uu = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; uu < a.n; uu += warps) {
-    const int u = (int)uu, el = hb_or_ell_len(a, u), ru = a.rank[u];
-    const long long len = el + (a.cooPtr[u + 1] - a.cooPtr[u]);
-    long long at = a.low[ru];
-    for (long long i0 = 0; i0 < len; i0 += 32) {
+  hb_or_segments(a, [&](int u, int el, long long s0, long long s1) {
+    const int ru = a.rank[u];
+    for (long long i0 = s0; i0 < s1; i0 += 32) {
       const long long i = i0 + lane;
-      const int v = i < len ? hb_or_at(a, u, el, i) : u;
+      const int v = i < s1 ? hb_or_at(a, u, el, i) : u;
       const bool keep = v != u && hb_or_keep(a, v, u);
       const unsigned bal = __ballot_sync(0xffffffffu, keep);
+      if (!bal) continue;
+      long long at = 0;
+      if (lane == 0) at = (long long)atomicAdd((unsigned long long*)(a.low + ru), (unsigned long long)__popc(bal));
+      at = __shfl_sync(0xffffffffu, at, 0);
       if (keep) {
         a.key[at + __popc(bal & below)] = a.rank[v];
         a.val[at + __popc(bal & below)] = ru;
       }
-      at += __popc(bal);
     }
     const int pads = (HB_OR_BLOCK - a.cnt[u] % HB_OR_BLOCK) % HB_OR_BLOCK;
-    if (lane == 0 && pads) {
+    if (s0 == 0 && lane == 0 && pads) {
       const long long p = a.low[a.n] + (long long)atomicAdd(a.padAt, (unsigned long long)pads);
       for (int q = 0; q < pads; q++) {
         a.key[p + q] = ru;
         a.val[p + q] = a.n;
       }
     }
-  }
+  });
 }
 
 // hb_rk_adj: adj from the sorted values (val), n becoming HB_OR_PAD.
@@ -521,4 +560,149 @@ extern "C" __global__ void hb_rk_both(const HB_Both a, int unused) {
       }
     }
   }
+}
+
+// A directed graph's undirected view (symmetrize.go): row v merges v's
+// out-row A (the graph's) and in-row B (the transpose's), every
+// neighbour once with its lightest weight, out-entries first among
+// equal ones: what datasets.Graph.Symmetrized makes on the host
+// (mergeRows there). Arc-parallel, so a hub's row is spread over many
+// warps: each side's rows are cut in chunks of 32 arcs (ch: 32 times a
+// row's first chunk, a scan of the degrees rounded up to 32), a warp a
+// chunk. A kept entry of A is the first of its run of equal columns; of
+// B, the first of its run that A's row lacks (a binary search). Each
+// chunk's kept entries are a ballot (mask) and its count (cnt), scanned
+// into base, so an entry's rank among its row's kept ones is a
+// difference of two bases and a popcount, and its place in the merged
+// row that rank plus the kept entries of the other side below it (a
+// binary search there, then the same sum).
+struct HB_Sym {
+  const long long* ptr[2];  // n+1: side 0 A (out-rows), 1 B (in-rows)
+  const int* col[2];
+  const float* val[2];      // or null: unweighted
+  int* deg[2];              // n: the rows' lengths (hb_sy_deg)
+  const long long* ch[2];   // n+1: 32 × each row's first chunk
+  unsigned* mask[2];        // a chunk's kept entries
+  int* cnt[2];              // their count, scanned into base
+  const long long* base[2]; // chunks+1
+  long long* symPtr;        // n+1 (hb_sy_rows)
+  int* symCol;
+  float* symVal;            // or null
+  long long chunks[2];      // a bound on each side's chunks, as allocated
+  int n, unused;
+};
+
+static_assert(sizeof(HB_Sym) == 176, "hpgraph: HB_Sym layout");
+
+// hb_sy_lower: the first index of the sorted col[lo, hi) whose value is
+// not below x (hi if none).
+__device__ __forceinline__ long long hb_sy_lower(const int* col, long long lo, long long hi, int x) {
+  while (lo < hi) {
+    const long long mid = lo + (hi - lo) / 2;
+    if (col[mid] < x) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
+// hb_sy_below: of side s's kept entries in row u, how many lie before its
+// index i (ptr[u] <= i <= ptr[u+1]).
+__device__ __forceinline__ long long hb_sy_below(const HB_Sym& a, int s, int u, long long i) {
+  const long long k = i - a.ptr[s][u], c0 = a.ch[s][u] >> 5, c = c0 + (k >> 5);
+  return a.base[s][c] - a.base[s][c0] + __popc(a.mask[s][c] & ((1u << (k & 31)) - 1));
+}
+
+// hb_sy_deg: both sides' row lengths.
+extern "C" __global__ void hb_sy_deg(const HB_Sym a, int unused) {
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < a.n; v += stride)
+    for (int s = 0; s < 2; s++) a.deg[s][v] = (int)(a.ptr[s][v + 1] - a.ptr[s][v]);
+}
+
+// hb_sy_chunks walks side s's chunks, a warp a run of consecutive ones,
+// calling f(u, c, i, in) for each: u its row, c the chunk, i the lane's
+// arc, in whether that arc is in the row. Chunks past the last (up to the
+// bound allocated) call f with u = -1.
+template <typename F>
+__device__ __forceinline__ void hb_sy_chunks(const HB_Sym& a, int s, F f) {
+  const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
+  const long long w = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  const long long per = (a.chunks[s] + warps - 1) / warps, c0 = w * per, c1 = min(c0 + per, a.chunks[s]);
+  const long long total = a.ch[s][a.n] >> 5;
+  const int lane = threadIdx.x & 31;
+  int u = -1;
+  for (long long c = c0; c < c1; c++) {
+    if (c >= total) {
+      f(-1, c, 0LL, false);
+      continue;
+    }
+    const long long at = c << 5;
+    if (u < 0) {  // the last row whose first chunk is at or before c
+      long long lo = 0, hi = a.n;
+      while (lo < hi) {
+        const long long mid = lo + (hi - lo + 1) / 2;
+        if (a.ch[s][mid] <= at) lo = mid; else hi = mid - 1;
+      }
+      u = (int)lo;
+    }
+    while (a.ch[s][u + 1] <= at) u++;
+    const long long i = a.ptr[s][u] + (at - a.ch[s][u]) + lane;
+    f(u, c, i, i < a.ptr[s][u + 1]);
+  }
+}
+
+// hb_sy_mask: the kept entries of side s's chunks.
+extern "C" __global__ void hb_sy_mask(const HB_Sym a, int s) {
+  hb_sy_chunks(a, s, [&](int u, long long c, long long i, bool in) {
+    bool keep = false;
+    if (in) {
+      const int x = a.col[s][i];
+      keep = i == a.ptr[s][u] || a.col[s][i - 1] != x;
+      if (keep && s == 1) {  // B's entry kept only where A's row lacks it
+        const long long e = a.ptr[0][u + 1], j = hb_sy_lower(a.col[0], a.ptr[0][u], e, x);
+        keep = j == e || a.col[0][j] != x;
+      }
+    }
+    const unsigned m = __ballot_sync(0xffffffffu, keep);
+    if ((threadIdx.x & 31) == 0) {
+      a.mask[s][c] = m;
+      a.cnt[s][c] = __popc(m);
+    }
+  });
+}
+
+// hb_sy_rows: the view's row offsets, each side's kept entries before
+// row v summed.
+extern "C" __global__ void hb_sy_rows(const HB_Sym a, int unused) {
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v <= a.n; v += stride)
+    a.symPtr[v] = a.base[0][a.ch[0][v] >> 5] + a.base[1][a.ch[1][v] >> 5];
+}
+
+// hb_sy_fill: side s's kept entries written where the merge puts them.
+// An entry of A takes the lightest weight of its run, then of B's run of
+// the same column (strictly lighter only: the host's merge keeps the
+// first of equal weights); an entry of B, of its run.
+extern "C" __global__ void hb_sy_fill(const HB_Sym a, int s) {
+  const int o = 1 - s;
+  hb_sy_chunks(a, s, [&](int u, long long c, long long i, bool in) {
+    if (!in) return;
+    const unsigned m = a.mask[s][c];
+    const int lane = threadIdx.x & 31;
+    if (!(m >> lane & 1)) return;
+    const int x = a.col[s][i];
+    const long long oe = a.ptr[o][u + 1], j = hb_sy_lower(a.col[o], a.ptr[o][u], oe, x);
+    const long long rank = a.base[s][c] - a.base[s][a.ch[s][u] >> 5] + __popc(m & ((1u << lane) - 1));
+    const long long at = a.symPtr[u] + rank + hb_sy_below(a, o, u, j);
+    a.symCol[at] = x;
+    if (a.symVal) {
+      const long long e = a.ptr[s][u + 1];
+      float w = a.val[s][i];
+      for (long long k = i + 1; k < e && a.col[s][k] == x; k++)
+        if (a.val[s][k] < w) w = a.val[s][k];
+      if (s == 0)
+        for (long long k = j; k < oe && a.col[o][k] == x; k++)
+          if (a.val[o][k] < w) w = a.val[o][k];
+      a.symVal[at] = w;
+    }
+  });
 }

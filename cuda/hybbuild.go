@@ -5,14 +5,12 @@ package cuda
 import (
 	_ "embed"
 	"encoding/binary"
-	"fmt"
 	"math"
 	"unsafe"
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/hyb"
-	"github.com/hpgraph/hpgraph/internal/par"
 	"github.com/hpgraph/hpgraph/internal/phase"
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
@@ -22,7 +20,7 @@ var hybBuildSource string
 
 var hybBuildKernels = []string{"hb_ell", "hb_coo", "hb_restore", "hb_bin_count", "hb_bin_scan", "hb_bin_place", "hb_degrees",
 	"hb_or_deg", "hb_or_count", "hb_or_scan1", "hb_or_scan2", "hb_or_scan3", "hb_or_fill",
-	"hb_rk_iota", "hb_rk_rank", "hb_rk_counts", "hb_rk_records", "hb_rk_adj", "hb_rk_both"}
+	"hb_rk_iota", "hb_rk_rank", "hb_rk_counts", "hb_rk_records", "hb_rk_adj", "hb_rk_both", "hb_sy_deg", "hb_sy_mask", "hb_sy_rows", "hb_sy_fill"}
 
 // buildOnDevice is PREPROCESS on the device for a matrix that
 // vertexprog described without filling (hyb.Describe): it builds the ELL
@@ -44,7 +42,19 @@ func buildOnDevice(md *matDev, m *hyb.Matrix, pt *phase.Trace) {
 		d.notePeak()
 		return
 	}
-	if m.TransposeOf != nil {
+	if m.SymmetrizeOf != nil {
+		// (the view SymmetrizedRows built for it, or, if it went, again)
+		c := d.csrFor(m.Src)
+		if c == nil {
+			c, _ = d.symmetrizeOnDevice(*m.SymmetrizeOf, m.Src.RowPtr, pt)
+		} else {
+			pt.Mark("view on the device")
+		}
+		rowPtr, col = c.rowPtr, c.col
+		if m.Weighted() {
+			val = c.val
+		}
+	} else if m.TransposeOf != nil {
 		rowPtr, col, val = transposedOnDevice(&tr, m, pt)
 	} else {
 		c := d.borrowCSR(m.Src, pt)
@@ -54,12 +64,13 @@ func buildOnDevice(md *matDev, m *hyb.Matrix, pt *phase.Trace) {
 		}
 	}
 	md.cooPtr = devPut(&md.bufs, m.CooPtr)
+	pt.Mark("COO offsets")
 	slots, coo := int64(m.K)*int64(m.Pitch), m.CooNNZ()
 	md.ellCol, md.cooCol = devAlloc(&md.bufs, slots*4), devAlloc(&md.bufs, coo*4)
 	if m.Weighted() {
 		md.ellVal, md.cooVal = devAlloc(&md.bufs, slots*4), devAlloc(&md.bufs, coo*4)
 	}
-	pt.Mark("COO offsets, ELL and COO allocations")
+	pt.Mark("ELL and COO allocations")
 	a := make([]byte, 80)
 	le := binary.LittleEndian
 	for i, p := range []cu.DevicePtr{rowPtr, col, val, md.cooPtr, md.ellCol, md.ellVal, md.cooCol, md.cooVal} {
@@ -98,28 +109,12 @@ func transposedOnDevice(bufs *[]cu.DevicePtr, m *hyb.Matrix, pt *phase.Trace) (r
 }
 
 // checkTransposeRows panics unless the device's row pointer dev (len(want)
-// int64s) equals want, the host's count of the transpose's rows. Inside
-// device.do.
+// int64s) equals want, the host's count of the transpose's rows (a bug in
+// deviceTranspose or the in-degree count). Inside device.do.
 func checkTransposeRows(dev cu.DevicePtr, want []int64) {
 	got := make([]int64, len(want))
 	cu.MemcpyDtoH(unsafe.Pointer(&got[0]), dev, int64(len(got))*8)
-	bad := make([]int, par.Workers())
-	for w := range bad {
-		bad[w] = -1
-	}
-	par.Blocks(len(want), func(w, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			if got[i] != want[i] {
-				bad[w] = i
-				return
-			}
-		}
-	})
-	for _, i := range bad {
-		if i >= 0 {
-			panic(fmt.Sprintf("cuda: the device's transpose has row offset %d at row %d, the host counted %d (a bug in deviceTranspose or the in-degree count)", got[i], i, want[i]))
-		}
-	}
+	checkRows(got, want, "transpose")
 }
 
 // hybBuildModule compiles (or finds in the caches) and loads the
@@ -256,20 +251,40 @@ const orientRows = 1024
 
 // orArg is hybbuild.cu's HB_Or.
 type orArg struct {
-	ellCol, cooCol, cooPtr, deg, cnt, off, adj, sums, rank, key, val, low, padAt cu.DevicePtr
-	n, k, pitch, all, unit                                                       int
+	ellCol, cooCol, cooPtr, deg, cnt, off, adj, sums, rank, key, val, low, padAt, len, seg cu.DevicePtr
+	n, k, pitch, all, unit                                                                 int
 }
 
 func (a *orArg) bytes() []byte {
-	b := make([]byte, 128)
+	b := make([]byte, 144)
 	le := binary.LittleEndian
-	for i, p := range []cu.DevicePtr{a.ellCol, a.cooCol, a.cooPtr, a.deg, a.cnt, a.off, a.adj, a.sums, a.rank, a.key, a.val, a.low, a.padAt} {
+	for i, p := range []cu.DevicePtr{a.ellCol, a.cooCol, a.cooPtr, a.deg, a.cnt, a.off, a.adj, a.sums, a.rank, a.key, a.val, a.low, a.padAt, a.len, a.seg} {
 		le.PutUint64(b[8*i:], uint64(p))
 	}
 	for i, v := range []int{a.n, a.k, a.pitch, a.all, a.unit} {
-		le.PutUint32(b[104+4*i:], uint32(v))
+		le.PutUint32(b[120+4*i:], uint32(v))
 	}
 	return b
+}
+
+// orSegment is HB_OR_SEG: the row entries a warp of hb_or_count and
+// hb_rk_records takes at a time.
+const orSegment = 256
+
+// orientDegrees runs hb_or_deg (each row's degree and length, its count
+// zeroed), scans the lengths into a's segments (seg, allocated in tmp)
+// and counts each row's kept entries with hb_or_count. Asynchronous.
+func orientDegrees(mod *module, a *orArg, tmp *[]cu.DevicePtr) {
+	d := theDev
+	n := int64(a.n)
+	grid := min(blocks(n*32, blockSize), int64(d.sms)*16)
+	a.len, a.seg = devAlloc(tmp, n*4), devAlloc(tmp, (n+1)*8)
+	unused := make([]byte, 4)
+	mod.launch2("hb_or_deg", min(blocks(n, blockSize), int64(d.sms)*16), d.stream, a.bytes(), unused)
+	sa := *a
+	sa.cnt, sa.off, sa.unit = a.len, a.seg, orSegment
+	orientScan(mod, sa)
+	mod.launch2("hb_or_count", grid, d.stream, a.bytes(), unused)
 }
 
 // orientScan turns the n counts at a.cnt into their offsets at a.off (n+1
@@ -312,8 +327,7 @@ func deviceOrientation(md *matDev, all bool) *orientDev {
 		cu.MemsetD32(o.off, 0, 2)
 		cu.CtxSynchronize()
 	} else {
-		mod.launch2("hb_or_deg", min(blocks(n, blockSize), most), d.stream, a.bytes(), unused)
-		mod.launch2("hb_or_count", min(blocks(n*32, blockSize), most), d.stream, a.bytes(), unused)
+		orientDegrees(mod, &a, &tmp)
 		orientScan(mod, a)
 		d.syncStream()
 	}
@@ -334,8 +348,9 @@ func deviceOrientation(md *matDev, all bool) *orientDev {
 // sorts of transpose.cu's: the ids by degree, then the lists' records by
 // row); for a directed g, Both from its out-rows, uploaded for it
 // (hb_rk_both). Only Off[N] comes back to the host, to size Adj and Both.
-// Inside device.do.
-func deviceRankedOrientation(md *matDev, g *datasets.Graph) *orientDev {
+// With a trace (pt not nil) each step is waited for and marked: where
+// kron21's 10-11 ms go (session 23). Inside device.do.
+func deviceRankedOrientation(md *matDev, g *datasets.Graph, pt *phase.Trace) *orientDev {
 	d := theDev
 	m := md.m
 	n := int64(m.N)
@@ -359,8 +374,14 @@ func deviceRankedOrientation(md *matDev, g *datasets.Graph) *orientDev {
 		mod.launch2(name, min(blocks(threads, blockSize), most), d.stream, a.bytes(), unused)
 	}
 	// Degrees and each vertex's count above it, in id order.
-	launch("hb_or_deg", n, a)
-	launch("hb_or_count", n*32, a)
+	mark := func(name string) {
+		if pt != nil {
+			d.syncStream()
+			pt.Mark(name)
+		}
+	}
+	orientDegrees(mod, &a, &tmp)
+	mark("ranked: degrees and counts")
 	// Ranks: the ids sorted stably by degree (below nnz+1, or 2^31);
 	// order, the sorted ids, stays for a directed graph's Both.
 	var order cu.DevicePtr
@@ -379,6 +400,7 @@ func deviceRankedOrientation(md *matDev, g *datasets.Graph) *orientDev {
 		launch("hb_rk_rank", n, ia)
 		d.syncStream()
 		freeAll(sbuf)
+		mark("ranks (sort by degree)")
 	}
 	// In rank order: the counts below (key), then low, their offsets; the
 	// lists' lengths (cnt), then off.
@@ -393,6 +415,7 @@ func deviceRankedOrientation(md *matDev, g *datasets.Graph) *orientDev {
 	orientScan(mod, sa)
 	d.syncStream()
 	cu.MemcpyDtoH(unsafe.Pointer(&o.adjLen), o.off+cu.DevicePtr(n*8), 8)
+	mark("list lengths and offsets")
 	if o.adjLen > 0 {
 		// The records, then their sort by row.
 		recs := o.adjLen
@@ -402,15 +425,19 @@ func deviceRankedOrientation(md *matDev, g *datasets.Graph) *orientDev {
 		cu.CtxSynchronize() // (the memsets ran on the legacy stream)
 		ra := a
 		ra.key, ra.val, ra.low, ra.padAt = b.key[1], b.src[1], low, padAt
+		mark("records allocated")
 		launch("hb_rk_records", n*32, ra)
+		mark("records written")
 		hist, sums := sortScratch(&tmp, recs)
 		passes := transposePasses(int(n))
 		radixSort(tr, b.key[1], b.src[1], 0, b, recs, passes, hist, sums)
+		mark("records sorted")
 		o.adj = devAlloc(&md.bufs, o.adjLen*4)
 		fa := a
 		fa.off, fa.adj, fa.val = o.off, o.adj, b.src[(passes-1)%2]
 		launch("hb_rk_adj", recs, fa)
 		d.syncStream()
+		mark("lists")
 	}
 	words := int64(1)
 	if g.Directed {
@@ -420,15 +447,23 @@ func deviceRankedOrientation(md *matDev, g *datasets.Graph) *orientDev {
 	cu.MemsetD32(o.both, 0, words)
 	cu.CtxSynchronize() // (the memset ran on the legacy stream)
 	if g.Directed && o.adjLen > 0 {
-		// Which edges have arcs both ways: the out-rows, uploaded for it.
+		// Which edges have arcs both ways: the out-rows, the device's copy
+		// (the undirected view was made from it) or uploaded for it.
+		rowPtr, col := cu.DevicePtr(0), cu.DevicePtr(0)
+		if c := d.csrFor(hyb.CSR{RowPtr: g.RowPtr, Col: g.Col}); c != nil {
+			rowPtr, col = c.rowPtr, c.col
+		} else {
+			rowPtr, col = devPut(&tmp, g.RowPtr), devPut(&tmp, g.Col)
+		}
 		args := make([]byte, 64)
 		le := binary.LittleEndian
-		for i, p := range []cu.DevicePtr{devPut(&tmp, g.RowPtr), devPut(&tmp, g.Col), order, o.off, o.cnt, o.adj, o.both} {
+		for i, p := range []cu.DevicePtr{rowPtr, col, order, o.off, o.cnt, o.adj, o.both} {
 			le.PutUint64(args[8*i:], uint64(p))
 		}
 		le.PutUint32(args[56:], uint32(n))
 		mod.launch2("hb_rk_both", min(blocks(n*32, blockSize), most), d.stream, args, unused)
 		d.syncStream()
+		mark("arcs both ways")
 	}
 	md.bytes += n*20 + 8 + words*4 + o.adjLen*4
 	d.notePeak()

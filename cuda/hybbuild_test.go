@@ -327,7 +327,7 @@ func TestDeviceOrientationMatchesHost(t *testing.T) {
 						}
 						var od *orientDev
 						if o.Ranked {
-							od = deviceRankedOrientation(md, dg)
+							od = deviceRankedOrientation(md, dg, nil)
 						} else {
 							od = deviceOrientation(md, o.All)
 						}

@@ -742,7 +742,7 @@ func TestPrebuiltCoversMultisetApps(t *testing.T) {
 		}
 		src := multisetProgram(&c.code, l, multisetFeatures(c.job), msChunkBytes(227<<10))
 		if image, key := prebuiltImage(src, "compute_90"); image == "" {
-			t.Errorf("%s: no prebuilt image %s.cubin.gz (run scripts/gpu-prebuild.sh)", c.name, key)
+			t.Errorf("%s: no prebuilt image %s.cubin (run scripts/gpu-prebuild.sh)", c.name, key)
 		}
 	}
 }

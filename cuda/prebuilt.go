@@ -4,11 +4,9 @@ package cuda
 
 import (
 	"bytes"
-	"compress/gzip"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,16 +36,7 @@ func smOf(arch string) string { return "sm_" + strings.TrimPrefix(arch, "compute
 // where there is none.
 func prebuiltImage(src, arch string) (image, key string) {
 	key = prebuiltKey(src, arch) + "." + smOf(arch)
-	f, err := prebuilt.Open("prebuilt/" + key + ".cubin.gz")
-	if err != nil {
-		return "", key
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		return "", key
-	}
-	b, err := io.ReadAll(zr)
+	b, err := prebuilt.ReadFile("prebuilt/" + key + ".cubin")
 	if err != nil || !bytes.HasPrefix(b, []byte("\x7fELF")) {
 		return "", key
 	}
@@ -61,9 +50,8 @@ func prebuiltImage(src, arch string) (image, key string) {
 // scripts/gpu-prebuild.sh.
 func (d *device) kernelImage(src string) (image, key string, err error) {
 	// (a process that runs one program many times, as run --src and
-	// bench do, looks its image up once: finding it again in the prebuilt
-	// set or the disk cache costs a hash and a decompression, 1.5-7 ms a
-	// kron21 BFS query)
+	// bench do, looks its image up once: finding it again in the disk
+	// cache costs a hash and a decompression, 1.5-7 ms a kron21 BFS query)
 	d.mu.Lock()
 	im, ok := d.images[src]
 	d.mu.Unlock()
@@ -96,7 +84,7 @@ func (d *device) findImage(src string) (image, key string, err error) {
 // writePrebuilt compiles src to machine code for arch's sm_XY and writes
 // it to dir as prebuilt/ names it.
 func writePrebuilt(dir, src, arch string) error {
-	name := filepath.Join(dir, prebuiltKey(src, arch)+"."+smOf(arch)+".cubin.gz")
+	name := filepath.Join(dir, prebuiltKey(src, arch)+"."+smOf(arch)+".cubin")
 	if _, err := os.Stat(name); err == nil {
 		return nil
 	}
@@ -109,14 +97,8 @@ func writePrebuilt(dir, src, arch string) error {
 	if err != nil {
 		return err
 	}
-	var b bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
-	zw.Write([]byte(cubin))
-	if err := zw.Close(); err != nil {
-		return err
-	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(name, b.Bytes(), 0o644)
+	return os.WriteFile(name, []byte(cubin), 0o644)
 }

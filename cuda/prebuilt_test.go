@@ -4,8 +4,6 @@ package cuda
 
 import (
 	"bytes"
-	"compress/gzip"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -21,27 +19,17 @@ import (
 // TestPrebuiltImagesAreMachineCode: every shipped image is named as
 // prebuiltImage looks it up and is an ELF object (a cubin).
 func TestPrebuiltImagesAreMachineCode(t *testing.T) {
-	name := regexp.MustCompile(`^[0-9a-f]{32}\.sm_[0-9]+\.cubin\.gz$`)
+	name := regexp.MustCompile(`^[0-9a-f]{32}\.sm_[0-9]+\.cubin$`)
 	n := 0
 	err := fs.WalkDir(prebuilt, "prebuilt", func(path string, e fs.DirEntry, err error) error {
 		if err != nil || e.IsDir() || e.Name() == "README.md" {
 			return err
 		}
 		if !name.MatchString(e.Name()) {
-			t.Errorf("%s: not KEY.sm_XY.cubin.gz", path)
+			t.Errorf("%s: not KEY.sm_XY.cubin", path)
 			return nil
 		}
-		f, err := prebuilt.Open(path)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		zr, err := gzip.NewReader(f)
-		if err != nil {
-			t.Errorf("%s: %v", path, err)
-			return nil
-		}
-		if b, err := io.ReadAll(zr); err != nil || !bytes.HasPrefix(b, []byte("\x7fELF")) {
+		if b, err := prebuilt.ReadFile(path); err != nil || !bytes.HasPrefix(b, []byte("\x7fELF")) {
 			t.Errorf("%s: not an ELF object (%v)", path, err)
 		}
 		n++
@@ -63,15 +51,7 @@ func TestWritePrebuiltRoundTrip(t *testing.T) {
 			t.Fatalf("%s: %v", arch, err)
 		}
 		key := prebuiltKey(hybBuildSource, arch) + "." + smOf(arch)
-		b, err := os.ReadFile(filepath.Join(dir, key+".cubin.gz"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		zr, err := gzip.NewReader(bytes.NewReader(b))
-		if err != nil {
-			t.Fatal(err)
-		}
-		img, err := io.ReadAll(zr)
+		img, err := os.ReadFile(filepath.Join(dir, key+".cubin"))
 		if err != nil || !bytes.HasPrefix(img, []byte("\x7fELF")) {
 			t.Fatalf("%s: not an ELF object (%v)", arch, err)
 		}
@@ -92,7 +72,7 @@ func TestPrebuiltCoversFixedModules(t *testing.T) {
 		switch {
 		case image != "":
 		default:
-			t.Errorf("%s: no prebuilt image %s.cubin.gz (run scripts/gpu-prebuild.sh)", name, key)
+			t.Errorf("%s: no prebuilt image %s.cubin (run scripts/gpu-prebuild.sh)", name, key)
 		}
 	}
 }
@@ -158,7 +138,7 @@ func TestPrebuiltCoversBuiltinApps(t *testing.T) {
 		// (an sm_90 device's linear textures hold 2^28 texels)
 		src := buildSource(&job.Code, l, jobFeatures(job, 1<<21, 1<<28, DefaultOptions()))
 		if image, key := prebuiltImage(src, "compute_90"); image == "" {
-			t.Errorf("%s: no prebuilt image %s.cubin.gz (run scripts/gpu-prebuild.sh)", a.name, key)
+			t.Errorf("%s: no prebuilt image %s.cubin (run scripts/gpu-prebuild.sh)", a.name, key)
 		}
 	}
 }

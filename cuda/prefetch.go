@@ -45,6 +45,22 @@ func sameRows(a, b hyb.CSR) bool {
 		unsafe.SliceData(a.RowPtr) == unsafe.SliceData(b.RowPtr) && unsafe.SliceData(a.Col) == unsafe.SliceData(b.Col)
 }
 
+// derivedOf is the CSR a transposed or symmetrized matrix is described
+// from (hyb.Matrix.TransposeOf, SymmetrizeOf), or nil.
+func derivedOf(m *hyb.Matrix) *hyb.CSR {
+	if m.TransposeOf != nil {
+		return m.TransposeOf
+	}
+	return m.SymmetrizeOf
+}
+
+// derivedFrom reports whether m is described from src's rows (its
+// transpose or its undirected view).
+func derivedFrom(m *hyb.Matrix, src hyb.CSR) bool {
+	of := derivedOf(m)
+	return of != nil && sameRows(*of, src)
+}
+
 // sameVals reports whether two CSRs' values are the same array.
 func sameVals(a, b hyb.CSR) bool {
 	return len(a.Val) == len(b.Val) && unsafe.SliceData(a.Val) == unsafe.SliceData(b.Val)
@@ -105,7 +121,7 @@ func (d *device) prefetch(c *csrCopy) {
 		return
 	}
 	for m, md := range d.cache.m {
-		if (sameRows(m.Src, c.src) || m.TransposeOf != nil && sameRows(*m.TransposeOf, c.src)) && md.consistent() {
+		if (sameRows(m.Src, c.src) || derivedFrom(m, c.src)) && md.consistent() {
 			d.dropCSR(c)
 			return
 		}
@@ -215,7 +231,7 @@ func (d *device) csrFor(src hyb.CSR) *csrCopy {
 // Inside device.do.
 func (d *device) backs(c *csrCopy) bool {
 	for m := range d.cache.m {
-		if sameRows(m.Src, c.src) || m.TransposeOf != nil && sameRows(*m.TransposeOf, c.src) {
+		if sameRows(m.Src, c.src) || derivedFrom(m, c.src) {
 			return true
 		}
 	}

@@ -14,8 +14,9 @@ import (
 // rankedModel runs deviceRankedOrientation's algorithm on the host, step
 // for step as its kernels do (hb_or_deg, hb_or_count, the ids' stable
 // sort by degree and hb_rk_rank, hb_rk_counts and the two scans,
-// hb_rk_records with its pads placed in whatever order the atomic hands
-// out (here: the vertices from the last), the records' stable sort by
+// hb_rk_records with its records and pads placed in whatever order the
+// atomics hand out (here: the vertices from the last, each one's records
+// reversed), the records' stable sort by
 // row, hb_rk_adj, hb_rk_both), so its arithmetic is tested without a GPU.
 func rankedModel(g *vertexprog.Graph) (deg, cnt, rank []int32, off []int64, adj []int32, both []uint32) {
 	n := g.N()
@@ -64,6 +65,8 @@ func rankedModel(g *vertexprog.Graph) (deg, cnt, rank []int32, off []int64, adj 
 				at++
 			}
 		}
+		// (the warps of u's segments take their places in any order)
+		slices.Reverse(key[low[rank[u]]:at])
 		for range (4 - cntID[u]%4) % 4 {
 			key[padAt], val[padAt] = rank[u], int32(n)
 			padAt++

@@ -156,7 +156,13 @@ func makePullTiles(m *hyb.Matrix, rowBits, maxArcs int, near, symmetric bool) *p
 	// Each row's entries, from the CSR the matrix describes (a row's ELL
 	// slots then its COO entries are the CSR row in order; the tiles sort
 	// by column anyway, and the host need not fill the HYB arrays).
-	rowPtr, srcCol, srcVal := m.Src.RowPtr, m.Src.Col, m.Src.Val
+	src := m.Src
+	if m.SymmetrizeOf != nil {
+		// (a directed graph's undirected view, built on the device: the
+		// host builds its own for the tiles)
+		src = m.Source()
+	}
+	rowPtr, srcCol, srcVal := src.RowPtr, src.Col, src.Val
 	each := func(r int, f func(c int32, w float32)) {
 		for i := rowPtr[r]; i < rowPtr[r+1]; i++ {
 			w := float32(1)

@@ -46,7 +46,7 @@ func (r *run) upload(lim binLimits, ts tileSpec, pt *phase.Trace) {
 		switch k := orientKind(a.orient); {
 		case r.pull.orient[k] != nil:
 		case a.orient.Ranked:
-			r.pull.orient[k] = deviceRankedOrientation(r.pull, r.job.Graph.Dataset())
+			r.pull.orient[k] = deviceRankedOrientation(r.pull, r.job.Graph.Dataset(), pt)
 			pt.Mark("orientation")
 		default:
 			r.pull.orient[k] = deviceOrientation(r.pull, a.orient.All)

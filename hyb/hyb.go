@@ -67,16 +67,23 @@ type Matrix struct {
 	// CooPtr[r] is the index of row r's first COO entry (len N+1).
 	CooPtr []int64
 	// Src is the CSR the matrix was built from (read only; shared). For
-	// a matrix described as a transpose (DescribeTranspose) it holds the
-	// row pointer alone: Col and Val are nil, and the CSR is that of
-	// TransposeOf's transpose, which Source builds on the host where one
-	// needs it.
+	// a matrix described as a transpose or a symmetrization
+	// (DescribeTranspose, DescribeSymmetrized) it holds the row pointer
+	// alone: Col and Val are nil, and the CSR is that of TransposeOf's
+	// transpose or SymmetrizeOf's undirected view, which Source builds on
+	// the host where one needs it.
 	Src CSR
 	// TransposeOf, when set, says the matrix is the transpose of this CSR
 	// (a directed graph's in-adjacency described from its out-CSR): a
 	// device backend can transpose it on the device instead of uploading
 	// a host transpose. Read only; shared.
 	TransposeOf *CSR
+	// SymmetrizeOf, when set, says the matrix is the undirected view of
+	// this CSR, a directed graph's out-adjacency: each row its out- and
+	// in-neighbours merged, every neighbour once with its lightest weight
+	// (datasets.Graph.Symmetrized). A device backend builds it on the
+	// device. Read only; shared.
+	SymmetrizeOf *CSR
 
 	once sync.Once
 	// source builds the host CSR of a transposed matrix (its Src row
@@ -95,11 +102,21 @@ type CSR struct {
 	Val    []float32 // nil for a pattern matrix
 }
 
-// Materialized reports whether the ELL and COO arrays are filled. A
-// transposed matrix (TransposeOf) is not until Materialize, whatever its
-// K: with K = 0 its COO is the host transpose, which Materialize builds.
-func (m *Matrix) Materialized() bool {
+// of is the CSR a transposed or symmetrized matrix is described from
+// (TransposeOf or SymmetrizeOf), or nil.
+func (m *Matrix) of() *CSR {
 	if m.TransposeOf != nil {
+		return m.TransposeOf
+	}
+	return m.SymmetrizeOf
+}
+
+// Materialized reports whether the ELL and COO arrays are filled. A
+// transposed or symmetrized matrix (TransposeOf, SymmetrizeOf) is not
+// until Materialize, whatever its K: with K = 0 its COO is the host's
+// CSR of it, which Materialize builds.
+func (m *Matrix) Materialized() bool {
+	if m.of() != nil {
 		return m.N == 0 || m.filled.Load()
 	}
 	return m.K == 0 || m.EllCol != nil || m.N == 0
@@ -114,7 +131,7 @@ func (m *Matrix) Materialize() {
 			return
 		}
 		src := m.Source()
-		if m.TransposeOf != nil && m.K == 0 {
+		if m.of() != nil && m.K == 0 {
 			m.CooCol, m.CooVal = src.Col, src.Val
 		} else {
 			m.fill(src)
@@ -123,18 +140,19 @@ func (m *Matrix) Materialize() {
 	})
 }
 
-// Source is the CSR the matrix's rows are: Src, or for a transposed
-// matrix (TransposeOf) the host transpose, built on the first call (by
-// the function DescribeTranspose was given) and checked against Src's
-// row pointer. Read only.
+// Source is the CSR the matrix's rows are: Src, or for a transposed or
+// symmetrized matrix (TransposeOf, SymmetrizeOf) the host's CSR of it,
+// built on the first call (by the function DescribeTranspose or
+// DescribeSymmetrized was given) and checked against Src's row pointer.
+// Read only.
 func (m *Matrix) Source() CSR {
-	if m.TransposeOf == nil {
+	if m.of() == nil {
 		return m.Src
 	}
 	m.srcOnce.Do(func() {
 		src := m.source()
 		if !slices.Equal(src.RowPtr, m.Src.RowPtr) || int64(len(src.Col)) != m.NNZ() || (src.Val != nil) != m.Weighted() {
-			panic(fmt.Sprintf("hyb: the host transpose (%d rows, %d entries, weighted %v) is not the matrix described (%d rows, %d entries, weighted %v)",
+			panic(fmt.Sprintf("hyb: the host's CSR (%d rows, %d entries, weighted %v) is not the matrix described (%d rows, %d entries, weighted %v)",
 				len(src.RowPtr)-1, len(src.Col), src.Val != nil, m.N, m.NNZ(), m.Weighted()))
 		}
 		m.srcDone = src
@@ -144,8 +162,8 @@ func (m *Matrix) Source() CSR {
 
 // Weighted reports whether the matrix carries values.
 func (m *Matrix) Weighted() bool {
-	if m.TransposeOf != nil {
-		return m.TransposeOf.Val != nil
+	if of := m.of(); of != nil {
+		return of.Val != nil
 	}
 	return m.Src.Val != nil
 }
@@ -303,20 +321,46 @@ func Describe(n int, rowPtr []int64, col []int32, val []float32, opt Options) (*
 // device backend builds the matrix's arrays by transposing of on the
 // device instead. Even with K = 0 nothing is shared until Materialize.
 func DescribeTranspose(n int, rowPtr []int64, of CSR, opt Options, build func() CSR) (*Matrix, error) {
+	m, err := describeOf("transpose", n, rowPtr, of, opt, build, func(nnz int64) bool { return nnz == int64(len(of.Col)) })
+	if err == nil {
+		m.TransposeOf = &of
+	}
+	return m, err
+}
+
+// DescribeSymmetrized describes the undirected view of of (an n×n CSR: a
+// directed graph's out-adjacency; each row its out- and in-neighbours
+// merged, as datasets.Graph.Symmetrized makes it) from its row pointer
+// alone, rowPtr (counted by the caller: a device backend that builds the
+// view on the device), as DescribeTranspose does for the transpose: the
+// matrix's SymmetrizeOf is of, its Src holds rowPtr only, and
+// Materialize (or Source) calls build for the host's view where one
+// needs it, which must return the CSR of rowPtr's rows.
+func DescribeSymmetrized(n int, rowPtr []int64, of CSR, opt Options, build func() CSR) (*Matrix, error) {
+	m, err := describeOf("symmetrization", n, rowPtr, of, opt, build, func(nnz int64) bool { return nnz <= 2*int64(len(of.Col)) })
+	if err == nil {
+		m.SymmetrizeOf = &of
+	}
+	return m, err
+}
+
+// describeOf is DescribeTranspose and DescribeSymmetrized without the
+// field that names of: it checks the arguments (nnzOK: the entries
+// rowPtr counts, against of's) and describes rowPtr's rows.
+func describeOf(what string, n int, rowPtr []int64, of CSR, opt Options, build func() CSR, nnzOK func(int64) bool) (*Matrix, error) {
 	if err := checkOptions(opt); err != nil {
 		return nil, err
 	}
-	if n < 0 || len(rowPtr) != n+1 || len(of.RowPtr) != n+1 || rowPtr[0] != 0 || rowPtr[n] != int64(len(of.Col)) ||
+	if n < 0 || len(rowPtr) != n+1 || len(of.RowPtr) != n+1 || rowPtr[0] != 0 || !nnzOK(rowPtr[n]) ||
 		of.RowPtr[n] != int64(len(of.Col)) || (of.Val != nil && len(of.Val) != len(of.Col)) || build == nil {
-		return nil, fmt.Errorf("hyb: inconsistent transpose (n=%d, %d and %d row pointers, %d columns, %d values)",
-			n, len(rowPtr), len(of.RowPtr), len(of.Col), len(of.Val))
+		return nil, fmt.Errorf("hyb: inconsistent %s (n=%d, %d and %d row pointers, %d columns, %d values)",
+			what, n, len(rowPtr), len(of.RowPtr), len(of.Col), len(of.Val))
 	}
 	m, err := DescribeRows(n, rowPtr, opt)
 	if err != nil {
 		return nil, err
 	}
 	m.Src = CSR{RowPtr: rowPtr}
-	m.TransposeOf = &of
 	m.source = build
 	return m, nil
 }

@@ -1,6 +1,7 @@
 package hyb
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -213,7 +214,8 @@ func TestBadInput(t *testing.T) {
 // row pointer alone has the shape of FromCSR's of the transpose, builds
 // the host transpose only when materialized (or asked its Source), and
 // then equals it array by array, in every split (K = 0 included, where
-// its COO becomes the transpose's arrays), weighted and not.
+// its COO becomes the transpose's arrays), weighted and not. The same for
+// a matrix described as a CSR's undirected view (DescribeSymmetrized).
 func TestDescribeTranspose(t *testing.T) {
 	rng := rand.New(rand.NewPCG(24, 3))
 	for _, n := range []int{0, 1, 40, 300} {
@@ -228,42 +230,109 @@ func TestDescribeTranspose(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			sym := mergedRows(n, ref.Src, tr.Src)
 			for _, opt := range []Options{CPUOptions(), {RelativeSpeed: 3}, {RelativeSpeed: 1e-9}, {RelativeSpeed: 1e-9, MaxK: 2}} {
-				want, err := FromCSR(n, tr.Src.RowPtr, tr.Src.Col, tr.Src.Val, opt)
-				if err != nil {
-					t.Fatal(err)
-				}
-				builds := 0
-				m, err := DescribeTranspose(n, slices.Clone(tr.Src.RowPtr), of, opt, func() CSR { builds++; return tr.Src })
-				if err != nil {
-					t.Fatal(err)
-				}
-				if m.K != want.K || m.Pitch != want.Pitch || !slices.Equal(m.CooPtr, want.CooPtr) || m.NNZ() != want.NNZ() || m.Weighted() != (val != nil) {
-					t.Fatalf("n=%d %+v: K %d, pitch %d, nnz %d, weighted %v; want %d, %d, %d, %v (or COO offsets differ)",
-						n, opt, m.K, m.Pitch, m.NNZ(), m.Weighted(), want.K, want.Pitch, want.NNZ(), val != nil)
-				}
-				if m.Src.Col != nil || m.Src.Val != nil || m.TransposeOf == nil || builds != 0 {
-					t.Fatalf("n=%d %+v: described with columns or values, or built the transpose (%d)", n, opt, builds)
-				}
-				if m.Materialized() != (n == 0) {
-					t.Fatalf("n=%d %+v: materialized %v before Materialize", n, opt, m.Materialized())
-				}
-				m.Materialize()
-				m.Materialize()
-				if n > 0 && builds != 1 {
-					t.Fatalf("n=%d %+v: the transpose was built %d times", n, opt, builds)
-				}
-				if !m.Materialized() || !slices.Equal(m.EllCol, want.EllCol) || !slices.Equal(m.EllVal, want.EllVal) ||
-					!slices.Equal(m.CooCol, want.CooCol) || !slices.Equal(m.CooVal, want.CooVal) {
-					t.Fatalf("n=%d %+v: materialized arrays differ from the host transpose's", n, opt)
-				}
-				r, c, v := m.ToCSR()
-				if !slices.Equal(r, tr.Src.RowPtr) || !slices.Equal(c, tr.Src.Col) || !slices.Equal(v, tr.Src.Val) {
-					t.Fatalf("n=%d %+v: ToCSR is not the transpose", n, opt)
-				}
+				checkDescribed(t, fmt.Sprintf("transpose n=%d %+v", n, opt), tr.Src, opt, func(build func() CSR) (*Matrix, error) {
+					m, err := DescribeTranspose(n, slices.Clone(tr.Src.RowPtr), of, opt, build)
+					if err == nil && m.TransposeOf == nil {
+						t.Fatal("DescribeTranspose left TransposeOf nil")
+					}
+					return m, err
+				})
+				checkDescribed(t, fmt.Sprintf("symmetrized n=%d %+v", n, opt), sym, opt, func(build func() CSR) (*Matrix, error) {
+					m, err := DescribeSymmetrized(n, slices.Clone(sym.RowPtr), of, opt, build)
+					if err == nil && m.SymmetrizeOf == nil {
+						t.Fatal("DescribeSymmetrized left SymmetrizeOf nil")
+					}
+					return m, err
+				})
 			}
 		}
 	}
+}
+
+// checkDescribed checks a matrix that describe makes of target's rows
+// from their row pointer alone (build returning target) against
+// FromCSR's of target.
+func checkDescribed(t *testing.T, name string, target CSR, opt Options, describe func(build func() CSR) (*Matrix, error)) {
+	t.Helper()
+	n := len(target.RowPtr) - 1
+	want, err := FromCSR(n, target.RowPtr, target.Col, target.Val, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	builds := 0
+	m, err := describe(func() CSR { builds++; return target })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.K != want.K || m.Pitch != want.Pitch || !slices.Equal(m.CooPtr, want.CooPtr) || m.NNZ() != want.NNZ() || m.Weighted() != (target.Val != nil) {
+		t.Fatalf("%s: K %d, pitch %d, nnz %d, weighted %v; want %d, %d, %d, %v (or COO offsets differ)",
+			name, m.K, m.Pitch, m.NNZ(), m.Weighted(), want.K, want.Pitch, want.NNZ(), target.Val != nil)
+	}
+	if m.Src.Col != nil || m.Src.Val != nil || builds != 0 {
+		t.Fatalf("%s: described with columns or values, or built the host's CSR (%d)", name, builds)
+	}
+	if m.Materialized() != (n == 0) {
+		t.Fatalf("%s: materialized %v before Materialize", name, m.Materialized())
+	}
+	m.Materialize()
+	m.Materialize()
+	if n > 0 && builds != 1 {
+		t.Fatalf("%s: the host's CSR was built %d times", name, builds)
+	}
+	if !m.Materialized() || !slices.Equal(m.EllCol, want.EllCol) || !slices.Equal(m.EllVal, want.EllVal) ||
+		!slices.Equal(m.CooCol, want.CooCol) || !slices.Equal(m.CooVal, want.CooVal) {
+		t.Fatalf("%s: materialized arrays differ from the host's", name)
+	}
+	r, c, v := m.ToCSR()
+	if !slices.Equal(r, target.RowPtr) || !slices.Equal(c, target.Col) || !slices.Equal(v, target.Val) {
+		t.Fatalf("%s: ToCSR is not the host's CSR", name)
+	}
+}
+
+// mergedRows is the undirected view of a CSR given with its transpose:
+// each row's out- and in-entries merged, every column once with its
+// lightest value (datasets.Graph.Symmetrized, written plainly).
+func mergedRows(n int, out, in CSR) CSR {
+	s := CSR{RowPtr: make([]int64, n+1)}
+	if out.Val != nil {
+		s.Val = []float32{}
+	}
+	for v := 0; v < n; v++ {
+		best := map[int32]float32{}
+		var cols []int32
+		add := func(c int32, x float32) {
+			if w, ok := best[c]; !ok || x < w {
+				if !ok {
+					cols = append(cols, c)
+				}
+				best[c] = x
+			}
+		}
+		for i := out.RowPtr[v]; i < out.RowPtr[v+1]; i++ {
+			add(out.Col[i], valAt(out.Val, i))
+		}
+		for i := in.RowPtr[v]; i < in.RowPtr[v+1]; i++ {
+			add(in.Col[i], valAt(in.Val, i))
+		}
+		slices.Sort(cols)
+		for _, c := range cols {
+			s.Col = append(s.Col, c)
+			if s.Val != nil {
+				s.Val = append(s.Val, best[c])
+			}
+		}
+		s.RowPtr[v+1] = int64(len(s.Col))
+	}
+	return s
+}
+
+func valAt(val []float32, i int64) float32 {
+	if val == nil {
+		return 0
+	}
+	return val[i]
 }
 
 // TestDescribeTransposeChecks: inconsistent arguments are errors, and a
@@ -278,6 +347,16 @@ func TestDescribeTransposeChecks(t *testing.T) {
 	}{{2, []int64{0, 0}, build}, {2, []int64{0, 0, 3}, build}, {2, []int64{0, 0, 2}, nil}, {1, []int64{0, 2}, build}} {
 		if _, err := DescribeTranspose(c.n, c.rowPtr, of, Options{RelativeSpeed: 3}, c.b); err == nil {
 			t.Errorf("n=%d rowPtr=%v: no error", c.n, c.rowPtr)
+		}
+	}
+	// (a symmetrization has at most twice the entries)
+	for _, c := range []struct {
+		n      int
+		rowPtr []int64
+		b      func() CSR
+	}{{2, []int64{0, 0}, build}, {2, []int64{0, 0, 5}, build}, {2, []int64{0, 0, 2}, nil}, {1, []int64{0, 2}, build}, {2, []int64{1, 1, 2}, build}} {
+		if _, err := DescribeSymmetrized(c.n, c.rowPtr, of, Options{RelativeSpeed: 3}, c.b); err == nil {
+			t.Errorf("symmetrized n=%d rowPtr=%v: no error", c.n, c.rowPtr)
 		}
 	}
 	m, err := DescribeTranspose(2, []int64{0, 1, 2}, of, CPUOptions(), build)

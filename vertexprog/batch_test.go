@@ -83,7 +83,7 @@ func TestBatchedLoopMatchesSingleSteps(t *testing.T) {
 				g := NewGraph(g0)
 				opt := Options{MaxIterations: limit}.withDefaults()
 				opt.HYB = hyb.CPUOptions()
-				h, err := prepare(g, Program[int32, int32](minLabel{}), opt, false)
+				h, err := prepare(g, Program[int32, int32](minLabel{}), opt, false, nil)
 				if err != nil {
 					t.Fatal(err)
 				}

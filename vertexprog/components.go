@@ -80,7 +80,20 @@ func runComponents[X, A any](g *Graph, p Program[X, A], opt Options) (res *Resul
 			return nil, false, err
 		}
 	}
-	m, err := g.PullMatrix(AllEdges, opt.HYB)
+	// (a directed graph's undirected view built on the device, where the
+	// backend can: Symmetrizer)
+	var symRows func() []int64
+	if sy, ok := b.(Symmetrizer); ok && !host && g.needsSymmetrized(Spec{Edges: AllEdges}, opt.HYB) {
+		d := g.g
+		symRows = func() []int64 {
+			rows, err := sy.SymmetrizedRows(d.RowPtr, d.Col, d.W)
+			if err != nil {
+				return nil
+			}
+			return rows
+		}
+	}
+	m, err := g.matrixFor(rowsAll, opt.HYB, !host, symRows)
 	if err != nil {
 		return nil, false, err
 	}

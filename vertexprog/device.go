@@ -226,6 +226,22 @@ type Prefetcher interface {
 	Prefetch(rowPtr []int64, col []int32, val []float32)
 }
 
+// Symmetrizer is implemented by a device backend that builds a directed
+// graph's undirected view (the rows of AllEdges: each vertex's out- and
+// in-neighbours merged, every neighbour once with its lightest weight, as
+// datasets.Graph.Symmetrized makes them) on the device from the graph's
+// out-CSR, so that the host builds neither it nor the transpose it merges.
+// SymmetrizedRows builds it, keeps it on the device for the matrix that
+// Run then describes from the returned row offsets
+// (hyb.DescribeSymmetrized: that slice, not a copy, identifies it), and
+// returns them; an error leaves the view to the host. Run calls it beside
+// the host's PREPROCESS, after Prefetch, for a run on the backend that
+// gathers along AllEdges on a directed graph whose view the host has not
+// built.
+type Symmetrizer interface {
+	SymmetrizedRows(rowPtr []int64, col []int32, val []float32) ([]int64, error)
+}
+
 // Settler is implemented by a device backend that finishes some of a
 // run's PREPROCESS in the background for the runs after it (the CUDA
 // backend builds tiled pulls for resident runs so): Settle waits until

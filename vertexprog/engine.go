@@ -200,27 +200,46 @@ func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 			return res, err
 		}
 	}
+	mayDevice := mayUseDevice(opt.Backend, p)
+	defaultHYB := opt.HYB == (hyb.Options{})
+	if defaultHYB {
+		opt.HYB = hyb.CPUOptions()
+		if mayDevice {
+			opt.HYB = hyb.DefaultOptions()
+		}
+	}
 	// The backend is chosen beside the host's PREPROCESS: choosing a GPU
 	// waits for its driver and context to open (Warm starts that beside a
 	// graph's load), hundreds of milliseconds a fresh process can spend
-	// preparing instead.
+	// preparing instead. A directed graph's undirected view, where the run
+	// gathers along it and the host has not built it, is then built by
+	// the backend if it can (Symmetrizer), and described from its rows.
 	chosen := make(chan backendChoice, 1)
+	var symRows func() []int64
+	var symCh chan []int64
+	if mayDevice && g.needsSymmetrized(spec, opt.HYB) {
+		symCh = make(chan []int64, 1)
+		symRows = sync.OnceValue(func() []int64 { return <-symCh })
+	}
 	go func() {
 		b, err := selectBackend(opt.Backend, p)
 		if pf, ok := b.(Prefetcher); ok && err == nil {
 			prefetch(g, spec, pf)
 		}
+		if symCh != nil {
+			var rows []int64
+			if sy, ok := b.(Symmetrizer); ok && err == nil {
+				d := g.g
+				if rp, err := sy.SymmetrizedRows(d.RowPtr, d.Col, d.W); err == nil {
+					rows = rp
+				}
+			}
+			symCh <- rows
+		}
 		chosen <- backendChoice{b, err}
 	}()
-	defaultHYB := opt.HYB == (hyb.Options{})
-	if defaultHYB {
-		opt.HYB = hyb.CPUOptions()
-		if mayUseDevice(opt.Backend, p) {
-			opt.HYB = hyb.DefaultOptions()
-		}
-	}
 	t0 := time.Now()
-	h, err := prepare(g, p, opt, mayUseDevice(opt.Backend, p))
+	h, err := prepare(g, p, opt, mayDevice, symRows)
 	tw := time.Now()
 	c := <-chosen
 	wait := time.Since(tw)
@@ -234,7 +253,7 @@ func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 	if b == nil && defaultHYB && opt.HYB != hyb.CPUOptions() {
 		// (the device it prepared for did not open: the CPU's matrices)
 		opt.HYB = hyb.CPUOptions()
-		if err := h.matrices(g, opt, false); err != nil {
+		if err := h.matrices(g, opt, false, nil); err != nil {
 			return nil, err
 		}
 	}
@@ -555,10 +574,11 @@ type hostRun[X, A any] struct {
 
 // matrices gets the pull matrix, and the push matrix when the program can
 // push and opt allows it, in opt.HYB's form; device: the run may go to a
-// device, which builds a directed graph's in-matrix itself (matrixFor).
-func (r *hostRun[X, A]) matrices(g *Graph, opt Options, device bool) error {
+// device, which builds a directed graph's in-matrix itself, and its
+// undirected view where symRows gives the view's rows (matrixFor).
+func (r *hostRun[X, A]) matrices(g *Graph, opt Options, device bool, symRows func() []int64) error {
 	var err error
-	if r.pull, err = g.matrixFor(gatherRows(r.spec.Edges), opt.HYB, device); err != nil {
+	if r.pull, err = g.matrixFor(gatherRows(r.spec.Edges), opt.HYB, device, symRows); err != nil {
 		return err
 	}
 	r.push = nil
@@ -567,7 +587,7 @@ func (r *hostRun[X, A]) matrices(g *Graph, opt Options, device bool) error {
 		return pushErr
 	}
 	if pushErr == nil && opt.Direction != Pull {
-		if r.push, err = g.matrixFor(pushRows(r.spec.Edges), opt.HYB, device); err != nil {
+		if r.push, err = g.matrixFor(pushRows(r.spec.Edges), opt.HYB, device, symRows); err != nil {
 			return err
 		}
 	}
@@ -581,7 +601,7 @@ func (r *hostRun[X, A]) matrices(g *Graph, opt Options, device bool) error {
 // initial state where the run goes there (the host's Init, a fill of 16
 // MB a kron21 BFS, and its upload or, resident, its comparison with the
 // last run's, are saved), the caller runs init where it does not.
-func prepare[X, A any](g *Graph, p Program[X, A], opt Options, mayDevice bool) (*hostRun[X, A], error) {
+func prepare[X, A any](g *Graph, p Program[X, A], opt Options, mayDevice bool, symRows func() []int64) (*hostRun[X, A], error) {
 	r := &hostRun[X, A]{p: p, spec: p.Spec(), n: g.N()}
 	pt := phase.New("vertexprog", "prepare")
 	defer pt.Print()
@@ -591,7 +611,7 @@ func prepare[X, A any](g *Graph, p Program[X, A], opt Options, mayDevice bool) (
 		}
 		pt.Mark("program's Prepare")
 	}
-	if err := r.matrices(g, opt, mayDevice); err != nil {
+	if err := r.matrices(g, opt, mayDevice, symRows); err != nil {
 		return nil, err
 	}
 	pt.Mark("matrices")

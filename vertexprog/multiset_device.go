@@ -168,7 +168,7 @@ func runMultisetDevice[X any, K cmp.Ordered, A any](g *Graph, a *MultisetAdapter
 		opt.HYB = hyb.CPUOptions()
 	}
 	t0 := time.Now()
-	h, err := prepare(g, Program[X, A](a), opt, false)
+	h, err := prepare(g, Program[X, A](a), opt, false, nil)
 	if err != nil {
 		return nil, err
 	}

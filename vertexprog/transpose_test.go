@@ -82,11 +82,11 @@ func TestDeviceInMatrixDescribed(t *testing.T) {
 			for _, s := range testSplits {
 				what := fmt.Sprintf("n=%d weighted=%v %s", n, weighted, s.name)
 				g, host := NewGraph(d), NewGraph(d)
-				m, err := g.matrixFor(rowsIn, s.opt, true)
+				m, err := g.matrixFor(rowsIn, s.opt, true, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
-				want, err := host.matrixFor(rowsIn, s.opt, false)
+				want, err := host.matrixFor(rowsIn, s.opt, false, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -100,7 +100,7 @@ func TestDeviceInMatrixDescribed(t *testing.T) {
 					!slices.Equal(m.Bounds, want.Bounds) || m.NNZ() != want.NNZ() || m.Weighted() != want.Weighted() {
 					t.Fatalf("%s: shape, degrees, bounds or weights differ from the host-described matrix's", what)
 				}
-				if again, _ := g.matrixFor(rowsIn, s.opt, false); again != m {
+				if again, _ := g.matrixFor(rowsIn, s.opt, false, nil); again != m {
 					t.Fatalf("%s: a second request did not get the kept matrix", what)
 				}
 				want.Materialize()
@@ -129,7 +129,7 @@ func TestDeviceInMatrixOnlyWhenUnbuilt(t *testing.T) {
 	d := directedTestGraph(t, rng, 100, 400, false)
 	g := NewGraph(d)
 	g.InNeighbors(0)
-	if m, err := g.matrixFor(rowsIn, hyb.DefaultOptions(), true); err != nil || m.TransposeOf != nil {
+	if m, err := g.matrixFor(rowsIn, hyb.DefaultOptions(), true, nil); err != nil || m.TransposeOf != nil {
 		t.Fatalf("with the transpose built: %v, transposed %v", err, m.TransposeOf != nil)
 	}
 	el := d.EdgeList()
@@ -139,11 +139,11 @@ func TestDeviceInMatrixOnlyWhenUnbuilt(t *testing.T) {
 		t.Fatal(err)
 	}
 	g = NewGraph(u)
-	in, err := g.matrixFor(rowsIn, hyb.DefaultOptions(), true)
+	in, err := g.matrixFor(rowsIn, hyb.DefaultOptions(), true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, _ := g.matrixFor(rowsOut, hyb.DefaultOptions(), true)
+	out, _ := g.matrixFor(rowsOut, hyb.DefaultOptions(), true, nil)
 	if in != out || in.TransposeOf != nil {
 		t.Fatal("an undirected graph's in-matrix is not its out-matrix")
 	}
@@ -183,7 +183,7 @@ func TestHostRunOfDeviceInMatrix(t *testing.T) {
 	for _, s := range testSplits {
 		for _, dir := range []Direction{Auto, Push, Pull} {
 			g := NewGraph(d)
-			if _, err := g.matrixFor(rowsIn, s.opt, true); err != nil {
+			if _, err := g.matrixFor(rowsIn, s.opt, true, nil); err != nil {
 				t.Fatal(err)
 			}
 			opt := Options{Backend: "cpu", HYB: s.opt, Direction: dir}
@@ -237,5 +237,124 @@ func TestPrefetchOffersOutCSRForInMatrix(t *testing.T) {
 	prefetch(g, minPath{}.Spec(), &o)
 	if len(o.cols) != 2 || !sameArray(o.cols[0], in.Col) || !sameArray(o.cols[1], d.Col) {
 		t.Fatalf("with the transpose built: offered %d CSRs; want it and the out-CSR", len(o.cols))
+	}
+}
+
+// TestDeviceSymMatrixDescribed: for a run that may go to a device whose
+// backend built a directed graph's undirected view (Symmetrizer: here
+// its rows come from the host's datasets.Symmetrized, as a copy), the
+// AllEdges matrix is described from those rows without the host building
+// the view or the transpose, with the host-described matrix's shape,
+// degrees and bounds; materialized on the host, it builds the view then
+// and equals the host-described matrix array by array, in every split,
+// weighted and not. Without rows (no such backend), the host builds it.
+func TestDeviceSymMatrixDescribed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(24, 8))
+	for _, n := range []int{1, 33, 3000, 40000} {
+		for _, weighted := range []bool{false, true} {
+			d := directedTestGraph(t, rng, n, 4*n, weighted)
+			rows := d.Symmetrized(nil).RowPtr
+			for _, s := range testSplits {
+				what := fmt.Sprintf("n=%d weighted=%v %s", n, weighted, s.name)
+				g, host := NewGraph(d), NewGraph(d)
+				asked := 0
+				m, err := g.matrixFor(rowsAll, s.opt, true, func() []int64 { asked++; return slices.Clone(rows) })
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := host.matrixFor(rowsAll, s.opt, false, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if asked != 1 || g.builtAdjacency(rowsAll) != nil || g.InAdjacencyBuilt() || host.builtAdjacency(rowsAll) == nil {
+					t.Fatalf("%s: rows asked %d times; the host built the view (%v) or the transpose (%v) for the device, or not for itself",
+						what, asked, g.builtAdjacency(rowsAll) != nil, g.InAdjacencyBuilt())
+				}
+				if m.SymmetrizeOf == nil || want.SymmetrizeOf != nil || !sameArray(m.SymmetrizeOf.Col, d.Col) {
+					t.Fatalf("%s: the device's matrix is not the out-CSR's view, or the host's is", what)
+				}
+				if m.K != want.K || !slices.Equal(m.CooPtr, want.CooPtr) || !slices.Equal(m.Degree, want.Degree) ||
+					!slices.Equal(m.Bounds, want.Bounds) || m.NNZ() != want.NNZ() || m.Weighted() != want.Weighted() {
+					t.Fatalf("%s: shape, degrees, bounds or weights differ from the host-described matrix's", what)
+				}
+				if again, _ := g.matrixFor(rowsAll, s.opt, true, func() []int64 { t.Fatal("rows asked again"); return nil }); again != m {
+					t.Fatalf("%s: a second request did not get the kept matrix", what)
+				}
+				want.Materialize()
+				m.Materialize()
+				if g.builtAdjacency(rowsAll) == nil {
+					t.Fatalf("%s: materialized on the host without the host's view", what)
+				}
+				if !slices.Equal(m.EllCol, want.EllCol) || !slices.Equal(m.EllVal, want.EllVal) ||
+					!slices.Equal(m.CooCol, want.CooCol) || !slices.Equal(m.CooVal, want.CooVal) {
+					t.Fatalf("%s: materialized arrays differ from the host-described matrix's", what)
+				}
+				// (no rows from the backend: the host's view)
+				h := NewGraph(d)
+				if m, err := h.matrixFor(rowsAll, s.opt, true, func() []int64 { return nil }); err != nil || m.SymmetrizeOf != nil || h.builtAdjacency(rowsAll) == nil {
+					t.Fatalf("%s: without the device's rows: %v, symmetrized %v", what, err, m != nil && m.SymmetrizeOf != nil)
+				}
+			}
+		}
+	}
+	// needsSymmetrized: a directed graph gathering along AllEdges whose
+	// view and matrix are not built; not InEdges, not an undirected graph.
+	d := directedTestGraph(t, rng, 50, 200, false)
+	g := NewGraph(d)
+	opt := hyb.DefaultOptions()
+	if !g.needsSymmetrized(Spec{Edges: AllEdges}, opt) || g.needsSymmetrized(Spec{Edges: InEdges}, opt) || g.needsSymmetrized(Spec{Edges: InOutEdges}, opt) {
+		t.Fatal("needsSymmetrized: wrong for a fresh directed graph")
+	}
+	if _, err := g.matrixFor(rowsAll, opt, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	if g.needsSymmetrized(Spec{Edges: AllEdges}, opt) {
+		t.Fatal("needsSymmetrized after the host built the view")
+	}
+	el := d.EdgeList()
+	el.Directed = false
+	u, err := datasets.Build(el, datasets.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if NewGraph(u).needsSymmetrized(Spec{Edges: AllEdges}, opt) {
+		t.Fatal("needsSymmetrized on an undirected graph")
+	}
+}
+
+// TestOutDegrees: Graph.OutDegrees is each row's length as the dataset
+// counts it, made once, and the out-rows' matrices (a directed graph's
+// push matrix, an undirected graph's every one) share it as their
+// Degree; the in-rows' matrix has the in-degrees.
+func TestOutDegrees(t *testing.T) {
+	rng := rand.New(rand.NewPCG(24, 5))
+	for _, n := range []int{1, 70, 5000} {
+		d := directedTestGraph(t, rng, n, 9*n, false)
+		g := NewGraph(d)
+		deg := g.OutDegrees()
+		for v := range int32(n) {
+			if int(deg[v]) != d.Degree(v) {
+				t.Fatalf("n=%d: OutDegrees()[%d] = %d, want %d", n, v, deg[v], d.Degree(v))
+			}
+		}
+		if again := g.OutDegrees(); &again[0] != &deg[0] {
+			t.Errorf("n=%d: OutDegrees made twice", n)
+		}
+		out, err := g.PushMatrix(InEdges, hyb.DefaultOptions()) // (pushes along the out-rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if &out.Degree[0] != &deg[0] {
+			t.Errorf("n=%d: the out-rows' matrix has a Degree of its own", n)
+		}
+		in, err := g.PullMatrix(InEdges, hyb.DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for v := range int32(n) {
+			if int(in.Degree[v]) != g.InDegree(v) {
+				t.Fatalf("n=%d: the in-rows' Degree[%d] = %d, want %d", n, v, in.Degree[v], g.InDegree(v))
+			}
+		}
 	}
 }
