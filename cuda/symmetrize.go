@@ -143,8 +143,8 @@ func (d *device) symmetrizeOnDevice(of hyb.CSR, want []int64, pt *phase.Trace) (
 			a.ch[s] = devAlloc(&tmp, int64(n+1)*8)
 			orientScan(mod, orArg{cnt: a.deg[s], off: a.ch[s], sums: devAlloc(&tmp, (int64(n)/orientRows+1)*8), n: n, unit: 32})
 		}
+		ch := symChunks(n, nnz) // (both sides hold nnz arcs)
 		for s := range 2 {
-			ch := symChunks(n, nnz)
 			a.chunks[s] = ch
 			a.mask[s], a.cnt[s] = devAlloc(&tmp, ch*4), devAlloc(&tmp, ch*4)
 			a.base[s] = devAlloc(&tmp, (ch+1)*8)
