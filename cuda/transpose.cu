@@ -313,3 +313,42 @@ extern "C" __global__ void tr_fix(const TR_Arg a, int unused) {
     }
   }
 }
+
+// Renumbering by degree (relabel.go): datasets.Graph.Relabel's degree
+// order and Permute's arrays, on the device. The ids are sorted stably
+// by maxDeg - degree (the radix sort above: decreasing degree, ties by
+// increasing id); the columns renumbered; the transpose of that taken
+// (rows the new columns, listing the old tails in input order), its
+// entries renumbered, and transposed again: rows the new ids, columns
+// increasing, parallel arcs in their input order (by weight).
+struct RL_Arg {
+  const long long* rowPtr;  // n+1 (tr_rl_keys)
+  int* key;                 // n: maxDeg - degree
+  int* ids;                 // n: 0, 1, ... (the sort's values)
+  const int* order;         // n: the sorted ids, old id of each new one
+  int* newID;               // n: new id of each old one
+  const int* in;            // tr_rl_map: out[i] = newID[in[i]]
+  int* out;
+  long long nnz;            // tr_rl_map's entries
+  int n, maxDeg;
+};
+
+static_assert(sizeof(RL_Arg) == 72, "hpgraph: RL_Arg layout");
+
+extern "C" __global__ void tr_rl_keys(const RL_Arg a, int unused) {
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < a.n; v += stride) {
+    a.key[v] = a.maxDeg - (int)(a.rowPtr[v + 1] - a.rowPtr[v]);
+    a.ids[v] = (int)v;
+  }
+}
+
+extern "C" __global__ void tr_rl_newid(const RL_Arg a, int unused) {
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x; p < a.n; p += stride) a.newID[a.order[p]] = (int)p;
+}
+
+extern "C" __global__ void tr_rl_map(const RL_Arg a, int unused) {
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < a.nnz; i += stride) a.out[i] = a.newID[a.in[i]];
+}

@@ -83,7 +83,7 @@ import (
 //go:embed transpose.cu
 var transposeSource string
 
-var transposeKernels = []string{"tr_src", "tr_hist", "tr_scan1", "tr_scan2", "tr_scatter", "tr_rowptr", "tr_fix"}
+var transposeKernels = []string{"tr_src", "tr_hist", "tr_scan1", "tr_scan2", "tr_scatter", "tr_rowptr", "tr_fix", "tr_rl_keys", "tr_rl_newid", "tr_rl_map"}
 
 const (
 	// trTile is the arcs a block of tr_src, tr_hist and tr_scatter takes

@@ -358,3 +358,21 @@ func TestOutDegrees(t *testing.T) {
 		}
 	}
 }
+
+// TestRelabelOnHost: Relabel without a device that renumbers ("cpu", or
+// no such backend registered) is the host's renumbering, and g itself
+// for an order that keeps it.
+func TestRelabelOnHost(t *testing.T) {
+	rng := rand.New(rand.NewPCG(24, 6))
+	d := directedTestGraph(t, rng, 3000, 40000, true)
+	want := d.Relabel(datasets.RelabelDegree)
+	for _, b := range []string{"cpu", "auto", "no-such-backend"} {
+		got := Relabel(d, datasets.RelabelDegree, b)
+		if !slices.Equal(got.RowPtr, want.RowPtr) || !slices.Equal(got.Col, want.Col) || !slices.Equal(got.W, want.W) || !slices.Equal(got.IDs, want.IDs) {
+			t.Errorf("%s: Relabel differs from the host's renumbering", b)
+		}
+		if Relabel(d, datasets.RelabelNone, b) != d {
+			t.Errorf("%s: RelabelNone did not return the graph itself", b)
+		}
+	}
+}

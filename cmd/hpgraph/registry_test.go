@@ -104,7 +104,7 @@ func TestBenchSkipsCPUOnlyApps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bg, err := loadBenchGraph(src, lf, false, "")
+	bg, err := loadBenchGraph(src, lf, false, "", "cpu")
 	if err != nil {
 		t.Fatal(err)
 	}

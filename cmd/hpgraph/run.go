@@ -188,7 +188,7 @@ func newRun() *cobra.Command {
 			order := lf.order(d, worth)
 			t1 := time.Now()
 			at.relabelled = order == datasets.RelabelDegree
-			d = d.Relabel(order)
+			d = vertexprog.Relabel(d, order, ef.backend) // (on the GPU where the run may go there)
 			relabel := time.Since(t1)
 			loadTime := read + relabel
 			at.load, at.read, at.relabel = loadTime, read, relabel
