@@ -229,7 +229,12 @@ func (s *Server) load(req loadRequest) (*loadedGraph, *apiError) {
 		s.mu.Unlock()
 	}()
 	t0 := time.Now()
+	relabel := opt.Relabel
+	opt.Relabel = datasets.RelabelNone
 	d, err := datasets.Load(full, opt)
+	if err == nil {
+		d = vertexprog.Relabel(d, relabel, s.cfg.Backend) // (on the GPU where the server runs there)
+	}
 	took := time.Since(t0)
 	if err != nil {
 		return nil, &apiError{code: http.StatusBadRequest, msg: "loading " + req.Path + ": " + stripDir(err.Error(), s.dataDir), field: "path"}
