@@ -131,8 +131,16 @@ func newRelabelled(g *datasets.Graph) (*datasets.Graph, <-chan struct{}) {
 // (newRelabelled's) once touched is closed.
 func (d *device) relabelOnDevice(g, p *datasets.Graph, touched <-chan struct{}, had *csrCopy, maxDeg int, pt *phase.Trace) *datasets.Graph {
 	n, nnz := g.N, g.NNZ()
-	var tmp []cu.DevicePtr
-	defer func() { freeAll(tmp) }()
+	var tmp, tbuf []cu.DevicePtr // (tbuf: the transposes' first, freed as soon as the second is made)
+	c := &csrCopy{}
+	ok := false
+	defer func() {
+		freeAll(tmp)
+		freeAll(tbuf)
+		if !ok { // (a device error panics out of here: device.do reports it)
+			freeAll(c.bufs)
+		}
+	}()
 	var rowPtr, col, val cu.DevicePtr
 	if had != nil {
 		rowPtr, col = had.rowPtr, had.col
@@ -177,15 +185,14 @@ func (d *device) relabelOnDevice(g, p *datasets.Graph, touched <-chan struct{}, 
 	}
 	// The columns renumbered, transposed (rows the new columns, the old
 	// tails in input order), renumbered, transposed back.
-	var tbuf []cu.DevicePtr
 	a.in, a.out, a.nnz = col, devAlloc(&tbuf, nnz*4), nnz
 	launch("tr_rl_map", nnz, &a)
 	tRow, tCol, tVal := deviceTranspose(&tbuf, rowPtr, a.out, val, n, nnz)
 	a.in, a.out = tCol, tCol
 	launch("tr_rl_map", nnz, &a)
-	c := &csrCopy{}
 	c.rowPtr, c.col, c.val = deviceTranspose(&c.bufs, tRow, tCol, tVal, n, nnz)
 	freeAll(tbuf)
+	tbuf = nil
 	pt.Mark("renumbered")
 	par.Blocks(n, func(_, lo, hi int) {
 		for nv := lo; nv < hi; nv++ {
@@ -206,6 +213,7 @@ func (d *device) relabelOnDevice(g, p *datasets.Graph, touched <-chan struct{}, 
 	d.mu.Lock()
 	d.csrs = append(d.csrs, c)
 	d.mu.Unlock()
+	ok = true
 	d.notePeak()
 	return p
 }
