@@ -265,6 +265,17 @@ func (d *device) dropCSRs(pending, all bool) {
 	}
 }
 
+// keepCSR adds c, made on the device (an undirected view, a renumbered
+// graph), to the CSR copies as done, its source src. Inside device.do.
+func (d *device) keepCSR(c *csrCopy, src hyb.CSR) {
+	c.src = src
+	c.done = true
+	d.mu.Lock()
+	d.csrs = append(d.csrs, c)
+	d.mu.Unlock()
+	d.notePeak()
+}
+
 // dropCSR frees c and forgets it. Inside device.do.
 func (d *device) dropCSR(c *csrCopy) {
 	d.mu.Lock()

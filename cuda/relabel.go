@@ -71,16 +71,7 @@ func (Backend) RelabelByDegree(g *datasets.Graph) (*datasets.Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	most := make([]int64, par.Workers())
-	par.Blocks(n, func(w, lo, hi int) {
-		for v := lo; v < hi; v++ {
-			most[w] = max(most[w], g.RowPtr[v+1]-g.RowPtr[v])
-		}
-	})
-	maxDeg := int64(0)
-	for _, m := range most {
-		maxDeg = max(maxDeg, m)
-	}
+	maxDeg := g.MaxDegree()
 	if maxDeg >= 1<<31-1 {
 		return nil, fmt.Errorf("cuda: RelabelByDegree: a row of %d arcs", maxDeg)
 	}
@@ -97,7 +88,7 @@ func (Backend) RelabelByDegree(g *datasets.Graph) (*datasets.Graph, error) {
 		}
 		pt := phase.New("cuda", "relabel")
 		defer pt.Print()
-		out = d.relabelOnDevice(g, p, touched, had, int(maxDeg), pt)
+		out = d.relabelOnDevice(g, p, touched, had, maxDeg, pt)
 		return nil
 	})
 	return out, err
@@ -208,13 +199,8 @@ func (d *device) relabelOnDevice(g, p *datasets.Graph, touched <-chan struct{}, 
 	}
 	pt.Mark("copied back")
 	// The new graph's copy stays on the device.
-	c.src = hyb.CSR{RowPtr: p.RowPtr, Col: p.Col, Val: p.W}
-	c.done = true
-	d.mu.Lock()
-	d.csrs = append(d.csrs, c)
-	d.mu.Unlock()
+	d.keepCSR(c, hyb.CSR{RowPtr: p.RowPtr, Col: p.Col, Val: p.W})
 	ok = true
-	d.notePeak()
 	return p
 }
 

@@ -179,13 +179,8 @@ func (d *device) symmetrizeOnDevice(of hyb.CSR, want []int64, pt *phase.Trace) (
 		d.syncStream()
 	}
 	pt.Mark("rows")
-	c.src = hyb.CSR{RowPtr: rows}
-	c.done = true
-	d.mu.Lock()
-	d.csrs = append(d.csrs, c)
-	d.mu.Unlock()
+	d.keepCSR(c, hyb.CSR{RowPtr: rows})
 	ok = true
-	d.notePeak()
 	return c, rows
 }
 

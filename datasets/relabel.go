@@ -100,13 +100,22 @@ func (g *Graph) Relabel(r Relabeling) *Graph {
 	return g // already in that order
 }
 
+// MaxDegree is the longest row's length (0 for no vertices), on every
+// core.
+func (g *Graph) MaxDegree() int {
+	most := make([]int64, par.Workers())
+	par.Blocks(g.N, func(w, lo, hi int) {
+		for v := lo; v < hi; v++ {
+			most[w] = max(most[w], g.RowPtr[v+1]-g.RowPtr[v])
+		}
+	})
+	return int(slices.Max(most))
+}
+
 // DegreeOrder returns the new id of every vertex when numbered by
 // decreasing out-degree, ties by increasing old id (a counting sort).
 func DegreeOrder(g *Graph) []int32 {
-	maxDeg := 0
-	for v := range g.N {
-		maxDeg = max(maxDeg, g.Degree(int32(v)))
-	}
+	maxDeg := g.MaxDegree()
 	// start[d] becomes the first new id of the vertices of degree d.
 	start := make([]int64, maxDeg+2)
 	for v := range g.N {

@@ -147,6 +147,27 @@ func firstBackend[T Backend]() (T, bool) {
 	return none, false
 }
 
+// backendAs is the backend name selects for a kind of service T that
+// only some backends offer (Settler, DegreeRelabeler): "auto" or "" the
+// first available T, "cpu" none, another name that backend where it is
+// a T that can run here.
+func backendAs[T Backend](name string) (T, bool) {
+	var none T
+	switch name {
+	case "cpu":
+		return none, false
+	case "", "auto":
+		return firstBackend[T]()
+	}
+	backendsMu.Lock()
+	t, ok := backends[name].(T)
+	backendsMu.Unlock()
+	if !ok || t.Available() != nil {
+		return none, false
+	}
+	return t, true
+}
+
 // namedBackend returns the registered backend name if it can run here.
 func namedBackend(name string) (Backend, error) {
 	backendsMu.Lock()

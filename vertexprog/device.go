@@ -258,17 +258,7 @@ type Settler interface {
 // of the steady state, such as hpgraph bench's timed runs after the
 // first, calls it before it starts.
 func Settle(backend string) {
-	var s Settler
-	switch backend {
-	case "cpu":
-	case "", "auto":
-		s, _ = firstBackend[Settler]()
-	default:
-		backendsMu.Lock()
-		s, _ = backends[backend].(Settler)
-		backendsMu.Unlock()
-	}
-	if s != nil {
+	if s, ok := backendAs[Settler](backend); ok {
 		s.Settle()
 	}
 }
@@ -293,20 +283,7 @@ func Relabel(g *datasets.Graph, r datasets.Relabeling, backend string) *datasets
 	if r.Resolve(g) != datasets.RelabelDegree {
 		return g
 	}
-	var dr DegreeRelabeler
-	switch backend {
-	case "cpu":
-	case "", "auto":
-		dr, _ = firstBackend[DegreeRelabeler]()
-	default:
-		backendsMu.Lock()
-		dr, _ = backends[backend].(DegreeRelabeler)
-		backendsMu.Unlock()
-		if dr != nil && dr.Available() != nil {
-			dr = nil
-		}
-	}
-	if dr != nil {
+	if dr, ok := backendAs[DegreeRelabeler](backend); ok {
 		if p, err := dr.RelabelByDegree(g); err == nil {
 			return p
 		}
