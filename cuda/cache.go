@@ -155,6 +155,9 @@ func (c *matCache) need(m *hyb.Matrix, bins, degrees bool, lim binLimits, ts til
 	}
 	if ts.rowBits > 0 && (md == nil || !md.tiles.matches(ts)) {
 		b += tileBytes(m, ts.rowBits, ts.maxArcs)
+		if tilesOnDevice(m, ts) {
+			b += tileBuildBytes(m, ts, tlPool(theDev.sms, ts.near))
+		}
 	}
 	return b
 }
@@ -231,17 +234,22 @@ func (c *matCache) get(m *hyb.Matrix, bins, degrees bool, lim binLimits, ts tile
 		}
 		freeAll(md.tileBufs)
 		md.tileBufs = nil
-		t := theDev.takeTiles(m, ts) // (built in the background: tilebuild.go)
-		if t == nil {
-			t = makePullTiles(m, ts.rowBits, ts.maxArcs, ts.near, ts.symmetric)
+		if tilesOnDevice(m, ts) {
+			md.tiles = deviceTiles(md, ts, pt) // (tilesdev.go)
+		} else {
+			t := theDev.takeTiles(m, ts) // (built in the background: tilebuild.go)
+			if t == nil {
+				t = makePullTiles(m, ts.rowBits, ts.maxArcs, ts.near, ts.symmetric)
+			}
+			md.tileArcs, md.tileVal = devPut(&md.tileBufs, t.arcs), devPut(&md.tileBufs, t.vals)
+			md.tileBase, md.tileFirst = devPut(&md.tileBufs, t.base), devPut(&md.tileBufs, t.first)
+			md.tileInfo, md.tileWarp = devPut(&md.tileBufs, t.info), devPut(&md.tileBufs, t.warp)
+			md.tileMulti = devPut(&md.tileBufs, t.multi)
+			md.tileVFirst, md.tileVRow = devPut(&md.tileBufs, t.vfirst), devPut(&md.tileBufs, t.vrow)
+			t.arcs, t.vals, t.base, t.vrow = nil, nil, nil, nil // (on the device now)
+			md.tiles = t
 		}
-		md.tileArcs, md.tileVal = devPut(&md.tileBufs, t.arcs), devPut(&md.tileBufs, t.vals)
-		md.tileBase, md.tileFirst = devPut(&md.tileBufs, t.base), devPut(&md.tileBufs, t.first)
-		md.tileInfo, md.tileWarp = devPut(&md.tileBufs, t.info), devPut(&md.tileBufs, t.warp)
-		md.tileMulti = devPut(&md.tileBufs, t.multi)
-		md.tileVFirst, md.tileVRow = devPut(&md.tileBufs, t.vfirst), devPut(&md.tileBufs, t.vrow)
-		t.arcs, t.vals, t.base = nil, nil, nil // (on the device now)
-		md.tiles = t
+		pt.Mark("tiles")
 	}
 	md.users++
 	md.used = c.clock

@@ -354,3 +354,42 @@ func TestCompileTranspose(t *testing.T) {
 		}
 	}
 }
+
+// TestCompileTilesDev: the device tile builder's kernels compile for
+// every target, the module looks up exactly the kernels tilesdev.cu
+// defines, and its constants are tiles.go's and tilesdev.go's.
+func TestCompileTilesDev(t *testing.T) {
+	re := regexp.MustCompile(`extern "C" __global__ void (?:__launch_bounds__\(\w+\) )?(\w+)\(`)
+	var found []string
+	for _, m := range re.FindAllStringSubmatch(tilesDevSource, -1) {
+		found = append(found, m[1])
+	}
+	if !slices.Equal(found, tilesDevKernels) {
+		t.Fatalf("tilesdev.cu defines %v, tilesDevKernels lists %v", found, tilesDevKernels)
+	}
+	for name, v := range map[string]int{"TL_THREADS": blockSize, "TL_W": tileWarps, "TL_CAPDIV": tileCapDiv, "TL_WINDOW": tileNearWindow,
+		"TL_MAXSLOTS": tlMaxSlots, "TL_PEND": 2 * tlNearInts, "TL_WAIT": tlGroupInts * 2 / 3} {
+		m := regexp.MustCompile(`#define ` + name + ` (\d+)`).FindStringSubmatch(tilesDevSource)
+		if m == nil {
+			t.Fatalf("tilesdev.cu: %s not found", name)
+		}
+		if got, _ := strconv.Atoi(m[1]); got != v {
+			t.Errorf("tilesdev.cu: %s is %d, the Go side %d", name, got, v)
+		}
+	}
+	if tlMaxSlots < 1<<tileRowBitsFor(8)+tileVMax(tileRowBitsFor(8)) || tlMaxSlots < 1<<tileRowBitsFor(4)+tileVMax(tileRowBitsFor(4)) {
+		t.Errorf("tlMaxSlots %d: the runs' segments do not fit", tlMaxSlots)
+	}
+	needNVRTC(t)
+	for _, arch := range testArchs() {
+		ptx, _, err := compile(tilesDevSource, arch)
+		if err != nil {
+			t.Fatalf("%s: %v", arch, err)
+		}
+		for _, k := range tilesDevKernels {
+			if !strings.Contains(ptx, ".entry "+k+"(") {
+				t.Errorf("%s: PTX lacks kernel %s", arch, k)
+			}
+		}
+	}
+}

@@ -394,7 +394,7 @@ func deviceRankedOrientation(md *matDev, g *datasets.Graph, pt *phase.Trace) *or
 		ia.val = ids
 		launch("hb_rk_iota", n, ia)
 		passes := transposePasses(int(min(m.NNZ(), math.MaxInt32-1) + 1))
-		radixSort(tr, o.deg, ids, 0, b, n, passes, hist, sums)
+		radixSort(tr, o.deg, ids, 0, b, n, 0, passes, hist, sums)
 		order = b.src[(passes-1)%2]
 		ia.val = order
 		launch("hb_rk_rank", n, ia)
@@ -430,7 +430,7 @@ func deviceRankedOrientation(md *matDev, g *datasets.Graph, pt *phase.Trace) *or
 		mark("records written")
 		hist, sums := sortScratch(&tmp, recs)
 		passes := transposePasses(int(n))
-		radixSort(tr, b.key[1], b.src[1], 0, b, recs, passes, hist, sums)
+		radixSort(tr, b.key[1], b.src[1], 0, b, recs, 0, passes, hist, sums)
 		mark("records sorted")
 		o.adj = devAlloc(&md.bufs, o.adjLen*4)
 		fa := a

@@ -67,7 +67,7 @@ func TestWritePrebuiltRoundTrip(t *testing.T) {
 // transpose.cu without scripts/gpu-prebuild.sh fails here instead of compiling at run
 // time on every fresh machine.
 func TestPrebuiltCoversFixedModules(t *testing.T) {
-	for name, src := range map[string]string{"hybbuild.cu": hybBuildSource, "afforest.cu": afforestProgram(), "transpose.cu": transposeSource} {
+	for name, src := range map[string]string{"hybbuild.cu": hybBuildSource, "afforest.cu": afforestProgram(), "transpose.cu": transposeSource, "tilesdev.cu": tilesDevSource} {
 		image, key := prebuiltImage(src, "compute_90")
 		switch {
 		case image != "":

@@ -156,7 +156,7 @@ func (d *device) relabelOnDevice(g, p *datasets.Graph, touched <-chan struct{}, 
 	b := sortBufs{key: [2]cu.DevicePtr{devAlloc(&sbuf, int64(n)*4), devAlloc(&sbuf, int64(n)*4)}, src: [2]cu.DevicePtr{devAlloc(&tmp, int64(n)*4), devAlloc(&tmp, int64(n)*4)}}
 	hist, sums := sortScratch(&sbuf, int64(n))
 	passes := transposePasses(maxDeg + 1)
-	radixSort(mod, a.key, a.ids, 0, b, int64(n), passes, hist, sums)
+	radixSort(mod, a.key, a.ids, 0, b, int64(n), 0, passes, hist, sums)
 	a.order = b.src[(passes-1)%2]
 	launch("tr_rl_newid", int64(n), &a)
 	d.syncStream()

@@ -188,7 +188,7 @@ func deviceTranspose(bufs *[]cu.DevicePtr, rowPtr, col, val cu.DevicePtr, n int,
 	unused := make([]byte, 4)
 	most := int64(d.sms) * 16
 	mod.launch2("tr_src", min(tiles, most), d.stream, (&trArg{rowPtr: rowPtr, srcOut: b.src[1], nnz: nnz, tiles: tiles, n: n}).bytes(), unused)
-	keyIn := radixSort(mod, col, b.src[1], val, b, nnz, passes, hist, sums)
+	keyIn := radixSort(mod, col, b.src[1], val, b, nnz, 0, passes, hist, sums)
 	// keyIn: the sorted heads; srcIn, valIn: tCol, tVal.
 	a := (&trArg{keyIn: keyIn, srcIn: tCol, valOut: tVal, tRowPtr: tRowPtr, nnz: nnz, tiles: tiles, n: n}).bytes()
 	mod.launch2("tr_rowptr", min(blocks(int64(n)+1, blockSize), most), d.stream, a, unused)
@@ -212,13 +212,19 @@ func sortScratch(tmp *[]cu.DevicePtr, nnz int64) (hist, sums cu.DevicePtr) {
 	return devAlloc(tmp, tiles*trRadix*4), devAlloc(tmp, chunks*8)
 }
 
+// sortScratchBytes is the device memory of sortScratch's arrays.
+func sortScratchBytes(nnz int64) int64 {
+	tiles := (nnz + trTile - 1) / trTile
+	return tiles*trRadix*4 + (tiles*trRadix+trScanChunk-1)/trScanChunk*8
+}
+
 // radixSort sorts the nnz records (keyIn, srcIn, valIn) stably by key
-// with the tr_ passes (passes of trDigitBits bits, from the lowest),
+// with the tr_ passes (passes of trDigitBits bits, from bit shift up),
 // writing through b: the sorted records are key[f], src[f] and val[f]
 // for f = (passes-1)%2, and it returns key[f]. The input arrays are read
 // by the first pass only, so they may be b's arrays of index 1. hist and
 // sums are sortScratch's. Asynchronous on the device's stream.
-func radixSort(mod *module, keyIn, srcIn, valIn cu.DevicePtr, b sortBufs, nnz int64, passes int, hist, sums cu.DevicePtr) cu.DevicePtr {
+func radixSort(mod *module, keyIn, srcIn, valIn cu.DevicePtr, b sortBufs, nnz int64, shift, passes int, hist, sums cu.DevicePtr) cu.DevicePtr {
 	d := theDev
 	tiles := (nnz + trTile - 1) / trTile
 	chunks := (tiles*trRadix + trScanChunk - 1) / trScanChunk
@@ -226,7 +232,7 @@ func radixSort(mod *module, keyIn, srcIn, valIn cu.DevicePtr, b sortBufs, nnz in
 	for p := range passes {
 		k := p % 2
 		a := (&trArg{keyIn: keyIn, srcIn: srcIn, valIn: valIn, keyOut: b.key[k], srcOut: b.src[k], valOut: b.val[k],
-			hist: hist, sums: sums, nnz: nnz, tiles: tiles, shift: p * trDigitBits}).bytes()
+			hist: hist, sums: sums, nnz: nnz, tiles: tiles, shift: shift + p*trDigitBits}).bytes()
 		mod.launch2("tr_hist", tiles, d.stream, a, unused)
 		mod.launch2("tr_scan1", chunks, d.stream, a, unused)
 		mod.launch2("tr_scan2", 1, d.stream, a, unused)

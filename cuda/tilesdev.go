@@ -1,0 +1,296 @@
+//go:build cgo
+
+package cuda
+
+import (
+	"cmp"
+	_ "embed"
+	"encoding/binary"
+	"math/bits"
+	"slices"
+	"unsafe"
+
+	"github.com/hpgraph/hpgraph/cuda/cu"
+	"github.com/hpgraph/hpgraph/hyb"
+	"github.com/hpgraph/hpgraph/internal/phase"
+)
+
+// A pull matrix's tiles built on the device (issue 24, item 2): the host
+// builder (makePullTiles) took about a second of kron21 on 16 cores, so
+// the tiles were built in the background for resident runs only. Here
+// tilesdev.cu's kernels build the same arrays, array by array, from the
+// matrix's HYB arrays already on the device; the host computes only what
+// is per segment or per tile (the virtual slots' offsets, the tiles'
+// bounds, the streams' group offsets and the launch order by cost).
+// makePullTiles stays the reference (tests) and builds the shapes this
+// does not take (tilesOnDevice).
+
+//go:embed tilesdev.cu
+var tilesDevSource string
+
+var tilesDevKernels = []string{"tl_plan", "tl_vrow", "tl_assign", "tl_rec_ell", "tl_rec_coo", "tl_streams", "tl_group", "tl_expand"}
+
+const (
+	// tlMaxSlots is the most slots (rows and virtual slots) of a segment
+	// tl_assign takes (TL_MAXSLOTS).
+	tlMaxSlots = 8704
+	// tlNearInts and tlGroupInts are a grouping thread's scratch in
+	// 4-byte words: groupsNear's window (TL_PEND 2-byte entries), groups'
+	// waiting list (TL_WAIT entries and as many 2-byte links).
+	tlNearInts  = 4096 / 2
+	tlGroupInts = 8192 + 8192/2
+)
+
+func (d *device) tilesDevModule() *module {
+	ptx, key, err := d.kernelImage(tilesDevSource)
+	if err != nil {
+		panic(err)
+	}
+	m, err := d.loadModule(key, ptx, tilesDevKernels)
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
+
+// tlArg is tilesdev.cu's TL_Arg.
+type tlArg struct {
+	ellCol, ellVal, cooCol, cooVal, cooPtr, rowPtr, part, parts, nv, vfirst, vrow, owner cu.DevicePtr
+	key, src, val, sCol, sSlot, sVal, tileLo, tileSeg, streamOff, streams, sectors       cu.DevicePtr
+	code, tmpBase, groups, scratch, next, groupOff, arcs, vals, base                     cu.DevicePtr
+	nnz, coo, tiles                                                                      int64
+	n, k, pitch, rowBits, slotBits, nseg, rmax, vmax, near, pool                         int
+}
+
+func (a *tlArg) bytes() []byte {
+	b := make([]byte, 320)
+	le := binary.LittleEndian
+	for i, p := range []cu.DevicePtr{a.ellCol, a.ellVal, a.cooCol, a.cooVal, a.cooPtr, a.rowPtr, a.part, a.parts, a.nv, a.vfirst, a.vrow, a.owner,
+		a.key, a.src, a.val, a.sCol, a.sSlot, a.sVal, a.tileLo, a.tileSeg, a.streamOff, a.streams, a.sectors,
+		a.code, a.tmpBase, a.groups, a.scratch, a.next, a.groupOff, a.arcs, a.vals, a.base} {
+		le.PutUint64(b[8*i:], uint64(p))
+	}
+	for i, v := range []int64{a.nnz, a.coo, a.tiles} {
+		le.PutUint64(b[256+8*i:], uint64(v))
+	}
+	for i, v := range []int{a.n, a.k, a.pitch, a.rowBits, a.slotBits, a.nseg, a.rmax, a.vmax, a.near, a.pool} {
+		le.PutUint32(b[280+4*i:], uint32(int32(v)))
+	}
+	return b
+}
+
+// tilesOnDevice reports whether deviceTiles builds m's tiles of shape ts:
+// a matrix with entries, tiles of at most 65,536 entries (a tile's
+// entries are named in 16 bits), segments of at most tlMaxSlots slots,
+// and a segment and slot that pack into 32 bits (n below about 2^30).
+func tilesOnDevice(m *hyb.Matrix, ts tileSpec) bool {
+	n := m.N
+	if n == 0 || m.NNZ() == 0 || ts.maxArcs < 1 || ts.maxArcs > 1<<16 || ts.rowBits < 1 || ts.rowBits > 30 {
+		return false
+	}
+	R := 1 << ts.rowBits
+	nseg := (n + R - 1) >> ts.rowBits
+	return min(R, n)+tileVMax(ts.rowBits) <= tlMaxSlots && bits.Len(uint(nseg-1))+ts.rowBits+1 <= 32
+}
+
+// tileBuildBytes bounds the device memory deviceTiles takes besides its
+// output (tileBytes): the rows' offsets and slots, the records and their
+// sort, the streams and codes, the grouping threads' scratch.
+func tileBuildBytes(m *hyb.Matrix, ts tileSpec, pool int) int64 {
+	n, nnz := int64(m.N), m.NNZ()
+	per := int64(4 * 4) // two key and two slot arrays
+	if m.Weighted() {
+		per += 8
+	}
+	words := int64(tlGroupInts)
+	if ts.near {
+		words = tlNearInts
+	}
+	tiles := nnz/int64(max(1, ts.maxArcs)) + n>>ts.rowBits + 1
+	return (n+1)*8 + n*8 + nnz*per + nnz*10 + sortScratchBytes(nnz) + tiles*(tileWarps+1)*4*3 + int64(pool)*words*4
+}
+
+// tlPool is how many threads group streams: enough to fill the device,
+// few enough that their scratch stays small (groups: 48 KB a thread).
+func tlPool(sms int, near bool) int {
+	if near {
+		return sms * 512
+	}
+	return sms * 128
+}
+
+// deviceTiles builds md's tiles of shape ts on the device into md's tile
+// buffers (md.tileBufs) and returns their description, equal to
+// makePullTiles' without its arcs, vals, base and vrow (on the device).
+// tilesOnDevice(md.m, ts) must hold. Inside device.do.
+func deviceTiles(md *matDev, ts tileSpec, pt *phase.Trace) *pullTiles {
+	d := theDev
+	m := md.m
+	mod := d.tilesDevModule()
+	n, nnz := m.N, m.NNZ()
+	rowBits, maxArcs := ts.rowBits, int64(ts.maxArcs)
+	R := 1 << rowBits
+	nseg := (n + R - 1) >> rowBits
+	t := &pullTiles{rowBits: rowBits, maxArcs: ts.maxArcs, near: ts.near}
+	var tmp []cu.DevicePtr
+	defer func() { freeAll(tmp) }()
+	a := tlArg{ellCol: md.ellCol, cooCol: md.cooCol, cooPtr: md.cooPtr, nnz: nnz, coo: m.CooNNZ(),
+		n: n, k: m.K, pitch: m.Pitch, rowBits: rowBits, slotBits: rowBits + 1, nseg: nseg, rmax: min(R, n), vmax: tileVMax(rowBits)}
+	weighted := m.Weighted()
+	if weighted {
+		a.ellVal, a.cooVal = md.ellVal, md.cooVal
+	}
+	if ts.near {
+		a.near = 1
+	}
+	unused := make([]byte, 4)
+	most := int64(d.sms) * 16
+	segBlocks := min(int64(nseg), most)
+
+	// The segments' slots: split rows, virtual slots, their warps.
+	a.rowPtr = devPut(&tmp, m.Src.RowPtr)
+	a.part, a.parts, a.nv = devAlloc(&tmp, int64(n)*4), devAlloc(&tmp, int64(n)*4), devAlloc(&tmp, int64(nseg)*4)
+	mod.launch2("tl_plan", segBlocks, d.stream, a.bytes(), unused)
+	d.syncStream()
+	nv := make([]int32, nseg)
+	cu.MemcpyDtoH(unsafe.Pointer(&nv[0]), a.nv, int64(nseg)*4)
+	t.vfirst = make([]int32, nseg+1)
+	for s, v := range nv {
+		t.vfirst[s+1] = t.vfirst[s] + v
+	}
+	md.tileVFirst = devPut(&md.tileBufs, t.vfirst)
+	a.vfirst = md.tileVFirst
+	if V := int64(t.vfirst[nseg]); V > 0 {
+		md.tileVRow = devAlloc(&md.tileBufs, V*4)
+	} else {
+		md.tileVRow = 0
+	}
+	a.vrow = md.tileVRow
+	mod.launch2("tl_vrow", segBlocks, d.stream, a.bytes(), unused)
+	a.owner = devAlloc(&tmp, int64(nseg)*int64(a.rmax+a.vmax))
+	mod.launch2("tl_assign", segBlocks, d.stream, a.bytes(), unused)
+	pt.Mark("tiles: slots")
+
+	// The entries as records at their CSR places, sorted by column, then
+	// by segment: each segment's entries by column, rows increasing.
+	var keys, srcs, vals [2]cu.DevicePtr
+	for i := range 2 {
+		keys[i], srcs[i] = devAlloc(&tmp, nnz*4), devAlloc(&tmp, nnz*4)
+		if weighted {
+			vals[i] = devAlloc(&tmp, nnz*4)
+		}
+	}
+	a.key, a.src, a.val = keys[1], srcs[1], vals[1]
+	if slots := int64(m.K) * int64(m.Pitch); slots > 0 {
+		mod.launch2("tl_rec_ell", min(blocks(slots, blockSize), most), d.stream, a.bytes(), unused)
+	}
+	if a.coo > 0 {
+		mod.launch2("tl_rec_coo", min(blocks(a.coo, 4096), most), d.stream, a.bytes(), unused)
+	}
+	tr := d.transposeModule()
+	hist, sums := sortScratch(&tmp, nnz)
+	p1 := transposePasses(n)
+	radixSort(tr, keys[1], srcs[1], vals[1], sortBufs{key: keys, src: srcs, val: vals}, nnz, 0, p1, hist, sums)
+	f := (p1 - 1) % 2
+	a.sCol, a.sSlot, a.sVal = keys[f], srcs[f], vals[f]
+	if segBits := bits.Len(uint(nseg - 1)); segBits > 0 {
+		p2 := (segBits + trDigitBits - 1) / trDigitBits
+		b := sortBufs{key: [2]cu.DevicePtr{keys[1-f], srcs[f]}, src: [2]cu.DevicePtr{srcs[1-f], keys[f]}, val: [2]cu.DevicePtr{vals[1-f], vals[f]}}
+		radixSort(tr, srcs[f], keys[f], vals[f], b, nnz, rowBits+1, p2, hist, sums)
+		g := (p2 - 1) % 2
+		a.sSlot, a.sCol, a.sVal = b.key[g], b.src[g], b.val[g]
+	}
+	a.key, a.src, a.val = 0, 0, 0
+	pt.Mark("tiles: sort")
+
+	// The tiles: each segment's entries cut every maxArcs (none for a
+	// segment without entries).
+	var lo []int64
+	var seg []int32
+	t.multi = make([]uint8, nseg)
+	for s := range nseg {
+		s0, s1 := m.Src.RowPtr[min(s<<rowBits, n)], m.Src.RowPtr[min((s+1)<<rowBits, n)]
+		for i := s0; i < s1; i += maxArcs {
+			lo, seg = append(lo, i), append(seg, int32(s))
+			if i > s0 {
+				t.multi[s] = 1
+			}
+		}
+	}
+	lo = append(lo, nnz)
+	tiles := int64(len(seg))
+	a.tiles = tiles
+	a.tileLo, a.tileSeg = devPut(&tmp, lo), devPut(&tmp, seg)
+	a.streamOff = devAlloc(&tmp, tiles*(tileWarps+1)*4)
+	a.streams, a.sectors = devAlloc(&tmp, nnz*2), devAlloc(&tmp, tiles*8)
+	mod.launch2("tl_streams", min(tiles, most), d.stream, a.bytes(), unused)
+
+	// The groups of each stream.
+	a.code, a.tmpBase, a.groups = devAlloc(&tmp, nnz*4), devAlloc(&tmp, nnz*4), devAlloc(&tmp, tiles*tileWarps*4)
+	a.pool = int(min(int64(tlPool(d.sms, ts.near)), tiles*tileWarps))
+	words := int64(tlGroupInts)
+	if ts.near {
+		words = tlNearInts
+	}
+	a.scratch, a.next = devAlloc(&tmp, int64(a.pool)*words*4), devAlloc(&tmp, 8)
+	d.syncStream()
+	cu.MemsetD32(a.next, 0, 2)
+	cu.CtxSynchronize() // (the memset ran on the legacy stream)
+	mod.launch2("tl_group", blocks(int64(a.pool), blockSize), d.stream, a.bytes(), unused)
+	d.syncStream()
+	pt.Mark("tiles: groups")
+	groups := make([]int32, tiles*tileWarps)
+	sectors := make([]int64, tiles)
+	cu.MemcpyDtoH(unsafe.Pointer(&groups[0]), a.groups, tiles*tileWarps*4)
+	cu.MemcpyDtoH(unsafe.Pointer(&sectors[0]), a.sectors, tiles*8)
+
+	// Each stream's first group, the tiles' costs and their launch order
+	// (costliest first: makePullTiles').
+	groupOff := make([]int64, tiles*tileWarps)
+	segTiles := make([]segTile, tiles)
+	var total int64
+	for i := range segTiles {
+		st := &segTiles[i]
+		st.first, st.seg = total*32, seg[i]
+		busiest := int64(0)
+		for k := range tileWarps {
+			g := int64(groups[i*tileWarps+k])
+			groupOff[i*tileWarps+k] = total
+			st.warp[k] = int32(total - st.first/32)
+			total += g
+			busiest = max(busiest, g)
+		}
+		st.warp[tileWarps] = int32(total - st.first/32)
+		st.cost = tileCost(busiest, sectors[i])
+	}
+	slices.SortStableFunc(segTiles, func(a, b segTile) int { return cmp.Compare(b.cost, a.cost) })
+	t.first = make([]int64, tiles)
+	t.info = make([]int32, tiles)
+	t.warp = make([]int32, 0, tiles*(tileWarps+1))
+	for i, st := range segTiles {
+		t.first[i], t.info[i] = st.first, st.seg
+		if t.multi[st.seg] != 0 {
+			t.info[i] |= -1 << 31
+		}
+		t.warp = append(t.warp, st.warp[:]...)
+	}
+
+	// The entries into their groups' lanes.
+	a.groupOff = devPut(&tmp, groupOff)
+	md.tileArcs, md.tileBase = devAlloc(&md.tileBufs, total*32*4), devAlloc(&md.tileBufs, total*4)
+	cu.MemsetD32(md.tileArcs, uint32(R+a.vmax), total*32)
+	md.tileVal = 0
+	if weighted {
+		md.tileVal = devAlloc(&md.tileBufs, total*32*4)
+		cu.MemsetD32(md.tileVal, 0, total*32)
+	}
+	cu.CtxSynchronize()
+	a.arcs, a.vals, a.base = md.tileArcs, md.tileVal, md.tileBase
+	mod.launch2("tl_expand", min(tiles, most), d.stream, a.bytes(), unused)
+	md.tileFirst, md.tileInfo = devPut(&md.tileBufs, t.first), devPut(&md.tileBufs, t.info)
+	md.tileWarp, md.tileMulti = devPut(&md.tileBufs, t.warp), devPut(&md.tileBufs, t.multi)
+	d.syncStream()
+	pt.Mark("tiles: entries")
+	d.notePeak()
+	return t
+}

@@ -1,0 +1,195 @@
+//go:build cgo
+
+package cuda
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/datasets/gen"
+	"github.com/hpgraph/hpgraph/hyb"
+)
+
+// deviceTilesOf builds m's tiles of shape ts on the device (its HYB
+// arrays as a run's matrix cache makes them) and brings every array
+// back, for comparison with makePullTiles'.
+func deviceTilesOf(t *testing.T, d *device, m *hyb.Matrix, ts tileSpec) *pullTiles {
+	t.Helper()
+	if !tilesOnDevice(m, ts) {
+		t.Fatalf("n=%d shape %+v: not a device shape", m.N, ts)
+	}
+	var got *pullTiles
+	err := d.do("building tiles on the device", func() error {
+		md := d.cache.get(m, false, false, binLimits{}, tileSpec{})
+		defer func() { d.cache.release(md); d.cache.free(md); d.dropCSRs(true, true) }()
+		got = deviceTiles(md, ts, nil)
+		groups := int64(0)
+		for i := range got.count() {
+			groups += int64(got.warp[i*(tileWarps+1)+tileWarps])
+		}
+		got.arcs = download[uint32](md.tileArcs, groups*32)
+		got.vals = download[float32](md.tileVal, groups*32)
+		got.base = download[int32](md.tileBase, groups)
+		got.vrow = download[int32](md.tileVRow, int64(got.vfirst[len(got.vfirst)-1]))
+		// (what the run's kernels read: the description uploaded too)
+		if !slices.Equal(download[int64](md.tileFirst, int64(got.count())), got.first) ||
+			!slices.Equal(download[int32](md.tileWarp, int64(len(got.warp))), got.warp) ||
+			!slices.Equal(download[int32](md.tileInfo, int64(got.count())), got.info) ||
+			!slices.Equal(download[uint8](md.tileMulti, int64(len(got.multi))), got.multi) ||
+			!slices.Equal(download[int32](md.tileVFirst, int64(len(got.vfirst))), got.vfirst) {
+			t.Errorf("n=%d shape %+v: the device's copy of the tiles' description differs", m.N, ts)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// diffTiles names the first array where a and b differ, and where.
+func diffTiles(a, b *pullTiles) string {
+	first := func(name string, n1, n2 int, eq func(i int) bool) string {
+		if n1 != n2 {
+			return fmt.Sprintf("%s: %d entries, want %d", name, n1, n2)
+		}
+		for i := range n1 {
+			if !eq(i) {
+				return fmt.Sprintf("%s[%d] differs", name, i)
+			}
+		}
+		return ""
+	}
+	for _, s := range []string{
+		first("vfirst", len(a.vfirst), len(b.vfirst), func(i int) bool { return a.vfirst[i] == b.vfirst[i] }),
+		first("vrow", len(a.vrow), len(b.vrow), func(i int) bool { return a.vrow[i] == b.vrow[i] }),
+		first("multi", len(a.multi), len(b.multi), func(i int) bool { return a.multi[i] == b.multi[i] }),
+		first("first", len(a.first), len(b.first), func(i int) bool { return a.first[i] == b.first[i] }),
+		first("info", len(a.info), len(b.info), func(i int) bool { return a.info[i] == b.info[i] }),
+		first("warp", len(a.warp), len(b.warp), func(i int) bool { return a.warp[i] == b.warp[i] }),
+		first("base", len(a.base), len(b.base), func(i int) bool { return a.base[i] == b.base[i] }),
+		first("arcs", len(a.arcs), len(b.arcs), func(i int) bool { return a.arcs[i] == b.arcs[i] }),
+		first("vals", len(a.vals), len(b.vals), func(i int) bool { return a.vals[i] == b.vals[i] }),
+	} {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// TestDeviceTilesMatchHost: the tiles tilesdev.cu builds equal
+// makePullTiles', array by array: random matrices (symmetric or not,
+// weighted or not, entries in ELL or COO only) cut into small segments
+// and tiles of a few entries (many tiles a segment, tiles of one entry,
+// split rows, full virtual slots), both groupings; a Kronecker graph
+// renumbered by degree (hubs: the first segment's raised cap) in the
+// runs' shapes and in tiles of 4,096 entries; and directed graphs'
+// in-matrices transposed on the device (parallel arcs of equal and of
+// different weights).
+func TestDeviceTilesMatchHost(t *testing.T) {
+	d := needGPU(t)
+	needNVRTC(t)
+	check := func(name string, m *hyb.Matrix, ts tileSpec) {
+		t.Helper()
+		want := makePullTiles(m, ts.rowBits, ts.maxArcs, ts.near, false)
+		got := deviceTilesOf(t, d, m, ts)
+		if !sameTiles(got, want) {
+			t.Errorf("%s, %d rows, %d entries, shape %+v: the device's tiles differ from the host's: %s", name, m.N, m.NNZ(), ts, diffTiles(got, want))
+		}
+	}
+	rng := rand.New(rand.NewPCG(24, 28))
+	shapes := []tileSpec{{rowBits: 2, maxArcs: 5}, {rowBits: 4, maxArcs: 64}, {rowBits: 6, maxArcs: 700}, {rowBits: 3, maxArcs: 1}, {rowBits: 12, maxArcs: 1 << 16}}
+	for trial, n := range []int{1, 2, 50, 333, 1000, 3000, 4097} {
+		for _, sym := range []bool{false, true} {
+			m, _, _, _ := trialMatrix(t, rng, trial, n, sym)
+			if m.NNZ() == 0 {
+				continue
+			}
+			for _, ts := range shapes {
+				for _, near := range []bool{false, true} {
+					ts.near = near
+					check(fmt.Sprintf("trial %d symmetric %v", trial, sym), m, ts)
+				}
+			}
+		}
+	}
+
+	el, err := gen.Kronecker(14, 16, gen.GAPSeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := datasets.Build(el, datasets.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g = g.Permute(datasets.DegreeOrder(g))
+	m, err := hyb.FromGraph(g, hyb.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ts := range []tileSpec{{rowBits: 12, maxArcs: tileArcsDefault, near: true}, {rowBits: 13, maxArcs: tileArcsDefault},
+		{rowBits: 12, maxArcs: 4096, near: true}, {rowBits: 13, maxArcs: 4096}, {rowBits: 9, maxArcs: 1000, near: true}} {
+		check("kron14", m, ts)
+	}
+
+	for _, weights := range []int{0, 1, 2} {
+		g := transposeTestGraph(rng, 20000, 90000, 3000, weights)
+		tr := g.Transpose()
+		opt := hyb.Options{RelativeSpeed: 3}
+		m, err := hyb.DescribeTranspose(g.N, slices.Clone(tr.RowPtr), hyb.CSR{RowPtr: g.RowPtr, Col: g.Col, Val: g.W}, opt, func() hyb.CSR {
+			return hyb.CSR{RowPtr: tr.RowPtr, Col: tr.Col, Val: tr.W}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ts := range []tileSpec{{rowBits: 6, maxArcs: 64, near: true}, {rowBits: 6, maxArcs: 64}, {rowBits: 12, maxArcs: 8192, near: true}, {rowBits: 13, maxArcs: 8192}} {
+			check(fmt.Sprintf("in-matrix, weights %d", weights), m, ts)
+		}
+	}
+}
+
+// BenchmarkDeviceTiles builds the tiles of a Kronecker graph renumbered
+// by degree on the device (scale 18: 8M entries), as
+// BenchmarkPullTiles does on the host.
+func BenchmarkDeviceTiles(b *testing.B) {
+	d := needGPU(b)
+	el, err := gen.Kronecker(18, 16, gen.GAPSeed)
+	if err != nil {
+		b.Fatal(err)
+	}
+	g, err := datasets.Build(el, datasets.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	g = g.Permute(datasets.DegreeOrder(g))
+	m, err := hyb.FromGraph(g, hyb.DefaultOptions())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, near := range []bool{true, false} {
+		ts := tileSpec{rowBits: tileRowBitsFor(4), maxArcs: tileArcs, near: near}
+		if !near {
+			ts.rowBits = tileRowBitsFor(8)
+		}
+		b.Run(fmt.Sprintf("near=%v", near), func(b *testing.B) {
+			err := d.do("benchmarking the device's tiles", func() error {
+				md := d.cache.get(m, false, false, binLimits{}, tileSpec{})
+				defer func() { d.cache.release(md); d.cache.free(md); d.dropCSRs(true, true) }()
+				for b.Loop() {
+					deviceTiles(md, ts, nil)
+					freeAll(md.tileBufs)
+					md.tileBufs = nil
+				}
+				return nil
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(m.NNZ())*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mentries/s")
+		})
+	}
+}
