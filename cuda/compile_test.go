@@ -368,7 +368,7 @@ func TestCompileTilesDev(t *testing.T) {
 		t.Fatalf("tilesdev.cu defines %v, tilesDevKernels lists %v", found, tilesDevKernels)
 	}
 	for name, v := range map[string]int{"TL_THREADS": blockSize, "TL_W": tileWarps, "TL_CAPDIV": tileCapDiv, "TL_WINDOW": tileNearWindow,
-		"TL_MAXSLOTS": tlMaxSlots, "TL_PEND": 2 * tlNearInts, "TL_WAIT": tlGroupInts * 2 / 3} {
+		"TL_MAXSLOTS": tlMaxSlots, "TL_PEND": tlNearInts, "TL_WAIT": tlGroupInts * 2 / 3} {
 		m := regexp.MustCompile(`#define ` + name + ` (\d+)`).FindStringSubmatch(tilesDevSource)
 		if m == nil {
 			t.Fatalf("tilesdev.cu: %s not found", name)

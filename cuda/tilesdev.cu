@@ -16,8 +16,8 @@
 //   and 2 of makePullTiles)
 //   tl_streams   a block a tile: its entries by warp stream (stable), and
 //                the X sectors they touch
-//   tl_group     a thread a stream: groups or groupsNear, ported as they
-//                are, recording each entry's group and lane
+//   tl_group     a warp a stream: groups or groupsNear, step by step as
+//                tiles.go's, recording each entry's group and lane
 //   tl_expand    a block a tile: the packed entries into their groups'
 //                lanes (padding is set before), and the groups' bases
 
@@ -368,155 +368,206 @@ extern "C" __global__ void __launch_bounds__(TL_THREADS) tl_streams(const TL_Arg
   }
 }
 
-// TL_Group is one stream's grouping: its entries (tile-local indices in
-// column order), the tile's sorted entries, and where its groups go.
+// A stream is grouped by one warp: tiles.go's groups and groupsNear,
+// step by step, the group held a lane a place (lane l: its entry and
+// slot), so a test against the group (is the slot there, how many of a
+// residue, which lane is free) is a ballot, not a loop. Candidates are
+// loaded 32 at a time, one a lane, and taken in order by shuffles. The
+// warp's control flow is uniform: occ, n and b are the same in every
+// lane.
 struct TL_Group {
-  const unsigned short* st;
+  const unsigned short* st;  // the stream: tile-local entries in column order
   int len;
-  const int* col;       // the tile's columns (from its first entry)
-  const int* slot;      // the tile's packed slots
-  unsigned mask;        // a slot's bits
-  int span;             // tileScratch's span: a group's columns lie below base + span
-  unsigned* code;       // the tile's codes
-  int* base;            // the stream's groups' bases
-  int lanes[32];
-  int n, b;             // the group's entries, its base column
+  const int* col;            // the tile's columns (from its first entry)
+  const int* slot;           // the tile's packed slots
+  unsigned mask;             // a slot's bits
+  int span;                  // a group's columns lie below its base + span
+  unsigned* code;            // the tile's codes
+  int* base;                 // the stream's groups' bases
+  unsigned occ;              // the group's lanes taken
+  int n, b;                  // its entries, its base column
+  int myQ;                   // this lane's entry (where occ has it)
+  unsigned mySl;             // and its slot
+  int lane;
 };
 
-__device__ __forceinline__ unsigned tl_slot(const TL_Group& g, int q) { return (unsigned)g.slot[q] & g.mask; }
-
-__device__ __forceinline__ bool tl_far(const TL_Group& g, int q) {
-  return g.n > 0 && (int)((unsigned)g.col[q] - (unsigned)g.b) >= g.span;
+__device__ __forceinline__ bool tl_far(const TL_Group& g, int col) {
+  return g.n > 0 && (int)((unsigned)col - (unsigned)g.b) >= g.span;
 }
 
-__device__ __forceinline__ void tl_put(TL_Group& g, int q, int l) {
-  if (g.n == 0) g.b = g.col[q];
-  g.lanes[l] = q;
+__device__ __forceinline__ bool tl_mine(const TL_Group& g) { return (g.occ >> g.lane) & 1u; }
+
+// tl_holds: is slot sl in the group?
+__device__ __forceinline__ bool tl_holds(const TL_Group& g, unsigned sl) {
+  return __any_sync(TL_FULL, tl_mine(g) && g.mySl == sl);
+}
+
+__device__ __forceinline__ void tl_put(TL_Group& g, int q, unsigned sl, int col, int l) {
+  if (g.n == 0) g.b = col;
+  if (g.lane == l) g.myQ = q, g.mySl = sl;
+  g.occ |= 1u << l;
   g.n++;
 }
 
-__device__ __forceinline__ int tl_free(const TL_Group& g) {
-  for (int i = 0; i < 32; i++) {
-    if (g.lanes[i] < 0) return i;
-  }
-  return -1;
+__device__ __forceinline__ int tl_free(const TL_Group& g) { return __ffs(~g.occ) - 1; }
+
+__device__ __forceinline__ void tl_reset(TL_Group& g) {
+  g.occ = 0;
+  g.n = 0;
+  g.b = 0;
 }
 
-__device__ __forceinline__ bool tl_holds(const TL_Group& g, unsigned sl) {
-  for (int i = 0; i < 32; i++) {
-    if (g.lanes[i] >= 0 && tl_slot(g, g.lanes[i]) == sl) return true;
-  }
-  return false;
+// tl_cand reads entry q's slot and column.
+__device__ __forceinline__ void tl_cand(const TL_Group& g, int q, unsigned& sl, int& col) {
+  sl = (unsigned)g.slot[q] & g.mask;
+  col = g.col[q];
 }
 
 // tl_emit records the group's entries (group G, lane) and its base.
-__device__ __forceinline__ void tl_emit(TL_Group& g, int G) {
-  for (int l = 0; l < 32; l++) {
-    if (g.lanes[l] >= 0) g.code[g.lanes[l]] = (unsigned)G << 5 | (unsigned)l;
-  }
-  g.base[G] = g.b;
+__device__ __forceinline__ void tl_emit(const TL_Group& g, int G) {
+  if (tl_mine(g)) g.code[g.myQ] = (unsigned)G << 5 | (unsigned)g.lane;
+  if (g.lane == 0) g.base[G] = g.b;
 }
 
-// tl_take_near is groupsNear's take.
-__device__ __forceinline__ bool tl_take_near(TL_Group& g, unsigned char* cnt, int q) {
-  const unsigned sl = tl_slot(g, q);
-  const int r = (int)(sl & 31);
-  if (g.n == 32 || cnt[r] == 2 || tl_far(g, q)) return false;
-  if (cnt[r] == 1 && tl_holds(g, sl)) return false;
-  int l = r;
-  if (g.lanes[l] >= 0) l = tl_free(g);
-  tl_put(g, q, l);
-  cnt[r]++;
+// tl_take_near is groupsNear's take: not a 33rd entry, at most two of a
+// residue, not a slot already there, within span; lane slot mod 32
+// where that is free.
+__device__ __forceinline__ bool tl_take_near(TL_Group& g, int q, unsigned sl, int col) {
+  if (g.n == 32) return false;
+  const unsigned r = sl & 31;
+  const int c = __popc(__ballot_sync(TL_FULL, tl_mine(g) && (g.mySl & 31) == r));
+  if (c == 2 || tl_far(g, col)) return false;
+  if (c == 1 && tl_holds(g, sl)) return false;
+  tl_put(g, q, sl, col, (g.occ >> r) & 1u ? tl_free(g) : (int)r);
   return true;
 }
 
 // tl_near is tileWorker.groupsNear (pend: TL_PEND places); it returns the
 // stream's groups.
-__device__ int tl_near(TL_Group& g, unsigned short* pend) {
+__device__ int tl_near(TL_Group& g, int* pend) {
+  const int lane = g.lane;
   int next = 0, np = 0, G = 0;
-  unsigned char cnt[32];
   while (next < g.len || np > 0) {
-    while (np < TL_WINDOW && next < g.len) pend[np++] = g.st[next++];
-    for (int i = 0; i < 32; i++) g.lanes[i] = -1, cnt[i] = 0;
-    g.n = 0;
-    g.b = 0;
+    if (np < TL_WINDOW && next < g.len) {
+      const int m = min(TL_WINDOW - np, g.len - next);
+      for (int j = lane; j < m; j += 32) pend[np + j] = g.st[next + j];
+      np += m;
+      next += m;
+    }
+    __syncwarp();
+    tl_reset(g);
     int k = 0;
-    for (int i = 0; i < np; i++) {
-      const int q = pend[i];
-      if (!tl_take_near(g, cnt, q)) pend[k++] = (unsigned short)q;
+    for (int b0 = 0; b0 < np; b0 += 32) {
+      const int m = min(32, np - b0);
+      int qj = 0, colj = 0;
+      unsigned slj = 0;
+      if (lane < m) {
+        qj = pend[b0 + lane];
+        tl_cand(g, qj, slj, colj);
+      }
+      __syncwarp();  // (the batch is read before kept entries move down)
+      for (int x = 0; x < m; x++) {
+        const int q = __shfl_sync(TL_FULL, qj, x), col = __shfl_sync(TL_FULL, colj, x);
+        const unsigned sl = __shfl_sync(TL_FULL, slj, x);
+        if (!tl_take_near(g, q, sl, col)) {
+          if (lane == 0) pend[k] = q;
+          k++;
+        }
+      }
+      __syncwarp();
     }
     np = k;
     while (g.n < 32 && next < g.len && np < TL_PEND) {
-      const int q = g.st[next];
-      if (!tl_take_near(g, cnt, q)) pend[np++] = (unsigned short)q;
-      next++;
+      const int m = min(32, g.len - next);
+      int qj = 0, colj = 0;
+      unsigned slj = 0;
+      if (lane < m) {
+        qj = g.st[next + lane];
+        tl_cand(g, qj, slj, colj);
+      }
+      int x = 0;
+      for (; x < m && g.n < 32 && np < TL_PEND; x++) {
+        const int q = __shfl_sync(TL_FULL, qj, x), col = __shfl_sync(TL_FULL, colj, x);
+        const unsigned sl = __shfl_sync(TL_FULL, slj, x);
+        if (!tl_take_near(g, q, sl, col)) {
+          if (lane == 0) pend[np] = q;
+          np++;
+        }
+      }
+      next += x;
     }
+    __syncwarp();
     tl_emit(g, G++);
   }
   return G;
 }
 
-// TL_Wait is tiles.go's waitList: the waiting entries in order (q, -1
-// once taken), and per slot residue a chain through them in order (nx),
-// its cursor (cur: the first place not known to be taken, -1 past the
-// end) and its last place (tail).
+// TL_Wait is tiles.go's waitList: the waiting entries in order (Q; -1
+// once taken), and per slot residue a chain through them in order (NX).
+// Lane l keeps residue l's cursor (cur: the first place not known to be
+// taken, -1 past the end) and last place (tail); an entry's places are
+// written by its residue's lane, or between __syncwarp()s.
 struct TL_Wait {
-  int* q;
-  short* nx;
-  int len, first, live;
-  short cur[32], tail[32];
+  int* Q;
+  short* NX;
+  int len, first, live;  // (uniform)
+  int cur, tail;         // (this lane's residue's)
 };
 
 __device__ void tl_wait_compact(TL_Wait& w, const TL_Group& g) {
+  const int lane = g.lane;
+  const unsigned below = (1u << lane) - 1;
+  __syncwarp();
   int k = 0;
-  for (int i = 0; i < w.len; i++) {
-    if (w.q[i] >= 0) w.q[k++] = w.q[i];
+  for (int b0 = 0; b0 < w.len; b0 += 32) {
+    const int j = b0 + lane;
+    const int v = j < w.len ? w.Q[j] : -1;
+    const unsigned keep = __ballot_sync(TL_FULL, v >= 0);
+    __syncwarp();
+    if (v >= 0) w.Q[k + __popc(keep & below)] = v;
+    k += __popc(keep);
+    __syncwarp();
   }
   w.len = k;
-  for (int l = 0; l < 32; l++) w.cur[l] = -1, w.tail[l] = -1;
-  for (int i = 0; i < k; i++) {
-    const int r = (int)(tl_slot(g, w.q[i]) & 31);
-    w.nx[i] = -1;
-    if (w.tail[r] >= 0) w.nx[w.tail[r]] = (short)i; else w.cur[r] = (short)i;
-    w.tail[r] = (short)i;
+  w.cur = w.tail = -1;
+  for (int b0 = 0; b0 < k; b0 += 32) {
+    const int j = b0 + lane;
+    const unsigned r = j < k ? (unsigned)g.slot[w.Q[j]] & 31 : 0;
+    for (int x = 0; x < min(32, k - b0); x++) {
+      if (lane == (int)__shfl_sync(TL_FULL, r, x)) {
+        const int i = b0 + x;
+        w.NX[i] = -1;
+        if (w.tail >= 0) w.NX[w.tail] = (short)i; else w.cur = i;
+        w.tail = i;
+      }
+    }
   }
   w.first = 0;
+  __syncwarp();
 }
 
-__device__ __forceinline__ void tl_wait_push(TL_Wait& w, const TL_Group& g, int q) {
+__device__ __forceinline__ void tl_wait_push(TL_Wait& w, const TL_Group& g, int q, unsigned sl) {
   if (w.len >= 1024 && w.len >= 2 * w.live) tl_wait_compact(w, g);
-  const int i = w.len++, r = (int)(tl_slot(g, q) & 31);
-  w.q[i] = q;
-  w.nx[i] = -1;
-  if (w.tail[r] >= 0) w.nx[w.tail[r]] = (short)i;
-  if (w.cur[r] < 0) w.cur[r] = (short)i;
-  w.tail[r] = (short)i;
+  const int i = w.len++;
+  if (g.lane == (int)(sl & 31)) {
+    w.Q[i] = q;
+    w.NX[i] = -1;
+    if (w.tail >= 0) w.NX[w.tail] = (short)i;
+    if (w.cur < 0) w.cur = i;
+    w.tail = i;
+  }
   w.live++;
 }
 
-__device__ __forceinline__ void tl_wait_remove(TL_Wait& w, int i) {
-  w.q[i] = -1;
-  w.live--;
-}
-
-// tl_wait_head is the place of residue l's oldest waiting entry, or -1.
-__device__ __forceinline__ int tl_wait_head(TL_Wait& w, int l) {
-  int i = w.cur[l];
-  while (i >= 0 && w.q[i] < 0) i = w.nx[i];
-  w.cur[l] = (short)i;
-  return i;
-}
-
 // tl_take is groups' take (strict: only in lane slot mod 32).
-__device__ __forceinline__ bool tl_take(TL_Group& g, bool strict, int q) {
-  const unsigned sl = tl_slot(g, q);
+__device__ __forceinline__ bool tl_take(TL_Group& g, bool strict, int q, unsigned sl, int col) {
   int l = (int)(sl & 31);
-  if (tl_far(g, q)) return false;
-  if (g.lanes[l] >= 0) {
+  if (tl_far(g, col)) return false;
+  if ((g.occ >> l) & 1u) {
     if (strict || tl_holds(g, sl)) return false;
     l = tl_free(g);
   }
-  tl_put(g, q, l);
+  tl_put(g, q, sl, col, l);
   return true;
 }
 
@@ -524,36 +575,88 @@ __device__ __forceinline__ bool tl_take(TL_Group& g, bool strict, int q) {
 // waiting (at most TL_WAITING wait).
 __device__ __forceinline__ void tl_stream(TL_Group& g, TL_Wait& w, bool strict, int& next) {
   while (g.n < 32 && next < g.len && w.live < TL_WAITING) {
-    const int q = g.st[next];
-    if (!tl_take(g, strict, q)) tl_wait_push(w, g, q);
-    next++;
+    const int m = min(32, g.len - next);
+    int qj = 0, colj = 0;
+    unsigned slj = 0;
+    if (g.lane < m) {
+      qj = g.st[next + g.lane];
+      tl_cand(g, qj, slj, colj);
+    }
+    int x = 0;
+    for (; x < m && g.n < 32 && w.live < TL_WAITING; x++) {
+      const int q = __shfl_sync(TL_FULL, qj, x), col = __shfl_sync(TL_FULL, colj, x);
+      const unsigned sl = __shfl_sync(TL_FULL, slj, x);
+      if (!tl_take(g, strict, q, sl, col)) tl_wait_push(w, g, q, sl);
+    }
+    next += x;
   }
+  __syncwarp();
 }
 
 // tl_groups is tileWorker.groups; it returns the stream's groups.
 __device__ int tl_groups(TL_Group& g, TL_Wait& w) {
+  const int lane = g.lane;
   w.len = w.first = w.live = 0;
-  for (int l = 0; l < 32; l++) w.cur[l] = -1, w.tail[l] = -1;
+  w.cur = w.tail = -1;
   int next = 0, G = 0;
   while (next < g.len || w.live > 0) {
-    for (int i = 0; i < 32; i++) g.lanes[i] = -1;
-    g.n = 0;
-    g.b = 0;
+    tl_reset(g);
     if (w.live > 0) {
-      while (w.q[w.first] < 0) w.first++;
-      tl_take(g, true, w.q[w.first]);
-      tl_wait_remove(w, w.first);
-      for (int l = 0; l < 32; l++) {
-        if (g.lanes[l] < 0) {
-          const int i = tl_wait_head(w, l);
-          if (i >= 0 && tl_take(g, true, w.q[i])) tl_wait_remove(w, i);
+      // The oldest waiting entry, then each free lane's residue's oldest
+      // (independent: each goes to its own lane, and the base is set).
+      while (w.Q[w.first] < 0) w.first++;
+      const int q = w.Q[w.first];
+      unsigned sl;
+      int col;
+      tl_cand(g, q, sl, col);
+      tl_put(g, q, sl, col, (int)(sl & 31));
+      __syncwarp();
+      if (lane == 0) w.Q[w.first] = -1;
+      w.live--;
+      __syncwarp();
+      bool took = false;
+      if (!tl_mine(g)) {
+        int i = w.cur;
+        while (i >= 0 && w.Q[i] < 0) i = w.NX[i];
+        w.cur = i;
+        if (i >= 0) {
+          const int qi = w.Q[i];
+          unsigned sli;
+          int coli;
+          tl_cand(g, qi, sli, coli);
+          if (!tl_far(g, coli)) {
+            g.myQ = qi, g.mySl = sli;
+            w.Q[i] = -1;
+            took = true;
+          }
         }
       }
+      const unsigned t = __ballot_sync(TL_FULL, took);
+      g.occ |= t;
+      g.n += __popc(t);
+      w.live -= __popc(t);
+      __syncwarp();
     }
     tl_stream(g, w, true, next);
     if (g.n < 32) {
-      for (int i = w.first; i < w.len && g.n < 32; i++) {
-        if (w.q[i] >= 0 && tl_take(g, false, w.q[i])) tl_wait_remove(w, i);
+      for (int b0 = w.first; b0 < w.len && g.n < 32; b0 += 32) {
+        const int m = min(32, w.len - b0);
+        int qj = -1, colj = 0;
+        unsigned slj = 0;
+        if (lane < m) {
+          qj = w.Q[b0 + lane];
+          if (qj >= 0) tl_cand(g, qj, slj, colj);
+        }
+        __syncwarp();
+        for (int x = 0; x < m && g.n < 32; x++) {
+          const int q = __shfl_sync(TL_FULL, qj, x), col = __shfl_sync(TL_FULL, colj, x);
+          const unsigned sl = __shfl_sync(TL_FULL, slj, x);
+          if (q >= 0 && tl_take(g, false, q, sl, col)) {
+            if (lane == 0) w.Q[b0 + x] = -1;
+            w.live--;
+          }
+        }
+        __syncwarp();
       }
       tl_stream(g, w, false, next);
     }
@@ -562,17 +665,22 @@ __device__ int tl_groups(TL_Group& g, TL_Wait& w) {
   return G;
 }
 
-// tl_group: each pool thread takes streams (tile t, warp k) in turn and
-// groups them.
+// tl_group: each warp of the pool takes streams (tile t, warp k) in turn
+// and groups them.
 extern "C" __global__ void __launch_bounds__(TL_THREADS) tl_group(const TL_Arg a, int unused) {
-  const long long id = (long long)blockIdx.x * TL_THREADS + threadIdx.x;
-  if (id >= a.pool) return;
-  int* scr = a.scratch + id * (a.near ? TL_PEND / 2 : TL_WAIT + TL_WAIT / 2);
+  const long long wid = ((long long)blockIdx.x * TL_THREADS + threadIdx.x) >> 5;
+  if (wid >= a.pool) return;
+  const int lane = threadIdx.x & 31;
+  int* scr = a.scratch + wid * (a.near ? TL_PEND : TL_WAIT + TL_WAIT / 2);
   TL_Wait w;
-  w.q = scr;
-  w.nx = reinterpret_cast<short*>(scr + TL_WAIT);
+  w.Q = scr;
+  w.NX = reinterpret_cast<short*>(scr + TL_WAIT);
   const long long streams = a.tiles * TL_W;
-  for (long long sid = atomicAdd(a.next, 1); sid < streams; sid = atomicAdd(a.next, 1)) {
+  for (;;) {
+    long long sid = 0;
+    if (lane == 0) sid = atomicAdd(reinterpret_cast<unsigned long long*>(a.next), 1ull);
+    sid = __shfl_sync(TL_FULL, sid, 0);
+    if (sid >= streams) break;
     const long long t = sid / TL_W;
     const int k = (int)(sid % TL_W);
     const long long lo = a.tileLo[t];
@@ -586,7 +694,12 @@ extern "C" __global__ void __launch_bounds__(TL_THREADS) tl_group(const TL_Arg a
     g.span = (int)(1u << (32 - a.slotBits));
     g.code = a.code + lo;
     g.base = a.tmpBase + lo + so;
-    a.groups[sid] = a.near ? tl_near(g, reinterpret_cast<unsigned short*>(scr)) : tl_groups(g, w);
+    g.lane = lane;
+    g.myQ = 0;
+    g.mySl = 0;
+    const int G = a.near ? tl_near(g, scr) : tl_groups(g, w);
+    if (lane == 0) a.groups[sid] = G;
+    __syncwarp();
   }
 }
 

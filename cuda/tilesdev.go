@@ -34,10 +34,10 @@ const (
 	// tlMaxSlots is the most slots (rows and virtual slots) of a segment
 	// tl_assign takes (TL_MAXSLOTS).
 	tlMaxSlots = 8704
-	// tlNearInts and tlGroupInts are a grouping thread's scratch in
-	// 4-byte words: groupsNear's window (TL_PEND 2-byte entries), groups'
-	// waiting list (TL_WAIT entries and as many 2-byte links).
-	tlNearInts  = 4096 / 2
+	// tlNearInts and tlGroupInts are a grouping warp's scratch in 4-byte
+	// words: groupsNear's window (TL_PEND entries), groups' waiting list
+	// (TL_WAIT entries and as many 2-byte links).
+	tlNearInts  = 4096
 	tlGroupInts = 8192 + 8192/2
 )
 
@@ -110,13 +110,13 @@ func tileBuildBytes(m *hyb.Matrix, ts tileSpec, pool int) int64 {
 	return (n+1)*8 + n*8 + nnz*per + nnz*10 + sortScratchBytes(nnz) + tiles*(tileWarps+1)*4*3 + int64(pool)*words*4
 }
 
-// tlPool is how many threads group streams: enough to fill the device,
-// few enough that their scratch stays small (groups: 48 KB a thread).
+// tlPool is how many warps group streams: enough to fill the device,
+// few enough that their scratch stays small (groups: 48 KB a warp).
 func tlPool(sms int, near bool) int {
 	if near {
-		return sms * 512
+		return sms * 64
 	}
-	return sms * 128
+	return sms * 32
 }
 
 // deviceTiles builds md's tiles of shape ts on the device into md's tile
@@ -133,7 +133,7 @@ func deviceTiles(md *matDev, ts tileSpec, pt *phase.Trace) *pullTiles {
 	nseg := (n + R - 1) >> rowBits
 	t := &pullTiles{rowBits: rowBits, maxArcs: ts.maxArcs, near: ts.near}
 	var tmp []cu.DevicePtr
-	defer func() { freeAll(tmp) }()
+	defer func() { freeAll(tmp) }() // (on a panic; else freed below)
 	a := tlArg{ellCol: md.ellCol, cooCol: md.cooCol, cooPtr: md.cooPtr, nnz: nnz, coo: m.CooNNZ(),
 		n: n, k: m.K, pitch: m.Pitch, rowBits: rowBits, slotBits: rowBits + 1, nseg: nseg, rmax: min(R, n), vmax: tileVMax(rowBits)}
 	weighted := m.Weighted()
@@ -148,7 +148,11 @@ func deviceTiles(md *matDev, ts tileSpec, pt *phase.Trace) *pullTiles {
 	segBlocks := min(int64(nseg), most)
 
 	// The segments' slots: split rows, virtual slots, their warps.
-	a.rowPtr = devPut(&tmp, m.Src.RowPtr)
+	if c := d.csrFor(m.Src); c != nil {
+		a.rowPtr = c.rowPtr // (the graph's copy: an undirected graph's matrix)
+	} else {
+		a.rowPtr = devPut(&tmp, m.Src.RowPtr)
+	}
 	a.part, a.parts, a.nv = devAlloc(&tmp, int64(n)*4), devAlloc(&tmp, int64(n)*4), devAlloc(&tmp, int64(nseg)*4)
 	mod.launch2("tl_plan", segBlocks, d.stream, a.bytes(), unused)
 	d.syncStream()
@@ -169,7 +173,10 @@ func deviceTiles(md *matDev, ts tileSpec, pt *phase.Trace) *pullTiles {
 	mod.launch2("tl_vrow", segBlocks, d.stream, a.bytes(), unused)
 	a.owner = devAlloc(&tmp, int64(nseg)*int64(a.rmax+a.vmax))
 	mod.launch2("tl_assign", segBlocks, d.stream, a.bytes(), unused)
-	pt.Mark("tiles: slots")
+	if pt != nil {
+		d.syncStream()
+		pt.Mark("tiles: slots")
+	}
 
 	// The entries as records at their CSR places, sorted by column, then
 	// by segment: each segment's entries by column, rows increasing.
@@ -201,7 +208,10 @@ func deviceTiles(md *matDev, ts tileSpec, pt *phase.Trace) *pullTiles {
 		a.sSlot, a.sCol, a.sVal = b.key[g], b.src[g], b.val[g]
 	}
 	a.key, a.src, a.val = 0, 0, 0
-	pt.Mark("tiles: sort")
+	if pt != nil {
+		d.syncStream()
+		pt.Mark("tiles: sort")
+	}
 
 	// The tiles: each segment's entries cut every maxArcs (none for a
 	// segment without entries).
@@ -224,6 +234,10 @@ func deviceTiles(md *matDev, ts tileSpec, pt *phase.Trace) *pullTiles {
 	a.streamOff = devAlloc(&tmp, tiles*(tileWarps+1)*4)
 	a.streams, a.sectors = devAlloc(&tmp, nnz*2), devAlloc(&tmp, tiles*8)
 	mod.launch2("tl_streams", min(tiles, most), d.stream, a.bytes(), unused)
+	if pt != nil {
+		d.syncStream()
+		pt.Mark("tiles: streams")
+	}
 
 	// The groups of each stream.
 	a.code, a.tmpBase, a.groups = devAlloc(&tmp, nnz*4), devAlloc(&tmp, nnz*4), devAlloc(&tmp, tiles*tileWarps*4)
@@ -236,7 +250,7 @@ func deviceTiles(md *matDev, ts tileSpec, pt *phase.Trace) *pullTiles {
 	d.syncStream()
 	cu.MemsetD32(a.next, 0, 2)
 	cu.CtxSynchronize() // (the memset ran on the legacy stream)
-	mod.launch2("tl_group", blocks(int64(a.pool), blockSize), d.stream, a.bytes(), unused)
+	mod.launch2("tl_group", blocks(int64(a.pool)*32, blockSize), d.stream, a.bytes(), unused)
 	d.syncStream()
 	pt.Mark("tiles: groups")
 	groups := make([]int32, tiles*tileWarps)
@@ -292,5 +306,8 @@ func deviceTiles(md *matDev, ts tileSpec, pt *phase.Trace) *pullTiles {
 	d.syncStream()
 	pt.Mark("tiles: entries")
 	d.notePeak()
+	freeAll(tmp)
+	tmp = nil
+	pt.Mark("tiles: temporaries freed")
 	return t
 }
