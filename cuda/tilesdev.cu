@@ -13,13 +13,14 @@
 //                a row's entries in column order are its CSR row)
 //   (two stable radix sorts of transpose.cu: by column, then by segment,
 //   so each segment's entries go by column, rows increasing: passes 1
-//   and 2 of makePullTiles)
+//   and 2 of makePullTiles; a symmetric matrix's records are made in
+//   column order, and only the second sort is needed)
 //   tl_streams   a block a tile: its entries by warp stream (stable), and
 //                the X sectors they touch
 //   tl_group     a warp a stream: groups or groupsNear, step by step as
 //                tiles.go's, recording each entry's group and lane
-//   tl_expand    a block a tile: the packed entries into their groups'
-//                lanes (padding is set before), and the groups' bases
+//   tl_fill,     the groups' places padded, then the packed entries into
+//   tl_expand    their groups' lanes (a block a tile), and the groups' bases
 
 #define TL_THREADS 256
 #define TL_WARPS (TL_THREADS / 32)
@@ -66,10 +67,13 @@ struct TL_Arg {
   unsigned* vals;             // groups*32, or null
   int* base;                  // groups
   long long nnz, coo, tiles;
+  long long fill;             // tl_fill: the words of arcs (and vals)
   int n, K, pitch, rowBits, slotBits, nseg, rmax, vmax, near, pool;
+  int sym;                    // the matrix is its own transpose (tl_record)
+  int pad;
 };
 
-static_assert(sizeof(TL_Arg) == 320, "hpgraph: TL_Arg layout");
+static_assert(sizeof(TL_Arg) == 336, "hpgraph: TL_Arg layout");
 
 // tl_scan: the exclusive scan of v over the block; *total gets the sum.
 // Every thread must call it.
@@ -249,15 +253,47 @@ extern "C" __global__ void __launch_bounds__(TL_THREADS) tl_assign(const TL_Arg 
   }
 }
 
-// tl_record writes entry k of row r (column c, weight bits w) at its CSR
-// place, with its slot.
-__device__ __forceinline__ void tl_record(const TL_Arg& a, int r, long long k, int c, unsigned w) {
-  const long long p = a.rowPtr[r] + k;
+// tl_col_at is entry k of row r: its ELL slot k, else its COO entry k-K.
+__device__ __forceinline__ int tl_col_at(const TL_Arg& a, int r, long long k) {
+  return k < a.K ? a.ellCol[k * a.pitch + r] : a.cooCol[a.cooPtr[r] + k - a.K];
+}
+
+// tl_lower is the first k in [0, d) with entry k of row r >= c.
+__device__ __forceinline__ long long tl_lower(const TL_Arg& a, int r, long long d, int c) {
+  long long lo = 0, hi = d;
+  while (lo < hi) {
+    const long long mid = (lo + hi) >> 1;
+    if (tl_col_at(a, r, mid) < c) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
+// tl_record writes a record for entry k of HYB row `row` (column col,
+// weight bits w) at its CSR place. By rows (sym 0): the entry itself,
+// (col; segment << slotBits | slot), its slot from k. A symmetric matrix
+// (sym 1) is its own transpose, so its rows in order are its columns in
+// order: the record is the entry (col, row), (segment << slotBits | slot;
+// row), already in column order, and its rank in row col (for a row
+// split over several slots) is found by binary search of that row
+// (after parallel entries equal to it, by their order in row `row`).
+__device__ __forceinline__ void tl_record(const TL_Arg& a, int row, long long k, int col, unsigned w) {
+  const long long p = a.rowPtr[row] + k;
+  int r = row, c = col;
+  long long rank = k;
+  if (a.sym) {
+    r = col, c = row;
+    rank = 0;
+    if (a.parts[r] > 1) {
+      rank = tl_lower(a, r, tl_deg(a, r), c);
+      if (k > 0 && tl_col_at(a, row, k - 1) == col) rank += k - tl_lower(a, row, tl_deg(a, row), col);
+    }
+  }
   const int ps = a.parts[r];
-  const int j = (int)(k % ps);
+  const int j = (int)(rank % ps);
   const unsigned slot = j == 0 ? (unsigned)(r & ((1 << a.rowBits) - 1)) : (unsigned)((1 << a.rowBits) + a.part[r] + j - 1);
-  a.key[p] = c;
-  a.src[p] = (int)(((unsigned)(r >> a.rowBits) << a.slotBits) | slot);
+  const int packed = (int)(((unsigned)(r >> a.rowBits) << a.slotBits) | slot);
+  a.key[p] = a.sym ? packed : c;
+  a.src[p] = a.sym ? c : packed;
   if (a.val != nullptr) a.val[p] = w;
 }
 
@@ -700,6 +736,16 @@ extern "C" __global__ void __launch_bounds__(TL_THREADS) tl_group(const TL_Arg a
     const int G = a.near ? tl_near(g, scr) : tl_groups(g, w);
     if (lane == 0) a.groups[sid] = G;
     __syncwarp();
+  }
+}
+
+// tl_fill: the padding (the dummy slot, weight 0) in every place of the
+// groups; tl_expand writes the entries over it.
+extern "C" __global__ void __launch_bounds__(TL_THREADS) tl_fill(const TL_Arg a, int unused) {
+  const unsigned dummy = (unsigned)((1 << a.rowBits) + a.vmax);
+  for (long long i = (long long)blockIdx.x * TL_THREADS + threadIdx.x; i < a.fill; i += (long long)gridDim.x * TL_THREADS) {
+    a.arcs[i] = dummy;
+    if (a.vals != nullptr) a.vals[i] = 0u;
   }
 }
 

@@ -28,7 +28,7 @@ import (
 //go:embed tilesdev.cu
 var tilesDevSource string
 
-var tilesDevKernels = []string{"tl_plan", "tl_vrow", "tl_assign", "tl_rec_ell", "tl_rec_coo", "tl_streams", "tl_group", "tl_expand"}
+var tilesDevKernels = []string{"tl_plan", "tl_vrow", "tl_assign", "tl_rec_ell", "tl_rec_coo", "tl_streams", "tl_group", "tl_fill", "tl_expand"}
 
 const (
 	// tlMaxSlots is the most slots (rows and virtual slots) of a segment
@@ -58,23 +58,23 @@ type tlArg struct {
 	ellCol, ellVal, cooCol, cooVal, cooPtr, rowPtr, part, parts, nv, vfirst, vrow, owner cu.DevicePtr
 	key, src, val, sCol, sSlot, sVal, tileLo, tileSeg, streamOff, streams, sectors       cu.DevicePtr
 	code, tmpBase, groups, scratch, next, groupOff, arcs, vals, base                     cu.DevicePtr
-	nnz, coo, tiles                                                                      int64
-	n, k, pitch, rowBits, slotBits, nseg, rmax, vmax, near, pool                         int
+	nnz, coo, tiles, fill                                                                int64
+	n, k, pitch, rowBits, slotBits, nseg, rmax, vmax, near, pool, sym                    int
 }
 
 func (a *tlArg) bytes() []byte {
-	b := make([]byte, 320)
+	b := make([]byte, 336)
 	le := binary.LittleEndian
 	for i, p := range []cu.DevicePtr{a.ellCol, a.ellVal, a.cooCol, a.cooVal, a.cooPtr, a.rowPtr, a.part, a.parts, a.nv, a.vfirst, a.vrow, a.owner,
 		a.key, a.src, a.val, a.sCol, a.sSlot, a.sVal, a.tileLo, a.tileSeg, a.streamOff, a.streams, a.sectors,
 		a.code, a.tmpBase, a.groups, a.scratch, a.next, a.groupOff, a.arcs, a.vals, a.base} {
 		le.PutUint64(b[8*i:], uint64(p))
 	}
-	for i, v := range []int64{a.nnz, a.coo, a.tiles} {
+	for i, v := range []int64{a.nnz, a.coo, a.tiles, a.fill} {
 		le.PutUint64(b[256+8*i:], uint64(v))
 	}
-	for i, v := range []int{a.n, a.k, a.pitch, a.rowBits, a.slotBits, a.nseg, a.rmax, a.vmax, a.near, a.pool} {
-		le.PutUint32(b[280+4*i:], uint32(int32(v)))
+	for i, v := range []int{a.n, a.k, a.pitch, a.rowBits, a.slotBits, a.nseg, a.rmax, a.vmax, a.near, a.pool, a.sym} {
+		le.PutUint32(b[288+4*i:], uint32(int32(v)))
 	}
 	return b
 }
@@ -179,7 +179,12 @@ func deviceTiles(md *matDev, ts tileSpec, pt *phase.Trace) *pullTiles {
 	}
 
 	// The entries as records at their CSR places, sorted by column, then
-	// by segment: each segment's entries by column, rows increasing.
+	// by segment: each segment's entries by column, rows increasing. A
+	// symmetric matrix's records come in column order (its rows are its
+	// columns): the sort by segment alone.
+	if ts.symmetric {
+		a.sym = 1
+	}
 	var keys, srcs, vals [2]cu.DevicePtr
 	for i := range 2 {
 		keys[i], srcs[i] = devAlloc(&tmp, nnz*4), devAlloc(&tmp, nnz*4)
@@ -196,17 +201,23 @@ func deviceTiles(md *matDev, ts tileSpec, pt *phase.Trace) *pullTiles {
 	}
 	tr := d.transposeModule()
 	hist, sums := sortScratch(&tmp, nnz)
-	p1 := transposePasses(n)
-	radixSort(tr, keys[1], srcs[1], vals[1], sortBufs{key: keys, src: srcs, val: vals}, nnz, 0, p1, hist, sums)
-	f := (p1 - 1) % 2
-	a.sCol, a.sSlot, a.sVal = keys[f], srcs[f], vals[f]
+	// (cur.key[f], cur.src[f] and cur.val[f]: the records' slots,
+	// columns and weights; their other arrays are free after the sort)
+	cur, f := sortBufs{key: keys, src: srcs, val: vals}, 1
+	if a.sym == 0 {
+		p1 := transposePasses(n)
+		radixSort(tr, keys[1], srcs[1], vals[1], cur, nnz, 0, p1, hist, sums)
+		// (sorted by column: now the slots are the keys, the columns ride)
+		cur, f = sortBufs{key: srcs, src: keys, val: vals}, (p1-1)%2
+	}
 	if segBits := bits.Len(uint(nseg - 1)); segBits > 0 {
 		p2 := (segBits + trDigitBits - 1) / trDigitBits
-		b := sortBufs{key: [2]cu.DevicePtr{keys[1-f], srcs[f]}, src: [2]cu.DevicePtr{srcs[1-f], keys[f]}, val: [2]cu.DevicePtr{vals[1-f], vals[f]}}
-		radixSort(tr, srcs[f], keys[f], vals[f], b, nnz, rowBits+1, p2, hist, sums)
-		g := (p2 - 1) % 2
-		a.sSlot, a.sCol, a.sVal = b.key[g], b.src[g], b.val[g]
+		b := sortBufs{key: [2]cu.DevicePtr{cur.key[1-f], cur.key[f]}, src: [2]cu.DevicePtr{cur.src[1-f], cur.src[f]}, val: [2]cu.DevicePtr{cur.val[1-f], cur.val[f]}}
+		radixSort(tr, cur.key[f], cur.src[f], cur.val[f], b, nnz, rowBits+1, p2, hist, sums)
+		cur, f = b, (p2-1)%2
 	}
+	a.sSlot, a.sCol, a.sVal = cur.key[f], cur.src[f], cur.val[f]
+	spareA, spareB := cur.key[1-f], cur.src[1-f]
 	a.key, a.src, a.val = 0, 0, 0
 	if pt != nil {
 		d.syncStream()
@@ -240,7 +251,7 @@ func deviceTiles(md *matDev, ts tileSpec, pt *phase.Trace) *pullTiles {
 	}
 
 	// The groups of each stream.
-	a.code, a.tmpBase, a.groups = devAlloc(&tmp, nnz*4), devAlloc(&tmp, nnz*4), devAlloc(&tmp, tiles*tileWarps*4)
+	a.code, a.tmpBase, a.groups = spareA, spareB, devAlloc(&tmp, tiles*tileWarps*4)
 	a.pool = int(min(int64(tlPool(d.sms, ts.near)), tiles*tileWarps))
 	words := int64(tlGroupInts)
 	if ts.near {
@@ -292,14 +303,13 @@ func deviceTiles(md *matDev, ts tileSpec, pt *phase.Trace) *pullTiles {
 	// The entries into their groups' lanes.
 	a.groupOff = devPut(&tmp, groupOff)
 	md.tileArcs, md.tileBase = devAlloc(&md.tileBufs, total*32*4), devAlloc(&md.tileBufs, total*4)
-	cu.MemsetD32(md.tileArcs, uint32(R+a.vmax), total*32)
 	md.tileVal = 0
 	if weighted {
 		md.tileVal = devAlloc(&md.tileBufs, total*32*4)
-		cu.MemsetD32(md.tileVal, 0, total*32)
 	}
-	cu.CtxSynchronize()
-	a.arcs, a.vals, a.base = md.tileArcs, md.tileVal, md.tileBase
+	pt.Mark("tiles: output allocated")
+	a.arcs, a.vals, a.base, a.fill = md.tileArcs, md.tileVal, md.tileBase, total*32
+	mod.launch2("tl_fill", min(blocks(a.fill, blockSize), most), d.stream, a.bytes(), unused)
 	mod.launch2("tl_expand", min(tiles, most), d.stream, a.bytes(), unused)
 	md.tileFirst, md.tileInfo = devPut(&md.tileBufs, t.first), devPut(&md.tileBufs, t.info)
 	md.tileWarp, md.tileMulti = devPut(&md.tileBufs, t.warp), devPut(&md.tileBufs, t.multi)

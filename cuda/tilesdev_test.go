@@ -93,12 +93,16 @@ func diffTiles(a, b *pullTiles) string {
 func TestDeviceTilesMatchHost(t *testing.T) {
 	d := needGPU(t)
 	needNVRTC(t)
-	check := func(name string, m *hyb.Matrix, ts tileSpec) {
+	// (a symmetric matrix's tiles both ways: from its rows as its columns,
+	// and sorted by column)
+	check := func(name string, m *hyb.Matrix, ts tileSpec, sym bool) {
 		t.Helper()
 		want := makePullTiles(m, ts.rowBits, ts.maxArcs, ts.near, false)
-		got := deviceTilesOf(t, d, m, ts)
-		if !sameTiles(got, want) {
-			t.Errorf("%s, %d rows, %d entries, shape %+v: the device's tiles differ from the host's: %s", name, m.N, m.NNZ(), ts, diffTiles(got, want))
+		for _, ts.symmetric = range []bool{false, true}[:1+btoi(sym)] {
+			got := deviceTilesOf(t, d, m, ts)
+			if !sameTiles(got, want) {
+				t.Errorf("%s, %d rows, %d entries, shape %+v: the device's tiles differ from the host's: %s", name, m.N, m.NNZ(), ts, diffTiles(got, want))
+			}
 		}
 	}
 	rng := rand.New(rand.NewPCG(24, 28))
@@ -112,9 +116,22 @@ func TestDeviceTilesMatchHost(t *testing.T) {
 			for _, ts := range shapes {
 				for _, near := range []bool{false, true} {
 					ts.near = near
-					check(fmt.Sprintf("trial %d symmetric %v", trial, sym), m, ts)
+					check(fmt.Sprintf("trial %d symmetric %v", trial, sym), m, ts, sym)
 				}
 			}
+		}
+	}
+
+	// (parallel entries: a symmetric matrix's rank of an entry among its
+	// row's entries counts the copies before it)
+	for _, weighted := range []bool{false, true} {
+		ptr, col, val := multiSymmetricCSR(rng, 700, weighted)
+		m, err := hyb.FromCSR(700, ptr, col, val, hyb.Options{RelativeSpeed: 1e-9, Breakeven: 0, MaxK: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ts := range []tileSpec{{rowBits: 4, maxArcs: 64}, {rowBits: 6, maxArcs: 300, near: true}, {rowBits: 12, maxArcs: 1 << 16}} {
+			check(fmt.Sprintf("parallel entries, weighted %v", weighted), m, ts, true)
 		}
 	}
 
@@ -133,7 +150,7 @@ func TestDeviceTilesMatchHost(t *testing.T) {
 	}
 	for _, ts := range []tileSpec{{rowBits: 12, maxArcs: tileArcsDefault, near: true}, {rowBits: 13, maxArcs: tileArcsDefault},
 		{rowBits: 12, maxArcs: 4096, near: true}, {rowBits: 13, maxArcs: 4096}, {rowBits: 9, maxArcs: 1000, near: true}} {
-		check("kron14", m, ts)
+		check("kron14", m, ts, true)
 	}
 
 	for _, weights := range []int{0, 1, 2} {
@@ -147,9 +164,61 @@ func TestDeviceTilesMatchHost(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, ts := range []tileSpec{{rowBits: 6, maxArcs: 64, near: true}, {rowBits: 6, maxArcs: 64}, {rowBits: 12, maxArcs: 8192, near: true}, {rowBits: 13, maxArcs: 8192}} {
-			check(fmt.Sprintf("in-matrix, weights %d", weights), m, ts)
+			check(fmt.Sprintf("in-matrix, weights %d", weights), m, ts, false)
 		}
 	}
+}
+
+// multiSymmetricCSR is an n-row symmetric matrix with hubs and parallel
+// entries (up to four copies of a pair, of random weights when
+// weighted), each row sorted by column and weight.
+func multiSymmetricCSR(rng *rand.Rand, n int, weighted bool) (ptr []int64, col []int32, val []float32) {
+	type e struct {
+		c int32
+		w float32
+	}
+	rows := make([][]e, n)
+	for range 8 * n {
+		u := rng.IntN(n)
+		if rng.IntN(3) == 0 {
+			u = rng.IntN(8) // (hubs: rows split over several slots)
+		}
+		v := rng.IntN(n)
+		for range 1 + rng.IntN(4)*btoi(rng.IntN(5) == 0) {
+			w := float32(1)
+			if weighted {
+				w = float32(rng.IntN(4) + 1)
+			}
+			rows[u] = append(rows[u], e{int32(v), w})
+			if u != v {
+				rows[v] = append(rows[v], e{int32(u), w})
+			}
+		}
+	}
+	ptr = []int64{0}
+	for _, r := range rows {
+		slices.SortFunc(r, func(a, b e) int {
+			if a.c != b.c {
+				return int(a.c - b.c)
+			}
+			return int(a.w - b.w)
+		})
+		for _, x := range r {
+			col = append(col, x.c)
+			if weighted {
+				val = append(val, x.w)
+			}
+		}
+		ptr = append(ptr, int64(len(col)))
+	}
+	return
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // BenchmarkDeviceTiles builds the tiles of a Kronecker graph renumbered
@@ -171,7 +240,7 @@ func BenchmarkDeviceTiles(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, near := range []bool{true, false} {
-		ts := tileSpec{rowBits: tileRowBitsFor(4), maxArcs: tileArcs, near: near}
+		ts := tileSpec{rowBits: tileRowBitsFor(4), maxArcs: tileArcs, near: near, symmetric: true}
 		if !near {
 			ts.rowBits = tileRowBitsFor(8)
 		}
