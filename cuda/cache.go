@@ -229,18 +229,12 @@ func (c *matCache) get(m *hyb.Matrix, bins, degrees bool, lim binLimits, ts tile
 	}
 	// (Tiles in use by another run stay as they are.)
 	if ts.rowBits > 0 && !md.tiles.matches(ts) && (md.tiles == nil || md.users == 0) {
-		if md.tiles != nil {
-			theDev.forgetTiles(m, md.tiles) // (their device copy goes)
-		}
 		freeAll(md.tileBufs)
 		md.tileBufs = nil
 		if tilesOnDevice(m, ts) {
 			md.tiles = deviceTiles(md, ts, pt) // (tilesdev.go)
 		} else {
-			t := theDev.takeTiles(m, ts) // (built in the background: tilebuild.go)
-			if t == nil {
-				t = makePullTiles(m, ts.rowBits, ts.maxArcs, ts.near, ts.symmetric)
-			}
+			t := makePullTiles(m, ts.rowBits, ts.maxArcs, ts.near, ts.symmetric)
 			md.tileArcs, md.tileVal = devPut(&md.tileBufs, t.arcs), devPut(&md.tileBufs, t.vals)
 			md.tileBase, md.tileFirst = devPut(&md.tileBufs, t.base), devPut(&md.tileBufs, t.first)
 			md.tileInfo, md.tileWarp = devPut(&md.tileBufs, t.info), devPut(&md.tileBufs, t.warp)
@@ -267,9 +261,6 @@ func (c *matCache) release(md *matDev) {
 }
 
 func (c *matCache) free(md *matDev) {
-	if cur := c.m[md.m]; cur == nil || cur == md {
-		theDev.forgetTiles(md.m, nil) // (its tiles go with it)
-	}
 	freeAll(md.bufs)
 	freeAll(md.binBufs)
 	freeAll(md.tileBufs)

@@ -329,11 +329,10 @@ type device struct {
 	// the most in use since, above base (notePeak).
 	base, peak int64
 
-	mu         sync.Mutex
-	csrs       []*csrCopy             // graphs' CSRs on the device (prefetch.go)
-	tileBuilds map[tileKey]*tileBuild // (tilebuild.go)
-	modules    map[string]*module
-	images     map[string][2]string // kernelImage's answers (image, key) by source
+	mu      sync.Mutex
+	csrs    []*csrCopy // graphs' CSRs on the device (prefetch.go)
+	modules map[string]*module
+	images  map[string][2]string // kernelImage's answers (image, key) by source
 }
 
 var (

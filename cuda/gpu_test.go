@@ -472,9 +472,8 @@ func TestTilesMatchCPU(t *testing.T) {
 				for _, sh := range shapes {
 					withOptions(t, func(o *Options) { o.Tiles = map[bool]TileMode{true: TilesResident, false: TilesNever}[sh.on] })
 					tileRowBitsOverride, tileArcs, tileNear = sh.bits, sh.arcs, sh.near
-					// The first resident run of a shape starts its tiles'
-					// build in the background and pulls by rows
-					// (tilebuild.go); once built, the next pulls by tiles.
+					// The first resident run of a shape builds its tiles
+					// on the device (tilesdev.go), and the next uses them.
 					first, _, err := a.run(g, vertexprog.Options{Backend: "cuda", Resident: true})
 					if err != nil {
 						t.Fatalf("%s, first run: %v", sh.name, err)
@@ -484,7 +483,6 @@ func TestTilesMatchCPU(t *testing.T) {
 							t.Fatalf("%s, first run: output %d is %v, cpu %v", sh.name, i, first[i], want[i])
 						}
 					}
-					Backend{}.Settle()
 					before := tiledRuns
 					got, _, err := a.run(g, vertexprog.Options{Backend: "cuda", Resident: true})
 					if err != nil {

@@ -35,10 +35,10 @@ type Options struct {
 	// neighbour (Spec.GatherAll, without vp_wants or vp_done, with a 4-
 	// or 8-byte accumulator, and without DeviceCode.HeavyGather) run by
 	// column-sorted tiles (tiles.go, vp_pull_tiles) instead of by rows
-	// (ELL and COO bins). The tiles are built on the host, about a second
-	// on kron21 on 16 cores, and save ~0.35 ms a pull: they pay only for
-	// a graph that stays loaded. Default TilesResident (docs/perf.md,
-	// section 13).
+	// (ELL and COO bins). The tiles are built on the device
+	// (tilesdev.go: 15-20 ms of kron21's first PREPROCESS on an H200) and
+	// save ~0.35 ms a pull: they pay for a graph that stays loaded.
+	// Default TilesResident (docs/perf.md, sections 13 and 25).
 	Tiles TileMode
 
 	// LoopCluster is the blocks of the thread block cluster that runs
@@ -55,11 +55,13 @@ type TileMode int
 const (
 	// TilesResident builds tiles for resident runs only
 	// (vertexprog.Options.Resident: bench, serve, run with several
-	// sources), where the graph stays loaded for many pulls, in the
-	// background: runs pull by rows until they are built (tilebuild.go).
+	// sources), where the graph stays loaded for many pulls: the first
+	// such run builds them on the device, and the runs after it use them.
+	// A shape the device does not build (tilesOnDevice: a graph of more
+	// than about 2^30 vertices) pulls by rows.
 	TilesResident TileMode = iota
 	// TilesAlways builds them for every run that can use them, in the
-	// run that asks.
+	// run that asks (on the host where the device does not build them).
 	TilesAlways
 	// TilesNever pulls by rows always.
 	TilesNever

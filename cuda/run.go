@@ -139,8 +139,8 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 		}
 		if tileShared(ts.rowBits, job.ASize) > d.sharedOptin {
 			ts = tileSpec{} // (the slots do not fit: rows it is)
-		} else if opt.Tiles == TilesResident && !tilesOnDevice(job.Pull.Matrix, ts) && !d.tilesReady(job.Pull.Matrix, ts) {
-			ts = tileSpec{} // (rows until the tiles built on the host in the background are done: tilebuild.go)
+		} else if opt.Tiles == TilesResident && !tilesOnDevice(job.Pull.Matrix, ts) {
+			ts = tileSpec{} // (a shape the device does not build: rows, not a second of the host's)
 		} else {
 			feats.TileChunk = tileChunkFor(job.ASize)
 		}

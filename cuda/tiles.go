@@ -143,7 +143,9 @@ func tileBytes(m *hyb.Matrix, rowBits, maxArcs int) int64 {
 }
 
 // makePullTiles cuts m's rows into segments of 1<<rowBits rows and their
-// column-sorted entries into tiles of at most maxArcs entries. near
+// column-sorted entries into tiles of at most maxArcs entries: on the
+// host, the reference for the device's build (tilesdev.go, array by
+// array) and the builder of the shapes the device does not take. near
 // groups them by groupsNear (for 4-byte accumulators), else by groups.
 // symmetric says m is its own transpose (an undirected graph's), so
 // column c's entries are row c's and the first sort can be a copy.

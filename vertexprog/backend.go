@@ -148,7 +148,7 @@ func firstBackend[T Backend]() (T, bool) {
 }
 
 // backendAs is the backend name selects for a kind of service T that
-// only some backends offer (Settler, DegreeRelabeler): "auto" or "" the
+// only some backends offer (DegreeRelabeler): "auto" or "" the
 // first available T, "cpu" none, another name that backend where it is
 // a T that can run here.
 func backendAs[T Backend](name string) (T, bool) {

@@ -243,26 +243,6 @@ type Symmetrizer interface {
 	SymmetrizedRows(rowPtr []int64, col []int32, val []float32) ([]int64, error)
 }
 
-// Settler is implemented by a device backend that finishes some of a
-// run's PREPROCESS in the background for the runs after it (the CUDA
-// backend builds tiled pulls for resident runs so): Settle waits until
-// that work is done.
-type Settler interface {
-	Backend
-	Settle()
-}
-
-// Settle waits for the background PREPROCESS of the named backend (a
-// Settler; "auto" or "": the first available device backend; nothing for
-// "cpu" or a backend that is not one): a measurement
-// of the steady state, such as hpgraph bench's timed runs after the
-// first, calls it before it starts.
-func Settle(backend string) {
-	if s, ok := backendAs[Settler](backend); ok {
-		s.Settle()
-	}
-}
-
 // DegreeRelabeler is implemented by a device backend that renumbers a
 // graph by degree on its device: RelabelByDegree returns, array by array,
 // what g.Relabel(datasets.RelabelDegree) makes (g itself where g is in

@@ -845,9 +845,6 @@ func benchOne(bg *benchGraph, a benchAlgo, backend string, base vertexprog.Optio
 		return fail(err)
 	}
 	r.PreprocessFirstMS, r.TransferFirstMS = ms(first.run.Preprocess), ms(first.run.Transfer)
-	// The timed runs measure the steady state: what a device backend
-	// builds in the background after the first run (tiled pulls) is done.
-	vertexprog.Settle(backend)
 	last := first
 	var perStep []float64
 	for i := range runs {
