@@ -391,5 +391,11 @@ func TestCompileTilesDev(t *testing.T) {
 				t.Errorf("%s: PTX lacks kernel %s", arch, k)
 			}
 		}
+		// (for ptxas: registers, spills and shared memory of each kernel)
+		if dir := os.Getenv("HPGRAPH_PTX_DIR"); dir != "" {
+			if err := os.WriteFile(filepath.Join(dir, "tilesdev."+arch+".ptx"), []byte(ptx), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 }
