@@ -438,14 +438,39 @@ func inRowPtr(d *datasets.Graph) []int64 {
 	n := d.N
 	rowPtr := make([]int64, n+1)
 	cnt := rowPtr[1:]
-	par.Blocks(len(d.Col), func(_, lo, hi int) {
+	// The heads below hot are counted in each block's own array and
+	// added up after: in a graph numbered by degree they are the hubs,
+	// whose shared counters every core's atomics fought over (kron21d's
+	// in-matrix: ~60 ms of a PageRank's first PREPROCESS on 16 cores).
+	hot := min(n, inHot)
+	local := make([][]int64, par.Workers())
+	par.Blocks(len(d.Col), func(w, lo, hi int) {
+		own := make([]int64, hot)
 		for _, c := range d.Col[lo:hi] {
-			atomic.AddInt64(&cnt[c], 1)
+			if int(c) < hot {
+				own[c]++
+			} else {
+				atomic.AddInt64(&cnt[c], 1)
+			}
+		}
+		local[w] = own
+	})
+	par.Blocks(hot, func(_, lo, hi int) {
+		for _, own := range local {
+			if own != nil {
+				for i := lo; i < hi; i++ {
+					cnt[i] += own[i]
+				}
+			}
 		}
 	})
 	par.PrefixSum(rowPtr)
 	return rowPtr
 }
+
+// inHot is how many of the first heads inRowPtr counts per block (a
+// variable for tests).
+var inHot = 1 << 15
 
 // memo is one value of Memo, built once.
 type memo struct {

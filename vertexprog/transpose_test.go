@@ -62,9 +62,13 @@ func TestInRowPtr(t *testing.T) {
 	rng := rand.New(rand.NewPCG(24, 5))
 	for _, n := range []int{1, 7, 5000, 70000} {
 		d := directedTestGraph(t, rng, n, 3*n, false)
-		if got, want := inRowPtr(d), d.Transpose().RowPtr; !slices.Equal(got, want) {
-			t.Errorf("n=%d: counted in-degrees differ from the transpose's rows", n)
+		for _, hot := range []int{0, 1, 100, 1 << 15} {
+			inHot = hot
+			if got, want := inRowPtr(d), d.Transpose().RowPtr; !slices.Equal(got, want) {
+				t.Errorf("n=%d, %d heads counted per block: counted in-degrees differ from the transpose's rows", n, hot)
+			}
 		}
+		inHot = 1 << 15
 	}
 }
 
