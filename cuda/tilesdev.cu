@@ -40,6 +40,7 @@ struct TL_Arg {
   const unsigned* cooVal;     // coo, or null
   const long long* cooPtr;    // n+1
   const long long* rowPtr;    // n+1: the rows' CSR offsets
+  const int* csrCol;          // rowPtr[n]: the CSR's columns where the device has it, or null
   int* part;                  // n: a row's first virtual slot (in its segment), -1 for none
   int* parts;                 // n: a row's slots
   int* nv;                    // nseg: a segment's virtual slots
@@ -73,7 +74,7 @@ struct TL_Arg {
   int pad;
 };
 
-static_assert(sizeof(TL_Arg) == 336, "hpgraph: TL_Arg layout");
+static_assert(sizeof(TL_Arg) == 344, "hpgraph: TL_Arg layout");
 
 // tl_scan: the exclusive scan of v over the block; *total gets the sum.
 // Every thread must call it.
@@ -253,8 +254,10 @@ extern "C" __global__ void __launch_bounds__(TL_THREADS) tl_assign(const TL_Arg 
   }
 }
 
-// tl_col_at is entry k of row r: its ELL slot k, else its COO entry k-K.
+// tl_col_at is entry k of row r: from the CSR where it is there (a row's
+// entries side by side), else its ELL slot k or its COO entry k-K.
 __device__ __forceinline__ int tl_col_at(const TL_Arg& a, int r, long long k) {
+  if (a.csrCol != nullptr) return a.csrCol[a.rowPtr[r] + k];
   return k < a.K ? a.ellCol[k * a.pitch + r] : a.cooCol[a.cooPtr[r] + k - a.K];
 }
 
@@ -421,6 +424,7 @@ struct TL_Group {
   unsigned* code;            // the tile's codes
   int* base;                 // the stream's groups' bases
   unsigned occ;              // the group's lanes taken
+  unsigned c1, c2;           // the residues it holds once or more, twice (groupsNear)
   int n, b;                  // its entries, its base column
   int myQ;                   // this lane's entry (where occ has it)
   unsigned mySl;             // and its slot
@@ -449,14 +453,24 @@ __device__ __forceinline__ int tl_free(const TL_Group& g) { return __ffs(~g.occ)
 
 __device__ __forceinline__ void tl_reset(TL_Group& g) {
   g.occ = 0;
+  g.c1 = g.c2 = 0;
   g.n = 0;
   g.b = 0;
 }
 
-// tl_cand reads entry q's slot and column.
-__device__ __forceinline__ void tl_cand(const TL_Group& g, int q, unsigned& sl, int& col) {
-  sl = (unsigned)g.slot[q] & g.mask;
+// tl_cand reads entry q's slot and column, and packs the entry with its
+// slot (16 bits each: one shuffle for both).
+__device__ __forceinline__ void tl_cand(const TL_Group& g, int q, unsigned& qs, int& col) {
+  qs = (unsigned)q << 16 | ((unsigned)g.slot[q] & g.mask);
   col = g.col[q];
+}
+
+// tl_shfl gives every lane candidate x of those the lanes loaded.
+__device__ __forceinline__ void tl_shfl(unsigned qsj, int colj, int x, int& q, unsigned& sl, int& col) {
+  const unsigned qs = __shfl_sync(TL_FULL, qsj, x);
+  col = __shfl_sync(TL_FULL, colj, x);
+  q = (int)(qs >> 16);
+  sl = qs & 0xffffu;
 }
 
 // tl_emit records the group's entries (group G, lane) and its base.
@@ -470,11 +484,11 @@ __device__ __forceinline__ void tl_emit(const TL_Group& g, int G) {
 // where that is free.
 __device__ __forceinline__ bool tl_take_near(TL_Group& g, int q, unsigned sl, int col) {
   if (g.n == 32) return false;
-  const unsigned r = sl & 31;
-  const int c = __popc(__ballot_sync(TL_FULL, tl_mine(g) && (g.mySl & 31) == r));
-  if (c == 2 || tl_far(g, col)) return false;
-  if (c == 1 && tl_holds(g, sl)) return false;
-  tl_put(g, q, sl, col, (g.occ >> r) & 1u ? tl_free(g) : (int)r);
+  const unsigned r = sl & 31, bit = 1u << r;
+  if ((g.c2 & bit) || tl_far(g, col)) return false;
+  if ((g.c1 & bit) && tl_holds(g, sl)) return false;
+  tl_put(g, q, sl, col, (g.occ & bit) ? tl_free(g) : (int)r);
+  if (g.c1 & bit) g.c2 |= bit; else g.c1 |= bit;
   return true;
 }
 
@@ -495,16 +509,14 @@ __device__ int tl_near(TL_Group& g, int* pend) {
     int k = 0;
     for (int b0 = 0; b0 < np; b0 += 32) {
       const int m = min(32, np - b0);
-      int qj = 0, colj = 0;
-      unsigned slj = 0;
-      if (lane < m) {
-        qj = pend[b0 + lane];
-        tl_cand(g, qj, slj, colj);
-      }
+      int colj = 0;
+      unsigned qsj = 0;
+      if (lane < m) tl_cand(g, pend[b0 + lane], qsj, colj);
       __syncwarp();  // (the batch is read before kept entries move down)
       for (int x = 0; x < m; x++) {
-        const int q = __shfl_sync(TL_FULL, qj, x), col = __shfl_sync(TL_FULL, colj, x);
-        const unsigned sl = __shfl_sync(TL_FULL, slj, x);
+        int q, col;
+        unsigned sl;
+        tl_shfl(qsj, colj, x, q, sl, col);
         if (!tl_take_near(g, q, sl, col)) {
           if (lane == 0) pend[k] = q;
           k++;
@@ -515,16 +527,14 @@ __device__ int tl_near(TL_Group& g, int* pend) {
     np = k;
     while (g.n < 32 && next < g.len && np < TL_PEND) {
       const int m = min(32, g.len - next);
-      int qj = 0, colj = 0;
-      unsigned slj = 0;
-      if (lane < m) {
-        qj = g.st[next + lane];
-        tl_cand(g, qj, slj, colj);
-      }
+      int colj = 0;
+      unsigned qsj = 0;
+      if (lane < m) tl_cand(g, g.st[next + lane], qsj, colj);
       int x = 0;
       for (; x < m && g.n < 32 && np < TL_PEND; x++) {
-        const int q = __shfl_sync(TL_FULL, qj, x), col = __shfl_sync(TL_FULL, colj, x);
-        const unsigned sl = __shfl_sync(TL_FULL, slj, x);
+        int q, col;
+        unsigned sl;
+        tl_shfl(qsj, colj, x, q, sl, col);
         if (!tl_take_near(g, q, sl, col)) {
           if (lane == 0) pend[np] = q;
           np++;
@@ -612,16 +622,14 @@ __device__ __forceinline__ bool tl_take(TL_Group& g, bool strict, int q, unsigne
 __device__ __forceinline__ void tl_stream(TL_Group& g, TL_Wait& w, bool strict, int& next) {
   while (g.n < 32 && next < g.len && w.live < TL_WAITING) {
     const int m = min(32, g.len - next);
-    int qj = 0, colj = 0;
-    unsigned slj = 0;
-    if (g.lane < m) {
-      qj = g.st[next + g.lane];
-      tl_cand(g, qj, slj, colj);
-    }
+    int colj = 0;
+    unsigned qsj = 0;
+    if (g.lane < m) tl_cand(g, g.st[next + g.lane], qsj, colj);
     int x = 0;
     for (; x < m && g.n < 32 && w.live < TL_WAITING; x++) {
-      const int q = __shfl_sync(TL_FULL, qj, x), col = __shfl_sync(TL_FULL, colj, x);
-      const unsigned sl = __shfl_sync(TL_FULL, slj, x);
+      int q, col;
+      unsigned sl;
+      tl_shfl(qsj, colj, x, q, sl, col);
       if (!tl_take(g, strict, q, sl, col)) tl_wait_push(w, g, q, sl);
     }
     next += x;
@@ -642,9 +650,10 @@ __device__ int tl_groups(TL_Group& g, TL_Wait& w) {
       // (independent: each goes to its own lane, and the base is set).
       while (w.Q[w.first] < 0) w.first++;
       const int q = w.Q[w.first];
-      unsigned sl;
+      unsigned qs;
       int col;
-      tl_cand(g, q, sl, col);
+      tl_cand(g, q, qs, col);
+      const unsigned sl = qs & 0xffffu;
       tl_put(g, q, sl, col, (int)(sl & 31));
       __syncwarp();
       if (lane == 0) w.Q[w.first] = -1;
@@ -657,11 +666,11 @@ __device__ int tl_groups(TL_Group& g, TL_Wait& w) {
         w.cur = i;
         if (i >= 0) {
           const int qi = w.Q[i];
-          unsigned sli;
+          unsigned qsi;
           int coli;
-          tl_cand(g, qi, sli, coli);
+          tl_cand(g, qi, qsi, coli);
           if (!tl_far(g, coli)) {
-            g.myQ = qi, g.mySl = sli;
+            g.myQ = qi, g.mySl = qsi & 0xffffu;
             w.Q[i] = -1;
             took = true;
           }
@@ -677,17 +686,19 @@ __device__ int tl_groups(TL_Group& g, TL_Wait& w) {
     if (g.n < 32) {
       for (int b0 = w.first; b0 < w.len && g.n < 32; b0 += 32) {
         const int m = min(32, w.len - b0);
-        int qj = -1, colj = 0;
-        unsigned slj = 0;
+        int colj = 0;
+        unsigned qsj = 0xffffffffu;  // (taken: no slot is 0xffff)
         if (lane < m) {
-          qj = w.Q[b0 + lane];
-          if (qj >= 0) tl_cand(g, qj, slj, colj);
+          const int qj = w.Q[b0 + lane];
+          if (qj >= 0) tl_cand(g, qj, qsj, colj);
         }
         __syncwarp();
         for (int x = 0; x < m && g.n < 32; x++) {
-          const int q = __shfl_sync(TL_FULL, qj, x), col = __shfl_sync(TL_FULL, colj, x);
-          const unsigned sl = __shfl_sync(TL_FULL, slj, x);
-          if (q >= 0 && tl_take(g, false, q, sl, col)) {
+          int q, col;
+          unsigned sl;
+          tl_shfl(qsj, colj, x, q, sl, col);
+          const bool live = sl != 0xffffu;
+          if (live && tl_take(g, false, q, sl, col)) {
             if (lane == 0) w.Q[b0 + x] = -1;
             w.live--;
           }

@@ -55,37 +55,38 @@ func (d *device) tilesDevModule() *module {
 
 // tlArg is tilesdev.cu's TL_Arg.
 type tlArg struct {
-	ellCol, ellVal, cooCol, cooVal, cooPtr, rowPtr, part, parts, nv, vfirst, vrow, owner cu.DevicePtr
-	key, src, val, sCol, sSlot, sVal, tileLo, tileSeg, streamOff, streams, sectors       cu.DevicePtr
-	code, tmpBase, groups, scratch, next, groupOff, arcs, vals, base                     cu.DevicePtr
-	nnz, coo, tiles, fill                                                                int64
-	n, k, pitch, rowBits, slotBits, nseg, rmax, vmax, near, pool, sym                    int
+	ellCol, ellVal, cooCol, cooVal, cooPtr, rowPtr, csrCol, part, parts, nv, vfirst, vrow, owner cu.DevicePtr
+	key, src, val, sCol, sSlot, sVal, tileLo, tileSeg, streamOff, streams, sectors               cu.DevicePtr
+	code, tmpBase, groups, scratch, next, groupOff, arcs, vals, base                             cu.DevicePtr
+	nnz, coo, tiles, fill                                                                        int64
+	n, k, pitch, rowBits, slotBits, nseg, rmax, vmax, near, pool, sym                            int
 }
 
 func (a *tlArg) bytes() []byte {
-	b := make([]byte, 336)
+	b := make([]byte, 344)
 	le := binary.LittleEndian
-	for i, p := range []cu.DevicePtr{a.ellCol, a.ellVal, a.cooCol, a.cooVal, a.cooPtr, a.rowPtr, a.part, a.parts, a.nv, a.vfirst, a.vrow, a.owner,
+	for i, p := range []cu.DevicePtr{a.ellCol, a.ellVal, a.cooCol, a.cooVal, a.cooPtr, a.rowPtr, a.csrCol, a.part, a.parts, a.nv, a.vfirst, a.vrow, a.owner,
 		a.key, a.src, a.val, a.sCol, a.sSlot, a.sVal, a.tileLo, a.tileSeg, a.streamOff, a.streams, a.sectors,
 		a.code, a.tmpBase, a.groups, a.scratch, a.next, a.groupOff, a.arcs, a.vals, a.base} {
 		le.PutUint64(b[8*i:], uint64(p))
 	}
 	for i, v := range []int64{a.nnz, a.coo, a.tiles, a.fill} {
-		le.PutUint64(b[256+8*i:], uint64(v))
+		le.PutUint64(b[264+8*i:], uint64(v))
 	}
 	for i, v := range []int{a.n, a.k, a.pitch, a.rowBits, a.slotBits, a.nseg, a.rmax, a.vmax, a.near, a.pool, a.sym} {
-		le.PutUint32(b[288+4*i:], uint32(int32(v)))
+		le.PutUint32(b[296+4*i:], uint32(int32(v)))
 	}
 	return b
 }
 
 // tilesOnDevice reports whether deviceTiles builds m's tiles of shape ts:
-// a matrix with entries, tiles of at most 65,536 entries (a tile's
-// entries are named in 16 bits), segments of at most tlMaxSlots slots,
-// and a segment and slot that pack into 32 bits (n below about 2^30).
+// a matrix with entries, tiles of at most 65,536 entries and segments of
+// at most 2^15 rows (an entry and its slot are named in 16 bits each),
+// segments of at most tlMaxSlots slots, and a segment and slot that pack
+// into 32 bits (n below about 2^30).
 func tilesOnDevice(m *hyb.Matrix, ts tileSpec) bool {
 	n := m.N
-	if n == 0 || m.NNZ() == 0 || ts.maxArcs < 1 || ts.maxArcs > 1<<16 || ts.rowBits < 1 || ts.rowBits > 30 {
+	if n == 0 || m.NNZ() == 0 || ts.maxArcs < 1 || ts.maxArcs > 1<<16 || ts.rowBits < 1 || ts.rowBits > 15 {
 		return false
 	}
 	R := 1 << ts.rowBits
@@ -149,7 +150,9 @@ func deviceTiles(md *matDev, ts tileSpec, pt *phase.Trace) *pullTiles {
 
 	// The segments' slots: split rows, virtual slots, their warps.
 	if c := d.csrFor(m.Src); c != nil {
-		a.rowPtr = c.rowPtr // (the graph's copy: an undirected graph's matrix)
+		// (the graph's copy: an undirected graph's matrix; its rows side by
+		// side for the searches of a symmetric matrix's ranks)
+		a.rowPtr, a.csrCol = c.rowPtr, c.col
 	} else {
 		a.rowPtr = devPut(&tmp, m.Src.RowPtr)
 	}
