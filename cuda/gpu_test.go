@@ -607,6 +607,42 @@ func TestOutOfMemoryIsReported(t *testing.T) {
 	}
 }
 
+// TestTilesLeftOutWhenTheyDoNotFit: a resident PageRank whose tiles'
+// build would not fit in the free device memory pulls by rows (with the
+// CPU's answer), and the next, with room, by tiles.
+func TestTilesLeftOutWhenTheyDoNotFit(t *testing.T) {
+	needGPU(t)
+	needNVRTC(t)
+	g := smallGraph(t)
+	a := appCaseNamed(t, "pagerank")
+	want, _, err := a.run(g, vertexprog.Options{Backend: "cpu"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, room := range []bool{false, true} {
+		memInfoHook = func() (int64, int64) {
+			if sizingTiles && !room {
+				return 1000, 80 << 30
+			}
+			return cu.MemGetInfo()
+		}
+		before := tiledRuns
+		got, _, err := a.run(g, vertexprog.Options{Backend: "cuda", Resident: true})
+		memInfoHook = nil
+		if err != nil {
+			t.Fatalf("room %v: %v", room, err)
+		}
+		if tiled := tiledRuns > before; tiled != room {
+			t.Errorf("room for the tiles %v: tiled %v", room, tiled)
+		}
+		for i := range want {
+			if !same(got[i], want[i], a.tol) {
+				t.Fatalf("room %v: output %d is %v, cpu %v", room, i, got[i], want[i])
+			}
+		}
+	}
+}
+
 // broken is CC with a device snippet that does not compile, run by
 // supersteps (not declaring Spec.Components, whose union-find path needs
 // no device code).

@@ -141,6 +141,8 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 			ts = tileSpec{} // (the slots do not fit: rows it is)
 		} else if opt.Tiles == TilesResident && !tilesOnDevice(job.Pull.Matrix, ts) {
 			ts = tileSpec{} // (a shape the device does not build: rows, not a second of the host's)
+		} else if opt.Tiles == TilesResident && !d.tilesFit(job, layout, lim, ts) {
+			ts = tileSpec{} // (their build would not fit beside the run: rows)
 		} else {
 			feats.TileChunk = tileChunkFor(job.ASize)
 		}
@@ -222,6 +224,31 @@ func jobFeatures(job *vertexprog.DeviceJob, n int, texMaxWidth int64, opt Option
 
 // reserve makes sure need bytes of device memory are free, freeing the
 // matrices no run uses if it must. Inside device.do.
+// tilesFit reports whether the run, its pull matrix's tiles and their
+// build fit in the device memory free now, nothing evicted: tiles are an
+// optimization, worth less than the cached matrices and parked runs
+// reserve would give back for them (kron27's build alone takes about 90
+// GB).
+func (d *device) tilesFit(job *vertexprog.DeviceJob, layout *stateLayout, lim binLimits, ts tileSpec) bool {
+	fit := false
+	_ = d.do("sizing the run's tiles", func() error {
+		need := deviceBytes(job, layout, lim, &d.cache) + d.cache.need(job.Pull.Matrix, true, job.Push == job.Pull, lim, ts)
+		if job.Push != nil && job.Push != job.Pull {
+			need += d.cache.need(job.Push.Matrix, false, true, lim, tileSpec{})
+		}
+		sizingTiles = true
+		free, _ := d.memInfo()
+		sizingTiles = false
+		fit = need <= free
+		return nil
+	})
+	return fit
+}
+
+// sizingTiles is set while tilesFit asks for the free memory (for tests'
+// memInfoHook). Inside device.do.
+var sizingTiles bool
+
 func (d *device) reserve(need int64) error {
 	free, total := d.memInfo()
 	if need > free && len(d.csrs) > 0 {
