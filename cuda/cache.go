@@ -156,7 +156,7 @@ func (c *matCache) need(m *hyb.Matrix, bins, degrees bool, lim binLimits, ts til
 	if ts.rowBits > 0 && (md == nil || !md.tiles.matches(ts)) {
 		b += tileBytes(m, ts.rowBits, ts.maxArcs)
 		if tilesOnDevice(m, ts) {
-			b += tileBuildBytes(m, ts, tlPool(theDev.sms))
+			b += tileBuildBytes(m, ts, tlPool(theDev.sms, ts.near))
 		}
 	}
 	return b
