@@ -96,10 +96,11 @@ func tilesOnDevice(m *hyb.Matrix, ts tileSpec) bool {
 
 // tileBuildBytes bounds the device memory deviceTiles takes besides its
 // output (tileBytes): the rows' offsets and slots, the records and their
-// sort, the streams and codes, the grouping threads' scratch.
+// sort (whose spare arrays then hold the codes), the streams, the tiles'
+// and streams' offsets, the grouping warps' scratch.
 func tileBuildBytes(m *hyb.Matrix, ts tileSpec, pool int) int64 {
 	n, nnz := int64(m.N), m.NNZ()
-	per := int64(4 * 4) // two key and two slot arrays
+	per := int64(4*4 + 2) // two key and two slot arrays, the streams
 	if m.Weighted() {
 		per += 8
 	}
@@ -108,7 +109,7 @@ func tileBuildBytes(m *hyb.Matrix, ts tileSpec, pool int) int64 {
 		words = tlNearInts
 	}
 	tiles := nnz/int64(max(1, ts.maxArcs)) + n>>ts.rowBits + 1
-	return (n+1)*8 + n*8 + nnz*per + nnz*10 + sortScratchBytes(nnz) + tiles*(tileWarps+1)*4*3 + int64(pool)*words*4
+	return (n+1)*8 + n*8 + nnz*per + sortScratchBytes(nnz) + tiles*(tileWarps+1)*16 + int64(pool)*words*4
 }
 
 // tlPool is how many warps group streams, each taking streams until
