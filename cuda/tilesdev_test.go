@@ -135,6 +135,33 @@ func TestDeviceTilesMatchHost(t *testing.T) {
 		}
 	}
 
+	// (one stream of a whole tile: two rows of 12,000 entries in a
+	// segment of five slots, so the waiting list fills, is compacted and
+	// holds its most, and groupsNear's window grows to its most)
+	{
+		n := 40000
+		ptr := make([]int64, n+1)
+		var col []int32
+		for r := range 2 {
+			cs := rng.Perm(n)[:12000]
+			slices.Sort(cs)
+			for _, c := range cs {
+				col = append(col, int32(c))
+			}
+			ptr[r+1] = int64(len(col))
+		}
+		for r := 3; r <= n; r++ {
+			ptr[r] = ptr[2]
+		}
+		m, err := hyb.FromCSR(n, ptr, col, nil, hyb.DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, near := range []bool{false, true} {
+			check("two long rows", m, tileSpec{rowBits: 2, maxArcs: 1 << 16, near: near}, false)
+		}
+	}
+
 	el, err := gen.Kronecker(14, 16, gen.GAPSeed)
 	if err != nil {
 		t.Fatal(err)
