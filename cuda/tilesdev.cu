@@ -641,6 +641,81 @@ __device__ __forceinline__ void tl_stream(TL_Group& g, TL_Wait& w, bool strict, 
   __syncwarp();
 }
 
+// tl_stream_strict is tl_stream(g, w, true, next) a batch of 32
+// candidates at a time: in strict mode a candidate joins the group where
+// it is within span and its residue's lane is free and was not taken by
+// an earlier candidate of the batch, else it waits; so each candidate's
+// fate follows from the state before the batch and the candidates before
+// it (match and prefix counts), and the batch ends where the group fills
+// or the waiting list reaches its most. The candidates that wait are
+// appended in order and chained by residue. A batch that may set the
+// group's base (an empty group) or compact the waiting list goes one
+// candidate at a time.
+__device__ void tl_stream_strict(TL_Group& g, TL_Wait& w, int& next) {
+  const int lane = g.lane;
+  const unsigned lt = (1u << lane) - 1;
+  while (g.n < 32 && next < g.len && w.live < TL_WAITING) {
+    const int m = min(32, g.len - next);
+    int colj = 0;
+    unsigned qsj = 0;
+    if (lane < m) tl_cand(g, g.st[next + lane], qsj, colj);
+    if (g.n == 0 || w.len + m > TL_WAIT) {
+      int x = 0;
+      for (; x < m && g.n < 32 && w.live < TL_WAITING; x++) {
+        int q, col;
+        unsigned sl;
+        tl_shfl(qsj, colj, x, q, sl, col);
+        if (!tl_take(g, true, q, sl, col)) tl_wait_push(w, g, q, sl);
+      }
+      next += x;
+      __syncwarp();
+      continue;
+    }
+    const bool valid = lane < m;
+    const int r = (int)(qsj & 31);
+    const bool cand = valid && !tl_far(g, colj) && !((g.occ >> r) & 1u);
+    const unsigned peers = __match_any_sync(TL_FULL, cand ? r : 32 + lane);
+    const bool acc = cand && (peers & lt) == 0;
+    const unsigned accM = __ballot_sync(TL_FULL, acc), waitM = __ballot_sync(TL_FULL, valid && !acc);
+    const unsigned stopM = __ballot_sync(TL_FULL, valid && (g.n + __popc(accM & lt) >= 32 || w.live + __popc(waitM & lt) >= TL_WAITING));
+    const int cut = stopM ? __ffs(stopM) - 1 : m;
+    const unsigned in = cut == 32 ? TL_FULL : (1u << cut) - 1;
+    const unsigned A = accM & in, P = waitM & in;
+    for (unsigned bits = A; bits; bits &= bits - 1) {
+      const int x = __ffs(bits) - 1;
+      const unsigned qs = __shfl_sync(TL_FULL, qsj, x);
+      const int col = __shfl_sync(TL_FULL, colj, x);
+      tl_put(g, (int)(qs >> 16), qs & 0xffffu, col, (int)(qs & 31));
+    }
+    const bool waits = (P >> lane) & 1u;
+    const unsigned same = __match_any_sync(TL_FULL, waits ? r : 32 + lane);
+    if (waits) {
+      const int pos = w.len + __popc(P & lt);
+      const unsigned later = same & ~lt & ~(1u << lane);
+      w.Q[pos] = (int)(qsj >> 16);
+      w.NX[pos] = later ? (short)(w.len + __popc(P & ((1u << (__ffs(later) - 1)) - 1))) : (short)-1;
+    }
+    // (each residue's first and last new place to its lane's chain)
+    for (unsigned lead = __ballot_sync(TL_FULL, waits && (same & lt) == 0); lead; lead &= lead - 1) {
+      const int x = __ffs(lead) - 1;
+      const int rr = __shfl_sync(TL_FULL, r, x);
+      const unsigned grp = __shfl_sync(TL_FULL, same, x);
+      if (lane == rr) {
+        const int first = w.len + __popc(P & ((1u << x) - 1));
+        const int last = w.len + __popc(P & ((1u << (31 - __clz(grp))) - 1));
+        if (w.tail >= 0) w.NX[w.tail] = (short)first;
+        if (w.cur < 0) w.cur = first;
+        w.tail = last;
+      }
+    }
+    w.len += __popc(P);
+    w.live += __popc(P);
+    next += cut;
+    __syncwarp();
+  }
+  __syncwarp();
+}
+
 // tl_groups is tileWorker.groups; it returns the stream's groups.
 __device__ int tl_groups(TL_Group& g, TL_Wait& w) {
   const int lane = g.lane;
@@ -694,7 +769,7 @@ __device__ int tl_groups(TL_Group& g, TL_Wait& w) {
       w.live -= __popc(t);
       __syncwarp();
     }
-    tl_stream(g, w, true, next);
+    tl_stream_strict(g, w, next);
     if (g.n < 32) {
       for (int b0 = w.first; b0 < w.len && g.n < 32; b0 += 32) {
         const int m = min(32, w.len - b0);
