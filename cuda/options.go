@@ -36,7 +36,7 @@ type Options struct {
 	// or 8-byte accumulator, and without DeviceCode.HeavyGather) run by
 	// column-sorted tiles (tiles.go, vp_pull_tiles) instead of by rows
 	// (ELL and COO bins). The tiles are built on the device
-	// (tilesdev.go: 15-20 ms of kron21's first PREPROCESS on an H200) and
+	// (tilesdev.go: 15-18 ms of kron21's first PREPROCESS on an H200) and
 	// save ~0.35 ms a pull: they pay for a graph that stays loaded.
 	// Default TilesResident (docs/perf.md, sections 13 and 25).
 	Tiles TileMode
