@@ -622,36 +622,17 @@ __device__ __forceinline__ bool tl_take(TL_Group& g, bool strict, int q, unsigne
 }
 
 // tl_stream takes entries from the stream, the ones that do not fit
-// waiting (at most TL_WAITING wait).
-__device__ __forceinline__ void tl_stream(TL_Group& g, TL_Wait& w, bool strict, int& next) {
-  while (g.n < 32 && next < g.len && w.live < TL_WAITING) {
-    const int m = min(32, g.len - next);
-    int colj = 0;
-    unsigned qsj = 0;
-    if (g.lane < m) tl_cand(g, g.st[next + g.lane], qsj, colj);
-    int x = 0;
-    for (; x < m && g.n < 32 && w.live < TL_WAITING; x++) {
-      int q, col;
-      unsigned sl;
-      tl_shfl(qsj, colj, x, q, sl, col);
-      if (!tl_take(g, strict, q, sl, col)) tl_wait_push(w, g, q, sl);
-    }
-    next += x;
-  }
-  __syncwarp();
-}
-
-// tl_stream_strict is tl_stream(g, w, true, next) a batch of 32
-// candidates at a time: in strict mode a candidate joins the group where
-// it is within span and its residue's lane is free and was not taken by
-// an earlier candidate of the batch, else it waits; so each candidate's
-// fate follows from the state before the batch and the candidates before
-// it (match and prefix counts), and the batch ends where the group fills
-// or the waiting list reaches its most. The candidates that wait are
-// appended in order and chained by residue. A batch that may set the
-// group's base (an empty group) or compact the waiting list goes one
+// waiting (at most TL_WAITING wait), a batch of 32 loaded at a time. In
+// strict mode a candidate joins the group where it is within span and
+// its residue's lane is free and was not taken by an earlier candidate of
+// the batch, else it waits: each candidate's fate follows from the state
+// before the batch and the candidates before it (match and prefix
+// counts), and the batch ends where the group fills or the waiting list
+// reaches its most; the candidates that wait are appended in order and
+// chained by residue. The loose mode, and a strict batch that may set the
+// group's base (an empty group) or compact the waiting list, go one
 // candidate at a time.
-__device__ void tl_stream_strict(TL_Group& g, TL_Wait& w, int& next) {
+__device__ void tl_stream(TL_Group& g, TL_Wait& w, bool strict, int& next) {
   const int lane = g.lane;
   const unsigned lt = (1u << lane) - 1;
   while (g.n < 32 && next < g.len && w.live < TL_WAITING) {
@@ -659,13 +640,13 @@ __device__ void tl_stream_strict(TL_Group& g, TL_Wait& w, int& next) {
     int colj = 0;
     unsigned qsj = 0;
     if (lane < m) tl_cand(g, g.st[next + lane], qsj, colj);
-    if (g.n == 0 || w.len + m > TL_WAIT) {
+    if (!strict || g.n == 0 || w.len + m > TL_WAIT) {
       int x = 0;
       for (; x < m && g.n < 32 && w.live < TL_WAITING; x++) {
         int q, col;
         unsigned sl;
         tl_shfl(qsj, colj, x, q, sl, col);
-        if (!tl_take(g, true, q, sl, col)) tl_wait_push(w, g, q, sl);
+        if (!tl_take(g, strict, q, sl, col)) tl_wait_push(w, g, q, sl);
       }
       next += x;
       __syncwarp();
@@ -769,7 +750,7 @@ __device__ int tl_groups(TL_Group& g, TL_Wait& w) {
       w.live -= __popc(t);
       __syncwarp();
     }
-    tl_stream_strict(g, w, next);
+    tl_stream(g, w, true, next);
     if (g.n < 32) {
       for (int b0 = w.first; b0 < w.len && g.n < 32; b0 += 32) {
         const int m = min(32, w.len - b0);
