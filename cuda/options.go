@@ -38,7 +38,8 @@ type Options struct {
 	// (ELL and COO bins). The tiles are built on the device
 	// (tilesdev.go: 15-18 ms of kron21's first PREPROCESS on an H200) and
 	// save ~0.35 ms a pull: they pay for a graph that stays loaded.
-	// Default TilesResident (docs/perf.md, sections 13 and 25).
+	// Default TilesResident (docs/perf.md: section 13, and "Tiles built on
+	// the device").
 	Tiles TileMode
 
 	// LoopCluster is the blocks of the thread block cluster that runs

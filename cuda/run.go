@@ -222,8 +222,6 @@ func jobFeatures(job *vertexprog.DeviceJob, n int, texMaxWidth int64, opt Option
 	return f
 }
 
-// reserve makes sure need bytes of device memory are free, freeing the
-// matrices no run uses if it must. Inside device.do.
 // tilesFit reports whether the run, its pull matrix's tiles and their
 // build fit in the device memory free now, nothing evicted: tiles are an
 // optimization, worth less than the cached matrices and parked runs
@@ -249,6 +247,8 @@ func (d *device) tilesFit(job *vertexprog.DeviceJob, layout *stateLayout, lim bi
 // memInfoHook). Inside device.do.
 var sizingTiles bool
 
+// reserve makes sure need bytes of device memory are free, freeing the
+// matrices no run uses if it must. Inside device.do.
 func (d *device) reserve(need int64) error {
 	free, total := d.memInfo()
 	if need > free && len(d.csrs) > 0 {
