@@ -119,12 +119,18 @@ func checkTransposeRows(dev cu.DevicePtr, want []int64) {
 
 // hybBuildModule compiles (or finds in the caches) and loads the
 // kernels of hybbuild.cu. Inside device.do.
-func (d *device) hybBuildModule() *module {
-	ptx, key, err := d.kernelImage(hybBuildSource)
+func (d *device) hybBuildModule() *module { return d.fixedModule(hybBuildSource, hybBuildKernels) }
+
+// fixedModule compiles (or finds prebuilt or in the caches) and loads
+// the module of a source that does not depend on a program (the
+// device's PREPROCESS); it panics on an error, as the steps inside
+// device.do that use it do. Inside device.do.
+func (d *device) fixedModule(src string, kernels []string) *module {
+	ptx, key, err := d.kernelImage(src)
 	if err != nil {
 		panic(err)
 	}
-	m, err := d.loadModule(key, ptx, hybBuildKernels)
+	m, err := d.loadModule(key, ptx, kernels)
 	if err != nil {
 		panic(err)
 	}

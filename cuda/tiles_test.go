@@ -281,23 +281,31 @@ func TestPullTilesWideSpans(t *testing.T) {
 	}
 }
 
+// degreeKron is the matrix of a Kronecker graph of the given scale
+// (degree 16) renumbered by degree: PageRank's pull matrix of GAP's kron
+// graphs, a symmetric one.
+func degreeKron(tb testing.TB, scale int) *hyb.Matrix {
+	tb.Helper()
+	el, err := gen.Kronecker(scale, 16, gen.GAPSeed)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	g, err := datasets.Build(el, datasets.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	m, err := hyb.FromGraph(g.Permute(datasets.DegreeOrder(g)), hyb.DefaultOptions())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m
+}
+
 // BenchmarkPullTiles builds the tiles of a Kronecker graph renumbered by
 // degree (scale 16, degree 16: 2M entries), PageRank's pull matrix
 // (undirected: symmetric).
 func BenchmarkPullTiles(b *testing.B) {
-	el, err := gen.Kronecker(16, 16, gen.GAPSeed)
-	if err != nil {
-		b.Fatal(err)
-	}
-	g, err := datasets.Build(el, datasets.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	g = g.Permute(datasets.DegreeOrder(g))
-	m, err := hyb.FromGraph(g, hyb.DefaultOptions())
-	if err != nil {
-		b.Fatal(err)
-	}
+	m := degreeKron(b, 16)
 	b.ReportAllocs()
 	for b.Loop() {
 		makePullTiles(m, tileRowBitsFor(4), tileArcs, true, true)

@@ -41,17 +41,8 @@ const (
 	tlGroupInts = 8192 + 8192/2
 )
 
-func (d *device) tilesDevModule() *module {
-	ptx, key, err := d.kernelImage(tilesDevSource)
-	if err != nil {
-		panic(err)
-	}
-	m, err := d.loadModule(key, ptx, tilesDevKernels)
-	if err != nil {
-		panic(err)
-	}
-	return m
-}
+// tilesDevModule loads the kernels of tilesdev.cu. Inside device.do.
+func (d *device) tilesDevModule() *module { return d.fixedModule(tilesDevSource, tilesDevKernels) }
 
 // tlArg is tilesdev.cu's TL_Arg.
 type tlArg struct {

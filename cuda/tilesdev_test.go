@@ -8,8 +8,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/hpgraph/hpgraph/datasets"
-	"github.com/hpgraph/hpgraph/datasets/gen"
 	"github.com/hpgraph/hpgraph/hyb"
 )
 
@@ -162,19 +160,7 @@ func TestDeviceTilesMatchHost(t *testing.T) {
 		}
 	}
 
-	el, err := gen.Kronecker(14, 16, gen.GAPSeed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := datasets.Build(el, datasets.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g = g.Permute(datasets.DegreeOrder(g))
-	m, err := hyb.FromGraph(g, hyb.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := degreeKron(t, 14)
 	for _, ts := range []tileSpec{{rowBits: 12, maxArcs: tileArcsDefault, near: true}, {rowBits: 13, maxArcs: tileArcsDefault},
 		{rowBits: 12, maxArcs: 4096, near: true}, {rowBits: 13, maxArcs: 4096}, {rowBits: 9, maxArcs: 1000, near: true}} {
 		check("kron14", m, ts, true)
@@ -253,19 +239,7 @@ func btoi(b bool) int {
 // BenchmarkPullTiles does on the host.
 func BenchmarkDeviceTiles(b *testing.B) {
 	d := needGPU(b)
-	el, err := gen.Kronecker(18, 16, gen.GAPSeed)
-	if err != nil {
-		b.Fatal(err)
-	}
-	g, err := datasets.Build(el, datasets.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	g = g.Permute(datasets.DegreeOrder(g))
-	m, err := hyb.FromGraph(g, hyb.DefaultOptions())
-	if err != nil {
-		b.Fatal(err)
-	}
+	m := degreeKron(b, 18)
 	for _, near := range []bool{true, false} {
 		ts := tileSpec{rowBits: tileRowBitsFor(4), maxArcs: tileArcs, near: near, symmetric: true}
 		if !near {

@@ -97,17 +97,7 @@ const (
 
 // transposeModule compiles (or finds in the caches) and loads the kernels
 // of transpose.cu. Inside device.do.
-func (d *device) transposeModule() *module {
-	ptx, key, err := d.kernelImage(transposeSource)
-	if err != nil {
-		panic(err)
-	}
-	m, err := d.loadModule(key, ptx, transposeKernels)
-	if err != nil {
-		panic(err)
-	}
-	return m
-}
+func (d *device) transposeModule() *module { return d.fixedModule(transposeSource, transposeKernels) }
 
 // transposePasses is the radix passes that sort heads in [0, n).
 func transposePasses(n int) int {
