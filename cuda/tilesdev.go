@@ -23,7 +23,9 @@ import (
 // is per segment or per tile (the virtual slots' offsets, the tiles'
 // bounds, the streams' group offsets and the launch order by cost).
 // makePullTiles stays the reference (tests) and builds the shapes this
-// does not take (tilesOnDevice).
+// does not take (tilesOnDevice). tl_groups' batching, the part of the
+// device's order that differs most from the host's code, also runs on the
+// host in CI (tlGroupsModel, tilesdev_model_test.go).
 
 //go:embed tilesdev.cu
 var tilesDevSource string
