@@ -88,9 +88,9 @@ func tilesOnDevice(m *hyb.Matrix, ts tileSpec) bool {
 }
 
 // tileBuildBytes bounds the device memory deviceTiles takes besides its
-// output (tileBytes): the rows' offsets and slots, the records and their
-// sort (whose spare arrays then hold the codes), the streams, the tiles'
-// and streams' offsets, the grouping warps' scratch.
+// output (tileBytes): the rows' offsets and slots, the slots' warps, the
+// records and their sort (whose spare arrays then hold the codes), the
+// streams, the tiles' and streams' offsets, the grouping warps' scratch.
 func tileBuildBytes(m *hyb.Matrix, ts tileSpec, pool int) int64 {
 	n, nnz := int64(m.N), m.NNZ()
 	per := int64(4*4 + 2) // two key and two slot arrays, the streams
@@ -101,8 +101,9 @@ func tileBuildBytes(m *hyb.Matrix, ts tileSpec, pool int) int64 {
 	if ts.near {
 		words = tlNearInts
 	}
-	tiles := nnz/int64(max(1, ts.maxArcs)) + n>>ts.rowBits + 1
-	return (n+1)*8 + n*8 + nnz*per + sortScratchBytes(nnz) + tiles*(tileWarps+1)*16 + int64(pool)*words*4
+	segs := n>>ts.rowBits + 1
+	tiles := nnz/int64(max(1, ts.maxArcs)) + segs
+	return (n+1)*8 + n*8 + segs*(4+tlMaxSlots) + nnz*per + sortScratchBytes(nnz) + tiles*(tileWarps+1)*20 + int64(pool)*words*4
 }
 
 // tlPool is how many warps group streams, each taking streams until
