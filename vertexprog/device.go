@@ -181,6 +181,9 @@ type DeviceJob struct {
 	// yet, Active and Aggregates are nil, and the DeviceRun must
 	// implement DeviceInitReporter.
 	DeviceInit bool
+	// Part, when set, makes the job one part of a partitioned run
+	// (PartBackend.StartParts).
+	Part *Part
 }
 
 // DeviceInitReporter is implemented by a DeviceRun started with

@@ -118,6 +118,17 @@ type Options struct {
 	// fault per 4 KB (~5 ms of 24 MB on the GPU machine's VM). The run
 	// overwrites it; a Values of another type or length is ignored.
 	Values any
+	// Parts splits the graph into that many parts, vertex ranges
+	// balanced by arcs, each run with its own values and exchanging what
+	// changed after every superstep (partition.go), as a graph spread
+	// over several devices is: on the CPU, or on a device backend that
+	// runs parts (PartBackend: parts share its devices). 0 means one part
+	// per device of such a backend (one for the CPU); 1 a whole-graph
+	// run. With Comm, each process runs Parts of them.
+	Parts int
+	// Comm joins the processes of a run that spans several (each runs
+	// its share of the parts and holds every vertex's value); nil for one.
+	Comm Comm
 }
 
 func (o Options) withDefaults() Options {
@@ -161,6 +172,9 @@ type Result[X any] struct {
 	// for the backend to open (a GPU's driver and context, when Warm had
 	// not finished them); not part of Preprocess.
 	BackendWait time.Duration
+	// Parts is what each of this process's parts did, for a partitioned
+	// run (Options.Parts); nil otherwise.
+	Parts []PartStat
 }
 
 // ErrPushUnsupported is returned when push supersteps are forced for a
@@ -194,6 +208,12 @@ func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 	}
 	if err := checkComponents(spec); err != nil {
 		return nil, err
+	}
+	if opt.Parts < 0 {
+		return nil, fmt.Errorf("vertexprog: Options.Parts is %d; want 0 (as the backend has devices) or more", opt.Parts)
+	}
+	if parts := partsFor(p, opt); parts > 1 {
+		return runParts(g, p, opt, parts)
 	}
 	if spec.Components {
 		if res, ok, err := runComponents(g, p, opt); err != nil || ok {
@@ -286,30 +306,42 @@ func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 	}
 	res.Compute = time.Since(t1)
 	if ds, ok := st.(*deviceStepper); ok {
-		if dt, ok := ds.run.(DeviceTimer); ok {
-			res.Device = dt.DeviceTime()
-		}
-		t2 := time.Now()
-		if sf, ok := ds.run.(SummaryFinisher); ok && opt.SummaryOnly {
-			if err := sf.FinishSummary(); err != nil {
-				return nil, err
-			}
-			h.x = nil
-		} else if opt.NoValues {
-			if err := ds.run.Finish(nil); err != nil {
-				return nil, err
-			}
-			h.x = nil
-		} else if err := ds.run.Finish(valueBytes(h.x)); err != nil {
+		if err := finishDevice(ds, h, opt, res); err != nil {
 			return nil, err
 		}
-		res.Finish = time.Since(t2)
-		if tr, ok := ds.run.(TransferReporter); ok {
-			res.Transfer = tr.Transfers()
-		}
+		return res, nil
 	}
 	res.X = h.x
 	return res, nil
+}
+
+// finishDevice ends a device run: its device time, the copy of its
+// values and state back (as opt allows) into res.X and the program's
+// arrays, and its transfer time.
+func finishDevice[X, A any](ds *deviceStepper, h *hostRun[X, A], opt Options, res *Result[X]) error {
+	if dt, ok := ds.run.(DeviceTimer); ok {
+		res.Device = dt.DeviceTime()
+	}
+	t2 := time.Now()
+	if sf, ok := ds.run.(SummaryFinisher); ok && opt.SummaryOnly {
+		if err := sf.FinishSummary(); err != nil {
+			return err
+		}
+		h.x = nil
+	} else if opt.NoValues {
+		if err := ds.run.Finish(nil); err != nil {
+			return err
+		}
+		h.x = nil
+	} else if err := ds.run.Finish(valueBytes(h.x)); err != nil {
+		return err
+	}
+	res.Finish = time.Since(t2)
+	if tr, ok := ds.run.(TransferReporter); ok {
+		res.Transfer = tr.Transfers()
+	}
+	res.X = h.x
+	return nil
 }
 
 // prefetch offers pf the adjacencies the run's pull and push matrices
@@ -388,7 +420,7 @@ func loop[X, A any](h *hostRun[X, A], st stepper, opt Options, res *Result[X]) e
 	if opt.MaxIterations > 0 {
 		maxIter = opt.MaxIterations
 	}
-	nnz := h.pull.NNZ()
+	nnz := h.nnz
 	ch := &chooser{opt: opt, n: h.n, nnz: nnz, unexplored: nnz, dir: Push, lastActive: activeNow,
 		filtered: h.wants != nil}
 	if h.push == nil {
@@ -570,6 +602,16 @@ type hostRun[X, A any] struct {
 	activeCount int
 	// deviceInit: prepare left Init to a device's vp_init (or to init).
 	deviceInit bool
+	// nnz is the entries of the gather matrix of the whole graph, which
+	// the direction chooser weighs a frontier against (a part's pull
+	// holds only its own rows).
+	nnz int64
+	// frontDeg[v] is v's degree in the whole graph's push matrix, the
+	// edges a frontier holding v pushes along (a part's push matrix holds
+	// only the arcs into the part); nil without a push matrix.
+	frontDeg []int32
+	// lo and hi are the vertices the run updates: [0, n), or a part's.
+	lo, hi int32
 }
 
 // matrices gets the pull matrix, and the push matrix when the program can
@@ -581,17 +623,26 @@ func (r *hostRun[X, A]) matrices(g *Graph, opt Options, device bool, symRows fun
 	if r.pull, err = g.matrixFor(gatherRows(r.spec.Edges), opt.HYB, device, symRows); err != nil {
 		return err
 	}
-	r.push = nil
+	r.nnz, r.lo, r.hi = r.pull.NNZ(), 0, int32(r.n)
+	r.push, r.frontDeg = nil, nil
+	if push, err := r.wantsPush(opt); err != nil || !push {
+		return err
+	}
+	if r.push, err = g.matrixFor(pushRows(r.spec.Edges), opt.HYB, device, symRows); err != nil {
+		return err
+	}
+	r.frontDeg = r.push.Degree
+	return nil
+}
+
+// wantsPush says whether the run needs a push matrix: the program can
+// push and opt allows it (an error where opt forces pushes it cannot).
+func (r *hostRun[X, A]) wantsPush(opt Options) (bool, error) {
 	pushErr := canPush(r.p)
 	if opt.Direction == Push && pushErr != nil {
-		return pushErr
+		return false, pushErr
 	}
-	if pushErr == nil && opt.Direction != Pull {
-		if r.push, err = g.matrixFor(pushRows(r.spec.Edges), opt.HYB, device, symRows); err != nil {
-			return err
-		}
-	}
-	return nil
+	return pushErr == nil && opt.Direction != Pull, nil
 }
 
 // prepare is PREPROCESS and Init: the program's Prepare, the HYB matrices,
@@ -667,10 +718,8 @@ func (r *hostRun[X, A]) init() error {
 		} else if all, act := ri.InitRange(vlo, vhi, r.x[vlo:vhi], st); all {
 			r.active.SetWords(lo, hi)
 			t.count += int64(vhi - vlo)
-			if r.push != nil {
-				for _, d := range r.push.Degree[vlo:vhi] {
-					t.edges += int64(d)
-				}
+			for _, d := range r.frontDeg[vlo:min(vhi, int32(len(r.frontDeg)))] {
+				t.edges += int64(d)
 			}
 		} else {
 			for _, v := range act {
@@ -709,16 +758,41 @@ type cpuStepper[X, A any] struct{ *hostRun[X, A] }
 
 func (c *cpuStepper[X, A]) step(it int, dir Direction) (int, int64, error) {
 	advance(c.steps, it)
+	a, e := c.superstep(dir)
+	return a, e, nil
+}
+
+// superstep runs a superstep of SPMV and APPLY over the frontier left by
+// the last and returns the vertices it activated and their push edges
+// (the caller has advanced the aggregators).
+func (c *hostRun[X, A]) superstep(dir Direction) (int, int64) {
+	c.spmvPhase(dir)
+	return c.applyPhase(dir)
+}
+
+// spmvPhase is a superstep's SPMV: the last superstep's activated
+// vertices become the frontier, which pulls or pushes into y.
+func (c *hostRun[X, A]) spmvPhase(dir Direction) {
 	c.frontier.Swap(c.active)
 	c.active.Clear()
 	if dir == Push {
-		c.pushStep()
+		c.pushGather()
 	} else {
-		c.pullStep(c.activeCount)
+		c.pullGather(c.activeCount)
+	}
+}
+
+// applyPhase is a superstep's APPLY after spmvPhase: it returns the
+// vertices activated and their push edges.
+func (c *hostRun[X, A]) applyPhase(dir Direction) (int, int64) {
+	if dir == Push {
+		c.pushApply()
+	} else {
+		c.pullApply()
 	}
 	a, e := c.tally()
 	c.activeCount = a
-	return a, e, nil
+	return a, e
 }
 
 func (c *cpuStepper[X, A]) aggregates() []float64 {
@@ -740,8 +814,8 @@ type tally struct {
 func (r *hostRun[X, A]) activate(t *tally, v int32) {
 	r.active.Set(v)
 	t.count++
-	if r.push != nil {
-		t.edges += int64(r.push.Degree[v])
+	if r.frontDeg != nil {
+		t.edges += int64(r.frontDeg[v])
 	}
 }
 
@@ -761,9 +835,9 @@ func (r *hostRun[X, A]) tally() (int, int64) {
 // 1/denseFrontier of the vertices are active.
 const denseFrontier = 4
 
-// pullStep pulls over the rows the program wants from the frontier's
+// pullGather pulls over the rows the program wants from the frontier's
 // active vertices.
-func (r *hostRun[X, A]) pullStep(active int) {
+func (r *hostRun[X, A]) pullGather(active int) {
 	pl := &spmv.Pull[X, A]{M: r.pull.Matrix, X: r.x, Y: r.y, Identity: r.identity,
 		Wants: r.wants, Done: r.done, GatherRow: r.gatherRow}
 	if !r.spec.GatherAll && !(r.spec.Idempotent && active*denseFrontier >= r.n) {
@@ -776,17 +850,19 @@ func (r *hostRun[X, A]) pullStep(active int) {
 		par.Dynamic(r.pull.Bounds, func(lo, hi int) { spmv.Rows(sr, pl, lo, hi) })
 	}
 	r.yDirty = true
+}
+
+// pullApply is a pull's APPLY: Update of every wanted row.
+func (r *hostRun[X, A]) pullApply() {
 	// APPLY, by blocks of whole bitmask words so workers never share one;
 	// each word of active_bitmask is built in a register and stored once.
-	update, wants, x, y, n := r.p.Update, r.wants, r.x, r.y, int32(r.n)
-	words := r.active.Words()
-	var deg []int32
-	if r.push != nil {
-		deg = r.push.Degree
-	}
-	par.Blocks(len(words), func(w, lo, hi int) {
+	// (A part updates its own rows only, whole words of them.)
+	update, wants, x, y, n, deg := r.p.Update, r.wants, r.x, r.y, r.hi, r.frontDeg
+	wlo, whi := wordRange(r.lo, r.hi)
+	words := r.active.Words()[:whi]
+	par.Blocks(len(words)-wlo, func(w, lo, hi int) {
 		st, t := &r.steps[w], tally{}
-		for i := lo; i < hi; i++ {
+		for i := wlo + lo; i < wlo+hi; i++ {
 			var bits uint32
 			base := int32(i) * 32
 			for v := base; v < min(base+32, n); v++ {
@@ -812,7 +888,8 @@ func (r *hostRun[X, A]) pullStep(active int) {
 // shared counter.
 const pushChunk = 16
 
-func (r *hostRun[X, A]) pushStep() {
+// pushGather pushes from the frontier into the rows it reaches (touched).
+func (r *hostRun[X, A]) pushGather() {
 	if r.yDirty {
 		par.Blocks(r.n, func(_, lo, hi int) {
 			for v := lo; v < hi; v++ {
@@ -840,6 +917,11 @@ func (r *hostRun[X, A]) pushStep() {
 		}()
 	}
 	wg.Wait()
+}
+
+// pushApply is a push's APPLY: Update of the touched rows only.
+func (r *hostRun[X, A]) pushApply() {
+	words := r.frontier.NumWords()
 	// APPLY over the touched rows only; y returns to the identity there.
 	par.Blocks(words, func(w, lo, hi int) {
 		st, t := &r.steps[w], tally{}

@@ -400,19 +400,11 @@ func (g *Graph) matrixFor(r matrixRows, opt hyb.Options, device bool, symRows fu
 	if err != nil {
 		return nil, err
 	}
-	n := h.N
-	m = &Matrix{Matrix: h, nnz: rowPtr[n]}
-	if r == rowsOut {
-		m.Degree = g.OutDegrees()
-	} else {
-		m.Degree = rowLengths(rowPtr)
+	deg := g.OutDegrees()
+	if r != rowsOut {
+		deg = rowLengths(rowPtr)
 	}
-	k := int64(h.K)
-	parts := 1
-	if h.N >= minPartRows {
-		parts = min(par.Workers()*partsPerWorker, h.N/minPartRows)
-	}
-	m.Bounds = par.Split(h.N, parts, func(i int) int64 { return int64(i)*k + h.CooPtr[i] })
+	m = newMatrix(h, deg)
 	g.mu.Lock()
 	g.hybs[key] = m
 	g.mu.Unlock()

@@ -1,0 +1,206 @@
+package vertexprog
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/hyb"
+	"github.com/hpgraph/hpgraph/internal/par"
+)
+
+// Partitioned runs (design card, section 8). A run may split the graph's
+// vertices into P parts, contiguous ranges [Lo, Hi) balanced by the arcs
+// the run gathers along: part p owns its vertices' values and state, holds
+// the rows of the pull matrix that gather into them (its "part pull": an
+// N-row matrix whose other rows are empty) and the transpose of those rows
+// (its "part push": every vertex's arcs into the part), and runs each
+// superstep's SPMV and APPLY on its own vertices only. Between supersteps
+// the parts exchange what the next one reads — the values and frontier
+// bits of the vertices that changed — and combine the counts and
+// aggregators that decide it, so every part starts each superstep with
+// the state a whole-graph run has, and the program does not know it was
+// split. Parts run on the CPU (Options.Parts), on one device, or one a
+// device (a backend that runs parts: PartBackend).
+
+// partAlign is the granule of part boundaries: a word of the frontier
+// bitmasks, so that no two parts write one word.
+const partAlign = 32
+
+// Partition is the vertex ranges of a partitioned run: part p owns
+// vertices [Bounds[p], Bounds[p+1]).
+type Partition struct {
+	Bounds []int32
+}
+
+// Parts is the number of parts.
+func (pt Partition) Parts() int { return len(pt.Bounds) - 1 }
+
+// Range returns part p's vertices, [lo, hi).
+func (pt Partition) Range(p int) (lo, hi int32) { return pt.Bounds[p], pt.Bounds[p+1] }
+
+// Owner returns the part that owns vertex v.
+func (pt Partition) Owner(v int32) int {
+	return sort.Search(pt.Parts(), func(p int) bool { return pt.Bounds[p+1] > v })
+}
+
+// SplitRows partitions n vertices, whose rows have the lengths rowPtr
+// gives (a CSR's row offsets, n+1 of them), into parts ranges of about
+// equal work, a row costing its entries plus one, each boundary a multiple
+// of 32 (a bitmask word). Parts may be empty where the graph has fewer
+// words than parts.
+func SplitRows(rowPtr []int64, parts int) (Partition, error) {
+	n := len(rowPtr) - 1
+	if n < 0 || parts < 1 {
+		return Partition{}, fmt.Errorf("vertexprog: cannot split %d vertices into %d parts", n, parts)
+	}
+	if n > 1<<31-1 {
+		return Partition{}, fmt.Errorf("vertexprog: %d vertices do not fit an int32 vertex index", n)
+	}
+	b := make([]int32, parts+1)
+	b[parts] = int32(n)
+	total := rowPtr[n] + int64(n)
+	for p := 1; p < parts; p++ {
+		// The first aligned boundary whose work reaches p/parts of the
+		// total, and never before the last one.
+		want := total * int64(p) / int64(parts)
+		words := (n + partAlign - 1) / partAlign
+		w := sort.Search(words, func(w int) bool {
+			v := w * partAlign
+			return rowPtr[v]+int64(v) >= want
+		})
+		v := min(int32(w*partAlign), int32(n))
+		b[p] = max(v, b[p-1])
+	}
+	return Partition{Bounds: b}, nil
+}
+
+// partKey keys a part's matrices among a graph's memos.
+type partKey struct {
+	rows   matrixRows
+	opt    hyb.Options
+	lo, hi int32
+}
+
+// partMatrices are one part's pull and push matrices and its rows' CSR.
+type partMatrices struct {
+	pull, push *Matrix
+	err        error
+}
+
+// PartMatrices returns part [lo, hi)'s pull matrix for edge type e — the
+// rows of PullMatrix(e) that gather into the part, every other row empty
+// — and, unless pull is all the program needs (noPush), its push matrix:
+// the transpose of that pull, every vertex's arcs into the part. Both are
+// N×N. The pull shares the columns and weights of the graph's adjacency;
+// the push is described as its transpose (hyb.DescribeTranspose), which a
+// device builds from the pull's CSR and the host materializes on first
+// use. Kept on the graph for later runs, as whole matrices are.
+func (g *Graph) PartMatrices(e EdgeType, opt hyb.Options, lo, hi int32, noPush bool) (pull, push *Matrix, err error) {
+	n := g.N()
+	if lo < 0 || hi < lo || int(hi) > n {
+		return nil, nil, fmt.Errorf("vertexprog: part [%d, %d) is not a range of the graph's %d vertices", lo, hi, n)
+	}
+	r := gatherRows(e)
+	if !g.g.Directed {
+		r = rowsOut
+	}
+	pm := g.Memo(partKey{r, opt, lo, hi}, func() any {
+		var pm partMatrices
+		pm.pull, pm.err = partPull(g.adjacency(r), opt, lo, hi)
+		return &pm
+	}).(*partMatrices)
+	if pm.err != nil || noPush {
+		return pm.pull, nil, pm.err
+	}
+	pp := g.Memo(partKey{r, opt, ^lo, ^hi}, func() any {
+		var pp partMatrices
+		pp.push, pp.err = partPush(pm.pull, opt)
+		return &pp
+	}).(*partMatrices)
+	return pm.pull, pp.push, pp.err
+}
+
+// partPull is rows [lo, hi) of adj as an N-row matrix.
+func partPull(adj *datasets.Graph, opt hyb.Options, lo, hi int32) (*Matrix, error) {
+	n := adj.N
+	rowPtr := make([]int64, n+1)
+	base := adj.RowPtr[lo]
+	par.Blocks(n, func(_, a, b int) {
+		for v := a; v < b; v++ {
+			switch {
+			case v < int(lo):
+				rowPtr[v+1] = 0
+			case v < int(hi):
+				rowPtr[v+1] = adj.RowPtr[v+1] - base
+			default:
+				rowPtr[v+1] = adj.RowPtr[hi] - base
+			}
+		}
+	})
+	col := adj.Col[base:adj.RowPtr[hi]]
+	var w []float32
+	if adj.W != nil {
+		w = adj.W[base:adj.RowPtr[hi]]
+	}
+	h, err := hyb.Describe(n, rowPtr, col, w, opt)
+	if err != nil {
+		return nil, err
+	}
+	return newMatrix(h, rowLengths(rowPtr)), nil
+}
+
+// partPush is the transpose of a part pull, described from its column
+// counts.
+func partPush(pull *Matrix, opt hyb.Options) (*Matrix, error) {
+	src := pull.Src
+	n := pull.N
+	rowPtr := make([]int64, n+1)
+	cnt := rowPtr[1:]
+	for _, c := range src.Col {
+		cnt[c]++
+	}
+	par.PrefixSum(rowPtr)
+	h, err := hyb.DescribeTranspose(n, rowPtr, src, opt, func() hyb.CSR { return transposeCSR(n, rowPtr, src) })
+	if err != nil {
+		return nil, err
+	}
+	return newMatrix(h, rowLengths(rowPtr)), nil
+}
+
+// transposeCSR is the stable transpose of src (n×n) whose row offsets are
+// rowPtr: each row lists its entries' rows in increasing order.
+func transposeCSR(n int, rowPtr []int64, src hyb.CSR) hyb.CSR {
+	nnz := rowPtr[n]
+	col := make([]int32, nnz)
+	var val []float32
+	if src.Val != nil {
+		val = make([]float32, nnz)
+	}
+	next := append([]int64(nil), rowPtr[:n]...)
+	for v := 0; v < n; v++ {
+		for i := src.RowPtr[v]; i < src.RowPtr[v+1]; i++ {
+			u := src.Col[i]
+			j := next[u]
+			next[u]++
+			col[j] = int32(v)
+			if val != nil {
+				val[j] = src.Val[i]
+			}
+		}
+	}
+	return hyb.CSR{RowPtr: rowPtr, Col: col, Val: val}
+}
+
+// newMatrix wraps a described HYB matrix with its row lengths and its
+// rows' split into parts of about equal work for the CPU's workers.
+func newMatrix(h *hyb.Matrix, degree []int32) *Matrix {
+	m := &Matrix{Matrix: h, Degree: degree, nnz: h.Src.RowPtr[h.N]}
+	k := int64(h.K)
+	parts := 1
+	if h.N >= minPartRows {
+		parts = min(par.Workers()*partsPerWorker, h.N/minPartRows)
+	}
+	m.Bounds = par.Split(h.N, parts, func(i int) int64 { return int64(i)*k + h.CooPtr[i] })
+	return m
+}

@@ -1,0 +1,638 @@
+package vertexprog
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+	"unsafe"
+
+	"github.com/hpgraph/hpgraph/bitmask"
+	"github.com/hpgraph/hpgraph/hyb"
+	"github.com/hpgraph/hpgraph/internal/par"
+)
+
+// The partitioned run (partition.go says what a part is): its start,
+// the CPU's parts, and the exchange between supersteps, which every
+// kind of part shares in its message form (packParts, unpack).
+
+// Comm joins the processes of one partitioned run (package
+// vertexprog/cluster makes one from --world, --rank and --coordinator or
+// mpirun's variables). Every process calls each method in the same order.
+type Comm interface {
+	// Rank is this process's place, from 0; Size the processes.
+	Rank() int
+	Size() int
+	// AllGather sends b to every process and returns what each sent, by
+	// rank (b itself at Rank).
+	AllGather(b []byte) ([][]byte, error)
+}
+
+// Part describes one part of a partitioned run to a device backend
+// (DeviceJob.Part).
+type Part struct {
+	// Index is the part's place among the run's Count parts (over every
+	// process of the run).
+	Index, Count int
+	// Lo and Hi bound the vertices the part owns and updates, [Lo, Hi);
+	// its pull matrix has no other rows, its push matrix only their
+	// columns. The job's X, Active and state arrays are the whole
+	// graph's: the part reads every vertex's value and frontier bit.
+	Lo, Hi int32
+	// FrontierDegree[v] is v's degree in the whole graph's push matrix:
+	// what an activated vertex adds to the frontier's edges (the part's
+	// push matrix counts only its arcs into the part). Nil without push.
+	FrontierDegree []int32
+}
+
+// PartBackend is a device backend that runs the parts of a partitioned
+// run on its devices, exchanging between them on the devices (and, with
+// a Comm of several processes, with the other processes' parts).
+type PartBackend interface {
+	DeviceBackend
+	// Devices is how many devices the backend runs parts on: the parts a
+	// run has on it unless Options.Parts says otherwise.
+	Devices() int
+	// StartParts starts the local parts of one run, jobs[i] on device i
+	// mod Devices(), and returns a run whose every Step runs the
+	// superstep on all of them, exchanges what the next superstep reads
+	// and reports the whole run's counts and aggregators (comm's other
+	// processes' parts included, where comm is not nil). Finish copies
+	// each part's own vertices' values and state into x and the
+	// program's arrays.
+	StartParts(jobs []*DeviceJob, comm Comm) (DeviceRun, error)
+}
+
+// PartStat is what one part of a partitioned run did.
+type PartStat struct {
+	Index  int
+	Lo, Hi int32
+	// Arcs is the part's pull entries.
+	Arcs int64
+	// Compute is its supersteps' time, Exchange the time the exchange
+	// after them took, ExchangeBytes what it sent.
+	Compute, Exchange time.Duration
+	ExchangeBytes     int64
+}
+
+// ErrNoParts is returned (wrapped) for a partitioned run its backend
+// cannot run.
+var ErrNoParts = errors.New("vertexprog: backend does not run partitioned runs")
+
+// partsFor is how many parts a run of opt has: Options.Parts, else one
+// per device of a PartBackend the run would take (1: a whole-graph run).
+func partsFor[X, A any](p Program[X, A], opt Options) int {
+	if opt.Parts > 0 {
+		return opt.Parts * commSize(opt.Comm)
+	}
+	if opt.Comm != nil && opt.Comm.Size() > 1 {
+		return opt.Comm.Size()
+	}
+	if !mayUseDevice(opt.Backend, p) {
+		return 1
+	}
+	if pb, ok := backendAs[PartBackend](opt.Backend); ok && pb.Devices() > 1 {
+		return pb.Devices()
+	}
+	return 1
+}
+
+func commSize(c Comm) int {
+	if c == nil {
+		return 1
+	}
+	return c.Size()
+}
+
+// runParts is Run for a partitioned run of P parts (P > 1, or a Comm of
+// several processes), of which this process runs P / Size.
+func runParts[X, A any](g *Graph, p Program[X, A], opt Options, parts int) (*Result[X], error) {
+	t0 := time.Now()
+	size, rank := 1, 0
+	if opt.Comm != nil {
+		size, rank = opt.Comm.Size(), opt.Comm.Rank()
+	}
+	if parts%size != 0 {
+		return nil, fmt.Errorf("vertexprog: %d parts do not split evenly over %d processes", parts, size)
+	}
+	spec := p.Spec()
+	if opt.HYB == (hyb.Options{}) {
+		opt.HYB = hyb.CPUOptions()
+	}
+	var pb PartBackend
+	if mayUseDevice(opt.Backend, p) {
+		b, err := selectBackend(opt.Backend, p)
+		if err != nil {
+			return nil, err
+		}
+		if b != nil {
+			var ok bool
+			if pb, ok = b.(PartBackend); !ok {
+				return nil, fmt.Errorf("%w: %s", ErrNoParts, b.Name())
+			}
+			if opt.HYB == hyb.CPUOptions() {
+				opt.HYB = hyb.DefaultOptions()
+			}
+		}
+	} else if opt.Backend != "" && opt.Backend != "auto" && opt.Backend != "cpu" {
+		if _, err := selectBackend(opt.Backend, p); err != nil {
+			return nil, err
+		}
+	}
+	if prep, ok := p.(Preparer); ok {
+		if err := prep.Prepare(g); err != nil {
+			return nil, err
+		}
+	}
+	whole, err := g.matrixFor(gatherRows(spec.Edges), opt.HYB, false, nil)
+	if err != nil {
+		return nil, err
+	}
+	pt, err := SplitRows(whole.Src.RowPtr, parts)
+	if err != nil {
+		return nil, err
+	}
+	// Every process holds every vertex's value and frontier bit, so each
+	// runs Init over all of them (the same values everywhere) into its
+	// first part; the other parts copy them.
+	local := parts / size
+	runs := make([]*hostRun[X, A], local)
+	for i := range runs {
+		lo, hi := pt.Range(rank*local + i)
+		r := &hostRun[X, A]{p: p, spec: spec, n: g.N(), lo: lo, hi: hi, nnz: whole.NNZ()}
+		push, err := r.wantsPush(opt)
+		if err != nil {
+			return nil, err
+		}
+		if r.pull, r.push, err = g.PartMatrices(spec.Edges, opt.HYB, lo, hi, !push); err != nil {
+			return nil, err
+		}
+		r.identity = p.Identity()
+		if f, ok := p.(RowFilter); ok {
+			r.wants = f.Wants
+		}
+		if e, ok := p.(EarlyExit[A]); ok {
+			r.done = e.Done
+		}
+		if rg, ok := p.(RowGatherer[X, A]); ok && !opt.PerEdge {
+			r.gatherRow = rg.GatherRow
+		}
+		r.steps = newSteps(par.Workers(), spec.Aggregators)
+		r.tallies = make([]tally, par.Workers())
+		runs[i] = r
+	}
+	if runs[0].push != nil {
+		fd, err := g.frontierDegrees(spec.Edges, opt.HYB)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range runs {
+			r.frontDeg = fd
+		}
+	}
+	h0 := runs[0]
+	h0.x = make([]X, h0.n)
+	if xs, ok := opt.Values.([]X); ok && len(xs) == h0.n {
+		h0.x = xs
+	}
+	// Init over every vertex (its lo, hi are those of the whole graph for
+	// this call).
+	lo, hi := h0.lo, h0.hi
+	h0.lo, h0.hi = 0, int32(h0.n)
+	err = h0.init()
+	h0.lo, h0.hi = lo, hi
+	if err != nil {
+		return nil, err
+	}
+	prev := h0.steps[0].prev
+	advance(h0.steps, 0)
+	for _, r := range runs {
+		for i := range r.steps {
+			r.steps[i].prev = prev
+		}
+	}
+	for _, r := range runs[1:] {
+		r.x = append([]X(nil), h0.x...)
+		r.frontier, r.active = bitmask.New(r.n), bitmask.New(r.n)
+		r.active.CopyFrom(h0.active)
+		r.activeCount, r.initEdges = h0.activeCount, h0.initEdges
+	}
+	if hp, ok := p.(HostPreparer); ok && pb == nil {
+		if err := hp.PrepareHost(g); err != nil {
+			return nil, err
+		}
+	}
+	res := &Result[X]{Backend: "cpu"}
+	if pb != nil {
+		return runDeviceParts(g, p, opt, pb, pt, runs, res, t0)
+	}
+	for _, r := range runs {
+		r.materialize()
+	}
+	cp := &cpuParts[X, A]{runs: runs, pt: pt, comm: opt.Comm, base: rank * local, prev: prev, xsize: int(unsafe.Sizeof(*new(X)))}
+	res.Preprocess = time.Since(t0)
+	t1 := time.Now()
+	if err := loop(h0, cp, opt, res); err != nil {
+		return nil, err
+	}
+	res.Compute = time.Since(t1)
+	// Each part's own values into the first's.
+	for _, r := range runs[1:] {
+		copy(h0.x[r.lo:r.hi], r.x[r.lo:r.hi])
+	}
+	res.X = h0.x
+	res.Parts = cp.stats()
+	return res, nil
+}
+
+// frontierDegrees is every vertex's degree in the whole graph's push
+// matrix for edge type e (its row lengths, without building it).
+func (g *Graph) frontierDegrees(e EdgeType, opt hyb.Options) ([]int32, error) {
+	r := pushRows(e)
+	if !g.g.Directed || r == rowsOut {
+		return g.OutDegrees(), nil
+	}
+	if r == rowsIn {
+		return g.Memo(inDegreesKey{}, func() any { return rowLengths(inRowPtr(g.g)) }).([]int32), nil
+	}
+	m, err := g.matrixFor(r, opt, false, nil)
+	if err != nil {
+		return nil, err
+	}
+	return m.Degree, nil
+}
+
+type inDegreesKey struct{}
+
+// cpuParts runs the parts of a partitioned run on the CPU, one after
+// the other on all cores, exchanging by messages between supersteps:
+// the path every partitioned run takes, checked against the whole-graph
+// run where no device is.
+type cpuParts[X, A any] struct {
+	runs  []*hostRun[X, A]
+	pt    Partition
+	comm  Comm
+	base  int       // the first local part's index
+	prev  []float64 // the aggregators every part's Steps read
+	xsize int
+	part  []PartStat
+}
+
+func (c *cpuParts[X, A]) step(it int, dir Direction) (int, int64, error) {
+	if c.part == nil {
+		c.part = make([]PartStat, len(c.runs))
+		for i, r := range c.runs {
+			c.part[i] = PartStat{Index: c.base + i, Lo: r.lo, Hi: r.hi, Arcs: r.pull.NNZ()}
+		}
+	}
+	// Every part's SPMV before any part's APPLY, as in a whole-graph
+	// superstep: a Gather may leave something for other vertices' Updates
+	// (LCC credits each triangle's three vertices).
+	msgs := make([]partMsg, len(c.runs))
+	for i, r := range c.runs {
+		t := time.Now()
+		for j := range r.steps {
+			r.steps[j].Iteration = it
+		}
+		r.spmvPhase(dir)
+		c.part[i].Compute += time.Since(t)
+	}
+	for i, r := range c.runs {
+		t := time.Now()
+		msgs[i].active, msgs[i].edges = r.applyPhase(dir)
+		msgs[i].aggs = foldSteps(r.steps)
+		c.part[i].Compute += time.Since(t)
+	}
+	t := time.Now()
+	all, err := exchangeMsgs(c.comm, msgs, func(i int, sparse bool) []byte {
+		r := c.runs[i]
+		return packPart(r.lo, r.hi, r.active, valueBytes(r.x), c.xsize, sparse)
+	}, sparseExchange(c.runs[0].spec, c.runs[0].n, c.xsize))
+	if err != nil {
+		return 0, 0, err
+	}
+	active, edges := combineMsgs(all, c.runs[0].spec.Aggregators, c.prev)
+	for i, r := range c.runs {
+		for _, m := range all {
+			if m.index == c.base+i {
+				continue
+			}
+			if err := unpackPart(m.blob, r.active, valueBytes(r.x), c.xsize); err != nil {
+				return 0, 0, err
+			}
+		}
+		r.activeCount = active
+		c.part[i].Exchange += time.Since(t) / time.Duration(len(c.runs))
+		c.part[i].ExchangeBytes += int64(len(msgs[i].blob))
+	}
+	return active, edges, nil
+}
+
+func (c *cpuParts[X, A]) aggregates() []float64 { return c.prev }
+
+func (c *cpuParts[X, A]) stats() []PartStat { return c.part }
+
+// foldSteps combines a part's workers' contributions to the aggregators
+// and resets them.
+func foldSteps(steps []Step) []float64 {
+	if len(steps) == 0 || len(steps[0].ops) == 0 {
+		return nil
+	}
+	ops := steps[0].ops
+	out := make([]float64, len(ops))
+	for j, op := range ops {
+		out[j] = op.identity()
+		for i := range steps {
+			out[j] = op.combine(out[j], steps[i].acc[j])
+			steps[i].acc[j] = op.identity()
+		}
+	}
+	return out
+}
+
+// partMsg is what a part tells every other after a superstep: what it
+// activated, their frontier edges, its aggregator contributions and its
+// vertices' new state (packPart's blob).
+type partMsg struct {
+	index  int
+	active int
+	edges  int64
+	aggs   []float64
+	blob   []byte
+}
+
+// sparseExchange returns the rule that picks a superstep's exchange:
+// the changed vertices one by one (sparse) where few changed, else whole
+// ranges. Only a Sparse program changes no vertex it does not activate
+// (Spec.Sparse's promise, which the exchange relies on); the others send
+// every value every superstep.
+func sparseExchange(spec Spec, n, xsize int) func(active int) bool {
+	if !spec.Sparse || spec.GatherAll {
+		return func(int) bool { return false }
+	}
+	// A vertex sent alone costs its index and value; a range sends a
+	// value a vertex and a bit.
+	return func(active int) bool { return int64(active)*int64(4+xsize)*8 < int64(n)*int64(8*xsize+1) }
+}
+
+// exchangeMsgs sends the local parts' messages to every process and
+// returns every part's, in part order: counts first (one all-gather),
+// then, with the mode the global count picks, the parts' states (pack,
+// by local part; a second all-gather).
+func exchangeMsgs(comm Comm, local []partMsg, pack func(i int, sparse bool) []byte, sparse func(int) bool) ([]partMsg, error) {
+	all := local
+	if comm != nil && comm.Size() > 1 {
+		got, err := comm.AllGather(encodeCounts(local))
+		if err != nil {
+			return nil, err
+		}
+		all = nil
+		for r, b := range got {
+			ms, err := decodeCounts(b)
+			if err != nil {
+				return nil, fmt.Errorf("vertexprog: process %d's counts: %w", r, err)
+			}
+			all = append(all, ms...)
+		}
+	}
+	total := 0
+	for _, m := range all {
+		total += m.active
+	}
+	mode := sparse(total)
+	for i := range local {
+		local[i].blob = pack(i, mode)
+	}
+	if comm == nil || comm.Size() <= 1 {
+		for i := range all {
+			all[i].index = i
+		}
+		return all, nil
+	}
+	var buf []byte
+	for _, m := range local {
+		buf = binary.LittleEndian.AppendUint64(buf, uint64(len(m.blob)))
+		buf = append(buf, m.blob...)
+	}
+	got, err := comm.AllGather(buf)
+	if err != nil {
+		return nil, err
+	}
+	k := 0
+	for r, b := range got {
+		for len(b) > 0 {
+			if len(b) < 8 || uint64(len(b)-8) < binary.LittleEndian.Uint64(b) || k >= len(all) {
+				return nil, fmt.Errorf("vertexprog: process %d sent a malformed exchange", r)
+			}
+			l := binary.LittleEndian.Uint64(b)
+			all[k].blob, b = b[8:8+l], b[8+l:]
+			all[k].index = k
+			k++
+		}
+	}
+	if k != len(all) {
+		return nil, fmt.Errorf("vertexprog: the exchange had %d parts' states for %d parts", k, len(all))
+	}
+	return all, nil
+}
+
+// combineMsgs adds up the parts' counts and combines their aggregator
+// contributions, in part order, into prev.
+func combineMsgs(all []partMsg, ops []Aggregator, prev []float64) (int, int64) {
+	active, edges := 0, int64(0)
+	for j, op := range ops {
+		prev[j] = op.identity()
+	}
+	for _, m := range all {
+		active += m.active
+		edges += m.edges
+		for j, op := range ops {
+			prev[j] = op.combine(prev[j], m.aggs[j])
+		}
+	}
+	return active, edges
+}
+
+// encodeCounts is local's counts and aggregators as bytes.
+func encodeCounts(local []partMsg) []byte {
+	b := binary.LittleEndian.AppendUint32(nil, uint32(len(local)))
+	for _, m := range local {
+		b = binary.LittleEndian.AppendUint64(b, uint64(m.active))
+		b = binary.LittleEndian.AppendUint64(b, uint64(m.edges))
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(m.aggs)))
+		for _, a := range m.aggs {
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(a))
+		}
+	}
+	return b
+}
+
+func decodeCounts(b []byte) ([]partMsg, error) {
+	bad := errors.New("malformed counts")
+	if len(b) < 4 {
+		return nil, bad
+	}
+	k := int(binary.LittleEndian.Uint32(b))
+	b = b[4:]
+	var ms []partMsg
+	for range k {
+		if len(b) < 20 {
+			return nil, bad
+		}
+		m := partMsg{active: int(binary.LittleEndian.Uint64(b)), edges: int64(binary.LittleEndian.Uint64(b[8:]))}
+		na := int(binary.LittleEndian.Uint32(b[16:]))
+		b = b[20:]
+		if na < 0 || len(b) < 8*na {
+			return nil, bad
+		}
+		for j := range na {
+			m.aggs = append(m.aggs, math.Float64frombits(binary.LittleEndian.Uint64(b[8*j:])))
+		}
+		b = b[8*na:]
+		ms = append(ms, m)
+	}
+	if len(b) != 0 {
+		return nil, bad
+	}
+	return ms, nil
+}
+
+// A part's state message (packPart): a kind byte, the range, then
+//
+//	dense:  the values of [lo, hi) and the frontier words of the range
+//	sparse: the count, the activated vertices, their values
+const (
+	msgDense  = 1
+	msgSparse = 2
+)
+
+// packPart is part [lo, hi)'s state after a superstep: its vertices'
+// values (x, xsize bytes each) and frontier bits (active), all of them
+// (dense) or those of its activated vertices (sparse).
+func packPart(lo, hi int32, active *bitmask.Bitmask, x []byte, xsize int, sparse bool) []byte {
+	b := make([]byte, 9, 64)
+	binary.LittleEndian.PutUint32(b[1:], uint32(lo))
+	binary.LittleEndian.PutUint32(b[5:], uint32(hi))
+	wlo, whi := wordRange(lo, hi)
+	words := active.Words()[wlo:whi]
+	if !sparse {
+		b[0] = msgDense
+		b = append(b, x[int(lo)*xsize:int(hi)*xsize]...)
+		for _, w := range words {
+			b = binary.LittleEndian.AppendUint32(b, w)
+		}
+		return b
+	}
+	b[0] = msgSparse
+	var vs []int32
+	active.ForEachInWords(wlo, whi, func(v int32) { vs = append(vs, v) })
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(vs)))
+	for _, v := range vs {
+		b = binary.LittleEndian.AppendUint32(b, uint32(v))
+	}
+	for _, v := range vs {
+		b = append(b, x[int(v)*xsize:int(v+1)*xsize]...)
+	}
+	return b
+}
+
+// wordRange is the frontier words of vertices [lo, hi) (none for an
+// empty range, wherever it lies).
+func wordRange(lo, hi int32) (int, int) {
+	if hi <= lo {
+		return 0, 0
+	}
+	return int(lo) / 32, (int(hi) + 31) / 32
+}
+
+// unpackPart writes another part's message into this part's values and
+// frontier.
+func unpackPart(b []byte, active *bitmask.Bitmask, x []byte, xsize int) error {
+	bad := func(what string) error { return fmt.Errorf("vertexprog: a part's message is malformed: %s", what) }
+	if len(b) < 9 {
+		return bad("short header")
+	}
+	kind := b[0]
+	lo, hi := int32(binary.LittleEndian.Uint32(b[1:])), int32(binary.LittleEndian.Uint32(b[5:]))
+	if lo < 0 || hi < lo || int(hi) > active.Len() || lo%partAlign != 0 && lo != hi {
+		return bad(fmt.Sprintf("range [%d, %d)", lo, hi))
+	}
+	wlo, whi := wordRange(lo, hi)
+	b = b[9:]
+	switch kind {
+	case msgDense:
+		nx := int(hi-lo) * xsize
+		if len(b) != nx+4*(whi-wlo) {
+			return bad("dense length")
+		}
+		copy(x[int(lo)*xsize:], b[:nx])
+		words := active.Words()
+		for i := wlo; i < whi; i++ {
+			words[i] = binary.LittleEndian.Uint32(b[nx+4*(i-wlo):])
+		}
+	case msgSparse:
+		if len(b) < 4 {
+			return bad("sparse count")
+		}
+		k := int(binary.LittleEndian.Uint32(b))
+		b = b[4:]
+		if k < 0 || k > int(hi-lo) || len(b) != k*(4+xsize) {
+			return bad("sparse length")
+		}
+		vals := b[4*k:]
+		active.ClearRange(wlo, whi)
+		for i := range k {
+			v := int32(binary.LittleEndian.Uint32(b[4*i:]))
+			if v < lo || v >= hi {
+				return bad(fmt.Sprintf("vertex %d outside [%d, %d)", v, lo, hi))
+			}
+			active.Set(v)
+			copy(x[int(v)*xsize:int(v+1)*xsize], vals[i*xsize:])
+		}
+	default:
+		return bad(fmt.Sprintf("kind %d", kind))
+	}
+	return nil
+}
+
+// runDeviceParts runs the local parts runs (prepared, Init done) on pb's
+// devices.
+func runDeviceParts[X, A any](g *Graph, p Program[X, A], opt Options, pb PartBackend, pt Partition, runs []*hostRun[X, A], res *Result[X], t0 time.Time) (*Result[X], error) {
+	h0 := runs[0]
+	code := p.(DeviceProgram).Device()
+	jobs := make([]*DeviceJob, len(runs))
+	base := 0
+	if opt.Comm != nil {
+		base = opt.Comm.Rank() * len(runs)
+	}
+	for i, r := range runs {
+		jobs[i] = &DeviceJob{
+			Graph: g, Spec: r.spec, Code: code, Pull: r.pull, Push: r.push,
+			X: valueBytes(h0.x), XSize: int(unsafe.Sizeof(*new(X))), ASize: int(unsafe.Sizeof(*new(A))),
+			Active: h0.active, Aggregates: append([]float64(nil), h0.steps[0].prev...),
+			HasWants: r.wants != nil, HasDone: r.done != nil, Resident: opt.Resident,
+			Part: &Part{Index: base + i, Count: pt.Parts(), Lo: r.lo, Hi: r.hi, FrontierDegree: r.frontDeg},
+		}
+	}
+	run, err := pb.StartParts(jobs, opt.Comm)
+	if err != nil {
+		return nil, err
+	}
+	defer run.Close()
+	ds := &deviceStepper{run: run, agg: jobs[0].Aggregates}
+	res.Backend = pb.Name()
+	res.Preprocess = time.Since(t0)
+	t1 := time.Now()
+	if err := loop(h0, ds, opt, res); err != nil {
+		return nil, err
+	}
+	res.Compute = time.Since(t1)
+	if err := finishDevice(ds, h0, opt, res); err != nil {
+		return nil, err
+	}
+	if ps, ok := run.(interface{ Parts() []PartStat }); ok {
+		res.Parts = ps.Parts()
+	}
+	return res, nil
+}
