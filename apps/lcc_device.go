@@ -185,8 +185,8 @@ func (p *LCCProgram) Device() vertexprog.DeviceCode {
 		Source: lccSource(p.directed, p.agg),
 		Arrays: []vertexprog.DeviceArray{
 			{Name: "lcc", Data: p.LCC},
-			{Name: "credit", Data: p.credit, Scratch: true},
-			{Name: "hub", Data: p.hub, Scratch: true},
+			{Name: "credit", Data: p.credit, Scratch: true, Sum: true},
+			{Name: "hub", Data: p.hub, Scratch: true, Sum: true},
 			part("rank", vertexprog.OrientationRank, []int32(nil)),
 			part("deg", vertexprog.OrientationDeg, []int32(nil)),
 			part("off", vertexprog.OrientationOff, []int64(nil)),

@@ -108,6 +108,13 @@ type DeviceArray struct {
 	// nor back; Data gives their element type and length. The CPU
 	// engine, which does not run the device code, is unaffected.
 	Scratch bool
+	// Sum says that Gathers add to any vertex's elements of the array
+	// (not only their own vertex's), and Updates read the sums: LCC
+	// credits each triangle to its three vertices. A partitioned run
+	// then adds up what every part added since the last superstep before
+	// any part's APPLY, so each part reads the whole graph's sums. Int32,
+	// int64, uint32, uint64, float32 or float64 elements.
+	Sum bool
 	// Constant says a ReadOnly array's contents never change once made
 	// (data derived from the graph alone, kept with Graph.Memo): a backend
 	// that keeps runs' buffers between runs (Options.Resident) may then

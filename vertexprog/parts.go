@@ -230,7 +230,11 @@ func runParts[X, A any](g *Graph, p Program[X, A], opt Options, parts int) (*Res
 	for _, r := range runs {
 		r.materialize()
 	}
-	cp := &cpuParts[X, A]{runs: runs, pt: pt, comm: opt.Comm, base: rank * local, prev: prev, xsize: int(unsafe.Sizeof(*new(X)))}
+	sm, err := newSums(p, opt.Comm)
+	if err != nil {
+		return nil, err
+	}
+	cp := &cpuParts[X, A]{runs: runs, pt: pt, comm: opt.Comm, base: rank * local, prev: prev, xsize: int(unsafe.Sizeof(*new(X))), sums: sm}
 	res.Preprocess = time.Since(t0)
 	t1 := time.Now()
 	if err := loop(h0, cp, opt, res); err != nil {
@@ -241,9 +245,26 @@ func runParts[X, A any](g *Graph, p Program[X, A], opt Options, parts int) (*Res
 	for _, r := range runs[1:] {
 		copy(h0.x[r.lo:r.hi], r.x[r.lo:r.hi])
 	}
+	if err := gatherAll(p, opt, pt, rank*local, local, h0.x); err != nil {
+		return nil, err
+	}
 	res.X = h0.x
 	res.Parts = cp.stats()
 	return res, nil
+}
+
+// gatherAll is gatherOwned for a run over several processes (nothing
+// otherwise).
+func gatherAll[X, A any](p Program[X, A], opt Options, pt Partition, first, local int, x []X) error {
+	if opt.Comm == nil || opt.Comm.Size() <= 1 {
+		return nil
+	}
+	var code *DeviceCode
+	if dp, ok := p.(DeviceProgram); ok {
+		c := dp.Device()
+		code = &c
+	}
+	return gatherOwned(opt.Comm, pt, first, local, valueBytes(x), int(unsafe.Sizeof(*new(X))), code)
 }
 
 // frontierDegrees is every vertex's degree in the whole graph's push
@@ -276,6 +297,7 @@ type cpuParts[X, A any] struct {
 	base  int       // the first local part's index
 	prev  []float64 // the aggregators every part's Steps read
 	xsize int
+	sums  *sums // Sum arrays to add up over processes between SPMV and APPLY
 	part  []PartStat
 }
 
@@ -297,6 +319,9 @@ func (c *cpuParts[X, A]) step(it int, dir Direction) (int, int64, error) {
 		}
 		r.spmvPhase(dir)
 		c.part[i].Compute += time.Since(t)
+	}
+	if err := c.sums.exchange(); err != nil {
+		return 0, 0, err
 	}
 	for i, r := range c.runs {
 		t := time.Now()
@@ -631,8 +656,200 @@ func runDeviceParts[X, A any](g *Graph, p Program[X, A], opt Options, pb PartBac
 	if err := finishDevice(ds, h0, opt, res); err != nil {
 		return nil, err
 	}
+	if res.X != nil {
+		if err := gatherAll(p, opt, pt, base, len(runs), res.X); err != nil {
+			return nil, err
+		}
+	}
 	if ps, ok := run.(interface{ Parts() []PartStat }); ok {
 		res.Parts = ps.Parts()
 	}
 	return res, nil
+}
+
+// gatherOwned completes, on every process of a run over several, the
+// per-vertex arrays each holds only its own parts' share of: the values
+// x (xsize bytes a vertex) and the program's writable state arrays
+// (DeviceCode.Arrays that are neither ReadOnly nor Scratch), each process
+// sending its parts' ranges. A program of the CPU alone states no arrays:
+// its state beyond the values stays each process's own.
+func gatherOwned(comm Comm, pt Partition, first, local int, x []byte, xsize int, code *DeviceCode) error {
+	arrays := [][]byte{x}
+	sizes := []int{xsize}
+	if code != nil {
+		for _, a := range code.Arrays {
+			if a.ReadOnly || a.Scratch || a.Orientation != nil {
+				continue
+			}
+			b, size, ok := elemBytes(a.Data)
+			if !ok {
+				return fmt.Errorf("vertexprog: state array %s is a %T, not a slice of numbers", a.Name, a.Data)
+			}
+			arrays, sizes = append(arrays, b), append(sizes, size)
+		}
+	}
+	var msg []byte
+	for i, b := range arrays {
+		if sizes[i] == 0 || len(b) == 0 {
+			continue
+		}
+		for p := first; p < first+local; p++ {
+			lo, hi := pt.Range(p)
+			msg = append(msg, b[int(lo)*sizes[i]:int(hi)*sizes[i]]...)
+		}
+	}
+	all, err := comm.AllGather(msg)
+	if err != nil {
+		return err
+	}
+	for r, m := range all {
+		if r == comm.Rank() {
+			continue
+		}
+		for i, b := range arrays {
+			if sizes[i] == 0 || len(b) == 0 {
+				continue
+			}
+			for p := r * local; p < (r+1)*local; p++ {
+				lo, hi := pt.Range(p)
+				k := int(hi-lo) * sizes[i]
+				if len(m) < k {
+					return fmt.Errorf("vertexprog: process %d sent %d bytes too few of its results", r, k-len(m))
+				}
+				copy(b[int(lo)*sizes[i]:], m[:k])
+				m = m[k:]
+			}
+		}
+		if len(m) != 0 {
+			return fmt.Errorf("vertexprog: process %d sent %d bytes too many of its results", r, len(m))
+		}
+	}
+	return nil
+}
+
+// elemBytes views a slice of numbers as bytes.
+func elemBytes(data any) ([]byte, int, bool) {
+	switch s := data.(type) {
+	case []int32:
+		return valueBytes(s), 4, true
+	case []uint32:
+		return valueBytes(s), 4, true
+	case []float32:
+		return valueBytes(s), 4, true
+	case []int64:
+		return valueBytes(s), 8, true
+	case []uint64:
+		return valueBytes(s), 8, true
+	case []float64:
+		return valueBytes(s), 8, true
+	}
+	return nil, 0, false
+}
+
+// sums keeps a run's Sum arrays (DeviceArray.Sum) added up over the
+// processes of a run over several: each process sends what its parts
+// added since the last exchange, and every process adds all of it to
+// what they held then.
+type sums struct {
+	comm   Comm
+	arrays []sumArray
+}
+
+// sumArray is one Sum array: its data and its sums at the last exchange.
+type sumArray interface {
+	delta() []byte        // what was added since the last exchange
+	add(all [][]byte) int // adds every process's delta to the last sums; bytes read
+}
+
+type sumOf[T int32 | int64 | uint32 | uint64 | float32 | float64] struct {
+	cur, snap []T
+}
+
+func (s *sumOf[T]) delta() []byte {
+	d := make([]T, len(s.cur))
+	for i := range d {
+		d[i] = s.cur[i] - s.snap[i]
+	}
+	return valueBytes(d)
+}
+
+func (s *sumOf[T]) add(all [][]byte) int {
+	size := int(unsafe.Sizeof(*new(T)))
+	copy(s.cur, s.snap)
+	for _, b := range all {
+		d := unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/size)
+		for i := range s.cur {
+			s.cur[i] += d[i]
+		}
+	}
+	copy(s.snap, s.cur)
+	return len(s.cur) * size
+}
+
+func newSumOf[T int32 | int64 | uint32 | uint64 | float32 | float64](cur []T) sumArray {
+	return &sumOf[T]{cur: cur, snap: append([]T(nil), cur...)}
+}
+
+// newSums finds p's Sum arrays; nil where it has none or the run is one
+// process's (whose parts share the program's arrays).
+func newSums[X, A any](p Program[X, A], comm Comm) (*sums, error) {
+	dp, ok := p.(DeviceProgram)
+	if !ok || comm == nil || comm.Size() <= 1 {
+		return nil, nil
+	}
+	s := &sums{comm: comm}
+	for _, a := range dp.Device().Arrays {
+		if !a.Sum {
+			continue
+		}
+		var sa sumArray
+		switch d := a.Data.(type) {
+		case []int32:
+			sa = newSumOf(d)
+		case []int64:
+			sa = newSumOf(d)
+		case []uint32:
+			sa = newSumOf(d)
+		case []uint64:
+			sa = newSumOf(d)
+		case []float32:
+			sa = newSumOf(d)
+		case []float64:
+			sa = newSumOf(d)
+		default:
+			return nil, fmt.Errorf("vertexprog: Sum array %s is a %T; want a slice of int32, int64, uint32, uint64, float32 or float64", a.Name, a.Data)
+		}
+		s.arrays = append(s.arrays, sa)
+	}
+	if len(s.arrays) == 0 {
+		return nil, nil
+	}
+	return s, nil
+}
+
+// exchange adds up the Sum arrays over the processes.
+func (s *sums) exchange() error {
+	if s == nil {
+		return nil
+	}
+	var msg []byte
+	for _, a := range s.arrays {
+		msg = append(msg, a.delta()...)
+	}
+	all, err := s.comm.AllGather(msg)
+	if err != nil {
+		return err
+	}
+	off := 0
+	for _, a := range s.arrays {
+		parts := make([][]byte, len(all))
+		for r, m := range all {
+			if len(m) != len(msg) {
+				return fmt.Errorf("vertexprog: process %d sent %d bytes of sums, this one %d", r, len(m), len(msg))
+			}
+			parts[r] = m[off:]
+		}
+		off += a.add(parts)
+	}
+	return nil
 }
