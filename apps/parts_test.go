@@ -167,4 +167,3 @@ func freeLoopback(t *testing.T) string {
 	defer ln.Close()
 	return ln.Addr().String()
 }
-
