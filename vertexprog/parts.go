@@ -153,6 +153,9 @@ func runParts[X, A any](g *Graph, p Program[X, A], opt Options, parts int) (*Res
 	if err != nil {
 		return nil, err
 	}
+	if err := agree(opt.Comm, fmt.Sprintf("%d parts of %T on a graph of %d vertices and %d arcs", parts, p, g.N(), whole.NNZ())); err != nil {
+		return nil, err
+	}
 	// Every process holds every vertex's value and frontier bit, so each
 	// runs Init over all of them (the same values everywhere) into its
 	// first part; the other parts copy them.
@@ -265,6 +268,25 @@ func gatherAll[X, A any](p Program[X, A], opt Options, pt Partition, first, loca
 		code = &c
 	}
 	return gatherOwned(opt.Comm, pt, first, local, valueBytes(x), int(unsafe.Sizeof(*new(X))), code)
+}
+
+// agree checks that every process of comm runs what this one does
+// (what: the parts, the program and the graph), so that a process
+// started with other flags or another file fails at once, saying how.
+func agree(comm Comm, what string) error {
+	if comm == nil || comm.Size() <= 1 {
+		return nil
+	}
+	all, err := comm.AllGather([]byte(what))
+	if err != nil {
+		return err
+	}
+	for r, b := range all {
+		if string(b) != what {
+			return fmt.Errorf("vertexprog: process %d runs %s, process %d %s: every process of a run needs the same graph, program and parts", r, b, comm.Rank(), what)
+		}
+	}
+	return nil
 }
 
 // frontierDegrees is every vertex's degree in the whole graph's push

@@ -23,6 +23,7 @@ type engineFlags struct {
 	backend, direction, rule string
 	hf                       hybFlags
 	cf                       cudaFlags
+	pf                       partFlags
 	verbose                  bool
 }
 
@@ -34,6 +35,7 @@ func (e *engineFlags) register(cmd *cobra.Command) {
 	f.BoolVarP(&e.verbose, "verbose", "v", false, "log every superstep (direction, frontier) to stderr")
 	e.hf.register(cmd)
 	e.cf.register(f)
+	e.pf.register(f)
 }
 
 // options are the flags as vertexprog.Options; the GPU backend's flags
@@ -47,6 +49,9 @@ func (e *engineFlags) options() (vertexprog.Options, error) {
 		return vertexprog.Options{}, err
 	}
 	o := vertexprog.Options{Backend: e.backend, Direction: dir, HYB: e.hf.options()}
+	if err := e.pf.apply(&o); err != nil {
+		return o, err
+	}
 	switch e.rule {
 	case "beamer":
 	case "graphblast":

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bytes"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// Three processes joined over loopback (--world/--rank/--coordinator, as
+// on three hosts), two parts each, answer as one process does: rank 0
+// writes the same --out file byte for byte, the others nothing.
+func TestRunOverSeveralProcesses(t *testing.T) {
+	dir := t.TempDir()
+	g := filepath.Join(dir, "k12.hpg")
+	if out, code := hpgraph(t, "gen", "kron", "--scale", "12", "-o", g); code != 0 {
+		t.Fatal(out)
+	}
+	for _, algo := range []string{"bfs", "sssp", "cc", "tc", "lcc", "cdlp"} {
+		t.Run(algo, func(t *testing.T) {
+			extra := []string{"--backend", "cpu"}
+			if algo == "sssp" {
+				extra = append(extra, "--weights", "random:1-64")
+			}
+			whole := filepath.Join(dir, algo+"-whole.txt")
+			if out, code := hpgraph(t, append([]string{"run", algo, g, "--out", whole}, extra...)...); code != 0 {
+				t.Fatal(out)
+			}
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			addr := ln.Addr().String()
+			ln.Close()
+			parts := filepath.Join(dir, algo+"-parts.txt")
+			outs := make([]string, 3)
+			var wg sync.WaitGroup
+			for r := range 3 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					args := append([]string{"run", algo, g, "--out", parts, "--parts", "2", "--world", "3",
+						"--rank", string(rune('0' + r)), "--coordinator", addr, "--join-timeout", "30s"}, extra...)
+					b, err := exec.Command(binary(t), args...).CombinedOutput()
+					outs[r] = string(b)
+					if err != nil {
+						outs[r] += "\n" + err.Error()
+					}
+				}()
+			}
+			wg.Wait()
+			for r, o := range outs {
+				if strings.Contains(o, "exit status") || strings.Contains(o, "panic") {
+					t.Fatalf("rank %d: %s", r, o)
+				}
+			}
+			if !strings.Contains(outs[0], "result:") || strings.Contains(outs[1], "result:") {
+				t.Fatalf("rank 0 must answer, the others not:\n%s\n---\n%s", outs[0], outs[1])
+			}
+			a, err1 := os.ReadFile(whole)
+			b, err2 := os.ReadFile(parts)
+			if err1 != nil || err2 != nil || !bytes.Equal(a, b) {
+				t.Fatalf("--out differs between the whole run and the run over processes (%v, %v)", err1, err2)
+			}
+		})
+	}
+}
+
+// A process started with other flags than the rest fails at once, saying so.
+func TestProcessesMustAgree(t *testing.T) {
+	dir := t.TempDir()
+	g := filepath.Join(dir, "k10.hpg")
+	if out, code := hpgraph(t, "gen", "kron", "--scale", "10", "-o", g); code != 0 {
+		t.Fatal(out)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	outs := make([]string, 2)
+	var wg sync.WaitGroup
+	for r := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			args := []string{"run", "bfs", g, "--backend", "cpu", "--world", "2", "--rank", string(rune('0' + r)), "--coordinator", addr, "--join-timeout", "30s", "--parts", string(rune('1' + r))}
+			b, _ := exec.Command(binary(t), args...).CombinedOutput()
+			outs[r] = string(b)
+		}()
+	}
+	wg.Wait()
+	if !strings.Contains(outs[0], "every process of a run needs the same") {
+		t.Fatalf("rank 0 did not refuse a process with other parts:\n%s", outs[0])
+	}
+}
