@@ -49,8 +49,8 @@ type ccRun struct {
 
 // Components implements vertexprog.ComponentsBackend with Afforest
 // (afforest.cu), on the matrix's cached device copy.
-func (Backend) Components(m *vertexprog.Matrix) (vertexprog.ComponentsRun, error) {
-	d, err := getDevice()
+func (b *Backend) Components(m *vertexprog.Matrix) (vertexprog.ComponentsRun, error) {
+	d, err := b.device()
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +165,7 @@ func (r *ccRun) Finish(labels []int32) error {
 	t0 := time.Now()
 	defer func() { r.transfers += time.Since(t0) }()
 	return r.d.do("copying labels back", func() error {
-		dtoh(unsafe.Pointer(&labels[0]), r.comp, int64(r.n)*4)
+		r.d.dtoh(unsafe.Pointer(&labels[0]), r.comp, int64(r.n)*4)
 		return nil
 	})
 }

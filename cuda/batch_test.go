@@ -20,12 +20,22 @@ import (
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
-// bfsJob starts BFS from src on g as the engine would, without the engine.
+// bfsJob starts BFS from src on g as the engine would, without the
+// engine, on the registered backend.
 func bfsJob(t *testing.T, g *vertexprog.Graph, src int32) (*apps.BFSProgram, *run) {
 	t.Helper()
+	p, r, err := startBFS(registered, g, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, r
+}
+
+// startBFS starts BFS from src on g on backend b (from any goroutine).
+func startBFS(b *Backend, g *vertexprog.Graph, src int32) (*apps.BFSProgram, *run, error) {
 	p := &apps.BFSProgram{Source: src}
 	if err := p.Prepare(g); err != nil {
-		t.Fatal(err)
+		return nil, nil, err
 	}
 	act := bitmask.New(g.N())
 	for v := int32(0); v < int32(g.N()); v++ {
@@ -36,19 +46,19 @@ func bfsJob(t *testing.T, g *vertexprog.Graph, src int32) (*apps.BFSProgram, *ru
 	spec := p.Spec()
 	pull, err := g.PullMatrix(spec.Edges, hyb.DefaultOptions())
 	if err != nil {
-		t.Fatal(err)
+		return nil, nil, err
 	}
 	push, err := g.PushMatrix(spec.Edges, hyb.DefaultOptions())
 	if err != nil {
-		t.Fatal(err)
+		return nil, nil, err
 	}
 	job := &vertexprog.DeviceJob{Graph: g, Spec: spec, Code: p.Device(), Pull: pull, Push: push,
 		ASize: 4, Active: act, HasWants: true, HasDone: true}
-	dr, err := Backend{}.Start(job)
+	dr, err := b.Start(job)
 	if err != nil {
-		t.Fatal(err)
+		return nil, nil, err
 	}
-	return p, dr.(*run)
+	return p, dr.(*run), nil
 }
 
 func gridGraph(t *testing.T, rows, cols int) *vertexprog.Graph {
@@ -66,20 +76,20 @@ func gridGraph(t *testing.T, rows, cols int) *vertexprog.Graph {
 // lists of 3 rows, so that pushes spill and the loop takes them back),
 // and compares every superstep's report and the result with the CPU's.
 func TestStepBatch(t *testing.T) {
-	needGPU(t)
+	d := needGPU(t)
 	needNVRTC(t)
 	g := gridGraph(t, 60, 70)
 	want, err := apps.BFS(g, 0, vertexprog.Options{Backend: "cpu"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func(edges, list int) { loopEdges, loopList = edges, list }(loopEdges, loopList)
+	defer func(h hooks) { d.hooks = h }(d.hooks)
 	for _, c := range []struct {
 		graphs            bool
 		loop, edges, list int
 	}{{false, 0, 0, 0}, {true, 0, 0, 0}, {false, 1, 16384, 0}, {true, 16, 16384, 0}, {false, 16, 40, 0}, {true, 8, 40, 0}, {true, 16, 16384, 3}} {
 		withOptions(t, func(o *Options) { o.Graphs, o.LoopCluster = c.graphs, c.loop })
-		loopEdges, loopList = c.edges, c.list
+		d.hooks.loopEdges, d.hooks.loopList = c.edges, c.list
 		for _, dir := range []vertexprog.Direction{vertexprog.Push, vertexprog.Pull} {
 			for _, size := range []int{1, 3, 64, 1000} {
 				name := fmt.Sprintf("graphs=%v/loop=%d,%d,%d/%s/batch%d", c.graphs, c.loop, c.edges, c.list, dir, size)
@@ -190,7 +200,7 @@ func TestStepBatchStopsAtLargeFrontier(t *testing.T) {
 // enough that every bin and many heavy chunks occur, with and without
 // CUDA graphs, and compares with the CPU.
 func TestBinsAndBatchesMatchCPU(t *testing.T) {
-	needGPU(t)
+	d := needGPU(t)
 	needNVRTC(t)
 	kron, err := gen.Kronecker(12, 16, 3)
 	if err != nil {
@@ -204,9 +214,9 @@ func TestBinsAndBatchesMatchCPU(t *testing.T) {
 		{"kron12", build(t, kron, datasets.Options{Weights: datasets.WeightsRandom, WeightMin: 1, WeightMax: 64, Seed: 5})},
 		{"grid90x110", graphs[1].g},
 	}
-	defer func(old binLimits) { pullBinLimits = old }(pullBinLimits)
+	defer func(h hooks) { d.hooks = h }(d.hooks)
 	for _, bins := range []binLimits{defaultBins, {1, 4, 32, 16}, {0, 0, 0, 7}} {
-		pullBinLimits = bins
+		d.hooks.binLimits = bins
 		for _, gr := range []bool{true, false} {
 			withOptions(t, func(o *Options) { o.Graphs = gr })
 			for gi := range graphs {
@@ -358,19 +368,19 @@ func TestTransferRates(t *testing.T) {
 	for i := range host {
 		host[i] = byte(i * 7)
 	}
-	defer func(old bool) { staged = old }(staged)
+	defer func(h hooks) { d.hooks = h }(d.hooks)
 	err := d.do("timing copies", func() error {
 		p := cu.MemAlloc(size)
 		defer cu.MemFree(p)
 		for _, st := range []bool{false, true} {
-			staged = st
+			d.hooks.staged = st
 			best := [2]time.Duration{time.Hour, time.Hour}
 			for i := 0; i < 4; i++ {
 				t0 := time.Now()
-				htod(p, unsafe.Pointer(&host[0]), size)
+				d.htod(p, unsafe.Pointer(&host[0]), size)
 				best[0] = min(best[0], time.Since(t0))
 				t0 = time.Now()
-				dtoh(unsafe.Pointer(&host[0]), p, size)
+				d.dtoh(unsafe.Pointer(&host[0]), p, size)
 				best[1] = min(best[1], time.Since(t0))
 			}
 			t.Logf("staged=%v: 64 MiB host->device %v (%.1f GB/s), device->host %v (%.1f GB/s)", st,
@@ -451,9 +461,9 @@ func TestBatchCost(t *testing.T) {
 // more supersteps than Bellman-Ford on the GPU. One block with delta 1 on
 // the larger grid fills its far list.
 func TestDeltaStepping(t *testing.T) {
-	needGPU(t)
+	d := needGPU(t)
 	needNVRTC(t)
-	defer func(edges, list int) { loopEdges, loopList = edges, list }(loopEdges, loopList)
+	defer func(h hooks) { d.hooks = h }(d.hooks)
 	for _, gc := range []struct{ rows, cols int }{{60, 70}, {300, 300}} {
 		el, err := gen.Grid(gc.rows, gc.cols)
 		if err != nil {
@@ -467,7 +477,7 @@ func TestDeltaStepping(t *testing.T) {
 		}
 		for _, c := range []struct{ loop, edges, list int }{{16, 16384, 0}, {1, 16384, 0}, {8, 40, 0}, {16, 16384, 5}} {
 			withOptions(t, func(o *Options) { o.LoopCluster = c.loop })
-			loopEdges, loopList = c.edges, c.list
+			d.hooks.loopEdges, d.hooks.loopList = c.edges, c.list
 			bf, err := apps.SSSPDelta(g, src, 0, vertexprog.Options{Backend: "cuda"})
 			if err != nil {
 				t.Fatal(err)

@@ -24,11 +24,6 @@ type binLimits struct {
 // (docs/perf.md, sections 3 and 11e). Not to be changed at run time.
 var defaultBins = binLimits{Thread: 4, Quad: 32, Warp: 1024, Chunk: 4096}
 
-// pullBinLimits are the thresholds runs build their pull bins with:
-// defaultBins. A test hook, not a knob: tests set tiny bins so that
-// small graphs fill every bin and cut heavy rows into chunks.
-var pullBinLimits = defaultBins
-
 // pullBins is the bins of one matrix, as vp_pull_coo reads them.
 type pullBins struct {
 	lim binLimits

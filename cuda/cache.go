@@ -43,6 +43,7 @@ type matDev struct {
 // them, and while the device is low on memory. Used inside device.do
 // only.
 type matCache struct {
+	d            *device
 	m            map[*hyb.Matrix]*matDev
 	clock        uint64
 	hits, misses int
@@ -58,8 +59,8 @@ const cacheKeep = 32
 // lowOnMemory reports whether less than a quarter of the device's memory
 // is free: unused matrices and parked runs then go, least recently used
 // first, even below cacheKeep and parkMax. Inside device.do.
-func lowOnMemory() bool {
-	free, total := theDev.memInfo()
+func (d *device) lowOnMemory() bool {
+	free, total := d.memInfo()
 	return free < total/4
 }
 
@@ -156,20 +157,20 @@ func (c *matCache) need(m *hyb.Matrix, bins, degrees bool, lim binLimits, ts til
 	if ts.rowBits > 0 && (md == nil || !md.tiles.matches(ts)) {
 		b += tileBytes(m, ts.rowBits, ts.maxArcs)
 		if tilesOnDevice(m, ts) {
-			b += tileBuildBytes(m, ts, tlPool(theDev.sms, ts.near))
+			b += tileBuildBytes(m, ts, tlPool(c.d.sms, ts.near))
 		}
 	}
 	return b
 }
 
-func devPut[T any](bufs *[]cu.DevicePtr, s []T) cu.DevicePtr {
+func devPut[T any](d *device, bufs *[]cu.DevicePtr, s []T) cu.DevicePtr {
 	bytes := int64(len(s)) * int64(unsafe.Sizeof(*new(T)))
 	if bytes <= 0 {
 		return 0
 	}
 	p := cu.MemAlloc(bytes)
 	*bufs = append(*bufs, p)
-	htod(p, unsafe.Pointer(&s[0]), bytes)
+	d.htod(p, unsafe.Pointer(&s[0]), bytes)
 	return p
 }
 
@@ -204,12 +205,12 @@ func (c *matCache) get(m *hyb.Matrix, bins, degrees bool, lim binLimits, ts tile
 		md = &matDev{m: m, sig: sigOf(m)}
 		// (K = 0 is materialized, its COO the CSR: copied on the device
 		// where the graph's CSR is there)
-		if m.Materialized() && !(m.K == 0 && m.N > 0 && m.TransposeOf == nil && theDev.csrFor(m.Src) != nil) {
-			md.ellCol, md.ellVal = devPut(&md.bufs, m.EllCol), devPut(&md.bufs, m.EllVal)
-			md.cooCol, md.cooVal = devPut(&md.bufs, m.CooCol), devPut(&md.bufs, m.CooVal)
-			md.cooPtr = devPut(&md.bufs, m.CooPtr)
+		if m.Materialized() && !(m.K == 0 && m.N > 0 && m.TransposeOf == nil && c.d.csrFor(m.Src) != nil) {
+			md.ellCol, md.ellVal = devPut(c.d, &md.bufs, m.EllCol), devPut(c.d, &md.bufs, m.EllVal)
+			md.cooCol, md.cooVal = devPut(c.d, &md.bufs, m.CooCol), devPut(c.d, &md.bufs, m.CooVal)
+			md.cooPtr = devPut(c.d, &md.bufs, m.CooPtr)
 		} else {
-			buildOnDevice(md, m, pt)
+			c.d.buildOnDevice(md, m, pt)
 		}
 		md.bytes = matBytes(m, false)
 		c.m[m] = md
@@ -220,11 +221,11 @@ func (c *matCache) get(m *hyb.Matrix, bins, degrees bool, lim binLimits, ts tile
 	if bins && (md.bins == nil || md.bins.lim != lim && md.users == 0) {
 		freeAll(md.binBufs)
 		md.binBufs = nil
-		md.bins = deviceBins(md, m, lim)
+		md.bins = c.d.deviceBins(md, m, lim)
 		pt.Mark("bins")
 	}
 	if degrees && md.pushDeg == 0 {
-		deviceDegrees(md)
+		c.d.deviceDegrees(md)
 		pt.Mark("push degrees")
 	}
 	// (Tiles in use by another run stay as they are.)
@@ -232,14 +233,14 @@ func (c *matCache) get(m *hyb.Matrix, bins, degrees bool, lim binLimits, ts tile
 		freeAll(md.tileBufs)
 		md.tileBufs = nil
 		if tilesOnDevice(m, ts) {
-			md.tiles = deviceTiles(md, ts, pt) // (tilesdev.go)
+			md.tiles = c.d.deviceTiles(md, ts, pt) // (tilesdev.go)
 		} else {
 			t := makePullTiles(m, ts.rowBits, ts.maxArcs, ts.near, ts.symmetric)
-			md.tileArcs, md.tileVal = devPut(&md.tileBufs, t.arcs), devPut(&md.tileBufs, t.vals)
-			md.tileBase, md.tileFirst = devPut(&md.tileBufs, t.base), devPut(&md.tileBufs, t.first)
-			md.tileInfo, md.tileWarp = devPut(&md.tileBufs, t.info), devPut(&md.tileBufs, t.warp)
-			md.tileMulti = devPut(&md.tileBufs, t.multi)
-			md.tileVFirst, md.tileVRow = devPut(&md.tileBufs, t.vfirst), devPut(&md.tileBufs, t.vrow)
+			md.tileArcs, md.tileVal = devPut(c.d, &md.tileBufs, t.arcs), devPut(c.d, &md.tileBufs, t.vals)
+			md.tileBase, md.tileFirst = devPut(c.d, &md.tileBufs, t.base), devPut(c.d, &md.tileBufs, t.first)
+			md.tileInfo, md.tileWarp = devPut(c.d, &md.tileBufs, t.info), devPut(c.d, &md.tileBufs, t.warp)
+			md.tileMulti = devPut(c.d, &md.tileBufs, t.multi)
+			md.tileVFirst, md.tileVRow = devPut(c.d, &md.tileBufs, t.vfirst), devPut(c.d, &md.tileBufs, t.vrow)
 			t.arcs, t.vals, t.base, t.vrow = nil, nil, nil, nil // (on the device now)
 			md.tiles = t
 		}
@@ -284,13 +285,13 @@ func (c *matCache) trim(keep int) {
 				}
 			}
 		}
-		if old == nil || unused <= keep && !lowOnMemory() {
+		if old == nil || unused <= keep && !c.d.lowOnMemory() {
 			break
 		}
 		c.free(old)
 	}
 	// (the graphs' CSRs whose matrices went, and under pressure all)
-	theDev.dropCSRs(false, lowOnMemory())
+	c.d.dropCSRs(false, c.d.lowOnMemory())
 }
 
 // pushChunksOf is the push chunks of m's degrees where its device copy

@@ -39,7 +39,7 @@ func testArch() string { return testArchs()[0] }
 // testArchs are the device's architecture, or without one, Ampere's and
 // Hopper's (whose kernels use thread block clusters).
 func testArchs() []string {
-	if d, err := getDevice(); err == nil {
+	if d, err := registered.device(); err == nil {
 		return []string{d.arch()}
 	}
 	return []string{"compute_80", "compute_90"}

@@ -171,7 +171,6 @@ import "C"
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -296,7 +295,9 @@ func panicSite() string {
 	return strings.Join(site, " < ")
 }
 
-// device is the CUDA context, used by one goroutine at a time (do).
+// device is one device's CUDA context and everything the backend keeps
+// on it, used by one goroutine at a time (do): nothing of it is shared
+// with another device's, so calls on different devices run at once.
 type device struct {
 	ordinal      int
 	dev          cu.Device
@@ -321,6 +322,11 @@ type device struct {
 	// spare holds pinned host buffers runs gave back, by size, for the
 	// next run (pinning costs ~1 ms a run). On the context's thread only.
 	spare map[int64][]unsafe.Pointer
+	// stage is the pinned staging memory of large copies (transfer.go).
+	stage staging
+	// pinnedRanges are the host ranges Pin page-locked (start address →
+	// bytes), which dtoh copies into by DMA. On the context's thread only.
+	pinnedRanges map[uintptr]int64
 	// parked are resident runs' buffers waiting for the next run (park.go).
 	// On the context's thread only.
 	parked []*parked
@@ -329,32 +335,24 @@ type device struct {
 	// the most in use since, above base (notePeak).
 	base, peak int64
 
+	// hooks are the tests' settings (tuning.go); counts what tests count.
+	hooks  hooks
+	counts counts
+
 	mu      sync.Mutex
 	csrs    []*csrCopy // graphs' CSRs on the device (prefetch.go)
 	modules map[string]*module
 	images  map[string][2]string // kernelImage's answers (image, key) by source
 }
 
-var (
-	devOnce sync.Once
-	theDev  *device
-	devErr  error
-)
-
-// getDevice opens the device on first use.
-func getDevice() (*device, error) {
-	devOnce.Do(func() { theDev, devErr = openDevice() })
-	return theDev, devErr
-}
-
-func openDevice() (*device, error) {
-	d := &device{modules: map[string]*module{}, images: map[string][2]string{}}
-	if s := os.Getenv("HPGRAPH_CUDA_DEVICE"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 0 {
-			return nil, fmt.Errorf("%w: HPGRAPH_CUDA_DEVICE=%q is not a device ordinal", ErrNoGPU, s)
-		}
-		d.ordinal = n
+// openDevice opens device ordinal: a context of its own, its stream, and
+// the modules every run loads.
+func openDevice(ordinal int) (*device, error) {
+	d := &device{ordinal: ordinal, modules: map[string]*module{}, images: map[string][2]string{},
+		pinnedRanges: map[uintptr]int64{}, hooks: defaultHooks()}
+	d.cache.d = d
+	if ordinal < 0 {
+		return nil, fmt.Errorf("%w: device %d is not a device ordinal", ErrNoGPU, ordinal)
 	}
 	// The driver library is opened now, not linked: without one the
 	// binary runs on the CPU, and this says why.
@@ -372,6 +370,24 @@ func openDevice() (*device, error) {
 		return nil, err
 	}
 	return d, nil
+}
+
+// DeviceCount is how many CUDA devices the driver reports, or why there
+// is no driver.
+func DeviceCount() (int, error) {
+	if err := cu.Load(); err != nil {
+		return 0, fmt.Errorf("%w: %w", ErrNoGPU, err)
+	}
+	n := 0
+	err := catch("counting the devices", func() error {
+		cu.Init(0)
+		n = cu.DeviceGetCount()
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("%w: %w", ErrNoGPU, err)
+	}
+	return n, nil
 }
 
 func (d *device) open() error {
@@ -407,7 +423,7 @@ func (d *device) open() error {
 	// context loads took ~9.6 ms of a fresh kron21 run's PREPROCESS (H200).
 	// (Where it cannot load, the first build says why.) The transpose's
 	// too, which builds a directed graph's in-matrix (transpose.go).
-	stageReady()
+	d.stageReady()
 	_ = catch("loading PREPROCESS's kernels", func() error { d.hybBuildModule(); return nil })
 	_ = catch("loading the transpose's kernels", func() error { d.transposeModule(); return nil })
 	return nil
@@ -437,14 +453,11 @@ func (d *device) do(op string, f func() error) error {
 // arch is the NVRTC target of the device.
 func (d *device) arch() string { return fmt.Sprintf("compute_%d%d", d.major, d.minor) }
 
-// memInfoHook, when set (by tests), replaces cuMemGetInfo.
-var memInfoHook func() (free, total int64)
-
 // memInfo returns the device's free and total memory. On the context's
 // thread.
 func (d *device) memInfo() (free, total int64) {
-	if memInfoHook != nil {
-		return memInfoHook()
+	if d.hooks.memInfo != nil {
+		return d.hooks.memInfo()
 	}
 	return cu.MemGetInfo()
 }
@@ -480,19 +493,6 @@ func (d *device) notePeak() {
 	d.mu.Lock()
 	d.peak = max(d.peak, total-free-d.base)
 	d.mu.Unlock()
-}
-
-// DeviceMemory implements vertexprog.MemoryReporter: the most device
-// memory in use at once above the context's own, by this process (and any
-// other on the same device meanwhile: the driver counts the device's).
-func (Backend) DeviceMemory() (peak, total int64) {
-	d, err := getDevice()
-	if err != nil {
-		return 0, 0
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.peak, d.totalMem
 }
 
 // module is a loaded PTX module with the kernels looked up.

@@ -46,11 +46,11 @@ func copyBack(d *device, x []byte, xDev cu.DevicePtr, xBytes int, layout *stateL
 	return d.do("copying results back", func() error {
 		d.syncStream()
 		if len(x) > 0 {
-			dtoh(unsafe.Pointer(&x[0]), xDev, int64(len(x)))
+			d.dtoh(unsafe.Pointer(&x[0]), xDev, int64(len(x)))
 		}
 		for i, a := range layout.arrays {
 			if !a.readOnly && !a.scratch && a.bytes > 0 {
-				dtoh(a.ptr, devArrays[i], a.bytes)
+				d.dtoh(a.ptr, devArrays[i], a.bytes)
 			}
 		}
 		return nil

@@ -32,7 +32,7 @@ import (
 
 func needGPU(t testing.TB) *device {
 	t.Helper()
-	d, err := getDevice()
+	d, err := registered.device()
 	if err != nil {
 		if requireGPU() {
 			t.Fatal(err)
@@ -43,7 +43,7 @@ func needGPU(t testing.TB) *device {
 }
 
 func TestAvailable(t *testing.T) {
-	err := Backend{}.Available()
+	err := registered.Available()
 	if err != nil {
 		if !errors.Is(err, ErrNoGPU) {
 			t.Errorf("Available: %v is not ErrNoGPU", err)
@@ -53,7 +53,7 @@ func TestAvailable(t *testing.T) {
 		}
 		t.Skipf("no GPU here: %v", err)
 	}
-	info, err := Backend{}.Describe()
+	info, err := registered.Describe()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,11 +61,11 @@ func TestAvailable(t *testing.T) {
 	if loadNVRTC() == nil {
 		nv = "NVRTC " + nvrtcVersion + " (" + nvrtcName + ")"
 	}
-	t.Logf("device: %+v (copy %.0f GB/s); %s; options %+v", info, info.CopyBandwidth/1e9, nv, CurrentOptions())
+	t.Logf("device: %+v (copy %.0f GB/s); %s; options %+v", info, info.CopyBandwidth/1e9, nv, registered.Options())
 	if info.Name == "" || info.SMs <= 0 || info.MemoryBytes <= 0 || info.Driver == "" || info.CopyBandwidth <= 0 {
 		t.Errorf("Describe = %+v: a field is missing", info)
 	}
-	var _ vertexprog.Describer = Backend{}
+	var _ vertexprog.Describer = registered
 	if !slices.Contains(vertexprog.Backends(), "cuda") {
 		t.Errorf("Backends() = %v lacks cuda", vertexprog.Backends())
 	}
@@ -427,13 +427,11 @@ func TestDeviceInMatricesMatchCPU(t *testing.T) {
 // segments of several tiles, folding into y atomically), each grouping
 // for either accumulator size, and compares them with the CPU.
 func TestTilesMatchCPU(t *testing.T) {
-	needGPU(t)
+	d := needGPU(t)
 	needNVRTC(t)
 	plain := testGraphs(t, datasets.Options{})
 	weighted := testGraphs(t, datasets.Options{Weights: datasets.WeightsRandom, WeightMin: 1, WeightMax: 64, Seed: 7})
-	defer func(arcs, bits, near int) {
-		tileArcs, tileRowBitsOverride, tileNear = arcs, bits, near
-	}(tileArcs, tileRowBitsOverride, tileNear)
+	defer func(h hooks) { d.hooks = h }(d.hooks)
 	tc := appCaseNamed(t, "triangles")
 	tc.heavy = true // (DeviceCode.HeavyGather: never tiled)
 	cases := []appCase{appCaseNamed(t, "pagerank"), appCaseNamed(t, "pagerank-ldbc"), appCaseNamed(t, "pagerank-ldbc float32"), tc}
@@ -452,14 +450,14 @@ func TestTilesMatchCPU(t *testing.T) {
 				return out, r.Iterations, nil
 			}})
 	}
-	// (near: tileNear, -1 the default grouping by accumulator size, 1 and
+	// (near: hooks.tileNear, -1 the default grouping by accumulator size, 1 and
 	// 0 groupsNear and groups for every size)
 	shapes := []struct {
 		name             string
 		on               bool
 		bits, arcs, near int
-	}{{"rows", false, 0, tileArcs, -1}, {"own", true, 0, tileArcs, -1}, {"4x5", true, 2, 5, -1}, {"16x64", true, 4, 64, -1},
-		{"own, near", true, 0, tileArcs, 1}, {"4x5, near", true, 2, 5, 1}, {"16x64, not near", true, 4, 64, 0}}
+	}{{"rows", false, 0, tileArcsDefault, -1}, {"own", true, 0, tileArcsDefault, -1}, {"4x5", true, 2, 5, -1}, {"16x64", true, 4, 64, -1},
+		{"own, near", true, 0, tileArcsDefault, 1}, {"4x5, near", true, 2, 5, 1}, {"16x64, not near", true, 4, 64, 0}}
 	for gi := range plain {
 		for _, a := range cases {
 			tg := a.graph(plain, weighted, gi)
@@ -471,7 +469,7 @@ func TestTilesMatchCPU(t *testing.T) {
 				}
 				for _, sh := range shapes {
 					withOptions(t, func(o *Options) { o.Tiles = map[bool]TileMode{true: TilesResident, false: TilesNever}[sh.on] })
-					tileRowBitsOverride, tileArcs, tileNear = sh.bits, sh.arcs, sh.near
+					d.hooks.tileRowBits, d.hooks.tileArcs, d.hooks.tileNear = sh.bits, sh.arcs, sh.near
 					// The first resident run of a shape builds its tiles
 					// on the device (tilesdev.go), and the next uses them.
 					first, _, err := a.run(g, vertexprog.Options{Backend: "cuda", Resident: true})
@@ -483,20 +481,20 @@ func TestTilesMatchCPU(t *testing.T) {
 							t.Fatalf("%s, first run: output %d is %v, cpu %v", sh.name, i, first[i], want[i])
 						}
 					}
-					before := tiledRuns
+					before := d.counts.tiledRuns
 					got, _, err := a.run(g, vertexprog.Options{Backend: "cuda", Resident: true})
 					if err != nil {
 						t.Fatalf("%s: %v", sh.name, err)
 					}
-					if tiled := tiledRuns > before; tiled != (sh.on && !a.heavy) {
+					if tiled := d.counts.tiledRuns > before; tiled != (sh.on && !a.heavy) {
 						t.Fatalf("%s: tiled %v", sh.name, tiled)
 					}
 					// A run that is not resident pulls by rows.
-					before = tiledRuns
+					before = d.counts.tiledRuns
 					if _, _, err := a.run(g, vertexprog.Options{Backend: "cuda"}); err != nil {
 						t.Fatalf("%s, not resident: %v", sh.name, err)
 					}
-					if tiledRuns > before {
+					if d.counts.tiledRuns > before {
 						t.Fatalf("%s: a run that is not resident pulled by tiles", sh.name)
 					}
 					if len(got) != len(want) {
@@ -594,9 +592,9 @@ func smallGraph(t *testing.T) *vertexprog.Graph {
 }
 
 func TestOutOfMemoryIsReported(t *testing.T) {
-	needGPU(t)
-	memInfoHook = func() (int64, int64) { return 1000, 80 << 30 }
-	defer func() { memInfoHook = nil }()
+	d := needGPU(t)
+	d.hooks.memInfo = func() (int64, int64) { return 1000, 80 << 30 }
+	defer func() { d.hooks.memInfo = nil }()
 	_, err := apps.BFS(smallGraph(t), 0, vertexprog.Options{Backend: "cuda"})
 	if !errors.Is(err, ErrOutOfMemory) {
 		t.Fatalf("err = %v, want ErrOutOfMemory", err)
@@ -611,7 +609,7 @@ func TestOutOfMemoryIsReported(t *testing.T) {
 // build would not fit in the free device memory pulls by rows (with the
 // CPU's answer), and the next, with room, by tiles.
 func TestTilesLeftOutWhenTheyDoNotFit(t *testing.T) {
-	needGPU(t)
+	d := needGPU(t)
 	needNVRTC(t)
 	g := smallGraph(t)
 	a := appCaseNamed(t, "pagerank")
@@ -620,19 +618,19 @@ func TestTilesLeftOutWhenTheyDoNotFit(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, room := range []bool{false, true} {
-		memInfoHook = func() (int64, int64) {
-			if sizingTiles && !room {
+		d.hooks.memInfo = func() (int64, int64) {
+			if d.hooks.sizing && !room {
 				return 1000, 80 << 30
 			}
 			return cu.MemGetInfo()
 		}
-		before := tiledRuns
+		before := d.counts.tiledRuns
 		got, _, err := a.run(g, vertexprog.Options{Backend: "cuda", Resident: true})
-		memInfoHook = nil
+		d.hooks.memInfo = nil
 		if err != nil {
 			t.Fatalf("room %v: %v", room, err)
 		}
-		if tiled := tiledRuns > before; tiled != room {
+		if tiled := d.counts.tiledRuns > before; tiled != room {
 			t.Errorf("room for the tiles %v: tiled %v", room, tiled)
 		}
 		for i := range want {

@@ -30,15 +30,14 @@ var hybBuildKernels = []string{"hb_ell", "hb_coo", "hb_restore", "hb_bin_count",
 // (hyb.DescribeTranspose: a directed graph's in-matrix) is built from the
 // transpose of its TransposeOf, made on the device (transposedOnDevice),
 // which with K = 0 is its COO as it is. Inside device.do.
-func buildOnDevice(md *matDev, m *hyb.Matrix, pt *phase.Trace) {
-	d := theDev
+func (d *device) buildOnDevice(md *matDev, m *hyb.Matrix, pt *phase.Trace) {
 	mod := d.hybBuildModule()
 	pt.Mark("module")
 	var tr []cu.DevicePtr
 	defer func() { freeAll(tr) }()
 	var rowPtr, col, val cu.DevicePtr
 	if m.TransposeOf != nil && m.K == 0 {
-		md.cooPtr, md.cooCol, md.cooVal = transposedOnDevice(&md.bufs, m, pt)
+		md.cooPtr, md.cooCol, md.cooVal = d.transposedOnDevice(&md.bufs, m, pt)
 		d.notePeak()
 		return
 	}
@@ -55,7 +54,7 @@ func buildOnDevice(md *matDev, m *hyb.Matrix, pt *phase.Trace) {
 			val = c.val
 		}
 	} else if m.TransposeOf != nil {
-		rowPtr, col, val = transposedOnDevice(&tr, m, pt)
+		rowPtr, col, val = d.transposedOnDevice(&tr, m, pt)
 	} else {
 		c := d.borrowCSR(m.Src, pt)
 		rowPtr, col = c.rowPtr, c.col
@@ -63,7 +62,7 @@ func buildOnDevice(md *matDev, m *hyb.Matrix, pt *phase.Trace) {
 			val = c.val
 		}
 	}
-	md.cooPtr = devPut(&md.bufs, m.CooPtr)
+	md.cooPtr = devPut(d, &md.bufs, m.CooPtr)
 	pt.Mark("COO offsets")
 	slots, coo := int64(m.K)*int64(m.Pitch), m.CooNNZ()
 	md.ellCol, md.cooCol = devAlloc(&md.bufs, slots*4), devAlloc(&md.bufs, coo*4)
@@ -96,12 +95,12 @@ func buildOnDevice(md *matDev, m *hyb.Matrix, pt *phase.Trace) {
 // the graph's out-matrix) with deviceTranspose, the result's arrays
 // joining bufs, and checks the transpose's row pointer against m's,
 // counted on the host (a mismatch is a bug: it panics). Inside device.do.
-func transposedOnDevice(bufs *[]cu.DevicePtr, m *hyb.Matrix, pt *phase.Trace) (rowPtr, col, val cu.DevicePtr) {
-	c := theDev.borrowCSR(*m.TransposeOf, pt)
+func (d *device) transposedOnDevice(bufs *[]cu.DevicePtr, m *hyb.Matrix, pt *phase.Trace) (rowPtr, col, val cu.DevicePtr) {
+	c := d.borrowCSR(*m.TransposeOf, pt)
 	if m.Weighted() {
 		val = c.val
 	}
-	rowPtr, col, val = deviceTranspose(bufs, c.rowPtr, c.col, val, m.N, m.NNZ())
+	rowPtr, col, val = d.deviceTranspose(bufs, c.rowPtr, c.col, val, m.N, m.NNZ())
 	pt.Mark("transpose")
 	checkTransposeRows(rowPtr, m.Src.RowPtr)
 	pt.Mark("transpose's row offsets checked")
@@ -168,8 +167,7 @@ const hbTile = 256 * 8
 // host, which took 6 ms of a kron21 BFS's first PREPROCESS. Only the
 // heavy rows come back to the host, which cuts them into chunks (they are
 // few). Inside device.do.
-func deviceBins(md *matDev, m *hyb.Matrix, lim binLimits) *pullBins {
-	d := theDev
+func (d *device) deviceBins(md *matDev, m *hyb.Matrix, lim binLimits) *pullBins {
 	mod := d.hybBuildModule()
 	b := &pullBins{lim: lim}
 	tiles := int64(ceilDiv(m.N, hbTile))
@@ -209,17 +207,16 @@ func deviceBins(md *matDev, m *hyb.Matrix, lim binLimits) *pullBins {
 		cu.MemcpyDtoH(unsafe.Pointer(&b.heavyRow[0]), heavy, int64(tot[3])*4)
 	}
 	b.heavyFirst, b.chunkHeavy = heavyChunks(m.CooPtr, b.heavyRow, lim.Chunk)
-	md.chunkHeavy = devPut(&md.binBufs, b.chunkHeavy)
-	md.heavyRow = devPut(&md.binBufs, b.heavyRow)
-	md.heavyFirst = devPut(&md.binBufs, b.heavyFirst)
+	md.chunkHeavy = devPut(d, &md.binBufs, b.chunkHeavy)
+	md.heavyRow = devPut(d, &md.binBufs, b.heavyRow)
+	md.heavyFirst = devPut(d, &md.binBufs, b.heavyFirst)
 	return b
 }
 
 // deviceDegrees fills md.pushDeg with the row degrees of md's matrix,
 // counted on the device from its ELL and COO arrays (hb_degrees), and
 // md.pushChunks with the push chunks they make. Inside device.do.
-func deviceDegrees(md *matDev) {
-	d := theDev
+func (d *device) deviceDegrees(md *matDev) {
 	m := md.m
 	md.pushDeg = devAlloc(&md.bufs, int64(m.N)*4)
 	var tmp []cu.DevicePtr
@@ -280,8 +277,7 @@ const orSegment = 256
 // orientDegrees runs hb_or_deg (each row's degree and length, its count
 // zeroed), scans the lengths into a's segments (seg, allocated in tmp)
 // and counts each row's kept entries with hb_or_count. Asynchronous.
-func orientDegrees(mod *module, a *orArg, tmp *[]cu.DevicePtr) {
-	d := theDev
+func (d *device) orientDegrees(mod *module, a *orArg, tmp *[]cu.DevicePtr) {
 	n := int64(a.n)
 	grid := min(blocks(n*32, blockSize), int64(d.sms)*16)
 	a.len, a.seg = devAlloc(tmp, n*4), devAlloc(tmp, (n+1)*8)
@@ -289,15 +285,14 @@ func orientDegrees(mod *module, a *orArg, tmp *[]cu.DevicePtr) {
 	mod.launch2("hb_or_deg", min(blocks(n, blockSize), int64(d.sms)*16), d.stream, a.bytes(), unused)
 	sa := *a
 	sa.cnt, sa.off, sa.unit = a.len, a.seg, orSegment
-	orientScan(mod, sa)
+	d.orientScan(mod, sa)
 	mod.launch2("hb_or_count", grid, d.stream, a.bytes(), unused)
 }
 
 // orientScan turns the n counts at a.cnt into their offsets at a.off (n+1
 // entries, each count rounded up to a.unit) with hb_or_scan1..3, sums
 // holding a long long per orientRows counts. Asynchronous.
-func orientScan(mod *module, a orArg) {
-	d := theDev
+func (d *device) orientScan(mod *module, a orArg) {
 	n := int64(a.n)
 	scanBlocks := (n + orientRows - 1) / orientRows
 	unused := make([]byte, 4)
@@ -314,8 +309,7 @@ func orientScan(mod *module, a orArg) {
 // degrees, the lists' lengths, their offsets (a scan in three kernels),
 // then the lists. Only Off[N] comes back to the host, to size Adj. Inside
 // device.do.
-func deviceOrientation(md *matDev, all bool) *orientDev {
-	d := theDev
+func (d *device) deviceOrientation(md *matDev, all bool) *orientDev {
 	m := md.m
 	n := int64(m.N)
 	o := &orientDev{deg: devAlloc(&md.bufs, n*4), cnt: devAlloc(&md.bufs, n*4), off: devAlloc(&md.bufs, (n+1)*8)}
@@ -333,8 +327,8 @@ func deviceOrientation(md *matDev, all bool) *orientDev {
 		cu.MemsetD32(o.off, 0, 2)
 		cu.CtxSynchronize()
 	} else {
-		orientDegrees(mod, &a, &tmp)
-		orientScan(mod, a)
+		d.orientDegrees(mod, &a, &tmp)
+		d.orientScan(mod, a)
 		d.syncStream()
 	}
 	cu.MemcpyDtoH(unsafe.Pointer(&o.adjLen), o.off+cu.DevicePtr(n*8), 8)
@@ -356,8 +350,7 @@ func deviceOrientation(md *matDev, all bool) *orientDev {
 // (hb_rk_both). Only Off[N] comes back to the host, to size Adj and Both.
 // With a trace (pt not nil) each step is waited for and marked: where
 // kron21's 10-11 ms go (session 23). Inside device.do.
-func deviceRankedOrientation(md *matDev, g *datasets.Graph, pt *phase.Trace) *orientDev {
-	d := theDev
+func (d *device) deviceRankedOrientation(md *matDev, g *datasets.Graph, pt *phase.Trace) *orientDev {
 	m := md.m
 	n := int64(m.N)
 	o := &orientDev{deg: devAlloc(&md.bufs, n*4), cnt: devAlloc(&md.bufs, n*4), off: devAlloc(&md.bufs, (n+1)*8),
@@ -386,7 +379,7 @@ func deviceRankedOrientation(md *matDev, g *datasets.Graph, pt *phase.Trace) *or
 			pt.Mark(name)
 		}
 	}
-	orientDegrees(mod, &a, &tmp)
+	d.orientDegrees(mod, &a, &tmp)
 	mark("ranked: degrees and counts")
 	// Ranks: the ids sorted stably by degree (below nnz+1, or 2^31);
 	// order, the sorted ids, stays for a directed graph's Both.
@@ -400,7 +393,7 @@ func deviceRankedOrientation(md *matDev, g *datasets.Graph, pt *phase.Trace) *or
 		ia.val = ids
 		launch("hb_rk_iota", n, ia)
 		passes := transposePasses(int(min(m.NNZ(), math.MaxInt32-1) + 1))
-		radixSort(tr, o.deg, ids, 0, b, n, 0, passes, hist, sums)
+		d.radixSort(tr, o.deg, ids, 0, b, n, 0, passes, hist, sums)
 		order = b.src[(passes-1)%2]
 		ia.val = order
 		launch("hb_rk_rank", n, ia)
@@ -416,9 +409,9 @@ func deviceRankedOrientation(md *matDev, g *datasets.Graph, pt *phase.Trace) *or
 	low := devAlloc(&tmp, (n+1)*8)
 	sa := a
 	sa.cnt, sa.off, sa.unit = ca.key, low, 1
-	orientScan(mod, sa)
+	d.orientScan(mod, sa)
 	sa.cnt, sa.off, sa.unit = o.cnt, o.off, vertexprog.OrientationBlock
-	orientScan(mod, sa)
+	d.orientScan(mod, sa)
 	d.syncStream()
 	cu.MemcpyDtoH(unsafe.Pointer(&o.adjLen), o.off+cu.DevicePtr(n*8), 8)
 	mark("list lengths and offsets")
@@ -436,7 +429,7 @@ func deviceRankedOrientation(md *matDev, g *datasets.Graph, pt *phase.Trace) *or
 		mark("records written")
 		hist, sums := sortScratch(&tmp, recs)
 		passes := transposePasses(int(n))
-		radixSort(tr, b.key[1], b.src[1], 0, b, recs, 0, passes, hist, sums)
+		d.radixSort(tr, b.key[1], b.src[1], 0, b, recs, 0, passes, hist, sums)
 		mark("records sorted")
 		o.adj = devAlloc(&md.bufs, o.adjLen*4)
 		fa := a
@@ -459,7 +452,7 @@ func deviceRankedOrientation(md *matDev, g *datasets.Graph, pt *phase.Trace) *or
 		if c := d.csrFor(hyb.CSR{RowPtr: g.RowPtr, Col: g.Col}); c != nil {
 			rowPtr, col = c.rowPtr, c.col
 		} else {
-			rowPtr, col = devPut(&tmp, g.RowPtr), devPut(&tmp, g.Col)
+			rowPtr, col = devPut(d, &tmp, g.RowPtr), devPut(d, &tmp, g.Col)
 		}
 		args := make([]byte, 64)
 		le := binary.LittleEndian

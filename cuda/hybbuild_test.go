@@ -80,7 +80,7 @@ func TestBuildOnDeviceMatchesHost(t *testing.T) {
 				err = d.do("building on the device", func() error {
 					md := &matDev{m: m}
 					defer func() { freeAll(md.bufs); d.dropCSRs(true, true) }()
-					buildOnDevice(md, m, nil)
+					d.buildOnDevice(md, m, nil)
 					slots, coo := int64(m.K)*int64(m.Pitch), m.CooNNZ()
 					if got := download[int32](md.ellCol, slots); !slices.Equal(got, want.EllCol) {
 						t.Errorf("n=%d weighted=%v K=%d: ELL columns differ", n, weighted, m.K)
@@ -154,11 +154,11 @@ func TestDeviceBinsMatchHost(t *testing.T) {
 					md := &matDev{m: m}
 					defer func() { freeAll(md.bufs); freeAll(md.binBufs); d.dropCSRs(true, true) }()
 					if m.Materialized() {
-						md.cooPtr = devPut(&md.bufs, m.CooPtr)
+						md.cooPtr = devPut(d, &md.bufs, m.CooPtr)
 					} else {
-						buildOnDevice(md, m, nil)
+						d.buildOnDevice(md, m, nil)
 					}
-					got := deviceBins(md, m, lim)
+					got := d.deviceBins(md, m, lim)
 					rows := download[int32](md.binRows, int64(got.nWarp+got.nQuad+got.nThread))
 					if got.nWarp != want.nWarp || got.nQuad != want.nQuad || got.nThread != want.nThread ||
 						!slices.Equal(rows, want.rows) && len(want.rows) > 0 ||
@@ -167,7 +167,7 @@ func TestDeviceBinsMatchHost(t *testing.T) {
 						t.Errorf("n=%d K=%d lim=%v: device bins (warp %d quad %d thread %d heavy %d) differ from the host's (%d %d %d %d)",
 							n, m.K, lim, got.nWarp, got.nQuad, got.nThread, len(got.heavyRow), want.nWarp, want.nQuad, want.nThread, len(want.heavyRow))
 					}
-					deviceDegrees(md)
+					d.deviceDegrees(md)
 					if gd := download[int32](md.pushDeg, int64(n)); !slices.Equal(gd, deg) {
 						t.Errorf("n=%d K=%d: device degrees differ from the CSR's", n, m.K)
 					}
@@ -207,9 +207,9 @@ func TestPrefetchedBuild(t *testing.T) {
 	_ = d.do("memory", func() error { before, _ = d.memInfo(); return nil })
 	// An unrelated CSR, prefetched and never taken.
 	other := slices.Clone(rowPtr)
-	Backend{}.Prefetch(other, col, nil)
+	registered.Prefetch(other, col, nil)
 	// The CSR without values: the weighted matrix adds them to the copy.
-	Backend{}.Prefetch(rowPtr, col, nil)
+	registered.Prefetch(rowPtr, col, nil)
 	waitPrefetches(t, d, 2)
 	copies := func() (n int) {
 		d.mu.Lock()
@@ -232,7 +232,7 @@ func TestPrefetchedBuild(t *testing.T) {
 		err = d.do("building from the CSR on the device", func() error {
 			md := &matDev{m: m}
 			defer func() { freeAll(md.bufs) }()
-			buildOnDevice(md, m, phase.New("cuda", "test"))
+			d.buildOnDevice(md, m, phase.New("cuda", "test"))
 			d.mu.Lock()
 			for _, c := range d.csrs {
 				if sameRows(c.src, m.Src) {
@@ -320,16 +320,16 @@ func TestDeviceOrientationMatchesHost(t *testing.T) {
 						md := &matDev{m: m.Matrix}
 						defer func() { freeAll(md.bufs); d.dropCSRs(true, true) }()
 						if m.Materialized() {
-							md.ellCol, md.cooCol = devPut(&md.bufs, m.EllCol), devPut(&md.bufs, m.CooCol)
-							md.cooPtr = devPut(&md.bufs, m.CooPtr)
+							md.ellCol, md.cooCol = devPut(d, &md.bufs, m.EllCol), devPut(d, &md.bufs, m.CooCol)
+							md.cooPtr = devPut(d, &md.bufs, m.CooPtr)
 						} else {
-							buildOnDevice(md, m.Matrix, nil)
+							d.buildOnDevice(md, m.Matrix, nil)
 						}
 						var od *orientDev
 						if o.Ranked {
-							od = deviceRankedOrientation(md, dg, nil)
+							od = d.deviceRankedOrientation(md, dg, nil)
 						} else {
-							od = deviceOrientation(md, o.All)
+							od = d.deviceOrientation(md, o.All)
 						}
 						what := fmt.Sprintf("n=%d directed=%v %s all=%v ranked=%v", n, directed, s.name, o.All, o.Ranked)
 						if od.adjLen != o.Off[n] {
@@ -378,12 +378,12 @@ func TestPrefetchAddsValues(t *testing.T) {
 	for i := range val {
 		val[i] = rng.Float32()
 	}
-	Backend{}.Prefetch(rowPtr, col, nil)
+	registered.Prefetch(rowPtr, col, nil)
 	waitPrefetches(t, d, 1)
 	d.mu.Lock()
 	first := d.csrs[0]
 	d.mu.Unlock()
-	Backend{}.Prefetch(rowPtr, col, val)
+	registered.Prefetch(rowPtr, col, val)
 	src := hyb.CSR{RowPtr: rowPtr, Col: col, Val: val}
 	waitCSRs(t, d, "the values were added to the copy", func() bool {
 		return len(d.csrs) == 1 && d.csrs[0] == first && first.covers(src)
@@ -430,13 +430,13 @@ func TestDeviceInMatrixMatchesHost(t *testing.T) {
 						t.Fatal(err)
 					}
 					if prefetched {
-						Backend{}.Prefetch(g.RowPtr, g.Col, g.W)
+						registered.Prefetch(g.RowPtr, g.Col, g.W)
 						waitPrefetches(t, d, 1)
 					}
 					err = d.do("building an in-matrix on the device", func() error {
 						md := &matDev{m: m}
 						defer func() { freeAll(md.bufs) }()
-						buildOnDevice(md, m, phase.New("cuda", "test"))
+						d.buildOnDevice(md, m, phase.New("cuda", "test"))
 						slots, coo := int64(m.K)*int64(m.Pitch), m.CooNNZ()
 						if got := download[int32](md.ellCol, slots); !slices.Equal(got, want.EllCol) && slots > 0 {
 							t.Errorf("%s: ELL columns differ", what)
@@ -536,7 +536,7 @@ func TestDeviceInMatrixRowsChecked(t *testing.T) {
 	_ = d.do("memory", func() error { before, _ = d.memInfo(); return nil })
 	md := &matDev{m: m}
 	err = d.do("building an in-matrix on the device", func() error {
-		buildOnDevice(md, m, nil)
+		d.buildOnDevice(md, m, nil)
 		return nil
 	})
 	_ = d.do("freeing", func() error { freeAll(md.bufs); d.dropCSRs(true, true); after, _ = d.memInfo(); return nil })

@@ -237,8 +237,8 @@ type msRun struct {
 }
 
 // StartMultiset implements vertexprog.MultisetBackend.
-func (Backend) StartMultiset(job *vertexprog.DeviceJob) (vertexprog.DeviceRun, error) {
-	d, err := getDevice()
+func (b *Backend) StartMultiset(job *vertexprog.DeviceJob) (vertexprog.DeviceRun, error) {
+	d, err := b.device()
 	if err != nil {
 		return nil, err
 	}
@@ -355,7 +355,7 @@ func msPut[T any](r *msRun, s []T) cu.DevicePtr {
 	bytes := int64(len(s)) * int64(unsafe.Sizeof(*new(T)))
 	p := r.alloc(bytes)
 	if bytes > 0 {
-		htod(p, unsafe.Pointer(&s[0]), bytes)
+		r.d.htod(p, unsafe.Pointer(&s[0]), bytes)
 	}
 	return p
 }
@@ -366,14 +366,14 @@ func (r *msRun) allocate() {
 	job, n := r.job, int64(r.n)
 	r.x = r.alloc(n * int64(job.XSize))
 	if len(job.X) > 0 {
-		htod(r.x, unsafe.Pointer(&job.X[0]), int64(len(job.X)))
+		r.d.htod(r.x, unsafe.Pointer(&job.X[0]), int64(len(job.X)))
 	}
 	r.y = r.alloc(max(8, n*int64(job.ASize)))
 	for i := range r.mask {
 		r.mask[i] = r.alloc(int64(r.words) * 4)
 	}
 	if r.words > 0 {
-		htod(r.mask[0], unsafe.Pointer(&job.Active.Words()[0]), int64(r.words)*4)
+		r.d.htod(r.mask[0], unsafe.Pointer(&job.Active.Words()[0]), int64(r.words)*4)
 	}
 	// Record 1 is superstep 0's previous one: the aggregators after Init.
 	rec := make([]uint64, 2*r.recW)
@@ -381,7 +381,7 @@ func (r *msRun) allocate() {
 		rec[r.recW+1+i] = math.Float64bits(v)
 	}
 	r.rec = r.alloc(int64(len(rec)) * 8)
-	htod(r.rec, unsafe.Pointer(&rec[0]), int64(len(rec))*8)
+	r.d.htod(r.rec, unsafe.Pointer(&rec[0]), int64(len(rec))*8)
 	r.recHost = r.d.pinned(int64(r.recW) * 8)
 
 	r.rows = msPut(r, r.bins.rows)
@@ -399,7 +399,7 @@ func (r *msRun) allocate() {
 	for i, a := range r.layout.arrays {
 		p := r.alloc(a.bytes)
 		if a.bytes > 0 {
-			htod(p, a.ptr, a.bytes)
+			r.d.htod(p, a.ptr, a.bytes)
 		}
 		r.arrays = append(r.arrays, p)
 		ptrs[i] = uint64(p)

@@ -5,6 +5,7 @@ package cuda
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/vertexprog"
@@ -17,13 +18,38 @@ import (
 // device.
 var ErrNoGPU = errors.New("cuda: no GPU")
 
-func init() { vertexprog.RegisterBackend(Backend{}) }
+func init() { vertexprog.RegisterBackend(registered) }
 
 // Backend is the CUDA backend (name "cuda").
-type Backend struct{}
+type Backend struct {
+	mu      sync.Mutex
+	ordinal int
+	devices DeviceList // Configure's (the registered backend's)
+	opt     Options
+}
+
+// noGPU is why there is no device: no cgo.
+func noGPU() error { return fmt.Errorf("%w: %w", ErrNoGPU, cu.Load()) }
+
+// Open implements nothing without cgo: it says why.
+func Open(ordinal int, opt Options) (*Backend, error) {
+	if err := opt.Validate(); err != nil {
+		return nil, err
+	}
+	return nil, noGPU()
+}
+
+// DeviceCount says why there is no device without cgo.
+func DeviceCount() (int, error) { return 0, noGPU() }
+
+func (b *Backend) setOrdinal(ordinal int) {
+	b.mu.Lock()
+	b.ordinal = ordinal
+	b.mu.Unlock()
+}
 
 // Name implements vertexprog.Backend.
-func (Backend) Name() string { return "cuda" }
+func (*Backend) Name() string { return "cuda" }
 
 // Available implements vertexprog.Backend: never, without cgo.
-func (Backend) Available() error { return fmt.Errorf("%w: %w", ErrNoGPU, cu.Load()) }
+func (*Backend) Available() error { return noGPU() }

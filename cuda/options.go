@@ -1,9 +1,6 @@
 package cuda
 
-import (
-	"fmt"
-	"sync"
-)
+import "fmt"
 
 // Options are the CUDA backend's choices that are a user's to make: each
 // trades something (host PREPROCESS for faster pulls, the per-kernel
@@ -13,10 +10,11 @@ import (
 // once and settled are constants (tuning.go), and environment variables
 // only turn on debugging output (doc.go).
 //
-// The options apply to runs started after SetOptions: a run reads them
-// once, at its start, so runs already going keep theirs. The command
-// line sets them with --cuda-texture, --cuda-graphs, --cuda-tiles and
-// --cuda-loop (hpgraph run, bench, verify and serve).
+// Options belong to a backend (Open, Backend.SetOptions; the registered
+// backend's: Configure) and apply to its runs started afterwards: a run
+// reads them once, at its start, so runs already going keep theirs. The
+// command line sets them with --cuda-texture, --cuda-graphs, --cuda-tiles
+// and --cuda-loop (hpgraph run, bench, verify and serve).
 type Options struct {
 	// Texture reads the frontier bitmasks and X through texture objects
 	// (true) or __ldg loads (false). It is a compile-time switch of the
@@ -95,7 +93,7 @@ func ParseTileMode(s string) (TileMode, error) {
 // VP_LOOP_MAX).
 const MaxLoopCluster = 16
 
-// DefaultOptions are the options a process starts with.
+// DefaultOptions are the options a backend starts with.
 func DefaultOptions() Options {
 	return Options{Texture: true, Graphs: true, Tiles: TilesResident, LoopCluster: MaxLoopCluster}
 }
@@ -109,29 +107,4 @@ func (o Options) Validate() error {
 		return fmt.Errorf("cuda: Options.LoopCluster %d: want 0 (no cluster) to %d", o.LoopCluster, MaxLoopCluster)
 	}
 	return nil
-}
-
-var (
-	optMu   sync.Mutex
-	current = DefaultOptions()
-)
-
-// SetOptions sets the options of runs started afterwards, or returns
-// why o is invalid (and changes nothing). Safe for concurrent use: runs
-// already started keep the options they started with.
-func SetOptions(o Options) error {
-	if err := o.Validate(); err != nil {
-		return err
-	}
-	optMu.Lock()
-	current = o
-	optMu.Unlock()
-	return nil
-}
-
-// CurrentOptions are the options a run started now gets.
-func CurrentOptions() Options {
-	optMu.Lock()
-	defer optMu.Unlock()
-	return current
 }

@@ -32,9 +32,6 @@ import (
 // below parkMax while the device is low on memory (see cacheKeep).
 const parkMax = 16
 
-// adoptedRuns counts the runs that took a parked run's buffers (tests).
-var adoptedRuns int
-
 // parked is a closed run's buffers and what they were made for.
 type parked struct {
 	mod        *module
@@ -91,7 +88,7 @@ func (r *run) send(i int, dst cu.DevicePtr, b []byte, writes, constant bool) {
 	}
 	src := unsafe.Pointer(&b[0])
 	if !r.job.Resident {
-		htod(dst, src, n)
+		r.d.htod(dst, src, n)
 		return
 	}
 	for len(r.seeds) <= i {
@@ -100,7 +97,7 @@ func (r *run) send(i int, dst cu.DevicePtr, b []byte, writes, constant bool) {
 	s := &r.seeds[i]
 	if constant {
 		if s.constant != src || len(s.host) != len(b) {
-			htod(dst, src, n)
+			r.d.htod(dst, src, n)
 			s.constant, s.host = src, b
 		}
 		return
@@ -118,13 +115,13 @@ func (r *run) send(i int, dst cu.DevicePtr, b []byte, writes, constant bool) {
 			s.pristine = r.alloc(n)
 			to = s.pristine
 		}
-		htod(to, src, n)
+		r.d.htod(to, src, n)
 		s.host = make([]byte, n)
-		hostCopy(unsafe.Pointer(&s.host[0]), src, int(n))
+		hostCopy(unsafe.Pointer(&s.host[0]), src, int(n), r.d.hooks.copyParts)
 	} else {
 		for _, rg := range differing(s.host, b) {
 			lo, hi := rg[0], rg[1]
-			htod(to+cu.DevicePtr(lo), unsafe.Add(src, lo), int64(hi-lo))
+			r.d.htod(to+cu.DevicePtr(lo), unsafe.Add(src, lo), int64(hi-lo))
 			copy(s.host[lo:hi], b[lo:hi])
 		}
 	}
@@ -179,7 +176,7 @@ func (d *device) park(r *run) {
 	r.buffers = buffers{}
 	d.parked = append(d.parked, p)
 	d.unpark(parkMax)
-	for len(d.parked) > 0 && lowOnMemory() {
+	for len(d.parked) > 0 && d.lowOnMemory() {
 		d.unpark(len(d.parked) - 1)
 	}
 }
@@ -212,7 +209,7 @@ func (d *device) adopt(r *run) bool {
 			continue
 		}
 		d.parked = append(d.parked[:i:i], d.parked[i+1:]...)
-		adoptedRuns++
+		d.counts.adoptedRuns++
 		r.buffers = p.buffers
 		r.clock.started = false
 		ptrs := make([]uint64, len(r.arrays))

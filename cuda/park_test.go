@@ -65,11 +65,11 @@ func TestDiffering(t *testing.T) {
 // only the blocks of its initial state that changed (a BFS from another
 // source), and compares every output with the CPU's.
 func TestResidentRunsMatchCPU(t *testing.T) {
-	needGPU(t)
+	d := needGPU(t)
 	needNVRTC(t)
 	plain := testGraphs(t, datasets.Options{})
 	weighted := testGraphs(t, datasets.Options{Weights: datasets.WeightsRandom, WeightMin: 1, WeightMax: 64, Seed: 9})
-	before := adoptedRuns
+	before := d.counts.adoptedRuns
 	for gi := range plain {
 		for _, a := range appCases {
 			tg := a.graph(plain, weighted, gi)
@@ -96,10 +96,10 @@ func TestResidentRunsMatchCPU(t *testing.T) {
 			})
 		}
 	}
-	if adoptedRuns == before {
+	if d.counts.adoptedRuns == before {
 		t.Fatal("no resident run adopted a parked run's buffers")
 	}
-	t.Logf("%d runs adopted a parked run's buffers", adoptedRuns-before)
+	t.Logf("%d runs adopted a parked run's buffers", d.counts.adoptedRuns-before)
 }
 
 // BenchmarkUploadPaths measures the ways 256 MB reach the device (the
@@ -134,25 +134,23 @@ func BenchmarkUploadPaths(b *testing.B) {
 	for _, parts := range []int{1, 4, 16} {
 		b.Run(fmt.Sprintf("host-copy-%d", parts), func(b *testing.B) {
 			rate(b)
-			defer func(old int) { copyParts = old }(copyParts)
-			copyParts = parts
 			for b.Loop() {
-				hostCopy(unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[0]), size)
+				hostCopy(unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[0]), size, parts)
 			}
 		})
 	}
 	b.Run("htod-staged", func(b *testing.B) {
 		rate(b)
 		for b.Loop() {
-			_ = d.do("copying", func() error { htod(dev, unsafe.Pointer(&src[0]), size); return nil })
+			_ = d.do("copying", func() error { d.htod(dev, unsafe.Pointer(&src[0]), size); return nil })
 		}
 	})
 	b.Run("pin-in-place", func(b *testing.B) {
 		rate(b)
-		defer func(old bool) { pinInPlace = old }(pinInPlace)
-		pinInPlace = true
+		defer func(h hooks) { d.hooks = h }(d.hooks)
+		d.hooks.pinInPlace = true
 		for b.Loop() {
-			_ = d.do("copying", func() error { htod(dev, unsafe.Pointer(&src[0]), size); return nil })
+			_ = d.do("copying", func() error { d.htod(dev, unsafe.Pointer(&src[0]), size); return nil })
 		}
 	})
 }

@@ -23,7 +23,7 @@ func TestPinnedCopyBack(t *testing.T) {
 	var dev cu.DevicePtr
 	if err := d.do("uploading", func() error {
 		dev = cu.MemAlloc(n * 8)
-		htod(dev, unsafe.Pointer(&want[0]), n*8)
+		d.htod(dev, unsafe.Pointer(&want[0]), n*8)
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -41,10 +41,10 @@ func TestPinnedCopyBack(t *testing.T) {
 	check := func(what string, pinnedWant bool) {
 		clear(got)
 		if err := d.do("copying back", func() error {
-			if isPinned(unsafe.Pointer(&got[0]), n*8) != pinnedWant {
+			if d.isPinned(unsafe.Pointer(&got[0]), n*8) != pinnedWant {
 				t.Errorf("%s: isPinned %v", what, !pinnedWant)
 			}
-			dtoh(unsafe.Pointer(&got[0]), dev, n*8)
+			d.dtoh(unsafe.Pointer(&got[0]), dev, n*8)
 			return nil
 		}); err != nil {
 			t.Fatal(err)

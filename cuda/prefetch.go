@@ -75,9 +75,9 @@ func (c *csrCopy) covers(src hyb.CSR) bool {
 
 // Prefetch implements vertexprog.Prefetcher: it registers the copy and
 // makes it in a goroutine of its own, when the device is free.
-func (Backend) Prefetch(rowPtr []int64, col []int32, val []float32) {
-	d, err := getDevice()
-	if err != nil || !staged || len(rowPtr) == 0 {
+func (b *Backend) Prefetch(rowPtr []int64, col []int32, val []float32) {
+	d, err := b.device()
+	if err != nil || !d.hooks.staged || len(rowPtr) == 0 {
 		return
 	}
 	c := &csrCopy{src: hyb.CSR{RowPtr: rowPtr, Col: col, Val: val}}
@@ -133,9 +133,9 @@ func (d *device) prefetch(c *csrCopy) {
 	pt := phase.New("cuda", "prefetch")
 	defer pt.Print()
 	err := catch("prefetching a graph", func() error {
-		c.rowPtr = devPut(&c.bufs, c.src.RowPtr)
-		c.col = devPut(&c.bufs, c.src.Col)
-		c.val = devPut(&c.bufs, c.src.Val)
+		c.rowPtr = devPut(d, &c.bufs, c.src.RowPtr)
+		c.col = devPut(d, &c.bufs, c.src.Col)
+		c.val = devPut(d, &c.bufs, c.src.Val)
 		return nil
 	})
 	pt.Mark("upload")
@@ -151,7 +151,7 @@ func (d *device) prefetch(c *csrCopy) {
 // addValues uploads val to c, a copy without values, for the weighted
 // matrices of its rows. Inside device.do.
 func (d *device) addValues(c *csrCopy, val []float32) {
-	p := devPut(&c.bufs, val)
+	p := devPut(d, &c.bufs, val)
 	d.mu.Lock()
 	c.val, c.src.Val = p, val
 	d.mu.Unlock()
@@ -203,11 +203,11 @@ func (d *device) borrowCSR(src hyb.CSR, pt *phase.Trace) *csrCopy {
 			d.dropCSR(c)
 		}
 	}()
-	c.rowPtr = devPut(&c.bufs, src.RowPtr)
+	c.rowPtr = devPut(d, &c.bufs, src.RowPtr)
 	pt.Mark("row offsets")
-	c.col = devPut(&c.bufs, src.Col)
+	c.col = devPut(d, &c.bufs, src.Col)
 	pt.Mark("columns")
-	c.val = devPut(&c.bufs, src.Val)
+	c.val = devPut(d, &c.bufs, src.Val)
 	d.mu.Lock()
 	c.done = true
 	d.mu.Unlock()

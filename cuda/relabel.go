@@ -56,7 +56,7 @@ func relabelBytes(n int, nnz int64, weighted bool) int64 {
 // g.Relabel(datasets.RelabelDegree) makes (g itself where that order is
 // g's own). An error (no device, too little memory) leaves the host to
 // do it.
-func (Backend) RelabelByDegree(g *datasets.Graph) (*datasets.Graph, error) {
+func (b *Backend) RelabelByDegree(g *datasets.Graph) (*datasets.Graph, error) {
 	n, nnz := g.N, g.NNZ()
 	if n < 2 || nnz == 0 {
 		return g.Relabel(datasets.RelabelDegree), nil // (nothing to move)
@@ -67,7 +67,7 @@ func (Backend) RelabelByDegree(g *datasets.Graph) (*datasets.Graph, error) {
 	// (the new arrays' pages are touched while the device opens and works)
 	p, touched := newRelabelled(g)
 	defer func() { <-touched }()
-	d, err := getDevice()
+	d, err := b.device()
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +140,7 @@ func (d *device) relabelOnDevice(g, p *datasets.Graph, touched <-chan struct{}, 
 		}
 		pt.Mark("CSR on the device")
 	} else {
-		rowPtr, col, val = devPut(&tmp, g.RowPtr), devPut(&tmp, g.Col), devPut(&tmp, g.W)
+		rowPtr, col, val = devPut(d, &tmp, g.RowPtr), devPut(d, &tmp, g.Col), devPut(d, &tmp, g.W)
 		pt.Mark("upload")
 	}
 	mod := d.transposeModule()
@@ -156,13 +156,13 @@ func (d *device) relabelOnDevice(g, p *datasets.Graph, touched <-chan struct{}, 
 	b := sortBufs{key: [2]cu.DevicePtr{devAlloc(&sbuf, int64(n)*4), devAlloc(&sbuf, int64(n)*4)}, src: [2]cu.DevicePtr{devAlloc(&tmp, int64(n)*4), devAlloc(&tmp, int64(n)*4)}}
 	hist, sums := sortScratch(&sbuf, int64(n))
 	passes := transposePasses(maxDeg + 1)
-	radixSort(mod, a.key, a.ids, 0, b, int64(n), 0, passes, hist, sums)
+	d.radixSort(mod, a.key, a.ids, 0, b, int64(n), 0, passes, hist, sums)
 	a.order = b.src[(passes-1)%2]
 	launch("tr_rl_newid", int64(n), &a)
 	d.syncStream()
 	freeAll(sbuf)
 	order := make([]int32, n)
-	dtoh(unsafe.Pointer(&order[0]), a.order, int64(n)*4)
+	d.dtoh(unsafe.Pointer(&order[0]), a.order, int64(n)*4)
 	pt.Mark("order")
 	identity := true
 	for i, v := range order {
@@ -178,10 +178,10 @@ func (d *device) relabelOnDevice(g, p *datasets.Graph, touched <-chan struct{}, 
 	// tails in input order), renumbered, transposed back.
 	a.in, a.out, a.nnz = col, devAlloc(&tbuf, nnz*4), nnz
 	launch("tr_rl_map", nnz, &a)
-	tRow, tCol, tVal := deviceTranspose(&tbuf, rowPtr, a.out, val, n, nnz)
+	tRow, tCol, tVal := d.deviceTranspose(&tbuf, rowPtr, a.out, val, n, nnz)
 	a.in, a.out = tCol, tCol
 	launch("tr_rl_map", nnz, &a)
-	c.rowPtr, c.col, c.val = deviceTranspose(&c.bufs, tRow, tCol, tVal, n, nnz)
+	c.rowPtr, c.col, c.val = d.deviceTranspose(&c.bufs, tRow, tCol, tVal, n, nnz)
 	freeAll(tbuf)
 	tbuf = nil
 	pt.Mark("renumbered")
@@ -192,10 +192,10 @@ func (d *device) relabelOnDevice(g, p *datasets.Graph, touched <-chan struct{}, 
 	})
 	<-touched
 	pt.Mark("pages touched")
-	dtoh(unsafe.Pointer(&p.RowPtr[0]), c.rowPtr, int64(n+1)*8)
-	dtoh(unsafe.Pointer(&p.Col[0]), c.col, nnz*4)
+	d.dtoh(unsafe.Pointer(&p.RowPtr[0]), c.rowPtr, int64(n+1)*8)
+	d.dtoh(unsafe.Pointer(&p.Col[0]), c.col, nnz*4)
 	if p.W != nil {
-		dtoh(unsafe.Pointer(&p.W[0]), c.val, nnz*4)
+		d.dtoh(unsafe.Pointer(&p.W[0]), c.val, nnz*4)
 	}
 	pt.Mark("copied back")
 	// The new graph's copy stays on the device.

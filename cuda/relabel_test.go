@@ -27,7 +27,7 @@ import (
 func TestRelabelByDegreeMatchesHost(t *testing.T) {
 	d := needGPU(t)
 	needNVRTC(t)
-	var _ vertexprog.DegreeRelabeler = Backend{}
+	var _ vertexprog.DegreeRelabeler = registered
 	rng := rand.New(rand.NewPCG(24, 21))
 	type tc struct {
 		name string
@@ -62,7 +62,7 @@ func TestRelabelByDegreeMatchesHost(t *testing.T) {
 	cases = append(cases, tc{"in degree order", g.Relabel(datasets.RelabelDegree)})
 	for _, c := range cases {
 		want := c.g.Relabel(datasets.RelabelDegree)
-		got, err := Backend{}.RelabelByDegree(c.g)
+		got, err := registered.RelabelByDegree(c.g)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}

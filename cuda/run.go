@@ -50,7 +50,7 @@ type run struct {
 	closed   bool
 	finished bool // Finish copied the results back: the run may be parked
 
-	opt  Options // read once, at the start (SetOptions)
+	opt  Options // the backend's, read once, at the start
 	loop int     // vp_loop's cluster size (Options.LoopCluster; 0: no loop)
 
 	transfers time.Duration
@@ -90,7 +90,8 @@ type buffers struct {
 	noGraphs bool
 }
 
-func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
+// start starts job on d with options opt.
+func start(d *device, job *vertexprog.DeviceJob, opt Options) (*run, error) {
 	if job.Pull == nil {
 		return nil, errors.New("cuda: the job has no pull matrix")
 	}
@@ -124,18 +125,18 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 			break
 		}
 	}
-	opt := CurrentOptions()
 	feats := jobFeatures(job, n, d.texMaxWidth, opt)
-	lim := pullBinLimits
+	feats.LoopList = d.hooks.loopList
+	lim := d.hooks.binLimits
 	var ts tileSpec
 	if (opt.Tiles == TilesAlways || opt.Tiles == TilesResident && job.Resident) && job.Spec.GatherAll && !job.Code.HeavyGather && !job.HasWants && !job.HasDone && (job.ASize == 4 || job.ASize == 8) && n > 0 {
 		// (an undirected graph's matrices are one symmetric adjacency)
-		ts = tileSpec{rowBits: tileRowBitsFor(job.ASize), maxArcs: tileArcs, near: job.ASize == 4, symmetric: job.Graph != nil && !job.Graph.Directed()}
-		if tileNear >= 0 {
-			ts.near = tileNear == 1
+		ts = tileSpec{rowBits: tileRowBitsFor(job.ASize), maxArcs: d.hooks.tileArcs, near: job.ASize == 4, symmetric: job.Graph != nil && !job.Graph.Directed()}
+		if d.hooks.tileNear >= 0 {
+			ts.near = d.hooks.tileNear == 1
 		}
-		if tileRowBitsOverride > 0 {
-			ts.rowBits = tileRowBitsOverride
+		if d.hooks.tileRowBits > 0 {
+			ts.rowBits = d.hooks.tileRowBits
 		}
 		if tileShared(ts.rowBits, job.ASize) > d.sharedOptin {
 			ts = tileSpec{} // (the slots do not fit: rows it is)
@@ -211,12 +212,13 @@ func start(d *device, job *vertexprog.DeviceJob) (*run, error) {
 
 // jobFeatures are the compile-time features of job's kernels for n
 // vertices on a device whose linear textures hold texMaxWidth texels,
-// with options opt (start adds the tiles' where a run has them).
+// with options opt (start adds the tiles' where a run has them, and the
+// device's hooks).
 func jobFeatures(job *vertexprog.DeviceJob, n int, texMaxWidth int64, opt Options) features {
 	f := features{
 		XSize: job.XSize, ASize: job.ASize, HasWants: job.HasWants, HasDone: job.HasDone,
 		Priority: float32(job.Spec.Delta) > 0 && job.Push != nil, Texture: opt.Texture, Unroll: unroll, Stream: stream,
-		Probe: probe, LoopList: loopList, ApplyRows: applyRows, Aggs: aggOps(job.Spec.Aggregators),
+		Probe: probe, ApplyRows: applyRows, Aggs: aggOps(job.Spec.Aggregators),
 	}
 	f.TextureX = opt.Texture && job.XSize > 0 && job.XSize%4 == 0 && int64(n)*int64(job.XSize/4) <= texMaxWidth
 	return f
@@ -234,18 +236,14 @@ func (d *device) tilesFit(job *vertexprog.DeviceJob, layout *stateLayout, lim bi
 		if job.Push != nil && job.Push != job.Pull {
 			need += d.cache.need(job.Push.Matrix, false, true, lim, tileSpec{})
 		}
-		sizingTiles = true
+		d.hooks.sizing = true
 		free, _ := d.memInfo()
-		sizingTiles = false
+		d.hooks.sizing = false
 		fit = need <= free
 		return nil
 	})
 	return fit
 }
-
-// sizingTiles is set while tilesFit asks for the free memory (for tests'
-// memInfoHook). Inside device.do.
-var sizingTiles bool
 
 // reserve makes sure need bytes of device memory are free, freeing the
 // matrices no run uses if it must. Inside device.do.

@@ -143,7 +143,7 @@ func (r *run) steps(it int, dir vertexprog.Direction, count int, pushEdges int64
 func (r *run) startLoop(dir vertexprog.Direction, count int) bool {
 	// (the kernel starts on the same test: a launch it declines would
 	// read as a superstep that activated nothing)
-	lim, first := min(loopEdges, loopCap), min(loopEdges, loopCap)
+	lim, first := min(r.d.hooks.loopEdges, loopCap), min(r.d.hooks.loopEdges, loopCap)
 	if r.feats.LoopList > 0 {
 		first = min(first, r.feats.LoopList)
 	}

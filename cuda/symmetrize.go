@@ -76,8 +76,8 @@ func symmetrizedBytes(n int, nnz int64, weighted bool) int64 {
 }
 
 // SymmetrizedRows implements vertexprog.Symmetrizer.
-func (Backend) SymmetrizedRows(rowPtr []int64, col []int32, val []float32) ([]int64, error) {
-	d, err := getDevice()
+func (b *Backend) SymmetrizedRows(rowPtr []int64, col []int32, val []float32) ([]int64, error) {
+	d, err := b.device()
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +122,7 @@ func (d *device) symmetrizeOnDevice(of hyb.CSR, want []int64, pt *phase.Trace) (
 	if of.Val != nil {
 		a.val[0] = src.val
 	}
-	a.ptr[1], a.col[1], a.val[1] = deviceTranspose(&tmp, src.rowPtr, src.col, a.val[0], n, nnz)
+	a.ptr[1], a.col[1], a.val[1] = d.deviceTranspose(&tmp, src.rowPtr, src.col, a.val[0], n, nnz)
 	pt.Mark("transpose")
 	c := &csrCopy{}
 	ok := false
@@ -141,7 +141,7 @@ func (d *device) symmetrizeOnDevice(of hyb.CSR, want []int64, pt *phase.Trace) (
 		mod.launch2("hb_sy_deg", min(blocks(int64(n), blockSize), most), d.stream, a.bytes(), unused)
 		for s := range 2 {
 			a.ch[s] = devAlloc(&tmp, int64(n+1)*8)
-			orientScan(mod, orArg{cnt: a.deg[s], off: a.ch[s], sums: devAlloc(&tmp, (int64(n)/orientRows+1)*8), n: n, unit: 32})
+			d.orientScan(mod, orArg{cnt: a.deg[s], off: a.ch[s], sums: devAlloc(&tmp, (int64(n)/orientRows+1)*8), n: n, unit: 32})
 		}
 		ch := symChunks(n, nnz) // (both sides hold nnz arcs)
 		for s := range 2 {
@@ -151,7 +151,7 @@ func (d *device) symmetrizeOnDevice(of hyb.CSR, want []int64, pt *phase.Trace) (
 		}
 		for s := range 2 {
 			mod.launch2("hb_sy_mask", min(blocks(a.chunks[s]*32, blockSize), most), d.stream, a.bytes(), side(s))
-			orientScan(mod, orArg{cnt: a.cnt[s], off: a.base[s], sums: devAlloc(&tmp, (a.chunks[s]/orientRows+1)*8), n: int(a.chunks[s]), unit: 1})
+			d.orientScan(mod, orArg{cnt: a.cnt[s], off: a.base[s], sums: devAlloc(&tmp, (a.chunks[s]/orientRows+1)*8), n: int(a.chunks[s]), unit: 1})
 		}
 		mod.launch2("hb_sy_rows", min(blocks(int64(n)+1, blockSize), most), d.stream, a.bytes(), unused)
 		d.syncStream()
@@ -160,7 +160,7 @@ func (d *device) symmetrizeOnDevice(of hyb.CSR, want []int64, pt *phase.Trace) (
 		cu.CtxSynchronize() // (the memset ran on the legacy stream)
 	}
 	rows := make([]int64, n+1)
-	dtoh(unsafe.Pointer(&rows[0]), c.rowPtr, int64(n+1)*8)
+	d.dtoh(unsafe.Pointer(&rows[0]), c.rowPtr, int64(n+1)*8)
 	pt.Mark("counts")
 	if want != nil {
 		checkRows(rows, want, "undirected view")

@@ -34,7 +34,7 @@ func TestDeviceSymmetrizedMatchesHost(t *testing.T) {
 			g := transposeTestGraph(rng, c.n, c.arcs, c.hub, weights)
 			want := g.Symmetrized(nil)
 			of := hyb.CSR{RowPtr: g.RowPtr, Col: g.Col, Val: g.W}
-			rows, err := Backend{}.SymmetrizedRows(g.RowPtr, g.Col, g.W)
+			rows, err := registered.SymmetrizedRows(g.RowPtr, g.Col, g.W)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -63,7 +63,7 @@ func TestDeviceSymmetrizedMatchesHost(t *testing.T) {
 					err = d.do("building a symmetrized matrix on the device", func() error {
 						md := &matDev{m: m}
 						defer func() { freeAll(md.bufs) }()
-						buildOnDevice(md, m, phase.New("cuda", "test"))
+						d.buildOnDevice(md, m, phase.New("cuda", "test"))
 						slots, coo := int64(m.K)*int64(m.Pitch), m.CooNNZ()
 						if got := download[int32](md.ellCol, slots); !slices.Equal(got, ref.EllCol) && slots > 0 {
 							t.Errorf("%s (again %v): ELL columns differ", what, again)

@@ -78,17 +78,6 @@ func tileShared(rowBits, asize int) int {
 // 256K on kron21's PageRank (docs/perf.md, sections 13c, 14 and 15).
 const tileArcsDefault = 65536
 
-// tileArcs, tileRowBitsOverride and tileNear are test hooks, not knobs:
-// tests cut small graphs into many segments and tiles. tileArcs is
-// tileArcsDefault; tileRowBitsOverride, when positive, replaces
-// tileRowBitsFor; tileNear, when 0 or 1, decides groupsNear for every
-// accumulator size (-1: for 4-byte ones, docs/perf.md, section 16).
-var (
-	tileArcs            = tileArcsDefault
-	tileRowBitsOverride = 0
-	tileNear            = -1
-)
-
 // tileChunkFor is the groups of 32 entries a warp of vp_pull_tiles loads
 // at a time for an accumulator of asize bytes, measured on kron21's
 // PageRank (docs/perf.md, section 17): 8 groups for 4-byte accumulators
@@ -150,6 +139,12 @@ func tileBytes(m *hyb.Matrix, rowBits, maxArcs int) int64 {
 // symmetric says m is its own transpose (an undirected graph's), so
 // column c's entries are row c's and the first sort can be a copy.
 func makePullTiles(m *hyb.Matrix, rowBits, maxArcs int, near, symmetric bool) *pullTiles {
+	return makePullTilesChunked(m, rowBits, maxArcs, near, symmetric, planChunk)
+}
+
+// makePullTilesChunked is makePullTiles planning segments in pieces of
+// at most chunk entries (tests: the pieces change nothing).
+func makePullTilesChunked(m *hyb.Matrix, rowBits, maxArcs int, near, symmetric bool, chunk int64) *pullTiles {
 	n := m.N
 	maxArcs = max(1, maxArcs)
 	t := &pullTiles{rowBits: rowBits, maxArcs: maxArcs, near: near}
@@ -266,7 +261,7 @@ func makePullTiles(m *hyb.Matrix, rowBits, maxArcs int, near, symmetric bool) *p
 	// parallel, a large one also in pieces: kron21's first segment holds
 	// 39% of the entries), then the tiles (all in parallel), concatenated
 	// in order.
-	sc := tileScratch{rowBits: rowBits, near: near, cols: cols, rows: rows, vals: svals}
+	sc := tileScratch{rowBits: rowBits, near: near, cols: cols, rows: rows, vals: svals, planChunk: chunk}
 	plans := make([]segPlan, nseg)
 	par.Dynamic(unitParts(nseg), func(lo, hi int) {
 		w := sc.worker(n, true)
@@ -390,11 +385,12 @@ type segPlan struct {
 // tileScratch is what pass 3 reads: the entries of every segment, by
 // column (cols, rows in the segment, weights or nil).
 type tileScratch struct {
-	rowBits int
-	near    bool // groups by groupsNear
-	cols    []int32
-	rows    []uint16
-	vals    []float32
+	rowBits   int
+	near      bool // groups by groupsNear
+	cols      []int32
+	rows      []uint16
+	vals      []float32
+	planChunk int64 // (planChunk)
 }
 
 // tileWorker is one goroutine's scratch for pass 3. Slots are indexed
@@ -445,8 +441,8 @@ func unitParts(n int) []int {
 const tileCapDiv = 4
 
 // planChunk is the most entries of a segment that plan numbers in one
-// piece (a variable for tests).
-var planChunk int64 = 1 << 20
+// piece (tests cut it smaller: makePullTilesChunked).
+const planChunk = 1 << 20
 
 // plan gives segment s's entries (lo .. hi-1 of the column order) their
 // slots and the slots their warps.
@@ -459,10 +455,10 @@ func (w *tileWorker) plan(s int, lo, hi int64) segPlan {
 	// of them) counts and numbers its rows' entries in parallel pieces:
 	// piece k's counts, then where each row's entries of piece k start.
 	pieces := [][2]int64{{lo, hi}}
-	if hi-lo > planChunk {
+	if hi-lo > w.planChunk {
 		pieces = pieces[:0]
-		for a := lo; a < hi; a += planChunk {
-			pieces = append(pieces, [2]int64{a, min(a+planChunk, hi)})
+		for a := lo; a < hi; a += w.planChunk {
+			pieces = append(pieces, [2]int64{a, min(a+w.planChunk, hi)})
 		}
 	}
 	counts := make([][]int32, len(pieces))

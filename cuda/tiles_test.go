@@ -136,9 +136,7 @@ func TestPullTilesHoldTheMatrix(t *testing.T) {
 		near := trial%4 < 2 // (both groupings, weighted and not)
 		tl := makePullTiles(m, rowBits, maxArcs, near, false)
 		// Segments planned in pieces of 3 entries come out the same.
-		planChunk = 3
-		cut := makePullTiles(m, rowBits, maxArcs, near, false)
-		planChunk = 1 << 20
+		cut := makePullTilesChunked(m, rowBits, maxArcs, near, false, 3)
 		if !sameTiles(cut, tl) {
 			t.Fatalf("trial %d: planning in pieces changed the tiles", trial)
 		}
@@ -308,7 +306,7 @@ func BenchmarkPullTiles(b *testing.B) {
 	m := degreeKron(b, 16)
 	b.ReportAllocs()
 	for b.Loop() {
-		makePullTiles(m, tileRowBitsFor(4), tileArcs, true, true)
+		makePullTiles(m, tileRowBitsFor(4), tileArcsDefault, true, true)
 	}
 	b.ReportMetric(float64(m.NNZ())*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mentries/s")
 }

@@ -122,8 +122,7 @@ func tlPool(sms int, near bool) int {
 // buffers (md.tileBufs) and returns their description, equal to
 // makePullTiles' without its arcs, vals, base and vrow (on the device).
 // tilesOnDevice(md.m, ts) must hold. Inside device.do.
-func deviceTiles(md *matDev, ts tileSpec, pt *phase.Trace) *pullTiles {
-	d := theDev
+func (d *device) deviceTiles(md *matDev, ts tileSpec, pt *phase.Trace) *pullTiles {
 	m := md.m
 	mod := d.tilesDevModule()
 	n, nnz := m.N, m.NNZ()
@@ -152,7 +151,7 @@ func deviceTiles(md *matDev, ts tileSpec, pt *phase.Trace) *pullTiles {
 		// side for the searches of a symmetric matrix's ranks)
 		a.rowPtr, a.csrCol = c.rowPtr, c.col
 	} else {
-		a.rowPtr = devPut(&tmp, m.Src.RowPtr)
+		a.rowPtr = devPut(d, &tmp, m.Src.RowPtr)
 	}
 	a.part, a.parts, a.nv = devAlloc(&tmp, int64(n)*4), devAlloc(&tmp, int64(n)*4), devAlloc(&tmp, int64(nseg)*4)
 	mod.launch2("tl_plan", segBlocks, d.stream, a.bytes(), unused)
@@ -163,7 +162,7 @@ func deviceTiles(md *matDev, ts tileSpec, pt *phase.Trace) *pullTiles {
 	for s, v := range nv {
 		t.vfirst[s+1] = t.vfirst[s] + v
 	}
-	md.tileVFirst = devPut(&md.tileBufs, t.vfirst)
+	md.tileVFirst = devPut(d, &md.tileBufs, t.vfirst)
 	a.vfirst = md.tileVFirst
 	if V := int64(t.vfirst[nseg]); V > 0 {
 		md.tileVRow = devAlloc(&md.tileBufs, V*4)
@@ -207,14 +206,14 @@ func deviceTiles(md *matDev, ts tileSpec, pt *phase.Trace) *pullTiles {
 	cur, f := sortBufs{key: keys, src: srcs, val: vals}, 1
 	if a.sym == 0 {
 		p1 := transposePasses(n)
-		radixSort(tr, keys[1], srcs[1], vals[1], cur, nnz, 0, p1, hist, sums)
+		d.radixSort(tr, keys[1], srcs[1], vals[1], cur, nnz, 0, p1, hist, sums)
 		// (sorted by column: now the slots are the keys, the columns ride)
 		cur, f = sortBufs{key: srcs, src: keys, val: vals}, (p1-1)%2
 	}
 	if segBits := bits.Len(uint(nseg - 1)); segBits > 0 {
 		p2 := (segBits + trDigitBits - 1) / trDigitBits
 		b := sortBufs{key: [2]cu.DevicePtr{cur.key[1-f], cur.key[f]}, src: [2]cu.DevicePtr{cur.src[1-f], cur.src[f]}, val: [2]cu.DevicePtr{cur.val[1-f], cur.val[f]}}
-		radixSort(tr, cur.key[f], cur.src[f], cur.val[f], b, nnz, rowBits+1, p2, hist, sums)
+		d.radixSort(tr, cur.key[f], cur.src[f], cur.val[f], b, nnz, rowBits+1, p2, hist, sums)
 		cur, f = b, (p2-1)%2
 	}
 	a.sSlot, a.sCol, a.sVal = cur.key[f], cur.src[f], cur.val[f]
@@ -242,7 +241,7 @@ func deviceTiles(md *matDev, ts tileSpec, pt *phase.Trace) *pullTiles {
 	lo = append(lo, nnz)
 	tiles := int64(len(seg))
 	a.tiles = tiles
-	a.tileLo, a.tileSeg = devPut(&tmp, lo), devPut(&tmp, seg)
+	a.tileLo, a.tileSeg = devPut(d, &tmp, lo), devPut(d, &tmp, seg)
 	a.streamOff = devAlloc(&tmp, tiles*(tileWarps+1)*4)
 	a.streams, a.sectors = devAlloc(&tmp, nnz*2), devAlloc(&tmp, tiles*8)
 	mod.launch2("tl_streams", min(tiles, most), d.stream, a.bytes(), unused)
@@ -302,7 +301,7 @@ func deviceTiles(md *matDev, ts tileSpec, pt *phase.Trace) *pullTiles {
 	}
 
 	// The entries into their groups' lanes.
-	a.groupOff = devPut(&tmp, groupOff)
+	a.groupOff = devPut(d, &tmp, groupOff)
 	md.tileArcs, md.tileBase = devAlloc(&md.tileBufs, total*32*4), devAlloc(&md.tileBufs, total*4)
 	md.tileVal = 0
 	if weighted {
@@ -312,8 +311,8 @@ func deviceTiles(md *matDev, ts tileSpec, pt *phase.Trace) *pullTiles {
 	a.arcs, a.vals, a.base, a.fill = md.tileArcs, md.tileVal, md.tileBase, total*32
 	mod.launch2("tl_fill", min(blocks(a.fill, blockSize), most), d.stream, a.bytes(), unused)
 	mod.launch2("tl_expand", min(tiles, most), d.stream, a.bytes(), unused)
-	md.tileFirst, md.tileInfo = devPut(&md.tileBufs, t.first), devPut(&md.tileBufs, t.info)
-	md.tileWarp, md.tileMulti = devPut(&md.tileBufs, t.warp), devPut(&md.tileBufs, t.multi)
+	md.tileFirst, md.tileInfo = devPut(d, &md.tileBufs, t.first), devPut(d, &md.tileBufs, t.info)
+	md.tileWarp, md.tileMulti = devPut(d, &md.tileBufs, t.warp), devPut(d, &md.tileBufs, t.multi)
 	d.syncStream()
 	pt.Mark("tiles: entries")
 	d.notePeak()

@@ -23,7 +23,7 @@ func deviceTilesOf(t *testing.T, d *device, m *hyb.Matrix, ts tileSpec) *pullTil
 	err := d.do("building tiles on the device", func() error {
 		md := d.cache.get(m, false, false, binLimits{}, tileSpec{})
 		defer func() { d.cache.release(md); d.cache.free(md); d.dropCSRs(true, true) }()
-		got = deviceTiles(md, ts, nil)
+		got = d.deviceTiles(md, ts, nil)
 		groups := int64(0)
 		for i := range got.count() {
 			groups += int64(got.warp[i*(tileWarps+1)+tileWarps])
@@ -241,7 +241,7 @@ func BenchmarkDeviceTiles(b *testing.B) {
 	d := needGPU(b)
 	m := degreeKron(b, 18)
 	for _, near := range []bool{true, false} {
-		ts := tileSpec{rowBits: tileRowBitsFor(4), maxArcs: tileArcs, near: near, symmetric: true}
+		ts := tileSpec{rowBits: tileRowBitsFor(4), maxArcs: tileArcsDefault, near: near, symmetric: true}
 		if !near {
 			ts.rowBits = tileRowBitsFor(8)
 		}
@@ -250,7 +250,7 @@ func BenchmarkDeviceTiles(b *testing.B) {
 				md := d.cache.get(m, false, false, binLimits{}, tileSpec{})
 				defer func() { d.cache.release(md); d.cache.free(md); d.dropCSRs(true, true) }()
 				for b.Loop() {
-					deviceTiles(md, ts, nil)
+					d.deviceTiles(md, ts, nil)
 					freeAll(md.tileBufs)
 					md.tileBufs = nil
 				}

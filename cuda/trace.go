@@ -104,7 +104,7 @@ func (t *stepTrace) report(d *device, it, steps int) {
 func (r *run) printTileProbe() {
 	t := r.pull.tiles
 	buf := make([]uint64, 3*t.count())
-	dtoh(unsafe.Pointer(&buf[0]), r.probeBuf, int64(8*len(buf)))
+	r.d.dtoh(unsafe.Pointer(&buf[0]), r.probeBuf, int64(8*len(buf)))
 	var b strings.Builder
 	for i := range t.count() {
 		info := t.info[i]

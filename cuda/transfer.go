@@ -36,48 +36,40 @@ const (
 	copyPartsDefault       = 4
 )
 
-// staged, pinInPlace and copyParts are test hooks, not knobs: the
-// transfer tests compare the plain cuMemcpy path (staged false), the
-// source pinned in place for the copy (cuMemHostRegister), and other
-// splits of the host copy with the default.
-var (
-	staged     = true
-	pinInPlace = false
-	copyParts  = copyPartsDefault
-)
-
 const stageMin = 1 << 20 // smaller copies go straight
 
-// stage is the pinned staging memory, allocated on first use; used
-// inside device.do only.
-var stage struct {
+// staging is a device's pinned staging memory, allocated on first use;
+// used inside device.do only.
+type staging struct {
 	buf  [2]unsafe.Pointer
 	ev   [2]event
 	fail bool
 }
 
-func stageReady() bool {
-	if !staged || stage.fail {
+// stageReady reports whether large copies go through the staging
+// buffers (hooks.staged, and the buffers could be made).
+func (d *device) stageReady() bool {
+	st := &d.stage
+	if !d.hooks.staged || st.fail {
 		return false
 	}
-	if stage.buf[0] == nil {
+	if st.buf[0] == nil {
 		err := catch("allocating pinned staging memory", func() error {
-			stage.buf[0] = cu.MemAllocHost(stageBytes)
-			stage.buf[1] = cu.MemAllocHost(stageBytes)
-			stage.ev[0], stage.ev[1] = newEvent(), newEvent()
+			st.buf[0] = cu.MemAllocHost(stageBytes)
+			st.buf[1] = cu.MemAllocHost(stageBytes)
+			st.ev[0], st.ev[1] = newEvent(), newEvent()
 			return nil
 		})
 		if err != nil {
-			stage.fail = true
+			st.fail = true
 			return false
 		}
 	}
 	return true
 }
 
-// hostCopy copies n bytes from src to dst with a few goroutines.
-func hostCopy(dst, src unsafe.Pointer, n int) {
-	parts := copyParts
+// hostCopy copies n bytes from src to dst with a few goroutines (parts).
+func hostCopy(dst, src unsafe.Pointer, n, parts int) {
 	if n < 2<<20 {
 		copy(unsafe.Slice((*byte)(dst), n), unsafe.Slice((*byte)(src), n))
 		return
@@ -105,21 +97,20 @@ func hostCopy(dst, src unsafe.Pointer, n int) {
 // non-blocking. A kernel launched next could read the memory as it was:
 // with another process loading the GPU, TestAppsMatchCPU and
 // TestBFSMatchesReference read stale COO offsets (session 20).
-func htod(dst cu.DevicePtr, src unsafe.Pointer, bytes int64) {
-	d := theDev
-	if d == nil || d.stream == nil {
+func (d *device) htod(dst cu.DevicePtr, src unsafe.Pointer, bytes int64) {
+	if d.stream == nil {
 		cu.MemcpyHtoD(dst, src, bytes)
 		cu.CtxSynchronize()
 		return
 	}
 	st := cu.Stream(uintptr(unsafe.Pointer(d.stream)))
-	if pinInPlace && bytes >= stageMin && C.hp_host_register(src, C.size_t(bytes)) == C.CUDA_SUCCESS {
+	if d.hooks.pinInPlace && bytes >= stageMin && C.hp_host_register(src, C.size_t(bytes)) == C.CUDA_SUCCESS {
 		cu.MemcpyHtoDAsync(dst, src, bytes, st)
 		d.syncStream()
 		C.hp_host_unregister(src)
 		return
 	}
-	if bytes < stageMin || !stageReady() {
+	if bytes < stageMin || !d.stageReady() {
 		cu.MemcpyHtoDAsync(dst, src, bytes, st)
 		d.syncStream()
 		return
@@ -128,24 +119,20 @@ func htod(dst cu.DevicePtr, src unsafe.Pointer, bytes int64) {
 		n := min(stageBytes, bytes-off)
 		b := i & 1
 		if i >= 2 {
-			stage.ev[b].wait() // the DMA that last read this buffer is done
+			d.stage.ev[b].wait() // the DMA that last read this buffer is done
 		}
-		hostCopy(stage.buf[b], unsafe.Add(src, off), int(n))
-		cu.MemcpyHtoDAsync(dst+cu.DevicePtr(off), stage.buf[b], n, st)
-		d.record(stage.ev[b])
+		hostCopy(d.stage.buf[b], unsafe.Add(src, off), int(n), d.hooks.copyParts)
+		cu.MemcpyHtoDAsync(dst+cu.DevicePtr(off), d.stage.buf[b], n, st)
+		d.record(d.stage.ev[b])
 	}
 	d.syncStream()
 }
 
-// pinned are the host ranges Pin page-locked (start address → bytes),
-// which dtoh copies into by DMA. Inside device.do.
-var pinned = map[uintptr]int64{}
-
 // isPinned reports whether [p, p+bytes) lies in a range Pin locked.
 // Inside device.do.
-func isPinned(p unsafe.Pointer, bytes int64) bool {
+func (d *device) isPinned(p unsafe.Pointer, bytes int64) bool {
 	a := uintptr(p)
-	for start, n := range pinned {
+	for start, n := range d.pinnedRanges {
 		if a >= start && a+uintptr(bytes) <= start+uintptr(n) {
 			return true
 		}
@@ -156,14 +143,14 @@ func isPinned(p unsafe.Pointer, bytes int64) bool {
 // Pin implements vertexprog.HostPinner: cuMemHostRegister, once, for
 // memory that runs copy results into again and again (a server's
 // scratch ranks); unpin unregisters it.
-func (Backend) Pin(p unsafe.Pointer, bytes int) (func(), error) {
-	d, err := getDevice()
+func (b *Backend) Pin(p unsafe.Pointer, bytes int) (func(), error) {
+	d, err := b.device()
 	if err != nil {
 		return nil, err
 	}
 	err = d.do("page-locking host memory", func() error {
 		check("cuMemHostRegister", C.hp_host_register(p, C.size_t(bytes)))
-		pinned[uintptr(p)] = int64(bytes)
+		d.pinnedRanges[uintptr(p)] = int64(bytes)
 		return nil
 	})
 	if err != nil {
@@ -173,7 +160,7 @@ func (Backend) Pin(p unsafe.Pointer, bytes int) (func(), error) {
 	return func() {
 		once.Do(func() {
 			_ = d.do("unlocking host memory", func() error {
-				delete(pinned, uintptr(p))
+				delete(d.pinnedRanges, uintptr(p))
 				C.hp_host_unregister(p)
 				return nil
 			})
@@ -184,14 +171,13 @@ func (Backend) Pin(p unsafe.Pointer, bytes int) (func(), error) {
 // dtoh copies device memory to the host. Inside device.do, after
 // the stream's kernels are done. Into memory Pin locked it copies by
 // DMA; large copies into other memory go through the staging buffers.
-func dtoh(dst unsafe.Pointer, src cu.DevicePtr, bytes int64) {
-	d := theDev
-	if bytes >= stageMin && d != nil && d.stream != nil && isPinned(dst, bytes) {
+func (d *device) dtoh(dst unsafe.Pointer, src cu.DevicePtr, bytes int64) {
+	if bytes >= stageMin && d.stream != nil && d.isPinned(dst, bytes) {
 		cu.MemcpyDtoHAsync(dst, src, bytes, cu.Stream(uintptr(unsafe.Pointer(d.stream))))
 		d.syncStream()
 		return
 	}
-	if bytes < stageMin || !stageReady() {
+	if bytes < stageMin || !d.stageReady() {
 		cu.MemcpyDtoH(dst, src, bytes)
 		return
 	}
@@ -199,8 +185,8 @@ func dtoh(dst unsafe.Pointer, src cu.DevicePtr, bytes int64) {
 	chunks := (bytes + stageBytes - 1) / stageBytes
 	issue := func(i int64) {
 		off := i * stageBytes
-		cu.MemcpyDtoHAsync(stage.buf[i&1], src+cu.DevicePtr(off), min(stageBytes, bytes-off), st)
-		d.record(stage.ev[i&1])
+		cu.MemcpyDtoHAsync(d.stage.buf[i&1], src+cu.DevicePtr(off), min(stageBytes, bytes-off), st)
+		d.record(d.stage.ev[i&1])
 	}
 	issue(0)
 	for i := int64(0); i < chunks; i++ {
@@ -209,16 +195,16 @@ func dtoh(dst unsafe.Pointer, src cu.DevicePtr, bytes int64) {
 			// iteration: reuse it.
 			issue(i + 1)
 		}
-		stage.ev[i&1].wait()
+		d.stage.ev[i&1].wait()
 		off := i * stageBytes
-		hostCopy(unsafe.Add(dst, off), stage.buf[i&1], int(min(stageBytes, bytes-off)))
+		hostCopy(unsafe.Add(dst, off), d.stage.buf[i&1], int(min(stageBytes, bytes-off)), d.hooks.copyParts)
 	}
 }
 
 // Describe implements vertexprog.Describer: the device, its driver, and
 // its device-to-device copy bandwidth (measured once, then cached).
-func (Backend) Describe() (vertexprog.DeviceInfo, error) {
-	d, err := getDevice()
+func (b *Backend) Describe() (vertexprog.DeviceInfo, error) {
+	d, err := b.device()
 	if err != nil {
 		return vertexprog.DeviceInfo{}, err
 	}

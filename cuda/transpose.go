@@ -144,8 +144,7 @@ func (a *trArg) bytes() []byte {
 // be ordered otherwise, as the host's unstable sort orders them
 // arbitrarily). The result's arrays (tVal 0 when val is) are added to
 // bufs; the input is left as it was. Inside device.do.
-func deviceTranspose(bufs *[]cu.DevicePtr, rowPtr, col, val cu.DevicePtr, n int, nnz int64) (tRowPtr, tCol, tVal cu.DevicePtr) {
-	d := theDev
+func (d *device) deviceTranspose(bufs *[]cu.DevicePtr, rowPtr, col, val cu.DevicePtr, n int, nnz int64) (tRowPtr, tCol, tVal cu.DevicePtr) {
 	tRowPtr = devAlloc(bufs, int64(n+1)*8)
 	if nnz == 0 || n == 0 {
 		cu.MemsetD32(tRowPtr, 0, int64(n+1)*2)
@@ -178,7 +177,7 @@ func deviceTranspose(bufs *[]cu.DevicePtr, rowPtr, col, val cu.DevicePtr, n int,
 	unused := make([]byte, 4)
 	most := int64(d.sms) * 16
 	mod.launch2("tr_src", min(tiles, most), d.stream, (&trArg{rowPtr: rowPtr, srcOut: b.src[1], nnz: nnz, tiles: tiles, n: n}).bytes(), unused)
-	keyIn := radixSort(mod, col, b.src[1], val, b, nnz, 0, passes, hist, sums)
+	keyIn := d.radixSort(mod, col, b.src[1], val, b, nnz, 0, passes, hist, sums)
 	// keyIn: the sorted heads; srcIn, valIn: tCol, tVal.
 	a := (&trArg{keyIn: keyIn, srcIn: tCol, valOut: tVal, tRowPtr: tRowPtr, nnz: nnz, tiles: tiles, n: n}).bytes()
 	mod.launch2("tr_rowptr", min(blocks(int64(n)+1, blockSize), most), d.stream, a, unused)
@@ -214,8 +213,7 @@ func sortScratchBytes(nnz int64) int64 {
 // for f = (passes-1)%2, and it returns key[f]. The input arrays are read
 // by the first pass only, so they may be b's arrays of index 1. hist and
 // sums are sortScratch's. Asynchronous on the device's stream.
-func radixSort(mod *module, keyIn, srcIn, valIn cu.DevicePtr, b sortBufs, nnz int64, shift, passes int, hist, sums cu.DevicePtr) cu.DevicePtr {
-	d := theDev
+func (d *device) radixSort(mod *module, keyIn, srcIn, valIn cu.DevicePtr, b sortBufs, nnz int64, shift, passes int, hist, sums cu.DevicePtr) cu.DevicePtr {
 	tiles := (nnz + trTile - 1) / trTile
 	chunks := (tiles*trRadix + trScanChunk - 1) / trScanChunk
 	unused := make([]byte, 4)

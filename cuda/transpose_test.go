@@ -99,13 +99,13 @@ func shuffleRows(rng *rand.Rand, g *datasets.Graph) *datasets.Graph {
 // transposeOnDevice uploads g's CSR, transposes it with deviceTranspose
 // and downloads the result; it also checks that the input is unchanged.
 // Inside device.do.
-func transposeOnDevice(t *testing.T, g *datasets.Graph) (rowPtr []int64, col []int32, w []float32, took time.Duration) {
+func transposeOnDevice(t *testing.T, d *device, g *datasets.Graph) (rowPtr []int64, col []int32, w []float32, took time.Duration) {
 	var bufs []cu.DevicePtr
 	defer func() { freeAll(bufs) }()
-	rp, c, v := devPut(&bufs, g.RowPtr), devPut(&bufs, g.Col), devPut(&bufs, g.W)
+	rp, c, v := devPut(d, &bufs, g.RowPtr), devPut(d, &bufs, g.Col), devPut(d, &bufs, g.W)
 	nnz := g.NNZ()
 	start := time.Now()
-	trp, tc, tv := deviceTranspose(&bufs, rp, c, v, g.N, nnz)
+	trp, tc, tv := d.deviceTranspose(&bufs, rp, c, v, g.N, nnz)
 	took = time.Since(start)
 	if (tv != 0) != (g.W != nil && nnz > 0) {
 		t.Fatalf("weighted graph %v, transposed weights %#x", g.W != nil, tv)
@@ -168,7 +168,7 @@ func TestDeviceTransposeMatchesHost(t *testing.T) {
 				want := in.Transpose()
 				what := fmt.Sprintf("n=%d arcs=%d hub=%d weights=%d shuffled=%v", c.n, c.arcs, c.hub, weights, shuffled)
 				err := d.do("transposing on the device", func() error {
-					rowPtr, col, w, took := transposeOnDevice(t, in)
+					rowPtr, col, w, took := transposeOnDevice(t, d, in)
 					if i := firstDiff(rowPtr, want.RowPtr); i >= 0 {
 						t.Errorf("%s: row offsets differ first at row %d", what, i)
 					}
@@ -215,7 +215,7 @@ func BenchmarkDeviceTranspose(b *testing.B) {
 			err := d.do("transposing kron21", func() error {
 				var bufs []cu.DevicePtr
 				defer func() { freeAll(bufs) }()
-				rp, c, v := devPut(&bufs, g.RowPtr), devPut(&bufs, g.Col), devPut(&bufs, g.W)
+				rp, c, v := devPut(d, &bufs, g.RowPtr), devPut(d, &bufs, g.Col), devPut(d, &bufs, g.W)
 				nnz := g.NNZ()
 				var trp, tc, tv cu.DevicePtr
 				var out []cu.DevicePtr
@@ -223,7 +223,7 @@ func BenchmarkDeviceTranspose(b *testing.B) {
 				for range b.N {
 					freeAll(out)
 					out = out[:0]
-					trp, tc, tv = deviceTranspose(&out, rp, c, v, g.N, nnz)
+					trp, tc, tv = d.deviceTranspose(&out, rp, c, v, g.N, nnz)
 				}
 				b.StopTimer()
 				defer func() { freeAll(out) }()

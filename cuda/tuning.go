@@ -8,10 +8,11 @@ import "os"
 // settled (docs/perf.md names the section); they were environment
 // variables (HPGRAPH_CUDA_*) while being measured, and are constants
 // now: no environment variable changes a kernel's configuration or a
-// launch's grid (but HPGRAPH_CUDA_PROBE, debugging output: probe). The bins, tiles and staging buffers keep theirs in
-// bins.go, tiles.go and transfer.go. A few have a package variable
-// beside them that tests set to reach a path the defaults do not on
-// small graphs: a test hook, not a knob.
+// launch's grid (but HPGRAPH_CUDA_PROBE, debugging output: probe). The
+// bins, tiles and staging buffers keep theirs in bins.go, tiles.go and
+// transfer.go. A few have a field of hooks beside them that tests set
+// on a device to reach a path the defaults do not on small graphs: a
+// test hook, not a knob.
 
 // Pull kernels' compile-time switches (features).
 const (
@@ -61,19 +62,49 @@ const graphWarmup = true
 // (docs/perf.md, sections 9, 11f and 12h).
 const loopEdgesDefault = 16384
 
-// loopEdges is loopEdgesDefault. A test hook, not a knob: TestStepBatch
-// sets it low so that batches go back and forth between vp_loop and the
-// grid-wide kernels.
-var loopEdges = loopEdgesDefault
+// hooks are a device's test hooks, not knobs: values tests set (on the
+// device they test) to reach paths the defaults do not on small graphs,
+// or to compare a path with another. defaultHooks are what every device
+// starts with.
+type hooks struct {
+	// loopEdges is loopEdgesDefault; TestStepBatch sets it low so that
+	// batches go back and forth between vp_loop and the grid-wide kernels.
+	loopEdges int
+	// loopList, when positive, is the rows a vp_loop touched list takes
+	// before the rest spill to the run's touchedList (VP_LOOP_LIST; 0: the
+	// kernel's VP_LOOP_CAP): tests set it low to exercise the spill.
+	loopList int
+	// binLimits are the thresholds runs build their pull bins with
+	// (defaultBins): tests set tiny bins so that small graphs fill every
+	// bin and cut heavy rows into chunks.
+	binLimits binLimits
+	// tileArcs is tileArcsDefault; tileRowBits, when positive, replaces
+	// tileRowBitsFor; tileNear, when 0 or 1, decides groupsNear for every
+	// accumulator size (-1: for 4-byte ones, docs/perf.md, section 16):
+	// tests cut small graphs into many segments and tiles.
+	tileArcs, tileRowBits, tileNear int
+	// staged, pinInPlace and copyParts: the transfer tests compare the
+	// plain cuMemcpy path (staged false), the source pinned in place for
+	// the copy (cuMemHostRegister), and other splits of the host copy with
+	// the default (transfer.go).
+	staged, pinInPlace bool
+	copyParts          int
+	// memInfo, when set, replaces cuMemGetInfo; sizing is set while
+	// tilesFit asks it.
+	memInfo func() (free, total int64)
+	sizing  bool
+}
 
-// loopList, when positive, is the rows a vp_loop touched list takes
-// before the rest spill to the run's touchedList (VP_LOOP_LIST; 0: the
-// kernel's VP_LOOP_CAP). A test hook, not a knob: tests set it low to
-// exercise the spill.
-var loopList = 0
+func defaultHooks() hooks {
+	return hooks{loopEdges: loopEdgesDefault, binLimits: defaultBins, tileArcs: tileArcsDefault, tileNear: -1,
+		staged: true, copyParts: copyPartsDefault}
+}
 
-// tiledRuns counts the runs that pulled by tiles (for tests).
-var tiledRuns int
+// counts are what a device counts for tests.
+type counts struct {
+	tiledRuns   int // runs that pulled by tiles
+	adoptedRuns int // runs that took a parked run's buffers
+}
 
 // probe makes vp_loop print, from block 0, the cycles a superstep spends
 // in each phase, and vp_pull_tiles record each tile's start, end and

@@ -46,17 +46,17 @@ func (r *run) upload(lim binLimits, ts tileSpec, pt *phase.Trace) {
 		switch k := orientKind(a.orient); {
 		case r.pull.orient[k] != nil:
 		case a.orient.Ranked:
-			r.pull.orient[k] = deviceRankedOrientation(r.pull, r.job.Graph.Dataset(), pt)
+			r.pull.orient[k] = d.deviceRankedOrientation(r.pull, r.job.Graph.Dataset(), pt)
 			pt.Mark("orientation")
 		default:
-			r.pull.orient[k] = deviceOrientation(r.pull, a.orient.All)
+			r.pull.orient[k] = d.deviceOrientation(r.pull, a.orient.All)
 			pt.Mark("orientation")
 		}
 	}
 	// (another run may hold the matrix's tiles of another shape)
 	r.tiles = ts.rowBits > 0 && r.pull.tiles.matches(ts)
 	if r.tiles {
-		tiledRuns++
+		d.counts.tiledRuns++
 	}
 	if !d.adopt(r) {
 		r.allocate()
@@ -133,7 +133,7 @@ func (r *run) fill() {
 	}
 	r.send(0, r.x, job.X, true, false)
 	if r.words > 0 {
-		htod(r.mask[0], unsafe.Pointer(&job.Active.Words()[0]), int64(r.words)*4)
+		r.d.htod(r.mask[0], unsafe.Pointer(&job.Active.Words()[0]), int64(r.words)*4)
 		cu.MemsetD32(r.mask[1], 0, int64(r.words))
 		if r.farBits != 0 {
 			cu.MemsetD32(r.farBits, 0, int64(r.words))
@@ -174,7 +174,7 @@ func (r *run) fill() {
 		ring[recordHead+i] = math.Float64bits(aggIdentity(op))
 	}
 	copy(r.last, ring[(recordRing-1)*r.recW:])
-	htod(r.rec, unsafe.Pointer(&ring[0]), int64(len(ring))*8)
+	r.d.htod(r.rec, unsafe.Pointer(&ring[0]), int64(len(ring))*8)
 	cu.MemsetD32(r.ctl, 0, 4)
 	for i, a := range r.layout.arrays {
 		if a.scratch {
@@ -218,7 +218,7 @@ func (r *run) fillOnDevice() {
 		ring[(recordRing-1)*r.recW+recordHead+i] = math.Float64bits(aggIdentity(op))
 		ring[recordHead+i] = math.Float64bits(aggIdentity(op))
 	}
-	htod(r.rec, unsafe.Pointer(&ring[0]), int64(len(ring))*8)
+	r.d.htod(r.rec, unsafe.Pointer(&ring[0]), int64(len(ring))*8)
 	cu.MemsetD32(r.ctl, 0, 4)
 	for i, a := range r.layout.arrays {
 		if a.readOnly {
@@ -234,7 +234,7 @@ func (r *run) fillOnDevice() {
 	}
 	r.d.syncStream()
 	r.last = make([]uint64, r.recW)
-	dtoh(unsafe.Pointer(&r.last[0]), r.rec+cu.DevicePtr((recordRing-1)*r.recW*8), int64(r.recW)*8)
+	r.d.dtoh(unsafe.Pointer(&r.last[0]), r.rec+cu.DevicePtr((recordRing-1)*r.recW*8), int64(r.recW)*8)
 }
 
 // Initial implements vertexprog.DeviceInitReporter.
