@@ -58,9 +58,13 @@ fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-# Test binaries to run on a GPU machine (carry bin/ there; it needs no Go).
+# Test binaries to run on a GPU machine (carry bin/ there; it needs no Go):
+# bin/cuda.test for ./cuda and bin/cuda-LAYER.test for each layer
+# ./cuda/LAYER (scripts/gpu-acceptance.sh runs them all).
+CUDA_LAYERS := rt
 cuda-test:
 	$(GO) test -c -o $(BIN)/cuda.test ./cuda/
+	for l in $(CUDA_LAYERS); do $(GO) test -c -o $(BIN)/cuda-$$l.test ./cuda/$$l || exit 1; done
 	$(GO) test -c -o $(BIN)/apps-cuda.test ./apps/
 	$(GO) test -c -o $(BIN)/cu.test ./cuda/cu
 	for p in widest reach khop hoppath mintag; do $(GO) test -c -o $(BIN)/ex-$$p.test ./examples/$$p || exit 1; done

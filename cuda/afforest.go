@@ -6,6 +6,7 @@ import (
 	_ "embed"
 	"encoding/binary"
 	"errors"
+	"github.com/hpgraph/hpgraph/cuda/rt"
 	"time"
 	"unsafe"
 
@@ -23,7 +24,7 @@ const (
 	// (GAP's neighbor_rounds).
 	afRounds = 2
 	// afSamples is the labels sampled to find the largest component
-	// (af_sample writes blockSize per block).
+	// (af_sample writes rt.BlockSize per block).
 	afSamples = 1024
 	afSeed    = 0x9e3779b9
 )
@@ -35,9 +36,9 @@ func afforestProgram() string {
 
 // ccRun is one Afforest job (vertexprog.ComponentsRun).
 type ccRun struct {
-	clock     deviceClock // DeviceTime
+	clock     rt.Clock // DeviceTime
 	d         *device
-	mod       *module
+	mod       *rt.Module
 	md        *matDev
 	n         int
 	comp      cu.DevicePtr
@@ -59,7 +60,7 @@ func (b *Backend) Components(m *vertexprog.Matrix) (vertexprog.ComponentsRun, er
 		return nil, err
 	}
 	r := &ccRun{d: d, n: m.N}
-	err = d.do("copying the graph to the device", func() error {
+	err = d.Do("copying the graph to the device", func() error {
 		need := d.cache.need(m.Matrix, false, false, binLimits{}, tileSpec{}) + int64(m.N)*4 + afSamples*4
 		if err := d.reserve(need); err != nil {
 			return err
@@ -76,8 +77,8 @@ func (b *Backend) Components(m *vertexprog.Matrix) (vertexprog.ComponentsRun, er
 		r.bufs = []cu.DevicePtr{r.comp, r.sample}
 		cu.CtxSynchronize()
 		r.transfers += time.Since(t0)
-		d.notePeak()
-		r.clock.create()
+		d.NotePeak()
+		r.clock.Create()
 		return nil
 	})
 	if err != nil {
@@ -100,7 +101,7 @@ func (r *ccRun) arg(round, giant int) []byte {
 }
 
 func (r *ccRun) launch(name string, grid int64, a []byte) {
-	r.mod.launch2(name, grid, r.d.stream, r.md.arg, a)
+	r.mod.Launch2(name, grid, r.d.Stream(), r.md.arg, a)
 }
 
 // Run implements vertexprog.ComponentsRun: link two neighbours of every
@@ -113,25 +114,25 @@ func (r *ccRun) Run() (int, error) {
 	if r.n == 0 {
 		return 0, nil
 	}
-	err := r.d.do("labelling components", func() error {
-		r.clock.begin(r.d)
-		rows := blocks(int64(r.n), blockSize)
+	err := r.d.Do("labelling components", func() error {
+		r.clock.Begin(r.d.Device)
+		rows := rt.Blocks(int64(r.n), rt.BlockSize)
 		a := r.arg(0, 0)
 		r.launch("af_init", rows, a)
 		for i := 0; i < afRounds; i++ {
 			r.launch("af_link_round", rows, r.arg(i, 0))
 			r.launch("af_compress", rows, a)
 		}
-		r.launch("af_sample", afSamples/blockSize, a)
+		r.launch("af_sample", afSamples/rt.BlockSize, a)
 		labels := make([]int32, afSamples)
-		st := cu.Stream(uintptr(unsafe.Pointer(r.d.stream)))
+		st := r.d.Stream().Handle()
 		cu.MemcpyDtoHAsync(unsafe.Pointer(&labels[0]), r.sample, afSamples*4, st)
-		r.d.syncStream()
+		r.d.Sync()
 		giant := mostFrequent(labels)
-		r.launch("af_link_rest", blocks(int64(r.n)*32, blockSize), r.arg(afRounds, int(giant)))
+		r.launch("af_link_rest", rt.Blocks(int64(r.n)*32, rt.BlockSize), r.arg(afRounds, int(giant)))
 		r.launch("af_compress", rows, a)
-		r.clock.end(r.d)
-		r.d.syncStream()
+		r.clock.End(r.d.Device)
+		r.d.Sync()
 		return nil
 	})
 	return afRounds + 1, err
@@ -164,8 +165,8 @@ func (r *ccRun) Finish(labels []int32) error {
 	}
 	t0 := time.Now()
 	defer func() { r.transfers += time.Since(t0) }()
-	return r.d.do("copying labels back", func() error {
-		r.d.dtoh(unsafe.Pointer(&labels[0]), r.comp, int64(r.n)*4)
+	return r.d.Do("copying labels back", func() error {
+		r.d.DtoH(unsafe.Pointer(&labels[0]), r.comp, int64(r.n)*4)
 		return nil
 	})
 }
@@ -174,7 +175,7 @@ func (r *ccRun) Finish(labels []int32) error {
 func (r *ccRun) Transfers() time.Duration { return r.transfers }
 
 // DeviceTime implements vertexprog.DeviceTimer.
-func (r *ccRun) DeviceTime() time.Duration { return r.clock.deviceTime(r.d) }
+func (r *ccRun) DeviceTime() time.Duration { return r.clock.DeviceTime(r.d.Device) }
 
 // Close implements vertexprog.ComponentsRun.
 func (r *ccRun) Close() {
@@ -182,10 +183,10 @@ func (r *ccRun) Close() {
 		return
 	}
 	r.closed = true
-	_ = r.d.do("freeing device memory", func() error {
-		_ = catch("waiting for the GPU", func() error { r.d.syncStream(); return nil })
-		freeAll(r.bufs)
-		r.clock.destroy()
+	_ = r.d.Do("freeing device memory", func() error {
+		_ = rt.Catch("waiting for the GPU", func() error { r.d.Sync(); return nil })
+		rt.FreeAll(r.bufs)
+		r.clock.Destroy()
 		if r.md != nil {
 			r.d.cache.release(r.md)
 		}

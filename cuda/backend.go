@@ -92,7 +92,5 @@ func (b *Backend) DeviceMemory() (peak, total int64) {
 	if err != nil {
 		return 0, 0
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.peak, d.totalMem
+	return d.Peak()
 }

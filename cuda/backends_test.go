@@ -39,7 +39,7 @@ func TestBackendsPerDevice(t *testing.T) {
 	if _, err := Open(n, DefaultOptions()); err == nil {
 		t.Errorf("Open(%d) with %d devices succeeded", n, n)
 	}
-	if bs[0].dev == bs[1].dev || bs[0].dev.ctx == bs[1].dev.ctx {
+	if bs[0].dev == bs[1].dev || bs[0].dev.Device == bs[1].dev.Device {
 		t.Fatal("two backends opened on device 0 share their device state")
 	}
 	g := gridGraph(t, 60, 70)

@@ -104,7 +104,7 @@ func TestStepBatch(t *testing.T) {
 					if c.list > 0 {
 						// ctl[3]: the rows the last vp_loop launch spilled.
 						var ctl [4]int32
-						if err := r.d.do("reading ctl", func() error {
+						if err := r.d.Do("reading ctl", func() error {
 							cu.MemcpyDtoH(unsafe.Pointer(&ctl[0]), r.ctl, 16)
 							return nil
 						}); err != nil {
@@ -263,13 +263,13 @@ func TestMatrixCacheReuse(t *testing.T) {
 	var first []int32
 	for i := 0; i < 3; i++ {
 		var hits int
-		_ = d.do("", func() error { hits = d.cache.hits; return nil })
+		_ = d.Do("", func() error { hits = d.cache.hits; return nil })
 		r, err := apps.ConnectedComponents(g, vertexprog.Options{Backend: "cuda"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		var hits2 int
-		_ = d.do("", func() error { hits2 = d.cache.hits; return nil })
+		_ = d.Do("", func() error { hits2 = d.cache.hits; return nil })
 		t.Logf("run %d: preprocess %v, compute %v, transfers %v, cache hits %d", i, r.Run.Preprocess, r.Run.Compute, r.Run.Transfer, hits2-hits)
 		if i == 0 {
 			first = r.Label
@@ -352,48 +352,6 @@ func TestTimings(t *testing.T) {
 				}
 				t.Logf("%-13s %-9s %-8s %4d supersteps: preprocess %v | compute %v | transfers %v", v.name, gg.name, app, steps, pre, comp, tr)
 			}
-		}
-	}
-}
-
-// TestTransferRates logs host<->device copy rates of 64 MiB, through the
-// pinned staging buffers and plain (HPGRAPH_CUDA_TIMINGS set).
-func TestTransferRates(t *testing.T) {
-	if os.Getenv("HPGRAPH_CUDA_TIMINGS") == "" {
-		t.Skip("HPGRAPH_CUDA_TIMINGS=SCALE runs it")
-	}
-	d := needGPU(t)
-	const size = 64 << 20
-	host := make([]byte, size)
-	for i := range host {
-		host[i] = byte(i * 7)
-	}
-	defer func(h hooks) { d.hooks = h }(d.hooks)
-	err := d.do("timing copies", func() error {
-		p := cu.MemAlloc(size)
-		defer cu.MemFree(p)
-		for _, st := range []bool{false, true} {
-			d.hooks.staged = st
-			best := [2]time.Duration{time.Hour, time.Hour}
-			for i := 0; i < 4; i++ {
-				t0 := time.Now()
-				d.htod(p, unsafe.Pointer(&host[0]), size)
-				best[0] = min(best[0], time.Since(t0))
-				t0 = time.Now()
-				d.dtoh(unsafe.Pointer(&host[0]), p, size)
-				best[1] = min(best[1], time.Since(t0))
-			}
-			t.Logf("staged=%v: 64 MiB host->device %v (%.1f GB/s), device->host %v (%.1f GB/s)", st,
-				best[0], size/best[0].Seconds()/1e9, best[1], size/best[1].Seconds()/1e9)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range host {
-		if host[i] != byte(i*7) {
-			t.Fatalf("byte %d changed in the round trip", i)
 		}
 	}
 }

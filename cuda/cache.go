@@ -4,6 +4,7 @@ package cuda
 
 import (
 	"encoding/binary"
+	"github.com/hpgraph/hpgraph/cuda/rt"
 	"unsafe"
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
@@ -60,7 +61,7 @@ const cacheKeep = 32
 // is free: unused matrices and parked runs then go, least recently used
 // first, even below cacheKeep and parkMax. Inside device.do.
 func (d *device) lowOnMemory() bool {
-	free, total := d.memInfo()
+	free, total := d.MemInfo()
 	return free < total/4
 }
 
@@ -157,28 +158,10 @@ func (c *matCache) need(m *hyb.Matrix, bins, degrees bool, lim binLimits, ts til
 	if ts.rowBits > 0 && (md == nil || !md.tiles.matches(ts)) {
 		b += tileBytes(m, ts.rowBits, ts.maxArcs)
 		if tilesOnDevice(m, ts) {
-			b += tileBuildBytes(m, ts, tlPool(c.d.sms, ts.near))
+			b += tileBuildBytes(m, ts, tlPool(c.d.SMs, ts.near))
 		}
 	}
 	return b
-}
-
-func devPut[T any](d *device, bufs *[]cu.DevicePtr, s []T) cu.DevicePtr {
-	bytes := int64(len(s)) * int64(unsafe.Sizeof(*new(T)))
-	if bytes <= 0 {
-		return 0
-	}
-	p := cu.MemAlloc(bytes)
-	*bufs = append(*bufs, p)
-	d.htod(p, unsafe.Pointer(&s[0]), bytes)
-	return p
-}
-
-func freeAll(bufs []cu.DevicePtr) {
-	for _, p := range bufs {
-		// Keep freeing the rest when one fails (a broken context).
-		_ = catch("cuMemFree", func() error { cu.MemFree(p); return nil })
-	}
 }
 
 // get returns m's device copy with the parts asked for (the pull bins,
@@ -206,9 +189,9 @@ func (c *matCache) get(m *hyb.Matrix, bins, degrees bool, lim binLimits, ts tile
 		// (K = 0 is materialized, its COO the CSR: copied on the device
 		// where the graph's CSR is there)
 		if m.Materialized() && !(m.K == 0 && m.N > 0 && m.TransposeOf == nil && c.d.csrFor(m.Src) != nil) {
-			md.ellCol, md.ellVal = devPut(c.d, &md.bufs, m.EllCol), devPut(c.d, &md.bufs, m.EllVal)
-			md.cooCol, md.cooVal = devPut(c.d, &md.bufs, m.CooCol), devPut(c.d, &md.bufs, m.CooVal)
-			md.cooPtr = devPut(c.d, &md.bufs, m.CooPtr)
+			md.ellCol, md.ellVal = rt.Put(c.d.Device, &md.bufs, m.EllCol), rt.Put(c.d.Device, &md.bufs, m.EllVal)
+			md.cooCol, md.cooVal = rt.Put(c.d.Device, &md.bufs, m.CooCol), rt.Put(c.d.Device, &md.bufs, m.CooVal)
+			md.cooPtr = rt.Put(c.d.Device, &md.bufs, m.CooPtr)
 		} else {
 			c.d.buildOnDevice(md, m, pt)
 		}
@@ -219,7 +202,7 @@ func (c *matCache) get(m *hyb.Matrix, bins, degrees bool, lim binLimits, ts tile
 	}
 	// (Bins in use by another run stay as they are.)
 	if bins && (md.bins == nil || md.bins.lim != lim && md.users == 0) {
-		freeAll(md.binBufs)
+		rt.FreeAll(md.binBufs)
 		md.binBufs = nil
 		md.bins = c.d.deviceBins(md, m, lim)
 		pt.Mark("bins")
@@ -230,17 +213,17 @@ func (c *matCache) get(m *hyb.Matrix, bins, degrees bool, lim binLimits, ts tile
 	}
 	// (Tiles in use by another run stay as they are.)
 	if ts.rowBits > 0 && !md.tiles.matches(ts) && (md.tiles == nil || md.users == 0) {
-		freeAll(md.tileBufs)
+		rt.FreeAll(md.tileBufs)
 		md.tileBufs = nil
 		if tilesOnDevice(m, ts) {
 			md.tiles = c.d.deviceTiles(md, ts, pt) // (tilesdev.go)
 		} else {
 			t := makePullTiles(m, ts.rowBits, ts.maxArcs, ts.near, ts.symmetric)
-			md.tileArcs, md.tileVal = devPut(c.d, &md.tileBufs, t.arcs), devPut(c.d, &md.tileBufs, t.vals)
-			md.tileBase, md.tileFirst = devPut(c.d, &md.tileBufs, t.base), devPut(c.d, &md.tileBufs, t.first)
-			md.tileInfo, md.tileWarp = devPut(c.d, &md.tileBufs, t.info), devPut(c.d, &md.tileBufs, t.warp)
-			md.tileMulti = devPut(c.d, &md.tileBufs, t.multi)
-			md.tileVFirst, md.tileVRow = devPut(c.d, &md.tileBufs, t.vfirst), devPut(c.d, &md.tileBufs, t.vrow)
+			md.tileArcs, md.tileVal = rt.Put(c.d.Device, &md.tileBufs, t.arcs), rt.Put(c.d.Device, &md.tileBufs, t.vals)
+			md.tileBase, md.tileFirst = rt.Put(c.d.Device, &md.tileBufs, t.base), rt.Put(c.d.Device, &md.tileBufs, t.first)
+			md.tileInfo, md.tileWarp = rt.Put(c.d.Device, &md.tileBufs, t.info), rt.Put(c.d.Device, &md.tileBufs, t.warp)
+			md.tileMulti = rt.Put(c.d.Device, &md.tileBufs, t.multi)
+			md.tileVFirst, md.tileVRow = rt.Put(c.d.Device, &md.tileBufs, t.vfirst), rt.Put(c.d.Device, &md.tileBufs, t.vrow)
 			t.arcs, t.vals, t.base, t.vrow = nil, nil, nil, nil // (on the device now)
 			md.tiles = t
 		}
@@ -262,9 +245,9 @@ func (c *matCache) release(md *matDev) {
 }
 
 func (c *matCache) free(md *matDev) {
-	freeAll(md.bufs)
-	freeAll(md.binBufs)
-	freeAll(md.tileBufs)
+	rt.FreeAll(md.bufs)
+	rt.FreeAll(md.binBufs)
+	rt.FreeAll(md.tileBufs)
 	md.bufs, md.binBufs, md.tileBufs = nil, nil, nil
 	if c.m[md.m] == md {
 		delete(c.m, md.m)
@@ -285,13 +268,13 @@ func (c *matCache) trim(keep int) {
 				}
 			}
 		}
-		if old == nil || unused <= keep && !c.d.lowOnMemory() {
+		if old == nil || unused <= keep && !c.d.LowOnMemory() {
 			break
 		}
 		c.free(old)
 	}
 	// (the graphs' CSRs whose matrices went, and under pressure all)
-	c.d.dropCSRs(false, c.d.lowOnMemory())
+	c.d.dropCSRs(false, c.d.LowOnMemory())
 }
 
 // pushChunksOf is the push chunks of m's degrees where its device copy

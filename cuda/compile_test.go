@@ -4,6 +4,8 @@ package cuda
 
 import (
 	"errors"
+	"github.com/hpgraph/hpgraph/cuda/internal/gputest"
+	"github.com/hpgraph/hpgraph/cuda/rt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -22,16 +24,9 @@ import (
 // device). Set HPGRAPH_NVRTC to a libnvrtc to run them on a machine
 // without CUDA.
 
-func requireGPU() bool { return os.Getenv("HPGRAPH_REQUIRE_GPU") != "" }
-
 func needNVRTC(t *testing.T) {
 	t.Helper()
-	if err := loadNVRTC(); err != nil {
-		if requireGPU() || os.Getenv("HPGRAPH_REQUIRE_NVRTC") != "" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
+	gputest.NeedNVRTC(t, loadNVRTC())
 }
 
 func testArch() string { return testArchs()[0] }
@@ -40,7 +35,7 @@ func testArch() string { return testArchs()[0] }
 // Hopper's (whose kernels use thread block clusters).
 func testArchs() []string {
 	if d, err := registered.device(); err == nil {
-		return []string{d.arch()}
+		return []string{d.Arch()}
 	}
 	return []string{"compute_80", "compute_90"}
 }
@@ -156,7 +151,7 @@ func TestCompileApps(t *testing.T) {
 // the block size and the superstep record layout.
 func TestTemplateConstants(t *testing.T) {
 	want := map[string]int{
-		"VP_BLOCK": blockSize, "VP_LOOP_BLOCK": loopBlock, "VP_LOOP_SHARED_BASE": loopSharedBase, "VP_LOOP_SHARED_FAR": loopSharedFar, "VP_LOOP_MAX": maxLoopCluster, "VP_LOOP_CAP": loopCap, "VP_R_ACTIVE": recActive, "VP_R_EDGES": recEdges, "VP_R_RAN": recRan,
+		"VP_BLOCK": rt.BlockSize, "VP_LOOP_BLOCK": loopBlock, "VP_LOOP_SHARED_BASE": loopSharedBase, "VP_LOOP_SHARED_FAR": loopSharedFar, "VP_LOOP_MAX": maxLoopCluster, "VP_LOOP_CAP": loopCap, "VP_R_ACTIVE": recActive, "VP_R_EDGES": recEdges, "VP_R_RAN": recRan,
 		"VP_R_SMALL": recSmall, "VP_R_MEDIUM": recMedium, "VP_R_CHUNKS": recChunks, "VP_R_TOUCHED": recTouched,
 		"VP_R_AGG": recordHead,
 	}
@@ -322,7 +317,7 @@ func TestCompileTranspose(t *testing.T) {
 	if !slices.Equal(found, transposeKernels) {
 		t.Fatalf("transpose.cu defines %v, transposeKernels lists %v", found, transposeKernels)
 	}
-	for name, v := range map[string]int{"TR_THREADS": blockSize, "TR_DIGIT_BITS": trDigitBits} {
+	for name, v := range map[string]int{"TR_THREADS": rt.BlockSize, "TR_DIGIT_BITS": trDigitBits} {
 		m := regexp.MustCompile(`#define ` + name + ` (\d+)`).FindStringSubmatch(transposeSource)
 		if m == nil {
 			t.Fatalf("transpose.cu: %s not found", name)
@@ -331,7 +326,7 @@ func TestCompileTranspose(t *testing.T) {
 			t.Errorf("transpose.cu: %s is %d, the Go side %d", name, got, v)
 		}
 	}
-	if trTile != blockSize*16 || trScanChunk != blockSize*16 || trRadix != blockSize ||
+	if trTile != rt.BlockSize*16 || trScanChunk != rt.BlockSize*16 || trRadix != rt.BlockSize ||
 		!strings.Contains(transposeSource, "#define TR_ITEMS 16 ") || !strings.Contains(transposeSource, "#define TR_SCAN_CHUNK (TR_THREADS * 16) ") {
 		t.Errorf("trTile %d, trScanChunk %d, trRadix %d: transpose.cu's TR_TILE, TR_SCAN_CHUNK and TR_RADIX differ", trTile, trScanChunk, trRadix)
 	}
@@ -367,7 +362,7 @@ func TestCompileTilesDev(t *testing.T) {
 	if !slices.Equal(found, tilesDevKernels) {
 		t.Fatalf("tilesdev.cu defines %v, tilesDevKernels lists %v", found, tilesDevKernels)
 	}
-	for name, v := range map[string]int{"TL_THREADS": blockSize, "TL_W": tileWarps, "TL_CAPDIV": tileCapDiv, "TL_WINDOW": tileNearWindow,
+	for name, v := range map[string]int{"TL_THREADS": rt.BlockSize, "TL_W": tileWarps, "TL_CAPDIV": tileCapDiv, "TL_WINDOW": tileNearWindow,
 		"TL_MAXSLOTS": tlMaxSlots, "TL_PEND": tlNearInts, "TL_WAIT": tlGroupInts * 2 / 3} {
 		m := regexp.MustCompile(`#define ` + name + ` (\d+)`).FindStringSubmatch(tilesDevSource)
 		if m == nil {

@@ -5,6 +5,7 @@ package cuda
 import (
 	"errors"
 	"fmt"
+	"github.com/hpgraph/hpgraph/cuda/rt"
 	"time"
 	"unsafe"
 
@@ -16,7 +17,7 @@ import (
 // parks a resident run's buffers, park.go).
 
 // DeviceTime implements vertexprog.DeviceTimer.
-func (r *run) DeviceTime() time.Duration { return r.clock.deviceTime(r.d) }
+func (r *run) DeviceTime() time.Duration { return r.clock.DeviceTime(r.d.Device) }
 
 // Transfers implements vertexprog.TransferReporter: the time Start spent
 // copying the run to the device and Finish copying results back.
@@ -43,14 +44,14 @@ func copyBack(d *device, x []byte, xDev cu.DevicePtr, xBytes int, layout *stateL
 	}
 	t0 := time.Now()
 	defer func() { *transfers += time.Since(t0) }()
-	return d.do("copying results back", func() error {
-		d.syncStream()
+	return d.Do("copying results back", func() error {
+		d.Sync()
 		if len(x) > 0 {
-			d.dtoh(unsafe.Pointer(&x[0]), xDev, int64(len(x)))
+			d.DtoH(unsafe.Pointer(&x[0]), xDev, int64(len(x)))
 		}
 		for i, a := range layout.arrays {
 			if !a.readOnly && !a.scratch && a.bytes > 0 {
-				d.dtoh(a.ptr, devArrays[i], a.bytes)
+				d.DtoH(a.ptr, devArrays[i], a.bytes)
 			}
 		}
 		return nil
@@ -62,8 +63,8 @@ func (r *run) FinishSummary() error {
 	if r.closed {
 		return errors.New("cuda: FinishSummary on a closed run")
 	}
-	return r.d.do("finishing the run", func() error {
-		r.d.syncStream()
+	return r.d.Do("finishing the run", func() error {
+		r.d.Sync()
 		r.finished = true
 		return nil
 	})
@@ -77,8 +78,8 @@ func (r *run) Close() {
 	r.closed = true
 	pt := phase.New("cuda", "close")
 	defer pt.Print()
-	_ = r.d.do("freeing device memory", func() error {
-		synced := catch("waiting for the GPU", func() error { r.d.syncStream(); return nil }) == nil
+	_ = r.d.Do("freeing device memory", func() error {
+		synced := rt.Catch("waiting for the GPU", func() error { r.d.Sync(); return nil }) == nil
 		pt.Mark("lock and sync")
 		if synced && r.finished && r.job.Resident {
 			r.d.park(r)

@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/hpgraph/hpgraph/cuda/internal/gputest"
+	"github.com/hpgraph/hpgraph/cuda/rt"
 	"math"
 	"os"
 	"path/filepath"
@@ -33,12 +35,7 @@ import (
 func needGPU(t testing.TB) *device {
 	t.Helper()
 	d, err := registered.device()
-	if err != nil {
-		if requireGPU() {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
+	gputest.Need(t, err)
 	return d
 }
 
@@ -48,10 +45,7 @@ func TestAvailable(t *testing.T) {
 		if !errors.Is(err, ErrNoGPU) {
 			t.Errorf("Available: %v is not ErrNoGPU", err)
 		}
-		if requireGPU() {
-			t.Fatal(err)
-		}
-		t.Skipf("no GPU here: %v", err)
+		gputest.Need(t, err)
 	}
 	info, err := registered.Describe()
 	if err != nil {
@@ -68,29 +62,6 @@ func TestAvailable(t *testing.T) {
 	var _ vertexprog.Describer = registered
 	if !slices.Contains(vertexprog.Backends(), "cuda") {
 		t.Errorf("Backends() = %v lacks cuda", vertexprog.Backends())
-	}
-}
-
-func TestDriverPanicBecomesError(t *testing.T) {
-	d := needGPU(t)
-	err := d.do("allocating 4 EiB", func() error {
-		cu.MemAlloc(1 << 62)
-		return nil
-	})
-	if err == nil {
-		t.Fatal("allocating 4 EiB succeeded")
-	}
-	t.Log(err)
-	var de *Error
-	if !errors.As(err, &de) || !strings.Contains(err.Error(), "CUDA_ERROR_") {
-		t.Errorf("error %q: want an *Error naming the CUDA error", err)
-	}
-	if strings.Contains(err.Error(), "CUDA_ERROR_OUT_OF_MEMORY") && !errors.Is(err, ErrOutOfMemory) {
-		t.Errorf("error %q is not ErrOutOfMemory", err)
-	}
-	// The worker survives.
-	if err := d.do("a plain call", func() error { cu.MemGetInfo(); return nil }); err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -593,8 +564,8 @@ func smallGraph(t *testing.T) *vertexprog.Graph {
 
 func TestOutOfMemoryIsReported(t *testing.T) {
 	d := needGPU(t)
-	d.hooks.memInfo = func() (int64, int64) { return 1000, 80 << 30 }
-	defer func() { d.hooks.memInfo = nil }()
+	d.Hooks.MemInfo = func() (int64, int64) { return 1000, 80 << 30 }
+	defer func() { d.Hooks.MemInfo = nil }()
 	_, err := apps.BFS(smallGraph(t), 0, vertexprog.Options{Backend: "cuda"})
 	if !errors.Is(err, ErrOutOfMemory) {
 		t.Fatalf("err = %v, want ErrOutOfMemory", err)
@@ -618,7 +589,7 @@ func TestTilesLeftOutWhenTheyDoNotFit(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, room := range []bool{false, true} {
-		d.hooks.memInfo = func() (int64, int64) {
+		d.Hooks.MemInfo = func() (int64, int64) {
 			if d.hooks.sizing && !room {
 				return 1000, 80 << 30
 			}
@@ -626,7 +597,7 @@ func TestTilesLeftOutWhenTheyDoNotFit(t *testing.T) {
 		}
 		before := d.counts.tiledRuns
 		got, _, err := a.run(g, vertexprog.Options{Backend: "cuda", Resident: true})
-		d.hooks.memInfo = nil
+		d.Hooks.MemInfo = nil
 		if err != nil {
 			t.Fatalf("room %v: %v", room, err)
 		}
@@ -721,14 +692,14 @@ func BenchmarkDo(b *testing.B) {
 	d := needGPU(b)
 	b.Run("bare", func(b *testing.B) {
 		for b.Loop() {
-			if err := d.do("nothing", func() error { return nil }); err != nil {
+			if err := d.Do("nothing", func() error { return nil }); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 	b.Run("sync", func(b *testing.B) {
 		for b.Loop() {
-			if err := d.do("waiting", func() error { d.syncStream(); return nil }); err != nil {
+			if err := d.Do("waiting", func() error { d.Sync(); return nil }); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -740,20 +711,20 @@ extern "C" __global__ void hp_spin(long long ns, long long b) {
   long long t0, t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
   do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); } while (t - t0 < ns);
-}`, d.arch())
+}`, d.Arch())
 	if err != nil {
 		b.Fatal(err)
 	}
-	var mod *module
+	var mod *rt.Module
 	arg, big, spin := make([]byte, 8), make([]byte, 448), make([]byte, 8)
 	binary.LittleEndian.PutUint64(spin, 50000) // ns
-	ev := make([]event, 0, 2)
+	ev := make([]rt.Event, 0, 2)
 	var buf cu.DevicePtr
 	var host unsafe.Pointer
-	err = d.do("setting up", func() error {
+	err = d.Do("setting up", func() error {
 		var err error
 		mod, err = d.loadModule(key, ptx, []string{"hp_nop", "hp_nop_big", "hp_spin"})
-		ev = append(ev, newEvent(), newEvent())
+		ev = append(ev, rt.NewEvent(), rt.NewEvent())
 		buf = cu.MemAlloc(64)
 		host = cu.MemAllocHost(64)
 		return err
@@ -761,70 +732,70 @@ extern "C" __global__ void hp_spin(long long ns, long long b) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var graph graphExec
-	err = d.do("capturing", func() error {
-		d.beginCapture()
-		mod.launch2("hp_nop_big", 1, d.stream, big, arg)
-		mod.launch2("hp_nop_big", 1, d.stream, big, arg)
-		mod.launch2("hp_nop", 1, d.stream, arg, arg)
-		graph = d.endCapture()
+	var graph *rt.Graph
+	err = d.Do("capturing", func() error {
+		d.BeginCapture()
+		mod.Launch2("hp_nop_big", 1, d.Stream(), big, arg)
+		mod.Launch2("hp_nop_big", 1, d.Stream(), big, arg)
+		mod.Launch2("hp_nop", 1, d.Stream(), arg, arg)
+		graph = d.EndCapture()
 		return nil
 	})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer d.do("cleaning up", func() error {
+	defer d.Do("cleaning up", func() error {
 		for _, e := range ev {
-			e.destroy()
+			e.Destroy()
 		}
 		cu.MemFree(buf)
 		cu.MemFreeHost(host)
-		destroyGraph(graph)
+		graph.Destroy()
 		return nil
 	})
-	st := cu.Stream(uintptr(unsafe.Pointer(d.stream)))
+	st := d.Stream().Handle()
 	calls := []struct {
 		name string
 		f    func()
 	}{
-		{"set-current", func() { d.ctx.SetCurrent() }},
+		{"set-current", func() { d.MakeCurrent() }},
 		{"get-current", func() { _ = cu.CtxGetCurrent() }},
-		{"event-create", func() { e := newEvent(); e.destroy() }},
-		{"event-record", func() { d.record(ev[0]) }},
-		{"launch", func() { mod.launch2("hp_nop", 1, d.stream, arg, arg) }},
-		{"launch-sync", func() { mod.launch2("hp_nop", 1, d.stream, arg, arg); d.syncStream() }},
+		{"event-create", func() { e := rt.NewEvent(); e.Destroy() }},
+		{"event-record", func() { d.Record(ev[0]) }},
+		{"launch", func() { mod.Launch2("hp_nop", 1, d.Stream(), arg, arg) }},
+		{"launch-sync", func() { mod.Launch2("hp_nop", 1, d.Stream(), arg, arg); d.Sync() }},
 		{"copy-back", func() { cu.MemcpyDtoHAsync(host, buf, 64, st) }},
-		{"copy-back-sync", func() { cu.MemcpyDtoHAsync(host, buf, 64, st); d.syncStream() }},
-		{"launch+copy-back", func() { mod.launch2("hp_nop", 1, d.stream, arg, arg); cu.MemcpyDtoHAsync(host, buf, 64, st) }},
-		{"launch-448B", func() { mod.launch2("hp_nop_big", 1, d.stream, big, arg) }},
-		{"launch-busy", func() { mod.launch2("hp_nop", 1, d.stream, arg, arg) }},
-		{"launch-448B-busy", func() { mod.launch2("hp_nop_big", 1, d.stream, big, arg) }},
+		{"copy-back-sync", func() { cu.MemcpyDtoHAsync(host, buf, 64, st); d.Sync() }},
+		{"launch+copy-back", func() { mod.Launch2("hp_nop", 1, d.Stream(), arg, arg); cu.MemcpyDtoHAsync(host, buf, 64, st) }},
+		{"launch-448B", func() { mod.Launch2("hp_nop_big", 1, d.Stream(), big, arg) }},
+		{"launch-busy", func() { mod.Launch2("hp_nop", 1, d.Stream(), arg, arg) }},
+		{"launch-448B-busy", func() { mod.Launch2("hp_nop_big", 1, d.Stream(), big, arg) }},
 		{"copy-back-busy", func() { cu.MemcpyDtoHAsync(host, buf, 64, st) }},
-		{"graph-3-launches", func() { d.launchGraph(graph) }},
-		{"graph-3-launches-busy", func() { d.launchGraph(graph) }},
-		{"launch+launch", func() { mod.launch2("hp_nop", 1, d.stream, arg, arg); mod.launch2("hp_nop", 1, d.stream, arg, arg) }},
+		{"graph-3-launches", func() { d.LaunchGraph(graph) }},
+		{"graph-3-launches-busy", func() { d.LaunchGraph(graph) }},
+		{"launch+launch", func() { mod.Launch2("hp_nop", 1, d.Stream(), arg, arg); mod.Launch2("hp_nop", 1, d.Stream(), arg, arg) }},
 		{"superstep-shape", func() {
-			d.record(ev[0])
-			mod.launch2("hp_nop", 1, d.stream, arg, arg)
-			mod.launch2("hp_nop", 1, d.stream, arg, arg)
-			d.record(ev[1])
+			d.Record(ev[0])
+			mod.Launch2("hp_nop", 1, d.Stream(), arg, arg)
+			mod.Launch2("hp_nop", 1, d.Stream(), arg, arg)
+			d.Record(ev[1])
 			cu.MemcpyDtoHAsync(host, buf, 64, st)
-			d.syncStream()
+			d.Sync()
 		}},
 	}
 	for _, c := range calls {
 		b.Run(c.name, func(b *testing.B) {
 			busy := strings.HasSuffix(c.name, "-busy") // behind a 50 µs kernel
-			err := d.do(c.name, func() error {
+			err := d.Do(c.name, func() error {
 				for b.Loop() {
 					if busy {
 						b.StopTimer()
-						mod.launch2("hp_spin", 1, d.stream, spin, arg)
+						mod.Launch2("hp_spin", 1, d.Stream(), spin, arg)
 						b.StartTimer()
 					}
 					c.f()
 				}
-				d.syncStream()
+				d.Sync()
 				return nil
 			})
 			if err != nil {
@@ -870,22 +841,5 @@ func TestDeviceTime(t *testing.T) {
 	}
 	if cpu.Run.Device != 0 {
 		t.Errorf("cpu: device time %v, want 0", cpu.Run.Device)
-	}
-}
-
-// BenchmarkAlloc is what cuMemAlloc and cuMemFree of the sizes PREPROCESS
-// allocates cost (a kron21 orientation's records are four of ~130 MB):
-// whether a pool of freed device memory would pay.
-func BenchmarkAlloc(b *testing.B) {
-	d := needGPU(b)
-	for _, mib := range []int64{1, 16, 128, 512} {
-		b.Run(fmt.Sprintf("%dMiB", mib), func(b *testing.B) {
-			for b.Loop() {
-				_ = d.do("allocating", func() error {
-					cu.MemAlloc(mib << 20).Free()
-					return nil
-				})
-			}
-		})
 	}
 }

@@ -2,12 +2,8 @@
 
 package cuda
 
-/*
-#include "cu/cu.h"
-*/
-import "C"
-
 import (
+	"github.com/hpgraph/hpgraph/cuda/rt"
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
@@ -33,17 +29,17 @@ type graphKey struct {
 
 // graph returns the CUDA graph k (capturing it on first use), or nil when
 // graphs cannot be used.
-func (r *run) graph(k graphKey) C.CUgraphExec {
+func (r *run) graph(k graphKey) *rt.Graph {
 	if r.noGraphs {
 		return nil
 	}
 	if e, ok := r.graphs[k]; ok {
 		return e
 	}
-	r.d.beginCapture()
-	err := catch("capturing a CUDA graph", func() error {
+	r.d.BeginCapture()
+	err := rt.Catch("capturing a CUDA graph", func() error {
 		if k.begin {
-			r.clock.capture(0, r.d)
+			r.clock.CaptureBegin(r.d.Device)
 		}
 		for j := 0; j < k.steps; j++ {
 			r.enqueue(k.dir, j, j > 0 || !k.first)
@@ -54,10 +50,10 @@ func (r *run) graph(k graphKey) C.CUgraphExec {
 		}
 		return nil
 	})
-	var e C.CUgraphExec
-	err2 := catch("instantiating a CUDA graph", func() error { e = r.d.endCapture(); return nil })
+	var e *rt.Graph
+	err2 := rt.Catch("instantiating a CUDA graph", func() error { e = r.d.EndCapture(); return nil })
 	if err != nil || err2 != nil {
-		destroyGraph(e)
+		e.Destroy()
 		r.noGraphs = true
 		return nil
 	}
@@ -87,10 +83,10 @@ var pullGraphs = []graphKey{
 func (r *run) warmGraphs() {
 	for _, k := range pullGraphs {
 		r.setCtl(0, 2)
-		r.d.launchGraph(r.graphs[k])
+		r.d.LaunchGraph(r.graphs[k])
 	}
 	r.setCtl(0, r.base)
-	r.d.syncStream()
+	r.d.Sync()
 }
 
 // pullGraph reports whether superstep s0 in direction dir replays a

@@ -5,6 +5,7 @@ package cuda
 import (
 	_ "embed"
 	"encoding/binary"
+	"github.com/hpgraph/hpgraph/cuda/rt"
 	"math"
 	"unsafe"
 
@@ -34,11 +35,11 @@ func (d *device) buildOnDevice(md *matDev, m *hyb.Matrix, pt *phase.Trace) {
 	mod := d.hybBuildModule()
 	pt.Mark("module")
 	var tr []cu.DevicePtr
-	defer func() { freeAll(tr) }()
+	defer func() { rt.FreeAll(tr) }()
 	var rowPtr, col, val cu.DevicePtr
 	if m.TransposeOf != nil && m.K == 0 {
 		md.cooPtr, md.cooCol, md.cooVal = d.transposedOnDevice(&md.bufs, m, pt)
-		d.notePeak()
+		d.NotePeak()
 		return
 	}
 	if m.SymmetrizeOf != nil {
@@ -62,12 +63,12 @@ func (d *device) buildOnDevice(md *matDev, m *hyb.Matrix, pt *phase.Trace) {
 			val = c.val
 		}
 	}
-	md.cooPtr = devPut(d, &md.bufs, m.CooPtr)
+	md.cooPtr = rt.Put(d.Device, &md.bufs, m.CooPtr)
 	pt.Mark("COO offsets")
 	slots, coo := int64(m.K)*int64(m.Pitch), m.CooNNZ()
-	md.ellCol, md.cooCol = devAlloc(&md.bufs, slots*4), devAlloc(&md.bufs, coo*4)
+	md.ellCol, md.cooCol = rt.Alloc(&md.bufs, slots*4), rt.Alloc(&md.bufs, coo*4)
 	if m.Weighted() {
-		md.ellVal, md.cooVal = devAlloc(&md.bufs, slots*4), devAlloc(&md.bufs, coo*4)
+		md.ellVal, md.cooVal = rt.Alloc(&md.bufs, slots*4), rt.Alloc(&md.bufs, coo*4)
 	}
 	pt.Mark("ELL and COO allocations")
 	a := make([]byte, 80)
@@ -79,14 +80,14 @@ func (d *device) buildOnDevice(md *matDev, m *hyb.Matrix, pt *phase.Trace) {
 		le.PutUint32(a[64+4*i:], uint32(v))
 	}
 	unused := make([]byte, 4)
-	most := int64(d.sms) * 16
+	most := int64(d.SMs) * 16
 	if slots > 0 {
-		mod.launch2("hb_ell", min(blocks(slots, blockSize), most), d.stream, a, unused)
+		mod.Launch2("hb_ell", min(rt.Blocks(slots, rt.BlockSize), most), d.Stream(), a, unused)
 	}
-	mod.launch2("hb_coo", min(blocks(int64(m.N)*32, blockSize), most), d.stream, a, unused)
-	d.syncStream()
+	mod.Launch2("hb_coo", min(rt.Blocks(int64(m.N)*32, rt.BlockSize), most), d.Stream(), a, unused)
+	d.Sync()
 	pt.Mark("build")
-	d.notePeak()
+	d.NotePeak()
 }
 
 // transposedOnDevice makes on the device the CSR of m, a transposed
@@ -118,13 +119,13 @@ func checkTransposeRows(dev cu.DevicePtr, want []int64) {
 
 // hybBuildModule compiles (or finds in the caches) and loads the
 // kernels of hybbuild.cu. Inside device.do.
-func (d *device) hybBuildModule() *module { return d.fixedModule(hybBuildSource, hybBuildKernels) }
+func (d *device) hybBuildModule() *rt.Module { return d.fixedModule(hybBuildSource, hybBuildKernels) }
 
 // fixedModule compiles (or finds prebuilt or in the caches) and loads
 // the module of a source that does not depend on a program (the
 // device's PREPROCESS); it panics on an error, as the steps inside
 // device.do that use it do. Inside device.do.
-func (d *device) fixedModule(src string, kernels []string) *module {
+func (d *device) fixedModule(src string, kernels []string) *rt.Module {
 	ptx, key, err := d.kernelImage(src)
 	if err != nil {
 		panic(err)
@@ -136,16 +137,6 @@ func (d *device) fixedModule(src string, kernels []string) *module {
 	return m
 }
 
-// devAlloc allocates bytes of device memory owned by bufs (0 for none).
-func devAlloc(bufs *[]cu.DevicePtr, bytes int64) cu.DevicePtr {
-	if bytes <= 0 {
-		return 0
-	}
-	p := cu.MemAlloc(bytes)
-	*bufs = append(*bufs, p)
-	return p
-}
-
 // restore copies bytes from src to dst on the device with hb_restore (see
 // hybbuild.cu) and waits for it. Inside device.do.
 func (d *device) restore(dst, src cu.DevicePtr, bytes int64) {
@@ -154,8 +145,8 @@ func (d *device) restore(dst, src cu.DevicePtr, bytes int64) {
 	le.PutUint64(a, uint64(src))
 	le.PutUint64(a[8:], uint64(dst))
 	le.PutUint64(a[16:], uint64(bytes))
-	d.hybBuildModule().launch2("hb_restore", min(blocks((bytes+15)/16, blockSize), int64(d.sms)*16), d.stream, a, make([]byte, 4))
-	d.syncStream()
+	d.hybBuildModule().Launch2("hb_restore", min(rt.Blocks((bytes+15)/16, rt.BlockSize), int64(d.SMs)*16), d.Stream(), a, make([]byte, 4))
+	d.Sync()
 }
 
 // hbTile is the rows a block of hb_bin_count and hb_bin_place bins
@@ -172,8 +163,8 @@ func (d *device) deviceBins(md *matDev, m *hyb.Matrix, lim binLimits) *pullBins 
 	b := &pullBins{lim: lim}
 	tiles := int64(ceilDiv(m.N, hbTile))
 	var tmp []cu.DevicePtr
-	defer func() { freeAll(tmp) }()
-	counts := devAlloc(&tmp, tiles*16+16)
+	defer func() { rt.FreeAll(tmp) }()
+	counts := rt.Alloc(&tmp, tiles*16+16)
 	totals := counts + cu.DevicePtr(tiles*16)
 	arg := func(rows, heavy cu.DevicePtr) []byte {
 		a := make([]byte, 56)
@@ -188,28 +179,28 @@ func (d *device) deviceBins(md *matDev, m *hyb.Matrix, lim binLimits) *pullBins 
 	}
 	var tot [4]int32
 	if tiles > 0 {
-		mod.launch2("hb_bin_count", tiles, d.stream, arg(0, 0), make([]byte, 4))
+		mod.Launch2("hb_bin_count", tiles, d.Stream(), arg(0, 0), make([]byte, 4))
 		nt := make([]byte, 4)
 		binary.LittleEndian.PutUint32(nt, uint32(tiles))
-		mod.launch2("hb_bin_scan", 1, d.stream, arg(0, 0), nt)
-		d.syncStream()
+		mod.Launch2("hb_bin_scan", 1, d.Stream(), arg(0, 0), nt)
+		d.Sync()
 		cu.MemcpyDtoH(unsafe.Pointer(&tot[0]), totals, 16)
 	}
 	b.nWarp, b.nQuad, b.nThread = int(tot[0]), int(tot[1]), int(tot[2])
-	md.binRows = devAlloc(&md.binBufs, int64(b.nWarp+b.nQuad+b.nThread)*4)
-	heavy := devAlloc(&tmp, int64(tot[3])*4)
+	md.binRows = rt.Alloc(&md.binBufs, int64(b.nWarp+b.nQuad+b.nThread)*4)
+	heavy := rt.Alloc(&tmp, int64(tot[3])*4)
 	if tiles > 0 {
-		mod.launch2("hb_bin_place", tiles, d.stream, arg(md.binRows, heavy), make([]byte, 4))
-		d.syncStream()
+		mod.Launch2("hb_bin_place", tiles, d.Stream(), arg(md.binRows, heavy), make([]byte, 4))
+		d.Sync()
 	}
 	if tot[3] > 0 {
 		b.heavyRow = make([]int32, tot[3])
 		cu.MemcpyDtoH(unsafe.Pointer(&b.heavyRow[0]), heavy, int64(tot[3])*4)
 	}
 	b.heavyFirst, b.chunkHeavy = heavyChunks(m.CooPtr, b.heavyRow, lim.Chunk)
-	md.chunkHeavy = devPut(d, &md.binBufs, b.chunkHeavy)
-	md.heavyRow = devPut(d, &md.binBufs, b.heavyRow)
-	md.heavyFirst = devPut(d, &md.binBufs, b.heavyFirst)
+	md.chunkHeavy = rt.Put(d.Device, &md.binBufs, b.chunkHeavy)
+	md.heavyRow = rt.Put(d.Device, &md.binBufs, b.heavyRow)
+	md.heavyFirst = rt.Put(d.Device, &md.binBufs, b.heavyFirst)
 	return b
 }
 
@@ -218,10 +209,10 @@ func (d *device) deviceBins(md *matDev, m *hyb.Matrix, lim binLimits) *pullBins 
 // md.pushChunks with the push chunks they make. Inside device.do.
 func (d *device) deviceDegrees(md *matDev) {
 	m := md.m
-	md.pushDeg = devAlloc(&md.bufs, int64(m.N)*4)
+	md.pushDeg = rt.Alloc(&md.bufs, int64(m.N)*4)
 	var tmp []cu.DevicePtr
-	defer func() { freeAll(tmp) }()
-	chunks := devAlloc(&tmp, 8)
+	defer func() { rt.FreeAll(tmp) }()
+	chunks := rt.Alloc(&tmp, 8)
 	cu.MemsetD32(chunks, 0, 2)
 	cu.CtxSynchronize() // (the memset ran on the legacy stream)
 	a := make([]byte, 48)
@@ -232,8 +223,8 @@ func (d *device) deviceDegrees(md *matDev) {
 	for i, v := range []int{m.N, m.K, m.Pitch, pushChunk} {
 		le.PutUint32(a[32+4*i:], uint32(v))
 	}
-	d.hybBuildModule().launch2("hb_degrees", min(blocks(int64(m.N), blockSize), int64(d.sms)*16), d.stream, a, make([]byte, 4))
-	d.syncStream()
+	d.hybBuildModule().Launch2("hb_degrees", min(rt.Blocks(int64(m.N), rt.BlockSize), int64(d.SMs)*16), d.Stream(), a, make([]byte, 4))
+	d.Sync()
 	var c uint64
 	cu.MemcpyDtoH(unsafe.Pointer(&c), chunks, 8)
 	md.pushChunks = int64(c)
@@ -277,31 +268,31 @@ const orSegment = 256
 // orientDegrees runs hb_or_deg (each row's degree and length, its count
 // zeroed), scans the lengths into a's segments (seg, allocated in tmp)
 // and counts each row's kept entries with hb_or_count. Asynchronous.
-func (d *device) orientDegrees(mod *module, a *orArg, tmp *[]cu.DevicePtr) {
+func (d *device) orientDegrees(mod *rt.Module, a *orArg, tmp *[]cu.DevicePtr) {
 	n := int64(a.n)
-	grid := min(blocks(n*32, blockSize), int64(d.sms)*16)
-	a.len, a.seg = devAlloc(tmp, n*4), devAlloc(tmp, (n+1)*8)
+	grid := min(rt.Blocks(n*32, rt.BlockSize), int64(d.SMs)*16)
+	a.len, a.seg = rt.Alloc(tmp, n*4), rt.Alloc(tmp, (n+1)*8)
 	unused := make([]byte, 4)
-	mod.launch2("hb_or_deg", min(blocks(n, blockSize), int64(d.sms)*16), d.stream, a.bytes(), unused)
+	mod.Launch2("hb_or_deg", min(rt.Blocks(n, rt.BlockSize), int64(d.SMs)*16), d.Stream(), a.bytes(), unused)
 	sa := *a
 	sa.cnt, sa.off, sa.unit = a.len, a.seg, orSegment
 	d.orientScan(mod, sa)
-	mod.launch2("hb_or_count", grid, d.stream, a.bytes(), unused)
+	mod.Launch2("hb_or_count", grid, d.Stream(), a.bytes(), unused)
 }
 
 // orientScan turns the n counts at a.cnt into their offsets at a.off (n+1
 // entries, each count rounded up to a.unit) with hb_or_scan1..3, sums
 // holding a long long per orientRows counts. Asynchronous.
-func (d *device) orientScan(mod *module, a orArg) {
+func (d *device) orientScan(mod *rt.Module, a orArg) {
 	n := int64(a.n)
 	scanBlocks := (n + orientRows - 1) / orientRows
 	unused := make([]byte, 4)
 	b := a.bytes()
-	mod.launch2("hb_or_scan1", scanBlocks, d.stream, b, unused)
+	mod.Launch2("hb_or_scan1", scanBlocks, d.Stream(), b, unused)
 	nb := make([]byte, 4)
 	binary.LittleEndian.PutUint32(nb, uint32(scanBlocks))
-	mod.launch2("hb_or_scan2", 1, d.stream, b, nb)
-	mod.launch2("hb_or_scan3", min(blocks(n, blockSize), int64(d.sms)*16), d.stream, b, unused)
+	mod.Launch2("hb_or_scan2", 1, d.Stream(), b, nb)
+	mod.Launch2("hb_or_scan3", min(rt.Blocks(n, rt.BlockSize), int64(d.SMs)*16), d.Stream(), b, unused)
 }
 
 // deviceOrientation builds the orientation (all: every neighbour) of the
@@ -312,16 +303,16 @@ func (d *device) orientScan(mod *module, a orArg) {
 func (d *device) deviceOrientation(md *matDev, all bool) *orientDev {
 	m := md.m
 	n := int64(m.N)
-	o := &orientDev{deg: devAlloc(&md.bufs, n*4), cnt: devAlloc(&md.bufs, n*4), off: devAlloc(&md.bufs, (n+1)*8)}
+	o := &orientDev{deg: rt.Alloc(&md.bufs, n*4), cnt: rt.Alloc(&md.bufs, n*4), off: rt.Alloc(&md.bufs, (n+1)*8)}
 	var tmp []cu.DevicePtr
-	defer func() { freeAll(tmp) }()
+	defer func() { rt.FreeAll(tmp) }()
 	a := orArg{ellCol: md.ellCol, cooCol: md.cooCol, cooPtr: md.cooPtr, deg: o.deg, cnt: o.cnt, off: o.off,
-		sums: devAlloc(&tmp, max((n+orientRows-1)/orientRows, 1)*8), n: m.N, k: m.K, pitch: m.Pitch, unit: vertexprog.OrientationBlock}
+		sums: rt.Alloc(&tmp, max((n+orientRows-1)/orientRows, 1)*8), n: m.N, k: m.K, pitch: m.Pitch, unit: vertexprog.OrientationBlock}
 	if all {
 		a.all = 1
 	}
 	mod := d.hybBuildModule()
-	most := int64(d.sms) * 16
+	most := int64(d.SMs) * 16
 	unused := make([]byte, 4)
 	if n == 0 {
 		cu.MemsetD32(o.off, 0, 2)
@@ -329,17 +320,17 @@ func (d *device) deviceOrientation(md *matDev, all bool) *orientDev {
 	} else {
 		d.orientDegrees(mod, &a, &tmp)
 		d.orientScan(mod, a)
-		d.syncStream()
+		d.Sync()
 	}
 	cu.MemcpyDtoH(unsafe.Pointer(&o.adjLen), o.off+cu.DevicePtr(n*8), 8)
 	if o.adjLen > 0 {
-		o.adj = devAlloc(&md.bufs, o.adjLen*4)
+		o.adj = rt.Alloc(&md.bufs, o.adjLen*4)
 		a.adj = o.adj
-		mod.launch2("hb_or_fill", min(blocks(n*32, blockSize), most), d.stream, a.bytes(), unused)
-		d.syncStream()
+		mod.Launch2("hb_or_fill", min(rt.Blocks(n*32, rt.BlockSize), most), d.Stream(), a.bytes(), unused)
+		d.Sync()
 	}
 	md.bytes += n*16 + 8 + o.adjLen*4
-	d.notePeak()
+	d.NotePeak()
 	return o
 }
 
@@ -353,29 +344,29 @@ func (d *device) deviceOrientation(md *matDev, all bool) *orientDev {
 func (d *device) deviceRankedOrientation(md *matDev, g *datasets.Graph, pt *phase.Trace) *orientDev {
 	m := md.m
 	n := int64(m.N)
-	o := &orientDev{deg: devAlloc(&md.bufs, n*4), cnt: devAlloc(&md.bufs, n*4), off: devAlloc(&md.bufs, (n+1)*8),
-		rank: devAlloc(&md.bufs, n*4)}
+	o := &orientDev{deg: rt.Alloc(&md.bufs, n*4), cnt: rt.Alloc(&md.bufs, n*4), off: rt.Alloc(&md.bufs, (n+1)*8),
+		rank: rt.Alloc(&md.bufs, n*4)}
 	var tmp []cu.DevicePtr
-	defer func() { freeAll(tmp) }()
-	a := orArg{ellCol: md.ellCol, cooCol: md.cooCol, cooPtr: md.cooPtr, deg: o.deg, cnt: devAlloc(&tmp, n*4), rank: o.rank,
-		sums: devAlloc(&tmp, max((n+orientRows-1)/orientRows, 1)*8), n: m.N, k: m.K, pitch: m.Pitch, unit: vertexprog.OrientationBlock}
+	defer func() { rt.FreeAll(tmp) }()
+	a := orArg{ellCol: md.ellCol, cooCol: md.cooCol, cooPtr: md.cooPtr, deg: o.deg, cnt: rt.Alloc(&tmp, n*4), rank: o.rank,
+		sums: rt.Alloc(&tmp, max((n+orientRows-1)/orientRows, 1)*8), n: m.N, k: m.K, pitch: m.Pitch, unit: vertexprog.OrientationBlock}
 	if n == 0 {
-		o.both = devAlloc(&md.bufs, 4)
+		o.both = rt.Alloc(&md.bufs, 4)
 		cu.MemsetD32(o.off, 0, 2)
 		cu.MemsetD32(o.both, 0, 1)
 		cu.CtxSynchronize()
 		return o
 	}
 	mod, tr := d.hybBuildModule(), d.transposeModule()
-	most := int64(d.sms) * 16
+	most := int64(d.SMs) * 16
 	unused := make([]byte, 4)
 	launch := func(name string, threads int64, a orArg) {
-		mod.launch2(name, min(blocks(threads, blockSize), most), d.stream, a.bytes(), unused)
+		mod.Launch2(name, min(rt.Blocks(threads, rt.BlockSize), most), d.Stream(), a.bytes(), unused)
 	}
 	// Degrees and each vertex's count above it, in id order.
 	mark := func(name string) {
 		if pt != nil {
-			d.syncStream()
+			d.Sync()
 			pt.Mark(name)
 		}
 	}
@@ -386,8 +377,8 @@ func (d *device) deviceRankedOrientation(md *matDev, g *datasets.Graph, pt *phas
 	var order cu.DevicePtr
 	{
 		var sbuf []cu.DevicePtr
-		ids := devAlloc(&tmp, n*4)
-		b := sortBufs{key: [2]cu.DevicePtr{devAlloc(&sbuf, n*4), devAlloc(&sbuf, n*4)}, src: [2]cu.DevicePtr{devAlloc(&tmp, n*4), ids}}
+		ids := rt.Alloc(&tmp, n*4)
+		b := sortBufs{key: [2]cu.DevicePtr{rt.Alloc(&sbuf, n*4), rt.Alloc(&sbuf, n*4)}, src: [2]cu.DevicePtr{rt.Alloc(&tmp, n*4), ids}}
 		hist, sums := sortScratch(&sbuf, n)
 		ia := a
 		ia.val = ids
@@ -397,29 +388,29 @@ func (d *device) deviceRankedOrientation(md *matDev, g *datasets.Graph, pt *phas
 		order = b.src[(passes-1)%2]
 		ia.val = order
 		launch("hb_rk_rank", n, ia)
-		d.syncStream()
-		freeAll(sbuf)
+		d.Sync()
+		rt.FreeAll(sbuf)
 		mark("ranks (sort by degree)")
 	}
 	// In rank order: the counts below (key), then low, their offsets; the
 	// lists' lengths (cnt), then off.
 	ca := a
-	ca.key, ca.val = devAlloc(&tmp, n*4), o.cnt
+	ca.key, ca.val = rt.Alloc(&tmp, n*4), o.cnt
 	launch("hb_rk_counts", n, ca)
-	low := devAlloc(&tmp, (n+1)*8)
+	low := rt.Alloc(&tmp, (n+1)*8)
 	sa := a
 	sa.cnt, sa.off, sa.unit = ca.key, low, 1
 	d.orientScan(mod, sa)
 	sa.cnt, sa.off, sa.unit = o.cnt, o.off, vertexprog.OrientationBlock
 	d.orientScan(mod, sa)
-	d.syncStream()
+	d.Sync()
 	cu.MemcpyDtoH(unsafe.Pointer(&o.adjLen), o.off+cu.DevicePtr(n*8), 8)
 	mark("list lengths and offsets")
 	if o.adjLen > 0 {
 		// The records, then their sort by row.
 		recs := o.adjLen
-		b := sortBufs{key: [2]cu.DevicePtr{devAlloc(&tmp, recs*4), devAlloc(&tmp, recs*4)}, src: [2]cu.DevicePtr{devAlloc(&tmp, recs*4), devAlloc(&tmp, recs*4)}}
-		padAt := devAlloc(&tmp, 8)
+		b := sortBufs{key: [2]cu.DevicePtr{rt.Alloc(&tmp, recs*4), rt.Alloc(&tmp, recs*4)}, src: [2]cu.DevicePtr{rt.Alloc(&tmp, recs*4), rt.Alloc(&tmp, recs*4)}}
+		padAt := rt.Alloc(&tmp, 8)
 		cu.MemsetD32(padAt, 0, 2)
 		cu.CtxSynchronize() // (the memsets ran on the legacy stream)
 		ra := a
@@ -431,18 +422,18 @@ func (d *device) deviceRankedOrientation(md *matDev, g *datasets.Graph, pt *phas
 		passes := transposePasses(int(n))
 		d.radixSort(tr, b.key[1], b.src[1], 0, b, recs, 0, passes, hist, sums)
 		mark("records sorted")
-		o.adj = devAlloc(&md.bufs, o.adjLen*4)
+		o.adj = rt.Alloc(&md.bufs, o.adjLen*4)
 		fa := a
 		fa.off, fa.adj, fa.val = o.off, o.adj, b.src[(passes-1)%2]
 		launch("hb_rk_adj", recs, fa)
-		d.syncStream()
+		d.Sync()
 		mark("lists")
 	}
 	words := int64(1)
 	if g.Directed {
 		words = max(1, (o.adjLen+31)/32)
 	}
-	o.both = devAlloc(&md.bufs, words*4)
+	o.both = rt.Alloc(&md.bufs, words*4)
 	cu.MemsetD32(o.both, 0, words)
 	cu.CtxSynchronize() // (the memset ran on the legacy stream)
 	if g.Directed && o.adjLen > 0 {
@@ -452,7 +443,7 @@ func (d *device) deviceRankedOrientation(md *matDev, g *datasets.Graph, pt *phas
 		if c := d.csrFor(hyb.CSR{RowPtr: g.RowPtr, Col: g.Col}); c != nil {
 			rowPtr, col = c.rowPtr, c.col
 		} else {
-			rowPtr, col = devPut(d, &tmp, g.RowPtr), devPut(d, &tmp, g.Col)
+			rowPtr, col = rt.Put(d.Device, &tmp, g.RowPtr), rt.Put(d.Device, &tmp, g.Col)
 		}
 		args := make([]byte, 64)
 		le := binary.LittleEndian
@@ -460,12 +451,12 @@ func (d *device) deviceRankedOrientation(md *matDev, g *datasets.Graph, pt *phas
 			le.PutUint64(args[8*i:], uint64(p))
 		}
 		le.PutUint32(args[56:], uint32(n))
-		mod.launch2("hb_rk_both", min(blocks(n*32, blockSize), most), d.stream, args, unused)
-		d.syncStream()
+		mod.Launch2("hb_rk_both", min(rt.Blocks(n*32, rt.BlockSize), most), d.Stream(), args, unused)
+		d.Sync()
 		mark("arcs both ways")
 	}
 	md.bytes += n*20 + 8 + words*4 + o.adjLen*4
-	d.notePeak()
+	d.NotePeak()
 	return o
 }
 

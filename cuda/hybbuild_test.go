@@ -4,6 +4,7 @@ package cuda
 
 import (
 	"fmt"
+	"github.com/hpgraph/hpgraph/cuda/rt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -77,9 +78,9 @@ func TestBuildOnDeviceMatchesHost(t *testing.T) {
 				if m.Materialized() {
 					continue // K = 0: the CSR is the COO, nothing to build
 				}
-				err = d.do("building on the device", func() error {
+				err = d.Do("building on the device", func() error {
 					md := &matDev{m: m}
-					defer func() { freeAll(md.bufs); d.dropCSRs(true, true) }()
+					defer func() { rt.FreeAll(md.bufs); d.dropCSRs(true, true) }()
 					d.buildOnDevice(md, m, nil)
 					slots, coo := int64(m.K)*int64(m.Pitch), m.CooNNZ()
 					if got := download[int32](md.ellCol, slots); !slices.Equal(got, want.EllCol) {
@@ -150,11 +151,11 @@ func TestDeviceBinsMatchHost(t *testing.T) {
 			}
 			for _, lim := range lims {
 				want := makePullBins(m.CooPtr, lim)
-				err = d.do("binning on the device", func() error {
+				err = d.Do("binning on the device", func() error {
 					md := &matDev{m: m}
-					defer func() { freeAll(md.bufs); freeAll(md.binBufs); d.dropCSRs(true, true) }()
+					defer func() { rt.FreeAll(md.bufs); rt.FreeAll(md.binBufs); d.dropCSRs(true, true) }()
 					if m.Materialized() {
-						md.cooPtr = devPut(d, &md.bufs, m.CooPtr)
+						md.cooPtr = rt.Put(d.Device, &md.bufs, m.CooPtr)
 					} else {
 						d.buildOnDevice(md, m, nil)
 					}
@@ -204,7 +205,7 @@ func TestPrefetchedBuild(t *testing.T) {
 		val[i] = rng.Float32()
 	}
 	var before int64
-	_ = d.do("memory", func() error { before, _ = d.memInfo(); return nil })
+	_ = d.Do("memory", func() error { before, _ = d.MemInfo(); return nil })
 	// An unrelated CSR, prefetched and never taken.
 	other := slices.Clone(rowPtr)
 	registered.Prefetch(other, col, nil)
@@ -229,9 +230,9 @@ func TestPrefetchedBuild(t *testing.T) {
 		if err != nil || m.Materialized() != (m.K == 0) {
 			t.Fatalf("describe: %v (K %d, materialized %v)", err, m.K, m.Materialized())
 		}
-		err = d.do("building from the CSR on the device", func() error {
+		err = d.Do("building from the CSR on the device", func() error {
 			md := &matDev{m: m}
-			defer func() { freeAll(md.bufs) }()
+			defer func() { rt.FreeAll(md.bufs) }()
 			d.buildOnDevice(md, m, phase.New("cuda", "test"))
 			d.mu.Lock()
 			for _, c := range d.csrs {
@@ -270,12 +271,12 @@ func TestPrefetchedBuild(t *testing.T) {
 		}
 	}
 	// No cached matrix is built from either copy: a run's start drops them.
-	_ = d.do("a run's start", func() error { d.dropCSRs(true, false); return nil })
+	_ = d.Do("a run's start", func() error { d.dropCSRs(true, false); return nil })
 	if left := copies(); left != 0 {
 		t.Errorf("%d CSR copies left after the drop, want 0", left)
 	}
 	var after int64
-	_ = d.do("memory", func() error { after, _ = d.memInfo(); return nil })
+	_ = d.Do("memory", func() error { after, _ = d.MemInfo(); return nil })
 	if after < before {
 		t.Errorf("free device memory %d after the builds and drop, %d before", after, before)
 	}
@@ -316,12 +317,12 @@ func TestDeviceOrientationMatchesHost(t *testing.T) {
 				kinds := []*vertexprog.Orientation{g.Orientation(false), g.Orientation(true), g.RankedOrientation()}
 				for _, o := range kinds {
 					o.Build()
-					err := d.do("orienting on the device", func() error {
+					err := d.Do("orienting on the device", func() error {
 						md := &matDev{m: m.Matrix}
-						defer func() { freeAll(md.bufs); d.dropCSRs(true, true) }()
+						defer func() { rt.FreeAll(md.bufs); d.dropCSRs(true, true) }()
 						if m.Materialized() {
-							md.ellCol, md.cooCol = devPut(d, &md.bufs, m.EllCol), devPut(d, &md.bufs, m.CooCol)
-							md.cooPtr = devPut(d, &md.bufs, m.CooPtr)
+							md.ellCol, md.cooCol = rt.Put(d.Device, &md.bufs, m.EllCol), rt.Put(d.Device, &md.bufs, m.CooCol)
+							md.cooPtr = rt.Put(d.Device, &md.bufs, m.CooPtr)
 						} else {
 							d.buildOnDevice(md, m.Matrix, nil)
 						}
@@ -388,7 +389,7 @@ func TestPrefetchAddsValues(t *testing.T) {
 	waitCSRs(t, d, "the values were added to the copy", func() bool {
 		return len(d.csrs) == 1 && d.csrs[0] == first && first.covers(src)
 	})
-	_ = d.do("checking the values", func() error {
+	_ = d.Do("checking the values", func() error {
 		if got := download[float32](first.val, int64(len(val))); !slices.Equal(got, val) {
 			t.Error("the copy's values differ from the host's")
 		}
@@ -433,9 +434,9 @@ func TestDeviceInMatrixMatchesHost(t *testing.T) {
 						registered.Prefetch(g.RowPtr, g.Col, g.W)
 						waitPrefetches(t, d, 1)
 					}
-					err = d.do("building an in-matrix on the device", func() error {
+					err = d.Do("building an in-matrix on the device", func() error {
 						md := &matDev{m: m}
-						defer func() { freeAll(md.bufs) }()
+						defer func() { rt.FreeAll(md.bufs) }()
 						d.buildOnDevice(md, m, phase.New("cuda", "test"))
 						slots, coo := int64(m.K)*int64(m.Pitch), m.CooNNZ()
 						if got := download[int32](md.ellCol, slots); !slices.Equal(got, want.EllCol) && slots > 0 {
@@ -480,7 +481,7 @@ func TestDeviceInMatrixMatchesHost(t *testing.T) {
 
 // dropAllCSRs frees the device's CSR copies.
 func dropAllCSRs(d *device) {
-	_ = d.do("dropping CSR copies", func() error { d.dropCSRs(true, true); return nil })
+	_ = d.Do("dropping CSR copies", func() error { d.dropCSRs(true, true); return nil })
 }
 
 // waitPrefetches waits for n CSR copies on the device to be made.
@@ -533,13 +534,13 @@ func TestDeviceInMatrixRowsChecked(t *testing.T) {
 		t.Fatal(err)
 	}
 	var before, after int64
-	_ = d.do("memory", func() error { before, _ = d.memInfo(); return nil })
+	_ = d.Do("memory", func() error { before, _ = d.MemInfo(); return nil })
 	md := &matDev{m: m}
-	err = d.do("building an in-matrix on the device", func() error {
+	err = d.Do("building an in-matrix on the device", func() error {
 		d.buildOnDevice(md, m, nil)
 		return nil
 	})
-	_ = d.do("freeing", func() error { freeAll(md.bufs); d.dropCSRs(true, true); after, _ = d.memInfo(); return nil })
+	_ = d.Do("freeing", func() error { rt.FreeAll(md.bufs); d.dropCSRs(true, true); after, _ = d.MemInfo(); return nil })
 	if err == nil || !strings.Contains(err.Error(), "row offset") {
 		t.Fatalf("a wrong row count: %v; want the transpose check's panic", err)
 	}

@@ -4,6 +4,7 @@ package cuda
 
 import (
 	"encoding/binary"
+	"github.com/hpgraph/hpgraph/cuda/rt"
 	"math"
 
 	"github.com/hpgraph/hpgraph/vertexprog"
@@ -36,10 +37,8 @@ func aggIdentity(op vertexprog.Aggregator) float64 {
 	return 0
 }
 
-func blocks(n int64, per int64) int64 { return (n + per - 1) / per }
-
 func (r *run) launch(name string, grid int64, mat []byte, arg []byte) {
-	r.mod.launch(name, grid, r.d.stream, mat, r.runArg, r.state, arg)
+	r.mod.Launch(name, grid, r.d.Stream(), mat, r.runArg, r.state, arg)
 }
 
 // setCtl sets (op 0) or advances (op 1) the device's superstep base, or
@@ -50,18 +49,18 @@ func (r *run) setCtl(op, v int) { r.launch("vp_ctl", 1, r.pull.arg, argBytes(v, 
 // frontier when it is known (the first superstep of a call), a fixed small
 // grid inside a batch (the kernels loop over whatever the frontier is).
 func (r *run) pushGrids(batched bool) (push, apply int64) {
-	sms := int64(max(1, r.d.sms))
+	sms := int64(max(1, r.d.SMs))
 	if batched {
 		g := int64(pushGridPerSM) * sms
 		return g, g
 	}
 	l := r.last
-	push = max(int64(l[recChunks]), blocks(int64(l[recMedium]), blockSize/32), blocks(int64(l[recSmall]), blockSize/8))
+	push = max(int64(l[recChunks]), rt.Blocks(int64(l[recMedium]), rt.BlockSize/32), rt.Blocks(int64(l[recSmall]), rt.BlockSize/8))
 	if !r.queued {
 		// The queues are built on the device: size by the frontier.
-		push = max(blocks(int64(l[recActive]), blockSize/32), blocks(int64(l[recEdges]), 1024))
+		push = max(rt.Blocks(int64(l[recActive]), rt.BlockSize/32), rt.Blocks(int64(l[recEdges]), 1024))
 	}
-	apply = blocks(min(int64(r.n), int64(l[recEdges])), blockSize)
+	apply = rt.Blocks(min(int64(r.n), int64(l[recEdges])), rt.BlockSize)
 	return min(max(push, 1), 16*sms), min(max(apply, 1), 16*sms)
 }
 
@@ -70,13 +69,13 @@ func (r *run) pushGrids(batched bool) (push, apply int64) {
 // PageRank, whose APPLY fits 6: 2.37 → 2.32 ms against 8 blocks, two
 // waves), each taking VP_BLOCK rows a turn.
 func (r *run) applyGrid() int64 {
-	grid := blocks(int64(r.n), int64(blockSize*r.feats.applyRows()))
+	grid := rt.Blocks(int64(r.n), int64(rt.BlockSize*r.feats.applyRows()))
 	if applyPerSM > 0 {
 		per := applyPerSM
-		if k := r.mod.resident("vp_apply_pull"); k > 0 {
+		if k := r.mod.Resident("vp_apply_pull"); k > 0 {
 			per = min(per, k)
 		}
-		grid = min(grid, int64(per*max(1, r.d.sms)))
+		grid = min(grid, int64(per*max(1, r.d.SMs)))
 	}
 	return grid
 }
@@ -84,7 +83,7 @@ func (r *run) applyGrid() int64 {
 // compactGrid is vp_compact's blocks: one per VP_BLOCK vertices up to
 // compactPerSM per multiprocessor, which then loop.
 func (r *run) compactGrid() int64 {
-	return min(blocks(int64(r.n), blockSize), int64(compactPerSM*max(1, r.d.sms)))
+	return min(rt.Blocks(int64(r.n), rt.BlockSize), int64(compactPerSM*max(1, r.d.SMs)))
 }
 
 // enqueue launches superstep base+j. Inside device.do.
@@ -105,12 +104,12 @@ func (r *run) enqueue(dir vertexprog.Direction, j int, batched bool) {
 	if r.tiles {
 		a := argBytes(j, batched, 1) // (op 1: APPLY resets the rows tiles fold into)
 		t := r.pull.tiles
-		r.mod.launchShared("vp_pull_tiles", int64(t.count()), tileBlock, tileShared(t.rowBits, r.job.ASize), r.d.stream, r.pull.arg, r.runArg, r.state, a)
+		r.mod.LaunchShared("vp_pull_tiles", int64(t.count()), tileBlock, tileShared(t.rowBits, r.job.ASize), r.d.Stream(), r.pull.arg, r.runArg, r.state, a)
 		r.tr.mark()
 		r.launch("vp_apply_pull", r.applyGrid(), r.pull.arg, a)
 		return
 	}
-	r.launch("vp_pull_ell", blocks(int64(r.n), blockSize), r.pull.arg, a)
+	r.launch("vp_pull_ell", rt.Blocks(int64(r.n), rt.BlockSize), r.pull.arg, a)
 	r.launch("vp_pull_coo", r.pull.cooBlocks(r.feats.HasWants || r.feats.HasDone), r.pull.arg, a)
 	r.launch("vp_apply_pull", r.applyGrid(), r.pull.arg, a)
 }

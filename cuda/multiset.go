@@ -2,20 +2,12 @@
 
 package cuda
 
-/*
-#include "cu/cu.h"
-static CUresult ms_event(CUevent* e) { return cuEventCreate(e, CU_EVENT_DEFAULT); }
-static CUresult ms_record(CUevent e, CUstream s) { return cuEventRecord(e, s); }
-static CUresult ms_elapsed(float* ms, CUevent a, CUevent b) { return cuEventElapsedTime(ms, a, b); }
-static CUresult ms_destroy(CUevent e) { return cuEventDestroy(e); }
-*/
-import "C"
-
 import (
 	_ "embed"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/hpgraph/hpgraph/cuda/rt"
 	"math"
 	"math/bits"
 	"os"
@@ -207,10 +199,10 @@ func multisetProgram(code *vertexprog.DeviceCode, l *stateLayout, f features, ch
 
 // msRun is a multiset program on the device (a vertexprog.DeviceRun).
 type msRun struct {
-	clock  deviceClock // DeviceTime
+	clock  rt.Clock // DeviceTime
 	d      *device
 	job    *vertexprog.DeviceJob
-	mod    *module
+	mod    *rt.Module
 	md     *matDev
 	n      int
 	words  int
@@ -266,7 +258,7 @@ func startMultiset(d *device, job *vertexprog.DeviceJob) (*msRun, error) {
 	}
 	pt := phase.New("cuda", "multiset start")
 	defer pt.Print()
-	chunkBytes := msChunkBytes(d.sharedOptin)
+	chunkBytes := msChunkBytes(d.SharedOptin)
 	image, key, err := d.kernelImage(multisetProgram(&job.Code, layout, multisetFeatures(job), chunkBytes))
 	pt.Mark("source and compile")
 	if err != nil {
@@ -279,24 +271,24 @@ func startMultiset(d *device, job *vertexprog.DeviceJob) (*msRun, error) {
 	for _, w := range job.Active.Words() {
 		r.active += bits.OnesCount32(w)
 	}
-	err = d.do("copying the multiset run to the device", func() error {
+	err = d.Do("copying the multiset run to the device", func() error {
 		var err error
 		if r.mod, err = d.loadModule(key, image, multisetKernels); err != nil {
 			return err
 		}
-		if !r.mod.layoutOK {
-			if err := layout.layoutErr(r.mod.stateOffsets(len(layout.offsets))); err != nil {
+		if !d.layoutOK[r.mod] {
+			if err := layout.layoutErr(stateOffsets(r.mod, len(layout.offsets))); err != nil {
 				return err
 			}
-			r.mod.layoutOK = true
+			d.layoutOK[r.mod] = true
 		}
 		info := r.info()
 		if info[3] != uint64(job.XSize) && !(job.XSize == 0 && info[3] <= 1) || info[4] != uint64(job.ASize) {
 			return fmt.Errorf("cuda: the multiset kernels have X_t of %d and A_t of %d bytes; the job %d and %d", info[3], info[4], job.XSize, job.ASize)
 		}
 		r.keyLen, r.shared = int(info[0]), msShared(int(info[0]), int(info[1]))
-		if r.shared > d.sharedOptin {
-			return fmt.Errorf("cuda: multiset programs need %d bytes of shared memory a block; %s allows %d", r.shared, d.name, d.sharedOptin)
+		if r.shared > d.SharedOptin {
+			return fmt.Errorf("cuda: multiset programs need %d bytes of shared memory a block; %s allows %d", r.shared, d.Name, d.SharedOptin)
 		}
 		pt.Mark("module")
 		r.bins = makeMsBins(job.Pull.Degree, int(info[5]), int(info[1]))
@@ -311,8 +303,8 @@ func startMultiset(d *device, job *vertexprog.DeviceJob) (*msRun, error) {
 		r.allocate()
 		r.transfers += time.Since(t0)
 		pt.Mark("buffers and state")
-		d.notePeak()
-		r.clock.create()
+		d.NotePeak()
+		r.clock.Create()
 		return nil
 	})
 	if err != nil {
@@ -330,8 +322,8 @@ func (r *msRun) info() [6]uint64 {
 	defer cu.MemFree(buf)
 	a := make([]byte, 8)
 	binary.LittleEndian.PutUint64(a, uint64(buf))
-	r.mod.launch2("ms_info", 1, r.d.stream, a, make([]byte, 4))
-	r.d.syncStream()
+	r.mod.Launch2("ms_info", 1, r.d.Stream(), a, make([]byte, 4))
+	r.d.Sync()
 	cu.MemcpyDtoH(unsafe.Pointer(&out[0]), buf, int64(8*len(out)))
 	return out
 }
@@ -348,14 +340,14 @@ func (r *msRun) deviceBytes() int64 {
 	return need
 }
 
-func (r *msRun) alloc(bytes int64) cu.DevicePtr { return devAlloc(&r.bufs, bytes) }
+func (r *msRun) alloc(bytes int64) cu.DevicePtr { return rt.Alloc(&r.bufs, bytes) }
 
 // put allocates and fills a device copy of s.
 func msPut[T any](r *msRun, s []T) cu.DevicePtr {
 	bytes := int64(len(s)) * int64(unsafe.Sizeof(*new(T)))
 	p := r.alloc(bytes)
 	if bytes > 0 {
-		r.d.htod(p, unsafe.Pointer(&s[0]), bytes)
+		r.d.HtoD(p, unsafe.Pointer(&s[0]), bytes)
 	}
 	return p
 }
@@ -366,14 +358,14 @@ func (r *msRun) allocate() {
 	job, n := r.job, int64(r.n)
 	r.x = r.alloc(n * int64(job.XSize))
 	if len(job.X) > 0 {
-		r.d.htod(r.x, unsafe.Pointer(&job.X[0]), int64(len(job.X)))
+		r.d.HtoD(r.x, unsafe.Pointer(&job.X[0]), int64(len(job.X)))
 	}
 	r.y = r.alloc(max(8, n*int64(job.ASize)))
 	for i := range r.mask {
 		r.mask[i] = r.alloc(int64(r.words) * 4)
 	}
 	if r.words > 0 {
-		r.d.htod(r.mask[0], unsafe.Pointer(&job.Active.Words()[0]), int64(r.words)*4)
+		r.d.HtoD(r.mask[0], unsafe.Pointer(&job.Active.Words()[0]), int64(r.words)*4)
 	}
 	// Record 1 is superstep 0's previous one: the aggregators after Init.
 	rec := make([]uint64, 2*r.recW)
@@ -381,8 +373,8 @@ func (r *msRun) allocate() {
 		rec[r.recW+1+i] = math.Float64bits(v)
 	}
 	r.rec = r.alloc(int64(len(rec)) * 8)
-	r.d.htod(r.rec, unsafe.Pointer(&rec[0]), int64(len(rec))*8)
-	r.recHost = r.d.pinned(int64(r.recW) * 8)
+	r.d.HtoD(r.rec, unsafe.Pointer(&rec[0]), int64(len(rec))*8)
+	r.recHost = r.d.Pinned(int64(r.recW) * 8)
 
 	r.rows = msPut(r, r.bins.rows)
 	hubFirst := msPut(r, r.bins.hubFirst)
@@ -399,7 +391,7 @@ func (r *msRun) allocate() {
 	for i, a := range r.layout.arrays {
 		p := r.alloc(a.bytes)
 		if a.bytes > 0 {
-			r.d.htod(p, a.ptr, a.bytes)
+			r.d.HtoD(p, a.ptr, a.bytes)
 		}
 		r.arrays = append(r.arrays, p)
 		ptrs[i] = uint64(p)
@@ -435,7 +427,7 @@ func msArg(first, count, cur int, useMask bool, iteration, level, cap int) []byt
 }
 
 func (r *msRun) launch(name string, grid int64, shared int, arg []byte) {
-	r.mod.launchShared(name, grid, blockSize, shared, r.d.stream, r.md.arg, r.runArg, r.state, arg)
+	r.mod.LaunchShared(name, grid, rt.BlockSize, shared, r.d.Stream(), r.md.arg, r.runArg, r.state, arg)
 	if shared > 0 && name == "ms_block" {
 		name += strconv.Itoa(int(binary.LittleEndian.Uint32(arg[24:])))
 	}
@@ -444,7 +436,7 @@ func (r *msRun) launch(name string, grid int64, shared int, arg []byte) {
 
 // gridCap bounds the grid-stride kernels' blocks.
 func (r *msRun) gridCap(blocksWanted int64) int64 {
-	return max(1, min(blocksWanted, int64(max(1, r.d.sms))*32))
+	return max(1, min(blocksWanted, int64(max(1, r.d.SMs))*32))
 }
 
 // Step implements vertexprog.DeviceRun: superstep it, a pull. The pull
@@ -462,8 +454,8 @@ func (r *msRun) Step(it int, dir vertexprog.Direction) (int, int64, []float64, e
 	useMask := !spec.GatherAll && !(spec.Idempotent && r.active*4 >= r.n)
 	cur := r.step & 1
 	rec := make([]uint64, r.recW)
-	err := r.d.do("running a multiset superstep", func() error {
-		r.clock.begin(r.d)
+	err := r.d.Do("running a multiset superstep", func() error {
+		r.clock.Begin(r.d.Device)
 		a := msArg(0, 0, cur, useMask, it, 0, 0)
 		r.probe.begin(r.d)
 		r.launch("ms_begin", 1, 0, a)
@@ -475,10 +467,10 @@ func (r *msRun) Step(it int, dir vertexprog.Direction) (int, int64, []float64, e
 			}
 			switch {
 			case c < msWarp:
-				perBlock := int64(blockSize/32) * int64(32>>(c-msTiny)) // rows a block takes at a time
-				r.launch(msClassKernels[c], r.gridCap(blocks(int64(k), perBlock)), 0, msArg(b.first[c], k, cur, useMask, it, 0, 0))
+				perBlock := int64(rt.BlockSize/32) * int64(32>>(c-msTiny)) // rows a block takes at a time
+				r.launch(msClassKernels[c], r.gridCap(rt.Blocks(int64(k), perBlock)), 0, msArg(b.first[c], k, cur, useMask, it, 0, 0))
 			case c < msBlock:
-				r.launch(msClassKernels[c], r.gridCap(blocks(int64(k), blockSize/32)), 0, msArg(b.first[c], k, cur, useMask, it, 0, 0))
+				r.launch(msClassKernels[c], r.gridCap(rt.Blocks(int64(k), rt.BlockSize/32)), 0, msArg(b.first[c], k, cur, useMask, it, 0, 0))
 			default:
 				cp := msCap(c)
 				r.launch(msClassKernels[c], int64(k), msShared(r.keyLen, cp), msArg(b.first[c], k, cur, useMask, it, 0, cp))
@@ -492,11 +484,11 @@ func (r *msRun) Step(it int, dir vertexprog.Direction) (int, int64, []float64, e
 			}
 			r.launch("ms_hub_final", int64(hubs), 0, msArg(b.first[msHub], hubs, cur, useMask, it, 0, 0))
 		}
-		r.launch("ms_apply", r.gridCap(blocks(int64(r.n), blockSize)), 0, a)
-		st := cu.Stream(uintptr(unsafe.Pointer(r.d.stream)))
+		r.launch("ms_apply", r.gridCap(rt.Blocks(int64(r.n), rt.BlockSize)), 0, a)
+		st := r.d.Stream().Handle()
 		cu.MemcpyDtoHAsync(r.recHost, r.rec+cu.DevicePtr(cur*r.recW*8), int64(r.recW)*8, st)
-		r.clock.end(r.d)
-		r.d.syncStream()
+		r.clock.End(r.d.Device)
+		r.d.Sync()
 		r.probe.end()
 		copy(rec, unsafe.Slice((*uint64)(r.recHost), r.recW))
 		return nil
@@ -514,7 +506,7 @@ func (r *msRun) Step(it int, dir vertexprog.Direction) (int, int64, []float64, e
 }
 
 // DeviceTime implements vertexprog.DeviceTimer.
-func (r *msRun) DeviceTime() time.Duration { return r.clock.deviceTime(r.d) }
+func (r *msRun) DeviceTime() time.Duration { return r.clock.DeviceTime(r.d.Device) }
 
 // Transfers implements vertexprog.TransferReporter.
 func (r *msRun) Transfers() time.Duration { return r.transfers }
@@ -533,8 +525,8 @@ func (r *msRun) FinishSummary() error {
 	if r.closed {
 		return errors.New("cuda: FinishSummary on a closed multiset run")
 	}
-	return r.d.do("finishing the run", func() error {
-		r.d.syncStream()
+	return r.d.Do("finishing the run", func() error {
+		r.d.Sync()
 		return nil
 	})
 }
@@ -545,15 +537,15 @@ func (r *msRun) Close() {
 		return
 	}
 	r.closed = true
-	_ = r.d.do("freeing device memory", func() error {
-		_ = catch("waiting for the GPU", func() error { r.d.syncStream(); return nil })
-		freeAll(r.bufs)
+	_ = r.d.Do("freeing device memory", func() error {
+		_ = rt.Catch("waiting for the GPU", func() error { r.d.Sync(); return nil })
+		rt.FreeAll(r.bufs)
 		r.bufs = nil
 		if r.recHost != nil {
-			r.d.unpin(r.recHost, int64(r.recW)*8)
+			r.d.Unpin(r.recHost, int64(r.recW)*8)
 			r.recHost = nil
 		}
-		r.clock.destroy()
+		r.clock.Destroy()
 		r.probe.report(r.step)
 		if r.md != nil {
 			r.d.cache.release(r.md)
@@ -571,7 +563,7 @@ var msProbeOn = os.Getenv("HPGRAPH_CUDA_MSPROBE") == "1"
 // superstep and after each launch. Its methods run inside device.do; a
 // nil probe does nothing.
 type msProbe struct {
-	ev    []C.CUevent
+	ev    []rt.Mark
 	names []string
 	used  int
 	total map[string]float64 // ms
@@ -580,12 +572,10 @@ type msProbe struct {
 
 func (p *msProbe) event(d *device) {
 	if p.used == len(p.ev) {
-		var e C.CUevent
-		check("creating an event", C.ms_event(&e))
-		p.ev = append(p.ev, e)
+		p.ev = append(p.ev, rt.NewMark())
 		p.names = append(p.names, "")
 	}
-	check("recording an event", C.ms_record(p.ev[p.used], d.stream))
+	d.RecordMark(p.ev[p.used])
 	p.used++
 }
 
@@ -614,12 +604,14 @@ func (p *msProbe) end() {
 		p.total = map[string]float64{}
 	}
 	for i := 1; i < p.used; i++ {
-		var ms C.float
-		check("reading an event", C.ms_elapsed(&ms, p.ev[i-1], p.ev[i]))
+		ms, err := rt.Elapsed(p.ev[i-1], p.ev[i])
+		if err != nil {
+			panic(err)
+		}
 		if _, ok := p.total[p.names[i]]; !ok {
 			p.order = append(p.order, p.names[i])
 		}
-		p.total[p.names[i]] += float64(ms)
+		p.total[p.names[i]] += ms
 	}
 }
 
@@ -628,7 +620,7 @@ func (p *msProbe) report(steps int) {
 		return
 	}
 	for _, e := range p.ev {
-		C.ms_destroy(e)
+		e.Destroy()
 	}
 	all := 0.0
 	for _, t := range p.total {

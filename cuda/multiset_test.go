@@ -5,6 +5,7 @@ package cuda
 import (
 	"cmp"
 	"fmt"
+	"github.com/hpgraph/hpgraph/cuda/rt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -605,7 +606,7 @@ func TestMultisetKernelNames(t *testing.T) {
 			t.Errorf("class kernel %s is not in multisetKernels", k)
 		}
 	}
-	for name, v := range map[string]int{"MS_BLOCK": blockSize, "MS_MK": msMergeK, "MS_HUB_PART": msHubPart} {
+	for name, v := range map[string]int{"MS_BLOCK": rt.BlockSize, "MS_MK": msMergeK, "MS_HUB_PART": msHubPart} {
 		m := regexp.MustCompile(`#define ` + name + ` (\d+)`).FindStringSubmatch(multisetSource)
 		if m == nil || m[1] != strconv.Itoa(v) {
 			t.Errorf("multiset.cu's %s is %v; Go has %d", name, m, v)

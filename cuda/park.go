@@ -2,11 +2,9 @@
 
 package cuda
 
-// #include "cu/cu.h"
-import "C"
-
 import (
 	"bytes"
+	"github.com/hpgraph/hpgraph/cuda/rt"
 	"sync"
 	"unsafe"
 
@@ -34,7 +32,7 @@ const parkMax = 16
 
 // parked is a closed run's buffers and what they were made for.
 type parked struct {
-	mod        *module
+	mod        *rt.Module
 	pull, push *matDev
 	n, recW    int
 	tiles      bool
@@ -88,7 +86,7 @@ func (r *run) send(i int, dst cu.DevicePtr, b []byte, writes, constant bool) {
 	}
 	src := unsafe.Pointer(&b[0])
 	if !r.job.Resident {
-		r.d.htod(dst, src, n)
+		r.d.HtoD(dst, src, n)
 		return
 	}
 	for len(r.seeds) <= i {
@@ -97,7 +95,7 @@ func (r *run) send(i int, dst cu.DevicePtr, b []byte, writes, constant bool) {
 	s := &r.seeds[i]
 	if constant {
 		if s.constant != src || len(s.host) != len(b) {
-			r.d.htod(dst, src, n)
+			r.d.HtoD(dst, src, n)
 			s.constant, s.host = src, b
 		}
 		return
@@ -115,13 +113,13 @@ func (r *run) send(i int, dst cu.DevicePtr, b []byte, writes, constant bool) {
 			s.pristine = r.alloc(n)
 			to = s.pristine
 		}
-		r.d.htod(to, src, n)
+		r.d.HtoD(to, src, n)
 		s.host = make([]byte, n)
-		hostCopy(unsafe.Pointer(&s.host[0]), src, int(n), r.d.hooks.copyParts)
+		rt.HostCopy(unsafe.Pointer(&s.host[0]), src, int(n), r.d.CopyParts())
 	} else {
 		for _, rg := range differing(s.host, b) {
 			lo, hi := rg[0], rg[1]
-			r.d.htod(to+cu.DevicePtr(lo), unsafe.Add(src, lo), int64(hi-lo))
+			r.d.HtoD(to+cu.DevicePtr(lo), unsafe.Add(src, lo), int64(hi-lo))
 			copy(s.host[lo:hi], b[lo:hi])
 		}
 	}
@@ -176,7 +174,7 @@ func (d *device) park(r *run) {
 	r.buffers = buffers{}
 	d.parked = append(d.parked, p)
 	d.unpark(parkMax)
-	for len(d.parked) > 0 && d.lowOnMemory() {
+	for len(d.parked) > 0 && d.LowOnMemory() {
 		d.unpark(len(d.parked) - 1)
 	}
 }
@@ -211,7 +209,7 @@ func (d *device) adopt(r *run) bool {
 		d.parked = append(d.parked[:i:i], d.parked[i+1:]...)
 		d.counts.adoptedRuns++
 		r.buffers = p.buffers
-		r.clock.started = false
+		r.clock.Started = false
 		ptrs := make([]uint64, len(r.arrays))
 		for k, a := range r.arrays {
 			if o := r.layout.arrays[k].orient; o != nil {
@@ -224,9 +222,9 @@ func (d *device) adopt(r *run) bool {
 		state, arg := r.layout.bytes(ptrs), r.makeRunArg()
 		if !bytes.Equal(state, r.state) || !bytes.Equal(arg, r.runArg) || !bytes.Equal(args[0], p.matArgs[0]) || !bytes.Equal(args[1], p.matArgs[1]) {
 			for _, e := range r.graphs {
-				destroyGraph(e)
+				e.Destroy()
 			}
-			r.graphs, r.noGraphs = map[graphKey]C.CUgraphExec{}, false
+			r.graphs, r.noGraphs = map[graphKey]*rt.Graph{}, false
 		}
 		r.state, r.runArg = state, arg
 		return true
@@ -238,15 +236,15 @@ func (d *device) adopt(r *run) bool {
 // device.do.
 func (d *device) freeBuffers(b *buffers, recW int) {
 	for _, e := range b.graphs {
-		destroyGraph(e)
+		e.Destroy()
 	}
 	if b.recHost != nil {
-		d.unpin(b.recHost, int64(recordRing*recW)*8)
+		d.Unpin(b.recHost, int64(recordRing*recW)*8)
 	}
-	b.clock.destroy()
+	b.clock.Destroy()
 	for _, t := range b.texs {
-		texDestroy(t)
+		rt.TexDestroy(t)
 	}
-	freeAll(b.bufs)
+	rt.FreeAll(b.bufs)
 	*b = buffers{}
 }

@@ -5,6 +5,7 @@ package cuda
 import (
 	"bytes"
 	"fmt"
+	"github.com/hpgraph/hpgraph/cuda/rt"
 	"math/rand/v2"
 	"testing"
 	"unsafe"
@@ -117,40 +118,40 @@ func BenchmarkUploadPaths(b *testing.B) {
 	dst := make([]byte, size)
 	var dev cu.DevicePtr
 	var pinned unsafe.Pointer
-	if err := d.do("allocating", func() error {
+	if err := d.Do("allocating", func() error {
 		dev, pinned = cu.MemAlloc(size), cu.MemAllocHost(size)
 		return nil
 	}); err != nil {
 		b.Fatal(err)
 	}
-	defer d.do("freeing", func() error { cu.MemFree(dev); cu.MemFreeHost(pinned); return nil })
+	defer d.Do("freeing", func() error { cu.MemFree(dev); cu.MemFreeHost(pinned); return nil })
 	rate := func(b *testing.B) { b.SetBytes(size) }
 	b.Run("dma-from-pinned", func(b *testing.B) {
 		rate(b)
 		for b.Loop() {
-			_ = d.do("copying", func() error { cu.MemcpyHtoD(dev, pinned, size); return nil })
+			_ = d.Do("copying", func() error { cu.MemcpyHtoD(dev, pinned, size); return nil })
 		}
 	})
 	for _, parts := range []int{1, 4, 16} {
 		b.Run(fmt.Sprintf("host-copy-%d", parts), func(b *testing.B) {
 			rate(b)
 			for b.Loop() {
-				hostCopy(unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[0]), size, parts)
+				rt.HostCopy(unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[0]), size, parts)
 			}
 		})
 	}
 	b.Run("htod-staged", func(b *testing.B) {
 		rate(b)
 		for b.Loop() {
-			_ = d.do("copying", func() error { d.htod(dev, unsafe.Pointer(&src[0]), size); return nil })
+			_ = d.Do("copying", func() error { d.HtoD(dev, unsafe.Pointer(&src[0]), size); return nil })
 		}
 	})
 	b.Run("pin-in-place", func(b *testing.B) {
 		rate(b)
 		defer func(h hooks) { d.hooks = h }(d.hooks)
-		d.hooks.pinInPlace = true
+		d.Hooks.PinInPlace = true
 		for b.Loop() {
-			_ = d.do("copying", func() error { d.htod(dev, unsafe.Pointer(&src[0]), size); return nil })
+			_ = d.Do("copying", func() error { d.HtoD(dev, unsafe.Pointer(&src[0]), size); return nil })
 		}
 	})
 }

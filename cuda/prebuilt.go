@@ -69,7 +69,7 @@ func (d *device) kernelImage(src string) (image, key string, err error) {
 
 // findImage is kernelImage's first look-up of src.
 func (d *device) findImage(src string) (image, key string, err error) {
-	arch := d.arch()
+	arch := d.Arch()
 	if dir := os.Getenv("HPGRAPH_CUDA_PREBUILD"); dir != "" {
 		if err := writePrebuilt(dir, src, arch); err != nil {
 			return "", "", err

@@ -3,6 +3,7 @@
 package cuda
 
 import (
+	"github.com/hpgraph/hpgraph/cuda/rt"
 	"unsafe"
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
@@ -77,14 +78,14 @@ func (c *csrCopy) covers(src hyb.CSR) bool {
 // makes it in a goroutine of its own, when the device is free.
 func (b *Backend) Prefetch(rowPtr []int64, col []int32, val []float32) {
 	d, err := b.device()
-	if err != nil || !d.hooks.staged || len(rowPtr) == 0 {
+	if err != nil || d.Hooks.Unstaged || len(rowPtr) == 0 {
 		return
 	}
 	c := &csrCopy{src: hyb.CSR{RowPtr: rowPtr, Col: col, Val: val}}
 	d.mu.Lock()
 	d.csrs = append(d.csrs, c)
 	d.mu.Unlock()
-	go func() { _ = d.do("prefetching a graph", func() error { d.prefetch(c); return nil }) }()
+	go func() { _ = d.Do("prefetching a graph", func() error { d.prefetch(c); return nil }) }()
 }
 
 // prefetch copies c to the device unless a run took or dropped it first,
@@ -115,7 +116,7 @@ func (d *device) prefetch(c *csrCopy) {
 		if covered == nil {
 			pt := phase.New("cuda", "prefetch")
 			defer pt.Print()
-			_ = catch("prefetching a graph's values", func() error { d.addValues(rows, c.src.Val); return nil })
+			_ = rt.Catch("prefetching a graph's values", func() error { d.addValues(rows, c.src.Val); return nil })
 			pt.Mark("values (rows on the device)")
 		}
 		return
@@ -126,20 +127,20 @@ func (d *device) prefetch(c *csrCopy) {
 			return
 		}
 	}
-	if free, _ := d.memInfo(); 3*csrBytes(c.src) > free {
+	if free, _ := d.MemInfo(); 3*csrBytes(c.src) > free {
 		d.dropCSR(c)
 		return
 	}
 	pt := phase.New("cuda", "prefetch")
 	defer pt.Print()
-	err := catch("prefetching a graph", func() error {
-		c.rowPtr = devPut(d, &c.bufs, c.src.RowPtr)
-		c.col = devPut(d, &c.bufs, c.src.Col)
-		c.val = devPut(d, &c.bufs, c.src.Val)
+	err := rt.Catch("prefetching a graph", func() error {
+		c.rowPtr = rt.Put(d.Device, &c.bufs, c.src.RowPtr)
+		c.col = rt.Put(d.Device, &c.bufs, c.src.Col)
+		c.val = rt.Put(d.Device, &c.bufs, c.src.Val)
 		return nil
 	})
 	pt.Mark("upload")
-	d.notePeak()
+	d.NotePeak()
 	d.mu.Lock()
 	c.done = err == nil
 	d.mu.Unlock()
@@ -151,11 +152,11 @@ func (d *device) prefetch(c *csrCopy) {
 // addValues uploads val to c, a copy without values, for the weighted
 // matrices of its rows. Inside device.do.
 func (d *device) addValues(c *csrCopy, val []float32) {
-	p := devPut(d, &c.bufs, val)
+	p := rt.Put(d.Device, &c.bufs, val)
 	d.mu.Lock()
 	c.val, c.src.Val = p, val
 	d.mu.Unlock()
-	d.notePeak()
+	d.NotePeak()
 }
 
 // csrBytes is the device memory of a copy of src.
@@ -203,11 +204,11 @@ func (d *device) borrowCSR(src hyb.CSR, pt *phase.Trace) *csrCopy {
 			d.dropCSR(c)
 		}
 	}()
-	c.rowPtr = devPut(d, &c.bufs, src.RowPtr)
+	c.rowPtr = rt.Put(d.Device, &c.bufs, src.RowPtr)
 	pt.Mark("row offsets")
-	c.col = devPut(d, &c.bufs, src.Col)
+	c.col = rt.Put(d.Device, &c.bufs, src.Col)
 	pt.Mark("columns")
-	c.val = devPut(d, &c.bufs, src.Val)
+	c.val = rt.Put(d.Device, &c.bufs, src.Val)
 	d.mu.Lock()
 	c.done = true
 	d.mu.Unlock()
@@ -260,7 +261,7 @@ func (d *device) dropCSRs(pending, all bool) {
 	}
 	d.mu.Unlock()
 	for _, c := range drop {
-		freeAll(c.bufs)
+		rt.FreeAll(c.bufs)
 		c.bufs = nil
 	}
 }
@@ -273,7 +274,7 @@ func (d *device) keepCSR(c *csrCopy, src hyb.CSR) {
 	d.mu.Lock()
 	d.csrs = append(d.csrs, c)
 	d.mu.Unlock()
-	d.notePeak()
+	d.NotePeak()
 }
 
 // dropCSR frees c and forgets it. Inside device.do.
@@ -287,6 +288,6 @@ func (d *device) dropCSR(c *csrCopy) {
 	}
 	c.cancelled = true
 	d.mu.Unlock()
-	freeAll(c.bufs)
+	rt.FreeAll(c.bufs)
 	c.bufs = nil
 }

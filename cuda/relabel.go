@@ -5,6 +5,7 @@ package cuda
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/hpgraph/hpgraph/cuda/rt"
 	"unsafe"
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
@@ -77,13 +78,13 @@ func (b *Backend) RelabelByDegree(g *datasets.Graph) (*datasets.Graph, error) {
 	}
 	src := hyb.CSR{RowPtr: g.RowPtr, Col: g.Col, Val: g.W}
 	var out *datasets.Graph
-	err = d.do("renumbering a graph by degree", func() error {
+	err = d.Do("renumbering a graph by degree", func() error {
 		had := d.csrFor(src)
 		need := relabelBytes(n, nnz, g.W != nil)
 		if had == nil {
 			need += csrBytes(src)
 		}
-		if free, _ := d.memInfo(); need > free {
+		if free, _ := d.MemInfo(); need > free {
 			return fmt.Errorf("cuda: renumbering by degree needs %d MiB of device memory, %d MiB are free (the host does it)", need>>20, free>>20)
 		}
 		pt := phase.New("cuda", "relabel")
@@ -126,10 +127,10 @@ func (d *device) relabelOnDevice(g, p *datasets.Graph, touched <-chan struct{}, 
 	c := &csrCopy{}
 	ok := false
 	defer func() {
-		freeAll(tmp)
-		freeAll(tbuf)
+		rt.FreeAll(tmp)
+		rt.FreeAll(tbuf)
 		if !ok { // (a device error panics out of here: device.do reports it)
-			freeAll(c.bufs)
+			rt.FreeAll(c.bufs)
 		}
 	}()
 	var rowPtr, col, val cu.DevicePtr
@@ -140,29 +141,29 @@ func (d *device) relabelOnDevice(g, p *datasets.Graph, touched <-chan struct{}, 
 		}
 		pt.Mark("CSR on the device")
 	} else {
-		rowPtr, col, val = devPut(d, &tmp, g.RowPtr), devPut(d, &tmp, g.Col), devPut(d, &tmp, g.W)
+		rowPtr, col, val = rt.Put(d.Device, &tmp, g.RowPtr), rt.Put(d.Device, &tmp, g.Col), rt.Put(d.Device, &tmp, g.W)
 		pt.Mark("upload")
 	}
 	mod := d.transposeModule()
-	most := int64(d.sms) * 16
+	most := int64(d.SMs) * 16
 	unused := make([]byte, 4)
 	launch := func(name string, threads int64, a *rlArg) {
-		mod.launch2(name, min(blocks(threads, blockSize), most), d.stream, a.bytes(), unused)
+		mod.Launch2(name, min(rt.Blocks(threads, rt.BlockSize), most), d.Stream(), a.bytes(), unused)
 	}
 	// The new ids: the ids sorted stably by maxDeg - degree.
-	a := rlArg{rowPtr: rowPtr, key: devAlloc(&tmp, int64(n)*4), ids: devAlloc(&tmp, int64(n)*4), newID: devAlloc(&tmp, int64(n)*4), n: n, maxDeg: maxDeg}
+	a := rlArg{rowPtr: rowPtr, key: rt.Alloc(&tmp, int64(n)*4), ids: rt.Alloc(&tmp, int64(n)*4), newID: rt.Alloc(&tmp, int64(n)*4), n: n, maxDeg: maxDeg}
 	launch("tr_rl_keys", int64(n), &a)
 	var sbuf []cu.DevicePtr
-	b := sortBufs{key: [2]cu.DevicePtr{devAlloc(&sbuf, int64(n)*4), devAlloc(&sbuf, int64(n)*4)}, src: [2]cu.DevicePtr{devAlloc(&tmp, int64(n)*4), devAlloc(&tmp, int64(n)*4)}}
+	b := sortBufs{key: [2]cu.DevicePtr{rt.Alloc(&sbuf, int64(n)*4), rt.Alloc(&sbuf, int64(n)*4)}, src: [2]cu.DevicePtr{rt.Alloc(&tmp, int64(n)*4), rt.Alloc(&tmp, int64(n)*4)}}
 	hist, sums := sortScratch(&sbuf, int64(n))
 	passes := transposePasses(maxDeg + 1)
 	d.radixSort(mod, a.key, a.ids, 0, b, int64(n), 0, passes, hist, sums)
 	a.order = b.src[(passes-1)%2]
 	launch("tr_rl_newid", int64(n), &a)
-	d.syncStream()
-	freeAll(sbuf)
+	d.Sync()
+	rt.FreeAll(sbuf)
 	order := make([]int32, n)
-	d.dtoh(unsafe.Pointer(&order[0]), a.order, int64(n)*4)
+	d.DtoH(unsafe.Pointer(&order[0]), a.order, int64(n)*4)
 	pt.Mark("order")
 	identity := true
 	for i, v := range order {
@@ -176,13 +177,13 @@ func (d *device) relabelOnDevice(g, p *datasets.Graph, touched <-chan struct{}, 
 	}
 	// The columns renumbered, transposed (rows the new columns, the old
 	// tails in input order), renumbered, transposed back.
-	a.in, a.out, a.nnz = col, devAlloc(&tbuf, nnz*4), nnz
+	a.in, a.out, a.nnz = col, rt.Alloc(&tbuf, nnz*4), nnz
 	launch("tr_rl_map", nnz, &a)
 	tRow, tCol, tVal := d.deviceTranspose(&tbuf, rowPtr, a.out, val, n, nnz)
 	a.in, a.out = tCol, tCol
 	launch("tr_rl_map", nnz, &a)
 	c.rowPtr, c.col, c.val = d.deviceTranspose(&c.bufs, tRow, tCol, tVal, n, nnz)
-	freeAll(tbuf)
+	rt.FreeAll(tbuf)
 	tbuf = nil
 	pt.Mark("renumbered")
 	par.Blocks(n, func(_, lo, hi int) {
@@ -192,10 +193,10 @@ func (d *device) relabelOnDevice(g, p *datasets.Graph, touched <-chan struct{}, 
 	})
 	<-touched
 	pt.Mark("pages touched")
-	d.dtoh(unsafe.Pointer(&p.RowPtr[0]), c.rowPtr, int64(n+1)*8)
-	d.dtoh(unsafe.Pointer(&p.Col[0]), c.col, nnz*4)
+	d.DtoH(unsafe.Pointer(&p.RowPtr[0]), c.rowPtr, int64(n+1)*8)
+	d.DtoH(unsafe.Pointer(&p.Col[0]), c.col, nnz*4)
 	if p.W != nil {
-		d.dtoh(unsafe.Pointer(&p.W[0]), c.val, nnz*4)
+		d.DtoH(unsafe.Pointer(&p.W[0]), c.val, nnz*4)
 	}
 	pt.Mark("copied back")
 	// The new graph's copy stays on the device.

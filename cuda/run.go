@@ -2,14 +2,10 @@
 
 package cuda
 
-/*
-#include "cu/cu.h"
-*/
-import "C"
-
 import (
 	"errors"
 	"fmt"
+	"github.com/hpgraph/hpgraph/cuda/rt"
 	"time"
 	"unsafe"
 
@@ -26,7 +22,7 @@ type run struct {
 	buffers
 	d      *device
 	job    *vertexprog.DeviceJob
-	mod    *module
+	mod    *rt.Module
 	n      int
 	words  int
 	layout *stateLayout
@@ -61,7 +57,7 @@ type run struct {
 // what a resident run, parked when it closes, hands to the next run of
 // the same program on the same matrices (park.go).
 type buffers struct {
-	clock deviceClock // DeviceTime
+	clock rt.Clock // DeviceTime
 
 	bufs []cu.DevicePtr
 	texs []uint64
@@ -86,7 +82,7 @@ type buffers struct {
 	recHost     unsafe.Pointer // pinned memory vp_records copies the records to,
 	recDev      uint64         // at this address on the device
 
-	graphs   map[graphKey]C.CUgraphExec
+	graphs   map[graphKey]*rt.Graph
 	noGraphs bool
 }
 
@@ -125,7 +121,7 @@ func start(d *device, job *vertexprog.DeviceJob, opt Options) (*run, error) {
 			break
 		}
 	}
-	feats := jobFeatures(job, n, d.texMaxWidth, opt)
+	feats := jobFeatures(job, n, d.TexMaxWidth, opt)
 	feats.LoopList = d.hooks.loopList
 	lim := d.hooks.binLimits
 	var ts tileSpec
@@ -138,7 +134,7 @@ func start(d *device, job *vertexprog.DeviceJob, opt Options) (*run, error) {
 		if d.hooks.tileRowBits > 0 {
 			ts.rowBits = d.hooks.tileRowBits
 		}
-		if tileShared(ts.rowBits, job.ASize) > d.sharedOptin {
+		if tileShared(ts.rowBits, job.ASize) > d.SharedOptin {
 			ts = tileSpec{} // (the slots do not fit: rows it is)
 		} else if opt.Tiles == TilesResident && !tilesOnDevice(job.Pull.Matrix, ts) {
 			ts = tileSpec{} // (a shape the device does not build: rows, not a second of the host's)
@@ -160,7 +156,7 @@ func start(d *device, job *vertexprog.DeviceJob, opt Options) (*run, error) {
 	r := &run{d: d, job: job, n: n, words: (n + 31) / 32, layout: layout, feats: feats, yDirty: true,
 		nagg: len(job.Spec.Aggregators), opt: opt, loop: min(max(opt.LoopCluster, 0), maxLoopCluster)}
 	r.recW = recordHead + r.nagg
-	err = d.do("copying the run to the device", func() error {
+	err = d.Do("copying the run to the device", func() error {
 		// Memory first: the cache gives back what no run uses when the
 		// run would not fit otherwise.
 		need := deviceBytes(job, layout, lim, &d.cache)
@@ -181,16 +177,16 @@ func start(d *device, job *vertexprog.DeviceJob, opt Options) (*run, error) {
 			return err
 		}
 		pt.Mark("module")
-		if !r.mod.layoutOK {
-			if err := layout.layoutErr(r.mod.stateOffsets(len(layout.offsets))); err != nil {
+		if !d.layoutOK[r.mod] {
+			if err := layout.layoutErr(stateOffsets(r.mod, len(layout.offsets))); err != nil {
 				return err
 			}
-			r.mod.layoutOK = true
+			d.layoutOK[r.mod] = true
 		}
 		t0 := time.Now()
 		r.upload(lim, ts, pt)
 		r.transfers += time.Since(t0)
-		d.notePeak()
+		d.NotePeak()
 		if opt.Graphs {
 			r.applyGrid() // (asks the driver once, not inside a capture)
 			for _, k := range pullGraphs {
@@ -231,13 +227,13 @@ func jobFeatures(job *vertexprog.DeviceJob, n int, texMaxWidth int64, opt Option
 // GB).
 func (d *device) tilesFit(job *vertexprog.DeviceJob, layout *stateLayout, lim binLimits, ts tileSpec) bool {
 	fit := false
-	_ = d.do("sizing the run's tiles", func() error {
+	_ = d.Do("sizing the run's tiles", func() error {
 		need := deviceBytes(job, layout, lim, &d.cache) + d.cache.need(job.Pull.Matrix, true, job.Push == job.Pull, lim, ts)
 		if job.Push != nil && job.Push != job.Pull {
 			need += d.cache.need(job.Push.Matrix, false, true, lim, tileSpec{})
 		}
 		d.hooks.sizing = true
-		free, _ := d.memInfo()
+		free, _ := d.MemInfo()
 		d.hooks.sizing = false
 		fit = need <= free
 		return nil
@@ -248,23 +244,23 @@ func (d *device) tilesFit(job *vertexprog.DeviceJob, layout *stateLayout, lim bi
 // reserve makes sure need bytes of device memory are free, freeing the
 // matrices no run uses if it must. Inside device.do.
 func (d *device) reserve(need int64) error {
-	free, total := d.memInfo()
+	free, total := d.MemInfo()
 	if need > free && len(d.csrs) > 0 {
 		d.dropCSRs(true, true)
-		free, total = d.memInfo()
+		free, total = d.MemInfo()
 	}
 	if need > free && len(d.parked) > 0 {
 		d.unpark(0)
-		free, total = d.memInfo()
+		free, total = d.MemInfo()
 	}
 	if need > free && len(d.cache.m) > 0 {
 		d.cache.trim(0)
-		free, total = d.memInfo()
+		free, total = d.MemInfo()
 	}
 	if need > free {
 		return fmt.Errorf("%w on %s: the run needs %d bytes (%.1f MiB) of device memory, %d bytes (%.1f MiB) of %d are free; "+
 			"try --backend cpu, a GPU with more memory, or fewer device copies of the graph (--direction pull keeps a directed graph's pull matrix only)",
-			ErrOutOfMemory, d.name, need, float64(need)/(1<<20), free, float64(free)/(1<<20), total)
+			ErrOutOfMemory, d.Name, need, float64(need)/(1<<20), free, float64(free)/(1<<20), total)
 	}
 	return nil
 }

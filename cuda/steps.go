@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/hpgraph/hpgraph/cuda/rt"
 	"math"
 	"time"
 	"unsafe"
@@ -74,7 +75,7 @@ func (r *run) steps(it int, dir vertexprog.Direction, count int, pushEdges int64
 	if traceSteps {
 		tr = &stepTrace{call: time.Now()}
 	}
-	err := r.d.do("running supersteps", func() error {
+	err := r.d.Do("running supersteps", func() error {
 		tr.start(r.d)
 		r.tr = tr
 		defer func() { r.tr = nil }()
@@ -85,7 +86,7 @@ func (r *run) steps(it int, dir vertexprog.Direction, count int, pushEdges int64
 		// its first superstep when nothing comes before that (a host call
 		// less: docs/perf.md, section 18).
 		if !r.pullGraph(dir, s0) || it-s0 != r.bias || count > 1 && pushEdges != r.edges {
-			r.clock.begin(r.d)
+			r.clock.Begin(r.d.Device)
 		}
 		tr.mark()
 		if it-s0 != r.bias {
@@ -97,11 +98,11 @@ func (r *run) steps(it int, dir vertexprog.Direction, count int, pushEdges int64
 			r.setCtl(3, int(pushEdges))
 		}
 		if dir == vertexprog.Push && r.yDirty {
-			r.launch("vp_fill", blocks(int64(r.n), blockSize), r.pull.arg, argBytes(0, false, 0))
+			r.launch("vp_fill", rt.Blocks(int64(r.n), rt.BlockSize), r.pull.arg, argBytes(0, false, 0))
 			r.yDirty = false
 		}
 		if r.startLoop(dir, count) {
-			r.clock.end(r.d)
+			r.clock.End(r.d.Device)
 			tr.enqueued(r.d)
 			r.readRecords(s0, count, false)
 			tr.waited()
@@ -118,7 +119,7 @@ func (r *run) steps(it int, dir vertexprog.Direction, count int, pushEdges int64
 		if dir == vertexprog.Pull {
 			r.yDirty = true
 		}
-		r.clock.end(r.d)
+		r.clock.End(r.d.Device)
 		tr.mark()
 		tr.enqueued(r.d)
 		r.readRecords(s0, count, recorded)
@@ -156,12 +157,12 @@ func (r *run) startLoop(dir vertexprog.Direction, count int) bool {
 		r.queued = true
 	}
 	if !r.yLoopOK {
-		r.launch("vp_fill", blocks(int64(r.n), blockSize), r.pull.arg, argBytes(0, false, 1))
+		r.launch("vp_fill", rt.Blocks(int64(r.n), rt.BlockSize), r.pull.arg, argBytes(0, false, 1))
 		r.yLoopOK = true
 	}
 	arg := loopArg(s0-r.base, false, count, lim)
 	for r.loop > 0 {
-		if r.mod.launchLoop(r.loop, loopShared(r.feats.Priority), r.d.stream, r.push.arg, r.runArg, r.state, arg) == nil {
+		if r.mod.LaunchCluster("vp_loop", r.loop, loopBlock, loopShared(r.feats.Priority), r.d.Stream(), r.push.arg, r.runArg, r.state, arg) == nil {
 			return true
 		}
 		if r.loop > 8 {
@@ -192,9 +193,9 @@ func (r *run) enqueueSteps(dir vertexprog.Direction, s0, count int) (recorded bo
 	pull := dir == vertexprog.Pull && r.hasPullGraphs()
 	if pull {
 		r.moveBase(s0)
-		begin := !r.clock.started
-		r.d.launchGraph(r.graph(graphKey{dir, 1, true, count == 1, begin}))
-		r.clock.started = true
+		begin := !r.clock.Started
+		r.d.LaunchGraph(r.graph(graphKey{dir, 1, true, count == 1, begin}))
+		r.clock.Started = true
 		r.base++
 		r.queued = false
 		recorded = count == 1
@@ -212,7 +213,7 @@ func (r *run) enqueueSteps(dir vertexprog.Direction, s0, count int) (recorded bo
 			break
 		}
 		r.moveBase(s0 + count - rest)
-		r.d.launchGraph(e)
+		r.d.LaunchGraph(e)
 		r.base += k.steps
 		rest -= k.steps
 	}
@@ -237,7 +238,7 @@ func (r *run) launchRecords(j, count int) {
 	binary.LittleEndian.PutUint64(arg, r.recDev)
 	binary.LittleEndian.PutUint32(arg[8:], uint32(int32(j)))
 	binary.LittleEndian.PutUint32(arg[12:], uint32(count))
-	r.mod.launch2("vp_records", 1, r.d.stream, r.runArg, arg)
+	r.mod.Launch2("vp_records", 1, r.d.Stream(), r.runArg, arg)
 }
 
 // readRecords copies the records of supersteps s0 .. s0+count-1 into
@@ -248,7 +249,7 @@ func (r *run) readRecords(s0, count int, recorded bool) {
 		r.launchRecords(s0-r.base, count)
 	}
 	r.tr.mark()
-	r.d.syncStream()
+	r.d.Sync()
 	r.host = unsafe.Slice((*uint64)(r.recHost), recordRing*r.recW)
 }
 

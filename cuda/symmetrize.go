@@ -5,6 +5,7 @@ package cuda
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/hpgraph/hpgraph/cuda/rt"
 	"math"
 	"unsafe"
 
@@ -86,7 +87,7 @@ func (b *Backend) SymmetrizedRows(rowPtr []int64, col []int32, val []float32) ([
 		return nil, fmt.Errorf("cuda: SymmetrizedRows: inconsistent CSR (%d row offsets, %d columns, %d values)", len(rowPtr), len(col), len(val))
 	}
 	var rows []int64
-	err = d.do("building a directed graph's undirected view", func() error {
+	err = d.Do("building a directed graph's undirected view", func() error {
 		of := hyb.CSR{RowPtr: rowPtr, Col: col, Val: val}
 		if symChunks(n, int64(len(col))) > math.MaxInt32 {
 			return fmt.Errorf("cuda: a directed graph's undirected view: %d arcs are more than its scans take (the host builds it)", len(col))
@@ -95,7 +96,7 @@ func (b *Backend) SymmetrizedRows(rowPtr []int64, col []int32, val []float32) ([
 		if d.csrFor(of) == nil {
 			need += csrBytes(of)
 		}
-		if free, _ := d.memInfo(); need > free {
+		if free, _ := d.MemInfo(); need > free {
 			return fmt.Errorf("cuda: a directed graph's undirected view needs %d MiB of device memory, %d MiB are free (the host builds it)", need>>20, free>>20)
 		}
 		pt := phase.New("cuda", "undirected view")
@@ -116,7 +117,7 @@ func (d *device) symmetrizeOnDevice(of hyb.CSR, want []int64, pt *phase.Trace) (
 	nnz := int64(len(of.Col))
 	src := d.borrowCSR(of, pt)
 	var tmp []cu.DevicePtr
-	defer func() { freeAll(tmp) }()
+	defer func() { rt.FreeAll(tmp) }()
 	a := symArg{n: n}
 	a.ptr[0], a.col[0] = src.rowPtr, src.col
 	if of.Val != nil {
@@ -128,55 +129,55 @@ func (d *device) symmetrizeOnDevice(of hyb.CSR, want []int64, pt *phase.Trace) (
 	ok := false
 	defer func() {
 		if !ok {
-			freeAll(c.bufs)
+			rt.FreeAll(c.bufs)
 		}
 	}()
-	c.rowPtr = devAlloc(&c.bufs, int64(n+1)*8)
+	c.rowPtr = rt.Alloc(&c.bufs, int64(n+1)*8)
 	a.symPtr = c.rowPtr
 	mod := d.hybBuildModule()
-	most := int64(d.sms) * 16
+	most := int64(d.SMs) * 16
 	if n > 0 {
 		unused := make([]byte, 4)
-		a.deg[0], a.deg[1] = devAlloc(&tmp, int64(n)*4), devAlloc(&tmp, int64(n)*4)
-		mod.launch2("hb_sy_deg", min(blocks(int64(n), blockSize), most), d.stream, a.bytes(), unused)
+		a.deg[0], a.deg[1] = rt.Alloc(&tmp, int64(n)*4), rt.Alloc(&tmp, int64(n)*4)
+		mod.Launch2("hb_sy_deg", min(rt.Blocks(int64(n), rt.BlockSize), most), d.Stream(), a.bytes(), unused)
 		for s := range 2 {
-			a.ch[s] = devAlloc(&tmp, int64(n+1)*8)
-			d.orientScan(mod, orArg{cnt: a.deg[s], off: a.ch[s], sums: devAlloc(&tmp, (int64(n)/orientRows+1)*8), n: n, unit: 32})
+			a.ch[s] = rt.Alloc(&tmp, int64(n+1)*8)
+			d.orientScan(mod, orArg{cnt: a.deg[s], off: a.ch[s], sums: rt.Alloc(&tmp, (int64(n)/orientRows+1)*8), n: n, unit: 32})
 		}
 		ch := symChunks(n, nnz) // (both sides hold nnz arcs)
 		for s := range 2 {
 			a.chunks[s] = ch
-			a.mask[s], a.cnt[s] = devAlloc(&tmp, ch*4), devAlloc(&tmp, ch*4)
-			a.base[s] = devAlloc(&tmp, (ch+1)*8)
+			a.mask[s], a.cnt[s] = rt.Alloc(&tmp, ch*4), rt.Alloc(&tmp, ch*4)
+			a.base[s] = rt.Alloc(&tmp, (ch+1)*8)
 		}
 		for s := range 2 {
-			mod.launch2("hb_sy_mask", min(blocks(a.chunks[s]*32, blockSize), most), d.stream, a.bytes(), side(s))
-			d.orientScan(mod, orArg{cnt: a.cnt[s], off: a.base[s], sums: devAlloc(&tmp, (a.chunks[s]/orientRows+1)*8), n: int(a.chunks[s]), unit: 1})
+			mod.Launch2("hb_sy_mask", min(rt.Blocks(a.chunks[s]*32, rt.BlockSize), most), d.Stream(), a.bytes(), side(s))
+			d.orientScan(mod, orArg{cnt: a.cnt[s], off: a.base[s], sums: rt.Alloc(&tmp, (a.chunks[s]/orientRows+1)*8), n: int(a.chunks[s]), unit: 1})
 		}
-		mod.launch2("hb_sy_rows", min(blocks(int64(n)+1, blockSize), most), d.stream, a.bytes(), unused)
-		d.syncStream()
+		mod.Launch2("hb_sy_rows", min(rt.Blocks(int64(n)+1, rt.BlockSize), most), d.Stream(), a.bytes(), unused)
+		d.Sync()
 	} else {
 		cu.MemsetD32(c.rowPtr, 0, 2)
 		cu.CtxSynchronize() // (the memset ran on the legacy stream)
 	}
 	rows := make([]int64, n+1)
-	d.dtoh(unsafe.Pointer(&rows[0]), c.rowPtr, int64(n+1)*8)
+	d.DtoH(unsafe.Pointer(&rows[0]), c.rowPtr, int64(n+1)*8)
 	pt.Mark("counts")
 	if want != nil {
 		checkRows(rows, want, "undirected view")
 		rows = want
 	}
 	total := rows[n]
-	c.col = devAlloc(&c.bufs, total*4)
+	c.col = rt.Alloc(&c.bufs, total*4)
 	if of.Val != nil {
-		c.val = devAlloc(&c.bufs, total*4)
+		c.val = rt.Alloc(&c.bufs, total*4)
 	}
 	if total > 0 {
 		a.symCol, a.symVal = c.col, c.val
 		for s := range 2 {
-			mod.launch2("hb_sy_fill", min(blocks(a.chunks[s]*32, blockSize), most), d.stream, a.bytes(), side(s))
+			mod.Launch2("hb_sy_fill", min(rt.Blocks(a.chunks[s]*32, rt.BlockSize), most), d.Stream(), a.bytes(), side(s))
 		}
-		d.syncStream()
+		d.Sync()
 	}
 	pt.Mark("rows")
 	d.keepCSR(c, hyb.CSR{RowPtr: rows})

@@ -4,6 +4,7 @@ package cuda
 
 import (
 	"fmt"
+	"github.com/hpgraph/hpgraph/cuda/rt"
 	"math"
 	"math/bits"
 	"math/rand/v2"
@@ -60,9 +61,9 @@ func TestDeviceSymmetrizedMatchesHost(t *testing.T) {
 						// (the view the first build borrowed went: made again)
 						dropAllCSRs(d)
 					}
-					err = d.do("building a symmetrized matrix on the device", func() error {
+					err = d.Do("building a symmetrized matrix on the device", func() error {
 						md := &matDev{m: m}
-						defer func() { freeAll(md.bufs) }()
+						defer func() { rt.FreeAll(md.bufs) }()
 						d.buildOnDevice(md, m, phase.New("cuda", "test"))
 						slots, coo := int64(m.K)*int64(m.Pitch), m.CooNNZ()
 						if got := download[int32](md.ellCol, slots); !slices.Equal(got, ref.EllCol) && slots > 0 {

@@ -6,6 +6,7 @@ import (
 	"cmp"
 	_ "embed"
 	"encoding/binary"
+	"github.com/hpgraph/hpgraph/cuda/rt"
 	"math/bits"
 	"slices"
 	"unsafe"
@@ -44,7 +45,7 @@ const (
 )
 
 // tilesDevModule loads the kernels of tilesdev.cu. Inside device.do.
-func (d *device) tilesDevModule() *module { return d.fixedModule(tilesDevSource, tilesDevKernels) }
+func (d *device) tilesDevModule() *rt.Module { return d.fixedModule(tilesDevSource, tilesDevKernels) }
 
 // tlArg is tilesdev.cu's TL_Arg.
 type tlArg struct {
@@ -131,7 +132,7 @@ func (d *device) deviceTiles(md *matDev, ts tileSpec, pt *phase.Trace) *pullTile
 	nseg := (n + R - 1) >> rowBits
 	t := &pullTiles{rowBits: rowBits, maxArcs: ts.maxArcs, near: ts.near}
 	var tmp []cu.DevicePtr
-	defer func() { freeAll(tmp) }() // (on a panic; else freed below)
+	defer func() { rt.FreeAll(tmp) }() // (on a panic; else freed below)
 	a := tlArg{ellCol: md.ellCol, cooCol: md.cooCol, cooPtr: md.cooPtr, nnz: nnz, coo: m.CooNNZ(),
 		n: n, k: m.K, pitch: m.Pitch, rowBits: rowBits, slotBits: rowBits + 1, nseg: nseg, rmax: min(R, n), vmax: tileVMax(rowBits)}
 	weighted := m.Weighted()
@@ -142,7 +143,7 @@ func (d *device) deviceTiles(md *matDev, ts tileSpec, pt *phase.Trace) *pullTile
 		a.near = 1
 	}
 	unused := make([]byte, 4)
-	most := int64(d.sms) * 16
+	most := int64(d.SMs) * 16
 	segBlocks := min(int64(nseg), most)
 
 	// The segments' slots: split rows, virtual slots, their warps.
@@ -151,30 +152,30 @@ func (d *device) deviceTiles(md *matDev, ts tileSpec, pt *phase.Trace) *pullTile
 		// side for the searches of a symmetric matrix's ranks)
 		a.rowPtr, a.csrCol = c.rowPtr, c.col
 	} else {
-		a.rowPtr = devPut(d, &tmp, m.Src.RowPtr)
+		a.rowPtr = rt.Put(d.Device, &tmp, m.Src.RowPtr)
 	}
-	a.part, a.parts, a.nv = devAlloc(&tmp, int64(n)*4), devAlloc(&tmp, int64(n)*4), devAlloc(&tmp, int64(nseg)*4)
-	mod.launch2("tl_plan", segBlocks, d.stream, a.bytes(), unused)
-	d.syncStream()
+	a.part, a.parts, a.nv = rt.Alloc(&tmp, int64(n)*4), rt.Alloc(&tmp, int64(n)*4), rt.Alloc(&tmp, int64(nseg)*4)
+	mod.Launch2("tl_plan", segBlocks, d.Stream(), a.bytes(), unused)
+	d.Sync()
 	nv := make([]int32, nseg)
 	cu.MemcpyDtoH(unsafe.Pointer(&nv[0]), a.nv, int64(nseg)*4)
 	t.vfirst = make([]int32, nseg+1)
 	for s, v := range nv {
 		t.vfirst[s+1] = t.vfirst[s] + v
 	}
-	md.tileVFirst = devPut(d, &md.tileBufs, t.vfirst)
+	md.tileVFirst = rt.Put(d.Device, &md.tileBufs, t.vfirst)
 	a.vfirst = md.tileVFirst
 	if V := int64(t.vfirst[nseg]); V > 0 {
-		md.tileVRow = devAlloc(&md.tileBufs, V*4)
+		md.tileVRow = rt.Alloc(&md.tileBufs, V*4)
 	} else {
 		md.tileVRow = 0
 	}
 	a.vrow = md.tileVRow
-	mod.launch2("tl_vrow", segBlocks, d.stream, a.bytes(), unused)
-	a.owner = devAlloc(&tmp, int64(nseg)*int64(a.rmax+a.vmax))
-	mod.launch2("tl_assign", segBlocks, d.stream, a.bytes(), unused)
+	mod.Launch2("tl_vrow", segBlocks, d.Stream(), a.bytes(), unused)
+	a.owner = rt.Alloc(&tmp, int64(nseg)*int64(a.rmax+a.vmax))
+	mod.Launch2("tl_assign", segBlocks, d.Stream(), a.bytes(), unused)
 	if pt != nil {
-		d.syncStream()
+		d.Sync()
 		pt.Mark("tiles: slots")
 	}
 
@@ -187,17 +188,17 @@ func (d *device) deviceTiles(md *matDev, ts tileSpec, pt *phase.Trace) *pullTile
 	}
 	var keys, srcs, vals [2]cu.DevicePtr
 	for i := range 2 {
-		keys[i], srcs[i] = devAlloc(&tmp, nnz*4), devAlloc(&tmp, nnz*4)
+		keys[i], srcs[i] = rt.Alloc(&tmp, nnz*4), rt.Alloc(&tmp, nnz*4)
 		if weighted {
-			vals[i] = devAlloc(&tmp, nnz*4)
+			vals[i] = rt.Alloc(&tmp, nnz*4)
 		}
 	}
 	a.key, a.src, a.val = keys[1], srcs[1], vals[1]
 	if slots := int64(m.K) * int64(m.Pitch); slots > 0 {
-		mod.launch2("tl_rec_ell", min(blocks(slots, blockSize), most), d.stream, a.bytes(), unused)
+		mod.Launch2("tl_rec_ell", min(rt.Blocks(slots, rt.BlockSize), most), d.Stream(), a.bytes(), unused)
 	}
 	if a.coo > 0 {
-		mod.launch2("tl_rec_coo", min(blocks(a.coo, 4096), most), d.stream, a.bytes(), unused)
+		mod.Launch2("tl_rec_coo", min(rt.Blocks(a.coo, 4096), most), d.Stream(), a.bytes(), unused)
 	}
 	tr := d.transposeModule()
 	hist, sums := sortScratch(&tmp, nnz)
@@ -220,7 +221,7 @@ func (d *device) deviceTiles(md *matDev, ts tileSpec, pt *phase.Trace) *pullTile
 	spareA, spareB := cur.key[1-f], cur.src[1-f]
 	a.key, a.src, a.val = 0, 0, 0
 	if pt != nil {
-		d.syncStream()
+		d.Sync()
 		pt.Mark("tiles: sort")
 	}
 
@@ -241,28 +242,28 @@ func (d *device) deviceTiles(md *matDev, ts tileSpec, pt *phase.Trace) *pullTile
 	lo = append(lo, nnz)
 	tiles := int64(len(seg))
 	a.tiles = tiles
-	a.tileLo, a.tileSeg = devPut(d, &tmp, lo), devPut(d, &tmp, seg)
-	a.streamOff = devAlloc(&tmp, tiles*(tileWarps+1)*4)
-	a.streams, a.sectors = devAlloc(&tmp, nnz*2), devAlloc(&tmp, tiles*8)
-	mod.launch2("tl_streams", min(tiles, most), d.stream, a.bytes(), unused)
+	a.tileLo, a.tileSeg = rt.Put(d.Device, &tmp, lo), rt.Put(d.Device, &tmp, seg)
+	a.streamOff = rt.Alloc(&tmp, tiles*(tileWarps+1)*4)
+	a.streams, a.sectors = rt.Alloc(&tmp, nnz*2), rt.Alloc(&tmp, tiles*8)
+	mod.Launch2("tl_streams", min(tiles, most), d.Stream(), a.bytes(), unused)
 	if pt != nil {
-		d.syncStream()
+		d.Sync()
 		pt.Mark("tiles: streams")
 	}
 
 	// The groups of each stream.
-	a.code, a.tmpBase, a.groups = spareA, spareB, devAlloc(&tmp, tiles*tileWarps*4)
-	a.pool = int(min(int64(tlPool(d.sms, ts.near)), tiles*tileWarps))
+	a.code, a.tmpBase, a.groups = spareA, spareB, rt.Alloc(&tmp, tiles*tileWarps*4)
+	a.pool = int(min(int64(tlPool(d.SMs, ts.near)), tiles*tileWarps))
 	words := int64(tlGroupInts)
 	if ts.near {
 		words = tlNearInts
 	}
-	a.scratch, a.next = devAlloc(&tmp, int64(a.pool)*words*4), devAlloc(&tmp, 8)
-	d.syncStream()
+	a.scratch, a.next = rt.Alloc(&tmp, int64(a.pool)*words*4), rt.Alloc(&tmp, 8)
+	d.Sync()
 	cu.MemsetD32(a.next, 0, 2)
 	cu.CtxSynchronize() // (the memset ran on the legacy stream)
-	mod.launch2("tl_group", blocks(int64(a.pool)*32, blockSize), d.stream, a.bytes(), unused)
-	d.syncStream()
+	mod.Launch2("tl_group", rt.Blocks(int64(a.pool)*32, rt.BlockSize), d.Stream(), a.bytes(), unused)
+	d.Sync()
 	pt.Mark("tiles: groups")
 	groups := make([]int32, tiles*tileWarps)
 	sectors := make([]int64, tiles)
@@ -301,22 +302,22 @@ func (d *device) deviceTiles(md *matDev, ts tileSpec, pt *phase.Trace) *pullTile
 	}
 
 	// The entries into their groups' lanes.
-	a.groupOff = devPut(d, &tmp, groupOff)
-	md.tileArcs, md.tileBase = devAlloc(&md.tileBufs, total*32*4), devAlloc(&md.tileBufs, total*4)
+	a.groupOff = rt.Put(d.Device, &tmp, groupOff)
+	md.tileArcs, md.tileBase = rt.Alloc(&md.tileBufs, total*32*4), rt.Alloc(&md.tileBufs, total*4)
 	md.tileVal = 0
 	if weighted {
-		md.tileVal = devAlloc(&md.tileBufs, total*32*4)
+		md.tileVal = rt.Alloc(&md.tileBufs, total*32*4)
 	}
 	pt.Mark("tiles: output allocated")
 	a.arcs, a.vals, a.base, a.fill = md.tileArcs, md.tileVal, md.tileBase, total*32
-	mod.launch2("tl_fill", min(blocks(a.fill, blockSize), most), d.stream, a.bytes(), unused)
-	mod.launch2("tl_expand", min(tiles, most), d.stream, a.bytes(), unused)
-	md.tileFirst, md.tileInfo = devPut(d, &md.tileBufs, t.first), devPut(d, &md.tileBufs, t.info)
-	md.tileWarp, md.tileMulti = devPut(d, &md.tileBufs, t.warp), devPut(d, &md.tileBufs, t.multi)
-	d.syncStream()
+	mod.Launch2("tl_fill", min(rt.Blocks(a.fill, rt.BlockSize), most), d.Stream(), a.bytes(), unused)
+	mod.Launch2("tl_expand", min(tiles, most), d.Stream(), a.bytes(), unused)
+	md.tileFirst, md.tileInfo = rt.Put(d.Device, &md.tileBufs, t.first), rt.Put(d.Device, &md.tileBufs, t.info)
+	md.tileWarp, md.tileMulti = rt.Put(d.Device, &md.tileBufs, t.warp), rt.Put(d.Device, &md.tileBufs, t.multi)
+	d.Sync()
 	pt.Mark("tiles: entries")
-	d.notePeak()
-	freeAll(tmp)
+	d.NotePeak()
+	rt.FreeAll(tmp)
 	tmp = nil
 	pt.Mark("tiles: temporaries freed")
 	return t

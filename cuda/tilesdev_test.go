@@ -4,6 +4,7 @@ package cuda
 
 import (
 	"fmt"
+	"github.com/hpgraph/hpgraph/cuda/rt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -20,7 +21,7 @@ func deviceTilesOf(t *testing.T, d *device, m *hyb.Matrix, ts tileSpec) *pullTil
 		t.Fatalf("n=%d shape %+v: not a device shape", m.N, ts)
 	}
 	var got *pullTiles
-	err := d.do("building tiles on the device", func() error {
+	err := d.Do("building tiles on the device", func() error {
 		md := d.cache.get(m, false, false, binLimits{}, tileSpec{})
 		defer func() { d.cache.release(md); d.cache.free(md); d.dropCSRs(true, true) }()
 		got = d.deviceTiles(md, ts, nil)
@@ -246,12 +247,12 @@ func BenchmarkDeviceTiles(b *testing.B) {
 			ts.rowBits = tileRowBitsFor(8)
 		}
 		b.Run(fmt.Sprintf("near=%v", near), func(b *testing.B) {
-			err := d.do("benchmarking the device's tiles", func() error {
+			err := d.Do("benchmarking the device's tiles", func() error {
 				md := d.cache.get(m, false, false, binLimits{}, tileSpec{})
 				defer func() { d.cache.release(md); d.cache.free(md); d.dropCSRs(true, true) }()
 				for b.Loop() {
 					d.deviceTiles(md, ts, nil)
-					freeAll(md.tileBufs)
+					rt.FreeAll(md.tileBufs)
 					md.tileBufs = nil
 				}
 				return nil

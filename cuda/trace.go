@@ -2,17 +2,9 @@
 
 package cuda
 
-/*
-#include "cu/cu.h"
-static CUresult hp_trace_event(CUevent* e) { return cuEventCreate(e, CU_EVENT_DEFAULT); }
-static CUresult hp_trace_record(CUevent e, CUstream s) { return cuEventRecord(e, s); }
-static CUresult hp_trace_elapsed(float* ms, CUevent a, CUevent b) { return cuEventElapsedTime(ms, a, b); }
-static CUresult hp_trace_destroy(CUevent e) { return cuEventDestroy(e); }
-*/
-import "C"
-
 import (
 	"fmt"
+	"github.com/hpgraph/hpgraph/cuda/rt"
 	"os"
 	"strings"
 	"time"
@@ -30,7 +22,7 @@ var traceSteps = os.Getenv("HPGRAPH_CUDA_TRACE") == "1"
 
 type stepTrace struct {
 	call, locked, begin, launched, synced time.Time
-	ev                                    [2]C.CUevent
+	ev                                    [2]rt.Mark
 	marks                                 []time.Time
 }
 
@@ -48,12 +40,11 @@ func (t *stepTrace) start(d *device) {
 		return
 	}
 	t.begin = time.Now()
-	t.locked = d.locked
-	if t.ev[0] == nil {
-		check("creating an event", C.hp_trace_event(&t.ev[0]))
-		check("creating an event", C.hp_trace_event(&t.ev[1]))
+	t.locked = d.Locked()
+	if t.ev[0] == (rt.Mark{}) {
+		t.ev[0], t.ev[1] = rt.NewMark(), rt.NewMark()
 	}
-	check("recording an event", C.hp_trace_record(t.ev[0], d.stream))
+	d.RecordMark(t.ev[0])
 }
 
 // enqueued follows the last launch, before the records are read back.
@@ -62,7 +53,7 @@ func (t *stepTrace) enqueued(d *device) {
 		return
 	}
 	t.launched = time.Now()
-	check("recording an event", C.hp_trace_record(t.ev[1], d.stream))
+	d.RecordMark(t.ev[1])
 }
 
 // waited follows the wait for the stream.
@@ -75,15 +66,15 @@ func (t *stepTrace) waited() {
 // report prints the call's line and frees its events (on the context's
 // thread: d.do).
 func (t *stepTrace) report(d *device, it, steps int) {
-	if t == nil || t.ev[0] == nil {
+	if t == nil || t.ev[0] == (rt.Mark{}) {
 		return
 	}
 	back := time.Now()
-	var ms C.float
-	_ = d.do("tracing", func() error {
-		C.hp_trace_elapsed(&ms, t.ev[0], t.ev[1])
-		C.hp_trace_destroy(t.ev[0])
-		C.hp_trace_destroy(t.ev[1])
+	var ms float64
+	_ = d.Do("tracing", func() error {
+		ms, _ = rt.Elapsed(t.ev[0], t.ev[1])
+		t.ev[0].Destroy()
+		t.ev[1].Destroy()
 		return nil
 	})
 	us := func(a, b time.Time) float64 { return float64(b.Sub(a).Nanoseconds()) / 1e3 }
@@ -94,7 +85,7 @@ func (t *stepTrace) report(d *device, it, steps int) {
 		prev = m
 	}
 	fmt.Fprintf(os.Stderr, "cuda trace: superstep %d (+%d): total %.1f us = handoff %.1f + launch %.1f + wait %.1f + back %.1f; gpu %.1f us; marks%s\n",
-		it, steps, us(t.call, back), us(t.call, t.begin), us(t.begin, t.launched), us(t.launched, t.synced), us(t.synced, back), float64(ms)*1e3, marks)
+		it, steps, us(t.call, back), us(t.call, t.begin), us(t.begin, t.launched), us(t.launched, t.synced), us(t.synced, back), ms*1e3, marks)
 }
 
 // printTileProbe writes to stderr, per tile of the last pull's
@@ -104,7 +95,7 @@ func (t *stepTrace) report(d *device, it, steps int) {
 func (r *run) printTileProbe() {
 	t := r.pull.tiles
 	buf := make([]uint64, 3*t.count())
-	r.d.dtoh(unsafe.Pointer(&buf[0]), r.probeBuf, int64(8*len(buf)))
+	r.d.DtoH(unsafe.Pointer(&buf[0]), r.probeBuf, int64(8*len(buf)))
 	var b strings.Builder
 	for i := range t.count() {
 		info := t.info[i]

@@ -75,6 +75,7 @@ package cuda
 import (
 	_ "embed"
 	"encoding/binary"
+	"github.com/hpgraph/hpgraph/cuda/rt"
 	"math/bits"
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
@@ -97,7 +98,9 @@ const (
 
 // transposeModule compiles (or finds in the caches) and loads the kernels
 // of transpose.cu. Inside device.do.
-func (d *device) transposeModule() *module { return d.fixedModule(transposeSource, transposeKernels) }
+func (d *device) transposeModule() *rt.Module {
+	return d.fixedModule(transposeSource, transposeKernels)
+}
 
 // transposePasses is the radix passes that sort heads in [0, n).
 func transposePasses(n int) int {
@@ -145,7 +148,7 @@ func (a *trArg) bytes() []byte {
 // arbitrarily). The result's arrays (tVal 0 when val is) are added to
 // bufs; the input is left as it was. Inside device.do.
 func (d *device) deviceTranspose(bufs *[]cu.DevicePtr, rowPtr, col, val cu.DevicePtr, n int, nnz int64) (tRowPtr, tCol, tVal cu.DevicePtr) {
-	tRowPtr = devAlloc(bufs, int64(n+1)*8)
+	tRowPtr = rt.Alloc(bufs, int64(n+1)*8)
 	if nnz == 0 || n == 0 {
 		cu.MemsetD32(tRowPtr, 0, int64(n+1)*2)
 		cu.CtxSynchronize() // (the memset ran on the legacy stream)
@@ -153,18 +156,18 @@ func (d *device) deviceTranspose(bufs *[]cu.DevicePtr, rowPtr, col, val cu.Devic
 	}
 	mod := d.transposeModule()
 	weighted := val != 0
-	tCol = devAlloc(bufs, nnz*4)
+	tCol = rt.Alloc(bufs, nnz*4)
 	if weighted {
-		tVal = devAlloc(bufs, nnz*4)
+		tVal = rt.Alloc(bufs, nnz*4)
 	}
 	var tmp []cu.DevicePtr
-	defer func() { freeAll(tmp) }()
+	defer func() { rt.FreeAll(tmp) }()
 	tiles := (nnz + trTile - 1) / trTile
-	keys := [2]cu.DevicePtr{devAlloc(&tmp, nnz*4), devAlloc(&tmp, nnz*4)}
-	srcTmp := devAlloc(&tmp, nnz*4)
+	keys := [2]cu.DevicePtr{rt.Alloc(&tmp, nnz*4), rt.Alloc(&tmp, nnz*4)}
+	srcTmp := rt.Alloc(&tmp, nnz*4)
 	var valTmp cu.DevicePtr
 	if weighted {
-		valTmp = devAlloc(&tmp, nnz*4)
+		valTmp = rt.Alloc(&tmp, nnz*4)
 	}
 	hist, sums := sortScratch(&tmp, nnz)
 
@@ -175,17 +178,17 @@ func (d *device) deviceTranspose(bufs *[]cu.DevicePtr, rowPtr, col, val cu.Devic
 	b := sortBufs{key: keys, src: [2]cu.DevicePtr{srcTmp, srcTmp}, val: [2]cu.DevicePtr{valTmp, valTmp}}
 	b.src[f], b.val[f] = tCol, tVal
 	unused := make([]byte, 4)
-	most := int64(d.sms) * 16
-	mod.launch2("tr_src", min(tiles, most), d.stream, (&trArg{rowPtr: rowPtr, srcOut: b.src[1], nnz: nnz, tiles: tiles, n: n}).bytes(), unused)
+	most := int64(d.SMs) * 16
+	mod.Launch2("tr_src", min(tiles, most), d.Stream(), (&trArg{rowPtr: rowPtr, srcOut: b.src[1], nnz: nnz, tiles: tiles, n: n}).bytes(), unused)
 	keyIn := d.radixSort(mod, col, b.src[1], val, b, nnz, 0, passes, hist, sums)
 	// keyIn: the sorted heads; srcIn, valIn: tCol, tVal.
 	a := (&trArg{keyIn: keyIn, srcIn: tCol, valOut: tVal, tRowPtr: tRowPtr, nnz: nnz, tiles: tiles, n: n}).bytes()
-	mod.launch2("tr_rowptr", min(blocks(int64(n)+1, blockSize), most), d.stream, a, unused)
+	mod.Launch2("tr_rowptr", min(rt.Blocks(int64(n)+1, rt.BlockSize), most), d.Stream(), a, unused)
 	if weighted {
-		mod.launch2("tr_fix", min(blocks(nnz, blockSize), most), d.stream, a, unused)
+		mod.Launch2("tr_fix", min(rt.Blocks(nnz, rt.BlockSize), most), d.Stream(), a, unused)
 	}
-	d.syncStream()
-	d.notePeak()
+	d.Sync()
+	d.NotePeak()
 	return tRowPtr, tCol, tVal
 }
 
@@ -198,7 +201,7 @@ type sortBufs struct{ key, src, val [2]cu.DevicePtr }
 func sortScratch(tmp *[]cu.DevicePtr, nnz int64) (hist, sums cu.DevicePtr) {
 	tiles := (nnz + trTile - 1) / trTile
 	chunks := (tiles*trRadix + trScanChunk - 1) / trScanChunk
-	return devAlloc(tmp, tiles*trRadix*4), devAlloc(tmp, chunks*8)
+	return rt.Alloc(tmp, tiles*trRadix*4), rt.Alloc(tmp, chunks*8)
 }
 
 // sortScratchBytes is the device memory of sortScratch's arrays.
@@ -213,7 +216,7 @@ func sortScratchBytes(nnz int64) int64 {
 // for f = (passes-1)%2, and it returns key[f]. The input arrays are read
 // by the first pass only, so they may be b's arrays of index 1. hist and
 // sums are sortScratch's. Asynchronous on the device's stream.
-func (d *device) radixSort(mod *module, keyIn, srcIn, valIn cu.DevicePtr, b sortBufs, nnz int64, shift, passes int, hist, sums cu.DevicePtr) cu.DevicePtr {
+func (d *device) radixSort(mod *rt.Module, keyIn, srcIn, valIn cu.DevicePtr, b sortBufs, nnz int64, shift, passes int, hist, sums cu.DevicePtr) cu.DevicePtr {
 	tiles := (nnz + trTile - 1) / trTile
 	chunks := (tiles*trRadix + trScanChunk - 1) / trScanChunk
 	unused := make([]byte, 4)
@@ -221,10 +224,10 @@ func (d *device) radixSort(mod *module, keyIn, srcIn, valIn cu.DevicePtr, b sort
 		k := p % 2
 		a := (&trArg{keyIn: keyIn, srcIn: srcIn, valIn: valIn, keyOut: b.key[k], srcOut: b.src[k], valOut: b.val[k],
 			hist: hist, sums: sums, nnz: nnz, tiles: tiles, shift: shift + p*trDigitBits}).bytes()
-		mod.launch2("tr_hist", tiles, d.stream, a, unused)
-		mod.launch2("tr_scan1", chunks, d.stream, a, unused)
-		mod.launch2("tr_scan2", 1, d.stream, a, unused)
-		mod.launch2("tr_scatter", tiles, d.stream, a, unused)
+		mod.Launch2("tr_hist", tiles, d.Stream(), a, unused)
+		mod.Launch2("tr_scan1", chunks, d.Stream(), a, unused)
+		mod.Launch2("tr_scan2", 1, d.Stream(), a, unused)
+		mod.Launch2("tr_scatter", tiles, d.Stream(), a, unused)
 		keyIn, srcIn, valIn = b.key[k], b.src[k], b.val[k]
 	}
 	return keyIn

@@ -4,6 +4,7 @@ package cuda
 
 import (
 	"fmt"
+	"github.com/hpgraph/hpgraph/cuda/rt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -101,8 +102,8 @@ func shuffleRows(rng *rand.Rand, g *datasets.Graph) *datasets.Graph {
 // Inside device.do.
 func transposeOnDevice(t *testing.T, d *device, g *datasets.Graph) (rowPtr []int64, col []int32, w []float32, took time.Duration) {
 	var bufs []cu.DevicePtr
-	defer func() { freeAll(bufs) }()
-	rp, c, v := devPut(d, &bufs, g.RowPtr), devPut(d, &bufs, g.Col), devPut(d, &bufs, g.W)
+	defer func() { rt.FreeAll(bufs) }()
+	rp, c, v := rt.Put(d.Device, &bufs, g.RowPtr), rt.Put(d.Device, &bufs, g.Col), rt.Put(d.Device, &bufs, g.W)
 	nnz := g.NNZ()
 	start := time.Now()
 	trp, tc, tv := d.deviceTranspose(&bufs, rp, c, v, g.N, nnz)
@@ -167,7 +168,7 @@ func TestDeviceTransposeMatchesHost(t *testing.T) {
 				}
 				want := in.Transpose()
 				what := fmt.Sprintf("n=%d arcs=%d hub=%d weights=%d shuffled=%v", c.n, c.arcs, c.hub, weights, shuffled)
-				err := d.do("transposing on the device", func() error {
+				err := d.Do("transposing on the device", func() error {
 					rowPtr, col, w, took := transposeOnDevice(t, d, in)
 					if i := firstDiff(rowPtr, want.RowPtr); i >= 0 {
 						t.Errorf("%s: row offsets differ first at row %d", what, i)
@@ -212,21 +213,21 @@ func BenchmarkDeviceTranspose(b *testing.B) {
 		g.Directed = true
 		want := g.Transpose()
 		b.Run(fmt.Sprintf("weighted=%v", weighted), func(b *testing.B) {
-			err := d.do("transposing kron21", func() error {
+			err := d.Do("transposing kron21", func() error {
 				var bufs []cu.DevicePtr
-				defer func() { freeAll(bufs) }()
-				rp, c, v := devPut(d, &bufs, g.RowPtr), devPut(d, &bufs, g.Col), devPut(d, &bufs, g.W)
+				defer func() { rt.FreeAll(bufs) }()
+				rp, c, v := rt.Put(d.Device, &bufs, g.RowPtr), rt.Put(d.Device, &bufs, g.Col), rt.Put(d.Device, &bufs, g.W)
 				nnz := g.NNZ()
 				var trp, tc, tv cu.DevicePtr
 				var out []cu.DevicePtr
 				b.ResetTimer()
 				for range b.N {
-					freeAll(out)
+					rt.FreeAll(out)
 					out = out[:0]
 					trp, tc, tv = d.deviceTranspose(&out, rp, c, v, g.N, nnz)
 				}
 				b.StopTimer()
-				defer func() { freeAll(out) }()
+				defer func() { rt.FreeAll(out) }()
 				b.ReportMetric(float64(nnz)/(float64(b.Elapsed().Nanoseconds())/float64(b.N))/1e3, "Marcs/ms")
 				if !slices.Equal(download[int64](trp, int64(g.N)+1), want.RowPtr) || !slices.Equal(download[int32](tc, nnz), want.Col) ||
 					!sameBits(download[float32](tv, nnz), want.W) {
@@ -322,12 +323,12 @@ func transposeModel(g *datasets.Graph) (tRowPtr []int64, tCol []int32, tW []uint
 			}
 			pos := make([]int, count)
 			var tot [trRadix]int
-			for r := range trTile / blockSize {
-				var wc [blockSize / 32][trRadix]int
-				rank := make([]int, blockSize)
-				for w := range blockSize / 32 {
+			for r := range trTile / rt.BlockSize {
+				var wc [rt.BlockSize / 32][trRadix]int
+				rank := make([]int, rt.BlockSize)
+				for w := range rt.BlockSize / 32 {
 					for lane := range 32 {
-						i := r*blockSize + w*32 + lane
+						i := r*rt.BlockSize + w*32 + lane
 						if i >= count {
 							continue
 						}
@@ -338,13 +339,13 @@ func transposeModel(g *datasets.Graph) (tRowPtr []int64, tCol []int32, tW []uint
 				}
 				for d := range trRadix {
 					run := tot[d]
-					for w := range blockSize / 32 {
+					for w := range rt.BlockSize / 32 {
 						wc[w][d], run = run, run+wc[w][d]
 					}
 					tot[d] = run
 				}
-				for t := range blockSize {
-					if i := r*blockSize + t; i < count {
+				for t := range rt.BlockSize {
+					if i := r*rt.BlockSize + t; i < count {
 						pos[i] = wc[t/32][digit(keyIn[first+int64(i)], shift)] + rank[t]
 					}
 				}

@@ -83,21 +83,13 @@ type hooks struct {
 	// accumulator size (-1: for 4-byte ones, docs/perf.md, section 16):
 	// tests cut small graphs into many segments and tiles.
 	tileArcs, tileRowBits, tileNear int
-	// staged, pinInPlace and copyParts: the transfer tests compare the
-	// plain cuMemcpy path (staged false), the source pinned in place for
-	// the copy (cuMemHostRegister), and other splits of the host copy with
-	// the default (transfer.go).
-	staged, pinInPlace bool
-	copyParts          int
-	// memInfo, when set, replaces cuMemGetInfo; sizing is set while
-	// tilesFit asks it.
-	memInfo func() (free, total int64)
-	sizing  bool
+	// sizing is set while tilesFit asks for the free memory (for a
+	// test's rt.Hooks.MemInfo).
+	sizing bool
 }
 
 func defaultHooks() hooks {
-	return hooks{loopEdges: loopEdgesDefault, binLimits: defaultBins, tileArcs: tileArcsDefault, tileNear: -1,
-		staged: true, copyParts: copyPartsDefault}
+	return hooks{loopEdges: loopEdgesDefault, binLimits: defaultBins, tileArcs: tileArcsDefault, tileNear: -1}
 }
 
 // counts are what a device counts for tests.

@@ -2,13 +2,9 @@
 
 package cuda
 
-/*
-#include "cu/cu.h"
-*/
-import "C"
-
 import (
 	"encoding/binary"
+	"github.com/hpgraph/hpgraph/cuda/rt"
 	"math"
 	"math/bits"
 	"unsafe"
@@ -21,7 +17,7 @@ import (
 // run, park.go) and filled with the job's initial state.
 
 // alloc allocates bytes of device memory owned by the run (0 for none).
-func (r *run) alloc(bytes int64) cu.DevicePtr { return devAlloc(&r.bufs, bytes) }
+func (r *run) alloc(bytes int64) cu.DevicePtr { return rt.Alloc(&r.bufs, bytes) }
 
 // upload finds the run's matrices, allocates its buffers (or adopts a
 // parked run's) and fills them. Inside device.do.
@@ -69,7 +65,7 @@ func (r *run) upload(lim binLimits, ts tileSpec, pt *phase.Trace) {
 // allocate allocates the run's device buffers, textures and events.
 func (r *run) allocate() {
 	job, n := r.job, r.n
-	r.graphs = map[graphKey]C.CUgraphExec{}
+	r.graphs = map[graphKey]*rt.Graph{}
 	r.x = r.alloc(int64(n) * int64(job.XSize))
 	r.y = r.alloc(max(8, int64(n)*int64(job.ASize)))
 	r.mask[0] = r.alloc(int64(r.words) * 4)
@@ -93,8 +89,8 @@ func (r *run) allocate() {
 		r.heavyCount = r.alloc(int64(len(bn.heavyRow)) * 4)
 	}
 	r.rec = r.alloc(int64(recordRing*r.recW) * 8)
-	r.recHost = r.d.pinned(int64(recordRing*r.recW) * 8)
-	r.recDev = hostDevicePtr(r.recHost)
+	r.recHost = r.d.Pinned(int64(recordRing*r.recW) * 8)
+	r.recDev = rt.HostDevicePtr(r.recHost)
 	r.ctl = r.alloc(16)
 	ptrs := make([]uint64, len(r.layout.arrays))
 	for i, a := range r.layout.arrays {
@@ -120,7 +116,7 @@ func (r *run) allocate() {
 		r.probeBuf = r.alloc(int64(r.pull.tiles.count()) * 24)
 	}
 	r.runArg = r.makeRunArg()
-	r.clock.create()
+	r.clock.Create()
 }
 
 // fill copies the job's initial state to the run's buffers and resets
@@ -133,7 +129,7 @@ func (r *run) fill() {
 	}
 	r.send(0, r.x, job.X, true, false)
 	if r.words > 0 {
-		r.d.htod(r.mask[0], unsafe.Pointer(&job.Active.Words()[0]), int64(r.words)*4)
+		r.d.HtoD(r.mask[0], unsafe.Pointer(&job.Active.Words()[0]), int64(r.words)*4)
 		cu.MemsetD32(r.mask[1], 0, int64(r.words))
 		if r.farBits != 0 {
 			cu.MemsetD32(r.farBits, 0, int64(r.words))
@@ -174,7 +170,7 @@ func (r *run) fill() {
 		ring[recordHead+i] = math.Float64bits(aggIdentity(op))
 	}
 	copy(r.last, ring[(recordRing-1)*r.recW:])
-	r.d.htod(r.rec, unsafe.Pointer(&ring[0]), int64(len(ring))*8)
+	r.d.HtoD(r.rec, unsafe.Pointer(&ring[0]), int64(len(ring))*8)
 	cu.MemsetD32(r.ctl, 0, 4)
 	for i, a := range r.layout.arrays {
 		if a.scratch {
@@ -193,7 +189,7 @@ func (r *run) fill() {
 // several tiles: they start as the identity, and APPLY puts them back.
 func (r *run) fillTiles() {
 	if r.tiles {
-		r.launch("vp_fill", blocks(int64(r.n), blockSize), r.pull.arg, argBytes(0, false, 0))
+		r.launch("vp_fill", rt.Blocks(int64(r.n), rt.BlockSize), r.pull.arg, argBytes(0, false, 0))
 	}
 }
 
@@ -218,7 +214,7 @@ func (r *run) fillOnDevice() {
 		ring[(recordRing-1)*r.recW+recordHead+i] = math.Float64bits(aggIdentity(op))
 		ring[recordHead+i] = math.Float64bits(aggIdentity(op))
 	}
-	r.d.htod(r.rec, unsafe.Pointer(&ring[0]), int64(len(ring))*8)
+	r.d.HtoD(r.rec, unsafe.Pointer(&ring[0]), int64(len(ring))*8)
 	cu.MemsetD32(r.ctl, 0, 4)
 	for i, a := range r.layout.arrays {
 		if a.readOnly {
@@ -230,11 +226,11 @@ func (r *run) fillOnDevice() {
 	cu.CtxSynchronize()
 	r.fillTiles()
 	if r.words > 0 {
-		r.launch("vp_init_state", min(blocks(int64(r.words)*32, blockSize), int64(32*max(1, r.d.sms))), r.pull.arg, argBytes(0, false, 0))
+		r.launch("vp_init_state", min(rt.Blocks(int64(r.words)*32, rt.BlockSize), int64(32*max(1, r.d.SMs))), r.pull.arg, argBytes(0, false, 0))
 	}
-	r.d.syncStream()
+	r.d.Sync()
 	r.last = make([]uint64, r.recW)
-	r.d.dtoh(unsafe.Pointer(&r.last[0]), r.rec+cu.DevicePtr((recordRing-1)*r.recW*8), int64(r.recW)*8)
+	r.d.DtoH(unsafe.Pointer(&r.last[0]), r.rec+cu.DevicePtr((recordRing-1)*r.recW*8), int64(r.recW)*8)
 }
 
 // Initial implements vertexprog.DeviceInitReporter.
@@ -247,7 +243,7 @@ func (r *run) Initial() (active int, frontierEdges int64, aggregates []float64) 
 }
 
 func (r *run) tex(p cu.DevicePtr, bytes int64) uint64 {
-	t := texCreate(p, bytes)
+	t := rt.TexCreate(p, bytes)
 	r.texs = append(r.texs, t)
 	return t
 }
