@@ -55,7 +55,7 @@ func (b *Backend) Components(m *vertexprog.Matrix) (vertexprog.ComponentsRun, er
 	if err != nil {
 		return nil, err
 	}
-	ptx, key, err := d.kernelImage(afforestProgram())
+	ptx, key, err := d.Image(afforestProgram())
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +66,7 @@ func (b *Backend) Components(m *vertexprog.Matrix) (vertexprog.ComponentsRun, er
 			return err
 		}
 		var err error
-		if r.mod, err = d.loadModule(key, ptx, afforestKernels); err != nil {
+		if r.mod, err = d.Load(key, ptx, afforestKernels); err != nil {
 			return err
 		}
 		t0 := time.Now()
@@ -115,7 +115,7 @@ func (r *ccRun) Run() (int, error) {
 		return 0, nil
 	}
 	err := r.d.Do("labelling components", func() error {
-		r.clock.Begin(r.d.Device)
+		r.clock.Begin(r.d.RT())
 		rows := rt.Blocks(int64(r.n), rt.BlockSize)
 		a := r.arg(0, 0)
 		r.launch("af_init", rows, a)
@@ -131,7 +131,7 @@ func (r *ccRun) Run() (int, error) {
 		giant := mostFrequent(labels)
 		r.launch("af_link_rest", rt.Blocks(int64(r.n)*32, rt.BlockSize), r.arg(afRounds, int(giant)))
 		r.launch("af_compress", rows, a)
-		r.clock.End(r.d.Device)
+		r.clock.End(r.d.RT())
 		r.d.Sync()
 		return nil
 	})
@@ -175,7 +175,7 @@ func (r *ccRun) Finish(labels []int32) error {
 func (r *ccRun) Transfers() time.Duration { return r.transfers }
 
 // DeviceTime implements vertexprog.DeviceTimer.
-func (r *ccRun) DeviceTime() time.Duration { return r.clock.DeviceTime(r.d.Device) }
+func (r *ccRun) DeviceTime() time.Duration { return r.clock.DeviceTime(r.d.RT()) }
 
 // Close implements vertexprog.ComponentsRun.
 func (r *ccRun) Close() {

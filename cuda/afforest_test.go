@@ -3,6 +3,7 @@
 package cuda
 
 import (
+	"github.com/hpgraph/hpgraph/cuda/jit"
 	"math"
 	"slices"
 	"strings"
@@ -17,7 +18,7 @@ import (
 func TestCompileAfforest(t *testing.T) {
 	needNVRTC(t)
 	for _, arch := range testArchs() {
-		ptx, _, err := compile(afforestProgram(), arch)
+		ptx, _, err := jit.PTX(afforestProgram(), arch)
 		if err != nil {
 			t.Fatalf("%s: %v", arch, err)
 		}

@@ -189,9 +189,9 @@ func (c *matCache) get(m *hyb.Matrix, bins, degrees bool, lim binLimits, ts tile
 		// (K = 0 is materialized, its COO the CSR: copied on the device
 		// where the graph's CSR is there)
 		if m.Materialized() && !(m.K == 0 && m.N > 0 && m.TransposeOf == nil && c.d.csrFor(m.Src) != nil) {
-			md.ellCol, md.ellVal = rt.Put(c.d.Device, &md.bufs, m.EllCol), rt.Put(c.d.Device, &md.bufs, m.EllVal)
-			md.cooCol, md.cooVal = rt.Put(c.d.Device, &md.bufs, m.CooCol), rt.Put(c.d.Device, &md.bufs, m.CooVal)
-			md.cooPtr = rt.Put(c.d.Device, &md.bufs, m.CooPtr)
+			md.ellCol, md.ellVal = rt.Put(c.d, &md.bufs, m.EllCol), rt.Put(c.d, &md.bufs, m.EllVal)
+			md.cooCol, md.cooVal = rt.Put(c.d, &md.bufs, m.CooCol), rt.Put(c.d, &md.bufs, m.CooVal)
+			md.cooPtr = rt.Put(c.d, &md.bufs, m.CooPtr)
 		} else {
 			c.d.buildOnDevice(md, m, pt)
 		}
@@ -219,11 +219,11 @@ func (c *matCache) get(m *hyb.Matrix, bins, degrees bool, lim binLimits, ts tile
 			md.tiles = c.d.deviceTiles(md, ts, pt) // (tilesdev.go)
 		} else {
 			t := makePullTiles(m, ts.rowBits, ts.maxArcs, ts.near, ts.symmetric)
-			md.tileArcs, md.tileVal = rt.Put(c.d.Device, &md.tileBufs, t.arcs), rt.Put(c.d.Device, &md.tileBufs, t.vals)
-			md.tileBase, md.tileFirst = rt.Put(c.d.Device, &md.tileBufs, t.base), rt.Put(c.d.Device, &md.tileBufs, t.first)
-			md.tileInfo, md.tileWarp = rt.Put(c.d.Device, &md.tileBufs, t.info), rt.Put(c.d.Device, &md.tileBufs, t.warp)
-			md.tileMulti = rt.Put(c.d.Device, &md.tileBufs, t.multi)
-			md.tileVFirst, md.tileVRow = rt.Put(c.d.Device, &md.tileBufs, t.vfirst), rt.Put(c.d.Device, &md.tileBufs, t.vrow)
+			md.tileArcs, md.tileVal = rt.Put(c.d, &md.tileBufs, t.arcs), rt.Put(c.d, &md.tileBufs, t.vals)
+			md.tileBase, md.tileFirst = rt.Put(c.d, &md.tileBufs, t.base), rt.Put(c.d, &md.tileBufs, t.first)
+			md.tileInfo, md.tileWarp = rt.Put(c.d, &md.tileBufs, t.info), rt.Put(c.d, &md.tileBufs, t.warp)
+			md.tileMulti = rt.Put(c.d, &md.tileBufs, t.multi)
+			md.tileVFirst, md.tileVRow = rt.Put(c.d, &md.tileBufs, t.vfirst), rt.Put(c.d, &md.tileBufs, t.vrow)
 			t.arcs, t.vals, t.base, t.vrow = nil, nil, nil, nil // (on the device now)
 			md.tiles = t
 		}

@@ -5,6 +5,7 @@ package cuda
 import (
 	"errors"
 	"github.com/hpgraph/hpgraph/cuda/internal/gputest"
+	"github.com/hpgraph/hpgraph/cuda/jit"
 	"github.com/hpgraph/hpgraph/cuda/rt"
 	"os"
 	"path/filepath"
@@ -26,7 +27,7 @@ import (
 
 func needNVRTC(t *testing.T) {
 	t.Helper()
-	gputest.NeedNVRTC(t, loadNVRTC())
+	gputest.NeedNVRTC(t, jit.Load())
 }
 
 func testArch() string { return testArchs()[0] }
@@ -49,7 +50,7 @@ func compileFor(code vertexprog.DeviceCode, f features, arch string) (string, er
 	if err != nil {
 		return "", err
 	}
-	ptx, _, err := compile(buildSource(&code, l, f), arch)
+	ptx, _, err := jit.PTX(buildSource(&code, l, f), arch)
 	return ptx, err
 }
 
@@ -114,7 +115,8 @@ func preparedApps(t *testing.T) []struct {
 
 func TestCompileApps(t *testing.T) {
 	needNVRTC(t)
-	t.Logf("NVRTC %s (%s), targets %v", nvrtcVersion, nvrtcName, testArchs())
+	name, version := jit.Library()
+	t.Logf("NVRTC %s (%s), targets %v", version, name, testArchs())
 	for _, arch := range testArchs() {
 		for _, a := range preparedApps(t) {
 			for _, tex := range []bool{false, true} {
@@ -186,7 +188,7 @@ __device__ bool vp_update(int v, A_t acc, X_t* x, const State& s, Step& st) { *x
 	}
 	msg := err.Error()
 	t.Log(msg)
-	for _, want := range []string{snippetFile + "(4)", snippetFile + "(7)", "undefined_thing"} {
+	for _, want := range []string{jit.SnippetFile + "(4)", jit.SnippetFile + "(7)", "undefined_thing"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("the compile error does not mention %q", want)
 		}
@@ -293,7 +295,7 @@ func TestCompileHybBuild(t *testing.T) {
 	}
 	needNVRTC(t)
 	for _, arch := range testArchs() {
-		ptx, _, err := compile(hybBuildSource, arch)
+		ptx, _, err := jit.PTX(hybBuildSource, arch)
 		if err != nil {
 			t.Fatalf("%s: %v", arch, err)
 		}
@@ -332,7 +334,7 @@ func TestCompileTranspose(t *testing.T) {
 	}
 	needNVRTC(t)
 	for _, arch := range testArchs() {
-		ptx, _, err := compile(transposeSource, arch)
+		ptx, _, err := jit.PTX(transposeSource, arch)
 		if err != nil {
 			t.Fatalf("%s: %v", arch, err)
 		}
@@ -377,7 +379,7 @@ func TestCompileTilesDev(t *testing.T) {
 	}
 	needNVRTC(t)
 	for _, arch := range testArchs() {
-		ptx, _, err := compile(tilesDevSource, arch)
+		ptx, _, err := jit.PTX(tilesDevSource, arch)
 		if err != nil {
 			t.Fatalf("%s: %v", arch, err)
 		}

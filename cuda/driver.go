@@ -3,6 +3,7 @@
 package cuda
 
 import (
+	"github.com/hpgraph/hpgraph/cuda/jit"
 	"sync"
 	"unsafe"
 
@@ -21,11 +22,19 @@ var ErrOutOfMemory = rt.ErrOutOfMemory
 // Error is a failed CUDA driver call.
 type Error = rt.Error
 
-// device is one device (rt.Device: its context, stream and memory) and
-// everything the backend keeps on it: nothing of it is shared with
-// another device's, so calls on different devices run at once.
+// ErrCompile is returned (wrapped in a *CompileError) when NVRTC rejects
+// the kernels with a program's device code spliced in.
+var ErrCompile = jit.ErrCompile
+
+// CompileError carries NVRTC's log (jit.CompileError).
+type CompileError = jit.CompileError
+
+// device is one device (jit.Device: its context, stream, memory and
+// module cache) and everything the backend keeps on it: nothing of it is
+// shared with another device's, so calls on different devices run at
+// once.
 type device struct {
-	*rt.Device
+	*jit.Device
 
 	// cache holds matrices' device copies across runs (on the context's
 	// thread only).
@@ -41,10 +50,8 @@ type device struct {
 	hooks  hooks
 	counts counts
 
-	mu      sync.Mutex
-	csrs    []*csrCopy // graphs' CSRs on the device (prefetch.go)
-	modules map[string]*rt.Module
-	images  map[string][2]string // kernelImage's answers (image, key) by source
+	mu   sync.Mutex
+	csrs []*csrCopy // graphs' CSRs on the device (prefetch.go)
 }
 
 // openDevice opens device ordinal: a context of its own, its stream, and
@@ -54,8 +61,7 @@ func openDevice(ordinal int) (*device, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &device{Device: rd, modules: map[string]*rt.Module{}, images: map[string][2]string{},
-		layoutOK: map[*rt.Module]bool{}, hooks: defaultHooks()}
+	d := &device{Device: jit.New(rd), layoutOK: map[*rt.Module]bool{}, hooks: defaultHooks()}
 	d.cache.d = d
 	// The module of PREPROCESS's kernels, which every run that builds a
 	// matrix loads: the first module a context loads took ~9.6 ms of a
@@ -85,26 +91,6 @@ func stateOffsets(m *rt.Module, n int) []uint64 {
 	m.LaunchPtr("vp_state_layout", buf)
 	cu.MemcpyDtoH(unsafe.Pointer(&out[0]), buf, int64(8*len(out)))
 	return out
-}
-
-// loadModule loads ptx (PTX, or machine code: prebuilt.go) once per key
-// (modules live as long as the context) and looks up its kernels, names.
-// Inside device.Do.
-func (d *device) loadModule(key, ptx string, names []string) (*rt.Module, error) {
-	d.mu.Lock()
-	m := d.modules[key]
-	d.mu.Unlock()
-	if m != nil {
-		return m, nil
-	}
-	m, err := rt.LoadModule(ptx, names)
-	if err != nil {
-		return nil, err
-	}
-	d.mu.Lock()
-	d.modules[key] = m
-	d.mu.Unlock()
-	return m, nil
 }
 
 // vp_loop's block size (VP_LOOP_BLOCK), dynamic shared memory per block

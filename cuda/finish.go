@@ -17,7 +17,7 @@ import (
 // parks a resident run's buffers, park.go).
 
 // DeviceTime implements vertexprog.DeviceTimer.
-func (r *run) DeviceTime() time.Duration { return r.clock.DeviceTime(r.d.Device) }
+func (r *run) DeviceTime() time.Duration { return r.clock.DeviceTime(r.d.RT()) }
 
 // Transfers implements vertexprog.TransferReporter: the time Start spent
 // copying the run to the device and Finish copying results back.

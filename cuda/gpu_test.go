@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/hpgraph/hpgraph/cuda/internal/gputest"
+	"github.com/hpgraph/hpgraph/cuda/jit"
 	"github.com/hpgraph/hpgraph/cuda/rt"
 	"math"
 	"os"
@@ -52,8 +53,9 @@ func TestAvailable(t *testing.T) {
 		t.Fatal(err)
 	}
 	nv := "NVRTC not found"
-	if loadNVRTC() == nil {
-		nv = "NVRTC " + nvrtcVersion + " (" + nvrtcName + ")"
+	if jit.Load() == nil {
+		name, version := jit.Library()
+		nv = "NVRTC " + version + " (" + name + ")"
 	}
 	t.Logf("device: %+v (copy %.0f GB/s); %s; options %+v", info, info.CopyBandwidth/1e9, nv, registered.Options())
 	if info.Name == "" || info.SMs <= 0 || info.MemoryBytes <= 0 || info.Driver == "" || info.CopyBandwidth <= 0 {
@@ -641,8 +643,8 @@ func TestCompileErrorThroughRun(t *testing.T) {
 	needGPU(t)
 	needNVRTC(t)
 	_, err := vertexprog.Run(smallGraph(t), vertexprog.Program[int32, int32](broken{}), vertexprog.Options{Backend: "cuda"})
-	if !errors.Is(err, ErrCompile) || !strings.Contains(err.Error(), snippetFile+"(5)") {
-		t.Fatalf("err = %v, want ErrCompile at %s(5)", err, snippetFile)
+	if !errors.Is(err, ErrCompile) || !strings.Contains(err.Error(), jit.SnippetFile+"(5)") {
+		t.Fatalf("err = %v, want ErrCompile at %s(5)", err, jit.SnippetFile)
 	}
 	t.Log(err)
 }
@@ -704,7 +706,7 @@ func BenchmarkDo(b *testing.B) {
 			}
 		}
 	})
-	ptx, key, err := compile(`extern "C" __global__ void hp_nop(long long a, long long b) {}
+	ptx, key, err := jit.PTX(`extern "C" __global__ void hp_nop(long long a, long long b) {}
 struct hp_big { long long w[56]; };
 extern "C" __global__ void hp_nop_big(hp_big a, long long b) {}
 extern "C" __global__ void hp_spin(long long ns, long long b) {
@@ -723,7 +725,7 @@ extern "C" __global__ void hp_spin(long long ns, long long b) {
 	var host unsafe.Pointer
 	err = d.Do("setting up", func() error {
 		var err error
-		mod, err = d.loadModule(key, ptx, []string{"hp_nop", "hp_nop_big", "hp_spin"})
+		mod, err = d.Load(key, ptx, []string{"hp_nop", "hp_nop_big", "hp_spin"})
 		ev = append(ev, rt.NewEvent(), rt.NewEvent())
 		buf = cu.MemAlloc(64)
 		host = cu.MemAllocHost(64)

@@ -39,7 +39,7 @@ func (r *run) graph(k graphKey) *rt.Graph {
 	r.d.BeginCapture()
 	err := rt.Catch("capturing a CUDA graph", func() error {
 		if k.begin {
-			r.clock.CaptureBegin(r.d.Device)
+			r.clock.CaptureBegin(r.d.RT())
 		}
 		for j := 0; j < k.steps; j++ {
 			r.enqueue(k.dir, j, j > 0 || !k.first)

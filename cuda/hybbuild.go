@@ -63,7 +63,7 @@ func (d *device) buildOnDevice(md *matDev, m *hyb.Matrix, pt *phase.Trace) {
 			val = c.val
 		}
 	}
-	md.cooPtr = rt.Put(d.Device, &md.bufs, m.CooPtr)
+	md.cooPtr = rt.Put(d, &md.bufs, m.CooPtr)
 	pt.Mark("COO offsets")
 	slots, coo := int64(m.K)*int64(m.Pitch), m.CooNNZ()
 	md.ellCol, md.cooCol = rt.Alloc(&md.bufs, slots*4), rt.Alloc(&md.bufs, coo*4)
@@ -119,23 +119,7 @@ func checkTransposeRows(dev cu.DevicePtr, want []int64) {
 
 // hybBuildModule compiles (or finds in the caches) and loads the
 // kernels of hybbuild.cu. Inside device.do.
-func (d *device) hybBuildModule() *rt.Module { return d.fixedModule(hybBuildSource, hybBuildKernels) }
-
-// fixedModule compiles (or finds prebuilt or in the caches) and loads
-// the module of a source that does not depend on a program (the
-// device's PREPROCESS); it panics on an error, as the steps inside
-// device.do that use it do. Inside device.do.
-func (d *device) fixedModule(src string, kernels []string) *rt.Module {
-	ptx, key, err := d.kernelImage(src)
-	if err != nil {
-		panic(err)
-	}
-	m, err := d.loadModule(key, ptx, kernels)
-	if err != nil {
-		panic(err)
-	}
-	return m
-}
+func (d *device) hybBuildModule() *rt.Module { return d.Module(hybBuildSource, hybBuildKernels) }
 
 // restore copies bytes from src to dst on the device with hb_restore (see
 // hybbuild.cu) and waits for it. Inside device.do.
@@ -198,9 +182,9 @@ func (d *device) deviceBins(md *matDev, m *hyb.Matrix, lim binLimits) *pullBins 
 		cu.MemcpyDtoH(unsafe.Pointer(&b.heavyRow[0]), heavy, int64(tot[3])*4)
 	}
 	b.heavyFirst, b.chunkHeavy = heavyChunks(m.CooPtr, b.heavyRow, lim.Chunk)
-	md.chunkHeavy = rt.Put(d.Device, &md.binBufs, b.chunkHeavy)
-	md.heavyRow = rt.Put(d.Device, &md.binBufs, b.heavyRow)
-	md.heavyFirst = rt.Put(d.Device, &md.binBufs, b.heavyFirst)
+	md.chunkHeavy = rt.Put(d, &md.binBufs, b.chunkHeavy)
+	md.heavyRow = rt.Put(d, &md.binBufs, b.heavyRow)
+	md.heavyFirst = rt.Put(d, &md.binBufs, b.heavyFirst)
 	return b
 }
 
@@ -443,7 +427,7 @@ func (d *device) deviceRankedOrientation(md *matDev, g *datasets.Graph, pt *phas
 		if c := d.csrFor(hyb.CSR{RowPtr: g.RowPtr, Col: g.Col}); c != nil {
 			rowPtr, col = c.rowPtr, c.col
 		} else {
-			rowPtr, col = rt.Put(d.Device, &tmp, g.RowPtr), rt.Put(d.Device, &tmp, g.Col)
+			rowPtr, col = rt.Put(d, &tmp, g.RowPtr), rt.Put(d, &tmp, g.Col)
 		}
 		args := make([]byte, 64)
 		le := binary.LittleEndian

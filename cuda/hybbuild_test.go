@@ -155,7 +155,7 @@ func TestDeviceBinsMatchHost(t *testing.T) {
 					md := &matDev{m: m}
 					defer func() { rt.FreeAll(md.bufs); rt.FreeAll(md.binBufs); d.dropCSRs(true, true) }()
 					if m.Materialized() {
-						md.cooPtr = rt.Put(d.Device, &md.bufs, m.CooPtr)
+						md.cooPtr = rt.Put(d, &md.bufs, m.CooPtr)
 					} else {
 						d.buildOnDevice(md, m, nil)
 					}
@@ -321,8 +321,8 @@ func TestDeviceOrientationMatchesHost(t *testing.T) {
 						md := &matDev{m: m.Matrix}
 						defer func() { rt.FreeAll(md.bufs); d.dropCSRs(true, true) }()
 						if m.Materialized() {
-							md.ellCol, md.cooCol = rt.Put(d.Device, &md.bufs, m.EllCol), rt.Put(d.Device, &md.bufs, m.CooCol)
-							md.cooPtr = rt.Put(d.Device, &md.bufs, m.CooPtr)
+							md.ellCol, md.cooCol = rt.Put(d, &md.bufs, m.EllCol), rt.Put(d, &md.bufs, m.CooCol)
+							md.cooPtr = rt.Put(d, &md.bufs, m.CooPtr)
 						} else {
 							d.buildOnDevice(md, m.Matrix, nil)
 						}

@@ -259,7 +259,7 @@ func startMultiset(d *device, job *vertexprog.DeviceJob) (*msRun, error) {
 	pt := phase.New("cuda", "multiset start")
 	defer pt.Print()
 	chunkBytes := msChunkBytes(d.SharedOptin)
-	image, key, err := d.kernelImage(multisetProgram(&job.Code, layout, multisetFeatures(job), chunkBytes))
+	image, key, err := d.Image(multisetProgram(&job.Code, layout, multisetFeatures(job), chunkBytes))
 	pt.Mark("source and compile")
 	if err != nil {
 		return nil, err
@@ -273,7 +273,7 @@ func startMultiset(d *device, job *vertexprog.DeviceJob) (*msRun, error) {
 	}
 	err = d.Do("copying the multiset run to the device", func() error {
 		var err error
-		if r.mod, err = d.loadModule(key, image, multisetKernels); err != nil {
+		if r.mod, err = d.Load(key, image, multisetKernels); err != nil {
 			return err
 		}
 		if !d.layoutOK[r.mod] {
@@ -455,7 +455,7 @@ func (r *msRun) Step(it int, dir vertexprog.Direction) (int, int64, []float64, e
 	cur := r.step & 1
 	rec := make([]uint64, r.recW)
 	err := r.d.Do("running a multiset superstep", func() error {
-		r.clock.Begin(r.d.Device)
+		r.clock.Begin(r.d.RT())
 		a := msArg(0, 0, cur, useMask, it, 0, 0)
 		r.probe.begin(r.d)
 		r.launch("ms_begin", 1, 0, a)
@@ -487,7 +487,7 @@ func (r *msRun) Step(it int, dir vertexprog.Direction) (int, int64, []float64, e
 		r.launch("ms_apply", r.gridCap(rt.Blocks(int64(r.n), rt.BlockSize)), 0, a)
 		st := r.d.Stream().Handle()
 		cu.MemcpyDtoHAsync(r.recHost, r.rec+cu.DevicePtr(cur*r.recW*8), int64(r.recW)*8, st)
-		r.clock.End(r.d.Device)
+		r.clock.End(r.d.RT())
 		r.d.Sync()
 		r.probe.end()
 		copy(rec, unsafe.Slice((*uint64)(r.recHost), r.recW))
@@ -506,7 +506,7 @@ func (r *msRun) Step(it int, dir vertexprog.Direction) (int, int64, []float64, e
 }
 
 // DeviceTime implements vertexprog.DeviceTimer.
-func (r *msRun) DeviceTime() time.Duration { return r.clock.DeviceTime(r.d.Device) }
+func (r *msRun) DeviceTime() time.Duration { return r.clock.DeviceTime(r.d.RT()) }
 
 // Transfers implements vertexprog.TransferReporter.
 func (r *msRun) Transfers() time.Duration { return r.transfers }

@@ -5,6 +5,7 @@ package cuda
 import (
 	"cmp"
 	"fmt"
+	"github.com/hpgraph/hpgraph/cuda/jit"
 	"github.com/hpgraph/hpgraph/cuda/rt"
 	"math"
 	"math/rand/v2"
@@ -559,7 +560,7 @@ func TestCompileMultiset(t *testing.T) {
 					continue
 				}
 				src := multisetProgram(&c.code, l, multisetFeatures(c.job), chunkBytes)
-				ptx, _, err := compile(src, arch)
+				ptx, _, err := jit.PTX(src, arch)
 				if err != nil {
 					t.Fatalf("%s, %s: %v", arch, c.name, err)
 				}
@@ -578,9 +579,9 @@ func TestCompileMultiset(t *testing.T) {
 				if arch != archs[len(archs)-1] {
 					continue
 				}
-				opts := compileOptions(arch)
-				opts[0] = "--gpu-architecture=" + smOf(arch)
-				if _, err := nvrtcCompile(src, opts, true); err != nil {
+				opts := jit.Options(arch)
+				opts[0] = "--gpu-architecture=" + jit.SM(arch)
+				if _, err := jit.Compile(src, opts, true); err != nil {
 					t.Fatalf("%s, %s, machine code: %v", arch, c.name, err)
 				}
 			}
@@ -742,7 +743,7 @@ func TestPrebuiltCoversMultisetApps(t *testing.T) {
 			t.Fatal(err)
 		}
 		src := multisetProgram(&c.code, l, multisetFeatures(c.job), msChunkBytes(227<<10))
-		if image, key := prebuiltImage(src, "compute_90"); image == "" {
+		if image, key := jit.Prebuilt(src, "compute_90"); image == "" {
 			t.Errorf("%s: no prebuilt image %s.cubin (run scripts/gpu-prebuild.sh)", c.name, key)
 		}
 	}

@@ -3,11 +3,7 @@
 package cuda
 
 import (
-	"bytes"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"regexp"
+	"github.com/hpgraph/hpgraph/cuda/jit"
 	"testing"
 
 	"github.com/hpgraph/hpgraph/apps"
@@ -16,51 +12,6 @@ import (
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
-// TestPrebuiltImagesAreMachineCode: every shipped image is named as
-// prebuiltImage looks it up and is an ELF object (a cubin).
-func TestPrebuiltImagesAreMachineCode(t *testing.T) {
-	name := regexp.MustCompile(`^[0-9a-f]{32}\.sm_[0-9]+\.cubin$`)
-	n := 0
-	err := fs.WalkDir(prebuilt, "prebuilt", func(path string, e fs.DirEntry, err error) error {
-		if err != nil || e.IsDir() || e.Name() == "README.md" {
-			return err
-		}
-		if !name.MatchString(e.Name()) {
-			t.Errorf("%s: not KEY.sm_XY.cubin", path)
-			return nil
-		}
-		if b, err := prebuilt.ReadFile(path); err != nil || !bytes.HasPrefix(b, []byte("\x7fELF")) {
-			t.Errorf("%s: not an ELF object (%v)", path, err)
-		}
-		n++
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("%d prebuilt images", n)
-}
-
-// TestWritePrebuiltRoundTrip: writePrebuilt writes machine code for the
-// architecture asked for, under the name prebuiltImage looks up.
-func TestWritePrebuiltRoundTrip(t *testing.T) {
-	needNVRTC(t)
-	dir := t.TempDir()
-	for _, arch := range testArchs() {
-		if err := writePrebuilt(dir, hybBuildSource, arch); err != nil {
-			t.Fatalf("%s: %v", arch, err)
-		}
-		key := prebuiltKey(hybBuildSource, arch) + "." + smOf(arch)
-		img, err := os.ReadFile(filepath.Join(dir, key+".cubin"))
-		if err != nil || !bytes.HasPrefix(img, []byte("\x7fELF")) {
-			t.Fatalf("%s: not an ELF object (%v)", arch, err)
-		}
-		if prebuiltKey(hybBuildSource+" ", arch) == prebuiltKey(hybBuildSource, arch) || prebuiltKey(hybBuildSource, "compute_80") == prebuiltKey(hybBuildSource, "compute_90") {
-			t.Fatal("prebuiltKey ignores the source or the architecture")
-		}
-	}
-}
-
 // TestPrebuiltCoversFixedModules: the kernels whose source does not
 // depend on a program (the device's PREPROCESS and Afforest) have an
 // image for sm_90, so a change to hybbuild.cu, mat.cu, afforest.cu or
@@ -68,7 +19,7 @@ func TestWritePrebuiltRoundTrip(t *testing.T) {
 // time on every fresh machine.
 func TestPrebuiltCoversFixedModules(t *testing.T) {
 	for name, src := range map[string]string{"hybbuild.cu": hybBuildSource, "afforest.cu": afforestProgram(), "transpose.cu": transposeSource, "tilesdev.cu": tilesDevSource} {
-		image, key := prebuiltImage(src, "compute_90")
+		image, key := jit.Prebuilt(src, "compute_90")
 		switch {
 		case image != "":
 		default:
@@ -137,7 +88,7 @@ func TestPrebuiltCoversBuiltinApps(t *testing.T) {
 		}
 		// (an sm_90 device's linear textures hold 2^28 texels)
 		src := buildSource(&job.Code, l, jobFeatures(job, 1<<21, 1<<28, DefaultOptions()))
-		if image, key := prebuiltImage(src, "compute_90"); image == "" {
+		if image, key := jit.Prebuilt(src, "compute_90"); image == "" {
 			t.Errorf("%s: no prebuilt image %s.cubin (run scripts/gpu-prebuild.sh)", a.name, key)
 		}
 	}

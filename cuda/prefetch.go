@@ -134,9 +134,9 @@ func (d *device) prefetch(c *csrCopy) {
 	pt := phase.New("cuda", "prefetch")
 	defer pt.Print()
 	err := rt.Catch("prefetching a graph", func() error {
-		c.rowPtr = rt.Put(d.Device, &c.bufs, c.src.RowPtr)
-		c.col = rt.Put(d.Device, &c.bufs, c.src.Col)
-		c.val = rt.Put(d.Device, &c.bufs, c.src.Val)
+		c.rowPtr = rt.Put(d, &c.bufs, c.src.RowPtr)
+		c.col = rt.Put(d, &c.bufs, c.src.Col)
+		c.val = rt.Put(d, &c.bufs, c.src.Val)
 		return nil
 	})
 	pt.Mark("upload")
@@ -152,7 +152,7 @@ func (d *device) prefetch(c *csrCopy) {
 // addValues uploads val to c, a copy without values, for the weighted
 // matrices of its rows. Inside device.do.
 func (d *device) addValues(c *csrCopy, val []float32) {
-	p := rt.Put(d.Device, &c.bufs, val)
+	p := rt.Put(d, &c.bufs, val)
 	d.mu.Lock()
 	c.val, c.src.Val = p, val
 	d.mu.Unlock()
@@ -204,11 +204,11 @@ func (d *device) borrowCSR(src hyb.CSR, pt *phase.Trace) *csrCopy {
 			d.dropCSR(c)
 		}
 	}()
-	c.rowPtr = rt.Put(d.Device, &c.bufs, src.RowPtr)
+	c.rowPtr = rt.Put(d, &c.bufs, src.RowPtr)
 	pt.Mark("row offsets")
-	c.col = rt.Put(d.Device, &c.bufs, src.Col)
+	c.col = rt.Put(d, &c.bufs, src.Col)
 	pt.Mark("columns")
-	c.val = rt.Put(d.Device, &c.bufs, src.Val)
+	c.val = rt.Put(d, &c.bufs, src.Val)
 	d.mu.Lock()
 	c.done = true
 	d.mu.Unlock()

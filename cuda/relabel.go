@@ -141,7 +141,7 @@ func (d *device) relabelOnDevice(g, p *datasets.Graph, touched <-chan struct{}, 
 		}
 		pt.Mark("CSR on the device")
 	} else {
-		rowPtr, col, val = rt.Put(d.Device, &tmp, g.RowPtr), rt.Put(d.Device, &tmp, g.Col), rt.Put(d.Device, &tmp, g.W)
+		rowPtr, col, val = rt.Put(d, &tmp, g.RowPtr), rt.Put(d, &tmp, g.Col), rt.Put(d, &tmp, g.W)
 		pt.Mark("upload")
 	}
 	mod := d.transposeModule()

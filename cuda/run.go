@@ -148,7 +148,7 @@ func start(d *device, job *vertexprog.DeviceJob, opt Options) (*run, error) {
 	pt := phase.New("cuda", "start")
 	defer pt.Print()
 	src := buildSource(&job.Code, layout, feats)
-	ptx, key, err := d.kernelImage(src)
+	ptx, key, err := d.Image(src)
 	pt.Mark("source and compile")
 	if err != nil {
 		return nil, err
@@ -173,7 +173,7 @@ func start(d *device, job *vertexprog.DeviceJob, opt Options) (*run, error) {
 			return err
 		}
 		var err error
-		if r.mod, err = d.loadModule(key, ptx, kernelNames); err != nil {
+		if r.mod, err = d.Load(key, ptx, kernelNames); err != nil {
 			return err
 		}
 		pt.Mark("module")

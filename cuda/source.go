@@ -7,6 +7,7 @@ import (
 	_ "embed"
 	"encoding/binary"
 	"fmt"
+	"github.com/hpgraph/hpgraph/cuda/jit"
 	"math"
 	"reflect"
 	"regexp"
@@ -55,9 +56,6 @@ func withoutHeader(part string) string {
 
 //go:embed mat.cu
 var matSource string
-
-// snippetFile is the name NVRTC's log gives the program's snippet.
-const snippetFile = "device_code.cu"
 
 // features are the compile-time switches of one kernel build.
 type features struct {
@@ -366,7 +364,7 @@ func buildSource(code *vertexprog.DeviceCode, l *stateLayout, f features) string
 func writeProgram(b *strings.Builder, code *vertexprog.DeviceCode, l *stateLayout, f features) {
 	b.WriteString("#line 1 \"hpgraph_prelude.cu\"\n")
 	b.WriteString(preludeSource)
-	fmt.Fprintf(b, "\n#line 1 %q\n", snippetFile)
+	fmt.Fprintf(b, "\n#line 1 %q\n", jit.SnippetFile)
 	b.WriteString(code.Source)
 	b.WriteString("\n#line 1 \"hpgraph_checks.cu\"\n")
 	b.WriteString(l.checks(f))

@@ -86,7 +86,7 @@ func (r *run) steps(it int, dir vertexprog.Direction, count int, pushEdges int64
 		// its first superstep when nothing comes before that (a host call
 		// less: docs/perf.md, section 18).
 		if !r.pullGraph(dir, s0) || it-s0 != r.bias || count > 1 && pushEdges != r.edges {
-			r.clock.Begin(r.d.Device)
+			r.clock.Begin(r.d.RT())
 		}
 		tr.mark()
 		if it-s0 != r.bias {
@@ -102,7 +102,7 @@ func (r *run) steps(it int, dir vertexprog.Direction, count int, pushEdges int64
 			r.yDirty = false
 		}
 		if r.startLoop(dir, count) {
-			r.clock.End(r.d.Device)
+			r.clock.End(r.d.RT())
 			tr.enqueued(r.d)
 			r.readRecords(s0, count, false)
 			tr.waited()
@@ -119,7 +119,7 @@ func (r *run) steps(it int, dir vertexprog.Direction, count int, pushEdges int64
 		if dir == vertexprog.Pull {
 			r.yDirty = true
 		}
-		r.clock.End(r.d.Device)
+		r.clock.End(r.d.RT())
 		tr.mark()
 		tr.enqueued(r.d)
 		r.readRecords(s0, count, recorded)

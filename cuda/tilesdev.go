@@ -45,7 +45,7 @@ const (
 )
 
 // tilesDevModule loads the kernels of tilesdev.cu. Inside device.do.
-func (d *device) tilesDevModule() *rt.Module { return d.fixedModule(tilesDevSource, tilesDevKernels) }
+func (d *device) tilesDevModule() *rt.Module { return d.Module(tilesDevSource, tilesDevKernels) }
 
 // tlArg is tilesdev.cu's TL_Arg.
 type tlArg struct {
@@ -152,7 +152,7 @@ func (d *device) deviceTiles(md *matDev, ts tileSpec, pt *phase.Trace) *pullTile
 		// side for the searches of a symmetric matrix's ranks)
 		a.rowPtr, a.csrCol = c.rowPtr, c.col
 	} else {
-		a.rowPtr = rt.Put(d.Device, &tmp, m.Src.RowPtr)
+		a.rowPtr = rt.Put(d, &tmp, m.Src.RowPtr)
 	}
 	a.part, a.parts, a.nv = rt.Alloc(&tmp, int64(n)*4), rt.Alloc(&tmp, int64(n)*4), rt.Alloc(&tmp, int64(nseg)*4)
 	mod.Launch2("tl_plan", segBlocks, d.Stream(), a.bytes(), unused)
@@ -163,7 +163,7 @@ func (d *device) deviceTiles(md *matDev, ts tileSpec, pt *phase.Trace) *pullTile
 	for s, v := range nv {
 		t.vfirst[s+1] = t.vfirst[s] + v
 	}
-	md.tileVFirst = rt.Put(d.Device, &md.tileBufs, t.vfirst)
+	md.tileVFirst = rt.Put(d, &md.tileBufs, t.vfirst)
 	a.vfirst = md.tileVFirst
 	if V := int64(t.vfirst[nseg]); V > 0 {
 		md.tileVRow = rt.Alloc(&md.tileBufs, V*4)
@@ -242,7 +242,7 @@ func (d *device) deviceTiles(md *matDev, ts tileSpec, pt *phase.Trace) *pullTile
 	lo = append(lo, nnz)
 	tiles := int64(len(seg))
 	a.tiles = tiles
-	a.tileLo, a.tileSeg = rt.Put(d.Device, &tmp, lo), rt.Put(d.Device, &tmp, seg)
+	a.tileLo, a.tileSeg = rt.Put(d, &tmp, lo), rt.Put(d, &tmp, seg)
 	a.streamOff = rt.Alloc(&tmp, tiles*(tileWarps+1)*4)
 	a.streams, a.sectors = rt.Alloc(&tmp, nnz*2), rt.Alloc(&tmp, tiles*8)
 	mod.Launch2("tl_streams", min(tiles, most), d.Stream(), a.bytes(), unused)
@@ -302,7 +302,7 @@ func (d *device) deviceTiles(md *matDev, ts tileSpec, pt *phase.Trace) *pullTile
 	}
 
 	// The entries into their groups' lanes.
-	a.groupOff = rt.Put(d.Device, &tmp, groupOff)
+	a.groupOff = rt.Put(d, &tmp, groupOff)
 	md.tileArcs, md.tileBase = rt.Alloc(&md.tileBufs, total*32*4), rt.Alloc(&md.tileBufs, total*4)
 	md.tileVal = 0
 	if weighted {
@@ -312,8 +312,8 @@ func (d *device) deviceTiles(md *matDev, ts tileSpec, pt *phase.Trace) *pullTile
 	a.arcs, a.vals, a.base, a.fill = md.tileArcs, md.tileVal, md.tileBase, total*32
 	mod.Launch2("tl_fill", min(rt.Blocks(a.fill, rt.BlockSize), most), d.Stream(), a.bytes(), unused)
 	mod.Launch2("tl_expand", min(tiles, most), d.Stream(), a.bytes(), unused)
-	md.tileFirst, md.tileInfo = rt.Put(d.Device, &md.tileBufs, t.first), rt.Put(d.Device, &md.tileBufs, t.info)
-	md.tileWarp, md.tileMulti = rt.Put(d.Device, &md.tileBufs, t.warp), rt.Put(d.Device, &md.tileBufs, t.multi)
+	md.tileFirst, md.tileInfo = rt.Put(d, &md.tileBufs, t.first), rt.Put(d, &md.tileBufs, t.info)
+	md.tileWarp, md.tileMulti = rt.Put(d, &md.tileBufs, t.warp), rt.Put(d, &md.tileBufs, t.multi)
 	d.Sync()
 	pt.Mark("tiles: entries")
 	d.NotePeak()

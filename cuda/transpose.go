@@ -99,7 +99,7 @@ const (
 // transposeModule compiles (or finds in the caches) and loads the kernels
 // of transpose.cu. Inside device.do.
 func (d *device) transposeModule() *rt.Module {
-	return d.fixedModule(transposeSource, transposeKernels)
+	return d.Module(transposeSource, transposeKernels)
 }
 
 // transposePasses is the radix passes that sort heads in [0, n).

@@ -103,7 +103,7 @@ func shuffleRows(rng *rand.Rand, g *datasets.Graph) *datasets.Graph {
 func transposeOnDevice(t *testing.T, d *device, g *datasets.Graph) (rowPtr []int64, col []int32, w []float32, took time.Duration) {
 	var bufs []cu.DevicePtr
 	defer func() { rt.FreeAll(bufs) }()
-	rp, c, v := rt.Put(d.Device, &bufs, g.RowPtr), rt.Put(d.Device, &bufs, g.Col), rt.Put(d.Device, &bufs, g.W)
+	rp, c, v := rt.Put(d, &bufs, g.RowPtr), rt.Put(d, &bufs, g.Col), rt.Put(d, &bufs, g.W)
 	nnz := g.NNZ()
 	start := time.Now()
 	trp, tc, tv := d.deviceTranspose(&bufs, rp, c, v, g.N, nnz)
@@ -216,7 +216,7 @@ func BenchmarkDeviceTranspose(b *testing.B) {
 			err := d.Do("transposing kron21", func() error {
 				var bufs []cu.DevicePtr
 				defer func() { rt.FreeAll(bufs) }()
-				rp, c, v := rt.Put(d.Device, &bufs, g.RowPtr), rt.Put(d.Device, &bufs, g.Col), rt.Put(d.Device, &bufs, g.W)
+				rp, c, v := rt.Put(d, &bufs, g.RowPtr), rt.Put(d, &bufs, g.Col), rt.Put(d, &bufs, g.W)
 				nnz := g.NNZ()
 				var trp, tc, tv cu.DevicePtr
 				var out []cu.DevicePtr

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Makes the prebuilt kernel images (cuda/prebuilt/README.md) on a GPU
+# Makes the prebuilt kernel images (cuda/jit/prebuilt/README.md) on a GPU
 # machine: runs every built-in app the ways the command line runs them
 # (run, bench's resident runs, verify) with HPGRAPH_CUDA_PREBUILD, which
 # writes the machine code of every kernel source compiled. Then, here:
-#   tar -xzf prebuilt.tgz -C cuda/prebuilt
+#   tar -xzf prebuilt.tgz -C cuda/jit/prebuilt
 # Usage (from the repository root, bin/ built by make gpu-bins and carried):
 #   OUT=dir scripts/gpu-prebuild.sh     # writes $OUT/prebuilt.tgz
 set -uo pipefail

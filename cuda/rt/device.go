@@ -145,6 +145,10 @@ func (d *Device) Do(op string, f func() error) error {
 	return Catch(op, f)
 }
 
+// RT is d itself: a device value of a layer above, which embeds d,
+// hands it on through RT.
+func (d *Device) RT() *Device { return d }
+
 // MakeCurrent makes the context current on the calling thread (Do does
 // it; a benchmark times it).
 func (d *Device) MakeCurrent() { d.ctx.SetCurrent() }

@@ -45,9 +45,15 @@ func Alloc(bufs *[]cu.DevicePtr, bytes int64) cu.DevicePtr {
 	return p
 }
 
+// Copier is a device's HtoD: a Device, or a device value above that
+// embeds one.
+type Copier interface {
+	HtoD(dst cu.DevicePtr, src unsafe.Pointer, bytes int64)
+}
+
 // Put allocates a device copy of s owned by bufs (0 for an empty s) and
 // copies s to it on d. Inside Do.
-func Put[T any](d *Device, bufs *[]cu.DevicePtr, s []T) cu.DevicePtr {
+func Put[T any](d Copier, bufs *[]cu.DevicePtr, s []T) cu.DevicePtr {
 	bytes := int64(len(s)) * int64(unsafe.Sizeof(*new(T)))
 	if bytes <= 0 {
 		return 0

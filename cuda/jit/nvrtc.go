@@ -1,6 +1,6 @@
 //go:build cgo
 
-package cuda
+package jit
 
 /*
 #cgo LDFLAGS: -ldl
@@ -80,47 +80,26 @@ static int hp_nvrtc_compile(const char* src, const char* name, int nopts, const 
 import "C"
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"unsafe"
 )
 
-// ErrCompile is returned (wrapped in a *CompileError) when NVRTC rejects
-// the kernels with a program's device code spliced in.
-var ErrCompile = errors.New("cuda: device code does not compile")
-
-// CompileError carries NVRTC's log. Lines of the program's snippet are
-// reported as device_code.cu(LINE), numbered from the snippet's first
-// line.
-type CompileError struct {
-	Log string
+// The NVRTC library, opened once by Load (a process resource, like the
+// driver library: every device's compiles go through it).
+var nvrtc struct {
+	once          sync.Once
+	err           error
+	name, version string
 }
 
-func (e *CompileError) Error() string {
-	return fmt.Sprintf("%v (NVRTC log follows; %s(N) is line N of DeviceCode.Source)\n%s", ErrCompile, snippetFile, strings.TrimSpace(e.Log))
-}
-
-func (e *CompileError) Unwrap() error { return ErrCompile }
-
-var (
-	nvrtcOnce    sync.Once
-	nvrtcErr     error
-	nvrtcName    string
-	nvrtcVersion string
-)
-
-// nvrtcLibraries are tried in order unless HPGRAPH_NVRTC names one.
-var nvrtcLibraries = []string{"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2"}
-
-func loadNVRTC() error {
-	nvrtcOnce.Do(func() {
-		names := nvrtcLibraries
+// Load opens NVRTC, once: HPGRAPH_NVRTC, or the first of Libraries that
+// opens. The error wraps ErrNoNVRTC.
+func Load() error {
+	nvrtc.once.Do(func() {
+		names := Libraries
 		if s := os.Getenv("HPGRAPH_NVRTC"); s != "" {
 			names = []string{s}
 		}
@@ -130,87 +109,38 @@ func loadNVRTC() error {
 			msg := C.hp_nvrtc_open(cname)
 			C.free(unsafe.Pointer(cname))
 			if msg == nil {
-				nvrtcName = name
+				nvrtc.name = name
 				var major, minor C.int
 				if C.hp_nvrtc_version(&major, &minor) != 0 {
-					nvrtcErr = fmt.Errorf("cuda: %s has no nvrtcVersion: not NVRTC", name)
+					nvrtc.err = fmt.Errorf("%w: %s has no nvrtcVersion: not NVRTC", ErrNoNVRTC, name)
 					return
 				}
-				nvrtcVersion = fmt.Sprintf("%d.%d", major, minor)
+				nvrtc.version = fmt.Sprintf("%d.%d", major, minor)
 				return
 			}
 			tried = append(tried, C.GoString(msg))
 		}
-		nvrtcErr = fmt.Errorf("cuda: NVRTC (the CUDA runtime compiler) not found; tried %s (set HPGRAPH_NVRTC to its path): %s",
-			strings.Join(names, ", "), strings.Join(tried, "; "))
+		nvrtc.err = fmt.Errorf("%w: tried %s (set HPGRAPH_NVRTC to its path): %s",
+			ErrNoNVRTC, strings.Join(names, ", "), strings.Join(tried, "; "))
 	})
-	return nvrtcErr
+	return nvrtc.err
 }
 
-// compileOptions are NVRTC's flags for arch (compute_XY). FMA contraction
-// is off so floating point matches the Go programs bit for bit.
-func compileOptions(arch string) []string {
-	return []string{"--gpu-architecture=" + arch, "--fmad=false", "--std=c++17", "-default-device"}
+// Library is the NVRTC library Load opened and its version ("" before).
+func Library() (name, version string) {
+	if Load() != nil {
+		return "", ""
+	}
+	return nvrtc.name, nvrtc.version
 }
 
-// compile returns the PTX of src for arch, from the disk cache when it
-// has been compiled before by the same NVRTC with the same options.
-func compile(src, arch string) (ptx, key string, err error) {
-	if err := loadNVRTC(); err != nil {
-		return "", "", err
+// Compile compiles src to PTX, or with cubin to machine code (opts then
+// name an sm_XY architecture), with NVRTC's flags opts (Options). A
+// rejected source is a *CompileError with NVRTC's log.
+func Compile(src string, opts []string, cubin bool) (string, error) {
+	if err := Load(); err != nil {
+		return "", err
 	}
-	opts := compileOptions(arch)
-	h := sha256.New()
-	for _, s := range append([]string{src, nvrtcVersion}, opts...) {
-		h.Write([]byte(s))
-		h.Write([]byte{0})
-	}
-	key = hex.EncodeToString(h.Sum(nil))
-	dir := ptxCacheDir()
-	if dir != "" {
-		if b, err := os.ReadFile(filepath.Join(dir, key+".ptx")); err == nil && len(b) > 0 {
-			return string(b), key, nil
-		}
-	}
-	ptx, err = nvrtcCompile(src, opts, false)
-	if err != nil {
-		return "", "", err
-	}
-	if dir != "" {
-		writeCache(dir, key+".ptx", ptx)
-	}
-	return ptx, key, nil
-}
-
-// ptxCacheDir is os.UserCacheDir()/hpgraph/ptx, or "" when there is none.
-func ptxCacheDir() string {
-	base, err := os.UserCacheDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(base, "hpgraph", "ptx")
-}
-
-// writeCache stores a file atomically; a cache that cannot be written is
-// no error.
-func writeCache(dir, name, content string) {
-	if os.MkdirAll(dir, 0o755) != nil {
-		return
-	}
-	f, err := os.CreateTemp(dir, name+".tmp*")
-	if err != nil {
-		return
-	}
-	_, werr := f.WriteString(content)
-	cerr := f.Close()
-	if werr != nil || cerr != nil || os.Rename(f.Name(), filepath.Join(dir, name)) != nil {
-		os.Remove(f.Name())
-	}
-}
-
-// nvrtcCompile compiles src to PTX, or with cubin to machine code (opts
-// then name an sm_XY architecture).
-func nvrtcCompile(src string, opts []string, cubin bool) (string, error) {
 	csrc := C.CString(src)
 	defer C.free(unsafe.Pointer(csrc))
 	cname := C.CString("hpgraph.cu")
@@ -238,13 +168,13 @@ func nvrtcCompile(src string, opts []string, cubin bool) (string, error) {
 		C.free(unsafe.Pointer(clog))
 	}
 	if r == -1 {
-		return "", fmt.Errorf("cuda: %s lacks an NVRTC entry point", nvrtcName)
+		return "", fmt.Errorf("cuda: %s lacks an NVRTC entry point", nvrtc.name)
 	}
 	if r != 0 {
 		if log != "" {
 			return "", &CompileError{Log: log}
 		}
-		return "", fmt.Errorf("cuda: NVRTC (%s): %s", nvrtcName, C.GoString(C.hp_nvrtc_errstr(r)))
+		return "", fmt.Errorf("cuda: NVRTC (%s): %s", nvrtc.name, C.GoString(C.hp_nvrtc_errstr(r)))
 	}
 	out := C.GoStringN(cptx, C.int(size))
 	C.free(unsafe.Pointer(cptx))
