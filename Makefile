@@ -61,7 +61,7 @@ fmt-check:
 # Test binaries to run on a GPU machine (carry bin/ there; it needs no Go):
 # bin/cuda.test for ./cuda and bin/cuda-LAYER.test for each layer
 # ./cuda/LAYER (scripts/gpu-acceptance.sh runs them all).
-CUDA_LAYERS := rt jit
+CUDA_LAYERS := rt jit build
 cuda-test:
 	$(GO) test -c -o $(BIN)/cuda.test ./cuda/
 	for l in $(CUDA_LAYERS); do $(GO) test -c -o $(BIN)/cuda-$$l.test ./cuda/$$l || exit 1; done
@@ -79,8 +79,10 @@ gpu-bins: cuda-test
 cuda-compile:
 	$(GO) test -c -o $(BIN)/cuda-compile.test ./cuda/
 	$(GO) test -c -o $(BIN)/cuda-jit-compile.test ./cuda/jit
+	$(GO) test -c -o $(BIN)/cuda-build-compile.test ./cuda/build
 	nv=$$(./scripts/nvrtc.sh) && export LD_LIBRARY_PATH=$$nv HPGRAPH_NVRTC=$$(ls $$nv/libnvrtc.so.* | head -1) HPGRAPH_REQUIRE_NVRTC=1 && \
 	  $(BIN)/cuda-jit-compile.test && \
+	  $(BIN)/cuda-build-compile.test -test.run 'TestCompile|TestPrebuilt' && \
 	  $(BIN)/cuda-compile.test -test.run 'TestCompile|TestTemplateConstants|TestKernelNames|TestPrebuilt|TestWritePrebuilt|TestDiffering'
 
 # Registers and spills of each kernel of the built-in apps as ptxas

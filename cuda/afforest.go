@@ -6,11 +6,12 @@ import (
 	_ "embed"
 	"encoding/binary"
 	"errors"
-	"github.com/hpgraph/hpgraph/cuda/rt"
 	"time"
 	"unsafe"
 
+	"github.com/hpgraph/hpgraph/cuda/build"
 	"github.com/hpgraph/hpgraph/cuda/cu"
+	"github.com/hpgraph/hpgraph/cuda/rt"
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
@@ -39,7 +40,7 @@ type ccRun struct {
 	clock     rt.Clock // DeviceTime
 	d         *device
 	mod       *rt.Module
-	md        *matDev
+	md        *build.Matrix
 	n         int
 	comp      cu.DevicePtr
 	sample    cu.DevicePtr
@@ -61,7 +62,7 @@ func (b *Backend) Components(m *vertexprog.Matrix) (vertexprog.ComponentsRun, er
 	}
 	r := &ccRun{d: d, n: m.N}
 	err = d.Do("copying the graph to the device", func() error {
-		need := d.cache.need(m.Matrix, false, false, binLimits{}, tileSpec{}) + int64(m.N)*4 + afSamples*4
+		need := d.Cache.Need(m.Matrix, false, false, build.BinLimits{}, build.TileSpec{}) + int64(m.N)*4 + afSamples*4
 		if err := d.reserve(need); err != nil {
 			return err
 		}
@@ -70,8 +71,8 @@ func (b *Backend) Components(m *vertexprog.Matrix) (vertexprog.ComponentsRun, er
 			return err
 		}
 		t0 := time.Now()
-		r.md = d.cache.get(m.Matrix, false, false, binLimits{}, tileSpec{})
-		d.dropCSRs(true, false)
+		r.md = d.Cache.Get(m.Matrix, false, false, build.BinLimits{}, build.TileSpec{})
+		d.DropCSRs(true, false)
 		r.comp = cu.MemAlloc(int64(max(1, m.N)) * 4)
 		r.sample = cu.MemAlloc(afSamples * 4)
 		r.bufs = []cu.DevicePtr{r.comp, r.sample}
@@ -101,7 +102,7 @@ func (r *ccRun) arg(round, giant int) []byte {
 }
 
 func (r *ccRun) launch(name string, grid int64, a []byte) {
-	r.mod.Launch2(name, grid, r.d.Stream(), r.md.arg, a)
+	r.mod.Launch2(name, grid, r.d.Stream(), r.md.Arg, a)
 }
 
 // Run implements vertexprog.ComponentsRun: link two neighbours of every
@@ -188,7 +189,7 @@ func (r *ccRun) Close() {
 		rt.FreeAll(r.bufs)
 		r.clock.Destroy()
 		if r.md != nil {
-			r.d.cache.release(r.md)
+			r.d.Cache.Release(r.md)
 		}
 		return nil
 	})

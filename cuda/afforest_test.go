@@ -3,13 +3,14 @@
 package cuda
 
 import (
-	"github.com/hpgraph/hpgraph/cuda/jit"
 	"math"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/cuda/internal/gputest"
+	"github.com/hpgraph/hpgraph/cuda/jit"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/datasets/gen"
 	"github.com/hpgraph/hpgraph/vertexprog"
@@ -66,7 +67,7 @@ func TestComponentsMatchCPU(t *testing.T) {
 		name string
 		el   *datasets.EdgeList
 	}{{"kron14", kron}, {"grid", grid}, {"forest", forest}, {"no edges", &datasets.EdgeList{N: 1000}}} {
-		g := vertexprog.NewGraph(build(t, c.el, datasets.Options{}))
+		g := vertexprog.NewGraph(gputest.Build(t, c.el, datasets.Options{}))
 		want, err := apps.ConnectedComponents(g, vertexprog.Options{Backend: "cpu"})
 		if err != nil {
 			t.Fatal(err)
@@ -124,7 +125,7 @@ func TestComponentsUserProgram(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := vertexprog.NewGraph(build(t, kron, datasets.Options{}))
+	g := vertexprog.NewGraph(gputest.Build(t, kron, datasets.Options{}))
 	p := seedReach{seed: make([]bool, g.N())}
 	for v := 0; v < g.N(); v += 997 {
 		p.seed[v] = true

@@ -66,7 +66,7 @@ func TestBackendsPerDevice(t *testing.T) {
 		if peak, total := b.DeviceMemory(); peak <= 0 || total <= 0 {
 			t.Errorf("backend %d: DeviceMemory() = %d, %d", i, peak, total)
 		}
-		if hits := b.dev.cache.hits; hits < 2 {
+		if hits, _ := b.dev.Cache.Hits(); hits < 2 {
 			t.Errorf("backend %d: its matrix cache was hit %d times in 3 runs on one graph", i, hits)
 		}
 	}

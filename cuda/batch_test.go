@@ -13,7 +13,9 @@ import (
 
 	"github.com/hpgraph/hpgraph/apps"
 	"github.com/hpgraph/hpgraph/bitmask"
+	"github.com/hpgraph/hpgraph/cuda/build"
 	"github.com/hpgraph/hpgraph/cuda/cu"
+	"github.com/hpgraph/hpgraph/cuda/internal/gputest"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/datasets/gen"
 	"github.com/hpgraph/hpgraph/hyb"
@@ -66,7 +68,7 @@ func gridGraph(t *testing.T, rows, cols int) *vertexprog.Graph {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return vertexprog.NewGraph(build(t, el, datasets.Options{}))
+	return vertexprog.NewGraph(gputest.Build(t, el, datasets.Options{}))
 }
 
 // TestStepBatch drives BFS on a grid through StepBatch, in both
@@ -160,7 +162,7 @@ func TestStepBatchStopsAtLargeFrontier(t *testing.T) {
 	for v := int32(1); v < 5000; v++ {
 		el.Src, el.Dst = append(el.Src, 0), append(el.Dst, v)
 	}
-	g := vertexprog.NewGraph(build(t, el, datasets.Options{}))
+	g := vertexprog.NewGraph(gputest.Build(t, el, datasets.Options{}))
 	for _, tc := range []struct {
 		pushEdges int64
 		want      []int
@@ -207,15 +209,15 @@ func TestBinsAndBatchesMatchCPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	graphs := []testGraph{
-		{"kron12", build(t, kron, datasets.Options{})},
+		{"kron12", gputest.Build(t, kron, datasets.Options{})},
 		{"grid90x110", gridGraph(t, 90, 110).Dataset()},
 	}
 	weighted := []testGraph{
-		{"kron12", build(t, kron, datasets.Options{Weights: datasets.WeightsRandom, WeightMin: 1, WeightMax: 64, Seed: 5})},
+		{"kron12", gputest.Build(t, kron, datasets.Options{Weights: datasets.WeightsRandom, WeightMin: 1, WeightMax: 64, Seed: 5})},
 		{"grid90x110", graphs[1].g},
 	}
 	defer func(h hooks) { d.hooks = h }(d.hooks)
-	for _, bins := range []binLimits{defaultBins, {1, 4, 32, 16}, {0, 0, 0, 7}} {
+	for _, bins := range []build.BinLimits{build.DefaultBins, {Thread: 1, Quad: 4, Warp: 32, Chunk: 16}, {Chunk: 7}} {
 		d.hooks.binLimits = bins
 		for _, gr := range []bool{true, false} {
 			withOptions(t, func(o *Options) { o.Graphs = gr })
@@ -223,15 +225,15 @@ func TestBinsAndBatchesMatchCPU(t *testing.T) {
 				for _, a := range appCases {
 					tg := a.graph(graphs, weighted, gi)
 					g := vertexprog.NewGraph(tg.g)
-					for _, s := range splits[:2] {
-						opt := vertexprog.Options{HYB: s.opt, Backend: "cpu"}
+					for _, s := range gputest.Splits[:2] {
+						opt := vertexprog.Options{HYB: s.Opt, Backend: "cpu"}
 						want, wantIt, err := a.run(g, opt)
 						if err != nil {
 							t.Fatal(err)
 						}
 						opt.Backend = "cuda"
 						got, gotIt, err := a.run(g, opt)
-						name := fmt.Sprintf("bins %v graphs %v %s %s %s", bins, gr, tg.name, a.name, s.name)
+						name := fmt.Sprintf("bins %v graphs %v %s %s %s", bins, gr, tg.name, a.name, s.Name)
 						if err != nil {
 							t.Fatalf("%s: %v", name, err)
 						}
@@ -259,17 +261,17 @@ func TestMatrixCacheReuse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := vertexprog.NewGraph(build(t, kron, datasets.Options{}))
+	g := vertexprog.NewGraph(gputest.Build(t, kron, datasets.Options{}))
 	var first []int32
 	for i := 0; i < 3; i++ {
 		var hits int
-		_ = d.Do("", func() error { hits = d.cache.hits; return nil })
+		_ = d.Do("", func() error { hits, _ = d.Cache.Hits(); return nil })
 		r, err := apps.ConnectedComponents(g, vertexprog.Options{Backend: "cuda"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		var hits2 int
-		_ = d.Do("", func() error { hits2 = d.cache.hits; return nil })
+		_ = d.Do("", func() error { hits2, _ = d.Cache.Hits(); return nil })
 		t.Logf("run %d: preprocess %v, compute %v, transfers %v, cache hits %d", i, r.Run.Preprocess, r.Run.Compute, r.Run.Transfer, hits2-hits)
 		if i == 0 {
 			first = r.Label
@@ -299,7 +301,7 @@ func TestTimings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := vertexprog.NewGraph(build(t, kron, datasets.Options{}))
+	k := vertexprog.NewGraph(gputest.Build(t, kron, datasets.Options{}))
 	grid := gridGraph(t, 1000, 1000)
 	for _, o := range []hyb.Options{hyb.DefaultOptions(), {RelativeSpeed: 3, Breakeven: 1 << 30}} {
 		m, err := k.PullMatrix(vertexprog.InEdges, o)
@@ -371,7 +373,7 @@ func TestBatchCost(t *testing.T) {
 	for v := int32(1); v < int32(path.N); v++ {
 		path.Src, path.Dst = append(path.Src, v-1), append(path.Dst, v)
 	}
-	line := vertexprog.NewGraph(build(t, path, datasets.Options{}))
+	line := vertexprog.NewGraph(gputest.Build(t, path, datasets.Options{}))
 	for _, c := range []struct {
 		g          *vertexprog.Graph
 		src        int32
@@ -427,7 +429,7 @@ func TestDeltaStepping(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g := vertexprog.NewGraph(build(t, el, datasets.Options{Weights: datasets.WeightsRandom, WeightMin: 1, WeightMax: 64, Seed: 9}))
+		g := vertexprog.NewGraph(gputest.Build(t, el, datasets.Options{Weights: datasets.WeightsRandom, WeightMin: 1, WeightMax: 64, Seed: 9}))
 		src := int32(gc.cols + 1)
 		want, err := apps.SSSPDelta(g, src, 0, vertexprog.Options{Backend: "cpu"})
 		if err != nil {

@@ -4,9 +4,6 @@ package cuda
 
 import (
 	"errors"
-	"github.com/hpgraph/hpgraph/cuda/internal/gputest"
-	"github.com/hpgraph/hpgraph/cuda/jit"
-	"github.com/hpgraph/hpgraph/cuda/rt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,6 +13,9 @@ import (
 	"testing"
 
 	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/cuda/internal/gputest"
+	"github.com/hpgraph/hpgraph/cuda/jit"
+	"github.com/hpgraph/hpgraph/cuda/rt"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
@@ -279,120 +279,5 @@ func TestKernelNamesListEveryKernel(t *testing.T) {
 	names := slices.Sorted(slices.Values(kernelNames))
 	if !slices.Equal(found, names) {
 		t.Fatalf("kernels.cu (and source.go) define %v, kernelNames lists %v", found, names)
-	}
-}
-
-// TestCompileHybBuild: the device PREPROCESS kernels compile for every
-// target, and the module looks up exactly the kernels hybbuild.cu defines.
-func TestCompileHybBuild(t *testing.T) {
-	re := regexp.MustCompile(`extern "C" __global__ void (?:__launch_bounds__\(\w+\) )?(\w+)\(`)
-	var found []string
-	for _, m := range re.FindAllStringSubmatch(hybBuildSource, -1) {
-		found = append(found, m[1])
-	}
-	if !slices.Equal(found, hybBuildKernels) {
-		t.Fatalf("hybbuild.cu defines %v, hybBuildKernels lists %v", found, hybBuildKernels)
-	}
-	needNVRTC(t)
-	for _, arch := range testArchs() {
-		ptx, _, err := jit.PTX(hybBuildSource, arch)
-		if err != nil {
-			t.Fatalf("%s: %v", arch, err)
-		}
-		for _, k := range hybBuildKernels {
-			if !strings.Contains(ptx, ".entry "+k+"(") {
-				t.Errorf("%s: PTX lacks kernel %s", arch, k)
-			}
-		}
-	}
-}
-
-// TestCompileTranspose: the device transpose's kernels compile for every
-// target, the module looks up exactly the kernels transpose.cu defines,
-// and transpose.go's constants are transpose.cu's.
-func TestCompileTranspose(t *testing.T) {
-	re := regexp.MustCompile(`extern "C" __global__ void (?:__launch_bounds__\(\w+\) )?(\w+)\(`)
-	var found []string
-	for _, m := range re.FindAllStringSubmatch(transposeSource, -1) {
-		found = append(found, m[1])
-	}
-	if !slices.Equal(found, transposeKernels) {
-		t.Fatalf("transpose.cu defines %v, transposeKernels lists %v", found, transposeKernels)
-	}
-	for name, v := range map[string]int{"TR_THREADS": rt.BlockSize, "TR_DIGIT_BITS": trDigitBits} {
-		m := regexp.MustCompile(`#define ` + name + ` (\d+)`).FindStringSubmatch(transposeSource)
-		if m == nil {
-			t.Fatalf("transpose.cu: %s not found", name)
-		}
-		if got, _ := strconv.Atoi(m[1]); got != v {
-			t.Errorf("transpose.cu: %s is %d, the Go side %d", name, got, v)
-		}
-	}
-	if trTile != rt.BlockSize*16 || trScanChunk != rt.BlockSize*16 || trRadix != rt.BlockSize ||
-		!strings.Contains(transposeSource, "#define TR_ITEMS 16 ") || !strings.Contains(transposeSource, "#define TR_SCAN_CHUNK (TR_THREADS * 16) ") {
-		t.Errorf("trTile %d, trScanChunk %d, trRadix %d: transpose.cu's TR_TILE, TR_SCAN_CHUNK and TR_RADIX differ", trTile, trScanChunk, trRadix)
-	}
-	needNVRTC(t)
-	for _, arch := range testArchs() {
-		ptx, _, err := jit.PTX(transposeSource, arch)
-		if err != nil {
-			t.Fatalf("%s: %v", arch, err)
-		}
-		for _, k := range transposeKernels {
-			if !strings.Contains(ptx, ".entry "+k+"(") {
-				t.Errorf("%s: PTX lacks kernel %s", arch, k)
-			}
-		}
-		// (for ptxas: registers, spills and shared memory of each kernel)
-		if dir := os.Getenv("HPGRAPH_PTX_DIR"); dir != "" {
-			if err := os.WriteFile(filepath.Join(dir, "transpose."+arch+".ptx"), []byte(ptx), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-}
-
-// TestCompileTilesDev: the device tile builder's kernels compile for
-// every target, the module looks up exactly the kernels tilesdev.cu
-// defines, and its constants are tiles.go's and tilesdev.go's.
-func TestCompileTilesDev(t *testing.T) {
-	re := regexp.MustCompile(`extern "C" __global__ void (?:__launch_bounds__\(\w+\) )?(\w+)\(`)
-	var found []string
-	for _, m := range re.FindAllStringSubmatch(tilesDevSource, -1) {
-		found = append(found, m[1])
-	}
-	if !slices.Equal(found, tilesDevKernels) {
-		t.Fatalf("tilesdev.cu defines %v, tilesDevKernels lists %v", found, tilesDevKernels)
-	}
-	for name, v := range map[string]int{"TL_THREADS": rt.BlockSize, "TL_W": tileWarps, "TL_CAPDIV": tileCapDiv, "TL_WINDOW": tileNearWindow,
-		"TL_MAXSLOTS": tlMaxSlots, "TL_PEND": tlNearInts, "TL_WAIT": tlGroupInts * 2 / 3} {
-		m := regexp.MustCompile(`#define ` + name + ` (\d+)`).FindStringSubmatch(tilesDevSource)
-		if m == nil {
-			t.Fatalf("tilesdev.cu: %s not found", name)
-		}
-		if got, _ := strconv.Atoi(m[1]); got != v {
-			t.Errorf("tilesdev.cu: %s is %d, the Go side %d", name, got, v)
-		}
-	}
-	if tlMaxSlots < 1<<tileRowBitsFor(8)+tileVMax(tileRowBitsFor(8)) || tlMaxSlots < 1<<tileRowBitsFor(4)+tileVMax(tileRowBitsFor(4)) {
-		t.Errorf("tlMaxSlots %d: the runs' segments do not fit", tlMaxSlots)
-	}
-	needNVRTC(t)
-	for _, arch := range testArchs() {
-		ptx, _, err := jit.PTX(tilesDevSource, arch)
-		if err != nil {
-			t.Fatalf("%s: %v", arch, err)
-		}
-		for _, k := range tilesDevKernels {
-			if !strings.Contains(ptx, ".entry "+k+"(") {
-				t.Errorf("%s: PTX lacks kernel %s", arch, k)
-			}
-		}
-		// (for ptxas: registers, spills and shared memory of each kernel)
-		if dir := os.Getenv("HPGRAPH_PTX_DIR"); dir != "" {
-			if err := os.WriteFile(filepath.Join(dir, "tilesdev."+arch+".ptx"), []byte(ptx), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
 	}
 }

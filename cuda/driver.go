@@ -3,11 +3,11 @@
 package cuda
 
 import (
-	"github.com/hpgraph/hpgraph/cuda/jit"
-	"sync"
 	"unsafe"
 
+	"github.com/hpgraph/hpgraph/cuda/build"
 	"github.com/hpgraph/hpgraph/cuda/cu"
+	"github.com/hpgraph/hpgraph/cuda/jit"
 	"github.com/hpgraph/hpgraph/cuda/rt"
 )
 
@@ -29,16 +29,13 @@ var ErrCompile = jit.ErrCompile
 // CompileError carries NVRTC's log (jit.CompileError).
 type CompileError = jit.CompileError
 
-// device is one device (jit.Device: its context, stream, memory and
-// module cache) and everything the backend keeps on it: nothing of it is
+// device is one device (build.Device: its context, stream, memory,
+// module cache and matrices) and what runs keep on it: nothing of it is
 // shared with another device's, so calls on different devices run at
 // once.
 type device struct {
-	*jit.Device
+	*build.Device
 
-	// cache holds matrices' device copies across runs (on the context's
-	// thread only).
-	cache matCache
 	// parked are resident runs' buffers waiting for the next run (park.go).
 	// On the context's thread only.
 	parked []*parked
@@ -49,31 +46,16 @@ type device struct {
 	// hooks are the tests' settings (tuning.go); counts what tests count.
 	hooks  hooks
 	counts counts
-
-	mu   sync.Mutex
-	csrs []*csrCopy // graphs' CSRs on the device (prefetch.go)
 }
 
 // openDevice opens device ordinal: a context of its own, its stream, and
 // the modules every run loads.
 func openDevice(ordinal int) (*device, error) {
-	rd, err := rt.Open(ordinal)
+	d, err := build.Open(ordinal)
 	if err != nil {
 		return nil, err
 	}
-	d := &device{Device: jit.New(rd), layoutOK: map[*rt.Module]bool{}, hooks: defaultHooks()}
-	d.cache.d = d
-	// The module of PREPROCESS's kernels, which every run that builds a
-	// matrix loads: the first module a context loads took ~9.6 ms of a
-	// fresh kron21 run's PREPROCESS (H200). (Where it cannot load, the
-	// first build says why.) The transpose's too, which builds a directed
-	// graph's in-matrix (transpose.go).
-	_ = d.Do("loading PREPROCESS's kernels", func() error {
-		_ = rt.Catch("loading PREPROCESS's kernels", func() error { d.hybBuildModule(); return nil })
-		_ = rt.Catch("loading the transpose's kernels", func() error { d.transposeModule(); return nil })
-		return nil
-	})
-	return d, nil
+	return &device{Device: d, layoutOK: map[*rt.Module]bool{}, hooks: defaultHooks()}, nil
 }
 
 // DeviceCount is how many CUDA devices the driver reports, or why there

@@ -5,11 +5,12 @@ package cuda
 import (
 	"errors"
 	"fmt"
-	"github.com/hpgraph/hpgraph/cuda/rt"
 	"time"
 	"unsafe"
 
+	"github.com/hpgraph/hpgraph/cuda/build"
 	"github.com/hpgraph/hpgraph/cuda/cu"
+	"github.com/hpgraph/hpgraph/cuda/rt"
 	"github.com/hpgraph/hpgraph/internal/phase"
 )
 
@@ -88,9 +89,9 @@ func (r *run) Close() {
 			r.d.freeBuffers(&r.buffers, r.recW)
 			pt.Mark("buffers")
 		}
-		for _, md := range []*matDev{r.pull, r.push} {
+		for _, md := range []*build.Matrix{r.pull, r.push} {
 			if md != nil {
-				r.d.cache.release(md)
+				r.d.Cache.Release(md)
 			}
 			if r.push == r.pull {
 				break

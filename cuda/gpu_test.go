@@ -6,9 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/hpgraph/hpgraph/cuda/internal/gputest"
-	"github.com/hpgraph/hpgraph/cuda/jit"
-	"github.com/hpgraph/hpgraph/cuda/rt"
 	"math"
 	"os"
 	"path/filepath"
@@ -20,7 +17,11 @@ import (
 	"unsafe"
 
 	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/cuda/build"
 	"github.com/hpgraph/hpgraph/cuda/cu"
+	"github.com/hpgraph/hpgraph/cuda/internal/gputest"
+	"github.com/hpgraph/hpgraph/cuda/jit"
+	"github.com/hpgraph/hpgraph/cuda/rt"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/datasets/gen"
 	"github.com/hpgraph/hpgraph/hyb"
@@ -72,15 +73,6 @@ type testGraph struct {
 	g    *datasets.Graph
 }
 
-func build(t *testing.T, el *datasets.EdgeList, opt datasets.Options) *datasets.Graph {
-	t.Helper()
-	g, err := datasets.Build(el, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
-}
-
 func testGraphs(t *testing.T, opt datasets.Options) []testGraph {
 	var gs []testGraph
 	for _, g := range vptest.Graphs(t, opt) {
@@ -98,18 +90,6 @@ func testGraphs(t *testing.T, opt datasets.Options) []testGraph {
 		}
 	}
 	return gs
-}
-
-// splits exercise K = 0 (all COO), the CUSP rule with breakeven 0, K = max
-// (all ELL) and a K in between.
-var splits = []struct {
-	name string
-	opt  hyb.Options
-}{
-	{"coo", hyb.Options{RelativeSpeed: 3, Breakeven: 1 << 30}},
-	{"mixed", hyb.Options{RelativeSpeed: 3, Breakeven: 0}},
-	{"ell", hyb.Options{RelativeSpeed: 1e-9, Breakeven: 0}},
-	{"k2", hyb.Options{RelativeSpeed: 1e-9, Breakeven: 0, MaxK: 2}},
 }
 
 // appCase runs one program and flattens its output.
@@ -291,11 +271,11 @@ func TestAppsMatchCPU(t *testing.T) {
 						if dir == vertexprog.Push && a.pullOnly {
 							continue
 						}
-						for _, s := range splits {
-							opt := vertexprog.Options{Direction: dir, HYB: s.opt, Backend: "cpu"}
+						for _, s := range gputest.Splits {
+							opt := vertexprog.Options{Direction: dir, HYB: s.Opt, Backend: "cpu"}
 							want, wantIt, err := a.run(g, opt)
 							if err != nil {
-								t.Fatalf("cpu %s/%s: %v", dir, s.name, err)
+								t.Fatalf("cpu %s/%s: %v", dir, s.Name, err)
 							}
 							opt.Backend = "cuda"
 							t0 := time.Now()
@@ -303,17 +283,17 @@ func TestAppsMatchCPU(t *testing.T) {
 							gpuTime += time.Since(t0)
 							runs++
 							if err != nil {
-								t.Fatalf("cuda %s/%s: %v", dir, s.name, err)
+								t.Fatalf("cuda %s/%s: %v", dir, s.Name, err)
 							}
 							if len(got) != len(want) {
-								t.Fatalf("cuda %s/%s: %d outputs, cpu %d", dir, s.name, len(got), len(want))
+								t.Fatalf("cuda %s/%s: %d outputs, cpu %d", dir, s.Name, len(got), len(want))
 							}
 							if gotIt != wantIt && !(a.ownPath && dir == vertexprog.Auto) && !(a.reorders && dir != vertexprog.Pull) {
-								t.Errorf("cuda %s/%s: %d supersteps, cpu %d", dir, s.name, gotIt, wantIt)
+								t.Errorf("cuda %s/%s: %d supersteps, cpu %d", dir, s.Name, gotIt, wantIt)
 							}
 							for i := range want {
 								if !same(got[i], want[i], a.tol) {
-									t.Fatalf("cuda %s/%s: output %d is %v, cpu %v", dir, s.name, i, got[i], want[i])
+									t.Fatalf("cuda %s/%s: output %d is %v, cpu %v", dir, s.Name, i, got[i], want[i])
 								}
 							}
 						}
@@ -352,14 +332,14 @@ func TestDeviceInMatricesMatchCPU(t *testing.T) {
 					if dir == vertexprog.Push && a.pullOnly {
 						continue
 					}
-					for _, s := range append(splits, struct {
-						name string
-						opt  hyb.Options
+					for _, s := range append(gputest.Splits, struct {
+						Name string
+						Opt  hyb.Options
 					}{"default", hyb.Options{}}) {
 						for _, resident := range []bool{false, true} {
-							what := fmt.Sprintf("%s/%s resident=%v", dir, s.name, resident)
+							what := fmt.Sprintf("%s/%s resident=%v", dir, s.Name, resident)
 							g := vertexprog.NewGraph(tg.g)
-							opt := vertexprog.Options{Direction: dir, HYB: s.opt, Backend: "cuda", Resident: resident}
+							opt := vertexprog.Options{Direction: dir, HYB: s.Opt, Backend: "cuda", Resident: resident}
 							got, gotIt, err := a.run(g, opt)
 							if err != nil {
 								t.Fatalf("cuda %s: %v", what, err)
@@ -429,8 +409,8 @@ func TestTilesMatchCPU(t *testing.T) {
 		name             string
 		on               bool
 		bits, arcs, near int
-	}{{"rows", false, 0, tileArcsDefault, -1}, {"own", true, 0, tileArcsDefault, -1}, {"4x5", true, 2, 5, -1}, {"16x64", true, 4, 64, -1},
-		{"own, near", true, 0, tileArcsDefault, 1}, {"4x5, near", true, 2, 5, 1}, {"16x64, not near", true, 4, 64, 0}}
+	}{{"rows", false, 0, build.TileArcsDefault, -1}, {"own", true, 0, build.TileArcsDefault, -1}, {"4x5", true, 2, 5, -1}, {"16x64", true, 4, 64, -1},
+		{"own, near", true, 0, build.TileArcsDefault, 1}, {"4x5, near", true, 2, 5, 1}, {"16x64, not near", true, 4, 64, 0}}
 	for gi := range plain {
 		for _, a := range cases {
 			tg := a.graph(plain, weighted, gi)
@@ -514,7 +494,7 @@ func TestUserProgramWithVptest(t *testing.T) {
 		}
 	}
 	if n != 12 {
-		t.Errorf("vptest.Configs() has %d cuda configs; want 12 (3 directions x 3 splits, and resident in each direction)", n)
+		t.Errorf("vptest.Configs() has %d cuda configs; want 12 (3 directions x 3 gputest.Splits, and resident in each direction)", n)
 	}
 }
 
@@ -561,7 +541,7 @@ func smallGraph(t *testing.T) *vertexprog.Graph {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return vertexprog.NewGraph(build(t, kron, datasets.Options{}))
+	return vertexprog.NewGraph(gputest.Build(t, kron, datasets.Options{}))
 }
 
 func TestOutOfMemoryIsReported(t *testing.T) {
@@ -684,10 +664,10 @@ func TestStateOrderIsChecked(t *testing.T) {
 	t.Log(err)
 }
 
-// BenchmarkDo is a call's round trip through device.do, bare and with a
+// BenchmarkDo is a call's round trip through Do, bare and with a
 // stream synchronization (every superstep makes at least one), and what
 // the driver calls of a superstep cost the host one by one (inside one
-// device.do): making the context current, an event, a kernel launch, the
+// Do): making the context current, an event, a kernel launch, the
 // records' copy back, each alone and with the wait for the GPU. These
 // bound how little host time a superstep can take (docs/perf.md, 17).
 func BenchmarkDo(b *testing.B) {

@@ -79,7 +79,7 @@ var pullGraphs = []graphKey{
 // recordRing-1 holds the initial frontier), then sets the device's base
 // back to 0: a graph's first launch costs the host ~6 µs more than the
 // next ones, cuGraphUpload or not (docs/perf.md, section 18). Inside
-// device.do, at Start.
+// Do, at Start.
 func (r *run) warmGraphs() {
 	for _, k := range pullGraphs {
 		r.setCtl(0, 2)

@@ -4,9 +4,10 @@ package cuda
 
 import (
 	"encoding/binary"
-	"github.com/hpgraph/hpgraph/cuda/rt"
 	"math"
 
+	"github.com/hpgraph/hpgraph/cuda/build"
+	"github.com/hpgraph/hpgraph/cuda/rt"
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
@@ -43,7 +44,7 @@ func (r *run) launch(name string, grid int64, mat []byte, arg []byte) {
 
 // setCtl sets (op 0) or advances (op 1) the device's superstep base, or
 // sets the iteration bias (op 2) or a push batch's edge limit (op 3).
-func (r *run) setCtl(op, v int) { r.launch("vp_ctl", 1, r.pull.arg, argBytes(v, false, op)) }
+func (r *run) setCtl(op, v int) { r.launch("vp_ctl", 1, r.pull.Arg, argBytes(v, false, op)) }
 
 // pushGrids are the blocks of vp_push and vp_apply_push: sized by the
 // frontier when it is known (the first superstep of a call), a fixed small
@@ -86,30 +87,30 @@ func (r *run) compactGrid() int64 {
 	return min(rt.Blocks(int64(r.n), rt.BlockSize), int64(compactPerSM*max(1, r.d.SMs)))
 }
 
-// enqueue launches superstep base+j. Inside device.do.
+// enqueue launches superstep base+j. Inside Do.
 func (r *run) enqueue(dir vertexprog.Direction, j int, batched bool) {
 	a := argBytes(j, batched, 0)
 	if dir == vertexprog.Push {
 		pg, ag := r.pushGrids(batched) // (before queued changes: it sizes by it)
 		if !r.queued {
 			// After pulls (or at the start) the frontier is a bitmask only.
-			r.launch("vp_compact", r.compactGrid(), r.pull.arg, a)
+			r.launch("vp_compact", r.compactGrid(), r.pull.Arg, a)
 			r.queued = true
 		}
-		r.launch("vp_push", pg, r.push.arg, a)
-		r.launch("vp_apply_push", ag, r.pull.arg, a)
+		r.launch("vp_push", pg, r.push.Arg, a)
+		r.launch("vp_apply_push", ag, r.pull.Arg, a)
 		return
 	}
 	r.queued = false
 	if r.tiles {
 		a := argBytes(j, batched, 1) // (op 1: APPLY resets the rows tiles fold into)
-		t := r.pull.tiles
-		r.mod.LaunchShared("vp_pull_tiles", int64(t.count()), tileBlock, tileShared(t.rowBits, r.job.ASize), r.d.Stream(), r.pull.arg, r.runArg, r.state, a)
+		t := r.pull.Tiles
+		r.mod.LaunchShared("vp_pull_tiles", int64(t.Count()), build.TileBlock, t.Shared(r.job.ASize), r.d.Stream(), r.pull.Arg, r.runArg, r.state, a)
 		r.tr.mark()
-		r.launch("vp_apply_pull", r.applyGrid(), r.pull.arg, a)
+		r.launch("vp_apply_pull", r.applyGrid(), r.pull.Arg, a)
 		return
 	}
-	r.launch("vp_pull_ell", rt.Blocks(int64(r.n), rt.BlockSize), r.pull.arg, a)
-	r.launch("vp_pull_coo", r.pull.cooBlocks(r.feats.HasWants || r.feats.HasDone), r.pull.arg, a)
-	r.launch("vp_apply_pull", r.applyGrid(), r.pull.arg, a)
+	r.launch("vp_pull_ell", rt.Blocks(int64(r.n), rt.BlockSize), r.pull.Arg, a)
+	r.launch("vp_pull_coo", r.pull.CooBlocks(r.feats.HasWants || r.feats.HasDone), r.pull.Arg, a)
+	r.launch("vp_apply_pull", r.applyGrid(), r.pull.Arg, a)
 }

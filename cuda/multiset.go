@@ -7,7 +7,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/hpgraph/hpgraph/cuda/rt"
 	"math"
 	"math/bits"
 	"os"
@@ -17,7 +16,9 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/hpgraph/hpgraph/cuda/build"
 	"github.com/hpgraph/hpgraph/cuda/cu"
+	"github.com/hpgraph/hpgraph/cuda/rt"
 	"github.com/hpgraph/hpgraph/internal/par"
 	"github.com/hpgraph/hpgraph/internal/phase"
 	"github.com/hpgraph/hpgraph/vertexprog"
@@ -203,7 +204,7 @@ type msRun struct {
 	d      *device
 	job    *vertexprog.DeviceJob
 	mod    *rt.Module
-	md     *matDev
+	md     *build.Matrix
 	n      int
 	words  int
 	layout *stateLayout
@@ -293,12 +294,12 @@ func startMultiset(d *device, job *vertexprog.DeviceJob) (*msRun, error) {
 		pt.Mark("module")
 		r.bins = makeMsBins(job.Pull.Degree, int(info[5]), int(info[1]))
 		pt.Mark("bins")
-		if err := d.reserve(d.cache.need(job.Pull.Matrix, false, false, binLimits{}, tileSpec{}) + r.deviceBytes()); err != nil {
+		if err := d.reserve(d.Cache.Need(job.Pull.Matrix, false, false, build.BinLimits{}, build.TileSpec{}) + r.deviceBytes()); err != nil {
 			return err
 		}
 		t0 := time.Now()
-		r.md = d.cache.get(job.Pull.Matrix, false, false, binLimits{}, tileSpec{})
-		d.dropCSRs(true, false)
+		r.md = d.Cache.Get(job.Pull.Matrix, false, false, build.BinLimits{}, build.TileSpec{})
+		d.DropCSRs(true, false)
 		pt.Mark("matrix")
 		r.allocate()
 		r.transfers += time.Since(t0)
@@ -315,7 +316,7 @@ func startMultiset(d *device, job *vertexprog.DeviceJob) (*msRun, error) {
 }
 
 // info runs ms_info: sizeof(K_t), MS_CHUNK, VP_SUMMARY_FOLD, sizeof(X_t),
-// sizeof(A_t), MS_SLICE. Inside device.do.
+// sizeof(A_t), MS_SLICE. Inside Do.
 func (r *msRun) info() [6]uint64 {
 	var out [6]uint64
 	buf := cu.MemAlloc(int64(8 * len(out)))
@@ -353,7 +354,7 @@ func msPut[T any](r *msRun, s []T) cu.DevicePtr {
 }
 
 // allocate makes the run's buffers and copies its initial state in.
-// Inside device.do.
+// Inside Do.
 func (r *msRun) allocate() {
 	job, n := r.job, int64(r.n)
 	r.x = r.alloc(n * int64(job.XSize))
@@ -427,7 +428,7 @@ func msArg(first, count, cur int, useMask bool, iteration, level, cap int) []byt
 }
 
 func (r *msRun) launch(name string, grid int64, shared int, arg []byte) {
-	r.mod.LaunchShared(name, grid, rt.BlockSize, shared, r.d.Stream(), r.md.arg, r.runArg, r.state, arg)
+	r.mod.LaunchShared(name, grid, rt.BlockSize, shared, r.d.Stream(), r.md.Arg, r.runArg, r.state, arg)
 	if shared > 0 && name == "ms_block" {
 		name += strconv.Itoa(int(binary.LittleEndian.Uint32(arg[24:])))
 	}
@@ -548,7 +549,7 @@ func (r *msRun) Close() {
 		r.clock.Destroy()
 		r.probe.report(r.step)
 		if r.md != nil {
-			r.d.cache.release(r.md)
+			r.d.Cache.Release(r.md)
 		}
 		return nil
 	})
@@ -560,7 +561,7 @@ func (r *msRun) Close() {
 var msProbeOn = os.Getenv("HPGRAPH_CUDA_MSPROBE") == "1"
 
 // msProbe is a run's kernel times: an event before the first launch of a
-// superstep and after each launch. Its methods run inside device.do; a
+// superstep and after each launch. Its methods run inside Do; a
 // nil probe does nothing.
 type msProbe struct {
 	ev    []rt.Mark

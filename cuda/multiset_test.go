@@ -5,8 +5,6 @@ package cuda
 import (
 	"cmp"
 	"fmt"
-	"github.com/hpgraph/hpgraph/cuda/jit"
-	"github.com/hpgraph/hpgraph/cuda/rt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -20,6 +18,9 @@ import (
 
 	"github.com/hpgraph/hpgraph/apps"
 	"github.com/hpgraph/hpgraph/apps/reference"
+	"github.com/hpgraph/hpgraph/cuda/internal/gputest"
+	"github.com/hpgraph/hpgraph/cuda/jit"
+	"github.com/hpgraph/hpgraph/cuda/rt"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/hyb"
 	"github.com/hpgraph/hpgraph/vertexprog"
@@ -356,7 +357,7 @@ func msHubGraph(t *testing.T, directed bool, opt datasets.Options) *datasets.Gra
 		add(int32(rng.IntN(n*9/10)), int32(rng.IntN(n*9/10)))
 	}
 	opt.KeepSelfLoops, opt.KeepDuplicates = true, true
-	return build(t, el, opt)
+	return gputest.Build(t, el, opt)
 }
 
 // msGraphs are the graphs the device runs are compared on.
@@ -373,7 +374,7 @@ func msGraphs(t *testing.T) []testGraph {
 	return append(gs, testGraphs(t, w)...)
 }
 
-// msSplits are the HYB splits the device runs use: the default (the
+// msSplits are the HYB gputest.Splits the device runs use: the default (the
 // CSR), CUSP's rule with breakeven 0 (ELL and COO), and K = 3.
 var msSplits = []hyb.Options{{}, {RelativeSpeed: 3, Breakeven: 0}, {RelativeSpeed: 1e-9, Breakeven: 0, MaxK: 3}}
 
@@ -472,7 +473,7 @@ func TestCDLPOnDevice(t *testing.T) {
 	for _, tg := range testGraphs(t, datasets.Options{Relabel: datasets.RelabelDegree}) {
 		gs = append(gs, testGraph{tg.name + "-relabelled", tg.g})
 	}
-	sparse := build(t, &datasets.EdgeList{N: 6, Src: []int32{0, 4, 0, 0, 2}, Dst: []int32{4, 0, 1, 2, 5}, Directed: true,
+	sparse := gputest.Build(t, &datasets.EdgeList{N: 6, Src: []int32{0, 4, 0, 0, 2}, Dst: []int32{4, 0, 1, 2, 5}, Directed: true,
 		IDs: []int64{900, 40, 70, 10, 500, 60}}, datasets.Options{})
 	gs = append(gs, testGraph{"sparse-ids", sparse})
 	// Ids more than 2^32 apart (8-byte labels), negative ones too.
@@ -521,7 +522,7 @@ func msCodes(t *testing.T) []struct {
 		t.Fatal(err)
 	}
 	sparse := &apps.CDLPProgram{Iterations: 10}
-	if err := sparse.Prepare(vertexprog.NewGraph(build(t, &datasets.EdgeList{N: 3, Src: []int32{0, 1}, Dst: []int32{1, 2}, IDs: []int64{7, 3 << 40, 5}}, datasets.Options{}))); err != nil {
+	if err := sparse.Prepare(vertexprog.NewGraph(gputest.Build(t, &datasets.EdgeList{N: 3, Src: []int32{0, 1}, Dst: []int32{1, 2}, IDs: []int64{7, 3 << 40, 5}}, datasets.Options{}))); err != nil {
 		t.Fatal(err)
 	}
 	masked := &msMasked{}
@@ -911,7 +912,7 @@ func msRegionGraph(t *testing.T) *datasets.Graph {
 	for i := 0; i < 60000; i++ {
 		add(msRegion0+rng.IntN(n-msRegion0), msRegion0+rng.IntN(n-msRegion0))
 	}
-	return build(t, el, datasets.Options{KeepSelfLoops: true, KeepDuplicates: true})
+	return gputest.Build(t, el, datasets.Options{KeepSelfLoops: true, KeepDuplicates: true})
 }
 
 // TestMultisetHubRegions: hub rows whose chunks have no element, one

@@ -56,7 +56,7 @@ const (
 	// (vertexprog.Options.Resident: bench, serve, run with several
 	// sources), where the graph stays loaded for many pulls: the first
 	// such run builds them on the device, and the runs after it use them.
-	// A shape the device does not build (tilesOnDevice: a graph of more
+	// A shape the device does not build (build.TilesOnDevice: a graph of more
 	// than about 2^30 vertices) pulls by rows.
 	TilesResident TileMode = iota
 	// TilesAlways builds them for every run that can use them, in the

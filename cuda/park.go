@@ -4,11 +4,12 @@ package cuda
 
 import (
 	"bytes"
-	"github.com/hpgraph/hpgraph/cuda/rt"
 	"sync"
 	"unsafe"
 
+	"github.com/hpgraph/hpgraph/cuda/build"
 	"github.com/hpgraph/hpgraph/cuda/cu"
+	"github.com/hpgraph/hpgraph/cuda/rt"
 	"github.com/hpgraph/hpgraph/internal/par"
 )
 
@@ -33,7 +34,7 @@ const parkMax = 16
 // parked is a closed run's buffers and what they were made for.
 type parked struct {
 	mod        *rt.Module
-	pull, push *matDev
+	pull, push *build.Matrix
 	n, recW    int
 	tiles      bool
 	sizes      []int64 // the state arrays' bytes
@@ -42,8 +43,8 @@ type parked struct {
 	// what the buffers' sizes and the graphs' launches were made for: the
 	// pull matrix's bins and tiles (remade when another run asks for
 	// another shape), the push chunks, the matrices' kernel arguments
-	bins       *pullBins
-	tileSet    *pullTiles
+	bins       *build.Bins
+	tileSet    *build.Tiles
 	pushChunks int64
 	matArgs    [2][]byte
 	buffers
@@ -51,13 +52,13 @@ type parked struct {
 
 // shape is what a run's buffers and graphs depend on besides its program
 // and sizes.
-func shape(r *run) (bins *pullBins, tileSet *pullTiles, pushChunks int64, args [2][]byte) {
-	bins, args[0] = r.pull.bins, r.pull.arg
+func shape(r *run) (bins *build.Bins, tileSet *build.Tiles, pushChunks int64, args [2][]byte) {
+	bins, args[0] = r.pull.Bins, r.pull.Arg
 	if r.tiles {
-		tileSet = r.pull.tiles
+		tileSet = r.pull.Tiles
 	}
 	if r.push != nil {
-		pushChunks, args[1] = r.push.pushChunks, r.push.arg
+		pushChunks, args[1] = r.push.PushChunks, r.push.Arg
 	}
 	return
 }
@@ -78,7 +79,7 @@ const seedBlock = 64 << 10
 // send copies an initial array to dst: all of it, or, in a resident
 // run, the blocks that differ from what seed i last held, or nothing for
 // a constant array (DeviceArray.Constant) sent from the same memory last
-// time. Inside device.do, before the run's kernels.
+// time. Inside Do, before the run's kernels.
 func (r *run) send(i int, dst cu.DevicePtr, b []byte, writes, constant bool) {
 	n := int64(len(b))
 	if n == 0 {
@@ -124,7 +125,7 @@ func (r *run) send(i int, dst cu.DevicePtr, b []byte, writes, constant bool) {
 		}
 	}
 	if writes {
-		r.d.restore(dst, s.pristine, n)
+		r.d.Restore(dst, s.pristine, n)
 	}
 }
 
@@ -161,7 +162,7 @@ func differing(old, b []byte) [][2]int {
 }
 
 // park keeps a finished resident run's buffers for a later run. Inside
-// device.do.
+// Do.
 func (d *device) park(r *run) {
 	p := &parked{mod: r.mod, pull: r.pull, push: r.push, n: r.n, recW: r.recW, tiles: r.tiles,
 		xBytes: int64(len(r.job.X)), aSize: r.job.ASize, buffers: r.buffers}
@@ -179,7 +180,7 @@ func (d *device) park(r *run) {
 	}
 }
 
-// unpark frees all but the newest keep parked runs. Inside device.do.
+// unpark frees all but the newest keep parked runs. Inside Do.
 func (d *device) unpark(keep int) {
 	for len(d.parked) > keep {
 		p := d.parked[0]
@@ -191,7 +192,7 @@ func (d *device) unpark(keep int) {
 // adopt gives r the buffers of a parked run of the same program on the
 // same matrices, if there is one, and reports whether it did. The CUDA
 // graphs come along when the kernels' arguments are the same bytes (a
-// program's scalars are in them). Inside device.do.
+// program's scalars are in them). Inside Do.
 func (d *device) adopt(r *run) bool {
 	for i, p := range d.parked {
 		if p.mod != r.mod || p.pull != r.pull || p.push != r.push || p.n != r.n || p.recW != r.recW ||
@@ -214,7 +215,7 @@ func (d *device) adopt(r *run) bool {
 		for k, a := range r.arrays {
 			if o := r.layout.arrays[k].orient; o != nil {
 				// (the parked run's may be another Orientation)
-				a = r.pull.orientation(o).ptr(r.layout.arrays[k].part)
+				a = r.pull.Orientation(o).Ptr(r.layout.arrays[k].part)
 				r.arrays[k] = a
 			}
 			ptrs[k] = uint64(a)
@@ -233,7 +234,7 @@ func (d *device) adopt(r *run) bool {
 }
 
 // freeBuffers frees a run's buffers, textures, events and graphs. Inside
-// device.do.
+// Do.
 func (d *device) freeBuffers(b *buffers, recW int) {
 	for _, e := range b.graphs {
 		e.Destroy()

@@ -5,12 +5,12 @@ package cuda
 import (
 	"bytes"
 	"fmt"
-	"github.com/hpgraph/hpgraph/cuda/rt"
 	"math/rand/v2"
 	"testing"
 	"unsafe"
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
+	"github.com/hpgraph/hpgraph/cuda/rt"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/vertexprog"
 )

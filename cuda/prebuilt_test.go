@@ -3,28 +3,24 @@
 package cuda
 
 import (
-	"github.com/hpgraph/hpgraph/cuda/jit"
 	"testing"
 
 	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/cuda/internal/gputest"
+	"github.com/hpgraph/hpgraph/cuda/jit"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/datasets/gen"
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
-// TestPrebuiltCoversFixedModules: the kernels whose source does not
-// depend on a program (the device's PREPROCESS and Afforest) have an
-// image for sm_90, so a change to hybbuild.cu, mat.cu, afforest.cu or
-// transpose.cu without scripts/gpu-prebuild.sh fails here instead of compiling at run
-// time on every fresh machine.
-func TestPrebuiltCoversFixedModules(t *testing.T) {
-	for name, src := range map[string]string{"hybbuild.cu": hybBuildSource, "afforest.cu": afforestProgram(), "transpose.cu": transposeSource, "tilesdev.cu": tilesDevSource} {
-		image, key := jit.Prebuilt(src, "compute_90")
-		switch {
-		case image != "":
-		default:
-			t.Errorf("%s: no prebuilt image %s.cubin (run scripts/gpu-prebuild.sh)", name, key)
-		}
+// TestPrebuiltCoversAfforest: Afforest's kernels, whose source depends
+// on no program, have an image for sm_90, so a change to afforest.cu or
+// mat.cu without scripts/gpu-prebuild.sh fails here instead of compiling
+// at run time on every fresh machine (PREPROCESS's modules: build's
+// TestPrebuiltCoversModules).
+func TestPrebuiltCoversAfforest(t *testing.T) {
+	if image, key := jit.Prebuilt(afforestProgram(), "compute_90"); image == "" {
+		t.Errorf("afforest.cu: no prebuilt image %s.cubin (run scripts/gpu-prebuild.sh)", key)
 	}
 }
 
@@ -44,7 +40,7 @@ func TestPrebuiltCoversBuiltinApps(t *testing.T) {
 		t.Fatal(err)
 	}
 	kron.Directed = true
-	directed := vertexprog.NewGraph(build(t, kron, datasets.Options{}))
+	directed := vertexprog.NewGraph(gputest.Build(t, kron, datasets.Options{}))
 	type app struct {
 		name     string
 		p        any // a vertexprog.Program[X, A] with device code

@@ -5,11 +5,12 @@ package cuda
 import (
 	"errors"
 	"fmt"
-	"github.com/hpgraph/hpgraph/cuda/rt"
 	"time"
 	"unsafe"
 
+	"github.com/hpgraph/hpgraph/cuda/build"
 	"github.com/hpgraph/hpgraph/cuda/cu"
+	"github.com/hpgraph/hpgraph/cuda/rt"
 	"github.com/hpgraph/hpgraph/internal/phase"
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
@@ -30,7 +31,7 @@ type run struct {
 	nagg   int
 	recW   int // words per record
 
-	pull, push *matDev
+	pull, push *build.Matrix
 	host       []uint64 // records read back (recHost)
 	recArg     [16]byte // vp_records' VP_Copy (no allocation a call)
 
@@ -124,24 +125,24 @@ func start(d *device, job *vertexprog.DeviceJob, opt Options) (*run, error) {
 	feats := jobFeatures(job, n, d.TexMaxWidth, opt)
 	feats.LoopList = d.hooks.loopList
 	lim := d.hooks.binLimits
-	var ts tileSpec
+	var ts build.TileSpec
 	if (opt.Tiles == TilesAlways || opt.Tiles == TilesResident && job.Resident) && job.Spec.GatherAll && !job.Code.HeavyGather && !job.HasWants && !job.HasDone && (job.ASize == 4 || job.ASize == 8) && n > 0 {
 		// (an undirected graph's matrices are one symmetric adjacency)
-		ts = tileSpec{rowBits: tileRowBitsFor(job.ASize), maxArcs: d.hooks.tileArcs, near: job.ASize == 4, symmetric: job.Graph != nil && !job.Graph.Directed()}
+		ts = build.TileSpec{RowBits: build.TileRowBitsFor(job.ASize), MaxArcs: d.hooks.tileArcs, Near: job.ASize == 4, Symmetric: job.Graph != nil && !job.Graph.Directed()}
 		if d.hooks.tileNear >= 0 {
-			ts.near = d.hooks.tileNear == 1
+			ts.Near = d.hooks.tileNear == 1
 		}
 		if d.hooks.tileRowBits > 0 {
-			ts.rowBits = d.hooks.tileRowBits
+			ts.RowBits = d.hooks.tileRowBits
 		}
-		if tileShared(ts.rowBits, job.ASize) > d.SharedOptin {
-			ts = tileSpec{} // (the slots do not fit: rows it is)
-		} else if opt.Tiles == TilesResident && !tilesOnDevice(job.Pull.Matrix, ts) {
-			ts = tileSpec{} // (a shape the device does not build: rows, not a second of the host's)
+		if build.TileShared(ts.RowBits, job.ASize) > d.SharedOptin {
+			ts = build.TileSpec{} // (the slots do not fit: rows it is)
+		} else if opt.Tiles == TilesResident && !build.TilesOnDevice(job.Pull.Matrix, ts) {
+			ts = build.TileSpec{} // (a shape the device does not build: rows, not a second of the host's)
 		} else if opt.Tiles == TilesResident && !d.tilesFit(job, layout, lim, ts) {
-			ts = tileSpec{} // (their build would not fit beside the run: rows)
+			ts = build.TileSpec{} // (their build would not fit beside the run: rows)
 		} else {
-			feats.TileChunk = tileChunkFor(job.ASize)
+			feats.TileChunk = build.TileChunkFor(job.ASize)
 		}
 	}
 
@@ -159,14 +160,14 @@ func start(d *device, job *vertexprog.DeviceJob, opt Options) (*run, error) {
 	err = d.Do("copying the run to the device", func() error {
 		// Memory first: the cache gives back what no run uses when the
 		// run would not fit otherwise.
-		need := deviceBytes(job, layout, lim, &d.cache)
+		need := deviceBytes(job, layout, lim, &d.Cache)
 		switch {
 		case job.Push == job.Pull:
-			need += d.cache.need(job.Pull.Matrix, true, true, lim, ts)
+			need += d.Cache.Need(job.Pull.Matrix, true, true, lim, ts)
 		case job.Push != nil:
-			need += d.cache.need(job.Pull.Matrix, true, false, lim, ts) + d.cache.need(job.Push.Matrix, false, true, lim, tileSpec{})
+			need += d.Cache.Need(job.Pull.Matrix, true, false, lim, ts) + d.Cache.Need(job.Push.Matrix, false, true, lim, build.TileSpec{})
 		default:
-			need += d.cache.need(job.Pull.Matrix, true, false, lim, ts)
+			need += d.Cache.Need(job.Pull.Matrix, true, false, lim, ts)
 		}
 		pt.Mark("lock")
 		if err := d.reserve(need); err != nil {
@@ -225,12 +226,12 @@ func jobFeatures(job *vertexprog.DeviceJob, n int, texMaxWidth int64, opt Option
 // optimization, worth less than the cached matrices and parked runs
 // reserve would give back for them (kron27's build alone takes about 90
 // GB).
-func (d *device) tilesFit(job *vertexprog.DeviceJob, layout *stateLayout, lim binLimits, ts tileSpec) bool {
+func (d *device) tilesFit(job *vertexprog.DeviceJob, layout *stateLayout, lim build.BinLimits, ts build.TileSpec) bool {
 	fit := false
 	_ = d.Do("sizing the run's tiles", func() error {
-		need := deviceBytes(job, layout, lim, &d.cache) + d.cache.need(job.Pull.Matrix, true, job.Push == job.Pull, lim, ts)
+		need := deviceBytes(job, layout, lim, &d.Cache) + d.Cache.Need(job.Pull.Matrix, true, job.Push == job.Pull, lim, ts)
 		if job.Push != nil && job.Push != job.Pull {
-			need += d.cache.need(job.Push.Matrix, false, true, lim, tileSpec{})
+			need += d.Cache.Need(job.Push.Matrix, false, true, lim, build.TileSpec{})
 		}
 		d.hooks.sizing = true
 		free, _ := d.MemInfo()
@@ -242,19 +243,19 @@ func (d *device) tilesFit(job *vertexprog.DeviceJob, layout *stateLayout, lim bi
 }
 
 // reserve makes sure need bytes of device memory are free, freeing the
-// matrices no run uses if it must. Inside device.do.
+// matrices no run uses if it must. Inside Do.
 func (d *device) reserve(need int64) error {
 	free, total := d.MemInfo()
-	if need > free && len(d.csrs) > 0 {
-		d.dropCSRs(true, true)
+	if need > free && d.CSRs() > 0 {
+		d.DropCSRs(true, true)
 		free, total = d.MemInfo()
 	}
 	if need > free && len(d.parked) > 0 {
 		d.unpark(0)
 		free, total = d.MemInfo()
 	}
-	if need > free && len(d.cache.m) > 0 {
-		d.cache.trim(0)
+	if need > free && d.Cache.Len() > 0 {
+		d.Cache.Trim(0)
 		free, total = d.MemInfo()
 	}
 	if need > free {
@@ -266,12 +267,12 @@ func (d *device) reserve(need int64) error {
 }
 
 // deviceBytes is the device memory a job needs besides its matrices.
-func deviceBytes(job *vertexprog.DeviceJob, l *stateLayout, lim binLimits, c *matCache) int64 {
+func deviceBytes(job *vertexprog.DeviceJob, l *stateLayout, lim build.BinLimits, c *build.Cache) int64 {
 	n := int64(job.Pull.N)
 	words := (n + 31) / 32
 	need := n*int64(job.XSize) + max(8, n*int64(job.ASize)) + 2*words*4
 	if job.Push != nil {
-		need += n*4 + 2*max(1, n)*4 + 2*8*max(1, c.pushChunksOf(job.Push.Matrix)) + max(8, n*int64(job.ASize))
+		need += n*4 + 2*max(1, n)*4 + 2*8*max(1, c.PushChunksOf(job.Push.Matrix)) + max(8, n*int64(job.ASize))
 		if job.Spec.Delta > 0 {
 			need += words * 4
 		}
@@ -288,19 +289,8 @@ func deviceBytes(job *vertexprog.DeviceJob, l *stateLayout, lim binLimits, c *ma
 			need += a.bytes
 		}
 	}
-	// An orientation the device builds: at most its degrees, counts,
-	// offsets and every entry with a block of padding each; a ranked one
-	// also its ranks, and at its peak four arrays of records as long as
-	// its entries.
-	md := c.m[job.Pull.Matrix]
-	for k, named := range l.orientations() {
-		if named && (md == nil || md.orient[k] == nil) {
-			need += 16*n + 8 + 4*(job.Pull.NNZ()+3*n)
-			if k == 2 {
-				need += 4*n + 16*(job.Pull.NNZ()+3*n)
-			}
-		}
-	}
+	// An orientation the device builds.
+	need += c.OrientBytes(job.Pull.Matrix, l.orientations())
 	if seeds {
 		need += int64(len(job.X))
 	}

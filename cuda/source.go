@@ -7,13 +7,14 @@ import (
 	_ "embed"
 	"encoding/binary"
 	"fmt"
-	"github.com/hpgraph/hpgraph/cuda/jit"
 	"math"
 	"reflect"
 	"regexp"
 	"strings"
 	"unsafe"
 
+	"github.com/hpgraph/hpgraph/cuda/build"
+	"github.com/hpgraph/hpgraph/cuda/jit"
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
@@ -68,7 +69,7 @@ type features struct {
 	Stream            bool   // pulls load the matrix evict-first (VP_STREAM)
 	Probe             bool   // vp_loop prints its phases' cycles, vp_pull_tiles records its tiles' times (VP_PROBE)
 	LoopList          int    // vp_loop's touched list capacity before rows spill (VP_LOOP_LIST; 0: VP_LOOP_CAP)
-	TileChunk         int    // vp_pull_tiles' groups of 32 entries a chunk (VP_TILE_CHUNK; 0: tileChunkFor)
+	TileChunk         int    // vp_pull_tiles' groups of 32 entries a chunk (VP_TILE_CHUNK; 0: build.TileChunkFor)
 	ApplyRows         int    // rows a thread of vp_apply_pull takes at a time (VP_APPLY_ROWS; 0: applyRowsDefault)
 	Aggs              string // the aggregators' ops (vertexprog.Aggregator), each followed by a comma (VP_AGG_OPS)
 }
@@ -317,12 +318,12 @@ func (l *stateLayout) orientOnHost() {
 	}
 }
 
-// orientations reports which kinds of Orientation (orientKind) l's
+// orientations reports which kinds of Orientation (build.OrientKind) l's
 // arrays name.
 func (l *stateLayout) orientations() (kinds [3]bool) {
 	for _, a := range l.arrays {
 		if a.orient != nil {
-			kinds[orientKind(a.orient)] = true
+			kinds[build.OrientKind(a.orient)] = true
 		}
 	}
 	return
@@ -349,7 +350,7 @@ func buildSource(code *vertexprog.DeviceCode, l *stateLayout, f features) string
 	if f.LoopList > 0 {
 		fmt.Fprintf(&b, "#define VP_LOOP_LIST %d\n", f.LoopList)
 	}
-	fmt.Fprintf(&b, "#define VP_TILE_CHUNK %d\n", cmp.Or(f.TileChunk, tileChunkFor(f.ASize)))
+	fmt.Fprintf(&b, "#define VP_TILE_CHUNK %d\n", cmp.Or(f.TileChunk, build.TileChunkFor(f.ASize)))
 	fmt.Fprintf(&b, "#define VP_APPLY_ROWS %d\n", f.applyRows())
 	fmt.Fprintf(&b, "#define VP_NAGG %d\n#define VP_AGG_OPS %s\n", strings.Count(f.Aggs, ","), f.Aggs)
 	writeProgram(&b, code, l, f)

@@ -6,11 +6,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/hpgraph/hpgraph/cuda/rt"
 	"math"
 	"time"
 	"unsafe"
 
+	"github.com/hpgraph/hpgraph/cuda/rt"
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
@@ -98,7 +98,7 @@ func (r *run) steps(it int, dir vertexprog.Direction, count int, pushEdges int64
 			r.setCtl(3, int(pushEdges))
 		}
 		if dir == vertexprog.Push && r.yDirty {
-			r.launch("vp_fill", rt.Blocks(int64(r.n), rt.BlockSize), r.pull.arg, argBytes(0, false, 0))
+			r.launch("vp_fill", rt.Blocks(int64(r.n), rt.BlockSize), r.pull.Arg, argBytes(0, false, 0))
 			r.yDirty = false
 		}
 		if r.startLoop(dir, count) {
@@ -140,7 +140,7 @@ func (r *run) steps(it int, dir vertexprog.Direction, count int, pushEdges int64
 // startLoop launches vp_loop for supersteps r.step, ... (up to count)
 // when they push from a frontier small enough for one cluster, and
 // reports whether it did. A device that cannot launch the cluster gets
-// one of 8 blocks, then none. Inside device.do.
+// one of 8 blocks, then none. Inside Do.
 func (r *run) startLoop(dir vertexprog.Direction, count int) bool {
 	// (the kernel starts on the same test: a launch it declines would
 	// read as a superstep that activated nothing)
@@ -153,16 +153,16 @@ func (r *run) startLoop(dir vertexprog.Direction, count int) bool {
 	}
 	s0 := r.step
 	if !r.queued {
-		r.launch("vp_compact", r.compactGrid(), r.pull.arg, argBytes(s0-r.base, false, 0))
+		r.launch("vp_compact", r.compactGrid(), r.pull.Arg, argBytes(s0-r.base, false, 0))
 		r.queued = true
 	}
 	if !r.yLoopOK {
-		r.launch("vp_fill", rt.Blocks(int64(r.n), rt.BlockSize), r.pull.arg, argBytes(0, false, 1))
+		r.launch("vp_fill", rt.Blocks(int64(r.n), rt.BlockSize), r.pull.Arg, argBytes(0, false, 1))
 		r.yLoopOK = true
 	}
 	arg := loopArg(s0-r.base, false, count, lim)
 	for r.loop > 0 {
-		if r.mod.LaunchCluster("vp_loop", r.loop, loopBlock, loopShared(r.feats.Priority), r.d.Stream(), r.push.arg, r.runArg, r.state, arg) == nil {
+		if r.mod.LaunchCluster("vp_loop", r.loop, loopBlock, loopShared(r.feats.Priority), r.d.Stream(), r.push.Arg, r.runArg, r.state, arg) == nil {
 			return true
 		}
 		if r.loop > 8 {
@@ -184,7 +184,7 @@ func (r *run) batchable(rep vertexprog.StepReport) bool {
 // enqueueSteps launches supersteps s0, ... (count of them) with the
 // grid-wide kernels: the first whatever its frontier, the rest batched,
 // in CUDA graphs where they can be. It reports whether it also launched
-// the copy of their records (vp_records). Inside device.do.
+// the copy of their records (vp_records). Inside Do.
 func (r *run) enqueueSteps(dir vertexprog.Direction, s0, count int) (recorded bool) {
 	// Pulls launch the same kernels on the same grids every superstep, so
 	// each can come from a graph (captured at Start); the others batch in
@@ -232,7 +232,7 @@ func (r *run) moveBase(s int) {
 }
 
 // launchRecords launches vp_records for supersteps ctl[0]+j, ... (count
-// of them). Inside device.do.
+// of them). Inside Do.
 func (r *run) launchRecords(j, count int) {
 	arg := r.recArg[:]
 	binary.LittleEndian.PutUint64(arg, r.recDev)
@@ -243,7 +243,7 @@ func (r *run) launchRecords(j, count int) {
 
 // readRecords copies the records of supersteps s0 .. s0+count-1 into
 // r.host (unless recorded: a graph did) and waits for the stream. Inside
-// device.do.
+// Do.
 func (r *run) readRecords(s0, count int, recorded bool) {
 	if !recorded {
 		r.launchRecords(s0-r.base, count)

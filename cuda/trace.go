@@ -4,18 +4,19 @@ package cuda
 
 import (
 	"fmt"
-	"github.com/hpgraph/hpgraph/cuda/rt"
 	"os"
 	"strings"
 	"time"
 	"unsafe"
+
+	"github.com/hpgraph/hpgraph/cuda/rt"
 )
 
 // traceSteps (HPGRAPH_CUDA_TRACE=1) writes to stderr where each Step or
-// StepBatch call's time went: getting the context (device.do), the
+// StepBatch call's time went: getting the context (Do), the
 // launches, the GPU's own time between the first launch and the last
 // (events), the wait for the records, and the return to the caller; then
-// "marks": the wait for device.do's lock, and the steps between the
+// "marks": the wait for Do's lock, and the steps between the
 // marks of the call (the trace's own event, the device clock's, the
 // launches, the clock's end, the records' copy).
 var traceSteps = os.Getenv("HPGRAPH_CUDA_TRACE") == "1"
@@ -34,7 +35,7 @@ func (t *stepTrace) mark() {
 	}
 }
 
-// start is the first thing the call does inside device.do.
+// start is the first thing the call does inside Do.
 func (t *stepTrace) start(d *device) {
 	if t == nil {
 		return
@@ -91,16 +92,19 @@ func (t *stepTrace) report(d *device, it, steps int) {
 // printTileProbe writes to stderr, per tile of the last pull's
 // vp_pull_tiles (VP_PROBE), a line: its index, multiprocessor, segment,
 // multi (0 or 1), groups, start and end on the device's clock (ns).
-// Inside device.do.
+// Inside Do.
 func (r *run) printTileProbe() {
-	t := r.pull.tiles
-	buf := make([]uint64, 3*t.count())
+	t := r.pull.Tiles
+	buf := make([]uint64, 3*t.Count())
 	r.d.DtoH(unsafe.Pointer(&buf[0]), r.probeBuf, int64(8*len(buf)))
 	var b strings.Builder
-	for i := range t.count() {
-		info := t.info[i]
-		fmt.Fprintf(&b, "hpgraph tile %d sm %d seg %d multi %d groups %d t0 %d t1 %d\n", i, buf[3*i+2], info&(1<<31-1), uint32(info)>>31,
-			t.warp[i*(tileWarps+1)+tileWarps], buf[3*i], buf[3*i+1])
+	for i := range t.Count() {
+		seg, multi, groups := t.Tile(i)
+		m := 0
+		if multi {
+			m = 1
+		}
+		fmt.Fprintf(&b, "hpgraph tile %d sm %d seg %d multi %d groups %d t0 %d t1 %d\n", i, buf[3*i+2], seg, m, groups, buf[3*i], buf[3*i+1])
 	}
 	os.Stderr.WriteString(b.String())
 }

@@ -2,7 +2,11 @@
 
 package cuda
 
-import "os"
+import (
+	"os"
+
+	"github.com/hpgraph/hpgraph/cuda/build"
+)
 
 // The tuning values of a run's launches, each measured on an H200 and
 // settled (docs/perf.md names the section); they were environment
@@ -75,13 +79,14 @@ type hooks struct {
 	// kernel's VP_LOOP_CAP): tests set it low to exercise the spill.
 	loopList int
 	// binLimits are the thresholds runs build their pull bins with
-	// (defaultBins): tests set tiny bins so that small graphs fill every
-	// bin and cut heavy rows into chunks.
-	binLimits binLimits
-	// tileArcs is tileArcsDefault; tileRowBits, when positive, replaces
-	// tileRowBitsFor; tileNear, when 0 or 1, decides groupsNear for every
-	// accumulator size (-1: for 4-byte ones, docs/perf.md, section 16):
-	// tests cut small graphs into many segments and tiles.
+	// (build.DefaultBins): tests set tiny bins so that small graphs fill
+	// every bin and cut heavy rows into chunks.
+	binLimits build.BinLimits
+	// tileArcs is build.TileArcsDefault; tileRowBits, when positive,
+	// replaces build.TileRowBitsFor; tileNear, when 0 or 1, decides
+	// groupsNear for every accumulator size (-1: for 4-byte ones,
+	// docs/perf.md, section 16): tests cut small graphs into many segments
+	// and tiles.
 	tileArcs, tileRowBits, tileNear int
 	// sizing is set while tilesFit asks for the free memory (for a
 	// test's rt.Hooks.MemInfo).
@@ -89,7 +94,7 @@ type hooks struct {
 }
 
 func defaultHooks() hooks {
-	return hooks{loopEdges: loopEdgesDefault, binLimits: defaultBins, tileArcs: tileArcsDefault, tileNear: -1}
+	return hooks{loopEdges: loopEdgesDefault, binLimits: build.DefaultBins, tileArcs: build.TileArcsDefault, tileNear: -1}
 }
 
 // counts are what a device counts for tests.

@@ -4,12 +4,13 @@ package cuda
 
 import (
 	"encoding/binary"
-	"github.com/hpgraph/hpgraph/cuda/rt"
 	"math"
 	"math/bits"
 	"unsafe"
 
+	"github.com/hpgraph/hpgraph/cuda/build"
 	"github.com/hpgraph/hpgraph/cuda/cu"
+	"github.com/hpgraph/hpgraph/cuda/rt"
 	"github.com/hpgraph/hpgraph/internal/phase"
 )
 
@@ -20,37 +21,29 @@ import (
 func (r *run) alloc(bytes int64) cu.DevicePtr { return rt.Alloc(&r.bufs, bytes) }
 
 // upload finds the run's matrices, allocates its buffers (or adopts a
-// parked run's) and fills them. Inside device.do.
-func (r *run) upload(lim binLimits, ts tileSpec, pt *phase.Trace) {
+// parked run's) and fills them. Inside Do.
+func (r *run) upload(lim build.BinLimits, ts build.TileSpec, pt *phase.Trace) {
 	job := r.job
 	d := r.d
 	if job.Push == job.Pull {
-		r.pull = d.cache.get(job.Pull.Matrix, true, true, lim, ts)
+		r.pull = d.Cache.Get(job.Pull.Matrix, true, true, lim, ts)
 		r.push = r.pull
 	} else {
-		r.pull = d.cache.get(job.Pull.Matrix, true, false, lim, ts)
+		r.pull = d.Cache.Get(job.Pull.Matrix, true, false, lim, ts)
 		if job.Push != nil {
-			r.push = d.cache.get(job.Push.Matrix, false, true, lim, tileSpec{})
+			r.push = d.Cache.Get(job.Push.Matrix, false, true, lim, build.TileSpec{})
 		}
 	}
-	d.dropCSRs(true, false)
+	d.DropCSRs(true, false)
 	pt.Mark("matrices")
 	for _, a := range r.layout.arrays {
 		if a.orient == nil {
 			continue
 		}
-		switch k := orientKind(a.orient); {
-		case r.pull.orient[k] != nil:
-		case a.orient.Ranked:
-			r.pull.orient[k] = d.deviceRankedOrientation(r.pull, r.job.Graph.Dataset(), pt)
-			pt.Mark("orientation")
-		default:
-			r.pull.orient[k] = d.deviceOrientation(r.pull, a.orient.All)
-			pt.Mark("orientation")
-		}
+		d.Orient(r.pull, a.orient, r.job.Graph.Dataset(), pt)
 	}
 	// (another run may hold the matrix's tiles of another shape)
-	r.tiles = ts.rowBits > 0 && r.pull.tiles.matches(ts)
+	r.tiles = ts.RowBits > 0 && r.pull.Tiles.Matches(ts)
 	if r.tiles {
 		d.counts.tiledRuns++
 	}
@@ -76,7 +69,7 @@ func (r *run) allocate() {
 		// (vp_compact).
 		r.queue[0] = r.alloc(int64(max(1, n)) * 4)
 		r.queue[1] = r.alloc(int64(max(1, n)) * 4)
-		capChunks := max(1, r.push.pushChunks)
+		capChunks := max(1, r.push.PushChunks)
 		r.chunks[0] = r.alloc(capChunks * 8)
 		r.chunks[1] = r.alloc(capChunks * 8)
 		r.yLoop = r.alloc(max(8, int64(n)*int64(job.ASize)))
@@ -84,9 +77,9 @@ func (r *run) allocate() {
 			r.farBits = r.alloc(int64(r.words) * 4)
 		}
 	}
-	if bn := r.pull.bins; bn != nil && len(bn.chunkHeavy) > 0 {
-		r.partial = r.alloc(int64(len(bn.chunkHeavy)) * int64(job.ASize))
-		r.heavyCount = r.alloc(int64(len(bn.heavyRow)) * 4)
+	if bn := r.pull.Bins; bn != nil && bn.Chunks() > 0 {
+		r.partial = r.alloc(int64(bn.Chunks()) * int64(job.ASize))
+		r.heavyCount = r.alloc(int64(bn.HeavyRows()) * 4)
 	}
 	r.rec = r.alloc(int64(recordRing*r.recW) * 8)
 	r.recHost = r.d.Pinned(int64(recordRing*r.recW) * 8)
@@ -96,7 +89,7 @@ func (r *run) allocate() {
 	for i, a := range r.layout.arrays {
 		var p cu.DevicePtr
 		if a.orient != nil {
-			p = r.pull.orientation(a.orient).ptr(a.part)
+			p = r.pull.Orientation(a.orient).Ptr(a.part)
 		} else {
 			p = r.alloc(a.bytes)
 		}
@@ -113,7 +106,7 @@ func (r *run) allocate() {
 		r.xTex = r.tex(r.x, int64(r.n)*int64(job.XSize))
 	}
 	if r.feats.Probe && r.tiles {
-		r.probeBuf = r.alloc(int64(r.pull.tiles.count()) * 24)
+		r.probeBuf = r.alloc(int64(r.pull.Tiles.Count()) * 24)
 	}
 	r.runArg = r.makeRunArg()
 	r.clock.Create()
@@ -136,7 +129,7 @@ func (r *run) fill() {
 		}
 	}
 	if r.heavyCount != 0 {
-		cu.MemsetD32(r.heavyCount, 0, int64(len(r.pull.bins.heavyRow)))
+		cu.MemsetD32(r.heavyCount, 0, int64(r.pull.Bins.HeavyRows()))
 	}
 
 	// The record of superstep -1 describes the initial frontier; record 0
@@ -189,7 +182,7 @@ func (r *run) fill() {
 // several tiles: they start as the identity, and APPLY puts them back.
 func (r *run) fillTiles() {
 	if r.tiles {
-		r.launch("vp_fill", rt.Blocks(int64(r.n), rt.BlockSize), r.pull.arg, argBytes(0, false, 0))
+		r.launch("vp_fill", rt.Blocks(int64(r.n), rt.BlockSize), r.pull.Arg, argBytes(0, false, 0))
 	}
 }
 
@@ -206,7 +199,7 @@ func (r *run) fillOnDevice() {
 		}
 	}
 	if r.heavyCount != 0 {
-		cu.MemsetD32(r.heavyCount, 0, int64(len(r.pull.bins.heavyRow)))
+		cu.MemsetD32(r.heavyCount, 0, int64(r.pull.Bins.HeavyRows()))
 	}
 	ring := make([]uint64, recordRing*r.recW)
 	ring[(recordRing-1)*r.recW+recRan] = 1
@@ -226,7 +219,7 @@ func (r *run) fillOnDevice() {
 	cu.CtxSynchronize()
 	r.fillTiles()
 	if r.words > 0 {
-		r.launch("vp_init_state", min(rt.Blocks(int64(r.words)*32, rt.BlockSize), int64(32*max(1, r.d.SMs))), r.pull.arg, argBytes(0, false, 0))
+		r.launch("vp_init_state", min(rt.Blocks(int64(r.words)*32, rt.BlockSize), int64(32*max(1, r.d.SMs))), r.pull.Arg, argBytes(0, false, 0))
 	}
 	r.d.Sync()
 	r.last = make([]uint64, r.recW)
@@ -254,7 +247,7 @@ func (r *run) makeRunArg() []byte {
 	le := binary.LittleEndian
 	var pushDeg cu.DevicePtr
 	if r.push != nil {
-		pushDeg = r.push.pushDeg
+		pushDeg = r.push.PushDeg
 	}
 	for i, v := range []uint64{
 		uint64(r.x), r.xTex, uint64(r.mask[0]), uint64(r.mask[1]), r.maskTex[0], r.maskTex[1],
@@ -272,7 +265,7 @@ func (r *run) makeRunArg() []byte {
 	if r.job.Spec.Idempotent {
 		idem = 1
 	}
-	for i, v := range []int{r.n, recordRing, r.recW, useMask, pushSmall, pushChunk, idem} {
+	for i, v := range []int{r.n, recordRing, r.recW, useMask, build.PushSmall, build.PushChunk, idem} {
 		le.PutUint32(b[136+4*i:], uint32(int32(v)))
 	}
 	le.PutUint32(b[164:], math.Float32bits(float32(r.job.Spec.Delta)))

@@ -172,7 +172,9 @@ func (d *Device) MemInfo() (free, total int64) {
 }
 
 // LowOnMemory reports whether less than a quarter of the device's memory
-// is free: the caches above then give back what no run uses. Inside Do.
+// is free: the caches above then give back what no run uses (unused
+// matrices and parked runs, least recently used first, even below what
+// they keep otherwise). Inside Do.
 func (d *Device) LowOnMemory() bool {
 	free, total := d.MemInfo()
 	return free < total/4

@@ -4,8 +4,12 @@
 package gputest
 
 import (
+	"math/rand/v2"
 	"os"
 	"testing"
+
+	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/hyb"
 )
 
 // Required reports whether the GPU tests must run (HPGRAPH_REQUIRE_GPU):
@@ -36,4 +40,86 @@ func NeedNVRTC(t testing.TB, err error) {
 		t.Fatal(err)
 	}
 	t.Skip(err)
+}
+
+// Build builds el (datasets.Build) or fails t.
+func Build(t testing.TB, el *datasets.EdgeList, opt datasets.Options) *datasets.Graph {
+	t.Helper()
+	g, err := datasets.Build(el, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// Splits exercise K = 0 (all COO), the CUSP rule with breakeven 0, K = max
+// (all ELL) and a K in between.
+var Splits = []struct {
+	Name string
+	Opt  hyb.Options
+}{
+	{"coo", hyb.Options{RelativeSpeed: 3, Breakeven: 1 << 30}},
+	{"mixed", hyb.Options{RelativeSpeed: 3, Breakeven: 0}},
+	{"ell", hyb.Options{RelativeSpeed: 1e-9, Breakeven: 0}},
+	{"k2", hyb.Options{RelativeSpeed: 1e-9, Breakeven: 0, MaxK: 2}},
+}
+
+// DirectedGraph is a random directed graph of n vertices and exactly
+// arcs arcs (self loops and parallel arcs kept): a third of the vertices
+// never used (empty rows both ways), hub arcs into vertex 0 and out of
+// vertex n-1 (rows of hub entries), self loops, and repeats of earlier
+// arcs with other weights. weights: 0 none, 1 small integers (many equal
+// parallel weights), 2 random floats.
+func DirectedGraph(rng *rand.Rand, n, arcs, hub, weights int) *datasets.Graph {
+	el := &datasets.EdgeList{N: n, Directed: true}
+	vertex := func() int32 {
+		if n < 3 {
+			return int32(rng.IntN(n))
+		}
+		for {
+			if v := rng.IntN(n); v%3 != 1 {
+				return int32(v)
+			}
+		}
+	}
+	weight := func() float32 {
+		if weights == 1 {
+			return float32(1 + rng.IntN(4))
+		}
+		return rng.Float32()*100 + 0.5
+	}
+	for i := range arcs {
+		var u, v int32
+		switch {
+		case i < hub:
+			u, v = vertex(), 0
+		case i < 2*hub:
+			u, v = int32(n-1), vertex()
+		case i > 0 && rng.IntN(16) == 0: // a parallel arc
+			j := rng.IntN(i)
+			u, v = el.Src[j], el.Dst[j]
+		case rng.IntN(64) == 0:
+			u = vertex()
+			v = u
+		default:
+			u, v = vertex(), vertex()
+		}
+		el.Src, el.Dst = append(el.Src, u), append(el.Dst, v)
+		if weights != 0 {
+			el.W = append(el.W, weight())
+		}
+	}
+	// (shuffled so that hub and parallel arcs are spread through the list)
+	rng.Shuffle(arcs, func(i, j int) {
+		el.Src[i], el.Src[j] = el.Src[j], el.Src[i]
+		el.Dst[i], el.Dst[j] = el.Dst[j], el.Dst[i]
+		if el.W != nil {
+			el.W[i], el.W[j] = el.W[j], el.W[i]
+		}
+	})
+	g, err := datasets.Build(el, datasets.Options{KeepSelfLoops: true, KeepDuplicates: true})
+	if err != nil {
+		panic(err)
+	}
+	return g
 }

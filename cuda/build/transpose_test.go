@@ -1,10 +1,9 @@
 //go:build cgo
 
-package cuda
+package build
 
 import (
 	"fmt"
-	"github.com/hpgraph/hpgraph/cuda/rt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -12,70 +11,12 @@ import (
 	"time"
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
+	"github.com/hpgraph/hpgraph/cuda/internal/gputest"
+	"github.com/hpgraph/hpgraph/cuda/rt"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/datasets/gen"
 	"github.com/hpgraph/hpgraph/hyb"
 )
-
-// transposeTestGraph is a random directed graph of n vertices and exactly
-// arcs arcs (self loops and parallel arcs kept): a third of the vertices
-// never used (empty rows both ways), hub arcs into vertex 0 and out of
-// vertex n-1 (rows of hub entries), self loops, and repeats of earlier
-// arcs with other weights. weights: 0 none, 1 small integers (many equal
-// parallel weights), 2 random floats.
-func transposeTestGraph(rng *rand.Rand, n, arcs, hub, weights int) *datasets.Graph {
-	el := &datasets.EdgeList{N: n, Directed: true}
-	vertex := func() int32 {
-		if n < 3 {
-			return int32(rng.IntN(n))
-		}
-		for {
-			if v := rng.IntN(n); v%3 != 1 {
-				return int32(v)
-			}
-		}
-	}
-	weight := func() float32 {
-		if weights == 1 {
-			return float32(1 + rng.IntN(4))
-		}
-		return rng.Float32()*100 + 0.5
-	}
-	for i := range arcs {
-		var u, v int32
-		switch {
-		case i < hub:
-			u, v = vertex(), 0
-		case i < 2*hub:
-			u, v = int32(n-1), vertex()
-		case i > 0 && rng.IntN(16) == 0: // a parallel arc
-			j := rng.IntN(i)
-			u, v = el.Src[j], el.Dst[j]
-		case rng.IntN(64) == 0:
-			u = vertex()
-			v = u
-		default:
-			u, v = vertex(), vertex()
-		}
-		el.Src, el.Dst = append(el.Src, u), append(el.Dst, v)
-		if weights != 0 {
-			el.W = append(el.W, weight())
-		}
-	}
-	// (shuffled so that hub and parallel arcs are spread through the list)
-	rng.Shuffle(arcs, func(i, j int) {
-		el.Src[i], el.Src[j] = el.Src[j], el.Src[i]
-		el.Dst[i], el.Dst[j] = el.Dst[j], el.Dst[i]
-		if el.W != nil {
-			el.W[i], el.W[j] = el.W[j], el.W[i]
-		}
-	})
-	g, err := datasets.Build(el, datasets.Options{KeepSelfLoops: true, KeepDuplicates: true})
-	if err != nil {
-		panic(err)
-	}
-	return g
-}
 
 // shuffleRows permutes every row's arcs (columns with their weights), so
 // rows are no longer sorted and parallel arcs not in weight order: the
@@ -99,8 +40,8 @@ func shuffleRows(rng *rand.Rand, g *datasets.Graph) *datasets.Graph {
 
 // transposeOnDevice uploads g's CSR, transposes it with deviceTranspose
 // and downloads the result; it also checks that the input is unchanged.
-// Inside device.do.
-func transposeOnDevice(t *testing.T, d *device, g *datasets.Graph) (rowPtr []int64, col []int32, w []float32, took time.Duration) {
+// Inside Do.
+func transposeOnDevice(t *testing.T, d *Device, g *datasets.Graph) (rowPtr []int64, col []int32, w []float32, took time.Duration) {
 	var bufs []cu.DevicePtr
 	defer func() { rt.FreeAll(bufs) }()
 	rp, c, v := rt.Put(d, &bufs, g.RowPtr), rt.Put(d, &bufs, g.Col), rt.Put(d, &bufs, g.W)
@@ -160,7 +101,7 @@ func TestDeviceTransposeMatchesHost(t *testing.T) {
 			if c.arcs > 10_000_000 && weights == 1 {
 				continue // (the largest case twice, not three times)
 			}
-			g := transposeTestGraph(rng, c.n, c.arcs, c.hub, weights)
+			g := gputest.DirectedGraph(rng, c.n, c.arcs, c.hub, weights)
 			for _, shuffled := range []bool{false, true} {
 				in := g
 				if shuffled {
@@ -407,7 +348,7 @@ func TestTransposeModelMatchesHost(t *testing.T) {
 	rng := rand.New(rand.NewPCG(24, 3))
 	for _, c := range []struct{ n, arcs, hub int }{{1, 0, 0}, {1, 7, 0}, {5, 4095, 0}, {256, 4097, 0}, {257, 9000, 0}, {65537, 70000, 5000}} {
 		for _, weights := range []int{0, 1, 2} {
-			g := transposeTestGraph(rng, c.n, c.arcs, c.hub, weights)
+			g := gputest.DirectedGraph(rng, c.n, c.arcs, c.hub, weights)
 			for _, in := range []*datasets.Graph{g, shuffleRows(rng, g)} {
 				want := in.Transpose()
 				rowPtr, col, w := transposeModel(in)
@@ -431,7 +372,7 @@ func TestTransposeModelMatchesHost(t *testing.T) {
 func TestPullTilesTransposed(t *testing.T) {
 	rng := rand.New(rand.NewPCG(24, 12))
 	for _, weights := range []int{0, 1, 2} {
-		g := transposeTestGraph(rng, 20000, 90000, 3000, weights)
+		g := gputest.DirectedGraph(rng, 20000, 90000, 3000, weights)
 		tr := g.Transpose()
 		opt := hyb.Options{RelativeSpeed: 3}
 		host, err := hyb.Describe(tr.N, tr.RowPtr, tr.Col, tr.W, opt)

@@ -1,14 +1,14 @@
 //go:build cgo
 
-package cuda
+package build
 
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/hpgraph/hpgraph/cuda/rt"
 	"unsafe"
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
+	"github.com/hpgraph/hpgraph/cuda/rt"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/hyb"
 	"github.com/hpgraph/hpgraph/internal/par"
@@ -52,12 +52,13 @@ func relabelBytes(n int, nnz int64, weighted bool) int64 {
 	return int64(n)*4*6 + sortB + nnz*4 + 2*deviceTransposeBytes(n, nnz, weighted)
 }
 
-// RelabelByDegree implements vertexprog.DegreeRelabeler: g renumbered by
+// RelabelByDegree is vertexprog.DegreeRelabeler's on the device open
+// returns (opened while the host makes the new arrays): g renumbered by
 // decreasing degree, ties by increasing id, array by array what
 // g.Relabel(datasets.RelabelDegree) makes (g itself where that order is
 // g's own). An error (no device, too little memory) leaves the host to
 // do it.
-func (b *Backend) RelabelByDegree(g *datasets.Graph) (*datasets.Graph, error) {
+func RelabelByDegree(g *datasets.Graph, open func() (*Device, error)) (*datasets.Graph, error) {
 	n, nnz := g.N, g.NNZ()
 	if n < 2 || nnz == 0 {
 		return g.Relabel(datasets.RelabelDegree), nil // (nothing to move)
@@ -68,7 +69,7 @@ func (b *Backend) RelabelByDegree(g *datasets.Graph) (*datasets.Graph, error) {
 	// (the new arrays' pages are touched while the device opens and works)
 	p, touched := newRelabelled(g)
 	defer func() { <-touched }()
-	d, err := b.device()
+	d, err := open()
 	if err != nil {
 		return nil, err
 	}
@@ -118,10 +119,10 @@ func newRelabelled(g *datasets.Graph) (*datasets.Graph, <-chan struct{}) {
 	return p, touched
 }
 
-// relabelOnDevice is RelabelByDegree inside device.do: from had, the
+// relabelOnDevice is RelabelByDegree inside Do: from had, the
 // device's copy of g (nil: uploaded for this and freed after), into p
 // (newRelabelled's) once touched is closed.
-func (d *device) relabelOnDevice(g, p *datasets.Graph, touched <-chan struct{}, had *csrCopy, maxDeg int, pt *phase.Trace) *datasets.Graph {
+func (d *Device) relabelOnDevice(g, p *datasets.Graph, touched <-chan struct{}, had *csrCopy, maxDeg int, pt *phase.Trace) *datasets.Graph {
 	n, nnz := g.N, g.NNZ()
 	var tmp, tbuf []cu.DevicePtr // (tbuf: the transposes' first, freed as soon as the second is made)
 	c := &csrCopy{}
@@ -129,7 +130,7 @@ func (d *device) relabelOnDevice(g, p *datasets.Graph, touched <-chan struct{}, 
 	defer func() {
 		rt.FreeAll(tmp)
 		rt.FreeAll(tbuf)
-		if !ok { // (a device error panics out of here: device.do reports it)
+		if !ok { // (a device error panics out of here: Do reports it)
 			rt.FreeAll(c.bufs)
 		}
 	}()

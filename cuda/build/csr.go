@@ -1,58 +1,20 @@
 //go:build cgo
 
-package cuda
+package build
 
 import (
-	"github.com/hpgraph/hpgraph/cuda/rt"
 	"unsafe"
 
-	"github.com/hpgraph/hpgraph/cuda/cu"
+	"github.com/hpgraph/hpgraph/cuda/rt"
 	"github.com/hpgraph/hpgraph/hyb"
 	"github.com/hpgraph/hpgraph/internal/phase"
 )
-
-// A graph's CSR on the device. Every matrix built on the device
-// (buildOnDevice, transposedOnDevice) borrows it (borrowCSR) instead of
-// uploading the same arrays, and it stays while a cached matrix is built
-// from it: the next app's matrix on the same graph (other HYB options,
-// weights or none, a multiset program's, a transpose) is built without
-// an upload. kron21's first LDBC PageRank after BFS, SSSP and TC in one
-// process uploaded its 270 MB again: 21.5 ms of its 44.6 ms PREPROCESS
-// (docs/perf.md, session 21).
-//
-// The copy is made early where it can be (vertexprog.Prefetcher): in a
-// goroutine of its own while the host prepares the run, so that the
-// upload overlaps the host's PREPROCESS where the device is open already
-// (a server loading a graph, bench's first run; a fresh process opens the
-// device after the host's passes are done, so there it only moves the
-// upload: docs/perf.md, session 18).
-//
-// Copies go when nothing is built from them (dropCSRs): a run's start
-// drops the pending copies (too late for it) and those no cached matrix
-// is built from, a trim of the matrix cache the copies of the graphs
-// whose matrices it freed, and a run short of device memory every copy
-// (a copy costs an upload to make again, a matrix a build).
-type csrCopy struct {
-	src              hyb.CSR // the host arrays (Val nil: the copy has no values)
-	rowPtr, col, val cu.DevicePtr
-	bufs             []cu.DevicePtr
-	done, cancelled  bool // under device.mu
-}
 
 // sameRows reports whether two CSRs have the same row offsets and
 // columns (the same arrays).
 func sameRows(a, b hyb.CSR) bool {
 	return len(a.RowPtr) == len(b.RowPtr) && len(a.Col) == len(b.Col) &&
 		unsafe.SliceData(a.RowPtr) == unsafe.SliceData(b.RowPtr) && unsafe.SliceData(a.Col) == unsafe.SliceData(b.Col)
-}
-
-// derivedOf is the CSR a transposed or symmetrized matrix is described
-// from (hyb.Matrix.TransposeOf, SymmetrizeOf), or nil.
-func derivedOf(m *hyb.Matrix) *hyb.CSR {
-	if m.TransposeOf != nil {
-		return m.TransposeOf
-	}
-	return m.SymmetrizeOf
 }
 
 // derivedFrom reports whether m is described from src's rows (its
@@ -74,11 +36,10 @@ func (c *csrCopy) covers(src hyb.CSR) bool {
 	return sameRows(c.src, src) && (src.Val == nil || sameVals(c.src, src))
 }
 
-// Prefetch implements vertexprog.Prefetcher: it registers the copy and
+// Prefetch is vertexprog.Prefetcher's on d: it registers the copy and
 // makes it in a goroutine of its own, when the device is free.
-func (b *Backend) Prefetch(rowPtr []int64, col []int32, val []float32) {
-	d, err := b.device()
-	if err != nil || d.Hooks.Unstaged || len(rowPtr) == 0 {
+func (d *Device) Prefetch(rowPtr []int64, col []int32, val []float32) {
+	if d.Hooks.Unstaged || len(rowPtr) == 0 {
 		return
 	}
 	c := &csrCopy{src: hyb.CSR{RowPtr: rowPtr, Col: col, Val: val}}
@@ -93,8 +54,8 @@ func (b *Backend) Prefetch(rowPtr []int64, col []int32, val []float32) {
 // then only the values go, to that copy), a cached matrix has it as its
 // source (or is its transpose: its graph's copy was dropped for memory,
 // and uploading it for every query would not pay), or the device has not
-// room for it and a matrix built from it. Inside device.do.
-func (d *device) prefetch(c *csrCopy) {
+// room for it and a matrix built from it. Inside Do.
+func (d *Device) prefetch(c *csrCopy) {
 	d.mu.Lock()
 	cancelled := c.cancelled
 	var covered, rows *csrCopy
@@ -121,7 +82,7 @@ func (d *device) prefetch(c *csrCopy) {
 		}
 		return
 	}
-	for m, md := range d.cache.m {
+	for m, md := range d.Cache.m {
 		if (sameRows(m.Src, c.src) || derivedFrom(m, c.src)) && md.consistent() {
 			d.dropCSR(c)
 			return
@@ -150,8 +111,8 @@ func (d *device) prefetch(c *csrCopy) {
 }
 
 // addValues uploads val to c, a copy without values, for the weighted
-// matrices of its rows. Inside device.do.
-func (d *device) addValues(c *csrCopy, val []float32) {
+// matrices of its rows. Inside Do.
+func (d *Device) addValues(c *csrCopy, val []float32) {
 	p := rt.Put(d, &c.bufs, val)
 	d.mu.Lock()
 	c.val, c.src.Val = p, val
@@ -167,8 +128,8 @@ func csrBytes(src hyb.CSR) int64 {
 // borrowCSR returns the device's copy of src, which stays the device's:
 // the copy that covers it, one with its rows given src's values, or a new
 // upload. A pending copy of the same rows is cancelled (it would upload
-// them a second time). Inside device.do.
-func (d *device) borrowCSR(src hyb.CSR, pt *phase.Trace) *csrCopy {
+// them a second time). Inside Do.
+func (d *Device) borrowCSR(src hyb.CSR, pt *phase.Trace) *csrCopy {
 	if c := d.csrFor(src); c != nil {
 		pt.Mark("CSR on the device")
 		return c
@@ -217,7 +178,7 @@ func (d *device) borrowCSR(src hyb.CSR, pt *phase.Trace) *csrCopy {
 }
 
 // csrFor is the copy on the device that covers src, or nil.
-func (d *device) csrFor(src hyb.CSR) *csrCopy {
+func (d *Device) csrFor(src hyb.CSR) *csrCopy {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, c := range d.csrs {
@@ -229,9 +190,9 @@ func (d *device) csrFor(src hyb.CSR) *csrCopy {
 }
 
 // backs reports whether a cached matrix is built from c's rows.
-// Inside device.do.
-func (d *device) backs(c *csrCopy) bool {
-	for m := range d.cache.m {
+// Inside Do.
+func (d *Device) backs(c *csrCopy) bool {
+	for m := range d.Cache.m {
 		if sameRows(m.Src, c.src) || derivedFrom(m, c.src) {
 			return true
 		}
@@ -242,8 +203,8 @@ func (d *device) backs(c *csrCopy) bool {
 // dropCSRs frees the device's CSR copies: the pending ones (cancelled:
 // their upload will not happen) where pending is set, the done ones that
 // no cached matrix is built from, and with all the done ones too. Inside
-// device.do.
-func (d *device) dropCSRs(pending, all bool) {
+// Do.
+func (d *Device) DropCSRs(pending, all bool) {
 	d.mu.Lock()
 	var drop []*csrCopy
 	keep := d.csrs[:0]
@@ -267,8 +228,8 @@ func (d *device) dropCSRs(pending, all bool) {
 }
 
 // keepCSR adds c, made on the device (an undirected view, a renumbered
-// graph), to the CSR copies as done, its source src. Inside device.do.
-func (d *device) keepCSR(c *csrCopy, src hyb.CSR) {
+// graph), to the CSR copies as done, its source src. Inside Do.
+func (d *Device) keepCSR(c *csrCopy, src hyb.CSR) {
 	c.src = src
 	c.done = true
 	d.mu.Lock()
@@ -277,8 +238,8 @@ func (d *device) keepCSR(c *csrCopy, src hyb.CSR) {
 	d.NotePeak()
 }
 
-// dropCSR frees c and forgets it. Inside device.do.
-func (d *device) dropCSR(c *csrCopy) {
+// dropCSR frees c and forgets it. Inside Do.
+func (d *Device) dropCSR(c *csrCopy) {
 	d.mu.Lock()
 	for i, o := range d.csrs {
 		if o == c {

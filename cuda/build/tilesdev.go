@@ -1,17 +1,16 @@
 //go:build cgo
 
-package cuda
+package build
 
 import (
 	"cmp"
-	_ "embed"
 	"encoding/binary"
-	"github.com/hpgraph/hpgraph/cuda/rt"
 	"math/bits"
 	"slices"
 	"unsafe"
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
+	"github.com/hpgraph/hpgraph/cuda/rt"
 	"github.com/hpgraph/hpgraph/hyb"
 	"github.com/hpgraph/hpgraph/internal/phase"
 )
@@ -24,14 +23,9 @@ import (
 // is per segment or per tile (the virtual slots' offsets, the tiles'
 // bounds, the streams' group offsets and the launch order by cost).
 // makePullTiles stays the reference (tests) and builds the shapes this
-// does not take (tilesOnDevice). tl_groups' batching, the part of the
+// does not take (TilesOnDevice). tl_groups' batching, the part of the
 // device's order that differs most from the host's code, also runs on the
 // host in CI (tlGroupsModel, tilesdev_model_test.go).
-
-//go:embed tilesdev.cu
-var tilesDevSource string
-
-var tilesDevKernels = []string{"tl_plan", "tl_vrow", "tl_assign", "tl_rec_ell", "tl_rec_coo", "tl_streams", "tl_group", "tl_fill", "tl_expand"}
 
 const (
 	// tlMaxSlots is the most slots (rows and virtual slots) of a segment
@@ -43,9 +37,6 @@ const (
 	tlNearInts  = 4096
 	tlGroupInts = 8192 + 8192/2
 )
-
-// tilesDevModule loads the kernels of tilesdev.cu. Inside device.do.
-func (d *device) tilesDevModule() *rt.Module { return d.Module(tilesDevSource, tilesDevKernels) }
 
 // tlArg is tilesdev.cu's TL_Arg.
 type tlArg struct {
@@ -73,37 +64,37 @@ func (a *tlArg) bytes() []byte {
 	return b
 }
 
-// tilesOnDevice reports whether deviceTiles builds m's tiles of shape ts:
+// TilesOnDevice reports whether deviceTiles builds m's tiles of shape ts:
 // a matrix with entries, tiles of at most 65,536 entries and segments of
 // at most 2^15 rows (an entry and its slot are named in 16 bits each),
 // segments of at most tlMaxSlots slots, and a segment and slot that pack
 // into 32 bits (n below about 2^30).
-func tilesOnDevice(m *hyb.Matrix, ts tileSpec) bool {
+func TilesOnDevice(m *hyb.Matrix, ts TileSpec) bool {
 	n := m.N
-	if n == 0 || m.NNZ() == 0 || ts.maxArcs < 1 || ts.maxArcs > 1<<16 || ts.rowBits < 1 || ts.rowBits > 15 {
+	if n == 0 || m.NNZ() == 0 || ts.MaxArcs < 1 || ts.MaxArcs > 1<<16 || ts.RowBits < 1 || ts.RowBits > 15 {
 		return false
 	}
-	R := 1 << ts.rowBits
-	nseg := (n + R - 1) >> ts.rowBits
-	return min(R, n)+tileVMax(ts.rowBits) <= tlMaxSlots && bits.Len(uint(nseg-1))+ts.rowBits+1 <= 32
+	R := 1 << ts.RowBits
+	nseg := (n + R - 1) >> ts.RowBits
+	return min(R, n)+tileVMax(ts.RowBits) <= tlMaxSlots && bits.Len(uint(nseg-1))+ts.RowBits+1 <= 32
 }
 
 // tileBuildBytes bounds the device memory deviceTiles takes besides its
 // output (tileBytes): the rows' offsets and slots, the slots' warps, the
 // records and their sort (whose spare arrays then hold the codes), the
 // streams, the tiles' and streams' offsets, the grouping warps' scratch.
-func tileBuildBytes(m *hyb.Matrix, ts tileSpec, pool int) int64 {
+func tileBuildBytes(m *hyb.Matrix, ts TileSpec, pool int) int64 {
 	n, nnz := int64(m.N), m.NNZ()
 	per := int64(4*4 + 2) // two key and two slot arrays, the streams
 	if m.Weighted() {
 		per += 8
 	}
 	words := int64(tlGroupInts)
-	if ts.near {
+	if ts.Near {
 		words = tlNearInts
 	}
-	segs := n>>ts.rowBits + 1
-	tiles := nnz/int64(max(1, ts.maxArcs)) + segs
+	segs := n>>ts.RowBits + 1
+	tiles := nnz/int64(max(1, ts.MaxArcs)) + segs
 	return (n+1)*8 + n*8 + segs*(4+tlMaxSlots) + nnz*per + sortScratchBytes(nnz) + tiles*(tileWarps+1)*20 + int64(pool)*words*4
 }
 
@@ -122,15 +113,15 @@ func tlPool(sms int, near bool) int {
 // deviceTiles builds md's tiles of shape ts on the device into md's tile
 // buffers (md.tileBufs) and returns their description, equal to
 // makePullTiles' without its arcs, vals, base and vrow (on the device).
-// tilesOnDevice(md.m, ts) must hold. Inside device.do.
-func (d *device) deviceTiles(md *matDev, ts tileSpec, pt *phase.Trace) *pullTiles {
+// TilesOnDevice(md.m, ts) must hold. Inside Do.
+func (d *Device) deviceTiles(md *Matrix, ts TileSpec, pt *phase.Trace) *Tiles {
 	m := md.m
 	mod := d.tilesDevModule()
 	n, nnz := m.N, m.NNZ()
-	rowBits, maxArcs := ts.rowBits, int64(ts.maxArcs)
+	rowBits, maxArcs := ts.RowBits, int64(ts.MaxArcs)
 	R := 1 << rowBits
 	nseg := (n + R - 1) >> rowBits
-	t := &pullTiles{rowBits: rowBits, maxArcs: ts.maxArcs, near: ts.near}
+	t := &Tiles{rowBits: rowBits, maxArcs: ts.MaxArcs, near: ts.Near}
 	var tmp []cu.DevicePtr
 	defer func() { rt.FreeAll(tmp) }() // (on a panic; else freed below)
 	a := tlArg{ellCol: md.ellCol, cooCol: md.cooCol, cooPtr: md.cooPtr, nnz: nnz, coo: m.CooNNZ(),
@@ -139,7 +130,7 @@ func (d *device) deviceTiles(md *matDev, ts tileSpec, pt *phase.Trace) *pullTile
 	if weighted {
 		a.ellVal, a.cooVal = md.ellVal, md.cooVal
 	}
-	if ts.near {
+	if ts.Near {
 		a.near = 1
 	}
 	unused := make([]byte, 4)
@@ -183,7 +174,7 @@ func (d *device) deviceTiles(md *matDev, ts tileSpec, pt *phase.Trace) *pullTile
 	// by segment: each segment's entries by column, rows increasing. A
 	// symmetric matrix's records come in column order (its rows are its
 	// columns): the sort by segment alone.
-	if ts.symmetric {
+	if ts.Symmetric {
 		a.sym = 1
 	}
 	var keys, srcs, vals [2]cu.DevicePtr
@@ -253,9 +244,9 @@ func (d *device) deviceTiles(md *matDev, ts tileSpec, pt *phase.Trace) *pullTile
 
 	// The groups of each stream.
 	a.code, a.tmpBase, a.groups = spareA, spareB, rt.Alloc(&tmp, tiles*tileWarps*4)
-	a.pool = int(min(int64(tlPool(d.SMs, ts.near)), tiles*tileWarps))
+	a.pool = int(min(int64(tlPool(d.SMs, ts.Near)), tiles*tileWarps))
 	words := int64(tlGroupInts)
-	if ts.near {
+	if ts.Near {
 		words = tlNearInts
 	}
 	a.scratch, a.next = rt.Alloc(&tmp, int64(a.pool)*words*4), rt.Alloc(&tmp, 8)

@@ -1,10 +1,9 @@
 //go:build cgo
 
-package cuda
+package build
 
 import (
 	"fmt"
-	"github.com/hpgraph/hpgraph/cuda/rt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -12,8 +11,9 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/hpgraph/hpgraph/apps"
 	"github.com/hpgraph/hpgraph/cuda/cu"
+	"github.com/hpgraph/hpgraph/cuda/internal/gputest"
+	"github.com/hpgraph/hpgraph/cuda/rt"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/hyb"
 	"github.com/hpgraph/hpgraph/internal/phase"
@@ -21,7 +21,7 @@ import (
 )
 
 // download copies n elements of device memory p into a new slice (nil
-// for a null pointer). Inside device.do.
+// for a null pointer). Inside Do.
 func download[T any](p cu.DevicePtr, n int64) []T {
 	if p == 0 {
 		return nil
@@ -79,8 +79,8 @@ func TestBuildOnDeviceMatchesHost(t *testing.T) {
 					continue // K = 0: the CSR is the COO, nothing to build
 				}
 				err = d.Do("building on the device", func() error {
-					md := &matDev{m: m}
-					defer func() { rt.FreeAll(md.bufs); d.dropCSRs(true, true) }()
+					md := &Matrix{m: m}
+					defer func() { rt.FreeAll(md.bufs); d.DropCSRs(true, true) }()
 					d.buildOnDevice(md, m, nil)
 					slots, coo := int64(m.K)*int64(m.Pitch), m.CooNNZ()
 					if got := download[int32](md.ellCol, slots); !slices.Equal(got, want.EllCol) {
@@ -137,7 +137,7 @@ func skewedCSR(rng *rand.Rand, n, long int) (rowPtr []int64, col []int32) {
 func TestDeviceBinsMatchHost(t *testing.T) {
 	d := needGPU(t)
 	rng := rand.New(rand.NewPCG(3, 5))
-	lims := []binLimits{defaultBins, {Thread: 1, Quad: 2, Warp: 8, Chunk: 16}, {Thread: 0, Quad: 0, Warp: 0, Chunk: 1}}
+	lims := []BinLimits{DefaultBins, {Thread: 1, Quad: 2, Warp: 8, Chunk: 16}, {Thread: 0, Quad: 0, Warp: 0, Chunk: 1}}
 	for _, n := range []int{1, 2047, 2048, 2049, 70000, 600001} {
 		rowPtr, col := skewedCSR(rng, n, 3000)
 		for _, opt := range []hyb.Options{{RelativeSpeed: 3}, {RelativeSpeed: 3, MaxK: 1}, {RelativeSpeed: 0.01}} {
@@ -152,8 +152,8 @@ func TestDeviceBinsMatchHost(t *testing.T) {
 			for _, lim := range lims {
 				want := makePullBins(m.CooPtr, lim)
 				err = d.Do("binning on the device", func() error {
-					md := &matDev{m: m}
-					defer func() { rt.FreeAll(md.bufs); rt.FreeAll(md.binBufs); d.dropCSRs(true, true) }()
+					md := &Matrix{m: m}
+					defer func() { rt.FreeAll(md.bufs); rt.FreeAll(md.binBufs); d.DropCSRs(true, true) }()
 					if m.Materialized() {
 						md.cooPtr = rt.Put(d, &md.bufs, m.CooPtr)
 					} else {
@@ -169,11 +169,11 @@ func TestDeviceBinsMatchHost(t *testing.T) {
 							n, m.K, lim, got.nWarp, got.nQuad, got.nThread, len(got.heavyRow), want.nWarp, want.nQuad, want.nThread, len(want.heavyRow))
 					}
 					d.deviceDegrees(md)
-					if gd := download[int32](md.pushDeg, int64(n)); !slices.Equal(gd, deg) {
+					if gd := download[int32](md.PushDeg, int64(n)); !slices.Equal(gd, deg) {
 						t.Errorf("n=%d K=%d: device degrees differ from the CSR's", n, m.K)
 					}
-					if md.pushChunks != pushChunks(deg) || md.pushChunks > pushChunkBound(m.NNZ()) {
-						t.Errorf("n=%d K=%d: device push chunks %d, host %d, bound %d", n, m.K, md.pushChunks, pushChunks(deg), pushChunkBound(m.NNZ()))
+					if md.PushChunks != pushChunks(deg) || md.PushChunks > pushChunkBound(m.NNZ()) {
+						t.Errorf("n=%d K=%d: device push chunks %d, host %d, bound %d", n, m.K, md.PushChunks, pushChunks(deg), pushChunkBound(m.NNZ()))
 					}
 					return nil
 				})
@@ -208,9 +208,9 @@ func TestPrefetchedBuild(t *testing.T) {
 	_ = d.Do("memory", func() error { before, _ = d.MemInfo(); return nil })
 	// An unrelated CSR, prefetched and never taken.
 	other := slices.Clone(rowPtr)
-	registered.Prefetch(other, col, nil)
+	d.Prefetch(other, col, nil)
 	// The CSR without values: the weighted matrix adds them to the copy.
-	registered.Prefetch(rowPtr, col, nil)
+	d.Prefetch(rowPtr, col, nil)
 	waitPrefetches(t, d, 2)
 	copies := func() (n int) {
 		d.mu.Lock()
@@ -231,7 +231,7 @@ func TestPrefetchedBuild(t *testing.T) {
 			t.Fatalf("describe: %v (K %d, materialized %v)", err, m.K, m.Materialized())
 		}
 		err = d.Do("building from the CSR on the device", func() error {
-			md := &matDev{m: m}
+			md := &Matrix{m: m}
 			defer func() { rt.FreeAll(md.bufs) }()
 			d.buildOnDevice(md, m, phase.New("cuda", "test"))
 			d.mu.Lock()
@@ -271,7 +271,7 @@ func TestPrefetchedBuild(t *testing.T) {
 		}
 	}
 	// No cached matrix is built from either copy: a run's start drops them.
-	_ = d.Do("a run's start", func() error { d.dropCSRs(true, false); return nil })
+	_ = d.Do("a run's start", func() error { d.DropCSRs(true, false); return nil })
 	if left := copies(); left != 0 {
 		t.Errorf("%d CSR copies left after the drop, want 0", left)
 	}
@@ -309,8 +309,8 @@ func TestDeviceOrientationMatchesHost(t *testing.T) {
 				t.Fatal(err)
 			}
 			g := vertexprog.NewGraph(dg)
-			for _, s := range splits[:3] {
-				m, err := g.PullMatrix(vertexprog.AllEdges, s.opt)
+			for _, s := range gputest.Splits[:3] {
+				m, err := g.PullMatrix(vertexprog.AllEdges, s.Opt)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -318,21 +318,21 @@ func TestDeviceOrientationMatchesHost(t *testing.T) {
 				for _, o := range kinds {
 					o.Build()
 					err := d.Do("orienting on the device", func() error {
-						md := &matDev{m: m.Matrix}
-						defer func() { rt.FreeAll(md.bufs); d.dropCSRs(true, true) }()
+						md := &Matrix{m: m.Matrix}
+						defer func() { rt.FreeAll(md.bufs); d.DropCSRs(true, true) }()
 						if m.Materialized() {
 							md.ellCol, md.cooCol = rt.Put(d, &md.bufs, m.EllCol), rt.Put(d, &md.bufs, m.CooCol)
 							md.cooPtr = rt.Put(d, &md.bufs, m.CooPtr)
 						} else {
 							d.buildOnDevice(md, m.Matrix, nil)
 						}
-						var od *orientDev
+						var od *Orientation
 						if o.Ranked {
 							od = d.deviceRankedOrientation(md, dg, nil)
 						} else {
 							od = d.deviceOrientation(md, o.All)
 						}
-						what := fmt.Sprintf("n=%d directed=%v %s all=%v ranked=%v", n, directed, s.name, o.All, o.Ranked)
+						what := fmt.Sprintf("n=%d directed=%v %s all=%v ranked=%v", n, directed, s.Name, o.All, o.Ranked)
 						if od.adjLen != o.Off[n] {
 							t.Fatalf("%s: device lists take %d entries, the host's %d", what, od.adjLen, o.Off[n])
 						}
@@ -379,12 +379,12 @@ func TestPrefetchAddsValues(t *testing.T) {
 	for i := range val {
 		val[i] = rng.Float32()
 	}
-	registered.Prefetch(rowPtr, col, nil)
+	d.Prefetch(rowPtr, col, nil)
 	waitPrefetches(t, d, 1)
 	d.mu.Lock()
 	first := d.csrs[0]
 	d.mu.Unlock()
-	registered.Prefetch(rowPtr, col, val)
+	d.Prefetch(rowPtr, col, val)
 	src := hyb.CSR{RowPtr: rowPtr, Col: col, Val: val}
 	waitCSRs(t, d, "the values were added to the copy", func() bool {
 		return len(d.csrs) == 1 && d.csrs[0] == first && first.covers(src)
@@ -393,7 +393,7 @@ func TestPrefetchAddsValues(t *testing.T) {
 		if got := download[float32](first.val, int64(len(val))); !slices.Equal(got, val) {
 			t.Error("the copy's values differ from the host's")
 		}
-		d.dropCSRs(true, true)
+		d.DropCSRs(true, true)
 		return nil
 	})
 }
@@ -413,17 +413,17 @@ func TestDeviceInMatrixMatchesHost(t *testing.T) {
 	rng := rand.New(rand.NewPCG(24, 10))
 	for _, c := range []struct{ n, arcs, hub int }{{1, 3, 0}, {33, 100, 10}, {1000, 8191, 300}, {70000, 300000, 20000}, {300001, 1_200_001, 150_000}} {
 		for _, weights := range []int{0, 1, 2} {
-			g := transposeTestGraph(rng, c.n, c.arcs, c.hub, weights)
+			g := gputest.DirectedGraph(rng, c.n, c.arcs, c.hub, weights)
 			tr := g.Transpose()
 			of := hyb.CSR{RowPtr: g.RowPtr, Col: g.Col, Val: g.W}
-			for _, s := range splits {
+			for _, s := range gputest.Splits {
 				for _, prefetched := range []bool{false, true} {
-					what := fmt.Sprintf("n=%d arcs=%d weights=%d %s prefetched=%v", c.n, c.arcs, weights, s.name, prefetched)
-					want, err := hyb.FromCSR(tr.N, tr.RowPtr, tr.Col, tr.W, s.opt)
+					what := fmt.Sprintf("n=%d arcs=%d weights=%d %s prefetched=%v", c.n, c.arcs, weights, s.Name, prefetched)
+					want, err := hyb.FromCSR(tr.N, tr.RowPtr, tr.Col, tr.W, s.Opt)
 					if err != nil {
 						t.Fatal(err)
 					}
-					m, err := hyb.DescribeTranspose(g.N, slices.Clone(tr.RowPtr), of, s.opt, func() hyb.CSR {
+					m, err := hyb.DescribeTranspose(g.N, slices.Clone(tr.RowPtr), of, s.Opt, func() hyb.CSR {
 						t.Errorf("%s: the host transpose was asked for", what)
 						return hyb.CSR{RowPtr: tr.RowPtr, Col: tr.Col, Val: tr.W}
 					})
@@ -431,11 +431,11 @@ func TestDeviceInMatrixMatchesHost(t *testing.T) {
 						t.Fatal(err)
 					}
 					if prefetched {
-						registered.Prefetch(g.RowPtr, g.Col, g.W)
+						d.Prefetch(g.RowPtr, g.Col, g.W)
 						waitPrefetches(t, d, 1)
 					}
 					err = d.Do("building an in-matrix on the device", func() error {
-						md := &matDev{m: m}
+						md := &Matrix{m: m}
 						defer func() { rt.FreeAll(md.bufs) }()
 						d.buildOnDevice(md, m, phase.New("cuda", "test"))
 						slots, coo := int64(m.K)*int64(m.Pitch), m.CooNNZ()
@@ -464,7 +464,7 @@ func TestDeviceInMatrixMatchesHost(t *testing.T) {
 						if !back {
 							t.Errorf("%s: %d CSR copies on the device after the build; want the out-CSR, done", what, left)
 						}
-						d.dropCSRs(true, true)
+						d.DropCSRs(true, true)
 						return nil
 					})
 					if err != nil {
@@ -480,12 +480,12 @@ func TestDeviceInMatrixMatchesHost(t *testing.T) {
 }
 
 // dropAllCSRs frees the device's CSR copies.
-func dropAllCSRs(d *device) {
-	_ = d.Do("dropping CSR copies", func() error { d.dropCSRs(true, true); return nil })
+func dropAllCSRs(d *Device) {
+	_ = d.Do("dropping CSR copies", func() error { d.DropCSRs(true, true); return nil })
 }
 
 // waitPrefetches waits for n CSR copies on the device to be made.
-func waitPrefetches(t *testing.T, d *device, n int) {
+func waitPrefetches(t *testing.T, d *Device, n int) {
 	t.Helper()
 	waitCSRs(t, d, fmt.Sprintf("%d CSR copies were made", n), func() bool {
 		done := len(d.csrs) == n
@@ -497,7 +497,7 @@ func waitPrefetches(t *testing.T, d *device, n int) {
 }
 
 // waitCSRs waits up to 10 s for ok (called under d.mu) to hold.
-func waitCSRs(t *testing.T, d *device, what string, ok func() bool) {
+func waitCSRs(t *testing.T, d *Device, what string, ok func() bool) {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); ; {
 		d.mu.Lock()
@@ -519,14 +519,14 @@ func waitCSRs(t *testing.T, d *device, what string, ok func() bool) {
 func TestDeviceInMatrixRowsChecked(t *testing.T) {
 	d := needGPU(t)
 	rng := rand.New(rand.NewPCG(24, 11))
-	g := transposeTestGraph(rng, 5000, 20000, 100, 2)
+	g := gputest.DirectedGraph(rng, 5000, 20000, 100, 2)
 	rowPtr := slices.Clone(g.Transpose().RowPtr)
 	r := 10
 	for rowPtr[r+1] == rowPtr[r] {
 		r++ // (a row with an entry: moving one keeps every length >= 0)
 	}
 	rowPtr[r]++ // (the total stays right)
-	m, err := hyb.DescribeTranspose(g.N, rowPtr, hyb.CSR{RowPtr: g.RowPtr, Col: g.Col, Val: g.W}, splits[1].opt, func() hyb.CSR {
+	m, err := hyb.DescribeTranspose(g.N, rowPtr, hyb.CSR{RowPtr: g.RowPtr, Col: g.Col, Val: g.W}, gputest.Splits[1].Opt, func() hyb.CSR {
 		t.Error("the host transpose was asked for")
 		return hyb.CSR{}
 	})
@@ -535,56 +535,16 @@ func TestDeviceInMatrixRowsChecked(t *testing.T) {
 	}
 	var before, after int64
 	_ = d.Do("memory", func() error { before, _ = d.MemInfo(); return nil })
-	md := &matDev{m: m}
+	md := &Matrix{m: m}
 	err = d.Do("building an in-matrix on the device", func() error {
 		d.buildOnDevice(md, m, nil)
 		return nil
 	})
-	_ = d.Do("freeing", func() error { rt.FreeAll(md.bufs); d.dropCSRs(true, true); after, _ = d.MemInfo(); return nil })
+	_ = d.Do("freeing", func() error { rt.FreeAll(md.bufs); d.DropCSRs(true, true); after, _ = d.MemInfo(); return nil })
 	if err == nil || !strings.Contains(err.Error(), "row offset") {
 		t.Fatalf("a wrong row count: %v; want the transpose check's panic", err)
 	}
 	if after < before {
 		t.Errorf("free device memory %d after the refused build, %d before", after, before)
-	}
-}
-
-// TestLCCOrientationOnDevice: LCC on the GPU matches the CPU engine's
-// coefficients exactly (both divide the same integer counts) on an
-// undirected and a directed graph, whose ranked orientations the device
-// builds and the host never does.
-func TestLCCOrientationOnDevice(t *testing.T) {
-	needGPU(t)
-	rng := rand.New(rand.NewPCG(21, 22))
-	for _, directed := range []bool{false, true} {
-		n := 20000
-		el := &datasets.EdgeList{N: n, Directed: directed}
-		for range 12 * n {
-			u, v := int32(rng.IntN(n)), int32(rng.IntN(n))
-			if rng.IntN(6) == 0 {
-				u = int32(rng.IntN(8)) // hubs
-			}
-			el.Src, el.Dst = append(el.Src, u), append(el.Dst, v)
-		}
-		g := vertexprog.NewGraph(build(t, el, datasets.Options{}))
-		gpu, err := apps.LCC(g, vertexprog.Options{Backend: "cuda"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if g.RankedOrientation().Adj != nil {
-			t.Errorf("directed=%v: the host built the ranked orientation", directed)
-		}
-		cpu, err := apps.LCC(vertexprog.NewGraph(g.Dataset()), vertexprog.Options{Backend: "cpu"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for v := range cpu.LCC {
-			if gpu.LCC[v] != cpu.LCC[v] {
-				t.Fatalf("directed=%v: vertex %d: GPU lcc %v, CPU %v", directed, v, gpu.LCC[v], cpu.LCC[v])
-			}
-		}
-		if slices.Max(cpu.LCC) == 0 {
-			t.Fatalf("directed=%v: no triangles: the test's graph tests nothing", directed)
-		}
 	}
 }

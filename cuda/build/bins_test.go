@@ -1,4 +1,4 @@
-package cuda
+package build
 
 import (
 	"math/rand/v2"
@@ -16,7 +16,7 @@ import (
 // lane's accumulator is done; partials are combined with Reduce.
 
 // randomRows returns CooPtr for row lengths from empty to many chunks.
-func randomRows(rng *rand.Rand, lim binLimits) []int64 {
+func randomRows(rng *rand.Rand, lim BinLimits) []int64 {
 	nrows := 1 + rng.IntN(300)
 	ptr := []int64{0}
 	for r := 0; r < nrows; r++ {
@@ -43,7 +43,7 @@ func randomRows(rng *rand.Rand, lim binLimits) []int64 {
 func TestPullBinsCoverEveryEntryOnce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for trial := 0; trial < 300; trial++ {
-		lim := []binLimits{defaultBins, {1, 4, 32, 8}, {0, 0, 0, 1}, {3, 3, 64, 5}}[trial%4]
+		lim := []BinLimits{DefaultBins, {1, 4, 32, 8}, {0, 0, 0, 1}, {3, 3, 64, 5}}[trial%4]
 		ptr := randomRows(rng, lim)
 		b := makePullBins(ptr, lim)
 		n := len(ptr) - 1
@@ -194,7 +194,7 @@ func TestGroupReductionModel(t *testing.T) {
 }
 
 func TestPushChunks(t *testing.T) {
-	deg := []int32{0, pushSmall, pushChunk, pushChunk + 1, 3*pushChunk + 7}
+	deg := []int32{0, PushSmall, PushChunk, PushChunk + 1, 3*PushChunk + 7}
 	if c := pushChunks(deg); c != 2+4 {
 		t.Fatalf("pushChunks = %d, want 6", c)
 	}
@@ -205,7 +205,7 @@ func TestPushChunks(t *testing.T) {
 // bin, in increasing order, and the same heavy rows and chunks.
 func TestPullBinsManyRows(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	for _, lim := range []binLimits{defaultBins, {1, 4, 32, 8}} {
+	for _, lim := range []BinLimits{DefaultBins, {1, 4, 32, 8}} {
 		ptr := []int64{0}
 		for range 300_000 {
 			l := rng.IntN(lim.Warp + 2)
@@ -250,8 +250,8 @@ func TestPullBinsManyRows(t *testing.T) {
 // vp_pull_coo's blocks use. Each block of rows is counted per bin, then
 // written at its place in one array; heavy rows are few and listed in
 // order after.
-func makePullBins(cooPtr []int64, lim binLimits) *pullBins {
-	b := &pullBins{lim: lim}
+func makePullBins(cooPtr []int64, lim BinLimits) *Bins {
+	b := &Bins{lim: lim}
 	n := len(cooPtr) - 1
 	const (
 		bWarp = iota
@@ -336,8 +336,8 @@ func makePullBins(cooPtr []int64, lim binLimits) *pullBins {
 func pushChunks(deg []int32) int64 {
 	var c int64
 	for _, d := range deg {
-		if d > pushChunk {
-			c += (int64(d) + pushChunk - 1) / pushChunk
+		if d > PushChunk {
+			c += (int64(d) + PushChunk - 1) / PushChunk
 		}
 	}
 	return c

@@ -1,4 +1,4 @@
-package cuda
+package build
 
 // Row bins of the COO pull (vp_pull_coo in kernels.cu). Every row with a
 // COO part goes to exactly one bin by its COO length L:
@@ -13,20 +13,20 @@ package cuda
 // The bins are built on the device once per matrix (deviceBins,
 // hybbuild.cu; they are cached with the matrix's device copy).
 
-// binLimits are the bin thresholds.
-type binLimits struct {
+// BinLimits are the bin thresholds.
+type BinLimits struct {
 	Thread, Quad, Warp, Chunk int
 }
 
-// defaultBins are the bin thresholds: 4,32,1024,4096 against
+// DefaultBins are the bin thresholds: 4,32,1024,4096 against
 // 2,16,512,2048 on kron21 relabelled, PageRank iteration 0.553 → 0.496
 // ms, BFS 0.355 → 0.326, SSSP 2.08 → 1.83, TC 20.4 → 19.6
 // (docs/perf.md, sections 3 and 11e). Not to be changed at run time.
-var defaultBins = binLimits{Thread: 4, Quad: 32, Warp: 1024, Chunk: 4096}
+var DefaultBins = BinLimits{Thread: 4, Quad: 32, Warp: 1024, Chunk: 4096}
 
-// pullBins is the bins of one matrix, as vp_pull_coo reads them.
-type pullBins struct {
-	lim binLimits
+// Bins is the bins of one matrix, as vp_pull_coo reads them.
+type Bins struct {
+	lim BinLimits
 	// rows lists the warp rows, then the quad rows, then the thread rows,
 	// each in increasing order (built on the host only by the tests'
 	// makePullBins; deviceBins leaves it on the device).
@@ -49,7 +49,7 @@ const (
 	listedChunksPerBlock = 256 / 32
 )
 
-func (b *pullBins) blocks() (chunks, w, q, t int) {
+func (b *Bins) blocks() (chunks, w, q, t int) {
 	return len(b.chunkHeavy), ceilDiv(b.nWarp, warpRowsPerBlock), ceilDiv(b.nQuad, quadRowsPerBlock), ceilDiv(b.nThread, threadRowsPerBlock)
 }
 
@@ -70,15 +70,21 @@ func heavyChunks(cooPtr []int64, heavyRow []int32, chunk int) (heavyFirst, chunk
 	return heavyFirst, chunkHeavy
 }
 
-// Push work classes (vp_push): a frontier vertex with at most pushSmall
-// edges is expanded by one thread, one with at most pushChunk by a warp,
-// longer rows in chunks of pushChunk edges by a block each.
+// Push work classes (vp_push): a frontier vertex with at most PushSmall
+// edges is expanded by one thread, one with at most PushChunk by a warp,
+// longer rows in chunks of PushChunk edges by a block each.
 const (
-	pushSmall = 8
-	pushChunk = 1024
+	PushSmall = 8
+	PushChunk = 1024
 )
 
 // pushChunkBound bounds the chunk queues' capacity (what hb_degrees
 // counts, pushChunks in bins_test.go) before the degrees are known: a row
-// of d > pushChunk edges makes ceil(d/pushChunk) < 2d/pushChunk chunks.
-func pushChunkBound(nnz int64) int64 { return 2*nnz/pushChunk + 1 }
+// of d > PushChunk edges makes ceil(d/PushChunk) < 2d/PushChunk chunks.
+func pushChunkBound(nnz int64) int64 { return 2*nnz/PushChunk + 1 }
+
+// Chunks is the heavy rows' chunks (a partial each).
+func (b *Bins) Chunks() int { return len(b.chunkHeavy) }
+
+// HeavyRows is the rows cut into chunks (a counter each).
+func (b *Bins) HeavyRows() int { return len(b.heavyRow) }

@@ -1,21 +1,20 @@
 //go:build cgo
 
-package cuda
+package build
 
 import (
 	"fmt"
-	"github.com/hpgraph/hpgraph/cuda/rt"
 	"math"
 	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
-	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/cuda/internal/gputest"
+	"github.com/hpgraph/hpgraph/cuda/rt"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/hyb"
 	"github.com/hpgraph/hpgraph/internal/phase"
-	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
 // TestDeviceSymmetrizedMatchesHost: a directed graph's undirected view
@@ -32,10 +31,10 @@ func TestDeviceSymmetrizedMatchesHost(t *testing.T) {
 	rng := rand.New(rand.NewPCG(24, 12))
 	for _, c := range []struct{ n, arcs, hub int }{{1, 3, 0}, {33, 100, 10}, {1000, 8191, 300}, {70000, 300000, 20000}, {300001, 1_200_001, 150_000}} {
 		for _, weights := range []int{0, 1, 2} {
-			g := transposeTestGraph(rng, c.n, c.arcs, c.hub, weights)
+			g := gputest.DirectedGraph(rng, c.n, c.arcs, c.hub, weights)
 			want := g.Symmetrized(nil)
 			of := hyb.CSR{RowPtr: g.RowPtr, Col: g.Col, Val: g.W}
-			rows, err := registered.SymmetrizedRows(g.RowPtr, g.Col, g.W)
+			rows, err := d.SymmetrizedRows(g.RowPtr, g.Col, g.W)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -43,13 +42,13 @@ func TestDeviceSymmetrizedMatchesHost(t *testing.T) {
 			if !slices.Equal(rows, want.RowPtr) {
 				t.Fatalf("%s: the device's row offsets differ from the host's view", what)
 			}
-			for i, s := range splits {
-				what := what + " " + s.name
-				ref, err := hyb.FromCSR(want.N, want.RowPtr, want.Col, want.W, s.opt)
+			for i, s := range gputest.Splits {
+				what := what + " " + s.Name
+				ref, err := hyb.FromCSR(want.N, want.RowPtr, want.Col, want.W, s.Opt)
 				if err != nil {
 					t.Fatal(err)
 				}
-				m, err := hyb.DescribeSymmetrized(g.N, rows, of, s.opt, func() hyb.CSR {
+				m, err := hyb.DescribeSymmetrized(g.N, rows, of, s.Opt, func() hyb.CSR {
 					t.Errorf("%s: the host's view was asked for", what)
 					return hyb.CSR{RowPtr: want.RowPtr, Col: want.Col, Val: want.W}
 				})
@@ -62,7 +61,7 @@ func TestDeviceSymmetrizedMatchesHost(t *testing.T) {
 						dropAllCSRs(d)
 					}
 					err = d.Do("building a symmetrized matrix on the device", func() error {
-						md := &matDev{m: m}
+						md := &Matrix{m: m}
 						defer func() { rt.FreeAll(md.bufs) }()
 						d.buildOnDevice(md, m, phase.New("cuda", "test"))
 						slots, coo := int64(m.K)*int64(m.Pitch), m.CooNNZ()
@@ -89,59 +88,6 @@ func TestDeviceSymmetrizedMatchesHost(t *testing.T) {
 				}
 			}
 			dropAllCSRs(d)
-		}
-	}
-}
-
-// TestSymmetrizedOnDeviceRuns: triangle counting, LCC and connected
-// components of directed graphs on the GPU equal the CPU engine's, and
-// the host built no undirected view for the GPU's runs (the device did).
-func TestSymmetrizedOnDeviceRuns(t *testing.T) {
-	needGPU(t)
-	needNVRTC(t)
-	rng := rand.New(rand.NewPCG(24, 13))
-	for _, c := range []struct{ n, arcs, hub int }{{33, 100, 10}, {1000, 8191, 300}, {70000, 300000, 20000}} {
-		d := transposeTestGraph(rng, c.n, c.arcs, c.hub, 0)
-		gpu, cpu := vertexprog.NewGraph(d), vertexprog.NewGraph(d)
-		what := fmt.Sprintf("n=%d arcs=%d", c.n, c.arcs)
-		tcG, err := apps.Triangles(gpu, false, vertexprog.Options{Backend: "cuda"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if gpu.UndirectedViewBuilt() {
-			t.Fatalf("%s: the host built the undirected view for a GPU run", what)
-		}
-		tcC, err := apps.Triangles(cpu, false, vertexprog.Options{Backend: "cpu"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if tcG.Total != tcC.Total {
-			t.Errorf("%s: triangles %d on the GPU, %d on the CPU", what, tcG.Total, tcC.Total)
-		}
-		lccG, err := apps.LCC(gpu, vertexprog.Options{Backend: "cuda"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		lccC, err := apps.LCC(cpu, vertexprog.Options{Backend: "cpu"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Equal(lccG.LCC, lccC.LCC) {
-			t.Errorf("%s: LCC differs between the GPU and the CPU", what)
-		}
-		ccG, err := apps.ConnectedComponents(gpu, vertexprog.Options{Backend: "cuda"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ccC, err := apps.ConnectedComponents(cpu, vertexprog.Options{Backend: "cpu"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Equal(ccG.Label, ccC.Label) {
-			t.Errorf("%s: component labels differ between the GPU and the CPU", what)
-		}
-		if gpu.UndirectedViewBuilt() {
-			t.Fatalf("%s: the host built the undirected view for the GPU's runs", what)
 		}
 	}
 }
@@ -271,7 +217,7 @@ func TestSymModelMatchesHost(t *testing.T) {
 	rng := rand.New(rand.NewPCG(24, 14))
 	for _, c := range []struct{ n, arcs, hub int }{{1, 0, 0}, {1, 3, 0}, {2, 64, 32}, {33, 100, 10}, {40, 1500, 33}, {1000, 8191, 300}, {20000, 90000, 3000}} {
 		for _, weights := range []int{0, 1, 2} {
-			g := transposeTestGraph(rng, c.n, c.arcs, c.hub, weights)
+			g := gputest.DirectedGraph(rng, c.n, c.arcs, c.hub, weights)
 			want := g.Symmetrized(nil)
 			rowPtr, col, w := symModel(g)
 			what := fmt.Sprintf("n=%d arcs=%d weights=%d", c.n, c.arcs, weights)

@@ -1,4 +1,4 @@
-package cuda
+package build
 
 import (
 	"cmp"
@@ -45,13 +45,13 @@ import (
 // 0 .. R-1 are the segment's rows (R = 1<<rowBits), R .. R+V-1 its
 // virtual slots (V <= vmax), R+vmax the dummy.
 
-// tileRowBitsFor is log2 of a segment's rows for an accumulator of asize
+// TileRowBitsFor is log2 of a segment's rows for an accumulator of asize
 // bytes: 4,096 rows of 4-byte slots (kron21's float32 PageRank, one
 // iteration 0.170 -> 0.167 ms and ten 1.54 -> 1.50 ms against 8,192;
 // docs/perf.md, section 17), 8,192 of 8-byte ones (4,096 no faster).
 // More rows leave the multiprocessor's memory too little L1 (16,384 rows
 // of 4-byte slots: section 15).
-func tileRowBitsFor(asize int) int {
+func TileRowBitsFor(asize int) int {
 	if asize <= 4 {
 		return 12
 	}
@@ -61,37 +61,37 @@ func tileRowBitsFor(asize int) int {
 // tileWarps is vp_pull_tiles' warps a block (VP_TILE_BLOCK / 32).
 const (
 	tileWarps = 16
-	tileBlock = 32 * tileWarps
+	TileBlock = 32 * tileWarps
 )
 
 // tileVMax is the most virtual slots of a segment of 1<<rowBits rows.
 func tileVMax(rowBits int) int { return min(511, 1<<rowBits-1) }
 
-// tileShared is vp_pull_tiles' shared memory: the slots, then the rows
+// TileShared is vp_pull_tiles' shared memory: the slots, then the rows
 // of the virtual slots and the dummy.
-func tileShared(rowBits, asize int) int {
+func TileShared(rowBits, asize int) int {
 	v := tileVMax(rowBits)
 	return (1<<rowBits+v+1)*asize + 4*(v+1)
 }
 
 // tileArcs is the most entries a tile takes: 64K against 32K, 128K and
 // 256K on kron21's PageRank (docs/perf.md, sections 13c, 14 and 15).
-const tileArcsDefault = 65536
+const TileArcsDefault = 65536
 
-// tileChunkFor is the groups of 32 entries a warp of vp_pull_tiles loads
+// TileChunkFor is the groups of 32 entries a warp of vp_pull_tiles loads
 // at a time for an accumulator of asize bytes, measured on kron21's
 // PageRank (docs/perf.md, section 17): 8 groups for 4-byte accumulators
 // (58 registers, two blocks a multiprocessor; 4 and 16 ran slower), 16
 // for 8-byte ones.
-func tileChunkFor(asize int) int {
+func TileChunkFor(asize int) int {
 	if asize <= 4 {
 		return 8
 	}
 	return 16
 }
 
-// pullTiles is one matrix's tiles, in launch order (costliest first).
-type pullTiles struct {
+// Tiles is one matrix's tiles, in launch order (costliest first).
+type Tiles struct {
 	rowBits, maxArcs int
 	near             bool // grouped by groupsNear
 	// arcs are the packed entries, tile by tile, warp stream by warp
@@ -115,7 +115,19 @@ type pullTiles struct {
 	vrow   []int32
 }
 
-func (t *pullTiles) count() int { return len(t.first) }
+// Count is the tiles (vp_pull_tiles' blocks).
+func (t *Tiles) Count() int { return len(t.first) }
+
+// Shared is vp_pull_tiles' dynamic shared memory for accumulators of
+// asize bytes.
+func (t *Tiles) Shared(asize int) int { return TileShared(t.rowBits, asize) }
+
+// Tile describes tile i (in launch order): its segment, whether its
+// segment has other tiles, and its groups of 32 entries.
+func (t *Tiles) Tile(i int) (seg int32, multi bool, groups int32) {
+	info := t.info[i]
+	return info & (1<<31 - 1), info < 0, t.warp[i*(tileWarps+1)+tileWarps]
+}
 
 // tileBytes estimates the device memory of a matrix's tiles (padding
 // allowed for: a quarter of the entries, and a group per warp and tile).
@@ -138,16 +150,16 @@ func tileBytes(m *hyb.Matrix, rowBits, maxArcs int) int64 {
 // groups them by groupsNear (for 4-byte accumulators), else by groups.
 // symmetric says m is its own transpose (an undirected graph's), so
 // column c's entries are row c's and the first sort can be a copy.
-func makePullTiles(m *hyb.Matrix, rowBits, maxArcs int, near, symmetric bool) *pullTiles {
+func makePullTiles(m *hyb.Matrix, rowBits, maxArcs int, near, symmetric bool) *Tiles {
 	return makePullTilesChunked(m, rowBits, maxArcs, near, symmetric, planChunk)
 }
 
 // makePullTilesChunked is makePullTiles planning segments in pieces of
 // at most chunk entries (tests: the pieces change nothing).
-func makePullTilesChunked(m *hyb.Matrix, rowBits, maxArcs int, near, symmetric bool, chunk int64) *pullTiles {
+func makePullTilesChunked(m *hyb.Matrix, rowBits, maxArcs int, near, symmetric bool, chunk int64) *Tiles {
 	n := m.N
 	maxArcs = max(1, maxArcs)
-	t := &pullTiles{rowBits: rowBits, maxArcs: maxArcs, near: near}
+	t := &Tiles{rowBits: rowBits, maxArcs: maxArcs, near: near}
 	nseg := (n + 1<<rowBits - 1) >> rowBits
 	weighted := m.Weighted()
 	// Each row's entries, from the CSR the matrix describes (a row's ELL
@@ -366,7 +378,7 @@ type segTile struct {
 	warp              [tileWarps + 1]int32
 }
 
-// tileOut is one tile's part of pullTiles, as a worker builds it.
+// tileOut is one tile's part of Tiles, as a worker builds it.
 type tileOut struct {
 	tile segTile
 	arcs []uint32

@@ -1,32 +1,33 @@
 //go:build cgo
 
-package cuda
+package build
 
 import (
 	"fmt"
-	"github.com/hpgraph/hpgraph/cuda/rt"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
+	"github.com/hpgraph/hpgraph/cuda/internal/gputest"
+	"github.com/hpgraph/hpgraph/cuda/rt"
 	"github.com/hpgraph/hpgraph/hyb"
 )
 
 // deviceTilesOf builds m's tiles of shape ts on the device (its HYB
 // arrays as a run's matrix cache makes them) and brings every array
 // back, for comparison with makePullTiles'.
-func deviceTilesOf(t *testing.T, d *device, m *hyb.Matrix, ts tileSpec) *pullTiles {
+func deviceTilesOf(t *testing.T, d *Device, m *hyb.Matrix, ts TileSpec) *Tiles {
 	t.Helper()
-	if !tilesOnDevice(m, ts) {
+	if !TilesOnDevice(m, ts) {
 		t.Fatalf("n=%d shape %+v: not a device shape", m.N, ts)
 	}
-	var got *pullTiles
+	var got *Tiles
 	err := d.Do("building tiles on the device", func() error {
-		md := d.cache.get(m, false, false, binLimits{}, tileSpec{})
-		defer func() { d.cache.release(md); d.cache.free(md); d.dropCSRs(true, true) }()
+		md := d.Cache.Get(m, false, false, BinLimits{}, TileSpec{})
+		defer func() { d.Cache.Release(md); d.Cache.free(md); d.DropCSRs(true, true) }()
 		got = d.deviceTiles(md, ts, nil)
 		groups := int64(0)
-		for i := range got.count() {
+		for i := range got.Count() {
 			groups += int64(got.warp[i*(tileWarps+1)+tileWarps])
 		}
 		got.arcs = download[uint32](md.tileArcs, groups*32)
@@ -34,9 +35,9 @@ func deviceTilesOf(t *testing.T, d *device, m *hyb.Matrix, ts tileSpec) *pullTil
 		got.base = download[int32](md.tileBase, groups)
 		got.vrow = download[int32](md.tileVRow, int64(got.vfirst[len(got.vfirst)-1]))
 		// (what the run's kernels read: the description uploaded too)
-		if !slices.Equal(download[int64](md.tileFirst, int64(got.count())), got.first) ||
+		if !slices.Equal(download[int64](md.tileFirst, int64(got.Count())), got.first) ||
 			!slices.Equal(download[int32](md.tileWarp, int64(len(got.warp))), got.warp) ||
-			!slices.Equal(download[int32](md.tileInfo, int64(got.count())), got.info) ||
+			!slices.Equal(download[int32](md.tileInfo, int64(got.Count())), got.info) ||
 			!slices.Equal(download[uint8](md.tileMulti, int64(len(got.multi))), got.multi) ||
 			!slices.Equal(download[int32](md.tileVFirst, int64(len(got.vfirst))), got.vfirst) {
 			t.Errorf("n=%d shape %+v: the device's copy of the tiles' description differs", m.N, ts)
@@ -50,7 +51,7 @@ func deviceTilesOf(t *testing.T, d *device, m *hyb.Matrix, ts tileSpec) *pullTil
 }
 
 // diffTiles names the first array where a and b differ, and where.
-func diffTiles(a, b *pullTiles) string {
+func diffTiles(a, b *Tiles) string {
 	first := func(name string, n1, n2 int, eq func(i int) bool) string {
 		if n1 != n2 {
 			return fmt.Sprintf("%s: %d entries, want %d", name, n1, n2)
@@ -94,10 +95,10 @@ func TestDeviceTilesMatchHost(t *testing.T) {
 	needNVRTC(t)
 	// (a symmetric matrix's tiles both ways: from its rows as its columns,
 	// and sorted by column)
-	check := func(name string, m *hyb.Matrix, ts tileSpec, sym bool) {
+	check := func(name string, m *hyb.Matrix, ts TileSpec, sym bool) {
 		t.Helper()
-		want := makePullTiles(m, ts.rowBits, ts.maxArcs, ts.near, false)
-		for _, ts.symmetric = range []bool{false, true}[:1+btoi(sym)] {
+		want := makePullTiles(m, ts.RowBits, ts.MaxArcs, ts.Near, false)
+		for _, ts.Symmetric = range []bool{false, true}[:1+btoi(sym)] {
 			got := deviceTilesOf(t, d, m, ts)
 			if !sameTiles(got, want) {
 				t.Errorf("%s, %d rows, %d entries, shape %+v: the device's tiles differ from the host's: %s", name, m.N, m.NNZ(), ts, diffTiles(got, want))
@@ -105,7 +106,7 @@ func TestDeviceTilesMatchHost(t *testing.T) {
 		}
 	}
 	rng := rand.New(rand.NewPCG(24, 28))
-	shapes := []tileSpec{{rowBits: 2, maxArcs: 5}, {rowBits: 4, maxArcs: 64}, {rowBits: 6, maxArcs: 700}, {rowBits: 3, maxArcs: 1}, {rowBits: 12, maxArcs: 1 << 16}}
+	shapes := []TileSpec{{RowBits: 2, MaxArcs: 5}, {RowBits: 4, MaxArcs: 64}, {RowBits: 6, MaxArcs: 700}, {RowBits: 3, MaxArcs: 1}, {RowBits: 12, MaxArcs: 1 << 16}}
 	for trial, n := range []int{1, 2, 50, 333, 1000, 3000, 4097} {
 		for _, sym := range []bool{false, true} {
 			m, _, _, _ := trialMatrix(t, rng, trial, n, sym)
@@ -114,7 +115,7 @@ func TestDeviceTilesMatchHost(t *testing.T) {
 			}
 			for _, ts := range shapes {
 				for _, near := range []bool{false, true} {
-					ts.near = near
+					ts.Near = near
 					check(fmt.Sprintf("trial %d symmetric %v", trial, sym), m, ts, sym)
 				}
 			}
@@ -129,7 +130,7 @@ func TestDeviceTilesMatchHost(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, ts := range []tileSpec{{rowBits: 4, maxArcs: 64}, {rowBits: 6, maxArcs: 300, near: true}, {rowBits: 12, maxArcs: 1 << 16}} {
+		for _, ts := range []TileSpec{{RowBits: 4, MaxArcs: 64}, {RowBits: 6, MaxArcs: 300, Near: true}, {RowBits: 12, MaxArcs: 1 << 16}} {
 			check(fmt.Sprintf("parallel entries, weighted %v", weighted), m, ts, true)
 		}
 	}
@@ -157,18 +158,18 @@ func TestDeviceTilesMatchHost(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, near := range []bool{false, true} {
-			check("two long rows", m, tileSpec{rowBits: 2, maxArcs: 1 << 16, near: near}, false)
+			check("two long rows", m, TileSpec{RowBits: 2, MaxArcs: 1 << 16, Near: near}, false)
 		}
 	}
 
 	m := degreeKron(t, 14)
-	for _, ts := range []tileSpec{{rowBits: 12, maxArcs: tileArcsDefault, near: true}, {rowBits: 13, maxArcs: tileArcsDefault},
-		{rowBits: 12, maxArcs: 4096, near: true}, {rowBits: 13, maxArcs: 4096}, {rowBits: 9, maxArcs: 1000, near: true}} {
+	for _, ts := range []TileSpec{{RowBits: 12, MaxArcs: TileArcsDefault, Near: true}, {RowBits: 13, MaxArcs: TileArcsDefault},
+		{RowBits: 12, MaxArcs: 4096, Near: true}, {RowBits: 13, MaxArcs: 4096}, {RowBits: 9, MaxArcs: 1000, Near: true}} {
 		check("kron14", m, ts, true)
 	}
 
 	for _, weights := range []int{0, 1, 2} {
-		g := transposeTestGraph(rng, 20000, 90000, 3000, weights)
+		g := gputest.DirectedGraph(rng, 20000, 90000, 3000, weights)
 		tr := g.Transpose()
 		opt := hyb.Options{RelativeSpeed: 3}
 		m, err := hyb.DescribeTranspose(g.N, slices.Clone(tr.RowPtr), hyb.CSR{RowPtr: g.RowPtr, Col: g.Col, Val: g.W}, opt, func() hyb.CSR {
@@ -177,7 +178,7 @@ func TestDeviceTilesMatchHost(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, ts := range []tileSpec{{rowBits: 6, maxArcs: 64, near: true}, {rowBits: 6, maxArcs: 64}, {rowBits: 12, maxArcs: 8192, near: true}, {rowBits: 13, maxArcs: 8192}} {
+		for _, ts := range []TileSpec{{RowBits: 6, MaxArcs: 64, Near: true}, {RowBits: 6, MaxArcs: 64}, {RowBits: 12, MaxArcs: 8192, Near: true}, {RowBits: 13, MaxArcs: 8192}} {
 			check(fmt.Sprintf("in-matrix, weights %d", weights), m, ts, false)
 		}
 	}
@@ -242,14 +243,14 @@ func BenchmarkDeviceTiles(b *testing.B) {
 	d := needGPU(b)
 	m := degreeKron(b, 18)
 	for _, near := range []bool{true, false} {
-		ts := tileSpec{rowBits: tileRowBitsFor(4), maxArcs: tileArcsDefault, near: near, symmetric: true}
+		ts := TileSpec{RowBits: TileRowBitsFor(4), MaxArcs: TileArcsDefault, Near: near, Symmetric: true}
 		if !near {
-			ts.rowBits = tileRowBitsFor(8)
+			ts.RowBits = TileRowBitsFor(8)
 		}
 		b.Run(fmt.Sprintf("near=%v", near), func(b *testing.B) {
 			err := d.Do("benchmarking the device's tiles", func() error {
-				md := d.cache.get(m, false, false, binLimits{}, tileSpec{})
-				defer func() { d.cache.release(md); d.cache.free(md); d.dropCSRs(true, true) }()
+				md := d.Cache.Get(m, false, false, BinLimits{}, TileSpec{})
+				defer func() { d.Cache.Release(md); d.Cache.free(md); d.DropCSRs(true, true) }()
 				for b.Loop() {
 					d.deviceTiles(md, ts, nil)
 					rt.FreeAll(md.tileBufs)

@@ -1,4 +1,4 @@
-package cuda
+package build
 
 import (
 	"math/rand/v2"
@@ -93,7 +93,7 @@ func trialMatrix(t *testing.T, rng *rand.Rand, trial, n int, symmetric bool) (m 
 }
 
 // sameTiles reports whether a and b are the same tiles.
-func sameTiles(a, b *pullTiles) bool {
+func sameTiles(a, b *Tiles) bool {
 	return slices.Equal(a.arcs, b.arcs) && slices.Equal(a.vals, b.vals) && slices.Equal(a.base, b.base) &&
 		slices.Equal(a.first, b.first) && slices.Equal(a.info, b.info) && slices.Equal(a.warp, b.warp) &&
 		slices.Equal(a.multi, b.multi) && slices.Equal(a.vfirst, b.vfirst) && slices.Equal(a.vrow, b.vrow)
@@ -161,7 +161,7 @@ func TestPullTilesHoldTheMatrix(t *testing.T) {
 		tilesOf := make([]int, nseg)
 		ownerOf := map[[2]int32]int{} // (segment, slot) -> warp
 		prevCost := int64(-1)
-		for i := range tl.count() {
+		for i := range tl.Count() {
 			seg := tl.info[i]
 			multi := seg < 0
 			seg &= 1<<31 - 1
@@ -306,7 +306,7 @@ func BenchmarkPullTiles(b *testing.B) {
 	m := degreeKron(b, 16)
 	b.ReportAllocs()
 	for b.Loop() {
-		makePullTiles(m, tileRowBitsFor(4), tileArcsDefault, true, true)
+		makePullTiles(m, TileRowBitsFor(4), TileArcsDefault, true, true)
 	}
 	b.ReportMetric(float64(m.NNZ())*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mentries/s")
 }

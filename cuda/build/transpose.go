@@ -1,6 +1,6 @@
 //go:build cgo
 
-package cuda
+package build
 
 // The transpose on the device (issue 24, item 2): deviceTranspose turns a
 // CSR already on the device into its transpose, equal to the host's
@@ -73,18 +73,12 @@ package cuda
 // temporaries (nnz*16 weighted) and nnz/16*4 of histograms.
 
 import (
-	_ "embed"
 	"encoding/binary"
-	"github.com/hpgraph/hpgraph/cuda/rt"
 	"math/bits"
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
+	"github.com/hpgraph/hpgraph/cuda/rt"
 )
-
-//go:embed transpose.cu
-var transposeSource string
-
-var transposeKernels = []string{"tr_src", "tr_hist", "tr_scan1", "tr_scan2", "tr_scatter", "tr_rowptr", "tr_fix", "tr_rl_keys", "tr_rl_newid", "tr_rl_map"}
 
 const (
 	// trTile is the arcs a block of tr_src, tr_hist and tr_scatter takes
@@ -95,12 +89,6 @@ const (
 	trRadix     = 1 << trDigitBits
 	trScanChunk = 4096
 )
-
-// transposeModule compiles (or finds in the caches) and loads the kernels
-// of transpose.cu. Inside device.do.
-func (d *device) transposeModule() *rt.Module {
-	return d.Module(transposeSource, transposeKernels)
-}
 
 // transposePasses is the radix passes that sort heads in [0, n).
 func transposePasses(n int) int {
@@ -146,8 +134,8 @@ func (a *trArg) bytes() []byte {
 // out-row order; only -0 beside +0 among one pair's parallel arcs could
 // be ordered otherwise, as the host's unstable sort orders them
 // arbitrarily). The result's arrays (tVal 0 when val is) are added to
-// bufs; the input is left as it was. Inside device.do.
-func (d *device) deviceTranspose(bufs *[]cu.DevicePtr, rowPtr, col, val cu.DevicePtr, n int, nnz int64) (tRowPtr, tCol, tVal cu.DevicePtr) {
+// bufs; the input is left as it was. Inside Do.
+func (d *Device) deviceTranspose(bufs *[]cu.DevicePtr, rowPtr, col, val cu.DevicePtr, n int, nnz int64) (tRowPtr, tCol, tVal cu.DevicePtr) {
 	tRowPtr = rt.Alloc(bufs, int64(n+1)*8)
 	if nnz == 0 || n == 0 {
 		cu.MemsetD32(tRowPtr, 0, int64(n+1)*2)
@@ -216,7 +204,7 @@ func sortScratchBytes(nnz int64) int64 {
 // for f = (passes-1)%2, and it returns key[f]. The input arrays are read
 // by the first pass only, so they may be b's arrays of index 1. hist and
 // sums are sortScratch's. Asynchronous on the device's stream.
-func (d *device) radixSort(mod *rt.Module, keyIn, srcIn, valIn cu.DevicePtr, b sortBufs, nnz int64, shift, passes int, hist, sums cu.DevicePtr) cu.DevicePtr {
+func (d *Device) radixSort(mod *rt.Module, keyIn, srcIn, valIn cu.DevicePtr, b sortBufs, nnz int64, shift, passes int, hist, sums cu.DevicePtr) cu.DevicePtr {
 	tiles := (nnz + trTile - 1) / trTile
 	chunks := (tiles*trRadix + trScanChunk - 1) / trScanChunk
 	unused := make([]byte, 4)

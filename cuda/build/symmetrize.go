@@ -1,15 +1,15 @@
 //go:build cgo
 
-package cuda
+package build
 
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/hpgraph/hpgraph/cuda/rt"
 	"math"
 	"unsafe"
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
+	"github.com/hpgraph/hpgraph/cuda/rt"
 	"github.com/hpgraph/hpgraph/hyb"
 	"github.com/hpgraph/hpgraph/internal/par"
 	"github.com/hpgraph/hpgraph/internal/phase"
@@ -76,18 +76,14 @@ func symmetrizedBytes(n int, nnz int64, weighted bool) int64 {
 	return deviceTransposeBytes(n, nnz, weighted) + 2*side + int64(n+1)*8 + 2*nnz*per
 }
 
-// SymmetrizedRows implements vertexprog.Symmetrizer.
-func (b *Backend) SymmetrizedRows(rowPtr []int64, col []int32, val []float32) ([]int64, error) {
-	d, err := b.device()
-	if err != nil {
-		return nil, err
-	}
+// SymmetrizedRows is vertexprog.Symmetrizer's on d.
+func (d *Device) SymmetrizedRows(rowPtr []int64, col []int32, val []float32) ([]int64, error) {
 	n := len(rowPtr) - 1
 	if n < 0 || rowPtr[n] != int64(len(col)) || (val != nil && len(val) != len(col)) {
 		return nil, fmt.Errorf("cuda: SymmetrizedRows: inconsistent CSR (%d row offsets, %d columns, %d values)", len(rowPtr), len(col), len(val))
 	}
 	var rows []int64
-	err = d.Do("building a directed graph's undirected view", func() error {
+	err := d.Do("building a directed graph's undirected view", func() error {
 		of := hyb.CSR{RowPtr: rowPtr, Col: col, Val: val}
 		if symChunks(n, int64(len(col))) > math.MaxInt32 {
 			return fmt.Errorf("cuda: a directed graph's undirected view: %d arcs are more than its scans take (the host builds it)", len(col))
@@ -111,8 +107,8 @@ func (b *Backend) SymmetrizedRows(rowPtr []int64, col []int32, val []float32) ([
 // it among the CSR copies, its source the view's row offsets on the host,
 // which it returns: want where given (a matrix described from them whose
 // view went: the device's are checked against them, a mismatch is a bug
-// and panics), else a new slice. Inside device.do.
-func (d *device) symmetrizeOnDevice(of hyb.CSR, want []int64, pt *phase.Trace) (*csrCopy, []int64) {
+// and panics), else a new slice. Inside Do.
+func (d *Device) symmetrizeOnDevice(of hyb.CSR, want []int64, pt *phase.Trace) (*csrCopy, []int64) {
 	n := len(of.RowPtr) - 1
 	nnz := int64(len(of.Col))
 	src := d.borrowCSR(of, pt)

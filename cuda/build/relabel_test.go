@@ -1,6 +1,6 @@
 //go:build cgo
 
-package cuda
+package build
 
 import (
 	"fmt"
@@ -11,10 +11,9 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/cuda/internal/gputest"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/hyb"
-	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
 // TestRelabelByDegreeMatchesHost: a graph renumbered by degree on the
@@ -22,12 +21,11 @@ import (
 // field, weights bit for bit: directed graphs with hubs, self loops and
 // parallel arcs of several weights, undirected ones, graphs that carry
 // original ids already, and a graph in degree order (itself back). The
-// new graph's copy is on the device, and a BFS and an SSSP on it there
-// equal the CPU's.
+// new graph's copy is on the device (runs on it: the cuda package's
+// TestRelabelledGraphRuns).
 func TestRelabelByDegreeMatchesHost(t *testing.T) {
 	d := needGPU(t)
 	needNVRTC(t)
-	var _ vertexprog.DegreeRelabeler = registered
 	rng := rand.New(rand.NewPCG(24, 21))
 	type tc struct {
 		name string
@@ -36,7 +34,7 @@ func TestRelabelByDegreeMatchesHost(t *testing.T) {
 	var cases []tc
 	for _, c := range []struct{ n, arcs, hub int }{{2, 3, 0}, {33, 100, 10}, {1000, 8191, 300}, {70000, 300000, 20000}} {
 		for _, weights := range []int{0, 1, 2} {
-			g := transposeTestGraph(rng, c.n, c.arcs, c.hub, weights)
+			g := gputest.DirectedGraph(rng, c.n, c.arcs, c.hub, weights)
 			cases = append(cases, tc{fmt.Sprintf("directed n=%d weights=%d", c.n, weights), g})
 			und := g.Symmetrized(nil) // (in ∪ out: symmetric, weights equal both ways)
 			und.Directed = false
@@ -52,17 +50,17 @@ func TestRelabelByDegreeMatchesHost(t *testing.T) {
 					}
 				}
 			}
-			cases = append(cases, tc{fmt.Sprintf("undirected n=%d weights=%d", c.n, weights), build(t, el, datasets.Options{KeepSelfLoops: true, KeepDuplicates: true})})
+			cases = append(cases, tc{fmt.Sprintf("undirected n=%d weights=%d", c.n, weights), gputest.Build(t, el, datasets.Options{KeepSelfLoops: true, KeepDuplicates: true})})
 		}
 	}
 	// Original ids already (a random renumbering first), and a graph in
 	// degree order.
-	g := transposeTestGraph(rng, 5000, 40000, 2000, 2)
+	g := gputest.DirectedGraph(rng, 5000, 40000, 2000, 2)
 	cases = append(cases, tc{"carrying ids", g.Permute(perm32(rng, g.N))})
 	cases = append(cases, tc{"in degree order", g.Relabel(datasets.RelabelDegree)})
 	for _, c := range cases {
 		want := c.g.Relabel(datasets.RelabelDegree)
-		got, err := registered.RelabelByDegree(c.g)
+		got, err := RelabelByDegree(c.g, func() (*Device, error) { return d, nil })
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -84,32 +82,6 @@ func TestRelabelByDegreeMatchesHost(t *testing.T) {
 		}
 		if d.csrFor(hyb.CSR{RowPtr: got.RowPtr, Col: got.Col, Val: got.W}) == nil {
 			t.Errorf("%s: the renumbered graph's copy is not on the device", c.name)
-		}
-		src := int32(got.N - 1)
-		gpu, cpu := vertexprog.NewGraph(got), vertexprog.NewGraph(got)
-		bg, err := apps.BFS(gpu, src, vertexprog.Options{Backend: "cuda"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		bc, err := apps.BFS(cpu, src, vertexprog.Options{Backend: "cpu"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Equal(bg.Depth, bc.Depth) {
-			t.Errorf("%s: BFS on the GPU differs from the CPU's", c.name)
-		}
-		if got.W != nil {
-			sg, err := apps.SSSP(gpu, src, vertexprog.Options{Backend: "cuda"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			sc, err := apps.SSSP(cpu, src, vertexprog.Options{Backend: "cpu"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(sg.Dist, sc.Dist) {
-				t.Errorf("%s: SSSP on the GPU differs from the CPU's", c.name)
-			}
 		}
 		dropAllCSRs(d)
 	}
@@ -133,7 +105,7 @@ func TestRelabelModelMatchesHost(t *testing.T) {
 	rng := rand.New(rand.NewPCG(24, 22))
 	for _, c := range []struct{ n, arcs, hub int }{{2, 3, 0}, {33, 100, 10}, {1000, 8191, 300}, {20000, 90000, 3000}} {
 		for _, weights := range []int{0, 1, 2} {
-			g := transposeTestGraph(rng, c.n, c.arcs, c.hub, weights)
+			g := gputest.DirectedGraph(rng, c.n, c.arcs, c.hub, weights)
 			want := g.Relabel(datasets.RelabelDegree)
 			order := make([]int32, g.N)
 			for i := range order {
