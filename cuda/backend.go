@@ -3,32 +3,52 @@
 package cuda
 
 import (
-	"sync"
-
-	"github.com/hpgraph/hpgraph/vertexprog"
+	"github.com/hpgraph/hpgraph/cuda/jit"
+	"github.com/hpgraph/hpgraph/cuda/rt"
+	"github.com/hpgraph/hpgraph/cuda/run"
 )
 
 // The backend: one device's (Open), or the one registered as "cuda" at
-// init, which opens the device Configure names on first use. A run's
-// life: start and its state on the device (run.go, upload.go), its
-// supersteps (steps.go; the launches of one in launch.go, replayed from
-// CUDA graphs in graphs.go), its results and end (finish.go). Its
-// options: options.go; the measured tuning values: tuning.go.
+// init, which opens the device Configure names on first use. What it
+// does on its device is the run layer's (run.Backend); the layers below
+// build what runs need (cuda/doc.go).
 
-func init() { vertexprog.RegisterBackend(registered) }
+// ErrNoGPU is returned (wrapped) when there is no usable CUDA driver or
+// device.
+var ErrNoGPU = rt.ErrNoGPU
 
-// Backend is the CUDA backend on one device (name "cuda"). Several may
-// be open at once, each with its own context, stream, module and matrix
-// caches and memory accounting; calls on one device wait for each other,
-// never for another device's.
+// ErrOutOfMemory is returned (wrapped) when a job does not fit in the
+// device's free memory; the message states the bytes needed and free.
+var ErrOutOfMemory = rt.ErrOutOfMemory
+
+// Error is a failed CUDA driver call.
+type Error = rt.Error
+
+// ErrCompile is returned (wrapped in a *CompileError) when NVRTC rejects
+// the kernels with a program's device code spliced in.
+var ErrCompile = jit.ErrCompile
+
+// CompileError carries NVRTC's log.
+type CompileError = jit.CompileError
+
+// Backend is the CUDA backend on one device (name "cuda"): its runs,
+// the vertexprog interfaces it implements (run.Backend's) and its
+// options. Several may be open at once, each with its own context,
+// stream, module and matrix caches and memory accounting; calls on one
+// device wait for each other, never for another device's.
 type Backend struct {
-	mu      sync.Mutex
-	ordinal int
-	devices DeviceList // Configure's (the registered backend's)
-	opt     Options
-	dev     *device // nil until opened (the registered backend: on first use)
-	err     error   // why the device did not open
-	tried   bool
+	run.Backend
+
+	config
+	dev   *run.Device // nil until opened (the registered backend: on first use)
+	err   error       // why the device did not open
+	tried bool
+}
+
+func newBackend(ordinal int, opt Options) *Backend {
+	b := &Backend{config: config{ordinal: ordinal, opt: opt}}
+	b.Backend = run.Backend{Dev: b.device, Opt: b.Options}
+	return b
 }
 
 // Open opens device ordinal (0 is the first the driver lists) as a
@@ -37,19 +57,25 @@ func Open(ordinal int, opt Options) (*Backend, error) {
 	if err := opt.Validate(); err != nil {
 		return nil, err
 	}
-	d, err := openDevice(ordinal)
+	d, err := run.Open(ordinal)
 	if err != nil {
 		return nil, err
 	}
-	return &Backend{ordinal: ordinal, opt: opt, dev: d, tried: true}, nil
+	b := newBackend(ordinal, opt)
+	b.dev, b.tried = d, true
+	return b, nil
 }
 
+// DeviceCount is how many CUDA devices the driver reports, or why there
+// is no driver.
+func DeviceCount() (int, error) { return rt.DeviceCount() }
+
 // device is b's device, opened on first use.
-func (b *Backend) device() (*device, error) {
+func (b *Backend) device() (*run.Device, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if !b.tried {
-		b.dev, b.err = openDevice(b.ordinal)
+		b.dev, b.err = run.Open(b.ordinal)
 		b.tried = true
 	}
 	return b.dev, b.err
@@ -73,24 +99,4 @@ func (*Backend) Name() string { return "cuda" }
 func (b *Backend) Available() error {
 	_, err := b.device()
 	return err
-}
-
-// Start implements vertexprog.DeviceBackend.
-func (b *Backend) Start(job *vertexprog.DeviceJob) (vertexprog.DeviceRun, error) {
-	d, err := b.device()
-	if err != nil {
-		return nil, err
-	}
-	return start(d, job, b.Options())
-}
-
-// DeviceMemory implements vertexprog.MemoryReporter: the most device
-// memory in use at once above the context's own, by this process (and any
-// other on the same device meanwhile: the driver counts the device's).
-func (b *Backend) DeviceMemory() (peak, total int64) {
-	d, err := b.device()
-	if err != nil {
-		return 0, 0
-	}
-	return d.Peak()
 }

@@ -7,16 +7,6 @@ import (
 	"strings"
 )
 
-// Which devices the registered backend uses, and its options: set by
-// Configure (the command line's --devices and --cuda-* flags).
-
-// registered is the backend registered as "cuda" (vertexprog's registry
-// holds it); Configure sets what it uses.
-var registered = &Backend{opt: DefaultOptions()}
-
-// Registered is the backend registered as "cuda".
-func Registered() *Backend { return registered }
-
 // DeviceList is a list of devices as --devices gives it: ordinals, or
 // all the driver reports.
 type DeviceList struct {
@@ -62,70 +52,4 @@ func (l DeviceList) First() int {
 		return 0
 	}
 	return l.Ordinals[0]
-}
-
-// Resolve lists the ordinals: all the driver reports for All.
-func (l DeviceList) Resolve() ([]int, error) {
-	if !l.All {
-		return slices.Clone(l.Ordinals), nil
-	}
-	n, err := DeviceCount()
-	if err != nil {
-		return nil, err
-	}
-	all := make([]int, n)
-	for i := range all {
-		all[i] = i
-	}
-	return all, nil
-}
-
-// Configure sets the devices and options of the registered backend, or
-// returns why they are invalid (and changes nothing). The registered
-// backend runs on the first device listed; runs already started keep
-// their device and options.
-func Configure(devices DeviceList, opt Options) error {
-	if err := opt.Validate(); err != nil {
-		return err
-	}
-	if !devices.All && len(devices.Ordinals) == 0 {
-		return fmt.Errorf("cuda: no device listed")
-	}
-	registered.setOrdinal(devices.First())
-	registered.mu.Lock()
-	registered.opt = opt
-	registered.devices = DeviceList{All: devices.All, Ordinals: slices.Clone(devices.Ordinals)}
-	registered.mu.Unlock()
-	return nil
-}
-
-// Devices are the devices Configure listed for the registered backend
-// (device 0 until then); a backend from Open lists its own.
-func (b *Backend) Devices() DeviceList {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.devices.All || len(b.devices.Ordinals) > 0 {
-		return DeviceList{All: b.devices.All, Ordinals: slices.Clone(b.devices.Ordinals)}
-	}
-	return DeviceList{Ordinals: []int{b.ordinal}}
-}
-
-// Options are the options b's runs started now get.
-func (b *Backend) Options() Options {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.opt
-}
-
-// SetOptions sets the options of b's runs started afterwards, or returns
-// why o is invalid (and changes nothing). Runs already started keep the
-// options they started with.
-func (b *Backend) SetOptions(o Options) error {
-	if err := o.Validate(); err != nil {
-		return err
-	}
-	b.mu.Lock()
-	b.opt = o
-	b.mu.Unlock()
-	return nil
 }

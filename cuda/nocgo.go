@@ -5,10 +5,8 @@ package cuda
 import (
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
-	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
 // Built without cgo the backend cannot call the driver: it is registered
@@ -18,15 +16,8 @@ import (
 // device.
 var ErrNoGPU = errors.New("cuda: no GPU")
 
-func init() { vertexprog.RegisterBackend(registered) }
-
 // Backend is the CUDA backend (name "cuda").
-type Backend struct {
-	mu      sync.Mutex
-	ordinal int
-	devices DeviceList // Configure's (the registered backend's)
-	opt     Options
-}
+type Backend struct{ config }
 
 // noGPU is why there is no device: no cgo.
 func noGPU() error { return fmt.Errorf("%w: %w", ErrNoGPU, cu.Load()) }
@@ -41,6 +32,10 @@ func Open(ordinal int, opt Options) (*Backend, error) {
 
 // DeviceCount says why there is no device without cgo.
 func DeviceCount() (int, error) { return 0, noGPU() }
+
+func newBackend(ordinal int, opt Options) *Backend {
+	return &Backend{config: config{ordinal: ordinal, opt: opt}}
+}
 
 func (b *Backend) setOrdinal(ordinal int) {
 	b.mu.Lock()

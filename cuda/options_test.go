@@ -6,19 +6,6 @@ import (
 	"testing"
 )
 
-// withOptions sets the registered backend's options for the rest of t
-// (restored when t ends) to the current ones as f changes them.
-func withOptions(t testing.TB, f func(o *Options)) {
-	t.Helper()
-	old := registered.Options()
-	o := old
-	f(&o)
-	if err := registered.SetOptions(o); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = registered.SetOptions(old) })
-}
-
 // TestDefaultOptions: the defaults are the values the kernels and the
 // prebuilt images were measured and made with, and the registered
 // backend starts with them.
@@ -36,7 +23,7 @@ func TestDefaultOptions(t *testing.T) {
 }
 
 func TestSetOptions(t *testing.T) {
-	b := &Backend{opt: DefaultOptions()}
+	b := newBackend(0, DefaultOptions())
 	good := []Options{
 		DefaultOptions(),
 		{},
@@ -81,27 +68,10 @@ func TestSetOptions(t *testing.T) {
 	}
 }
 
-func TestTileMode(t *testing.T) {
-	for _, m := range []TileMode{TilesResident, TilesAlways, TilesNever} {
-		got, err := ParseTileMode(m.String())
-		if err != nil || got != m {
-			t.Errorf("ParseTileMode(%q) = %v, %v; want %v", m.String(), got, err, m)
-		}
-	}
-	if TilesResident.String() != "auto" {
-		t.Errorf("TilesResident is %q, want auto", TilesResident.String())
-	}
-	for _, s := range []string{"", "on", "1", "Auto", "resident"} {
-		if _, err := ParseTileMode(s); err == nil {
-			t.Errorf("ParseTileMode(%q) accepted", s)
-		}
-	}
-}
-
 // TestOptionsConcurrent: a backend's SetOptions and Options may race
 // with each other (go test -race), and a reader sees one whole Options.
 func TestOptionsConcurrent(t *testing.T) {
-	b := &Backend{opt: DefaultOptions()}
+	b := newBackend(0, DefaultOptions())
 	x := Options{Texture: true, Graphs: true, Tiles: TilesAlways, LoopCluster: 16}
 	y := Options{Tiles: TilesNever, LoopCluster: 1}
 	var wg sync.WaitGroup

@@ -36,7 +36,7 @@ printf '1 2\n2 10000000000\n10000000000 1\n2 3\n' >$G/wide-ids.edgelist
 timeout 60 $H run cdlp $G/wide-ids.edgelist --backend cuda >/dev/null || echo "run cdlp (wide ids) failed"
 # The device transpose (cuda/transpose.cu): every context loads it (a
 # directed graph's in-matrix is built with it), so the runs above made its
-# image; its GPU test compiles it too (bin/cuda.test from make gpu-bins).
-[ -x bin/cuda.test ] && { timeout 300 bin/cuda.test -test.run 'TestDeviceTransposeMatchesHost' >/dev/null 2>&1 || echo "cuda.test TestDeviceTransposeMatchesHost failed"; }
+# image; its GPU test compiles it too (bin/cuda-build.test from make gpu-bins).
+[ -x bin/cuda-build.test ] && { timeout 300 bin/cuda-build.test -test.run 'TestDeviceTransposeMatchesHost' >/dev/null 2>&1 || echo "cuda-build.test TestDeviceTransposeMatchesHost failed"; }
 echo "$(ls $D | wc -l) images, $(du -sh $D | cut -f1)"
 tar -C "$D" -czf "$OUT/prebuilt.tgz" .

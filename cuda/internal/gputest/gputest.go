@@ -8,8 +8,11 @@ import (
 	"os"
 	"testing"
 
+	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/bitmask"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/hyb"
+	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
 // Required reports whether the GPU tests must run (HPGRAPH_REQUIRE_GPU):
@@ -122,4 +125,31 @@ func DirectedGraph(rng *rand.Rand, n, arcs, hub, weights int) *datasets.Graph {
 		panic(err)
 	}
 	return g
+}
+
+// BFSJob is the device job of BFS from src on g, as the engine would
+// start it: the program (its results after the run's Finish) and the
+// job for a vertexprog.DeviceBackend's Start.
+func BFSJob(g *vertexprog.Graph, src int32) (*apps.BFSProgram, *vertexprog.DeviceJob, error) {
+	p := &apps.BFSProgram{Source: src}
+	if err := p.Prepare(g); err != nil {
+		return nil, nil, err
+	}
+	act := bitmask.New(g.N())
+	for v := int32(0); v < int32(g.N()); v++ {
+		if _, a := p.Init(v, nil); a {
+			act.Set(v)
+		}
+	}
+	spec := p.Spec()
+	pull, err := g.PullMatrix(spec.Edges, hyb.DefaultOptions())
+	if err != nil {
+		return nil, nil, err
+	}
+	push, err := g.PushMatrix(spec.Edges, hyb.DefaultOptions())
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, &vertexprog.DeviceJob{Graph: g, Spec: spec, Code: p.Device(), Pull: pull, Push: push,
+		ASize: 4, Active: act, HasWants: true, HasDone: true}, nil
 }

@@ -1,6 +1,6 @@
 //go:build cgo
 
-package cuda
+package run
 
 import (
 	"encoding/binary"
@@ -34,7 +34,7 @@ import (
 // folder of extra graphs (*.mtx, *.edgelist) to check besides the
 // generated ones.
 
-func needGPU(t testing.TB) *device {
+func needGPU(t testing.TB) *Device {
 	t.Helper()
 	d, err := registered.device()
 	gputest.Need(t, err)
@@ -44,8 +44,8 @@ func needGPU(t testing.TB) *device {
 func TestAvailable(t *testing.T) {
 	err := registered.Available()
 	if err != nil {
-		if !errors.Is(err, ErrNoGPU) {
-			t.Errorf("Available: %v is not ErrNoGPU", err)
+		if !errors.Is(err, rt.ErrNoGPU) {
+			t.Errorf("Available: %v is not rt.ErrNoGPU", err)
 		}
 		gputest.Need(t, err)
 	}
@@ -549,8 +549,8 @@ func TestOutOfMemoryIsReported(t *testing.T) {
 	d.Hooks.MemInfo = func() (int64, int64) { return 1000, 80 << 30 }
 	defer func() { d.Hooks.MemInfo = nil }()
 	_, err := apps.BFS(smallGraph(t), 0, vertexprog.Options{Backend: "cuda"})
-	if !errors.Is(err, ErrOutOfMemory) {
-		t.Fatalf("err = %v, want ErrOutOfMemory", err)
+	if !errors.Is(err, rt.ErrOutOfMemory) {
+		t.Fatalf("err = %v, want rt.ErrOutOfMemory", err)
 	}
 	t.Log(err)
 	if !strings.Contains(err.Error(), "1000 bytes") || !strings.Contains(err.Error(), "needs") {
@@ -623,8 +623,8 @@ func TestCompileErrorThroughRun(t *testing.T) {
 	needGPU(t)
 	needNVRTC(t)
 	_, err := vertexprog.Run(smallGraph(t), vertexprog.Program[int32, int32](broken{}), vertexprog.Options{Backend: "cuda"})
-	if !errors.Is(err, ErrCompile) || !strings.Contains(err.Error(), jit.SnippetFile+"(5)") {
-		t.Fatalf("err = %v, want ErrCompile at %s(5)", err, jit.SnippetFile)
+	if !errors.Is(err, jit.ErrCompile) || !strings.Contains(err.Error(), jit.SnippetFile+"(5)") {
+		t.Fatalf("err = %v, want jit.ErrCompile at %s(5)", err, jit.SnippetFile)
 	}
 	t.Log(err)
 }
@@ -658,7 +658,7 @@ func TestStateOrderIsChecked(t *testing.T) {
 	needGPU(t)
 	needNVRTC(t)
 	_, err := vertexprog.Run(smallGraph(t), vertexprog.Program[int32, int32](&swapped{}), vertexprog.Options{Backend: "cuda"})
-	if !errors.Is(err, ErrCompile) || !strings.Contains(err.Error(), "State member a") {
+	if !errors.Is(err, jit.ErrCompile) || !strings.Contains(err.Error(), "State member a") {
 		t.Fatalf("err = %v, want a layout error naming member a", err)
 	}
 	t.Log(err)

@@ -1,6 +1,6 @@
 //go:build cgo
 
-package cuda
+package run
 
 import (
 	"fmt"
@@ -12,7 +12,6 @@ import (
 	"unsafe"
 
 	"github.com/hpgraph/hpgraph/apps"
-	"github.com/hpgraph/hpgraph/bitmask"
 	"github.com/hpgraph/hpgraph/cuda/build"
 	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/cuda/internal/gputest"
@@ -24,43 +23,17 @@ import (
 
 // bfsJob starts BFS from src on g as the engine would, without the
 // engine, on the registered backend.
-func bfsJob(t *testing.T, g *vertexprog.Graph, src int32) (*apps.BFSProgram, *run) {
+func bfsJob(t *testing.T, g *vertexprog.Graph, src int32) (*apps.BFSProgram, *progRun) {
 	t.Helper()
-	p, r, err := startBFS(registered, g, src)
+	p, job, err := gputest.BFSJob(g, src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return p, r
-}
-
-// startBFS starts BFS from src on g on backend b (from any goroutine).
-func startBFS(b *Backend, g *vertexprog.Graph, src int32) (*apps.BFSProgram, *run, error) {
-	p := &apps.BFSProgram{Source: src}
-	if err := p.Prepare(g); err != nil {
-		return nil, nil, err
-	}
-	act := bitmask.New(g.N())
-	for v := int32(0); v < int32(g.N()); v++ {
-		if _, a := p.Init(v, nil); a {
-			act.Set(v)
-		}
-	}
-	spec := p.Spec()
-	pull, err := g.PullMatrix(spec.Edges, hyb.DefaultOptions())
+	dr, err := registered.Start(job)
 	if err != nil {
-		return nil, nil, err
+		t.Fatal(err)
 	}
-	push, err := g.PushMatrix(spec.Edges, hyb.DefaultOptions())
-	if err != nil {
-		return nil, nil, err
-	}
-	job := &vertexprog.DeviceJob{Graph: g, Spec: spec, Code: p.Device(), Pull: pull, Push: push,
-		ASize: 4, Active: act, HasWants: true, HasDone: true}
-	dr, err := b.Start(job)
-	if err != nil {
-		return nil, nil, err
-	}
-	return p, dr.(*run), nil
+	return p, dr.(*progRun)
 }
 
 func gridGraph(t *testing.T, rows, cols int) *vertexprog.Graph {

@@ -1,9 +1,8 @@
 //go:build cgo
 
-package cuda
+package run
 
 import (
-	"encoding/binary"
 	"math"
 	"math/bits"
 	"unsafe"
@@ -17,12 +16,9 @@ import (
 // A run's buffers on the device: allocated (or adopted from a parked
 // run, park.go) and filled with the job's initial state.
 
-// alloc allocates bytes of device memory owned by the run (0 for none).
-func (r *run) alloc(bytes int64) cu.DevicePtr { return rt.Alloc(&r.bufs, bytes) }
-
 // upload finds the run's matrices, allocates its buffers (or adopts a
 // parked run's) and fills them. Inside Do.
-func (r *run) upload(lim build.BinLimits, ts build.TileSpec, pt *phase.Trace) {
+func (r *progRun) upload(lim build.BinLimits, ts build.TileSpec, pt *phase.Trace) {
 	job := r.job
 	d := r.d
 	if job.Push == job.Pull {
@@ -56,7 +52,7 @@ func (r *run) upload(lim build.BinLimits, ts build.TileSpec, pt *phase.Trace) {
 }
 
 // allocate allocates the run's device buffers, textures and events.
-func (r *run) allocate() {
+func (r *progRun) allocate() {
 	job, n := r.job, r.n
 	r.graphs = map[graphKey]*rt.Graph{}
 	r.x = r.alloc(int64(n) * int64(job.XSize))
@@ -114,7 +110,7 @@ func (r *run) allocate() {
 
 // fill copies the job's initial state to the run's buffers and resets
 // the device's records and control words.
-func (r *run) fill() {
+func (r *progRun) fill() {
 	job, n := r.job, r.n
 	if job.DeviceInit {
 		r.fillOnDevice()
@@ -180,7 +176,7 @@ func (r *run) fill() {
 
 // fillTiles: vp_pull_tiles folds into y on the rows of segments of
 // several tiles: they start as the identity, and APPLY puts them back.
-func (r *run) fillTiles() {
+func (r *progRun) fillTiles() {
 	if r.tiles {
 		r.launch("vp_fill", rt.Blocks(int64(r.n), rt.BlockSize), r.pull.Arg, argBytes(0, false, 0))
 	}
@@ -191,7 +187,7 @@ func (r *run) fillTiles() {
 // ones zeroed, and vp_init_state writes X, the writable arrays, the
 // first frontier and the record of superstep -1, which comes back as
 // r.last (Initial).
-func (r *run) fillOnDevice() {
+func (r *progRun) fillOnDevice() {
 	if r.words > 0 {
 		cu.MemsetD32(r.mask[1], 0, int64(r.words))
 		if r.farBits != 0 {
@@ -227,7 +223,7 @@ func (r *run) fillOnDevice() {
 }
 
 // Initial implements vertexprog.DeviceInitReporter.
-func (r *run) Initial() (active int, frontierEdges int64, aggregates []float64) {
+func (r *progRun) Initial() (active int, frontierEdges int64, aggregates []float64) {
 	aggregates = make([]float64, r.nagg)
 	for k := range aggregates {
 		aggregates[k] = math.Float64frombits(r.last[recordHead+k])
@@ -235,42 +231,8 @@ func (r *run) Initial() (active int, frontierEdges int64, aggregates []float64) 
 	return int(r.last[recActive]), int64(r.last[recEdges]), aggregates
 }
 
-func (r *run) tex(p cu.DevicePtr, bytes int64) uint64 {
+func (r *progRun) tex(p cu.DevicePtr, bytes int64) uint64 {
 	t := rt.TexCreate(p, bytes)
 	r.texs = append(r.texs, t)
 	return t
-}
-
-// makeRunArg is the VP_Run argument (kernels.cu).
-func (r *run) makeRunArg() []byte {
-	b := make([]byte, 192)
-	le := binary.LittleEndian
-	var pushDeg cu.DevicePtr
-	if r.push != nil {
-		pushDeg = r.push.PushDeg
-	}
-	for i, v := range []uint64{
-		uint64(r.x), r.xTex, uint64(r.mask[0]), uint64(r.mask[1]), r.maskTex[0], r.maskTex[1],
-		uint64(r.queue[0]), uint64(r.queue[1]), uint64(r.chunks[0]), uint64(r.chunks[1]),
-		uint64(r.touchedList), uint64(pushDeg), uint64(r.y),
-		uint64(r.partial), uint64(r.heavyCount), uint64(r.rec), uint64(r.ctl),
-	} {
-		le.PutUint64(b[8*i:], v)
-	}
-	useMask := 1
-	if r.job.Spec.GatherAll {
-		useMask = 0
-	}
-	idem := 0
-	if r.job.Spec.Idempotent {
-		idem = 1
-	}
-	for i, v := range []int{r.n, recordRing, r.recW, useMask, build.PushSmall, build.PushChunk, idem} {
-		le.PutUint32(b[136+4*i:], uint32(int32(v)))
-	}
-	le.PutUint32(b[164:], math.Float32bits(float32(r.job.Spec.Delta)))
-	le.PutUint64(b[168:], uint64(r.farBits))
-	le.PutUint64(b[176:], uint64(r.yLoop))
-	le.PutUint64(b[184:], uint64(r.probeBuf))
-	return b
 }

@@ -1,12 +1,13 @@
 //go:build cgo
 
-package cuda
+package run
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -17,33 +18,13 @@ import (
 // The supersteps: Step and StepBatch enqueue them (vp_loop, the
 // grid-wide kernels, graphs) and read their records back.
 
-// Superstep records (kernels.cu, VP_R_*): a ring of recordRing records of
-// recordHead words plus one per aggregator.
-const (
-	recActive = iota
-	recEdges
-	recRan
-	recSmall
-	recMedium
-	recChunks
-	recTouched
-	recordHead
-)
-
-const (
-	recordRing = 512
-	// maxBatch is the most supersteps one StepBatch call runs (the ring
-	// must hold a batch's records and the one before it).
-	maxBatch = recordRing - 8
-)
-
 // smallFrontier is kernels.cu's VP_SMALL_FRONTIER (the engine's batching
 // rule): a batched superstep runs while its frontier has under
 // n/smallFrontier vertices (or, pushing, under the batch's edge limit).
 const smallFrontier = 64
 
 // Step implements vertexprog.DeviceRun.
-func (r *run) Step(it int, dir vertexprog.Direction) (active int, frontierEdges int64, aggregates []float64, err error) {
+func (r *progRun) Step(it int, dir vertexprog.Direction) (active int, frontierEdges int64, aggregates []float64, err error) {
 	reps, err := r.steps(it, dir, 1, 0)
 	if err != nil {
 		return 0, 0, nil, err
@@ -58,11 +39,11 @@ func (r *run) Step(it int, dir vertexprog.Direction) (active int, frontierEdges 
 // or pushing, under pushEdges edges): the batch ends after the first
 // superstep that activates nothing, or before the first whose frontier is
 // large, which the engine then runs on its own.
-func (r *run) StepBatch(it int, dir vertexprog.Direction, max int, pushEdges int64) ([]vertexprog.StepReport, error) {
+func (r *progRun) StepBatch(it int, dir vertexprog.Direction, max int, pushEdges int64) ([]vertexprog.StepReport, error) {
 	return r.steps(it, dir, max, pushEdges)
 }
 
-func (r *run) steps(it int, dir vertexprog.Direction, count int, pushEdges int64) ([]vertexprog.StepReport, error) {
+func (r *progRun) steps(it int, dir vertexprog.Direction, count int, pushEdges int64) ([]vertexprog.StepReport, error) {
 	if r.closed {
 		return nil, errors.New("cuda: Step on a closed run")
 	}
@@ -76,7 +57,7 @@ func (r *run) steps(it int, dir vertexprog.Direction, count int, pushEdges int64
 		tr = &stepTrace{call: time.Now()}
 	}
 	err := r.d.Do("running supersteps", func() error {
-		tr.start(r.d)
+		tr.start(r.d.RT())
 		r.tr = tr
 		defer func() { r.tr = nil }()
 		tr.mark()
@@ -103,7 +84,7 @@ func (r *run) steps(it int, dir vertexprog.Direction, count int, pushEdges int64
 		}
 		if r.startLoop(dir, count) {
 			r.clock.End(r.d.RT())
-			tr.enqueued(r.d)
+			tr.enqueued(r.d.RT())
 			r.readRecords(s0, count, false)
 			tr.waited()
 			reps = r.reports(s0, count)
@@ -121,7 +102,7 @@ func (r *run) steps(it int, dir vertexprog.Direction, count int, pushEdges int64
 		}
 		r.clock.End(r.d.RT())
 		tr.mark()
-		tr.enqueued(r.d)
+		tr.enqueued(r.d.RT())
 		r.readRecords(s0, count, recorded)
 		tr.waited()
 		if r.probeBuf != 0 && dir == vertexprog.Pull {
@@ -133,7 +114,7 @@ func (r *run) steps(it int, dir vertexprog.Direction, count int, pushEdges int64
 	if err != nil {
 		return nil, fmt.Errorf("superstep %d (%s): %w", it, dir, err)
 	}
-	tr.report(r.d, it, len(reps))
+	tr.report(r.d.RT(), it, len(reps))
 	return reps, nil
 }
 
@@ -141,7 +122,7 @@ func (r *run) steps(it int, dir vertexprog.Direction, count int, pushEdges int64
 // when they push from a frontier small enough for one cluster, and
 // reports whether it did. A device that cannot launch the cluster gets
 // one of 8 blocks, then none. Inside Do.
-func (r *run) startLoop(dir vertexprog.Direction, count int) bool {
+func (r *progRun) startLoop(dir vertexprog.Direction, count int) bool {
 	// (the kernel starts on the same test: a launch it declines would
 	// read as a superstep that activated nothing)
 	lim, first := min(r.d.hooks.loopEdges, loopCap), min(r.d.hooks.loopEdges, loopCap)
@@ -177,7 +158,7 @@ func (r *run) startLoop(dir vertexprog.Direction, count int) bool {
 // batchable reports whether a batch goes on after the superstep rep
 // (kernels.cu's vp_st: its frontier is small, or pushing, has fewer edges
 // than the batch's limit).
-func (r *run) batchable(rep vertexprog.StepReport) bool {
+func (r *progRun) batchable(rep vertexprog.StepReport) bool {
 	return rep.Active*smallFrontier < r.n || rep.FrontierEdges < r.edges
 }
 
@@ -185,7 +166,7 @@ func (r *run) batchable(rep vertexprog.StepReport) bool {
 // grid-wide kernels: the first whatever its frontier, the rest batched,
 // in CUDA graphs where they can be. It reports whether it also launched
 // the copy of their records (vp_records). Inside Do.
-func (r *run) enqueueSteps(dir vertexprog.Direction, s0, count int) (recorded bool) {
+func (r *progRun) enqueueSteps(dir vertexprog.Direction, s0, count int) (recorded bool) {
 	// Pulls launch the same kernels on the same grids every superstep, so
 	// each can come from a graph (captured at Start); the others batch in
 	// graphs of graphSteps. A graph moves the device's base past its
@@ -224,27 +205,17 @@ func (r *run) enqueueSteps(dir vertexprog.Direction, s0, count int) (recorded bo
 }
 
 // moveBase sets the device's superstep base to s unless it is there.
-func (r *run) moveBase(s int) {
+func (r *progRun) moveBase(s int) {
 	if r.base != s {
 		r.setCtl(0, s)
 		r.base = s
 	}
 }
 
-// launchRecords launches vp_records for supersteps ctl[0]+j, ... (count
-// of them). Inside Do.
-func (r *run) launchRecords(j, count int) {
-	arg := r.recArg[:]
-	binary.LittleEndian.PutUint64(arg, r.recDev)
-	binary.LittleEndian.PutUint32(arg[8:], uint32(int32(j)))
-	binary.LittleEndian.PutUint32(arg[12:], uint32(count))
-	r.mod.Launch2("vp_records", 1, r.d.Stream(), r.runArg, arg)
-}
-
 // readRecords copies the records of supersteps s0 .. s0+count-1 into
 // r.host (unless recorded: a graph did) and waits for the stream. Inside
 // Do.
-func (r *run) readRecords(s0, count int, recorded bool) {
+func (r *progRun) readRecords(s0, count int, recorded bool) {
 	if !recorded {
 		r.launchRecords(s0-r.base, count)
 	}
@@ -255,7 +226,7 @@ func (r *run) readRecords(s0, count int, recorded bool) {
 
 // reports turns the records read back into the supersteps that ran, and
 // advances the run past them.
-func (r *run) reports(s0, count int) []vertexprog.StepReport {
+func (r *progRun) reports(s0, count int) []vertexprog.StepReport {
 	var reps []vertexprog.StepReport
 	for i := 0; i < count; i++ {
 		slot := (s0 + i) % recordRing
@@ -276,4 +247,24 @@ func (r *run) reports(s0, count int) []vertexprog.StepReport {
 	}
 	r.step = s0 + len(reps)
 	return reps
+}
+
+// printTileProbe writes to stderr, per tile of the last pull's
+// vp_pull_tiles (VP_PROBE), a line: its index, multiprocessor, segment,
+// multi (0 or 1), groups, start and end on the device's clock (ns).
+// Inside Do.
+func (r *progRun) printTileProbe() {
+	t := r.pull.Tiles
+	buf := make([]uint64, 3*t.Count())
+	r.d.DtoH(unsafe.Pointer(&buf[0]), r.probeBuf, int64(8*len(buf)))
+	var b strings.Builder
+	for i := range t.Count() {
+		seg, multi, groups := t.Tile(i)
+		m := 0
+		if multi {
+			m = 1
+		}
+		fmt.Fprintf(&b, "hpgraph tile %d sm %d seg %d multi %d groups %d t0 %d t1 %d\n", i, buf[3*i+2], seg, m, groups, buf[3*i], buf[3*i+1])
+	}
+	os.Stderr.WriteString(b.String())
 }

@@ -1,6 +1,6 @@
 //go:build cgo
 
-package cuda
+package run
 
 import (
 	"cmp"
@@ -294,7 +294,7 @@ func (l *stateLayout) layoutErr(got []uint64) error {
 				name, what = l.scalars[i-len(l.arrays)].name, fmt.Sprintf("DeviceCode.Scalars[%d]", i-len(l.arrays))
 			}
 			return fmt.Errorf("%w: State member %s (%s) is at byte %d of State; the backend passes it at byte %d: State's members must be the Arrays, then the Scalars, in order",
-				ErrCompile, name, what, got[i], o)
+				jit.ErrCompile, name, what, got[i], o)
 		}
 	}
 	return nil
@@ -371,4 +371,25 @@ func writeProgram(b *strings.Builder, code *vertexprog.DeviceCode, l *stateLayou
 	b.WriteString(l.checks(f))
 	b.WriteString("#line 1 \"hpgraph_mat.cu\"\n")
 	b.WriteString(matSource)
+}
+
+var kernelNames = []string{"vp_records", "vp_ctl", "vp_fill", "vp_compact", "vp_pull_ell", "vp_pull_coo", "vp_pull_tiles", "vp_apply_pull", "vp_apply_push", "vp_push", "vp_loop", "vp_state_layout", "vp_init_state"}
+
+// vp_loop's block size (VP_LOOP_BLOCK), dynamic shared memory per block
+// (VP_LOOP_SHARED_BASE, and VP_LOOP_SHARED_FAR more for delta-stepping),
+// largest cluster (VP_LOOP_MAX) and most frontier edges a superstep
+// (VP_LOOP_CAP).
+const (
+	loopBlock      = 1024
+	loopSharedBase = 212992
+	loopCap        = 16384
+	loopSharedFar  = 16384
+	maxLoopCluster = MaxLoopCluster
+)
+
+func loopShared(priority bool) int {
+	if priority {
+		return loopSharedBase + loopSharedFar
+	}
+	return loopSharedBase
 }

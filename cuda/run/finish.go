@@ -1,6 +1,6 @@
 //go:build cgo
 
-package cuda
+package run
 
 import (
 	"errors"
@@ -18,15 +18,15 @@ import (
 // parks a resident run's buffers, park.go).
 
 // DeviceTime implements vertexprog.DeviceTimer.
-func (r *run) DeviceTime() time.Duration { return r.clock.DeviceTime(r.d.RT()) }
+func (r *progRun) DeviceTime() time.Duration { return r.clock.DeviceTime(r.d.RT()) }
 
 // Transfers implements vertexprog.TransferReporter: the time Start spent
 // copying the run to the device and Finish copying results back.
-func (r *run) Transfers() time.Duration { return r.transfers }
+func (r *progRun) Transfers() time.Duration { return r.transfers }
 
 // Finish implements vertexprog.DeviceRun: X into x, the writable state
 // arrays into their Go slices.
-func (r *run) Finish(x []byte) error {
+func (r *progRun) Finish(x []byte) error {
 	if r.closed {
 		return errors.New("cuda: Finish on a closed run")
 	}
@@ -39,7 +39,7 @@ func (r *run) Finish(x []byte) error {
 // into x (none for a nil x: vertexprog.Options.NoValues), and the
 // writable state arrays of layout from devArrays into their Go slices,
 // the time added to transfers.
-func copyBack(d *device, x []byte, xDev cu.DevicePtr, xBytes int, layout *stateLayout, devArrays []cu.DevicePtr, transfers *time.Duration) error {
+func copyBack(d *Device, x []byte, xDev cu.DevicePtr, xBytes int, layout *stateLayout, devArrays []cu.DevicePtr, transfers *time.Duration) error {
 	if x != nil && len(x) != xBytes {
 		return fmt.Errorf("cuda: Finish: %d bytes for X, want %d", len(x), xBytes)
 	}
@@ -60,7 +60,7 @@ func copyBack(d *device, x []byte, xDev cu.DevicePtr, xBytes int, layout *stateL
 }
 
 // FinishSummary implements vertexprog.SummaryFinisher.
-func (r *run) FinishSummary() error {
+func (r *progRun) FinishSummary() error {
 	if r.closed {
 		return errors.New("cuda: FinishSummary on a closed run")
 	}
@@ -72,7 +72,7 @@ func (r *run) FinishSummary() error {
 }
 
 // Close implements vertexprog.DeviceRun.
-func (r *run) Close() {
+func (r *progRun) Close() {
 	if r.closed {
 		return
 	}

@@ -1,6 +1,6 @@
 //go:build cgo
 
-package cuda
+package run
 
 import (
 	_ "embed"
@@ -38,7 +38,7 @@ func afforestProgram() string {
 // ccRun is one Afforest job (vertexprog.ComponentsRun).
 type ccRun struct {
 	clock     rt.Clock // DeviceTime
-	d         *device
+	d         *Device
 	mod       *rt.Module
 	md        *build.Matrix
 	n         int
@@ -51,8 +51,8 @@ type ccRun struct {
 
 // Components implements vertexprog.ComponentsBackend with Afforest
 // (afforest.cu), on the matrix's cached device copy.
-func (b *Backend) Components(m *vertexprog.Matrix) (vertexprog.ComponentsRun, error) {
-	d, err := b.device()
+func (b Backend) Components(m *vertexprog.Matrix) (vertexprog.ComponentsRun, error) {
+	d, err := b.Dev()
 	if err != nil {
 		return nil, err
 	}

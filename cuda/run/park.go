@@ -1,6 +1,6 @@
 //go:build cgo
 
-package cuda
+package run
 
 import (
 	"bytes"
@@ -27,32 +27,9 @@ import (
 // grid1000's BFS, whose runs find the last run's matrix there, took ~7.0
 // ms instead of ~6.85 (docs/perf.md, "Many queries, one set-up").
 
-// parkMax is the most runs kept parked; the oldest goes first, and goes
-// below parkMax while the device is low on memory (see cacheKeep).
-const parkMax = 16
-
-// parked is a closed run's buffers and what they were made for.
-type parked struct {
-	mod        *rt.Module
-	pull, push *build.Matrix
-	n, recW    int
-	tiles      bool
-	sizes      []int64 // the state arrays' bytes
-	xBytes     int64
-	aSize      int
-	// what the buffers' sizes and the graphs' launches were made for: the
-	// pull matrix's bins and tiles (remade when another run asks for
-	// another shape), the push chunks, the matrices' kernel arguments
-	bins       *build.Bins
-	tileSet    *build.Tiles
-	pushChunks int64
-	matArgs    [2][]byte
-	buffers
-}
-
 // shape is what a run's buffers and graphs depend on besides its program
 // and sizes.
-func shape(r *run) (bins *build.Bins, tileSet *build.Tiles, pushChunks int64, args [2][]byte) {
+func shape(r *progRun) (bins *build.Bins, tileSet *build.Tiles, pushChunks int64, args [2][]byte) {
 	bins, args[0] = r.pull.Bins, r.pull.Arg
 	if r.tiles {
 		tileSet = r.pull.Tiles
@@ -63,24 +40,11 @@ func shape(r *run) (bins *build.Bins, tileSet *build.Tiles, pushChunks int64, ar
 	return
 }
 
-// seed is what a resident run uploaded of one array at its start: the
-// bytes, and for an array the run writes, their device copy, from which
-// the next run's array starts (the run's own copy holds its results).
-type seed struct {
-	host     []byte
-	pristine cu.DevicePtr
-	constant unsafe.Pointer // the Constant array the device holds, or nil
-}
-
-// seedBlock is the unit in which a new initial state is compared with
-// the last one.
-const seedBlock = 64 << 10
-
 // send copies an initial array to dst: all of it, or, in a resident
 // run, the blocks that differ from what seed i last held, or nothing for
 // a constant array (DeviceArray.Constant) sent from the same memory last
 // time. Inside Do, before the run's kernels.
-func (r *run) send(i int, dst cu.DevicePtr, b []byte, writes, constant bool) {
+func (r *progRun) send(i int, dst cu.DevicePtr, b []byte, writes, constant bool) {
 	n := int64(len(b))
 	if n == 0 {
 		return
@@ -163,7 +127,7 @@ func differing(old, b []byte) [][2]int {
 
 // park keeps a finished resident run's buffers for a later run. Inside
 // Do.
-func (d *device) park(r *run) {
+func (d *Device) park(r *progRun) {
 	p := &parked{mod: r.mod, pull: r.pull, push: r.push, n: r.n, recW: r.recW, tiles: r.tiles,
 		xBytes: int64(len(r.job.X)), aSize: r.job.ASize, buffers: r.buffers}
 	for _, a := range r.layout.arrays {
@@ -181,7 +145,7 @@ func (d *device) park(r *run) {
 }
 
 // unpark frees all but the newest keep parked runs. Inside Do.
-func (d *device) unpark(keep int) {
+func (d *Device) unpark(keep int) {
 	for len(d.parked) > keep {
 		p := d.parked[0]
 		d.parked = d.parked[1:]
@@ -193,7 +157,7 @@ func (d *device) unpark(keep int) {
 // same matrices, if there is one, and reports whether it did. The CUDA
 // graphs come along when the kernels' arguments are the same bytes (a
 // program's scalars are in them). Inside Do.
-func (d *device) adopt(r *run) bool {
+func (d *Device) adopt(r *progRun) bool {
 	for i, p := range d.parked {
 		if p.mod != r.mod || p.pull != r.pull || p.push != r.push || p.n != r.n || p.recW != r.recW ||
 			p.tiles != r.tiles || p.xBytes != int64(len(r.job.X)) || p.aSize != r.job.ASize || len(p.sizes) != len(r.layout.arrays) {
@@ -235,7 +199,7 @@ func (d *device) adopt(r *run) bool {
 
 // freeBuffers frees a run's buffers, textures, events and graphs. Inside
 // Do.
-func (d *device) freeBuffers(b *buffers, recW int) {
+func (d *Device) freeBuffers(b *buffers, recW int) {
 	for _, e := range b.graphs {
 		e.Destroy()
 	}

@@ -1,6 +1,6 @@
 //go:build cgo
 
-package cuda
+package run
 
 import (
 	_ "embed"
@@ -201,7 +201,7 @@ func multisetProgram(code *vertexprog.DeviceCode, l *stateLayout, f features, ch
 // msRun is a multiset program on the device (a vertexprog.DeviceRun).
 type msRun struct {
 	clock  rt.Clock // DeviceTime
-	d      *device
+	d      *Device
 	job    *vertexprog.DeviceJob
 	mod    *rt.Module
 	md     *build.Matrix
@@ -230,15 +230,15 @@ type msRun struct {
 }
 
 // StartMultiset implements vertexprog.MultisetBackend.
-func (b *Backend) StartMultiset(job *vertexprog.DeviceJob) (vertexprog.DeviceRun, error) {
-	d, err := b.device()
+func (b Backend) StartMultiset(job *vertexprog.DeviceJob) (vertexprog.DeviceRun, error) {
+	d, err := b.Dev()
 	if err != nil {
 		return nil, err
 	}
 	return startMultiset(d, job)
 }
 
-func startMultiset(d *device, job *vertexprog.DeviceJob) (*msRun, error) {
+func startMultiset(d *Device, job *vertexprog.DeviceJob) (*msRun, error) {
 	if job.Pull == nil {
 		return nil, errors.New("cuda: the multiset job has no pull matrix")
 	}
@@ -571,7 +571,7 @@ type msProbe struct {
 	order []string
 }
 
-func (p *msProbe) event(d *device) {
+func (p *msProbe) event(d *Device) {
 	if p.used == len(p.ev) {
 		p.ev = append(p.ev, rt.NewMark())
 		p.names = append(p.names, "")
@@ -580,7 +580,7 @@ func (p *msProbe) event(d *device) {
 	p.used++
 }
 
-func (p *msProbe) begin(d *device) {
+func (p *msProbe) begin(d *Device) {
 	if p == nil {
 		return
 	}
@@ -588,7 +588,7 @@ func (p *msProbe) begin(d *device) {
 	p.event(d)
 }
 
-func (p *msProbe) mark(d *device, name string) {
+func (p *msProbe) mark(d *Device, name string) {
 	if p == nil {
 		return
 	}

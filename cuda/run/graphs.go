@@ -1,6 +1,6 @@
 //go:build cgo
 
-package cuda
+package run
 
 import (
 	"github.com/hpgraph/hpgraph/cuda/rt"
@@ -16,20 +16,9 @@ import (
 // ~0.1-0.3 ms, so short batches do better without one.)
 const graphSteps = 16
 
-// graphKey names a captured CUDA graph: steps supersteps in direction
-// dir (the first unbatched when first is set; relative to the device's
-// superstep base, which the graph advances past them), then, when records
-// is set, their records' copy to the host (vp_records). With begin, the
-// graph starts the run's device clock first (the run's first call).
-type graphKey struct {
-	dir                   vertexprog.Direction
-	steps                 int
-	first, records, begin bool
-}
-
 // graph returns the CUDA graph k (capturing it on first use), or nil when
 // graphs cannot be used.
-func (r *run) graph(k graphKey) *rt.Graph {
+func (r *progRun) graph(k graphKey) *rt.Graph {
 	if r.noGraphs {
 		return nil
 	}
@@ -80,7 +69,7 @@ var pullGraphs = []graphKey{
 // back to 0: a graph's first launch costs the host ~6 µs more than the
 // next ones, cuGraphUpload or not (docs/perf.md, section 18). Inside
 // Do, at Start.
-func (r *run) warmGraphs() {
+func (r *progRun) warmGraphs() {
 	for _, k := range pullGraphs {
 		r.setCtl(0, 2)
 		r.d.LaunchGraph(r.graphs[k])
@@ -92,13 +81,13 @@ func (r *run) warmGraphs() {
 // pullGraph reports whether superstep s0 in direction dir replays a
 // graph captured at Start (pullGraphs) with nothing launched before it: a
 // pull, and no vp_ctl first to move the device's base to s0.
-func (r *run) pullGraph(dir vertexprog.Direction, s0 int) bool {
+func (r *progRun) pullGraph(dir vertexprog.Direction, s0 int) bool {
 	return dir == vertexprog.Pull && r.hasPullGraphs() && r.base == s0
 }
 
 // hasPullGraphs reports whether the run replays graphs (Options.Graphs)
 // and every graph of pullGraphs was captured (and no capture has failed
 // since; a parked run's buffers may bring them to a run without graphs).
-func (r *run) hasPullGraphs() bool {
+func (r *progRun) hasPullGraphs() bool {
 	return r.opt.Graphs && !r.noGraphs && r.graphs[pullGraphs[0]] != nil
 }

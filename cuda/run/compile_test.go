@@ -1,6 +1,6 @@
 //go:build cgo
 
-package cuda
+package run
 
 import (
 	"errors"
@@ -179,10 +179,10 @@ __device__ A_t vp_reduce(A_t a, A_t b) { return a + b; }
 __device__ bool vp_update(int v, A_t acc, X_t* x, const State& s, Step& st) { *x = acc; return undefined_thing; }
 `}
 	_, err := compileCode(code, features{XSize: 4, ASize: 4})
-	if !errors.Is(err, ErrCompile) {
-		t.Fatalf("broken snippet: err = %v, want ErrCompile", err)
+	if !errors.Is(err, jit.ErrCompile) {
+		t.Fatalf("broken snippet: err = %v, want jit.ErrCompile", err)
 	}
-	var ce *CompileError
+	var ce *jit.CompileError
 	if !errors.As(err, &ce) {
 		t.Fatalf("%T is no *CompileError", err)
 	}
@@ -210,8 +210,8 @@ __device__ bool vp_update(int v, A_t acc, X_t* x, const State& s, Step& st) { *x
 		Scalars: []vertexprog.DeviceScalar{{Name: "limit", Value: float32(1)}},
 	}
 	_, err := compileCode(code, features{XSize: 4, ASize: 4})
-	if !errors.Is(err, ErrCompile) {
-		t.Fatalf("mismatched State: err = %v, want ErrCompile", err)
+	if !errors.Is(err, jit.ErrCompile) {
+		t.Fatalf("mismatched State: err = %v, want jit.ErrCompile", err)
 	}
 	for _, want := range []string{"State member depth must be a int*", "State member limit must be a float"} {
 		if !strings.Contains(err.Error(), want) {

@@ -1,13 +1,11 @@
 //go:build cgo
 
-package cuda
+package run
 
 import (
 	"fmt"
 	"os"
-	"strings"
 	"time"
-	"unsafe"
 
 	"github.com/hpgraph/hpgraph/cuda/rt"
 )
@@ -21,12 +19,6 @@ import (
 // launches, the clock's end, the records' copy).
 var traceSteps = os.Getenv("HPGRAPH_CUDA_TRACE") == "1"
 
-type stepTrace struct {
-	call, locked, begin, launched, synced time.Time
-	ev                                    [2]rt.Mark
-	marks                                 []time.Time
-}
-
 // mark notes the time at a point inside the call (printed as steps from
 // the previous mark).
 func (t *stepTrace) mark() {
@@ -36,7 +28,7 @@ func (t *stepTrace) mark() {
 }
 
 // start is the first thing the call does inside Do.
-func (t *stepTrace) start(d *device) {
+func (t *stepTrace) start(d *rt.Device) {
 	if t == nil {
 		return
 	}
@@ -49,7 +41,7 @@ func (t *stepTrace) start(d *device) {
 }
 
 // enqueued follows the last launch, before the records are read back.
-func (t *stepTrace) enqueued(d *device) {
+func (t *stepTrace) enqueued(d *rt.Device) {
 	if t == nil {
 		return
 	}
@@ -66,7 +58,7 @@ func (t *stepTrace) waited() {
 
 // report prints the call's line and frees its events (on the context's
 // thread: d.do).
-func (t *stepTrace) report(d *device, it, steps int) {
+func (t *stepTrace) report(d *rt.Device, it, steps int) {
 	if t == nil || t.ev[0] == (rt.Mark{}) {
 		return
 	}
@@ -89,22 +81,8 @@ func (t *stepTrace) report(d *device, it, steps int) {
 		it, steps, us(t.call, back), us(t.call, t.begin), us(t.begin, t.launched), us(t.launched, t.synced), us(t.synced, back), ms*1e3, marks)
 }
 
-// printTileProbe writes to stderr, per tile of the last pull's
-// vp_pull_tiles (VP_PROBE), a line: its index, multiprocessor, segment,
-// multi (0 or 1), groups, start and end on the device's clock (ns).
-// Inside Do.
-func (r *run) printTileProbe() {
-	t := r.pull.Tiles
-	buf := make([]uint64, 3*t.Count())
-	r.d.DtoH(unsafe.Pointer(&buf[0]), r.probeBuf, int64(8*len(buf)))
-	var b strings.Builder
-	for i := range t.Count() {
-		seg, multi, groups := t.Tile(i)
-		m := 0
-		if multi {
-			m = 1
-		}
-		fmt.Fprintf(&b, "hpgraph tile %d sm %d seg %d multi %d groups %d t0 %d t1 %d\n", i, buf[3*i+2], seg, m, groups, buf[3*i], buf[3*i+1])
-	}
-	os.Stderr.WriteString(b.String())
+type stepTrace struct {
+	call, locked, begin, launched, synced time.Time
+	ev                                    [2]rt.Mark
+	marks                                 []time.Time
 }

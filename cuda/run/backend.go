@@ -1,6 +1,6 @@
 //go:build cgo
 
-package cuda
+package run
 
 import (
 	"unsafe"
@@ -10,13 +10,32 @@ import (
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
-// The optional interfaces of vertexprog the backend implements, each on
-// its device.
+// Backend is what a backend on one device does for vertexprog: its
+// runs (Start, StartMultiset, Components) and the optional interfaces
+// (Describer, HostPinner, Prefetcher, Symmetrizer, DegreeRelabeler,
+// MemoryReporter), on the device Dev opens, each run with the options
+// Opt gives at its start. Package cuda's Backend embeds one, adding the
+// name, the choice of device and the options.
+type Backend struct {
+	Dev func() (*Device, error)
+	Opt func() Options
+}
+
+// DeviceMemory implements vertexprog.MemoryReporter: the most device
+// memory in use at once above the context's own, by this process (and any
+// other on the same device meanwhile: the driver counts the device's).
+func (b Backend) DeviceMemory() (peak, total int64) {
+	d, err := b.Dev()
+	if err != nil {
+		return 0, 0
+	}
+	return d.Peak()
+}
 
 // Describe implements vertexprog.Describer: the device, its driver, and
 // its device-to-device copy bandwidth (measured once, then kept).
-func (b *Backend) Describe() (vertexprog.DeviceInfo, error) {
-	d, err := b.device()
+func (b Backend) Describe() (vertexprog.DeviceInfo, error) {
+	d, err := b.Dev()
 	if err != nil {
 		return vertexprog.DeviceInfo{}, err
 	}
@@ -26,8 +45,8 @@ func (b *Backend) Describe() (vertexprog.DeviceInfo, error) {
 // Pin implements vertexprog.HostPinner: cuMemHostRegister, once, for
 // memory that runs copy results into again and again (a server's
 // scratch ranks); unpin unregisters it.
-func (b *Backend) Pin(p unsafe.Pointer, bytes int) (func(), error) {
-	d, err := b.device()
+func (b Backend) Pin(p unsafe.Pointer, bytes int) (func(), error) {
+	d, err := b.Dev()
 	if err != nil {
 		return nil, err
 	}
@@ -36,8 +55,8 @@ func (b *Backend) Pin(p unsafe.Pointer, bytes int) (func(), error) {
 
 // Prefetch implements vertexprog.Prefetcher: it registers the graph's
 // copy and makes it in a goroutine of its own, when the device is free.
-func (b *Backend) Prefetch(rowPtr []int64, col []int32, val []float32) {
-	d, err := b.device()
+func (b Backend) Prefetch(rowPtr []int64, col []int32, val []float32) {
+	d, err := b.Dev()
 	if err != nil {
 		return
 	}
@@ -46,8 +65,8 @@ func (b *Backend) Prefetch(rowPtr []int64, col []int32, val []float32) {
 
 // SymmetrizedRows implements vertexprog.Symmetrizer: a directed graph's
 // undirected view, built on the device and kept there.
-func (b *Backend) SymmetrizedRows(rowPtr []int64, col []int32, val []float32) ([]int64, error) {
-	d, err := b.device()
+func (b Backend) SymmetrizedRows(rowPtr []int64, col []int32, val []float32) ([]int64, error) {
+	d, err := b.Dev()
 	if err != nil {
 		return nil, err
 	}
@@ -56,9 +75,9 @@ func (b *Backend) SymmetrizedRows(rowPtr []int64, col []int32, val []float32) ([
 
 // RelabelByDegree implements vertexprog.DegreeRelabeler: g renumbered by
 // decreasing degree on the device (build.RelabelByDegree).
-func (b *Backend) RelabelByDegree(g *datasets.Graph) (*datasets.Graph, error) {
+func (b Backend) RelabelByDegree(g *datasets.Graph) (*datasets.Graph, error) {
 	return build.RelabelByDegree(g, func() (*build.Device, error) {
-		d, err := b.device()
+		d, err := b.Dev()
 		if err != nil {
 			return nil, err
 		}
