@@ -4,6 +4,8 @@
 // column-major with a pitch, Pad (-1) and 0 past the row's end; the rest
 // of the row to COO at the row's CooPtr, in the CSR's order.
 
+#include "scan.cuh"
+
 struct HB_Arg {
   const long long* rowPtr;  // n+1
   const int* col;           // the CSR's columns
@@ -120,37 +122,10 @@ __device__ __forceinline__ unsigned long long hb_thread_counts(const HB_Bins& a,
   return c;
 }
 
-// Exclusive scan over the block (HB_THREADS threads) of a packed value;
-// *total gets the block's sum.
-__device__ __forceinline__ unsigned long long hb_block_scan(unsigned long long v, unsigned long long* total) {
-  __shared__ unsigned long long warpSum[HB_THREADS / 32];
-  int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-  unsigned long long x = v;
-  for (int o = 1; o < 32; o <<= 1) {
-    unsigned long long y = __shfl_up_sync(0xffffffffu, x, o);
-    if (lane >= o) x += y;
-  }
-  if (lane == 31) warpSum[w] = x;
-  __syncthreads();
-  if (w == 0) {
-    unsigned long long s = lane < HB_THREADS / 32 ? warpSum[lane] : 0;
-    for (int o = 1; o < HB_THREADS / 32; o <<= 1) {
-      unsigned long long y = __shfl_up_sync(0xffffffffu, s, o);
-      if (lane >= o) s += y;
-    }
-    if (lane < HB_THREADS / 32) warpSum[lane] = s;
-  }
-  __syncthreads();
-  unsigned long long before = w > 0 ? warpSum[w - 1] : 0;
-  *total = warpSum[HB_THREADS / 32 - 1];
-  __syncthreads();  // (warpSum is reused by the next call)
-  return before + x - v;
-}
-
 extern "C" __global__ void __launch_bounds__(HB_THREADS) hb_bin_count(const HB_Bins a, int unused) {
   long long tile = blockIdx.x;
   unsigned long long total;
-  hb_block_scan(hb_thread_counts(a, tile * HB_TILE + (long long)threadIdx.x * HB_PER), &total);
+  hp_block_scan<HB_THREADS>(hb_thread_counts(a, tile * HB_TILE + (long long)threadIdx.x * HB_PER), &total);
   if (threadIdx.x < 4) a.counts[tile * 4 + threadIdx.x] = (int)((total >> (16 * threadIdx.x)) & 0xffff);
 }
 
@@ -163,7 +138,7 @@ extern "C" __global__ void __launch_bounds__(HB_THREADS) hb_bin_scan(const HB_Bi
     for (int base = 0; base < tiles; base += HB_THREADS) {
       int t = base + threadIdx.x;
       unsigned long long v = t < tiles ? (unsigned long long)a.counts[t * 4 + b] : 0, total;
-      unsigned long long ex = hb_block_scan(v, &total);
+      unsigned long long ex = hp_block_scan<HB_THREADS>(v, &total);
       if (t < tiles) a.counts[t * 4 + b] = (int)(carry + ex);
       carry += total;
     }
@@ -174,7 +149,7 @@ extern "C" __global__ void __launch_bounds__(HB_THREADS) hb_bin_scan(const HB_Bi
 extern "C" __global__ void __launch_bounds__(HB_THREADS) hb_bin_place(const HB_Bins a, int unused) {
   long long tile = blockIdx.x, first = tile * HB_TILE + (long long)threadIdx.x * HB_PER;
   unsigned long long total;
-  unsigned long long ex = hb_block_scan(hb_thread_counts(a, first), &total);
+  unsigned long long ex = hp_block_scan<HB_THREADS>(hb_thread_counts(a, first), &total);
   int at[4];
   int start[3] = {0, a.totals[0], a.totals[0] + a.totals[1]};
   for (int b = 0; b < 4; b++) at[b] = (b < 3 ? start[b] : 0) + a.counts[tile * 4 + b] + (int)((ex >> (16 * b)) & 0xffff);
@@ -342,63 +317,33 @@ __device__ __forceinline__ long long hb_or_padded(const HB_Or& a, long long r) {
   return r < a.n ? ((long long)a.cnt[r] + a.unit - 1) / a.unit * a.unit : 0;
 }
 
-// hb_or_block_scan: the inclusive scan of v over a block of 256 threads
-// (warp shuffles, then the warps' totals).
-__device__ __forceinline__ long long hb_or_block_scan(long long v, long long* sh) {
-  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-  for (int o = 1; o < 32; o <<= 1) {
-    const long long t = __shfl_up_sync(0xffffffffu, v, o);
-    if (lane >= o) v += t;
-  }
-  if (lane == 31) sh[w] = v;
-  __syncthreads();
-  if (w == 0) {
-    long long t = lane < (int)(blockDim.x >> 5) ? sh[lane] : 0;
-    for (int o = 1; o < 32; o <<= 1) {
-      const long long u = __shfl_up_sync(0xffffffffu, t, o);
-      if (lane >= o) t += u;
-    }
-    if (lane < (int)(blockDim.x >> 5)) sh[lane] = t;
-  }
-  __syncthreads();
-  if (w > 0) v += sh[w - 1];
-  __syncthreads();  // (sh reused by the next call)
-  return v;
-}
-
 // hb_or_scan1: block b (256 threads, 4 rows each) writes off[r+1] = the
 // padded lengths of its rows up to r, and sums[b] their total. (The
 // scans take any counts cnt to their offsets off: the ranked orientation
 // scans two other arrays too.)
 extern "C" __global__ void __launch_bounds__(256) hb_or_scan1(const HB_Or a, int unused) {
-  __shared__ long long sh[32];
   const long long base = (long long)blockIdx.x * HB_OR_ROWS + threadIdx.x * 4;
-  long long p[4], t = 0;
+  long long p[4], t = 0, total;
   for (int q = 0; q < 4; q++) t += (p[q] = hb_or_padded(a, base + q));
-  const long long incl = hb_or_block_scan(t, sh);
-  long long run = incl - t;
+  long long run = hp_block_scan<256>(t, &total);
   for (int q = 0; q < 4; q++) {
     run += p[q];
     if (base + q < a.n) a.off[base + q + 1] = run;
   }
-  if (threadIdx.x == blockDim.x - 1) a.sums[blockIdx.x] = incl;
+  if (threadIdx.x == 0) a.sums[blockIdx.x] = total;
 }
 
 // hb_or_scan2: one block turns sums[0..blocks) into exclusive prefix sums,
 // 256 at a time with a carry.
 extern "C" __global__ void __launch_bounds__(256) hb_or_scan2(const HB_Or a, int blocks) {
-  __shared__ long long sh[32];
-  __shared__ long long total;
   long long carry = 0;
   for (int b0 = 0; b0 < blocks; b0 += 256) {
     const int b = b0 + threadIdx.x;
     const long long v = b < blocks ? a.sums[b] : 0;
-    const long long incl = hb_or_block_scan(v, sh);
-    if (b < blocks) a.sums[b] = carry + incl - v;
-    if (threadIdx.x == blockDim.x - 1) total = incl;
-    __syncthreads();
+    long long total;
+    const long long ex = hp_block_scan<256>(v, &total);
+    if (b < blocks) a.sums[b] = carry + ex;
     carry += total;
-    __syncthreads();
   }
   if (threadIdx.x == 0) a.off[0] = 0;
 }

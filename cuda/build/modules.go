@@ -3,13 +3,26 @@
 package build
 
 import (
-	_ "embed"
+	"embed"
 
+	"github.com/hpgraph/hpgraph/cuda/jit"
 	"github.com/hpgraph/hpgraph/cuda/rt"
 )
 
 //go:embed hybbuild.cu
-var hybBuildSource string
+var hybBuildCU string
+
+// The PREPROCESS modules' sources, their headers spliced in (jit.Expand).
+var (
+	hybBuildSource  = jit.MustExpand("hybbuild.cu", hybBuildCU, headers)
+	transposeSource = jit.MustExpand("transpose.cu", transposeCU, headers)
+	tilesDevSource  = jit.MustExpand("tilesdev.cu", tilesDevCU, headers)
+)
+
+// headers are the layer's own headers (rows.cuh).
+//
+//go:embed *.cuh
+var headers embed.FS
 
 var hybBuildKernels = []string{"hb_ell", "hb_coo", "hb_restore", "hb_bin_count", "hb_bin_scan", "hb_bin_place", "hb_degrees",
 	"hb_or_deg", "hb_or_count", "hb_or_scan1", "hb_or_scan2", "hb_or_scan3", "hb_or_fill",
@@ -20,7 +33,7 @@ var hybBuildKernels = []string{"hb_ell", "hb_coo", "hb_restore", "hb_bin_count",
 func (d *Device) hybBuildModule() *rt.Module { return d.Module(hybBuildSource, hybBuildKernels) }
 
 //go:embed transpose.cu
-var transposeSource string
+var transposeCU string
 
 var transposeKernels = []string{"tr_src", "tr_hist", "tr_scan1", "tr_scan2", "tr_scatter", "tr_rowptr", "tr_fix", "tr_rl_keys", "tr_rl_newid", "tr_rl_map"}
 
@@ -31,7 +44,7 @@ func (d *Device) transposeModule() *rt.Module {
 }
 
 //go:embed tilesdev.cu
-var tilesDevSource string
+var tilesDevCU string
 
 var tilesDevKernels = []string{"tl_plan", "tl_vrow", "tl_assign", "tl_rec_ell", "tl_rec_coo", "tl_streams", "tl_group", "tl_fill", "tl_expand"}
 

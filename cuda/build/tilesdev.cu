@@ -33,6 +33,9 @@
 #define TL_MAXSLOTS 8704   // rmax + vmax at most (8,192 rows, 511 virtual slots)
 #define TL_FULL 0xffffffffu
 
+#include "scan.cuh"
+#include "rows.cuh"
+
 struct TL_Arg {
   const int* ellCol;          // K*pitch
   const unsigned* ellVal;     // K*pitch, or null
@@ -76,33 +79,6 @@ struct TL_Arg {
 
 static_assert(sizeof(TL_Arg) == 344, "hpgraph: TL_Arg layout");
 
-// tl_scan: the exclusive scan of v over the block; *total gets the sum.
-// Every thread must call it.
-__device__ __forceinline__ long long tl_scan(long long v, long long* total) {
-  __shared__ long long warpSum[TL_WARPS];
-  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-  long long x = v;
-  for (int o = 1; o < 32; o <<= 1) {
-    const long long y = __shfl_up_sync(TL_FULL, x, o);
-    if (lane >= o) x += y;
-  }
-  if (lane == 31) warpSum[w] = x;
-  __syncthreads();
-  if (w == 0) {
-    long long s = lane < TL_WARPS ? warpSum[lane] : 0;
-    for (int o = 1; o < TL_WARPS; o <<= 1) {
-      const long long y = __shfl_up_sync(TL_FULL, s, o);
-      if (lane >= o) s += y;
-    }
-    if (lane < TL_WARPS) warpSum[lane] = s;
-  }
-  __syncthreads();
-  const long long before = w > 0 ? warpSum[w - 1] : 0;
-  *total = warpSum[TL_WARPS - 1];
-  __syncthreads();
-  return before + x - v;
-}
-
 __device__ __forceinline__ long long tl_deg(const TL_Arg& a, int r) { return a.rowPtr[r + 1] - a.rowPtr[r]; }
 
 // tl_plan: tileWorker.plan's split of segment s's rows: the cap (raised
@@ -119,7 +95,7 @@ extern "C" __global__ void __launch_bounds__(TL_THREADS) tl_plan(const TL_Arg a,
         const long long d = tl_deg(a, r0 + i);
         if (d > cap) v += (d + cap - 1) / cap - 1;
       }
-      tl_scan(v, &total);
+      hp_block_scan<TL_THREADS>(v, &total);
       if (total <= a.vmax) break;
       cap *= 2;
     }
@@ -131,7 +107,7 @@ extern "C" __global__ void __launch_bounds__(TL_THREADS) tl_plan(const TL_Arg a,
       const long long d = tl_deg(a, r0 + i);
       if (d > cap) mine += (d + cap - 1) / cap - 1;
     }
-    long long off = tl_scan(mine, &total);
+    long long off = hp_block_scan<TL_THREADS>(mine, &total);
     for (int i = lo; i < hi; i++) {
       const long long d = tl_deg(a, r0 + i);
       int k = 1, p = -1;
@@ -310,16 +286,6 @@ extern "C" __global__ void __launch_bounds__(TL_THREADS) tl_rec_ell(const TL_Arg
   }
 }
 
-// tl_row_of is the row of COO entry i: the largest u in [lo, hi] with
-// cooPtr[u] <= i.
-__device__ __forceinline__ int tl_row_of(const long long* ptr, long long lo, long long hi, long long i) {
-  while (lo < hi) {
-    const long long mid = lo + ((hi - lo + 1) >> 1);
-    if (ptr[mid] <= i) lo = mid; else hi = mid - 1;
-  }
-  return (int)lo;
-}
-
 // tl_rec_coo: a block 4,096 COO entries: two searches find their first
 // and last rows, then each entry's search stays between them.
 extern "C" __global__ void __launch_bounds__(TL_THREADS) tl_rec_coo(const TL_Arg a, int unused) {
@@ -327,12 +293,10 @@ extern "C" __global__ void __launch_bounds__(TL_THREADS) tl_rec_coo(const TL_Arg
   const long long tiles = (a.coo + 4095) / 4096;
   for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
     const long long lo = t * 4096, hi = lo + 4096 < a.coo ? lo + 4096 : a.coo;
-    if (threadIdx.x == 0) rows[0] = tl_row_of(a.cooPtr, 0, a.n - 1, lo);
-    if (threadIdx.x == 32) rows[1] = tl_row_of(a.cooPtr, 0, a.n - 1, hi - 1);
-    __syncthreads();
+    hb_tile_rows(a.cooPtr, a.n, lo, hi, rows);
     const int r0 = rows[0], r1 = rows[1];
     for (long long i = lo + threadIdx.x; i < hi; i += TL_THREADS) {
-      const int r = tl_row_of(a.cooPtr, r0, r1, i);
+      const int r = hb_row_of(a.cooPtr, r0, r1, i);
       tl_record(a, r, a.K + (i - a.cooPtr[r]), a.cooCol[i], a.cooVal != nullptr ? a.cooVal[i] : 0u);
     }
     __syncthreads();
@@ -378,7 +342,7 @@ extern "C" __global__ void __launch_bounds__(TL_THREADS) tl_streams(const TL_Arg
       if ((peers & below) == 0 && o < TL_W) wc[warp][o] += __popc(peers);
     }
     long long total;
-    tl_scan(sec, &total);
+    hp_block_scan<TL_THREADS>(sec, &total);
     if (tid == 0) {
       a.sectors[t] = total;
       int run = 0;
@@ -492,6 +456,25 @@ __device__ __forceinline__ bool tl_take_near(TL_Group& g, int q, unsigned sl, in
   return true;
 }
 
+// tl_offer offers the group the candidates the m lanes loaded (tl_cand)
+// in order, each taken (tl_take_near) or kept in pend at place *k: all
+// of them (All), or while the group has room and pend places. It returns
+// how many it offered.
+template <bool All>
+__device__ __forceinline__ int tl_offer(TL_Group& g, unsigned qsj, int colj, int m, int* pend, int* k) {
+  int x = 0;
+  for (; x < m && (All || g.n < 32 && *k < TL_PEND); x++) {
+    int q, col;
+    unsigned sl;
+    tl_shfl(qsj, colj, x, q, sl, col);
+    if (!tl_take_near(g, q, sl, col)) {
+      if (g.lane == 0) pend[*k] = q;
+      (*k)++;
+    }
+  }
+  return x;
+}
+
 // tl_near is tileWorker.groupsNear (pend: TL_PEND places); it returns the
 // stream's groups.
 __device__ int tl_near(TL_Group& g, int* pend) {
@@ -513,15 +496,7 @@ __device__ int tl_near(TL_Group& g, int* pend) {
       unsigned qsj = 0;
       if (lane < m) tl_cand(g, pend[b0 + lane], qsj, colj);
       __syncwarp();  // (the batch is read before kept entries move down)
-      for (int x = 0; x < m; x++) {
-        int q, col;
-        unsigned sl;
-        tl_shfl(qsj, colj, x, q, sl, col);
-        if (!tl_take_near(g, q, sl, col)) {
-          if (lane == 0) pend[k] = q;
-          k++;
-        }
-      }
+      tl_offer<true>(g, qsj, colj, m, pend, &k);
       __syncwarp();
     }
     np = k;
@@ -530,17 +505,7 @@ __device__ int tl_near(TL_Group& g, int* pend) {
       int colj = 0;
       unsigned qsj = 0;
       if (lane < m) tl_cand(g, g.st[next + lane], qsj, colj);
-      int x = 0;
-      for (; x < m && g.n < 32 && np < TL_PEND; x++) {
-        int q, col;
-        unsigned sl;
-        tl_shfl(qsj, colj, x, q, sl, col);
-        if (!tl_take_near(g, q, sl, col)) {
-          if (lane == 0) pend[np] = q;
-          np++;
-        }
-      }
-      next += x;
+      next += tl_offer<false>(g, qsj, colj, m, pend, &np);
     }
     __syncwarp();
     tl_emit(g, G++);

@@ -26,6 +26,9 @@
 #define TR_SCAN_CHUNK (TR_THREADS * 16)   // histogram entries a block of tr_scan1 scans
 #define TR_FULL 0xffffffffu
 
+#include "scan.cuh"
+#include "rows.cuh"
+
 static_assert(TR_RADIX == TR_THREADS, "hpgraph: a thread a digit");
 
 struct TR_Arg {
@@ -50,43 +53,6 @@ __device__ __forceinline__ int tr_digit(unsigned key, int shift) {
   return (int)((key >> shift) & (TR_RADIX - 1));
 }
 
-// tr_block_scan: the exclusive scan of v over the block (TR_THREADS
-// threads); *total gets the block's sum. Every thread must call it.
-__device__ __forceinline__ long long tr_block_scan(long long v, long long* total) {
-  __shared__ long long warpSum[TR_WARPS];
-  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-  long long x = v;
-  for (int o = 1; o < 32; o <<= 1) {
-    const long long y = __shfl_up_sync(TR_FULL, x, o);
-    if (lane >= o) x += y;
-  }
-  if (lane == 31) warpSum[w] = x;
-  __syncthreads();
-  if (w == 0) {
-    long long s = lane < TR_WARPS ? warpSum[lane] : 0;
-    for (int o = 1; o < TR_WARPS; o <<= 1) {
-      const long long y = __shfl_up_sync(TR_FULL, s, o);
-      if (lane >= o) s += y;
-    }
-    if (lane < TR_WARPS) warpSum[lane] = s;
-  }
-  __syncthreads();
-  const long long before = w > 0 ? warpSum[w - 1] : 0;
-  *total = warpSum[TR_WARPS - 1];
-  __syncthreads();  // (warpSum is reused by the next call)
-  return before + x - v;
-}
-
-// tr_row_of is the row of arc i: the largest u in [lo, hi] with
-// rowPtr[u] <= i, given rowPtr[lo] <= i < rowPtr[hi+1].
-__device__ __forceinline__ int tr_row_of(const long long* rowPtr, long long lo, long long hi, long long i) {
-  while (lo < hi) {
-    const long long mid = lo + ((hi - lo + 1) >> 1);
-    if (rowPtr[mid] <= i) lo = mid; else hi = mid - 1;
-  }
-  return (int)lo;
-}
-
 // tr_src: a block a tile of arcs; two searches over all rows find the
 // tile's first and last rows, then each arc's search stays between them.
 extern "C" __global__ void __launch_bounds__(TR_THREADS) tr_src(const TR_Arg a, int unused) {
@@ -94,11 +60,9 @@ extern "C" __global__ void __launch_bounds__(TR_THREADS) tr_src(const TR_Arg a, 
   for (long long t = blockIdx.x; t < a.tiles; t += gridDim.x) {
     const long long lo = t * TR_TILE;
     const long long hi = lo + TR_TILE < a.nnz ? lo + TR_TILE : a.nnz;
-    if (threadIdx.x == 0) rows[0] = tr_row_of(a.rowPtr, 0, a.n - 1, lo);
-    if (threadIdx.x == 32) rows[1] = tr_row_of(a.rowPtr, 0, a.n - 1, hi - 1);
-    __syncthreads();
+    hb_tile_rows(a.rowPtr, a.n, lo, hi, rows);
     const int r0 = rows[0], r1 = rows[1];
-    for (long long i = lo + threadIdx.x; i < hi; i += TR_THREADS) a.srcOut[i] = tr_row_of(a.rowPtr, r0, r1, i);
+    for (long long i = lo + threadIdx.x; i < hi; i += TR_THREADS) a.srcOut[i] = hb_row_of(a.rowPtr, r0, r1, i);
     __syncthreads();  // (rows is rewritten for the next tile)
   }
 }
@@ -138,7 +102,7 @@ extern "C" __global__ void __launch_bounds__(TR_THREADS) tr_scan1(const TR_Arg a
     t += v[q];
   }
   long long total;
-  long long run = tr_block_scan(t, &total);
+  long long run = hp_block_scan<TR_THREADS>(t, &total);
 #pragma unroll
   for (int q = 0; q < TR_SCAN_CHUNK / TR_THREADS; q++) {
     if (base + q < len) a.hist[base + q] = (unsigned)run;
@@ -156,7 +120,7 @@ extern "C" __global__ void __launch_bounds__(TR_THREADS) tr_scan2(const TR_Arg a
     const long long b = b0 + threadIdx.x;
     const long long v = b < chunks ? a.sums[b] : 0;
     long long total;
-    const long long ex = tr_block_scan(v, &total);
+    const long long ex = hp_block_scan<TR_THREADS>(v, &total);
     if (b < chunks) a.sums[b] = carry + ex;
     carry += total;
   }
@@ -218,7 +182,7 @@ extern "C" __global__ void __launch_bounds__(TR_THREADS) tr_scatter(const TR_Arg
   }
 
   long long all;
-  lstart[tid] = (int)tr_block_scan(tot, &all);
+  lstart[tid] = (int)hp_block_scan<TR_THREADS>((long long)tot, &all);
   __syncthreads();
 #pragma unroll
   for (int r = 0; r < TR_ITEMS; r++) {

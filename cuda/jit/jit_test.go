@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/hpgraph/hpgraph/cuda/internal/gputest"
 )
@@ -97,5 +98,31 @@ func TestPTX(t *testing.T) {
 	}
 	if name, version := Library(); name == "" || version == "" {
 		t.Errorf("Library() = %q, %q after a compile", name, version)
+	}
+}
+
+// TestExpand: each #include "NAME.cuh" line becomes the header (a
+// layer's own before jit's), once however often it is included, between
+// #line directives that name the file and line NVRTC reports; a header
+// that is not there is an error naming the including line.
+func TestExpand(t *testing.T) {
+	local := fstest.MapFS{"a.cuh": {Data: []byte("#include \"b.cuh\"\nint a;\n")}, "b.cuh": {Data: []byte("int b;")}}
+	src := "// top\n#include \"a.cuh\"\n#include \"b.cuh\"\n#include \"scan.cuh\"\nint main_;\n"
+	got, err := Expand("m.cu", src, local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scan, _ := headers.ReadFile("include/scan.cuh")
+	want := "// top\n#line 1 \"a.cuh\"\n#line 1 \"b.cuh\"\nint b;\n#line 2 \"a.cuh\"\nint a;\n#line 3 \"m.cu\"\n#line 4 \"m.cu\"\n" +
+		"#line 1 \"scan.cuh\"\n" + string(scan) + "#line 5 \"m.cu\"\nint main_;\n"
+	if got != want {
+		t.Fatalf("Expand:\n%s\nwant:\n%s", got, want)
+	}
+	if _, err := Expand("m.cu", "x\n#include \"none.cuh\"\n", local); err == nil || !strings.Contains(err.Error(), "m.cu:2") {
+		t.Errorf("a missing header: %v, want an error naming m.cu:2", err)
+	}
+	// (a line that only mentions an include is left alone)
+	if s, err := Expand("m.cu", "// #include \"none.cuh\"\n", nil); err != nil || s != "// #include \"none.cuh\"\n" {
+		t.Errorf("a comment: %q, %v", s, err)
 	}
 }

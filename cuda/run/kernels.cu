@@ -33,6 +33,9 @@
 // batch, activated too many to stay in the batch): such supersteps change
 // nothing.
 
+#include "scan.cuh"
+#include "read.cuh"
+
 #define VP_BLOCK 256
 #define VP_FULL 0xffffffffu
 // A batched superstep runs only while the frontier holds fewer than
@@ -146,10 +149,10 @@ __device__ __forceinline__ void vp_next_record(const VP_Run& c, const VP_St& t) 
 __device__ __forceinline__ bool vp_in_frontier(const VP_Run& c, const VP_St& t, int u) {
 #if VP_TEXTURE
   unsigned w = tex1Dfetch<unsigned>((cudaTextureObject_t)c.maskTex[t.p], u >> 5);
-#else
-  unsigned w = __ldg(c.mask[t.p] + (u >> 5));
-#endif
   return (w >> (u & 31)) & 1u;
+#else
+  return vp_bit(c.mask[t.p], u);
+#endif
 }
 
 // vp_load_x reads X of vertex u through the texture or read-only path,
@@ -162,20 +165,15 @@ __device__ __forceinline__ X_t vp_load_x(const VP_Run& c, int u) {
   return X_t();
 #else
   if (Coherent) return c.x[u];
-  if (Ldg && sizeof(X_t) % 4 == 0) {
+  if (Ldg && sizeof(X_t) == 8) {
     X_t v;
     unsigned* w = reinterpret_cast<unsigned*>(&v);
-    if (sizeof(X_t) == 8) {
-      const uint2 b = __ldg(reinterpret_cast<const uint2*>(c.x + u));
-      w[0] = b.x;
-      w[1] = b.y;
-    } else {
-      const unsigned* p = reinterpret_cast<const unsigned*>(c.x + u);
-#pragma unroll
-      for (int i = 0; i < (int)(sizeof(X_t) / 4); i++) w[i] = __ldg(p + i);
-    }
+    const uint2 b = __ldg(reinterpret_cast<const uint2*>(c.x + u));
+    w[0] = b.x;
+    w[1] = b.y;
     return v;
   }
+  if (Ldg) return vp_ldg_x(c.x, u);
 #if VP_TEXTURE_X
   X_t v;
   unsigned* w = reinterpret_cast<unsigned*>(&v);
@@ -183,15 +181,8 @@ __device__ __forceinline__ X_t vp_load_x(const VP_Run& c, int u) {
   for (int i = 0; i < VP_XSIZE / 4; i++)
     w[i] = tex1Dfetch<unsigned>((cudaTextureObject_t)c.xTex, u * (VP_XSIZE / 4) + i);
   return v;
-#elif VP_XSIZE % 4 == 0
-  X_t v;
-  unsigned* w = reinterpret_cast<unsigned*>(&v);
-  const unsigned* p = reinterpret_cast<const unsigned*>(c.x + u);
-#pragma unroll
-  for (int i = 0; i < VP_XSIZE / 4; i++) w[i] = __ldg(p + i);
-  return v;
 #else
-  return c.x[u];
+  return vp_ldg_x(c.x, u);
 #endif
 #endif
 }

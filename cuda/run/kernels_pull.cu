@@ -272,12 +272,7 @@ __device__ __forceinline__ void vp_emit(const VP_Run& c, unsigned long long* cnt
   const bool md = q && act && deg > c.pushSmall && deg <= c.pushChunk;
   const unsigned ba = __ballot_sync(VP_FULL, act), bs = __ballot_sync(VP_FULL, sm), bm = __ballot_sync(VP_FULL, md);
   const unsigned long long k = q && act && deg > c.pushChunk ? (unsigned long long)((deg + c.pushChunk - 1) / c.pushChunk) : 0ULL;
-  unsigned long long kin = k;  // inclusive scan of the warp's chunk counts
-#pragma unroll
-  for (int o = 1; o < 32; o <<= 1) {
-    const unsigned long long x = __shfl_up_sync(VP_FULL, kin, o);
-    if (lane >= o) kin += x;
-  }
+  const unsigned long long kin = hp_warp_scan(k);  // inclusive scan of the warp's chunk counts
   const unsigned long long kw = __shfl_sync(VP_FULL, kin, 31);
   unsigned long long e = act ? (unsigned long long)deg : 0ULL;
 #pragma unroll

@@ -67,6 +67,9 @@
 #define MS_WARPS (MS_BLOCK / 32)
 #define MS_FULL 0xffffffffu
 
+#include "scan.cuh"
+#include "read.cuh"
+
 // Shared memory of one of ms_block's two key buffers (the host sets it
 // by the device's shared memory: multiset.go).
 #ifndef MS_CHUNK_BYTES
@@ -183,22 +186,6 @@ struct MS_Arg {
 static_assert(sizeof(MS_Run) == 128, "hpgraph: MS_Run layout");
 static_assert(sizeof(MS_Arg) == 32, "hpgraph: MS_Arg layout");
 
-// X of vertex u (read-only during the gathers).
-__device__ __forceinline__ X_t ms_load_x(const MS_Run& c, int u) {
-#if VP_XSIZE == 0
-  return X_t();
-#elif VP_XSIZE % 4 == 0
-  X_t v;
-  unsigned* w = reinterpret_cast<unsigned*>(&v);
-  const unsigned* p = reinterpret_cast<const unsigned*>(c.x + u);
-#pragma unroll
-  for (int i = 0; i < VP_XSIZE / 4; i++) w[i] = __ldg(p + i);
-  return v;
-#else
-  return c.x[u];
-#endif
-}
-
 // ms_degree is the length of row v: its ELL slots (the first pad ends
 // them; pads only trail) and its COO entries, which only a row with a full
 // ELL part has.
@@ -231,8 +218,8 @@ __device__ __forceinline__ bool ms_elem(const VP_Mat& m, const MS_Run& c, const 
     u = __ldcs(m.cooCol + at);
     if (m.cooVal) w = __ldcs(m.cooVal + at);
   }
-  if (a.useMask && !((__ldg(c.mask[a.cur] + (u >> 5)) >> (u & 31)) & 1u)) return false;
-  key = ms_to_key(vp_element(v, u, ms_load_x(c, u), w, s));
+  if (a.useMask && !vp_bit(c.mask[a.cur], u)) return false;
+  key = ms_to_key(vp_element(v, u, vp_ldg_x(c.x, u), w, s));
   return true;
 }
 
@@ -258,6 +245,27 @@ __device__ __forceinline__ int ms_warp_sum(int x) {
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) x += __shfl_xor_sync(MS_FULL, x, o);
   return x;
+}
+
+// ms_lane_keys makes a lane's E keys of row v: key e is entry
+// off + base + e*32 + lane where base + e*32 + lane < len and not masked
+// (ms_elem), else MS_PAD. It returns how many are valid, tracking whether
+// they are one key (ms_one_key: have, k0, same).
+template <int E>
+__device__ __forceinline__ int ms_lane_keys(const VP_Mat& m, const MS_Run& c, const State& s, const MS_Arg& a, int v, long long c0,
+                                            int off, int base, int len, ms_key (&x)[E], bool& have, ms_key& k0, bool& same) {
+  const int lane = threadIdx.x & 31;
+  int valid = 0;
+#pragma unroll
+  for (int e = 0; e < E; e++) {
+    x[e] = MS_PAD;
+    const int i = base + e * 32 + lane;
+    if (i < len && ms_elem(m, c, s, a, v, c0, off + i, x[e])) {
+      valid++;
+      ms_one_key(x[e], have, k0, same);
+    }
+  }
+  return valid;
 }
 
 // ms_sort_lanes sorts x across each aligned group of G lanes (lane i of
@@ -456,18 +464,9 @@ __device__ __forceinline__ void ms_warp(const VP_Mat& m, const MS_Run& c, const 
     const long long c0 = m.cooPtr[v];
     const int d = ms_degree(m, v);  // (<= 32E: the bin's rule)
     ms_key x[E];
-    int valid = 0;
     bool any = false, same = true;
     ms_key k0 = 0;
-#pragma unroll
-    for (int e = 0; e < E; e++) {
-      x[e] = MS_PAD;
-      const int i = e * 32 + lane;
-      if (i < d && ms_elem(m, c, s, a, v, c0, i, x[e])) {
-        valid++;
-        ms_one_key(x[e], any, k0, same);
-      }
-    }
+    const int valid = ms_lane_keys(m, c, s, a, v, c0, 0, 0, d, x, any, k0, same);
     const int size = ms_warp_sum(valid);
     // One distinct value (a converged label): its count is size; no sort.
     ms_key one;
@@ -505,12 +504,7 @@ __device__ __forceinline__ void ms_warp(const VP_Mat& m, const MS_Run& c, const 
     }
     int next = __shfl_down_sync(MS_FULL, sfx, 1);
     if (lane == 31 || next == 0x7fffffff) next = size;
-    int incl = nh;
-#pragma unroll
-    for (int o = 1; o < 32; o <<= 1) {
-      const int t = __shfl_up_sync(MS_FULL, incl, o);
-      if (lane >= o) incl += t;
-    }
+    const int incl = hp_warp_scan(nh);
     const int distinct = __shfl_sync(MS_FULL, incl, 31);
     // The lane's runs in order: a head opens one, the next head (or the
     // first of a later lane, or size) closes it.
@@ -609,12 +603,7 @@ __device__ __forceinline__ int ms_rbk(const ms_key* keys, const int* cnts, int l
       const int p = wb + q * 32 + lane;
       int ex = 0, qs = 0;
       if (Counted) {
-        int incl = c[q];
-#pragma unroll
-        for (int o = 1; o < 32; o <<= 1) {
-          const int t = __shfl_up_sync(MS_FULL, incl, o);
-          if (lane >= o) incl += t;
-        }
+        const int incl = hp_warp_scan(c[q]);
         ex = incl - c[q];
         qs = __shfl_sync(MS_FULL, incl, 31);
       }
@@ -727,19 +716,9 @@ __device__ __forceinline__ ms_key* ms_block_sort(const VP_Mat& m, const MS_Run& 
   ms_key wk = 0;
   for (int sl = threadIdx.x >> 5; sl < slices; sl += MS_WARPS) {
     ms_key x[MS_SLICE_E];
-    int valid = 0;
     bool have = false, same = true;
     ms_key k0 = 0;
-#pragma unroll
-    for (int e = 0; e < MS_SLICE_E; e++) {
-      x[e] = MS_PAD;
-      const int i = sl * MS_SLICE + e * 32 + lane;
-      if (i < len && ms_elem(m, c, s, a, v, c0, lo + i, x[e])) {
-        valid++;
-        ms_one_key(x[e], have, k0, same);
-      }
-    }
-    valid = ms_warp_sum(valid);
+    const int valid = ms_warp_sum(ms_lane_keys(m, c, s, a, v, c0, lo, sl * MS_SLICE, len, x, have, k0, same));
     ms_key key;
     ms_key* out = A + sl * MS_SLICE + lane * MS_SLICE_E;
     if (ms_warp_one_key(have, k0, same, &key)) {
@@ -796,6 +775,19 @@ __device__ __forceinline__ ms_key* ms_block_sort(const VP_Mat& m, const MS_Run& 
 // cap keys (ms_block: a.cap; ms_hub_chunk: MS_CHUNK), then cap ints.
 extern __shared__ __align__(16) unsigned char ms_smem[];
 
+// ms_count_sorted counts the size keys ms_block_sort sorted (into A or B)
+// by distinct key (ms_rbk): the distinct keys go to *dk (the other
+// buffer), their counts to *cnt (over the sorted keys), H as scratch. It
+// returns how many are distinct. Every thread of the block calls it.
+__device__ __forceinline__ int ms_count_sorted(ms_key* sorted, ms_key* A, ms_key* B, int* H, int size, ms_key** dk, int** cnt) {
+  int sum;
+  *dk = sorted == A ? B : A;
+  const int distinct = ms_rbk<MS_RBK_ITEMS, false>(sorted, nullptr, size, *dk, H, &sum);
+  *cnt = reinterpret_cast<int*>(sorted);
+  ms_counts_to(H, distinct, size, *cnt);
+  return distinct;
+}
+
 // ms_block: rows of at most a.cap elements (a power of two, at most
 // MS_CHUNK), a block each: sorted (ms_block_sort), counted (ms_rbk, the
 // counts into the sorted keys' buffer), summarized; a row of one key
@@ -809,7 +801,7 @@ extern "C" __global__ void __launch_bounds__(MS_BLOCK, 3) ms_block(VP_Mat m, MS_
   for (long long r = blockIdx.x; r < a.count; r += gridDim.x) {
     const int v = c.rows[a.first + r];
     const int d = ms_degree(m, v);  // (<= a.cap: the bin's rule)
-    int size, sum;
+    int size;
     ms_key one;
     ms_key* sorted = ms_block_sort(m, c, s, a, v, 0, d, A, B, &size, &one);
     if (sorted == nullptr) {
@@ -824,10 +816,9 @@ extern "C" __global__ void __launch_bounds__(MS_BLOCK, 3) ms_block(VP_Mat m, MS_
       __syncthreads();
       continue;
     }
-    ms_key* dk = sorted == A ? B : A;
-    const int distinct = ms_rbk<MS_RBK_ITEMS, false>(sorted, nullptr, size, dk, H, &sum);
-    int* cnt = reinterpret_cast<int*>(sorted);
-    ms_counts_to(H, distinct, size, cnt);
+    ms_key* dk;
+    int* cnt;
+    const int distinct = ms_count_sorted(sorted, A, B, H, size, &dk, &cnt);
     ms_values(dk, distinct);
     ms_summarize(c, s, v, reinterpret_cast<const K_t*>(dk), cnt, distinct, size);
     __syncthreads();  // (the buffers are the next row's)
@@ -850,7 +841,7 @@ extern "C" __global__ void __launch_bounds__(MS_BLOCK, 2) ms_hub_chunk(VP_Mat m,
     const long long lc = ch - c.hubFirst[h];
     const int d = ms_degree(m, v);
     const int lo = (int)(lc * MS_CHUNK), len = min(MS_CHUNK, d - lo);
-    int size, sum;
+    int size;
     ms_key one;
     ms_key* sorted = ms_block_sort(m, c, s, a, v, lo, len, A, B, &size, &one);
     ms_key* ok = reinterpret_cast<ms_key*>(c.hubKeys[0]) + ch * MS_CHUNK;
@@ -864,10 +855,9 @@ extern "C" __global__ void __launch_bounds__(MS_BLOCK, 2) ms_hub_chunk(VP_Mat m,
       __syncthreads();
       continue;
     }
-    ms_key* dk = sorted == A ? B : A;
-    const int distinct = ms_rbk<MS_RBK_ITEMS, false>(sorted, nullptr, size, dk, H, &sum);
-    int* cnt = reinterpret_cast<int*>(sorted);
-    ms_counts_to(H, distinct, size, cnt);
+    ms_key* dk;
+    int* cnt;
+    const int distinct = ms_count_sorted(sorted, A, B, H, size, &dk, &cnt);
     for (int i = threadIdx.x; i < distinct; i += MS_BLOCK) {
       ok[i] = dk[i];
       oc[i] = cnt[i];

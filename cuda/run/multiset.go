@@ -18,6 +18,7 @@ import (
 
 	"github.com/hpgraph/hpgraph/cuda/build"
 	"github.com/hpgraph/hpgraph/cuda/cu"
+	"github.com/hpgraph/hpgraph/cuda/jit"
 	"github.com/hpgraph/hpgraph/cuda/rt"
 	"github.com/hpgraph/hpgraph/internal/par"
 	"github.com/hpgraph/hpgraph/internal/phase"
@@ -36,7 +37,10 @@ import (
 // (vertexprog.MultisetBackend's run is a vertexprog.DeviceRun).
 
 //go:embed multiset.cu
-var multisetSource string
+var multisetCU string
+
+// multisetSource is multiset.cu with its headers spliced in.
+var multisetSource = jit.MustExpand("hpgraph_multiset.cu", multisetCU, headers)
 
 // multisetKernels are multiset.cu's kernels (and the layout check).
 var multisetKernels = []string{"ms_tiny1", "ms_tiny2", "ms_tiny4", "ms_tiny8", "ms_tiny16", "ms_tiny32",

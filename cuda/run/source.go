@@ -4,7 +4,7 @@ package run
 
 import (
 	"cmp"
-	_ "embed"
+	"embed"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -23,8 +23,8 @@ var preludeSource string
 
 // The kernel template is kernels.cu and its parts, one concern a file
 // (kernels.cu's header lists them), joined in order, each without its
-// header: the text a program's kernels compile is the same as when the
-// template was one file, so its prebuilt images stay valid.
+// header, then its headers spliced in (jit.Expand: scan.cuh, and read.cuh,
+// which multiset.cu shares).
 var (
 	//go:embed kernels.cu
 	kernelsMain string
@@ -41,9 +41,14 @@ var (
 	//go:embed kernels_loop.cu
 	kernelsLoop string
 
-	kernelSource = withoutHeader(kernelsMain) + withoutHeader(kernelsInit) + withoutHeader(kernelsPull) +
-		withoutHeader(kernelsFrontier) + withoutHeader(kernelsTiles) + withoutHeader(kernelsPush) + withoutHeader(kernelsLoop)
+	kernelSource = jit.MustExpand("hpgraph_kernels.cu", withoutHeader(kernelsMain)+withoutHeader(kernelsInit)+withoutHeader(kernelsPull)+
+		withoutHeader(kernelsFrontier)+withoutHeader(kernelsTiles)+withoutHeader(kernelsPush)+withoutHeader(kernelsLoop), headers)
 )
+
+// headers are the run layer's own headers (read.cuh).
+//
+//go:embed *.cuh
+var headers embed.FS
 
 // withoutHeader drops a template part's header, its lines up to the
 // first blank line.
