@@ -46,7 +46,8 @@ type Backend struct {
 }
 
 func newBackend(ordinal int, opt Options) *Backend {
-	b := &Backend{config: config{ordinal: ordinal, opt: opt}}
+	b := &Backend{config: config{ordinal: ordinal}}
+	_ = b.SetOptions(opt) // (valid: the callers checked it)
 	b.Backend = run.Backend{Dev: b.device, Opt: b.Options}
 	return b
 }

@@ -32,10 +32,9 @@ func Configure(devices DeviceList, opt Options) error {
 	}
 	registered.setOrdinal(devices.First())
 	registered.mu.Lock()
-	registered.opt = opt
 	registered.devices = DeviceList{All: devices.All, Ordinals: slices.Clone(devices.Ordinals)}
 	registered.mu.Unlock()
-	return nil
+	return registered.SetOptions(opt)
 }
 
 // Resolve lists the ordinals: all the driver reports for All.

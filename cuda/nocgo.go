@@ -34,7 +34,9 @@ func Open(ordinal int, opt Options) (*Backend, error) {
 func DeviceCount() (int, error) { return 0, noGPU() }
 
 func newBackend(ordinal int, opt Options) *Backend {
-	return &Backend{config: config{ordinal: ordinal, opt: opt}}
+	b := &Backend{config: config{ordinal: ordinal}}
+	_ = b.SetOptions(opt) // (valid: the callers checked it)
+	return b
 }
 
 func (b *Backend) setOrdinal(ordinal int) {

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/hpgraph/hpgraph/cuda/internal/gputest"
@@ -17,27 +16,23 @@ import (
 	"github.com/hpgraph/hpgraph/cuda/rt"
 )
 
-var (
-	testOnce sync.Once
-	testDev  *Device
-	testErr  error
-)
+var testDev gputest.Device[*Device]
 
 // needGPU is device 0 with the PREPROCESS layer, opened once for the
 // package's tests, or skips t without a GPU (gputest.Need).
 func needGPU(t testing.TB) *Device {
 	t.Helper()
-	testOnce.Do(func() { testDev, testErr = Open(0) })
-	gputest.Need(t, testErr)
-	return testDev
+	return testDev.Get(t, openTest)
 }
+
+func openTest() (*Device, error) { return Open(0) }
 
 func needNVRTC(t testing.TB) { t.Helper(); gputest.NeedNVRTC(t, jit.Load()) }
 
 // testArchs are the device's architecture, or without one, Ampere's and
 // Hopper's.
 func testArchs() []string {
-	if d, err := rt.Open(0); err == nil {
+	if d, err := testDev.Open(openTest); err == nil {
 		return []string{d.Arch()}
 	}
 	return []string{"compute_80", "compute_90"}

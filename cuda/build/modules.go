@@ -16,7 +16,7 @@ var hybBuildCU string
 var (
 	hybBuildSource  = jit.MustExpand("hybbuild.cu", hybBuildCU, headers)
 	transposeSource = jit.MustExpand("transpose.cu", transposeCU, headers)
-	tilesDevSource  = jit.MustExpand("tilesdev.cu", tilesDevCU, headers)
+	tilesDevSource  = jit.MustExpand("tilesdev.cu", tilesDevCU+jit.WithoutHeader(tilesDevGroupsCU), headers)
 )
 
 // headers are the layer's own headers (rows.cuh).
@@ -45,6 +45,9 @@ func (d *Device) transposeModule() *rt.Module {
 
 //go:embed tilesdev.cu
 var tilesDevCU string
+
+//go:embed tilesdev_groups.cu
+var tilesDevGroupsCU string
 
 var tilesDevKernels = []string{"tl_plan", "tl_vrow", "tl_assign", "tl_rec_ell", "tl_rec_coo", "tl_streams", "tl_group", "tl_fill", "tl_expand"}
 

@@ -81,3 +81,15 @@ func readHeader(h string, local fs.FS) (string, error) {
 	}
 	return string(b), nil
 }
+
+// WithoutHeader drops a source part's header, its lines up to the first
+// blank line: a source split in parts (each with a header saying what it
+// holds) is compiled as its parts joined without theirs, the text it was
+// as one file.
+func WithoutHeader(part string) string {
+	i := strings.Index(part, "\n\n")
+	if i < 0 {
+		panic("jit: a source part has no header")
+	}
+	return part[i+2:]
+}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 	"unsafe"
@@ -16,19 +15,13 @@ import (
 	"github.com/hpgraph/hpgraph/cuda/internal/gputest"
 )
 
-var (
-	testOnce sync.Once
-	testDev  *Device
-	testErr  error
-)
+var testDev gputest.Device[*Device]
 
 // needGPU is device 0, opened once for the package's tests, or skips t
 // without a GPU (gputest.Need).
 func needGPU(t testing.TB) *Device {
 	t.Helper()
-	testOnce.Do(func() { testDev, testErr = Open(0) })
-	gputest.Need(t, testErr)
-	return testDev
+	return testDev.Get(t, func() (*Device, error) { return Open(0) })
 }
 
 // TestCatchNamesBugSite: a Go runtime error recovered from a device call

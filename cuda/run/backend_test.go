@@ -18,16 +18,15 @@ func init() { vertexprog.RegisterBackend(registered) }
 
 type testBackend struct {
 	Backend
+	Settings
 	open sync.Once
 	dev  *Device
 	err  error
-
-	mu  sync.Mutex
-	opt Options
 }
 
 func newTestBackend() *testBackend {
-	b := &testBackend{opt: DefaultOptions()}
+	b := &testBackend{}
+	_ = b.SetOptions(DefaultOptions())
 	b.Backend = Backend{Dev: b.device, Opt: b.Options}
 	return b
 }
@@ -40,22 +39,6 @@ func (b *testBackend) device() (*Device, error) {
 func (*testBackend) Name() string { return "cuda" }
 
 func (b *testBackend) Available() error { _, err := b.device(); return err }
-
-func (b *testBackend) Options() Options {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.opt
-}
-
-func (b *testBackend) SetOptions(o Options) error {
-	if err := o.Validate(); err != nil {
-		return err
-	}
-	b.mu.Lock()
-	b.opt = o
-	b.mu.Unlock()
-	return nil
-}
 
 // withOptions sets the registered backend's options for the rest of t
 // (restored when t ends) to the current ones as f changes them.

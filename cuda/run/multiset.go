@@ -36,11 +36,16 @@ import (
 // sorted) and summarizes them, then APPLY runs the program's vp_update. vertexprog's engine drives the supersteps
 // (vertexprog.MultisetBackend's run is a vertexprog.DeviceRun).
 
-//go:embed multiset.cu
-var multisetCU string
+// multisetSource is multiset.cu and multiset_block.cu joined, their
+// headers spliced in.
+var (
+	//go:embed multiset.cu
+	multisetCU string
+	//go:embed multiset_block.cu
+	multisetBlockCU string
 
-// multisetSource is multiset.cu with its headers spliced in.
-var multisetSource = jit.MustExpand("hpgraph_multiset.cu", multisetCU, headers)
+	multisetSource = jit.MustExpand("hpgraph_multiset.cu", multisetCU+jit.WithoutHeader(multisetBlockCU), headers)
+)
 
 // multisetKernels are multiset.cu's kernels (and the layout check).
 var multisetKernels = []string{"ms_tiny1", "ms_tiny2", "ms_tiny4", "ms_tiny8", "ms_tiny16", "ms_tiny32",

@@ -1,6 +1,9 @@
 package run
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+)
 
 // Options are the CUDA backend's choices that are a user's to make: each
 // trades something (host PREPROCESS for faster pulls, the per-kernel
@@ -10,9 +13,9 @@ import "fmt"
 // once and settled are constants (tuning.go), and environment variables
 // only turn on debugging output (doc.go).
 //
-// Options belong to a backend (Open, Backend.SetOptions; the registered
-// backend's: Configure) and apply to its runs started afterwards: a run
-// reads them once, at its start, so runs already going keep theirs. The
+// Options belong to a backend (Settings; package cuda's Open, SetOptions
+// and Configure) and apply to its runs started afterwards: a run reads
+// them once, at its start, so runs already going keep theirs. The
 // command line sets them with --cuda-texture, --cuda-graphs, --cuda-tiles
 // and --cuda-loop (hpgraph run, bench, verify and serve).
 type Options struct {
@@ -106,5 +109,33 @@ func (o Options) Validate() error {
 	if o.LoopCluster < 0 || o.LoopCluster > MaxLoopCluster {
 		return fmt.Errorf("cuda: Options.LoopCluster %d: want 0 (no cluster) to %d", o.LoopCluster, MaxLoopCluster)
 	}
+	return nil
+}
+
+// Settings hold a backend's options, read and set from any goroutine
+// (its runs read them at their start). The zero value holds the zero
+// Options.
+type Settings struct {
+	mu  sync.Mutex
+	opt Options
+}
+
+// Options are the options runs started now get.
+func (s *Settings) Options() Options {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.opt
+}
+
+// SetOptions sets the options of runs started afterwards, or returns why
+// o is invalid (and changes nothing). Runs already started keep the
+// options they started with.
+func (s *Settings) SetOptions(o Options) error {
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.opt = o
+	s.mu.Unlock()
 	return nil
 }

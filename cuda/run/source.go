@@ -41,24 +41,14 @@ var (
 	//go:embed kernels_loop.cu
 	kernelsLoop string
 
-	kernelSource = jit.MustExpand("hpgraph_kernels.cu", withoutHeader(kernelsMain)+withoutHeader(kernelsInit)+withoutHeader(kernelsPull)+
-		withoutHeader(kernelsFrontier)+withoutHeader(kernelsTiles)+withoutHeader(kernelsPush)+withoutHeader(kernelsLoop), headers)
+	kernelSource = jit.MustExpand("hpgraph_kernels.cu", jit.WithoutHeader(kernelsMain)+jit.WithoutHeader(kernelsInit)+jit.WithoutHeader(kernelsPull)+
+		jit.WithoutHeader(kernelsFrontier)+jit.WithoutHeader(kernelsTiles)+jit.WithoutHeader(kernelsPush)+jit.WithoutHeader(kernelsLoop), headers)
 )
 
 // headers are the run layer's own headers (read.cuh).
 //
 //go:embed *.cuh
 var headers embed.FS
-
-// withoutHeader drops a template part's header, its lines up to the
-// first blank line.
-func withoutHeader(part string) string {
-	i := strings.Index(part, "\n\n")
-	if i < 0 {
-		panic("cuda: a kernel template part has no header")
-	}
-	return part[i+2:]
-}
 
 //go:embed mat.cu
 var matSource string

@@ -6,6 +6,7 @@ package gputest
 import (
 	"math/rand/v2"
 	"os"
+	"sync"
 	"testing"
 
 	"github.com/hpgraph/hpgraph/apps"
@@ -30,6 +31,28 @@ func Need(t testing.TB, err error) {
 		t.Fatal(err)
 	}
 	t.Skip(err)
+}
+
+// Device is a device a package's tests share, opened once by the first
+// test that needs it.
+type Device[T any] struct {
+	once sync.Once
+	d    T
+	err  error
+}
+
+// Open is the device open opens, once, or why there is none.
+func (d *Device[T]) Open(open func() (T, error)) (T, error) {
+	d.once.Do(func() { d.d, d.err = open() })
+	return d.d, d.err
+}
+
+// Get is the device open opens, once, or skips t without one (Need).
+func (d *Device[T]) Get(t testing.TB, open func() (T, error)) T {
+	t.Helper()
+	dev, err := d.Open(open)
+	Need(t, err)
+	return dev
 }
 
 // NeedNVRTC skips t when err says why NVRTC cannot be loaded, or fails
