@@ -34,7 +34,7 @@ timeout 120 $H verify --backend cuda --weights random:1-64 --algo sssp $G/kron16
 # (apps/cdlp_device.go): a graph of such ids makes that variant's image.
 printf '1 2\n2 10000000000\n10000000000 1\n2 3\n' >$G/wide-ids.edgelist
 timeout 60 $H run cdlp $G/wide-ids.edgelist --backend cuda >/dev/null || echo "run cdlp (wide ids) failed"
-# The device transpose (cuda/transpose.cu): every context loads it (a
+# The device transpose (cuda/build/transpose.cu): every context loads it (a
 # directed graph's in-matrix is built with it), so the runs above made its
 # image; its GPU test compiles it too (bin/cuda-build.test from make gpu-bins).
 [ -x bin/cuda-build.test ] && { timeout 300 bin/cuda-build.test -test.run 'TestDeviceTransposeMatchesHost' >/dev/null 2>&1 || echo "cuda-build.test TestDeviceTransposeMatchesHost failed"; }

@@ -1,6 +1,6 @@
 package build
 
-// Row bins of the COO pull (vp_pull_coo in kernels.cu). Every row with a
+// Row bins of the COO pull (vp_pull_coo in run/kernels_pull.cu). Every row with a
 // COO part goes to exactly one bin by its COO length L:
 //
 //	L <= Thread:         one lane per row (256 rows a block)

@@ -197,7 +197,7 @@ func (c *Cache) PushChunksOf(m *hyb.Matrix) int64 {
 	return pushChunkBound(m.NNZ())
 }
 
-// matArg is the VP_Mat argument (kernels.cu).
+// matArg is the VP_Mat argument (run/kernels.cu).
 func (md *Matrix) matArg() []byte {
 	m := md.m
 	b := make([]byte, 200)
@@ -224,7 +224,7 @@ func (md *Matrix) matArg() []byte {
 }
 
 // cooBlocks is the grid of vp_pull_coo; listed: for a program that
-// lists its warp and quad rows first (kernels.cu's VP_LISTED).
+// lists its warp and quad rows first (run/kernels.cu's VP_LISTED).
 func (md *Matrix) CooBlocks(listed bool) int64 {
 	if md.Bins == nil {
 		return 0

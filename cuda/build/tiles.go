@@ -4,7 +4,7 @@ import "github.com/hpgraph/hpgraph/hyb"
 
 // Column-sorted tiles: the pull of programs that gather from every
 // neighbour each superstep (Spec.GatherAll: PageRank), vp_pull_tiles in
-// kernels.cu.
+// run/kernels_tiles.cu.
 //
 // The rows are cut into segments of 1<<rowBits consecutive rows, few
 // enough that one block keeps an accumulator per row in shared memory.

@@ -132,7 +132,7 @@ type csrCopy struct {
 
 // Device is a device (jit.Device: its context, stream, memory and module
 // cache) with what PREPROCESS keeps on it: the matrices' device copies
-// (Cache) and the graphs' CSRs they are built from (prefetch.go).
+// (Cache) and the graphs' CSRs they are built from (csr.go).
 type Device struct {
 	*jit.Device
 
@@ -140,7 +140,7 @@ type Device struct {
 	Cache Cache
 
 	mu   sync.Mutex
-	csrs []*csrCopy // graphs' CSRs on the device (prefetch.go)
+	csrs []*csrCopy // graphs' CSRs on the device (csr.go)
 }
 
 // CSRs is how many graphs' CSRs are on the device (or coming).

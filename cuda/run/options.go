@@ -35,9 +35,9 @@ type Options struct {
 	// Tiles decides when the pulls of programs that gather from every
 	// neighbour (Spec.GatherAll, without vp_wants or vp_done, with a 4-
 	// or 8-byte accumulator, and without DeviceCode.HeavyGather) run by
-	// column-sorted tiles (tiles.go, vp_pull_tiles) instead of by rows
+	// column-sorted tiles (build/tiles.go, vp_pull_tiles) instead of by rows
 	// (ELL and COO bins). The tiles are built on the device
-	// (tilesdev.go: 15-18 ms of kron21's first PREPROCESS on an H200) and
+	// (build/tilesdev.go: 15-18 ms of kron21's first PREPROCESS on an H200) and
 	// save ~0.35 ms a pull: they pay for a graph that stays loaded.
 	// Default TilesResident (docs/perf.md: section 13, and "Tiles built on
 	// the device").

@@ -13,10 +13,10 @@ import (
 // variables (HPGRAPH_CUDA_*) while being measured, and are constants
 // now: no environment variable changes a kernel's configuration or a
 // launch's grid (but HPGRAPH_CUDA_PROBE, debugging output: probe). The
-// bins, tiles and staging buffers keep theirs in bins.go, tiles.go and
-// transfer.go. A few have a field of hooks beside them that tests set
-// on a device to reach a path the defaults do not on small graphs: a
-// test hook, not a knob.
+// bins, tiles and staging buffers keep theirs in build/bins.go,
+// build/tiles.go and rt/transfer.go. A few have a field of hooks beside
+// them that tests set on a device to reach a path the defaults do not
+// on small graphs: a test hook, not a knob.
 
 // Pull kernels' compile-time switches (features).
 const (

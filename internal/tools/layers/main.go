@@ -14,7 +14,11 @@
 //
 // With -check it exits 1 when a package has an import that runs back up,
 // more floors than -max-floors, or a non-generated source file (Go, tests
-// included, or CUDA C) longer than -max-lines lines.
+// included, or CUDA C) longer than -max-lines lines, or when the device
+// code (.cu, .cuh) of the packages writes more than one scan loop (a
+// __shfl_up_sync in a loop doubling its offset: one block scan, built on
+// one warp scan) or the module more than one NVRTC loader (Go files that
+// look up nvrtcCreateProgram).
 package main
 
 import (
@@ -29,6 +33,7 @@ import (
 	"go/token"
 	"go/types"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -56,6 +61,7 @@ type report struct {
 	Edges    int
 	Long     []string // "file: lines" over the limit
 	FloorsOf map[string]int
+	Scans    []string // "file:line" of each scan loop in its device code
 }
 
 type edge struct{ From, To string }
@@ -75,18 +81,25 @@ func main() {
 		fmt.Fprintln(os.Stderr, "layers:", err)
 		os.Exit(2)
 	}
-	bad := write(os.Stdout, reps, *maxFloors, *verbose)
+	loaders, err := nvrtcLoaders()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "layers:", err)
+		os.Exit(2)
+	}
+	bad := write(os.Stdout, reps, loaders, *maxFloors, *verbose)
 	if *check && bad {
 		os.Exit(1)
 	}
 }
 
 // write prints the reports and says whether one breaks a bound.
-func write(w io.Writer, reps []report, maxFloors int, verbose bool) (bad bool) {
+func write(w io.Writer, reps []report, loaders []string, maxFloors int, verbose bool) (bad bool) {
 	tf, tl := 0, 0
+	var scans []string
 	for _, r := range reps {
 		tf += r.Files
 		tl += r.Lines
+		scans = append(scans, r.Scans...)
 		fmt.Fprintf(w, "%-40s %3d files %6d lines %3d imports %2d floors %3d back up", r.Path, r.Files, r.Lines, r.Edges, r.Floors, len(r.BackUps))
 		if len(r.Long) > 0 {
 			fmt.Fprintf(w, "  long: %s", strings.Join(r.Long, ", "))
@@ -110,7 +123,9 @@ func write(w io.Writer, reps []report, maxFloors int, verbose bool) (bad bool) {
 		}
 	}
 	fmt.Fprintf(w, "%d packages, %d files, %d lines\n", len(reps), tf, tl)
-	return bad
+	fmt.Fprintf(w, "device code: %d scan loops (%s); module: %d NVRTC loaders (%s)\n",
+		len(scans), strings.Join(scans, " "), len(loaders), strings.Join(loaders, " "))
+	return bad || len(scans) > 1 || len(loaders) > 1
 }
 
 // measure lists the packages of patterns and measures each.
@@ -193,6 +208,15 @@ func measurePackage(p listed, exports map[string]string, maxLines int) (report, 
 		n, generated, err := lines(filepath.Join(p.Dir, name))
 		if err != nil {
 			return r, err
+		}
+		if strings.HasSuffix(name, ".cu") || strings.HasSuffix(name, ".cuh") {
+			at, err := scanLoops(filepath.Join(p.Dir, name))
+			if err != nil {
+				return r, err
+			}
+			for _, l := range at {
+				r.Scans = append(r.Scans, fmt.Sprintf("%s:%d", filepath.Base(p.Dir)+"/"+name, l))
+			}
 		}
 		if !strings.HasSuffix(name, "_test.go") && !strings.HasSuffix(name, ".cu") && !strings.HasSuffix(name, ".cuh") {
 			r.Files++
@@ -457,4 +481,61 @@ func lines(name string) (int, bool, error) {
 		}
 	}
 	return n, generated, sc.Err()
+}
+
+// scanLoops are the lines of a CUDA file where a scan loop shuffles up:
+// a __shfl_up_sync within two lines of a loop doubling its offset
+// ("<<= 1)"), comments aside.
+func scanLoops(name string) ([]int, error) {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	ls := strings.Split(string(b), "\n")
+	var at []int
+	for i, l := range ls {
+		code, _, _ := strings.Cut(l, "//")
+		if !strings.Contains(code, "__shfl_up_sync(") {
+			continue
+		}
+		for j := max(0, i-2); j < i; j++ {
+			if c, _, _ := strings.Cut(ls[j], "//"); strings.Contains(c, "<<= 1)") {
+				at = append(at, i+1)
+				break
+			}
+		}
+	}
+	return at, nil
+}
+
+// nvrtcLoaders are the module's Go files that look up NVRTC's entry
+// points themselves (the string nvrtcCreateProgram, in a cgo preamble).
+func nvrtcLoaders() ([]string, error) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list -m: %v", err)
+	}
+	root := strings.TrimSpace(string(out))
+	var found []string
+	err = filepath.WalkDir(root, func(path string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if e.IsDir() && (strings.HasPrefix(e.Name(), ".") || e.Name() == "bin") && path != root {
+			return filepath.SkipDir
+		}
+		if e.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if bytes.Contains(b, []byte(`"nvrtc`+`CreateProgram"`)) { // (split: this file is no loader)
+			rel, _ := filepath.Rel(root, path)
+			found = append(found, rel)
+		}
+		return nil
+	})
+	return found, err
 }
