@@ -107,6 +107,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzReadLDBCAdjacency -fuzztime 30s ./datasets
 	$(GO) test -run '^$$' -fuzz FuzzLDBCProperties -fuzztime 30s ./datasets
 	$(GO) test -run '^$$' -fuzz FuzzHandlers -fuzztime 30s ./serve
+	$(GO) test -run '^$$' -fuzz FuzzParseDeviceList -fuzztime 30s ./cuda
 
 clean:
 	rm -rf $(BIN)

@@ -27,8 +27,8 @@ func Configure(devices DeviceList, opt Options) error {
 	if err := opt.Validate(); err != nil {
 		return err
 	}
-	if !devices.All && len(devices.Ordinals) == 0 {
-		return fmt.Errorf("cuda: no device listed")
+	if err := devices.check(); err != nil {
+		return fmt.Errorf("cuda: %w", err)
 	}
 	registered.setOrdinal(devices.First())
 	registered.mu.Lock()

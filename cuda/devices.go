@@ -23,15 +23,35 @@ func ParseDeviceList(s string) (DeviceList, error) {
 	var l DeviceList
 	for _, f := range strings.Split(s, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 0 {
+		if err != nil {
 			return DeviceList{}, fmt.Errorf("cuda: devices %q: %q is not a device ordinal (want ordinals such as 0 or 0,1, or all)", s, f)
-		}
-		if slices.Contains(l.Ordinals, n) {
-			return DeviceList{}, fmt.Errorf("cuda: devices %q: device %d is listed twice", s, n)
 		}
 		l.Ordinals = append(l.Ordinals, n)
 	}
+	if err := l.check(); err != nil {
+		return DeviceList{}, fmt.Errorf("cuda: devices %q: %w", s, err)
+	}
 	return l, nil
+}
+
+// check reports what is wrong with l: no device, a negative ordinal, one
+// listed twice.
+func (l DeviceList) check() error {
+	if l.All {
+		return nil
+	}
+	if len(l.Ordinals) == 0 {
+		return fmt.Errorf("no device listed")
+	}
+	for i, n := range l.Ordinals {
+		if n < 0 {
+			return fmt.Errorf("device %d is not a device ordinal", n)
+		}
+		if slices.Contains(l.Ordinals[:i], n) {
+			return fmt.Errorf("device %d is listed twice", n)
+		}
+	}
+	return nil
 }
 
 // String is the list as ParseDeviceList reads it.

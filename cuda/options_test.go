@@ -155,7 +155,8 @@ func TestConfigure(t *testing.T) {
 	for _, bad := range []struct {
 		d DeviceList
 		o Options
-	}{{DeviceList{}, o}, {DeviceList{Ordinals: []int{0}}, Options{LoopCluster: -1}}} {
+	}{{DeviceList{}, o}, {DeviceList{Ordinals: []int{0}}, Options{LoopCluster: -1}},
+		{DeviceList{Ordinals: []int{-1}}, o}, {DeviceList{Ordinals: []int{1, 1}}, o}} {
 		if err := Configure(bad.d, bad.o); err == nil {
 			t.Errorf("Configure(%+v, %+v) accepted", bad.d, bad.o)
 		}
@@ -163,4 +164,31 @@ func TestConfigure(t *testing.T) {
 			t.Fatalf("a refused Configure changed devices %v, options %+v", d, registered.Options())
 		}
 	}
+}
+
+// FuzzParseDeviceList: any text is refused or read as a list of
+// distinct non-negative ordinals (or all) that reads back the same from
+// its String.
+func FuzzParseDeviceList(f *testing.F) {
+	for _, s := range []string{"0", "0,1", "all", "", "-1", "0,0", " 3, 2", "1,,2", "99999999999999999999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		l, err := ParseDeviceList(s)
+		if err != nil {
+			return
+		}
+		if l.All != (s == "all") || !l.All && len(l.Ordinals) == 0 {
+			t.Fatalf("%q: %+v", s, l)
+		}
+		for i, n := range l.Ordinals {
+			if n < 0 || slices.Contains(l.Ordinals[:i], n) {
+				t.Fatalf("%q: %+v lists %d", s, l, n)
+			}
+		}
+		again, err := ParseDeviceList(l.String())
+		if err != nil || again.All != l.All || !slices.Equal(again.Ordinals, l.Ordinals) {
+			t.Fatalf("%q: %+v reads back from %q as %+v, %v", s, l, l.String(), again, err)
+		}
+	})
 }

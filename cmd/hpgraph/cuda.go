@@ -68,7 +68,7 @@ func (c *cudaFlags) apply() error {
 	}
 	devs, err := cuda.ParseDeviceList(c.devices)
 	if err != nil {
-		return fmt.Errorf("--devices %q: want device ordinals such as 0 or 0,1, or all", c.devices)
+		return fmt.Errorf("--devices: %w", err)
 	}
 	return cuda.Configure(devs, o)
 }
