@@ -22,7 +22,7 @@ type BinLimits struct {
 // 2,16,512,2048 on kron21 relabelled, PageRank iteration 0.553 → 0.496
 // ms, BFS 0.355 → 0.326, SSSP 2.08 → 1.83, TC 20.4 → 19.6
 // (docs/perf.md, sections 3 and 11e). Not to be changed at run time.
-var DefaultBins = BinLimits{Thread: 4, Quad: 32, Warp: 1024, Chunk: 4096}
+func DefaultBins() BinLimits { return BinLimits{Thread: 4, Quad: 32, Warp: 1024, Chunk: 4096} }
 
 // Bins is the bins of one matrix, as vp_pull_coo reads them.
 type Bins struct {

@@ -43,7 +43,7 @@ func randomRows(rng *rand.Rand, lim BinLimits) []int64 {
 func TestPullBinsCoverEveryEntryOnce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for trial := 0; trial < 300; trial++ {
-		lim := []BinLimits{DefaultBins, {1, 4, 32, 8}, {0, 0, 0, 1}, {3, 3, 64, 5}}[trial%4]
+		lim := []BinLimits{DefaultBins(), {1, 4, 32, 8}, {0, 0, 0, 1}, {3, 3, 64, 5}}[trial%4]
 		ptr := randomRows(rng, lim)
 		b := makePullBins(ptr, lim)
 		n := len(ptr) - 1
@@ -205,7 +205,7 @@ func TestPushChunks(t *testing.T) {
 // bin, in increasing order, and the same heavy rows and chunks.
 func TestPullBinsManyRows(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	for _, lim := range []BinLimits{DefaultBins, {1, 4, 32, 8}} {
+	for _, lim := range []BinLimits{DefaultBins(), {1, 4, 32, 8}} {
 		ptr := []int64{0}
 		for range 300_000 {
 			l := rng.IntN(lim.Warp + 2)

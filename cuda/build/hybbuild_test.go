@@ -137,7 +137,7 @@ func skewedCSR(rng *rand.Rand, n, long int) (rowPtr []int64, col []int32) {
 func TestDeviceBinsMatchHost(t *testing.T) {
 	d := needGPU(t)
 	rng := rand.New(rand.NewPCG(3, 5))
-	lims := []BinLimits{DefaultBins, {Thread: 1, Quad: 2, Warp: 8, Chunk: 16}, {Thread: 0, Quad: 0, Warp: 0, Chunk: 1}}
+	lims := []BinLimits{DefaultBins(), {Thread: 1, Quad: 2, Warp: 8, Chunk: 16}, {Thread: 0, Quad: 0, Warp: 0, Chunk: 1}}
 	for _, n := range []int{1, 2047, 2048, 2049, 70000, 600001} {
 		rowPtr, col := skewedCSR(rng, n, 3000)
 		for _, opt := range []hyb.Options{{RelativeSpeed: 3}, {RelativeSpeed: 3, MaxK: 1}, {RelativeSpeed: 0.01}} {

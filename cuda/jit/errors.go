@@ -38,6 +38,6 @@ func Options(arch string) []string {
 	return []string{"--gpu-architecture=" + arch, "--fmad=false", "--std=c++17", "-default-device"}
 }
 
-// Libraries are the NVRTC libraries Load tries, in order, unless
+// libraries are the NVRTC libraries Load tries, in order, unless
 // HPGRAPH_NVRTC names one.
-var Libraries = []string{"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2"}
+var libraries = []string{"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2"}

@@ -95,11 +95,11 @@ var nvrtc struct {
 	name, version string
 }
 
-// Load opens NVRTC, once: HPGRAPH_NVRTC, or the first of Libraries that
+// Load opens NVRTC, once: HPGRAPH_NVRTC, or the first of libraries that
 // opens. The error wraps ErrNoNVRTC.
 func Load() error {
 	nvrtc.once.Do(func() {
-		names := Libraries
+		names := libraries
 		if s := os.Getenv("HPGRAPH_NVRTC"); s != "" {
 			names = []string{s}
 		}

@@ -190,7 +190,7 @@ func TestBinsAndBatchesMatchCPU(t *testing.T) {
 		{"grid90x110", graphs[1].g},
 	}
 	defer func(h hooks) { d.hooks = h }(d.hooks)
-	for _, bins := range []build.BinLimits{build.DefaultBins, {Thread: 1, Quad: 4, Warp: 32, Chunk: 16}, {Chunk: 7}} {
+	for _, bins := range []build.BinLimits{build.DefaultBins(), {Thread: 1, Quad: 4, Warp: 32, Chunk: 16}, {Chunk: 7}} {
 		d.hooks.binLimits = bins
 		for _, gr := range []bool{true, false} {
 			withOptions(t, func(o *Options) { o.Graphs = gr })

@@ -94,7 +94,7 @@ type hooks struct {
 }
 
 func defaultHooks() hooks {
-	return hooks{loopEdges: loopEdgesDefault, binLimits: build.DefaultBins, tileArcs: build.TileArcsDefault, tileNear: -1}
+	return hooks{loopEdges: loopEdgesDefault, binLimits: build.DefaultBins(), tileArcs: build.TileArcsDefault, tileNear: -1}
 }
 
 // counts are what a device counts for tests.
