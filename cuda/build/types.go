@@ -11,6 +11,11 @@ import (
 	"github.com/hpgraph/hpgraph/hyb"
 )
 
+// PREPROCESS's types: its per-device value, a matrix's device copy and
+// their cache, a tile shape, an orientation, a CSR copy. Declared here,
+// below the files that build them, so that those stand on each other one
+// way.
+
 // Matrix is a HYB matrix in device memory: the arrays every superstep
 // reads, the pull bins when it has been a pull matrix, the row degrees
 // when it has been a push matrix. It outlives runs (Cache).

@@ -162,7 +162,7 @@ func (r *progRun) makeRunArg() []byte {
 }
 
 // stateOffsets runs vp_state_layout of m: the offsets of State's n
-// members, then sizeof(State). Inside device.Do.
+// members, then sizeof(State). Inside Do.
 func stateOffsets(m *rt.Module, n int) []uint64 {
 	out := make([]uint64, n+1)
 	buf := cu.MemAlloc(int64(8 * len(out)))

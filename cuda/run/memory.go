@@ -2,6 +2,8 @@
 
 package run
 
+// The device memory a run needs, and making room for it.
+
 import (
 	"fmt"
 

@@ -12,7 +12,12 @@ import (
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
-// run is one program on the device.
+// The run layer's types: its per-device value, a run and its buffers,
+// a parked run, a CUDA graph's key, a superstep's record. Declared here,
+// below the files that work on them, so that those stand on each other
+// one way.
+
+// progRun is one program's run on the device.
 type progRun struct {
 	buffers
 	d      *Device
