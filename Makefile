@@ -58,9 +58,13 @@ fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-# Test binaries to run on a GPU machine (carry bin/ there; it needs no Go).
+# Test binaries to run on a GPU machine (carry bin/ there; it needs no Go):
+# bin/cuda.test for ./cuda and bin/cuda-LAYER.test for each layer
+# ./cuda/LAYER (scripts/gpu-tests.sh runs them all).
+CUDA_LAYERS := rt jit build run
 cuda-test:
 	$(GO) test -c -o $(BIN)/cuda.test ./cuda/
+	for l in $(CUDA_LAYERS); do $(GO) test -c -o $(BIN)/cuda-$$l.test ./cuda/$$l || exit 1; done
 	$(GO) test -c -o $(BIN)/apps-cuda.test ./apps/
 	$(GO) test -c -o $(BIN)/cu.test ./cuda/cu
 	for p in widest reach khop hoppath mintag; do $(GO) test -c -o $(BIN)/ex-$$p.test ./examples/$$p || exit 1; done
@@ -72,10 +76,16 @@ gpu-bins: cuda-test
 
 # Every kernel compiled by NVRTC for compute_80 and compute_90, on a
 # machine without a GPU (scripts/nvrtc.sh fetches NVRTC once).
+# (bin/cuda-compile.test: the run layer's, which compiles the apps'
+# kernels; scripts/ptxas-report.sh runs it for their PTX.)
 cuda-compile:
-	$(GO) test -c -o $(BIN)/cuda-compile.test ./cuda/
-	nv=$$(./scripts/nvrtc.sh) && LD_LIBRARY_PATH=$$nv HPGRAPH_NVRTC=$$(ls $$nv/libnvrtc.so.* | head -1) HPGRAPH_REQUIRE_NVRTC=1 \
-	  $(BIN)/cuda-compile.test -test.run 'TestCompile|TestTemplateConstants|TestKernelNames|TestPrebuilt|TestWritePrebuilt|TestDiffering'
+	$(GO) test -c -o $(BIN)/cuda-compile.test ./cuda/run
+	$(GO) test -c -o $(BIN)/cuda-jit-compile.test ./cuda/jit
+	$(GO) test -c -o $(BIN)/cuda-build-compile.test ./cuda/build
+	nv=$$(./scripts/nvrtc.sh) && export LD_LIBRARY_PATH=$$nv HPGRAPH_NVRTC=$$(ls $$nv/libnvrtc.so.* | head -1) HPGRAPH_REQUIRE_NVRTC=1 && \
+	  $(BIN)/cuda-jit-compile.test && \
+	  $(BIN)/cuda-build-compile.test -test.run 'TestCompile|TestPrebuilt' && \
+	  $(BIN)/cuda-compile.test -test.run 'TestCompile|TestTemplateConstants|TestKernelNames|TestPrebuilt|TestDiffering'
 
 # Registers and spills of each kernel of the built-in apps as ptxas
 # assembles it for sm_80 and sm_90, without a GPU (fetches ptxas once):
@@ -97,6 +107,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzReadLDBCAdjacency -fuzztime 30s ./datasets
 	$(GO) test -run '^$$' -fuzz FuzzLDBCProperties -fuzztime 30s ./datasets
 	$(GO) test -run '^$$' -fuzz FuzzHandlers -fuzztime 30s ./serve
+	$(GO) test -run '^$$' -fuzz FuzzParseDeviceList -fuzztime 30s ./cuda
 
 clean:
 	rm -rf $(BIN)

@@ -3,36 +3,101 @@
 package cuda
 
 import (
-	"github.com/hpgraph/hpgraph/vertexprog"
+	"github.com/hpgraph/hpgraph/cuda/jit"
+	"github.com/hpgraph/hpgraph/cuda/rt"
+	"github.com/hpgraph/hpgraph/cuda/run"
 )
 
-// The backend: registered as "cuda" at init; a run starts on the device
-// opened on first use (driver.go). A run's life: start and its state
-// on the device (run.go, upload.go), its supersteps (steps.go; the
-// launches of one in launch.go, replayed from CUDA graphs in graphs.go),
-// its results and end (finish.go). Its options: options.go; the measured
-// tuning values: tuning.go.
+// The backend: one device's (Open), or the one registered as "cuda" at
+// init, which opens the device Configure names on first use. What it
+// does on its device is the run layer's (run.Backend); the layers below
+// build what runs need (cuda/doc.go).
 
-func init() { vertexprog.RegisterBackend(Backend{}) }
+// ErrNoGPU is returned (wrapped) when there is no usable CUDA driver or
+// device.
+var ErrNoGPU = rt.ErrNoGPU
 
-// Backend is the CUDA backend (name "cuda").
-type Backend struct{}
+// ErrOutOfMemory is returned (wrapped) when a job does not fit in the
+// device's free memory; the message states the bytes needed and free.
+var ErrOutOfMemory = rt.ErrOutOfMemory
 
-// Name implements vertexprog.Backend.
-func (Backend) Name() string { return "cuda" }
+// Error is a failed CUDA driver call.
+type Error = rt.Error
 
-// Available reports why the backend cannot run here (no driver, no
-// device), or nil. The first call starts the CUDA context.
-func (Backend) Available() error {
-	_, err := getDevice()
-	return err
+// ErrCompile is returned (wrapped in a *CompileError) when NVRTC rejects
+// the kernels with a program's device code spliced in.
+var ErrCompile = jit.ErrCompile
+
+// CompileError carries NVRTC's log.
+type CompileError = jit.CompileError
+
+// Backend is the CUDA backend on one device (name "cuda"): its runs,
+// the vertexprog interfaces it implements (run.Backend's) and its
+// options. Several may be open at once, each with its own context,
+// stream, module and matrix caches and memory accounting; calls on one
+// device wait for each other, never for another device's.
+type Backend struct {
+	run.Backend
+
+	config
+	dev   *run.Device // nil until opened (the registered backend: on first use)
+	err   error       // why the device did not open
+	tried bool
 }
 
-// Start implements vertexprog.DeviceBackend.
-func (Backend) Start(job *vertexprog.DeviceJob) (vertexprog.DeviceRun, error) {
-	d, err := getDevice()
+func newBackend(ordinal int, opt Options) *Backend {
+	b := &Backend{config: config{ordinal: ordinal}}
+	_ = b.SetOptions(opt) // (valid: the callers checked it)
+	b.Backend = run.Backend{Dev: b.device, Opt: b.Options}
+	return b
+}
+
+// Open opens device ordinal (0 is the first the driver lists) as a
+// backend of its own, with options opt.
+func Open(ordinal int, opt Options) (*Backend, error) {
+	if err := opt.Validate(); err != nil {
+		return nil, err
+	}
+	d, err := run.Open(ordinal)
 	if err != nil {
 		return nil, err
 	}
-	return start(d, job)
+	b := newBackend(ordinal, opt)
+	b.dev, b.tried = d, true
+	return b, nil
+}
+
+// DeviceCount is how many CUDA devices the driver reports, or why there
+// is no driver.
+func DeviceCount() (int, error) { return rt.DeviceCount() }
+
+// device is b's device, opened on first use.
+func (b *Backend) device() (*run.Device, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.tried {
+		b.dev, b.err = run.Open(b.ordinal)
+		b.tried = true
+	}
+	return b.dev, b.err
+}
+
+// setOrdinal makes b use device ordinal from its next use (a device
+// opened before stays open for the runs that have it).
+func (b *Backend) setOrdinal(ordinal int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if ordinal != b.ordinal {
+		b.ordinal, b.dev, b.err, b.tried = ordinal, nil, nil, false
+	}
+}
+
+// Name implements vertexprog.Backend.
+func (*Backend) Name() string { return "cuda" }
+
+// Available reports why the backend cannot run here (no driver, no
+// device), or nil. The first call starts the CUDA context.
+func (b *Backend) Available() error {
+	_, err := b.device()
+	return err
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
-	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
 // Built without cgo the backend cannot call the driver: it is registered
@@ -17,13 +16,37 @@ import (
 // device.
 var ErrNoGPU = errors.New("cuda: no GPU")
 
-func init() { vertexprog.RegisterBackend(Backend{}) }
-
 // Backend is the CUDA backend (name "cuda").
-type Backend struct{}
+type Backend struct{ config }
+
+// noGPU is why there is no device: no cgo.
+func noGPU() error { return fmt.Errorf("%w: %w", ErrNoGPU, cu.Load()) }
+
+// Open implements nothing without cgo: it says why.
+func Open(ordinal int, opt Options) (*Backend, error) {
+	if err := opt.Validate(); err != nil {
+		return nil, err
+	}
+	return nil, noGPU()
+}
+
+// DeviceCount says why there is no device without cgo.
+func DeviceCount() (int, error) { return 0, noGPU() }
+
+func newBackend(ordinal int, opt Options) *Backend {
+	b := &Backend{config: config{ordinal: ordinal}}
+	_ = b.SetOptions(opt) // (valid: the callers checked it)
+	return b
+}
+
+func (b *Backend) setOrdinal(ordinal int) {
+	b.mu.Lock()
+	b.ordinal = ordinal
+	b.mu.Unlock()
+}
 
 // Name implements vertexprog.Backend.
-func (Backend) Name() string { return "cuda" }
+func (*Backend) Name() string { return "cuda" }
 
 // Available implements vertexprog.Backend: never, without cgo.
-func (Backend) Available() error { return fmt.Errorf("%w: %w", ErrNoGPU, cu.Load()) }
+func (*Backend) Available() error { return noGPU() }

@@ -15,7 +15,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/hpgraph/hpgraph/devgen/internal/nvrtc"
+	"github.com/hpgraph/hpgraph/cuda/jit"
 )
 
 var (
@@ -166,8 +166,8 @@ func kernel(p *Program) string {
 func nvrtcCheck(t *testing.T, p *Program) {
 	t.Helper()
 	for _, arch := range []string{"compute_80", "compute_90"} {
-		err := nvrtc.Compile(stub+p.Source+kernel(p), arch)
-		if errors.Is(err, nvrtc.ErrUnavailable) {
+		_, err := jit.Compile(stub+p.Source+kernel(p), jit.Options(arch), false)
+		if errors.Is(err, jit.ErrNoNVRTC) {
 			if os.Getenv("HPGRAPH_REQUIRE_NVRTC") != "" {
 				t.Fatal(err)
 			}

@@ -20,13 +20,8 @@ gen() {
 
 for what in "${@:-tests verify timing sanitize}"; do for w in $what; do case $w in
 tests)
-	step "cuda kernel tests"
-	HPGRAPH_REQUIRE_GPU=1 HPGRAPH_TESTGRAPHS=$PWD/$B/testgraphs timeout 300 $B/cuda.test -test.v >"$OUT/cuda-test.log" 2>&1
-	echo "cuda.test exit $?: $(grep -c -- '--- PASS' "$OUT/cuda-test.log") PASS, $(grep -c -- '--- FAIL' "$OUT/cuda-test.log") FAIL"
-	grep -- '--- FAIL' "$OUT/cuda-test.log" | head
-	step "apps tests with the cuda backend among vptest's configurations"
-	timeout 200 $B/apps-cuda.test -test.v >"$OUT/apps-test.log" 2>&1
-	echo "apps.test exit $?: $(grep -c -- '--- PASS' "$OUT/apps-test.log") PASS, $(grep -c -- '--- FAIL' "$OUT/apps-test.log") FAIL"
+	step "the cuda packages' tests and the apps on the cuda backend (scripts/gpu-tests.sh)"
+	OUT=$OUT B=$B scripts/gpu-tests.sh
 	;;
 verify)
 	gen

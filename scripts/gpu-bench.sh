@@ -21,7 +21,6 @@ H=${H:-$B/gpu/hpgraph}
 G=/tmp/hpgraph-graphs
 mkdir -p "$OUT" "$G"
 step() { echo "== $* ($(date +%T))"; }
-counts() { echo "$1 exit $2: $(grep -c -- '--- PASS' "$3") PASS, $(grep -c -- '--- FAIL' "$3") FAIL"; grep -E -- '--- FAIL|^panic' "$3" | head; }
 gen() {
 	[ -f $G/kron16.hpg ] || $H gen kron --scale 16 -o $G/kron16.hpg >/dev/null
 	[ -f $G/kron21.hpg ] || $H gen kron --scale 21 -o $G/kron21.hpg >/dev/null
@@ -31,10 +30,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=c
 for what in "${@:-check bench split}"; do for w in $what; do case $w in
 check)
 	step "tests"
-	HPGRAPH_REQUIRE_GPU=1 HPGRAPH_TESTGRAPHS=$PWD/$B/testgraphs timeout 240 $B/cuda.test -test.v >"$OUT/cuda-test.log" 2>&1
-	counts cuda.test $? "$OUT/cuda-test.log"
-	timeout 120 $B/apps-cuda.test -test.v >"$OUT/apps-test.log" 2>&1
-	counts apps.test $? "$OUT/apps-test.log"
+	OUT=$OUT B=$B scripts/gpu-tests.sh
 	gen
 	step "verify --backend cuda"
 	timeout 90 $H verify --backend cuda $B/shared/tiny/* $B/shared/small/* $G/kron16.hpg $G/grid1000.hpg >"$OUT/verify.log" 2>&1

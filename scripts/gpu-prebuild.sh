@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Makes the prebuilt kernel images (cuda/prebuilt/README.md) on a GPU
+# Makes the prebuilt kernel images (cuda/jit/prebuilt/README.md) on a GPU
 # machine: runs every built-in app the ways the command line runs them
 # (run, bench's resident runs, verify) with HPGRAPH_CUDA_PREBUILD, which
 # writes the machine code of every kernel source compiled. Then, here:
-#   tar -xzf prebuilt.tgz -C cuda/prebuilt
+#   tar -xzf prebuilt.tgz -C cuda/jit/prebuilt
 # Usage (from the repository root, bin/ built by make gpu-bins and carried):
 #   OUT=dir scripts/gpu-prebuild.sh     # writes $OUT/prebuilt.tgz
 set -uo pipefail
@@ -34,9 +34,9 @@ timeout 120 $H verify --backend cuda --weights random:1-64 --algo sssp $G/kron16
 # (apps/cdlp_device.go): a graph of such ids makes that variant's image.
 printf '1 2\n2 10000000000\n10000000000 1\n2 3\n' >$G/wide-ids.edgelist
 timeout 60 $H run cdlp $G/wide-ids.edgelist --backend cuda >/dev/null || echo "run cdlp (wide ids) failed"
-# The device transpose (cuda/transpose.cu): every context loads it (a
+# The device transpose (cuda/build/transpose.cu): every context loads it (a
 # directed graph's in-matrix is built with it), so the runs above made its
-# image; its GPU test compiles it too (bin/cuda.test from make gpu-bins).
-[ -x bin/cuda.test ] && { timeout 300 bin/cuda.test -test.run 'TestDeviceTransposeMatchesHost' >/dev/null 2>&1 || echo "cuda.test TestDeviceTransposeMatchesHost failed"; }
+# image; its GPU test compiles it too (bin/cuda-build.test from make gpu-bins).
+[ -x bin/cuda-build.test ] && { timeout 300 bin/cuda-build.test -test.run 'TestDeviceTransposeMatchesHost' >/dev/null 2>&1 || echo "cuda-build.test TestDeviceTransposeMatchesHost failed"; }
 echo "$(ls $D | wc -l) images, $(du -sh $D | cut -f1)"
 tar -C "$D" -czf "$OUT/prebuilt.tgz" .

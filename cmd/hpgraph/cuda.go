@@ -15,7 +15,7 @@ func init() {
 	// bench's device record: the backend describes its GPU (name, driver,
 	// SMs, measured copy bandwidth) through vertexprog.Describer.
 	deviceDescribers["cuda"] = func() (vertexprog.DeviceInfo, error) {
-		var b any = &cuda.Backend{}
+		var b any = cuda.Registered()
 		d, ok := b.(vertexprog.Describer)
 		if !ok {
 			return vertexprog.DeviceInfo{}, errors.New("this build's cuda backend does not implement vertexprog.Describer")
@@ -26,11 +26,12 @@ func init() {
 
 // gpuUnavailable is why the GPU backend cannot run here (no driver, no
 // device, too old a GPU or driver, a build without cgo), or nil.
-func gpuUnavailable() error { return cuda.Backend{}.Available() }
+func gpuUnavailable() error { return cuda.Registered().Available() }
 
-// cudaFlags are the GPU backend's options (cuda.Options) as flags of the
-// commands that run programs (run, bench, verify, serve).
+// cudaFlags are the GPU backend's devices and options (cuda.Options) as
+// flags of the commands that run programs (run, bench, verify, serve).
 type cudaFlags struct {
+	devices         string
 	texture, graphs bool
 	tiles           string
 	loop            int
@@ -38,6 +39,7 @@ type cudaFlags struct {
 
 func (c *cudaFlags) register(f *pflag.FlagSet) {
 	d := cuda.DefaultOptions()
+	f.StringVar(&c.devices, "devices", "0", "GPU: the devices to use, by ordinal: 0, 0,1 or all (a run uses the first)")
 	f.BoolVar(&c.texture, "cuda-texture", d.Texture, "GPU: read the frontier bitmasks and X through texture objects (false: __ldg loads; kernels other than the prebuilt ones)")
 	f.BoolVar(&c.graphs, "cuda-graphs", d.Graphs, "GPU: replay supersteps from captured CUDA graphs (false: launch every kernel, as a profiler may want)")
 	f.StringVar(&c.tiles, "cuda-tiles", d.Tiles.String(), "GPU: pull by column-sorted tiles (programs that gather from every neighbour): auto (when the graph stays loaded: bench, serve, several sources), always or never")
@@ -57,11 +59,16 @@ func (c *cudaFlags) options() (cuda.Options, error) {
 	return o, o.Validate()
 }
 
-// apply sets the GPU backend's options for the runs started afterwards.
+// apply sets the GPU backend's devices and options for the runs started
+// afterwards.
 func (c *cudaFlags) apply() error {
 	o, err := c.options()
 	if err != nil {
 		return err
 	}
-	return cuda.SetOptions(o)
+	devs, err := cuda.ParseDeviceList(c.devices)
+	if err != nil {
+		return fmt.Errorf("--devices: %w", err)
+	}
+	return cuda.Configure(devs, o)
 }

@@ -1,0 +1,264 @@
+//go:build cgo
+
+package build
+
+import (
+	"encoding/binary"
+
+	"github.com/hpgraph/hpgraph/cuda/cu"
+	"github.com/hpgraph/hpgraph/cuda/rt"
+	"github.com/hpgraph/hpgraph/hyb"
+	"github.com/hpgraph/hpgraph/internal/phase"
+)
+
+// cacheKeep is how many matrices no run uses stay on the device (and
+// parkMax how many parked runs): a server answering every app on three
+// graphs uses about 15 matrices, and with 4 kept it rebuilt one for most
+// queries (tiles on the host: 0.8 s a kron21 PageRank), 24 queries/s in
+// issue 25's soak.
+const cacheKeep = 32
+
+// matBytes is the device memory of m's base arrays, plus, for a matrix
+// built on the device, the CSR it is built from (with csr) and, for a
+// transposed or symmetrized matrix (hyb.DescribeTranspose,
+// DescribeSymmetrized), deviceTranspose's arrays, its output and
+// temporaries (and a symmetrized matrix's view, the CSR it is built
+// from).
+func matBytes(m *hyb.Matrix, csr bool) int64 {
+	vals := int64(0)
+	if m.Weighted() {
+		vals = 4
+	}
+	b := int64(m.K)*int64(m.Pitch)*(4+vals) + m.CooNNZ()*(4+vals) + int64(m.N+1)*8
+	if !m.Materialized() {
+		if csr {
+			b += m.NNZ()*(4+vals) + int64(m.N+1)*8
+		}
+		if m.TransposeOf != nil {
+			b += deviceTransposeBytes(m.N, m.NNZ(), m.Weighted())
+		}
+		if of := m.SymmetrizeOf; of != nil {
+			b += deviceTransposeBytes(m.N, int64(len(of.Col)), m.Weighted()) + m.NNZ()*(4+vals) + int64(m.N+1)*8 + int64(m.N)*4
+		}
+	}
+	return b
+}
+
+// binBytes bounds the device memory of m's pull bins.
+func binBytes(m *hyb.Matrix, lim BinLimits) int64 {
+	return 4*int64(m.N) + 8*(m.CooNNZ()/int64(max(1, lim.Chunk))+1) + 8*int64(m.N)/int64(max(1, lim.Warp)) + 64
+}
+
+// need is the device memory that using m (as a pull matrix with bins and
+// tiles, or with push degrees) would add.
+func (c *Cache) Need(m *hyb.Matrix, bins, degrees bool, lim BinLimits, ts TileSpec) int64 {
+	md := c.m[m]
+	if md != nil && !md.consistent() {
+		md = nil
+	}
+	b := int64(0)
+	if md == nil {
+		b += matBytes(m, true) // (with its CSR: reserve may drop the copy)
+	}
+	if bins && (md == nil || md.Bins == nil || md.Bins.lim != lim) {
+		b += binBytes(m, lim)
+	}
+	if degrees && (md == nil || md.PushDeg == 0) {
+		b += 4 * int64(m.N)
+	}
+	if ts.RowBits > 0 && (md == nil || !md.Tiles.Matches(ts)) {
+		b += tileBytes(m, ts.RowBits, ts.MaxArcs)
+		if TilesOnDevice(m, ts) {
+			b += tileBuildBytes(m, ts, tlPool(c.d.SMs, ts.Near))
+		}
+	}
+	return b
+}
+
+// get returns m's device copy with the parts asked for (the pull bins,
+// the push degrees, tiles), making what is missing, and marks it used.
+// Inside Do.
+func (c *Cache) Get(m *hyb.Matrix, bins, degrees bool, lim BinLimits, ts TileSpec) *Matrix {
+	if c.m == nil {
+		c.m = map[*hyb.Matrix]*Matrix{}
+	}
+	c.clock++
+	pt := phase.New("cuda", "matrix")
+	defer pt.Print()
+	md := c.m[m]
+	if md != nil && !md.consistent() {
+		if md.users == 0 {
+			c.free(md)
+		} else {
+			delete(c.m, m) // the runs using it free it at release
+		}
+		md = nil
+	}
+	if md == nil {
+		c.misses++
+		md = &Matrix{m: m, sig: sigOf(m)}
+		// (K = 0 is materialized, its COO the CSR: copied on the device
+		// where the graph's CSR is there)
+		if m.Materialized() && !(m.K == 0 && m.N > 0 && m.TransposeOf == nil && c.d.csrFor(m.Src) != nil) {
+			md.ellCol, md.ellVal = rt.Put(c.d, &md.bufs, m.EllCol), rt.Put(c.d, &md.bufs, m.EllVal)
+			md.cooCol, md.cooVal = rt.Put(c.d, &md.bufs, m.CooCol), rt.Put(c.d, &md.bufs, m.CooVal)
+			md.cooPtr = rt.Put(c.d, &md.bufs, m.CooPtr)
+		} else {
+			c.d.buildOnDevice(md, m, pt)
+		}
+		md.bytes = matBytes(m, false)
+		c.m[m] = md
+	} else {
+		c.hits++
+	}
+	// (Bins in use by another run stay as they are.)
+	if bins && (md.Bins == nil || md.Bins.lim != lim && md.users == 0) {
+		rt.FreeAll(md.binBufs)
+		md.binBufs = nil
+		md.Bins = c.d.deviceBins(md, m, lim)
+		pt.Mark("bins")
+	}
+	if degrees && md.PushDeg == 0 {
+		c.d.deviceDegrees(md)
+		pt.Mark("push degrees")
+	}
+	// (Tiles in use by another run stay as they are.)
+	if ts.RowBits > 0 && !md.Tiles.Matches(ts) && (md.Tiles == nil || md.users == 0) {
+		rt.FreeAll(md.tileBufs)
+		md.tileBufs = nil
+		if TilesOnDevice(m, ts) {
+			md.Tiles = c.d.deviceTiles(md, ts, pt) // (tilesdev.go)
+		} else {
+			t := makePullTiles(m, ts.RowBits, ts.MaxArcs, ts.Near, ts.Symmetric)
+			md.tileArcs, md.tileVal = rt.Put(c.d, &md.tileBufs, t.arcs), rt.Put(c.d, &md.tileBufs, t.vals)
+			md.tileBase, md.tileFirst = rt.Put(c.d, &md.tileBufs, t.base), rt.Put(c.d, &md.tileBufs, t.first)
+			md.tileInfo, md.tileWarp = rt.Put(c.d, &md.tileBufs, t.info), rt.Put(c.d, &md.tileBufs, t.warp)
+			md.tileMulti = rt.Put(c.d, &md.tileBufs, t.multi)
+			md.tileVFirst, md.tileVRow = rt.Put(c.d, &md.tileBufs, t.vfirst), rt.Put(c.d, &md.tileBufs, t.vrow)
+			t.arcs, t.vals, t.base, t.vrow = nil, nil, nil, nil // (on the device now)
+			md.Tiles = t
+		}
+		pt.Mark("tiles")
+	}
+	md.users++
+	md.used = c.clock
+	md.Arg = md.matArg()
+	return md
+}
+
+// release ends a run's use of md.
+func (c *Cache) Release(md *Matrix) {
+	md.users--
+	if md.users == 0 && c.m[md.m] != md {
+		c.free(md) // replaced while in use
+	}
+	c.Trim(cacheKeep)
+}
+
+func (c *Cache) free(md *Matrix) {
+	rt.FreeAll(md.bufs)
+	rt.FreeAll(md.binBufs)
+	rt.FreeAll(md.tileBufs)
+	md.bufs, md.binBufs, md.tileBufs = nil, nil, nil
+	if c.m[md.m] == md {
+		delete(c.m, md.m)
+	}
+}
+
+// trim frees unused matrices, least recently used first, until at most
+// keep remain and the device is not low on memory.
+func (c *Cache) Trim(keep int) {
+	for {
+		var old *Matrix
+		unused := 0
+		for _, md := range c.m {
+			if md.users == 0 {
+				unused++
+				if old == nil || md.used < old.used {
+					old = md
+				}
+			}
+		}
+		if old == nil || unused <= keep && !c.d.LowOnMemory() {
+			break
+		}
+		c.free(old)
+	}
+	// (the graphs' CSRs whose matrices went, and under pressure all)
+	c.d.DropCSRs(false, c.d.LowOnMemory())
+}
+
+// pushChunksOf is the push chunks of m's degrees where its device copy
+// counted them, else a bound (pushChunkBound). Inside Do.
+func (c *Cache) PushChunksOf(m *hyb.Matrix) int64 {
+	if md := c.m[m]; md != nil && md.PushDeg != 0 && md.consistent() {
+		return md.PushChunks
+	}
+	return pushChunkBound(m.NNZ())
+}
+
+// matArg is the VP_Mat argument (run/kernels.cu).
+func (md *Matrix) matArg() []byte {
+	m := md.m
+	b := make([]byte, 200)
+	le := binary.LittleEndian
+	for i, p := range []cu.DevicePtr{md.ellCol, md.ellVal, md.cooCol, md.cooVal, md.cooPtr, md.binRows, md.chunkHeavy, md.heavyRow, md.heavyFirst,
+		md.tileArcs, md.tileVal, md.tileBase, md.tileFirst, md.tileInfo, md.tileWarp, md.tileMulti, md.tileVFirst, md.tileVRow} {
+		le.PutUint64(b[8*i:], uint64(p))
+	}
+	ints := []int{m.N, m.K, m.Pitch, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+	if bn := md.Bins; bn != nil {
+		ch, w, q, t := bn.blocks()
+		ints[3] = bn.lim.Chunk
+		ints[4], ints[5], ints[6], ints[7] = len(bn.chunkHeavy), bn.nWarp, bn.nQuad, bn.nThread
+		ints[8], ints[9], ints[10] = w, q, t
+		_ = ch
+	}
+	if md.Tiles != nil {
+		ints[11], ints[12] = md.Tiles.rowBits, tileVMax(md.Tiles.rowBits)
+	}
+	for i, v := range ints {
+		le.PutUint32(b[144+4*i:], uint32(int32(v)))
+	}
+	return b
+}
+
+// cooBlocks is the grid of vp_pull_coo; listed: for a program that
+// lists its warp and quad rows first (run/kernels.cu's VP_LISTED).
+func (md *Matrix) CooBlocks(listed bool) int64 {
+	if md.Bins == nil {
+		return 0
+	}
+	ch, w, q, t := md.Bins.blocks()
+	if listed {
+		ch = ceilDiv(ch, listedChunksPerBlock)
+		w, q = ceilDiv(md.Bins.nWarp, listedRowsPerBlock), ceilDiv(md.Bins.nQuad, listedRowsPerBlock)
+	}
+	return int64(ch + w + q + t)
+}
+
+// Len is how many matrices the cache holds.
+func (c *Cache) Len() int { return len(c.m) }
+
+// Hits and Misses count the Gets that found a matrix's copy and those
+// that made one.
+func (c *Cache) Hits() (hits, misses int) { return c.hits, c.misses }
+
+// OrientBytes bounds the device memory of building m's orientations of
+// the kinds asked for (OrientKind) that its copy lacks: at most their
+// degrees, counts, offsets and every entry with a block of padding each;
+// a ranked one also its ranks, and at its peak four arrays of records as
+// long as its entries.
+func (c *Cache) OrientBytes(m *hyb.Matrix, kinds [3]bool) int64 {
+	md := c.m[m]
+	n, need := int64(m.N), int64(0)
+	for k, named := range kinds {
+		if named && (md == nil || md.orient[k] == nil) {
+			need += 16*n + 8 + 4*(m.NNZ()+3*n)
+			if k == 2 {
+				need += 4*n + 16*(m.NNZ()+3*n)
+			}
+		}
+	}
+	return need
+}

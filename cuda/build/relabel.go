@@ -1,0 +1,219 @@
+//go:build cgo
+
+package build
+
+import (
+	"encoding/binary"
+	"fmt"
+	"unsafe"
+
+	"github.com/hpgraph/hpgraph/cuda/cu"
+	"github.com/hpgraph/hpgraph/cuda/rt"
+	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/hyb"
+	"github.com/hpgraph/hpgraph/internal/par"
+	"github.com/hpgraph/hpgraph/internal/phase"
+)
+
+// A graph renumbered by degree on the device (issue 24, item 2):
+// datasets.Graph.Relabel(RelabelDegree) on the host takes 353-423 ms of
+// kron21 on the H100 machine's 16 cores and 4.7 times the file at its
+// peak (session 24, call 5). Here the CSR (the device's copy, or
+// uploaded for it) is renumbered with transpose.cu's tr_rl_ kernels and
+// two device transposes; the new arrays come back into arrays of the
+// size of the graph's own, and stay on the device as the new graph's
+// copy, so its first run uploads nothing.
+
+// rlArg is transpose.cu's RL_Arg.
+type rlArg struct {
+	rowPtr, key, ids, order, newID, in, out cu.DevicePtr
+	nnz                                     int64
+	n, maxDeg                               int
+}
+
+func (a *rlArg) bytes() []byte {
+	b := make([]byte, 72)
+	le := binary.LittleEndian
+	for i, p := range []cu.DevicePtr{a.rowPtr, a.key, a.ids, a.order, a.newID, a.in, a.out} {
+		le.PutUint64(b[8*i:], uint64(p))
+	}
+	le.PutUint64(b[56:], uint64(a.nnz))
+	le.PutUint32(b[64:], uint32(a.n))
+	le.PutUint32(b[68:], uint32(a.maxDeg))
+	return b
+}
+
+// relabelBytes bounds the device memory RelabelByDegree needs besides
+// the graph's copy: the sort of the ids (keys, ids and their buffers, the
+// new ids), the renumbered columns, and two transposes at once.
+func relabelBytes(n int, nnz int64, weighted bool) int64 {
+	tiles := (int64(n) + trTile - 1) / trTile
+	sortB := tiles*trRadix*4 + (tiles*trRadix+trScanChunk-1)/trScanChunk*8
+	return int64(n)*4*6 + sortB + nnz*4 + 2*deviceTransposeBytes(n, nnz, weighted)
+}
+
+// RelabelByDegree is vertexprog.DegreeRelabeler's on the device open
+// returns (opened while the host makes the new arrays): g renumbered by
+// decreasing degree, ties by increasing id, array by array what
+// g.Relabel(datasets.RelabelDegree) makes (g itself where that order is
+// g's own). An error (no device, too little memory) leaves the host to
+// do it.
+func RelabelByDegree(g *datasets.Graph, open func() (*Device, error)) (*datasets.Graph, error) {
+	n, nnz := g.N, g.NNZ()
+	if n < 2 || nnz == 0 {
+		return g.Relabel(datasets.RelabelDegree), nil // (nothing to move)
+	}
+	if nnz != int64(len(g.Col)) || (g.W != nil && len(g.W) != len(g.Col)) {
+		return nil, fmt.Errorf("cuda: RelabelByDegree: inconsistent graph (%d arcs, %d columns, %d weights)", nnz, len(g.Col), len(g.W))
+	}
+	// (the new arrays' pages are touched while the device opens and works)
+	p, touched := newRelabelled(g)
+	defer func() { <-touched }()
+	d, err := open()
+	if err != nil {
+		return nil, err
+	}
+	maxDeg := g.MaxDegree()
+	if maxDeg >= 1<<31-1 {
+		return nil, fmt.Errorf("cuda: RelabelByDegree: a row of %d arcs", maxDeg)
+	}
+	src := hyb.CSR{RowPtr: g.RowPtr, Col: g.Col, Val: g.W}
+	var out *datasets.Graph
+	err = d.Do("renumbering a graph by degree", func() error {
+		had := d.csrFor(src)
+		need := relabelBytes(n, nnz, g.W != nil)
+		if had == nil {
+			need += csrBytes(src)
+		}
+		if free, _ := d.MemInfo(); need > free {
+			return fmt.Errorf("cuda: renumbering by degree needs %d MiB of device memory, %d MiB are free (the host does it)", need>>20, free>>20)
+		}
+		pt := phase.New("cuda", "relabel")
+		defer pt.Print()
+		out = d.relabelOnDevice(g, p, touched, had, maxDeg, pt)
+		return nil
+	})
+	return out, err
+}
+
+// newRelabelled allocates the arrays of g renumbered and touches their
+// pages on every core in a goroutine, closing touched when done: copied
+// back into untouched pages, kron21's 270 MB took 56 ms (a page fault
+// every 4 KB on the staging's copies).
+func newRelabelled(g *datasets.Graph) (*datasets.Graph, <-chan struct{}) {
+	n, nnz := g.N, g.NNZ()
+	p := &datasets.Graph{Name: g.Name, N: n, RowPtr: make([]int64, n+1), Col: make([]int32, nnz),
+		Directed: g.Directed, IDs: make([]int64, n), Stats: g.Stats, RepeatFree: g.RepeatFree}
+	if g.W != nil {
+		p.W = make([]float32, nnz)
+	}
+	touched := make(chan struct{})
+	go func() {
+		touchPages(unsafe.Pointer(&p.RowPtr[0]), len(p.RowPtr)*8)
+		touchPages(unsafe.Pointer(&p.Col[0]), len(p.Col)*4)
+		if p.W != nil {
+			touchPages(unsafe.Pointer(&p.W[0]), len(p.W)*4)
+		}
+		close(touched)
+	}()
+	return p, touched
+}
+
+// relabelOnDevice is RelabelByDegree inside Do: from had, the
+// device's copy of g (nil: uploaded for this and freed after), into p
+// (newRelabelled's) once touched is closed.
+func (d *Device) relabelOnDevice(g, p *datasets.Graph, touched <-chan struct{}, had *csrCopy, maxDeg int, pt *phase.Trace) *datasets.Graph {
+	n, nnz := g.N, g.NNZ()
+	var tmp, tbuf []cu.DevicePtr // (tbuf: the transposes' first, freed as soon as the second is made)
+	c := &csrCopy{}
+	ok := false
+	defer func() {
+		rt.FreeAll(tmp)
+		rt.FreeAll(tbuf)
+		if !ok { // (a device error panics out of here: Do reports it)
+			rt.FreeAll(c.bufs)
+		}
+	}()
+	var rowPtr, col, val cu.DevicePtr
+	if had != nil {
+		rowPtr, col = had.rowPtr, had.col
+		if g.W != nil {
+			val = had.val
+		}
+		pt.Mark("CSR on the device")
+	} else {
+		rowPtr, col, val = rt.Put(d, &tmp, g.RowPtr), rt.Put(d, &tmp, g.Col), rt.Put(d, &tmp, g.W)
+		pt.Mark("upload")
+	}
+	mod := d.transposeModule()
+	most := int64(d.SMs) * 16
+	unused := make([]byte, 4)
+	launch := func(name string, threads int64, a *rlArg) {
+		mod.Launch2(name, min(rt.Blocks(threads, rt.BlockSize), most), d.Stream(), a.bytes(), unused)
+	}
+	// The new ids: the ids sorted stably by maxDeg - degree.
+	a := rlArg{rowPtr: rowPtr, key: rt.Alloc(&tmp, int64(n)*4), ids: rt.Alloc(&tmp, int64(n)*4), newID: rt.Alloc(&tmp, int64(n)*4), n: n, maxDeg: maxDeg}
+	launch("tr_rl_keys", int64(n), &a)
+	var sbuf []cu.DevicePtr
+	b := sortBufs{key: [2]cu.DevicePtr{rt.Alloc(&sbuf, int64(n)*4), rt.Alloc(&sbuf, int64(n)*4)}, src: [2]cu.DevicePtr{rt.Alloc(&tmp, int64(n)*4), rt.Alloc(&tmp, int64(n)*4)}}
+	hist, sums := sortScratch(&sbuf, int64(n))
+	passes := transposePasses(maxDeg + 1)
+	d.radixSort(mod, a.key, a.ids, 0, b, int64(n), 0, passes, hist, sums)
+	a.order = b.src[(passes-1)%2]
+	launch("tr_rl_newid", int64(n), &a)
+	d.Sync()
+	rt.FreeAll(sbuf)
+	order := make([]int32, n)
+	d.DtoH(unsafe.Pointer(&order[0]), a.order, int64(n)*4)
+	pt.Mark("order")
+	identity := true
+	for i, v := range order {
+		if int(v) != i {
+			identity = false
+			break
+		}
+	}
+	if identity {
+		return g // (already in that order)
+	}
+	// The columns renumbered, transposed (rows the new columns, the old
+	// tails in input order), renumbered, transposed back.
+	a.in, a.out, a.nnz = col, rt.Alloc(&tbuf, nnz*4), nnz
+	launch("tr_rl_map", nnz, &a)
+	tRow, tCol, tVal := d.deviceTranspose(&tbuf, rowPtr, a.out, val, n, nnz)
+	a.in, a.out = tCol, tCol
+	launch("tr_rl_map", nnz, &a)
+	c.rowPtr, c.col, c.val = d.deviceTranspose(&c.bufs, tRow, tCol, tVal, n, nnz)
+	rt.FreeAll(tbuf)
+	tbuf = nil
+	pt.Mark("renumbered")
+	par.Blocks(n, func(_, lo, hi int) {
+		for nv := lo; nv < hi; nv++ {
+			p.IDs[nv] = g.OriginalID(order[nv])
+		}
+	})
+	<-touched
+	pt.Mark("pages touched")
+	d.DtoH(unsafe.Pointer(&p.RowPtr[0]), c.rowPtr, int64(n+1)*8)
+	d.DtoH(unsafe.Pointer(&p.Col[0]), c.col, nnz*4)
+	if p.W != nil {
+		d.DtoH(unsafe.Pointer(&p.W[0]), c.val, nnz*4)
+	}
+	pt.Mark("copied back")
+	// The new graph's copy stays on the device.
+	d.keepCSR(c, hyb.CSR{RowPtr: p.RowPtr, Col: p.Col, Val: p.W})
+	ok = true
+	return p
+}
+
+// touchPages writes a zero into every 4 KB page of the bytes at b, on
+// every core: the page faults of fresh memory, taken ahead.
+func touchPages(b unsafe.Pointer, bytes int) {
+	const page = 4096
+	pages := (bytes + page - 1) / page
+	par.Blocks(pages, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			*(*byte)(unsafe.Add(b, i*page)) = 0
+		}
+	})
+}

@@ -1,0 +1,315 @@
+//go:build cgo
+
+package build
+
+import (
+	"cmp"
+	"encoding/binary"
+	"math/bits"
+	"slices"
+	"unsafe"
+
+	"github.com/hpgraph/hpgraph/cuda/cu"
+	"github.com/hpgraph/hpgraph/cuda/rt"
+	"github.com/hpgraph/hpgraph/hyb"
+	"github.com/hpgraph/hpgraph/internal/phase"
+)
+
+// A pull matrix's tiles built on the device (issue 24, item 2): the host
+// builder (makePullTiles) took about a second of kron21 on 16 cores, so
+// the tiles were built in the background for resident runs only. Here
+// tilesdev.cu's kernels build the same arrays, array by array, from the
+// matrix's HYB arrays already on the device; the host computes only what
+// is per segment or per tile (the virtual slots' offsets, the tiles'
+// bounds, the streams' group offsets and the launch order by cost).
+// makePullTiles stays the reference (tests) and builds the shapes this
+// does not take (TilesOnDevice). tl_groups' batching, the part of the
+// device's order that differs most from the host's code, also runs on the
+// host in CI (tlGroupsModel, tilesdev_model_test.go).
+
+const (
+	// tlMaxSlots is the most slots (rows and virtual slots) of a segment
+	// tl_assign takes (TL_MAXSLOTS).
+	tlMaxSlots = 8704
+	// tlNearInts and tlGroupInts are a grouping warp's scratch in 4-byte
+	// words: groupsNear's window (TL_PEND entries), groups' waiting list
+	// (TL_WAIT entries and as many 2-byte links).
+	tlNearInts  = 4096
+	tlGroupInts = 8192 + 8192/2
+)
+
+// tlArg is tilesdev.cu's TL_Arg.
+type tlArg struct {
+	ellCol, ellVal, cooCol, cooVal, cooPtr, rowPtr, csrCol, part, parts, nv, vfirst, vrow, owner cu.DevicePtr
+	key, src, val, sCol, sSlot, sVal, tileLo, tileSeg, streamOff, streams, sectors               cu.DevicePtr
+	code, tmpBase, groups, scratch, next, groupOff, arcs, vals, base                             cu.DevicePtr
+	nnz, coo, tiles, fill                                                                        int64
+	n, k, pitch, rowBits, slotBits, nseg, rmax, vmax, near, pool, sym                            int
+}
+
+func (a *tlArg) bytes() []byte {
+	b := make([]byte, 344)
+	le := binary.LittleEndian
+	for i, p := range []cu.DevicePtr{a.ellCol, a.ellVal, a.cooCol, a.cooVal, a.cooPtr, a.rowPtr, a.csrCol, a.part, a.parts, a.nv, a.vfirst, a.vrow, a.owner,
+		a.key, a.src, a.val, a.sCol, a.sSlot, a.sVal, a.tileLo, a.tileSeg, a.streamOff, a.streams, a.sectors,
+		a.code, a.tmpBase, a.groups, a.scratch, a.next, a.groupOff, a.arcs, a.vals, a.base} {
+		le.PutUint64(b[8*i:], uint64(p))
+	}
+	for i, v := range []int64{a.nnz, a.coo, a.tiles, a.fill} {
+		le.PutUint64(b[264+8*i:], uint64(v))
+	}
+	for i, v := range []int{a.n, a.k, a.pitch, a.rowBits, a.slotBits, a.nseg, a.rmax, a.vmax, a.near, a.pool, a.sym} {
+		le.PutUint32(b[296+4*i:], uint32(int32(v)))
+	}
+	return b
+}
+
+// TilesOnDevice reports whether deviceTiles builds m's tiles of shape ts:
+// a matrix with entries, tiles of at most 65,536 entries and segments of
+// at most 2^15 rows (an entry and its slot are named in 16 bits each),
+// segments of at most tlMaxSlots slots, and a segment and slot that pack
+// into 32 bits (n below about 2^30).
+func TilesOnDevice(m *hyb.Matrix, ts TileSpec) bool {
+	n := m.N
+	if n == 0 || m.NNZ() == 0 || ts.MaxArcs < 1 || ts.MaxArcs > 1<<16 || ts.RowBits < 1 || ts.RowBits > 15 {
+		return false
+	}
+	R := 1 << ts.RowBits
+	nseg := (n + R - 1) >> ts.RowBits
+	return min(R, n)+tileVMax(ts.RowBits) <= tlMaxSlots && bits.Len(uint(nseg-1))+ts.RowBits+1 <= 32
+}
+
+// tileBuildBytes bounds the device memory deviceTiles takes besides its
+// output (tileBytes): the rows' offsets and slots, the slots' warps, the
+// records and their sort (whose spare arrays then hold the codes), the
+// streams, the tiles' and streams' offsets, the grouping warps' scratch.
+func tileBuildBytes(m *hyb.Matrix, ts TileSpec, pool int) int64 {
+	n, nnz := int64(m.N), m.NNZ()
+	per := int64(4*4 + 2) // two key and two slot arrays, the streams
+	if m.Weighted() {
+		per += 8
+	}
+	words := int64(tlGroupInts)
+	if ts.Near {
+		words = tlNearInts
+	}
+	segs := n>>ts.RowBits + 1
+	tiles := nnz/int64(max(1, ts.MaxArcs)) + segs
+	return (n+1)*8 + n*8 + segs*(4+tlMaxSlots) + nnz*per + sortScratchBytes(nnz) + tiles*(tileWarps+1)*20 + int64(pool)*words*4
+}
+
+// tlPool is how many warps group streams, each taking streams until
+// none is left: for groupsNear as many as the device holds at once
+// (tl_group's 48 registers a thread leave room for 40 warps a
+// multiprocessor); for groups, whose waiting lists take 48 KB a warp,
+// 32 a multiprocessor (kron21 on an H200: 10.6 ms, 11.8 with 40).
+func tlPool(sms int, near bool) int {
+	if near {
+		return sms * 40
+	}
+	return sms * 32
+}
+
+// deviceTiles builds md's tiles of shape ts on the device into md's tile
+// buffers (md.tileBufs) and returns their description, equal to
+// makePullTiles' without its arcs, vals, base and vrow (on the device).
+// TilesOnDevice(md.m, ts) must hold. Inside Do.
+func (d *Device) deviceTiles(md *Matrix, ts TileSpec, pt *phase.Trace) *Tiles {
+	m := md.m
+	mod := d.tilesDevModule()
+	n, nnz := m.N, m.NNZ()
+	rowBits, maxArcs := ts.RowBits, int64(ts.MaxArcs)
+	R := 1 << rowBits
+	nseg := (n + R - 1) >> rowBits
+	t := &Tiles{rowBits: rowBits, maxArcs: ts.MaxArcs, near: ts.Near}
+	var tmp []cu.DevicePtr
+	defer func() { rt.FreeAll(tmp) }() // (on a panic; else freed below)
+	a := tlArg{ellCol: md.ellCol, cooCol: md.cooCol, cooPtr: md.cooPtr, nnz: nnz, coo: m.CooNNZ(),
+		n: n, k: m.K, pitch: m.Pitch, rowBits: rowBits, slotBits: rowBits + 1, nseg: nseg, rmax: min(R, n), vmax: tileVMax(rowBits)}
+	weighted := m.Weighted()
+	if weighted {
+		a.ellVal, a.cooVal = md.ellVal, md.cooVal
+	}
+	if ts.Near {
+		a.near = 1
+	}
+	unused := make([]byte, 4)
+	most := int64(d.SMs) * 16
+	segBlocks := min(int64(nseg), most)
+
+	// The segments' slots: split rows, virtual slots, their warps.
+	if c := d.csrFor(m.Src); c != nil {
+		// (the graph's copy: an undirected graph's matrix; its rows side by
+		// side for the searches of a symmetric matrix's ranks)
+		a.rowPtr, a.csrCol = c.rowPtr, c.col
+	} else {
+		a.rowPtr = rt.Put(d, &tmp, m.Src.RowPtr)
+	}
+	a.part, a.parts, a.nv = rt.Alloc(&tmp, int64(n)*4), rt.Alloc(&tmp, int64(n)*4), rt.Alloc(&tmp, int64(nseg)*4)
+	mod.Launch2("tl_plan", segBlocks, d.Stream(), a.bytes(), unused)
+	d.Sync()
+	nv := make([]int32, nseg)
+	cu.MemcpyDtoH(unsafe.Pointer(&nv[0]), a.nv, int64(nseg)*4)
+	t.vfirst = make([]int32, nseg+1)
+	for s, v := range nv {
+		t.vfirst[s+1] = t.vfirst[s] + v
+	}
+	md.tileVFirst = rt.Put(d, &md.tileBufs, t.vfirst)
+	a.vfirst = md.tileVFirst
+	if V := int64(t.vfirst[nseg]); V > 0 {
+		md.tileVRow = rt.Alloc(&md.tileBufs, V*4)
+	} else {
+		md.tileVRow = 0
+	}
+	a.vrow = md.tileVRow
+	mod.Launch2("tl_vrow", segBlocks, d.Stream(), a.bytes(), unused)
+	a.owner = rt.Alloc(&tmp, int64(nseg)*int64(a.rmax+a.vmax))
+	mod.Launch2("tl_assign", segBlocks, d.Stream(), a.bytes(), unused)
+	if pt != nil {
+		d.Sync()
+		pt.Mark("tiles: slots")
+	}
+
+	// The entries as records at their CSR places, sorted by column, then
+	// by segment: each segment's entries by column, rows increasing. A
+	// symmetric matrix's records come in column order (its rows are its
+	// columns): the sort by segment alone.
+	if ts.Symmetric {
+		a.sym = 1
+	}
+	var keys, srcs, vals [2]cu.DevicePtr
+	for i := range 2 {
+		keys[i], srcs[i] = rt.Alloc(&tmp, nnz*4), rt.Alloc(&tmp, nnz*4)
+		if weighted {
+			vals[i] = rt.Alloc(&tmp, nnz*4)
+		}
+	}
+	a.key, a.src, a.val = keys[1], srcs[1], vals[1]
+	if slots := int64(m.K) * int64(m.Pitch); slots > 0 {
+		mod.Launch2("tl_rec_ell", min(rt.Blocks(slots, rt.BlockSize), most), d.Stream(), a.bytes(), unused)
+	}
+	if a.coo > 0 {
+		mod.Launch2("tl_rec_coo", min(rt.Blocks(a.coo, 4096), most), d.Stream(), a.bytes(), unused)
+	}
+	tr := d.transposeModule()
+	hist, sums := sortScratch(&tmp, nnz)
+	// (cur.key[f], cur.src[f] and cur.val[f]: the records' slots,
+	// columns and weights; their other arrays are free after the sort)
+	cur, f := sortBufs{key: keys, src: srcs, val: vals}, 1
+	if a.sym == 0 {
+		p1 := transposePasses(n)
+		d.radixSort(tr, keys[1], srcs[1], vals[1], cur, nnz, 0, p1, hist, sums)
+		// (sorted by column: now the slots are the keys, the columns ride)
+		cur, f = sortBufs{key: srcs, src: keys, val: vals}, (p1-1)%2
+	}
+	if segBits := bits.Len(uint(nseg - 1)); segBits > 0 {
+		p2 := (segBits + trDigitBits - 1) / trDigitBits
+		b := sortBufs{key: [2]cu.DevicePtr{cur.key[1-f], cur.key[f]}, src: [2]cu.DevicePtr{cur.src[1-f], cur.src[f]}, val: [2]cu.DevicePtr{cur.val[1-f], cur.val[f]}}
+		d.radixSort(tr, cur.key[f], cur.src[f], cur.val[f], b, nnz, rowBits+1, p2, hist, sums)
+		cur, f = b, (p2-1)%2
+	}
+	a.sSlot, a.sCol, a.sVal = cur.key[f], cur.src[f], cur.val[f]
+	spareA, spareB := cur.key[1-f], cur.src[1-f]
+	a.key, a.src, a.val = 0, 0, 0
+	if pt != nil {
+		d.Sync()
+		pt.Mark("tiles: sort")
+	}
+
+	// The tiles: each segment's entries cut every maxArcs (none for a
+	// segment without entries).
+	var lo []int64
+	var seg []int32
+	t.multi = make([]uint8, nseg)
+	for s := range nseg {
+		s0, s1 := m.Src.RowPtr[min(s<<rowBits, n)], m.Src.RowPtr[min((s+1)<<rowBits, n)]
+		for i := s0; i < s1; i += maxArcs {
+			lo, seg = append(lo, i), append(seg, int32(s))
+			if i > s0 {
+				t.multi[s] = 1
+			}
+		}
+	}
+	lo = append(lo, nnz)
+	tiles := int64(len(seg))
+	a.tiles = tiles
+	a.tileLo, a.tileSeg = rt.Put(d, &tmp, lo), rt.Put(d, &tmp, seg)
+	a.streamOff = rt.Alloc(&tmp, tiles*(tileWarps+1)*4)
+	a.streams, a.sectors = rt.Alloc(&tmp, nnz*2), rt.Alloc(&tmp, tiles*8)
+	mod.Launch2("tl_streams", min(tiles, most), d.Stream(), a.bytes(), unused)
+	if pt != nil {
+		d.Sync()
+		pt.Mark("tiles: streams")
+	}
+
+	// The groups of each stream.
+	a.code, a.tmpBase, a.groups = spareA, spareB, rt.Alloc(&tmp, tiles*tileWarps*4)
+	a.pool = int(min(int64(tlPool(d.SMs, ts.Near)), tiles*tileWarps))
+	words := int64(tlGroupInts)
+	if ts.Near {
+		words = tlNearInts
+	}
+	a.scratch, a.next = rt.Alloc(&tmp, int64(a.pool)*words*4), rt.Alloc(&tmp, 8)
+	d.Sync()
+	cu.MemsetD32(a.next, 0, 2)
+	cu.CtxSynchronize() // (the memset ran on the legacy stream)
+	mod.Launch2("tl_group", rt.Blocks(int64(a.pool)*32, rt.BlockSize), d.Stream(), a.bytes(), unused)
+	d.Sync()
+	pt.Mark("tiles: groups")
+	groups := make([]int32, tiles*tileWarps)
+	sectors := make([]int64, tiles)
+	cu.MemcpyDtoH(unsafe.Pointer(&groups[0]), a.groups, tiles*tileWarps*4)
+	cu.MemcpyDtoH(unsafe.Pointer(&sectors[0]), a.sectors, tiles*8)
+
+	// Each stream's first group, the tiles' costs and their launch order
+	// (costliest first: makePullTiles').
+	groupOff := make([]int64, tiles*tileWarps)
+	segTiles := make([]segTile, tiles)
+	var total int64
+	for i := range segTiles {
+		st := &segTiles[i]
+		st.first, st.seg = total*32, seg[i]
+		busiest := int64(0)
+		for k := range tileWarps {
+			g := int64(groups[i*tileWarps+k])
+			groupOff[i*tileWarps+k] = total
+			st.warp[k] = int32(total - st.first/32)
+			total += g
+			busiest = max(busiest, g)
+		}
+		st.warp[tileWarps] = int32(total - st.first/32)
+		st.cost = tileCost(busiest, sectors[i])
+	}
+	slices.SortStableFunc(segTiles, func(a, b segTile) int { return cmp.Compare(b.cost, a.cost) })
+	t.first = make([]int64, tiles)
+	t.info = make([]int32, tiles)
+	t.warp = make([]int32, 0, tiles*(tileWarps+1))
+	for i, st := range segTiles {
+		t.first[i], t.info[i] = st.first, st.seg
+		if t.multi[st.seg] != 0 {
+			t.info[i] |= -1 << 31
+		}
+		t.warp = append(t.warp, st.warp[:]...)
+	}
+
+	// The entries into their groups' lanes.
+	a.groupOff = rt.Put(d, &tmp, groupOff)
+	md.tileArcs, md.tileBase = rt.Alloc(&md.tileBufs, total*32*4), rt.Alloc(&md.tileBufs, total*4)
+	md.tileVal = 0
+	if weighted {
+		md.tileVal = rt.Alloc(&md.tileBufs, total*32*4)
+	}
+	pt.Mark("tiles: output allocated")
+	a.arcs, a.vals, a.base, a.fill = md.tileArcs, md.tileVal, md.tileBase, total*32
+	mod.Launch2("tl_fill", min(rt.Blocks(a.fill, rt.BlockSize), most), d.Stream(), a.bytes(), unused)
+	mod.Launch2("tl_expand", min(tiles, most), d.Stream(), a.bytes(), unused)
+	md.tileFirst, md.tileInfo = rt.Put(d, &md.tileBufs, t.first), rt.Put(d, &md.tileBufs, t.info)
+	md.tileWarp, md.tileMulti = rt.Put(d, &md.tileBufs, t.warp), rt.Put(d, &md.tileBufs, t.multi)
+	d.Sync()
+	pt.Mark("tiles: entries")
+	d.NotePeak()
+	rt.FreeAll(tmp)
+	tmp = nil
+	pt.Mark("tiles: temporaries freed")
+	return t
+}

@@ -1,0 +1,165 @@
+//go:build cgo
+
+package build
+
+import (
+	"sync"
+	"unsafe"
+
+	"github.com/hpgraph/hpgraph/cuda/cu"
+	"github.com/hpgraph/hpgraph/cuda/jit"
+	"github.com/hpgraph/hpgraph/hyb"
+)
+
+// PREPROCESS's types: its per-device value, a matrix's device copy and
+// their cache, a tile shape, an orientation, a CSR copy. Declared here,
+// below the files that build them, so that those stand on each other one
+// way.
+
+// Matrix is a HYB matrix in device memory: the arrays every superstep
+// reads, the pull bins when it has been a pull matrix, the row degrees
+// when it has been a push matrix. It outlives runs (Cache).
+type Matrix struct {
+	m                                         *hyb.Matrix
+	sig                                       matSig
+	ellCol, ellVal, cooCol, cooVal, cooPtr    cu.DevicePtr
+	Bins                                      *Bins
+	binRows, chunkHeavy, heavyRow, heavyFirst cu.DevicePtr
+	binBufs                                   []cu.DevicePtr
+	Tiles                                     *Tiles
+	tileArcs, tileVal, tileBase               cu.DevicePtr
+	tileFirst, tileInfo, tileWarp, tileMulti  cu.DevicePtr
+	tileVFirst, tileVRow                      cu.DevicePtr
+	tileBufs                                  []cu.DevicePtr
+	PushDeg                                   cu.DevicePtr
+	PushChunks                                int64           // the degrees' push chunks (hb_degrees), with PushDeg
+	orient                                    [3]*Orientation // the graph's Orientations, by OrientKind
+	bufs                                      []cu.DevicePtr
+	bytes                                     int64
+	users                                     int
+	used                                      uint64 // Cache.clock at the last use
+	Arg                                       []byte // the VP_Mat argument
+}
+
+// Cache keeps device copies of matrices across runs, keyed by the
+// *hyb.Matrix (vertexprog.Graph keeps its matrices, so repeated runs on one
+// graph pass the same pointer). Matrices no run uses are freed, least
+// recently used first, when a run needs their memory, beyond cacheKeep of
+// them, and while the device is low on memory. Used inside Do
+// only.
+type Cache struct {
+	d            *Device
+	m            map[*hyb.Matrix]*Matrix
+	clock        uint64
+	hits, misses int
+}
+
+// matSig identifies a matrix's contents cheaply: its sizes and where its
+// arrays are (a guard against a matrix changed in place).
+type matSig struct {
+	n, k, pitch              int
+	lens                     [4]int
+	rowPtr, col, val, cooPtr unsafe.Pointer
+	of                       [3]unsafe.Pointer // TransposeOf's or SymmetrizeOf's arrays
+	ofLens                   [3]int
+}
+
+// (The ELL and COO arrays derive from Src, which may be materialized into
+// them later: Src and CooPtr identify the contents.)
+func sigOf(m *hyb.Matrix) matSig {
+	s := matSig{
+		n: m.N, k: m.K, pitch: m.Pitch,
+		lens:   [4]int{len(m.Src.RowPtr), len(m.Src.Col), len(m.Src.Val), len(m.CooPtr)},
+		rowPtr: unsafe.Pointer(unsafe.SliceData(m.Src.RowPtr)), col: unsafe.Pointer(unsafe.SliceData(m.Src.Col)),
+		val: unsafe.Pointer(unsafe.SliceData(m.Src.Val)), cooPtr: unsafe.Pointer(unsafe.SliceData(m.CooPtr)),
+	}
+	if of := derivedOf(m); of != nil {
+		s.of = [3]unsafe.Pointer{unsafe.Pointer(unsafe.SliceData(of.RowPtr)), unsafe.Pointer(unsafe.SliceData(of.Col)), unsafe.Pointer(unsafe.SliceData(of.Val))}
+		s.ofLens = [3]int{len(of.RowPtr), len(of.Col), len(of.Val)}
+	}
+	return s
+}
+
+// consistent reports whether a cached copy still matches its matrix.
+func (md *Matrix) consistent() bool { return sigOf(md.m) == md.sig }
+
+// TileSpec asks for a pull matrix's tiles (rowBits 0: none); symmetric
+// says the matrix is its own transpose (the tiles are the same either
+// way, only built faster).
+type TileSpec struct {
+	RowBits, MaxArcs int
+	Near             bool // groups for 4-byte accumulators (groupsNear)
+	Symmetric        bool
+}
+
+// Matches reports whether t (nil: no tiles) are tiles of shape ts.
+func (t *Tiles) Matches(ts TileSpec) bool {
+	return t != nil && t.rowBits == ts.RowBits && t.maxArcs == ts.MaxArcs && t.near == ts.Near
+}
+
+// Orientation is a graph's vertexprog.Orientation on the device, built
+// from the matrix of its Neighbors and kept with it (Matrix.orient).
+type Orientation struct {
+	deg, cnt, off, adj cu.DevicePtr
+	adjLen             int64 // Adj's entries (Off[N])
+	// rank, both: a ranked orientation's (both one zero word for an
+	// undirected graph)
+	rank, both cu.DevicePtr
+}
+
+// A graph's CSR on the device. Every matrix built on the device
+// (buildOnDevice, transposedOnDevice) borrows it (borrowCSR) instead of
+// uploading the same arrays, and it stays while a cached matrix is built
+// from it: the next app's matrix on the same graph (other HYB options,
+// weights or none, a multiset program's, a transpose) is built without
+// an upload. kron21's first LDBC PageRank after BFS, SSSP and TC in one
+// process uploaded its 270 MB again: 21.5 ms of its 44.6 ms PREPROCESS
+// (docs/perf.md, session 21).
+//
+// The copy is made early where it can be (vertexprog.Prefetcher): in a
+// goroutine of its own while the host prepares the run, so that the
+// upload overlaps the host's PREPROCESS where the device is open already
+// (a server loading a graph, bench's first run; a fresh process opens the
+// device after the host's passes are done, so there it only moves the
+// upload: docs/perf.md, session 18).
+//
+// Copies go when nothing is built from them (dropCSRs): a run's start
+// drops the pending copies (too late for it) and those no cached matrix
+// is built from, a trim of the matrix cache the copies of the graphs
+// whose matrices it freed, and a run short of device memory every copy
+// (a copy costs an upload to make again, a matrix a build).
+type csrCopy struct {
+	src              hyb.CSR // the host arrays (Val nil: the copy has no values)
+	rowPtr, col, val cu.DevicePtr
+	bufs             []cu.DevicePtr
+	done, cancelled  bool // under device.mu
+}
+
+// Device is a device (jit.Device: its context, stream, memory and module
+// cache) with what PREPROCESS keeps on it: the matrices' device copies
+// (Cache) and the graphs' CSRs they are built from (csr.go).
+type Device struct {
+	*jit.Device
+
+	// Cache holds matrices' device copies across runs (inside Do only).
+	Cache Cache
+
+	mu   sync.Mutex
+	csrs []*csrCopy // graphs' CSRs on the device (csr.go)
+}
+
+// CSRs is how many graphs' CSRs are on the device (or coming).
+func (d *Device) CSRs() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.csrs)
+}
+
+// derivedOf is the CSR a transposed or symmetrized matrix is described
+// from (hyb.Matrix.TransposeOf, SymmetrizeOf), or nil.
+func derivedOf(m *hyb.Matrix) *hyb.CSR {
+	if m.TransposeOf != nil {
+		return m.TransposeOf
+	}
+	return m.SymmetrizeOf
+}

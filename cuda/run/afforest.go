@@ -1,0 +1,196 @@
+//go:build cgo
+
+package run
+
+import (
+	_ "embed"
+	"encoding/binary"
+	"errors"
+	"time"
+	"unsafe"
+
+	"github.com/hpgraph/hpgraph/cuda/build"
+	"github.com/hpgraph/hpgraph/cuda/cu"
+	"github.com/hpgraph/hpgraph/cuda/rt"
+	"github.com/hpgraph/hpgraph/vertexprog"
+)
+
+//go:embed afforest.cu
+var afforestSource string
+
+var afforestKernels = []string{"af_init", "af_link_round", "af_compress", "af_sample", "af_link_rest"}
+
+const (
+	// afRounds is the neighbours of every vertex linked before sampling
+	// (GAP's neighbor_rounds).
+	afRounds = 2
+	// afSamples is the labels sampled to find the largest component
+	// (af_sample writes rt.BlockSize per block).
+	afSamples = 1024
+	afSeed    = 0x9e3779b9
+)
+
+// afforestProgram is the CUDA source of the Afforest kernels.
+func afforestProgram() string {
+	return "#line 1 \"hpgraph_mat.cu\"\n" + matSource + "#line 1 \"hpgraph_afforest.cu\"\n" + afforestSource
+}
+
+// ccRun is one Afforest job (vertexprog.ComponentsRun).
+type ccRun struct {
+	clock     rt.Clock // DeviceTime
+	d         *Device
+	mod       *rt.Module
+	md        *build.Matrix
+	n         int
+	comp      cu.DevicePtr
+	sample    cu.DevicePtr
+	bufs      []cu.DevicePtr
+	transfers time.Duration
+	closed    bool
+}
+
+// Components implements vertexprog.ComponentsBackend with Afforest
+// (afforest.cu), on the matrix's cached device copy.
+func (b Backend) Components(m *vertexprog.Matrix) (vertexprog.ComponentsRun, error) {
+	d, err := b.Dev()
+	if err != nil {
+		return nil, err
+	}
+	ptx, key, err := d.Image(afforestProgram())
+	if err != nil {
+		return nil, err
+	}
+	r := &ccRun{d: d, n: m.N}
+	err = d.Do("copying the graph to the device", func() error {
+		need := d.Cache.Need(m.Matrix, false, false, build.BinLimits{}, build.TileSpec{}) + int64(m.N)*4 + afSamples*4
+		if err := d.reserve(need); err != nil {
+			return err
+		}
+		var err error
+		if r.mod, err = d.Load(key, ptx, afforestKernels); err != nil {
+			return err
+		}
+		t0 := time.Now()
+		r.md = d.Cache.Get(m.Matrix, false, false, build.BinLimits{}, build.TileSpec{})
+		d.DropCSRs(true, false)
+		r.comp = cu.MemAlloc(int64(max(1, m.N)) * 4)
+		r.sample = cu.MemAlloc(afSamples * 4)
+		r.bufs = []cu.DevicePtr{r.comp, r.sample}
+		cu.CtxSynchronize()
+		r.transfers += time.Since(t0)
+		d.NotePeak()
+		r.clock.Create()
+		return nil
+	})
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// arg is the AF_Arg argument (afforest.cu).
+func (r *ccRun) arg(round, giant int) []byte {
+	b := make([]byte, 32)
+	le := binary.LittleEndian
+	le.PutUint64(b, uint64(r.comp))
+	le.PutUint64(b[8:], uint64(r.sample))
+	for i, v := range []uint32{uint32(r.n), uint32(round), uint32(giant), afSeed} {
+		le.PutUint32(b[16+4*i:], v)
+	}
+	return b
+}
+
+func (r *ccRun) launch(name string, grid int64, a []byte) {
+	r.mod.Launch2(name, grid, r.d.Stream(), r.md.Arg, a)
+}
+
+// Run implements vertexprog.ComponentsRun: link two neighbours of every
+// vertex, compress, sample the labels for the largest component, link
+// every other vertex's remaining neighbours, compress. Three passes.
+func (r *ccRun) Run() (int, error) {
+	if r.closed {
+		return 0, errors.New("cuda: Run on a closed components run")
+	}
+	if r.n == 0 {
+		return 0, nil
+	}
+	err := r.d.Do("labelling components", func() error {
+		r.clock.Begin(r.d.RT())
+		rows := rt.Blocks(int64(r.n), rt.BlockSize)
+		a := r.arg(0, 0)
+		r.launch("af_init", rows, a)
+		for i := 0; i < afRounds; i++ {
+			r.launch("af_link_round", rows, r.arg(i, 0))
+			r.launch("af_compress", rows, a)
+		}
+		r.launch("af_sample", afSamples/rt.BlockSize, a)
+		labels := make([]int32, afSamples)
+		st := r.d.Stream().Handle()
+		cu.MemcpyDtoHAsync(unsafe.Pointer(&labels[0]), r.sample, afSamples*4, st)
+		r.d.Sync()
+		giant := mostFrequent(labels)
+		r.launch("af_link_rest", rt.Blocks(int64(r.n)*32, rt.BlockSize), r.arg(afRounds, int(giant)))
+		r.launch("af_compress", rows, a)
+		r.clock.End(r.d.RT())
+		r.d.Sync()
+		return nil
+	})
+	return afRounds + 1, err
+}
+
+// mostFrequent returns the value that occurs most often in s (the
+// smallest of those that tie).
+func mostFrequent(s []int32) int32 {
+	count := map[int32]int{}
+	best, bestN := int32(0), 0
+	for _, v := range s {
+		count[v]++
+		if c := count[v]; c > bestN || c == bestN && v < best {
+			best, bestN = v, c
+		}
+	}
+	return best
+}
+
+// Finish implements vertexprog.ComponentsRun.
+func (r *ccRun) Finish(labels []int32) error {
+	if r.closed {
+		return errors.New("cuda: Finish on a closed components run")
+	}
+	if len(labels) != r.n {
+		return errors.New("cuda: Finish: the labels' length is not the graph's order")
+	}
+	if r.n == 0 {
+		return nil
+	}
+	t0 := time.Now()
+	defer func() { r.transfers += time.Since(t0) }()
+	return r.d.Do("copying labels back", func() error {
+		r.d.DtoH(unsafe.Pointer(&labels[0]), r.comp, int64(r.n)*4)
+		return nil
+	})
+}
+
+// Transfers implements vertexprog.TransferReporter.
+func (r *ccRun) Transfers() time.Duration { return r.transfers }
+
+// DeviceTime implements vertexprog.DeviceTimer.
+func (r *ccRun) DeviceTime() time.Duration { return r.clock.DeviceTime(r.d.RT()) }
+
+// Close implements vertexprog.ComponentsRun.
+func (r *ccRun) Close() {
+	if r.closed {
+		return
+	}
+	r.closed = true
+	_ = r.d.Do("freeing device memory", func() error {
+		_ = rt.Catch("waiting for the GPU", func() error { r.d.Sync(); return nil })
+		rt.FreeAll(r.bufs)
+		r.clock.Destroy()
+		if r.md != nil {
+			r.d.Cache.Release(r.md)
+		}
+		return nil
+	})
+}

@@ -1,0 +1,86 @@
+//go:build cgo
+
+package run
+
+import (
+	"unsafe"
+
+	"github.com/hpgraph/hpgraph/cuda/build"
+	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/vertexprog"
+)
+
+// Backend is what a backend on one device does for vertexprog: its
+// runs (Start, StartMultiset, Components) and the optional interfaces
+// (Describer, HostPinner, Prefetcher, Symmetrizer, DegreeRelabeler,
+// MemoryReporter), on the device Dev opens, each run with the options
+// Opt gives at its start. Package cuda's Backend embeds one, adding the
+// name, the choice of device and the options.
+type Backend struct {
+	Dev func() (*Device, error)
+	Opt func() Options
+}
+
+// DeviceMemory implements vertexprog.MemoryReporter: the most device
+// memory in use at once above the context's own, by this process (and any
+// other on the same device meanwhile: the driver counts the device's).
+func (b Backend) DeviceMemory() (peak, total int64) {
+	d, err := b.Dev()
+	if err != nil {
+		return 0, 0
+	}
+	return d.Peak()
+}
+
+// Describe implements vertexprog.Describer: the device, its driver, and
+// its device-to-device copy bandwidth (measured once, then kept).
+func (b Backend) Describe() (vertexprog.DeviceInfo, error) {
+	d, err := b.Dev()
+	if err != nil {
+		return vertexprog.DeviceInfo{}, err
+	}
+	return d.Describe()
+}
+
+// Pin implements vertexprog.HostPinner: cuMemHostRegister, once, for
+// memory that runs copy results into again and again (a server's
+// scratch ranks); unpin unregisters it.
+func (b Backend) Pin(p unsafe.Pointer, bytes int) (func(), error) {
+	d, err := b.Dev()
+	if err != nil {
+		return nil, err
+	}
+	return d.Pin(p, bytes)
+}
+
+// Prefetch implements vertexprog.Prefetcher: it registers the graph's
+// copy and makes it in a goroutine of its own, when the device is free.
+func (b Backend) Prefetch(rowPtr []int64, col []int32, val []float32) {
+	d, err := b.Dev()
+	if err != nil {
+		return
+	}
+	d.Prefetch(rowPtr, col, val)
+}
+
+// SymmetrizedRows implements vertexprog.Symmetrizer: a directed graph's
+// undirected view, built on the device and kept there.
+func (b Backend) SymmetrizedRows(rowPtr []int64, col []int32, val []float32) ([]int64, error) {
+	d, err := b.Dev()
+	if err != nil {
+		return nil, err
+	}
+	return d.SymmetrizedRows(rowPtr, col, val)
+}
+
+// RelabelByDegree implements vertexprog.DegreeRelabeler: g renumbered by
+// decreasing degree on the device (build.RelabelByDegree).
+func (b Backend) RelabelByDegree(g *datasets.Graph) (*datasets.Graph, error) {
+	return build.RelabelByDegree(g, func() (*build.Device, error) {
+		d, err := b.Dev()
+		if err != nil {
+			return nil, err
+		}
+		return d.Device, nil
+	})
+}

@@ -1,0 +1,102 @@
+//go:build cgo
+
+package run
+
+import (
+	"errors"
+	"fmt"
+	"time"
+	"unsafe"
+
+	"github.com/hpgraph/hpgraph/cuda/build"
+	"github.com/hpgraph/hpgraph/cuda/cu"
+	"github.com/hpgraph/hpgraph/cuda/rt"
+	"github.com/hpgraph/hpgraph/internal/phase"
+)
+
+// A run's end: its times, the results copied back, and Close (which
+// parks a resident run's buffers, park.go).
+
+// DeviceTime implements vertexprog.DeviceTimer.
+func (r *progRun) DeviceTime() time.Duration { return r.clock.DeviceTime(r.d.RT()) }
+
+// Transfers implements vertexprog.TransferReporter: the time Start spent
+// copying the run to the device and Finish copying results back.
+func (r *progRun) Transfers() time.Duration { return r.transfers }
+
+// Finish implements vertexprog.DeviceRun: X into x, the writable state
+// arrays into their Go slices.
+func (r *progRun) Finish(x []byte) error {
+	if r.closed {
+		return errors.New("cuda: Finish on a closed run")
+	}
+	err := copyBack(r.d, x, r.x, r.n*r.job.XSize, r.layout, r.arrays, &r.transfers)
+	r.finished = err == nil
+	return err
+}
+
+// copyBack is a run's Finish (run's and msRun's): X, n*XSize bytes at xDev,
+// into x (none for a nil x: vertexprog.Options.NoValues), and the
+// writable state arrays of layout from devArrays into their Go slices,
+// the time added to transfers.
+func copyBack(d *Device, x []byte, xDev cu.DevicePtr, xBytes int, layout *stateLayout, devArrays []cu.DevicePtr, transfers *time.Duration) error {
+	if x != nil && len(x) != xBytes {
+		return fmt.Errorf("cuda: Finish: %d bytes for X, want %d", len(x), xBytes)
+	}
+	t0 := time.Now()
+	defer func() { *transfers += time.Since(t0) }()
+	return d.Do("copying results back", func() error {
+		d.Sync()
+		if len(x) > 0 {
+			d.DtoH(unsafe.Pointer(&x[0]), xDev, int64(len(x)))
+		}
+		for i, a := range layout.arrays {
+			if !a.readOnly && !a.scratch && a.bytes > 0 {
+				d.DtoH(a.ptr, devArrays[i], a.bytes)
+			}
+		}
+		return nil
+	})
+}
+
+// FinishSummary implements vertexprog.SummaryFinisher.
+func (r *progRun) FinishSummary() error {
+	if r.closed {
+		return errors.New("cuda: FinishSummary on a closed run")
+	}
+	return r.d.Do("finishing the run", func() error {
+		r.d.Sync()
+		r.finished = true
+		return nil
+	})
+}
+
+// Close implements vertexprog.DeviceRun.
+func (r *progRun) Close() {
+	if r.closed {
+		return
+	}
+	r.closed = true
+	pt := phase.New("cuda", "close")
+	defer pt.Print()
+	_ = r.d.Do("freeing device memory", func() error {
+		synced := rt.Catch("waiting for the GPU", func() error { r.d.Sync(); return nil }) == nil
+		pt.Mark("lock and sync")
+		if synced && r.finished && r.job.Resident {
+			r.d.park(r)
+			pt.Mark("parked")
+		} else {
+			r.d.freeBuffers(&r.buffers, r.recW)
+			pt.Mark("buffers")
+		}
+		for _, md := range []*build.Matrix{r.pull, r.push} {
+			if md != nil {
+				r.d.Cache.Release(md)
+			}
+			if r.push == r.pull {
+				break
+			}
+		}
+		return nil
+	})
+}

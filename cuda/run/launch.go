@@ -1,0 +1,173 @@
+//go:build cgo
+
+package run
+
+import (
+	"encoding/binary"
+	"math"
+	"unsafe"
+
+	"github.com/hpgraph/hpgraph/cuda/build"
+	"github.com/hpgraph/hpgraph/cuda/cu"
+	"github.com/hpgraph/hpgraph/cuda/rt"
+	"github.com/hpgraph/hpgraph/vertexprog"
+)
+
+// One superstep's launches: the kernels' arguments and grids.
+
+// argBytes is the VP_Arg argument (lim: vp_loop's).
+func argBytes(j int, batched bool, op int) []byte { return loopArg(j, batched, op, 0) }
+
+func loopArg(j int, batched bool, op, lim int) []byte {
+	b := make([]byte, 16)
+	le := binary.LittleEndian
+	le.PutUint32(b, uint32(int32(j)))
+	if batched {
+		le.PutUint32(b[4:], 1)
+	}
+	le.PutUint32(b[8:], uint32(int32(op)))
+	le.PutUint32(b[12:], uint32(int32(lim)))
+	return b
+}
+
+func aggIdentity(op vertexprog.Aggregator) float64 {
+	switch op {
+	case vertexprog.Min:
+		return math.Inf(1)
+	case vertexprog.Max:
+		return math.Inf(-1)
+	}
+	return 0
+}
+
+func (r *progRun) launch(name string, grid int64, mat []byte, arg []byte) {
+	r.mod.Launch(name, grid, r.d.Stream(), mat, r.runArg, r.state, arg)
+}
+
+// setCtl sets (op 0) or advances (op 1) the device's superstep base, or
+// sets the iteration bias (op 2) or a push batch's edge limit (op 3).
+func (r *progRun) setCtl(op, v int) { r.launch("vp_ctl", 1, r.pull.Arg, argBytes(v, false, op)) }
+
+// pushGrids are the blocks of vp_push and vp_apply_push: sized by the
+// frontier when it is known (the first superstep of a call), a fixed small
+// grid inside a batch (the kernels loop over whatever the frontier is).
+func (r *progRun) pushGrids(batched bool) (push, apply int64) {
+	sms := int64(max(1, r.d.SMs))
+	if batched {
+		g := int64(pushGridPerSM) * sms
+		return g, g
+	}
+	l := r.last
+	push = max(int64(l[recChunks]), rt.Blocks(int64(l[recMedium]), rt.BlockSize/32), rt.Blocks(int64(l[recSmall]), rt.BlockSize/8))
+	if !r.queued {
+		// The queues are built on the device: size by the frontier.
+		push = max(rt.Blocks(int64(l[recActive]), rt.BlockSize/32), rt.Blocks(int64(l[recEdges]), 1024))
+	}
+	apply = rt.Blocks(min(int64(r.n), int64(l[recEdges])), rt.BlockSize)
+	return min(max(push, 1), 16*sms), min(max(apply, 1), 16*sms)
+}
+
+// applyGrid is vp_apply_pull's blocks: at most applyPerSM per
+// multiprocessor, and no more than it holds at once (kron21 LDBC
+// PageRank, whose APPLY fits 6: 2.37 → 2.32 ms against 8 blocks, two
+// waves), each taking VP_BLOCK rows a turn.
+func (r *progRun) applyGrid() int64 {
+	grid := rt.Blocks(int64(r.n), int64(rt.BlockSize*r.feats.applyRows()))
+	if applyPerSM > 0 {
+		per := applyPerSM
+		if k := r.mod.Resident("vp_apply_pull"); k > 0 {
+			per = min(per, k)
+		}
+		grid = min(grid, int64(per*max(1, r.d.SMs)))
+	}
+	return grid
+}
+
+// compactGrid is vp_compact's blocks: one per VP_BLOCK vertices up to
+// compactPerSM per multiprocessor, which then loop.
+func (r *progRun) compactGrid() int64 {
+	return min(rt.Blocks(int64(r.n), rt.BlockSize), int64(compactPerSM*max(1, r.d.SMs)))
+}
+
+// enqueue launches superstep base+j. Inside Do.
+func (r *progRun) enqueue(dir vertexprog.Direction, j int, batched bool) {
+	a := argBytes(j, batched, 0)
+	if dir == vertexprog.Push {
+		pg, ag := r.pushGrids(batched) // (before queued changes: it sizes by it)
+		if !r.queued {
+			// After pulls (or at the start) the frontier is a bitmask only.
+			r.launch("vp_compact", r.compactGrid(), r.pull.Arg, a)
+			r.queued = true
+		}
+		r.launch("vp_push", pg, r.push.Arg, a)
+		r.launch("vp_apply_push", ag, r.pull.Arg, a)
+		return
+	}
+	r.queued = false
+	if r.tiles {
+		a := argBytes(j, batched, 1) // (op 1: APPLY resets the rows tiles fold into)
+		t := r.pull.Tiles
+		r.mod.LaunchShared("vp_pull_tiles", int64(t.Count()), build.TileBlock, t.Shared(r.job.ASize), r.d.Stream(), r.pull.Arg, r.runArg, r.state, a)
+		r.tr.mark()
+		r.launch("vp_apply_pull", r.applyGrid(), r.pull.Arg, a)
+		return
+	}
+	r.launch("vp_pull_ell", rt.Blocks(int64(r.n), rt.BlockSize), r.pull.Arg, a)
+	r.launch("vp_pull_coo", r.pull.CooBlocks(r.feats.HasWants || r.feats.HasDone), r.pull.Arg, a)
+	r.launch("vp_apply_pull", r.applyGrid(), r.pull.Arg, a)
+}
+
+// launchRecords launches vp_records for supersteps ctl[0]+j, ... (count
+// of them). Inside Do.
+func (r *progRun) launchRecords(j, count int) {
+	arg := r.recArg[:]
+	binary.LittleEndian.PutUint64(arg, r.recDev)
+	binary.LittleEndian.PutUint32(arg[8:], uint32(int32(j)))
+	binary.LittleEndian.PutUint32(arg[12:], uint32(count))
+	r.mod.Launch2("vp_records", 1, r.d.Stream(), r.runArg, arg)
+}
+
+// makeRunArg is the VP_Run argument (kernels.cu).
+func (r *progRun) makeRunArg() []byte {
+	b := make([]byte, 192)
+	le := binary.LittleEndian
+	var pushDeg cu.DevicePtr
+	if r.push != nil {
+		pushDeg = r.push.PushDeg
+	}
+	for i, v := range []uint64{
+		uint64(r.x), r.xTex, uint64(r.mask[0]), uint64(r.mask[1]), r.maskTex[0], r.maskTex[1],
+		uint64(r.queue[0]), uint64(r.queue[1]), uint64(r.chunks[0]), uint64(r.chunks[1]),
+		uint64(r.touchedList), uint64(pushDeg), uint64(r.y),
+		uint64(r.partial), uint64(r.heavyCount), uint64(r.rec), uint64(r.ctl),
+	} {
+		le.PutUint64(b[8*i:], v)
+	}
+	useMask := 1
+	if r.job.Spec.GatherAll {
+		useMask = 0
+	}
+	idem := 0
+	if r.job.Spec.Idempotent {
+		idem = 1
+	}
+	for i, v := range []int{r.n, recordRing, r.recW, useMask, build.PushSmall, build.PushChunk, idem} {
+		le.PutUint32(b[136+4*i:], uint32(int32(v)))
+	}
+	le.PutUint32(b[164:], math.Float32bits(float32(r.job.Spec.Delta)))
+	le.PutUint64(b[168:], uint64(r.farBits))
+	le.PutUint64(b[176:], uint64(r.yLoop))
+	le.PutUint64(b[184:], uint64(r.probeBuf))
+	return b
+}
+
+// stateOffsets runs vp_state_layout of m: the offsets of State's n
+// members, then sizeof(State). Inside Do.
+func stateOffsets(m *rt.Module, n int) []uint64 {
+	out := make([]uint64, n+1)
+	buf := cu.MemAlloc(int64(8 * len(out)))
+	defer cu.MemFree(buf)
+	m.LaunchPtr("vp_state_layout", buf)
+	cu.MemcpyDtoH(unsafe.Pointer(&out[0]), buf, int64(8*len(out)))
+	return out
+}

@@ -1,0 +1,89 @@
+//go:build cgo
+
+package run
+
+// The device memory a run needs, and making room for it.
+
+import (
+	"fmt"
+
+	"github.com/hpgraph/hpgraph/cuda/build"
+	"github.com/hpgraph/hpgraph/cuda/rt"
+	"github.com/hpgraph/hpgraph/vertexprog"
+)
+
+// tilesFit reports whether the run, its pull matrix's tiles and their
+// build fit in the device memory free now, nothing evicted: tiles are an
+// optimization, worth less than the cached matrices and parked runs
+// reserve would give back for them (kron27's build alone takes about 90
+// GB).
+func (d *Device) tilesFit(job *vertexprog.DeviceJob, layout *stateLayout, lim build.BinLimits, ts build.TileSpec) bool {
+	fit := false
+	_ = d.Do("sizing the run's tiles", func() error {
+		need := deviceBytes(job, layout, lim, &d.Cache) + d.Cache.Need(job.Pull.Matrix, true, job.Push == job.Pull, lim, ts)
+		if job.Push != nil && job.Push != job.Pull {
+			need += d.Cache.Need(job.Push.Matrix, false, true, lim, build.TileSpec{})
+		}
+		d.hooks.sizing = true
+		free, _ := d.MemInfo()
+		d.hooks.sizing = false
+		fit = need <= free
+		return nil
+	})
+	return fit
+}
+
+// reserve makes sure need bytes of device memory are free, freeing the
+// matrices no run uses if it must. Inside Do.
+func (d *Device) reserve(need int64) error {
+	free, total := d.MemInfo()
+	if need > free && d.CSRs() > 0 {
+		d.DropCSRs(true, true)
+		free, total = d.MemInfo()
+	}
+	if need > free && len(d.parked) > 0 {
+		d.unpark(0)
+		free, total = d.MemInfo()
+	}
+	if need > free && d.Cache.Len() > 0 {
+		d.Cache.Trim(0)
+		free, total = d.MemInfo()
+	}
+	if need > free {
+		return fmt.Errorf("%w on %s: the run needs %d bytes (%.1f MiB) of device memory, %d bytes (%.1f MiB) of %d are free; "+
+			"try --backend cpu, a GPU with more memory, or fewer device copies of the graph (--direction pull keeps a directed graph's pull matrix only)",
+			rt.ErrOutOfMemory, d.Name, need, float64(need)/(1<<20), free, float64(free)/(1<<20), total)
+	}
+	return nil
+}
+
+// deviceBytes is the device memory a job needs besides its matrices.
+func deviceBytes(job *vertexprog.DeviceJob, l *stateLayout, lim build.BinLimits, c *build.Cache) int64 {
+	n := int64(job.Pull.N)
+	words := (n + 31) / 32
+	need := n*int64(job.XSize) + max(8, n*int64(job.ASize)) + 2*words*4
+	if job.Push != nil {
+		need += n*4 + 2*max(1, n)*4 + 2*8*max(1, c.PushChunksOf(job.Push.Matrix)) + max(8, n*int64(job.ASize))
+		if job.Spec.Delta > 0 {
+			need += words * 4
+		}
+	}
+	// Heavy pull chunks' partials and counters, at most.
+	need += (job.Pull.CooNNZ()/int64(max(1, lim.Chunk)) + 1 + n/int64(max(1, lim.Warp))) * (int64(job.ASize) + 4)
+	need += int64(recordRing*(recordHead+len(job.Spec.Aggregators))*8 + 16 + 4*len(job.Spec.Aggregators))
+	// (a resident run keeps a copy of its initial state, park.go, unless
+	// vp_init makes it)
+	seeds := job.Resident && !job.DeviceInit
+	for _, a := range l.arrays {
+		need += a.bytes
+		if seeds && !a.readOnly && !a.scratch {
+			need += a.bytes
+		}
+	}
+	// An orientation the device builds.
+	need += c.OrientBytes(job.Pull.Matrix, l.orientations())
+	if seeds {
+		need += int64(len(job.X))
+	}
+	return need
+}

@@ -1,0 +1,159 @@
+//go:build cgo
+
+package run
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hpgraph/hpgraph/cuda/build"
+	"github.com/hpgraph/hpgraph/internal/phase"
+	"github.com/hpgraph/hpgraph/vertexprog"
+)
+
+// A run: its state on the host and device, and its start (the kernels'
+// features, the device memory it needs, the module, the upload).
+
+// start starts job on d with options opt.
+func start(d *Device, job *vertexprog.DeviceJob, opt Options) (*progRun, error) {
+	if job.Pull == nil {
+		return nil, errors.New("cuda: the job has no pull matrix")
+	}
+	n := job.Pull.N
+	if job.XSize < 0 || job.ASize <= 0 || len(job.X) != n*job.XSize {
+		return nil, fmt.Errorf("cuda: inconsistent job: %d vertices, %d bytes of X at %d each, accumulator of %d bytes", n, len(job.X), job.XSize, job.ASize)
+	}
+	if job.Push != nil && (job.ASize != 4 && job.ASize != 8 || job.Push.N != n || len(job.Push.Degree) != n) {
+		return nil, fmt.Errorf("cuda: push needs a 4- or 8-byte accumulator (have %d) and a square push matrix with its degrees", job.ASize)
+	}
+	if job.DeviceInit {
+		if !job.Code.Init {
+			return nil, errors.New("cuda: the job asks for vp_init, but the program's device code has none (DeviceCode.Init)")
+		}
+	} else {
+		if job.Active == nil || job.Active.Len() != n {
+			return nil, errors.New("cuda: the job's initial frontier does not match the graph")
+		}
+		if len(job.Aggregates) != len(job.Spec.Aggregators) {
+			return nil, fmt.Errorf("cuda: %d aggregator values for %d aggregators", len(job.Aggregates), len(job.Spec.Aggregators))
+		}
+	}
+	layout, err := layoutState(&job.Code)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range job.Code.Arrays {
+		if a.Orientation != nil && (job.Spec.Edges != vertexprog.AllEdges || job.Graph == nil || !a.Orientation.Of(job.Graph)) {
+			// (the gather matrix is not the graph's Neighbors)
+			layout.orientOnHost()
+			break
+		}
+	}
+	feats := jobFeatures(job, n, d.TexMaxWidth, opt)
+	feats.LoopList = d.hooks.loopList
+	lim := d.hooks.binLimits
+	var ts build.TileSpec
+	if (opt.Tiles == TilesAlways || opt.Tiles == TilesResident && job.Resident) && job.Spec.GatherAll && !job.Code.HeavyGather && !job.HasWants && !job.HasDone && (job.ASize == 4 || job.ASize == 8) && n > 0 {
+		// (an undirected graph's matrices are one symmetric adjacency)
+		ts = build.TileSpec{RowBits: build.TileRowBitsFor(job.ASize), MaxArcs: d.hooks.tileArcs, Near: job.ASize == 4, Symmetric: job.Graph != nil && !job.Graph.Directed()}
+		if d.hooks.tileNear >= 0 {
+			ts.Near = d.hooks.tileNear == 1
+		}
+		if d.hooks.tileRowBits > 0 {
+			ts.RowBits = d.hooks.tileRowBits
+		}
+		if build.TileShared(ts.RowBits, job.ASize) > d.SharedOptin {
+			ts = build.TileSpec{} // (the slots do not fit: rows it is)
+		} else if opt.Tiles == TilesResident && !build.TilesOnDevice(job.Pull.Matrix, ts) {
+			ts = build.TileSpec{} // (a shape the device does not build: rows, not a second of the host's)
+		} else if opt.Tiles == TilesResident && !d.tilesFit(job, layout, lim, ts) {
+			ts = build.TileSpec{} // (their build would not fit beside the run: rows)
+		} else {
+			feats.TileChunk = build.TileChunkFor(job.ASize)
+		}
+	}
+
+	pt := phase.New("cuda", "start")
+	defer pt.Print()
+	src := buildSource(&job.Code, layout, feats)
+	ptx, key, err := d.Image(src)
+	pt.Mark("source and compile")
+	if err != nil {
+		return nil, err
+	}
+	r := &progRun{d: d, job: job, n: n, words: (n + 31) / 32, layout: layout, feats: feats, yDirty: true,
+		nagg: len(job.Spec.Aggregators), opt: opt, loop: min(max(opt.LoopCluster, 0), maxLoopCluster)}
+	r.recW = recordHead + r.nagg
+	err = d.Do("copying the run to the device", func() error {
+		// Memory first: the cache gives back what no run uses when the
+		// run would not fit otherwise.
+		need := deviceBytes(job, layout, lim, &d.Cache)
+		switch {
+		case job.Push == job.Pull:
+			need += d.Cache.Need(job.Pull.Matrix, true, true, lim, ts)
+		case job.Push != nil:
+			need += d.Cache.Need(job.Pull.Matrix, true, false, lim, ts) + d.Cache.Need(job.Push.Matrix, false, true, lim, build.TileSpec{})
+		default:
+			need += d.Cache.Need(job.Pull.Matrix, true, false, lim, ts)
+		}
+		pt.Mark("lock")
+		if err := d.reserve(need); err != nil {
+			return err
+		}
+		var err error
+		if r.mod, err = d.Load(key, ptx, kernelNames); err != nil {
+			return err
+		}
+		pt.Mark("module")
+		if !d.layoutOK[r.mod] {
+			if err := layout.layoutErr(stateOffsets(r.mod, len(layout.offsets))); err != nil {
+				return err
+			}
+			d.layoutOK[r.mod] = true
+		}
+		t0 := time.Now()
+		r.upload(lim, ts, pt)
+		r.transfers += time.Since(t0)
+		d.NotePeak()
+		if opt.Graphs {
+			r.applyGrid() // (asks the driver once, not inside a capture)
+			for _, k := range pullGraphs {
+				r.graph(k)
+			}
+			if graphWarmup && r.hasPullGraphs() {
+				r.warmGraphs()
+			}
+			pt.Mark("graphs")
+		}
+		return nil
+	})
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// jobFeatures are the compile-time features of job's kernels for n
+// vertices on a device whose linear textures hold texMaxWidth texels,
+// with options opt (start adds the tiles' where a run has them, and the
+// device's hooks).
+func jobFeatures(job *vertexprog.DeviceJob, n int, texMaxWidth int64, opt Options) features {
+	f := features{
+		XSize: job.XSize, ASize: job.ASize, HasWants: job.HasWants, HasDone: job.HasDone,
+		Priority: float32(job.Spec.Delta) > 0 && job.Push != nil, Texture: opt.Texture, Unroll: unroll, Stream: stream,
+		Probe: probe, ApplyRows: applyRows, Aggs: aggOps(job.Spec.Aggregators),
+	}
+	f.TextureX = opt.Texture && job.XSize > 0 && job.XSize%4 == 0 && int64(n)*int64(job.XSize/4) <= texMaxWidth
+	return f
+}
+
+// Start implements vertexprog.DeviceBackend.
+func (b Backend) Start(job *vertexprog.DeviceJob) (vertexprog.DeviceRun, error) {
+	d, err := b.Dev()
+	if err != nil {
+		return nil, err
+	}
+	return start(d, job, b.Opt())
+}

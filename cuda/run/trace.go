@@ -1,0 +1,88 @@
+//go:build cgo
+
+package run
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/hpgraph/hpgraph/cuda/rt"
+)
+
+// traceSteps (HPGRAPH_CUDA_TRACE=1) writes to stderr where each Step or
+// StepBatch call's time went: getting the context (Do), the
+// launches, the GPU's own time between the first launch and the last
+// (events), the wait for the records, and the return to the caller; then
+// "marks": the wait for Do's lock, and the steps between the
+// marks of the call (the trace's own event, the device clock's, the
+// launches, the clock's end, the records' copy).
+var traceSteps = os.Getenv("HPGRAPH_CUDA_TRACE") == "1"
+
+// mark notes the time at a point inside the call (printed as steps from
+// the previous mark).
+func (t *stepTrace) mark() {
+	if t != nil {
+		t.marks = append(t.marks, time.Now())
+	}
+}
+
+// start is the first thing the call does inside Do.
+func (t *stepTrace) start(d *rt.Device) {
+	if t == nil {
+		return
+	}
+	t.begin = time.Now()
+	t.locked = d.Locked()
+	if t.ev[0] == (rt.Mark{}) {
+		t.ev[0], t.ev[1] = rt.NewMark(), rt.NewMark()
+	}
+	d.RecordMark(t.ev[0])
+}
+
+// enqueued follows the last launch, before the records are read back.
+func (t *stepTrace) enqueued(d *rt.Device) {
+	if t == nil {
+		return
+	}
+	t.launched = time.Now()
+	d.RecordMark(t.ev[1])
+}
+
+// waited follows the wait for the stream.
+func (t *stepTrace) waited() {
+	if t != nil {
+		t.synced = time.Now()
+	}
+}
+
+// report prints the call's line and frees its events (on the context's
+// thread: d.do).
+func (t *stepTrace) report(d *rt.Device, it, steps int) {
+	if t == nil || t.ev[0] == (rt.Mark{}) {
+		return
+	}
+	back := time.Now()
+	var ms float64
+	_ = d.Do("tracing", func() error {
+		ms, _ = rt.Elapsed(t.ev[0], t.ev[1])
+		t.ev[0].Destroy()
+		t.ev[1].Destroy()
+		return nil
+	})
+	us := func(a, b time.Time) float64 { return float64(b.Sub(a).Nanoseconds()) / 1e3 }
+	marks := fmt.Sprintf(" lock %.1f", us(t.call, t.locked))
+	prev := t.begin
+	for _, m := range t.marks {
+		marks += fmt.Sprintf(" %.1f", us(prev, m))
+		prev = m
+	}
+	fmt.Fprintf(os.Stderr, "cuda trace: superstep %d (+%d): total %.1f us = handoff %.1f + launch %.1f + wait %.1f + back %.1f; gpu %.1f us; marks%s\n",
+		it, steps, us(t.call, back), us(t.call, t.begin), us(t.begin, t.launched), us(t.launched, t.synced), us(t.synced, back), ms*1e3, marks)
+}
+
+type stepTrace struct {
+	call, locked, begin, launched, synced time.Time
+	ev                                    [2]rt.Mark
+	marks                                 []time.Time
+}

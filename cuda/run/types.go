@@ -1,0 +1,176 @@
+//go:build cgo
+
+package run
+
+import (
+	"time"
+	"unsafe"
+
+	"github.com/hpgraph/hpgraph/cuda/build"
+	"github.com/hpgraph/hpgraph/cuda/cu"
+	"github.com/hpgraph/hpgraph/cuda/rt"
+	"github.com/hpgraph/hpgraph/vertexprog"
+)
+
+// The run layer's types: its per-device value, a run and its buffers,
+// a parked run, a CUDA graph's key, a superstep's record. Declared here,
+// below the files that work on them, so that those stand on each other
+// one way.
+
+// progRun is one program's run on the device.
+type progRun struct {
+	buffers
+	d      *Device
+	job    *vertexprog.DeviceJob
+	mod    *rt.Module
+	n      int
+	words  int
+	layout *stateLayout
+	feats  features
+	nagg   int
+	recW   int // words per record
+
+	pull, push *build.Matrix
+	host       []uint64 // records read back (recHost)
+	recArg     [16]byte // vp_records' VP_Copy (no allocation a call)
+
+	step     int      // supersteps run
+	base     int      // the device's ctl[0]
+	bias     int      // the device's ctl[1]: iteration of superstep 0
+	edges    int64    // the device's ctl[2]: a push batch's edge limit
+	last     []uint64 // record of superstep step-1
+	yDirty   bool
+	yLoopOK  bool // yLoop holds the identity (filled before the first vp_loop)
+	queued   bool // the frontier's queues are built (after a push superstep)
+	tiles    bool // pulls run vp_pull_tiles
+	closed   bool
+	finished bool // Finish copied the results back: the run may be parked
+
+	opt  Options // the backend's, read once, at the start
+	loop int     // vp_loop's cluster size (Options.LoopCluster; 0: no loop)
+
+	transfers time.Duration
+	tr        *stepTrace // HPGRAPH_CUDA_TRACE: the call being traced
+}
+
+// buffers are a run's device memory, textures, events and CUDA graphs:
+// what a resident run, parked when it closes, hands to the next run of
+// the same program on the same matrices (park.go).
+type buffers struct {
+	clock rt.Clock // DeviceTime
+
+	bufs []cu.DevicePtr
+	texs []uint64
+
+	x, y        cu.DevicePtr
+	xTex        uint64
+	mask        [2]cu.DevicePtr
+	maskTex     [2]uint64
+	queue       [2]cu.DevicePtr
+	chunks      [2]cu.DevicePtr
+	touchedList cu.DevicePtr
+	farBits     cu.DevicePtr // vp_loop's far set (delta-stepping)
+	yLoop       cu.DevicePtr // vp_loop's second accumulator array
+	probeBuf    cu.DevicePtr // VP_PROBE: per tile its start, end and multiprocessor (printTileProbe)
+	partial     cu.DevicePtr
+	heavyCount  cu.DevicePtr
+	rec, ctl    cu.DevicePtr
+	arrays      []cu.DevicePtr
+	seeds       []seed // a resident run's uploads (X, then arrays), to send only what changed
+	state       []byte
+	runArg      []byte
+	recHost     unsafe.Pointer // pinned memory vp_records copies the records to,
+	recDev      uint64         // at this address on the device
+
+	graphs   map[graphKey]*rt.Graph
+	noGraphs bool
+}
+
+// Device is one device (build.Device: its context, stream, memory,
+// module cache and matrices) and what runs keep on it: the per-device
+// value of every layer, which nothing shares with another device's, so
+// calls on different devices run at once.
+type Device struct {
+	*build.Device
+
+	// parked are resident runs' buffers waiting for the next run (park.go).
+	// On the context's thread only.
+	parked []*parked
+	// layoutOK are the modules whose vp_state_layout agreed with the
+	// host's State layout. On the context's thread only.
+	layoutOK map[*rt.Module]bool
+
+	// hooks are the tests' settings (tuning.go); counts what tests count.
+	hooks  hooks
+	counts counts
+}
+
+// parkMax is the most runs kept parked; the oldest goes first, and goes
+// below parkMax while the device is low on memory (see cacheKeep).
+const parkMax = 16
+
+// parked is a closed run's buffers and what they were made for.
+type parked struct {
+	mod        *rt.Module
+	pull, push *build.Matrix
+	n, recW    int
+	tiles      bool
+	sizes      []int64 // the state arrays' bytes
+	xBytes     int64
+	aSize      int
+	// what the buffers' sizes and the graphs' launches were made for: the
+	// pull matrix's bins and tiles (remade when another run asks for
+	// another shape), the push chunks, the matrices' kernel arguments
+	bins       *build.Bins
+	tileSet    *build.Tiles
+	pushChunks int64
+	matArgs    [2][]byte
+	buffers
+}
+
+// seed is what a resident run uploaded of one array at its start: the
+// bytes, and for an array the run writes, their device copy, from which
+// the next run's array starts (the run's own copy holds its results).
+type seed struct {
+	host     []byte
+	pristine cu.DevicePtr
+	constant unsafe.Pointer // the Constant array the device holds, or nil
+}
+
+// seedBlock is the unit in which a new initial state is compared with
+// the last one.
+const seedBlock = 64 << 10
+
+// graphKey names a captured CUDA graph: steps supersteps in direction
+// dir (the first unbatched when first is set; relative to the device's
+// superstep base, which the graph advances past them), then, when records
+// is set, their records' copy to the host (vp_records). With begin, the
+// graph starts the run's device clock first (the run's first call).
+type graphKey struct {
+	dir                   vertexprog.Direction
+	steps                 int
+	first, records, begin bool
+}
+
+// alloc allocates bytes of device memory owned by the run (0 for none).
+func (r *progRun) alloc(bytes int64) cu.DevicePtr { return rt.Alloc(&r.bufs, bytes) }
+
+// Superstep records (kernels.cu, VP_R_*): a ring of recordRing records of
+// recordHead words plus one per aggregator.
+const (
+	recActive = iota
+	recEdges
+	recRan
+	recSmall
+	recMedium
+	recChunks
+	recTouched
+	recordHead
+)
+
+const (
+	recordRing = 512
+	// maxBatch is the most supersteps one StepBatch call runs (the ring
+	// must hold a batch's records and the one before it).
+	maxBatch = recordRing - 8
+)
