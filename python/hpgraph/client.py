@@ -6,6 +6,7 @@ and returns their answers keyed by the graph's own vertex ids: a summary
 as a dict, per-vertex answers as arrays (:class:`Rows`) or a dict.
 """
 
+import collections
 import http.client
 import json
 import struct
@@ -173,6 +174,7 @@ class Client:
         self._host, self._port, self._timeout = u.hostname, u.port or 80, timeout
         self._conn = None
         self._lock = threading.Lock()
+        self._drops = collections.deque()
 
     def close(self):
         with self._lock:
@@ -180,9 +182,28 @@ class Client:
                 self._conn.close()
                 self._conn = None
 
+    def drop_later(self, name):
+        """Drops a graph before the next request: safe to call from a
+        finalizer, which may run in the middle of a request."""
+        self._drops.append(name)
+
+    def flush_drops(self):
+        """Drops the graphs drop_later was given (errors ignored: the
+        server may have gone)."""
+        while self._drops:
+            try:
+                self._send("DELETE", self._graph_path(self._drops.popleft()))
+            except (IndexError, OSError, HPGraphError):
+                pass
+
     def _request(self, method, path, body=None, content_type=None, length=None):
         """Sends a request; returns (response headers, body bytes) of a
         success, raises HPGraphError for an error answer."""
+        if self._drops:
+            self.flush_drops()
+        return self._send(method, path, body, content_type, length)
+
+    def _send(self, method, path, body=None, content_type=None, length=None):
         headers = {}
         if content_type:
             headers["Content-Type"] = content_type

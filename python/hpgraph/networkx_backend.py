@@ -16,6 +16,7 @@ its token, else a private one started on a free loopback port with the
 binary of ``nx.config.backends.hpgraph.binary``, $HPGRAPH_BIN or PATH.
 """
 
+import atexit
 import inspect
 import itertools
 import math
@@ -63,6 +64,7 @@ def _client():
                 server = LocalServer(binary=key[1], backend=key[2])
                 c = server.client()
                 c.server = server
+            atexit.register(c.flush_drops)  # (before a private server stops: registered after it)
             _clients[key] = c
         return c
 
@@ -84,9 +86,9 @@ class _Structure:
         self.directed, self.multigraph = G.is_directed(), G.is_multigraph()
         if n > 2**31 - 1:
             raise NotImplementedError(f"{n} nodes; hpgraph takes at most 2^31-1")
-        # Nodes 0..n-1 in order need no index: the arcs are the
+        # Nodes 0..n-1 (ints) in order need no index: the arcs are the
         # adjacency's keys as they are (a loop in C, not in Python).
-        identity = nodes == list(range(n))
+        identity = nodes == list(range(n)) and set(map(type, nodes)) <= {int}
         self.index = None if identity else dict(zip(nodes, range(n)))
         get = None if identity else self.index.__getitem__
         adj = G._adj  # (a DiGraph's successors)
@@ -173,11 +175,9 @@ _names = itertools.count()
 
 
 def _drop(client, names):
-    for name in names:
-        try:
-            client.drop(name)
-        except Exception:  # (the server may be gone at exit)
-            pass
+    # (a finalizer, which may run within a request: the drops wait for the next)
+    for name in list(names):
+        client.drop_later(name)
 
 
 class HPGraph:

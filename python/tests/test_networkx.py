@@ -3,8 +3,8 @@ on the repository's test graphs and generated ones. The functions are
 called directly (any networkx); the dispatch tests need networkx 3.3 or
 later (backend dispatching) and skip on older ones, saying so."""
 
+import gc
 import math
-import os
 
 import pytest
 
@@ -42,6 +42,7 @@ def graphs(directed=None):
     d.add_edge(5, 5)
     out["gnp-directed+loop"] = d
     out["path(reversed order)"] = nx.Graph(list(nx.path_graph(40).edges())[::-1])
+    out["float nodes 0.0..n-1"] = nx.relabel_nodes(nx.cycle_graph(30), float)
     return {k: v for k, v in out.items() if directed is None or v.is_directed() == directed}
 
 
@@ -233,6 +234,15 @@ def test_conversion_is_cached_on_the_graph(monkeypatch):
     G.add_edge(0, 299)  # (networkx clears the cache)
     backend.convert_from_nx(G)
     assert len(made) == 2
+
+
+def test_server_graph_dropped_with_its_conversion():
+    hg = backend.convert_from_nx(graphs()["karate"])
+    client, name = hg.server_graph()
+    assert name in {g["name"] for g in client.graphs()}
+    del hg
+    gc.collect()
+    assert name not in {g["name"] for g in client.graphs()}
 
 
 @needs_dispatch
