@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -54,10 +55,7 @@ func writeBinaryRows(w http.ResponseWriter, lg *loadedGraph, columns []string, r
 		for v := range order {
 			order[v] = int32(v)
 		}
-		slices.SortFunc(order, func(a, b int32) int {
-			x, y := d.OriginalID(a), d.OriginalID(b)
-			return int(max(-1, min(1, x-y)))
-		})
+		slices.SortFunc(order, func(a, b int32) int { return cmp.Compare(d.OriginalID(a), d.OriginalID(b)) })
 	}
 	le := binary.LittleEndian
 	cells := make([]apps.Cell, len(columns))

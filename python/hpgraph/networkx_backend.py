@@ -113,23 +113,32 @@ class _Weights:
 
     def __init__(self, G, st, attr, default):
         self.attr, self.default = attr, default
-        get = methodcaller("get", attr, default)
-        adj = G._adj
-        values, types = array("d"), set()
-        self.numeric = not st.multigraph
-        if self.numeric:
-            try:
-                for u in st.nodes:
-                    ws = list(map(get, adj[u].values()))
-                    types.update(map(type, ws))
-                    values.extend(ws)
-            except (TypeError, ValueError, OverflowError):
-                self.numeric = False
-        self.numeric = self.numeric and all(issubclass(t, (int, float)) for t in types)
-        self.values = values
+        ws = []
+        if not st.multigraph:
+            get, adj = methodcaller("get", attr, default), G._adj
+            for u in st.nodes:
+                ws.extend(map(get, adj[u].values()))
+        types = set(map(type, ws))
         self.ints = all(issubclass(t, int) for t in types)
-        if not self.numeric or not values:
-            self.uniform, self.minimum, self.integral, self.total = self.numeric, 1.0, self.numeric, 0.0
+        self.numeric = not st.multigraph and all(issubclass(t, (int, float)) for t in types)
+        self.values, self.uniform, self.minimum, self.integral, self.total = array("d"), self.numeric, 1.0, self.numeric, 0.0
+        if not self.numeric or not ws:
+            return
+        if ws.count(ws[0]) == len(ws):  # (no edge has the attribute, most often: no pass in Python)
+            try:
+                w = float(ws[0])
+            except OverflowError:
+                self.numeric = False
+                return
+            self.values = array("d", (w,)) * len(ws)
+            self.minimum, self.total = w, w * len(ws)
+            self.uniform = math.isfinite(self.total)
+            self.integral = self.uniform and w.is_integer()
+            return
+        try:
+            self.values = values = array("d", ws)
+        except OverflowError:
+            self.numeric = False
             return
         self.minimum, top = min(values), max(values)
         self.total = sum(values)  # (inf or nan if any is, or they overflow)
