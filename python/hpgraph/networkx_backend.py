@@ -94,11 +94,11 @@ class _Structure:
         adj = G._adj  # (a DiGraph's successors)
         src, dst = array("i"), array("i")
         for i, u in enumerate(nodes):
-            nbrs = adj[u]
-            k = len(nbrs)
-            if k:
-                dst.extend(nbrs if identity else map(get, nbrs))
-                src.extend(array("i", (i,)) * k)
+            before = len(dst)
+            dst.extend(adj[u] if identity else map(get, adj[u]))
+            # (what the iteration gave: a view's len may count otherwise)
+            if len(dst) > before:
+                src.extend(array("i", (i,)) * (len(dst) - before))
         self.src, self.dst = src, dst
 
     def vertex(self, node):

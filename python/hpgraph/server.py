@@ -61,9 +61,9 @@ class LocalServer:
         self._log = collections.deque(maxlen=200)
         self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True)
         atexit.register(self.stop)
+        self.url = None  # (before the thread that reads the log looks at it)
         lines = queue.Queue()
         threading.Thread(target=self._drain, args=(lines,), daemon=True).start()
-        self.url = None
         try:
             while self.url is None:
                 line = lines.get(timeout=startup_timeout)

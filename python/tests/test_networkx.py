@@ -178,6 +178,10 @@ def test_multigraph():
     M.add_edges_from(list(M.edges())[:40])  # parallel edges
     assert list(run("connected_components", M)) == list(nx.connected_components(M))
     assert run("single_source_shortest_path_length", M, 0) == nx.single_source_shortest_path_length(M, 0)
+    # A view (an edge subgraph), whose adjacency's len counts otherwise than it iterates.
+    V = M.edge_subgraph(list(M.edges(keys=True))[::2])
+    assert list(run("connected_components", V)) == list(nx.connected_components(V))
+    assert run("single_source_shortest_path_length", V, 0) == nx.single_source_shortest_path_length(V, 0)
     for name, args in (("pagerank", ()), ("clustering", ()), ("triangles", ()), ("single_source_dijkstra_path_length", (0,))):
         assert "multigraph" in B.can_run(name, (M, *args), {})
 
