@@ -7,7 +7,11 @@
 #                   entry-point dist-info on PYTHONPATH)
 #   package.log     python/tests against a private server on the GPU
 #   nx-suite.log    networkx's own suite with the backend
-#                   (NETWORKX_TEST_BACKEND=hpgraph NETWORKX_FALLBACK_TO_NX=True);
+#                   (NETWORKX_TEST_BACKEND=hpgraph NETWORKX_FALLBACK_TO_NX=True),
+#                   its server on $NX_SUITE_BACKEND (cpu by default: the
+#                   suite makes ~330,000 dispatched calls on graphs of a few
+#                   nodes, round trips rather than GPU work; the package's
+#                   tests and nx_compare check the answers on the GPU);
 #                   nx-dispatch.json: tests that ran dispatched, calls by
 #                   function, failed tests
 #   nx-recheck.log  the suite's failures rerun without the backend: those
@@ -67,7 +71,7 @@ echo "exit $?: $(tail -1 "$OUT/package.log")"
 if [ "${NX_SUITE:-1}" = 1 ]; then
 step "networkx's test suite with the backend"
 NXDIR=$($PY -c 'import networkx, os; print(os.path.dirname(os.path.dirname(networkx.__file__)))')
-(cd "$NXDIR" && NETWORKX_TEST_BACKEND=hpgraph NETWORKX_FALLBACK_TO_NX=True HPGRAPH_DISPATCH_JSON=$OUT/nx-dispatch.json \
+(cd "$NXDIR" && HPGRAPH_BACKEND=${NX_SUITE_BACKEND:-cpu} NETWORKX_TEST_BACKEND=hpgraph NETWORKX_FALLBACK_TO_NX=True HPGRAPH_DISPATCH_JSON=$OUT/nx-dispatch.json \
 	timeout -s INT -k 20 250 $PY -m pytest --pyargs networkx -q -rfE -p no:cacheprovider -p nx_dispatch_count) >"$OUT/nx-suite.log" 2>&1
 echo "exit $?: $(grep -E '^hpgraph: ' "$OUT/nx-suite.log") $(tail -1 "$OUT/nx-suite.log")"
 

@@ -17,6 +17,8 @@ binary of ``nx.config.backends.hpgraph.binary``, $HPGRAPH_BIN or PATH.
 """
 
 import atexit
+import contextlib
+import gc
 import inspect
 import itertools
 import math
@@ -67,6 +69,21 @@ def _client():
             atexit.register(c.flush_drops)  # (before a private server stops: registered after it)
             _clients[key] = c
         return c
+
+
+@contextlib.contextmanager
+def _no_gc():
+    """Cyclic garbage collection off while many acyclic containers are
+    made: each collection walks the networkx graph's millions of objects
+    (grouping 262,144 nodes into components took 1.1 s with it, 0.09 s
+    without)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 # --- conversion --------------------------------------------------------
@@ -169,7 +186,8 @@ def _cached(G, key, make):
 def _structure(G):
     if isinstance(G, HPGraph):
         return G.structure
-    return _cached(G, "structure", lambda: _Structure(G))
+    with _no_gc():
+        return _cached(G, "structure", lambda: _Structure(G))
 
 
 def _weights(G, attr, default=1):
@@ -177,7 +195,9 @@ def _weights(G, attr, default=1):
         if G.weights is not None and (G.weights.attr, G.weights.default) == (attr, default):
             return G.weights
         G = G.graph
-    return _cached(G, ("weights", attr, default), lambda: _Weights(G, _structure(G), attr, default))
+    st = _structure(G)
+    with _no_gc():
+        return _cached(G, ("weights", attr, default), lambda: _Weights(G, st, attr, default))
 
 
 _names = itertools.count()
@@ -586,11 +606,13 @@ def _components(G):
     G = _hp(G)
     if len(G) == 0:
         return
-    groups = {}
-    for node, label in zip(G.structure.nodes, _nodes_rows(G, "cc")["component"]):
-        groups.setdefault(label, []).append(node)
-    for members in groups.values():
-        yield set(members)
+    labels = _nodes_rows(G, "cc")["component"]
+    with _no_gc():
+        groups = {}
+        for node, label in zip(G.structure.nodes, labels):
+            groups.setdefault(label, []).append(node)
+        components = [set(members) for members in groups.values()]
+    yield from components
 
 
 def _count_components(G):

@@ -117,6 +117,8 @@ def compare(graphs):
 
 
 def clock(f):
+    # (a collection first: the garbage of what ran before is not this call's)
+    gc.collect()
     t = time.perf_counter()
     r = f()
     return time.perf_counter() - t, r
@@ -151,7 +153,6 @@ def timing(G, later_runs=3):
         except Exception as e:  # (networkx's pagerank needs scipy)
             row["networkx_error"], want = repr(e), None
         G.__networkx_cache__.clear()
-        gc.collect()
         row["first_s"], got = clock(lambda: f(backend="hpgraph"))
         row["later_s"] = statistics.median(clock(lambda: f(backend="hpgraph"))[0] for _ in range(later_runs))
         if want is not None:

@@ -1,7 +1,7 @@
 """A pytest plugin for networkx's own test suite run with the backend
 (NETWORKX_TEST_BACKEND=hpgraph): counts the tests in which networkx
 dispatched a call to hpgraph, and the calls by function, and writes them
-with the failed tests' ids to $HPGRAPH_DISPATCH_JSON.
+with the failed and xfailed tests' ids to $HPGRAPH_DISPATCH_JSON.
 
     python3 -m pytest --pyargs networkx -p nx_dispatch_count
 """
@@ -14,7 +14,7 @@ import os
 import pytest
 
 _calls = collections.Counter()
-_dispatched, _failed = set(), set()
+_dispatched, _failed, _xfailed = set(), set(), set()
 _current = [None]
 
 
@@ -44,11 +44,13 @@ def pytest_runtest_protocol(item, nextitem):
 def pytest_runtest_logreport(report):
     if report.failed:
         _failed.add(report.nodeid)
+    elif hasattr(report, "wasxfail"):
+        _xfailed.add(report.nodeid)
 
 
 def pytest_sessionfinish(session, exitstatus):
     path = os.environ.get("HPGRAPH_DISPATCH_JSON")
-    summary = {"tests_dispatched": len(_dispatched), "calls": dict(_calls), "failed": sorted(_failed),
+    summary = {"tests_dispatched": len(_dispatched), "calls": dict(_calls), "failed": sorted(_failed), "xfailed": sorted(_xfailed),
                "dispatched": sorted(_dispatched)}
     if path:
         with open(path, "w") as f:
