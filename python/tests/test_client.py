@@ -3,13 +3,12 @@ against closed forms (no networkx needed)."""
 
 import math
 import os
-import subprocess
 from array import array
 
 import pytest
 
 import hpgraph
-from conftest import BACKEND, binary
+from conftest import BACKEND
 from graphs import read_entries
 from hpgraph import Edges, HPGraphError
 
@@ -173,7 +172,7 @@ def test_binary_not_found(monkeypatch, tmp_path):
         hpgraph.find_binary()
 
 
-def test_server_that_fails_to_start(server, tmp_path):
+def test_server_that_fails_to_start(server):
     with pytest.raises(RuntimeError, match="exited .* before listening: .*backend"):
         hpgraph.LocalServer(binary=server.binary, backend="nosuch")
 
