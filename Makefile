@@ -7,7 +7,7 @@ GRAPHS  := $(BIN)/graphs
 # report it) where git can tell, whatever GOFLAGS says.
 VCS     := -buildvcs=auto
 
-.PHONY: all build run test vet nocgo devgen-check fmt-check bench fuzz clean gpu-bins cuda-test cuda-compile cuda-regs
+.PHONY: all build run test python-test vet nocgo devgen-check fmt-check bench fuzz clean gpu-bins cuda-test cuda-compile cuda-regs
 
 all: build
 
@@ -35,9 +35,16 @@ run: build
 	$(BIN)/hpgraph run bfs $(GRAPHS)/kron16.hpg --runs 5 --validate
 
 # Uncached, with a count of the tests passed, failed and skipped and why
-# each skipped (scripts/test.sh).
+# each skipped (scripts/test.sh), then the Python package's.
 test: fmt-check vet nocgo devgen-check
 	GO=$(GO) ./scripts/test.sh
+	$(MAKE) python-test
+
+# The Python package (python/) against a real hpgraph serve on loopback;
+# installs python3's test packages with apt-get where missing
+# (scripts/python-test.sh).
+python-test: build
+	HPGRAPH_BIN=$(CURDIR)/$(BIN)/hpgraph ./scripts/python-test.sh
 
 # The device code devgen generates from Go vertex programs is up to date
 # (go generate, then git diff).
@@ -108,6 +115,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzLDBCProperties -fuzztime 30s ./datasets
 	$(GO) test -run '^$$' -fuzz FuzzHandlers -fuzztime 30s ./serve
 	$(GO) test -run '^$$' -fuzz FuzzParseDeviceList -fuzztime 30s ./cuda
+	$(GO) test -run '^$$' -fuzz FuzzUpload -fuzztime 30s ./serve
 
 clean:
 	rm -rf $(BIN)

@@ -203,8 +203,8 @@ func (s *Server) LoadGraph(name, relPath string, o LoadOptions) error {
 }
 
 func (s *Server) load(req loadRequest) (*loadedGraph, *apiError) {
-	if !nameRE.MatchString(req.Name) {
-		return nil, badField("name", "%q: want 1 to 64 of A-Z a-z 0-9 . _ - (starting with a letter or digit)", req.Name)
+	if e := checkName(req.Name); e != nil {
+		return nil, e
 	}
 	opt, e := req.LoadOptions.datasetOptions()
 	if e != nil {
@@ -214,32 +214,56 @@ func (s *Server) load(req loadRequest) (*loadedGraph, *apiError) {
 	if e != nil {
 		return nil, e
 	}
+	return s.install(req.Name, req.Path, req.LoadOptions, opt, func(opt datasets.Options) (*datasets.Graph, *apiError) {
+		d, err := datasets.Load(full, opt)
+		if err != nil {
+			return nil, &apiError{code: http.StatusBadRequest, msg: "loading " + req.Path + ": " + stripDir(err.Error(), s.dataDir), field: "path"}
+		}
+		return d, nil
+	})
+}
+
+// checkName checks a graph's name.
+func checkName(name string) *apiError {
+	if !nameRE.MatchString(name) {
+		return badField("name", "%q: want 1 to 64 of A-Z a-z 0-9 . _ - (starting with a letter or digit)", name)
+	}
+	return nil
+}
+
+// install reserves name, builds the graph (build gets opt without its
+// relabeling, which install applies on the backend) and adds it to the
+// registry if it fits the budget. path is the file under the data
+// directory, "" for an upload.
+func (s *Server) install(name, path string, o LoadOptions, opt datasets.Options, build func(datasets.Options) (*datasets.Graph, *apiError)) (*loadedGraph, *apiError) {
 	s.mu.Lock()
-	_, loaded := s.graphs[req.Name]
-	_, busy := s.loading[req.Name]
+	_, loaded := s.graphs[name]
+	_, busy := s.loading[name]
 	if loaded || busy {
 		s.mu.Unlock()
-		return nil, &apiError{code: http.StatusConflict, msg: fmt.Sprintf("a graph named %q is loaded already (drop it first)", req.Name), field: "name"}
+		return nil, &apiError{code: http.StatusConflict, msg: fmt.Sprintf("a graph named %q is loaded already (drop it first)", name), field: "name"}
 	}
-	s.loading[req.Name] = 0
+	s.loading[name] = 0
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
-		delete(s.loading, req.Name)
+		delete(s.loading, name)
 		s.mu.Unlock()
 	}()
 	t0 := time.Now()
 	relabel := opt.Relabel
 	opt.Relabel = datasets.RelabelNone
-	d, err := datasets.Load(full, opt)
-	if err == nil {
-		d = vertexprog.Relabel(d, relabel, s.cfg.Backend) // (on the GPU where the server runs there)
+	d, e := build(opt)
+	if e != nil {
+		return nil, e
 	}
+	d = vertexprog.Relabel(d, relabel, s.cfg.Backend) // (on the GPU where the server runs there)
 	took := time.Since(t0)
-	if err != nil {
-		return nil, &apiError{code: http.StatusBadRequest, msg: "loading " + req.Path + ": " + stripDir(err.Error(), s.dataDir), field: "path"}
+	what := path
+	if what == "" {
+		what = "an upload"
 	}
-	lg := &loadedGraph{name: req.Name, path: req.Path, g: vertexprog.NewGraph(d), d: d, opts: req.LoadOptions,
+	lg := &loadedGraph{name: name, path: path, g: vertexprog.NewGraph(d), d: d, opts: o,
 		loadTime: took, loadedAt: time.Now(), bytes: graphBytes(d), edges: d.Edges()}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -249,16 +273,20 @@ func (s *Server) load(req loadRequest) (*loadedGraph, *apiError) {
 			used += g.bytes
 		}
 		if avail := b - used; lg.bytes > avail {
-			return nil, &apiError{code: http.StatusInsufficientStorage, field: "path",
-				msg: fmt.Sprintf("path: graph %s does not fit the %s backend's budget: needs about %d bytes, %d available (%d budget, %d held by %d loaded graphs)",
-					req.Path, s.cfg.Backend, lg.bytes, max(avail, 0), b, used, len(s.graphs)),
+			field := "path"
+			if path == "" {
+				field = "body"
+			}
+			return nil, &apiError{code: http.StatusInsufficientStorage, field: field,
+				msg: fmt.Sprintf("%s: graph %s does not fit the %s backend's budget: needs about %d bytes, %d available (%d budget, %d held by %d loaded graphs)",
+					field, what, s.cfg.Backend, lg.bytes, max(avail, 0), b, used, len(s.graphs)),
 				extra: map[string]any{"bytes_needed": lg.bytes, "bytes_available": max(avail, 0)}}
 		}
 	}
-	s.graphs[req.Name] = lg
+	s.graphs[name] = lg
 	s.metrics.graphs.Inc()
 	s.metrics.graphBytes.Add(float64(lg.bytes))
-	s.cfg.Logf("serve: loaded graph %s from %s: %d vertices, %d edges in %.1f ms", req.Name, req.Path, d.N, lg.edges, ms(took))
+	s.cfg.Logf("serve: loaded graph %s from %s: %d vertices, %d edges in %.1f ms", name, what, d.N, lg.edges, ms(took))
 	return lg, nil
 }
 

@@ -38,7 +38,7 @@ type RunRequest struct {
 	// algorithm does not take is refused.
 	Params map[string]json.RawMessage `json:"params"`
 	// Output is summary (default, JSON), ndjson or csv (per-vertex
-	// results streamed in the file's ids).
+	// results streamed in the file's ids) or binary (binrows.go).
 	Output string `json:"output,omitempty"`
 	// TimeoutMS shortens the server's query timeout for this query.
 	TimeoutMS int64 `json:"timeout_ms,omitempty"`
@@ -67,9 +67,9 @@ func (req *RunRequest) check(lg *loadedGraph) (*query, *apiError) {
 	switch q.output {
 	case "", "summary":
 		q.output, q.req.Need = "summary", apps.NeedSummary
-	case "ndjson", "csv":
+	case "ndjson", "csv", "binary":
 	default:
-		return nil, badField("output", "%q: want summary, ndjson or csv", req.Output)
+		return nil, badField("output", "%q: want summary, ndjson, csv or binary", req.Output)
 	}
 	if req.TimeoutMS < 0 {
 		return nil, badField("timeout_ms", "%d: want a positive number of milliseconds", req.TimeoutMS)
@@ -250,6 +250,9 @@ func defaultSource(lg *loadedGraph) int32 { return apps.DefaultSource(lg.d) }
 // an id and each value at most 24 bytes, keys and punctuation.
 func maxResultBytes(q *query, n int) int64 {
 	cols := int64(len(q.app.Columns))
+	if q.output == "binary" {
+		return binRowsBytes(int64(n), cols)
+	}
 	line := 26 + cols*26 // csv: "id,v1,v2\n"
 	if q.output == "ndjson" {
 		line = 32 + cols*40 // {"id":...,"name":...}\n
@@ -410,6 +413,12 @@ func (s *Server) runGraph(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Hpgraph-Backend", st.Backend)
 	h.Set("X-Hpgraph-Iterations", strconv.Itoa(st.Iterations))
 	h.Set("X-Hpgraph-Compute-Ms", strconv.FormatFloat(ms(st.Compute), 'f', 3, 64))
+	if q.output == "binary" {
+		if err := writeBinaryRows(w, lg, q.app.Columns, ans.Rows, r.Context()); err != nil {
+			s.cfg.Logf("serve: %s on %s: writing the answer: %v", algo, lg.name, err)
+		}
+		return
+	}
 	if q.output == "csv" {
 		h.Set("Content-Type", "text/csv; charset=utf-8")
 	} else {

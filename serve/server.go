@@ -8,6 +8,7 @@
 //	GET    /v1/health
 //	GET    /v1/graphs
 //	POST   /v1/graphs                {"name", "path", load options}
+//	PUT    /v1/graphs/{name}         an edge-array body (upload.go)
 //	GET    /v1/graphs/{name}
 //	DELETE /v1/graphs/{name}
 //	POST   /v1/graphs/{name}/run     {"algo", "params", "output"}
@@ -50,6 +51,7 @@ const (
 	DefaultQueryTimeout   = 5 * time.Minute
 	DefaultMaxBodyBytes   = 64 << 10
 	DefaultMaxResultBytes = 1 << 30
+	DefaultMaxUploadBytes = 1 << 30
 )
 
 // Config configures a Server. Zero fields take the defaults above.
@@ -78,6 +80,8 @@ type Config struct {
 	MaxBodyBytes int64
 	// MaxResultBytes bounds a per-vertex answer (413 before it runs).
 	MaxResultBytes int64
+	// MaxUploadBytes bounds an uploaded graph's body (413).
+	MaxUploadBytes int64
 	// DeviceBudget is the memory, in bytes, that the loaded graphs may
 	// take on the backend: 0 is the device's total on a device backend
 	// and no limit on the CPU. A graph whose estimate does not fit is
@@ -175,10 +179,13 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxResultBytes == 0 {
 		cfg.MaxResultBytes = DefaultMaxResultBytes
 	}
+	if cfg.MaxUploadBytes == 0 {
+		cfg.MaxUploadBytes = DefaultMaxUploadBytes
+	}
 	if cfg.Logf == nil {
 		cfg.Logf = log.Printf
 	}
-	if cfg.MaxQueue < 0 || cfg.Workers < 0 || cfg.QueryTimeout < 0 || cfg.MaxBodyBytes < 0 || cfg.MaxResultBytes < 0 || cfg.DeviceBudget < 0 {
+	if cfg.MaxQueue < 0 || cfg.Workers < 0 || cfg.QueryTimeout < 0 || cfg.MaxBodyBytes < 0 || cfg.MaxResultBytes < 0 || cfg.MaxUploadBytes < 0 || cfg.DeviceBudget < 0 {
 		return nil, errors.New("serve: negative limit in the configuration")
 	}
 	if err := checkListen(cfg.Listen, cfg.AllowRemote, cfg.Token); err != nil {
@@ -274,6 +281,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /v1/graphs", s.listGraphs)
 	mux.HandleFunc("POST /v1/graphs", s.loadGraph)
 	mux.HandleFunc("GET /v1/graphs/{name}", s.describeGraph)
+	mux.HandleFunc("PUT /v1/graphs/{name}", s.uploadGraph)
 	mux.HandleFunc("DELETE /v1/graphs/{name}", s.dropGraph)
 	mux.HandleFunc("POST /v1/graphs/{name}/run", s.runGraph)
 	mux.Handle("GET /metrics", s.metrics.handler())
@@ -299,7 +307,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			return
 		}
 		if r.Body != nil {
-			r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
+			r.Body = http.MaxBytesReader(w, r.Body, s.bodyLimit(r))
 		}
 		next.ServeHTTP(w, r)
 	})

@@ -26,6 +26,7 @@ docs/serve-openapi.yaml describe the API:
   GET    /v1/health
   GET    /v1/graphs                  POST /v1/graphs {"name","path",...}
   GET    /v1/graphs/NAME             DELETE /v1/graphs/NAME
+  PUT    /v1/graphs/NAME             (an upload: edge arrays in the body)
   POST   /v1/graphs/NAME/run         {"algo","params","output"}
   GET    /metrics                    (Prometheus)
 
@@ -71,6 +72,7 @@ func newServe() *cobra.Command {
 	f.DurationVar(&so.cfg.QueryTimeout, "timeout", serve.DefaultQueryTimeout, "a query's time limit, its wait in the queue included (504)")
 	f.Int64Var(&so.cfg.MaxBodyBytes, "max-body", serve.DefaultMaxBodyBytes, "request body limit in bytes (413)")
 	f.Int64Var(&so.cfg.MaxResultBytes, "max-result", serve.DefaultMaxResultBytes, "per-vertex answer limit in bytes (413)")
+	f.Int64Var(&so.cfg.MaxUploadBytes, "max-upload", serve.DefaultMaxUploadBytes, "uploaded graph (PUT /v1/graphs/NAME) limit in bytes (413)")
 	f.Int64Var(&so.cfg.DeviceBudget, "device-budget", 0, "bytes the loaded graphs may take on the backend (0: the device's memory; no limit on the CPU)")
 	so.lf.register(f)
 	so.cf.register(f)

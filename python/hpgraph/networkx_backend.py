@@ -1,0 +1,624 @@
+"""The networkx backend: ``nx.pagerank(G, backend="hpgraph")``.
+
+networkx (3.3 or later) finds it through the ``networkx.backends`` entry
+point (:class:`BackendInterface`). A networkx graph is converted once to
+arrays (:class:`HPGraph`, cached on the graph as networkx caches backend
+graphs), uploaded to ``hpgraph serve`` when an algorithm first needs it,
+and kept there. A function is dispatched only where hpgraph's answer is
+networkx's: ``can_run`` declines (and networkx runs its own) wherever the
+definitions part, for example a personalized PageRank, weighted
+clustering, directed clustering or weights that float32 cannot sum
+exactly. The functions and their conditions: README.md, "networkx
+backend", and _nx_info.FUNCTIONS.
+
+The server: ``nx.config.backends.hpgraph.server`` (or $HPGRAPH_URL) with
+its token, else a private one started on a free loopback port with the
+binary of ``nx.config.backends.hpgraph.binary``, $HPGRAPH_BIN or PATH.
+"""
+
+import atexit
+import contextlib
+import gc
+import inspect
+import itertools
+import math
+import os
+import threading
+import weakref
+from array import array
+from itertools import compress
+from operator import methodcaller
+
+import networkx as nx
+
+from . import _nx_info
+from .client import Client, Edges
+from .server import LocalServer
+
+__all__ = ["BackendInterface", "HPGraph", "convert_from_nx", "convert_to_nx"]
+
+# float32 sums of integers are exact up to 2^24.
+_F32_EXACT = 1 << 24
+# The server's limit on a parameter that counts supersteps.
+_MAX_ITERATIONS = 1 << 20
+
+
+def _config(key, env):
+    cfg = getattr(getattr(nx, "config", None), "backends", None)
+    value = getattr(getattr(cfg, "hpgraph", None), key, None) if cfg is not None else None
+    return value if value is not None else os.environ.get(env)
+
+
+_client_lock = threading.Lock()
+_clients = {}
+
+
+def _client():
+    """The client of the configured server, or of a private one started once."""
+    url, token = _config("server", "HPGRAPH_URL"), _config("token", "HPGRAPH_TOKEN")
+    key = (url, token) if url else ("local", _config("binary", "HPGRAPH_BIN"), _config("backend", "HPGRAPH_BACKEND") or "auto")
+    with _client_lock:
+        c = _clients.get(key)
+        if c is None:
+            if url:
+                c = Client(url, token)
+            else:
+                server = LocalServer(binary=key[1], backend=key[2])
+                c = server.client()
+                c.server = server
+            atexit.register(c.flush_drops)  # (before a private server stops: registered after it)
+            _clients[key] = c
+        return c
+
+
+@contextlib.contextmanager
+def _no_gc():
+    """Cyclic garbage collection off while many acyclic containers are
+    made: each collection walks the networkx graph's millions of objects
+    (grouping 262,144 nodes into components took 1.1 s with it, 0.09 s
+    without)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+# --- conversion --------------------------------------------------------
+
+
+class _Structure:
+    """A networkx graph's vertices and arcs as arrays: vertex i is
+    nodes[i]; an undirected graph lists each edge in both directions (a
+    self loop once), as its adjacency does; a multigraph's parallel edges
+    are one arc."""
+
+    __slots__ = ("nodes", "index", "n", "src", "dst", "directed", "multigraph")
+
+    def __init__(self, G):
+        self.nodes = nodes = list(G)
+        self.n = n = len(nodes)
+        self.directed, self.multigraph = G.is_directed(), G.is_multigraph()
+        if n > 2**31 - 1:
+            raise NotImplementedError(f"{n} nodes; hpgraph takes at most 2^31-1")
+        # Nodes 0..n-1 (ints) in order need no index: the arcs are the
+        # adjacency's keys as they are (a loop in C, not in Python).
+        identity = nodes == list(range(n)) and set(map(type, nodes)) <= {int}
+        self.index = None if identity else dict(zip(nodes, range(n)))
+        get = None if identity else self.index.__getitem__
+        adj = G._adj  # (a DiGraph's successors)
+        src, dst = array("i"), array("i")
+        for i, u in enumerate(nodes):
+            before = len(dst)
+            dst.extend(adj[u] if identity else map(get, adj[u]))
+            # (what the iteration gave: a view's len may count otherwise)
+            if len(dst) > before:
+                src.extend(array("i", (i,)) * (len(dst) - before))
+        self.src, self.dst = src, dst
+
+    def vertex(self, node):
+        return node if self.index is None else self.index[node]
+
+
+class _Weights:
+    """One edge attribute's values (default where an edge has none), in
+    the arcs' order, and what can_run asks of them."""
+
+    __slots__ = ("attr", "default", "values", "uniform", "minimum", "integral", "ints", "total", "numeric")
+
+    def __init__(self, G, st, attr, default):
+        self.attr, self.default = attr, default
+        ws = []
+        if not st.multigraph:
+            get, adj = methodcaller("get", attr, default), G._adj
+            for u in st.nodes:
+                ws.extend(map(get, adj[u].values()))
+        types = set(map(type, ws))
+        self.ints = all(issubclass(t, int) for t in types)
+        self.numeric = not st.multigraph and all(issubclass(t, (int, float)) for t in types)
+        self.values, self.uniform, self.minimum, self.integral, self.total = array("d"), self.numeric, 1.0, self.numeric, 0.0
+        if not self.numeric or not ws:
+            return
+        if ws.count(ws[0]) == len(ws):  # (no edge has the attribute, most often: no pass in Python)
+            try:
+                w = float(ws[0])
+            except OverflowError:
+                self.numeric = False
+                return
+            self.values = array("d", (w,)) * len(ws)
+            self.minimum, self.total = w, w * len(ws)
+            self.uniform = math.isfinite(self.total)
+            self.integral = self.uniform and w.is_integer()
+            return
+        try:
+            self.values = values = array("d", ws)
+        except OverflowError:
+            self.numeric = False
+            return
+        self.minimum, top = min(values), max(values)
+        self.total = sum(values)  # (inf or nan if any is, or they overflow)
+        finite = math.isfinite(self.total)
+        self.uniform = finite and self.minimum == top
+        self.integral = finite and array("d", map(math.floor, values)) == values
+
+
+def _caching():
+    """Whether conversions may be kept on the networkx graph: not while
+    networkx's tests run with the backend (they edit graphs' data in
+    place between calls), nor when networkx's cache is off."""
+    backends = getattr(getattr(nx, "utils", None), "backends", None)
+    testing = getattr(getattr(backends, "_dispatchable", None), "_is_testing", False)
+    return not testing and getattr(getattr(nx, "config", None), "cache_converted_graphs", False)
+
+
+def _cached(G, key, make):
+    cache = getattr(G, "__networkx_cache__", None) if _caching() else None
+    if cache is None:
+        return make()
+    mine = cache.setdefault("hpgraph", {})
+    if key not in mine:
+        mine[key] = make()
+    return mine[key]
+
+
+def _structure(G):
+    if isinstance(G, HPGraph):
+        return G.structure
+    with _no_gc():
+        return _cached(G, "structure", lambda: _Structure(G))
+
+
+def _weights(G, attr, default=1):
+    if isinstance(G, HPGraph):
+        if G.weights is not None and (G.weights.attr, G.weights.default) == (attr, default):
+            return G.weights
+        G = G.graph
+    st = _structure(G)
+    with _no_gc():
+        return _cached(G, ("weights", attr, default), lambda: _Weights(G, st, attr, default))
+
+
+_names = itertools.count()
+
+
+def _drop(client, names):
+    # (a finalizer, which may run within a request: the drops wait for the next)
+    for name in list(names):
+        client.drop_later(name)
+
+
+class HPGraph:
+    """A networkx graph converted for hpgraph: its arrays, and the graphs
+    uploaded from them to the server (dropped there when this is
+    collected). ``graph`` is the networkx graph it was made from."""
+
+    __networkx_backend__ = "hpgraph"
+
+    def __init__(self, G, weights=None):
+        self.graph = G
+        self.structure = _structure(G)
+        self.weights = weights
+        self._uploaded = {}
+        self._client = None
+        self._lock = threading.Lock()
+
+    def is_directed(self):
+        return self.structure.directed
+
+    def is_multigraph(self):
+        return self.structure.multigraph
+
+    def __len__(self):
+        return self.structure.n
+
+    def __contains__(self, node):
+        return node in self.graph
+
+    def server_graph(self, weights=None):
+        """(client, name) of this graph on the server, uploaded on first
+        use: unweighted, or with weights (a _Weights)."""
+        key = None if weights is None else (weights.attr, weights.default)
+        with self._lock:
+            if key not in self._uploaded:
+                if self._client is None:
+                    self._client = _client()
+                    weakref.finalize(self, _drop, self._client, self._uploaded.values())
+                st = self.structure
+                w = None if weights is None else array("f", weights.values)
+                edges = Edges(st.n, st.src, st.dst, w, directed=st.directed, symmetric=not st.directed)
+                name = f"nx{os.getpid()}-{next(_names)}"
+                self._client.upload(name, edges, keep_loops=True)
+                self._uploaded[key] = name
+            return self._client, self._uploaded[key]
+
+
+def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=False, preserve_node_attrs=False,
+                    preserve_graph_attrs=False, name=None, graph_name=None):
+    """A networkx graph as an HPGraph, with the one edge attribute that
+    edge_attrs names ({attr: default}) when it names one."""
+    if preserve_edge_attrs is True or (edge_attrs and len(edge_attrs) > 1):
+        raise NotImplementedError("hpgraph converts one edge attribute at most")
+    weights = None
+    if edge_attrs:
+        ((attr, default),) = edge_attrs.items()
+        weights = _weights(G, attr, 1 if default is None else default)
+    return HPGraph(G, weights)
+
+
+def convert_to_nx(obj, *, name=None):
+    """An HPGraph's networkx graph; any other result as it is."""
+    return obj.graph if isinstance(obj, HPGraph) else obj
+
+
+def _hp(G, attr=None):
+    """G as an HPGraph (a networkx graph given directly is converted)."""
+    if isinstance(G, HPGraph):
+        return G
+    return convert_from_nx(G, {attr: 1} if attr is not None else None)
+
+
+# --- what is dispatched ------------------------------------------------
+
+_ALGORITHMS = {}
+
+
+def _algorithm(check):
+    """Registers a function of networkx's name and signature, and check,
+    which says whether hpgraph's answer is networkx's for the bound
+    arguments: True, or why not."""
+
+    def register(func):
+        _ALGORITHMS[func.__name__] = (func, inspect.signature(func), check)
+        return staticmethod(func)
+
+    return register
+
+
+def _graph_reason(G, directed=None, multigraph=True):
+    """Why G cannot be converted, or None."""
+    if not isinstance(G, (nx.Graph, HPGraph)):
+        return f"not a networkx graph ({type(G).__name__})"
+    if directed is not None and G.is_directed() != directed:
+        return "a directed graph" if G.is_directed() else "an undirected graph"
+    if not multigraph and G.is_multigraph():
+        return "a multigraph (its parallel edges count in networkx's definition)"
+    return None
+
+
+def _source_reason(G, source):
+    try:
+        if source in G:
+            return None
+    except TypeError:
+        pass
+    return "the source is not a node of the graph (networkx raises)"
+
+
+def _weight_reason(G, weight, need):
+    """None where the edge attribute weight meets need ('uniform' or
+    'exact'), else why not."""
+    if weight is None:
+        return None
+    if not isinstance(weight, str):
+        return "weight is not an attribute name"
+    w = _weights(G, weight)
+    if not w.numeric:
+        return f"edge attribute {weight!r} is not a number on every edge"
+    if need == "uniform" and not (w.uniform and w.minimum > 0):
+        return f"edge attribute {weight!r} is not one positive value on every edge"
+    if need == "exact" and not (w.integral and w.minimum >= 0 and w.total <= _F32_EXACT):
+        return f"edge attribute {weight!r}: float32 sums are not exact (want non-negative integers summing to at most 2^24)"
+    return None
+
+
+def _nodes_rows(G, algo, weights=None, **params):
+    """The per-vertex answer of algo on G, columns in G's node order."""
+    client, name = G.server_graph(weights)
+    return client.rows(name, algo, **params).columns
+
+
+def _summary(G, algo, **params):
+    client, name = G.server_graph()
+    return client.run(name, algo, **params)["result"]
+
+
+def _subset(G, nodes, values):
+    """A per-node answer restricted as networkx's nodes argument says: one
+    node's value, or a dict of those given (None: all)."""
+    if nodes is None:
+        return values
+    if nodes in G.graph:
+        return values[nodes]
+    return {v: values[v] for v in G.graph.nbunch_iter(nodes)}
+
+
+def _steps(start, alpha, bound):
+    """The fewest PageRank iterations i >= 1 after which start*alpha^i <
+    bound (a contraction by alpha from start), or None where none is."""
+    if bound <= 0 or not 0 <= alpha < 1:
+        return None
+    if alpha == 0 or start < bound:
+        return 1
+    i = max(1, math.ceil(math.log(bound / start) / math.log(alpha)))
+    while start * alpha**i >= bound:
+        i += 1
+    return i
+
+
+def _check_pagerank(G, alpha, personalization, max_iter, tol, nstart, weight, dangling, **kw):
+    reason = _graph_reason(G, multigraph=False)
+    if reason:
+        return reason
+    if personalization is not None or nstart is not None or dangling is not None:
+        return "personalization, nstart and dangling are not hpgraph's PageRank"
+    if not (isinstance(alpha, (int, float)) and 0 <= alpha <= 1):
+        return "alpha outside [0, 1]"
+    if not isinstance(max_iter, int) or not isinstance(tol, (int, float)):
+        return "max_iter or tol of another type"
+    return _weight_reason(G, weight, "uniform") or True
+
+
+def _check_source(directed=None):
+    def check(G, source, *args, **kw):
+        return _graph_reason(G, directed) or _source_reason(G, source) or True
+
+    return check
+
+
+def _check_bfs_lengths(G, source, cutoff, **kw):
+    # (networkx versions differ on fractional and negative cutoffs)
+    if cutoff is not None and (isinstance(cutoff, bool) or not isinstance(cutoff, int) or cutoff < 0):
+        return "cutoff is not a non-negative integer (networkx versions differ on others)"
+    return _check_source()(G, source)
+
+
+def _check_distance(G, source, distance, **kw):
+    if isinstance(distance, bool) or not isinstance(distance, (int, float)):
+        return "distance is not a number"
+    return _check_source()(G, source)
+
+
+def _check_dijkstra(G, source, cutoff, weight, **kw):
+    return _graph_reason(G, multigraph=False) or _source_reason(G, source) or _weight_reason(G, weight, "exact") or True
+
+
+def _check_graph(directed=None, multigraph=True, nonempty=False):
+    def check(G, *args, **kw):
+        reason = _graph_reason(G, directed, multigraph)
+        if not reason and nonempty and len(G) == 0:
+            reason = "the null graph (networkx raises)"
+        return reason or True
+
+    return check
+
+
+def _check_node(directed):
+    def check(G, n, **kw):
+        return _graph_reason(G, directed) or _source_reason(G, n) or True
+
+    return check
+
+
+def _check_triangles(G, nodes, **kw):
+    # (networkx 3.x counts a multigraph's triangles on its simple graph
+    # when nodes is None; older ones refuse multigraphs: left to it)
+    return _graph_reason(G, False, multigraph=False) or True
+
+
+def _check_clustering(G, nodes=None, weight=None, count_zeros=True, **kw):
+    reason = _graph_reason(G, False, multigraph=False)
+    if reason:
+        return reason
+    if weight is not None:
+        return "weighted clustering is not hpgraph's"
+    if len(G) == 0:
+        return "the null graph"
+    return True
+
+
+class BackendInterface:
+    """What networkx's dispatcher calls (the networkx.backends entry point)."""
+
+    convert_from_nx = staticmethod(convert_from_nx)
+    convert_to_nx = staticmethod(convert_to_nx)
+
+    @staticmethod
+    def can_run(name, args, kwargs):
+        entry = _ALGORITHMS.get(name)
+        if entry is None:
+            return False
+        _, sig, check = entry
+        try:
+            bound = sig.bind(*args, **kwargs)
+        except TypeError as e:
+            return f"arguments: {e}"
+        bound.apply_defaults()
+        arguments = dict(bound.arguments)
+        arguments.update(arguments.pop("backend_kwargs", {}))
+        return check(**arguments)
+
+    @staticmethod
+    def should_run(name, args, kwargs):
+        G = args[0] if args else kwargs.get("G")
+        least = _config("min_nodes", "HPGRAPH_MIN_NODES")
+        least = 1000 if least is None else int(least)
+        if G is not None and len(G) < least:
+            return f"fewer than {least} nodes: networkx answers faster than a round trip to the server"
+        return True
+
+    @_algorithm(_check_pagerank)
+    def pagerank(G, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, nstart=None, weight="weight",
+                 dangling=None, **backend_kwargs):
+        # networkx iterates x_i = alpha*M x_{i-1} + (1-alpha)/n from the
+        # uniform x_0 until ||x_i - x_{i-1}||_1 < n*tol, raising when that
+        # takes more than max_iter. M is column-stochastic, so those
+        # differences shrink by alpha or more an iteration, from at most
+        # 2*alpha: where 2*alpha^max_iter < n*tol networkx surely stops in
+        # time, and the ranks after enough iterations (to 1% of its
+        # tolerance) are its answer to within its tolerance. Otherwise
+        # the last difference decides, as networkx's does.
+        G = _hp(G)
+        n = len(G)
+        if n == 0:
+            return {}
+        if max_iter < 1:
+            raise nx.PowerIterationFailedConvergence(max_iter)
+        bound = n * tol
+
+        def ranks(k):
+            return _nodes_rows(G, "pagerank-ldbc", damping=alpha, iterations=k, precision="float64")["rank"]
+
+        sure = _steps(2.0, alpha, bound)
+        if sure is not None and sure <= max_iter:
+            x = ranks(min(_steps(2.0, alpha, bound / 100), _MAX_ITERATIONS))
+        else:
+            x = ranks(min(max_iter, _MAX_ITERATIONS))
+            prev = ranks(max_iter - 1) if max_iter > 1 else itertools.repeat(1.0 / n, n)
+            if not math.fsum(abs(a - b) for a, b in zip(x, prev)) < bound:
+                raise nx.PowerIterationFailedConvergence(max_iter)
+        return dict(zip(G.structure.nodes, x))
+
+    @_algorithm(_check_bfs_lengths)
+    def single_source_shortest_path_length(G, source, cutoff=None, **backend_kwargs):
+        G = _hp(G)
+        st = G.structure
+        depth = _nodes_rows(G, "bfs", src=st.vertex(source))["depth"]
+        keep = [0 <= d <= cutoff for d in depth] if cutoff is not None else list(map((-1).__lt__, depth))
+        return dict(zip(compress(st.nodes, keep), compress(depth, keep)))
+
+    @_algorithm(_check_source())
+    def descendants(G, source, **backend_kwargs):
+        G = _hp(G)
+        st = G.structure
+        depth = _nodes_rows(G, "bfs", src=st.vertex(source))["depth"]
+        return set(compress(st.nodes, map((0).__lt__, depth)))
+
+    @_algorithm(_check_distance)
+    def descendants_at_distance(G, source, distance, **backend_kwargs):
+        G = _hp(G)
+        st = G.structure
+        if distance < 0:
+            return set()
+        depth = _nodes_rows(G, "bfs", src=st.vertex(source))["depth"]
+        return set(compress(st.nodes, map(distance.__eq__, depth)))
+
+    @_algorithm(_check_dijkstra)
+    def single_source_dijkstra_path_length(G, source, cutoff=None, weight="weight", **backend_kwargs):
+        w = None if weight is None else _weights(G, weight)
+        G = _hp(G, weight)
+        st = G.structure
+        ints = w is None or w.ints  # (networkx's sums of int weights are ints)
+        if w is not None and w.uniform and w.minimum == 1:
+            w = None  # (all 1: the unweighted graph, whose sssp is unit weights)
+        dist = _nodes_rows(G, "sssp", w, src=st.vertex(source))["dist"]
+        keep = [d <= cutoff for d in dist] if cutoff is not None else list(map(math.inf.__gt__, dist))
+        values = compress(dist, keep)
+        if ints:
+            values = map(int, values)
+        out = dict(zip(compress(st.nodes, keep), values))
+        out[source] = 0
+        return out
+
+    @_algorithm(_check_graph(directed=False))
+    def connected_components(G, **backend_kwargs):
+        return _components(G)
+
+    @_algorithm(_check_graph(directed=True))
+    def weakly_connected_components(G, **backend_kwargs):
+        return _components(G)
+
+    @_algorithm(_check_graph(directed=False))
+    def number_connected_components(G, **backend_kwargs):
+        return _count_components(G)
+
+    @_algorithm(_check_graph(directed=True))
+    def number_weakly_connected_components(G, **backend_kwargs):
+        return _count_components(G)
+
+    @_algorithm(_check_graph(directed=False, nonempty=True))
+    def is_connected(G, **backend_kwargs):
+        return _count_components(G) == 1
+
+    @_algorithm(_check_graph(directed=True, nonempty=True))
+    def is_weakly_connected(G, **backend_kwargs):
+        return _count_components(G) == 1
+
+    @_algorithm(_check_node(directed=False))
+    def node_connected_component(G, n, **backend_kwargs):
+        G = _hp(G)
+        st = G.structure
+        label = _nodes_rows(G, "cc")["component"]
+        mine = label[st.vertex(n)]
+        return set(compress(st.nodes, map(mine.__eq__, label)))
+
+    @_algorithm(_check_triangles)
+    def triangles(G, nodes=None, **backend_kwargs):
+        G = _hp(G)
+        counts = _nodes_rows(G, "tc", per_vertex=True)["triangles"] if len(G) else ()
+        return _subset(G, nodes, dict(zip(G.structure.nodes, counts)))
+
+    @_algorithm(_check_clustering)
+    def clustering(G, nodes=None, weight=None, **backend_kwargs):
+        G = _hp(G)
+        return _subset(G, nodes, _clustering(G))
+
+    @_algorithm(_check_clustering)
+    def average_clustering(G, nodes=None, weight=None, count_zeros=True, **backend_kwargs):
+        G = _hp(G)
+        c = _subset(G, nodes, _clustering(G))
+        c = list(c.values()) if isinstance(c, dict) else [c]
+        if not count_zeros:
+            c = [v for v in c if abs(v) > 0]
+        return sum(c) / len(c)
+
+
+def _clustering(G):
+    """networkx's clustering of every node: 0 (an int) where it is 0."""
+    lcc = _nodes_rows(G, "lcc")["lcc"] if len(G) else ()
+    return {v: c if c else 0 for v, c in zip(G.structure.nodes, lcc)}
+
+
+def _components(G):
+    # cc labels a component by its smallest id, here the index of its
+    # first node in G's order: networkx's order of the components.
+    G = _hp(G)
+    if len(G) == 0:
+        return
+    labels = _nodes_rows(G, "cc")["component"]
+    with _no_gc():
+        groups = {}
+        for node, label in zip(G.structure.nodes, labels):
+            groups.setdefault(label, []).append(node)
+        components = [set(members) for members in groups.values()]
+    yield from components
+
+
+def _count_components(G):
+    G = _hp(G)
+    return _summary(G, "cc")["components"] if len(G) else 0
+
+
+def get_info():
+    return _nx_info.get_info()

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Issue 40 on a GPU machine: the Python package and its networkx backend,
+# from the repository root with bin/gpu/hpgraph built (`make gpu-bins`;
+# no Go, no internet there; networkx 3.3+ and pytest installed). Every
+# step is bounded by `timeout`; logs and JSON go to $OUT:
+#   install.log     how the package was installed (pip, else a generated
+#                   entry-point dist-info on PYTHONPATH)
+#   package.log     python/tests against a private server on the GPU
+#   nx-suite.log    networkx's own suite with the backend
+#                   (NETWORKX_TEST_BACKEND=hpgraph NETWORKX_FALLBACK_TO_NX=True),
+#                   its server on $NX_SUITE_BACKEND (cpu by default: the
+#                   suite makes ~330,000 dispatched calls on graphs of a few
+#                   nodes, round trips rather than GPU work; the package's
+#                   tests and nx_compare check the answers on the GPU);
+#                   nx-dispatch.json: tests that ran dispatched, calls by
+#                   function, failed tests
+#   nx-recheck.log  the suite's failures rerun without the backend: those
+#                   that pass there are the backend's
+#   compare.log     each dispatched function against networkx's answer on
+#                   datasets/testdata and kron/urand graphs (nx_compare.json)
+#   timing.log      the issue's timings on a kron graph of ~10 M edges
+#                   (nx_timing.json)
+# Usage: scripts/device-python.sh [TIMING_SCALE [TIMING_DEGREE]]  (20 10)
+# NX_SUITE=0 leaves networkx's suite out. About 8 minutes in all (each step's limit below; networkx's suite is
+# stopped with SIGINT at its limit, so that it still reports).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/hpgraph-python}
+BIN=${HPGRAPH_BIN:-$PWD/bin/gpu/hpgraph}
+PY=${PYTHON:-python3}
+SCALE=${1:-20}
+DEGREE=${2:-10}
+mkdir -p "$OUT"
+step() { echo "== $* ($(date +%T))"; }
+[ -x "$BIN" ] || { echo "no $BIN: run make gpu-bins and carry bin/"; exit 1; }
+export HPGRAPH_BIN=$BIN HPGRAPH_BACKEND=${HPGRAPH_BACKEND:-auto} HPGRAPH_TEST_BACKEND=${HPGRAPH_TEST_BACKEND:-auto}
+export PYTHONDONTWRITEBYTECODE=1
+
+step "environment"
+{
+	$PY --version
+	$PY -c 'import networkx, pytest; print("networkx", networkx.__version__, "pytest", pytest.__version__)'
+	$PY -c 'import numpy, scipy; print("numpy", numpy.__version__, "scipy", scipy.__version__)' ||
+		echo "numpy or scipy missing: networkx's test mode and its pagerank need both"
+	timeout 20 "$BIN" version
+	nvidia-smi -L 2>/dev/null
+} 2>&1 | tee "$OUT/env.log"
+
+step "install"
+SITE=$(mktemp -d /tmp/hpgraph-site.XXXX)
+if timeout 120 $PY -m pip install --no-deps --no-build-isolation --no-index --target "$SITE" ./python >"$OUT/install.log" 2>&1; then
+	echo "installed with pip --target $SITE" | tee -a "$OUT/install.log"
+else
+	# No build backend there: the package as it is, and a dist-info that
+	# carries its entry points (importlib.metadata reads it from PYTHONPATH).
+	cp -r python/hpgraph "$SITE/"
+	mkdir -p "$SITE/hpgraph-0.1.0.dist-info"
+	printf 'Metadata-Version: 2.1\nName: hpgraph\nVersion: 0.1.0\n' >"$SITE/hpgraph-0.1.0.dist-info/METADATA"
+	printf '[networkx.backends]\nhpgraph = hpgraph.networkx_backend:BackendInterface\n\n[networkx.backend_info]\nhpgraph = hpgraph._nx_info:get_info\n' \
+		>"$SITE/hpgraph-0.1.0.dist-info/entry_points.txt"
+	echo "pip failed (above); installed as files with a generated dist-info in $SITE" | tee -a "$OUT/install.log"
+fi
+export PYTHONPATH=$SITE:$PWD/python/tools
+$PY -c 'import networkx as nx; assert "hpgraph" in nx.utils.backends.backends, "entry point not found"; print("backend found:", nx.utils.backends.backend_info["hpgraph"]["short_summary"])' 2>&1 |
+	tee -a "$OUT/install.log" || exit 1
+
+step "the package's tests (server on $HPGRAPH_TEST_BACKEND)"
+(cd python && timeout 90 $PY -m pytest -q -rs -p no:cacheprovider tests) >"$OUT/package.log" 2>&1
+echo "exit $?: $(tail -1 "$OUT/package.log")"
+
+if [ "${NX_SUITE:-1}" = 1 ]; then
+step "networkx's test suite with the backend"
+NXDIR=$($PY -c 'import networkx, os; print(os.path.dirname(os.path.dirname(networkx.__file__)))')
+(cd "$NXDIR" && HPGRAPH_BACKEND=${NX_SUITE_BACKEND:-cpu} NETWORKX_TEST_BACKEND=hpgraph NETWORKX_FALLBACK_TO_NX=True HPGRAPH_DISPATCH_JSON=$OUT/nx-dispatch.json \
+	timeout -s INT -k 20 250 $PY -m pytest --pyargs networkx -q -rfE -p no:cacheprovider -p nx_dispatch_count) >"$OUT/nx-suite.log" 2>&1
+echo "exit $?: $(grep -E '^hpgraph: ' "$OUT/nx-suite.log") $(tail -1 "$OUT/nx-suite.log")"
+
+step "its failures without the backend"
+(cd "$NXDIR" && timeout 45 $PY -c '
+import json, sys, pytest
+failed = json.load(open(sys.argv[1]))["failed"]
+if not failed:
+    print("no failures with the backend")
+    sys.exit(0)
+print(len(failed), "failed with the backend; without it:")
+sys.exit(pytest.main(["-q", "-rfE", "-p", "no:cacheprovider", *failed]))' "$OUT/nx-dispatch.json") >"$OUT/nx-recheck.log" 2>&1
+echo "exit $? (1: some fail without the backend too; those that pass are the backend's): $(tail -1 "$OUT/nx-recheck.log")"
+fi
+
+step "each dispatched function against networkx; timings on kron scale $SCALE degree $DEGREE"
+timeout 90 $PY python/tools/nx_compare.py --bin "$BIN" --out "$OUT" --scale 13 >"$OUT/compare.log" 2>&1
+echo "exit $?: $(tail -1 "$OUT/compare.log")"
+timeout 180 $PY python/tools/nx_compare.py --bin "$BIN" --out "$OUT/timing" --scale 6 --timing-scale "$SCALE" --timing-degree "$DEGREE" \
+	>"$OUT/timing.log" 2>&1
+echo "exit $?"
+grep -vE '^(ok |BAD )' "$OUT/timing.log"
+cp "$OUT/timing/nx_timing.json" "$OUT/" 2>/dev/null
+rm -rf "$SITE" "$OUT/timing"/*.el "$OUT"/*.el
