@@ -49,6 +49,12 @@ var appPageRankLDBC = &App{
 	About:   "PageRank, LDBC Graphalytics variant: PR0=1/n, dangling mass redistributed, --iterations iterations",
 	Params:  []AnyParam{paramDamping, paramIterations, paramPrecision},
 	Columns: []string{"rank"},
+	Check: func(p *Params) *ParamError {
+		if err := checkLDBCIterations(p.Iterations); err != nil {
+			return &ParamError{Param: paramIterations, Err: err}
+		}
+		return nil
+	},
 	LDBC: LDBC{Output: true, Params: []LDBCParam{
 		{Param: "damping", Key: "pr.damping-factor"},
 		{Param: "iterations", Key: "pr.num-iterations"},

@@ -213,7 +213,7 @@ func TestCDLPClosedForms(t *testing.T) {
 func TestCDLPBadInputAndDevice(t *testing.T) {
 	d := build(t, &datasets.EdgeList{N: 3, Src: []int32{0, 1, 2}, Dst: []int32{1, 2, 0}, Directed: true}, datasets.Options{})
 	g := vertexprog.NewGraph(d)
-	if _, err := apps.CDLP(g, -1, vertexprog.Options{}); err == nil || !strings.Contains(err.Error(), "-1 iterations") {
+	if _, err := apps.CDLP(g, -1, vertexprog.Options{}); !errors.Is(err, apps.ErrInvalidInput) || !strings.Contains(err.Error(), "iterations: -1") {
 		t.Errorf("CDLP with -1 iterations: %v", err)
 	}
 	if _, err := apps.CDLP(nil, 2, vertexprog.Options{}); !errors.Is(err, vertexprog.ErrNilGraph) {

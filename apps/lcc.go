@@ -316,6 +316,9 @@ type LCCResult struct {
 // LCC computes every vertex's local clustering coefficient as LDBC
 // Graphalytics defines it (see LCCProgram).
 func LCC(g *vertexprog.Graph, opt vertexprog.Options) (*LCCResult, error) {
+	if err := checkGraph(g); err != nil {
+		return nil, err
+	}
 	p := &LCCProgram{}
 	r, err := vertexprog.Run(g, vertexprog.Program[struct{}, int64](p), opt)
 	if err != nil {

@@ -109,6 +109,17 @@ type ParamError struct {
 func (e *ParamError) Error() string { return e.Param.ParamName() + ": " + e.Err.Error() }
 func (e *ParamError) Unwrap() error { return e.Err }
 
+// Is makes every ParamError an ErrInvalidInput (errors.Is), as the
+// library's own checks of the same values are.
+func (e *ParamError) Is(target error) bool { return target == ErrInvalidInput }
+
+// invalidParam is the library's error for a value of prm that its check
+// refused (err) in a program of app: an ErrInvalidInput and a
+// *ParamError, saying the same as the front ends' checks do.
+func invalidParam(app string, prm AnyParam, err error) error {
+	return fmt.Errorf("%s: %w", app, &ParamError{Param: prm, Err: err})
+}
+
 // CommonParams are the parameters every app takes: max-iter.
 func CommonParams() []AnyParam { return []AnyParam{paramMaxIter} }
 
@@ -158,30 +169,20 @@ var (
 	}
 	paramDamping = &Param[float64]{
 		Name: "damping", Default: 0.85,
-		Help: "PageRank damping factor",
-		Check: func(d float64) error {
-			if !(d >= 0 && d <= 1) {
-				return fmt.Errorf("%g: want a number in [0, 1]", d)
-			}
-			return nil
-		},
+		Help:  "PageRank damping factor",
+		Check: checkDamping,
 		Field: func(p *Params) *float64 { return &p.Damping },
 	}
 	paramTolerance = &Param[float64]{
 		Name: "tolerance", Default: 1e-6,
-		Help: "PageRank (paper variant): a vertex stays active while its rank moves more than this",
-		Check: func(t float64) error {
-			if !(t >= 0) || math.IsInf(t, 0) {
-				return fmt.Errorf("%g: want a finite number >= 0", t)
-			}
-			return nil
-		},
+		Help:  "PageRank (paper variant): a vertex stays active while its rank moves more than this",
+		Check: checkTolerance,
 		Field: func(p *Params) *float64 { return &p.Tolerance },
 	}
 	paramIterations = &Param[int]{
 		Name: "iterations", Default: 10,
-		Help:  "LDBC PageRank and CDLP: number of iterations",
-		Check: func(n int) error { return atLeast(n, 0, "0 or more") },
+		Help:  "LDBC PageRank (1 or more) and CDLP (0 or more: every vertex keeps its own label): number of iterations",
+		Check: checkCDLPIterations,
 		Field: func(p *Params) *int { return &p.Iterations },
 	}
 	paramPrecision = &Param[string]{
@@ -212,6 +213,33 @@ var (
 		Field: func(p *Params) *float64 { return &p.Delta },
 	}
 )
+
+// The checks of the parameters' values, shared by the front ends (Param's
+// Check, App.Check) and the programs' Prepare, so that the CLI, serve and
+// the library take and refuse the same values with the same words.
+
+func checkDamping(d float64) error {
+	if !(d >= 0 && d <= 1) {
+		return fmt.Errorf("%g: want a number in [0, 1]", d)
+	}
+	return nil
+}
+
+func checkTolerance(t float64) error {
+	if !(t >= 0) || math.IsInf(t, 0) {
+		return fmt.Errorf("%g: want a finite number >= 0", t)
+	}
+	return nil
+}
+
+func checkCDLPIterations(n int) error { return atLeast(n, 0, "0 or more") }
+
+// checkLDBCIterations: LDBC PageRank runs a fixed number of iterations,
+// at least one (its program is active every superstep, so no iteration
+// limit would mean no end).
+func checkLDBCIterations(n int) error {
+	return atLeast(n, 1, "1 or more (LDBC PageRank runs a fixed number of iterations)")
+}
 
 func atLeast(n, lo int, want string) error {
 	if n < lo {

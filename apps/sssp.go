@@ -174,6 +174,12 @@ const DeltaWeights = 16
 // SSSPDelta computes shortest-path distances from src; delta 0 runs
 // Bellman-Ford everywhere (SSSPProgram).
 func SSSPDelta(g *vertexprog.Graph, src int32, delta float64, opt vertexprog.Options) (*SSSPResult, error) {
+	if err := checkGraph(g); err != nil {
+		return nil, err
+	}
+	if !(delta >= 0) || math.IsInf(delta, 1) {
+		return nil, invalidParam("sssp", paramDelta, fmt.Errorf("%g: want 0 (Bellman-Ford) or a positive bucket width", delta))
+	}
 	r, err := vertexprog.Run(g, vertexprog.Program[float32, float32](&SSSPProgram{Source: src, Delta: delta}), opt)
 	if err != nil {
 		return nil, err

@@ -737,6 +737,7 @@ func TestBadRequests(t *testing.T) {
 		{`{"algo":"pagerank","params":{"damping":"x"}}`, 400, "params.damping"},
 		{`{"algo":"pagerank","params":{"precision":"float32"}}`, 400, "params.precision"},
 		{`{"algo":"pagerank-ldbc","params":{"iterations":-1}}`, 400, "params.iterations"},
+		{`{"algo":"pagerank-ldbc","params":{"iterations":0}}`, 400, "params.iterations"},
 		{`{"algo":"cc","params":{"max_iter":-1}}`, 400, "params.max_iter"},
 		{`{"algo":"sssp","params":{"delta":-2}}`, 400, "params.delta"},
 		{`{"algo":"tc","params":{"per_vertex":1}}`, 400, "params.per_vertex"},
