@@ -43,7 +43,7 @@ func (p *CDLPProgram) Prepare(g *vertexprog.Graph) error {
 	if err := checkCDLPIterations(p.Iterations); err != nil {
 		return invalidParam("cdlp", paramIterations, err)
 	}
-	p.id, p.g = g.ID, g
+	p.id, p.g = g.Dataset().OriginalID, g
 	return nil
 }
 

@@ -175,6 +175,9 @@ func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 	if p == nil {
 		return nil, errors.New("vertexprog: nil program")
 	}
+	if err := opt.check(); err != nil {
+		return nil, err
+	}
 	opt = opt.withDefaults()
 	spec := p.Spec()
 	if spec.Edges < InEdges || spec.Edges > InOutEdges {
