@@ -43,8 +43,8 @@ func runCC(g *vertexprog.Graph, req Request, opt vertexprog.Options) (*Result, e
 	}
 	lines := func(w io.Writer) error {
 		first := smallest()
-		return writeVertexLines(w, d, func(bw *bufio.Writer, v int32) {
-			fmt.Fprintf(bw, "%d %d\n", d.OriginalID(v), first[r.Label[v]])
+		return writeVertexLines(w, g, func(bw *bufio.Writer, v int32, id int64) {
+			fmt.Fprintf(bw, "%d %d\n", id, first[r.Label[v]])
 		})
 	}
 	return &Result{

@@ -37,8 +37,8 @@ func runCDLP(g *vertexprog.Graph, req Request, opt vertexprog.Options) (*Result,
 	}
 	// (labels are original ids already: the LDBC and the hpgraph lines are one)
 	lines := func(w io.Writer) error {
-		return writeVertexLines(w, d, func(bw *bufio.Writer, v int32) {
-			fmt.Fprintf(bw, "%d %d\n", d.OriginalID(v), r.Label[v])
+		return writeVertexLines(w, g, func(bw *bufio.Writer, v int32, id int64) {
+			fmt.Fprintf(bw, "%d %d\n", id, r.Label[v])
 		})
 	}
 	return &Result{

@@ -137,11 +137,11 @@ func rankResult[F Float](g *vertexprog.Graph, r *PageRankResult[F], want func() 
 		Fields:  map[string]any{"iterations": r.Run.Iterations},
 		Rows:    func(v int32, c []Cell) { c[0] = floatCell(r.Rank[v]) },
 		WriteText: func(w io.Writer) error {
-			return writeVertexLines(w, d, func(bw *bufio.Writer, v int32) {
-				fmt.Fprintf(bw, "%d %.12g\n", d.OriginalID(v), r.Rank[v])
+			return writeVertexLines(w, g, func(bw *bufio.Writer, v int32, id int64) {
+				fmt.Fprintf(bw, "%d %.12g\n", id, r.Rank[v])
 			})
 		},
-		WriteLDBC: func(w io.Writer) error { return writeLDBCFloats(w, d, r.Rank) },
+		WriteLDBC: func(w io.Writer) error { return writeLDBCFloats(w, g, r.Rank) },
 		Check: func() error {
 			return compareFloats("rank", d, want(), func(v int) float64 { return r.Rank[v] }, rel)
 		},

@@ -7,6 +7,7 @@
 package datasets
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -141,6 +142,33 @@ func (g *Graph) OriginalID(v int32) int64 {
 		return g.IDs[v]
 	}
 	return int64(v) + g.IDBase
+}
+
+// FileOrder returns the vertices in the order of their original ids:
+// the vertex of each position of the file's numbering, which loading
+// keeps unless it renumbers (Relabel; a renumbered graph keeps the
+// file's ids, so this undoes any renumbering). nil means the identity
+// (the ids increase with the vertex). Outputs listed in this order are
+// the same whatever order the graph was loaded in.
+func (g *Graph) FileOrder() []int32 {
+	if g.IDs == nil || slices.IsSorted(g.IDs) {
+		return nil
+	}
+	order := make([]int32, g.N)
+	lo, hi := slices.Min(g.IDs), slices.Max(g.IDs)
+	if hi-lo == int64(g.N)-1 { // ids are a permutation of lo..hi
+		par.Blocks(g.N, func(_, a, b int) {
+			for v := a; v < b; v++ {
+				order[g.IDs[v]-lo] = int32(v)
+			}
+		})
+		return order
+	}
+	for v := range order {
+		order[v] = int32(v)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return cmp.Compare(g.IDs[a], g.IDs[b]) })
+	return order
 }
 
 // SelfLoops counts the stored (v, v) arcs.

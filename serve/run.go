@@ -427,7 +427,9 @@ func vertexprogOptions(s *Server, ctx context.Context) vertexprog.Options {
 	return vertexprog.Options{Backend: s.cfg.Backend, Resident: true, Context: ctx}
 }
 
-// writeRows streams one row per vertex, in the file's ids.
+// writeRows streams one row per vertex, in the file's ids and the file's
+// order (the order of the ids: the same whatever order the graph was
+// loaded in, --relabel included, as run's --out lists them).
 func writeRows(w http.ResponseWriter, lg *loadedGraph, columns []string, row func(v int32, cells []apps.Cell), csv bool, ctx context.Context) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	if csv {
@@ -435,9 +437,14 @@ func writeRows(w http.ResponseWriter, lg *loadedGraph, columns []string, row fun
 	}
 	cells := make([]apps.Cell, len(columns))
 	var b []byte
-	for v := int32(0); v < int32(lg.d.N); v++ {
-		if v&0xffff == 0 && ctx.Err() != nil {
+	order := lg.g.FileOrder()
+	for k := range int32(lg.d.N) {
+		if k&0xffff == 0 && ctx.Err() != nil {
 			return ctx.Err()
+		}
+		v := k
+		if order != nil {
+			v = order[k]
 		}
 		row(v, cells)
 		b = b[:0]

@@ -271,6 +271,19 @@ func ByID[T any](g *Graph, values []T) (map[int64]T, error) {
 	return m, nil
 }
 
+// FileOrder is Dataset().FileOrder(), made once per graph (a server
+// lists every per-vertex answer in it): the vertices in the order of
+// their original ids, nil when that is the vertices' own order.
+func (g *Graph) FileOrder() []int32 {
+	if g.isNil() {
+		return nil
+	}
+	order, _ := g.Memo(fileOrderKey{}, func() any { return g.g.FileOrder() }).([]int32)
+	return order
+}
+
+type fileOrderKey struct{}
+
 // InAdjacencyBuilt reports whether the host holds a directed graph's
 // in-adjacency (its transpose: a second copy of the graph), which
 // InNeighbors, InDegree and a host run's in-matrix build on first use; a

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -208,16 +209,19 @@ func failCases(t *testing.T, cases []failCase) {
 	}
 }
 
-// Renumbering the vertices (--relabel) changes no output: ids are the
-// file's, components are labelled by their smallest id, and depths,
-// triangle counts and ranks are the vertices' own.
+// Renumbering the vertices (--relabel) changes no output: the lines are
+// in the same order (the file's ids, increasing), ids are the file's,
+// components are labelled by their smallest id, and depths, distances,
+// triangle counts, labels and ranks are the vertices' own, so a diff of
+// the two files shows nothing but ranks' last digits (summed in another
+// order) and BFS parents (one of several on a shortest path).
 func TestRelabelKeepsOutputs(t *testing.T) {
 	tmp := t.TempDir()
 	g := filepath.Join(tmp, "k10.hpg")
 	if out, code := hpgraph(t, "gen", "kron", "--scale", "10", "-o", g); code != 0 {
 		t.Fatalf("gen: exit %d:\n%s", code, out)
 	}
-	read := func(algo, relabel string, extra ...string) map[string][]string {
+	read := func(algo, relabel string, extra ...string) (ids []string, lines map[string][]string) {
 		t.Helper()
 		f := filepath.Join(tmp, algo+"-"+relabel+".txt")
 		args := append([]string{"run", algo, g, "--backend", "cpu", "--relabel", relabel, "--out", f}, extra...)
@@ -225,21 +229,35 @@ func TestRelabelKeepsOutputs(t *testing.T) {
 			t.Fatalf("%v: exit %d:\n%s", args, code, out)
 		}
 		data, _ := os.ReadFile(f)
-		lines := map[string][]string{}
+		lines = map[string][]string{}
 		for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 			fs := strings.Fields(l)
 			lines[fs[0]] = fs[1:]
+			ids = append(ids, fs[0])
 		}
-		return lines
+		return ids, lines
 	}
 	for _, c := range []struct {
 		algo  string
 		extra []string
 		cols  int // compared columns after the id (bfs: depth, not the parent)
-	}{{"bfs", nil, 1}, {"cc", nil, 1}, {"tc", []string{"--per-vertex"}, 1}, {"pagerank-ldbc", nil, 0}, {"lcc", nil, 1}} {
-		plain, degree := read(c.algo, "none", c.extra...), read(c.algo, "degree", c.extra...)
+	}{{"bfs", nil, 1}, {"sssp", []string{"--weights", "random:1-9"}, 1}, {"cc", nil, 1}, {"tc", []string{"--per-vertex"}, 1},
+		{"pagerank-ldbc", nil, 0}, {"pagerank", nil, 0}, {"lcc", nil, 1}, {"cdlp", nil, 1},
+		{"pagerank-ldbc", []string{"--out-format", "ldbc"}, 0}, {"cc", []string{"--out-format", "ldbc"}, 1}} {
+		plainIDs, plain := read(c.algo, "none", c.extra...)
+		degreeIDs, degree := read(c.algo, "degree", c.extra...)
 		if len(plain) != 1024 || len(degree) != len(plain) {
 			t.Fatalf("%s: %d and %d lines", c.algo, len(plain), len(degree))
+		}
+		if !slices.Equal(plainIDs, degreeIDs) {
+			t.Fatalf("%s %v: the lines' ids are in another order after --relabel degree: %v..., %v...", c.algo, c.extra, plainIDs[:5], degreeIDs[:5])
+		}
+		if !slices.IsSortedFunc(plainIDs, func(a, b string) int {
+			x, _ := strconv.Atoi(a)
+			y, _ := strconv.Atoi(b)
+			return x - y
+		}) {
+			t.Fatalf("%s %v: lines not in the order of the ids: %v...", c.algo, c.extra, plainIDs[:5])
 		}
 		for id, want := range plain {
 			got := degree[id]
