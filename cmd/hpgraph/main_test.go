@@ -88,6 +88,63 @@ func TestGenReproducesGAP(t *testing.T) {
 	}
 }
 
+// TestGenMatrixMarketIsOneBased: gen writes Matrix Market as the format
+// numbers it, ids 1..N with no %hpgraph id comment (which other readers
+// would not know: they would see ids one above hpgraph's), the same
+// graph as its edge list's, GAP's vertex v being row v+1; hpgraph reads
+// it so (--src 1 is the first row, --src 0 is no vertex).
+func TestGenMatrixMarketIsOneBased(t *testing.T) {
+	dir := t.TempDir()
+	mtx, el := filepath.Join(dir, "k8.mtx"), filepath.Join(dir, "k8.el")
+	for _, out := range []string{mtx, el} {
+		if o, code := hpgraph(t, "gen", "kron", "--scale", "8", "-o", out); code != 0 {
+			t.Fatalf("gen -o %s: exit %d\n%s", out, code, o)
+		}
+	}
+	arcs := func(path string, comment string) (set map[[2]int64]bool, n int64) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		set = map[[2]int64]bool{}
+		sizeLine := strings.HasSuffix(path, ".mtx")
+		for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			if strings.HasPrefix(l, "%hpgraph") && strings.Contains(l, "id") {
+				t.Errorf("%s: %q: ids the format cannot say", path, l)
+			}
+			if strings.HasPrefix(l, comment) {
+				continue
+			}
+			f := strings.Fields(l)
+			u, _ := strconv.ParseInt(f[0], 10, 64)
+			v, _ := strconv.ParseInt(f[1], 10, 64)
+			if sizeLine {
+				sizeLine = false
+				continue
+			}
+			set[[2]int64{min(u, v), max(u, v)}] = true
+			n = max(n, u, v)
+		}
+		return set, n
+	}
+	m, mMax := arcs(mtx, "%")
+	e, eMax := arcs(el, "#")
+	if len(m) == 0 || len(m) != len(e) || mMax != eMax+1 {
+		t.Fatalf("%d edges up to id %d in Matrix Market, %d up to %d in the edge list", len(m), mMax, len(e), eMax)
+	}
+	for a := range e {
+		if !m[[2]int64{a[0] + 1, a[1] + 1}] {
+			t.Fatalf("edge list's %v is not the Matrix Market file's %v", a, [2]int64{a[0] + 1, a[1] + 1})
+		}
+	}
+	if out, code := hpgraph(t, "run", "bfs", mtx, "--src", "1"); code != 0 {
+		t.Errorf("run bfs --src 1 on the generated Matrix Market file: exit %d\n%s", code, out)
+	}
+	if out, code := hpgraph(t, "run", "bfs", mtx, "--src", "0"); code == 0 || !strings.Contains(out, "source 0") {
+		t.Errorf("run bfs --src 0 on a 1-based file: exit %d\n%s", code, out)
+	}
+}
+
 func TestBadInputExitsNonZero(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, body string) string {
