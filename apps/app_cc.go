@@ -25,7 +25,7 @@ var appCC = &App{
 
 func runCC(g *vertexprog.Graph, req Request, opt vertexprog.Options) (*Result, error) {
 	d := g.Dataset()
-	_, opt.Values = req.Scratch.lend()
+	opt.Values = lentValues[int32](req.Scratch)
 	r, err := ConnectedComponents(g, opt)
 	if err != nil {
 		return nil, err

@@ -108,11 +108,10 @@ func pageRankLDBCIn[F Float](g *vertexprog.Graph, req Request, opt vertexprog.Op
 // nil), so that the next run does not allocate one: a fresh 8 MB array
 // was 0.85-0.97 ms of a served kron21 PageRank's PREPROCESS (H200).
 func runRanks[F Float](g *vertexprog.Graph, p vertexprog.Program[F, F], rank *[]float64, req Request, opt vertexprog.Options) (*PageRankResult[F], error) {
-	var lent any
-	*rank, lent = req.Scratch.lend()
+	*rank = req.Scratch.lentRanks()
 	if req.Scratch != nil {
-		xs, ok := lent.([]F)
-		if !ok || len(xs) != g.N() {
+		xs := lentValues[F](req.Scratch)
+		if len(xs) != g.N() {
 			xs = make([]F, g.N())
 		}
 		opt.Values = xs

@@ -38,7 +38,7 @@ func runSSSP(g *vertexprog.Graph, req Request, opt vertexprog.Options) (*Result,
 	if delta < 0 {
 		delta = DefaultDelta(g)
 	}
-	_, opt.Values = req.Scratch.lend()
+	opt.Values = lentValues[float32](req.Scratch)
 	r, err := SSSPDelta(g, req.Source, delta, opt)
 	if err != nil {
 		return nil, err

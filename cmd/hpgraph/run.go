@@ -204,6 +204,9 @@ func newRun() *cobra.Command {
 				}
 				queries = queries[:0]
 				shared := &sharedBatch{summaryOnly: outFile == "" && !validate}
+				// (the arrays kept from query to query page-locked for a
+				// device's copies back: DMA, not staged)
+				shared.scratch.Backend = ef.backend
 				for _, v := range sources {
 					q := prm
 					q.batch = shared
