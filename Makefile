@@ -97,6 +97,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzReadLDBCAdjacency -fuzztime 30s ./datasets
 	$(GO) test -run '^$$' -fuzz FuzzLDBCProperties -fuzztime 30s ./datasets
 	$(GO) test -run '^$$' -fuzz FuzzHandlers -fuzztime 30s ./serve
+	$(GO) test -run '^$$' -fuzz FuzzAuthorization -fuzztime 30s ./serve
 
 clean:
 	rm -rf $(BIN)

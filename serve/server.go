@@ -26,6 +26,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"io"
 	"log"
 	"net"
 	"net/http"
@@ -299,16 +300,59 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			return
 		}
 		if r.Body != nil {
-			r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
+			body := &limitedBody{ReadCloser: http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes), rest: r.Body}
+			r.Body = body
+			defer body.drain(w)
 		}
 		next.ServeHTTP(w, r)
 	})
 }
 
+// drainBytes and drainTime bound what the server reads of a body past
+// --max-body after answering 413: a client that sends its whole body
+// before it reads the answer (Python's http.client, most simple clients)
+// would otherwise get its connection reset under it while it still
+// sends, and never read the 413.
+const (
+	drainBytes = 256 << 20
+	drainTime  = 10 * time.Second
+)
+
+// limitedBody is a request body cut at the server's limit
+// (http.MaxBytesReader), which remembers whether the cut was reached.
+type limitedBody struct {
+	io.ReadCloser
+	rest io.ReadCloser // the body itself, past the limit
+	over bool
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		b.over = true
+	}
+	return n, err
+}
+
+// drain reads and discards what is left of a body cut at the limit, up to
+// drainBytes within drainTime, so that the client has sent it all when
+// the answer (413, with Connection: close) goes out; a body larger still
+// has its connection closed, as before.
+func (b *limitedBody) drain(w http.ResponseWriter) {
+	if !b.over {
+		return
+	}
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(drainTime))
+	_, _ = io.CopyN(io.Discard, b.rest, drainBytes)
+}
+
+// authorized says whether r carries the token: Authorization: Bearer
+// TOKEN, the scheme in any case (RFC 7235: "bearer" is "Bearer").
 func (s *Server) authorized(r *http.Request) bool {
-	h := r.Header.Get("Authorization")
-	tok, ok := strings.CutPrefix(h, "Bearer ")
-	return ok && subtle.ConstantTimeCompare([]byte(tok), []byte(s.cfg.Token)) == 1
+	scheme, tok, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	tok = strings.TrimLeft(tok, " ")
+	return ok && strings.EqualFold(scheme, "Bearer") && subtle.ConstantTimeCompare([]byte(tok), []byte(s.cfg.Token)) == 1
 }
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -886,6 +887,53 @@ func TestRowsInFileOrder(t *testing.T) {
 				}
 				last = id
 			}
+		}
+	}
+}
+
+// A client that sends its whole body before it reads the answer (Python's
+// http.client) gets the 413 of a body over --max-body, not a connection
+// reset under it while it still sends: the server reads the rest of the
+// body (up to drainBytes) before it answers and closes.
+func TestOversizedBodyGets413(t *testing.T) {
+	ts := newTestServer(t, nil)
+	ts.load(t, "g", "sparse.el", nil)
+	for _, size := range []int{1 << 20, 64 << 20} {
+		conn, err := net.Dial("tcp", strings.TrimPrefix(ts.url, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn.SetDeadline(time.Now().Add(60 * time.Second))
+		body := `{"algo":"cc","params":{"x":"` + strings.Repeat("a", size) + `"}}`
+		req := fmt.Sprintf("POST /v1/graphs/g/run HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", len(body))
+		if _, err := io.WriteString(conn, req+body); err != nil {
+			t.Fatalf("%d bytes: sending the body: %v (the server closed while the client still sent)", size, err)
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatalf("%d bytes: reading the answer: %v", size, err)
+		}
+		out, _ := io.ReadAll(resp.Body)
+		conn.Close()
+		wantError(t, resp.StatusCode, out, http.StatusRequestEntityTooLarge, "body")
+		if !resp.Close {
+			t.Errorf("%d bytes: the 413 keeps the connection open", size)
+		}
+	}
+}
+
+// The scheme of Authorization is case-insensitive (RFC 7235): bearer,
+// BEARER and Bearer carry the token alike; the token is not.
+func TestBearerSchemeAnyCase(t *testing.T) {
+	ts := newTestServer(t, func(c *Config) { c.Token = "s3cret" })
+	for _, h := range []string{"Bearer s3cret", "bearer s3cret", "BEARER s3cret", "bEaReR  s3cret"} {
+		if code, _, body := ts.do(t, "GET", "/v1/graphs", nil, "Authorization", h); code != 200 {
+			t.Errorf("%q: %d %s", h, code, body)
+		}
+	}
+	for _, h := range []string{"Bearer S3CRET", "Basic s3cret", "Bearers3cret", "s3cret", "Bearer"} {
+		if code, _, _ := ts.do(t, "GET", "/v1/graphs", nil, "Authorization", h); code != 401 {
+			t.Errorf("%q: %d, want 401", h, code)
 		}
 	}
 }
