@@ -263,14 +263,15 @@ func maxResultBytes(q *query, n int) int64 {
 func run(lg *loadedGraph, q *query, opt vertexprog.Options) (*apps.Result, error) {
 	req := q.req
 	if req.Need == apps.NeedSummary {
+		// (given back whatever the run's end: a query cancelled or timed
+		// out left its scratch behind, and the next took a fresh one, its
+		// arrays allocated and page-locked again)
 		req.Scratch = lg.takeScratch(opt.Backend)
+		defer lg.putScratch(req.Scratch)
 	}
 	res, err := q.app.Run(lg.g, req, opt)
 	if err != nil {
 		return nil, err
-	}
-	if req.Scratch != nil {
-		lg.putScratch(req.Scratch)
 	}
 	if req.Need == apps.NeedRows && res.Rows == nil {
 		return nil, fmt.Errorf("%s kept no per-vertex answer", q.app.Name)

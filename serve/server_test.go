@@ -937,3 +937,27 @@ func TestBearerSchemeAnyCase(t *testing.T) {
 		}
 	}
 }
+
+// A summary query that fails (here: times out while it runs) gives its
+// scratch back as one that succeeds does: the next query reuses it
+// instead of allocating (and on a device page-locking) its arrays again,
+// garbage a server's memory grew by under load with timeouts.
+func TestFailedQueryGivesScratchBack(t *testing.T) {
+	ts := newTestServer(t, func(c *Config) { c.Workers = 1 })
+	ts.load(t, "g", "sparse.el", nil)
+	lg, _ := ts.lookup("g")
+	spare := func() int {
+		lg.scratchMu.Lock()
+		defer lg.scratchMu.Unlock()
+		return len(lg.scratches)
+	}
+	for q := range 3 {
+		code, _, body := ts.do(t, "POST", "/v1/graphs/g/run", `{"algo":"pagerank-ldbc","params":{"iterations":1000000},"timeout_ms":30}`)
+		wantError(t, code, body, http.StatusGatewayTimeout, "timeout_ms")
+		for deadline := time.Now().Add(10 * time.Second); spare() != 1; time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("query %d: %d spare scratches after a failed query, want its one back", q, spare())
+			}
+		}
+	}
+}
