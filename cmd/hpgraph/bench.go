@@ -609,6 +609,13 @@ from a file; the file is then in the page cache. Algorithms:
 			if err != nil {
 				return err
 			}
+			var benchApps []*apps.App
+			for _, a := range selected {
+				benchApps = append(benchApps, a.app)
+			}
+			if err := checkParamFlags(cmd.Flags(), benchApps, backends); err != nil {
+				return err
+			}
 			if runs < 1 {
 				return fmt.Errorf("--runs %d: need at least 1", runs)
 			}

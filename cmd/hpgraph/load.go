@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -94,6 +95,32 @@ func (l *loadFlags) input() (datasets.Input, error) {
 		return in, fmt.Errorf("--weighted=%s: want true or false", l.weighted)
 	}
 	return in, nil
+}
+
+// checkInputs checks that every graph file of paths can be opened (an
+// LDBC graph: its files found), before a command spends time on the
+// first: the errors of all that cannot, joined.
+func checkInputs(paths []string, l *loadFlags) error {
+	in, err := l.input()
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, p := range paths {
+		if datasets.LDBCFormat(p, in) != datasets.FormatAuto {
+			if _, err := datasets.FindLDBCFiles(p); err != nil {
+				errs = append(errs, err)
+			}
+			continue
+		}
+		f, err := datasets.Open(p)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		f.Close()
+	}
+	return errors.Join(errs...)
 }
 
 // describeOrder describes the vertex order that loading gave g (--relabel).

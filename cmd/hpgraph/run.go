@@ -139,6 +139,9 @@ func newRun() *cobra.Command {
 			if err := prepareLDBC(cmd.Flags(), args[1], alg, &lf, &prm, &srcText); err != nil {
 				return err
 			}
+			if err := checkParamFlags(cmd.Flags(), []*apps.App{alg}, []string{ef.backend}); err != nil {
+				return err
+			}
 			if runs < 1 {
 				return fmt.Errorf("--runs %d: need at least 1", runs)
 			}

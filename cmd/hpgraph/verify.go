@@ -39,6 +39,22 @@ including a graph that cannot be loaded.`,
 				}
 				selected = append(selected, a)
 			}
+			if err := checkParamFlags(cmd.Flags(), selected, []string{ef.backend}); err != nil {
+				return err
+			}
+			// The parameters are every run's: a bad one fails before any
+			// run, not as each app's refusal (a SKIP, for input an app is
+			// not defined on).
+			for _, a := range selected {
+				if err := a.CheckParams(&prm.Params); err != nil {
+					return flagError(err)
+				}
+			}
+			// Every input is found before the first runs: a missing last
+			// file fails at once, not after the others ran.
+			if err := checkInputs(args, &lf); err != nil {
+				return err
+			}
 			opt, err := ef.options()
 			if err != nil {
 				return err

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// Every flag's help shows the flag as it is used: pflag takes a
+// `backquoted` word of the usage for the value's name, so a boolean whose
+// help quoted a command line printed "--answer hpgraph run ALGO FILE
+// --backend B", as if it took arguments.
+func TestFlagHelpShowsNoValueForBooleans(t *testing.T) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			name, _ := pflag.UnquoteUsage(f)
+			if f.Value.Type() == "bool" && name != "" {
+				t.Errorf("%s --%s: its help shows a value %q", c.CommandPath(), f.Name, name)
+			}
+		})
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(newRoot())
+}
+
+// A flag the algorithm does not take is refused, with what it takes
+// (serve refuses the same parameter), as is --delta where every run is on
+// the CPU, which defers nothing; verify and bench refuse a flag none of
+// their algorithms takes. verify checks all its inputs before running any
+// and the parameters, so a bad one fails at once.
+func TestUnusedFlagsRefused(t *testing.T) {
+	g := filepath.Join("..", "..", "datasets", "testdata", "karate.mtx")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "bfs", g, "--damping", "0.5"}, "bfs takes no --damping (it takes --src and --max-iter)"},
+		{[]string{"run", "bfs", g, "--precision", "float32"}, "bfs takes no --precision"},
+		{[]string{"run", "cc", g, "--iterations", "3"}, "cc takes no --iterations"},
+		{[]string{"run", "sssp", g, "--delta", "2", "--backend", "cpu"}, "--delta: only a GPU reads it"},
+		{[]string{"run", "pagerank-ldbc", g, "--iterations", "0"}, "--iterations 0: want 1 or more"},
+		{[]string{"verify", "--algo", "bfs,cc", g, "--damping", "0.5"}, "--damping: none of bfs and cc takes it"},
+		{[]string{"verify", "--algo", "pagerank-ldbc", g, "--iterations", "0"}, "--iterations 0: want 1 or more"},
+		{[]string{"verify", g, filepath.Join(t.TempDir(), "missing.mtx")}, "missing.mtx"},
+		{[]string{"bench", "--algo", "bfs", "--backend", "cpu", g, "--tolerance", "0.1"}, "bfs takes no --tolerance"},
+	} {
+		out, code := hpgraph(t, c.args...)
+		if code == 0 || !strings.Contains(out, c.want) {
+			t.Errorf("hpgraph %s: exit %d, want an error with %q:\n%s", strings.Join(c.args, " "), code, c.want, out)
+		}
+		if c.args[0] == "verify" && strings.Contains(out, "PASS") {
+			t.Errorf("hpgraph %s ran algorithms before failing:\n%s", strings.Join(c.args, " "), out)
+		}
+	}
+	for _, args := range [][]string{
+		{"run", "pagerank", g, "--damping", "0.5", "--tolerance", "0.001", "--backend", "cpu"},
+		{"run", "cdlp", g, "--iterations", "0", "--backend", "cpu"},
+		{"verify", "--algo", "bfs,pagerank", g, "--damping", "0.5", "--backend", "cpu"},
+	} {
+		if out, code := hpgraph(t, args...); code != 0 {
+			t.Errorf("hpgraph %s: exit %d:\n%s", strings.Join(args, " "), code, out)
+		}
+	}
+}
