@@ -20,8 +20,9 @@ build:
 # The main job: generate graphs, run every algorithm on the generated graphs
 # and the shipped ones, and check each against the gonum reference.
 # --backend auto uses the GPU where an NVIDIA driver and GPU are, else
-# the CPU; verify's backend column and run's first line say which ran
-# (hpgraph version says why the GPU is not used).
+# the CPU; verify's backend column and run's first line say which ran,
+# and where the GPU is not used, verify's first line and run's time to
+# answer say why.
 run: build
 	@mkdir -p $(GRAPHS)
 	$(BIN)/hpgraph gen kron --scale 16 -o $(GRAPHS)/kron16.hpg

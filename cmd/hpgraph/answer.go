@@ -65,13 +65,23 @@ type deviceSetup struct {
 	done    chan struct{}
 	took    time.Duration // Warm's own time
 	err     error
+	// skipped says why nothing was started: "--backend cpu", or why
+	// auto has no device here (no driver, no GPU, ...).
+	skipped string
 }
 
 // startDeviceSetup starts opening the backend when it may be a device
-// (--backend auto or cuda); for cpu it does nothing.
+// (--backend cuda, or auto where a GPU can run); otherwise it does
+// nothing and says why.
 func startDeviceSetup(backend string) *deviceSetup {
 	s := &deviceSetup{done: make(chan struct{})}
-	if backend != "auto" && backend != "cuda" {
+	switch why := noDevice(backend); {
+	case backend != "auto" && backend != "cuda":
+		s.skipped = "--backend " + backend
+	case why != "":
+		s.skipped = "--backend auto: " + why
+	}
+	if s.skipped != "" {
 		close(s.done)
 		return s
 	}
@@ -83,6 +93,19 @@ func startDeviceSetup(backend string) *deviceSetup {
 		close(s.done)
 	}()
 	return s
+}
+
+// noDevice says why backend auto has no device to run on here (the GPU
+// backend's reason: no driver, no GPU, ...), or "" where it has one or
+// the backend is another.
+func noDevice(backend string) string {
+	if backend != "auto" || len(vertexprog.Backends()) > 1 {
+		return ""
+	}
+	if why := gpuUnavailable(); why != nil {
+		return "the GPU is not used: " + why.Error()
+	}
+	return "no device backend is available"
 }
 
 // finished reports whether the set-up is over (or never started).

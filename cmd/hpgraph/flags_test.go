@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hpgraph/hpgraph/vertexprog"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -66,5 +67,27 @@ func TestUnusedFlagsRefused(t *testing.T) {
 		if out, code := hpgraph(t, args...); code != 0 {
 			t.Errorf("hpgraph %s: exit %d:\n%s", strings.Join(args, " "), code, out)
 		}
+	}
+}
+
+// Where no GPU can run, run and verify on --backend auto say why (the GPU
+// backend's reason), and run reports no device set-up rather than the
+// time of one that never opened a device.
+func TestAutoSaysWhyNoGPU(t *testing.T) {
+	if len(vertexprog.Backends()) > 1 {
+		t.Skip("a GPU runs here: auto uses it")
+	}
+	why := gpuUnavailable()
+	if why == nil {
+		t.Fatal("one backend, and the GPU's says it is available")
+	}
+	g := filepath.Join("..", "..", "datasets", "testdata", "karate.mtx")
+	out, code := hpgraph(t, "run", "bfs", g)
+	if code != 0 || !strings.Contains(out, "no device set-up (--backend auto: the GPU is not used: "+why.Error()+")") || strings.Contains(out, ", device set-up") {
+		t.Errorf("run: exit %d, no reason (%v) or a device set-up:\n%s", code, why, out)
+	}
+	out, code = hpgraph(t, "verify", "--algo", "bfs", g)
+	if code != 0 || !strings.HasPrefix(out, "backend auto runs on the cpu: the GPU is not used: "+why.Error()) {
+		t.Errorf("verify: exit %d, no reason first:\n%s", code, out)
 	}
 }

@@ -105,6 +105,7 @@ type queryJSON struct {
 type answerTimes struct {
 	answer, start, load, read, relabel, setup, setupWait, preprocess, compute, finish, output, validate time.Duration
 	setupStarted, relabelled                                                                            bool
+	setupSkipped                                                                                        string
 	hostPeak, file, devicePeak                                                                          int64
 	runsNote                                                                                            string
 }
@@ -131,7 +132,7 @@ func newRun() *cobra.Command {
 			at.start = time.Since(processStart)
 			// Open the device first thing, so that it overlaps the load.
 			setup := startDeviceSetup(ef.backend)
-			at.setupStarted = setup.started
+			at.setupStarted, at.setupSkipped = setup.started, setup.skipped
 			alg, err := findAlgorithm(args[0])
 			if err != nil {
 				return err
@@ -424,7 +425,7 @@ func (a answerTimes) line() string {
 	b.WriteString(", ")
 	switch {
 	case !a.setupStarted:
-		b.WriteString("no device set-up (--backend cpu), ")
+		fmt.Fprintf(&b, "no device set-up (%s), ", a.setupSkipped)
 	case a.setupWait <= 0:
 		fmt.Fprintf(&b, "device set-up %s (beside the load and PREPROCESS, all hidden), ", fmtMS(a.setup))
 	default:

@@ -59,6 +59,9 @@ including a graph that cannot be loaded.`,
 			if err != nil {
 				return err
 			}
+			if why := noDevice(ef.backend); why != "" {
+				fmt.Fprintf(cmd.OutOrStdout(), "backend auto runs on the cpu: %s\n", why)
+			}
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
 			fmt.Fprintln(w, "graph\talgorithm\tbackend\tsupersteps\ttime\tresult\tverdict")
 			failed, skipped := 0, 0
