@@ -94,7 +94,7 @@ func (p *LCCProgram) Prepare(g *vertexprog.Graph) error {
 		// An undirected graph loaded with its duplicate edges lists them
 		// in Neighbors, and the engine gathers along each copy: the
 		// count would grow with the copies.
-		return fmt.Errorf("%w: lcc is defined on simple graphs, and vertex %d has duplicate edges (load without --keep-duplicates)", ErrInvalidInput, g.Dataset().OriginalID(dup))
+		return fmt.Errorf("%w: lcc is defined on simple graphs, and vertex %d has duplicate edges (load without Options.KeepDuplicates)", ErrInvalidInput, g.Dataset().OriginalID(dup))
 	}
 	n := g.N()
 	p.o = g.RankedOrientation()

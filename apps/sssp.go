@@ -68,7 +68,7 @@ func checkWeights(g *vertexprog.Graph) error {
 	for _, i := range first {
 		if i >= 0 {
 			u := int32(sort.Search(d.N, func(v int) bool { return d.RowPtr[v+1] > int64(i) }))
-			return fmt.Errorf("%w: sssp: edge %d -> %d has weight %v; weights must be non-negative numbers (load with --weights none or random:1-64)",
+			return fmt.Errorf("%w: sssp: edge %d -> %d has weight %v; weights must be non-negative numbers (load without weights or with random ones: Options.Weights)",
 				ErrInvalidInput, d.OriginalID(u), d.OriginalID(d.Col[i]), d.W[i])
 		}
 	}

@@ -81,7 +81,14 @@ type Options struct {
 	WeightMin, WeightMax int
 	Seed                 uint64
 	// Relabel renumbers the vertices after cleaning (random weights are
-	// drawn before, so they do not depend on it).
+	// drawn before, so they do not depend on it). The zero value is
+	// RelabelNone: a program gets the file's order unless it asks for
+	// another, and the choice that pays is its own (renumbering a skewed
+	// graph costs a pass and several times the graph's memory, and gains
+	// over many runs: a server, a benchmark). The command line's default,
+	// --relabel auto, makes that choice per command: bench and serve
+	// renumber a skewed graph, run only where one answer gains (triangle
+	// counting on the CPU); RelabelAuto is the skew test alone.
 	Relabel Relabeling
 	// Input says how Load reads the file where the file does not say
 	// (LDBC graphs, a forced format); Build ignores it.

@@ -401,7 +401,7 @@ func (in *input) format(path string, i Input) (fileFormat, error) {
 	}
 	if i.given() {
 		what := map[fileFormat]string{formatMatrixMarket: "a Matrix Market file", formatEdgeList: "an edge list", formatCache: "an hpgraph cache"}[f]
-		return f, fmt.Errorf("%s is %s, which says itself whether it is directed and weighted: --directed, --undirected and --weighted are for LDBC graphs (.v/.e, --format ldbc or ldbc-adj); --symmetrize makes any graph undirected", path, what)
+		return f, fmt.Errorf("%s is %s, which says itself whether it is directed and weighted: Input.Directed and Input.Weighted are for LDBC graphs (.v/.e, Input.Format ldbc or ldbc-adj); Options.Symmetrize makes any graph undirected", path, what)
 	}
 	return f, nil
 }

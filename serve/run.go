@@ -380,7 +380,7 @@ func (s *Server) runGraph(w http.ResponseWriter, r *http.Request) {
 				msg: fmt.Sprintf("timeout_ms: the query did not finish within its timeout of %v", timeout)})
 			return
 		case errors.Is(runErr, apps.ErrInvalidInput):
-			failQuery(&apiError{code: http.StatusBadRequest, field: "params", msg: "params: " + runErr.Error()})
+			failQuery(&apiError{code: http.StatusBadRequest, field: "params", msg: "params: " + describe(runErr)})
 			return
 		}
 		s.cfg.Logf("serve: %s on %s: %v", algo, lg.name, runErr)

@@ -961,3 +961,21 @@ func TestFailedQueryGivesScratchBack(t *testing.T) {
 		}
 	}
 }
+
+// A load error names the request's fields, not the CLI's flags nor the
+// library's options: an LDBC graph of unknown direction asks for
+// "directed" or "undirected".
+func TestLoadErrorNamesFields(t *testing.T) {
+	ts := newTestServer(t, nil)
+	for name, body := range map[string]string{"x.v": "1\n2\n", "x.e": "1 2\n"} {
+		if err := os.WriteFile(filepath.Join(ts.dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, _, body := ts.do(t, "POST", "/v1/graphs", map[string]any{"name": "x", "path": "x.e"})
+	if code != http.StatusBadRequest || !strings.Contains(string(body), `say it with \"directed\": true or \"undirected\": true`) ||
+		strings.Contains(string(body), "--") || strings.Contains(string(body), "Input.") {
+		t.Fatalf("%d %s", code, body)
+	}
+	ts.load(t, "x", "x.e", map[string]any{"undirected": true})
+}

@@ -1,7 +1,12 @@
 package main
 
 import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -89,5 +94,55 @@ func TestAutoSaysWhyNoGPU(t *testing.T) {
 	out, code = hpgraph(t, "verify", "--algo", "bfs", g)
 	if code != 0 || !strings.HasPrefix(out, "backend auto runs on the cpu: the GPU is not used: "+why.Error()) {
 		t.Errorf("verify: exit %d, no reason first:\n%s", code, out)
+	}
+}
+
+// The library's errors name its options (Input.Directed,
+// Options.Weights), not the command line's flags, which a Go program has
+// none of; the command line names its flags in their place (describe),
+// so every option an error of datasets, apps or vertexprog names has a
+// flag here.
+func TestLibraryErrorsNameOptionsNotFlags(t *testing.T) {
+	flag := regexp.MustCompile(`--[a-z]`)
+	option := regexp.MustCompile(`\b(?:Input|Options)\.[A-Z][A-Za-z]*\b`)
+	for _, dir := range []string{"datasets", "apps", "vertexprog", "hyb", "gonumgraph"} {
+		files, _ := filepath.Glob(filepath.Join("..", "..", dir, "*.go"))
+		for _, path := range files {
+			if strings.HasSuffix(path, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok {
+					return true
+				}
+				if fn, ok := call.Fun.(*ast.SelectorExpr); !ok || (fn.Sel.Name != "Errorf" && fn.Sel.Name != "New" && fn.Sel.Name != "errorf") {
+					return true
+				}
+				for _, arg := range call.Args {
+					lit, ok := arg.(*ast.BasicLit)
+					if !ok || lit.Kind != token.STRING {
+						continue
+					}
+					if flag.MatchString(lit.Value) {
+						t.Errorf("%s: an error names a flag: %s", path, lit.Value)
+					}
+					for _, opt := range option.FindAllString(lit.Value, -1) {
+						if optionFlags[opt] == "" {
+							t.Errorf("%s: an error names %s, which has no flag in optionFlags", path, opt)
+						}
+					}
+				}
+				return true
+			})
+		}
+	}
+	err := fmt.Errorf("x.e: say it with Input.Directed, or drop duplicates (Options.KeepDuplicates)")
+	if got, want := describe(err), "x.e: say it with --directed or --undirected, or drop duplicates (--keep-duplicates)"; got != want {
+		t.Errorf("describe: %q, want %q", got, want)
 	}
 }

@@ -162,7 +162,7 @@ func TestLDBCBadInput(t *testing.T) {
 	bad := write("bad.e", "1 2\n2 x\n")
 	mtx := write("m.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 2\n")
 	failCases(t, []failCase{
-		{"directedness unknown", []string{"run", "bfs", g}, "give --directed or --undirected"},
+		{"directedness unknown", []string{"run", "bfs", g}, "say it with --directed or --undirected"},
 		{"bad edge line", []string{"run", "bfs", bad, "--directed"}, "bad.e:2:"},
 		{"both directions", []string{"run", "bfs", g, "--directed", "--undirected"}, "give one"},
 		{"bad --weighted", []string{"run", "bfs", g, "--directed", "--weighted=maybe"}, "want true or false"},

@@ -72,7 +72,7 @@ including a graph that cannot be loaded.`,
 				d, _, err := lf.load(path)
 				if err != nil {
 					failed++
-					row(path, "(load)", "-", "-", "-", "-", "FAIL: "+err.Error())
+					row(path, "(load)", "-", "-", "-", "-", "FAIL: "+describe(err))
 					continue
 				}
 				g := vertexprog.NewGraph(d)
@@ -86,12 +86,12 @@ including a graph that cannot be loaded.`,
 						// on a stiffness matrix's negative values): that is a
 						// correct refusal, not a failure.
 						skipped++
-						row(path, a.Name, "-", "-", "-", "-", "SKIP: "+err.Error())
+						row(path, a.Name, "-", "-", "-", "-", "SKIP: "+describe(err))
 						continue
 					}
 					if err != nil {
 						failed++
-						row(path, a.Name, "-", "-", "-", "-", "FAIL: "+err.Error())
+						row(path, a.Name, "-", "-", "-", "-", "FAIL: "+describe(err))
 						continue
 					}
 					row(path, a.Name, o.run.Backend, o.run.Iterations,
