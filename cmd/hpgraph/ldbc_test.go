@@ -183,3 +183,50 @@ func TestLDBCBadInput(t *testing.T) {
 		}
 	}
 }
+
+// The README's LDBC commands run as written, on the example graphs that
+// ship with their .properties, from the repository's root, and write
+// LDBC's expected outputs (where ../shared has them).
+func TestREADMELDBCCommands(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, haveShared := refdata.Dir()
+	expected := map[string]string{"pagerank-ldbc example-directed": "example-directed-PR", "sssp example-undirected": "example-undirected-SSSP",
+		"cdlp example-undirected": "example-undirected-CDLP"}
+	ran := 0
+	for _, line := range strings.Split(string(readme), "\n") {
+		cmdline, _, _ := strings.Cut(line, "#")
+		args := strings.Fields(cmdline)
+		if len(args) < 4 || args[0] != "bin/hpgraph" || !strings.Contains(cmdline, "datasets/testdata/ldbc/") {
+			continue
+		}
+		args = args[1:]
+		out := filepath.Join(t.TempDir(), "out.txt")
+		for i, a := range args {
+			switch {
+			case strings.HasPrefix(a, "datasets/"):
+				args[i] = filepath.Join("..", "..", a)
+			case i > 0 && args[i-1] == "--out":
+				args[i] = out
+			}
+		}
+		text, code := hpgraph(t, args...)
+		if code != 0 {
+			t.Fatalf("README: %s: exit %d\n%s", line, code, text)
+		}
+		ran++
+		graph := strings.TrimSuffix(filepath.Base(args[2]), filepath.Ext(args[2]))
+		want, ok := expected[args[1]+" "+graph]
+		if !ok {
+			t.Fatalf("README: %s: no expected output known for %s on %s", line, args[1], graph)
+		}
+		if haveShared {
+			compareLDBC(t, filepath.Join(dir, "reference", "ldbc-graphalytics", "example", want), out, args[1] != "pagerank-ldbc" && args[1] != "sssp")
+		}
+	}
+	if ran != len(expected) {
+		t.Fatalf("ran %d of the README's LDBC commands, want %d", ran, len(expected))
+	}
+}
