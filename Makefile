@@ -85,8 +85,12 @@ KERNELS ?= .
 cuda-regs:
 	./scripts/ptxas-report.sh '$(KERNELS)'
 
+# The benchmarks' light tier: graphs a few times smaller than docs/perf.md
+# quotes and the gonum references that take seconds (minutes in all on a
+# 2-core machine). make bench HEAVY=1: the heavy tier, docs/perf.md's sizes
+# and every reference (an hour or more on 2 cores; internal/benchtier).
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 3x ./...
+	HPGRAPH_BENCH=$(if $(HEAVY),heavy,light) $(GO) test -run '^$$' -bench . -benchtime 3x -timeout $(if $(HEAVY),0,10m) ./...
 
 # Short fuzzing of every parser and the server's handlers (go test -fuzz
 # runs one target at a time).
