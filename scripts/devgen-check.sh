@@ -20,7 +20,7 @@ if ! git diff --exit-code -- "${gen[@]}"; then
   echo "devgen-check: generated device code is stale; run go generate ./examples/... ./apps/ and commit" >&2
   exit 1
 fi
-if ! nv=$(scripts/nvrtc.sh 2>/dev/null) || ! lib=$(ls "$nv"/libnvrtc.so.* 2>/dev/null | head -1) || [ -z "$lib" ]; then
+if ! nv=$(scripts/nvrtc.sh) || ! lib=$(ls "$nv"/libnvrtc.so.* 2>/dev/null | head -1) || [ -z "$lib" ]; then
   echo "devgen-check: NVRTC could not be had (scripts/nvrtc.sh failed): the generated CUDA was not compiled" >&2
   exit 0
 fi
