@@ -300,51 +300,34 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			return
 		}
 		if r.Body != nil {
-			body := &limitedBody{ReadCloser: http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes), rest: r.Body}
-			r.Body = body
-			defer body.drain(w)
+			rest := r.Body
+			r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
+			defer drain(w, rest)
 		}
 		next.ServeHTTP(w, r)
 	})
 }
 
-// drainBytes and drainTime bound what the server reads of a body past
-// --max-body after answering 413: a client that sends its whole body
+// drainBytes and drainTime bound what the server reads of a body that
+// its handler left unread (past --max-body: a 413; after a JSON error: a
+// 400) before the answer goes out: a client that sends its whole body
 // before it reads the answer (Python's http.client, most simple clients)
 // would otherwise get its connection reset under it while it still
-// sends, and never read the 413.
+// sends, and never read the answer (net/http reads at most 256 KB of
+// what is left, then closes).
 const (
 	drainBytes = 256 << 20
 	drainTime  = 10 * time.Second
 )
 
-// limitedBody is a request body cut at the server's limit
-// (http.MaxBytesReader), which remembers whether the cut was reached.
-type limitedBody struct {
-	io.ReadCloser
-	rest io.ReadCloser // the body itself, past the limit
-	over bool
-}
-
-func (b *limitedBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
-		b.over = true
-	}
-	return n, err
-}
-
-// drain reads and discards what is left of a body cut at the limit, up to
-// drainBytes within drainTime, so that the client has sent it all when
-// the answer (413, with Connection: close) goes out; a body larger still
-// has its connection closed, as before.
-func (b *limitedBody) drain(w http.ResponseWriter) {
-	if !b.over {
-		return
-	}
-	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(drainTime))
-	_, _ = io.CopyN(io.Discard, b.rest, drainBytes)
+// drain reads and discards what is left of a request's body, up to
+// drainBytes within drainTime; a body larger still has its connection
+// closed, as before.
+func drain(w http.ResponseWriter, body io.Reader) {
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(drainTime))
+	_, _ = io.CopyN(io.Discard, body, drainBytes)
+	_ = rc.SetReadDeadline(time.Time{}) // (net/http sets the next request's own)
 }
 
 // authorized says whether r carries the token: Authorization: Bearer

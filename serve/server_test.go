@@ -892,19 +892,31 @@ func TestRowsInFileOrder(t *testing.T) {
 }
 
 // A client that sends its whole body before it reads the answer (Python's
-// http.client) gets the 413 of a body over --max-body, not a connection
-// reset under it while it still sends: the server reads the rest of the
-// body (up to drainBytes) before it answers and closes.
+// http.client) gets the 413 of a body over --max-body, or the 400 of one
+// that is no JSON, not a connection reset under it while it still sends:
+// the server reads the rest of the body (up to drainBytes) before it
+// answers (and, past the limit, closes).
 func TestOversizedBodyGets413(t *testing.T) {
 	ts := newTestServer(t, nil)
 	ts.load(t, "g", "sparse.el", nil)
-	for _, size := range []int{1 << 20, 64 << 20} {
+	for _, c := range []struct {
+		size       int
+		json       bool // the body's start is JSON (413), or not (400)
+		code       int
+		field      string
+		closesConn bool
+	}{{1 << 20, true, http.StatusRequestEntityTooLarge, "body", true}, {64 << 20, true, http.StatusRequestEntityTooLarge, "body", true},
+		{64 << 20, false, http.StatusBadRequest, "body", false}} {
+		size := c.size
 		conn, err := net.Dial("tcp", strings.TrimPrefix(ts.url, "http://"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		conn.SetDeadline(time.Now().Add(60 * time.Second))
 		body := `{"algo":"cc","params":{"x":"` + strings.Repeat("a", size) + `"}}`
+		if !c.json {
+			body = strings.Repeat("x", size)
+		}
 		req := fmt.Sprintf("POST /v1/graphs/g/run HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", len(body))
 		if _, err := io.WriteString(conn, req+body); err != nil {
 			t.Fatalf("%d bytes: sending the body: %v (the server closed while the client still sent)", size, err)
@@ -915,9 +927,9 @@ func TestOversizedBodyGets413(t *testing.T) {
 		}
 		out, _ := io.ReadAll(resp.Body)
 		conn.Close()
-		wantError(t, resp.StatusCode, out, http.StatusRequestEntityTooLarge, "body")
-		if !resp.Close {
-			t.Errorf("%d bytes: the 413 keeps the connection open", size)
+		wantError(t, resp.StatusCode, out, c.code, c.field)
+		if resp.Close != c.closesConn {
+			t.Errorf("%d bytes: %d closes the connection: %v, want %v", size, c.code, resp.Close, c.closesConn)
 		}
 	}
 }
