@@ -762,6 +762,11 @@ func TestBadRequests(t *testing.T) {
 		code, _, body := ts.do(t, "POST", "/v1/graphs/g/run", c.body)
 		t.Run(c.body[:min(len(c.body), 40)], func(t *testing.T) { wantError(t, code, body, c.code, c.field) })
 	}
+	if testBackend == "cpu" {
+		// (only a GPU reads it)
+		code, _, body := ts.do(t, "POST", "/v1/graphs/g/run", `{"algo":"sssp","params":{"delta":2}}`)
+		wantError(t, code, body, 400, "params.delta")
+	}
 	for _, c := range []struct {
 		body  string
 		field string
