@@ -86,8 +86,8 @@ var optionName = regexp.MustCompile(`\b(?:Input|Options)\.[A-Z][A-Za-z]*\b`)
 
 // RenameOptions rewrites the options an error message names (as
 // Input.Directed, Options.Weights: the library's fields) with a front
-// end's names for them (--directed or --undirected, a JSON field); an
-// option names lacks is left as it is.
+// end's names for them (--directed or --undirected, a JSON field); one
+// that names lacks is left as it is.
 func RenameOptions(msg string, names map[string]string) string {
 	return optionName.ReplaceAllStringFunc(msg, func(opt string) string {
 		if n, ok := names[opt]; ok {

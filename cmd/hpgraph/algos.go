@@ -95,9 +95,7 @@ func flagError(err error) error {
 // nothing, where serve refuses the parameter), and those only a device
 // reads (--delta) where every backend is the CPU, which would ignore them.
 func checkParamFlags(fs *pflag.FlagSet, selected []*apps.App, backends []string) error {
-	onCPU := !slices.ContainsFunc(backends, func(b string) bool {
-		return b != "cpu" && (b != "auto" || len(vertexprog.Backends()) > 1)
-	})
+	allCPU := !slices.ContainsFunc(backends, func(b string) bool { return !onCPU(b) })
 	names := make([]string, len(selected))
 	for i, a := range selected {
 		names[i] = a.Name
@@ -113,7 +111,7 @@ func checkParamFlags(fs *pflag.FlagSet, selected []*apps.App, backends []string)
 			}
 			return fmt.Errorf("--%s: none of %s takes it", name, andList(names))
 		}
-		if prm.ForDevice() && onCPU {
+		if prm.ForDevice() && allCPU {
 			return fmt.Errorf("--%s: only a GPU reads it (the cpu backend defers nothing), and every run here is on the cpu backend", name)
 		}
 	}

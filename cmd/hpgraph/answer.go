@@ -99,7 +99,7 @@ func startDeviceSetup(backend string) *deviceSetup {
 // backend's reason: no driver, no GPU, ...), or "" where it has one or
 // the backend is another.
 func noDevice(backend string) string {
-	if backend != "auto" || len(vertexprog.Backends()) > 1 {
+	if backend != "auto" || !onCPU(backend) {
 		return ""
 	}
 	if why := gpuUnavailable(); why != nil {
@@ -269,8 +269,8 @@ const gapSourceSeed = 27491095
 // generator — drawn again while the vertex has out-degree 0. Duplicates
 // are kept, as GAP keeps them.
 //
-// The draw is on the file's numbering (datasets.Graph.FileOrder), so the sources are the
-// same whatever --relabel does. GAP's num_nodes is the largest vertex
+// The draw is on the file's numbering (datasets.Graph.FileOrder), so the
+// sources are the same whatever --relabel does. GAP's num_nodes is the largest vertex
 // number in any edge plus one; ours is the file's vertex count, which
 // differs where the top-numbered vertices have no edges (a Kronecker
 // graph's shuffle can put isolated vertices there), so num_nodes is taken

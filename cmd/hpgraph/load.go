@@ -183,8 +183,13 @@ func (l *loadFlags) order(g *datasets.Graph, worth bool) datasets.Relabeling {
 // (docs/perf.md). A graph that stays loaded (bench) is renumbered whenever
 // skewed.
 func answerRelabel(alg *apps.App, backend string) bool {
-	onCPU := backend == "cpu" || (backend == "auto" && len(vertexprog.Backends()) == 1)
-	return alg.RelabelPays && onCPU
+	return alg.RelabelPays && onCPU(backend)
+}
+
+// onCPU says whether runs on backend go to the CPU: cpu, or auto where no
+// device backend can run.
+func onCPU(backend string) bool {
+	return backend == "cpu" || (backend == "auto" && len(vertexprog.Backends()) == 1)
 }
 
 // progress reports long work on stderr: on a terminal a line redrawn
