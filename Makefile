@@ -20,8 +20,9 @@ build:
 # The main job: generate graphs, run every algorithm on the generated graphs
 # and the shipped ones, and check each against the gonum reference.
 # --backend auto uses the GPU where an NVIDIA driver and GPU are, else
-# the CPU; verify's backend column and run's first line say which ran
-# (hpgraph version says why the GPU is not used).
+# the CPU; verify's backend column and run's first line say which ran,
+# and where the GPU is not used, verify's first line and run's time to
+# answer say why.
 run: build
 	@mkdir -p $(GRAPHS)
 	$(BIN)/hpgraph gen kron --scale 16 -o $(GRAPHS)/kron16.hpg
@@ -101,8 +102,12 @@ KERNELS ?= .
 cuda-regs:
 	./scripts/ptxas-report.sh '$(KERNELS)'
 
+# The benchmarks' light tier: graphs a few times smaller than docs/perf.md
+# quotes and the gonum references that take seconds (minutes in all on a
+# 2-core machine). make bench HEAVY=1: the heavy tier, docs/perf.md's sizes
+# and every reference (an hour or more on 2 cores; internal/benchtier).
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 3x ./...
+	HPGRAPH_BENCH=$(if $(HEAVY),heavy,light) $(GO) test -run '^$$' -bench . -benchtime 3x -timeout $(if $(HEAVY),0,10m) ./...
 
 # Short fuzzing of every parser and the server's handlers (go test -fuzz
 # runs one target at a time).
@@ -116,6 +121,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzHandlers -fuzztime 30s ./serve
 	$(GO) test -run '^$$' -fuzz FuzzParseDeviceList -fuzztime 30s ./cuda
 	$(GO) test -run '^$$' -fuzz FuzzUpload -fuzztime 30s ./serve
+	$(GO) test -run '^$$' -fuzz FuzzAuthorization -fuzztime 30s ./serve
 
 clean:
 	rm -rf $(BIN)

@@ -61,17 +61,17 @@ func runBFS(g *vertexprog.Graph, req Request, opt vertexprog.Options) (*Result, 
 	}
 	res.Rows = func(v int32, c []Cell) { c[0], c[1] = intCell(int64(r.Depth[v])), intCell(parent(v)) }
 	res.WriteText = func(w io.Writer) error {
-		return writeVertexLines(w, d, func(bw *bufio.Writer, v int32) {
-			fmt.Fprintf(bw, "%d %d %d\n", d.OriginalID(v), r.Depth[v], parent(v))
+		return writeVertexLines(w, g, func(bw *bufio.Writer, v int32, id int64) {
+			fmt.Fprintf(bw, "%d %d %d\n", id, r.Depth[v], parent(v))
 		})
 	}
 	res.WriteLDBC = func(w io.Writer) error {
-		return writeVertexLines(w, d, func(bw *bufio.Writer, v int32) {
+		return writeVertexLines(w, g, func(bw *bufio.Writer, v int32, id int64) {
 			x := int64(r.Depth[v])
 			if x < 0 {
 				x = ldbcUnreachable
 			}
-			fmt.Fprintf(bw, "%d %d\n", d.OriginalID(v), x)
+			fmt.Fprintf(bw, "%d %d\n", id, x)
 		})
 	}
 	res.Check = func() error { return reference.ValidateBFS(d, req.Source, r.Depth, r.Parent) }

@@ -25,13 +25,13 @@ var appCC = &App{
 
 func runCC(g *vertexprog.Graph, req Request, opt vertexprog.Options) (*Result, error) {
 	d := g.Dataset()
-	_, opt.Values = req.Scratch.lend()
+	opt.Values = lentValues[int32](req.Scratch)
 	r, err := ConnectedComponents(g, opt)
 	if err != nil {
 		return nil, err
 	}
 	req.Scratch.keep(nil, r.Label)
-	largest := largestComponent(r.Label, req.Scratch)
+	largest, _ := labelCounts(r.Label, req.Scratch)
 	// A component's label in the outputs is its smallest id in the file
 	// (LDBC's WCC labels), found when an output first asks.
 	var first []int64
@@ -43,8 +43,8 @@ func runCC(g *vertexprog.Graph, req Request, opt vertexprog.Options) (*Result, e
 	}
 	lines := func(w io.Writer) error {
 		first := smallest()
-		return writeVertexLines(w, d, func(bw *bufio.Writer, v int32) {
-			fmt.Fprintf(bw, "%d %d\n", d.OriginalID(v), first[r.Label[v]])
+		return writeVertexLines(w, g, func(bw *bufio.Writer, v int32, id int64) {
+			fmt.Fprintf(bw, "%d %d\n", id, first[r.Label[v]])
 		})
 	}
 	return &Result{
@@ -66,14 +66,14 @@ func runCC(g *vertexprog.Graph, req Request, opt vertexprog.Options) (*Result, e
 	}, nil
 }
 
-// largestComponent is the number of vertices of the largest component,
-// counted on every core into s's counts where it has them (labels are
-// vertices: a slice, where a map cost ~250 ms on kron21; one core took
-// ~5 ms of a served kron21 query). A worker counts in a small table of
-// its own and adds an entry to the shared count when another label
-// takes its slot: one atomic add a vertex, all on the giant component's
-// counter, took 114 ms.
-func largestComponent(label []int32, s *Scratch) int32 {
+// labelCounts are the number of vertices of the largest group of
+// vertices that share a label, and the number of groups, counted on every
+// core into s's counts where it has them (labels are vertices: a slice,
+// where a map cost ~250 ms on kron21; one core took ~5 ms of a served
+// kron21 query). A worker counts in a small table of its own and adds an
+// entry to the shared count when another label takes its slot: one
+// atomic add a vertex, all on the giant component's counter, took 114 ms.
+func labelCounts(label []int32, s *Scratch) (largest int32, groups int) {
 	var sizes []int32
 	if s != nil && len(s.counts) == len(label) {
 		sizes = s.counts
@@ -104,10 +104,17 @@ func largestComponent(label []int32, s *Scratch) int32 {
 		}
 	})
 	tops := make([]int32, par.Workers())
+	nonzero := make([]int, par.Workers())
 	par.Blocks(len(sizes), func(w, lo, hi int) {
 		for _, c := range sizes[lo:hi] {
 			tops[w] = max(tops[w], c)
+			if c > 0 {
+				nonzero[w]++
+			}
 		}
 	})
-	return slices.Max(append(tops, 0))
+	for _, n := range nonzero {
+		groups += n
+	}
+	return slices.Max(append(tops, 0)), groups
 }

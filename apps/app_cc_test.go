@@ -5,10 +5,10 @@ import (
 	"testing"
 )
 
-// TestLargestComponent compares largestComponent with a plain count, on
+// TestLabelCounts compares labelCounts with a plain count, on
 // labels with a giant component, many small ones, labels that share a
 // table slot (a multiple of 1024 apart), with and without a scratch.
-func TestLargestComponent(t *testing.T) {
+func TestLabelCounts(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	s := &Scratch{}
 	for _, n := range []int{0, 1, 5000, 100000} {
@@ -31,8 +31,8 @@ func TestLargestComponent(t *testing.T) {
 				want = max(want, count[l])
 			}
 			for _, sc := range []*Scratch{nil, s, s} {
-				if got := largestComponent(label, sc); got != want {
-					t.Fatalf("n=%d giant=%v: largest %d, want %d", n, giant, got, want)
+				if got, groups := labelCounts(label, sc); got != want || groups != len(count) {
+					t.Fatalf("n=%d giant=%v: largest %d of %d groups, want %d of %d", n, giant, got, groups, want, len(count))
 				}
 			}
 		}

@@ -46,11 +46,11 @@ func runLCC(g *vertexprog.Graph, req Request, opt vertexprog.Options) (*Result, 
 		Fields:  map[string]any{"mean": mean, "positive": positive},
 		Rows:    func(v int32, c []Cell) { c[0] = floatCell(r.LCC[v]) },
 		WriteText: func(w io.Writer) error {
-			return writeVertexLines(w, d, func(bw *bufio.Writer, v int32) {
-				fmt.Fprintf(bw, "%d %.12g\n", d.OriginalID(v), r.LCC[v])
+			return writeVertexLines(w, g, func(bw *bufio.Writer, v int32, id int64) {
+				fmt.Fprintf(bw, "%d %.12g\n", id, r.LCC[v])
 			})
 		},
-		WriteLDBC: func(w io.Writer) error { return writeLDBCFloats(w, d, r.LCC) },
+		WriteLDBC: func(w io.Writer) error { return writeLDBCFloats(w, g, r.LCC) },
 		Check: func() error {
 			return compareFloats("lcc", d, reference.LCC(d), func(v int) float64 { return r.LCC[v] }, lccTolerance(&req.Params))
 		},

@@ -49,6 +49,12 @@ var appPageRankLDBC = &App{
 	About:   "PageRank, LDBC Graphalytics variant: PR0=1/n, dangling mass redistributed, --iterations iterations",
 	Params:  []AnyParam{paramDamping, paramIterations, paramPrecision},
 	Columns: []string{"rank"},
+	Check: func(p *Params) *ParamError {
+		if err := checkLDBCIterations(p.Iterations); err != nil {
+			return &ParamError{Param: paramIterations, Err: err}
+		}
+		return nil
+	},
 	LDBC: LDBC{Output: true, Params: []LDBCParam{
 		{Param: "damping", Key: "pr.damping-factor"},
 		{Param: "iterations", Key: "pr.num-iterations"},
@@ -102,11 +108,10 @@ func pageRankLDBCIn[F Float](g *vertexprog.Graph, req Request, opt vertexprog.Op
 // nil), so that the next run does not allocate one: a fresh 8 MB array
 // was 0.85-0.97 ms of a served kron21 PageRank's PREPROCESS (H200).
 func runRanks[F Float](g *vertexprog.Graph, p vertexprog.Program[F, F], rank *[]float64, req Request, opt vertexprog.Options) (*PageRankResult[F], error) {
-	var lent any
-	*rank, lent = req.Scratch.lend()
+	*rank = req.Scratch.lentRanks()
 	if req.Scratch != nil {
-		xs, ok := lent.([]F)
-		if !ok || len(xs) != g.N() {
+		xs := lentValues[F](req.Scratch)
+		if len(xs) != g.N() {
 			xs = make([]F, g.N())
 		}
 		opt.Values = xs
@@ -131,11 +136,11 @@ func rankResult[F Float](g *vertexprog.Graph, r *PageRankResult[F], want func() 
 		Fields:  map[string]any{"iterations": r.Run.Iterations},
 		Rows:    func(v int32, c []Cell) { c[0] = floatCell(r.Rank[v]) },
 		WriteText: func(w io.Writer) error {
-			return writeVertexLines(w, d, func(bw *bufio.Writer, v int32) {
-				fmt.Fprintf(bw, "%d %.12g\n", d.OriginalID(v), r.Rank[v])
+			return writeVertexLines(w, g, func(bw *bufio.Writer, v int32, id int64) {
+				fmt.Fprintf(bw, "%d %.12g\n", id, r.Rank[v])
 			})
 		},
-		WriteLDBC: func(w io.Writer) error { return writeLDBCFloats(w, d, r.Rank) },
+		WriteLDBC: func(w io.Writer) error { return writeLDBCFloats(w, g, r.Rank) },
 		Check: func() error {
 			return compareFloats("rank", d, want(), func(v int) float64 { return r.Rank[v] }, rel)
 		},

@@ -39,7 +39,11 @@ func TestPageRankScratchKeepsArrays(t *testing.T) {
 				if got.Summary != fresh.Summary {
 					t.Errorf("%s %s on %s, query %d: %q, fresh %q", c.app.Name, c.precision, backend, q, got.Summary, fresh.Summary)
 				}
-				r, v := s.lend()
+				r := s.lentRanks()
+				var v any = lentValues[float64](s)
+				if c.precision == "float32" {
+					v = lentValues[float32](s)
+				}
 				vp := valuesData(v)
 				if r == nil || vp == nil {
 					t.Fatalf("%s %s on %s, query %d: the scratch kept ranks %v, values %T", c.app.Name, c.precision, backend, q, r != nil, v)

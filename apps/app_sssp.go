@@ -38,7 +38,7 @@ func runSSSP(g *vertexprog.Graph, req Request, opt vertexprog.Options) (*Result,
 	if delta < 0 {
 		delta = DefaultDelta(g)
 	}
-	_, opt.Values = req.Scratch.lend()
+	opt.Values = lentValues[float32](req.Scratch)
 	r, err := SSSPDelta(g, req.Source, delta, opt)
 	if err != nil {
 		return nil, err
@@ -68,11 +68,11 @@ func runSSSP(g *vertexprog.Graph, req Request, opt vertexprog.Options) (*Result,
 		Fields:  map[string]any{"source": src, "reached": reached, "farthest": float64(far)},
 		Rows:    func(v int32, c []Cell) { c[0] = floatCell(float64(r.Dist[v])) },
 		WriteText: func(w io.Writer) error {
-			return writeVertexLines(w, d, func(bw *bufio.Writer, v int32) {
-				fmt.Fprintf(bw, "%d %s\n", d.OriginalID(v), formatDist(float64(r.Dist[v])))
+			return writeVertexLines(w, g, func(bw *bufio.Writer, v int32, id int64) {
+				fmt.Fprintf(bw, "%d %s\n", id, formatDist(float64(r.Dist[v])))
 			})
 		},
-		WriteLDBC: func(w io.Writer) error { return writeLDBCDistances(w, d, r.Dist) },
+		WriteLDBC: func(w io.Writer) error { return writeLDBCDistances(w, g, r.Dist) },
 		Check: func() error {
 			want, err := reference.SSSP(d, req.Source)
 			if err != nil {

@@ -39,8 +39,8 @@ func runTC(g *vertexprog.Graph, req Request, opt vertexprog.Options) (*Result, e
 				_, err := fmt.Fprintf(w, "%d\n", r.Total)
 				return err
 			}
-			return writeVertexLines(w, d, func(bw *bufio.Writer, v int32) {
-				fmt.Fprintf(bw, "%d %d\n", d.OriginalID(v), r.PerVertex[v])
+			return writeVertexLines(w, g, func(bw *bufio.Writer, v int32, id int64) {
+				fmt.Fprintf(bw, "%d %d\n", id, r.PerVertex[v])
 			})
 		},
 		Check: func() error {

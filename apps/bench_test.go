@@ -1,6 +1,7 @@
 package apps_test
 
 import (
+	"fmt"
 	"sync"
 	"testing"
 
@@ -8,13 +9,15 @@ import (
 	"github.com/hpgraph/hpgraph/apps/reference"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/datasets/gen"
+	"github.com/hpgraph/hpgraph/internal/benchtier"
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
 // The benchmark graph of the engine issue: GAP's Kronecker graph at scale
-// 18, degree 16, unweighted and with random integer weights 1..64 for SSSP.
-// Engine and gonum reference run in the same benchmark binary so their
-// MTEPS compare directly (edges counted once per undirected edge).
+// 18 (16 in make bench's light tier: internal/benchtier), degree 16,
+// unweighted and with random integer weights 1..64 for SSSP. Engine and
+// gonum reference run in the same benchmark binary so their MTEPS compare
+// directly (edges counted once per undirected edge).
 var (
 	benchOnce        sync.Once
 	benchG, benchW   *datasets.Graph
@@ -26,7 +29,7 @@ func benchGraphs(b *testing.B) {
 	b.Helper()
 	benchOnce.Do(func() {
 		var el *datasets.EdgeList
-		if el, benchErr = gen.Kronecker(18, gen.GAPDegree, gen.GAPSeed); benchErr != nil {
+		if el, benchErr = gen.Kronecker(benchScale(), gen.GAPDegree, gen.GAPSeed); benchErr != nil {
 			return
 		}
 		if benchG, benchErr = datasets.Build(el, datasets.Options{}); benchErr != nil {
@@ -39,6 +42,9 @@ func benchGraphs(b *testing.B) {
 		b.Fatal(benchErr)
 	}
 }
+
+// benchScale is the benchmark graph's scale in the tier that runs.
+func benchScale() int { return benchtier.Scale(16, 18) }
 
 func hubOf(g *datasets.Graph) int32 {
 	best := int32(0)
@@ -65,7 +71,10 @@ func bench(b *testing.B, edges int64, fn func() error) {
 	b.ReportMetric(float64(edges)*float64(b.N)/b.Elapsed().Seconds()/1e6, "MTEPS")
 }
 
-func BenchmarkKron18(b *testing.B) {
+// BenchmarkKron runs every app and its gonum reference on the benchmark
+// graph (kron16 in the light tier, kron18 in the heavy one); the LCC
+// reference, minutes a run on kron18 on 2 cores, in the heavy tier only.
+func BenchmarkKron(b *testing.B) {
 	benchGraphs(b)
 	opt := vertexprog.Options{}
 	src := hubOf(benchG)
@@ -98,7 +107,13 @@ func BenchmarkKron18(b *testing.B) {
 			func() error { reference.CDLP(benchG, 10); return nil }},
 	}
 	for _, c := range cases {
-		b.Run(c.name+"/engine", func(b *testing.B) { bench(b, m, c.engine) })
-		b.Run(c.name+"/reference", func(b *testing.B) { bench(b, m, c.reference) })
+		prefix := fmt.Sprintf("kron%d/%s", benchScale(), c.name)
+		b.Run(prefix+"/engine", func(b *testing.B) { bench(b, m, c.engine) })
+		b.Run(prefix+"/reference", func(b *testing.B) {
+			if c.name == "lcc" {
+				benchtier.HeavyOnly(b)
+			}
+			bench(b, m, c.reference)
+		})
 	}
 }

@@ -110,6 +110,9 @@ func BFS(g *vertexprog.Graph, src int32, opt vertexprog.Options) (*BFSResult, er
 // a page fault per 4 KB, ~2 ms of a kron21 query on a VM). prev may be
 // nil. With opt.SummaryOnly the result has Reached but no arrays.
 func BFSReusing(g *vertexprog.Graph, src int32, opt vertexprog.Options, prev *BFSResult) (*BFSResult, error) {
+	if err := checkGraph(g); err != nil {
+		return nil, err
+	}
 	p := &BFSProgram{Source: src}
 	if prev != nil {
 		p.Depth, p.Parent = prev.arrays[0], prev.arrays[1]

@@ -59,6 +59,9 @@ type CCResult struct {
 // ConnectedComponents labels the weakly connected components of g with
 // CCProgram: every vertex gets the smallest id in its component.
 func ConnectedComponents(g *vertexprog.Graph, opt vertexprog.Options) (*CCResult, error) {
+	if err := checkGraph(g); err != nil {
+		return nil, err
+	}
 	r, err := vertexprog.Run(g, vertexprog.Program[int32, int32](CCProgram{}), opt)
 	if err != nil {
 		return nil, err

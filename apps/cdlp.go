@@ -1,8 +1,6 @@
 package apps
 
 import (
-	"fmt"
-
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
@@ -38,14 +36,14 @@ type CDLPChoice struct {
 }
 
 func (p *CDLPProgram) Spec() vertexprog.Spec {
-	return vertexprog.Spec{Edges: vertexprog.InOutEdges, GatherAll: true, MaxIterations: p.Iterations}
+	return vertexprog.Spec{Edges: vertexprog.InOutEdges, GatherAll: true, MaxIterations: max(p.Iterations, 0)} // (Prepare refuses a negative count)
 }
 
 func (p *CDLPProgram) Prepare(g *vertexprog.Graph) error {
-	if p.Iterations < 0 {
-		return fmt.Errorf("cdlp: %d iterations; need 0 or more", p.Iterations)
+	if err := checkCDLPIterations(p.Iterations); err != nil {
+		return invalidParam("cdlp", paramIterations, err)
 	}
-	p.id, p.g = g.ID, g
+	p.id, p.g = g.Dataset().OriginalID, g
 	return nil
 }
 
@@ -94,8 +92,8 @@ func CDLP(g *vertexprog.Graph, iterations int, opt vertexprog.Options) (*CDLPRes
 	if err := checkGraph(g); err != nil {
 		return nil, err
 	}
-	if iterations < 0 {
-		return nil, fmt.Errorf("cdlp: %d iterations; need 0 or more", iterations)
+	if err := checkCDLPIterations(iterations); err != nil {
+		return nil, invalidParam("cdlp", paramIterations, err)
 	}
 	p := vertexprog.Multiset(vertexprog.MultisetProgram[int64, int64, CDLPChoice](&CDLPProgram{Iterations: iterations}))
 	r, err := p.Run(g, opt)

@@ -119,9 +119,21 @@ func TestCDLPMatchesReference(t *testing.T) {
 						}
 					}
 				}
-				communities := map[int64]bool{}
+				communities := map[int64]int{}
+				largest := 0
 				for _, l := range reference.CDLP(tg.G, 10) {
-					communities[l] = true
+					communities[l]++
+					largest = max(largest, communities[l])
+				}
+				// The app's summary counts them by their vertices.
+				prm := apps.DefaultParams()
+				prm.Iterations = 10
+				res, err := apps.Lookup("cdlp").Run(g, apps.Request{Params: prm}, vertexprog.Options{Backend: "cpu"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Fields["communities"] != len(communities) || res.Fields["largest"] != int32(largest) {
+					t.Fatalf("summary %v, want %d communities, largest %d", res.Fields, len(communities), largest)
 				}
 				t.Logf("directed %v, %d vertices, %d labels after 10 iterations", tg.G.Directed, tg.G.N, len(communities))
 			})
@@ -213,7 +225,7 @@ func TestCDLPClosedForms(t *testing.T) {
 func TestCDLPBadInputAndDevice(t *testing.T) {
 	d := build(t, &datasets.EdgeList{N: 3, Src: []int32{0, 1, 2}, Dst: []int32{1, 2, 0}, Directed: true}, datasets.Options{})
 	g := vertexprog.NewGraph(d)
-	if _, err := apps.CDLP(g, -1, vertexprog.Options{}); err == nil || !strings.Contains(err.Error(), "-1 iterations") {
+	if _, err := apps.CDLP(g, -1, vertexprog.Options{}); !errors.Is(err, apps.ErrInvalidInput) || !strings.Contains(err.Error(), "iterations: -1") {
 		t.Errorf("CDLP with -1 iterations: %v", err)
 	}
 	if _, err := apps.CDLP(nil, 2, vertexprog.Options{}); !errors.Is(err, vertexprog.ErrNilGraph) {

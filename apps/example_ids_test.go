@@ -87,7 +87,8 @@ func Example_pageRankByID() {
 		fmt.Printf("%d: %.4f\n", id, rank[id])
 	}
 	v, _ := g.Vertex(5000)
-	fmt.Printf("vertex %d has id %d, rank %.4f\n", v, g.ID(v), r.Rank[v])
+	id, _ := g.ID(v)
+	fmt.Printf("vertex %d has id %d, rank %.4f\n", v, id, r.Rank[v])
 	// Output:
 	// 12: 0.2092
 	// 31: 0.2020

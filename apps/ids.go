@@ -100,7 +100,7 @@ func (r *BFSByID) Path(id int64) ([]int64, error) {
 	}
 	path := make([]int64, r.Index.Depth[v]+1)
 	for i := len(path) - 1; i >= 0; i-- {
-		path[i] = r.g.ID(v)
+		path[i] = r.g.Dataset().OriginalID(v)
 		v = r.Index.Parent[v]
 	}
 	return path, nil
@@ -115,7 +115,7 @@ func (r *BFSByID) Depths() (map[int64]int, error) {
 	m := map[int64]int{}
 	for v, d := range r.Index.Depth {
 		if d >= 0 {
-			m[r.g.ID(int32(v))] = int(d)
+			m[r.g.Dataset().OriginalID(int32(v))] = int(d)
 		}
 	}
 	return m, nil
@@ -131,7 +131,7 @@ func (r *BFSByID) Parents() (map[int64]int64, error) {
 	m := map[int64]int64{}
 	for v, p := range r.Index.Parent {
 		if p >= 0 {
-			m[r.g.ID(int32(v))] = r.g.ID(p)
+			m[r.g.Dataset().OriginalID(int32(v))] = r.g.Dataset().OriginalID(p)
 		}
 	}
 	return m, nil
@@ -186,7 +186,7 @@ func (r *SSSPByID) Dists() (map[int64]float64, error) {
 	m := map[int64]float64{}
 	for v, d := range r.Index.Dist {
 		if !math.IsInf(float64(d), 1) {
-			m[r.g.ID(int32(v))] = float64(d)
+			m[r.g.Dataset().OriginalID(int32(v))] = float64(d)
 		}
 	}
 	return m, nil
@@ -224,11 +224,11 @@ func ConnectedComponentsByID(g *vertexprog.Graph, opt vertexprog.Options) (*CCBy
 	first := make([]int64, len(r.Label))
 	for v, l := range r.Label {
 		if int(l) == v {
-			first[l] = g.ID(l)
+			first[l] = g.Dataset().OriginalID(l)
 		}
 	}
 	for v, l := range r.Label {
-		first[l] = min(first[l], g.ID(int32(v)))
+		first[l] = min(first[l], g.Dataset().OriginalID(int32(v)))
 	}
 	return &CCByID{Components: r.Components, Index: r, g: g, first: first}, nil
 }
@@ -248,7 +248,7 @@ func (r *CCByID) Label(id int64) (int64, error) {
 func (r *CCByID) Labels() map[int64]int64 {
 	m := make(map[int64]int64, len(r.Index.Label))
 	for v, l := range r.Index.Label {
-		m[r.g.ID(int32(v))] = r.first[l]
+		m[r.g.Dataset().OriginalID(int32(v))] = r.first[l]
 	}
 	return m
 }
@@ -266,7 +266,7 @@ func (r *CCByID) Groups() [][]int64 {
 			slot[l] = i
 			groups = append(groups, nil)
 		}
-		groups[i] = append(groups[i], r.g.ID(int32(v)))
+		groups[i] = append(groups[i], r.g.Dataset().OriginalID(int32(v)))
 	}
 	for _, c := range groups {
 		slices.Sort(c)

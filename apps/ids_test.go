@@ -92,7 +92,7 @@ func TestVertexAndIDRoundTrip(t *testing.T) {
 			t.Run(tg.Name+"/"+name, func(t *testing.T) {
 				seen := map[int64]bool{}
 				for v := int32(0); v < int32(g.N()); v++ {
-					id := g.ID(v)
+					id := mustID(t, g, v)
 					if seen[id] {
 						t.Fatalf("id %d given twice", id)
 					}
@@ -105,7 +105,7 @@ func TestVertexAndIDRoundTrip(t *testing.T) {
 				for _, id := range []int64{math.MinInt64, math.MinInt64 + 1, math.MaxInt64, math.MaxInt64 - 1, -8, -1, 0, 1, int64(g.N()), int64(g.N()) + 1, int64(g.N()) - 7} {
 					v, err := g.Vertex(id)
 					if seen[id] {
-						if err != nil || g.ID(v) != id {
+						if err != nil || mustID(t, g, v) != id {
 							t.Fatalf("Vertex(%d) = %d, %v", id, v, err)
 						}
 						continue
@@ -127,21 +127,21 @@ func TestRelabelKeepsIDs(t *testing.T) {
 		plain := withIDs(t, tg.G, ids, datasets.Options{})
 		renum := withIDs(t, tg.G, ids, datasets.Options{Relabel: datasets.RelabelDegree})
 		for v := int32(0); v < int32(plain.N()); v++ {
-			w, err := renum.Vertex(plain.ID(v))
+			w, err := renum.Vertex(mustID(t, plain, v))
 			if err != nil {
 				t.Fatal(err)
 			}
 			a, b := []int64{}, []int64{}
 			for _, u := range plain.OutNeighbors(v) {
-				a = append(a, plain.ID(u))
+				a = append(a, mustID(t, plain, u))
 			}
 			for _, u := range renum.OutNeighbors(w) {
-				b = append(b, renum.ID(u))
+				b = append(b, mustID(t, renum, u))
 			}
 			slices.Sort(a)
 			slices.Sort(b)
 			if !slices.Equal(a, b) {
-				t.Fatalf("%s: id %d: out-neighbours %v, renumbered %v", tg.Name, plain.ID(v), a, b)
+				t.Fatalf("%s: id %d: out-neighbours %v, renumbered %v", tg.Name, mustID(t, plain, v), a, b)
 			}
 		}
 	}
@@ -422,4 +422,14 @@ func TestIndexAPIsRefuseNilGraph(t *testing.T) {
 	if _, err := apps.ConnectedComponents(nil, vertexprog.Options{}); !errors.Is(err, vertexprog.ErrNilGraph) {
 		t.Errorf("ConnectedComponents(nil): %v, want ErrNilGraph", err)
 	}
+}
+
+// mustID is g.ID(v) of a v in range.
+func mustID(t testing.TB, g *vertexprog.Graph, v int32) int64 {
+	t.Helper()
+	id, err := g.ID(v)
+	if err != nil {
+		t.Fatalf("ID(%d): %v", v, err)
+	}
+	return id
 }

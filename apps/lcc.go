@@ -94,7 +94,7 @@ func (p *LCCProgram) Prepare(g *vertexprog.Graph) error {
 		// An undirected graph loaded with its duplicate edges lists them
 		// in Neighbors, and the engine gathers along each copy: the
 		// count would grow with the copies.
-		return fmt.Errorf("%w: lcc is defined on simple graphs, and vertex %d has duplicate edges (load without --keep-duplicates)", ErrInvalidInput, g.ID(dup))
+		return fmt.Errorf("%w: lcc is defined on simple graphs, and vertex %d has duplicate edges (load without Options.KeepDuplicates)", ErrInvalidInput, g.Dataset().OriginalID(dup))
 	}
 	n := g.N()
 	p.o = g.RankedOrientation()
@@ -316,6 +316,9 @@ type LCCResult struct {
 // LCC computes every vertex's local clustering coefficient as LDBC
 // Graphalytics defines it (see LCCProgram).
 func LCC(g *vertexprog.Graph, opt vertexprog.Options) (*LCCResult, error) {
+	if err := checkGraph(g); err != nil {
+		return nil, err
+	}
 	p := &LCCProgram{}
 	r, err := vertexprog.Run(g, vertexprog.Program[struct{}, int64](p), opt)
 	if err != nil {

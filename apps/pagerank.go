@@ -1,7 +1,6 @@
 package apps
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/hpgraph/hpgraph/vertexprog"
@@ -28,22 +27,15 @@ func (p *PageRankProgram) Spec() vertexprog.Spec {
 
 func (p *PageRankProgram) Prepare(g *vertexprog.Graph) error {
 	if err := checkDamping(p.Damping); err != nil {
-		return err
+		return invalidParam("pagerank", paramDamping, err)
 	}
-	if p.Tolerance < 0 || math.IsNaN(p.Tolerance) {
-		return fmt.Errorf("pagerank: tolerance %v must be >= 0", p.Tolerance)
+	if err := checkTolerance(p.Tolerance); err != nil {
+		return invalidParam("pagerank", paramTolerance, err)
 	}
 	if len(p.Rank) != g.N() { // (a caller may lend one: Scratch)
 		p.Rank = make([]float64, g.N())
 	}
 	p.outDeg = g.OutDegrees()
-	return nil
-}
-
-func checkDamping(d float64) error {
-	if !(d >= 0 && d <= 1) {
-		return fmt.Errorf("pagerank: damping %v is outside [0, 1]", d)
-	}
 	return nil
 }
 
@@ -124,16 +116,17 @@ type PageRankLDBCProgram[F Float] struct {
 }
 
 func (p *PageRankLDBCProgram[F]) Spec() vertexprog.Spec {
-	return vertexprog.Spec{Edges: vertexprog.InEdges, GatherAll: true, MaxIterations: p.Iterations,
+	// (max: Prepare refuses a negative count, with the front ends' words)
+	return vertexprog.Spec{Edges: vertexprog.InEdges, GatherAll: true, MaxIterations: max(p.Iterations, 0),
 		Aggregators: []vertexprog.Aggregator{vertexprog.Sum}}
 }
 
 func (p *PageRankLDBCProgram[F]) Prepare(g *vertexprog.Graph) error {
 	if err := checkDamping(p.Damping); err != nil {
-		return err
+		return invalidParam("pagerank-ldbc", paramDamping, err)
 	}
-	if p.Iterations < 1 {
-		return fmt.Errorf("pagerank (ldbc): %d iterations; need at least 1", p.Iterations)
+	if err := checkLDBCIterations(p.Iterations); err != nil {
+		return invalidParam("pagerank-ldbc", paramIterations, err)
 	}
 	p.n = float64(g.N())
 	if len(p.Rank) != g.N() { // (a caller may lend one: Scratch)
@@ -204,6 +197,9 @@ type PageRankResult[F Float] struct {
 // PageRank runs the paper's variant until no rank moves by more than
 // tolerance (or maxIter supersteps, 0 = no limit).
 func PageRank(g *vertexprog.Graph, damping, tolerance float64, maxIter int, opt vertexprog.Options) (*PageRankResult[float64], error) {
+	if err := checkGraph(g); err != nil {
+		return nil, err
+	}
 	p := &PageRankProgram{Damping: damping, Tolerance: tolerance, MaxIterations: maxIter}
 	opt.NoValues = true // (the ranks are the answer, not the contributions)
 	r, err := vertexprog.Run(g, vertexprog.Program[float64, float64](p), opt)
@@ -221,6 +217,9 @@ func PageRankLDBC(g *vertexprog.Graph, damping float64, iterations int, opt vert
 // PageRankLDBCIn runs the LDBC variant with contributions and sums in F
 // (PageRankLDBCProgram).
 func PageRankLDBCIn[F Float](g *vertexprog.Graph, damping float64, iterations int, opt vertexprog.Options) (*PageRankResult[F], error) {
+	if err := checkGraph(g); err != nil {
+		return nil, err
+	}
 	p := &PageRankLDBCProgram[F]{Damping: damping, Iterations: iterations}
 	opt.NoValues = true // (the ranks are the answer, not the contributions)
 	r, err := vertexprog.Run(g, vertexprog.Program[F, F](p), opt)

@@ -3,11 +3,11 @@ package apps
 import (
 	"fmt"
 	"io"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
 	"time"
-	"unsafe"
 
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
@@ -235,69 +235,129 @@ const (
 // nothing and keeps nothing.
 type Scratch struct {
 	bfs *BFSResult
-	// The per-vertex arrays of the last answer, which the next run writes
+	// The per-vertex arrays of the last answers, which the next run writes
 	// into instead of fresh memory (a page fault per 4 KB: ~5 ms of a
 	// served kron21 PageRank): a PageRank's ranks, and the values
-	// (vertexprog.Options.Values: a []float64, []float32 or []int32) of
-	// any app's.
-	ranks  []float64
-	values any
+	// (vertexprog.Options.Values) of any app's, one array of each element
+	// type ([]float64, []float32, []int32, []int64), so that a caller
+	// mixing apps (a server) keeps reusing them instead of dropping one
+	// array for another at every change of app.
+	ranks  kept
+	values []kept
 	counts []int32 // cc's component sizes
 	// Backend, when a device backend's name (or "auto"), is the backend
-	// the scratch's runs use: the ranks it keeps are page-locked for its
+	// the scratch's runs use: the arrays it keeps are page-locked for its
 	// copies (vertexprog.Pin), which then go by DMA (a served kron21
-	// PageRank's 16 MB of ranks: ~1 ms staged), and unlocked when they are
-	// replaced or the scratch is dropped.
+	// PageRank's 16 MB of ranks: ~1 ms staged; a batch's SSSP distances),
+	// and unlocked when they are replaced or the scratch is dropped.
 	Backend string
-	unpin   func() // the kept ranks' (nil: not locked)
-	final   bool   // release is set as s's finalizer
+	final   bool // release is set as s's finalizer
 }
 
-// lend returns the ranks and the values the last answer left (nil for a
-// nil Scratch).
-func (s *Scratch) lend() ([]float64, any) {
+// kept is an array a Scratch keeps, and the function that unlocks it
+// (nil: not locked).
+type kept struct {
+	array any
+	unpin func()
+}
+
+// lentValues returns the []T that s keeps (the last answer's values of
+// that type), or nil.
+func lentValues[T any](s *Scratch) []T {
 	if s == nil {
-		return nil, nil
+		return nil
 	}
-	return s.ranks, s.values
+	for _, k := range s.values {
+		if x, ok := k.array.([]T); ok {
+			return x
+		}
+	}
+	return nil
 }
 
-// keep keeps ranks and values, each when not nil, for the next run.
+// lentRanks returns the ranks s keeps, or nil.
+func (s *Scratch) lentRanks() []float64 {
+	if s == nil {
+		return nil
+	}
+	x, _ := s.ranks.array.([]float64)
+	return x
+}
+
+// keep keeps ranks and values (a slice of one of the element types
+// above), each when not nil, for the next run, in place of what s kept
+// of that kind.
 func (s *Scratch) keep(ranks []float64, values any) {
 	if s == nil {
 		return
 	}
 	if ranks != nil {
-		if unsafe.SliceData(ranks) != unsafe.SliceData(s.ranks) || len(ranks) != len(s.ranks) {
-			s.pinRanks(ranks)
+		s.replace(&s.ranks, ranks)
+	}
+	if values == nil {
+		return
+	}
+	for i := range s.values {
+		if reflect.TypeOf(s.values[i].array) == reflect.TypeOf(values) {
+			s.replace(&s.values[i], values)
+			return
 		}
-		s.ranks = ranks
 	}
-	if values != nil {
-		s.values = values
-	}
+	s.values = append(s.values, kept{})
+	s.replace(&s.values[len(s.values)-1], values)
 }
 
-// pinRanks page-locks ranks for s.Backend's copies in place of the ranks
-// kept before, unlocked first. A finalizer unlocks the last when s is
-// dropped (it keeps s's ranks alive until it has run).
-func (s *Scratch) pinRanks(ranks []float64) {
-	s.release()
+// replace puts array in k, page-locked for s.Backend's copies where it
+// is a device's, the array k held before unlocked (nothing changes when
+// it is the same array). A finalizer unlocks what s keeps when s is
+// dropped (it keeps the arrays alive until it has run).
+func (s *Scratch) replace(k *kept, array any) {
+	if sameArray(k.array, array) {
+		return
+	}
+	k.release()
+	k.array = array
 	if s.Backend == "" || s.Backend == "cpu" {
 		return
 	}
-	s.unpin = vertexprog.Pin(s.Backend, ranks)
-	if s.unpin != nil && !s.final {
+	switch x := array.(type) {
+	case []float64:
+		k.unpin = vertexprog.Pin(s.Backend, x)
+	case []float32:
+		k.unpin = vertexprog.Pin(s.Backend, x)
+	case []int32:
+		k.unpin = vertexprog.Pin(s.Backend, x)
+	case []int64:
+		k.unpin = vertexprog.Pin(s.Backend, x)
+	}
+	if k.unpin != nil && !s.final {
 		s.final = true
 		runtime.SetFinalizer(s, (*Scratch).release)
 	}
 }
 
-// release unlocks the kept ranks, if locked.
+// sameArray says whether a and b are the same slice (of one type, the
+// same first element and length).
+func sameArray(a, b any) bool {
+	if a == nil || b == nil || reflect.TypeOf(a) != reflect.TypeOf(b) {
+		return false
+	}
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	return va.Len() == vb.Len() && (va.Len() == 0 || va.Pointer() == vb.Pointer())
+}
+
+func (k *kept) release() {
+	if k.unpin != nil {
+		k.unpin()
+		k.unpin = nil
+	}
+}
+
+// release unlocks the arrays s keeps, if locked.
 func (s *Scratch) release() {
-	if s.unpin != nil {
-		s.unpin()
-		s.unpin = nil
+	s.ranks.release()
+	for i := range s.values {
+		s.values[i].release()
 	}
 }
 

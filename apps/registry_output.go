@@ -8,18 +8,36 @@ import (
 	"strconv"
 
 	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
 // The apps' outputs in the registry's forms: --out's lines, LDBC's lines,
 // and the comparisons of Result.Check.
 
-// writeVertexLines writes one line per vertex of d through a buffer.
-func writeVertexLines(w io.Writer, d *datasets.Graph, line func(bw *bufio.Writer, v int32)) error {
+// writeVertexLines writes one line per vertex of g through a buffer,
+// the vertices in the order of their original ids (the file's order,
+// whatever order the graph was loaded in: --relabel changes no output),
+// each line made by line from the vertex and its original id.
+func writeVertexLines(w io.Writer, g *vertexprog.Graph, line func(bw *bufio.Writer, v int32, id int64)) error {
 	bw := bufio.NewWriterSize(w, 1<<20)
-	for v := int32(0); v < int32(d.N); v++ {
-		line(bw, v)
-	}
+	d := g.Dataset()
+	forFileOrder(g, func(v int32) { line(bw, v, d.OriginalID(v)) })
 	return bw.Flush()
+}
+
+// forFileOrder calls fn for every vertex of g in the order of their
+// original ids (vertexprog.Graph.FileOrder): the order every per-vertex
+// output lists them in (run's --out, serve's rows), so that an output
+// does not depend on the order loading gave the vertices.
+func forFileOrder(g *vertexprog.Graph, fn func(v int32)) {
+	order := g.FileOrder()
+	for k := range g.N() {
+		v := int32(k)
+		if order != nil {
+			v = order[k]
+		}
+		fn(v)
+	}
 }
 
 // ldbcUnreachable is the depth LDBC's BFS output gives an unreachable
@@ -28,24 +46,24 @@ const ldbcUnreachable = math.MaxInt64
 
 // writeLDBCFloats writes "id value" lines in LDBC's 16 significant digits
 // (PageRank, LCC).
-func writeLDBCFloats(w io.Writer, d *datasets.Graph, x []float64) error {
-	return writeVertexLines(w, d, func(bw *bufio.Writer, v int32) {
-		fmt.Fprintf(bw, "%d %.15e\n", d.OriginalID(v), x[v])
+func writeLDBCFloats(w io.Writer, g *vertexprog.Graph, x []float64) error {
+	return writeVertexLines(w, g, func(bw *bufio.Writer, v int32, id int64) {
+		fmt.Fprintf(bw, "%d %.15e\n", id, x[v])
 	})
 }
 
 // writeLDBCDistances writes "id distance" lines, unreachable vertices at
 // Infinity. A distance is a float32 sum; it is written as the shortest
 // decimal that reads back as it, in LDBC's 16 significant digits.
-func writeLDBCDistances(w io.Writer, d *datasets.Graph, dist []float32) error {
-	return writeVertexLines(w, d, func(bw *bufio.Writer, v int32) {
+func writeLDBCDistances(w io.Writer, g *vertexprog.Graph, dist []float32) error {
+	return writeVertexLines(w, g, func(bw *bufio.Writer, v int32, id int64) {
 		x := float64(dist[v])
 		if math.IsInf(x, 1) {
-			fmt.Fprintf(bw, "%d Infinity\n", d.OriginalID(v))
+			fmt.Fprintf(bw, "%d Infinity\n", id)
 			return
 		}
 		x, _ = strconv.ParseFloat(strconv.FormatFloat(x, 'g', -1, 32), 64)
-		fmt.Fprintf(bw, "%d %.15e\n", d.OriginalID(v), x)
+		fmt.Fprintf(bw, "%d %.15e\n", id, x)
 	})
 }
 

@@ -36,6 +36,10 @@ type Param[T ParamType] struct {
 	Check func(v T) error
 	// Field is where the value lives in Params.
 	Field func(p *Params) *T
+	// Device says only a device backend reads the value (the CPU engine
+	// defers nothing: delta-stepping's bucket width); a front end whose
+	// runs all go to the CPU refuses it rather than ignore it.
+	Device bool
 }
 
 // AnyParam is a *Param[T] of any ParamType; a front end switches on the
@@ -51,6 +55,8 @@ type AnyParam interface {
 	SetDefault(p *Params)
 	// Set parses text as a flag would, checks it and sets p's value.
 	Set(p *Params, text string) error
+	// ForDevice is Param.Device: only a device backend reads the value.
+	ForDevice() bool
 	check(p *Params) *ParamError
 }
 
@@ -58,6 +64,7 @@ func (p *Param[T]) ParamName() string      { return p.Name }
 func (p *Param[T]) JSONName() string       { return strings.ReplaceAll(p.Name, "-", "_") }
 func (p *Param[T]) Value(prm *Params) any  { return *p.Field(prm) }
 func (p *Param[T]) SetDefault(prm *Params) { *p.Field(prm) = p.Default }
+func (p *Param[T]) ForDevice() bool        { return p.Device }
 
 func (p *Param[T]) Set(prm *Params, text string) error {
 	var v T
@@ -109,6 +116,17 @@ type ParamError struct {
 func (e *ParamError) Error() string { return e.Param.ParamName() + ": " + e.Err.Error() }
 func (e *ParamError) Unwrap() error { return e.Err }
 
+// Is makes every ParamError an ErrInvalidInput (errors.Is), as the
+// library's own checks of the same values are.
+func (e *ParamError) Is(target error) bool { return target == ErrInvalidInput }
+
+// invalidParam is the library's error for a value of prm that its check
+// refused (err) in a program of app: an ErrInvalidInput and a
+// *ParamError, saying the same as the front ends' checks do.
+func invalidParam(app string, prm AnyParam, err error) error {
+	return fmt.Errorf("%s: %w", app, &ParamError{Param: prm, Err: err})
+}
+
 // CommonParams are the parameters every app takes: max-iter.
 func CommonParams() []AnyParam { return []AnyParam{paramMaxIter} }
 
@@ -158,30 +176,20 @@ var (
 	}
 	paramDamping = &Param[float64]{
 		Name: "damping", Default: 0.85,
-		Help: "PageRank damping factor",
-		Check: func(d float64) error {
-			if !(d >= 0 && d <= 1) {
-				return fmt.Errorf("%g: want a number in [0, 1]", d)
-			}
-			return nil
-		},
+		Help:  "PageRank damping factor",
+		Check: checkDamping,
 		Field: func(p *Params) *float64 { return &p.Damping },
 	}
 	paramTolerance = &Param[float64]{
 		Name: "tolerance", Default: 1e-6,
-		Help: "PageRank (paper variant): a vertex stays active while its rank moves more than this",
-		Check: func(t float64) error {
-			if !(t >= 0) || math.IsInf(t, 0) {
-				return fmt.Errorf("%g: want a finite number >= 0", t)
-			}
-			return nil
-		},
+		Help:  "PageRank (paper variant): a vertex stays active while its rank moves more than this",
+		Check: checkTolerance,
 		Field: func(p *Params) *float64 { return &p.Tolerance },
 	}
 	paramIterations = &Param[int]{
 		Name: "iterations", Default: 10,
-		Help:  "LDBC PageRank and CDLP: number of iterations",
-		Check: func(n int) error { return atLeast(n, 0, "0 or more") },
+		Help:  "LDBC PageRank (1 or more) and CDLP (0 or more: every vertex keeps its own label): number of iterations",
+		Check: checkCDLPIterations,
 		Field: func(p *Params) *int { return &p.Iterations },
 	}
 	paramPrecision = &Param[string]{
@@ -209,9 +217,37 @@ var (
 			}
 			return nil
 		},
-		Field: func(p *Params) *float64 { return &p.Delta },
+		Field:  func(p *Params) *float64 { return &p.Delta },
+		Device: true,
 	}
 )
+
+// The checks of the parameters' values, shared by the front ends (Param's
+// Check, App.Check) and the programs' Prepare, so that the CLI, serve and
+// the library take and refuse the same values with the same words.
+
+func checkDamping(d float64) error {
+	if !(d >= 0 && d <= 1) {
+		return fmt.Errorf("%g: want a number in [0, 1]", d)
+	}
+	return nil
+}
+
+func checkTolerance(t float64) error {
+	if !(t >= 0) || math.IsInf(t, 0) {
+		return fmt.Errorf("%g: want a finite number >= 0", t)
+	}
+	return nil
+}
+
+func checkCDLPIterations(n int) error { return atLeast(n, 0, "0 or more") }
+
+// checkLDBCIterations: LDBC PageRank runs a fixed number of iterations,
+// at least one (its program is active every superstep, so no iteration
+// limit would mean no end).
+func checkLDBCIterations(n int) error {
+	return atLeast(n, 1, "1 or more (LDBC PageRank runs a fixed number of iterations)")
+}
 
 func atLeast(n, lo int, want string) error {
 	if n < lo {

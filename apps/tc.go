@@ -88,6 +88,9 @@ type TriangleResult struct {
 
 // Triangles counts the triangles of g (and per vertex when perVertex).
 func Triangles(g *vertexprog.Graph, perVertex bool, opt vertexprog.Options) (*TriangleResult, error) {
+	if err := checkGraph(g); err != nil {
+		return nil, err
+	}
 	p := &TriangleProgram{PerVertex: perVertex}
 	r, err := vertexprog.Run(g, vertexprog.Program[struct{}, int64](p), opt)
 	if err != nil {

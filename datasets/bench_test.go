@@ -12,18 +12,20 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+
+	"github.com/hpgraph/hpgraph/internal/benchtier"
 )
 
 // The benchmark input: an R-MAT graph with the Graph500 parameters
 // (a=0.57, b=0.19, c=0.19), scale 20 and edge factor 16: 2^20 vertices and
-// 16.8M undirected edges, written once per test binary run as a symmetric
-// pattern Matrix Market file (about 240 MB), the same edges as a 0-based
-// edge list, a gzip copy of the Matrix Market file, and a cache of the
-// built graph.
-const (
-	benchScale      = 20
-	benchEdgeFactor = 16
-)
+// 16.8M undirected edges (scale 18 in make bench's light tier:
+// internal/benchtier), written once per test binary run as a symmetric
+// pattern Matrix Market file (about 240 MB at scale 20), the same edges as
+// a 0-based edge list, a gzip copy of the Matrix Market file, and a cache
+// of the built graph.
+var benchScale = benchtier.Scale(18, 20)
+
+const benchEdgeFactor = 16
 
 var bench struct {
 	once               sync.Once
@@ -104,7 +106,7 @@ func writeBenchFiles() error {
 	if bench.gz, err = write("rmat.mtx.gz", true, mtxHeader, mtxLine); err != nil {
 		return err
 	}
-	if bench.el, err = write("rmat.txt", false, "# R-MAT scale 20\n", func(b []byte, i int) []byte {
+	if bench.el, err = write("rmat.txt", false, fmt.Sprintf("# R-MAT scale %d\n", benchScale), func(b []byte, i int) []byte {
 		return appendInt(appendInt(b, int64(src[i]), '\t'), int64(dst[i]), '\n')
 	}); err != nil {
 		return err
@@ -312,7 +314,7 @@ func forProcs(b *testing.B, f func(b *testing.B)) {
 	}
 }
 
-// BenchmarkReadCacheParallel: MB/s of an R-MAT scale-20 cache file (from
+// BenchmarkReadCacheParallel: MB/s of the R-MAT cache file (from
 // the page cache) to a validated graph.
 func BenchmarkReadCacheParallel(b *testing.B) {
 	benchGraph(b)

@@ -7,6 +7,7 @@
 package datasets
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -80,7 +81,14 @@ type Options struct {
 	WeightMin, WeightMax int
 	Seed                 uint64
 	// Relabel renumbers the vertices after cleaning (random weights are
-	// drawn before, so they do not depend on it).
+	// drawn before, so they do not depend on it). The zero value is
+	// RelabelNone: a program gets the file's order unless it asks for
+	// another, and the choice that pays is its own (renumbering a skewed
+	// graph costs a pass and several times the graph's memory, and gains
+	// over many runs: a server, a benchmark). The command line's default,
+	// --relabel auto, makes that choice per command: bench and serve
+	// renumber a skewed graph, run only where one answer gains (triangle
+	// counting on the CPU); RelabelAuto is the skew test alone.
 	Relabel Relabeling
 	// Input says how Load reads the file where the file does not say
 	// (LDBC graphs, a forced format); Build ignores it.
@@ -141,6 +149,33 @@ func (g *Graph) OriginalID(v int32) int64 {
 		return g.IDs[v]
 	}
 	return int64(v) + g.IDBase
+}
+
+// FileOrder returns the vertices in the order of their original ids:
+// the vertex of each position of the file's numbering, which loading
+// keeps unless it renumbers (Relabel; a renumbered graph keeps the
+// file's ids, so this undoes any renumbering). nil means the identity
+// (the ids increase with the vertex). Outputs listed in this order are
+// the same whatever order the graph was loaded in.
+func (g *Graph) FileOrder() []int32 {
+	if g.IDs == nil || slices.IsSorted(g.IDs) {
+		return nil
+	}
+	order := make([]int32, g.N)
+	lo, hi := slices.Min(g.IDs), slices.Max(g.IDs)
+	if hi-lo == int64(g.N)-1 { // ids are a permutation of lo..hi
+		par.Blocks(g.N, func(_, a, b int) {
+			for v := a; v < b; v++ {
+				order[g.IDs[v]-lo] = int32(v)
+			}
+		})
+		return order
+	}
+	for v := range order {
+		order[v] = int32(v)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return cmp.Compare(g.IDs[a], g.IDs[b]) })
+	return order
 }
 
 // SelfLoops counts the stored (v, v) arcs.

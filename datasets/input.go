@@ -3,6 +3,7 @@ package datasets
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 )
 
@@ -77,4 +78,21 @@ func (in Input) given() bool { return in.Directed != FromFile || in.Weighted != 
 func extOf(path string) string {
 	lower := strings.ToLower(path)
 	return filepath.Ext(strings.TrimSuffix(lower, ".gz"))
+}
+
+// optionName is how this package's errors (and apps') name an option a
+// caller can set: Input.Directed, Options.Symmetrize, ...
+var optionName = regexp.MustCompile(`\b(?:Input|Options)\.[A-Z][A-Za-z]*\b`)
+
+// RenameOptions rewrites the options an error message names (as
+// Input.Directed, Options.Weights: the library's fields) with a front
+// end's names for them (--directed or --undirected, a JSON field); one
+// that names lacks is left as it is.
+func RenameOptions(msg string, names map[string]string) string {
+	return optionName.ReplaceAllStringFunc(msg, func(opt string) string {
+		if n, ok := names[opt]; ok {
+			return n
+		}
+		return opt
+	})
 }

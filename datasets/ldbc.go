@@ -94,7 +94,7 @@ func FindLDBCFiles(path string) (LDBCFiles, error) {
 				return nil
 			}
 		}
-		return fmt.Errorf("%s%s: no such file; an LDBC graph is a vertex file NAME.v (one id per line) and an edge file NAME.e (\"src dst [weight]\") side by side (a plain edge list named .e: --format edgelist)", base, ext)
+		return fmt.Errorf("%s%s: no such file; an LDBC graph is a vertex file NAME.v (one id per line) and an edge file NAME.e (\"src dst [weight]\") side by side (a plain edge list named .e: Input.Format edgelist)", base, ext)
 	}
 	if err := find(&f.Vertices, "vertex-file", ".v", "vertex"); err != nil {
 		return f, err
@@ -314,19 +314,19 @@ func ldbcShape(in Input, props *LDBCProperties, what string) (bool, weightedness
 			return false, weightedness{}, err
 		}
 		if !ok {
-			return false, weightedness{}, fmt.Errorf("%s: no %s: say whether %s is directed (--directed or --undirected)", props.File, props.Key("directed"), what)
+			return false, weightedness{}, fmt.Errorf("%s: no %s: say whether %s is directed (Input.Directed)", props.File, props.Key("directed"), what)
 		}
 		directed = d
 	default:
-		return false, weightedness{}, fmt.Errorf("%s: LDBC files do not say whether the graph is directed (an undirected edge is listed once): give --directed or --undirected, or put its NAME.properties (graph.NAME.directed = true|false) beside it", what)
+		return false, weightedness{}, fmt.Errorf("%s: LDBC files do not say whether the graph is directed (an undirected edge is listed once): say it with Input.Directed, or put its NAME.properties (graph.NAME.directed = true|false) beside it", what)
 	}
 	var w weightedness
 	switch {
 	case in.Weighted != FromFile:
 		w.weighted = in.Weighted == OverrideYes
-		w.why = "as --weighted says"
+		w.why = "as Input.Weighted says"
 		if !w.weighted {
-			w.why = "as --weighted=false says"
+			w.why = "as Input.Weighted says (unweighted)"
 		}
 	case props != nil:
 		names := props.list("edge-properties.names")
@@ -356,10 +356,10 @@ func ldbcShape(in Input, props *LDBCProperties, what string) (bool, weightedness
 func loadLDBC(path string, format Format, in Input, options []LoadOption) (*EdgeList, error) {
 	if format == FormatLDBCAdjacency {
 		if in.Weighted == OverrideYes {
-			return nil, fmt.Errorf("%s: LDBC adjacency lists carry no weights (--weighted)", path)
+			return nil, fmt.Errorf("%s: LDBC adjacency lists carry no weights (Input.Weighted)", path)
 		}
 		if in.Directed == FromFile {
-			return nil, fmt.Errorf("%s: an LDBC adjacency list does not say whether the graph is directed: give --directed or --undirected", path)
+			return nil, fmt.Errorf("%s: an LDBC adjacency list does not say whether the graph is directed: say it with Input.Directed", path)
 		}
 		f, err := openInput(path, options)
 		if err != nil {
@@ -443,7 +443,7 @@ func readLDBC(vsrc, esrc source, reopen func() (io.ReadCloser, error), directed 
 		f.value = realValue
 		f.want = fmt.Sprintf(`"src dst weight": 2 vertex ids and a weight (%s)`, w.why)
 	case w.unknown:
-		f.want = `"src dst" (2 vertex ids; a third column is read as the weight only when --weighted or the graph's NAME.properties says so)`
+		f.want = `"src dst" (2 vertex ids; a third column is read as the weight only when Input.Weighted or the graph's NAME.properties says so)`
 	default:
 		f.want = fmt.Sprintf(`"src dst": 2 vertex ids and no weight (%s)`, w.why)
 	}

@@ -104,7 +104,7 @@ func TestLDBCProperties(t *testing.T) {
 		}
 	}
 	g, err := Load(filepath.Join(dir, "g.e"), Options{Input: Input{Directed: OverrideYes, Weighted: OverrideNo}})
-	if err == nil || !strings.Contains(err.Error(), `g.e:1: expected "src dst": 2 vertex ids and no weight (as --weighted=false says)`) {
+	if err == nil || !strings.Contains(err.Error(), `g.e:1: expected "src dst": 2 vertex ids and no weight (as Input.Weighted says (unweighted))`) {
 		t.Fatalf("--weighted=false over a weighted file: %v, %v", g, err)
 	}
 	if g, err = Load(filepath.Join(dir, "g.e"), Options{Input: Input{Directed: OverrideYes}}); err != nil || !g.Directed || g.NNZ() != 3 {
@@ -149,8 +149,8 @@ func TestLDBCErrors(t *testing.T) {
 		{"unknown id, sparse ids", map[string]string{"g.v": "10\n20\n30\n", "g.e": "10 20\n\n20 30\n30 25\n"}, Input{Directed: OverrideYes}, "g.e:4: expected ids of vertices listed in"},
 		{"missing weight", map[string]string{"g.v": "1\n2\n", "g.e": "1 2 0.5\n2 1\n"}, Input{Directed: OverrideYes, Weighted: OverrideYes}, "g.e:2: expected \"src dst weight\""},
 		{"NaN weight", map[string]string{"g.v": "1\n2\n", "g.e": "1 2 nan\n"}, Input{Directed: OverrideYes, Weighted: OverrideYes}, "g.e:1: expected a finite value"},
-		{"weights not declared", map[string]string{"g.v": "1\n2\n", "g.e": "1 2 0.5\n"}, Input{Directed: OverrideYes}, "g.e:1: expected \"src dst\" (2 vertex ids; a third column is read as the weight only when --weighted"},
-		{"directedness unknown", map[string]string{"g.v": "1\n2\n", "g.e": "1 2\n"}, Input{}, "give --directed or --undirected"},
+		{"weights not declared", map[string]string{"g.v": "1\n2\n", "g.e": "1 2 0.5\n"}, Input{Directed: OverrideYes}, "g.e:1: expected \"src dst\" (2 vertex ids; a third column is read as the weight only when Input.Weighted"},
+		{"directedness unknown", map[string]string{"g.v": "1\n2\n", "g.e": "1 2\n"}, Input{}, "say it with Input.Directed"},
 		{"directedness not declared", map[string]string{"g.v": "1\n2\n", "g.e": "1 2\n", "g.properties": "graph.g.meta.edges = 1\n"}, Input{}, "no graph.g.directed"},
 		{"bad directedness", map[string]string{"g.v": "1\n2\n", "g.e": "1 2\n", "g.properties": "graph.g.directed = yes\n"}, Input{}, "g.properties:1: graph.g.directed: expected true or false"},
 		{"two edge properties", map[string]string{"g.v": "1\n2\n", "g.e": "1 2\n", "g.properties": "graph.g.directed = true\ngraph.g.edge-properties.names = weight, cost\n"}, Input{}, "g.properties:2: graph.g.edge-properties.names: expected at most one"},
@@ -179,7 +179,7 @@ func TestLDBCErrors(t *testing.T) {
 	if el, err := LoadEdgeList(filepath.Join(dir, "plain.e"), WithInput(Input{Format: FormatEdgeList})); err != nil || el.N != 3 || !el.Directed {
 		t.Errorf("--format edgelist: %+v, %v", el, err)
 	}
-	if _, err := LoadEdgeList(filepath.Join(dir, "plain.e")); err == nil || !strings.Contains(err.Error(), "--format edgelist") {
+	if _, err := LoadEdgeList(filepath.Join(dir, "plain.e")); err == nil || !strings.Contains(err.Error(), "Input.Format edgelist") {
 		t.Errorf("a plain .e without --format: %v", err)
 	}
 }

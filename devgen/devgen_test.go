@@ -15,7 +15,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/hpgraph/hpgraph/cuda/jit"
 )
 
 var (
@@ -124,58 +123,19 @@ func (p P) Update(v int32, acc A, x *X, s *vertexprog.Step) bool {
 `, x, a, p.decls, p.fields, def(p.init, "\tvar x X\n\treturn x, false"), def(p.identity, "\tvar z A\n\treturn z"), p.gatherDoc, def(p.gather, "\treturn acc"), def(p.reduce, "\treturn a"), def(p.update, "\treturn false"), p.extras)
 }
 
-// stub is what the backend's prelude gives device code (Step), enough
-// to compile a program's snippet alone, and a kernel that calls every
-// function of the contract.
-const stub = `struct Step {
-  int iteration;
-  const double* prev;
-  double* acc;
-  __device__ double aggregate(int i) const { return prev[i]; }
-  __device__ void add(int i, double v) { acc[i] += v; }
-};
-`
-
-func kernel(p *Program) string {
-	var b strings.Builder
-	b.WriteString(`extern "C" __global__ void vp_test(A_t* a, X_t* x, State s, Step st, int* out) {
-  A_t acc = vp_identity();
-  acc = vp_gather(acc, threadIdx.x, 1, x[1], 1.0f, s);
-  acc = vp_reduce(acc, a[threadIdx.x]);
-  a[threadIdx.x] = acc;
-  out[threadIdx.x] = vp_update(threadIdx.x, acc, x + threadIdx.x, s, st);
-`)
-	if p.HasWants {
-		b.WriteString("  out[1] = vp_wants(threadIdx.x, s);\n")
-	}
-	if p.HasDone {
-		b.WriteString("  out[2] = vp_done(acc);\n")
-	}
-	if p.Init {
-		b.WriteString("  out[4] = vp_init(threadIdx.x, x + threadIdx.x, s, st);\n")
-	}
-	if p.HasPriority {
-		b.WriteString("  out[5] = vp_priority(threadIdx.x, x[threadIdx.x], s) < 1.0f;\n")
-	}
-	b.WriteString("#ifdef VP_FOLD_ATOMIC\n  out[3] = vp_fold_atomic(a, threadIdx.x, 1, x[1], 1.0f, s);\n#endif\n}\n")
-	return b.String()
-}
-
 // nvrtcCheck compiles p's device code with NVRTC when it is available
 // (HPGRAPH_NVRTC; required with HPGRAPH_REQUIRE_NVRTC).
 func nvrtcCheck(t *testing.T, p *Program) {
 	t.Helper()
-	for _, arch := range []string{"compute_80", "compute_90"} {
-		_, err := jit.Compile(stub+p.Source+kernel(p), jit.Options(arch), false)
-		if errors.Is(err, jit.ErrNoNVRTC) {
-			if os.Getenv("HPGRAPH_REQUIRE_NVRTC") != "" {
-				t.Fatal(err)
-			}
-			return
+	err := CompileCheck([]*Program{p})
+	if errors.Is(err, ErrNoNVRTC) {
+		if os.Getenv("HPGRAPH_REQUIRE_NVRTC") != "" {
+			t.Fatal(err)
 		}
-		if err != nil {
-			t.Fatalf("%s: %v\n%s", arch, err, numbered(stub+p.Source+kernel(p)))
-		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("%v\n%s", err, numbered(compileSource(p)))
 	}
 }
 
@@ -551,5 +511,31 @@ func TestBuiltinApps(t *testing.T) {
 		}
 		t.Logf("%s: would translate (fold %q, reduce %q, vp_init %v)", ty.Obj().Name(), p.FoldAtomic, p.ReduceAdd, p.Init)
 		nvrtcCheck(t, p)
+	}
+}
+
+// CompileCheck (devgen -check) fails on device code that does not
+// compile, naming the program and the architecture, and passes what the
+// translation makes; without NVRTC it says so (ErrNoNVRTC).
+func TestCompileCheck(t *testing.T) {
+	p, err := translateOne(t, program{gather: "\treturn max(acc, xu)"}.src())
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = CompileCheck([]*Program{p})
+	if errors.Is(err, ErrNoNVRTC) {
+		if os.Getenv("HPGRAPH_REQUIRE_NVRTC") != "" {
+			t.Fatal(err)
+		}
+		t.Skip("NVRTC is not available (HPGRAPH_NVRTC)")
+	}
+	if err != nil {
+		t.Fatalf("the translation does not compile: %v", err)
+	}
+	bad := *p
+	bad.Name = "Broken"
+	bad.Source = strings.Replace(p.Source, "return", "retrun", 1)
+	if err := CompileCheck([]*Program{&bad}); err == nil || !strings.Contains(err.Error(), "Broken: compute_80") {
+		t.Fatalf("code that does not compile: %v", err)
 	}
 }

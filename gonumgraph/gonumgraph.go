@@ -223,7 +223,7 @@ func ToGonum(g *vertexprog.Graph) (graph.Graph, error) {
 	}
 	nodes := make([]graph.Node, d.N)
 	for v := range nodes {
-		id := g.ID(int32(v))
+		id := d.OriginalID(int32(v))
 		if out.Node(id) != nil {
 			return nil, fmt.Errorf("gonumgraph: %s: two vertices have id %d", d.Name, id)
 		}
@@ -234,7 +234,7 @@ func ToGonum(g *vertexprog.Graph) (graph.Graph, error) {
 		w := d.Weights(u)
 		for i, v := range d.Neighbors(u) {
 			if v == u {
-				return nil, fmt.Errorf("gonumgraph: %s: vertex %d has a self loop, which gonum's simple graphs cannot hold", d.Name, g.ID(u))
+				return nil, fmt.Errorf("gonumgraph: %s: vertex %d has a self loop, which gonum's simple graphs cannot hold", d.Name, d.OriginalID(u))
 			}
 			if !d.Directed && v < u {
 				continue // stored both ways; added once

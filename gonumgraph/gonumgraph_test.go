@@ -143,7 +143,8 @@ func hpgraphArcs(g *vertexprog.Graph) []arc {
 	for u := int32(0); u < int32(g.N()); u++ {
 		w := g.OutWeights(u)
 		for i, v := range g.OutNeighbors(u) {
-			a := arc{g.ID(u), g.ID(v), 1}
+			d := g.Dataset()
+			a := arc{d.OriginalID(u), d.OriginalID(v), 1}
 			if w != nil {
 				a.w = float64(w[i])
 			}
@@ -188,7 +189,7 @@ func TestRoundTrip(t *testing.T) {
 				}
 				for _, id := range ids {
 					v, err := vg.Vertex(id)
-					if err != nil || vg.ID(v) != id {
+					if back, err2 := vg.ID(v); err != nil || err2 != nil || back != id {
 						t.Fatalf("node %d: vertex %d, %v", id, v, err)
 					}
 				}

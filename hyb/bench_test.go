@@ -6,12 +6,14 @@ import (
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/datasets/gen"
 	"github.com/hpgraph/hpgraph/hyb"
+	"github.com/hpgraph/hpgraph/internal/benchtier"
 )
 
 // BenchmarkFromGraph measures the HYB build (target: <= 50 ns per nonzero)
-// on GAP's Kronecker graph at scale 20 (about 33M stored arcs).
+// on GAP's Kronecker graph at scale 20 (about 33M stored arcs; scale 18 in
+// make bench's light tier: internal/benchtier).
 func BenchmarkFromGraph(b *testing.B) {
-	el, err := gen.Kronecker(20, gen.GAPDegree, gen.GAPSeed)
+	el, err := gen.Kronecker(benchtier.Scale(18, 20), gen.GAPDegree, gen.GAPSeed)
 	if err != nil {
 		b.Fatal(err)
 	}

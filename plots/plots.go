@@ -6,11 +6,13 @@
 package plots
 
 import (
+	"bytes"
 	"fmt"
 	"image/color"
 	"io"
 	"math"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -130,8 +132,41 @@ func (f *figure) write(w io.Writer, format string) (err error) {
 	for i, p := range f.panels {
 		p.Draw(draw.Crop(cs[i], left-(p.DataCanvas(cs[i]).Min.X-cs[i].Min.X), 0, 0, 0))
 	}
-	_, err = c.WriteTo(w)
+	if format != "svg" {
+		_, err = c.WriteTo(w)
+		return err
+	}
+	var svg bytes.Buffer
+	if _, err = c.WriteTo(&svg); err != nil {
+		return err
+	}
+	_, err = w.Write(withFallbackFonts(svg.Bytes()))
 	return err
+}
+
+// svgFamily is a font-family declaration in gonum/plot's SVG: the one
+// typeface its text was measured with (Liberation Serif by default).
+var svgFamily = regexp.MustCompile(`font-family:([^;"']+);`)
+
+// withFallbackFonts gives every font-family of an SVG document the
+// typefaces that share its metrics, then the generic family: gonum/plot
+// names Liberation Serif alone, and a viewer without it drew its default
+// font, wider, and clipped the title. Times New Roman, Arial and Courier
+// New are the metric twins of Liberation's Serif, Sans and Mono.
+func withFallbackFonts(svg []byte) []byte {
+	return svgFamily.ReplaceAllFunc(svg, func(m []byte) []byte {
+		family := string(svgFamily.FindSubmatch(m)[1])
+		var more string
+		switch {
+		case strings.Contains(family, "Mono"):
+			more = "'Courier New',Courier,'Nimbus Mono PS','DejaVu Sans Mono',monospace"
+		case strings.Contains(family, "Sans"):
+			more = "Arial,Helvetica,'Nimbus Sans','DejaVu Sans',sans-serif"
+		default:
+			more = "'Times New Roman',Times,'Nimbus Roman','DejaVu Serif',serif"
+		}
+		return []byte("font-family:'" + family + "'," + more + ";")
+	})
 }
 
 // newPanel is a plot with the figure's look. Its title says the y axis's

@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"image/png"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -209,5 +210,28 @@ func TestFormat(t *testing.T) {
 		if err != nil && !strings.Contains(err.Error(), ".svg, .png or .pdf") {
 			t.Errorf("Format(%q): error %q does not say what is wanted", path, err)
 		}
+	}
+}
+
+// Every font an SVG names has fallbacks of the same metrics and a generic
+// family: a viewer without Liberation Serif (the font gonum/plot measures
+// text with) drew its default serif, wider, and clipped the title.
+func TestSVGFontsFallBack(t *testing.T) {
+	var b bytes.Buffer
+	if err := Bench(&b, "svg", "hpgraph bench test", benchRows); err != nil {
+		t.Fatal(err)
+	}
+	families := regexp.MustCompile(`font-family:([^;"]*);`).FindAllStringSubmatch(b.String(), -1)
+	if len(families) == 0 {
+		t.Fatal("no font-family in the SVG")
+	}
+	for _, f := range families {
+		list := strings.Split(f[1], ",")
+		if len(list) < 3 || list[0] != "'Liberation Serif'" || list[1] != "'Times New Roman'" || list[len(list)-1] != "serif" {
+			t.Fatalf("font-family %q: want Liberation Serif, its metric twin Times New Roman, ..., serif", f[1])
+		}
+	}
+	if _, texts := svgTexts(t, b.Bytes()); !slices.Contains(texts, "hpgraph bench test") {
+		t.Fatalf("the SVG no longer parses to its texts: %q", texts)
 	}
 }

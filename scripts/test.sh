@@ -2,7 +2,7 @@
 # make test's go test: every package, uncached (-count=1: the tests that
 # read ../shared/datasets would otherwise hide behind the test cache when
 # the data appears), then how many tests passed, failed and skipped, and
-# why each skipped.
+# every skipped test, grouped by why it skipped.
 set -uo pipefail
 GO=${GO:-go}
 log=$(mktemp)
@@ -19,10 +19,12 @@ pass=$(grep -cE -- '^\s*--- PASS' "$log")
 fail=$(grep -cE -- '^\s*--- FAIL' "$log")
 skip=$(grep -cE -- '^\s*--- SKIP' "$log")
 if [ "$skip" -gt 0 ]; then
-	echo "skipped tests and why:"
+	echo "skipped tests, by reason (all $skip):"
 	# A skip's reason is its test's log line: printed after the test's
 	# "=== RUN" (or "=== CONT") line, or for a subtest that logs only at
-	# its end, right after its "--- SKIP" line.
+	# its end, right after its "--- SKIP" line. Tests skipped for the same
+	# reason (its text after file:line) are counted together, their names
+	# listed.
 	awk '{ line[NR] = $0 }
 	END {
 		for (i = 1; i <= NR; i++) {
@@ -33,9 +35,17 @@ if [ "$skip" -gt 0 ]; then
 			r = why[f[3]]
 			if (r == "" && i < NR && line[i+1] ~ /_test\.go:[0-9]+: /) r = line[i+1]
 			sub(/^[ \t]+/, "", r)
-			print "  " f[3] ": " r
+			sub(/^[^ ]*_test\.go:[0-9]+: /, "", r)
+			if (r == "") r = "(no reason logged)"
+			if (!(r in count)) order[++reasons] = r
+			count[r]++
+			names[r] = names[r] (count[r] > 1 ? ", " : "") f[3]
 		}
-	}' "$log" | head -40
+		for (k = 1; k <= reasons; k++) {
+			r = order[k]
+			printf "  %d: %s\n      %s\n", count[r], r, names[r]
+		}
+	}' "$log"
 fi
 echo "tests: $pass passed, $fail failed, $skip skipped"
 exit $rc

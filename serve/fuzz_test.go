@@ -50,6 +50,7 @@ func FuzzHandlers(f *testing.F) {
 		{1, "v1/graphs/nope/run", `{}`},
 		{2, "v1/graphs/h", ""},
 		{3, "v1/graphs/g", "{}"},
+		{1, "v1/graphs/g/run", `{"algo":"cc","params":{"x":"` + strings.Repeat("a", 5000) + `"}}`},
 	}
 	for _, s := range seeds {
 		f.Add(s.method, s.path, s.body)
@@ -76,3 +77,25 @@ type nopCloser struct{ *strings.Reader }
 func (nopCloser) Close() error { return nil }
 
 func httpBody(s string) nopCloser { return nopCloser{strings.NewReader(s)} }
+
+// FuzzAuthorization: any Authorization header is answered without a
+// crash, and lets a request in exactly when it is the scheme "Bearer" in
+// any case, spaces, and the token.
+func FuzzAuthorization(f *testing.F) {
+	ts := newTestServer(f, func(c *Config) { c.Token = "s3cret" })
+	h := ts.Handler()
+	for _, s := range []string{"Bearer s3cret", "bearer s3cret", "BEARER  s3cret", "Bearer", "Basic s3cret", "", " Bearer s3cret ", "Bearer s3cret x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, header string) {
+		req := httptest.NewRequest("GET", "/v1/graphs", nil)
+		req.Header.Set("Authorization", header)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		scheme, tok, _ := strings.Cut(strings.TrimSpace(req.Header.Get("Authorization")), " ")
+		want := strings.EqualFold(scheme, "bearer") && strings.TrimLeft(tok, " ") == "s3cret"
+		if got := rec.Code == http.StatusOK; got != want || (rec.Code != http.StatusOK && rec.Code != http.StatusUnauthorized) {
+			t.Fatalf("Authorization %q: %d, want let in %v", header, rec.Code, want)
+		}
+	})
+}

@@ -36,6 +36,22 @@ type LoadOptions struct {
 	Relabel        string `json:"relabel,omitempty"` // auto (default), degree, none
 }
 
+// optionFields are the fields of LoadOptions that name the loading
+// options the library's errors name (datasets.RenameOptions).
+var optionFields = map[string]string{
+	"Input.Directed":         `"directed": true or "undirected": true`,
+	"Input.Weighted":         `"weighted"`,
+	"Input.Format":           `"format"`,
+	"Options.Symmetrize":     `"symmetrize"`,
+	"Options.KeepDuplicates": `"keep_duplicates"`,
+	"Options.KeepSelfLoops":  `"keep_loops"`,
+	"Options.Weights":        `"weights"`,
+}
+
+// describe is err's message with the options it names as the API's
+// fields.
+func describe(err error) string { return datasets.RenameOptions(err.Error(), optionFields) }
+
 // loadRequest is POST /v1/graphs's body.
 type loadRequest struct {
 	Name string `json:"name"`
@@ -217,7 +233,7 @@ func (s *Server) load(req loadRequest) (*loadedGraph, *apiError) {
 	return s.install(req.Name, req.Path, req.LoadOptions, opt, func(opt datasets.Options) (*datasets.Graph, *apiError) {
 		d, err := datasets.Load(full, opt)
 		if err != nil {
-			return nil, &apiError{code: http.StatusBadRequest, msg: "loading " + req.Path + ": " + stripDir(err.Error(), s.dataDir), field: "path"}
+			return nil, &apiError{code: http.StatusBadRequest, msg: "loading " + req.Path + ": " + stripDir(describe(err), s.dataDir), field: "path"}
 		}
 		return d, nil
 	})

@@ -266,14 +266,15 @@ func maxResultBytes(q *query, n int) int64 {
 func run(lg *loadedGraph, q *query, opt vertexprog.Options) (*apps.Result, error) {
 	req := q.req
 	if req.Need == apps.NeedSummary {
+		// (given back whatever the run's end: a query cancelled or timed
+		// out left its scratch behind, and the next took a fresh one, its
+		// arrays allocated and page-locked again)
 		req.Scratch = lg.takeScratch(opt.Backend)
+		defer lg.putScratch(req.Scratch)
 	}
 	res, err := q.app.Run(lg.g, req, opt)
 	if err != nil {
 		return nil, err
-	}
-	if req.Scratch != nil {
-		lg.putScratch(req.Scratch)
 	}
 	if req.Need == apps.NeedRows && res.Rows == nil {
 		return nil, fmt.Errorf("%s kept no per-vertex answer", q.app.Name)
@@ -312,6 +313,14 @@ func (s *Server) runGraph(w http.ResponseWriter, r *http.Request) {
 	q, e := req.check(lg)
 	if e == nil && !q.app.Device() && s.cfg.Backend != "cpu" && s.cfg.Backend != "auto" {
 		e = badField("algo", "%s has no device code: it runs on the cpu backend only, and this server runs on %s", q.app.Name, s.cfg.Backend)
+	}
+	if e == nil && !s.device {
+		for _, prm := range q.app.AllParams() {
+			if raw, ok := req.Params[prm.JSONName()]; ok && string(raw) != "null" && prm.ForDevice() {
+				e = badField("params."+prm.JSONName(), "only a GPU reads it (the cpu backend defers nothing), and this server runs on the cpu backend")
+				break
+			}
+		}
 	}
 	if e != nil {
 		s.fail(w, e)
@@ -382,7 +391,7 @@ func (s *Server) runGraph(w http.ResponseWriter, r *http.Request) {
 				msg: fmt.Sprintf("timeout_ms: the query did not finish within its timeout of %v", timeout)})
 			return
 		case errors.Is(runErr, apps.ErrInvalidInput):
-			failQuery(&apiError{code: http.StatusBadRequest, field: "params", msg: "params: " + runErr.Error()})
+			failQuery(&apiError{code: http.StatusBadRequest, field: "params", msg: "params: " + describe(runErr)})
 			return
 		}
 		s.cfg.Logf("serve: %s on %s: %v", algo, lg.name, runErr)
@@ -436,7 +445,9 @@ func vertexprogOptions(s *Server, ctx context.Context) vertexprog.Options {
 	return vertexprog.Options{Backend: s.cfg.Backend, Resident: true, Context: ctx}
 }
 
-// writeRows streams one row per vertex, in the file's ids.
+// writeRows streams one row per vertex, in the file's ids and the file's
+// order (the order of the ids: the same whatever order the graph was
+// loaded in, --relabel included, as run's --out lists them).
 func writeRows(w http.ResponseWriter, lg *loadedGraph, columns []string, row func(v int32, cells []apps.Cell), csv bool, ctx context.Context) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	if csv {
@@ -444,9 +455,14 @@ func writeRows(w http.ResponseWriter, lg *loadedGraph, columns []string, row fun
 	}
 	cells := make([]apps.Cell, len(columns))
 	var b []byte
-	for v := int32(0); v < int32(lg.d.N); v++ {
-		if v&0xffff == 0 && ctx.Err() != nil {
+	order := lg.g.FileOrder()
+	for k := range int32(lg.d.N) {
+		if k&0xffff == 0 && ctx.Err() != nil {
 			return ctx.Err()
+		}
+		v := k
+		if order != nil {
+			v = order[k]
 		}
 		row(v, cells)
 		b = b[:0]

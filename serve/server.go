@@ -27,6 +27,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"io"
 	"log"
 	"net"
 	"net/http"
@@ -307,16 +308,42 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			return
 		}
 		if r.Body != nil {
+			rest := r.Body
 			r.Body = http.MaxBytesReader(w, r.Body, s.bodyLimit(r))
+			defer drain(w, rest)
 		}
 		next.ServeHTTP(w, r)
 	})
 }
 
+// drainBytes and drainTime bound what the server reads of a body that
+// its handler left unread (past --max-body: a 413; after a JSON error: a
+// 400) before the answer goes out: a client that sends its whole body
+// before it reads the answer (Python's http.client, most simple clients)
+// would otherwise get its connection reset under it while it still
+// sends, and never read the answer (net/http reads at most 256 KB of
+// what is left, then closes).
+const (
+	drainBytes = 256 << 20
+	drainTime  = 10 * time.Second
+)
+
+// drain reads and discards what is left of a request's body, up to
+// drainBytes within drainTime; a body larger still has its connection
+// closed, as before.
+func drain(w http.ResponseWriter, body io.Reader) {
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(drainTime))
+	_, _ = io.CopyN(io.Discard, body, drainBytes)
+	_ = rc.SetReadDeadline(time.Time{}) // (net/http sets the next request's own)
+}
+
+// authorized says whether r carries the token: Authorization: Bearer
+// TOKEN, the scheme in any case (RFC 7235: "bearer" is "Bearer").
 func (s *Server) authorized(r *http.Request) bool {
-	h := r.Header.Get("Authorization")
-	tok, ok := strings.CutPrefix(h, "Bearer ")
-	return ok && subtle.ConstantTimeCompare([]byte(tok), []byte(s.cfg.Token)) == 1
+	scheme, tok, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	tok = strings.TrimLeft(tok, " ")
+	return ok && strings.EqualFold(scheme, "Bearer") && subtle.ConstantTimeCompare([]byte(tok), []byte(s.cfg.Token)) == 1
 }
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -737,6 +738,7 @@ func TestBadRequests(t *testing.T) {
 		{`{"algo":"pagerank","params":{"damping":"x"}}`, 400, "params.damping"},
 		{`{"algo":"pagerank","params":{"precision":"float32"}}`, 400, "params.precision"},
 		{`{"algo":"pagerank-ldbc","params":{"iterations":-1}}`, 400, "params.iterations"},
+		{`{"algo":"pagerank-ldbc","params":{"iterations":0}}`, 400, "params.iterations"},
 		{`{"algo":"cc","params":{"max_iter":-1}}`, 400, "params.max_iter"},
 		{`{"algo":"sssp","params":{"delta":-2}}`, 400, "params.delta"},
 		{`{"algo":"tc","params":{"per_vertex":1}}`, 400, "params.per_vertex"},
@@ -759,6 +761,11 @@ func TestBadRequests(t *testing.T) {
 	} {
 		code, _, body := ts.do(t, "POST", "/v1/graphs/g/run", c.body)
 		t.Run(c.body[:min(len(c.body), 40)], func(t *testing.T) { wantError(t, code, body, c.code, c.field) })
+	}
+	if testBackend == "cpu" {
+		// (only a GPU reads it)
+		code, _, body := ts.do(t, "POST", "/v1/graphs/g/run", `{"algo":"sssp","params":{"delta":2}}`)
+		wantError(t, code, body, 400, "params.delta")
 	}
 	for _, c := range []struct {
 		body  string
@@ -842,4 +849,150 @@ func TestRunHonoursContext(t *testing.T) {
 			t.Errorf("%s: error %v, want context.Canceled", algo, err)
 		}
 	}
+}
+
+// TestRowsInFileOrder: a graph renumbered by degree lists its per-vertex
+// rows as one loaded in the file's order does (the ids increasing), so
+// that the two answers diff clean but for what the order of a sum or a
+// parent's choice changes.
+func TestRowsInFileOrder(t *testing.T) {
+	ts := newTestServer(t, nil)
+	ts.load(t, "plain", "sparse.el", map[string]any{"relabel": "none"})
+	ts.load(t, "degree", "sparse.el", map[string]any{"relabel": "degree"})
+	for _, output := range []string{"csv", "ndjson"} {
+		for _, algo := range []string{"sssp", "cc", "cdlp", "tc"} {
+			body := map[string]any{"algo": algo, "output": output, "params": map[string]any{}}
+			if algo == "tc" {
+				body["params"] = map[string]any{"per_vertex": true}
+			}
+			var answers [2][]string
+			for i, g := range []string{"plain", "degree"} {
+				code, _, out := ts.do(t, "POST", "/v1/graphs/"+g+"/run", body)
+				if code != http.StatusOK {
+					t.Fatalf("%s %s on %s: %d %s", algo, output, g, code, out)
+				}
+				answers[i] = strings.Split(strings.TrimSpace(string(out)), "\n")
+			}
+			if strings.Join(answers[0], "\n") != strings.Join(answers[1], "\n") {
+				t.Errorf("%s %s: renumbered by degree, the rows differ from the file's order's:\n%v\n%v", algo, output, answers[0][:4], answers[1][:4])
+			}
+			var last int64 = -1
+			for _, line := range answers[0] {
+				var id int64
+				if output == "csv" {
+					if strings.HasPrefix(line, "id,") {
+						continue
+					}
+					id, _ = strconv.ParseInt(strings.SplitN(line, ",", 2)[0], 10, 64)
+				} else {
+					fmt.Sscanf(line, `{"id":%d`, &id)
+				}
+				if id <= last {
+					t.Fatalf("%s %s: id %d after %d: rows not in the ids' order", algo, output, id, last)
+				}
+				last = id
+			}
+		}
+	}
+}
+
+// A client that sends its whole body before it reads the answer (Python's
+// http.client) gets the 413 of a body over --max-body, or the 400 of one
+// that is no JSON, not a connection reset under it while it still sends:
+// the server reads the rest of the body (up to drainBytes) before it
+// answers (and, past the limit, closes).
+func TestOversizedBodyGets413(t *testing.T) {
+	ts := newTestServer(t, nil)
+	ts.load(t, "g", "sparse.el", nil)
+	for _, c := range []struct {
+		size       int
+		json       bool // the body's start is JSON (413), or not (400)
+		code       int
+		field      string
+		closesConn bool
+	}{{1 << 20, true, http.StatusRequestEntityTooLarge, "body", true}, {64 << 20, true, http.StatusRequestEntityTooLarge, "body", true},
+		{64 << 20, false, http.StatusBadRequest, "body", false}} {
+		size := c.size
+		conn, err := net.Dial("tcp", strings.TrimPrefix(ts.url, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn.SetDeadline(time.Now().Add(60 * time.Second))
+		body := `{"algo":"cc","params":{"x":"` + strings.Repeat("a", size) + `"}}`
+		if !c.json {
+			body = strings.Repeat("x", size)
+		}
+		req := fmt.Sprintf("POST /v1/graphs/g/run HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", len(body))
+		if _, err := io.WriteString(conn, req+body); err != nil {
+			t.Fatalf("%d bytes: sending the body: %v (the server closed while the client still sent)", size, err)
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatalf("%d bytes: reading the answer: %v", size, err)
+		}
+		out, _ := io.ReadAll(resp.Body)
+		conn.Close()
+		wantError(t, resp.StatusCode, out, c.code, c.field)
+		if resp.Close != c.closesConn {
+			t.Errorf("%d bytes: %d closes the connection: %v, want %v", size, c.code, resp.Close, c.closesConn)
+		}
+	}
+}
+
+// The scheme of Authorization is case-insensitive (RFC 7235): bearer,
+// BEARER and Bearer carry the token alike; the token is not.
+func TestBearerSchemeAnyCase(t *testing.T) {
+	ts := newTestServer(t, func(c *Config) { c.Token = "s3cret" })
+	for _, h := range []string{"Bearer s3cret", "bearer s3cret", "BEARER s3cret", "bEaReR  s3cret"} {
+		if code, _, body := ts.do(t, "GET", "/v1/graphs", nil, "Authorization", h); code != 200 {
+			t.Errorf("%q: %d %s", h, code, body)
+		}
+	}
+	for _, h := range []string{"Bearer S3CRET", "Basic s3cret", "Bearers3cret", "s3cret", "Bearer"} {
+		if code, _, _ := ts.do(t, "GET", "/v1/graphs", nil, "Authorization", h); code != 401 {
+			t.Errorf("%q: %d, want 401", h, code)
+		}
+	}
+}
+
+// A summary query that fails (here: times out while it runs) gives its
+// scratch back as one that succeeds does: the next query reuses it
+// instead of allocating (and on a device page-locking) its arrays again,
+// garbage a server's memory grew by under load with timeouts.
+func TestFailedQueryGivesScratchBack(t *testing.T) {
+	ts := newTestServer(t, func(c *Config) { c.Workers = 1 })
+	ts.load(t, "g", "sparse.el", nil)
+	lg, _ := ts.lookup("g")
+	spare := func() int {
+		lg.scratchMu.Lock()
+		defer lg.scratchMu.Unlock()
+		return len(lg.scratches)
+	}
+	for q := range 3 {
+		code, _, body := ts.do(t, "POST", "/v1/graphs/g/run", `{"algo":"pagerank-ldbc","params":{"iterations":1000000},"timeout_ms":30}`)
+		wantError(t, code, body, http.StatusGatewayTimeout, "timeout_ms")
+		for deadline := time.Now().Add(10 * time.Second); spare() != 1; time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("query %d: %d spare scratches after a failed query, want its one back", q, spare())
+			}
+		}
+	}
+}
+
+// A load error names the request's fields, not the CLI's flags nor the
+// library's options: an LDBC graph of unknown direction asks for
+// "directed" or "undirected".
+func TestLoadErrorNamesFields(t *testing.T) {
+	ts := newTestServer(t, nil)
+	for name, body := range map[string]string{"x.v": "1\n2\n", "x.e": "1 2\n"} {
+		if err := os.WriteFile(filepath.Join(ts.dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, _, body := ts.do(t, "POST", "/v1/graphs", map[string]any{"name": "x", "path": "x.e"})
+	if code != http.StatusBadRequest || !strings.Contains(string(body), `say it with \"directed\": true or \"undirected\": true`) ||
+		strings.Contains(string(body), "--") || strings.Contains(string(body), "Input.") {
+		t.Fatalf("%d %s", code, body)
+	}
+	ts.load(t, "x", "x.e", map[string]any{"undirected": true})
 }

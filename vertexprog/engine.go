@@ -189,6 +189,9 @@ func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 	if p == nil {
 		return nil, errors.New("vertexprog: nil program")
 	}
+	if err := opt.check(); err != nil {
+		return nil, err
+	}
 	opt = opt.withDefaults()
 	spec := p.Spec()
 	if spec.Edges < InEdges || spec.Edges > InOutEdges {
@@ -208,9 +211,6 @@ func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 	}
 	if err := checkComponents(spec); err != nil {
 		return nil, err
-	}
-	if opt.Parts < 0 {
-		return nil, fmt.Errorf("vertexprog: Options.Parts is %d; want 0 (as the backend has devices) or more", opt.Parts)
 	}
 	if parts := partsFor(p, opt); parts > 1 {
 		return runParts(g, p, opt, parts)

@@ -72,10 +72,21 @@ const (
 	rowsInOut                   // row v: tails of v's in-arcs and heads of its out-arcs, merged
 )
 
-// NewGraph wraps a cleaned graph.
+// NewGraph wraps a cleaned graph. A nil one gives a graph with no
+// vertices, which Run and the apps refuse with ErrNilGraph.
+//
+// A vertex is an index in [0, N). The methods that take one and return
+// its data (OutDegree, InDegree, OutNeighbors, InNeighbors, Neighbors,
+// OutWeights) are a program's inner loop and index the graph's arrays as
+// a slice is indexed: a vertex outside [0, N) panics there, as s[i] does
+// for an i outside s. ID, the bridge to the input's ids, returns an error
+// instead, as Vertex does for an id that no vertex has.
 func NewGraph(g *datasets.Graph) *Graph {
 	return &Graph{g: g, hybs: map[matrixKey]*Matrix{}}
 }
+
+// isNil says whether g holds no graph (nil, or made from a nil one).
+func (g *Graph) isNil() bool { return g == nil || g.g == nil }
 
 // Dataset returns the underlying CSR graph (out-adjacency).
 func (g *Graph) Dataset() *datasets.Graph {
@@ -85,17 +96,28 @@ func (g *Graph) Dataset() *datasets.Graph {
 	return g.g
 }
 
-// N is the number of vertices.
-func (g *Graph) N() int { return g.g.N }
+// N is the number of vertices (0 for a nil graph).
+func (g *Graph) N() int {
+	if g.isNil() {
+		return 0
+	}
+	return g.g.N
+}
 
-// Directed reports whether arcs have a direction.
-func (g *Graph) Directed() bool { return g.g.Directed }
+// Directed reports whether arcs have a direction (false for a nil graph).
+func (g *Graph) Directed() bool { return !g.isNil() && g.g.Directed }
 
-// Weighted reports whether arcs carry weights.
-func (g *Graph) Weighted() bool { return g.g.W != nil }
+// Weighted reports whether arcs carry weights (false for a nil graph).
+func (g *Graph) Weighted() bool { return !g.isNil() && g.g.W != nil }
 
-// Edges is the edge count used for MTEPS (see datasets.Graph.Edges).
-func (g *Graph) Edges() int64 { return g.g.Edges() }
+// Edges is the edge count used for MTEPS (see datasets.Graph.Edges; 0
+// for a nil graph).
+func (g *Graph) Edges() int64 {
+	if g.isNil() {
+		return 0
+	}
+	return g.g.Edges()
+}
 
 // OutDegree is the number of arcs leaving v.
 func (g *Graph) OutDegree(v int32) int { return g.g.Degree(v) }
@@ -147,6 +169,9 @@ var ErrNilGraph = errors.New("vertexprog: nil graph")
 // ErrUnknownID is returned for an original id that no vertex has.
 var ErrUnknownID = errors.New("no vertex has this id")
 
+// ErrNoVertex is returned for a vertex index outside [0, N).
+var ErrNoVertex = errors.New("no vertex has this index")
+
 // Original ids. A vertex is an index in [0, N) (the engine's and the
 // index-based APIs' int32), fixed only after loading has cleaned and
 // perhaps renumbered the graph; its original id is the id the input gave
@@ -155,8 +180,18 @@ var ErrUnknownID = errors.New("no vertex has this id")
 // the two, so a caller can speak in the input's ids and the engine in
 // indices.
 
-// ID returns the original id of vertex v, which must be in [0, N).
-func (g *Graph) ID(v int32) int64 { return g.g.OriginalID(v) }
+// ID returns the original id of vertex v: an error wrapping ErrNoVertex
+// for a v outside [0, N) (ErrNilGraph for a nil graph). A loop over every
+// vertex can read Dataset().OriginalID(v), which does not check v.
+func (g *Graph) ID(v int32) (int64, error) {
+	if g.isNil() {
+		return 0, ErrNilGraph
+	}
+	if v < 0 || int(v) >= g.g.N {
+		return 0, fmt.Errorf("vertex %d of a graph of %d vertices (0..%d): %w", v, g.g.N, g.g.N-1, ErrNoVertex)
+	}
+	return g.g.OriginalID(v), nil
+}
 
 // Vertex returns the vertex whose original id is id: an error wrapping
 // ErrUnknownID when no vertex has it (ErrNilGraph for a nil graph). It
@@ -164,7 +199,7 @@ func (g *Graph) ID(v int32) int64 { return g.g.OriginalID(v) }
 // first call on a renumbered graph, whose ids are out of order, sorts an
 // index of 4 bytes a vertex.
 func (g *Graph) Vertex(id int64) (int32, error) {
-	if g == nil || g.g == nil {
+	if g.isNil() {
 		return -1, ErrNilGraph
 	}
 	d := g.g
@@ -223,7 +258,7 @@ func (x idIndex) find(ids []int64, id int64) (int32, bool) {
 // (not a panic) for a nil graph or a slice whose length is not N, such as
 // the nil X of a SummaryOnly run.
 func ByID[T any](g *Graph, values []T) (map[int64]T, error) {
-	if g == nil || g.g == nil {
+	if g.isNil() {
 		return nil, ErrNilGraph
 	}
 	if len(values) != g.g.N {
@@ -235,6 +270,19 @@ func ByID[T any](g *Graph, values []T) (map[int64]T, error) {
 	}
 	return m, nil
 }
+
+// FileOrder is Dataset().FileOrder(), made once per graph (a server
+// lists every per-vertex answer in it): the vertices in the order of
+// their original ids, nil when that is the vertices' own order.
+func (g *Graph) FileOrder() []int32 {
+	if g.isNil() {
+		return nil
+	}
+	order, _ := g.Memo(fileOrderKey{}, func() any { return g.g.FileOrder() }).([]int32)
+	return order
+}
+
+type fileOrderKey struct{}
 
 // InAdjacencyBuilt reports whether the host holds a directed graph's
 // in-adjacency (its transpose: a second copy of the graph), which

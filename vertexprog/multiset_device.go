@@ -86,6 +86,9 @@ func RunMultiset[X any, K cmp.Ordered, A any](g *Graph, p MultisetProgram[X, K, 
 // does. Asked for a device backend that cannot run it, it fails with
 // ErrNoBackend and ErrCPUOnly, saying why.
 func (a *MultisetAdapter[X, K, A]) Run(g *Graph, opt Options) (*Result[X], error) {
+	if err := opt.check(); err != nil {
+		return nil, err
+	}
 	if res, done, err := a.runDevice(g, opt); done {
 		return res, err
 	}

@@ -6,11 +6,13 @@ import (
 
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/datasets/gen"
+	"github.com/hpgraph/hpgraph/internal/benchtier"
 )
 
 // benchScale is the size the reference must handle in seconds: GAP's
-// Kronecker graph at scale 18, degree 16 (262,144 vertices).
-const benchScale = 18
+// Kronecker graph at scale 18, degree 16 (262,144 vertices); 16 in make
+// bench's light tier (internal/benchtier).
+var benchScale = benchtier.Scale(16, 18)
 
 var (
 	benchOnce                 sync.Once

@@ -90,6 +90,47 @@ func flagError(err error) error {
 	return err
 }
 
+// checkParamFlags refuses the algorithm flags given (fs's changed ones)
+// that none of the apps to run takes (run bfs --damping 0.5 ran and said
+// nothing, where serve refuses the parameter), and those only a device
+// reads (--delta) where every backend is the CPU, which would ignore them.
+func checkParamFlags(fs *pflag.FlagSet, selected []*apps.App, backends []string) error {
+	allCPU := !slices.ContainsFunc(backends, func(b string) bool { return !onCPU(b) })
+	names := make([]string, len(selected))
+	for i, a := range selected {
+		names[i] = a.Name
+	}
+	for _, prm := range apps.AllParams() {
+		name := prm.ParamName()
+		if f := fs.Lookup(name); f == nil || !f.Changed {
+			continue
+		}
+		if !slices.ContainsFunc(selected, func(a *apps.App) bool { return a.Takes(name) }) {
+			if len(selected) == 1 {
+				return fmt.Errorf("--%s: %s takes no --%s (it takes %s)", name, selected[0].Name, name, flagList(selected[0]))
+			}
+			return fmt.Errorf("--%s: none of %s takes it", name, andList(names))
+		}
+		if prm.ForDevice() && allCPU {
+			return fmt.Errorf("--%s: only a GPU reads it (the cpu backend defers nothing), and every run here is on the cpu backend", name)
+		}
+	}
+	return nil
+}
+
+// flagList names the flags of a's parameters, --src first for a Source
+// app.
+func flagList(a *apps.App) string {
+	var flags []string
+	if a.Source {
+		flags = append(flags, "--src")
+	}
+	for _, p := range a.AllParams() {
+		flags = append(flags, "--"+p.ParamName())
+	}
+	return andList(flags)
+}
+
 // registerParams registers every app's parameters as flags bound to p.
 func registerParams(fs *pflag.FlagSet, p *apps.Params) {
 	for _, prm := range apps.AllParams() {

@@ -65,13 +65,23 @@ type deviceSetup struct {
 	done    chan struct{}
 	took    time.Duration // Warm's own time
 	err     error
+	// skipped says why nothing was started: "--backend cpu", or why
+	// auto has no device here (no driver, no GPU, ...).
+	skipped string
 }
 
 // startDeviceSetup starts opening the backend when it may be a device
-// (--backend auto or cuda); for cpu it does nothing.
+// (--backend cuda, or auto where a GPU can run); otherwise it does
+// nothing and says why.
 func startDeviceSetup(backend string) *deviceSetup {
 	s := &deviceSetup{done: make(chan struct{})}
-	if backend != "auto" && backend != "cuda" {
+	switch why := noDevice(backend); {
+	case backend != "auto" && backend != "cuda":
+		s.skipped = "--backend " + backend
+	case why != "":
+		s.skipped = "--backend auto: " + why
+	}
+	if s.skipped != "" {
 		close(s.done)
 		return s
 	}
@@ -83,6 +93,19 @@ func startDeviceSetup(backend string) *deviceSetup {
 		close(s.done)
 	}()
 	return s
+}
+
+// noDevice says why backend auto has no device to run on here (the GPU
+// backend's reason: no driver, no GPU, ...), or "" where it has one or
+// the backend is another.
+func noDevice(backend string) string {
+	if backend != "auto" || !onCPU(backend) {
+		return ""
+	}
+	if why := gpuUnavailable(); why != nil {
+		return "the GPU is not used: " + why.Error()
+	}
+	return "no device backend is available"
 }
 
 // finished reports whether the set-up is over (or never started).
@@ -239,37 +262,6 @@ func (s sourceSpec) resolve(d *datasets.Graph) ([]int32, error) {
 // gapSourceSeed is GAP's kRandSeed, which its SourcePicker seeds with.
 const gapSourceSeed = 27491095
 
-// fileOrder returns the vertex of each position in the file's numbering:
-// the vertices ordered by their id in the file (OriginalID). Loading keeps
-// that order unless it relabels; a relabelled graph keeps the file's ids,
-// so this undoes any --relabel. nil means the identity.
-func fileOrder(d *datasets.Graph) []int32 {
-	if d.IDs == nil {
-		return nil
-	}
-	order := make([]int32, d.N)
-	lo, hi := slices.Min(d.IDs), slices.Max(d.IDs)
-	if hi-lo == int64(d.N)-1 { // ids are a permutation of lo..hi
-		for v, id := range d.IDs {
-			order[id-lo] = int32(v)
-		}
-		return order
-	}
-	for v := range order {
-		order[v] = int32(v)
-	}
-	slices.SortFunc(order, func(a, b int32) int {
-		switch x, y := d.IDs[a], d.IDs[b]; {
-		case x < y:
-			return -1
-		case x > y:
-			return 1
-		}
-		return 0
-	})
-	return order
-}
-
 // gapSources picks n sources as GAP's SourcePicker does (gapbs
 // src/benchmark.h): std::mt19937 seeded with kRandSeed, each pick
 // std::uniform_int_distribution<NodeID>(0, num_nodes-1) — which libstdc++
@@ -277,15 +269,15 @@ func fileOrder(d *datasets.Graph) []int32 {
 // generator — drawn again while the vertex has out-degree 0. Duplicates
 // are kept, as GAP keeps them.
 //
-// The draw is on the file's numbering (fileOrder), so the sources are the
-// same whatever --relabel does. GAP's num_nodes is the largest vertex
+// The draw is on the file's numbering (datasets.Graph.FileOrder), so the
+// sources are the same whatever --relabel does. GAP's num_nodes is the largest vertex
 // number in any edge plus one; ours is the file's vertex count, which
 // differs where the top-numbered vertices have no edges (a Kronecker
 // graph's shuffle can put isolated vertices there), so num_nodes is taken
 // as GAP computes it. With sparse ids that loading compacted, positions are
 // ranks of the ids, not the ids themselves as GAP would use them.
 func gapSources(d *datasets.Graph, n int) ([]int32, error) {
-	order := fileOrder(d)
+	order := d.FileOrder()
 	vertex := func(k uint32) int32 {
 		if order == nil {
 			return int32(k)

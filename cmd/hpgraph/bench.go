@@ -609,6 +609,13 @@ from a file; the file is then in the page cache. Algorithms:
 			if err != nil {
 				return err
 			}
+			var benchApps []*apps.App
+			for _, a := range selected {
+				benchApps = append(benchApps, a.app)
+			}
+			if err := checkParamFlags(cmd.Flags(), benchApps, backends); err != nil {
+				return err
+			}
 			if runs < 1 {
 				return fmt.Errorf("--runs %d: need at least 1", runs)
 			}
@@ -687,8 +694,8 @@ from a file; the file is then in the page cache. Algorithms:
 				bg, err := loadBenchGraph(src, lf, needWeights, writeTo, relabelOn)
 				if err != nil {
 					failed++
-					rec.Graphs = append(rec.Graphs, benchGraphJSON{Name: src.arg, Error: err.Error()})
-					fmt.Fprintf(os.Stderr, "bench: %s: %v\n", src.arg, err)
+					rec.Graphs = append(rec.Graphs, benchGraphJSON{Name: src.arg, Error: describe(err)})
+					fmt.Fprintf(os.Stderr, "bench: %s: %s\n", src.arg, describe(err))
 					continue
 				}
 				rec.Graphs = append(rec.Graphs, bg.info)
@@ -822,9 +829,9 @@ func benchOne(bg *benchGraph, a benchAlgo, backend string, base vertexprog.Optio
 	}
 	fail := func(err error) benchResult {
 		if errors.Is(err, apps.ErrInvalidInput) {
-			r.Skipped = err.Error()
+			r.Skipped = describe(err)
 		} else {
-			r.Error = err.Error()
+			r.Error = describe(err)
 		}
 		return r
 	}

@@ -66,7 +66,7 @@ type answerFlags struct {
 }
 
 func (a *answerFlags) register(fs *pflag.FlagSet) {
-	fs.BoolVar(&a.on, "answer", false, "also measure each row's time to answer: --runs fresh processes `hpgraph run ALGO FILE --backend B` (bench's load and algorithm flags), spawn to exit, with the parts each reports")
+	fs.BoolVar(&a.on, "answer", false, "also measure each row's time to answer: --runs fresh processes of hpgraph run ALGO FILE --backend B (with bench's load and algorithm flags), spawn to exit, with the parts each reports")
 	fs.StringVar(&a.dir, "dir", "", "--answer: where a generator spec is written as .hpg, since a time to answer starts from a file (default: the system's temporary directory)")
 	fs.BoolVar(&a.keep, "keep", false, "--answer: keep the .hpg files written for generator specs")
 	fs.StringVar(&a.exe, "answer-exe", "", "--answer: the hpgraph binary to spawn (default: this one)")

@@ -160,7 +160,7 @@ func TestCUDAFlagsServe(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		errc := make(chan error, 1)
-		go func() { errc <- runServe(ctx, so, io.Discard, func(string) { cancel() }) }()
+		go func() { errc <- runServe(ctx, context.Background(), so, io.Discard, func(string) { cancel() }) }()
 		return <-errc
 	}
 	if err := serveWith("--cuda-graphs=false", "--cuda-tiles=always", "--cuda-loop=1", "--devices=1"); err != nil {

@@ -25,7 +25,10 @@ func newGen() *cobra.Command {
 		Use:   "gen kron|uniform|grid|road -o OUT",
 		Short: "Generate a seeded, reproducible graph (GAP-identical Kronecker and uniform graphs)",
 		Long: `Generate a graph and write it as Matrix Market (.mtx), an edge list (.el, .txt)
-or an hpgraph cache (.hpg), optionally gzipped (.gz).
+or an hpgraph cache (.hpg), optionally gzipped (.gz). The vertices are
+numbered as GAP numbers them, from 0, in .hpg and edge lists, and from 1
+in Matrix Market, whose rows are numbered from 1 (GAP's vertex v is row
+and id v+1), so that every Matrix Market reader sees the same ids.
 
   kron     Kronecker/R-MAT, Graph500 parameters (A=0.57, B=0.19, C=0.19): the same
            edge set as GAP's -g SCALE -k DEGREE for the same seed
@@ -54,6 +57,13 @@ or an hpgraph cache (.hpg), optionally gzipped (.gz).
 				return err
 			}
 			pr.tick("writing")
+			if ext, _, _ := outputFormat(out); (ext == ".mtx" || ext == ".mm") && g.IDs == nil {
+				// A generated vertex has no id of its own, only GAP's
+				// number from 0; Matrix Market numbers its rows from 1,
+				// and so do the file's ids (no %hpgraph idbase 0 that
+				// other readers would not know): GAP's vertex v is row v+1.
+				g.IDBase = 1
+			}
 			err = writeGraph(out, g)
 			pr.done()
 			if err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hpgraph/hpgraph/apps"
 	"github.com/hpgraph/hpgraph/apps/reference/refdata"
 )
 
@@ -123,9 +124,14 @@ func TestLDBCExamplesThroughRun(t *testing.T) {
 				}
 				for how, args := range map[string][]string{
 					"properties": {"run", a.algo, filepath.Join(tmp, name+".e")},
-					"flags": {"run", a.algo, filepath.Join(examples, name+".v"), direction, "--weighted",
-						"--damping", fmt.Sprint(prm.Damping), "--iterations", strconv.Itoa(iters)},
+					"flags":      {"run", a.algo, filepath.Join(examples, name+".v"), direction, "--weighted"},
 				} {
+					if how == "flags" && apps.Lookup(a.algo).Takes("damping") {
+						args = append(args, "--damping", fmt.Sprint(prm.Damping))
+					}
+					if how == "flags" && apps.Lookup(a.algo).Takes("iterations") {
+						args = append(args, "--iterations", strconv.Itoa(iters))
+					}
 					out := filepath.Join(tmp, a.expected+"-"+how)
 					args = append(args, "--out-format", "ldbc", "--out", out, "--validate")
 					if how == "flags" && (a.algo == "bfs" || a.algo == "sssp") {
@@ -156,7 +162,7 @@ func TestLDBCBadInput(t *testing.T) {
 	bad := write("bad.e", "1 2\n2 x\n")
 	mtx := write("m.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 2\n")
 	failCases(t, []failCase{
-		{"directedness unknown", []string{"run", "bfs", g}, "give --directed or --undirected"},
+		{"directedness unknown", []string{"run", "bfs", g}, "say it with --directed or --undirected"},
 		{"bad edge line", []string{"run", "bfs", bad, "--directed"}, "bad.e:2:"},
 		{"both directions", []string{"run", "bfs", g, "--directed", "--undirected"}, "give one"},
 		{"bad --weighted", []string{"run", "bfs", g, "--directed", "--weighted=maybe"}, "want true or false"},
@@ -175,5 +181,52 @@ func TestLDBCBadInput(t *testing.T) {
 		if code != 0 || !strings.Contains(out, "source 1: reached 3 vertices, depth 2") {
 			t.Fatalf("%v: exit %d\n%s", args, code, out)
 		}
+	}
+}
+
+// The README's LDBC commands run as written, on the example graphs that
+// ship with their .properties, from the repository's root, and write
+// LDBC's expected outputs (where ../shared has them).
+func TestREADMELDBCCommands(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, haveShared := refdata.Dir()
+	expected := map[string]string{"pagerank-ldbc example-directed": "example-directed-PR", "sssp example-undirected": "example-undirected-SSSP",
+		"cdlp example-undirected": "example-undirected-CDLP"}
+	ran := 0
+	for _, line := range strings.Split(string(readme), "\n") {
+		cmdline, _, _ := strings.Cut(line, "#")
+		args := strings.Fields(cmdline)
+		if len(args) < 4 || args[0] != "bin/hpgraph" || !strings.Contains(cmdline, "datasets/testdata/ldbc/") {
+			continue
+		}
+		args = args[1:]
+		out := filepath.Join(t.TempDir(), "out.txt")
+		for i, a := range args {
+			switch {
+			case strings.HasPrefix(a, "datasets/"):
+				args[i] = filepath.Join("..", "..", a)
+			case i > 0 && args[i-1] == "--out":
+				args[i] = out
+			}
+		}
+		text, code := hpgraph(t, args...)
+		if code != 0 {
+			t.Fatalf("README: %s: exit %d\n%s", line, code, text)
+		}
+		ran++
+		graph := strings.TrimSuffix(filepath.Base(args[2]), filepath.Ext(args[2]))
+		want, ok := expected[args[1]+" "+graph]
+		if !ok {
+			t.Fatalf("README: %s: no expected output known for %s on %s", line, args[1], graph)
+		}
+		if haveShared {
+			compareLDBC(t, filepath.Join(dir, "reference", "ldbc-graphalytics", "example", want), out, args[1] != "pagerank-ldbc" && args[1] != "sssp")
+		}
+	}
+	if ran != len(expected) {
+		t.Fatalf("ran %d of the README's LDBC commands, want %d", ran, len(expected))
 	}
 }

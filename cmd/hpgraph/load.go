@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -96,6 +97,32 @@ func (l *loadFlags) input() (datasets.Input, error) {
 	return in, nil
 }
 
+// checkInputs checks that every graph file of paths can be opened (an
+// LDBC graph: its files found), before a command spends time on the
+// first: the errors of all that cannot, joined.
+func checkInputs(paths []string, l *loadFlags) error {
+	in, err := l.input()
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, p := range paths {
+		if datasets.LDBCFormat(p, in) != datasets.FormatAuto {
+			if _, err := datasets.FindLDBCFiles(p); err != nil {
+				errs = append(errs, err)
+			}
+			continue
+		}
+		f, err := datasets.Open(p)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		f.Close()
+	}
+	return errors.Join(errs...)
+}
+
 // describeOrder describes the vertex order that loading gave g (--relabel).
 func (l *loadFlags) describeOrder(g *datasets.Graph) string {
 	r, _ := datasets.ParseRelabeling(l.relabel)
@@ -156,8 +183,13 @@ func (l *loadFlags) order(g *datasets.Graph, worth bool) datasets.Relabeling {
 // (docs/perf.md). A graph that stays loaded (bench) is renumbered whenever
 // skewed.
 func answerRelabel(alg *apps.App, backend string) bool {
-	onCPU := backend == "cpu" || (backend == "auto" && len(vertexprog.Backends()) == 1)
-	return alg.RelabelPays && onCPU
+	return alg.RelabelPays && onCPU(backend)
+}
+
+// onCPU says whether runs on backend go to the CPU: cpu, or auto where no
+// device backend can run.
+func onCPU(backend string) bool {
+	return backend == "cpu" || (backend == "auto" && len(vertexprog.Backends()) == 1)
 }
 
 // progress reports long work on stderr: on a terminal a line redrawn

@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"runtime/pprof"
 
+	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/spf13/cobra"
 )
 
@@ -33,10 +34,26 @@ func main() {
 func run() error {
 	err := newRoot().Execute()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "hpgraph:", err)
+		fmt.Fprintln(os.Stderr, "hpgraph:", describe(err))
 	}
 	return err
 }
+
+// optionFlags are the flags of the loading options the library's errors
+// name (datasets.RenameOptions).
+var optionFlags = map[string]string{
+	"Input.Directed":         "--directed or --undirected",
+	"Input.Weighted":         "--weighted",
+	"Input.Format":           "--format",
+	"Options.Symmetrize":     "--symmetrize",
+	"Options.KeepDuplicates": "--keep-duplicates",
+	"Options.KeepSelfLoops":  "--keep-loops",
+	"Options.Weights":        "--weights",
+}
+
+// describe is err's message with the options it names as the command
+// line's flags.
+func describe(err error) string { return datasets.RenameOptions(err.Error(), optionFlags) }
 
 // exitCode is the process's exit status for a command's error.
 func exitCode(err error) int {

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -84,6 +85,63 @@ func TestGenReproducesGAP(t *testing.T) {
 		if !regexp.MustCompile(`vertex order\s+` + c.order + ` \(--relabel auto`).MatchString(info) {
 			t.Errorf("info of generated %s: vertex order is not %q:\n%s", c.gen, c.order, info)
 		}
+	}
+}
+
+// TestGenMatrixMarketIsOneBased: gen writes Matrix Market as the format
+// numbers it, ids 1..N with no %hpgraph id comment (which other readers
+// would not know: they would see ids one above hpgraph's), the same
+// graph as its edge list's, GAP's vertex v being row v+1; hpgraph reads
+// it so (--src 1 is the first row, --src 0 is no vertex).
+func TestGenMatrixMarketIsOneBased(t *testing.T) {
+	dir := t.TempDir()
+	mtx, el := filepath.Join(dir, "k8.mtx"), filepath.Join(dir, "k8.el")
+	for _, out := range []string{mtx, el} {
+		if o, code := hpgraph(t, "gen", "kron", "--scale", "8", "-o", out); code != 0 {
+			t.Fatalf("gen -o %s: exit %d\n%s", out, code, o)
+		}
+	}
+	arcs := func(path string, comment string) (set map[[2]int64]bool, n int64) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		set = map[[2]int64]bool{}
+		sizeLine := strings.HasSuffix(path, ".mtx")
+		for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			if strings.HasPrefix(l, "%hpgraph") && strings.Contains(l, "id") {
+				t.Errorf("%s: %q: ids the format cannot say", path, l)
+			}
+			if strings.HasPrefix(l, comment) {
+				continue
+			}
+			f := strings.Fields(l)
+			u, _ := strconv.ParseInt(f[0], 10, 64)
+			v, _ := strconv.ParseInt(f[1], 10, 64)
+			if sizeLine {
+				sizeLine = false
+				continue
+			}
+			set[[2]int64{min(u, v), max(u, v)}] = true
+			n = max(n, u, v)
+		}
+		return set, n
+	}
+	m, mMax := arcs(mtx, "%")
+	e, eMax := arcs(el, "#")
+	if len(m) == 0 || len(m) != len(e) || mMax != eMax+1 {
+		t.Fatalf("%d edges up to id %d in Matrix Market, %d up to %d in the edge list", len(m), mMax, len(e), eMax)
+	}
+	for a := range e {
+		if !m[[2]int64{a[0] + 1, a[1] + 1}] {
+			t.Fatalf("edge list's %v is not the Matrix Market file's %v", a, [2]int64{a[0] + 1, a[1] + 1})
+		}
+	}
+	if out, code := hpgraph(t, "run", "bfs", mtx, "--src", "1"); code != 0 {
+		t.Errorf("run bfs --src 1 on the generated Matrix Market file: exit %d\n%s", code, out)
+	}
+	if out, code := hpgraph(t, "run", "bfs", mtx, "--src", "0"); code == 0 || !strings.Contains(out, "source 0") {
+		t.Errorf("run bfs --src 0 on a 1-based file: exit %d\n%s", code, out)
 	}
 }
 
@@ -208,16 +266,19 @@ func failCases(t *testing.T, cases []failCase) {
 	}
 }
 
-// Renumbering the vertices (--relabel) changes no output: ids are the
-// file's, components are labelled by their smallest id, and depths,
-// triangle counts and ranks are the vertices' own.
+// Renumbering the vertices (--relabel) changes no output: the lines are
+// in the same order (the file's ids, increasing), ids are the file's,
+// components are labelled by their smallest id, and depths, distances,
+// triangle counts, labels and ranks are the vertices' own, so a diff of
+// the two files shows nothing but ranks' last digits (summed in another
+// order) and BFS parents (one of several on a shortest path).
 func TestRelabelKeepsOutputs(t *testing.T) {
 	tmp := t.TempDir()
 	g := filepath.Join(tmp, "k10.hpg")
 	if out, code := hpgraph(t, "gen", "kron", "--scale", "10", "-o", g); code != 0 {
 		t.Fatalf("gen: exit %d:\n%s", code, out)
 	}
-	read := func(algo, relabel string, extra ...string) map[string][]string {
+	read := func(algo, relabel string, extra ...string) (ids []string, lines map[string][]string) {
 		t.Helper()
 		f := filepath.Join(tmp, algo+"-"+relabel+".txt")
 		args := append([]string{"run", algo, g, "--backend", "cpu", "--relabel", relabel, "--out", f}, extra...)
@@ -225,21 +286,35 @@ func TestRelabelKeepsOutputs(t *testing.T) {
 			t.Fatalf("%v: exit %d:\n%s", args, code, out)
 		}
 		data, _ := os.ReadFile(f)
-		lines := map[string][]string{}
+		lines = map[string][]string{}
 		for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 			fs := strings.Fields(l)
 			lines[fs[0]] = fs[1:]
+			ids = append(ids, fs[0])
 		}
-		return lines
+		return ids, lines
 	}
 	for _, c := range []struct {
 		algo  string
 		extra []string
 		cols  int // compared columns after the id (bfs: depth, not the parent)
-	}{{"bfs", nil, 1}, {"cc", nil, 1}, {"tc", []string{"--per-vertex"}, 1}, {"pagerank-ldbc", nil, 0}, {"lcc", nil, 1}} {
-		plain, degree := read(c.algo, "none", c.extra...), read(c.algo, "degree", c.extra...)
+	}{{"bfs", nil, 1}, {"sssp", []string{"--weights", "random:1-9"}, 1}, {"cc", nil, 1}, {"tc", []string{"--per-vertex"}, 1},
+		{"pagerank-ldbc", nil, 0}, {"pagerank", nil, 0}, {"lcc", nil, 1}, {"cdlp", nil, 1},
+		{"pagerank-ldbc", []string{"--out-format", "ldbc"}, 0}, {"cc", []string{"--out-format", "ldbc"}, 1}} {
+		plainIDs, plain := read(c.algo, "none", c.extra...)
+		degreeIDs, degree := read(c.algo, "degree", c.extra...)
 		if len(plain) != 1024 || len(degree) != len(plain) {
 			t.Fatalf("%s: %d and %d lines", c.algo, len(plain), len(degree))
+		}
+		if !slices.Equal(plainIDs, degreeIDs) {
+			t.Fatalf("%s %v: the lines' ids are in another order after --relabel degree: %v..., %v...", c.algo, c.extra, plainIDs[:5], degreeIDs[:5])
+		}
+		if !slices.IsSortedFunc(plainIDs, func(a, b string) int {
+			x, _ := strconv.Atoi(a)
+			y, _ := strconv.Atoi(b)
+			return x - y
+		}) {
+			t.Fatalf("%s %v: lines not in the order of the ids: %v...", c.algo, c.extra, plainIDs[:5])
 		}
 		for id, want := range plain {
 			got := degree[id]

@@ -35,7 +35,11 @@ func TestEveryAppThroughTheCLI(t *testing.T) {
 	for _, a := range apps.Registry() {
 		for _, name := range append([]string{a.Name}, a.Aliases...) {
 			out := filepath.Join(dir, name+".txt")
-			text, code := hpgraph(t, "run", name, g, "--backend", "cpu", "--symmetrize", "--per-vertex", "--validate", "--out", out)
+			args := []string{"run", name, g, "--backend", "cpu", "--symmetrize", "--validate", "--out", out}
+			if a.Takes("per-vertex") {
+				args = append(args, "--per-vertex")
+			}
+			text, code := hpgraph(t, args...)
 			if code != 0 || !strings.Contains(text, "validation: PASS") || !strings.HasPrefix(text, a.Name+" on ") {
 				t.Fatalf("run %s: exit %d:\n%s", name, code, text)
 			}

@@ -110,6 +110,7 @@ type queryJSON struct {
 type answerTimes struct {
 	answer, start, load, read, relabel, setup, setupWait, preprocess, compute, finish, output, validate time.Duration
 	setupStarted, relabelled                                                                            bool
+	setupSkipped                                                                                        string
 	hostPeak, file, devicePeak                                                                          int64
 	runsNote                                                                                            string
 }
@@ -136,12 +137,15 @@ func newRun() *cobra.Command {
 			at.start = time.Since(processStart)
 			// Open the device first thing, so that it overlaps the load.
 			setup := startDeviceSetup(ef.backend)
-			at.setupStarted = setup.started
+			at.setupStarted, at.setupSkipped = setup.started, setup.skipped
 			alg, err := findAlgorithm(args[0])
 			if err != nil {
 				return err
 			}
 			if err := prepareLDBC(cmd.Flags(), args[1], alg, &lf, &prm, &srcText); err != nil {
+				return err
+			}
+			if err := checkParamFlags(cmd.Flags(), []*apps.App{alg}, []string{ef.backend}); err != nil {
 				return err
 			}
 			if runs < 1 {
@@ -209,6 +213,9 @@ func newRun() *cobra.Command {
 				}
 				queries = queries[:0]
 				shared := &sharedBatch{summaryOnly: outFile == "" && !validate}
+				// (the arrays kept from query to query page-locked for a
+				// device's copies back: DMA, not staged)
+				shared.scratch.Backend = ef.backend
 				for _, v := range sources {
 					q := prm
 					q.batch = shared
@@ -423,7 +430,7 @@ func (a answerTimes) line() string {
 	b.WriteString(", ")
 	switch {
 	case !a.setupStarted:
-		b.WriteString("no device set-up (--backend cpu), ")
+		fmt.Fprintf(&b, "no device set-up (%s), ", a.setupSkipped)
 	case a.setupWait <= 0:
 		fmt.Fprintf(&b, "device set-up %s (beside the load and PREPROCESS, all hidden), ", fmtMS(a.setup))
 	default:

@@ -34,10 +34,12 @@ Graphs load only from --data-dir (paths relative to it; '..', absolute
 paths and symlinks that lead out are refused). It listens on 127.0.0.1
 by default; any other address needs --allow-remote and --token (clients
 send Authorization: Bearer TOKEN). Queries wait in a bounded queue
-(--max-queue; full: 503 with Retry-After), run one at a time on a GPU and
-GOMAXPROCS at a time on the CPU, stop after --timeout (504) or when their
-client disconnects. SIGINT or SIGTERM stops accepting requests, finishes
-the queries in flight and frees the graphs.`
+(--max-queue; full: 503 with Retry-After), run --workers at a time (4 on a
+GPU, whose calls they make one at a time while their host work overlaps;
+GOMAXPROCS on the CPU), stop after --timeout (504) or when their client
+disconnects. SIGINT or SIGTERM stops accepting requests, finishes the
+queries in flight and frees the graphs; a second SIGINT or SIGTERM stops
+at once, cancelling the queries still running.`
 
 // serveOptions are serve's flags.
 type serveOptions struct {
@@ -55,9 +57,26 @@ func newServe() *cobra.Command {
 		Long:  serveLong,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			// The first SIGINT or SIGTERM ends ctx (a graceful stop), the
+			// second ends force (stop now).
+			sigs := make(chan os.Signal, 2)
+			signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+			defer signal.Stop(sigs)
+			ctx, stop := context.WithCancel(cmd.Context())
 			defer stop()
-			return runServe(ctx, so, cmd.ErrOrStderr(), nil)
+			force, stopNow := context.WithCancel(context.Background())
+			defer stopNow()
+			go func() {
+				for _, end := range []context.CancelFunc{stop, stopNow} {
+					select {
+					case <-sigs:
+						end()
+					case <-force.Done():
+						return
+					}
+				}
+			}()
+			return runServe(ctx, force, so, cmd.ErrOrStderr(), nil)
 		},
 	}
 	f := cmd.Flags()
@@ -67,7 +86,7 @@ func newServe() *cobra.Command {
 	f.StringVar(&so.cfg.Backend, "backend", "auto", "where queries run: auto (GPU if present, else CPU), cpu or cuda")
 	f.StringVar(&so.cfg.Token, "token", "", "bearer token every request but /v1/health must carry (default: $HPGRAPH_TOKEN)")
 	f.BoolVar(&so.cfg.AllowRemote, "allow-remote", false, "allow a --listen address other than loopback (needs --token)")
-	f.IntVar(&so.cfg.Workers, "workers", 0, "queries that run at once (0: 4 on a GPU, GOMAXPROCS on the CPU)")
+	f.IntVar(&so.cfg.Workers, "workers", 0, "queries that run at once (0: 4 on a GPU, whose calls they make one at a time, their host work overlapping; GOMAXPROCS on the CPU)")
 	f.IntVar(&so.cfg.MaxQueue, "max-queue", serve.DefaultMaxQueue, "queries that may wait for a worker; more are answered 503 with Retry-After")
 	f.DurationVar(&so.cfg.QueryTimeout, "timeout", serve.DefaultQueryTimeout, "a query's time limit, its wait in the queue included (504)")
 	f.Int64Var(&so.cfg.MaxBodyBytes, "max-body", serve.DefaultMaxBodyBytes, "request body limit in bytes (413)")
@@ -94,9 +113,11 @@ func (l *loadFlags) serveOptions() serve.LoadOptions {
 	return o
 }
 
-// runServe serves until ctx ends, then shuts down gracefully. ready, when
-// set, receives the address listened on.
-func runServe(ctx context.Context, so serveOptions, log io.Writer, ready func(addr string)) error {
+// runServe serves until ctx ends, then shuts down gracefully: the
+// queries in flight finish, unless force ends first, which closes every
+// connection (cancelling the queries still running) and returns at once.
+// ready, when set, receives the address listened on.
+func runServe(ctx, force context.Context, so serveOptions, log io.Writer, ready func(addr string)) error {
 	cfg := so.cfg
 	if cfg.Token == "" {
 		cfg.Token = os.Getenv("HPGRAPH_TOKEN")
@@ -143,13 +164,21 @@ func runServe(ctx context.Context, so serveOptions, log io.Writer, ready func(ad
 		return err
 	case <-ctx.Done():
 	}
-	cfg.Logf("serve: stopping: finishing the queries in flight")
-	// The queries in flight end by their own timeout at the latest.
-	sctx, cancel := context.WithTimeout(context.Background(), s.Config().QueryTimeout+5*time.Second)
+	cfg.Logf("serve: stopping: finishing the queries in flight (a second SIGINT or SIGTERM stops at once)")
+	// The queries in flight end by their own timeout at the latest, or
+	// when force ends.
+	sctx, cancel := context.WithTimeout(force, s.Config().QueryTimeout+5*time.Second)
 	defer cancel()
 	err = hs.Shutdown(sctx)
 	if err2 := s.Shutdown(sctx); err == nil {
 		err = err2
+	}
+	if force.Err() != nil {
+		// (closing the connections cancels their requests' contexts,
+		// which the queries still running stop at)
+		hs.Close()
+		cfg.Logf("serve: stopped at once: the queries still running were cancelled")
+		return exitError{1, "serve: stopped by a second signal before the queries in flight finished"}
 	}
 	cfg.Logf("serve: stopped")
 	return err

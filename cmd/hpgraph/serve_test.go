@@ -10,10 +10,12 @@ import (
 	"math"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -54,7 +56,7 @@ func TestServeMatchesRun(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	addrc := make(chan string, 1)
 	errc := make(chan error, 1)
-	go func() { errc <- runServe(ctx, so, io.Discard, func(a string) { addrc <- a }) }()
+	go func() { errc <- runServe(ctx, context.Background(), so, io.Discard, func(a string) { addrc <- a }) }()
 	var base string
 	select {
 	case a := <-addrc:
@@ -180,5 +182,85 @@ func compareRows(t *testing.T, a *apps.App, cli string, ndjson []byte, n int) {
 	}
 	if rows != n || len(want) != n {
 		t.Fatalf("%s: %d server rows, %d run lines, %d vertices", algo, rows, len(want), n)
+	}
+}
+
+// TestServeSecondSignalStopsAtOnce: a SIGTERM lets the query in flight
+// run on (a graceful stop), and a second one stops the server at once,
+// the query cancelled, where it waited out the query's --timeout.
+func TestServeSecondSignalStopsAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	if out, code := hpgraph(t, "gen", "kron", "--scale", "14", "-o", filepath.Join(dir, "k14.hpg")); code != 0 {
+		t.Fatalf("gen: exit %d\n%s", code, out)
+	}
+	cmd := exec.Command(binary(t), "serve", "--data-dir", dir, "--graph", "k=k14.hpg", "--listen", "127.0.0.1:0", "--backend", "cpu")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	defer func() {
+		cmd.Process.Kill()
+		<-exited
+	}()
+	lines := bufio.NewScanner(stderr)
+	var url string
+	for url == "" && lines.Scan() {
+		if _, after, ok := strings.Cut(lines.Text(), "listening on "); ok {
+			url = strings.Fields(after)[0]
+		}
+	}
+	if url == "" {
+		t.Fatal("serve printed no address")
+	}
+	go func() {
+		for lines.Scan() {
+		}
+		exited <- cmd.Wait()
+	}()
+	// A query of a million LDBC PageRank iterations: minutes of work.
+	answered := make(chan error, 1)
+	go func() {
+		resp, err := http.Post(url+"/v1/graphs/k/run", "application/json", strings.NewReader(`{"algo":"pagerank-ldbc","params":{"iterations":1000000}}`))
+		if err == nil {
+			resp.Body.Close()
+		}
+		answered <- err
+	}()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		resp, err := http.Get(url + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if strings.Contains(string(body), "\nhpgraph_queries_running 1") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the query did not start:\n%s", body)
+		}
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-exited:
+		t.Fatalf("the first SIGTERM stopped the server (%v) with a query in flight", err)
+	case <-time.After(500 * time.Millisecond):
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-exited:
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() == 0 {
+			t.Errorf("stopped by a second signal: %v, want a non-zero exit", err)
+		}
+		exited <- err // (for the deferred wait)
+	case <-time.After(10 * time.Second):
+		t.Fatal("a second SIGTERM did not stop the server in 10 s")
+	}
+	if err := <-answered; err == nil {
+		t.Error("the cancelled query was answered")
 	}
 }

@@ -39,9 +39,28 @@ including a graph that cannot be loaded.`,
 				}
 				selected = append(selected, a)
 			}
+			if err := checkParamFlags(cmd.Flags(), selected, []string{ef.backend}); err != nil {
+				return err
+			}
+			// The parameters are every run's: a bad one fails before any
+			// run, not as each app's refusal (a SKIP, for input an app is
+			// not defined on).
+			for _, a := range selected {
+				if err := a.CheckParams(&prm.Params); err != nil {
+					return flagError(err)
+				}
+			}
+			// Every input is found before the first runs: a missing last
+			// file fails at once, not after the others ran.
+			if err := checkInputs(args, &lf); err != nil {
+				return err
+			}
 			opt, err := ef.options()
 			if err != nil {
 				return err
+			}
+			if why := noDevice(ef.backend); why != "" {
+				fmt.Fprintf(cmd.OutOrStdout(), "backend auto runs on the cpu: %s\n", why)
 			}
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
 			fmt.Fprintln(w, "graph\talgorithm\tbackend\tsupersteps\ttime\tresult\tverdict")
@@ -53,7 +72,7 @@ including a graph that cannot be loaded.`,
 				d, _, err := lf.load(path)
 				if err != nil {
 					failed++
-					row(path, "(load)", "-", "-", "-", "-", "FAIL: "+err.Error())
+					row(path, "(load)", "-", "-", "-", "-", "FAIL: "+describe(err))
 					continue
 				}
 				g := vertexprog.NewGraph(d)
@@ -67,12 +86,12 @@ including a graph that cannot be loaded.`,
 						// on a stiffness matrix's negative values): that is a
 						// correct refusal, not a failure.
 						skipped++
-						row(path, a.Name, "-", "-", "-", "-", "SKIP: "+err.Error())
+						row(path, a.Name, "-", "-", "-", "-", "SKIP: "+describe(err))
 						continue
 					}
 					if err != nil {
 						failed++
-						row(path, a.Name, "-", "-", "-", "-", "FAIL: "+err.Error())
+						row(path, a.Name, "-", "-", "-", "-", "FAIL: "+describe(err))
 						continue
 					}
 					row(path, a.Name, o.run.Backend, o.run.Iterations,

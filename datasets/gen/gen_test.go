@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/gonum/mathext/prng"
 
 	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/internal/benchtier"
 )
 
 // The golden digests are SHA-256 of the generated list as GAP holds it in
@@ -321,8 +322,10 @@ func TestRoad(t *testing.T) {
 	}
 }
 
-func BenchmarkKronecker20(b *testing.B) {
-	const scale, degree = 20, 16
+// BenchmarkKronecker and BenchmarkUniform: GAP's generators at scale 20
+// (18 in make bench's light tier: internal/benchtier).
+func BenchmarkKronecker(b *testing.B) {
+	scale, degree := benchtier.Scale(18, 20), 16
 	for b.Loop() {
 		if _, err := Kronecker(scale, degree, GAPSeed); err != nil {
 			b.Fatal(err)
@@ -331,8 +334,8 @@ func BenchmarkKronecker20(b *testing.B) {
 	b.ReportMetric(float64(degree<<scale)*float64(b.N)/b.Elapsed().Seconds(), "edges/s")
 }
 
-func BenchmarkUniform20(b *testing.B) {
-	const scale, degree = 20, 16
+func BenchmarkUniform(b *testing.B) {
+	scale, degree := benchtier.Scale(18, 20), 16
 	for b.Loop() {
 		if _, err := Uniform(scale, degree, GAPSeed); err != nil {
 			b.Fatal(err)

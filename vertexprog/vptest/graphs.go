@@ -1,6 +1,7 @@
 package vptest
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -14,35 +15,49 @@ type Graph struct {
 	G    *datasets.Graph
 }
 
-// Graphs returns small seeded graphs of the shapes that break graph code,
-// built with opt: scale-free (Kronecker), uniform random, a grid (high
-// diameter), directed with sinks, disconnected with isolated vertices, and
-// a star whose hub rows are long enough to cross kernel tile boundaries.
+// Graphs is NewGraphs for a test: an error fails t.
 func Graphs(t testing.TB, opt datasets.Options) []Graph {
 	t.Helper()
-	kron, err := gen.Kronecker(9, 8, gen.GAPSeed)
+	gs, err := NewGraphs(opt)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return gs
+}
+
+// NewGraphs returns small seeded graphs of the shapes that break graph
+// code, built with opt: scale-free (Kronecker), uniform random, a grid
+// (high diameter), directed with sinks, disconnected with isolated
+// vertices, and a star whose hub rows are long enough to cross kernel
+// tile boundaries.
+func NewGraphs(opt datasets.Options) ([]Graph, error) {
+	kron, err := gen.Kronecker(9, 8, gen.GAPSeed)
+	if err != nil {
+		return nil, err
 	}
 	uni, err := gen.Uniform(9, 6, 7)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	grid, err := gen.Grid(17, 23)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	lists := []*datasets.EdgeList{kron, uni, grid, directedWithSinks(400, 1500, 9), disconnected(t), star(2500, 4000, 4)}
+	apart, err := disconnected()
+	if err != nil {
+		return nil, err
+	}
+	lists := []*datasets.EdgeList{kron, uni, grid, directedWithSinks(400, 1500, 9), apart, star(2500, 4000, 4)}
 	names := []string{"kron9", "urand9", "grid17x23", "directed-sinks", "disconnected", "star"}
 	gs := make([]Graph, len(lists))
 	for i, el := range lists {
 		g, err := datasets.Build(el, opt)
 		if err != nil {
-			t.Fatalf("%s: %v", names[i], err)
+			return nil, fmt.Errorf("%s: %w", names[i], err)
 		}
 		gs[i] = Graph{names[i], g}
 	}
-	return gs
+	return gs, nil
 }
 
 // directedWithSinks: every tenth vertex has no out-arcs.
@@ -61,21 +76,21 @@ func directedWithSinks(n, m int, seed uint64) *datasets.EdgeList {
 
 // disconnected puts a Kronecker graph and a grid side by side with isolated
 // vertices between them and after them.
-func disconnected(t testing.TB) *datasets.EdgeList {
+func disconnected() (*datasets.EdgeList, error) {
 	a, err := gen.Kronecker(7, 4, 3)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	b, err := gen.Grid(6, 9)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	off := int32(a.N + 5)
 	el := &datasets.EdgeList{N: a.N + 5 + b.N + 7, Src: a.Src, Dst: a.Dst, Name: "disconnected"}
 	for i := range b.Src {
 		el.Src, el.Dst = append(el.Src, b.Src[i]+off), append(el.Dst, b.Dst[i]+off)
 	}
-	return el
+	return el, nil
 }
 
 // star has a hub with long in- and out-rows plus random arcs.

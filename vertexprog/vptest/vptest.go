@@ -1,7 +1,9 @@
 // Package vptest lets a user check a vertex program the way hpgraph checks
 // its own: run it on every backend that can run here, in every direction
 // the program allows, with HYB splits that exercise both the ELL and the
-// COO kernels, and compare every output with the first.
+// COO kernels, and compare every output with the first (Compare, in a
+// test) or with a reference of the user's (CheckAgainst, anywhere), on
+// graphs of the shapes that break graph code (NewGraphs).
 package vptest
 
 import (
@@ -81,8 +83,43 @@ func Configs() []Config {
 func Compare[X, A any, P vertexprog.Program[X, A], R any](t testing.TB, g *vertexprog.Graph,
 	newProgram func() P, out func(P, *vertexprog.Result[X]) []R, eq func(a, b R) bool) []R {
 	t.Helper()
-	var want []R
-	var wantName string
+	want, err := compare[X, A](g, newProgram, out, eq, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return want
+}
+
+// CheckAgainst checks a program against a reference, outside tests as in
+// them (it needs no testing.T): on each graph, it runs newProgram(g)
+// under every Config (every backend that can run here, every direction,
+// every HYB split) and compares each run's output, extracted with out,
+// with reference(g), vertex by vertex with eq. The reference should share
+// no code with the program: a brute force over the graph's arcs, another
+// library. It returns nil when every run agrees with the reference, else
+// an error naming the graph, the run and the first vertex that differs
+// (or the run's own error).
+func CheckAgainst[X, A any, P vertexprog.Program[X, A], R any](graphs []Graph,
+	newProgram func(g *vertexprog.Graph) P, out func(P, *vertexprog.Result[X]) []R,
+	reference func(g *vertexprog.Graph) ([]R, error), eq func(a, b R) bool) error {
+	for _, tg := range graphs {
+		g := vertexprog.NewGraph(tg.G)
+		want, err := reference(g)
+		if err != nil {
+			return fmt.Errorf("%s: reference: %w", tg.Name, err)
+		}
+		if _, err := compare[X, A](g, func() P { return newProgram(g) }, out, eq, want, "the reference"); err != nil {
+			return fmt.Errorf("%s: %w", tg.Name, err)
+		}
+	}
+	return nil
+}
+
+// compare runs newProgram() on g under every Config and compares each
+// output with want (named wantName), or with the first run's where want
+// is nil; it returns what it compared with.
+func compare[X, A any, P vertexprog.Program[X, A], R any](g *vertexprog.Graph, newProgram func() P,
+	out func(P, *vertexprog.Result[X]) []R, eq func(a, b R) bool, want []R, wantName string) ([]R, error) {
 	for _, c := range Configs() {
 		p := newProgram()
 		res, err := run[X, A](g, p, c.Options)
@@ -91,7 +128,7 @@ func Compare[X, A any, P vertexprog.Program[X, A], R any](t testing.TB, g *verte
 			continue
 		}
 		if err != nil {
-			t.Fatalf("%s: %v", c.Name, err)
+			return nil, fmt.Errorf("%s: %w", c.Name, err)
 		}
 		got := out(p, res)
 		if want == nil {
@@ -99,15 +136,15 @@ func Compare[X, A any, P vertexprog.Program[X, A], R any](t testing.TB, g *verte
 			continue
 		}
 		if len(got) != len(want) {
-			t.Fatalf("%s: %d outputs, %s gave %d", c.Name, len(got), wantName, len(want))
+			return nil, fmt.Errorf("%s: %d outputs, %s gave %d", c.Name, len(got), wantName, len(want))
 		}
 		for v := range got {
 			if !eq(got[v], want[v]) {
-				t.Fatalf("%s: vertex %d is %v, %s gave %v", c.Name, v, got[v], wantName, want[v])
+				return nil, fmt.Errorf("%s: vertex %d is %v, %s gave %v", c.Name, v, got[v], wantName, want[v])
 			}
 		}
 	}
-	return want
+	return want, nil
 }
 
 // run is p's own Run where it has one (vertexprog.MultisetAdapter), else
