@@ -43,6 +43,9 @@ type Backend struct {
 	dev   *run.Device // nil until opened (the registered backend: on first use)
 	err   error       // why the device did not open
 	tried bool
+	// others are the other devices a partitioned run's parts run on
+	// (parts.go), opened on first use; under mu.
+	others map[int]*run.Device
 }
 
 func newBackend(ordinal int, opt Options) *Backend {

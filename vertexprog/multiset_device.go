@@ -126,6 +126,9 @@ func (a *MultisetAdapter[X, K, A]) runDevice(g *Graph, opt Options) (*Result[X],
 	if b == nil {
 		return nil, false, nil
 	}
+	if opt.Parts > 1 || opt.Comm != nil && opt.Comm.Size() > 1 {
+		return nil, true, fmt.Errorf("%w on a device: %T is a multiset program, whose parts run on the CPU only (--backend cpu)", ErrNoParts, a.Program)
+	}
 	res, err := runMultisetDevice(g, a, b, opt)
 	if err != nil {
 		return nil, true, err

@@ -53,9 +53,9 @@ type PartBackend interface {
 	DeviceBackend
 	// Devices is how many devices the backend runs parts on: the parts a
 	// run has on it unless Options.Parts says otherwise.
-	Devices() int
+	PartDevices() int
 	// StartParts starts the local parts of one run, jobs[i] on device i
-	// mod Devices(), and returns a run whose every Step runs the
+	// mod PartDevices(), and returns a run whose every Step runs the
 	// superstep on all of them, exchanges what the next superstep reads
 	// and reports the whole run's counts and aggregators (comm's other
 	// processes' parts included, where comm is not nil). Finish copies
@@ -70,8 +70,8 @@ type PartStat struct {
 	Lo, Hi int32
 	// Arcs is the part's pull entries.
 	Arcs int64
-	// Compute is its supersteps' time, Exchange the time the exchange
-	// after them took, ExchangeBytes what it sent.
+	// Compute is its supersteps' time, Exchange the time the exchanges
+	// after them took, ExchangeBytes what it received in them.
 	Compute, Exchange time.Duration
 	ExchangeBytes     int64
 }
@@ -89,13 +89,30 @@ func partsFor[X, A any](p Program[X, A], opt Options) int {
 	if opt.Comm != nil && opt.Comm.Size() > 1 {
 		return opt.Comm.Size()
 	}
-	if !mayUseDevice(opt.Backend, p) {
-		return 1
+	if !mayUseDevice(opt.Backend, p) || deviceSplit(p) != nil {
+		return 1 // (a program a device cannot split runs whole on the first)
 	}
-	if pb, ok := backendAs[PartBackend](opt.Backend); ok && pb.Devices() > 1 {
-		return pb.Devices()
+	if pb, ok := backendAs[PartBackend](opt.Backend); ok && pb.PartDevices() > 1 {
+		return pb.PartDevices()
 	}
 	return 1
+}
+
+// deviceSplit says why a device backend cannot run p split into parts,
+// or nil: its Sum arrays (DeviceArray.Sum) would have to be added up
+// between a superstep's SPMV and its APPLY, which a device's superstep
+// runs in one go.
+func deviceSplit[X, A any](p Program[X, A]) error {
+	dp, ok := p.(DeviceProgram)
+	if !ok {
+		return nil
+	}
+	for _, a := range dp.Device().Arrays {
+		if a.Sum {
+			return fmt.Errorf("%w on a device: %T adds to other vertices' %s in its Gathers (DeviceArray.Sum), which parts on devices do not add up yet; it runs split on the CPU (--backend cpu), or whole on one device", ErrNoParts, p, a.Name)
+		}
+	}
+	return nil
 }
 
 func commSize(c Comm) int {
@@ -130,6 +147,9 @@ func runParts[X, A any](g *Graph, p Program[X, A], opt Options, parts int) (*Res
 			var ok bool
 			if pb, ok = b.(PartBackend); !ok {
 				return nil, fmt.Errorf("%w: %s", ErrNoParts, b.Name())
+			}
+			if err := deviceSplit(p); err != nil {
+				return nil, err
 			}
 			if opt.HYB == hyb.CPUOptions() {
 				opt.HYB = hyb.DefaultOptions()
@@ -355,7 +375,7 @@ func (c *cpuParts[X, A]) step(it int, dir Direction) (int, int64, error) {
 	all, err := exchangeMsgs(c.comm, msgs, func(i int, sparse bool) []byte {
 		r := c.runs[i]
 		return packPart(r.lo, r.hi, r.active, valueBytes(r.x), c.xsize, sparse)
-	}, sparseExchange(c.runs[0].spec, c.runs[0].n, c.xsize))
+	}, SparseExchange(c.runs[0].spec, c.runs[0].n, c.xsize))
 	if err != nil {
 		return 0, 0, err
 	}
@@ -368,10 +388,10 @@ func (c *cpuParts[X, A]) step(it int, dir Direction) (int, int64, error) {
 			if err := unpackPart(m.blob, r.active, valueBytes(r.x), c.xsize); err != nil {
 				return 0, 0, err
 			}
+			c.part[i].ExchangeBytes += int64(len(m.blob))
 		}
 		r.activeCount = active
 		c.part[i].Exchange += time.Since(t) / time.Duration(len(c.runs))
-		c.part[i].ExchangeBytes += int64(len(msgs[i].blob))
 	}
 	return active, edges, nil
 }
@@ -389,10 +409,10 @@ func foldSteps(steps []Step) []float64 {
 	ops := steps[0].ops
 	out := make([]float64, len(ops))
 	for j, op := range ops {
-		out[j] = op.identity()
+		out[j] = op.Identity()
 		for i := range steps {
-			out[j] = op.combine(out[j], steps[i].acc[j])
-			steps[i].acc[j] = op.identity()
+			out[j] = op.Combine(out[j], steps[i].acc[j])
+			steps[i].acc[j] = op.Identity()
 		}
 	}
 	return out
@@ -409,12 +429,12 @@ type partMsg struct {
 	blob   []byte
 }
 
-// sparseExchange returns the rule that picks a superstep's exchange:
+// SparseExchange returns the rule that picks a superstep's exchange:
 // the changed vertices one by one (sparse) where few changed, else whole
 // ranges. Only a Sparse program changes no vertex it does not activate
 // (Spec.Sparse's promise, which the exchange relies on); the others send
 // every value every superstep.
-func sparseExchange(spec Spec, n, xsize int) func(active int) bool {
+func SparseExchange(spec Spec, n, xsize int) func(active int) bool {
 	if !spec.Sparse || spec.GatherAll {
 		return func(int) bool { return false }
 	}
@@ -489,13 +509,13 @@ func exchangeMsgs(comm Comm, local []partMsg, pack func(i int, sparse bool) []by
 func combineMsgs(all []partMsg, ops []Aggregator, prev []float64) (int, int64) {
 	active, edges := 0, int64(0)
 	for j, op := range ops {
-		prev[j] = op.identity()
+		prev[j] = op.Identity()
 	}
 	for _, m := range all {
 		active += m.active
 		edges += m.edges
 		for j, op := range ops {
-			prev[j] = op.combine(prev[j], m.aggs[j])
+			prev[j] = op.Combine(prev[j], m.aggs[j])
 		}
 	}
 	return active, edges

@@ -93,7 +93,8 @@ const (
 	Max
 )
 
-func (a Aggregator) identity() float64 {
+// Identity is the aggregator's value before any contribution.
+func (a Aggregator) Identity() float64 {
 	switch a {
 	case Min:
 		return math.Inf(1)
@@ -103,7 +104,8 @@ func (a Aggregator) identity() float64 {
 	return 0
 }
 
-func (a Aggregator) combine(x, y float64) float64 {
+// Combine is x and y combined.
+func (a Aggregator) Combine(x, y float64) float64 {
 	switch a {
 	case Min:
 		return math.Min(x, y)
@@ -267,7 +269,7 @@ type Step struct {
 func (s *Step) Aggregate(i int) float64 { return s.prev[i] }
 
 // Add contributes v to aggregator i for the next superstep.
-func (s *Step) Add(i int, v float64) { s.acc[i] = s.ops[i].combine(s.acc[i], v) }
+func (s *Step) Add(i int, v float64) { s.acc[i] = s.ops[i].Combine(s.acc[i], v) }
 
 func newSteps(p int, ops []Aggregator) []Step {
 	steps := make([]Step, p)
@@ -277,7 +279,7 @@ func newSteps(p int, ops []Aggregator) []Step {
 		acc := make([]float64, len(ops), max(len(ops), 8))
 		steps[i] = Step{Iteration: -1, ops: ops, prev: prev, acc: acc}
 		for j, op := range ops {
-			steps[i].acc[j] = op.identity()
+			steps[i].acc[j] = op.Identity()
 		}
 	}
 	return steps
@@ -292,10 +294,10 @@ func advance(steps []Step, iteration int) {
 	}
 	prev := steps[0].prev
 	for j, op := range steps[0].ops {
-		prev[j] = op.identity()
+		prev[j] = op.Identity()
 		for i := range steps {
-			prev[j] = op.combine(prev[j], steps[i].acc[j])
-			steps[i].acc[j] = op.identity()
+			prev[j] = op.Combine(prev[j], steps[i].acc[j])
+			steps[i].acc[j] = op.Identity()
 		}
 	}
 	for i := range steps {

@@ -209,6 +209,10 @@ _Static_assert(sizeof(CUlaunchConfig) == 56, "CUlaunchConfig layout");
 	X(MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", (void* dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)) \
 	X(MemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", (CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)) \
 	X(MemsetD32, "cuMemsetD32_v2", (CUdeviceptr dstDevice, unsigned int ui, size_t N)) \
+	X(MemsetD32Async, "cuMemsetD32Async", (CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)) \
+	X(MemcpyPeerAsync, "cuMemcpyPeerAsync", (CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream)) \
+	X(DeviceCanAccessPeer, "cuDeviceCanAccessPeer", (int* canAccessPeer, CUdevice dev, CUdevice peerDev)) \
+	X(CtxEnablePeerAccess, "cuCtxEnablePeerAccess", (CUcontext peerContext, unsigned int Flags)) \
 	X(ModuleLoadDataEx, "cuModuleLoadDataEx", (CUmodule* module, const void* image, unsigned int numOptions, CUjit_option* options, void** optionValues)) \
 	X(ModuleGetFunction, "cuModuleGetFunction", (CUfunction* hfunc, CUmodule hmod, const char* name)) \
 	X(FuncSetAttribute, "cuFuncSetAttribute", (CUfunction hfunc, CUfunction_attribute attrib, int value)) \
@@ -266,6 +270,10 @@ HP_CU_FUNCTIONS(HP_CU_DECLARE)
 #define cuMemcpyDtoHAsync hp_cu_MemcpyDtoHAsync
 #define cuMemcpyDtoDAsync hp_cu_MemcpyDtoDAsync
 #define cuMemsetD32 hp_cu_MemsetD32
+#define cuMemsetD32Async hp_cu_MemsetD32Async
+#define cuMemcpyPeerAsync hp_cu_MemcpyPeerAsync
+#define cuDeviceCanAccessPeer hp_cu_DeviceCanAccessPeer
+#define cuCtxEnablePeerAccess hp_cu_CtxEnablePeerAccess
 #define cuModuleLoadDataEx hp_cu_ModuleLoadDataEx
 #define cuModuleGetFunction hp_cu_ModuleGetFunction
 #define cuFuncSetAttribute hp_cu_FuncSetAttribute

@@ -8,6 +8,7 @@ package nccl
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include "nccl.h"
 
 #define HP_NCCL_DEFINE(name, symbol, params) \
@@ -54,13 +55,13 @@ static ncclResult_t hp_unique(ncclUniqueId* id) { return hp_nccl_GetUniqueId(id)
 static ncclResult_t hp_destroy(ncclComm_t c) { return hp_nccl_CommDestroy(c); }
 static ncclResult_t hp_abort(ncclComm_t c) { return hp_nccl_CommAbort(c); }
 static ncclResult_t hp_async(ncclComm_t c, ncclResult_t* e) { return hp_nccl_CommGetAsyncError(c, e); }
-static ncclResult_t hp_allreduce(unsigned long long s, unsigned long long d, size_t n, int t, int op, ncclComm_t c, void* st) {
+static ncclResult_t hp_allreduce(unsigned long long s, unsigned long long d, size_t n, int t, int op, ncclComm_t c, uintptr_t st) {
 	return hp_nccl_AllReduce((const void*)s, (void*)d, n, (ncclDataType_t)t, (ncclRedOp_t)op, c, (cudaStream_t)st);
 }
-static ncclResult_t hp_allgather(unsigned long long s, unsigned long long d, size_t n, int t, ncclComm_t c, void* st) {
+static ncclResult_t hp_allgather(unsigned long long s, unsigned long long d, size_t n, int t, ncclComm_t c, uintptr_t st) {
 	return hp_nccl_AllGather((const void*)s, (void*)d, n, (ncclDataType_t)t, c, (cudaStream_t)st);
 }
-static ncclResult_t hp_broadcast(unsigned long long s, unsigned long long d, size_t n, int t, int root, ncclComm_t c, void* st) {
+static ncclResult_t hp_broadcast(unsigned long long s, unsigned long long d, size_t n, int t, int root, ncclComm_t c, uintptr_t st) {
 	return hp_nccl_Broadcast((const void*)s, (void*)d, n, (ncclDataType_t)t, root, c, (cudaStream_t)st);
 }
 static ncclResult_t hp_group_start(void) { return hp_nccl_GroupStart(); }
@@ -221,20 +222,20 @@ func (c *Comm) AsyncError() error {
 
 // AllReduce reduces count elements of t at send over the ranks into recv
 // on every rank (in place where send == recv), in stream.
-func (c *Comm) AllReduce(send, recv uint64, count int, t DataType, op Op, stream unsafe.Pointer) error {
-	return check("ncclAllReduce", c.c, C.hp_allreduce(C.ulonglong(send), C.ulonglong(recv), C.size_t(count), C.int(t), C.int(op), c.c, stream))
+func (c *Comm) AllReduce(send, recv uint64, count int, t DataType, op Op, stream uintptr) error {
+	return check("ncclAllReduce", c.c, C.hp_allreduce(C.ulonglong(send), C.ulonglong(recv), C.size_t(count), C.int(t), C.int(op), c.c, C.uintptr_t(stream)))
 }
 
 // AllGather puts each rank's count elements at send into recv at
 // rank*count, on every rank.
-func (c *Comm) AllGather(send, recv uint64, count int, t DataType, stream unsafe.Pointer) error {
-	return check("ncclAllGather", c.c, C.hp_allgather(C.ulonglong(send), C.ulonglong(recv), C.size_t(count), C.int(t), c.c, stream))
+func (c *Comm) AllGather(send, recv uint64, count int, t DataType, stream uintptr) error {
+	return check("ncclAllGather", c.c, C.hp_allgather(C.ulonglong(send), C.ulonglong(recv), C.size_t(count), C.int(t), c.c, C.uintptr_t(stream)))
 }
 
 // Broadcast copies root's count elements at send to recv on every rank
 // (in place on root where send == recv).
-func (c *Comm) Broadcast(send, recv uint64, count int, t DataType, root int, stream unsafe.Pointer) error {
-	return check("ncclBroadcast", c.c, C.hp_broadcast(C.ulonglong(send), C.ulonglong(recv), C.size_t(count), C.int(t), C.int(root), c.c, stream))
+func (c *Comm) Broadcast(send, recv uint64, count int, t DataType, root int, stream uintptr) error {
+	return check("ncclBroadcast", c.c, C.hp_broadcast(C.ulonglong(send), C.ulonglong(recv), C.size_t(count), C.int(t), C.int(root), c.c, C.uintptr_t(stream)))
 }
 
 // GroupStart and GroupEnd bracket operations that NCCL must see

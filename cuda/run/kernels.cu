@@ -1,4 +1,4 @@
-// The kernel template, part 1 of 7: what every kernel shares — the run's
+// The kernel template, part 1 of 8: what every kernel shares — the run's
 // device state, the superstep a kernel works on, loads of X, the gathers
 // and their batches. The parts, joined in this order (source.go, each
 // without this header: the lines up to its first blank line):
@@ -9,6 +9,7 @@
 //   kernels_tiles.cu     the pull by column-sorted tiles (GatherAll programs)
 //   kernels_push.cu      the grid-wide push and its APPLY
 //   kernels_loop.cu      vp_loop: push supersteps in one cluster launch
+//   kernels_parts.cu     the exchange between a partitioned run's parts
 
 // hpgraph CUDA kernels: one template for every program. The program's
 // snippet (X_t, A_t, State, vp_identity, vp_gather, vp_reduce, vp_update and
@@ -79,6 +80,11 @@ struct VP_Run {
   unsigned* farBits;  // vertices in vp_loop's far lists (with VP_HAS_PRIORITY)
   A_t* yLoop;         // vp_loop's second accumulator array (every row the identity between launches)
   unsigned long long* probe;  // VP_PROBE: per tile of vp_pull_tiles its start, end (ns) and multiprocessor
+  // What an activated vertex adds to the frontier's edges: its whole-graph
+  // push degree (pushDeg, unless the run is one part of a partitioned
+  // run, whose push matrix holds only the arcs into the part).
+  const int* frontDeg;
+  int lo, hi;  // the rows APPLY updates: [0, n), or a part's
 };
 
 struct VP_Arg {
@@ -88,7 +94,7 @@ struct VP_Arg {
   int lim;      // vp_loop: the most frontier edges it pushes
 };
 
-static_assert(sizeof(VP_Run) == 192, "hpgraph: VP_Run layout");
+static_assert(sizeof(VP_Run) == 208, "hpgraph: VP_Run layout");
 static_assert(sizeof(VP_Arg) == 16, "hpgraph: VP_Arg layout");
 
 // The superstep a kernel works on.

@@ -1,4 +1,4 @@
-// The kernel template, part 4 of 7 (after kernels_pull.cu): the records
+// The kernel template, part 4 of 8 (after kernels_pull.cu): the records
 // copied to the host, the push frontier (queues, compaction) and the
 // atomic folds that pushes and tiles share.
 

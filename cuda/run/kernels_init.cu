@@ -1,4 +1,4 @@
-// The kernel template, part 2 of 7 (after kernels.cu): set-up kernels —
+// The kernel template, part 2 of 8 (after kernels.cu): set-up kernels —
 // the superstep base, the identity fills, the program's vp_init on every
 // vertex.
 

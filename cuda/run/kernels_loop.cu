@@ -1,4 +1,4 @@
-// The kernel template, part 7 of 7 (after kernels_push.cu): vp_loop,
+// The kernel template, part 7 of 8 (after kernels_push.cu): vp_loop,
 // push supersteps in one launch of a thread block cluster.
 
 // vp_loop runs push supersteps ctl[0] + a.j, ... (up to a.op of them) in

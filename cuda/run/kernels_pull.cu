@@ -1,4 +1,4 @@
-// The kernel template, part 3 of 7 (after kernels_init.cu): a pull
+// The kernel template, part 3 of 8 (after kernels_init.cu): a pull
 // superstep — ELL by rows, COO by bins of row lengths and heavy rows in
 // chunks, then APPLY.
 
@@ -355,7 +355,7 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_apply_pull(VP_Mat m, V
 #pragma unroll
     for (int q = 0; q < VP_APPLY_ROWS; q++) {
       const int v = b + q * VP_BLOCK + threadIdx.x;
-      want[q] = v < m.n;
+      want[q] = v >= c.lo && v < c.hi;
 #if VP_HAS_WANTS
       if (want[q]) want[q] = vp_wants(v, s);
 #endif
@@ -370,7 +370,7 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_apply_pull(VP_Mat m, V
         // After vp_pull_tiles: the rows its tiles fold into start the next
         // pull as the identity.
         if (a.op == 1 && m.tileMulti[v >> m.tileRowBits]) c.y[v] = vp_identity();
-        if (act && c.pushDeg) edges += c.pushDeg[v];
+        if (act && c.pushDeg) edges += c.frontDeg[v];
       }
       if (v < m.n && lane == 0) c.mask[t.p][v >> 5] = 0u;
       const unsigned bal = __ballot_sync(VP_FULL, act);

@@ -1,4 +1,4 @@
-// The kernel template, part 6 of 7 (after kernels_tiles.cu): a push
+// The kernel template, part 6 of 8 (after kernels_tiles.cu): a push
 // superstep of the grid-wide kernels, and its APPLY.
 
 // Push, the first kernel of a push superstep.
@@ -47,7 +47,7 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_apply_push(VP_Mat m, V
     A_t acc;
     if (i < cnt) {
       v = c.touchedList[i];
-      const int d = c.pushDeg[v];  // (read with the swap, not after it)
+      const int d = c.frontDeg[v];  // (read with the swap, not after it)
       if (vp_take_row(c.y, v, acc) && (act = vp_update_at(c, t, s, v, acc, blk))) {
         atomicOr(c.mask[t.p ^ 1] + (v >> 5), 1u << (v & 31));
         deg = d;

@@ -1,4 +1,4 @@
-// The kernel template, part 5 of 7 (after kernels_frontier.cu): the pull
+// The kernel template, part 5 of 8 (after kernels_frontier.cu): the pull
 // by column-sorted tiles, for programs that gather from every neighbour.
 
 // vp_pull_tiles, the pull of a program that gathers from every neighbour

@@ -129,11 +129,14 @@ func (r *progRun) launchRecords(j, count int) {
 
 // makeRunArg is the VP_Run argument (kernels.cu).
 func (r *progRun) makeRunArg() []byte {
-	b := make([]byte, 192)
+	b := make([]byte, 208)
 	le := binary.LittleEndian
-	var pushDeg cu.DevicePtr
+	var pushDeg, frontDeg cu.DevicePtr
 	if r.push != nil {
-		pushDeg = r.push.PushDeg
+		pushDeg, frontDeg = r.push.PushDeg, r.push.PushDeg
+		if r.frontDeg != 0 {
+			frontDeg = r.frontDeg
+		}
 	}
 	for i, v := range []uint64{
 		uint64(r.x), r.xTex, uint64(r.mask[0]), uint64(r.mask[1]), r.maskTex[0], r.maskTex[1],
@@ -158,6 +161,13 @@ func (r *progRun) makeRunArg() []byte {
 	le.PutUint64(b[168:], uint64(r.farBits))
 	le.PutUint64(b[176:], uint64(r.yLoop))
 	le.PutUint64(b[184:], uint64(r.probeBuf))
+	le.PutUint64(b[192:], uint64(frontDeg))
+	lo, hi := 0, r.n
+	if p := r.job.Part; p != nil {
+		lo, hi = int(p.Lo), int(p.Hi)
+	}
+	le.PutUint32(b[200:], uint32(int32(lo)))
+	le.PutUint32(b[204:], uint32(int32(hi)))
 	return b
 }
 

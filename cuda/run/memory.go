@@ -64,6 +64,9 @@ func deviceBytes(job *vertexprog.DeviceJob, l *stateLayout, lim build.BinLimits,
 	need := n*int64(job.XSize) + max(8, n*int64(job.ASize)) + 2*words*4
 	if job.Push != nil {
 		need += n*4 + 2*max(1, n)*4 + 2*8*max(1, c.PushChunksOf(job.Push.Matrix)) + max(8, n*int64(job.ASize))
+		if job.Part != nil {
+			need += max(1, n) * 4 // (its whole-graph push degrees)
+		}
 		if job.Spec.Delta > 0 {
 			need += words * 4
 		}

@@ -44,8 +44,9 @@ func start(d *Device, job *vertexprog.DeviceJob, opt Options) (*progRun, error) 
 		return nil, err
 	}
 	for _, a := range job.Code.Arrays {
-		if a.Orientation != nil && (job.Spec.Edges != vertexprog.AllEdges || job.Graph == nil || !a.Orientation.Of(job.Graph)) {
-			// (the gather matrix is not the graph's Neighbors)
+		if a.Orientation != nil && (job.Spec.Edges != vertexprog.AllEdges || job.Graph == nil || !a.Orientation.Of(job.Graph) || job.Part != nil) {
+			// (the gather matrix is not the graph's Neighbors: a part's
+			// holds only the part's rows)
 			layout.orientOnHost()
 			break
 		}
@@ -56,7 +57,7 @@ func start(d *Device, job *vertexprog.DeviceJob, opt Options) (*progRun, error) 
 	var ts build.TileSpec
 	if (opt.Tiles == TilesAlways || opt.Tiles == TilesResident && job.Resident) && job.Spec.GatherAll && !job.Code.HeavyGather && !job.HasWants && !job.HasDone && (job.ASize == 4 || job.ASize == 8) && n > 0 {
 		// (an undirected graph's matrices are one symmetric adjacency)
-		ts = build.TileSpec{RowBits: build.TileRowBitsFor(job.ASize), MaxArcs: d.hooks.tileArcs, Near: job.ASize == 4, Symmetric: job.Graph != nil && !job.Graph.Directed()}
+		ts = build.TileSpec{RowBits: build.TileRowBitsFor(job.ASize), MaxArcs: d.hooks.tileArcs, Near: job.ASize == 4, Symmetric: job.Graph != nil && !job.Graph.Directed() && job.Part == nil}
 		if d.hooks.tileNear >= 0 {
 			ts.Near = d.hooks.tileNear == 1
 		}
@@ -85,6 +86,9 @@ func start(d *Device, job *vertexprog.DeviceJob, opt Options) (*progRun, error) 
 	r := &progRun{d: d, job: job, n: n, words: (n + 31) / 32, layout: layout, feats: feats, yDirty: true,
 		nagg: len(job.Spec.Aggregators), opt: opt, loop: min(max(opt.LoopCluster, 0), maxLoopCluster)}
 	r.recW = recordHead + r.nagg
+	if job.Part != nil {
+		r.loop = 0 // (a part exchanges after every superstep: no loop of them on the device)
+	}
 	err = d.Do("copying the run to the device", func() error {
 		// Memory first: the cache gives back what no run uses when the
 		// run would not fit otherwise.

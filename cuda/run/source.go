@@ -40,9 +40,11 @@ var (
 	kernelsPush string
 	//go:embed kernels_loop.cu
 	kernelsLoop string
+	//go:embed kernels_parts.cu
+	kernelsParts string
 
 	kernelSource = jit.MustExpand("hpgraph_kernels.cu", jit.WithoutHeader(kernelsMain)+jit.WithoutHeader(kernelsInit)+jit.WithoutHeader(kernelsPull)+
-		jit.WithoutHeader(kernelsFrontier)+jit.WithoutHeader(kernelsTiles)+jit.WithoutHeader(kernelsPush)+jit.WithoutHeader(kernelsLoop), headers)
+		jit.WithoutHeader(kernelsFrontier)+jit.WithoutHeader(kernelsTiles)+jit.WithoutHeader(kernelsPush)+jit.WithoutHeader(kernelsLoop)+jit.WithoutHeader(kernelsParts), headers)
 )
 
 // headers are the run layer's own headers (read.cuh).
@@ -368,7 +370,7 @@ func writeProgram(b *strings.Builder, code *vertexprog.DeviceCode, l *stateLayou
 	b.WriteString(matSource)
 }
 
-var kernelNames = []string{"vp_records", "vp_ctl", "vp_fill", "vp_compact", "vp_pull_ell", "vp_pull_coo", "vp_pull_tiles", "vp_apply_pull", "vp_apply_push", "vp_push", "vp_loop", "vp_state_layout", "vp_init_state"}
+var kernelNames = []string{"vp_records", "vp_ctl", "vp_fill", "vp_compact", "vp_pull_ell", "vp_pull_coo", "vp_pull_tiles", "vp_apply_pull", "vp_apply_push", "vp_push", "vp_loop", "vp_state_layout", "vp_init_state", "vp_pack", "vp_unpack"}
 
 // vp_loop's block size (VP_LOOP_BLOCK), dynamic shared memory per block
 // (VP_LOOP_SHARED_BASE, and VP_LOOP_SHARED_FAR more for delta-stepping),

@@ -72,6 +72,7 @@ type buffers struct {
 	farBits     cu.DevicePtr // vp_loop's far set (delta-stepping)
 	yLoop       cu.DevicePtr // vp_loop's second accumulator array
 	probeBuf    cu.DevicePtr // VP_PROBE: per tile its start, end and multiprocessor (printTileProbe)
+	frontDeg    cu.DevicePtr // a part's whole-graph push degrees (vertexprog.Part.FrontierDegree); 0: the push matrix's
 	partial     cu.DevicePtr
 	heavyCount  cu.DevicePtr
 	rec, ctl    cu.DevicePtr

@@ -72,6 +72,9 @@ func (r *progRun) allocate() {
 		if r.feats.Priority {
 			r.farBits = r.alloc(int64(r.words) * 4)
 		}
+		if job.Part != nil {
+			r.frontDeg = r.alloc(int64(max(1, n)) * 4)
+		}
 	}
 	if bn := r.pull.Bins; bn != nil && bn.Chunks() > 0 {
 		r.partial = r.alloc(int64(bn.Chunks()) * int64(job.ASize))
@@ -117,6 +120,9 @@ func (r *progRun) fill() {
 		return
 	}
 	r.send(0, r.x, job.X, true, false)
+	if r.frontDeg != 0 && n > 0 {
+		r.d.HtoD(r.frontDeg, unsafe.Pointer(&job.Part.FrontierDegree[0]), int64(n)*4)
+	}
 	if r.words > 0 {
 		r.d.HtoD(r.mask[0], unsafe.Pointer(&job.Active.Words()[0]), int64(r.words)*4)
 		cu.MemsetD32(r.mask[1], 0, int64(r.words))
@@ -138,6 +144,9 @@ func (r *progRun) fill() {
 	r.last[recActive], r.last[recRan] = uint64(act), 1
 	if job.Push != nil {
 		deg := job.Push.Degree
+		if job.Part != nil {
+			deg = job.Part.FrontierDegree
+		}
 		var edges int64
 		for w, word := range job.Active.Words() {
 			for word != 0 {

@@ -1,0 +1,69 @@
+//go:build cgo
+
+package cuda
+
+import (
+	"fmt"
+
+	"github.com/hpgraph/hpgraph/cuda/run"
+	"github.com/hpgraph/hpgraph/vertexprog"
+)
+
+// A backend runs the parts of a partitioned run (vertexprog.PartBackend)
+// on its devices: the registered backend on those --devices lists, one
+// part each unless --parts says otherwise; a backend from Open on its one
+// device.
+
+// PartDevices implements vertexprog.PartBackend: the devices listed, or
+// 1 where they cannot be counted.
+func (b *Backend) PartDevices() int {
+	ords, err := b.Devices().Resolve()
+	if err != nil || len(ords) == 0 {
+		return 1
+	}
+	return len(ords)
+}
+
+// StartParts implements vertexprog.PartBackend: jobs[i] on the i-th
+// device listed (modulo their number), each device opened once.
+func (b *Backend) StartParts(jobs []*vertexprog.DeviceJob, comm vertexprog.Comm) (vertexprog.DeviceRun, error) {
+	ords, err := b.Devices().Resolve()
+	if err != nil {
+		return nil, err
+	}
+	if len(ords) == 0 {
+		return nil, fmt.Errorf("cuda: no device listed for the run's %d parts", len(jobs))
+	}
+	devs := make([]*run.Device, len(jobs))
+	for i := range jobs {
+		if devs[i], err = b.deviceAt(ords[i%len(ords)]); err != nil {
+			return nil, err
+		}
+	}
+	return run.StartParts(devs, jobs, comm, b.Options())
+}
+
+// deviceAt is device ordinal, opened once for the backend: its own
+// device, or one more of those --devices lists.
+func (b *Backend) deviceAt(ordinal int) (*run.Device, error) {
+	b.mu.Lock()
+	own := ordinal == b.ordinal
+	b.mu.Unlock()
+	if own {
+		return b.device()
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if d, ok := b.others[ordinal]; ok {
+		return d, nil
+	}
+	d, err := run.Open(ordinal)
+	if err != nil {
+		return nil, fmt.Errorf("cuda: device %d (--devices): %w", ordinal, err)
+	}
+	if b.others == nil {
+		b.others = map[int]*run.Device{}
+	}
+	b.others[ordinal] = d
+	return d, nil
+}

@@ -1,0 +1,106 @@
+//go:build cgo
+
+package cuda
+
+import (
+	"math"
+	"testing"
+
+	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/vertexprog"
+)
+
+// TestPartsOnEveryDevice runs the apps split into parts on every device
+// the driver lists (--devices all: one part a device; on one device,
+// several parts on it) and compares each with the CPU's whole-graph run:
+// the exchange between parts on one device, and between devices by peer
+// copies.
+func TestPartsOnEveryDevice(t *testing.T) {
+	needGPU(t)
+	oldDevs, oldOpt := registered.Devices(), registered.Options()
+	t.Cleanup(func() { _ = Configure(oldDevs, oldOpt) })
+	if err := Configure(DeviceList{All: true}, oldOpt); err != nil {
+		t.Fatal(err)
+	}
+	devs := registered.PartDevices()
+	t.Logf("%d devices", devs)
+	for _, directed := range []bool{false, true} {
+		g := testGraph(t, directed)
+		for _, parts := range []int{0, 3} {
+			if parts == 0 && devs < 2 {
+				continue
+			}
+			cpu := vertexprog.Options{Backend: "cpu"}
+			gpu := vertexprog.Options{Backend: "cuda", Parts: parts}
+			check := func(name string, f func(vertexprog.Options) ([]float64, *vertexprog.Result[float64], error)) {
+				t.Helper()
+				want, _, err := f(cpu)
+				if err != nil {
+					t.Fatalf("%s cpu: %v", name, err)
+				}
+				got, _, err := f(gpu)
+				if err != nil {
+					t.Fatalf("%s (directed %v, parts %d): %v", name, directed, parts, err)
+				}
+				for v := range want {
+					if got[v] != want[v] && math.Abs(got[v]-want[v]) > 1e-9*math.Abs(want[v]) {
+						t.Fatalf("%s (directed %v, parts %d): vertex %d is %v, the CPU's %v", name, directed, parts, v, got[v], want[v])
+					}
+				}
+			}
+			ints := func(s []int32) []float64 {
+				out := make([]float64, len(s))
+				for i, x := range s {
+					out[i] = float64(x)
+				}
+				return out
+			}
+			check("bfs", func(o vertexprog.Options) ([]float64, *vertexprog.Result[float64], error) {
+				r, err := apps.BFS(g, 7, o)
+				if err != nil {
+					return nil, nil, err
+				}
+				if parts > 1 && o.Backend == "cuda" && len(r.Run.Parts) != parts {
+					t.Errorf("bfs: %d parts reported, want %d", len(r.Run.Parts), parts)
+				}
+				return append(ints(r.Depth), ints(r.Parent)...), nil, nil
+			})
+			check("sssp", func(o vertexprog.Options) ([]float64, *vertexprog.Result[float64], error) {
+				r, err := apps.SSSP(g, 7, o)
+				if err != nil {
+					return nil, nil, err
+				}
+				out := make([]float64, len(r.Dist))
+				for i, d := range r.Dist {
+					out[i] = float64(d)
+				}
+				return out, nil, nil
+			})
+			check("pagerank-ldbc", func(o vertexprog.Options) ([]float64, *vertexprog.Result[float64], error) {
+				r, err := apps.PageRankLDBC(g, 0.85, 15, o)
+				if err != nil {
+					return nil, nil, err
+				}
+				return r.Rank, nil, nil
+			})
+			check("cc", func(o vertexprog.Options) ([]float64, *vertexprog.Result[float64], error) {
+				r, err := apps.ConnectedComponents(g, o)
+				if err != nil {
+					return nil, nil, err
+				}
+				return ints(r.Label), nil, nil
+			})
+			check("tc", func(o vertexprog.Options) ([]float64, *vertexprog.Result[float64], error) {
+				r, err := apps.Triangles(g, true, o)
+				if err != nil {
+					return nil, nil, err
+				}
+				out := []float64{float64(r.Total)}
+				for _, c := range r.PerVertex {
+					out = append(out, float64(c))
+				}
+				return out, nil, nil
+			})
+		}
+	}
+}

@@ -1,0 +1,58 @@
+// The kernel template, part 8 of 8 (after kernels_loop.cu): the exchange
+// between the parts of a partitioned run (vertexprog/parts.go, docs/parts.md).
+// After a superstep a part packs the vertices it activated and their
+// values (vp_pack); every other part unpacks them into its next frontier
+// and its values (vp_unpack). A superstep's next frontier is mask[next].
+
+// VP_Pack is a packed list: cap vertex ids, then (from the first 16-byte
+// boundary after them) cap values.
+struct VP_Pack {
+  unsigned char* buf;
+  unsigned long long* count;  // vp_pack: the slots taken so far
+  int lo, hi;                 // vp_pack: the part's vertices
+  int cap;                    // the list's length
+  int next;                   // the frontier's mask
+  long long pad;
+};
+static_assert(sizeof(VP_Pack) == 40, "hpgraph: VP_Pack layout");
+
+__device__ __forceinline__ X_t* vp_pack_values(const VP_Pack& a) {
+  return reinterpret_cast<X_t*>(a.buf + (((long long)a.cap * 4 + 15) & ~15LL));
+}
+
+// vp_pack lists the part's activated vertices (a thread a frontier word
+// of the part's range: the part activates only its own vertices) and
+// their values.
+extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_pack(VP_Run c, VP_Pack a) {
+  int* ids = reinterpret_cast<int*>(a.buf);
+  X_t* xs = vp_pack_values(a);
+  const long long wlo = a.lo >> 5, whi = ((long long)a.hi + 31) >> 5;
+  for (long long w = wlo + (long long)blockIdx.x * VP_BLOCK + threadIdx.x; w < whi; w += (long long)gridDim.x * VP_BLOCK) {
+    unsigned bits = c.mask[a.next][w];
+    if (!bits) continue;
+    unsigned long long at = atomicAdd(a.count, (unsigned long long)__popc(bits));
+    for (; bits; bits &= bits - 1) {
+      const int v = (int)(w * 32 + __ffs(bits) - 1);
+      if (at < (unsigned long long)a.cap) {
+        ids[at] = v;
+#if VP_XSIZE > 0
+        xs[at] = c.x[v];
+#endif
+      }
+      at++;
+    }
+  }
+}
+
+// vp_unpack sets the listed vertices' frontier bits and values.
+extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_unpack(VP_Run c, VP_Pack a) {
+  const int* ids = reinterpret_cast<const int*>(a.buf);
+  const X_t* xs = vp_pack_values(a);
+  for (long long i = (long long)blockIdx.x * VP_BLOCK + threadIdx.x; i < a.cap; i += (long long)gridDim.x * VP_BLOCK) {
+    const int v = ids[i];
+    atomicOr(c.mask[a.next] + (v >> 5), 1u << (v & 31));
+#if VP_XSIZE > 0
+    c.x[v] = xs[i];
+#endif
+  }
+}

@@ -1,0 +1,403 @@
+//go:build cgo
+
+package run
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+	"unsafe"
+
+	"github.com/hpgraph/hpgraph/cuda/cu"
+	"github.com/hpgraph/hpgraph/cuda/rt"
+	"github.com/hpgraph/hpgraph/vertexprog"
+)
+
+// A partitioned run's parts on the devices of one process
+// (vertexprog.PartBackend; docs/parts.md): each part is a run of its own
+// (progRun, restricted to its rows by VP_Run's lo and hi), and after
+// every superstep the group adds up their counts and aggregators and
+// copies what each part changed to the others, device to device (peer
+// copies between devices, plain copies on one), then writes the whole
+// run's counts into every part's record, which the next superstep reads.
+// With a Comm of several processes the parts of the other processes
+// take part through NCCL (nccl.go).
+
+// parts is the run StartParts returns.
+type parts struct {
+	runs  []*progRun
+	first int // the first local part's index among the run's
+	total int
+	xsize int
+	nagg  int
+	ops   []vertexprog.Aggregator
+	// sparse picks a superstep's exchange from its activated vertices
+	// (vertexprog.SparseExchange).
+	sparse func(active int) bool
+	// Per part, in its device's memory: its packed list and counter
+	// (vp_pack), and where the others' lists arrive (vp_unpack).
+	send, recv, count []cu.DevicePtr
+	bufs              [][]cu.DevicePtr
+	net               *netParts // the other processes' parts (nccl.go), or nil
+	stats             []vertexprog.PartStat
+	closed            bool
+}
+
+// StartParts starts jobs[i] (the local parts of one run) on devs[i] and
+// returns the run that steps them together (vertexprog.PartBackend).
+func StartParts(devs []*Device, jobs []*vertexprog.DeviceJob, comm vertexprog.Comm, opt Options) (vertexprog.DeviceRun, error) {
+	if len(jobs) == 0 || len(devs) != len(jobs) {
+		return nil, fmt.Errorf("cuda: %d parts for %d devices", len(jobs), len(devs))
+	}
+	j0 := jobs[0]
+	for _, j := range jobs {
+		if j.Part == nil || j.Pull.N != j0.Pull.N || j.Part.Count != j0.Part.Count || j.DeviceInit {
+			return nil, errors.New("cuda: the parts of a partitioned run must be parts of one graph, with their initial state")
+		}
+	}
+	g := &parts{first: j0.Part.Index, total: j0.Part.Count, xsize: j0.XSize, ops: j0.Spec.Aggregators, nagg: len(j0.Spec.Aggregators),
+		sparse: vertexprog.SparseExchange(j0.Spec, j0.Pull.N, j0.XSize)}
+	g.runs = make([]*progRun, len(jobs))
+	errs := make([]error, len(jobs))
+	var wg sync.WaitGroup
+	for i := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			g.runs[i], errs[i] = start(devs[i], jobs[i], opt)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		g.Close()
+		return nil, err
+	}
+	if err := g.allocate(); err != nil {
+		g.Close()
+		return nil, err
+	}
+	if comm != nil && comm.Size() > 1 {
+		var err error
+		if g.net, err = newNetParts(g, comm); err != nil {
+			g.Close()
+			return nil, err
+		}
+	}
+	g.stats = make([]vertexprog.PartStat, len(jobs))
+	for i, j := range jobs {
+		g.stats[i] = vertexprog.PartStat{Index: j.Part.Index, Lo: j.Part.Lo, Hi: j.Part.Hi, Arcs: j.Pull.NNZ()}
+	}
+	return g, nil
+}
+
+// allocate makes each part's exchange buffers and lets each device reach
+// the others' memory directly where it can.
+func (g *parts) allocate() error {
+	n := len(g.runs)
+	g.send, g.recv, g.count = make([]cu.DevicePtr, n), make([]cu.DevicePtr, n), make([]cu.DevicePtr, n)
+	g.bufs = make([][]cu.DevicePtr, n)
+	sparse := g.sparse(1)
+	largest := int64(0)
+	for _, r := range g.runs {
+		largest = max(largest, int64(r.job.Part.Hi-r.job.Part.Lo))
+	}
+	for i, r := range g.runs {
+		p := r.job.Part
+		err := r.d.Do("allocating a part's exchange", func() error {
+			for _, o := range g.runs {
+				r.d.EnablePeer(o.d.RT())
+			}
+			if !sparse {
+				return nil
+			}
+			g.send[i] = rt.Alloc(&g.bufs[i], packBytes(int64(p.Hi-p.Lo), g.xsize))
+			g.recv[i] = rt.Alloc(&g.bufs[i], packBytes(largest, g.xsize))
+			g.count[i] = rt.Alloc(&g.bufs[i], 8)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// packBytes is the size of a packed list of k vertices of xsize bytes.
+func packBytes(k int64, xsize int) int64 { return max(16, (k*4+15)&^15+k*int64(xsize)) }
+
+// Step implements vertexprog.DeviceRun: the superstep on every part, then
+// the exchange.
+func (g *parts) Step(it int, dir vertexprog.Direction) (int, int64, []float64, error) {
+	if g.closed {
+		return 0, 0, nil, errors.New("cuda: Step on a closed run")
+	}
+	reps := make([]vertexprog.StepReport, len(g.runs))
+	if err := g.each(func(i int, r *progRun) error {
+		t := time.Now()
+		rs, err := r.steps(it, dir, 1, 0)
+		if err != nil {
+			return err
+		}
+		reps[i] = rs[0]
+		g.stats[i].Compute += time.Since(t)
+		return nil
+	}); err != nil {
+		return 0, 0, nil, err
+	}
+	t := time.Now()
+	counts := make([]int, len(g.runs))
+	for i, rep := range reps {
+		counts[i] = rep.Active
+	}
+	all := reps
+	if g.net != nil {
+		var err error
+		if all, err = g.net.counts(reps); err != nil {
+			return 0, 0, nil, err
+		}
+	}
+	active, edges := 0, int64(0)
+	aggs := make([]float64, g.nagg)
+	for k, op := range g.ops {
+		aggs[k] = op.Identity()
+	}
+	for _, rep := range all {
+		active += rep.Active
+		edges += rep.FrontierEdges
+		for k, op := range g.ops {
+			aggs[k] = op.Combine(aggs[k], rep.Aggregates[k])
+		}
+	}
+	var err error
+	switch sparse := g.sparse(active); {
+	case g.net != nil && sparse:
+		err = g.net.sparse(counts, all)
+	case g.net != nil:
+		err = g.net.dense()
+	case sparse:
+		err = g.exchangeSparse(counts)
+	default:
+		err = g.exchangeDense()
+	}
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	if err := g.each(func(_ int, r *progRun) error {
+		return r.d.Do("writing the run's counts", func() error { r.setRecord(active, edges, aggs); return nil })
+	}); err != nil {
+		return 0, 0, nil, err
+	}
+	for i := range g.stats {
+		g.stats[i].Exchange += time.Since(t)
+	}
+	return active, edges, aggs, nil
+}
+
+// each runs f on every part at once, one goroutine a part (parts on one
+// device take turns at its lock).
+func (g *parts) each(f func(i int, r *progRun) error) error {
+	errs := make([]error, len(g.runs))
+	var wg sync.WaitGroup
+	for i, r := range g.runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = f(i, r)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// next is the mask that holds a part's next frontier (after the
+// superstep it ran last).
+func (r *progRun) next() int { return r.step & 1 }
+
+// exchangeDense copies each part's values and frontier words to every
+// other part.
+func (g *parts) exchangeDense() error {
+	if err := g.each(func(q int, r *progRun) error {
+		return r.d.Do("exchanging the parts' values", func() error {
+			next := r.next()
+			for p, o := range g.runs {
+				if p == q {
+					continue
+				}
+				lo, hi := int64(o.job.Part.Lo), int64(o.job.Part.Hi)
+				if hi <= lo {
+					continue
+				}
+				xs := int64(g.xsize)
+				r.d.CopyFrom(r.x+cu.DevicePtr(lo*xs), o.d.RT(), o.x+cu.DevicePtr(lo*xs), (hi-lo)*xs)
+				wlo, whi := lo/32, (hi+31)/32
+				r.d.CopyFrom(r.mask[next]+cu.DevicePtr(wlo*4), o.d.RT(), o.mask[o.next()]+cu.DevicePtr(wlo*4), (whi-wlo)*4)
+				g.stats[q].ExchangeBytes += (hi-lo)*xs + (whi-wlo)*4
+			}
+			r.d.Sync()
+			return nil
+		})
+	}); err != nil {
+		return err
+	}
+	return nil
+}
+
+// exchangeSparse packs each part's activated vertices (counts[i] of
+// them) and their values, and unpacks every other part's list into each
+// part.
+func (g *parts) exchangeSparse(counts []int) error {
+	if err := g.pack(counts); err != nil {
+		return err
+	}
+	return g.each(func(q int, r *progRun) error {
+		return r.d.Do("unpacking the other parts' changes", func() error {
+			for p, o := range g.runs {
+				k := counts[p]
+				if p == q || k == 0 {
+					continue
+				}
+				bytes := packBytes(int64(k), g.xsize)
+				r.d.CopyFrom(g.recv[q], o.d.RT(), g.send[p], bytes)
+				g.stats[q].ExchangeBytes += bytes
+				r.unpack(g.recv[q], k)
+			}
+			r.d.Sync()
+			return nil
+		})
+	})
+}
+
+// pack lists each part's activated vertices (counts[i] of them) and their
+// values in its send buffer.
+func (g *parts) pack(counts []int) error {
+	return g.each(func(i int, r *progRun) error {
+		return r.d.Do("packing a part's changes", func() error {
+			p := r.job.Part
+			r.d.Fill32(g.count[i], 0, 2)
+			if counts[i] > 0 {
+				a := packArg(g.send[i], g.count[i], p.Lo, p.Hi, counts[i], r.next())
+				words := (int64(p.Hi)+31)/32 - int64(p.Lo)/32
+				r.mod.Launch2("vp_pack", min(rt.Blocks(words, rt.BlockSize), int64(32*max(1, r.d.SMs))), r.d.Stream(), r.runArg, a)
+			}
+			r.d.Sync()
+			return nil
+		})
+	})
+}
+
+// unpack launches vp_unpack of the k vertices packed at buf. Inside Do.
+func (r *progRun) unpack(buf cu.DevicePtr, k int) {
+	a := packArg(buf, 0, 0, 0, k, r.next())
+	r.mod.Launch2("vp_unpack", min(rt.Blocks(int64(k), rt.BlockSize), int64(32*max(1, r.d.SMs))), r.d.Stream(), r.runArg, a)
+}
+
+// packArg is a VP_Pack (kernels_parts.cu).
+func packArg(buf, count cu.DevicePtr, lo, hi int32, k, next int) []byte {
+	b := make([]byte, 40)
+	le := binary.LittleEndian
+	le.PutUint64(b, uint64(buf))
+	le.PutUint64(b[8:], uint64(count))
+	le.PutUint32(b[16:], uint32(lo))
+	le.PutUint32(b[20:], uint32(hi))
+	le.PutUint32(b[24:], uint32(k))
+	le.PutUint32(b[28:], uint32(next))
+	return b
+}
+
+// setRecord writes the whole run's counts and aggregators into the
+// record of the part's last superstep, which the next superstep reads
+// (its queue counts zeroed: the frontier changed, and the next push
+// queues it anew, vp_compact). Inside Do.
+func (r *progRun) setRecord(active int, edges int64, aggs []float64) {
+	rec := make([]uint64, r.recW)
+	copy(rec, r.last)
+	rec[recActive], rec[recEdges], rec[recRan] = uint64(active), uint64(edges), 1
+	rec[recSmall], rec[recMedium], rec[recChunks] = 0, 0, 0
+	for k, a := range aggs {
+		rec[recordHead+k] = math.Float64bits(a)
+	}
+	slot := (r.step - 1) % recordRing
+	r.d.HtoD(r.rec+cu.DevicePtr(slot*r.recW*8), unsafe.Pointer(&rec[0]), int64(r.recW)*8)
+	copy(r.last, rec)
+	r.queued = false
+}
+
+// Finish implements vertexprog.DeviceRun: every part copies its own
+// vertices' values and state back.
+func (g *parts) Finish(x []byte) error {
+	if g.closed {
+		return errors.New("cuda: Finish on a closed run")
+	}
+	return g.each(func(_ int, r *progRun) error {
+		p := r.job.Part
+		lo, hi := int64(p.Lo), int64(p.Hi)
+		t0 := time.Now()
+		defer func() { r.transfers += time.Since(t0) }()
+		err := r.d.Do("copying a part's results back", func() error {
+			r.d.Sync()
+			if xs := int64(r.job.XSize); len(x) > 0 && hi > lo && xs > 0 {
+				r.d.DtoH(unsafe.Pointer(&x[lo*xs]), r.x+cu.DevicePtr(lo*xs), (hi-lo)*xs)
+			}
+			for i, a := range r.layout.arrays {
+				if a.readOnly || a.scratch || a.bytes == 0 || hi <= lo {
+					continue
+				}
+				es := a.bytes / int64(r.n)
+				r.d.DtoH(unsafe.Add(a.ptr, lo*es), r.arrays[i]+cu.DevicePtr(lo*es), (hi-lo)*es)
+			}
+			return nil
+		})
+		r.finished = err == nil
+		return err
+	})
+}
+
+// FinishSummary implements vertexprog.SummaryFinisher.
+func (g *parts) FinishSummary() error {
+	return g.each(func(_ int, r *progRun) error { return r.FinishSummary() })
+}
+
+// DeviceTime implements vertexprog.DeviceTimer: the slowest part's.
+func (g *parts) DeviceTime() time.Duration {
+	var d time.Duration
+	for _, r := range g.runs {
+		d = max(d, r.DeviceTime())
+	}
+	return d
+}
+
+// Transfers implements vertexprog.TransferReporter: the slowest part's.
+func (g *parts) Transfers() time.Duration {
+	var d time.Duration
+	for _, r := range g.runs {
+		d = max(d, r.Transfers())
+	}
+	return d
+}
+
+// Parts is what each part did (vertexprog.Result.Parts).
+func (g *parts) Parts() []vertexprog.PartStat { return g.stats }
+
+// Close implements vertexprog.DeviceRun.
+func (g *parts) Close() {
+	if g.closed {
+		return
+	}
+	g.closed = true
+	if g.net != nil {
+		g.net.close()
+	}
+	for i, r := range g.runs {
+		if r == nil {
+			continue
+		}
+		r.Close()
+		if i < len(g.bufs) && len(g.bufs[i]) > 0 {
+			bufs := g.bufs[i]
+			_ = r.d.Do("freeing a part's exchange", func() error { rt.FreeAll(bufs); return nil })
+		}
+	}
+}
