@@ -59,4 +59,3 @@ func (d *Device) Fill32(p cu.DevicePtr, v uint32, n int64) {
 		check("filling device memory", C.hp_memset32(C.CUdeviceptr(p), C.uint(v), C.size_t(n), d.stream.s))
 	}
 }
-
