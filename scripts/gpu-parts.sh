@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Partitioned runs on a GPU machine (docs/parts.md), from the repository
+# root with bin/ from `make gpu-bins` (and the shipped graphs in
+# bin/shared/{tiny,small}). Logs go to $OUT. Usage:
+#   scripts/gpu-parts.sh one [SCALE]   parts on one GPU: verify --parts 2 and 3
+#                                      against the reference, and kron SCALE
+#                                      (default 21) timed whole and in 2 parts
+#   scripts/gpu-parts.sh two [SCALE]   two GPUs: verify on both, kron SCALE
+#                                      (default 24) on 1 and 2 GPUs, and 2
+#                                      processes of 1 GPU over NCCL against 1
+set -uo pipefail
+OUT=${OUT:-/tmp/hpgraph-parts}
+B=${B:-bin}
+H=${H:-$B/gpu/hpgraph}
+G=/tmp/hpgraph-graphs
+mkdir -p "$OUT" "$G"
+export NCCL_NVLS_ENABLE=${NCCL_NVLS_ENABLE:-0}
+step() { echo "== $* ($(date +%T))"; }
+graph() { [ -f $G/kron$1.hpg ] || timeout 300 $H gen kron --scale $1 -o $G/kron$1.hpg >/dev/null; }
+verdict() { echo "$1 exit $2: $(grep -c PASS "$3") PASS, $(grep -c ' FAIL' "$3") FAIL"; grep ' FAIL' "$3" | head -5; }
+mode=${1:-one}
+scale=${2:-}
+case $mode in
+one)
+	scale=${scale:-21}
+	graph 16
+	for p in 2 3; do
+		step "verify --backend cuda --parts $p"
+		timeout 150 $H verify --backend cuda --parts $p $B/shared/tiny/* $B/shared/small/* $G/kron16.hpg >"$OUT/verify-parts$p.log" 2>&1
+		verdict "verify parts $p" $? "$OUT/verify-parts$p.log"
+	done
+	graph "$scale"
+	for p in 1 2; do
+		step "bench kron$scale, one GPU, --parts $p"
+		timeout 150 $H bench $G/kron$scale.hpg --backend cuda --parts $p --runs 5 --algo bfs,sssp,pagerank-iter,cc,tc >"$OUT/bench-one-parts$p.txt" 2>&1
+		sed -n '/graph.*algo/,$p' "$OUT/bench-one-parts$p.txt" | head -12
+	done
+	;;
+two)
+	scale=${scale:-24}
+	graph 16
+	step "verify --backend cuda --devices 0,1"
+	timeout 150 $H verify --backend cuda --devices 0,1 $B/shared/tiny/* $B/shared/small/* $G/kron16.hpg >"$OUT/verify-two.log" 2>&1
+	verdict "verify two GPUs" $? "$OUT/verify-two.log"
+	graph "$scale"
+	for d in 0 0,1; do
+		step "bench kron$scale --devices $d"
+		timeout 200 $H bench $G/kron$scale.hpg --backend cuda --devices $d --runs 5 --algo bfs,sssp,pagerank-iter,cc,tc >"$OUT/bench-devices-$d.txt" 2>&1
+		sed -n '/graph.*algo/,$p' "$OUT/bench-devices-$d.txt" | head -12
+	done
+	step "2 processes x 1 GPU (NCCL) against 1 process"
+	for a in bfs sssp pagerank-ldbc cc tc; do
+		w=""; [ $a = sssp ] && w="--weights random:1-64"
+		timeout 60 $H run $a $G/kron$scale.hpg --backend cuda --devices 0 $w --out $OUT/$a-one.txt >"$OUT/$a-one.log" 2>&1
+		timeout 90 $H run $a $G/kron$scale.hpg --backend cuda --devices 1 $w --world 2 --rank 1 --coordinator 127.0.0.1:29611 >"$OUT/$a-rank1.log" 2>&1 &
+		timeout 90 $H run $a $G/kron$scale.hpg --backend cuda --devices 0 $w --world 2 --rank 0 --coordinator 127.0.0.1:29611 --out $OUT/$a-two.txt >"$OUT/$a-rank0.log" 2>&1
+		wait
+		if cmp -s $OUT/$a-one.txt $OUT/$a-two.txt; then echo "$a: identical"; else echo "$a: DIFFERENT"; tail -3 $OUT/$a-rank0.log $OUT/$a-rank1.log; fi
+		grep -h "time to answer\|^time:" $OUT/$a-one.log $OUT/$a-rank0.log | head -4
+	done
+	;;
+esac
