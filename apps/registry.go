@@ -401,12 +401,15 @@ type Stats struct {
 	Preprocess, Compute time.Duration
 	Finish, Transfer    time.Duration
 	Device, BackendWait time.Duration
+	// Parts is what each of a partitioned run's parts did (nil for a
+	// whole-graph run).
+	Parts []vertexprog.PartStat
 }
 
 // statsOf returns r's Stats.
 func statsOf[X any](r *vertexprog.Result[X]) Stats {
 	return Stats{Backend: r.Backend, Iterations: r.Iterations, Active: r.Active, Directions: r.Directions, StepTimes: r.StepTimes,
-		Preprocess: r.Preprocess, Compute: r.Compute, Finish: r.Finish, Transfer: r.Transfer, Device: r.Device, BackendWait: r.BackendWait}
+		Preprocess: r.Preprocess, Compute: r.Compute, Finish: r.Finish, Transfer: r.Transfer, Device: r.Device, BackendWait: r.BackendWait, Parts: r.Parts}
 }
 
 // TrafficIn is what bench knows of a run when it models its traffic.

@@ -718,8 +718,10 @@ func (r *hostRun[X, A]) init() error {
 		} else if all, act := ri.InitRange(vlo, vhi, r.x[vlo:vhi], st); all {
 			r.active.SetWords(lo, hi)
 			t.count += int64(vhi - vlo)
-			for _, d := range r.frontDeg[vlo:min(vhi, int32(len(r.frontDeg)))] {
-				t.edges += int64(d)
+			if r.frontDeg != nil {
+				for _, d := range r.frontDeg[vlo:vhi] {
+					t.edges += int64(d)
+				}
 			}
 		} else {
 			for _, v := range act {

@@ -404,6 +404,21 @@ type benchResult struct {
 	Error              string  `json:"error,omitempty"`
 	// Answer is the time to answer of fresh processes (--answer).
 	Answer *answerJSON `json:"answer,omitempty"`
+	// Parts is each part of a partitioned run (--parts, --devices),
+	// over the timed runs: compute and exchange per run, and the bytes
+	// each part received per run.
+	Parts []partJSON `json:"parts,omitempty"`
+}
+
+// partJSON is one part of a partitioned run in the bench record.
+type partJSON struct {
+	Index      int     `json:"index"`
+	Lo         int32   `json:"lo"`
+	Hi         int32   `json:"hi"`
+	Arcs       int64   `json:"arcs"`
+	ComputeMS  float64 `json:"compute_ms"`
+	ExchangeMS float64 `json:"exchange_ms"`
+	Bytes      int64   `json:"exchange_bytes"`
 }
 
 // deviceDescribers describe the devices of backends other than cpu; the
@@ -877,6 +892,7 @@ func benchOne(bg *benchGraph, a benchAlgo, backend string, base vertexprog.Optio
 		if s.Iterations > 0 {
 			perStep = append(perStep, ms(s.Compute)/float64(s.Iterations))
 		}
+		addParts(&r.Parts, s.Parts, runs)
 	}
 	r.Runs = runs
 	r.Summary = last.summary
@@ -1029,6 +1045,16 @@ func printBench(out io.Writer, rec *benchRecord) {
 	for _, n := range notes {
 		fmt.Fprintln(out, n)
 	}
+	for _, r := range rec.Results {
+		if len(r.Parts) == 0 {
+			continue
+		}
+		fmt.Fprintf(out, "%s %s %s, per part and run:", r.Graph, r.Algorithm, r.Backend)
+		for _, p := range r.Parts {
+			fmt.Fprintf(out, " [%d: %d arcs, compute %.3f ms, exchange %.3f ms, %.1f MB in]", p.Index, p.Arcs, p.ComputeMS, p.ExchangeMS, float64(p.Bytes)/1e6)
+		}
+		fmt.Fprintln(out)
+	}
 	if rec.Settings.Validate {
 		ok := 0
 		for _, r := range rec.Results {
@@ -1037,5 +1063,26 @@ func printBench(out io.Writer, rec *benchRecord) {
 			}
 		}
 		fmt.Fprintf(out, "validation: %d of %d results PASS against the gonum reference\n", ok, len(rec.Results))
+	}
+}
+
+// addParts adds one timed run's parts to the record's, each a share of
+// the runs' mean.
+func addParts(sum *[]partJSON, parts []vertexprog.PartStat, runs int) {
+	if len(parts) == 0 {
+		return
+	}
+	if *sum == nil {
+		*sum = make([]partJSON, len(parts))
+		for i, p := range parts {
+			(*sum)[i] = partJSON{Index: p.Index, Lo: p.Lo, Hi: p.Hi, Arcs: p.Arcs}
+		}
+	}
+	for i, p := range parts {
+		if i < len(*sum) {
+			(*sum)[i].ComputeMS += ms(p.Compute) / float64(runs)
+			(*sum)[i].ExchangeMS += ms(p.Exchange) / float64(runs)
+			(*sum)[i].Bytes += p.ExchangeBytes / int64(runs)
+		}
 	}
 }

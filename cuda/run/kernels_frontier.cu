@@ -39,7 +39,7 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_compact(VP_Mat m, VP_R
     const bool in = (w >> (v & 31)) & 1u;
     if (!__syncthreads_or(in)) continue;
     const int deg = in ? c.pushDeg[v] : 0;
-    vp_emit(c, nullptr, const_cast<unsigned long long*>(t.prev), c.queue[t.p], c.chunks[t.p], v, in, deg);
+    vp_emit(c, nullptr, const_cast<unsigned long long*>(t.prev), c.queue[t.p], c.chunks[t.p], v, in, deg, deg);
   }
 }
 

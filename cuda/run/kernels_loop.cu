@@ -355,7 +355,7 @@ __device__ __forceinline__ void vp_loop_flush(const VP_Run& c, const VP_St& t, c
       }
       if (in) deg = c.pushDeg[v];
     }
-    vp_emit(c, t.rec, t.rec, c.queue[t.p ^ 1], c.chunks[t.p ^ 1], v, in, deg);
+    vp_emit(c, t.rec, t.rec, c.queue[t.p ^ 1], c.chunks[t.p ^ 1], v, in, deg, deg);
   }
 }
 

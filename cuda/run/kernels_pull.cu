@@ -249,9 +249,11 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_pull_coo(VP_Mat m, VP_
   vp_coo_group<1>(m, c, t, s, m.binRows + m.nWarp + m.nQuad, m.nThread, b * VP_BLOCK + threadIdx.x);
 }
 
-// vp_emit counts the block's activated vertices and their push degrees
-// into record cnt (unless null) and appends them to a frontier's queues by
-// degree (unless q is null; the queue counts are in record qr): small ones
+// vp_emit counts the block's activated vertices and their frontier edges
+// (edges: their whole-graph push degrees, which for one part of a
+// partitioned run are not its own matrix's, deg) into record cnt (unless
+// null) and appends them to a frontier's queues by deg (unless q is null;
+// the queue counts are in record qr): small ones
 // to the front of q, medium ones to its back, heavy ones as chunks to hq.
 // Warps combine in shared memory first, so a block makes one global
 // atomic per counter: a 2M-vertex APPLY made 130k atomics on two
@@ -261,7 +263,7 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_pull_coo(VP_Mat m, VP_
 // chunk counts: one global atomic a heavy vertex, all on one counter, took
 // 0.4 ms of kron25's first BFS superstep (its hub's neighbours).
 __device__ __forceinline__ void vp_emit(const VP_Run& c, unsigned long long* cnt, unsigned long long* qr, int* q, int2* hq,
-                                        int v, bool act, int deg) {
+                                        int v, bool act, int deg, int edges) {
   __shared__ unsigned long long sh[5];  // activated, edges, small, medium, chunks
   __shared__ unsigned long long base[3];
   const int lane = threadIdx.x & 31;
@@ -274,7 +276,7 @@ __device__ __forceinline__ void vp_emit(const VP_Run& c, unsigned long long* cnt
   const unsigned long long k = q && act && deg > c.pushChunk ? (unsigned long long)((deg + c.pushChunk - 1) / c.pushChunk) : 0ULL;
   const unsigned long long kin = hp_warp_scan(k);  // inclusive scan of the warp's chunk counts
   const unsigned long long kw = __shfl_sync(VP_FULL, kin, 31);
-  unsigned long long e = act ? (unsigned long long)deg : 0ULL;
+  unsigned long long e = act ? (unsigned long long)edges : 0ULL;
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) e += __shfl_down_sync(VP_FULL, e, o);
   unsigned long long os = 0, om = 0, oc = 0;

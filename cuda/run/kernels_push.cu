@@ -43,17 +43,18 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_apply_push(VP_Mat m, V
   for (long long base = (long long)blockIdx.x * VP_BLOCK; base < cnt; base += (long long)gridDim.x * VP_BLOCK) {
     long long i = base + threadIdx.x;
     bool act = false;
-    int v = 0, deg = 0;
+    int v = 0, deg = 0, edges = 0;
     A_t acc;
     if (i < cnt) {
       v = c.touchedList[i];
-      const int d = c.frontDeg[v];  // (read with the swap, not after it)
+      const int d = c.pushDeg[v], e = c.frontDeg[v];  // (read with the swap, not after it)
       if (vp_take_row(c.y, v, acc) && (act = vp_update_at(c, t, s, v, acc, blk))) {
         atomicOr(c.mask[t.p ^ 1] + (v >> 5), 1u << (v & 31));
         deg = d;
+        edges = e;
       }
     }
-    vp_emit(c, t.rec, t.rec, c.queue[t.p ^ 1], c.chunks[t.p ^ 1], v, act, deg);
+    vp_emit(c, t.rec, t.rec, c.queue[t.p ^ 1], c.chunks[t.p ^ 1], v, act, deg, edges);
   }
   vp_agg_flush(c, t, blk);
 }

@@ -72,7 +72,7 @@ func newNetParts(g *parts, comm vertexprog.Comm) (*netParts, error) {
 	if len(n.lo) != g.total {
 		return nil, fmt.Errorf("cuda: the processes hold %d parts of a run of %d", len(n.lo), g.total)
 	}
-	sparse := g.sparse(1)
+	sparse := g.sparse(0)
 	nv := int64(g.runs[0].n)
 	// Each local part joins (ncclCommInitRank waits for every rank).
 	err = g.each(func(i int, r *progRun) error {

@@ -99,7 +99,7 @@ func (g *parts) allocate() error {
 	n := len(g.runs)
 	g.send, g.recv, g.count = make([]cu.DevicePtr, n), make([]cu.DevicePtr, n), make([]cu.DevicePtr, n)
 	g.bufs = make([][]cu.DevicePtr, n)
-	sparse := g.sparse(1)
+	sparse := g.sparse(0) // (the rule may pick the sparse exchange)
 	largest := int64(0)
 	for _, r := range g.runs {
 		largest = max(largest, int64(r.job.Part.Hi-r.job.Part.Lo))

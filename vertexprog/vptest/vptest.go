@@ -73,6 +73,15 @@ func Configs() []Config {
 	return cs
 }
 
+// Unsupported reports whether err is a run's refusal of what its Config
+// asks and the program cannot do: push supersteps forced for a program
+// that cannot push, or parts on a backend that cannot split it (Compare
+// skips such runs).
+func Unsupported(err error, c Config) bool {
+	return errors.Is(err, vertexprog.ErrPushUnsupported) && c.Options.Direction == vertexprog.Push ||
+		errors.Is(err, vertexprog.ErrNoParts) && c.Options.Parts > 1
+}
+
 // Compare runs newProgram() on g under every Config, extracts each run's
 // output with out, and fails t where an output differs from the first
 // run's (eq decides equality per vertex). Forced push runs of programs
@@ -123,8 +132,7 @@ func compare[X, A any, P vertexprog.Program[X, A], R any](g *vertexprog.Graph, n
 	for _, c := range Configs() {
 		p := newProgram()
 		res, err := run[X, A](g, p, c.Options)
-		if errors.Is(err, vertexprog.ErrPushUnsupported) && c.Options.Direction == vertexprog.Push ||
-			errors.Is(err, vertexprog.ErrNoParts) && c.Options.Parts > 1 {
+		if Unsupported(err, c) {
 			continue
 		}
 		if err != nil {
