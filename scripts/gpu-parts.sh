@@ -53,17 +53,20 @@ two)
 		sed -n '/graph.*algo/,$p' "$OUT/bench-devices-$d.txt" | head -12
 	done
 	step "2 processes x 1 GPU (NCCL) against 1 process"
-	for a in bfs sssp pagerank-ldbc cc tc; do
+	A=/tmp/hpgraph-answers # (not under $OUT: the answers are large)
+	mkdir -p $A
+	for a in ${ALGOS:-bfs sssp pagerank-ldbc cc tc}; do
 		w=""; [ $a = sssp ] && w="--weights random:1-64"
-		timeout 60 $H run $a $G/kron$scale.hpg --backend cuda --devices 0 $w --out $OUT/$a-one.txt >"$OUT/$a-one.log" 2>&1
+		timeout 60 $H run $a $G/kron$scale.hpg --backend cuda --devices 0 $w --out $A/$a-one.txt >"$OUT/$a-one.log" 2>&1
 		timeout 90 $H run $a $G/kron$scale.hpg --backend cuda --devices 1 $w --world 2 --rank 1 --coordinator 127.0.0.1:29611 >"$OUT/$a-rank1.log" 2>&1 &
-		timeout 90 $H run $a $G/kron$scale.hpg --backend cuda --devices 0 $w --world 2 --rank 0 --coordinator 127.0.0.1:29611 --out $OUT/$a-two.txt >"$OUT/$a-rank0.log" 2>&1
+		timeout 90 $H run $a $G/kron$scale.hpg --backend cuda --devices 0 $w --world 2 --rank 0 --coordinator 127.0.0.1:29611 --out $A/$a-two.txt >"$OUT/$a-rank0.log" 2>&1
 		wait
-		if cmp -s $OUT/$a-one.txt $OUT/$a-two.txt; then echo "$a: identical"
-		elif [ -s $OUT/$a-two.txt ]; then
+		if cmp -s $A/$a-one.txt $A/$a-two.txt; then echo "$a: identical"
+		elif [ -s $A/$a-two.txt ]; then
 			# (floating sums add up in another order over parts)
-			paste -d' ' $OUT/$a-one.txt $OUT/$a-two.txt | awk -v a=$a '{ for (i = 1; i <= NF/2; i++) { x = $i; y = $(i + NF/2); d = x - y; if (d < 0) d = -d; m = (x < 0 ? -x : x); if (m > 0 && d / m > r) r = d / m } } END { printf "%s: differs, largest relative difference %.3g\n", a, r }'
-		else echo "$a: NO ANSWER"; tail -3 $OUT/$a-rank0.log $OUT/$a-rank1.log; fi
+			paste -d' ' $A/$a-one.txt $A/$a-two.txt | awk -v a=$a '{ for (i = 1; i <= NF/2; i++) { x = $i; y = $(i + NF/2); d = x - y; if (d < 0) d = -d; m = (x < 0 ? -x : x); if (m > 0 && d / m > r) r = d / m } } END { printf "%s: differs, largest relative difference %.3g\n", a, r }'
+		else echo "$a: NO ANSWER"; tail -n 5 $OUT/$a-rank0.log $OUT/$a-rank1.log; fi
+		rm -f $A/$a-one.txt $A/$a-two.txt
 		grep -h "time to answer\|^time:" $OUT/$a-one.log $OUT/$a-rank0.log | head -4
 	done
 	;;

@@ -173,8 +173,15 @@ func runParts[X, A any](g *Graph, p Program[X, A], opt Options, parts int) (*Res
 	if err != nil {
 		return nil, err
 	}
-	if err := agree(opt.Comm, fmt.Sprintf("%d parts of %T on a graph of %d vertices and %d arcs", parts, p, g.N(), whole.NNZ())); err != nil {
+	if err := agree(opt.Comm, fmt.Sprintf("%d parts of %T on a graph of %d vertices and %d arcs (direction %v, rule %d, alpha %g, beta %g, %d iterations, HYB %+v)",
+		parts, p, g.N(), whole.NNZ(), opt.Direction, opt.Rule, opt.Alpha, opt.Beta, opt.MaxIterations, opt.HYB)); err != nil {
 		return nil, err
+	}
+	if size > 1 {
+		// Every process gathers every other's results at the end, so none
+		// may leave its own on a device (a process that writes no output
+		// asks for a summary).
+		opt.SummaryOnly, opt.NoValues = false, false
 	}
 	// Every process holds every vertex's value and frontier bit, so each
 	// runs Init over all of them (the same values everywhere) into its
@@ -698,10 +705,8 @@ func runDeviceParts[X, A any](g *Graph, p Program[X, A], opt Options, pb PartBac
 	if err := finishDevice(ds, h0, opt, res); err != nil {
 		return nil, err
 	}
-	if res.X != nil {
-		if err := gatherAll(p, opt, pt, base, len(runs), res.X); err != nil {
-			return nil, err
-		}
+	if err := gatherAll(p, opt, pt, base, len(runs), res.X); err != nil {
+		return nil, err
 	}
 	if ps, ok := run.(interface{ Parts() []PartStat }); ok {
 		res.Parts = ps.Parts()
