@@ -8,6 +8,7 @@
 #   scripts/gpu-parts.sh two [SCALE]   two GPUs: verify on both, kron SCALE
 #                                      (default 24) on 1 and 2 GPUs, and 2
 #                                      processes of 1 GPU over NCCL against 1
+#   scripts/gpu-parts.sh nccl [SCALE]  only the last (default kron20; ALGOS=...)
 set -uo pipefail
 OUT=${OUT:-/tmp/hpgraph-parts}
 B=${B:-bin}
@@ -21,6 +22,27 @@ graph() { [ -f $G/kron$1.hpg ] || timeout 300 $H gen kron --scale $1 -o $G/kron$
 verdict() {
 	echo "$1 exit $2: $(grep -c PASS "$3") PASS, $(grep ' FAIL' "$3" | grep -vc 'does not run partitioned runs') FAIL, $(grep -c 'does not run partitioned runs' "$3") refused"
 	grep ' FAIL' "$3" | grep -v 'does not run partitioned runs' | head -5
+}
+# nccl_pair: each app run by 2 processes of 1 GPU over NCCL and by 1
+# process on 1 GPU, the answers compared (kron$scale).
+nccl_pair() {
+	step "2 processes x 1 GPU (NCCL) against 1 process"
+	A=/tmp/hpgraph-answers # (not under $OUT: the answers are large)
+	mkdir -p $A
+	for a in ${ALGOS:-bfs sssp pagerank-ldbc cc tc}; do
+		w=""; [ $a = sssp ] && w="--weights random:1-64"
+		timeout 60 $H run $a $G/kron$scale.hpg --backend cuda --devices 0 $w --out $A/$a-one.txt >"$OUT/$a-one.log" 2>&1
+		timeout ${PAIR_T:-90} $H run $a $G/kron$scale.hpg --backend cuda --devices 1 $w --world 2 --rank 1 --coordinator 127.0.0.1:29611 >"$OUT/$a-rank1.log" 2>&1 &
+		timeout ${PAIR_T:-90} $H run $a $G/kron$scale.hpg --backend cuda --devices 0 $w --world 2 --rank 0 --coordinator 127.0.0.1:29611 --out $A/$a-two.txt >"$OUT/$a-rank0.log" 2>&1
+		wait
+		if cmp -s $A/$a-one.txt $A/$a-two.txt; then echo "$a: identical"
+		elif [ -s $A/$a-two.txt ]; then
+			# (floating sums add up in another order over parts)
+			paste -d' ' $A/$a-one.txt $A/$a-two.txt | awk -v a=$a '{ for (i = 1; i <= NF/2; i++) { x = $i; y = $(i + NF/2); d = x - y; if (d < 0) d = -d; m = (x < 0 ? -x : x); if (m > 0 && d / m > r) r = d / m } } END { printf "%s: differs, largest relative difference %.3g\n", a, r }'
+		else echo "$a: NO ANSWER"; tail -n 5 $OUT/$a-rank0.log $OUT/$a-rank1.log; fi
+		rm -f $A/$a-one.txt $A/$a-two.txt
+		grep -h "time to answer\|^time:" $OUT/$a-one.log $OUT/$a-rank0.log | head -4
+	done
 }
 mode=${1:-one}
 scale=${2:-}
@@ -52,22 +74,11 @@ two)
 		timeout 200 $H bench $G/kron$scale.hpg --backend cuda --devices $d --runs 5 --algo bfs,sssp,pagerank-iter,cc,tc >"$OUT/bench-devices-$d.txt" 2>&1
 		sed -n '/graph.*algo/,$p' "$OUT/bench-devices-$d.txt" | head -12
 	done
-	step "2 processes x 1 GPU (NCCL) against 1 process"
-	A=/tmp/hpgraph-answers # (not under $OUT: the answers are large)
-	mkdir -p $A
-	for a in ${ALGOS:-bfs sssp pagerank-ldbc cc tc}; do
-		w=""; [ $a = sssp ] && w="--weights random:1-64"
-		timeout 60 $H run $a $G/kron$scale.hpg --backend cuda --devices 0 $w --out $A/$a-one.txt >"$OUT/$a-one.log" 2>&1
-		timeout 90 $H run $a $G/kron$scale.hpg --backend cuda --devices 1 $w --world 2 --rank 1 --coordinator 127.0.0.1:29611 >"$OUT/$a-rank1.log" 2>&1 &
-		timeout 90 $H run $a $G/kron$scale.hpg --backend cuda --devices 0 $w --world 2 --rank 0 --coordinator 127.0.0.1:29611 --out $A/$a-two.txt >"$OUT/$a-rank0.log" 2>&1
-		wait
-		if cmp -s $A/$a-one.txt $A/$a-two.txt; then echo "$a: identical"
-		elif [ -s $A/$a-two.txt ]; then
-			# (floating sums add up in another order over parts)
-			paste -d' ' $A/$a-one.txt $A/$a-two.txt | awk -v a=$a '{ for (i = 1; i <= NF/2; i++) { x = $i; y = $(i + NF/2); d = x - y; if (d < 0) d = -d; m = (x < 0 ? -x : x); if (m > 0 && d / m > r) r = d / m } } END { printf "%s: differs, largest relative difference %.3g\n", a, r }'
-		else echo "$a: NO ANSWER"; tail -n 5 $OUT/$a-rank0.log $OUT/$a-rank1.log; fi
-		rm -f $A/$a-one.txt $A/$a-two.txt
-		grep -h "time to answer\|^time:" $OUT/$a-one.log $OUT/$a-rank0.log | head -4
-	done
+	nccl_pair
+	;;
+nccl)
+	scale=${scale:-20}
+	graph "$scale"
+	nccl_pair
 	;;
 esac
