@@ -12,32 +12,65 @@ import (
 
 // This file reproduces GAP's generator (the current gapbs src/generator.h,
 // integer R-MAT thresholds, 32-bit NodeID): std::mt19937, reseeded every
-// gapBlock entries with seed+block, so any block can be generated on its
+// BlockEntries entries with seed+block, so any block can be generated on its
 // own and the list does not depend on the thread count.
 
-// gapBlock is GAP's block_size: entries generated from one seeding.
-const gapBlock = 1 << 18
+// BlockEntries is GAP's block_size: the entries generated from one
+// seeding. Block b (entries [b·BlockEntries, (b+1)·BlockEntries)) draws
+// from std::mt19937 seeded MTSeed(seed)+b (mod 2^32), from its first
+// number: a Kronecker entry takes scale numbers, a uniform one two.
+const BlockEntries = 1 << 18
 
 // drawBatch is how many random numbers the generators take at a time.
 const drawBatch = 2048
 
-// Graph500 R-MAT quadrant thresholds on a raw 32-bit draw. GAP computes
+// Graph500 R-MAT quadrant thresholds on a raw 32-bit draw r, one draw a
+// level, most significant bit first: r ≤ RMATA is the top-left quadrant,
+// RMATA < r < RMATAB top-right, RMATAB ≤ r ≤ RMATABC bottom-left, else
+// bottom-right (GAP's strict and non-strict comparisons). GAP computes
 // them as uint32(p * 4294967295.0) in double precision, truncating:
 // 0.57·(2^32-1) = 2448131358.15 and 0.19·(2^32-1) = 816043786.05, far
 // enough from an integer that rounding cannot change them
 // (TestRMATThresholds recomputes them).
 const (
-	rmatA   = 2448131358
+	RMATA   = 2448131358
 	rmatB   = 816043786
 	rmatC   = 816043786
-	rmatAB  = rmatA + rmatB
-	rmatABC = rmatA + rmatB + rmatC
+	RMATAB  = RMATA + rmatB
+	RMATABC = RMATA + rmatB + rmatC
 )
 
-// mtSeed reduces a 64-bit seed to the 32 bits std::mt19937 is seeded with.
+// MTSeed reduces a 64-bit seed to the 32 bits std::mt19937 is seeded with.
 // Seeds below 2^32 map to themselves, which is what lets GAPSeed reproduce
 // GAP; the high half is folded in so that it is not silently ignored.
-func mtSeed(seed uint64) uint32 { return uint32(seed) ^ uint32(seed>>32) }
+func MTSeed(seed uint64) uint32 { return uint32(seed) ^ uint32(seed>>32) }
+
+// GAPGraph is one of GAP's generated graphs, Kronecker (-g) or uniform
+// (-u): what another implementation of the generators (the GPU's,
+// cuda/gen) needs to make the one these functions make.
+type GAPGraph struct {
+	Uniform       bool
+	Scale, Degree int
+	Seed          uint64
+}
+
+// Entries is the graph's number of entries, degree·2^scale, or why its
+// parameters are invalid (ErrInvalid).
+func (g GAPGraph) Entries() (int, error) {
+	if g.Uniform {
+		return checkScaleDegree("Uniform", g.Scale, g.Degree)
+	}
+	return checkScaleDegree("Kronecker", g.Scale, g.Degree)
+}
+
+// Name is the name the generators give the graph.
+func (g GAPGraph) Name() string {
+	kind := "kronecker"
+	if g.Uniform {
+		kind = "uniform"
+	}
+	return fmt.Sprintf("%s scale=%d degree=%d seed=%d", kind, g.Scale, g.Degree, g.Seed)
+}
 
 // Kronecker returns GAP's Kronecker graph (-g scale -k degree): 2^scale
 // vertices and degree·2^scale R-MAT entries with the Graph500 parameters
@@ -72,7 +105,7 @@ func KroneckerStream(scale, degree int, seed uint64) (*datasets.EdgeStream, erro
 		return nil, err
 	}
 	n := 1 << scale
-	s := mtSeed(seed)
+	s := MTSeed(seed)
 	// R-MAT concentrates edges on low ids; GAP relabels the vertices with
 	// a random permutation so that id order carries no degree information.
 	perm := make([]int32, n)
@@ -99,9 +132,9 @@ func KroneckerStream(scale, degree int, seed uint64) (*datasets.EdgeStream, erro
 				var u, v uint64
 				for _, r32 := range draws[i*scale : (i+1)*scale] {
 					r := uint64(r32)
-					gtA := (rmatA - r) >> 63 // r > A
-					geAB := (rmatAB - 1 - r) >> 63
-					gtABC := (rmatABC - r) >> 63
+					gtA := (RMATA - r) >> 63 // r > A
+					geAB := (RMATAB - 1 - r) >> 63
+					gtABC := (RMATABC - r) >> 63
 					u = u<<1 | geAB
 					v = v<<1 | gtA ^ geAB ^ gtABC
 				}
@@ -109,7 +142,7 @@ func KroneckerStream(scale, degree int, seed uint64) (*datasets.EdgeStream, erro
 			}
 		}
 	}
-	return &datasets.EdgeStream{N: n, M: m, Name: fmt.Sprintf("kronecker scale=%d degree=%d seed=%d", scale, degree, seed),
+	return &datasets.EdgeStream{N: n, M: m, Name: GAPGraph{false, scale, degree, seed}.Name(),
 		Blocks: func(fn func(lo int, src, dst []int32)) { inBlocks(m, s, fill, fn) }}, nil
 }
 
@@ -155,8 +188,8 @@ func UniformStream(scale, degree int, seed uint64) (*datasets.EdgeStream, error)
 			}
 		}
 	}
-	s := mtSeed(seed)
-	return &datasets.EdgeStream{N: n, M: m, Name: fmt.Sprintf("uniform scale=%d degree=%d seed=%d", scale, degree, seed),
+	s := MTSeed(seed)
+	return &datasets.EdgeStream{N: n, M: m, Name: GAPGraph{true, scale, degree, seed}.Name(),
 		Blocks: func(fn func(lo int, src, dst []int32)) { inBlocks(m, s, fill, fn) }}, nil
 }
 
@@ -170,13 +203,13 @@ func materialize(es *datasets.EdgeStream) *datasets.EdgeList {
 	return &datasets.EdgeList{N: es.N, Src: src, Dst: dst, Directed: es.Directed, Name: es.Name}
 }
 
-// inBlocks makes the m entries in gapBlock-sized blocks, block b with a
+// inBlocks makes the m entries in BlockEntries-sized blocks, block b with a
 // generator seeded seed+b, on all cores, and hands each to use as it is
 // made. Blocks are taken dynamically; since each block reseeds, the
 // assignment does not affect the entries. (par.Blocks is not used: it
 // splits by worker, not by GAP's blocks.)
 func inBlocks(m int, seed uint32, fill func(rng *mt19937, src, dst []int32), use func(lo int, src, dst []int32)) {
-	blocks := (m + gapBlock - 1) / gapBlock
+	blocks := (m + BlockEntries - 1) / BlockEntries
 	workers := min(par.Workers(), blocks)
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -185,7 +218,7 @@ func inBlocks(m int, seed uint32, fill func(rng *mt19937, src, dst []int32), use
 		go func() {
 			defer wg.Done()
 			rng := new(mt19937)
-			src, dst := make([]int32, gapBlock), make([]int32, gapBlock)
+			src, dst := make([]int32, BlockEntries), make([]int32, BlockEntries)
 			for {
 				b := int(next.Add(1) - 1)
 				if b >= blocks {
@@ -193,8 +226,8 @@ func inBlocks(m int, seed uint32, fill func(rng *mt19937, src, dst []int32), use
 				}
 				// uint32 arithmetic: std::mt19937 takes the seed mod 2^32.
 				rng.seed(seed + uint32(b))
-				lo := b * gapBlock
-				k := min(gapBlock, m-lo)
+				lo := b * BlockEntries
+				k := min(BlockEntries, m-lo)
 				fill(rng, src[:k], dst[:k])
 				use(lo, src[:k], dst[:k])
 			}
@@ -204,36 +237,74 @@ func inBlocks(m int, seed uint32, fill func(rng *mt19937, src, dst []int32), use
 }
 
 // shuffleLibstdcxx permutes p as GCC's libstdc++ (GCC 11 and later)
-// implements std::shuffle with a 32-bit generator. The standard fixes only
-// that the result is uniform, so this is the one way to get GAP's vertex
-// labels: Fisher-Yates from the front, and while n² fits in the generator's
-// range, two swap positions from a single draw over their product range.
+// implements std::shuffle with a 32-bit generator (shuffleTargets).
 func shuffleLibstdcxx(p []int32, rng *mt19937) {
-	n := uint64(len(p))
-	if n == 0 {
-		return
+	shuffleTargets(len(p), rng, func(lo int, j []int32) {
+		for k, t := range j {
+			p[lo+k], p[t] = p[t], p[lo+k]
+		}
+	})
+}
+
+// ShuffleTargets returns the swaps of GAP's shuffle of n vertex ids, seeded
+// as Kronecker is: element i is swapped with element j[i] ≤ i, for i from
+// 1 to n-1 in turn (j[0] is 0), starting from the identity; Kronecker's id
+// u is then the element at place u. They let another implementation (the
+// GPU's) apply the swaps its own way: drawing them is one sequential
+// stream of random numbers.
+func ShuffleTargets(n int, seed uint64) []int32 {
+	j := make([]int32, max(n, 1))
+	var rng mt19937
+	rng.seed(MTSeed(seed))
+	shuffleTargets(n, &rng, func(lo int, t []int32) { copy(j[lo:], t) })
+	return j[:n]
+}
+
+// shuffleTargets hands emit, in order and in batches, the swaps libstdc++
+// makes for std::shuffle of n elements: element lo+k with element j[k] ≤
+// lo+k, for the elements 1 to n-1. The standard fixes only that the result
+// is uniform, so this is the one way to get GAP's vertex labels:
+// Fisher-Yates from the front, and while n² fits in the generator's range,
+// two swap positions from a single draw over their product range.
+func shuffleTargets(n int, rng *mt19937, emit func(lo int, j []int32)) {
+	var buf [4096]int32
+	k, lo := 0, 1
+	flush := func() {
+		emit(lo, buf[:k])
+		lo += k
+		k = 0
 	}
-	swap := func(i int, j uint32) { p[i], p[j] = p[j], p[i] }
-	if math.MaxUint32/n >= n {
+	if n > 0 && math.MaxUint32/uint64(n) >= uint64(n) {
 		i := 1
 		if n%2 == 0 {
 			// An odd number of positions remains to pair up: the first
 			// is drawn alone.
-			swap(i, boundedLibstdcxx(rng, 2))
+			buf[k] = int32(boundedLibstdcxx(rng, 2))
+			k++
 			i++
 		}
-		for i < len(p) {
+		for i < n {
+			if k+2 > len(buf) {
+				flush()
+			}
 			b0 := uint32(i) + 1 // positions [0, i] for element i
 			b1 := b0 + 1        // positions [0, i+1] for element i+1
 			x := boundedLibstdcxx(rng, b0*b1)
-			swap(i, x/b1)
-			swap(i+1, x%b1)
+			buf[k], buf[k+1] = int32(x/b1), int32(x%b1)
+			k += 2
 			i += 2
 		}
-		return
+	} else {
+		for i := 1; i < n; i++ {
+			if k == len(buf) {
+				flush()
+			}
+			buf[k] = int32(boundedLibstdcxx(rng, uint32(i)+1))
+			k++
+		}
 	}
-	for i := 1; i < len(p); i++ {
-		swap(i, boundedLibstdcxx(rng, uint32(i)+1))
+	if k > 0 {
+		flush()
 	}
 }
 

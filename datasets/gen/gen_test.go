@@ -133,10 +133,10 @@ func TestRMATThresholds(t *testing.T) {
 	// Recompute as GAP does: double-precision product, truncated.
 	top := float64(math.MaxUint32)
 	a, b, c := 0.57, 0.19, 0.19
-	if uint32(a*top) != rmatA || uint32(b*top) != rmatB || uint32(c*top) != rmatC {
-		t.Fatalf("thresholds %d %d %d, want %d %d %d", uint32(a*top), uint32(b*top), uint32(c*top), rmatA, rmatB, rmatC)
+	if uint32(a*top) != RMATA || uint32(b*top) != rmatB || uint32(c*top) != rmatC {
+		t.Fatalf("thresholds %d %d %d, want %d %d %d", uint32(a*top), uint32(b*top), uint32(c*top), RMATA, rmatB, rmatC)
 	}
-	if rmatABC > math.MaxUint32 {
+	if RMATABC > math.MaxUint32 {
 		t.Fatal("A+B+C overflows uint32")
 	}
 }

@@ -1,0 +1,346 @@
+package gen
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/hpgraph/hpgraph/datasets"
+	hostgen "github.com/hpgraph/hpgraph/datasets/gen"
+)
+
+// TestArgMatchesSource: arg lists GEN_Arg's fields in gen.cu's order, all
+// 8 bytes, and the kernels Kernels names are the ones gen.cu defines.
+func TestArgMatchesSource(t *testing.T) {
+	body := regexp.MustCompile(`(?s)struct GEN_Arg \{(.*?)\n\};`).FindStringSubmatch(Source)
+	if body == nil {
+		t.Fatal("gen.cu: struct GEN_Arg not found")
+	}
+	var fields []string
+	for _, line := range strings.Split(body[1], "\n") {
+		line, _, _ = strings.Cut(line, "//")
+		line = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(line), ";"))
+		if line == "" {
+			continue
+		}
+		if !strings.HasPrefix(line, "long long ") && !strings.Contains(line, "*") {
+			t.Errorf("gen.cu: GEN_Arg field %q is neither a pointer nor a long long", line)
+		}
+		decl := line[strings.LastIndexAny(line, " *")+1:]
+		if strings.HasPrefix(line, "long long ") {
+			decl = strings.TrimPrefix(line, "long long ")
+		}
+		for _, f := range strings.Split(decl, ",") {
+			fields = append(fields, strings.ToLower(strings.TrimSpace(f)))
+		}
+	}
+	var goFields []string
+	at := reflect.TypeFor[arg]()
+	for i := range at.NumField() {
+		f := at.Field(i)
+		if f.Type.Size() != 8 {
+			t.Errorf("arg.%s is %d bytes", f.Name, f.Type.Size())
+		}
+		goFields = append(goFields, strings.ToLower(f.Name))
+	}
+	if !slices.Equal(fields, goFields) {
+		t.Errorf("GEN_Arg's fields\n%v\narg's\n%v", fields, goFields)
+	}
+	m := regexp.MustCompile(`sizeof\(GEN_Arg\) == (\d+) \* 8`).FindStringSubmatch(Source)
+	if m == nil || m[1] != strconv.Itoa(len(fields)) || len((&arg{}).bytes()) != 8*len(fields) {
+		t.Errorf("gen.cu asserts GEN_Arg is %v words; it has %d, arg encodes %d bytes", m, len(fields), len((&arg{}).bytes()))
+	}
+	var defined []string
+	for _, k := range regexp.MustCompile(`extern "C" __global__ void __launch_bounds__\(GEN_THREADS\) (\w+)\(const GEN_Arg a, int \w+\)`).FindAllStringSubmatch(Source, -1) {
+		defined = append(defined, k[1])
+	}
+	if !slices.Equal(defined, Kernels) || strings.Count(Source, "__global__") != len(Kernels) {
+		t.Errorf("gen.cu defines %v (%d __global__), Kernels lists %v", defined, strings.Count(Source, "__global__"), Kernels)
+	}
+	for name, want := range map[string]int{"GEN_THREADS": BlockSize, "GEN_DIGIT_BITS": digitBits, "MT_N": mtN, "MT_M": mtM, "GEN_TAIL": tail} {
+		m := regexp.MustCompile(`#define ` + name + ` (\d+)`).FindStringSubmatch(Source)
+		if m == nil || m[1] != strconv.Itoa(want) {
+			t.Errorf("gen.cu: %s is %v, the Go side %d", name, m, want)
+		}
+	}
+	if !strings.Contains(Source, "#define GEN_ITEMS 16 ") || tile != BlockSize*16 || warps != BlockSize/32 {
+		t.Errorf("tile %d, warps %d: gen.cu's GEN_TILE and GEN_WARPS differ", tile, warps)
+	}
+}
+
+// hostGraph is the graph the host generator and datasets.BuildStream make.
+func hostGraph(t testing.TB, s Spec) *datasets.Graph {
+	t.Helper()
+	stream := hostgen.KroneckerStream
+	if s.Uniform {
+		stream = hostgen.UniformStream
+	}
+	es, err := stream(s.Scale, s.Degree, s.Seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := datasets.BuildStream(es, s.Options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// rawMaxDegree is the most arcs a row has before loops and duplicates
+// are dropped.
+func rawMaxDegree(t testing.TB, s Spec) int64 {
+	list := hostgen.Kronecker
+	if s.Uniform {
+		list = hostgen.Uniform
+	}
+	el, err := list(s.Scale, s.Degree, s.Seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deg := make([]int64, el.N)
+	for i, u := range el.Src {
+		deg[u]++
+		if v := el.Dst[i]; v != u {
+			deg[v]++
+		}
+	}
+	return slices.Max(deg)
+}
+
+// download copies a part to the host.
+func download(d Device, p *Part) (rowPtr []int64, col []int32, w []float32) {
+	rowPtr = make([]int64, p.Hi-p.Lo+1)
+	d.DtoH(unsafe.Pointer(&rowPtr[0]), p.RowPtr, int64(len(rowPtr))*8)
+	col = make([]int32, p.NNZ)
+	if p.NNZ > 0 {
+		d.DtoH(unsafe.Pointer(&col[0]), p.Col, p.NNZ*4)
+	}
+	if p.W != 0 {
+		w = make([]float32, p.NNZ)
+		if p.NNZ > 0 {
+			d.DtoH(unsafe.Pointer(&w[0]), p.W, p.NNZ*4)
+		}
+	}
+	return rowPtr, col, w
+}
+
+// samePart reports how part p of the graph differs from rows [p.Lo, p.Hi)
+// of want, or "".
+func samePart(d Device, p *Part, want *datasets.Graph) string {
+	rowPtr, col, w := download(d, p)
+	base := want.RowPtr[p.Lo]
+	for r := p.Lo; r <= p.Hi; r++ {
+		if rowPtr[r-p.Lo] != want.RowPtr[r]-base {
+			return fmt.Sprintf("row %d starts at %d, want %d", r, rowPtr[r-p.Lo], want.RowPtr[r]-base)
+		}
+	}
+	wantCol := want.Col[base:want.RowPtr[p.Hi]]
+	if i := firstDiff(col, wantCol); i >= 0 {
+		return fmt.Sprintf("%d arcs, want %d; first difference at arc %d", len(col), len(wantCol), i)
+	}
+	if (w == nil) != (want.W == nil) {
+		return fmt.Sprintf("weights %v, want %v", w != nil, want.W != nil)
+	}
+	if w != nil {
+		if i := firstDiff(w, want.W[base:want.RowPtr[p.Hi]]); i >= 0 {
+			return fmt.Sprintf("weight of arc %d differs", i)
+		}
+	}
+	return ""
+}
+
+func firstDiff[T comparable](a, b []T) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	if len(a) != len(b) {
+		return min(len(a), len(b))
+	}
+	return -1
+}
+
+func build(t *testing.T, d Device, g *Graph, lo, hi int, o Options) *Part {
+	t.Helper()
+	p, err := g.Build(d, lo, hi, o)
+	if err != nil {
+		t.Fatalf("%s rows [%d, %d): %v", g.Name, lo, hi, err)
+	}
+	return p
+}
+
+func newGraph(t testing.TB, s Spec) *Graph {
+	t.Helper()
+	g, err := New(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+func kron(scale, degree int) hostgen.GAPGraph {
+	return hostgen.GAPGraph{Scale: scale, Degree: degree, Seed: hostgen.GAPSeed}
+}
+
+func urand(scale, degree int) hostgen.GAPGraph {
+	return hostgen.GAPGraph{Uniform: true, Scale: scale, Degree: degree, Seed: hostgen.GAPSeed}
+}
+
+var (
+	weighted = datasets.Options{Weights: datasets.WeightsRandom, WeightMin: 1, WeightMax: 64, Seed: 9}
+	keepAll  = datasets.Options{KeepSelfLoops: true, KeepDuplicates: true}
+)
+
+// TestModelMatchesHost: the kernels' algorithms (the model) make the rows
+// the host's generator and builder make, for Kronecker and uniform graphs,
+// weighted or not, with loops and duplicates kept or not, for the whole
+// graph and for ranges of rows, sorted at once or in many chunks; and
+// the parts of a partition add up to the graph's statistics.
+func TestModelMatchesHost(t *testing.T) {
+	cases := []Spec{
+		{kron(1, 16), datasets.Options{}},
+		{kron(2, 3), datasets.Options{}},
+		{kron(3, 16), keepAll},
+		{kron(6, 16), datasets.Options{}},
+		{kron(10, 16), datasets.Options{}},
+		{kron(10, 16), weighted},
+		{kron(11, 7), keepAll},
+		{kron(12, 5), datasets.Options{}}, // several GAP blocks, the last one short
+		{urand(1, 16), datasets.Options{}},
+		{urand(10, 16), datasets.Options{}},
+		{urand(12, 9), keepAll},
+		{urand(11, 16), weighted},
+		{hostgen.GAPGraph{Scale: 9, Degree: 16, Seed: 7 | 1<<40}, datasets.Options{}},
+	}
+	if !testing.Short() {
+		cases = append(cases, Spec{kron(16, 16), datasets.Options{}}) // the shuffle's one-draw path
+	}
+	for _, s := range cases {
+		want := hostGraph(t, s)
+		g := newGraph(t, s)
+		n := g.N
+		// About 8 chunks (each makes every entry again); a row's arcs are
+		// sorted at once, so a chunk holds the longest.
+		small := max(97, rawMaxDegree(t, s), g.M/4)
+		runs := []struct {
+			lo, hi int
+			chunk  int64
+		}{{0, n, 0}, {0, n, small}, {0, n / 3, small}, {n / 3, n, 0}, {n / 2, n/2 + 1, 0}, {n - 1, n, 0}, {n / 2, n / 2, 0}}
+		if s.Scale > 12 {
+			runs = runs[:2]
+		}
+		for i, r := range runs {
+			d := newModel(1<<40, uint64(i))
+			p := build(t, d, g, r.lo, r.hi, Options{MaxChunk: r.chunk})
+			if diff := samePart(d, p, want); diff != "" {
+				t.Errorf("%s, rows [%d, %d), chunks of %d: %s", g.Name, r.lo, r.hi, r.chunk, diff)
+			}
+			if r.lo == 0 && r.hi == n && p.Stats != want.Stats {
+				t.Errorf("%s, chunks of %d: stats %+v, want %+v", g.Name, r.chunk, p.Stats, want.Stats)
+			}
+			p.Free(d)
+			if d.used != 0 {
+				t.Errorf("%s, rows [%d, %d): %d bytes left allocated", g.Name, r.lo, r.hi, d.used)
+			}
+		}
+		// A partition's parts add up to the graph.
+		d := newModel(1<<40, 3)
+		var sum datasets.BuildStats
+		var nnz int64
+		for _, r := range [][2]int{{0, n / 4}, {n / 4, n / 3}, {n / 3, n}} {
+			p := build(t, d, g, r[0], r[1], Options{})
+			sum.SelfLoops += p.Stats.SelfLoops
+			sum.Duplicates += p.Stats.Duplicates
+			nnz += p.NNZ
+			p.Free(d)
+		}
+		if sum.SelfLoops != want.Stats.SelfLoops || sum.Duplicates != want.Stats.Duplicates || nnz != want.NNZ() {
+			t.Errorf("%s: the parts have %d arcs, %+v; the graph %d, %+v", g.Name, nnz, sum, want.NNZ(), want.Stats)
+		}
+	}
+}
+
+// TestModelShuffle: the parallel shuffle (sh_*) gives the ids that making
+// the swaps one after the other gives, on both of libstdc++'s paths (two
+// swaps a draw below 2^16 elements).
+func TestModelShuffle(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 5, 64, 1000, 65535, 65536, 70001} {
+		targets := hostgen.ShuffleTargets(n, hostgen.GAPSeed)
+		want := make([]int32, n)
+		for i := range want {
+			want[i] = int32(i)
+		}
+		for i := 1; i < n; i++ {
+			if targets[i] < 0 || int(targets[i]) > i {
+				t.Fatalf("n=%d: step %d targets %d", n, i, targets[i])
+			}
+			want[i], want[targets[i]] = want[targets[i]], want[i]
+		}
+		d := newModel(1<<40, uint64(n))
+		b := &builder{d: d, g: &Graph{Name: "shuffle"}, sms: 4}
+		var bufs []Ptr
+		perm, err := b.shuffle(&bufs, targets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]int32, n)
+		d.DtoH(unsafe.Pointer(&got[0]), perm, int64(n)*4)
+		if i := firstDiff(got, want); i >= 0 {
+			t.Errorf("n=%d: id %d is %d, want %d", n, i, got[i], want[i])
+		}
+		d.Free(perm)
+		if d.used != 0 {
+			t.Errorf("n=%d: %d bytes left allocated", n, d.used)
+		}
+	}
+}
+
+// TestModelMemory: a device with little memory sorts in chunks and gets
+// the same graph; one too small for the CSR itself says so.
+func TestModelMemory(t *testing.T) {
+	s := Spec{kron(11, 16), datasets.Options{}}
+	want := hostGraph(t, s)
+	g := newGraph(t, s)
+	csr := int64(g.N+1)*8 + 2*g.M*4 + int64(g.N)*4 // offsets, raw columns, ids
+	d := newModel(csr+(256<<20)+2*g.M/3*bytesPerKey, 1)
+	p := build(t, d, g, 0, g.N, Options{})
+	if diff := samePart(d, p, want); diff != "" {
+		t.Errorf("in little memory: %s", diff)
+	}
+	if d.launches["gen_edges"] < 3 {
+		t.Errorf("gen_edges ran %d times: the arcs were sorted at once", d.launches["gen_edges"])
+	}
+	p.Free(d)
+	_, err := g.Build(newModel(csr/2, 1), 0, g.N, Options{})
+	if !errors.Is(err, ErrOutOfMemory) {
+		t.Errorf("in too little memory: %v, want ErrOutOfMemory", err)
+	}
+	t.Logf("in too little memory: %v", err)
+}
+
+func TestNewRejects(t *testing.T) {
+	for _, s := range []Spec{
+		{kron(0, 16), datasets.Options{}},
+		{kron(31, 16), datasets.Options{}},
+		{urand(10, 0), datasets.Options{}},
+		{kron(10, 16), datasets.Options{Relabel: datasets.RelabelDegree}},
+		{kron(10, 16), datasets.Options{Weights: datasets.WeightsRandom, WeightMin: 5, WeightMax: 4}},
+	} {
+		if _, err := New(s); err == nil {
+			t.Errorf("%+v: no error", s)
+		}
+	}
+	g := newGraph(t, Spec{kron(4, 16), datasets.Options{}})
+	for _, r := range [][2]int{{-1, 3}, {5, 4}, {0, 17}} {
+		if _, err := g.Build(newModel(1<<30, 1), r[0], r[1], Options{}); err == nil {
+			t.Errorf("rows %v of 16: no error", r)
+		}
+	}
+}
