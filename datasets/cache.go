@@ -372,20 +372,72 @@ func WriteCache(w io.Writer, g *Graph) error {
 	if err := g.Validate(); err != nil {
 		return err
 	}
-	if len(g.Name) > maxCacheName {
-		return fmt.Errorf("graph name is %d bytes; a cache holds at most %d", len(g.Name), maxCacheName)
+	s := CacheStream{Name: g.Name, Directed: g.Directed, IDBase: g.IDBase, Stats: g.Stats, RowPtr: g.RowPtr, IDs: g.IDs,
+		Cols: func(put func([]int32) error) error { return put(g.Col) }}
+	if g.W != nil {
+		s.Weights = func(put func([]float32) error) error { return put(g.W) }
 	}
+	return writeCache(w, s, nil)
+}
+
+// CacheStream is a graph to write as a cache whose arcs are handed over
+// in pieces, never held whole (a graph on a GPU): its row offsets, then
+// its columns and weights, each from the first arc to the last in
+// consecutive pieces of any length. A put's error ends the writing.
+type CacheStream struct {
+	Name     string
+	Directed bool
+	IDBase   int64
+	Stats    BuildStats
+	RowPtr   []int64 // N+1 offsets
+	IDs      []int64 // N, or nil
+	Cols     func(put func([]int32) error) error
+	Weights  func(put func([]float32) error) error // nil: unweighted
+}
+
+// WriteCacheStream writes s in the binary cache format, checking what
+// WriteCache's validation checks as the pieces go by: an invalid graph
+// fails the writing (a reader would reject the file).
+func WriteCacheStream(w io.Writer, s CacheStream) error {
+	n := len(s.RowPtr) - 1
+	g := &Graph{Name: s.Name, N: n, RowPtr: s.RowPtr, IDs: s.IDs}
+	switch {
+	case n < 0:
+		return fmt.Errorf("graph %q: no row offsets", s.Name)
+	case n > math.MaxInt32:
+		return fmt.Errorf("graph %q: %d vertices, at most %d are supported", s.Name, n, math.MaxInt32)
+	case s.RowPtr[0] != 0:
+		return fmt.Errorf("graph %q: RowPtr starts at %d, want 0", s.Name, s.RowPtr[0])
+	case s.IDs != nil && len(s.IDs) != n:
+		return fmt.Errorf("graph %q: %d original ids for %d vertices", s.Name, len(s.IDs), n)
+	}
+	for v := range n {
+		if s.RowPtr[v+1] < s.RowPtr[v] {
+			return fmt.Errorf("graph %q: row %d has negative length", s.Name, v)
+		}
+	}
+	return writeCache(w, s, g)
+}
+
+// writeCache writes s; with check (a graph of s's rows, no arcs) each
+// piece of arcs is validated first.
+func writeCache(w io.Writer, s CacheStream, check *Graph) error {
+	if len(s.Name) > maxCacheName {
+		return fmt.Errorf("graph name is %d bytes; a cache holds at most %d", len(s.Name), maxCacheName)
+	}
+	n := int64(len(s.RowPtr) - 1)
+	nnz := s.RowPtr[n]
 	var flags uint32
-	if g.Directed {
+	if s.Directed {
 		flags |= cacheDirected
 	}
-	if g.W != nil {
+	if s.Weights != nil {
 		flags |= cacheWeighted
 	}
-	if g.IDs != nil {
+	if s.IDs != nil {
 		flags |= cacheHasIDs
 	}
-	l := newCacheLayout(int64(g.N), g.NNZ(), g.IDBase, int64(len(g.Name)), flags)
+	l := newCacheLayout(n, nnz, s.IDBase, int64(len(s.Name)), flags)
 	le := binary.LittleEndian
 	hdr := make([]byte, l.rowPtr)
 	copy(hdr, cacheMagic)
@@ -395,26 +447,105 @@ func WriteCache(w io.Writer, g *Graph) error {
 	le.PutUint64(hdr[24:], uint64(l.nnz))
 	le.PutUint64(hdr[32:], uint64(l.idBase))
 	le.PutUint64(hdr[40:], uint64(l.nameLen))
-	copy(hdr[l.name:], g.Name)
-	le.PutUint64(hdr[l.stats:], uint64(g.Stats.Entries))
-	le.PutUint64(hdr[l.stats+8:], uint64(g.Stats.SelfLoops))
-	le.PutUint64(hdr[l.stats+16:], uint64(g.Stats.Duplicates))
+	copy(hdr[l.name:], s.Name)
+	le.PutUint64(hdr[l.stats:], uint64(s.Stats.Entries))
+	le.PutUint64(hdr[l.stats+8:], uint64(s.Stats.SelfLoops))
+	le.PutUint64(hdr[l.stats+16:], uint64(s.Stats.Duplicates))
 
 	cw := &crcWriter{w: w}
 	cw.write(hdr)
-	writeSection(cw, g.RowPtr)
-	writeSection(cw, g.Col)
-	if g.W != nil {
-		writeSection(cw, g.W)
+	writeSection(cw, s.RowPtr)
+	cw.pad()
+	var arcs pieceChecker
+	if err := s.Cols(func(col []int32) error {
+		if check != nil {
+			if err := arcs.cols(check, col); err != nil {
+				return err
+			}
+		}
+		writeSection(cw, col)
+		return cw.err
+	}); err != nil {
+		return err
 	}
-	if g.IDs != nil {
-		writeSection(cw, g.IDs)
+	if err := arcs.end(check, "columns", nnz); err != nil {
+		return err
+	}
+	cw.pad()
+	if s.Weights != nil {
+		arcs = pieceChecker{}
+		if err := s.Weights(func(wt []float32) error {
+			if check != nil {
+				if err := arcs.weights(check, wt); err != nil {
+					return err
+				}
+			}
+			writeSection(cw, wt)
+			return cw.err
+		}); err != nil {
+			return err
+		}
+		if err := arcs.end(check, "weights", nnz); err != nil {
+			return err
+		}
+		cw.pad()
+	}
+	if s.IDs != nil {
+		writeSection(cw, s.IDs)
+		cw.pad()
 	}
 	_, err := w.Write(le.AppendUint32(nil, cw.crc))
 	if cw.err != nil {
 		return cw.err
 	}
 	return err
+}
+
+// pieceChecker validates a graph's arcs piece by piece: each column in
+// range and each row sorted, each weight finite.
+type pieceChecker struct {
+	arc  int64 // arcs seen
+	row  int   // the row of arc `arc`
+	last int32 // the previous column
+}
+
+func (c *pieceChecker) cols(g *Graph, col []int32) error {
+	if c.arc+int64(len(col)) > g.RowPtr[g.N] {
+		return fmt.Errorf("graph %q: more than the %d arcs its rows hold", g.Name, g.RowPtr[g.N])
+	}
+	n := int32(g.N)
+	for _, v := range col {
+		for g.RowPtr[c.row+1] <= c.arc {
+			c.row++
+		}
+		if uint32(v) >= uint32(n) {
+			return fmt.Errorf("graph %q: arc %d->%d out of range [0,%d)", g.Name, c.row, v, g.N)
+		}
+		if c.arc > g.RowPtr[c.row] && v < c.last {
+			return fmt.Errorf("graph %q: row %d is not sorted", g.Name, c.row)
+		}
+		c.last = v
+		c.arc++
+	}
+	return nil
+}
+
+func (c *pieceChecker) weights(g *Graph, w []float32) error {
+	for i, x := range w {
+		if !finite(x) {
+			return fmt.Errorf("graph %q: arc %d has weight %v", g.Name, c.arc+int64(i), x)
+		}
+	}
+	c.arc += int64(len(w))
+	return nil
+}
+
+// end checks that all nnz arcs came (without check, that many were written).
+func (c *pieceChecker) end(g *Graph, what string, nnz int64) error {
+	if g != nil && c.arc != nnz {
+		return fmt.Errorf("graph %q: %d %s for %d arcs", g.Name, c.arc, what, nnz)
+	}
+	return nil
 }
 
 // crcWriter writes and checksums, remembering the first error.
@@ -434,7 +565,14 @@ func (c *crcWriter) write(p []byte) {
 	c.n += int64(len(p))
 }
 
-// writeSection writes s little-endian and pads to a multiple of 8 bytes.
+// pad ends a section: zeros to a multiple of 8 bytes.
+func (c *crcWriter) pad() {
+	if r := c.n % 8; r != 0 {
+		c.write(make([]byte, 8-r))
+	}
+}
+
+// writeSection writes s little-endian (a section, or a piece of one).
 func writeSection[T int32 | int64 | float32](c *crcWriter, s []T) {
 	if littleEndian {
 		c.write(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(s[0]))))
@@ -446,9 +584,6 @@ func writeSection[T int32 | int64 | float32](c *crcWriter, s []T) {
 			c.write(buf)
 			s = s[k:]
 		}
-	}
-	if r := c.n % 8; r != 0 {
-		c.write(make([]byte, 8-r))
 	}
 }
 
