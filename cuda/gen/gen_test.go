@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"reflect"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/hpgraph/hpgraph/datasets"
 	hostgen "github.com/hpgraph/hpgraph/datasets/gen"
+	"github.com/hpgraph/hpgraph/internal/par"
 )
 
 // TestArgMatchesSource: arg lists GEN_Arg's fields in gen.cu's order, all
@@ -341,6 +343,85 @@ func TestNewRejects(t *testing.T) {
 	for _, r := range [][2]int{{-1, 3}, {5, 4}, {0, 17}} {
 		if _, err := g.Build(newModel(1<<30, 1), r[0], r[1], Options{}); err == nil {
 			t.Errorf("rows %v of 16: no error", r)
+		}
+	}
+}
+
+// TestModelHost: a whole graph copied to the host is BuildStream's graph,
+// and written as .hpg from the device in pieces it is the file WriteCache
+// writes from the host's.
+func TestModelHost(t *testing.T) {
+	defer func(p int64) { piece = p }(piece)
+	piece = 1000
+	for _, s := range []Spec{{kron(10, 16), weighted}, {urand(9, 16), datasets.Options{}}, {kron(9, 16), keepAll}} {
+		want := hostGraph(t, s)
+		g := newGraph(t, s)
+		d := newModel(1<<40, 5)
+		p := build(t, d, g, 0, g.N, Options{})
+		h, err := g.Host(d, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(h, want) {
+			t.Errorf("%s: the host's copy differs from BuildStream's graph", g.Name)
+		}
+		var got, file bytes.Buffer
+		if err := g.WriteCache(d, p, &got); err != nil {
+			t.Fatal(err)
+		}
+		if err := datasets.WriteCache(&file, want); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), file.Bytes()) {
+			t.Errorf("%s: the .hpg written from the device differs from the host's (%d, %d bytes)", g.Name, got.Len(), file.Len())
+		}
+		p.Free(d)
+		if p, err = g.Build(d, 1, g.N, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := g.Host(d, p); err == nil {
+			t.Errorf("%s: rows [1, N) copied as the whole graph", g.Name)
+		}
+	}
+}
+
+// TestModelSplit: Split's bounds are par.Split's over the raw arcs the
+// host's list gives each row.
+func TestModelSplit(t *testing.T) {
+	for _, s := range []Spec{{kron(11, 16), datasets.Options{}}, {urand(10, 8), keepAll}} {
+		g := newGraph(t, s)
+		list := hostgen.Kronecker
+		if s.Uniform {
+			list = hostgen.Uniform
+		}
+		el, err := list(s.Scale, s.Degree, s.Seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw := make([]int64, g.N+1)
+		for i, u := range el.Src {
+			if v := el.Dst[i]; v != u {
+				raw[u+1]++
+				raw[v+1]++
+			} else if s.Options.KeepSelfLoops {
+				raw[u+1]++
+			}
+		}
+		for v := range g.N {
+			raw[v+1] += raw[v]
+		}
+		for _, parts := range []int{1, 2, 3, 8} {
+			d := newModel(1<<40, 9)
+			got, err := g.Split(d, parts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := par.Split(g.N, parts, func(i int) int64 { return raw[i] }); !slices.Equal(got, want) {
+				t.Errorf("%s in %d parts: %v, want %v", g.Name, parts, got, want)
+			}
+			if d.used != 0 {
+				t.Errorf("%s: %d bytes left allocated", g.Name, d.used)
+			}
 		}
 	}
 }

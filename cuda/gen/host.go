@@ -1,0 +1,119 @@
+package gen
+
+import (
+	"fmt"
+	"io"
+	"unsafe"
+
+	"github.com/hpgraph/hpgraph/datasets"
+)
+
+// whole checks that p is all of g's rows.
+func (g *Graph) whole(p *Part) error {
+	if p.Lo != 0 || p.Hi != g.N {
+		return fmt.Errorf("gen: rows [%d, %d) of %s are not the whole graph (%d rows)", p.Lo, p.Hi, g.Name, g.N)
+	}
+	return nil
+}
+
+// Host copies p, all of g's rows, to the host: the graph
+// datasets.BuildStream builds from the host generator's stream.
+func (g *Graph) Host(d Device, p *Part) (*datasets.Graph, error) {
+	if err := g.whole(p); err != nil {
+		return nil, err
+	}
+	h := &datasets.Graph{Name: g.Name, N: g.N, RowPtr: make([]int64, g.N+1), Col: make([]int32, p.NNZ),
+		Stats: p.Stats, RepeatFree: !g.Options.KeepDuplicates}
+	d.DtoH(unsafe.Pointer(&h.RowPtr[0]), p.RowPtr, int64(g.N+1)*8)
+	if p.NNZ > 0 {
+		d.DtoH(unsafe.Pointer(&h.Col[0]), p.Col, p.NNZ*4)
+	}
+	if p.W != 0 {
+		h.W = make([]float32, p.NNZ)
+		if p.NNZ > 0 {
+			d.DtoH(unsafe.Pointer(&h.W[0]), p.W, p.NNZ*4)
+		}
+	}
+	return h, nil
+}
+
+// piece is the arcs WriteCache downloads at a time (64 MiB of columns).
+var piece int64 = 16 << 20
+
+// WriteCache writes p, all of g's rows, to w as a .hpg file
+// (datasets.WriteCacheStream): the row offsets copied to the host, then
+// the columns and the weights in pieces, each downloaded while the one
+// before is written. The host holds the offsets and two pieces, never the
+// graph.
+func (g *Graph) WriteCache(d Device, p *Part, w io.Writer) error {
+	if err := g.whole(p); err != nil {
+		return err
+	}
+	rowPtr := make([]int64, g.N+1)
+	d.DtoH(unsafe.Pointer(&rowPtr[0]), p.RowPtr, int64(len(rowPtr))*8)
+	s := datasets.CacheStream{Name: g.Name, Stats: p.Stats, RowPtr: rowPtr,
+		Cols: func(put func([]int32) error) error { return stream(d, p.Col, p.NNZ, put) }}
+	if p.W != 0 {
+		s.Weights = func(put func([]float32) error) error { return stream(d, p.W, p.NNZ, put) }
+	}
+	return datasets.WriteCacheStream(w, s)
+}
+
+// stream hands put the n 4-byte values at src in pieces, downloading
+// each (on the calling goroutine, which holds the device) while another
+// goroutine puts the one before.
+func stream[T int32 | float32](d Device, src Ptr, n int64, put func([]T) error) error {
+	bufs := [2][]T{make([]T, min(n, piece)), make([]T, min(n, piece))}
+	done := make(chan error, 1)
+	done <- nil
+	for i, off := 0, int64(0); off < n; i, off = i+1, off+piece {
+		b := bufs[i%2][:min(piece, n-off)]
+		d.DtoH(unsafe.Pointer(&b[0]), src+Ptr(off*4), int64(len(b))*4)
+		// (the put of piece i-1, from the other buffer, done; piece i-2's,
+		// from this one, was waited for before it)
+		if err := <-done; err != nil {
+			return err
+		}
+		go func() { done <- put(b) }()
+	}
+	return <-done
+}
+
+// Split returns parts+1 row bounds that cut g into parts of about equal
+// arcs (before duplicates are merged: within a few percent of the merged
+// arcs), from one count pass on d; a partitioned run builds each part
+// where it runs.
+func (g *Graph) Split(d Device, parts int) (bounds []int, err error) {
+	if parts < 1 {
+		return nil, fmt.Errorf("gen: %d parts", parts)
+	}
+	b := &builder{d: d, g: g, sms: int64(max(d.SMs(), 1))}
+	defer b.freeTmp()
+	var perm Ptr
+	if !g.Uniform {
+		if perm, err = b.shuffle(&b.tmp, g.Targets()); err != nil {
+			return nil, err
+		}
+	}
+	c, err := b.count(&b.tmp, perm, 0, g.N)
+	if err != nil {
+		return nil, err
+	}
+	bounds = make([]int, parts+1)
+	bounds[parts] = g.N
+	for k := 1; k < parts; k++ {
+		// The first row whose offset reaches the part's share.
+		target := c.raw * int64(k) / int64(parts)
+		l, h := bounds[k-1], g.N
+		for l < h {
+			m := int(uint(l+h) >> 1)
+			if b.word(c.count, int64(m)) < target {
+				l = m + 1
+			} else {
+				h = m
+			}
+		}
+		bounds[k] = l
+	}
+	return bounds, nil
+}
