@@ -261,7 +261,8 @@ func ShuffleTargets(n int, seed uint64) []int32 {
 }
 
 // shuffleTargets hands emit, in order and in batches, the swaps libstdc++
-// makes for std::shuffle of n elements: element lo+k with element j[k] ≤
+// makes for std::shuffle of n elements (rng is read ahead: it ends past
+// the numbers the shuffle used): element lo+k with element j[k] ≤
 // lo+k, for the elements 1 to n-1. The standard fixes only that the result
 // is uniform, so this is the one way to get GAP's vertex labels:
 // Fisher-Yates from the front, and while n² fits in the generator's range,
@@ -295,11 +296,28 @@ func shuffleTargets(n int, rng *mt19937, emit func(lo int, j []int32)) {
 			i += 2
 		}
 	} else {
+		// boundedLibstdcxx's draws, a batch at a time (a call per number
+		// took twice as long)
+		var draws [mtN]uint32
+		next := len(draws)
 		for i := 1; i < n; i++ {
 			if k == len(buf) {
 				flush()
 			}
-			buf[k] = int32(boundedLibstdcxx(rng, uint32(i)+1))
+			r := uint32(i) + 1
+			var p uint64
+			for {
+				if next == len(draws) {
+					rng.read(draws[:])
+					next = 0
+				}
+				p = uint64(draws[next]) * uint64(r)
+				next++
+				if low := uint32(p); low >= r || low >= -r%r {
+					break
+				}
+			}
+			buf[k] = int32(p >> 32)
 			k++
 		}
 	}
