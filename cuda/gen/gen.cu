@@ -34,6 +34,8 @@
 // equal keys (the duplicates merged) and write the columns, the weights
 // and the rows' offsets.
 
+#include "scan.cuh"
+
 #define GEN_THREADS 256
 #define GEN_WARPS (GEN_THREADS / 32)
 #define GEN_FULL 0xffffffffu
@@ -93,33 +95,6 @@ struct GEN_Arg {
 
 static_assert(sizeof(GEN_Arg) == 47 * 8, "hpgraph: GEN_Arg layout");
 
-// gen_block_scan: the exclusive scan of v over the block; *total gets the
-// block's sum. Every thread must call it.
-__device__ __forceinline__ long long gen_block_scan(long long v, long long* total) {
-  __shared__ long long warpSum[GEN_WARPS];
-  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-  long long x = v;
-  for (int o = 1; o < 32; o <<= 1) {
-    const long long y = __shfl_up_sync(GEN_FULL, x, o);
-    if (lane >= o) x += y;
-  }
-  if (lane == 31) warpSum[w] = x;
-  __syncthreads();
-  if (w == 0) {
-    long long s = lane < GEN_WARPS ? warpSum[lane] : 0;
-    for (int o = 1; o < GEN_WARPS; o <<= 1) {
-      const long long y = __shfl_up_sync(GEN_FULL, s, o);
-      if (lane >= o) s += y;
-    }
-    if (lane < GEN_WARPS) warpSum[lane] = s;
-  }
-  __syncthreads();
-  const long long before = w > 0 ? warpSum[w - 1] : 0;
-  *total = warpSum[GEN_WARPS - 1];
-  __syncthreads();  // (warpSum is reused by the next call)
-  return before + x - v;
-}
-
 __device__ __forceinline__ long long gen_thread() { return (long long)blockIdx.x * GEN_THREADS + threadIdx.x; }
 __device__ __forceinline__ long long gen_stride() { return (long long)gridDim.x * GEN_THREADS; }
 
@@ -140,7 +115,7 @@ extern "C" __global__ void __launch_bounds__(GEN_THREADS) sc_reduce(const GEN_Ar
     if (i < a.scanLen) s += a.scan[i];
   }
   long long total;
-  gen_block_scan(s, &total);
+  hp_block_scan<GEN_THREADS>(s, &total);
   if (threadIdx.x == 0) a.sums[blockIdx.x] = total;
 }
 
@@ -150,7 +125,7 @@ extern "C" __global__ void __launch_bounds__(GEN_THREADS) sc_top(const GEN_Arg a
     const long long i = c + threadIdx.x;
     const long long v = i < a.scanTiles ? a.sums[i] : 0;
     long long total;
-    const long long x = gen_block_scan(v, &total);
+    const long long x = hp_block_scan<GEN_THREADS>(v, &total);
     if (i < a.scanTiles) a.sums[i] = carry + x;
     carry += total;
   }
@@ -168,7 +143,7 @@ extern "C" __global__ void __launch_bounds__(GEN_THREADS) sc_apply(const GEN_Arg
     s += v[q];
   }
   long long total;
-  long long x = a.sums[blockIdx.x] + gen_block_scan(s, &total);
+  long long x = a.sums[blockIdx.x] + hp_block_scan<GEN_THREADS>(s, &total);
 #pragma unroll
   for (int q = 0; q < GEN_ITEMS; q++) {
     if (first + q < a.scanLen) a.scan[first + q] = x;
@@ -427,7 +402,7 @@ extern "C" __global__ void __launch_bounds__(GEN_THREADS) rs_scatter(const GEN_A
     pos[r] = d < GEN_RADIX ? wc[warp][d] + wrank : -1;
   }
   long long total;
-  lstart[tid] = (int)gen_block_scan(tot, &total);
+  lstart[tid] = (int)hp_block_scan<GEN_THREADS>((long long)tot, &total);
   __syncthreads();
 #pragma unroll
   for (int r = 0; r < GEN_ITEMS; r++)
@@ -455,7 +430,7 @@ extern "C" __global__ void __launch_bounds__(GEN_THREADS) u_reduce(const GEN_Arg
     if (i < a.nkeys) s += gen_kept(a, i);
   }
   long long total;
-  gen_block_scan(s, &total);
+  hp_block_scan<GEN_THREADS>(s, &total);
   if (threadIdx.x == 0) a.scan[blockIdx.x] = total;
 }
 
@@ -484,7 +459,7 @@ extern "C" __global__ void __launch_bounds__(GEN_THREADS) u_emit(const GEN_Arg a
   for (int q = 0; q < GEN_ITEMS; q++)
     if (first + q < a.nkeys) kept += gen_kept(a, first + q);
   long long total;
-  long long at = a.base + a.scan[blockIdx.x] + gen_block_scan(kept, &total);
+  long long at = a.base + a.scan[blockIdx.x] + hp_block_scan<GEN_THREADS>((long long)kept, &total);
   const unsigned long long colMask = (1ull << a.colBits) - 1;
   for (int q = 0; q < GEN_ITEMS; q++) {
     const long long i = first + q;

@@ -22,15 +22,17 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/hpgraph/hpgraph/cuda/jit"
 	"github.com/hpgraph/hpgraph/datasets"
 	hostgen "github.com/hpgraph/hpgraph/datasets/gen"
 	"github.com/hpgraph/hpgraph/internal/phase"
 )
 
-// Source is the kernels' CUDA source; Kernels are its kernels' names.
-//
 //go:embed gen.cu
-var Source string
+var source string
+
+// Source is the kernels' CUDA source (gen.cu, its headers spliced in).
+var Source = jit.MustExpand("gen.cu", source, nil)
 
 // Kernels are the kernels of Source a module looks up.
 var Kernels = []string{"gen_zero", "sc_reduce", "sc_top", "sc_apply", "sh_count", "sh_fill", "sh_sort", "sh_place",

@@ -1,0 +1,172 @@
+//go:build cgo
+
+package gen
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/hpgraph/hpgraph/cuda/internal/gputest"
+	"github.com/hpgraph/hpgraph/cuda/jit"
+	"github.com/hpgraph/hpgraph/cuda/rt"
+	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/internal/par"
+)
+
+// The GPU tests run the kernels on device 0 and compare with the host
+// generator; they skip without a GPU (fail with HPGRAPH_REQUIRE_GPU).
+
+var gpuDev *jit.Device
+
+func needGPU(t *testing.T) *jit.Device {
+	t.Helper()
+	if gpuDev == nil {
+		d, err := rt.Open(0)
+		gputest.Need(t, err)
+		gpuDev = jit.New(d)
+	}
+	return gpuDev
+}
+
+// onGPU runs f with the kernels loaded on the test device.
+func onGPU(t *testing.T, f func(d *OnDevice) error) {
+	t.Helper()
+	jd := needGPU(t)
+	if err := jd.Do("testing cuda/gen", func() error { return f(NewDevice(jd)) }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestGPUMatchesHost: the device makes the rows the host's generator and
+// builder make, Kronecker and uniform, scales 10 to 16, for the whole
+// graph and ranges of rows, sorted at once and in chunks, weighted or
+// not, loops and duplicates kept or not.
+func TestGPUMatchesHost(t *testing.T) {
+	needGPU(t)
+	cases := []Spec{
+		{kron(10, 16), datasets.Options{}},
+		{kron(12, 16), weighted},
+		{kron(13, 8), keepAll},
+		{kron(14, 16), datasets.Options{}},
+		{kron(16, 16), datasets.Options{}},
+		{kron(16, 16), weighted},
+		{urand(10, 16), datasets.Options{}},
+		{urand(13, 16), keepAll},
+		{urand(16, 16), weighted},
+	}
+	for _, s := range cases {
+		want := hostGraph(t, s)
+		g := newGraph(t, s)
+		n := g.N
+		small := max(rawMaxDegree(t, s), g.M/3)
+		for _, r := range []struct {
+			lo, hi int
+			chunk  int64
+		}{{0, n, 0}, {0, n, small}, {0, n / 3, 0}, {n / 3, n, small}, {n / 2, n/2 + 1, 0}, {n - 1, n, 0}, {7, 7, 0}} {
+			onGPU(t, func(d *OnDevice) error {
+				p, err := g.Build(d, r.lo, r.hi, Options{MaxChunk: r.chunk})
+				if err != nil {
+					return err
+				}
+				defer p.Free(d)
+				if diff := samePart(d, p, want); diff != "" {
+					t.Errorf("%s, rows [%d, %d), chunks of %d: %s", g.Name, r.lo, r.hi, r.chunk, diff)
+				}
+				if r.lo == 0 && r.hi == n && p.Stats != want.Stats {
+					t.Errorf("%s: stats %+v, want %+v", g.Name, p.Stats, want.Stats)
+				}
+				return nil
+			})
+		}
+	}
+}
+
+// TestGPUFile: the .hpg written from the device is the host's file, byte
+// for byte, and the graph copied to the host is BuildStream's.
+func TestGPUFile(t *testing.T) {
+	needGPU(t)
+	for _, s := range []Spec{{kron(15, 16), weighted}, {urand(14, 16), datasets.Options{}}} {
+		want := hostGraph(t, s)
+		var file bytes.Buffer
+		if err := datasets.WriteCache(&file, want); err != nil {
+			t.Fatal(err)
+		}
+		g := newGraph(t, s)
+		onGPU(t, func(d *OnDevice) error {
+			p, err := g.Build(d, 0, g.N, Options{})
+			if err != nil {
+				return err
+			}
+			defer p.Free(d)
+			var got bytes.Buffer
+			if err := g.WriteCache(d, p, &got); err != nil {
+				return err
+			}
+			if !bytes.Equal(got.Bytes(), file.Bytes()) {
+				t.Errorf("%s: the device's .hpg differs from the host's", g.Name)
+			}
+			h, err := g.Host(d, p)
+			if err != nil {
+				return err
+			}
+			if samePart(d, p, h) != "" || h.Stats != want.Stats {
+				t.Errorf("%s: the host's copy differs", g.Name)
+			}
+			return nil
+		})
+	}
+}
+
+// TestGPUSplit: Split's bounds balance the arcs the host's graph has
+// (before merging: within the duplicates' share).
+func TestGPUSplit(t *testing.T) {
+	needGPU(t)
+	s := Spec{kron(16, 16), keepAll}
+	want := hostGraph(t, s)
+	g := newGraph(t, s)
+	onGPU(t, func(d *OnDevice) error {
+		got, err := g.Split(d, 3)
+		if err != nil {
+			return err
+		}
+		// keepAll: the raw arcs are the graph's arcs.
+		if exp := par.Split(g.N, 3, func(i int) int64 { return want.RowPtr[i] }); !slicesEqual(got, exp) {
+			t.Errorf("bounds %v, want %v", got, exp)
+		}
+		return nil
+	})
+}
+
+func slicesEqual(a, b []int) bool { return firstDiff(a, b) < 0 }
+
+// TestGPUTime times making GAP's graph of HPGRAPH_GEN_SCALE (Kronecker,
+// and uniform with HPGRAPH_GEN_UNIFORM=1) on the device, to a CSR ready
+// for a run (HPGRAPH_TRACE=1 for its phases); scripts/device-gen.sh runs
+// it at scale 27.
+func TestGPUTime(t *testing.T) {
+	scale, err := strconv.Atoi(os.Getenv("HPGRAPH_GEN_SCALE"))
+	if err != nil {
+		t.Skip("set HPGRAPH_GEN_SCALE to time making a graph of that scale")
+	}
+	gg := kron(scale, 16)
+	gg.Uniform = os.Getenv("HPGRAPH_GEN_UNIFORM") == "1"
+	needGPU(t) // (the device's start is not the generator's)
+	start := time.Now()
+	g := newGraph(t, Spec{gg, datasets.Options{}})
+	onGPU(t, func(d *OnDevice) error {
+		loaded := time.Since(start)
+		p, err := g.Build(d, 0, g.N, Options{})
+		if err != nil {
+			return err
+		}
+		built := time.Since(start)
+		free := d.FreeMemory()
+		p.Free(d)
+		t.Logf("%s: %d arcs, %+v; kernels loaded at %v, CSR ready on the device at %v (%.1f M edges/s); %d bytes free with the CSR",
+			g.Name, p.NNZ, p.Stats, loaded.Round(time.Millisecond), built.Round(time.Millisecond), float64(g.M)/built.Seconds()/1e6, free)
+		return nil
+	})
+}
