@@ -5,6 +5,10 @@ package cuda
 import (
 	"errors"
 	"fmt"
+	"io"
+
+	"github.com/hpgraph/hpgraph/cuda/gen"
+	"github.com/hpgraph/hpgraph/datasets"
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
 )
@@ -50,3 +54,11 @@ func (*Backend) Name() string { return "cuda" }
 
 // Available implements vertexprog.Backend: never, without cgo.
 func (*Backend) Available() error { return noGPU() }
+
+// Generate says why there is no device without cgo.
+func (*Backend) Generate(*gen.Graph) (*datasets.Graph, error) { return nil, noGPU() }
+
+// WriteGenerated says why there is no device without cgo.
+func (*Backend) WriteGenerated(*gen.Graph, io.Writer) (int64, datasets.BuildStats, error) {
+	return 0, datasets.BuildStats{}, noGPU()
+}

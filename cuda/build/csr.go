@@ -5,6 +5,7 @@ package build
 import (
 	"unsafe"
 
+	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/cuda/rt"
 	"github.com/hpgraph/hpgraph/hyb"
 	"github.com/hpgraph/hpgraph/internal/phase"
@@ -236,6 +237,14 @@ func (d *Device) keepCSR(c *csrCopy, src hyb.CSR) {
 	d.csrs = append(d.csrs, c)
 	d.mu.Unlock()
 	d.NotePeak()
+}
+
+// AdoptCSR keeps a graph's CSR made on the device (cuda/gen's: rowPtr,
+// col and val, 0 for none, held in bufs, which go with it) as the copy of
+// src, its host arrays: the matrices built from src then read it, without
+// an upload. Inside Do.
+func (d *Device) AdoptCSR(src hyb.CSR, rowPtr, col, val cu.DevicePtr, bufs []cu.DevicePtr) {
+	d.keepCSR(&csrCopy{rowPtr: rowPtr, col: col, val: val, bufs: bufs}, src)
 }
 
 // dropCSR frees c and forgets it. Inside Do.
