@@ -219,10 +219,11 @@ func loadBenchGraph(src graphSource, lf loadFlags, withWeights bool, writeTo, re
 		g, err = datasets.Load(src.file, opt, datasets.WithProgress(pr.bytes))
 		pr.done()
 	} else {
-		info.Kind, info.Generator = "generator", src.about
 		pr := newProgress("generating " + src.arg)
-		g, err = generate(src.kind, src.p, opt)
+		var where string
+		g, where, err = generateWhere(src.kind, src.p, opt, "auto")
 		pr.done()
+		info.Kind, info.Generator = "generator", src.about+where
 	}
 	if err != nil {
 		return nil, err

@@ -2,11 +2,16 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/hpgraph/hpgraph/cuda"
+	gpugen "github.com/hpgraph/hpgraph/cuda/gen"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/datasets/gen"
 	"github.com/spf13/cobra"
@@ -18,7 +23,7 @@ func newGen() *cobra.Command {
 		seed                      uint64
 		extra                     float64
 		shuffle                   bool
-		out                       string
+		out, on                   string
 		lf                        loadFlags
 	)
 	cmd := &cobra.Command{
@@ -49,11 +54,37 @@ and id v+1), so that every Matrix Market reader sees the same ids.
 			if err != nil {
 				return err
 			}
+			if on != "auto" && on != "gpu" && on != "cpu" {
+				return fmt.Errorf("--on %q: want auto, gpu or cpu", on)
+			}
+			params := genParams{scale, degree, rows, cols, seed, extra, shuffle}
 			pr := newProgress("generating " + args[0])
-			pr.tick("making and building the entries")
 			t0 := time.Now()
-			g, err := generate(args[0], genParams{scale, degree, rows, cols, seed, extra, shuffle}, opt)
+			done := func(n int, edges int64, rule string, stats datasets.BuildStats, where string) {
+				fmt.Fprintf(cmd.OutOrStdout(), "%s: %d vertices, %d edges (%s), %d self loops and %d duplicate arcs removed, %v%s\n",
+					out, n, edges, rule, stats.SelfLoops, stats.Duplicates, time.Since(t0).Round(time.Millisecond), where)
+			}
+			// A .hpg of GAP's graph made on a GPU is written from the
+			// device: the host never holds the graph.
+			if ext, _, _ := outputFormat(out); ext == ".hpg" && on != "cpu" {
+				if gg, ok := gapGraph(args[0], params); ok {
+					pr.tick("making the graph on the GPU and writing it")
+					n, nnz, stats, err := writeOnGPU(out, gg, opt)
+					if err == nil {
+						pr.done()
+						done(n, nnz/2, "each undirected edge once", stats, " (made on the GPU)")
+						return nil
+					}
+					if !gpuFallback(err, on) {
+						pr.done()
+						return err
+					}
+				}
+			}
+			pr.tick("making and building the entries")
+			g, where, err := generateWhere(args[0], params, opt, on)
 			if err != nil {
+				pr.done()
 				return err
 			}
 			pr.tick("writing")
@@ -69,8 +100,7 @@ and id v+1), so that every Matrix Market reader sees the same ids.
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d vertices, %d edges (%s), %d self loops and %d duplicate arcs removed, %v\n",
-				out, g.N, g.Edges(), edgeCountRule(g), g.Stats.SelfLoops, g.Stats.Duplicates, time.Since(t0).Round(time.Millisecond))
+			done(g.N, g.Edges(), edgeCountRule(g), g.Stats, where)
 			return nil
 		},
 	}
@@ -83,6 +113,7 @@ and id v+1), so that every Matrix Market reader sees the same ids.
 	f.Float64Var(&extra, "extra", 0.25, "road: fraction of non-tree grid edges kept")
 	f.BoolVar(&shuffle, "shuffle", false, "road: relabel vertices randomly")
 	f.StringVarP(&out, "out", "o", "", "output file (.mtx, .el/.txt, .hpg; add .gz to compress text)")
+	f.StringVar(&on, "on", "auto", "where kron and uniform graphs are made: auto (a GPU where there is one and the graph fits, else the host), gpu or cpu (the same graph either way)")
 	f.StringVar(&lf.weights, "weights", "none", "edge weights: none or random:LO-HI (seeded by --weight-seed)")
 	f.Uint64Var(&lf.seed, "weight-seed", gen.GAPSeed, "seed for --weights random")
 	return cmd
@@ -96,11 +127,22 @@ type genParams struct {
 	shuffle                   bool
 }
 
-// generate runs the generator named kind (gen's and bench's shared switch).
-// generate builds the graph a generator makes. GAP's Kronecker and
-// uniform graphs are built from streams, their entries made twice rather
+// generateWhere builds the graph a generator makes (gen's and bench's
+// shared switch), GAP's Kronecker and uniform graphs where on says: auto
+// (a GPU where there is one and the graph fits, else the host), gpu or
+// cpu; it says where the graph was made (" (made on the GPU)", or ""). On
+// the host they are built from streams, their entries made twice rather
 // than held (kron27: 19 GB in all, where the list would add 17).
-func generate(kind string, p genParams, opt datasets.Options) (*datasets.Graph, error) {
+func generateWhere(kind string, p genParams, opt datasets.Options, on string) (*datasets.Graph, string, error) {
+	if gg, ok := gapGraph(kind, p); ok && on != "cpu" {
+		g, err := generateOnGPU(gg, opt)
+		if err == nil {
+			return g, " (made on the GPU)", nil
+		}
+		if !gpuFallback(err, on) {
+			return nil, "", err
+		}
+	}
 	var es *datasets.EdgeStream
 	var el *datasets.EdgeList
 	var err error
@@ -114,15 +156,88 @@ func generate(kind string, p genParams, opt datasets.Options) (*datasets.Graph, 
 	case "road":
 		el, err = gen.Road(p.rows, p.cols, p.seed, p.extra, p.shuffle)
 	default:
-		return nil, fmt.Errorf("gen: unknown generator %q; want kron, uniform, grid or road", kind)
+		return nil, "", fmt.Errorf("gen: unknown generator %q; want kron, uniform, grid or road", kind)
 	}
+	if err != nil {
+		return nil, "", err
+	}
+	var g *datasets.Graph
+	if es != nil {
+		g, err = datasets.BuildStream(es, opt)
+	} else {
+		g, err = datasets.Build(el, opt)
+	}
+	return g, "", err
+}
+
+// gapGraph is the GAP graph generator kind makes with p, if it is one.
+func gapGraph(kind string, p genParams) (gen.GAPGraph, bool) {
+	switch kind {
+	case "kron", "kronecker", "rmat":
+		return gen.GAPGraph{Scale: p.scale, Degree: p.degree, Seed: p.seed}, true
+	case "uniform", "urand":
+		return gen.GAPGraph{Uniform: true, Scale: p.scale, Degree: p.degree, Seed: p.seed}, true
+	}
+	return gen.GAPGraph{}, false
+}
+
+// gpuGraph checks gg and opt for the GPU's generator: renumbering is the
+// host's, after (relabel).
+func gpuGraph(gg gen.GAPGraph, opt datasets.Options) (g *gpugen.Graph, relabel datasets.Relabeling, err error) {
+	relabel, opt.Relabel = opt.Relabel, datasets.RelabelNone
+	g, err = gpugen.New(gpugen.Spec{GAPGraph: gg, Options: opt})
+	return g, relabel, err
+}
+
+// generateOnGPU makes GAP's graph gg on the GPU (cuda.Backend.Generate:
+// the host gets a copy, the device keeps the CSR for the runs).
+func generateOnGPU(gg gen.GAPGraph, opt datasets.Options) (*datasets.Graph, error) {
+	g, relabel, err := gpuGraph(gg, opt)
 	if err != nil {
 		return nil, err
 	}
-	if es != nil {
-		return datasets.BuildStream(es, opt)
+	h, err := cuda.Registered().Generate(g)
+	if err != nil {
+		return nil, err
 	}
-	return datasets.Build(el, opt)
+	return h.Relabel(relabel), nil
+}
+
+// writeOnGPU makes GAP's graph gg on the GPU and writes it to path as
+// .hpg from there; it returns its vertices, arcs and cleaning counts.
+func writeOnGPU(path string, gg gen.GAPGraph, opt datasets.Options) (n int, nnz int64, stats datasets.BuildStats, err error) {
+	g, relabel, err := gpuGraph(gg, opt)
+	if err != nil {
+		return 0, 0, stats, err
+	}
+	if relabel != datasets.RelabelNone {
+		return 0, 0, stats, fmt.Errorf("gen: a renumbered graph is not written from the GPU")
+	}
+	err = writeFile(path, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 1<<20)
+		if nnz, stats, err = cuda.Registered().WriteGenerated(g, bw); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
+	return g.N, nnz, stats, err
+}
+
+// gpuFallback says whether a graph the GPU did not make is made on the
+// host instead: with --on auto, where there is no GPU or the graph does
+// not fit (said on stderr), not where the GPU failed otherwise (a bug
+// would hide) or where --on gpu asked for it.
+func gpuFallback(err error, on string) bool {
+	switch {
+	case on != "auto":
+		return false
+	case errors.Is(err, cuda.ErrNoGPU):
+		return true
+	case errors.Is(err, gpugen.ErrOutOfMemory):
+		fmt.Fprintf(os.Stderr, "hpgraph: making the graph on the host: %v\n", err)
+		return true
+	}
+	return false
 }
 
 func newConvert() *cobra.Command {

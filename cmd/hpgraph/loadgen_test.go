@@ -20,8 +20,8 @@ import (
 func loadgenServer(t *testing.T, token string) string {
 	t.Helper()
 	dir := t.TempDir()
-	g, err := generate("kron", genParams{scale: 8, degree: 8, seed: 1},
-		datasets.Options{Weights: datasets.WeightsRandom, WeightMin: 1, WeightMax: 9, Seed: 1})
+	g, _, err := generateWhere("kron", genParams{scale: 8, degree: 8, seed: 1},
+		datasets.Options{Weights: datasets.WeightsRandom, WeightMin: 1, WeightMax: 9, Seed: 1}, "auto")
 	if err != nil {
 		t.Fatal(err)
 	}
