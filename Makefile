@@ -69,7 +69,7 @@ fmt-check:
 # Test binaries to run on a GPU machine (carry bin/ there; it needs no Go):
 # bin/cuda.test for ./cuda and bin/cuda-LAYER.test for each layer
 # ./cuda/LAYER (scripts/gpu-tests.sh runs them all).
-CUDA_LAYERS := rt jit build run
+CUDA_LAYERS := rt jit build run gen
 cuda-test:
 	$(GO) test -c -o $(BIN)/cuda.test ./cuda/
 	for l in $(CUDA_LAYERS); do $(GO) test -c -o $(BIN)/cuda-$$l.test ./cuda/$$l || exit 1; done
@@ -90,9 +90,11 @@ cuda-compile:
 	$(GO) test -c -o $(BIN)/cuda-compile.test ./cuda/run
 	$(GO) test -c -o $(BIN)/cuda-jit-compile.test ./cuda/jit
 	$(GO) test -c -o $(BIN)/cuda-build-compile.test ./cuda/build
+	$(GO) test -c -o $(BIN)/cuda-gen-compile.test ./cuda/gen
 	nv=$$(./scripts/nvrtc.sh) && export LD_LIBRARY_PATH=$$nv HPGRAPH_NVRTC=$$(ls $$nv/libnvrtc.so.* | head -1) HPGRAPH_REQUIRE_NVRTC=1 && \
 	  $(BIN)/cuda-jit-compile.test && \
 	  $(BIN)/cuda-build-compile.test -test.run 'TestCompile|TestPrebuilt' && \
+	  $(BIN)/cuda-gen-compile.test -test.run 'TestCompile' && \
 	  $(BIN)/cuda-compile.test -test.run 'TestCompile|TestTemplateConstants|TestKernelNames|TestPrebuilt|TestDiffering'
 
 # Registers and spills of each kernel of the built-in apps as ptxas
