@@ -456,39 +456,20 @@ func writeCache(w io.Writer, s CacheStream, check *Graph) error {
 	cw.write(hdr)
 	writeSection(cw, s.RowPtr)
 	cw.pad()
-	var arcs pieceChecker
-	if err := s.Cols(func(col []int32) error {
-		if check != nil {
-			if err := arcs.cols(check, col); err != nil {
-				return err
-			}
-		}
-		writeSection(cw, col)
-		return cw.err
-	}); err != nil {
+	var checkCols func([]int32) error
+	var checkWeights func([]float32) error
+	if check != nil {
+		var cols, weights pieceChecker
+		checkCols = func(p []int32) error { return cols.cols(check, p) }
+		checkWeights = func(p []float32) error { return weights.weights(check, p) }
+	}
+	if err := writePieces(cw, s.Cols, checkCols, check, "columns", nnz); err != nil {
 		return err
 	}
-	if err := arcs.end(check, "columns", nnz); err != nil {
-		return err
-	}
-	cw.pad()
 	if s.Weights != nil {
-		arcs = pieceChecker{}
-		if err := s.Weights(func(wt []float32) error {
-			if check != nil {
-				if err := arcs.weights(check, wt); err != nil {
-					return err
-				}
-			}
-			writeSection(cw, wt)
-			return cw.err
-		}); err != nil {
+		if err := writePieces(cw, s.Weights, checkWeights, check, "weights", nnz); err != nil {
 			return err
 		}
-		if err := arcs.end(check, "weights", nnz); err != nil {
-			return err
-		}
-		cw.pad()
 	}
 	if s.IDs != nil {
 		writeSection(cw, s.IDs)
@@ -540,12 +521,26 @@ func (c *pieceChecker) weights(g *Graph, w []float32) error {
 	return nil
 }
 
-// end checks that all nnz arcs came (without check, that many were written).
-func (c *pieceChecker) end(g *Graph, what string, nnz int64) error {
-	if g != nil && c.arc != nnz {
-		return fmt.Errorf("graph %q: %d %s for %d arcs", g.Name, c.arc, what, nnz)
+// writePieces writes the section pieces hands over, each piece checked
+// first (check nil: none), and with g (a graph to check) that nnz values
+// came.
+func writePieces[T int32 | float32](cw *crcWriter, pieces func(put func([]T) error) error, check func([]T) error, g *Graph, what string, nnz int64) error {
+	var n int64
+	err := pieces(func(p []T) error {
+		if check != nil {
+			if err := check(p); err != nil {
+				return err
+			}
+		}
+		n += int64(len(p))
+		writeSection(cw, p)
+		return cw.err
+	})
+	if err == nil && g != nil && n != nnz {
+		err = fmt.Errorf("graph %q: %d %s for %d arcs", g.Name, n, what, nnz)
 	}
-	return nil
+	cw.pad()
+	return err
 }
 
 // crcWriter writes and checksums, remembering the first error.

@@ -72,6 +72,7 @@ and id v+1), so that every Matrix Market reader sees the same ids.
 					n, nnz, stats, err := writeOnGPU(out, gg, opt)
 					if err == nil {
 						pr.done()
+						// (gen keeps no self loops: each edge is two arcs)
 						done(n, nnz/2, "each undirected edge once", stats, " (made on the GPU)")
 						return nil
 					}
@@ -79,6 +80,7 @@ and id v+1), so that every Matrix Market reader sees the same ids.
 						pr.done()
 						return err
 					}
+					on = "cpu"
 				}
 			}
 			pr.tick("making and building the entries")
@@ -181,18 +183,22 @@ func gapGraph(kind string, p genParams) (gen.GAPGraph, bool) {
 	return gen.GAPGraph{}, false
 }
 
-// gpuGraph checks gg and opt for the GPU's generator: renumbering is the
-// host's, after (relabel).
-func gpuGraph(gg gen.GAPGraph, opt datasets.Options) (g *gpugen.Graph, relabel datasets.Relabeling, err error) {
-	relabel, opt.Relabel = opt.Relabel, datasets.RelabelNone
-	g, err = gpugen.New(gpugen.Spec{GAPGraph: gg, Options: opt})
-	return g, relabel, err
+// gpuGraph is GAP's graph gg for the GPU's generator, where there is a
+// GPU (asked first: the graph starts drawing its shuffle on the host).
+func gpuGraph(gg gen.GAPGraph, opt datasets.Options) (*gpugen.Graph, error) {
+	if err := gpuUnavailable(); err != nil {
+		return nil, err
+	}
+	return gpugen.New(gpugen.Spec{GAPGraph: gg, Options: opt})
 }
 
 // generateOnGPU makes GAP's graph gg on the GPU (cuda.Backend.Generate:
-// the host gets a copy, the device keeps the CSR for the runs).
+// the host gets a copy, the device keeps the CSR for the runs), then
+// renumbers it on the host as opt says.
 func generateOnGPU(gg gen.GAPGraph, opt datasets.Options) (*datasets.Graph, error) {
-	g, relabel, err := gpuGraph(gg, opt)
+	relabel := opt.Relabel
+	opt.Relabel = datasets.RelabelNone
+	g, err := gpuGraph(gg, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -206,12 +212,9 @@ func generateOnGPU(gg gen.GAPGraph, opt datasets.Options) (*datasets.Graph, erro
 // writeOnGPU makes GAP's graph gg on the GPU and writes it to path as
 // .hpg from there; it returns its vertices, arcs and cleaning counts.
 func writeOnGPU(path string, gg gen.GAPGraph, opt datasets.Options) (n int, nnz int64, stats datasets.BuildStats, err error) {
-	g, relabel, err := gpuGraph(gg, opt)
+	g, err := gpuGraph(gg, opt)
 	if err != nil {
 		return 0, 0, stats, err
-	}
-	if relabel != datasets.RelabelNone {
-		return 0, 0, stats, fmt.Errorf("gen: a renumbered graph is not written from the GPU")
 	}
 	err = writeFile(path, func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 1<<20)

@@ -94,9 +94,9 @@ func hostGraph(t testing.TB, s Spec) *datasets.Graph {
 	return g
 }
 
-// rawMaxDegree is the most arcs a row has before loops and duplicates
-// are dropped.
-func rawMaxDegree(t testing.TB, s Spec) int64 {
+// hostList is the host generator's list of entries.
+func hostList(t testing.TB, s Spec) *datasets.EdgeList {
+	t.Helper()
 	list := hostgen.Kronecker
 	if s.Uniform {
 		list = hostgen.Uniform
@@ -105,6 +105,13 @@ func rawMaxDegree(t testing.TB, s Spec) int64 {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return el
+}
+
+// rawMaxDegree is the most arcs a row has before loops and duplicates
+// are dropped.
+func rawMaxDegree(t testing.TB, s Spec) int64 {
+	el := hostList(t, s)
 	deg := make([]int64, el.N)
 	for i, u := range el.Src {
 		deg[u]++
@@ -390,14 +397,7 @@ func TestModelHost(t *testing.T) {
 func TestModelSplit(t *testing.T) {
 	for _, s := range []Spec{{kron(11, 16), datasets.Options{}}, {urand(10, 8), keepAll}} {
 		g := newGraph(t, s)
-		list := hostgen.Kronecker
-		if s.Uniform {
-			list = hostgen.Uniform
-		}
-		el, err := list(s.Scale, s.Degree, s.Seed)
-		if err != nil {
-			t.Fatal(err)
-		}
+		el := hostList(t, s)
 		raw := make([]int64, g.N+1)
 		for i, u := range el.Src {
 			if v := el.Dst[i]; v != u {
