@@ -14,10 +14,13 @@
 #           and on the host: the files' SHA-256 must be equal
 #   k25     gen -o of kron25 on the GPU (4.5 GB) beside dd writing as many
 #           bytes: is the writing limited by the disk?
+#   k29x2   (not by default; two GPUs) kron29 in two parts, one on each
+#           GPU, to both parts' CSRs ready (TestGPUTimeParts)
 # Each step runs under timeout, its log in $OUT/STEP.log, a line in
 # $OUT/summary.txt; the graphs go to a temporary directory, removed at
-# the end. About 5 minutes; exits 1 when a step failed.
-# Usage: OUT=dir scripts/device-gen.sh [STEP...]
+# the end. About 5 minutes (k29x2 about 1 more); exits 1 when a step
+# failed.
+# Usage: OUT=dir scripts/device-gen.sh [STEP...]   (on two GPUs: k29x2)
 set -uo pipefail
 OUT=${OUT:-/tmp/hpgraph-gen}
 B=${B:-bin}
@@ -93,8 +96,12 @@ for s in ${@:-tests k27dev k27 k21 u21 k25}; do
 			rm -f "$tmp/dd"
 		fi
 		;;
+	k29x2)
+		step k29x2 300 env HPGRAPH_REQUIRE_GPU=1 HPGRAPH_TRACE=1 HPGRAPH_GEN_SCALE=29 HPGRAPH_GEN_PARTS=2 "$B/cuda-gen.test" -test.run 'TestGPUTimeParts' -test.v
+		grep -E 'part |parts:|gen trace' "$OUT/k29x2.log" | tee -a "$OUT/summary.txt"
+		;;
 	*)
-		echo "unknown step $s (tests k27dev k27 k21 u21 k25)"
+		echo "unknown step $s (tests k27dev k27 k21 u21 k25 k29x2)"
 		status=1
 		;;
 	esac

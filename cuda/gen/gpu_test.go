@@ -4,8 +4,10 @@ package gen
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -169,4 +171,70 @@ func TestGPUTime(t *testing.T) {
 			g.Name, p.NNZ, p.Stats, loaded.Round(time.Millisecond), built.Round(time.Millisecond), float64(g.M)/built.Seconds()/1e6, free)
 		return nil
 	})
+}
+
+// TestGPUTimeParts times making GAP's Kronecker graph of
+// HPGRAPH_GEN_SCALE in HPGRAPH_GEN_PARTS parts, one on each device (0, 1,
+// ...), as a partitioned run would hold it: the bounds from a count pass
+// on device 0 (Split), then every part built on its device at once;
+// scripts/device-gen.sh's k29x2 runs it at scale 29 on two GPUs.
+func TestGPUTimeParts(t *testing.T) {
+	scale, err1 := strconv.Atoi(os.Getenv("HPGRAPH_GEN_SCALE"))
+	parts, err2 := strconv.Atoi(os.Getenv("HPGRAPH_GEN_PARTS"))
+	if err1 != nil || err2 != nil || parts < 1 {
+		t.Skip("set HPGRAPH_GEN_SCALE and HPGRAPH_GEN_PARTS to time making a graph in parts, one a device")
+	}
+	count, err := rt.DeviceCount()
+	gputest.Need(t, err)
+	if count < parts {
+		gputest.Need(t, fmt.Errorf("%d parts, %d devices", parts, count))
+	}
+	devs := make([]*jit.Device, parts)
+	for i := range devs {
+		d, err := rt.Open(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		devs[i] = jit.New(d)
+	}
+	start := time.Now()
+	g := newGraph(t, Spec{kron(scale, 16), datasets.Options{}})
+	var bounds []int
+	if err := devs[0].Do("splitting", func() error {
+		var err error
+		bounds, err = g.Split(NewDevice(devs[0]), parts)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	split := time.Since(start)
+	var wg sync.WaitGroup
+	errs := make([]error, parts)
+	lines := make([]string, parts)
+	for i, jd := range devs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = jd.Do("building a part", func() error {
+				d := NewDevice(jd)
+				p, err := g.Build(d, bounds[i], bounds[i+1], Options{})
+				if err != nil {
+					return err
+				}
+				lines[i] = fmt.Sprintf("part %d, rows [%d, %d): %d arcs, %+v, ready at %v, %d bytes free",
+					i, p.Lo, p.Hi, p.NNZ, p.Stats, time.Since(start).Round(time.Millisecond), d.FreeMemory())
+				p.Free(d)
+				return nil
+			})
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("part %d: %v", i, err)
+		}
+		t.Log(lines[i])
+	}
+	t.Logf("%s in %d parts: split at %v (bounds %v), every part on its device at %v",
+		g.Name, parts, split.Round(time.Millisecond), bounds, time.Since(start).Round(time.Millisecond))
 }
