@@ -14,7 +14,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
 )
 
 var (

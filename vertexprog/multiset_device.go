@@ -127,7 +127,7 @@ func (a *MultisetAdapter[X, K, A]) runDevice(g *Graph, opt Options) (*Result[X],
 		return nil, false, nil
 	}
 	if opt.Parts > 1 || opt.Comm != nil && opt.Comm.Size() > 1 {
-		return nil, true, fmt.Errorf("%w on a device: %T is a multiset program, whose parts run on the CPU only (--backend cpu)", ErrNoParts, a.Program)
+		return nil, true, fmt.Errorf("%w on a device: %T is a multiset program, whose parts run on the CPU backend only", ErrNoParts, a.Program)
 	}
 	res, err := runMultisetDevice(g, a, b, opt)
 	if err != nil {

@@ -109,7 +109,7 @@ func deviceSplit[X, A any](p Program[X, A]) error {
 	}
 	for _, a := range dp.Device().Arrays {
 		if a.Sum {
-			return fmt.Errorf("%w on a device: %T adds to other vertices' %s in its Gathers (DeviceArray.Sum), which parts on devices do not add up yet; it runs split on the CPU (--backend cpu), or whole on one device", ErrNoParts, p, a.Name)
+			return fmt.Errorf("%w on a device: %T adds to other vertices' %s in its Gathers (DeviceArray.Sum), which parts on devices do not add up yet; it runs split on the CPU backend, or whole on one device", ErrNoParts, p, a.Name)
 		}
 	}
 	return nil

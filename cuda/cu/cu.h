@@ -191,6 +191,7 @@ _Static_assert(sizeof(CUlaunchConfig) == 56, "CUlaunchConfig layout");
 	X(DeviceTotalMem, "cuDeviceTotalMem_v2", (size_t* bytes, CUdevice dev)) \
 	X(DeviceGetTexture1DLinearMaxWidth, "cuDeviceGetTexture1DLinearMaxWidth", (size_t* maxWidthInElements, CUarray_format format, unsigned numChannels, CUdevice dev)) \
 	X(CtxCreate, "cuCtxCreate_v2", (CUcontext* pctx, unsigned int flags, CUdevice dev)) \
+	X(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", (CUcontext* pctx, CUdevice dev)) \
 	X(CtxSetCurrent, "cuCtxSetCurrent", (CUcontext ctx)) \
 	X(CtxGetCurrent, "cuCtxGetCurrent", (CUcontext* pctx)) \
 	X(CtxSynchronize, "cuCtxSynchronize", (void)) \
@@ -252,6 +253,7 @@ HP_CU_FUNCTIONS(HP_CU_DECLARE)
 #define cuDeviceTotalMem hp_cu_DeviceTotalMem
 #define cuDeviceGetTexture1DLinearMaxWidth hp_cu_DeviceGetTexture1DLinearMaxWidth
 #define cuCtxCreate hp_cu_CtxCreate
+#define cuDevicePrimaryCtxRetain hp_cu_DevicePrimaryCtxRetain
 #define cuCtxSetCurrent hp_cu_CtxSetCurrent
 #define cuCtxGetCurrent hp_cu_CtxGetCurrent
 #define cuCtxSynchronize hp_cu_CtxSynchronize

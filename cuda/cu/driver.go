@@ -24,6 +24,12 @@ static CUresult hp_go_ctx_create(uintptr_t* ctx, unsigned int flags, CUdevice d)
 	*ctx = (uintptr_t)c;
 	return r;
 }
+static CUresult hp_go_primary_ctx(uintptr_t* ctx, CUdevice d) {
+	CUcontext c = 0;
+	CUresult r = cuDevicePrimaryCtxRetain(&c, d);
+	*ctx = (uintptr_t)c;
+	return r;
+}
 static CUresult hp_go_ctx_set_current(uintptr_t ctx) { return cuCtxSetCurrent((CUcontext)ctx); }
 static CUresult hp_go_ctx_get_current(uintptr_t* ctx) {
 	CUcontext c = 0;
@@ -199,6 +205,15 @@ const CTX_SCHED_AUTO = C.CU_CTX_SCHED_AUTO
 func CtxCreate(flags uint, dev Device) Context {
 	var c C.uintptr_t
 	check(C.hp_go_ctx_create(&c, C.uint(flags), C.CUdevice(dev)))
+	return Context(c)
+}
+
+// DevicePrimaryCtxRetain returns dev's primary context (the one the CUDA
+// runtime and the libraries built on it, NCCL among them, use), retained
+// for the caller; it is not made current.
+func DevicePrimaryCtxRetain(dev Device) Context {
+	var c C.uintptr_t
+	check(C.hp_go_primary_ctx(&c, C.CUdevice(dev)))
 	return Context(c)
 }
 

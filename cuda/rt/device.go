@@ -26,9 +26,9 @@ import (
 // Device is one device's CUDA context, stream and memory: what the
 // layers above keep on a device builds on it (their own device values
 // embed it). It is used by one goroutine at a time (Do): nothing of it
-// is shared with another Device, so calls on different devices run at
-// once, and several Devices may be open on one device (each its own
-// context).
+// but the device's primary context is shared with another Device, so
+// calls on different devices run at once, and several Devices may be
+// open on one device (each its own stream and memory).
 type Device struct {
 	Ordinal      int
 	Name         string
@@ -109,7 +109,12 @@ func (d *Device) open() error {
 	if d.Major < 6 {
 		return fmt.Errorf("%w: %s has compute capability %d.%d; hpgraph needs 6.0 or later (double atomicAdd)", ErrNoGPU, d.Name, d.Major, d.Minor)
 	}
-	d.ctx = cu.CtxCreate(cu.CTX_SCHED_AUTO, d.dev)
+	// The device's primary context, which the CUDA runtime's libraries
+	// (NCCL) use too: a context of our own made NCCL's collectives fail
+	// on our streams ("invalid resource handle", two H200 over NCCL).
+	// Several Devices on one device share it, each with its own stream
+	// and memory.
+	d.ctx = cu.DevicePrimaryCtxRetain(d.dev)
 	d.ctx.SetCurrent()
 	d.SMs = d.dev.Attribute(cu.MULTIPROCESSOR_COUNT)
 	d.SharedOptin = d.dev.Attribute(cu.DeviceAttribute(C.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN))

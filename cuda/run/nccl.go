@@ -21,16 +21,6 @@ import (
 // the processes' Comm (vertexprog/cluster), which also hands NCCL's
 // unique id from rank 0 to the others once.
 
-// netParts is a parts' NCCL side.
-type netParts struct {
-	g      *parts
-	comm   vertexprog.Comm
-	nc     []*nccl.Comm   // per local part
-	recv   []cu.DevicePtr // per local part: every part's packed list (sparse)
-	bufs   [][]cu.DevicePtr
-	lo, hi []int32 // every part's range
-}
-
 func newNetParts(g *parts, comm vertexprog.Comm) (*netParts, error) {
 	if err := nccl.Load(); err != nil {
 		return nil, fmt.Errorf("cuda: a run over %d processes exchanges through NCCL: %w", comm.Size(), err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hpgraph/hpgraph/cuda/build"
 	"github.com/hpgraph/hpgraph/cuda/cu"
+	"github.com/hpgraph/hpgraph/cuda/nccl"
 	"github.com/hpgraph/hpgraph/cuda/rt"
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
@@ -175,3 +176,33 @@ const (
 	// must hold a batch's records and the one before it).
 	maxBatch = recordRing - 8
 )
+
+// parts is the run StartParts returns.
+type parts struct {
+	runs  []*progRun
+	first int // the first local part's index among the run's
+	total int
+	xsize int
+	nagg  int
+	ops   []vertexprog.Aggregator
+	// sparse picks a superstep's exchange from its activated vertices
+	// (vertexprog.SparseExchange).
+	sparse func(active int) bool
+	// Per part, in its device's memory: its packed list and counter
+	// (vp_pack), and where the others' lists arrive (vp_unpack).
+	send, recv, count []cu.DevicePtr
+	bufs              [][]cu.DevicePtr
+	net               *netParts // the other processes' parts (nccl.go), or nil
+	stats             []vertexprog.PartStat
+	closed            bool
+}
+
+// netParts is a parts' NCCL side.
+type netParts struct {
+	g      *parts
+	comm   vertexprog.Comm
+	nc     []*nccl.Comm   // per local part
+	recv   []cu.DevicePtr // per local part: every part's packed list (sparse)
+	bufs   [][]cu.DevicePtr
+	lo, hi []int32 // every part's range
+}

@@ -1,0 +1,97 @@
+//go:build cgo
+
+package run
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"sync"
+	"unsafe"
+
+	"github.com/hpgraph/hpgraph/cuda/cu"
+	"github.com/hpgraph/hpgraph/cuda/rt"
+)
+
+// The exchange's steps that a partitioned run's parts take on their
+// devices (parts.go, nccl.go): each part at once, a part's changes packed
+// and another's unpacked, and the whole run's counts written into a
+// part's record.
+
+// packBytes is the size of a packed list of k vertices of xsize bytes.
+func packBytes(k int64, xsize int) int64 { return max(16, (k*4+15)&^15+k*int64(xsize)) }
+
+// each runs f on every part at once, one goroutine a part (parts on one
+// device take turns at its lock).
+func (g *parts) each(f func(i int, r *progRun) error) error {
+	errs := make([]error, len(g.runs))
+	var wg sync.WaitGroup
+	for i, r := range g.runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = f(i, r)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// next is the mask that holds a part's next frontier (after the
+// superstep it ran last).
+func (r *progRun) next() int { return r.step & 1 }
+
+// pack lists each part's activated vertices (counts[i] of them) and their
+// values in its send buffer.
+func (g *parts) pack(counts []int) error {
+	return g.each(func(i int, r *progRun) error {
+		return r.d.Do("packing a part's changes", func() error {
+			p := r.job.Part
+			r.d.Fill32(g.count[i], 0, 2)
+			if counts[i] > 0 {
+				a := packArg(g.send[i], g.count[i], p.Lo, p.Hi, counts[i], r.next())
+				words := (int64(p.Hi)+31)/32 - int64(p.Lo)/32
+				r.mod.Launch2("vp_pack", min(rt.Blocks(words, rt.BlockSize), int64(32*max(1, r.d.SMs))), r.d.Stream(), r.runArg, a)
+			}
+			r.d.Sync()
+			return nil
+		})
+	})
+}
+
+// unpack launches vp_unpack of the k vertices packed at buf. Inside Do.
+func (r *progRun) unpack(buf cu.DevicePtr, k int) {
+	a := packArg(buf, 0, 0, 0, k, r.next())
+	r.mod.Launch2("vp_unpack", min(rt.Blocks(int64(k), rt.BlockSize), int64(32*max(1, r.d.SMs))), r.d.Stream(), r.runArg, a)
+}
+
+// packArg is a VP_Pack (kernels_parts.cu).
+func packArg(buf, count cu.DevicePtr, lo, hi int32, k, next int) []byte {
+	b := make([]byte, 40)
+	le := binary.LittleEndian
+	le.PutUint64(b, uint64(buf))
+	le.PutUint64(b[8:], uint64(count))
+	le.PutUint32(b[16:], uint32(lo))
+	le.PutUint32(b[20:], uint32(hi))
+	le.PutUint32(b[24:], uint32(k))
+	le.PutUint32(b[28:], uint32(next))
+	return b
+}
+
+// setRecord writes the whole run's counts and aggregators into the
+// record of the part's last superstep, which the next superstep reads
+// (its queue counts zeroed: the frontier changed, and the next push
+// queues it anew, vp_compact). Inside Do.
+func (r *progRun) setRecord(active int, edges int64, aggs []float64) {
+	rec := make([]uint64, r.recW)
+	copy(rec, r.last)
+	rec[recActive], rec[recEdges], rec[recRan] = uint64(active), uint64(edges), 1
+	rec[recSmall], rec[recMedium], rec[recChunks] = 0, 0, 0
+	for k, a := range aggs {
+		rec[recordHead+k] = math.Float64bits(a)
+	}
+	slot := (r.step - 1) % recordRing
+	r.d.HtoD(r.rec+cu.DevicePtr(slot*r.recW*8), unsafe.Pointer(&rec[0]), int64(r.recW)*8)
+	copy(r.last, rec)
+	r.queued = false
+}
