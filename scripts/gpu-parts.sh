@@ -9,6 +9,9 @@
 #                                      (default 24) on 1 and 2 GPUs, and 2
 #                                      processes of 1 GPU over NCCL against 1
 #   scripts/gpu-parts.sh nccl [SCALE]  only the last (default kron20; ALGOS=...)
+#   scripts/gpu-parts.sh scale [SCALE] two GPUs: strong scaling at kron SCALE
+#                                      (default 26), weak scaling SCALE+1 on
+#                                      1 GPU against SCALE+2 on 2
 set -uo pipefail
 OUT=${OUT:-/tmp/hpgraph-parts}
 B=${B:-bin}
@@ -75,6 +78,26 @@ two)
 		sed -n '/graph.*algo/,$p' "$OUT/bench-devices-$d.txt" | head -12
 	done
 	nccl_pair
+	;;
+scale)
+	# Strong scaling at kron SCALE (default 26) and weak scaling, kron
+	# SCALE+1 on 1 GPU against SCALE+2 on 2, the graphs made on the GPUs
+	# (bench's kron: specs).
+	scale=${scale:-26}
+	for d in 0 0,1; do
+		step "bench kron:$scale --devices $d"
+		timeout 150 $H bench kron:$scale --backend cuda --devices $d --runs 5 --algo bfs,cc,tc >"$OUT/scale-$scale-$d.txt" 2>&1
+		sed -n '/graph.*algo/,$p' "$OUT/scale-$scale-$d.txt" | head -8
+		timeout 100 $H bench kron:$scale --backend cuda --devices $d --runs 5 --algo pagerank-iter --precision float32 >"$OUT/scale-$scale-$d-pr.txt" 2>&1
+		sed -n '/graph.*algo/,$p' "$OUT/scale-$scale-$d-pr.txt" | head -4
+	done
+	for w in "$((scale + 1)):0" "$((scale + 2)):0,1"; do
+		s=${w%%:*} d=${w#*:}
+		step "weak scaling: bench kron:$s --devices $d"
+		timeout 150 $H bench kron:$s --backend cuda --devices $d --runs 3 --algo bfs,pagerank-iter --precision float32 >"$OUT/weak-$s-$d.txt" 2>&1
+		sed -n '/graph.*algo/,$p' "$OUT/weak-$s-$d.txt" | head -6
+		grep -m2 "made on the GPU\|load" "$OUT/weak-$s-$d.txt"
+	done
 	;;
 nccl)
 	scale=${scale:-20}
