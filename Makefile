@@ -69,7 +69,7 @@ fmt-check:
 # Test binaries to run on a GPU machine (carry bin/ there; it needs no Go):
 # bin/cuda.test for ./cuda and bin/cuda-LAYER.test for each layer
 # ./cuda/LAYER (scripts/gpu-tests.sh runs them all).
-CUDA_LAYERS := rt jit build run gen
+CUDA_LAYERS := rt jit build run gen nccl
 cuda-test:
 	$(GO) test -c -o $(BIN)/cuda.test ./cuda/
 	for l in $(CUDA_LAYERS); do $(GO) test -c -o $(BIN)/cuda-$$l.test ./cuda/$$l || exit 1; done
