@@ -33,10 +33,10 @@ type CompileError = jit.CompileError
 
 // Backend is the CUDA backend on one device (name "cuda"): its runs,
 // the vertexprog interfaces it implements (run.Backend's) and its
-// options. Several may be open at once, each with its own stream,
-// module and matrix caches and memory accounting (on the device's
-// primary context); calls on one device wait for each other, never for
-// another device's.
+// options. Several may be open at once, each with its own context (the
+// first on a device its primary one, which NCCL uses), stream, module
+// and matrix caches and memory accounting; calls on one device wait for
+// each other, never for another device's.
 type Backend struct {
 	run.Backend
 

@@ -8,9 +8,9 @@
 // Importing the package registers a backend as "cuda" (Registered); its
 // devices and options are Configure's (the command line's --devices and
 // --cuda-* flags). Open opens a backend of its own on one device; each
-// backend has its own stream, caches and memory accounting (on the
-// device's primary context, which NCCL shares), and several may run at
-// once. A device's CUDA calls run one at a time (a
+// backend has its own context (the first on a device its primary one,
+// which NCCL shares), stream, caches and memory accounting, and several
+// may run at once. A device's CUDA calls run one at a time (a
 // mutex per device), each on the calling goroutine's thread, locked to
 // it with the context made current; the binding's panics are recovered
 // there and returned as errors that carry the CUDA error name.

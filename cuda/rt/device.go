@@ -26,9 +26,10 @@ import (
 // Device is one device's CUDA context, stream and memory: what the
 // layers above keep on a device builds on it (their own device values
 // embed it). It is used by one goroutine at a time (Do): nothing of it
-// but the device's primary context is shared with another Device, so
-// calls on different devices run at once, and several Devices may be
-// open on one device (each its own stream and memory).
+// is shared with another Device, so calls on different devices run at
+// once, and several Devices may be open on one device (the first on its
+// primary context, which NCCL uses, the others each on a context of its
+// own).
 type Device struct {
 	Ordinal      int
 	Name         string
@@ -109,12 +110,18 @@ func (d *Device) open() error {
 	if d.Major < 6 {
 		return fmt.Errorf("%w: %s has compute capability %d.%d; hpgraph needs 6.0 or later (double atomicAdd)", ErrNoGPU, d.Name, d.Major, d.Minor)
 	}
-	// The device's primary context, which the CUDA runtime's libraries
-	// (NCCL) use too: a context of our own made NCCL's collectives fail
-	// on our streams ("invalid resource handle", two H200 over NCCL).
-	// Several Devices on one device share it, each with its own stream
-	// and memory.
-	d.ctx = cu.DevicePrimaryCtxRetain(d.dev)
+	// The first Device of a device takes its primary context, which the
+	// CUDA runtime's libraries (NCCL) use too: a context of our own made
+	// NCCL's collectives fail on our streams ("invalid resource handle",
+	// two H200s over NCCL). Another Device on the same device makes a
+	// context of its own: in a shared one, one Device's CUDA graph
+	// capture and another's context-wide synchronization collide
+	// (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED).
+	if takePrimary(d.Ordinal) {
+		d.ctx = cu.DevicePrimaryCtxRetain(d.dev)
+	} else {
+		d.ctx = cu.CtxCreate(cu.CTX_SCHED_AUTO, d.dev)
+	}
 	d.ctx.SetCurrent()
 	d.SMs = d.dev.Attribute(cu.MULTIPROCESSOR_COUNT)
 	d.SharedOptin = d.dev.Attribute(cu.DeviceAttribute(C.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN))
@@ -225,4 +232,26 @@ func (d *Device) Unpin(p unsafe.Pointer, bytes int64) {
 		return
 	}
 	d.spare[bytes] = append(d.spare[bytes], p)
+}
+
+// primaries are the devices whose primary context a Device holds: the
+// process has one primary context a device, whoever opens it.
+var primaries struct {
+	sync.Mutex
+	taken map[int]bool
+}
+
+// takePrimary reports whether device ordinal's primary context is free,
+// and takes it.
+func takePrimary(ordinal int) bool {
+	primaries.Lock()
+	defer primaries.Unlock()
+	if primaries.taken[ordinal] {
+		return false
+	}
+	if primaries.taken == nil {
+		primaries.taken = map[int]bool{}
+	}
+	primaries.taken[ordinal] = true
+	return true
 }
