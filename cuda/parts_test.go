@@ -32,13 +32,13 @@ func TestPartsOnEveryDevice(t *testing.T) {
 			}
 			cpu := vertexprog.Options{Backend: "cpu"}
 			gpu := vertexprog.Options{Backend: "cuda", Parts: parts}
-			check := func(name string, f func(vertexprog.Options) ([]float64, *vertexprog.Result[float64], error)) {
+			check := func(name string, f func(vertexprog.Options) ([]float64, error)) {
 				t.Helper()
-				want, _, err := f(cpu)
+				want, err := f(cpu)
 				if err != nil {
 					t.Fatalf("%s cpu: %v", name, err)
 				}
-				got, _, err := f(gpu)
+				got, err := f(gpu)
 				if err != nil {
 					t.Fatalf("%s (directed %v, parts %d): %v", name, directed, parts, err)
 				}
@@ -55,51 +55,51 @@ func TestPartsOnEveryDevice(t *testing.T) {
 				}
 				return out
 			}
-			check("bfs", func(o vertexprog.Options) ([]float64, *vertexprog.Result[float64], error) {
+			check("bfs", func(o vertexprog.Options) ([]float64, error) {
 				r, err := apps.BFS(g, 7, o)
 				if err != nil {
-					return nil, nil, err
+					return nil, err
 				}
 				if parts > 1 && o.Backend == "cuda" && len(r.Run.Parts) != parts {
 					t.Errorf("bfs: %d parts reported, want %d", len(r.Run.Parts), parts)
 				}
-				return append(ints(r.Depth), ints(r.Parent)...), nil, nil
+				return append(ints(r.Depth), ints(r.Parent)...), nil
 			})
-			check("sssp", func(o vertexprog.Options) ([]float64, *vertexprog.Result[float64], error) {
+			check("sssp", func(o vertexprog.Options) ([]float64, error) {
 				r, err := apps.SSSP(g, 7, o)
 				if err != nil {
-					return nil, nil, err
+					return nil, err
 				}
 				out := make([]float64, len(r.Dist))
 				for i, d := range r.Dist {
 					out[i] = float64(d)
 				}
-				return out, nil, nil
+				return out, nil
 			})
-			check("pagerank-ldbc", func(o vertexprog.Options) ([]float64, *vertexprog.Result[float64], error) {
+			check("pagerank-ldbc", func(o vertexprog.Options) ([]float64, error) {
 				r, err := apps.PageRankLDBC(g, 0.85, 15, o)
 				if err != nil {
-					return nil, nil, err
+					return nil, err
 				}
-				return r.Rank, nil, nil
+				return r.Rank, nil
 			})
-			check("cc", func(o vertexprog.Options) ([]float64, *vertexprog.Result[float64], error) {
+			check("cc", func(o vertexprog.Options) ([]float64, error) {
 				r, err := apps.ConnectedComponents(g, o)
 				if err != nil {
-					return nil, nil, err
+					return nil, err
 				}
-				return ints(r.Label), nil, nil
+				return ints(r.Label), nil
 			})
-			check("tc", func(o vertexprog.Options) ([]float64, *vertexprog.Result[float64], error) {
+			check("tc", func(o vertexprog.Options) ([]float64, error) {
 				r, err := apps.Triangles(g, true, o)
 				if err != nil {
-					return nil, nil, err
+					return nil, err
 				}
 				out := []float64{float64(r.Total)}
 				for _, c := range r.PerVertex {
 					out = append(out, float64(c))
 				}
-				return out, nil, nil
+				return out, nil
 			})
 		}
 	}
