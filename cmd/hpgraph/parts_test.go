@@ -30,12 +30,7 @@ func TestRunOverSeveralProcesses(t *testing.T) {
 			if out, code := hpgraph(t, append([]string{"run", algo, g, "--out", whole}, extra...)...); code != 0 {
 				t.Fatal(out)
 			}
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			addr := ln.Addr().String()
-			ln.Close()
+			addr := loopbackAddr(t)
 			parts := filepath.Join(dir, algo+"-parts.txt")
 			outs := make([]string, 3)
 			var wg sync.WaitGroup
@@ -77,12 +72,7 @@ func TestProcessesMustAgree(t *testing.T) {
 	if out, code := hpgraph(t, "gen", "kron", "--scale", "10", "-o", g); code != 0 {
 		t.Fatal(out)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := loopbackAddr(t)
 	outs := make([]string, 2)
 	var wg sync.WaitGroup
 	for r := range 2 {
@@ -98,4 +88,16 @@ func TestProcessesMustAgree(t *testing.T) {
 	if !strings.Contains(outs[0], "every process of a run needs the same") {
 		t.Fatalf("rank 0 did not refuse a process with other parts:\n%s", outs[0])
 	}
+}
+
+// loopbackAddr is a loopback address whose port was free a moment ago,
+// for a run's coordinator.
+func loopbackAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
 }
