@@ -439,9 +439,7 @@ func TestPrebuiltCoversMultisetApps(t *testing.T) {
 			t.Fatal(err)
 		}
 		src := multisetProgram(&c.code, l, multisetFeatures(c.job), msChunkBytes(227<<10))
-		if image, key := jit.Prebuilt(src, "compute_90"); image == "" {
-			t.Errorf("%s: no prebuilt image %s.cubin (run scripts/gpu-prebuild.sh)", c.name, key)
-		}
+		needPrebuilt(t, c.name, src)
 	}
 }
 

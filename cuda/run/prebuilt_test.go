@@ -85,16 +85,25 @@ func TestPrebuiltCoversBuiltinApps(t *testing.T) {
 		}
 		// (an sm_90 device's linear textures hold 2^28 texels)
 		src := buildSource(&job.Code, l, jobFeatures(job, 1<<21, 1<<28, DefaultOptions()))
-		if image, key := jit.Prebuilt(src, "compute_90"); image == "" {
-			// HPGRAPH_CUDA_PREBUILD=DIR writes the missing images there
-			// (NVRTC 12 or later assembles sm_90: HPGRAPH_NVRTC).
-			if dir := os.Getenv("HPGRAPH_CUDA_PREBUILD"); dir != "" {
-				if err := jit.WritePrebuilt(dir, src, "compute_90"); err != nil {
-					t.Errorf("%s: %v", a.name, err)
-				}
-				continue
-			}
-			t.Errorf("%s: no prebuilt image %s.cubin (run scripts/gpu-prebuild.sh)", a.name, key)
-		}
+		needPrebuilt(t, a.name, src)
 	}
+}
+
+// needPrebuilt fails t where src (a module's source for an sm_90 device)
+// has no prebuilt image. HPGRAPH_CUDA_PREBUILD=DIR writes the missing
+// image there instead (NVRTC 12 or later assembles sm_90: HPGRAPH_NVRTC;
+// scripts/gpu-prebuild.sh makes them on a GPU machine).
+func needPrebuilt(t *testing.T, name, src string) {
+	t.Helper()
+	image, key := jit.Prebuilt(src, "compute_90")
+	if image != "" {
+		return
+	}
+	if dir := os.Getenv("HPGRAPH_CUDA_PREBUILD"); dir != "" {
+		if err := jit.WritePrebuilt(dir, src, "compute_90"); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		return
+	}
+	t.Errorf("%s: no prebuilt image %s.cubin (run scripts/gpu-prebuild.sh)", name, key)
 }
