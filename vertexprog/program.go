@@ -130,11 +130,17 @@ type Spec struct {
 	// all neighbours, like PageRank, where "active" only decides when to stop.
 	GatherAll bool
 	// Idempotent declares that gathering again from a neighbour whose value
-	// did not change since v last gathered it never changes v (min- and
-	// max-like programs: components, shortest and widest paths; not BFS,
-	// whose accumulator is the parent). The CPU engine then drops the
-	// x_bitmask test when most vertices are active: a dense frontier is
-	// cheaper to pull unmasked.
+	// did not change since v last gathered it never changes v, and that
+	// what v gathered once Update has taken in never matters again:
+	// Update(v, Reduce(old, new)) after Update(v, old) does what
+	// Update(v, new) would (min- and max-like programs whose Update keeps
+	// the better of acc and *x: components, shortest and widest paths; not
+	// BFS, whose accumulator is the parent). The CPU engine then drops the
+	// x_bitmask test when most vertices are active (a dense frontier is
+	// cheaper to pull unmasked), and keeps a vertex's accumulator from one
+	// superstep to the next instead of resetting it to the identity, so
+	// that a push that does not better it changes nothing and costs no
+	// Update (GAP's SSSP compares with the distance so).
 	Idempotent bool
 	// Aggregators declares global values that Update (and Init) contribute
 	// to with Step.Add and read, one superstep later, with Step.Aggregate.
@@ -216,7 +222,9 @@ type RangeIniter[X any] interface {
 
 // RowFilter is implemented by programs for which some vertices take no
 // input in a superstep (BFS: the visited ones). Rows that Wants rejects are
-// neither gathered nor updated.
+// neither gathered nor updated. Wants(v) may read only v's own state, what
+// Init and Update(v) write: the CPU engine keeps its answers in a bitmask
+// and asks again only after Update(v).
 type RowFilter interface {
 	Wants(v int32) bool
 }

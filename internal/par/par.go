@@ -80,11 +80,17 @@ func Parts(bounds []int, fn func(w, lo, hi int)) {
 // part (or a core taken by another process) delays only itself. Use many
 // more parts than workers.
 func Dynamic(bounds []int, fn func(lo, hi int)) {
+	DynamicW(bounds, func(_, lo, hi int) { fn(lo, hi) })
+}
+
+// DynamicW is Dynamic that also tells fn which worker claimed the part
+// (w in [0, Workers())), for per-worker scratch and counts.
+func DynamicW(bounds []int, fn func(w, lo, hi int)) {
 	parts := len(bounds) - 1
 	p := min(Workers(), parts)
 	if p <= 1 {
 		for i := 0; i < parts; i++ {
-			fn(bounds[i], bounds[i+1])
+			fn(0, bounds[i], bounds[i+1])
 		}
 		return
 	}
@@ -99,7 +105,42 @@ func Dynamic(bounds []int, fn func(lo, hi int)) {
 				if i >= parts {
 					return
 				}
-				fn(bounds[i], bounds[i+1])
+				fn(w, bounds[i], bounds[i+1])
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// Chunks calls fn(w, lo, hi) for the chunks [lo, hi) of [0, n), chunk
+// long (the last shorter), claimed one after another by up to Workers()
+// goroutines; w is the claiming worker, in [0, Workers()). A range of one
+// chunk runs on the caller, with no goroutine: a caller that sizes chunk
+// by the work makes a small step cost a function call (a superstep of a
+// high-diameter graph's traversal moves a few hundred vertices, less than
+// the start of the goroutines that would share it).
+func Chunks(n, chunk int, fn func(w, lo, hi int)) {
+	chunk = max(chunk, 1)
+	parts := (n + chunk - 1) / chunk
+	p := min(Workers(), parts)
+	if p <= 1 {
+		if n > 0 {
+			fn(0, 0, n)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < p; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				lo := int(next.Add(int64(chunk))) - chunk
+				if lo >= n {
+					return
+				}
+				fn(w, lo, min(lo+chunk, n))
 			}
 		}()
 	}

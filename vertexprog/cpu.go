@@ -1,0 +1,298 @@
+package vertexprog
+
+import (
+	"math/bits"
+
+	"github.com/hpgraph/hpgraph/bitmask"
+	"github.com/hpgraph/hpgraph/internal/par"
+	"github.com/hpgraph/hpgraph/spmv"
+)
+
+// The CPU backend's supersteps. What GAP's direction-optimizing BFS does
+// for one algorithm, the engine does for every program:
+//
+//   - The frontier is a list of vertices after a push (GAP's sliding
+//     queue) and the bits of active_bitmask after a pull (its bitmap), and
+//     is converted only when the next superstep needs the other form: a
+//     push walks a list, a masked pull tests bits. A push superstep
+//     touches only the vertices it reaches, nothing of size n: no
+//     bitmask is cleared or scanned (a grid's BFS runs two thousand
+//     supersteps of a few hundred vertices).
+//   - A push lists the rows it changes, per worker, as it sets their
+//     touched bits; APPLY runs over those lists and clears those bits.
+//   - A pull of a Sparse program marks the rows that gathered something;
+//     APPLY runs over those rows alone (Update of a row that gathered
+//     nothing changes nothing, Spec.Sparse), and y stays the identity
+//     everywhere else, so a push after a pull resets nothing. An
+//     Idempotent program's accumulators are never reset: a push that
+//     does not better one (most of a shortest path's relaxations) writes
+//     nothing and calls no Update.
+//   - A RowFilter's answers are kept in a bitmask, built by the first
+//     pull and kept up to date by APPLY (Wants(v) reads v's own state,
+//     which only Update(v) changes): pulls skip a word of 32 unwanted rows
+//     at once and test a bit where they called Wants, as GAP tests a
+//     parent.
+//   - Work is split by what it costs: a small superstep runs on the
+//     calling goroutine, without starting any (par.Chunks).
+//   - Programs that declare Spec.Delta run by delta-stepping (delta.go).
+
+// cpuStepper runs supersteps with the spmv kernels on all cores.
+type cpuStepper[X, A any] struct {
+	*hostRun[X, A]
+	// parts are the pull's parts (r.pull.Bounds) in whole bitmask words.
+	parts []int
+	// The frontier: queue when listed, else active's bits.
+	queue  []int32
+	listed bool
+	// edges is the frontier's push-matrix edges (the last tally's).
+	edges int64
+	// want holds Wants' answers once wantOK (a RowFilter's programs).
+	want   *bitmask.Bitmask
+	wantOK bool
+	// lists are per-worker scratch lists; flat joins them.
+	lists [][]int32
+	flat  []int32
+	// delta runs the program by delta-stepping (nil: it does not).
+	delta *deltaBuckets[X]
+}
+
+// Below these, a superstep's push (frontier edges) or APPLY (rows) runs
+// on the calling goroutine: starting and joining the workers costs more.
+const (
+	serialEdges = 4096
+	serialRows  = 2048
+	// pushChunk is the number of frontier vertices a push worker claims
+	// at once (GAP's dynamic schedule of 64): small enough to balance
+	// hubs, large enough to amortize the shared counter.
+	pushChunk  = 64
+	applyChunk = 1024
+)
+
+// newCPUStepper makes the CPU stepper of a prepared and materialized run.
+// maxIter is Options.MaxIterations.
+func newCPUStepper[X, A any](h *hostRun[X, A], maxIter int) *cpuStepper[X, A] {
+	c := &cpuStepper[X, A]{hostRun: h, edges: h.initEdges, lists: make([][]int32, par.Workers())}
+	c.parts = wordParts(h.pull.Bounds, h.frontier.NumWords())
+	if h.wants != nil {
+		c.want = bitmask.New(h.n)
+	}
+	c.delta = newDeltaBuckets(h, maxIter)
+	if c.delta != nil {
+		c.startDelta()
+	}
+	return c
+}
+
+// wordParts turns row bounds into bounds of whole bitmask words.
+func wordParts(rows []int, words int) []int {
+	parts := []int{0}
+	for _, r := range rows[1:] {
+		if w := min(r/32, words); w > parts[len(parts)-1] {
+			parts = append(parts, w)
+		}
+	}
+	if parts[len(parts)-1] < words {
+		parts = append(parts, words)
+	}
+	return parts
+}
+
+func (c *cpuStepper[X, A]) step(it int, dir Direction) (int, int64, error) {
+	advance(c.steps, it)
+	if dir == Push {
+		c.pushStep()
+	} else {
+		c.pullStep()
+	}
+	a, e := c.tally()
+	if a == 0 && c.delta != nil {
+		a, e = c.nextBucket()
+	}
+	c.activeCount, c.edges = a, e
+	return a, e, nil
+}
+
+func (c *cpuStepper[X, A]) aggregates() []float64 {
+	advance(c.steps, -1)
+	return c.steps[0].prev
+}
+
+func (t *tally) add(o tally) {
+	t.count += o.count
+	t.edges += o.edges
+}
+
+// frontierList returns the frontier as a list: queue, or active's bits
+// listed.
+func (c *cpuStepper[X, A]) frontierList() []int32 {
+	if !c.listed {
+		words := c.active.NumWords()
+		par.Blocks(words, func(w, lo, hi int) { c.lists[w] = c.active.AppendWords(c.lists[w][:0], lo, hi) })
+		c.queue = c.join(c.queue[:0])
+		c.listed = true
+	}
+	return c.queue
+}
+
+// frontierBits leaves the frontier's bits in frontier.
+func (c *cpuStepper[X, A]) frontierBits() {
+	if !c.listed {
+		c.frontier.Swap(c.active)
+		return
+	}
+	c.frontier.Clear()
+	q := c.queue
+	par.Chunks(len(q), max(len(q)/par.Workers()+1, serialRows), func(_, lo, hi int) {
+		for _, v := range q[lo:hi] {
+			c.frontier.AtomicSet(v)
+		}
+	})
+}
+
+// join appends the workers' lists to out, empties them and returns out.
+func (c *cpuStepper[X, A]) join(out []int32) []int32 {
+	for w, l := range c.lists {
+		out = append(out, l...)
+		c.lists[w] = l[:0]
+	}
+	return out
+}
+
+// pullStep pulls over the rows the program wants from the frontier's
+// active vertices, then APPLY.
+func (c *cpuStepper[X, A]) pullStep() {
+	pl := &spmv.Pull[X, A]{M: c.pull.Matrix, X: c.x, Y: c.y, Identity: c.identity,
+		Done: c.done, GatherRow: c.gatherRow}
+	if !c.spec.GatherAll && !(c.spec.Idempotent && c.activeCount*denseFrontier >= c.n) {
+		c.frontierBits()
+		pl.Mask = c.frontier
+	}
+	// A Sparse program's APPLY needs only the rows that gathered; an
+	// Idempotent one's keep their accumulators (Spec.Idempotent).
+	sparse, keep := c.spec.Sparse, c.spec.Idempotent
+	if sparse {
+		pl.Touched = c.touched
+	}
+	if rp, ok := c.p.(rowPuller[X, A]); ok {
+		pl.Wants, pl.Touched, sparse = c.wants, nil, false
+		rp.pullRows(pl, c.pull.Bounds) // (a multiset program)
+	} else {
+		if c.want != nil {
+			if c.wantOK {
+				pl.Rows = c.want
+			} else {
+				pl.Wants, pl.WantsOut = c.wants, c.want
+			}
+		}
+		par.Dynamic(c.parts, func(lo, hi int) { spmv.Rows(c.p, pl, lo, hi) })
+		c.wantOK = c.want != nil
+	}
+	// APPLY, by whole bitmask words so workers never share one; each word
+	// of active_bitmask is built in a register and stored once.
+	p, wants, x, y, id, n := c.p, c.wants, c.x, c.y, c.identity, int32(c.n)
+	aw := c.active.Words()
+	var tw, ww []uint32
+	if sparse {
+		tw = c.touched.Words()
+	}
+	if c.wantOK {
+		ww = c.want.Words()
+	}
+	var deg []int32
+	if c.push != nil {
+		deg = c.push.Degree
+	}
+	par.DynamicW(c.parts, func(w, lo, hi int) {
+		st, t := &c.steps[w], tally{}
+		for wi := lo; wi < hi; wi++ {
+			base := int32(wi) * 32
+			var sel uint32
+			switch {
+			case sparse:
+				sel = tw[wi]
+			case ww != nil:
+				sel = ww[wi]
+			default:
+				sel = ^uint32(0) >> uint(32-min(32, n-base))
+			}
+			var act uint32
+			for ; sel != 0; sel &= sel - 1 {
+				i := uint32(bits.TrailingZeros32(sel))
+				v := base + int32(i)
+				if ww == nil && wants != nil && !wants.Wants(v) {
+					continue
+				}
+				if p.Update(v, y[v], &x[v], st) && !c.delta.wait(w, v, x[v]) {
+					act |= 1 << i
+					t.count++
+					if deg != nil {
+						t.edges += int64(deg[v])
+					}
+				}
+				if sparse && !keep {
+					y[v] = id
+				}
+				if ww != nil && !wants.Wants(v) {
+					ww[wi] &^= 1 << i
+				}
+			}
+			aw[wi] = act
+			if sparse {
+				tw[wi] = 0
+			}
+		}
+		c.tallies[w].add(t)
+	})
+	c.listed = false
+}
+
+// pushStep pushes from the frontier's vertices along the push matrix,
+// then APPLY over the rows the push changed.
+func (c *cpuStepper[X, A]) pushStep() {
+	us := c.frontierList()
+	ps := &spmv.Push[X, A]{M: c.push.Matrix, X: c.x, Y: c.y, Touched: c.touched}
+	if c.wantOK {
+		ps.Rows = c.want
+	} else {
+		ps.Wants = c.wants
+	}
+	chunk := pushChunk
+	if c.edges < serialEdges {
+		chunk = len(us)
+	}
+	par.Chunks(len(us), chunk, func(w, lo, hi int) {
+		c.lists[w] = spmv.List(c.p, ps, us[lo:hi], c.lists[w])
+	})
+	c.flat = c.join(c.flat[:0])
+	rows := c.flat
+	p, wants, x, y, id, keep := c.p, c.wants, c.x, c.y, c.identity, c.spec.Idempotent
+	var deg []int32
+	if c.push != nil {
+		deg = c.push.Degree
+	}
+	chunk = applyChunk
+	if len(rows) < serialRows {
+		chunk = len(rows)
+	}
+	par.Chunks(len(rows), chunk, func(w, lo, hi int) {
+		st, t, next := &c.steps[w], tally{}, c.lists[w]
+		for _, v := range rows[lo:hi] {
+			if p.Update(v, y[v], &x[v], st) && !c.delta.wait(w, v, x[v]) {
+				next = append(next, v)
+				t.count++
+				t.edges += int64(deg[v])
+			}
+			if !keep {
+				y[v] = id
+			}
+			c.touched.AtomicClear(v)
+			if c.wantOK && !wants.Wants(v) {
+				c.want.AtomicClear(v)
+			}
+		}
+		c.lists[w] = next
+		c.tallies[w].add(t)
+	})
+	c.queue = c.join(c.queue[:0])
+	c.listed = true
+}
