@@ -53,6 +53,13 @@ type RowFolder[X, A any] interface {
 	GatherRow(acc A, v int32, nbrs []int32, w []float32, x []X) A
 }
 
+// BlockFolder folds every row of a block of a CSR in one call: y[v] for v
+// in [lo, hi) from id over col[ptr[v]:ptr[v+1]] (w at the same indices,
+// or every weight 1 when nil).
+type BlockFolder[X, A any] interface {
+	GatherBlock(lo, hi int32, ptr []int64, col []int32, w []float32, x []X, y []A, id A)
+}
+
 // Pull describes one pull product y[v] = ⊕ over the entries (v, u, w) of M
 // with u in Mask of Gather(·, v, u, X[u], w). An unweighted M has w = 1.
 type Pull[X, A any] struct {
@@ -80,6 +87,11 @@ type Pull[X, A any] struct {
 	// one call per row (and per full buffer of masked neighbours) instead
 	// of one per edge. Ignored when Done is set.
 	GatherRow RowFolder[X, A]
+	// Block, when not nil, computes whole words of rows in one call where
+	// every row of them is computed, unmasked and without Done, over an
+	// all-COO (CSR) M; it writes Y of every row, the identity where a row
+	// has no entries, Touched or not.
+	Block BlockFolder[X, A]
 	// Touched, when not nil, receives for the words computed the rows that
 	// gathered at least one edge (through Mask), and Y is written for
 	// those rows only: the others keep what they held (the identity, for
@@ -103,10 +115,36 @@ func Rows[X, A any](s Semiring[X, A], p *Pull[X, A], lo, hi int) {
 	} else if p.Wants != nil && p.WantsOut != nil {
 		sel.out = p.WantsOut.Words()
 	}
-	if p.GatherRow != nil && p.Done == nil {
+	if p.Block != nil && p.Mask == nil && p.Done == nil && p.Rows == nil && p.Wants == nil && p.M.K == 0 {
+		blockRows(p, lo, hi)
+	} else if p.GatherRow != nil && p.Done == nil {
 		wholeRows(p, &sel, lo, hi)
 	} else {
 		edgeRows(s, p, &sel, lo, hi)
+	}
+}
+
+// blockRows is Rows by BlockFolder: every row of words [lo, hi).
+func blockRows[X, A any](p *Pull[X, A], lo, hi int) {
+	m := p.M
+	rlo, rhi := lo<<5, min(hi<<5, m.N)
+	if rlo >= rhi {
+		return
+	}
+	p.Block.GatherBlock(int32(rlo), int32(rhi), m.CooPtr, m.CooCol, m.CooVal, p.X, p.Y, p.Identity)
+	if p.Touched == nil {
+		return
+	}
+	// (Y of a row without entries is the identity it held)
+	tw, ptr := p.Touched.Words(), m.CooPtr
+	for wi := lo; wi < hi; wi++ {
+		var tb uint32
+		for r := wi << 5; r < min(wi<<5+32, m.N); r++ {
+			if ptr[r+1] > ptr[r] {
+				tb |= 1 << uint(r&31)
+			}
+		}
+		tw[wi] = tb
 	}
 }
 

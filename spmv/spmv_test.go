@@ -89,10 +89,15 @@ func splits() []hyb.Options {
 // no row computes, which Y holds before the pull.
 // Functions as the kernels' hooks.
 type (
-	wantsFunc             func(int32) bool
-	doneFunc[A any]       func(A) bool
-	rowFunc[X any, A any] func(acc A, v int32, nbrs []int32, w []float32, x []X) A
+	wantsFunc               func(int32) bool
+	doneFunc[A any]         func(A) bool
+	rowFunc[X any, A any]   func(acc A, v int32, nbrs []int32, w []float32, x []X) A
+	blockFunc[X any, A any] func(lo, hi int32, ptr []int64, col []int32, w []float32, x []X, y []A, id A)
 )
+
+func (f blockFunc[X, A]) GatherBlock(lo, hi int32, ptr []int64, col []int32, w []float32, x []X, y []A, id A) {
+	f(lo, hi, ptr, col, w, x, y, id)
+}
 
 func (f wantsFunc) Wants(v int32) bool { return f(v) }
 func (f doneFunc[A]) Done(a A) bool    { return f(a) }
@@ -124,7 +129,7 @@ func checkPull[X, A comparable](t *testing.T, s Semiring[X, A], c csr, x []X, id
 		}
 		for _, mk := range []*bitmask.Bitmask{nil, mask} {
 			for _, filter := range []string{"none", "wants", "rows"} {
-				for _, mode := range []string{"edge", "row", "row-touched", "edge-touched"} {
+				for _, mode := range []string{"edge", "row", "row-touched", "edge-touched", "block", "block-touched"} {
 					touch := strings.HasSuffix(mode, "touched")
 					var wf func(int32) bool
 					p := &Pull[X, A]{M: m, X: x, Y: make([]A, c.n), Identity: id, Mask: mk}
@@ -139,6 +144,21 @@ func checkPull[X, A comparable](t *testing.T, s Semiring[X, A], c csr, x []X, id
 					}
 					if touch {
 						p.Touched = bitmask.New(c.n)
+					}
+					if strings.HasPrefix(mode, "block") {
+						p.Block = blockFunc[X, A](func(lo, hi int32, ptr []int64, col []int32, w []float32, x []X, y []A, id A) {
+							for v := lo; v < hi; v++ {
+								acc := id
+								for i := ptr[v]; i < ptr[v+1]; i++ {
+									wi := float32(1)
+									if w != nil {
+										wi = w[i]
+									}
+									acc = s.Gather(acc, v, col[i], x[col[i]], wi)
+								}
+								y[v] = acc
+							}
+						})
 					}
 					if strings.HasPrefix(mode, "row") {
 						p.GatherRow = rowFunc[X, A](func(acc A, v int32, nbrs []int32, w []float32, x []X) A {
@@ -156,7 +176,13 @@ func checkPull[X, A comparable](t *testing.T, s Semiring[X, A], c csr, x []X, id
 						name := fmt.Sprintf("K=%d mask=%v filter=%s %s: row %d", m.K, mk != nil, filter, mode, v)
 						skipped := wf != nil && !wf(int32(v))
 						gathered := !skipped && gathers(c, v, mk)
+						// (the block form runs where no row is skipped and
+						// writes every row)
+						blocked := p.Block != nil && mk == nil && wf == nil && m.K == 0
 						switch {
+						case blocked && p.Y[v] != want[v]:
+							t.Fatalf("%s: y = %v, want %v", name, p.Y[v], want[v])
+						case blocked:
 						case skipped || touch && !gathered:
 							if p.Y[v] != untouched {
 								t.Fatalf("%s: y = %v, want it left alone", name, p.Y[v])

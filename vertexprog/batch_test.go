@@ -89,7 +89,7 @@ func TestBatchedLoopMatchesSingleSteps(t *testing.T) {
 				}
 				h.materialize()
 				res := &Result[int32]{}
-				cs := newCPUStepper(h, opt.MaxIterations)
+				cs := newCPUStepper(h, opt)
 				var st stepper = cs
 				var bc *batchingCPU
 				if batch {

@@ -49,9 +49,17 @@ type cpuStepper[X, A any] struct {
 	// want holds Wants' answers once wantOK (a RowFilter's programs).
 	want   *bitmask.Bitmask
 	wantOK bool
-	// lists are per-worker scratch lists; flat joins them.
-	lists [][]int32
-	flat  []int32
+	// lists are per-worker scratch lists; flat joins them; rows and kept
+	// are per-worker buffers of APPLY.
+	lists       [][]int32
+	flat        []int32
+	rows, kept  [][]int32
+	// iota lists every vertex, the rows of a pull's APPLY over all.
+	iota []int32
+	// upd and flt are the program's Update and Wants by lists (each
+	// vertex's own calls where it has no list form, or Options.PerEdge).
+	upd ListUpdater[X, A]
+	flt ListFilter
 	// delta runs the program by delta-stepping (nil: it does not).
 	delta *deltaBuckets[X]
 }
@@ -66,17 +74,28 @@ const (
 	// hubs, large enough to amortize the shared counter.
 	pushChunk  = 64
 	applyChunk = 1024
+	// applyWords is the bitmask words a pull's APPLY lists at once.
+	applyWords = 64
 )
 
 // newCPUStepper makes the CPU stepper of a prepared and materialized run.
-// maxIter is Options.MaxIterations.
-func newCPUStepper[X, A any](h *hostRun[X, A], maxIter int) *cpuStepper[X, A] {
-	c := &cpuStepper[X, A]{hostRun: h, edges: h.initEdges, lists: make([][]int32, par.Workers())}
+func newCPUStepper[X, A any](h *hostRun[X, A], opt Options) *cpuStepper[X, A] {
+	p := par.Workers()
+	c := &cpuStepper[X, A]{hostRun: h, edges: h.initEdges, lists: make([][]int32, p),
+		rows: make([][]int32, p), kept: make([][]int32, p)}
 	c.parts = wordParts(h.pull.Bounds, h.frontier.NumWords())
+	c.upd = updateEach[X, A]{h.p}
+	if lu, ok := h.p.(ListUpdater[X, A]); ok && !opt.PerEdge {
+		c.upd = lu
+	}
 	if h.wants != nil {
 		c.want = bitmask.New(h.n)
+		c.flt = wantsEach{h.wants}
+		if lf, ok := h.p.(ListFilter); ok && !opt.PerEdge {
+			c.flt = lf
+		}
 	}
-	c.delta = newDeltaBuckets(h, maxIter)
+	c.delta = newDeltaBuckets(h, opt.MaxIterations)
 	if c.delta != nil {
 		c.startDelta()
 	}
@@ -162,7 +181,7 @@ func (c *cpuStepper[X, A]) join(out []int32) []int32 {
 // active vertices, then APPLY.
 func (c *cpuStepper[X, A]) pullStep() {
 	pl := &spmv.Pull[X, A]{M: c.pull.Matrix, X: c.x, Y: c.y, Identity: c.identity,
-		Done: c.done, GatherRow: c.gatherRow}
+		Done: c.done, GatherRow: c.gatherRow, Block: c.block}
 	if !c.spec.GatherAll && !(c.spec.Idempotent && c.activeCount*denseFrontier >= c.n) {
 		c.frontierBits()
 		pl.Mask = c.frontier
@@ -187,9 +206,9 @@ func (c *cpuStepper[X, A]) pullStep() {
 		par.Dynamic(c.parts, func(lo, hi int) { spmv.Rows(c.p, pl, lo, hi) })
 		c.wantOK = c.want != nil
 	}
-	// APPLY, by whole bitmask words so workers never share one; each word
-	// of active_bitmask is built in a register and stored once.
-	p, wants, x, y, id, n := c.p, c.wants, c.x, c.y, c.identity, int32(c.n)
+	// APPLY, by whole bitmask words so workers never share one: the rows
+	// of up to applyWords words at a time as a list.
+	wants, n := c.wants, int32(c.n)
 	aw := c.active.Words()
 	var tw, ww []uint32
 	if sparse {
@@ -198,52 +217,135 @@ func (c *cpuStepper[X, A]) pullStep() {
 	if c.wantOK {
 		ww = c.want.Words()
 	}
+	all := !sparse && ww == nil && wants == nil // (every row)
+	if all && len(c.iota) != c.n {
+		c.iota = make([]int32, c.n)
+		par.Blocks(c.n, func(_, lo, hi int) {
+			for v := lo; v < hi; v++ {
+				c.iota[v] = int32(v)
+			}
+		})
+	}
+	par.DynamicW(c.parts, func(w, lo, hi int) {
+		for blo := lo; blo < hi; blo += applyWords {
+			bhi := min(blo+applyWords, hi)
+			rows := c.rows[w][:0]
+			if all {
+				rows = c.iota[blo*32 : min(bhi*32, c.n)]
+			}
+			for wi := blo; wi < bhi && !all; wi++ {
+				base := int32(wi) * 32
+				var sel uint32
+				switch {
+				case sparse:
+					sel, tw[wi] = tw[wi], 0
+				case ww != nil:
+					sel = ww[wi]
+				default:
+					sel = ^uint32(0) >> uint(32-min(32, n-base))
+				}
+				for ; sel != 0; sel &= sel - 1 {
+					v := base + int32(bits.TrailingZeros32(sel))
+					if ww == nil && wants != nil && !wants.Wants(v) {
+						continue
+					}
+					rows = append(rows, v)
+				}
+			}
+			if !all {
+				c.rows[w] = rows
+			}
+			act := c.apply(w, rows, c.lists[w][:0], keep || !sparse, false)
+			if len(act) == len(rows) && all {
+				c.active.SetWords(blo, bhi)
+			} else {
+				clear(aw[blo:bhi])
+				for _, v := range act {
+					aw[v>>5] |= 1 << (uint32(v) & 31)
+				}
+			}
+			c.lists[w] = act[:0]
+		}
+	})
+	c.listed = false
+}
+
+// apply is APPLY of worker w over the rows vs: Update, then the
+// activated vertices that do not wait for a later bucket appended to next
+// and counted, y back to the identity unless keep, and a RowFilter's bits
+// of vs refreshed (atomically where other workers may share their words:
+// shared). It returns next.
+func (c *cpuStepper[X, A]) apply(w int, vs, next []int32, keep, shared bool) []int32 {
+	start := len(next)
+	next = c.upd.UpdateList(vs, c.y, c.x, &c.steps[w], next)
 	var deg []int32
 	if c.push != nil {
 		deg = c.push.Degree
 	}
-	par.DynamicW(c.parts, func(w, lo, hi int) {
-		st, t := &c.steps[w], tally{}
-		for wi := lo; wi < hi; wi++ {
-			base := int32(wi) * 32
-			var sel uint32
-			switch {
-			case sparse:
-				sel = tw[wi]
-			case ww != nil:
-				sel = ww[wi]
-			default:
-				sel = ^uint32(0) >> uint(32-min(32, n-base))
+	t := tally{count: int64(len(next) - start)}
+	if c.delta != nil || deg != nil {
+		t.count = 0
+		j := start
+		for _, v := range next[start:] {
+			if c.delta.wait(w, v, c.x[v]) {
+				continue
 			}
-			var act uint32
-			for ; sel != 0; sel &= sel - 1 {
-				i := uint32(bits.TrailingZeros32(sel))
-				v := base + int32(i)
-				if ww == nil && wants != nil && !wants.Wants(v) {
-					continue
-				}
-				if p.Update(v, y[v], &x[v], st) && !c.delta.wait(w, v, x[v]) {
-					act |= 1 << i
-					t.count++
-					if deg != nil {
-						t.edges += int64(deg[v])
-					}
-				}
-				if sparse && !keep {
-					y[v] = id
-				}
-				if ww != nil && !wants.Wants(v) {
-					ww[wi] &^= 1 << i
-				}
-			}
-			aw[wi] = act
-			if sparse {
-				tw[wi] = 0
+			next[j] = v
+			j++
+			t.count++
+			if deg != nil {
+				t.edges += int64(deg[v])
 			}
 		}
-		c.tallies[w].add(t)
-	})
-	c.listed = false
+		next = next[:j]
+	}
+	c.tallies[w].add(t)
+	if !keep {
+		for _, v := range vs {
+			c.y[v] = c.identity
+		}
+	}
+	if c.wantOK {
+		kept := c.flt.WantsList(vs, c.kept[w][:0])
+		k := 0
+		for _, v := range vs {
+			switch {
+			case k < len(kept) && kept[k] == v:
+				k++
+			case shared:
+				c.want.AtomicClear(v)
+			default:
+				c.want.Words()[v>>5] &^= 1 << (uint32(v) & 31)
+			}
+		}
+		c.kept[w] = kept
+	}
+	return next
+}
+
+// updateEach is the ListUpdater of a program without one: an Update call
+// a vertex.
+type updateEach[X, A any] struct{ p Program[X, A] }
+
+func (u updateEach[X, A]) UpdateList(vs []int32, acc []A, x []X, s *Step, active []int32) []int32 {
+	for _, v := range vs {
+		if u.p.Update(v, acc[v], &x[v], s) {
+			active = append(active, v)
+		}
+	}
+	return active
+}
+
+// wantsEach is the ListFilter of a RowFilter without one.
+type wantsEach struct{ f RowFilter }
+
+func (f wantsEach) WantsList(vs, out []int32) []int32 {
+	for _, v := range vs {
+		if f.f.Wants(v) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // pushStep pushes from the frontier's vertices along the push matrix,
@@ -265,33 +367,16 @@ func (c *cpuStepper[X, A]) pushStep() {
 	})
 	c.flat = c.join(c.flat[:0])
 	rows := c.flat
-	p, wants, x, y, id, keep := c.p, c.wants, c.x, c.y, c.identity, c.spec.Idempotent
-	var deg []int32
-	if c.push != nil {
-		deg = c.push.Degree
-	}
+	keep := c.spec.Idempotent
 	chunk = applyChunk
 	if len(rows) < serialRows {
 		chunk = len(rows)
 	}
 	par.Chunks(len(rows), chunk, func(w, lo, hi int) {
-		st, t, next := &c.steps[w], tally{}, c.lists[w]
+		c.lists[w] = c.apply(w, rows[lo:hi], c.lists[w], keep, true)
 		for _, v := range rows[lo:hi] {
-			if p.Update(v, y[v], &x[v], st) && !c.delta.wait(w, v, x[v]) {
-				next = append(next, v)
-				t.count++
-				t.edges += int64(deg[v])
-			}
-			if !keep {
-				y[v] = id
-			}
 			c.touched.AtomicClear(v)
-			if c.wantOK && !wants.Wants(v) {
-				c.want.AtomicClear(v)
-			}
 		}
-		c.lists[w] = next
-		c.tallies[w].add(t)
 	})
 	c.queue = c.join(c.queue[:0])
 	c.listed = true

@@ -27,7 +27,7 @@ const ringSize = 1 << 12
 
 type deltaBuckets[X any] struct {
 	delta float64
-	prio  func(v int32, x X) float32
+	prio  Prioritizer[X]
 	// cur is the bucket being run.
 	cur int64
 	// rings[w][b % ringSize] is worker w's bucket b; opened[w] the
@@ -49,7 +49,7 @@ func newDeltaBuckets[X, A any](h *hostRun[X, A], maxIter int) *deltaBuckets[X] {
 		return nil
 	}
 	p := par.Workers()
-	return &deltaBuckets[X]{delta: h.spec.Delta, prio: pr.Priority, rings: make([][][]int32, p), opened: make([][]int64, p), far: make([][]int32, p)}
+	return &deltaBuckets[X]{delta: h.spec.Delta, prio: pr, rings: make([][][]int32, p), opened: make([][]int64, p), far: make([][]int32, p)}
 }
 
 // bucket is the bucket of priority p (NaN and -Inf: the lowest).
@@ -71,7 +71,7 @@ func (d *deltaBuckets[X]) wait(w int, v int32, x X) bool {
 	if d == nil {
 		return false
 	}
-	b := d.bucket(d.prio(v, x))
+	b := d.bucket(d.prio.Priority(v, x))
 	if b <= d.cur {
 		return false
 	}
@@ -100,7 +100,7 @@ func (c *cpuStepper[X, A]) startDelta() {
 	}
 	d.cur = math.MaxInt64
 	for _, v := range us {
-		d.cur = min(d.cur, d.bucket(d.prio(v, c.x[v])))
+		d.cur = min(d.cur, d.bucket(d.prio.Priority(v, c.x[v])))
 	}
 	c.fileOrRun(us, func(b int64) bool { return false })
 	c.activeCount, c.edges = c.tally()
@@ -164,7 +164,7 @@ func (c *cpuStepper[X, A]) refileFar() bool {
 	low, any := int64(math.MaxInt64), false
 	for _, v := range entries {
 		// (one at or below the current bucket ran at its lower value)
-		if b := d.bucket(d.prio(v, c.x[v])); b > d.cur {
+		if b := d.bucket(d.prio.Priority(v, c.x[v])); b > d.cur {
 			low, any = min(low, b), true
 		}
 	}
@@ -195,7 +195,7 @@ func (c *cpuStepper[X, A]) fileOrRun(us []int32, stale func(b int64) bool) {
 	par.Chunks(len(us), chunk, func(w, lo, hi int) {
 		t, out := tally{}, c.lists[w]
 		for _, v := range us[lo:hi] {
-			b := d.bucket(d.prio(v, c.x[v]))
+			b := d.bucket(d.prio.Priority(v, c.x[v]))
 			if stale(b) || b > d.cur && d.wait(w, v, c.x[v]) || !c.touched.AtomicSet(v) {
 				continue
 			}

@@ -82,8 +82,10 @@ type Options struct {
 	MaxIterations int
 	// Log, when set, receives one line per superstep (direction, frontier).
 	Log func(line string)
-	// PerEdge makes the CPU backend call Gather for every edge even when
-	// the program is a RowGatherer (to check one against the other).
+	// PerEdge makes the CPU backend call Gather for every edge, Update and
+	// Wants for every vertex, even when the program is a RowGatherer,
+	// BlockGatherer, ListUpdater or ListFilter (to check one against the
+	// other).
 	PerEdge bool
 	// Resident says the graph stays loaded for many runs (a benchmark, a
 	// server): backends may then build structures whose PREPROCESS costs
@@ -271,7 +273,7 @@ func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 			}
 		}
 		h.materialize()
-		st = newCPUStepper(h, opt.MaxIterations)
+		st = newCPUStepper(h, opt)
 	} else {
 		ds, err := startDevice(b, g, h, opt.Resident, h.deviceInit)
 		if err != nil {
@@ -564,6 +566,7 @@ type hostRun[X, A any] struct {
 	wants     RowFilter
 	done      EarlyExit[A]
 	gatherRow RowGatherer[X, A]
+	block     BlockGatherer[X, A]
 	steps     []Step
 	tallies   []tally // one per worker
 	initEdges int64
@@ -632,6 +635,9 @@ func prepare[X, A any](g *Graph, p Program[X, A], opt Options, mayDevice bool, s
 	}
 	if rg, ok := p.(RowGatherer[X, A]); ok && !opt.PerEdge {
 		r.gatherRow = rg
+	}
+	if bg, ok := p.(BlockGatherer[X, A]); ok && !opt.PerEdge {
+		r.block = bg
 	}
 	workers := par.Workers()
 	r.steps = newSteps(workers, r.spec.Aggregators)

@@ -241,6 +241,40 @@ type RowGatherer[X, A any] interface {
 	GatherRow(acc A, v int32, nbrs []int32, w []float32, x []X) A
 }
 
+// ListUpdater is implemented by programs that update a list of vertices
+// in one call: APPLY as a plain loop the compiler can optimize, instead
+// of one Update call through the Program interface per vertex (a call
+// costs more than a BFS's or a PageRank's Update itself does). UpdateList
+// must do what Update(v, acc[v], &x[v], s) would for each v of vs in turn,
+// append to active the vertices for which Update would return true, in
+// vs's order, and return it; acc and x are indexed by vertex. The CPU
+// engine calls it concurrently for disjoint lists, each with its own
+// Step; vptest checks it against Update (Options.PerEdge).
+type ListUpdater[X, A any] interface {
+	UpdateList(vs []int32, acc []A, x []X, s *Step, active []int32) []int32
+}
+
+// ListFilter is implemented by RowFilter programs that answer Wants for a
+// list of vertices in one call: WantsList must append to out the vertices
+// of vs that Wants accepts, in vs's order, and return it.
+type ListFilter interface {
+	WantsList(vs []int32, out []int32) []int32
+}
+
+// BlockGatherer is implemented by programs that fold every row of a
+// block of rows in one call: the whole of an unmasked pull (PageRank's)
+// as the program's own loop over a CSR, which the processor runs rows
+// into each other, instead of a GatherRow call per row. GatherBlock must
+// set, for each row v in [lo, hi), y[v] to what folding Gather from id
+// over the row's neighbours col[ptr[v]:ptr[v+1]] in order would (w, when
+// not nil, holding the weights at the same indices; every weight 1 when
+// nil): GatherRow(id, v, col[ptr[v]:ptr[v+1]], w[ptr[v]:ptr[v+1]], x).
+// The CPU engine uses it for pulls over every row, unmasked, without
+// early exit; vptest checks it against Gather (Options.PerEdge).
+type BlockGatherer[X, A any] interface {
+	GatherBlock(lo, hi int32, ptr []int64, col []int32, w []float32, x []X, y []A, id A)
+}
+
 // EarlyExit is implemented by programs whose accumulator can be decided
 // before all neighbours are seen (bottom-up BFS stops at the first parent).
 // Done must hold for every accumulator, partial or whole, that decides the
