@@ -51,9 +51,9 @@ type cpuStepper[X, A any] struct {
 	wantOK bool
 	// lists are per-worker scratch lists; flat joins them; rows and kept
 	// are per-worker buffers of APPLY.
-	lists       [][]int32
-	flat        []int32
-	rows, kept  [][]int32
+	lists      [][]int32
+	flat       []int32
+	rows, kept [][]int32
 	// iota lists every vertex, the rows of a pull's APPLY over all.
 	iota []int32
 	// upd and flt are the program's Update and Wants by lists (each
