@@ -118,3 +118,43 @@ func (p *SSSPProgram) GatherBlock(lo, hi int32, ptr []int64, col []int32, w []fl
 		y[v] = p.GatherRow(id, v, col[a:b], ws, d)
 	}
 }
+
+// ReduceOp and Contributions give Gather as min(acc, u)
+// (vertexprog.Contributor).
+func (p *BFSProgram) ReduceOp() vertexprog.Aggregator { return vertexprog.Min }
+
+// Contributions is u for every edge.
+func (p *BFSProgram) Contributions(u int32, _ struct{}, _ []float32, out []int32) {
+	for i := range out {
+		out[i] = u
+	}
+}
+
+// ReduceOp and Contributions give Gather as min(acc, du+w)
+// (vertexprog.Contributor).
+func (p *SSSPProgram) ReduceOp() vertexprog.Aggregator { return vertexprog.Min }
+
+// Contributions is du+w for each edge.
+func (p *SSSPProgram) Contributions(_ int32, du float32, w []float32, out []float32) {
+	if w == nil {
+		for i := range out {
+			out[i] = du + 1
+		}
+		return
+	}
+	w = w[:len(out)]
+	for i := range out {
+		out[i] = du + w[i]
+	}
+}
+
+// ReduceOp and Contributions give Gather as min(acc, xu)
+// (vertexprog.Contributor).
+func (CCProgram) ReduceOp() vertexprog.Aggregator { return vertexprog.Min }
+
+// Contributions is the source's label for every edge.
+func (CCProgram) Contributions(_ int32, xu int32, _ []float32, out []int32) {
+	for i := range out {
+		out[i] = xu
+	}
+}

@@ -420,6 +420,11 @@ type Push[X, A any] struct {
 	Wants RowFilter
 	// Touched collects the destinations whose Y changed.
 	Touched *bitmask.Bitmask
+	// Contrib and Op, when set, give the semiring's Gather as Op of a
+	// contribution (Contributor), which a push over an all-COO M with a
+	// numeric A then folds natively.
+	Contrib Contributor[X, A]
+	Op      Op
 }
 
 // List pushes from every vertex of us and appends to out each
@@ -427,6 +432,9 @@ type Push[X, A any] struct {
 // destination's Y in this product), and returns out: concurrent calls on
 // parts of a frontier list each destination exactly once among them.
 func List[X, A any](s Semiring[X, A], p *Push[X, A], us []int32, out []int32) []int32 {
+	if out, ok := nativeList(p, us, out); ok {
+		return out
+	}
 	m, x, y, touched, wants := p.M, p.X, p.Y, p.Touched, p.Wants
 	var rw []uint32
 	if p.Rows != nil {

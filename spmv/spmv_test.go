@@ -19,6 +19,17 @@ type minPlus struct{}
 func (minPlus) Gather(acc float32, _, _ int32, x float32, w float32) float32 { return min(acc, x+w) }
 func (minPlus) Reduce(a, b float32) float32                                  { return min(a, b) }
 
+// Contributions: minPlus's Gather is min(acc, xu+w).
+func (minPlus) Contributions(_ int32, xu float32, w []float32, out []float32) {
+	for i := range out {
+		ww := float32(1)
+		if w != nil {
+			ww = w[i]
+		}
+		out[i] = xu + ww
+	}
+}
+
 type plusTimes struct{}
 
 func (plusTimes) Gather(acc float64, _, _ int32, x float64, w float32) float64 {
@@ -303,7 +314,7 @@ func TestPushEqualsMaskedPull(t *testing.T) {
 	for _, opt := range splits() {
 		m, _ := hyb.FromCSR(c.n, c.ptr, c.col, c.val, opt)
 		mt, _ := m.Transpose(opt)
-		for _, filter := range []string{"none", "wants", "rows"} {
+		for _, filter := range []string{"none", "wants", "rows", "native", "native-rows"} {
 			y := NewAccumulators[float32](c.n)
 			for i := range y {
 				y[i] = id
@@ -314,8 +325,11 @@ func TestPushEqualsMaskedPull(t *testing.T) {
 			switch filter {
 			case "wants":
 				wf, p.Wants = wants, wantsFunc(wants)
-			case "rows":
+			case "rows", "native-rows":
 				wf, p.Rows = wants, rows
+			}
+			if strings.HasPrefix(filter, "native") {
+				p.Contrib, p.Op = minPlus{}, OpMin
 			}
 			want := naive(minPlus{}, c, x, id, frontier, wf)
 			listed := List(minPlus{}, p, us[:len(us)/2], nil)
@@ -336,6 +350,33 @@ func TestPushEqualsMaskedPull(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestFoldNumber: the native folds give Go's min, max and + bit for bit
+// (signed zeros, NaN) and say whether the bits changed.
+func TestFoldNumber(t *testing.T) {
+	negZero, nan := float32(math.Copysign(0, -1)), float32(math.NaN())
+	for _, c := range []struct {
+		op      Op
+		old, x  float32
+		want    float32
+		changed bool
+	}{
+		{OpMin, 3, 2, 2, true}, {OpMin, 2, 3, 2, false}, {OpMin, 0, negZero, negZero, true},
+		{OpMin, negZero, 0, negZero, false}, {OpMin, 1, nan, nan, true}, {OpMax, 1, 4, 4, true},
+		{OpMax, 4, 1, 4, false}, {OpSum, 1.5, 2, 3.5, true}, {OpSum, 1, 0, 1, false},
+	} {
+		y := NewAccumulators[float32](1)
+		y[0] = c.old
+		changed := foldNumber(c.op, &y[0], c.x)
+		if math.Float32bits(y[0]) != math.Float32bits(c.want) || changed != c.changed {
+			t.Errorf("op %d(%v, %v) = %v (changed %v), want %v (%v)", c.op, c.old, c.x, y[0], changed, c.want, c.changed)
+		}
+	}
+	var i64 int64 = 5
+	if !foldNumber(OpMin, &i64, -7) || i64 != -7 || foldNumber(OpMax, &i64, -9) {
+		t.Errorf("int64 folds: %d", i64)
 	}
 }
 

@@ -60,6 +60,9 @@ type cpuStepper[X, A any] struct {
 	// vertex's own calls where it has no list form, or Options.PerEdge).
 	upd ListUpdater[X, A]
 	flt ListFilter
+	// contrib and op are a Contributor's, for native pushes (nil, 0: none).
+	contrib spmv.Contributor[X, A]
+	op      spmv.Op
 	// delta runs the program by delta-stepping (nil: it does not).
 	delta *deltaBuckets[X]
 }
@@ -87,6 +90,10 @@ func newCPUStepper[X, A any](h *hostRun[X, A], opt Options) *cpuStepper[X, A] {
 	c.upd = updateEach[X, A]{h.p}
 	if lu, ok := h.p.(ListUpdater[X, A]); ok && !opt.PerEdge {
 		c.upd = lu
+	}
+	if ct, ok := h.p.(Contributor[X, A]); ok && !opt.PerEdge {
+		c.contrib = ct
+		c.op = map[Aggregator]spmv.Op{Sum: spmv.OpSum, Min: spmv.OpMin, Max: spmv.OpMax}[ct.ReduceOp()]
 	}
 	if h.wants != nil {
 		c.want = bitmask.New(h.n)
@@ -352,7 +359,7 @@ func (f wantsEach) WantsList(vs, out []int32) []int32 {
 // then APPLY over the rows the push changed.
 func (c *cpuStepper[X, A]) pushStep() {
 	us := c.frontierList()
-	ps := &spmv.Push[X, A]{M: c.push.Matrix, X: c.x, Y: c.y, Touched: c.touched}
+	ps := &spmv.Push[X, A]{M: c.push.Matrix, X: c.x, Y: c.y, Touched: c.touched, Contrib: c.contrib, Op: c.op}
 	if c.wantOK {
 		ps.Rows = c.want
 	} else {

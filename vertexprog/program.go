@@ -275,6 +275,22 @@ type BlockGatherer[X, A any] interface {
 	GatherBlock(lo, hi int32, ptr []int64, col []int32, w []float32, x []X, y []A, id A)
 }
 
+// Contributor is implemented by programs whose Gather is a Reduce the
+// engine knows of a contribution that depends on the edge's source alone
+// (a semiring's multiply and add): Gather(acc, v, u, xu, w) is
+// ReduceOp's fold of acc and c, c the contribution of u's edge of weight
+// w; ReduceOp is Min or Max (Go's built-in min and max) or Sum (+), and
+// A's underlying type is int32, uint32, int64, uint64, float32 or
+// float64. Contributions sets out[i] to the contribution of u's edge of
+// weight w[i] (every weight 1 where w is nil). A CPU push then makes one
+// call a pushed row and folds each edge itself, a compare and a
+// compare-and-swap, instead of a Gather call an edge; vptest checks it
+// against Gather (Options.PerEdge).
+type Contributor[X, A any] interface {
+	ReduceOp() Aggregator
+	Contributions(u int32, xu X, w []float32, out []A)
+}
+
 // EarlyExit is implemented by programs whose accumulator can be decided
 // before all neighbours are seen (bottom-up BFS stops at the first parent).
 // Done must hold for every accumulator, partial or whole, that decides the
