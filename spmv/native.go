@@ -77,6 +77,7 @@ func pushNative[X, A any, N number](p *Push[X, A], us, out []int32) []int32 {
 	cooPtr, cooCol, cooVal := m.CooPtr, m.CooCol, m.CooVal
 	var buf [rowBuf]A
 	cb := asNumbers[A, N](buf[:])
+	tw := touched.Words()
 	for _, u := range us {
 		xu := x[u]
 		for a, b := cooPtr[u], cooPtr[u+1]; a < b; a += rowBuf {
@@ -90,7 +91,16 @@ func pushNative[X, A any, N number](p *Push[X, A], us, out []int32) []int32 {
 				if rw != nil && rw[v>>5]&(1<<(uint32(v)&31)) == 0 || wants != nil && !wants.Wants(v) {
 					continue
 				}
-				if foldNumber(op, &y[v], cb[i]) && touched.AtomicSet(v) {
+				if p.Serial {
+					// (no atomics: one goroutine runs the product)
+					if nv := reduce(op, y[v], cb[i]); !sameBits(nv, y[v]) {
+						y[v] = nv
+						if tw[v>>5]&(1<<(uint32(v)&31)) == 0 {
+							tw[v>>5] |= 1 << (uint32(v) & 31)
+							out = append(out, v)
+						}
+					}
+				} else if foldNumber(op, &y[v], cb[i]) && touched.AtomicSet(v) {
 					out = append(out, v)
 				}
 			}
@@ -128,6 +138,14 @@ func foldNumber[N number](op Op, p *N, c N) bool {
 			return true
 		}
 	}
+}
+
+// sameBits reports whether a and b are the same bits.
+func sameBits[N number](a, b N) bool {
+	if unsafe.Sizeof(a) == 4 {
+		return *(*uint32)(unsafe.Pointer(&a)) == *(*uint32)(unsafe.Pointer(&b))
+	}
+	return *(*uint64)(unsafe.Pointer(&a)) == *(*uint64)(unsafe.Pointer(&b))
 }
 
 // reduce is op(a, b).

@@ -425,6 +425,9 @@ type Push[X, A any] struct {
 	// numeric A then folds natively.
 	Contrib Contributor[X, A]
 	Op      Op
+	// Serial says one goroutine runs the whole product: Y and Touched are
+	// then written without atomics.
+	Serial bool
 }
 
 // List pushes from every vertex of us and appends to out each

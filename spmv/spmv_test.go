@@ -314,7 +314,7 @@ func TestPushEqualsMaskedPull(t *testing.T) {
 	for _, opt := range splits() {
 		m, _ := hyb.FromCSR(c.n, c.ptr, c.col, c.val, opt)
 		mt, _ := m.Transpose(opt)
-		for _, filter := range []string{"none", "wants", "rows", "native", "native-rows"} {
+		for _, filter := range []string{"none", "wants", "rows", "native", "native-rows", "native-serial"} {
 			y := NewAccumulators[float32](c.n)
 			for i := range y {
 				y[i] = id
@@ -329,7 +329,7 @@ func TestPushEqualsMaskedPull(t *testing.T) {
 				wf, p.Rows = wants, rows
 			}
 			if strings.HasPrefix(filter, "native") {
-				p.Contrib, p.Op = minPlus{}, OpMin
+				p.Contrib, p.Op, p.Serial = minPlus{}, OpMin, filter == "native-serial"
 			}
 			want := naive(minPlus{}, c, x, id, frontier, wf)
 			listed := List(minPlus{}, p, us[:len(us)/2], nil)

@@ -79,6 +79,9 @@ const (
 	applyChunk = 1024
 	// applyWords is the bitmask words a pull's APPLY lists at once.
 	applyWords = 64
+	// A push that touched more than 1/denseApply of the vertices has its
+	// APPLY run over the touched bits rather than its lists.
+	denseApply = 64
 )
 
 // newCPUStepper makes the CPU stepper of a prepared and materialized run.
@@ -99,7 +102,12 @@ func newCPUStepper[X, A any](h *hostRun[X, A], opt Options) *cpuStepper[X, A] {
 		c.want = bitmask.New(h.n)
 		c.flt = wantsEach{h.wants}
 		if lf, ok := h.p.(ListFilter); ok && !opt.PerEdge {
+			// A list filter answers for every vertex at the price of a
+			// scan: the bits are known from the first superstep on, and a
+			// push tests a bit where it would call Wants an edge (a grid's
+			// BFS pushes every superstep and never pulls).
 			c.flt = lf
+			c.wantAll()
 		}
 	}
 	c.delta = newDeltaBuckets(h, opt.MaxIterations)
@@ -107,6 +115,38 @@ func newCPUStepper[X, A any](h *hostRun[X, A], opt Options) *cpuStepper[X, A] {
 		c.startDelta()
 	}
 	return c
+}
+
+// wantAll fills want with the program's answers for every vertex, by
+// lists.
+func (c *cpuStepper[X, A]) wantAll() {
+	iota := c.allRows()
+	ww := c.want.Words()
+	par.Blocks(c.want.NumWords(), func(w, lo, hi int) {
+		for blo := lo; blo < hi; blo += applyWords {
+			bhi := min(blo+applyWords, hi)
+			kept := c.flt.WantsList(iota[blo*32:min(bhi*32, c.n)], c.kept[w][:0])
+			clear(ww[blo:bhi])
+			for _, v := range kept {
+				ww[v>>5] |= 1 << (uint32(v) & 31)
+			}
+			c.kept[w] = kept
+		}
+	})
+	c.wantOK = true
+}
+
+// allRows returns a list of every vertex, made on first use.
+func (c *cpuStepper[X, A]) allRows() []int32 {
+	if len(c.iota) != c.n {
+		c.iota = make([]int32, c.n)
+		par.Blocks(c.n, func(_, lo, hi int) {
+			for v := lo; v < hi; v++ {
+				c.iota[v] = int32(v)
+			}
+		})
+	}
+	return c.iota
 }
 
 // wordParts turns row bounds into bounds of whole bitmask words.
@@ -225,13 +265,8 @@ func (c *cpuStepper[X, A]) pullStep() {
 		ww = c.want.Words()
 	}
 	all := !sparse && ww == nil && wants == nil // (every row)
-	if all && len(c.iota) != c.n {
-		c.iota = make([]int32, c.n)
-		par.Blocks(c.n, func(_, lo, hi int) {
-			for v := lo; v < hi; v++ {
-				c.iota[v] = int32(v)
-			}
-		})
+	if all {
+		c.allRows()
 	}
 	par.DynamicW(c.parts, func(w, lo, hi int) {
 		for blo := lo; blo < hi; blo += applyWords {
@@ -365,24 +400,58 @@ func (c *cpuStepper[X, A]) pushStep() {
 	} else {
 		ps.Wants = c.wants
 	}
+	// A superstep that runs on one goroutine needs no atomics.
 	chunk := pushChunk
-	if c.edges < serialEdges {
+	if ps.Serial = c.edges < serialEdges || par.Workers() == 1; ps.Serial {
 		chunk = len(us)
 	}
 	par.Chunks(len(us), chunk, func(w, lo, hi int) {
 		c.lists[w] = spmv.List(c.p, ps, us[lo:hi], c.lists[w])
 	})
+	keep := c.spec.Idempotent
+	touched := 0
+	for _, l := range c.lists {
+		touched += len(l)
+	}
+	if touched*denseApply > c.n {
+		// Many rows: APPLY over the touched bits, in order, by whole
+		// words, where the lists would visit the rows (their program
+		// state, y, degrees) in the push's random order.
+		for w := range c.lists {
+			c.lists[w] = c.lists[w][:0]
+		}
+		tw := c.touched.Words()
+		par.DynamicW(c.parts, func(w, lo, hi int) {
+			for blo := lo; blo < hi; blo += applyWords {
+				rows := c.rows[w][:0]
+				for wi := blo; wi < min(blo+applyWords, hi); wi++ {
+					rows = c.touched.AppendWords(rows, wi, wi+1)
+					tw[wi] = 0
+				}
+				c.rows[w] = rows
+				c.lists[w] = c.apply(w, rows, c.lists[w], keep, false)
+			}
+		})
+		c.queue = c.join(c.queue[:0])
+		c.listed = true
+		return
+	}
 	c.flat = c.join(c.flat[:0])
 	rows := c.flat
-	keep := c.spec.Idempotent
 	chunk = applyChunk
-	if len(rows) < serialRows {
+	serial := len(rows) < serialRows || par.Workers() == 1
+	if serial {
 		chunk = len(rows)
 	}
+	tw := c.touched.Words()
 	par.Chunks(len(rows), chunk, func(w, lo, hi int) {
-		c.lists[w] = c.apply(w, rows[lo:hi], c.lists[w], keep, true)
+		c.lists[w] = c.apply(w, rows[lo:hi], c.lists[w], keep, !serial)
 		for _, v := range rows[lo:hi] {
-			c.touched.AtomicClear(v)
+			if serial {
+				tw[v>>5] &^= 1 << (uint32(v) & 31)
+			} else {
+				c.touched.AtomicClear(v)
+			}
 		}
 	})
 	c.queue = c.join(c.queue[:0])
