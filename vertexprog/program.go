@@ -154,8 +154,10 @@ type Spec struct {
 	// fewer edges on high-diameter graphs. Only for Sparse, Idempotent
 	// programs whose result does not depend on the order in which active
 	// vertices are processed (a vertex's value and priority only drop:
-	// shortest paths). Supersteps and per-superstep reports then differ
-	// between backends (the CPU engine defers nothing); results do not.
+	// shortest paths). The CPU engine delta-steps too, with buckets a
+	// sixteenth as wide (and on every frontier): a CPU's few cores favour
+	// less redundant work over wider frontiers. Supersteps and
+	// per-superstep reports then differ between backends; results do not.
 	Delta float64
 	// Components declares min-label propagation over the weakly
 	// connected components: Gather folds the smaller of acc and xu,
@@ -299,12 +301,12 @@ type EarlyExit[A any] interface {
 	Done(acc A) bool
 }
 
-// Prioritizer is implemented by programs that run by delta-stepping on a
-// device backend (Spec.Delta > 0): Priority is the Go form of the device
-// code's vp_priority, the order vertices run in (lower first; a shortest
-// path's distance: the priority of v with value x). devgen translates it
-// to vp_priority. The CPU engine defers nothing and never calls it;
-// results do not depend on it, only the order of the device's work.
+// Prioritizer is implemented by programs that run by delta-stepping
+// (Spec.Delta > 0): Priority is the order vertices run in (lower first; a
+// shortest path's distance: the priority of v with value x), which the
+// CPU engine calls and devgen translates to the device code's
+// vp_priority. Results do not depend on it, only the order of the work;
+// without it the CPU engine defers nothing.
 type Prioritizer[X any] interface {
 	Priority(v int32, x X) float32
 }
