@@ -158,3 +158,28 @@ func (CCProgram) Contributions(_ int32, xu int32, _ []float32, out []int32) {
 		out[i] = xu
 	}
 }
+
+// GatherBlock is Gather over each row of [lo, hi): one call a block, not
+// one an edge (a grid's triangle count is all calls: its lists are
+// short).
+func (p *TriangleProgram) GatherBlock(lo, hi int32, ptr []int64, col []int32, _ []float32, x []struct{}, y []int64, id int64) {
+	for v := lo; v < hi; v++ {
+		acc := id
+		for _, u := range col[ptr[v]:ptr[v+1]] {
+			acc = p.Gather(acc, v, u, struct{}{}, 1)
+		}
+		y[v] = acc
+	}
+}
+
+// UpdateList is Update over vs.
+func (p *TriangleProgram) UpdateList(vs []int32, acc []int64, _ []struct{}, _ *vertexprog.Step, active []int32) []int32 {
+	for _, v := range vs {
+		a := acc[v]
+		if p.PerVertex {
+			a /= 2
+		}
+		p.Count[v] = a
+	}
+	return active
+}
