@@ -54,8 +54,6 @@ type cpuStepper[X, A any] struct {
 	lists      [][]int32
 	flat       []int32
 	rows, kept [][]int32
-	// iota lists every vertex, the rows of a pull's APPLY over all.
-	iota []int32
 	// upd and flt are the program's Update and Wants by lists (each
 	// vertex's own calls where it has no list form, or Options.PerEdge).
 	upd ListUpdater[X, A]
@@ -120,12 +118,12 @@ func newCPUStepper[X, A any](h *hostRun[X, A], opt Options) *cpuStepper[X, A] {
 // wantAll fills want with the program's answers for every vertex, by
 // lists.
 func (c *cpuStepper[X, A]) wantAll() {
-	iota := c.allRows()
 	ww := c.want.Words()
 	par.Blocks(c.want.NumWords(), func(w, lo, hi int) {
 		for blo := lo; blo < hi; blo += applyWords {
 			bhi := min(blo+applyWords, hi)
-			kept := c.flt.WantsList(iota[blo*32:min(bhi*32, c.n)], c.kept[w][:0])
+			rows := c.blockRows(w, blo, bhi)
+			kept := c.flt.WantsList(rows, c.kept[w][:0])
 			clear(ww[blo:bhi])
 			for _, v := range kept {
 				ww[v>>5] |= 1 << (uint32(v) & 31)
@@ -136,17 +134,14 @@ func (c *cpuStepper[X, A]) wantAll() {
 	c.wantOK = true
 }
 
-// allRows returns a list of every vertex, made on first use.
-func (c *cpuStepper[X, A]) allRows() []int32 {
-	if len(c.iota) != c.n {
-		c.iota = make([]int32, c.n)
-		par.Blocks(c.n, func(_, lo, hi int) {
-			for v := lo; v < hi; v++ {
-				c.iota[v] = int32(v)
-			}
-		})
+// blockRows lists in worker w's buffer the rows of bitmask words [lo, hi).
+func (c *cpuStepper[X, A]) blockRows(w, lo, hi int) []int32 {
+	rows := c.rows[w][:0]
+	for v := lo * 32; v < min(hi*32, c.n); v++ {
+		rows = append(rows, int32(v))
 	}
-	return c.iota
+	c.rows[w] = rows
+	return rows
 }
 
 // wordParts turns row bounds into bounds of whole bitmask words.
@@ -265,15 +260,12 @@ func (c *cpuStepper[X, A]) pullStep() {
 		ww = c.want.Words()
 	}
 	all := !sparse && ww == nil && wants == nil // (every row)
-	if all {
-		c.allRows()
-	}
 	par.DynamicW(c.parts, func(w, lo, hi int) {
 		for blo := lo; blo < hi; blo += applyWords {
 			bhi := min(blo+applyWords, hi)
 			rows := c.rows[w][:0]
 			if all {
-				rows = c.iota[blo*32 : min(bhi*32, c.n)]
+				rows = c.blockRows(w, blo, bhi)
 			}
 			for wi := blo; wi < bhi && !all; wi++ {
 				base := int32(wi) * 32
