@@ -27,11 +27,16 @@ import (
 //     Idempotent program's accumulators are never reset: a push that
 //     does not better one (most of a shortest path's relaxations) writes
 //     nothing and calls no Update.
-//   - A RowFilter's answers are kept in a bitmask, built by the first
-//     pull and kept up to date by APPLY (Wants(v) reads v's own state,
-//     which only Update(v) changes): pulls skip a word of 32 unwanted rows
-//     at once and test a bit where they called Wants, as GAP tests a
-//     parent.
+//   - A RowFilter's answers are kept in a bitmask, built at the start
+//     (ListFilter) or by the first pull, and kept up to date by APPLY
+//     (Wants(v) reads v's own state, which only Update(v) changes): pulls
+//     skip a word of 32 unwanted rows at once, and pulls and pushes test
+//     a bit where they called Wants, as GAP tests a parent.
+//   - Update, Wants and unmasked pulls go by lists and blocks where the
+//     program gives them (ListUpdater, ListFilter, BlockGatherer), and a
+//     push folds natively where it says what its Gather is (Contributor):
+//     one call through the Program interface a list, not one a vertex or
+//     an edge.
 //   - Work is split by what it costs: a small superstep runs on the
 //     calling goroutine, without starting any (par.Chunks).
 //   - Programs that declare Spec.Delta run by delta-stepping (delta.go).

@@ -89,7 +89,9 @@ func (r racer) Update(v int32, acc int32, x *int32, s *vertexprog.Step) bool {
 	}
 	return r.minLabel.Update(v, acc, x, s)
 }
-func (racer) Device() vertexprog.DeviceCode { return vertexprog.DeviceCode{Source: "// (never compiled)"} }
+func (racer) Device() vertexprog.DeviceCode {
+	return vertexprog.DeviceCode{Source: "// (never compiled)"}
+}
 
 // pathGraph is a path of n vertices: min-label propagation runs n
 // supersteps along it.
