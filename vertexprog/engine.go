@@ -69,6 +69,8 @@ const (
 type Options struct {
 	// Backend is "auto" (a GPU when one is present and the program has
 	// device code, else the CPU), "cpu", or a registered backend's name.
+	// (A caller that wants one answer soonest races the CPU against the
+	// device instead: PlanAnswer, Race.)
 	Backend string
 	// Direction forces push or pull supersteps; Auto chooses per superstep.
 	Direction Direction
