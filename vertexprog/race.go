@@ -63,7 +63,7 @@ func PlanAnswer(p interface{ Spec() Spec }, g *Graph, opt Options) AnswerPlan {
 		plan.Why = "auto: the program has no device code"
 	case opt.Resident:
 		plan.Why = "auto: several runs share the device's state (resident)"
-	case dp.Device().HeavyGather:
+	case heavyGathers(dp):
 		plan.Why = "auto: its gathers do much work each (HeavyGather), which the device wins"
 	case g != nil && g.g != nil && g.g.NNZ() >= raceMaxArcs:
 		plan.Why = fmt.Sprintf("auto: %d stored arcs, where the device wins", g.g.NNZ())
@@ -72,6 +72,19 @@ func PlanAnswer(p interface{ Spec() Spec }, g *Graph, opt Options) AnswerPlan {
 		plan.Why = "auto: raced, the CPU at once and the device once it opens"
 	}
 	return plan
+}
+
+// heavyGathers reports whether p's device code says its gathers are
+// heavy. A program whose device code can be described only once Prepare
+// has seen the graph (an app's zero program, say, whose code depends on
+// the graph's ids) may fail to describe it: that counts as not heavy.
+func heavyGathers(p DeviceProgram) (heavy bool) {
+	defer func() {
+		if recover() != nil {
+			heavy = false
+		}
+	}()
+	return p.Device().HeavyGather
 }
 
 // RaceReport says which run of a race answered, and why.

@@ -246,6 +246,7 @@ func TestPlanAnswer(t *testing.T) {
 		{"resident", r, vertexprog.Options{Resident: true}, false},
 		{"no device code", minLabel[int32]{}, vertexprog.Options{}, false},
 		{"heavy gathers", heavyRacer{r}, vertexprog.Options{}, false},
+		{"device code only after Prepare", unpreparedRacer{racer: r}, vertexprog.Options{}, true},
 	}
 	for _, c := range cases {
 		plan := vertexprog.PlanAnswer(c.p, g, c.opt)
@@ -256,6 +257,17 @@ func TestPlanAnswer(t *testing.T) {
 }
 
 type heavyRacer struct{ racer }
+
+// unpreparedRacer's device code needs Prepare (it reads what Prepare
+// made): an unprepared one's Device fails.
+type unpreparedRacer struct {
+	racer
+	prepared *vertexprog.Graph
+}
+
+func (u unpreparedRacer) Device() vertexprog.DeviceCode {
+	return vertexprog.DeviceCode{Source: "// " + u.prepared.Dataset().Name}
+}
 
 func (heavyRacer) Device() vertexprog.DeviceCode {
 	return vertexprog.DeviceCode{Source: "// (never compiled)", HeavyGather: true}
