@@ -110,7 +110,8 @@ func pushNative[X, A any, N number](p *Push[X, A], us, out []int32) []int32 {
 }
 
 // foldNumber sets *p = op(*p, c) atomically and reports whether the bits
-// of *p changed. *p must be aligned to its size.
+// of *p changed. *p must be aligned to its size. (atomicFold's loop, with
+// the fold inlined where atomicFold calls Gather.)
 func foldNumber[N number](op Op, p *N, c N) bool {
 	if unsafe.Sizeof(c) == 4 {
 		addr := (*uint32)(unsafe.Pointer(p))

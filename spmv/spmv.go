@@ -186,13 +186,7 @@ func edgeRows[X, A any](s Semiring[X, A], p *Pull[X, A], sel *rowSelector, lo, h
 	// Locals, not p's fields: the per-edge call to Gather could write any
 	// memory, so the compiler would reload every field after each call.
 	m, x, y, id, done := p.M, p.X, p.Y, p.Identity, p.Done
-	var mw, tw []uint32
-	if p.Mask != nil {
-		mw = p.Mask.Words()
-	}
-	if p.Touched != nil {
-		tw = p.Touched.Words()
-	}
+	mw, tw := wordsOf(p.Mask), wordsOf(p.Touched)
 	k, cooPtr, cooCol, cooVal := m.K, m.CooPtr, m.CooCol, m.CooVal
 	for wi := lo; wi < hi; wi++ {
 		base := wi << 5
@@ -287,13 +281,7 @@ func ellRow[X, A any](s Semiring[X, A], m *hyb.Matrix, mw []uint32, x []X, v int
 // a buffer, an unmasked row's COO entries are passed in place.
 func wholeRows[X, A any](p *Pull[X, A], sel *rowSelector, lo, hi int) {
 	m, x, y, id, gr := p.M, p.X, p.Y, p.Identity, p.GatherRow
-	var mw, tw []uint32
-	if p.Mask != nil {
-		mw = p.Mask.Words()
-	}
-	if p.Touched != nil {
-		tw = p.Touched.Words()
-	}
+	mw, tw := wordsOf(p.Mask), wordsOf(p.Touched)
 	k, pitch, ellCol, ellVal := m.K, m.Pitch, m.EllCol, m.EllVal
 	cooPtr, cooCol, cooVal := m.CooPtr, m.CooCol, m.CooVal
 	weighted := m.Weighted()
@@ -364,6 +352,14 @@ func wholeRows[X, A any](p *Pull[X, A], sel *rowSelector, lo, hi int) {
 			tw[wi] = tb
 		}
 	}
+}
+
+// wordsOf is b's words, nil for a nil b.
+func wordsOf(b *bitmask.Bitmask) []uint32 {
+	if b == nil {
+		return nil
+	}
+	return b.Words()
 }
 
 // nextIn returns the first index j >= from of cols whose column is in the

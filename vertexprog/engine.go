@@ -339,9 +339,9 @@ func prefetch(g *Graph, spec Spec, pf Prefetcher) {
 
 // materialize fills the host arrays of the matrices the CPU kernels read,
 // the accumulators and the touched rows (of a push, or of a Sparse
-// program's pull), which a device run keeps
-// on the device (a fresh array a run is a page fault per 4 KB on a VM's
-// host: ~1 ms a kron21 BFS query).
+// program's pull), which a device run keeps on the device (a fresh array
+// a run is a page fault per 4 KB on a VM's host: ~1 ms a kron21 BFS
+// query).
 func (h *hostRun[X, A]) materialize() {
 	if h.push != nil || h.spec.Sparse {
 		h.touched = bitmask.New(h.n)
