@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hpgraph/hpgraph/apps"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/datasets/gen"
 	"github.com/hpgraph/hpgraph/vertexprog"
@@ -129,6 +130,26 @@ func (s *deviceSetup) join() time.Duration {
 	t0 := time.Now()
 	<-s.done
 	return time.Since(t0)
+}
+
+// answerApp runs the one answer of a run (no batch, one run) as
+// vertexprog.PlanAnswer says: raced between the CPU and a device where
+// --backend auto may go either way (the CPU at once, the device once it
+// has opened; the first answer wins), else on opt's backend. why says
+// which backend answered and why; raced that a race answered, whose other
+// side the process need not wait for (a device still opening stops with
+// the process).
+func answerApp(alg *apps.App, g *vertexprog.Graph, q params, opt vertexprog.Options) (o *outcome, why string, raced bool, err error) {
+	plan := vertexprog.PlanAnswer(alg.Program, g, opt)
+	if !plan.Race {
+		o, err = runApp(alg, g, q, opt)
+		if err != nil || plan.Backend != "auto" || o.run.Backend == "cpu" {
+			plan.Why = "" // (the backend asked for, or the CPU for want of a device)
+		}
+		return o, plan.Why, false, err
+	}
+	o, rep, err := vertexprog.Race(opt, func(o vertexprog.Options) (*outcome, error) { return runApp(alg, g, q, o) })
+	return o, rep.Why, true, err
 }
 
 // sourceSpec is run's --src: nothing (the highest-degree vertex), ids in
