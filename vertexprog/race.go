@@ -19,7 +19,10 @@ import (
 // what it holds). Where the device is sure to win — gathers that do much
 // work each (triangle counting's intersections), graphs of hundreds of
 // millions of edges — and for runs that keep the device's state for the
-// next (Options.Resident), auto goes to the device as it always did.
+// next (Options.Resident), auto goes to the device as it always did. A
+// partitioned run (Options.Parts > 1, or a Comm of several processes) is
+// never raced: every process of it must take the one path the others
+// take, and it runs as Run runs it (runParts).
 
 // raceMaxArcs is the size (stored arcs of the graph) from which an answer
 // goes straight to the device: a 100M-edge graph's BFS takes the CPU
@@ -38,8 +41,9 @@ type AnswerPlan struct {
 // a DeviceProgram, its device code: an app's zero program will do) on g
 // runs under opt: raced where opt.Backend is "auto" (or ""), a device
 // backend is built in, the program has device code, the run is not
-// Resident, and neither the program's gathers (DeviceCode.HeavyGather) nor
-// the graph (raceMaxArcs) make the device the sure winner.
+// Resident nor partitioned, and neither the program's gathers
+// (DeviceCode.HeavyGather) nor the graph (raceMaxArcs) make the device
+// the sure winner.
 func PlanAnswer(p interface{ Spec() Spec }, g *Graph, opt Options) AnswerPlan {
 	plan := AnswerPlan{Backend: opt.Backend}
 	if plan.Backend == "" {
@@ -57,6 +61,8 @@ func PlanAnswer(p interface{ Spec() Spec }, g *Graph, opt Options) AnswerPlan {
 		}
 	}
 	switch {
+	case partitioned(opt):
+		plan.Why = "auto: a partitioned run (parts, processes), which every process runs one way"
 	case devices == 0:
 		plan.Why = "auto: no device backend is built in"
 	case !hasCode:
@@ -105,6 +111,12 @@ type RaceReport struct {
 	Done <-chan struct{}
 }
 
+// partitioned reports whether opt asks for a partitioned run: parts, or
+// several processes.
+func partitioned(opt Options) bool {
+	return opt.Parts > 1 || commSize(opt.Comm) > 1
+}
+
 // errNoDevice says no device backend could run the race's other side.
 var errNoDevice = errors.New("no device backend opened")
 
@@ -116,8 +128,15 @@ var errNoDevice = errors.New("no device backend opened")
 // Each run's Options.Log lines are kept, and the answer's passed to
 // opt.Log once it is known. A run that fails leaves the answer to the
 // other; where both fail, the CPU's error is returned. opt.Context, when
-// set, stops both.
+// set, stops both. A partitioned opt is an error (PlanAnswer never races
+// one): its processes must all run it one way.
 func Race[T any](opt Options, run func(Options) (T, error)) (T, *RaceReport, error) {
+	if partitioned(opt) {
+		var zero T
+		done := make(chan struct{})
+		close(done) // (nothing started)
+		return zero, &RaceReport{Done: done}, errors.New("vertexprog: a partitioned run (parts, or several processes) is not raced: every process runs it one way; run it with Run")
+	}
 	parent := opt.Context
 	if parent == nil {
 		parent = context.Background()

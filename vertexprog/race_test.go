@@ -247,6 +247,10 @@ func TestPlanAnswer(t *testing.T) {
 		{"no device code", minLabel[int32]{}, vertexprog.Options{}, false},
 		{"heavy gathers", heavyRacer{r}, vertexprog.Options{}, false},
 		{"device code only after Prepare", unpreparedRacer{racer: r}, vertexprog.Options{}, true},
+		{"one part", r, vertexprog.Options{Parts: 1}, true},
+		{"parts", r, vertexprog.Options{Parts: 2}, false},
+		{"processes", r, vertexprog.Options{Comm: twoProcesses{}}, false},
+		{"a process of one", r, vertexprog.Options{Comm: oneProcess{}}, true},
 	}
 	for _, c := range cases {
 		plan := vertexprog.PlanAnswer(c.p, g, c.opt)
@@ -255,6 +259,33 @@ func TestPlanAnswer(t *testing.T) {
 		}
 	}
 }
+
+// TestRaceRefusesParts: a partitioned run is not raced (its processes
+// would each pick their own winner): Race says so and runs nothing.
+func TestRaceRefusesParts(t *testing.T) {
+	for _, opt := range []vertexprog.Options{{Parts: 2}, {Comm: twoProcesses{}}} {
+		runs := 0
+		_, rep, err := vertexprog.Race(opt, func(vertexprog.Options) (int, error) { runs++; return 0, nil })
+		if err == nil || runs != 0 {
+			t.Errorf("Race of parts %d, comm %v: err %v after %d runs; want an error and none", opt.Parts, opt.Comm, err, runs)
+		}
+		<-rep.Done // (closed: nothing to wait for)
+	}
+}
+
+// twoProcesses and oneProcess are the Comms of a run's first process of
+// two, and of a run of one, for PlanAnswer (which never exchanges).
+type twoProcesses struct{}
+
+func (twoProcesses) Rank() int                            { return 0 }
+func (twoProcesses) Size() int                            { return 2 }
+func (twoProcesses) AllGather(b []byte) ([][]byte, error) { return nil, errors.New("not joined") }
+
+type oneProcess struct{}
+
+func (oneProcess) Rank() int                            { return 0 }
+func (oneProcess) Size() int                            { return 1 }
+func (oneProcess) AllGather(b []byte) ([][]byte, error) { return [][]byte{b}, nil }
 
 type heavyRacer struct{ racer }
 
