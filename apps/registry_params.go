@@ -36,10 +36,6 @@ type Param[T ParamType] struct {
 	Check func(v T) error
 	// Field is where the value lives in Params.
 	Field func(p *Params) *T
-	// Device says only a device backend reads the value (the CPU engine
-	// defers nothing: delta-stepping's bucket width); a front end whose
-	// runs all go to the CPU refuses it rather than ignore it.
-	Device bool
 }
 
 // AnyParam is a *Param[T] of any ParamType; a front end switches on the
@@ -55,8 +51,6 @@ type AnyParam interface {
 	SetDefault(p *Params)
 	// Set parses text as a flag would, checks it and sets p's value.
 	Set(p *Params, text string) error
-	// ForDevice is Param.Device: only a device backend reads the value.
-	ForDevice() bool
 	check(p *Params) *ParamError
 }
 
@@ -64,7 +58,6 @@ func (p *Param[T]) ParamName() string      { return p.Name }
 func (p *Param[T]) JSONName() string       { return strings.ReplaceAll(p.Name, "-", "_") }
 func (p *Param[T]) Value(prm *Params) any  { return *p.Field(prm) }
 func (p *Param[T]) SetDefault(prm *Params) { *p.Field(prm) = p.Default }
-func (p *Param[T]) ForDevice() bool        { return p.Device }
 
 func (p *Param[T]) Set(prm *Params, text string) error {
 	var v T
@@ -217,8 +210,7 @@ var (
 			}
 			return nil
 		},
-		Field:  func(p *Params) *float64 { return &p.Delta },
-		Device: true,
+		Field: func(p *Params) *float64 { return &p.Delta },
 	}
 )
 

@@ -634,7 +634,7 @@ from a file; the file is then in the page cache. Algorithms:
 			for _, a := range selected {
 				benchApps = append(benchApps, a.app)
 			}
-			if err := checkParamFlags(cmd.Flags(), benchApps, backends); err != nil {
+			if err := checkParamFlags(cmd.Flags(), benchApps); err != nil {
 				return err
 			}
 			if runs < 1 {

@@ -146,7 +146,7 @@ func newRun() *cobra.Command {
 			if err := prepareLDBC(cmd.Flags(), args[1], alg, &lf, &prm, &srcText); err != nil {
 				return err
 			}
-			if err := checkParamFlags(cmd.Flags(), []*apps.App{alg}, []string{ef.backend}); err != nil {
+			if err := checkParamFlags(cmd.Flags(), []*apps.App{alg}); err != nil {
 				return err
 			}
 			if runs < 1 {
