@@ -40,7 +40,8 @@ type AnswerPlan struct {
 // PlanAnswer decides how an answer of a program like p (its Spec and, if
 // a DeviceProgram, its device code: an app's zero program will do) on g
 // runs under opt: raced where opt.Backend is "auto" (or ""), a device
-// backend is built in, the program has device code, the run is not
+// backend may run here (DeviceMayRun: one is built in, and its probe
+// finds what it needs), the program has device code, the run is not
 // Resident nor partitioned, and neither the program's gathers
 // (DeviceCode.HeavyGather) nor the graph (raceMaxArcs) make the device
 // the sure winner.
@@ -54,17 +55,11 @@ func PlanAnswer(p interface{ Spec() Spec }, g *Graph, opt Options) AnswerPlan {
 		return plan
 	}
 	dp, hasCode := p.(DeviceProgram)
-	devices := 0
-	for _, b := range registered() {
-		if _, ok := b.(DeviceBackend); ok {
-			devices++
-		}
-	}
 	switch {
 	case partitioned(opt):
 		plan.Why = "auto: a partitioned run (parts, processes), which every process runs one way"
-	case devices == 0:
-		plan.Why = "auto: no device backend is built in"
+	case !DeviceMayRun():
+		plan.Why = "auto: no device backend can run here (none built in, or no driver)"
 	case !hasCode:
 		plan.Why = "auto: the program has no device code"
 	case opt.Resident:

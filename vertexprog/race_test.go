@@ -35,6 +35,15 @@ func (d *slowDevice) Available() error {
 	d.openOnce.Do(func() { time.Sleep(d.open) })
 	return nil
 }
+
+// Probe says at once what Available would, without the opening's wait
+// (vertexprog.Prober).
+func (d *slowDevice) Probe() error {
+	if !d.on.Load() {
+		return errors.New("only in the race tests")
+	}
+	return nil
+}
 func (d *slowDevice) Start(job *vertexprog.DeviceJob) (vertexprog.DeviceRun, error) {
 	d.starts.Add(1)
 	return &slowRun{d: d, x: slices.Clone(job.X)}, nil
@@ -257,6 +266,15 @@ func TestPlanAnswer(t *testing.T) {
 		if plan.Race != c.race || plan.Why == "" {
 			t.Errorf("%s: race %v (%s), want %v", c.name, plan.Race, plan.Why, c.race)
 		}
+	}
+	// No device backend's probe finds what it needs (no driver): nothing
+	// to race, and nothing waited for to learn it.
+	raceDevice.on.Store(false)
+	if vertexprog.DeviceMayRun() {
+		t.Error("DeviceMayRun with the only device backend's probe failing")
+	}
+	if plan := vertexprog.PlanAnswer(r, g, vertexprog.Options{}); plan.Race || plan.Why == "" {
+		t.Errorf("no device can run: race %v (%s), want none and why", plan.Race, plan.Why)
 	}
 }
 

@@ -66,21 +66,25 @@ type deviceSetup struct {
 	done    chan struct{}
 	took    time.Duration // Warm's own time
 	err     error
-	// skipped says why nothing was started: "--backend cpu", or why
-	// auto has no device here (no driver, no GPU, ...).
+	// skipped says why no device was set up: "--backend cpu", or, once
+	// done, why auto has no device here (no driver, no GPU, ...).
 	skipped string
 }
 
 // startDeviceSetup starts opening the backend when it may be a device
-// (--backend cuda, or auto where a GPU can run); otherwise it does
-// nothing and says why.
+// (--backend cuda, or auto where a device backend's probe finds what it
+// needs: vertexprog.DeviceMayRun); otherwise it does nothing and says
+// why. Where auto's device may open, whether it did is known when the
+// set-up ends, not before: the load, and a race's CPU run, start while a
+// GPU opens (asking first would wait for its driver and context).
 func startDeviceSetup(backend string) *deviceSetup {
 	s := &deviceSetup{done: make(chan struct{})}
-	switch why := noDevice(backend); {
+	switch {
 	case backend != "auto" && backend != "cuda":
 		s.skipped = "--backend " + backend
-	case why != "":
-		s.skipped = "--backend auto: " + why
+	case backend == "auto" && !vertexprog.DeviceMayRun():
+		// (no device backend can open: asking them why takes no time)
+		s.skipped = "--backend auto: " + noDevice(backend)
 	}
 	if s.skipped != "" {
 		close(s.done)
@@ -91,6 +95,9 @@ func startDeviceSetup(backend string) *deviceSetup {
 		t0 := time.Now()
 		s.err = vertexprog.Warm(backend)
 		s.took = time.Since(t0)
+		if why := noDevice(backend); why != "" { // (opened, or failed, by now)
+			s.skipped = "--backend auto: " + why
+		}
 		close(s.done)
 	}()
 	return s

@@ -138,7 +138,7 @@ func newRun() *cobra.Command {
 			at.start = time.Since(processStart)
 			// Open the device first thing, so that it overlaps the load.
 			setup := startDeviceSetup(ef.backend)
-			at.setupStarted, at.setupSkipped = setup.started, setup.skipped
+			at.setupStarted = setup.started
 			alg, err := findAlgorithm(args[0])
 			if err != nil {
 				return err
@@ -331,6 +331,9 @@ func newRun() *cobra.Command {
 			} else {
 				at.setupWait += setup.join() // (the runs waited for it already)
 				at.setup = setup.took
+				if setup.skipped != "" { // (no device opened: none was set up)
+					at.setupStarted, at.setupSkipped = false, setup.skipped
+				}
 			}
 			rec.finish()
 			t0 := time.Now()
