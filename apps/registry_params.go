@@ -36,10 +36,6 @@ type Param[T ParamType] struct {
 	Check func(v T) error
 	// Field is where the value lives in Params.
 	Field func(p *Params) *T
-	// Device says only a device backend reads the value (the CPU engine
-	// defers nothing: delta-stepping's bucket width); a front end whose
-	// runs all go to the CPU refuses it rather than ignore it.
-	Device bool
 }
 
 // AnyParam is a *Param[T] of any ParamType; a front end switches on the
@@ -55,8 +51,6 @@ type AnyParam interface {
 	SetDefault(p *Params)
 	// Set parses text as a flag would, checks it and sets p's value.
 	Set(p *Params, text string) error
-	// ForDevice is Param.Device: only a device backend reads the value.
-	ForDevice() bool
 	check(p *Params) *ParamError
 }
 
@@ -64,7 +58,6 @@ func (p *Param[T]) ParamName() string      { return p.Name }
 func (p *Param[T]) JSONName() string       { return strings.ReplaceAll(p.Name, "-", "_") }
 func (p *Param[T]) Value(prm *Params) any  { return *p.Field(prm) }
 func (p *Param[T]) SetDefault(prm *Params) { *p.Field(prm) = p.Default }
-func (p *Param[T]) ForDevice() bool        { return p.Device }
 
 func (p *Param[T]) Set(prm *Params, text string) error {
 	var v T
@@ -210,15 +203,14 @@ var (
 	}
 	paramDelta = &Param[float64]{
 		Name: "delta", Default: -1,
-		Help: "sssp on a GPU: delta-stepping's bucket width where the frontier is small (0: Bellman-Ford throughout; default: 16 times the mean edge weight)",
+		Help: "sssp: delta-stepping's bucket width on a GPU, where the frontier is small, and 16 times the CPU's (0: Bellman-Ford throughout; default: 16 times the mean edge weight)",
 		Check: func(d float64) error {
 			if math.IsInf(d, 0) || math.IsNaN(d) || (d < 0 && d != -1) {
 				return fmt.Errorf("%g: want -1 (the default), 0 (Bellman-Ford) or a positive bucket width", d)
 			}
 			return nil
 		},
-		Field:  func(p *Params) *float64 { return &p.Delta },
-		Device: true,
+		Field: func(p *Params) *float64 { return &p.Delta },
 	}
 )
 

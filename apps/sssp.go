@@ -15,10 +15,11 @@ import (
 // over active in-neighbours and is active when its distance dropped. An
 // unweighted graph has unit weights (hop counts).
 //
-// With Delta > 0 a device backend runs small frontiers by delta-stepping
-// (vertexprog.Spec.Delta), the priority being the distance (Priority): a
-// vertex whose distance is Delta or more above the current round's waits
-// for a later round. The distances are the same.
+// With Delta > 0 it runs by delta-stepping (vertexprog.Spec.Delta), the
+// priority being the distance (Priority): a vertex whose distance is a
+// bucket or more above the current round's waits for a later round (a
+// device's small frontiers, buckets Delta wide; the CPU, a sixteenth as
+// wide). The distances are the same.
 type SSSPProgram struct {
 	Source int32
 	Delta  float64
@@ -142,7 +143,7 @@ type SSSPResult struct {
 }
 
 // SSSP computes shortest-path distances from src, by delta-stepping with
-// DefaultDelta(g) where a device backend can.
+// DefaultDelta(g).
 func SSSP(g *vertexprog.Graph, src int32, opt vertexprog.Options) (*SSSPResult, error) {
 	return SSSPDelta(g, src, DefaultDelta(g), opt)
 }

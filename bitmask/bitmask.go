@@ -31,10 +31,21 @@ func (b *Bitmask) Test(v int32) bool { return b.words[v>>5]&(1<<(uint32(v)&31)) 
 func (b *Bitmask) Set(v int32) { b.words[v>>5] |= 1 << (uint32(v) & 31) }
 
 // AtomicSet adds v and reports whether it was absent, safely against
-// concurrent writers.
+// concurrent writers. A bit already set costs a load, not a locked
+// read-modify-write: a push sets a row's bit once and finds it set on
+// every later edge into the row.
 func (b *Bitmask) AtomicSet(v int32) bool {
 	bit := uint32(1) << (uint32(v) & 31)
-	return atomic.OrUint32(&b.words[v>>5], bit)&bit == 0
+	w := &b.words[v>>5]
+	if atomic.LoadUint32(w)&bit != 0 {
+		return false
+	}
+	return atomic.OrUint32(w, bit)&bit == 0
+}
+
+// AtomicClear removes v, safely against concurrent writers.
+func (b *Bitmask) AtomicClear(v int32) {
+	atomic.AndUint32(&b.words[v>>5], ^(uint32(1) << (uint32(v) & 31)))
 }
 
 // Clear removes every vertex.
@@ -101,6 +112,19 @@ func (b *Bitmask) ForEachInWords(lo, hi int, fn func(v int32)) {
 			w &= w - 1
 		}
 	}
+}
+
+// AppendWords appends the members in words [lo, hi) to out, in order,
+// and returns it: a frontier's bits as a list.
+func (b *Bitmask) AppendWords(out []int32, lo, hi int) []int32 {
+	for wi := lo; wi < hi; wi++ {
+		w := b.words[wi]
+		for w != 0 {
+			out = append(out, int32(wi<<5|bits.TrailingZeros32(w)))
+			w &= w - 1
+		}
+	}
+	return out
 }
 
 // NumWords is len(Words()).

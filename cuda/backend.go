@@ -3,6 +3,9 @@
 package cuda
 
 import (
+	"fmt"
+
+	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/cuda/jit"
 	"github.com/hpgraph/hpgraph/cuda/rt"
 	"github.com/hpgraph/hpgraph/cuda/run"
@@ -98,6 +101,16 @@ func (b *Backend) setOrdinal(ordinal int) {
 
 // Name implements vertexprog.Backend.
 func (*Backend) Name() string { return "cuda" }
+
+// Probe implements vertexprog.Prober: why the backend cannot run here
+// where the driver's library does not load (no NVIDIA driver), else nil.
+// It opens no context: a machine without a GPU learns it at once.
+func (*Backend) Probe() error {
+	if err := cu.Load(); err != nil {
+		return fmt.Errorf("%w: %w", ErrNoGPU, err)
+	}
+	return nil
+}
 
 // Available reports why the backend cannot run here (no driver, no
 // device), or nil. The first call starts the CUDA context.

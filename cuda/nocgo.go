@@ -52,6 +52,9 @@ func (b *Backend) setOrdinal(ordinal int) {
 // Name implements vertexprog.Backend.
 func (*Backend) Name() string { return "cuda" }
 
+// Probe implements vertexprog.Prober: never, without cgo.
+func (*Backend) Probe() error { return noGPU() }
+
 // Available implements vertexprog.Backend: never, without cgo.
 func (*Backend) Available() error { return noGPU() }
 

@@ -314,14 +314,6 @@ func (s *Server) runGraph(w http.ResponseWriter, r *http.Request) {
 	if e == nil && !q.app.Device() && s.cfg.Backend != "cpu" && s.cfg.Backend != "auto" {
 		e = badField("algo", "%s has no device code: it runs on the cpu backend only, and this server runs on %s", q.app.Name, s.cfg.Backend)
 	}
-	if e == nil && !s.device {
-		for _, prm := range q.app.AllParams() {
-			if raw, ok := req.Params[prm.JSONName()]; ok && string(raw) != "null" && prm.ForDevice() {
-				e = badField("params."+prm.JSONName(), "only a GPU reads it (the cpu backend defers nothing), and this server runs on the cpu backend")
-				break
-			}
-		}
-	}
 	if e != nil {
 		s.fail(w, e)
 		return

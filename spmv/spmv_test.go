@@ -1,9 +1,11 @@
 package spmv
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hpgraph/hpgraph/bitmask"
@@ -16,6 +18,17 @@ type minPlus struct{}
 
 func (minPlus) Gather(acc float32, _, _ int32, x float32, w float32) float32 { return min(acc, x+w) }
 func (minPlus) Reduce(a, b float32) float32                                  { return min(a, b) }
+
+// Contributions: minPlus's Gather is min(acc, xu+w).
+func (minPlus) Contributions(_ int32, xu float32, w []float32, out []float32) {
+	for i := range out {
+		ww := float32(1)
+		if w != nil {
+			ww = w[i]
+		}
+		out[i] = xu + ww
+	}
+}
 
 type plusTimes struct{}
 
@@ -59,7 +72,7 @@ func randomCSR(rng *rand.Rand, n int) csr {
 
 // naive is the definition: y[v] = fold of Gather over v's masked entries
 // from the identity, in column order (the semirings are commutative).
-func naive[X, A any, S Semiring[X, A]](s S, c csr, x []X, id A, mask *bitmask.Bitmask, wants func(int32) bool) []A {
+func naive[X, A any](s Semiring[X, A], c csr, x []X, id A, mask *bitmask.Bitmask, wants func(int32) bool) []A {
 	y := make([]A, c.n)
 	for v := 0; v < c.n; v++ {
 		y[v] = id
@@ -83,7 +96,27 @@ func splits() []hyb.Options {
 	}
 }
 
-func checkPull[X, A comparable, S Semiring[X, A]](t *testing.T, s S, c csr, x []X, id A) {
+// checkPull checks every kind of pull against naive; untouched is a value
+// no row computes, which Y holds before the pull.
+// Functions as the kernels' hooks.
+type (
+	wantsFunc               func(int32) bool
+	doneFunc[A any]         func(A) bool
+	rowFunc[X any, A any]   func(acc A, v int32, nbrs []int32, w []float32, x []X) A
+	blockFunc[X any, A any] func(lo, hi int32, ptr []int64, col []int32, w []float32, x []X, y []A, id A)
+)
+
+func (f blockFunc[X, A]) GatherBlock(lo, hi int32, ptr []int64, col []int32, w []float32, x []X, y []A, id A) {
+	f(lo, hi, ptr, col, w, x, y, id)
+}
+
+func (f wantsFunc) Wants(v int32) bool { return f(v) }
+func (f doneFunc[A]) Done(a A) bool    { return f(a) }
+func (f rowFunc[X, A]) GatherRow(acc A, v int32, nbrs []int32, w []float32, x []X) A {
+	return f(acc, v, nbrs, w, x)
+}
+
+func checkPull[X, A comparable](t *testing.T, s Semiring[X, A], c csr, x []X, id, untouched A) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(uint64(c.n), 7))
 	mask := bitmask.New(c.n)
@@ -93,30 +126,102 @@ func checkPull[X, A comparable, S Semiring[X, A]](t *testing.T, s S, c csr, x []
 		}
 	}
 	wants := func(v int32) bool { return v%5 != 0 }
+	rows := bitmask.New(c.n)
+	for v := int32(0); v < int32(c.n); v++ {
+		if wants(v) {
+			rows.Set(v)
+		}
+	}
+	words := (c.n + 31) / 32
 	for _, opt := range splits() {
 		m, err := hyb.FromCSR(c.n, c.ptr, c.col, c.val, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, mk := range []*bitmask.Bitmask{nil, mask} {
-			for _, wf := range []func(int32) bool{nil, wants} {
-				want := naive(s, c, x, id, mk, wf)
-				y := make([]A, c.n)
-				p := &Pull[X, A]{M: m, X: x, Y: y, Identity: id, Mask: mk, Wants: wf}
-				// Two uneven parts, as the engine's split would give.
-				Rows(s, p, 0, c.n/3)
-				Rows(s, p, c.n/3, c.n)
-				for v := range want {
-					if wf != nil && !wf(int32(v)) {
-						continue
+			for _, filter := range []string{"none", "wants", "rows"} {
+				for _, mode := range []string{"edge", "row", "row-touched", "edge-touched", "block", "block-touched"} {
+					touch := strings.HasSuffix(mode, "touched")
+					var wf func(int32) bool
+					p := &Pull[X, A]{M: m, X: x, Y: make([]A, c.n), Identity: id, Mask: mk}
+					for v := range p.Y {
+						p.Y[v] = untouched
 					}
-					if y[v] != want[v] {
-						t.Fatalf("K=%d mask=%v wants=%v: y[%d] = %v, want %v", m.K, mk != nil, wf != nil, v, y[v], want[v])
+					switch filter {
+					case "wants":
+						wf, p.Wants, p.WantsOut = wants, wantsFunc(wants), bitmask.New(c.n)
+					case "rows":
+						wf, p.Rows = wants, rows
+					}
+					if touch {
+						p.Touched = bitmask.New(c.n)
+					}
+					if strings.HasPrefix(mode, "block") {
+						p.Block = blockFunc[X, A](func(lo, hi int32, ptr []int64, col []int32, w []float32, x []X, y []A, id A) {
+							for v := lo; v < hi; v++ {
+								acc := id
+								for i := ptr[v]; i < ptr[v+1]; i++ {
+									wi := float32(1)
+									if w != nil {
+										wi = w[i]
+									}
+									acc = s.Gather(acc, v, col[i], x[col[i]], wi)
+								}
+								y[v] = acc
+							}
+						})
+					}
+					if strings.HasPrefix(mode, "row") {
+						p.GatherRow = rowFunc[X, A](func(acc A, v int32, nbrs []int32, w []float32, x []X) A {
+							for i, u := range nbrs {
+								acc = s.Gather(acc, v, u, x[u], w[i])
+							}
+							return acc
+						})
+					}
+					want := naive(s, c, x, id, mk, wf)
+					// Two uneven parts of whole words, as the engine's split gives.
+					Rows(s, p, 0, words/3)
+					Rows(s, p, words/3, words)
+					for v := range want {
+						name := fmt.Sprintf("K=%d mask=%v filter=%s %s: row %d", m.K, mk != nil, filter, mode, v)
+						skipped := wf != nil && !wf(int32(v))
+						gathered := !skipped && gathers(c, v, mk)
+						// (the block form runs where no row is skipped and
+						// writes every row)
+						blocked := p.Block != nil && mk == nil && wf == nil && m.K == 0
+						switch {
+						case blocked && p.Y[v] != want[v]:
+							t.Fatalf("%s: y = %v, want %v", name, p.Y[v], want[v])
+						case blocked:
+						case skipped || touch && !gathered:
+							if p.Y[v] != untouched {
+								t.Fatalf("%s: y = %v, want it left alone", name, p.Y[v])
+							}
+						case p.Y[v] != want[v]:
+							t.Fatalf("%s: y = %v, want %v", name, p.Y[v], want[v])
+						}
+						if touch && p.Touched.Test(int32(v)) != gathered {
+							t.Fatalf("%s: touched %v, gathered %v", name, p.Touched.Test(int32(v)), gathered)
+						}
+						if p.WantsOut != nil && p.WantsOut.Test(int32(v)) != wants(int32(v)) {
+							t.Fatalf("%s: WantsOut %v", name, p.WantsOut.Test(int32(v)))
+						}
 					}
 				}
 			}
 		}
 	}
+}
+
+// gathers reports whether row v has an entry through mask.
+func gathers(c csr, v int, mask *bitmask.Bitmask) bool {
+	for i := c.ptr[v]; i < c.ptr[v+1]; i++ {
+		if mask == nil || mask.Test(c.col[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 func TestPullSemirings(t *testing.T) {
@@ -129,13 +234,13 @@ func TestPullSemirings(t *testing.T) {
 		for i := range xf {
 			xf[i], xd[i], xu[i] = float32(rng.IntN(50)), rng.Float64(), uint32(rng.IntN(4))
 		}
-		checkPull(t, minPlus{}, c, xf, float32(math.Inf(1)))
-		checkPull(t, orAnd{}, c, xu, 0)
+		checkPull(t, minPlus{}, c, xf, float32(math.Inf(1)), -1)
+		checkPull(t, orAnd{}, c, xu, 0, 1<<31)
 		// plus-times in float64 with integer-valued data is exact in any order.
 		for i := range xd {
 			xd[i] = float64(rng.IntN(100))
 		}
-		checkPull(t, plusTimes{}, c, xd, 0)
+		checkPull(t, plusTimes{}, c, xd, 0, -0.5)
 	}
 }
 
@@ -156,7 +261,7 @@ func TestEarlyExit(t *testing.T) {
 		gathers := 0
 		counting := countingFirst{&gathers}
 		Rows(counting, &Pull[struct{}, int32]{M: m, X: x, Y: y, Identity: math.MaxInt32,
-			Done: func(a int32) bool { return a != math.MaxInt32 }}, 0, c.n)
+			Done: doneFunc[int32](func(a int32) bool { return a != math.MaxInt32 })}, 0, (c.n+31)/32)
 		nonEmpty := 0
 		for v := 0; v < c.n; v++ {
 			want := int32(math.MaxInt32)
@@ -183,7 +288,8 @@ func (c countingFirst) Gather(acc int32, v, u int32, x struct{}, w float32) int3
 func (countingFirst) Reduce(a, b int32) int32 { return min(a, b) }
 
 // Push over the transpose from a frontier must equal a pull masked by the
-// same frontier, for reductions that are atomic-capable.
+// same frontier, for reductions that are atomic-capable; the lists the
+// parts return name every touched destination once.
 func TestPushEqualsMaskedPull(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	c := randomCSR(rng, 500)
@@ -192,30 +298,85 @@ func TestPushEqualsMaskedPull(t *testing.T) {
 		x[i] = float32(rng.IntN(40))
 	}
 	frontier := bitmask.New(c.n)
+	var us []int32
 	for v := 0; v < c.n; v += 3 {
 		frontier.Set(int32(v))
+		us = append(us, int32(v))
 	}
 	id := float32(math.Inf(1))
-	want := naive(minPlus{}, c, x, id, frontier, nil)
+	wants := func(v int32) bool { return v%7 != 0 }
+	rows := bitmask.New(c.n)
+	for v := int32(0); v < int32(c.n); v++ {
+		if wants(v) {
+			rows.Set(v)
+		}
+	}
 	for _, opt := range splits() {
 		m, _ := hyb.FromCSR(c.n, c.ptr, c.col, c.val, opt)
 		mt, _ := m.Transpose(opt)
-		y := NewAccumulators[float32](c.n)
-		for i := range y {
-			y[i] = id
-		}
-		touched := bitmask.New(c.n)
-		p := &Push[float32, float32]{M: mt, X: x, Y: y, Frontier: frontier, Touched: touched}
-		Words(minPlus{}, p, 0, frontier.NumWords()/2)
-		Words(minPlus{}, p, frontier.NumWords()/2, frontier.NumWords())
-		for v := range want {
-			if y[v] != want[v] {
-				t.Fatalf("K=%d: push y[%d] = %v, pull %v", m.K, v, y[v], want[v])
+		for _, filter := range []string{"none", "wants", "rows", "native", "native-rows", "native-serial"} {
+			y := NewAccumulators[float32](c.n)
+			for i := range y {
+				y[i] = id
 			}
-			if touched.Test(int32(v)) != (want[v] != id) {
-				t.Fatalf("K=%d: touched[%d] = %v", m.K, v, touched.Test(int32(v)))
+			touched := bitmask.New(c.n)
+			p := &Push[float32, float32]{M: mt, X: x, Y: y, Touched: touched}
+			var wf func(int32) bool
+			switch filter {
+			case "wants":
+				wf, p.Wants = wants, wantsFunc(wants)
+			case "rows", "native-rows":
+				wf, p.Rows = wants, rows
+			}
+			if strings.HasPrefix(filter, "native") {
+				p.Contrib, p.Op, p.Serial = minPlus{}, OpMin, filter == "native-serial"
+			}
+			want := naive(minPlus{}, c, x, id, frontier, wf)
+			listed := List(minPlus{}, p, us[:len(us)/2], nil)
+			listed = List(minPlus{}, p, us[len(us)/2:], listed)
+			seen := map[int32]bool{}
+			for _, v := range listed {
+				if seen[v] {
+					t.Fatalf("K=%d %s: %d listed twice", m.K, filter, v)
+				}
+				seen[v] = true
+			}
+			for v := range want {
+				if y[v] != want[v] {
+					t.Fatalf("K=%d %s: push y[%d] = %v, pull %v", m.K, filter, v, y[v], want[v])
+				}
+				if touched.Test(int32(v)) != (want[v] != id) || seen[int32(v)] != touched.Test(int32(v)) {
+					t.Fatalf("K=%d %s: touched[%d] = %v, listed %v", m.K, filter, v, touched.Test(int32(v)), seen[int32(v)])
+				}
 			}
 		}
+	}
+}
+
+// TestFoldNumber: the native folds give Go's min, max and + bit for bit
+// (signed zeros, NaN) and say whether the bits changed.
+func TestFoldNumber(t *testing.T) {
+	negZero, nan := float32(math.Copysign(0, -1)), float32(math.NaN())
+	for _, c := range []struct {
+		op      Op
+		old, x  float32
+		want    float32
+		changed bool
+	}{
+		{OpMin, 3, 2, 2, true}, {OpMin, 2, 3, 2, false}, {OpMin, 0, negZero, negZero, true},
+		{OpMin, negZero, 0, negZero, false}, {OpMin, 1, nan, nan, true}, {OpMax, 1, 4, 4, true},
+		{OpMax, 4, 1, 4, false}, {OpSum, 1.5, 2, 3.5, true}, {OpSum, 1, 0, 1, false},
+	} {
+		y := NewAccumulators[float32](1)
+		y[0] = c.old
+		changed := foldNumber(c.op, &y[0], c.x)
+		if math.Float32bits(y[0]) != math.Float32bits(c.want) || changed != c.changed {
+			t.Errorf("op %d(%v, %v) = %v (changed %v), want %v (%v)", c.op, c.old, c.x, y[0], changed, c.want, c.changed)
+		}
+	}
+	var i64 int64 = 5
+	if !foldNumber(OpMin, &i64, -7) || i64 != -7 || foldNumber(OpMax, &i64, -9) {
+		t.Errorf("int64 folds: %d", i64)
 	}
 }
 

@@ -21,6 +21,30 @@ type Backend interface {
 	Available() error
 }
 
+// Prober is implemented by a backend that can say cheaply, without
+// opening its device (a GPU's driver and context take a quarter of a
+// second), that it cannot run here: Probe returns why (no driver, a
+// build without the backend's library), or nil where Available may
+// succeed.
+type Prober interface {
+	Probe() error
+}
+
+// DeviceMayRun reports whether a device backend may run here, from the
+// backends' probes alone (Prober; one without a probe may run): it never
+// waits for a device to open. False says that none can.
+func DeviceMayRun() bool {
+	for _, b := range registered() {
+		if _, ok := b.(DeviceBackend); !ok {
+			continue
+		}
+		if p, ok := b.(Prober); !ok || p.Probe() == nil {
+			return true
+		}
+	}
+	return false
+}
+
 // ErrNoBackend is returned when the requested backend is missing or
 // unusable.
 var ErrNoBackend = errors.New("backend not available")

@@ -89,7 +89,7 @@ func TestBatchedLoopMatchesSingleSteps(t *testing.T) {
 				}
 				h.materialize()
 				res := &Result[int32]{}
-				cs := &cpuStepper[int32, int32]{h}
+				cs := newCPUStepper(h, opt, false)
 				var st stepper = cs
 				var bc *batchingCPU
 				if batch {

@@ -69,6 +69,8 @@ const (
 type Options struct {
 	// Backend is "auto" (a GPU when one is present and the program has
 	// device code, else the CPU), "cpu", or a registered backend's name.
+	// (A caller that wants one answer soonest races the CPU against the
+	// device instead: PlanAnswer, Race.)
 	Backend string
 	// Direction forces push or pull supersteps; Auto chooses per superstep.
 	Direction Direction
@@ -82,8 +84,10 @@ type Options struct {
 	MaxIterations int
 	// Log, when set, receives one line per superstep (direction, frontier).
 	Log func(line string)
-	// PerEdge makes the CPU backend call Gather for every edge even when
-	// the program is a RowGatherer (to check one against the other).
+	// PerEdge makes the CPU backend call Gather for every edge, Update and
+	// Wants for every vertex, even when the program is a RowGatherer,
+	// BlockGatherer, Contributor, ListUpdater or ListFilter (to check one
+	// against the other).
 	PerEdge bool
 	// Resident says the graph stays loaded for many runs (a benchmark, a
 	// server): backends may then build structures whose PREPROCESS costs
@@ -278,7 +282,7 @@ func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 		}
 	}
 	res := &Result[X]{Backend: "cpu", BackendWait: wait}
-	var st stepper = &cpuStepper[X, A]{h}
+	var st stepper
 	if b == nil {
 		if hp, ok := p.(HostPreparer); ok {
 			if err := hp.PrepareHost(g); err != nil {
@@ -291,6 +295,7 @@ func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 			}
 		}
 		h.materialize()
+		st = newCPUStepper(h, opt, false)
 	} else {
 		ds, err := startDevice(b, g, h, opt.Resident, h.deviceInit)
 		if err != nil {
@@ -365,11 +370,12 @@ func prefetch(g *Graph, spec Spec, pf Prefetcher) {
 }
 
 // materialize fills the host arrays of the matrices the CPU kernels read,
-// the accumulators and the push's touched rows, which a device run keeps
-// on the device (a fresh array a run is a page fault per 4 KB on a VM's
-// host: ~1 ms a kron21 BFS query).
+// the accumulators and the touched rows (of a push, or of a Sparse
+// program's pull), which a device run keeps on the device (a fresh array
+// a run is a page fault per 4 KB on a VM's host: ~1 ms a kron21 BFS
+// query).
 func (h *hostRun[X, A]) materialize() {
-	if h.push != nil {
+	if h.push != nil || h.spec.Sparse {
 		h.touched = bitmask.New(h.n)
 	}
 	h.pull.Materialize()
@@ -589,14 +595,15 @@ type hostRun[X, A any] struct {
 	identity   A
 	frontier   *bitmask.Bitmask // x_bitmask: active in this superstep
 	active     *bitmask.Bitmask // active_bitmask: changed in this superstep
-	touched    *bitmask.Bitmask // rows a push wrote to
-	wants      func(int32) bool
-	done       func(A) bool
-	gatherRow  func(A, int32, []int32, []float32, []X) A
-	steps      []Step
-	yDirty     bool    // y holds pull results, not the identity everywhere
-	tallies    []tally // one per worker
-	initEdges  int64
+	touched    *bitmask.Bitmask // rows a push, or a Sparse program's pull, wrote to
+	// The program as its optional interfaces (nil where it has none).
+	wants     RowFilter
+	done      EarlyExit[A]
+	gatherRow RowGatherer[X, A]
+	block     BlockGatherer[X, A]
+	steps     []Step
+	tallies   []tally // one per worker
+	initEdges int64
 	// activeCount is the number of vertices active now: the next
 	// superstep's frontier.
 	activeCount int
@@ -673,18 +680,7 @@ func prepare[X, A any](g *Graph, p Program[X, A], opt Options, mayDevice bool, s
 	}
 	r.identity = p.Identity()
 	pt.Mark("values")
-	if f, ok := p.(RowFilter); ok {
-		r.wants = f.Wants
-	}
-	if e, ok := p.(EarlyExit[A]); ok {
-		r.done = e.Done
-	}
-	if rg, ok := p.(RowGatherer[X, A]); ok && !opt.PerEdge {
-		r.gatherRow = rg.GatherRow
-	}
-	workers := par.Workers()
-	r.steps = newSteps(workers, r.spec.Aggregators)
-	r.tallies = make([]tally, workers)
+	r.optional(opt)
 	if mayDevice && p.(DeviceProgram).Device().Init {
 		r.deviceInit = true
 		pt.Mark("Init left to the device")
@@ -695,6 +691,28 @@ func prepare[X, A any](g *Graph, p Program[X, A], opt Options, mayDevice bool, s
 	}
 	pt.Mark("Init")
 	return r, nil
+}
+
+// optional takes the program's optional interfaces (those of the
+// CPU's gathers not under Options.PerEdge) and makes the workers'
+// aggregator steps and tallies.
+func (r *hostRun[X, A]) optional(opt Options) {
+	p := r.p
+	if f, ok := p.(RowFilter); ok {
+		r.wants = f
+	}
+	if e, ok := p.(EarlyExit[A]); ok {
+		r.done = e
+	}
+	if rg, ok := p.(RowGatherer[X, A]); ok && !opt.PerEdge {
+		r.gatherRow = rg
+	}
+	if bg, ok := p.(BlockGatherer[X, A]); ok && !opt.PerEdge {
+		r.block = bg
+	}
+	workers := par.Workers()
+	r.steps = newSteps(workers, r.spec.Aggregators)
+	r.tallies = make([]tally, workers)
 }
 
 // init runs the program's Init (or InitRange) for every vertex on all
@@ -741,67 +759,6 @@ func (r *hostRun[X, A]) init() error {
 	return nil
 }
 
-// semiring hands the kernels the program's Gather and Reduce as method
-// values. The kernels are generic in their semiring; instantiating them with
-// the Program interface type itself would make every per-edge call look up
-// the method through the interface at run time (measured: 7x slower).
-type semiring[X, A any] struct {
-	gather func(A, int32, int32, X, float32) A
-	reduce func(A, A) A
-}
-
-func (s semiring[X, A]) Gather(acc A, v, u int32, xu X, w float32) A {
-	return s.gather(acc, v, u, xu, w)
-}
-func (s semiring[X, A]) Reduce(a, b A) A { return s.reduce(a, b) }
-
-// cpuStepper runs supersteps with the spmv kernels on all cores.
-type cpuStepper[X, A any] struct{ *hostRun[X, A] }
-
-func (c *cpuStepper[X, A]) step(it int, dir Direction) (int, int64, error) {
-	advance(c.steps, it)
-	a, e := c.superstep(dir)
-	return a, e, nil
-}
-
-// superstep runs a superstep of SPMV and APPLY over the frontier left by
-// the last and returns the vertices it activated and their push edges
-// (the caller has advanced the aggregators).
-func (c *hostRun[X, A]) superstep(dir Direction) (int, int64) {
-	c.spmvPhase(dir)
-	return c.applyPhase(dir)
-}
-
-// spmvPhase is a superstep's SPMV: the last superstep's activated
-// vertices become the frontier, which pulls or pushes into y.
-func (c *hostRun[X, A]) spmvPhase(dir Direction) {
-	c.frontier.Swap(c.active)
-	c.active.Clear()
-	if dir == Push {
-		c.pushGather()
-	} else {
-		c.pullGather(c.activeCount)
-	}
-}
-
-// applyPhase is a superstep's APPLY after spmvPhase: it returns the
-// vertices activated and their push edges.
-func (c *hostRun[X, A]) applyPhase(dir Direction) (int, int64) {
-	if dir == Push {
-		c.pushApply()
-	} else {
-		c.pullApply()
-	}
-	a, e := c.tally()
-	c.activeCount = a
-	return a, e
-}
-
-func (c *cpuStepper[X, A]) aggregates() []float64 {
-	advance(c.steps, -1)
-	return c.steps[0].prev
-}
-
 // tally is what one worker activated in a superstep: vertices and their
 // push-matrix edges. Workers count into locals and store their tally once;
 // the padding keeps two workers' tallies off one cache line (counting into
@@ -836,104 +793,3 @@ func (r *hostRun[X, A]) tally() (int, int64) {
 // denseFrontier: an Idempotent program pulls unmasked once at least
 // 1/denseFrontier of the vertices are active.
 const denseFrontier = 4
-
-// pullGather pulls over the rows the program wants from the frontier's
-// active vertices.
-func (r *hostRun[X, A]) pullGather(active int) {
-	pl := &spmv.Pull[X, A]{M: r.pull.Matrix, X: r.x, Y: r.y, Identity: r.identity,
-		Wants: r.wants, Done: r.done, GatherRow: r.gatherRow}
-	if !r.spec.GatherAll && !(r.spec.Idempotent && active*denseFrontier >= r.n) {
-		pl.Mask = r.frontier
-	}
-	if rp, ok := r.p.(rowPuller[X, A]); ok {
-		rp.pullRows(pl, r.pull.Bounds) // (a multiset program)
-	} else {
-		sr := semiring[X, A]{r.p.Gather, r.p.Reduce}
-		par.Dynamic(r.pull.Bounds, func(lo, hi int) { spmv.Rows(sr, pl, lo, hi) })
-	}
-	r.yDirty = true
-}
-
-// pullApply is a pull's APPLY: Update of every wanted row.
-func (r *hostRun[X, A]) pullApply() {
-	// APPLY, by blocks of whole bitmask words so workers never share one;
-	// each word of active_bitmask is built in a register and stored once.
-	// (A part updates its own rows only, whole words of them.)
-	update, wants, x, y, n, deg := r.p.Update, r.wants, r.x, r.y, r.hi, r.frontDeg
-	wlo, whi := wordRange(r.lo, r.hi)
-	words := r.active.Words()[:whi]
-	par.Blocks(len(words)-wlo, func(w, lo, hi int) {
-		st, t := &r.steps[w], tally{}
-		for i := wlo + lo; i < wlo+hi; i++ {
-			var bits uint32
-			base := int32(i) * 32
-			for v := base; v < min(base+32, n); v++ {
-				if wants != nil && !wants(v) {
-					continue
-				}
-				if update(v, y[v], &x[v], st) {
-					bits |= 1 << uint32(v-base)
-					t.count++
-					if deg != nil {
-						t.edges += int64(deg[v])
-					}
-				}
-			}
-			words[i] = bits
-		}
-		r.tallies[w] = t
-	})
-}
-
-// pushChunk is the number of frontier words a push worker claims at once:
-// small enough to balance hubs across workers, large enough to amortize the
-// shared counter.
-const pushChunk = 16
-
-// pushGather pushes from the frontier into the rows it reaches (touched).
-func (r *hostRun[X, A]) pushGather() {
-	if r.yDirty {
-		par.Blocks(r.n, func(_, lo, hi int) {
-			for v := lo; v < hi; v++ {
-				r.y[v] = r.identity
-			}
-		})
-		r.yDirty = false
-	}
-	ps := &spmv.Push[X, A]{M: r.push.Matrix, X: r.x, Y: r.y, Frontier: r.frontier, Wants: r.wants, Touched: r.touched}
-	sr := semiring[X, A]{r.p.Gather, r.p.Reduce}
-	words := r.frontier.NumWords()
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < par.Workers(); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				lo := int(next.Add(pushChunk)) - pushChunk
-				if lo >= words {
-					return
-				}
-				spmv.Words(sr, ps, lo, min(lo+pushChunk, words))
-			}
-		}()
-	}
-	wg.Wait()
-}
-
-// pushApply is a push's APPLY: Update of the touched rows only.
-func (r *hostRun[X, A]) pushApply() {
-	words := r.frontier.NumWords()
-	// APPLY over the touched rows only; y returns to the identity there.
-	par.Blocks(words, func(w, lo, hi int) {
-		st, t := &r.steps[w], tally{}
-		r.touched.ForEachInWords(lo, hi, func(v int32) {
-			if r.p.Update(v, r.y[v], &r.x[v], st) {
-				r.activate(&t, v)
-			}
-			r.y[v] = r.identity
-		})
-		r.touched.ClearRange(lo, hi)
-		r.tallies[w] = t
-	})
-}

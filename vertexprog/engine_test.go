@@ -177,7 +177,8 @@ func TestDeltaIsChecked(t *testing.T) {
 			t.Errorf("delta %v (idempotent %v): error %v", c.delta, c.idem, err)
 		}
 	}
-	// The CPU engine defers nothing: the same supersteps as without.
+	// Without a Priority the CPU engine defers nothing: the same
+	// supersteps as without Delta.
 	want, err := vertexprog.Run(g, vertexprog.Program[uint32, uint32](reach{}), vertexprog.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -185,7 +185,7 @@ func (a *MultisetAdapter[X, K, A]) pullRows(p *spmv.Pull[X, A], bounds []int) {
 		defer a.give(b)
 		for r := lo; r < hi; r++ {
 			v := int32(r)
-			if wants != nil && !wants(v) {
+			if wants != nil && !wants.Wants(v) {
 				continue
 			}
 			if n := m.RowLen(r); cap(b.elems) < n {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/hpgraph/hpgraph/bitmask"
 	"github.com/hpgraph/hpgraph/hyb"
-	"github.com/hpgraph/hpgraph/internal/par"
 )
 
 // The partitioned run (partition.go says what a part is): its start,
@@ -199,17 +198,7 @@ func runParts[X, A any](g *Graph, p Program[X, A], opt Options, parts int) (*Res
 			return nil, err
 		}
 		r.identity = p.Identity()
-		if f, ok := p.(RowFilter); ok {
-			r.wants = f.Wants
-		}
-		if e, ok := p.(EarlyExit[A]); ok {
-			r.done = e.Done
-		}
-		if rg, ok := p.(RowGatherer[X, A]); ok && !opt.PerEdge {
-			r.gatherRow = rg.GatherRow
-		}
-		r.steps = newSteps(par.Workers(), spec.Aggregators)
-		r.tallies = make([]tally, par.Workers())
+		r.optional(opt)
 		runs[i] = r
 	}
 	if runs[0].push != nil {
@@ -257,14 +246,16 @@ func runParts[X, A any](g *Graph, p Program[X, A], opt Options, parts int) (*Res
 	if pb != nil {
 		return runDeviceParts(g, p, opt, pb, pt, runs, res, t0)
 	}
-	for _, r := range runs {
+	steppers := make([]*cpuStepper[X, A], len(runs))
+	for i, r := range runs {
 		r.materialize()
+		steppers[i] = newCPUStepper(r, opt, true)
 	}
 	sm, err := newSums(p, opt.Comm)
 	if err != nil {
 		return nil, err
 	}
-	cp := &cpuParts[X, A]{runs: runs, pt: pt, comm: opt.Comm, base: rank * local, prev: prev, xsize: int(unsafe.Sizeof(*new(X))), sums: sm}
+	cp := &cpuParts[X, A]{runs: steppers, pt: pt, comm: opt.Comm, base: rank * local, prev: prev, xsize: int(unsafe.Sizeof(*new(X))), sums: sm}
 	res.Preprocess = time.Since(t0)
 	t1 := time.Now()
 	if err := loop(h0, cp, opt, res); err != nil {
@@ -340,7 +331,7 @@ type inDegreesKey struct{}
 // the path every partitioned run takes, checked against the whole-graph
 // run where no device is.
 type cpuParts[X, A any] struct {
-	runs  []*hostRun[X, A]
+	runs  []*cpuStepper[X, A]
 	pt    Partition
 	comm  Comm
 	base  int       // the first local part's index
@@ -375,6 +366,7 @@ func (c *cpuParts[X, A]) step(it int, dir Direction) (int, int64, error) {
 	for i, r := range c.runs {
 		t := time.Now()
 		msgs[i].active, msgs[i].edges = r.applyPhase(dir)
+		r.frontierToBits()
 		msgs[i].aggs = foldSteps(r.steps)
 		c.part[i].Compute += time.Since(t)
 	}
@@ -397,7 +389,9 @@ func (c *cpuParts[X, A]) step(it int, dir Direction) (int, int64, error) {
 			}
 			c.part[i].ExchangeBytes += int64(len(m.blob))
 		}
-		r.activeCount = active
+		// (the whole run's counts: the next superstep's direction and
+		// work, as in a whole-graph run)
+		r.activeCount, r.edges = active, edges
 		c.part[i].Exchange += time.Since(t) / time.Duration(len(c.runs))
 	}
 	return active, edges, nil

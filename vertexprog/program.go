@@ -132,11 +132,17 @@ type Spec struct {
 	// all neighbours, like PageRank, where "active" only decides when to stop.
 	GatherAll bool
 	// Idempotent declares that gathering again from a neighbour whose value
-	// did not change since v last gathered it never changes v (min- and
-	// max-like programs: components, shortest and widest paths; not BFS,
-	// whose accumulator is the parent). The CPU engine then drops the
-	// x_bitmask test when most vertices are active: a dense frontier is
-	// cheaper to pull unmasked.
+	// did not change since v last gathered it never changes v, and that
+	// what v gathered once Update has taken in never matters again:
+	// Update(v, Reduce(old, new)) after Update(v, old) does what
+	// Update(v, new) would (min- and max-like programs whose Update keeps
+	// the better of acc and *x: components, shortest and widest paths; not
+	// BFS, whose accumulator is the parent). The CPU engine then drops the
+	// x_bitmask test when most vertices are active (a dense frontier is
+	// cheaper to pull unmasked), and keeps a vertex's accumulator from one
+	// superstep to the next instead of resetting it to the identity, so
+	// that a push that does not better it changes nothing and costs no
+	// Update (GAP's SSSP compares with the distance so).
 	Idempotent bool
 	// Aggregators declares global values that Update (and Init) contribute
 	// to with Step.Add and read, one superstep later, with Step.Aggregate.
@@ -150,8 +156,10 @@ type Spec struct {
 	// fewer edges on high-diameter graphs. Only for Sparse, Idempotent
 	// programs whose result does not depend on the order in which active
 	// vertices are processed (a vertex's value and priority only drop:
-	// shortest paths). Supersteps and per-superstep reports then differ
-	// between backends (the CPU engine defers nothing); results do not.
+	// shortest paths). The CPU engine delta-steps too, with buckets a
+	// sixteenth as wide (and on every frontier): a CPU's few cores favour
+	// less redundant work over wider frontiers. Supersteps and
+	// per-superstep reports then differ between backends; results do not.
 	Delta float64
 	// Components declares min-label propagation over the weakly
 	// connected components: Gather folds the smaller of acc and xu,
@@ -218,7 +226,9 @@ type RangeIniter[X any] interface {
 
 // RowFilter is implemented by programs for which some vertices take no
 // input in a superstep (BFS: the visited ones). Rows that Wants rejects are
-// neither gathered nor updated.
+// neither gathered nor updated. Wants(v) may read only v's own state, what
+// Init and Update(v) write: the CPU engine keeps its answers in a bitmask
+// and asks again only after Update(v).
 type RowFilter interface {
 	Wants(v int32) bool
 }
@@ -235,6 +245,56 @@ type RowGatherer[X, A any] interface {
 	GatherRow(acc A, v int32, nbrs []int32, w []float32, x []X) A
 }
 
+// ListUpdater is implemented by programs that update a list of vertices
+// in one call: APPLY as a plain loop the compiler can optimize, instead
+// of one Update call through the Program interface per vertex (a call
+// costs more than a BFS's or a PageRank's Update itself does). UpdateList
+// must do what Update(v, acc[v], &x[v], s) would for each v of vs in turn,
+// append to active the vertices for which Update would return true, in
+// vs's order, and return it; acc and x are indexed by vertex. The CPU
+// engine calls it concurrently for disjoint lists, each with its own
+// Step; vptest checks it against Update (Options.PerEdge).
+type ListUpdater[X, A any] interface {
+	UpdateList(vs []int32, acc []A, x []X, s *Step, active []int32) []int32
+}
+
+// ListFilter is implemented by RowFilter programs that answer Wants for a
+// list of vertices in one call: WantsList must append to out the vertices
+// of vs that Wants accepts, in vs's order, and return it.
+type ListFilter interface {
+	WantsList(vs []int32, out []int32) []int32
+}
+
+// BlockGatherer is implemented by programs that fold every row of a
+// block of rows in one call: the whole of an unmasked pull (PageRank's)
+// as the program's own loop over a CSR, which the processor runs rows
+// into each other, instead of a GatherRow call per row. GatherBlock must
+// set, for each row v in [lo, hi), y[v] to what folding Gather from id
+// over the row's neighbours col[ptr[v]:ptr[v+1]] in order would (w, when
+// not nil, holding the weights at the same indices; every weight 1 when
+// nil): GatherRow(id, v, col[ptr[v]:ptr[v+1]], w[ptr[v]:ptr[v+1]], x).
+// The CPU engine uses it for pulls over every row, unmasked, without
+// early exit; vptest checks it against Gather (Options.PerEdge).
+type BlockGatherer[X, A any] interface {
+	GatherBlock(lo, hi int32, ptr []int64, col []int32, w []float32, x []X, y []A, id A)
+}
+
+// Contributor is implemented by programs whose Gather is a Reduce the
+// engine knows of a contribution that depends on the edge's source alone
+// (a semiring's multiply and add): Gather(acc, v, u, xu, w) is
+// ReduceOp's fold of acc and c, c the contribution of u's edge of weight
+// w; ReduceOp is Min or Max (Go's built-in min and max) or Sum (+), and
+// A's underlying type is int32, uint32, int64, uint64, float32 or
+// float64. Contributions sets out[i] to the contribution of u's edge of
+// weight w[i] (every weight 1 where w is nil). A CPU push then makes one
+// call a pushed row and folds each edge itself, a compare and a
+// compare-and-swap, instead of a Gather call an edge; vptest checks it
+// against Gather (Options.PerEdge).
+type Contributor[X, A any] interface {
+	ReduceOp() Aggregator
+	Contributions(u int32, xu X, w []float32, out []A)
+}
+
 // EarlyExit is implemented by programs whose accumulator can be decided
 // before all neighbours are seen (bottom-up BFS stops at the first parent).
 // Done must hold for every accumulator, partial or whole, that decides the
@@ -243,12 +303,12 @@ type EarlyExit[A any] interface {
 	Done(acc A) bool
 }
 
-// Prioritizer is implemented by programs that run by delta-stepping on a
-// device backend (Spec.Delta > 0): Priority is the Go form of the device
-// code's vp_priority, the order vertices run in (lower first; a shortest
-// path's distance: the priority of v with value x). devgen translates it
-// to vp_priority. The CPU engine defers nothing and never calls it;
-// results do not depend on it, only the order of the device's work.
+// Prioritizer is implemented by programs that run by delta-stepping
+// (Spec.Delta > 0): Priority is the order vertices run in (lower first; a
+// shortest path's distance: the priority of v with value x), which the
+// CPU engine calls and devgen translates to the device code's
+// vp_priority. Results do not depend on it, only the order of the work;
+// without it the CPU engine defers nothing.
 type Prioritizer[X any] interface {
 	Priority(v int32, x X) float32
 }

@@ -92,10 +92,8 @@ func flagError(err error) error {
 
 // checkParamFlags refuses the algorithm flags given (fs's changed ones)
 // that none of the apps to run takes (run bfs --damping 0.5 ran and said
-// nothing, where serve refuses the parameter), and those only a device
-// reads (--delta) where every backend is the CPU, which would ignore them.
-func checkParamFlags(fs *pflag.FlagSet, selected []*apps.App, backends []string) error {
-	allCPU := !slices.ContainsFunc(backends, func(b string) bool { return !onCPU(b) })
+// nothing, where serve refuses the parameter).
+func checkParamFlags(fs *pflag.FlagSet, selected []*apps.App) error {
 	names := make([]string, len(selected))
 	for i, a := range selected {
 		names[i] = a.Name
@@ -110,9 +108,6 @@ func checkParamFlags(fs *pflag.FlagSet, selected []*apps.App, backends []string)
 				return fmt.Errorf("--%s: %s takes no --%s (it takes %s)", name, selected[0].Name, name, flagList(selected[0]))
 			}
 			return fmt.Errorf("--%s: none of %s takes it", name, andList(names))
-		}
-		if prm.ForDevice() && allCPU {
-			return fmt.Errorf("--%s: only a GPU reads it (the cpu backend defers nothing), and every run here is on the cpu backend", name)
 		}
 	}
 	return nil

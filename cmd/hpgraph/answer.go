@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hpgraph/hpgraph/apps"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/datasets/gen"
 	"github.com/hpgraph/hpgraph/vertexprog"
@@ -65,21 +66,25 @@ type deviceSetup struct {
 	done    chan struct{}
 	took    time.Duration // Warm's own time
 	err     error
-	// skipped says why nothing was started: "--backend cpu", or why
-	// auto has no device here (no driver, no GPU, ...).
+	// skipped says why no device was set up: "--backend cpu", or, once
+	// done, why auto has no device here (no driver, no GPU, ...).
 	skipped string
 }
 
 // startDeviceSetup starts opening the backend when it may be a device
-// (--backend cuda, or auto where a GPU can run); otherwise it does
-// nothing and says why.
+// (--backend cuda, or auto where a device backend's probe finds what it
+// needs: vertexprog.DeviceMayRun); otherwise it does nothing and says
+// why. Where auto's device may open, whether it did is known when the
+// set-up ends, not before: the load, and a race's CPU run, start while a
+// GPU opens (asking first would wait for its driver and context).
 func startDeviceSetup(backend string) *deviceSetup {
 	s := &deviceSetup{done: make(chan struct{})}
-	switch why := noDevice(backend); {
+	switch {
 	case backend != "auto" && backend != "cuda":
 		s.skipped = "--backend " + backend
-	case why != "":
-		s.skipped = "--backend auto: " + why
+	case backend == "auto" && !vertexprog.DeviceMayRun():
+		// (no device backend can open: asking them why takes no time)
+		s.skipped = "--backend auto: " + noDevice(backend)
 	}
 	if s.skipped != "" {
 		close(s.done)
@@ -90,6 +95,9 @@ func startDeviceSetup(backend string) *deviceSetup {
 		t0 := time.Now()
 		s.err = vertexprog.Warm(backend)
 		s.took = time.Since(t0)
+		if why := noDevice(backend); why != "" { // (opened, or failed, by now)
+			s.skipped = "--backend auto: " + why
+		}
 		close(s.done)
 	}()
 	return s
@@ -129,6 +137,26 @@ func (s *deviceSetup) join() time.Duration {
 	t0 := time.Now()
 	<-s.done
 	return time.Since(t0)
+}
+
+// answerApp runs the one answer of a run (no batch, one run) as
+// vertexprog.PlanAnswer says: raced between the CPU and a device where
+// --backend auto may go either way (the CPU at once, the device once it
+// has opened; the first answer wins), else on opt's backend. why says
+// which backend answered and why; raced that a race answered, whose other
+// side the process need not wait for (a device still opening stops with
+// the process).
+func answerApp(alg *apps.App, g *vertexprog.Graph, q params, opt vertexprog.Options) (o *outcome, why string, raced bool, err error) {
+	plan := vertexprog.PlanAnswer(alg.Program, g, opt)
+	if !plan.Race {
+		o, err = runApp(alg, g, q, opt)
+		if err != nil || plan.Backend != "auto" || o.run.Backend == "cpu" {
+			plan.Why = "" // (the backend asked for, or the CPU for want of a device)
+		}
+		return o, plan.Why, false, err
+	}
+	o, rep, err := vertexprog.Race(opt, func(o vertexprog.Options) (*outcome, error) { return runApp(alg, g, q, o) })
+	return o, rep.Why, true, err
 }
 
 // sourceSpec is run's --src: nothing (the highest-degree vertex), ids in

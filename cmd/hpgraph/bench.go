@@ -107,7 +107,9 @@ func findBenchBackends(list string) ([]string, error) {
 	var out []string
 	for _, name := range strings.Split(list, ",") {
 		name = strings.TrimSpace(name)
-		if !slices.Contains(avail, name) {
+		// (auto: what a user who does not choose gets; its --answer rows
+		// race the CPU against the device)
+		if !slices.Contains(avail, name) && name != "auto" {
 			err := fmt.Errorf("--backend: %q is not available here (available: %s)", name, strings.Join(avail, ", "))
 			if why := vertexprog.Warm(name); why != nil { // no driver, no device, ...
 				err = fmt.Errorf("%w: %v", err, why)
@@ -428,6 +430,9 @@ var deviceDescribers = map[string]func() (vertexprog.DeviceInfo, error){}
 
 // describeBackend returns what the record says about a backend's device.
 func describeBackend(name string, copyBytes int) deviceJSON {
+	if name == "auto" { // (the first device that can run here, else the host)
+		name = vertexprog.Backends()[len(vertexprog.Backends())-1]
+	}
 	if name == "cpu" {
 		return describeHost(copyBytes)
 	}
@@ -629,7 +634,7 @@ from a file; the file is then in the page cache. Algorithms:
 			for _, a := range selected {
 				benchApps = append(benchApps, a.app)
 			}
-			if err := checkParamFlags(cmd.Flags(), benchApps, backends); err != nil {
+			if err := checkParamFlags(cmd.Flags(), benchApps); err != nil {
 				return err
 			}
 			if runs < 1 {
@@ -765,7 +770,7 @@ from a file; the file is then in the page cache. Algorithms:
 	// defaults and help say otherwise for run.
 	bf := f.Lookup("backend")
 	// (Not vertexprog.Backends() here: that would start the GPU for every command.)
-	bf.Usage = "comma-separated backends (cpu, cuda), or all: every backend that can run here (cpu, and cuda in a GPU build on a machine with a GPU)"
+	bf.Usage = "comma-separated backends (cpu, cuda, auto: what run picks, whose --answer rows race the CPU against the device), or all: every backend that can run here (cpu, and cuda in a GPU build on a machine with a GPU)"
 	bf.DefValue = "all"
 	ef.backend = "all"
 	wf := f.Lookup("weights")
@@ -851,7 +856,7 @@ func benchOne(bg *benchGraph, a benchAlgo, backend string, base vertexprog.Optio
 		}
 		return r
 	}
-	if !a.app.Device() && backend != "cpu" {
+	if !a.app.Device() && backend != "cpu" && backend != "auto" {
 		r.Skipped = fmt.Sprintf("%s has no device code: it runs on the cpu backend only", a.name)
 		return r
 	}

@@ -54,7 +54,11 @@ type answerJSON struct {
 	HostPeakBytes   int64   `json:"host_peak_bytes"`
 	FileBytes       int64   `json:"file_bytes"`
 	DevicePeakBytes int64   `json:"device_peak_bytes,omitempty"`
-	Error           string  `json:"error,omitempty"`
+	// AnsweredBy is the backend that answered in the last process, and
+	// AnsweredWhy why (--backend auto: a race, or the device alone).
+	AnsweredBy  string `json:"answered_by"`
+	AnsweredWhy string `json:"answered_why,omitempty"`
+	Error       string `json:"error,omitempty"`
 }
 
 // answerFlags are bench's --answer options.
@@ -189,6 +193,7 @@ func measureAnswer(exe string, args []string, file string, runs int) *answerJSON
 	a.HostPeakBytes = int64(med(func(r record) float64 { return float64(r.HostPeakBytes) }))
 	a.DevicePeakBytes = int64(med(func(r record) float64 { return float64(r.DevicePeakBytes) }))
 	a.FileBytes = recs[0].FileBytes
+	a.AnsweredBy, a.AnsweredWhy = recs[len(recs)-1].Backend, recs[len(recs)-1].BackendWhy
 	return a
 }
 
@@ -204,7 +209,7 @@ func printAnswers(out io.Writer, rec *benchRecord) {
 	}
 	fmt.Fprintf(out, "\ntime to answer: fresh processes `hpgraph run ALGO FILE --backend B`, %d each; wall = spawn to exit, median [min, max]; the parts are medians of what the processes report (answer = their package main's start to the result; set-up overlaps the load, hidden = the part the load hid)\n", rec.Settings.Runs)
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(w, "graph\talgo\tbackend\twall ms\tmin\tmax\tanswer ms\tload\t(relabel)\tset-up\t(hidden)\tprep\tcompute\tcopy back\toutput\thost peak MiB\tx file\tdevice peak MiB\t\n")
+	fmt.Fprintf(w, "graph\talgo\tbackend\tanswered by\twall ms\tmin\tmax\tanswer ms\tload\t(relabel)\tset-up\t(hidden)\tprep\tcompute\tcopy back\toutput\thost peak MiB\tx file\tdevice peak MiB\t\n")
 	var notes []string
 	for _, r := range rec.Results {
 		a := r.Answer
@@ -212,7 +217,7 @@ func printAnswers(out io.Writer, rec *benchRecord) {
 			continue
 		}
 		if a.Error != "" {
-			fmt.Fprintf(w, "%s\t%s\t%s\tFAIL%s\n", r.Graph, r.Algorithm, r.Backend, strings.Repeat("\t-", 14)+"\t")
+			fmt.Fprintf(w, "%s\t%s\t%s\tFAIL%s\n", r.Graph, r.Algorithm, r.Backend, strings.Repeat("\t-", 15)+"\t")
 			notes = append(notes, fmt.Sprintf("FAIL %s %s %s (time to answer): %s", r.Graph, r.Algorithm, r.Backend, a.Error))
 			continue
 		}
@@ -223,8 +228,11 @@ func printAnswers(out io.Writer, rec *benchRecord) {
 		if a.DevicePeakBytes > 0 {
 			dev = fmt.Sprintf("%.0f", float64(a.DevicePeakBytes)/(1<<20))
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.2f\t%.3f\t%.2f\t%.2f\t%.0f\t%s\t%s\t\n",
-			r.Graph, r.Algorithm, r.Backend, a.MedianMS, a.MinMS, a.MaxMS, a.AnswerMS, a.LoadMS, a.RelabelMS,
+		if a.AnsweredWhy != "" {
+			notes = append(notes, fmt.Sprintf("%s %s %s: answered by %s (%s)", r.Graph, r.Algorithm, r.Backend, a.AnsweredBy, a.AnsweredWhy))
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.2f\t%.3f\t%.2f\t%.2f\t%.0f\t%s\t%s\t\n",
+			r.Graph, r.Algorithm, r.Backend, a.AnsweredBy, a.MedianMS, a.MinMS, a.MaxMS, a.AnswerMS, a.LoadMS, a.RelabelMS,
 			a.SetupMS, a.SetupHiddenMS, a.PreprocessMS, a.ComputeMS, a.CopyBackMS, a.OutputMS,
 			float64(a.HostPeakBytes)/(1<<20), ratio, dev)
 	}

@@ -36,9 +36,8 @@ func TestFlagHelpShowsNoValueForBooleans(t *testing.T) {
 }
 
 // A flag the algorithm does not take is refused, with what it takes
-// (serve refuses the same parameter), as is --delta where every run is on
-// the CPU, which defers nothing; verify and bench refuse a flag none of
-// their algorithms takes. verify checks all its inputs before running any
+// (serve refuses the same parameter); verify and bench refuse a flag none
+// of their algorithms takes. verify checks all its inputs before running any
 // and the parameters, so a bad one fails at once.
 func TestUnusedFlagsRefused(t *testing.T) {
 	g := filepath.Join("..", "..", "datasets", "testdata", "karate.mtx")
@@ -49,7 +48,6 @@ func TestUnusedFlagsRefused(t *testing.T) {
 		{[]string{"run", "bfs", g, "--damping", "0.5"}, "bfs takes no --damping (it takes --src and --max-iter)"},
 		{[]string{"run", "bfs", g, "--precision", "float32"}, "bfs takes no --precision"},
 		{[]string{"run", "cc", g, "--iterations", "3"}, "cc takes no --iterations"},
-		{[]string{"run", "sssp", g, "--delta", "2", "--backend", "cpu"}, "--delta: only a GPU reads it"},
 		{[]string{"run", "pagerank-ldbc", g, "--iterations", "0"}, "--iterations 0: want 1 or more"},
 		{[]string{"verify", "--algo", "bfs,cc", g, "--damping", "0.5"}, "--damping: none of bfs and cc takes it"},
 		{[]string{"verify", "--algo", "pagerank-ldbc", g, "--iterations", "0"}, "--iterations 0: want 1 or more"},

@@ -110,6 +110,7 @@ type queryJSON struct {
 type answerTimes struct {
 	answer, start, load, read, relabel, setup, setupWait, preprocess, compute, finish, output, validate time.Duration
 	setupStarted, relabelled                                                                            bool
+	setupOpen                                                                                           bool // (still opening when a race's CPU answered)
 	setupSkipped                                                                                        string
 	hostPeak, file, devicePeak                                                                          int64
 	runsNote                                                                                            string
@@ -137,7 +138,7 @@ func newRun() *cobra.Command {
 			at.start = time.Since(processStart)
 			// Open the device first thing, so that it overlaps the load.
 			setup := startDeviceSetup(ef.backend)
-			at.setupStarted, at.setupSkipped = setup.started, setup.skipped
+			at.setupStarted = setup.started
 			alg, err := findAlgorithm(args[0])
 			if err != nil {
 				return err
@@ -145,7 +146,7 @@ func newRun() *cobra.Command {
 			if err := prepareLDBC(cmd.Flags(), args[1], alg, &lf, &prm, &srcText); err != nil {
 				return err
 			}
-			if err := checkParamFlags(cmd.Flags(), []*apps.App{alg}, []string{ef.backend}); err != nil {
+			if err := checkParamFlags(cmd.Flags(), []*apps.App{alg}); err != nil {
 				return err
 			}
 			if runs < 1 {
@@ -271,12 +272,21 @@ func newRun() *cobra.Command {
 			}
 			var last *outcome
 			var perQuery []float64
+			// One answer: --backend auto may race the CPU against the
+			// device (answerApp).
+			run, raced := runApp, false
+			if !batch && runs == 1 {
+				run = func(alg *apps.App, g *vertexprog.Graph, q params, opt vertexprog.Options) (o *outcome, err error) {
+					o, rec.BackendWhy, raced, err = answerApp(alg, g, q, opt)
+					return o, err
+				}
+			}
 			for qi, q := range queries {
 				var walls []float64
 				var o *outcome
 				for range runs {
 					t0 := time.Now()
-					if o, err = runApp(alg, g, q, opt); err != nil {
+					if o, err = run(alg, g, q, opt); err != nil {
 						if batch {
 							return fmt.Errorf("src %d: %w", q.src, err)
 						}
@@ -316,8 +326,15 @@ func newRun() *cobra.Command {
 				last = o
 			}
 			stopProgress()
-			at.setupWait += setup.join() // (the runs waited for it already)
-			at.setup = setup.took
+			if raced && !setup.finished() {
+				at.setupOpen = true // (the CPU answered first: no waiting for it)
+			} else {
+				at.setupWait += setup.join() // (the runs waited for it already)
+				at.setup = setup.took
+				if setup.skipped != "" { // (no device opened: none was set up)
+					at.setupStarted, at.setupSkipped = false, setup.skipped
+				}
+			}
 			rec.finish()
 			t0 := time.Now()
 			if batch {
@@ -329,8 +346,8 @@ func newRun() *cobra.Command {
 				fmt.Fprintf(out, "%d queries on backend %s in %.1f ms: per query median %.3f ms, min %.3f, max %.3f; PREPROCESS %.2f ms (once, in the first query)\n",
 					len(queries), last.run.Backend, sum, med, lo, hi, rec.PreprocessMS)
 			} else {
-				fmt.Fprintf(out, "%s on %s (%d vertices, %d edges, %s), backend %s\n",
-					alg.Name, args[1], d.N, rec.edges, edgeCountRule(d), last.run.Backend)
+				fmt.Fprintf(out, "%s on %s (%d vertices, %d edges, %s), backend %s%s\n",
+					alg.Name, args[1], d.N, rec.edges, edgeCountRule(d), last.run.Backend, parenthesized(rec.BackendWhy))
 				fmt.Fprintf(out, "result: %s\n", last.summary)
 				first := "first run"
 				if runs == 1 {
@@ -400,6 +417,14 @@ func newRun() *cobra.Command {
 	return cmd
 }
 
+// parenthesized is " (s)", or "" for an empty s.
+func parenthesized(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " (" + s + ")"
+}
+
 // fmtMS formats milliseconds with about three significant digits.
 func fmtMS(d time.Duration) string {
 	x := ms(d)
@@ -431,6 +456,8 @@ func (a answerTimes) line() string {
 	switch {
 	case !a.setupStarted:
 		fmt.Fprintf(&b, "no device set-up (%s), ", a.setupSkipped)
+	case a.setupOpen:
+		b.WriteString("device set-up still opening when the CPU answered (not waited for), ")
 	case a.setupWait <= 0:
 		fmt.Fprintf(&b, "device set-up %s (beside the load and PREPROCESS, all hidden), ", fmtMS(a.setup))
 	default:
@@ -477,7 +504,11 @@ type record struct {
 	Algorithm string         `json:"algorithm"`
 	Params    map[string]any `json:"params"`
 	Backend   string         `json:"backend"`
-	LoadMS    float64        `json:"load_ms"`
+	// BackendWhy says why the answer came from Backend, where --backend
+	// auto chose (a race between the CPU and a device, or the device
+	// alone), for one answer (no batch, --runs 1).
+	BackendWhy string  `json:"backend_why,omitempty"`
+	LoadMS     float64 `json:"load_ms"`
 	// ReadMS and RelabelMS split LoadMS: reading and cleaning the graph,
 	// and renumbering it (--relabel).
 	ReadMS       float64   `json:"read_ms"`

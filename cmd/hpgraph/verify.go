@@ -39,7 +39,7 @@ including a graph that cannot be loaded.`,
 				}
 				selected = append(selected, a)
 			}
-			if err := checkParamFlags(cmd.Flags(), selected, []string{ef.backend}); err != nil {
+			if err := checkParamFlags(cmd.Flags(), selected); err != nil {
 				return err
 			}
 			// The parameters are every run's: a bad one fails before any

@@ -50,7 +50,10 @@ func TestDynamicCoversEachIndexOnce(t *testing.T) {
 			n = 0
 		}
 		seen := make([]int32, n)
-		Dynamic(b, func(lo, hi int) {
+		DynamicW(b, func(w, lo, hi int) {
+			if w < 0 || w >= Workers() {
+				t.Errorf("worker %d of %d", w, Workers())
+			}
 			for i := lo; i < hi; i++ {
 				atomic.AddInt32(&seen[i], 1)
 			}
@@ -58,6 +61,39 @@ func TestDynamicCoversEachIndexOnce(t *testing.T) {
 		for i, c := range seen {
 			if c != 1 {
 				t.Fatalf("%d parts: index %d visited %d times", parts, i, c)
+			}
+		}
+	}
+}
+
+// TestChunksCoverEachIndexOnce: every index once, whatever the chunk
+// and worker counts, chunks of the size asked (the last shorter), and a
+// single chunk on the caller's goroutine.
+func TestChunksCoverEachIndexOnce(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, procs := range []int{1, 3} {
+		runtime.GOMAXPROCS(procs)
+		for _, c := range []struct{ n, chunk int }{{0, 5}, {1, 1}, {7, 0}, {100, 7}, {100, 100}, {10007, 64}} {
+			seen := make([]int32, c.n)
+			var workers [8]atomic.Int32
+			Chunks(c.n, c.chunk, func(w, lo, hi int) {
+				workers[w].Add(1)
+				if hi-lo != max(c.chunk, 1) && hi != c.n {
+					t.Errorf("n=%d chunk=%d: a chunk [%d, %d)", c.n, c.chunk, lo, hi)
+				}
+				for i := lo; i < hi; i++ {
+					atomic.AddInt32(&seen[i], 1)
+				}
+			})
+			for i, s := range seen {
+				if s != 1 {
+					t.Fatalf("procs=%d n=%d chunk=%d: index %d visited %d times", procs, c.n, c.chunk, i, s)
+				}
+			}
+			for w := procs; w < len(workers); w++ {
+				if workers[w].Load() != 0 {
+					t.Errorf("procs=%d: worker %d ran", procs, w)
+				}
 			}
 		}
 	}

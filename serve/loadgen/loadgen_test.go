@@ -123,9 +123,8 @@ func TestMix(t *testing.T) {
 	_, url := newServer(t, nil)
 	mix := []string{"bfs", "sssp", "pagerank", "pagerank-ldbc", "cc", "tc", "bfs"}
 	r, err := Run(context.Background(), Config{URL: url, Graph: "k8", Algos: mix, Sources: "random",
-		// (iterations to pagerank-ldbc alone, max_iter to all; not delta:
-		// a server on the cpu backend refuses it, only a GPU reads it)
-		Params: json.RawMessage(`{"iterations": 3, "max_iter": 100}`), Clients: 4, Queries: 4 * 40, Duration: 2 * time.Minute})
+		// (iterations to pagerank-ldbc alone, delta to sssp, max_iter to all)
+		Params: json.RawMessage(`{"iterations": 3, "delta": 0, "max_iter": 100}`), Clients: 4, Queries: 4 * 40, Duration: 2 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hpgraph/hpgraph/vertexprog"
+)
+
+// openingDevice is a device backend whose opening (its first Available)
+// takes open, and which counts the runs started on it. It is available
+// only while on, so that other tests do not see it.
+type openingDevice struct {
+	on     atomic.Bool
+	once   sync.Once
+	open   time.Duration
+	starts atomic.Int32
+}
+
+func (d *openingDevice) Name() string { return "test-opening-device" }
+func (d *openingDevice) Available() error {
+	if !d.on.Load() {
+		return errors.New("only in TestRunRacesTheDevice")
+	}
+	d.once.Do(func() { time.Sleep(d.open) })
+	return nil
+}
+func (d *openingDevice) Start(*vertexprog.DeviceJob) (vertexprog.DeviceRun, error) {
+	d.starts.Add(1)
+	return nil, errors.New("the test device runs nothing")
+}
+
+var testOpening = &openingDevice{open: 400 * time.Millisecond}
+
+func init() { vertexprog.RegisterBackend(testOpening) }
+
+// TestRunRacesTheDevice: `run --backend auto` of one answer, while a
+// device takes longer to open than the CPU takes to answer, answers on
+// the CPU without waiting for the device, says so, writes what --backend
+// cpu writes, and starts nothing on the device once it has opened; the
+// record says why.
+func TestRunRacesTheDevice(t *testing.T) {
+	if gpuUnavailable() == nil {
+		t.Skip("a GPU is usable here: auto races it, not the test's device")
+	}
+	dir, g := kron10(t)
+	want := filepath.Join(dir, "cpu.txt")
+	if out, err := cudaCmd(t, "run", "bfs", g, "--backend", "cpu", "--out", want); err != nil {
+		t.Fatalf("--backend cpu: %v\n%s", err, out)
+	}
+	testOpening.on.Store(true)
+	defer testOpening.on.Store(false)
+	got, js := filepath.Join(dir, "auto.txt"), filepath.Join(dir, "auto.json")
+	t0 := time.Now()
+	out, err := cudaCmd(t, "run", "bfs", g, "--out", got, "--json", js)
+	took := time.Since(t0)
+	if err != nil {
+		t.Fatalf("--backend auto: %v\n%s", err, out)
+	}
+	if !regexp.MustCompile(`backend cpu \(raced: the CPU answered in [0-9.]+[µm]?s while the device was still opening`).MatchString(out) ||
+		!regexp.MustCompile(`device set-up still opening when the CPU answered`).MatchString(out) {
+		t.Errorf("the output does not say the CPU won the race:\n%s", out)
+	}
+	if took >= testOpening.open {
+		t.Errorf("the answer took %v: it waited for the device (%v to open)", took, testOpening.open)
+	}
+	a, _ := os.ReadFile(want)
+	b, _ := os.ReadFile(got)
+	if len(a) == 0 || string(a) != string(b) {
+		t.Errorf("the raced answer (%d bytes) differs from --backend cpu's (%d bytes)", len(b), len(a))
+	}
+	if r := readRecord(t, js); r.Backend != "cpu" || r.BackendWhy == "" {
+		t.Errorf("record: backend %q, why %q", r.Backend, r.BackendWhy)
+	}
+	time.Sleep(testOpening.open) // (the device opens: nothing may start on it)
+	if n := testOpening.starts.Load(); n != 0 {
+		t.Errorf("%d runs started on the device after the CPU answered", n)
+	}
+}

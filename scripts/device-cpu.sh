@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# Issue 41 on the GPU machine's 16 cores: the CPU backend against GAP on
+# the same graphs and cores, and the one-shot walls of --backend
+# auto/cuda/cpu against GAP's -n1. Run from the repository root after
+# `make gpu-bins` (bin/gpu/hpgraph) with GAP's sources in .peers/gapbs,
+# built there with make (never committed). Every step runs under timeout;
+# the whole takes under 8 minutes; logs go to $OUT (summary.txt is the
+# table, one line a row: "graph algo threads hpgraph_ms gap_ms ratio").
+#
+#   kron21, urand21 (GAP's -g21, -u21: the same edge sets as hpgraph gen),
+#   grid1000 (hpgraph's grid, converted for GAP through an edge list);
+#   sssp on the same weights, random 1-64 (hpgraph's, written as .wel);
+#   bfs and sssp from GAP's sources (--src gap:16, GAP -n16), per query
+#   medians; pagerank: one iteration (bench pagerank-iter; GAP pr -i10 -t0
+#   over 10); cc; tc (bench: hpgraph's PREPROCESS, the orientation, is not
+#   in its time; GAP's relabelling is in GAP's). hpgraph runs unrelabelled
+#   (--relabel none) where GAP does not relabel; tc as bench chooses.
+#   Threads: GOMAXPROCS for hpgraph, OMP_NUM_THREADS for GAP; 1 and 16.
+set -uo pipefail
+OUT=${OUT:-/tmp/hpgraph-device-cpu}
+H=${H:-bin/gpu/hpgraph}
+P=${P:-.peers/gapbs}
+G=${G:-/tmp/hpgraph-graphs}
+BUDGET=${BUDGET:-470} # seconds: steps past it are skipped
+S=${SCALE:-21}        # (a smaller SCALE tries the script out on a small machine)
+HI=${THREADS:-16}
+mkdir -p "$OUT" "$G"
+T0=$SECONDS
+step() { echo "== $* ($(date +%T), $((SECONDS - T0)) s)" | tee -a "$OUT/steps.log"; }
+left() { [ $((SECONDS - T0)) -lt "$BUDGET" ] || { echo "(budget spent: skipping $*)" | tee -a "$OUT/steps.log"; return 1; }; }
+med() { sort -g | awk '{a[NR]=$1} END { if (NR == 0) print "NA"; else if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2 }'; }
+gapms() { grep 'Trial Time' | awk -v d="${1:-1}" '{print $3*1000/d}' | med; } # GAP's trials, median ms (over d)
+row() { # graph algo threads hpgraph gap
+	awk -v g="$1" -v a="$2" -v t="$3" -v h="$4" -v x="$5" 'BEGIN { r = (h+0 > 0 && x+0 > 0) ? sprintf("%.2f", h/x) : "NA"; printf "%-9s %-8s %2s  hpgraph %9s ms  gap %9s ms  ratio %s\n", g, a, t, h, x, r }' | tee -a "$OUT/summary.txt"
+}
+[ -x "$H" ] || { echo "no $H: run make gpu-bins"; exit 1; }
+[ -x "$P/bfs" ] || { echo "no GAP binaries in $P: copy GAP's sources there and run make in it"; exit 1; }
+nproc; $H version | head -3
+: >"$OUT/summary.txt"
+
+step "graphs"
+[ -f $G/kron$S.hpg ] || timeout 60 $H gen kron --scale $S -o $G/kron$S.hpg >>"$OUT/gen.log" 2>&1
+[ -f $G/urand$S.hpg ] || timeout 60 $H gen uniform --scale $S -o $G/urand$S.hpg >>"$OUT/gen.log" 2>&1
+[ -f $G/grid1000.hpg ] || timeout 30 $H gen grid --rows 1000 --cols 1000 -o $G/grid1000.hpg >>"$OUT/gen.log" 2>&1
+[ -f $G/kron$S.sg ] || timeout 90 $P/converter -g$S -b $G/kron$S.sg >>"$OUT/gen.log" 2>&1
+[ -f $G/urand$S.sg ] || timeout 90 $P/converter -u$S -b $G/urand$S.sg >>"$OUT/gen.log" 2>&1
+if [ ! -f $G/grid1000.sg ]; then
+	timeout 30 $H convert $G/grid1000.hpg $G/grid1000.el --relabel none >>"$OUT/gen.log" 2>&1
+	grep -v '^#' $G/grid1000.el >$G/grid1000-gap.el && timeout 60 $P/converter -f $G/grid1000-gap.el -s -b $G/grid1000.sg >>"$OUT/gen.log" 2>&1
+	rm -f $G/grid1000.el $G/grid1000-gap.el
+fi
+# The same random weights 1-64 for both: hpgraph's, as an edge list.
+for g in kron$S urand$S grid1000; do
+	[ -f $G/$g.w.hpg ] && [ -f $G/$g.wsg ] && continue
+	left "weights of $g" || break
+	timeout 90 $H convert $G/$g.hpg $G/$g.w.el --weights random:1-64 --relabel none >>"$OUT/gen.log" 2>&1
+	timeout 60 $H convert $G/$g.w.el $G/$g.w.hpg --weights keep --relabel none >>"$OUT/gen.log" 2>&1
+	grep -v '^#' $G/$g.w.el >$G/$g.wel && timeout 120 $P/converter -f $G/$g.wel -s -wb $G/$g.wsg >>"$OUT/gen.log" 2>&1
+	rm -f $G/$g.w.el $G/$g.wel
+done
+ls -la $G >>"$OUT/gen.log"
+
+# hpgraph's per-query median (run --src gap:16) and bench's median.
+hpq() { grep 'per query median' | sed 's/.*median \([0-9.]*\).*/\1/'; }
+hpb() { grep 'cpu: median' | sed 's/.*median \([0-9.]*\).*/\1/'; }
+for t in $HI 1; do
+	export GOMAXPROCS=$t OMP_NUM_THREADS=$t
+	for g in kron$S urand$S grid1000; do
+		left "$g at $t threads" || break 2
+		step "$g, $t threads"
+		log="$OUT/$g-t$t.log"
+		h=$(timeout 120 $H run bfs $G/$g.hpg --src gap:16 --runs 3 --backend cpu --relabel none 2>&1 | tee -a "$log" | hpq)
+		x=$(timeout 60 $P/bfs -f $G/$g.sg -n16 2>&1 | tee -a "$log" | gapms)
+		row $g bfs $t "$h" "$x"
+		if [ -f $G/$g.w.hpg ]; then
+			n=16; [ "$t" = 1 ] && n=4
+			h=$(timeout 150 $H run sssp $G/$g.w.hpg --weights keep --src gap:$n --backend cpu --relabel none 2>&1 | tee -a "$log" | hpq)
+			x=$(timeout 150 $P/sssp -f $G/$g.wsg -n$n -d2 2>&1 | tee -a "$log" | gapms)
+			row $g sssp $t "$h" "$x"
+		fi
+		h=$(timeout 90 $H bench $G/$g.hpg --backend cpu --algo pagerank-iter --relabel none --runs 5 2>&1 | tee -a "$log" | hpb)
+		x=$(timeout 90 $P/pr -f $G/$g.sg -i10 -t0 -n3 2>&1 | tee -a "$log" | gapms 10)
+		row $g pr-iter $t "$h" "$x"
+		h=$(timeout 60 $H bench $G/$g.hpg --backend cpu --algo cc --relabel none --runs 5 2>&1 | tee -a "$log" | hpb)
+		x=$(timeout 60 $P/cc -f $G/$g.sg -n5 2>&1 | tee -a "$log" | gapms)
+		row $g cc $t "$h" "$x"
+		if [ "$t" = "$HI" ] || [ $g != kron$S ]; then # (kron21's on one core: a minute each)
+			h=$(timeout 120 $H bench $G/$g.hpg --backend cpu --algo tc --runs 2 2>&1 | tee -a "$log" | hpb)
+			x=$(timeout 120 $P/tc -f $G/$g.sg -n2 2>&1 | tee -a "$log" | gapms)
+			row $g tc $t "$h" "$x"
+		fi
+	done
+done
+unset GOMAXPROCS OMP_NUM_THREADS
+
+# One-shot walls, fresh processes, kron21: spawn to exit.
+wall() { # seconds of one command, its output appended to $OUT/answer.log
+	local t0=$EPOCHREALTIME
+	"$@" >>"$OUT/answer.log" 2>&1
+	awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f\n", b - a }'
+}
+walls() { # label, then the command: the median of 3 walls
+	local label=$1 w
+	shift
+	w=$(for i in 1 2 3; do wall timeout 60 "$@"; done | med)
+	printf "%-44s %s s\n" "$label" "$w" | tee -a "$OUT/summary.txt"
+}
+if left "one-shot walls"; then
+	step "one-shot walls, kron$S (median of 3 fresh processes)"
+	$H run bfs $G/kron$S.hpg --backend cuda >/dev/null 2>&1 # (kernel caches filled once)
+	for a in bfs cc sssp "pagerank-ldbc --precision float32" tc; do
+		left "walls of $a" || break
+		w=""
+		[ "$a" = sssp ] && w="--weights random:1-64"
+		for b in auto cuda cpu; do
+			# shellcheck disable=SC2086
+			walls "hpgraph run $a --backend $b" $H run $a $G/kron$S.hpg --backend $b $w
+		done
+		grep -E '^[a-z-]+ on .*backend' "$OUT/answer.log" | tail -3 | sed 's/^/    /' | tee -a "$OUT/summary.txt"
+	done
+	walls "gap bfs -n1" $P/bfs -f $G/kron$S.sg -n1
+	walls "gap cc -n1" $P/cc -f $G/kron$S.sg -n1
+	walls "gap sssp -n1 -d2 (weights 1-64)" $P/sssp -f $G/kron$S.wsg -n1 -d2
+	walls "gap pr -n1" $P/pr -f $G/kron$S.sg -n1
+	left "gap tc" && walls "gap tc -n1" $P/tc -f $G/kron$S.sg -n1
+fi
+step "done"
+cat "$OUT/summary.txt"

@@ -1,0 +1,161 @@
+package spmv
+
+import (
+	"reflect"
+	"sync/atomic"
+	"unsafe"
+)
+
+// A push folds one contribution an edge into its destination. Where the
+// semiring says what its Gather is — Reduce, a min, max or sum of
+// numbers, of a contribution that depends on the source, its value and
+// the edge alone (Contributor) — a push asks for a row's contributions in
+// one call and folds them itself, a compare and a compare-and-swap on
+// the number, instead of calling Gather through an interface at every
+// edge (GAP's SSSP relaxes an edge in a few nanoseconds; the call alone
+// costs about as much).
+
+// Op is a Reduce a kernel folds natively.
+type Op int
+
+const (
+	OpMin Op = iota + 1 // min(a, b), Go's built-in (NaN wins, -0 < +0)
+	OpMax               // max(a, b), Go's built-in
+	OpSum               // a + b
+)
+
+// Contributor gives a semiring's Gather as Reduce(acc, contribution):
+// Gather(acc, v, u, xu, w) == Op(acc, c) with c the contribution of edge
+// (u, v, w), which must not depend on v. Contributions sets out[i] to the
+// contribution of u's edge of weight w[i] (every weight 1 when w is nil;
+// out's length is the edges').
+type Contributor[X, A any] interface {
+	Contributions(u int32, xu X, w []float32, out []A)
+}
+
+// number is what a native fold folds: an accumulator whose underlying
+// type is one of these.
+type number interface {
+	~int32 | ~uint32 | ~int64 | ~uint64 | ~float32 | ~float64
+}
+
+// nativeList is List for a Contributor of a numeric A over an all-COO M;
+// ok is false where it does not apply (the caller runs List's own loop).
+func nativeList[X, A any](p *Push[X, A], us, out []int32) (_ []int32, ok bool) {
+	if p.Contrib == nil || p.Op == 0 || p.M.K != 0 {
+		return out, false
+	}
+	switch reflect.TypeFor[A]().Kind() {
+	case reflect.Int32:
+		return pushNative[X, A, int32](p, us, out), true
+	case reflect.Uint32:
+		return pushNative[X, A, uint32](p, us, out), true
+	case reflect.Int64:
+		return pushNative[X, A, int64](p, us, out), true
+	case reflect.Uint64:
+		return pushNative[X, A, uint64](p, us, out), true
+	case reflect.Float32:
+		return pushNative[X, A, float32](p, us, out), true
+	case reflect.Float64:
+		return pushNative[X, A, float64](p, us, out), true
+	}
+	return out, false
+}
+
+// asNumbers views a slice of A, whose underlying type is N, as []N.
+func asNumbers[A any, N number](a []A) []N {
+	return unsafe.Slice((*N)(unsafe.Pointer(unsafe.SliceData(a))), len(a))
+}
+
+func pushNative[X, A any, N number](p *Push[X, A], us, out []int32) []int32 {
+	m, x, touched, wants, op, contrib := p.M, p.X, p.Touched, p.Wants, p.Op, p.Contrib
+	y := asNumbers[A, N](p.Y)
+	var rw []uint32
+	if p.Rows != nil {
+		rw, wants = p.Rows.Words(), nil
+	}
+	cooPtr, cooCol, cooVal := m.CooPtr, m.CooCol, m.CooVal
+	var buf [rowBuf]A
+	cb := asNumbers[A, N](buf[:])
+	tw := touched.Words()
+	for _, u := range us {
+		xu := x[u]
+		for a, b := cooPtr[u], cooPtr[u+1]; a < b; a += rowBuf {
+			e := min(b, a+rowBuf)
+			var ws []float32
+			if cooVal != nil {
+				ws = cooVal[a:e]
+			}
+			contrib.Contributions(u, xu, ws, buf[:e-a])
+			for i, v := range cooCol[a:e] {
+				if rw != nil && rw[v>>5]&(1<<(uint32(v)&31)) == 0 || wants != nil && !wants.Wants(v) {
+					continue
+				}
+				if p.Serial {
+					// (no atomics: one goroutine runs the product)
+					if nv := reduce(op, y[v], cb[i]); !sameBits(nv, y[v]) {
+						y[v] = nv
+						if tw[v>>5]&(1<<(uint32(v)&31)) == 0 {
+							tw[v>>5] |= 1 << (uint32(v) & 31)
+							out = append(out, v)
+						}
+					}
+				} else if foldNumber(op, &y[v], cb[i]) && touched.AtomicSet(v) {
+					out = append(out, v)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// foldNumber sets *p = op(*p, c) atomically and reports whether the bits
+// of *p changed. *p must be aligned to its size. (atomicFold's loop, with
+// the fold inlined where atomicFold calls Gather.)
+func foldNumber[N number](op Op, p *N, c N) bool {
+	if unsafe.Sizeof(c) == 4 {
+		addr := (*uint32)(unsafe.Pointer(p))
+		for {
+			old := atomic.LoadUint32(addr)
+			nv := reduce(op, *(*N)(unsafe.Pointer(&old)), c)
+			nb := *(*uint32)(unsafe.Pointer(&nv))
+			if nb == old {
+				return false
+			}
+			if atomic.CompareAndSwapUint32(addr, old, nb) {
+				return true
+			}
+		}
+	}
+	addr := (*uint64)(unsafe.Pointer(p))
+	for {
+		old := atomic.LoadUint64(addr)
+		nv := reduce(op, *(*N)(unsafe.Pointer(&old)), c)
+		nb := *(*uint64)(unsafe.Pointer(&nv))
+		if nb == old {
+			return false
+		}
+		if atomic.CompareAndSwapUint64(addr, old, nb) {
+			return true
+		}
+	}
+}
+
+// sameBits reports whether a and b are the same bits.
+func sameBits[N number](a, b N) bool {
+	if unsafe.Sizeof(a) == 4 {
+		return *(*uint32)(unsafe.Pointer(&a)) == *(*uint32)(unsafe.Pointer(&b))
+	}
+	return *(*uint64)(unsafe.Pointer(&a)) == *(*uint64)(unsafe.Pointer(&b))
+}
+
+// reduce is op(a, b).
+func reduce[N number](op Op, a, b N) N {
+	switch op {
+	case OpMin:
+		return min(a, b)
+	case OpMax:
+		return max(a, b)
+	}
+	return a + b
+}

@@ -1,0 +1,524 @@
+package vertexprog
+
+import (
+	"math/bits"
+
+	"github.com/hpgraph/hpgraph/bitmask"
+	"github.com/hpgraph/hpgraph/internal/par"
+	"github.com/hpgraph/hpgraph/spmv"
+)
+
+// The CPU backend's supersteps. What GAP's direction-optimizing BFS does
+// for one algorithm, the engine does for every program:
+//
+//   - The frontier is a list of vertices after a push (GAP's sliding
+//     queue) and the bits of active_bitmask after a pull (its bitmap), and
+//     is converted only when the next superstep needs the other form: a
+//     push walks a list, a masked pull tests bits. A push superstep
+//     touches only the vertices it reaches, nothing of size n: no
+//     bitmask is cleared or scanned (a grid's BFS runs two thousand
+//     supersteps of a few hundred vertices).
+//   - A push lists the rows it changes, per worker, as it sets their
+//     touched bits; APPLY runs over those lists and clears those bits.
+//   - A pull of a Sparse program marks the rows that gathered something;
+//     APPLY runs over those rows alone (Update of a row that gathered
+//     nothing changes nothing, Spec.Sparse), and y stays the identity
+//     everywhere else, so a push after a pull resets nothing. An
+//     Idempotent program's accumulators are never reset: a push that
+//     does not better one (most of a shortest path's relaxations) writes
+//     nothing and calls no Update.
+//   - A RowFilter's answers are kept in a bitmask, built at the start
+//     (ListFilter) or by the first pull, and kept up to date by APPLY
+//     (Wants(v) reads v's own state, which only Update(v) changes): pulls
+//     skip a word of 32 unwanted rows at once, and pulls and pushes test
+//     a bit where they called Wants, as GAP tests a parent.
+//   - Update, Wants and unmasked pulls go by lists and blocks where the
+//     program gives them (ListUpdater, ListFilter, BlockGatherer), and a
+//     push folds natively where it says what its Gather is (Contributor):
+//     one call through the Program interface a list, not one a vertex or
+//     an edge.
+//   - Work is split by what it costs: a small superstep runs on the
+//     calling goroutine, without starting any (par.Chunks).
+//   - Programs that declare Spec.Delta run by delta-stepping (delta.go).
+//   - A part of a partitioned run (parts.go) runs the same supersteps
+//     over its own rows [lo, hi), whole bitmask words: it pulls and
+//     APPLYs only those, counts the frontier's edges by the whole
+//     graph's push degrees (frontDeg), runs its SPMV and APPLY as two
+//     calls (every part's SPMV comes before any part's APPLY), and leaves
+//     its frontier in active's bits for the exchange, which writes the
+//     other parts' there. It delta-steps nothing: a vertex waiting in a
+//     bucket would be a frontier the exchange does not see.
+
+// cpuStepper runs supersteps with the spmv kernels on all cores.
+type cpuStepper[X, A any] struct {
+	*hostRun[X, A]
+	// wlo and whi are the bitmask words of the rows the run updates
+	// ([lo, hi): every row, or a part's); parts are the pull's parts
+	// (r.pull.Bounds) in whole words of them.
+	wlo, whi int
+	parts    []int
+	// The frontier: queue when listed, else active's bits.
+	queue  []int32
+	listed bool
+	// edges is the frontier's push-matrix edges (the last tally's).
+	edges int64
+	// want holds Wants' answers once wantOK (a RowFilter's programs).
+	want   *bitmask.Bitmask
+	wantOK bool
+	// lists are per-worker scratch lists; flat joins them; rows and kept
+	// are per-worker buffers of APPLY.
+	lists      [][]int32
+	flat       []int32
+	rows, kept [][]int32
+	// upd and flt are the program's Update and Wants by lists (each
+	// vertex's own calls where it has no list form, or Options.PerEdge).
+	upd ListUpdater[X, A]
+	flt ListFilter
+	// rp is a multiset program's pull (nil: the kernels'); pullSparse
+	// says the pull in flight left the rows it gathered into in touched.
+	rp         rowPuller[X, A]
+	pullSparse bool
+	// contrib and op are a Contributor's, for native pushes (nil, 0: none).
+	contrib spmv.Contributor[X, A]
+	op      spmv.Op
+	// delta runs the program by delta-stepping (nil: it does not).
+	delta *deltaBuckets[X]
+}
+
+// Below these, a superstep's push (frontier edges) or APPLY (rows) runs
+// on the calling goroutine: starting and joining the workers costs more.
+const (
+	serialEdges = 4096
+	serialRows  = 2048
+	// pushChunk is the number of frontier vertices a push worker claims
+	// at once (GAP's dynamic schedule of 64): small enough to balance
+	// hubs, large enough to amortize the shared counter.
+	pushChunk  = 64
+	applyChunk = 1024
+	// applyWords is the bitmask words a pull's APPLY lists at once.
+	applyWords = 64
+	// A push that touched more than 1/denseApply of the vertices has its
+	// APPLY run over the touched bits rather than its lists.
+	denseApply = 64
+)
+
+// newCPUStepper makes the CPU stepper of a prepared and materialized
+// run; part says it is a part of a partitioned run, which delta-steps
+// nothing.
+func newCPUStepper[X, A any](h *hostRun[X, A], opt Options, part bool) *cpuStepper[X, A] {
+	p := par.Workers()
+	c := &cpuStepper[X, A]{hostRun: h, edges: h.initEdges, lists: make([][]int32, p),
+		rows: make([][]int32, p), kept: make([][]int32, p)}
+	c.wlo, c.whi = wordRange(h.lo, h.hi)
+	c.parts = wordParts(h.pull.Bounds, c.wlo, c.whi)
+	c.rp, _ = h.p.(rowPuller[X, A])
+	c.upd = updateEach[X, A]{h.p}
+	if lu, ok := h.p.(ListUpdater[X, A]); ok && !opt.PerEdge {
+		c.upd = lu
+	}
+	if ct, ok := h.p.(Contributor[X, A]); ok && !opt.PerEdge {
+		c.contrib = ct
+		c.op = map[Aggregator]spmv.Op{Sum: spmv.OpSum, Min: spmv.OpMin, Max: spmv.OpMax}[ct.ReduceOp()]
+	}
+	if h.wants != nil {
+		c.want = bitmask.New(h.n)
+		c.flt = wantsEach{h.wants}
+		if lf, ok := h.p.(ListFilter); ok && !opt.PerEdge {
+			// A list filter answers for every vertex at the price of a
+			// scan: the bits are known from the first superstep on, and a
+			// push tests a bit where it would call Wants an edge (a grid's
+			// BFS pushes every superstep and never pulls).
+			c.flt = lf
+			c.wantAll()
+		}
+	}
+	if !part {
+		c.delta = newDeltaBuckets(h, opt.MaxIterations)
+	}
+	if c.delta != nil {
+		c.startDelta()
+	}
+	return c
+}
+
+// wantAll fills want with the program's answers for every vertex the
+// run updates, by lists.
+func (c *cpuStepper[X, A]) wantAll() {
+	ww := c.want.Words()
+	par.Blocks(c.whi-c.wlo, func(w, lo, hi int) {
+		for blo := c.wlo + lo; blo < c.wlo+hi; blo += applyWords {
+			bhi := min(blo+applyWords, c.wlo+hi)
+			rows := c.blockRows(w, blo, bhi)
+			kept := c.flt.WantsList(rows, c.kept[w][:0])
+			clear(ww[blo:bhi])
+			for _, v := range kept {
+				ww[v>>5] |= 1 << (uint32(v) & 31)
+			}
+			c.kept[w] = kept
+		}
+	})
+	c.wantOK = true
+}
+
+// blockRows lists in worker w's buffer the rows of bitmask words [lo, hi).
+func (c *cpuStepper[X, A]) blockRows(w, lo, hi int) []int32 {
+	rows := c.rows[w][:0]
+	for v := lo * 32; v < min(hi*32, c.n); v++ {
+		rows = append(rows, int32(v))
+	}
+	c.rows[w] = rows
+	return rows
+}
+
+// wordParts turns row bounds into bounds of whole bitmask words within
+// words [wlo, whi).
+func wordParts(rows []int, wlo, whi int) []int {
+	parts := []int{wlo}
+	for _, r := range rows[1:] {
+		if w := min(r/32, whi); w > parts[len(parts)-1] {
+			parts = append(parts, w)
+		}
+	}
+	if parts[len(parts)-1] < whi {
+		parts = append(parts, whi)
+	}
+	return parts
+}
+
+func (c *cpuStepper[X, A]) step(it int, dir Direction) (int, int64, error) {
+	advance(c.steps, it)
+	a, e := c.superstep(dir)
+	if a == 0 && c.delta != nil {
+		a, e = c.nextBucket()
+	}
+	c.activeCount, c.edges = a, e
+	return a, e, nil
+}
+
+// superstep runs a superstep's SPMV and APPLY over the frontier left by
+// the last and returns the vertices it activated and their frontier
+// edges (the caller has advanced the aggregators, and sets the counts).
+func (c *cpuStepper[X, A]) superstep(dir Direction) (int, int64) {
+	c.spmvPhase(dir)
+	return c.applyPhase(dir)
+}
+
+// spmvPhase is a superstep's SPMV: the frontier pulls or pushes into y.
+func (c *cpuStepper[X, A]) spmvPhase(dir Direction) {
+	if dir == Push {
+		c.pushGather()
+	} else {
+		c.pullGather()
+	}
+}
+
+// applyPhase is a superstep's APPLY after spmvPhase: it returns the
+// vertices activated and their frontier edges.
+func (c *cpuStepper[X, A]) applyPhase(dir Direction) (int, int64) {
+	if dir == Push {
+		c.pushApply()
+	} else {
+		c.pullApply()
+	}
+	return c.tally()
+}
+
+// frontierToBits leaves the frontier of the rows the run updates in
+// active's bits, exact in their words, and makes the bits the frontier
+// (after a push it was the list): a part's exchange reads them there
+// (packPart) and writes the other parts' (unpackPart).
+func (c *cpuStepper[X, A]) frontierToBits() {
+	if !c.listed {
+		return // (a pull's APPLY wrote every word of the rows)
+	}
+	aw := c.active.Words()
+	clear(aw[c.wlo:c.whi])
+	for _, v := range c.queue {
+		aw[v>>5] |= 1 << (uint32(v) & 31)
+	}
+	c.listed = false
+}
+
+func (c *cpuStepper[X, A]) aggregates() []float64 {
+	advance(c.steps, -1)
+	return c.steps[0].prev
+}
+
+func (t *tally) add(o tally) {
+	t.count += o.count
+	t.edges += o.edges
+}
+
+// frontierList returns the frontier as a list: queue, or active's bits
+// listed.
+func (c *cpuStepper[X, A]) frontierList() []int32 {
+	if !c.listed {
+		words := c.active.NumWords()
+		par.Blocks(words, func(w, lo, hi int) { c.lists[w] = c.active.AppendWords(c.lists[w][:0], lo, hi) })
+		c.queue = c.join(c.queue[:0])
+		c.listed = true
+	}
+	return c.queue
+}
+
+// frontierBits leaves the frontier's bits in frontier.
+func (c *cpuStepper[X, A]) frontierBits() {
+	if !c.listed {
+		c.frontier.Swap(c.active)
+		return
+	}
+	c.frontier.Clear()
+	q := c.queue
+	par.Chunks(len(q), max(len(q)/par.Workers()+1, serialRows), func(_, lo, hi int) {
+		for _, v := range q[lo:hi] {
+			c.frontier.AtomicSet(v)
+		}
+	})
+}
+
+// join appends the workers' lists to out, empties them and returns out.
+func (c *cpuStepper[X, A]) join(out []int32) []int32 {
+	for w, l := range c.lists {
+		out = append(out, l...)
+		c.lists[w] = l[:0]
+	}
+	return out
+}
+
+// pullGather pulls over the rows the program wants from the frontier's
+// active vertices.
+func (c *cpuStepper[X, A]) pullGather() {
+	pl := &spmv.Pull[X, A]{M: c.pull.Matrix, X: c.x, Y: c.y, Identity: c.identity,
+		Done: c.done, GatherRow: c.gatherRow, Block: c.block}
+	if !c.spec.GatherAll && !(c.spec.Idempotent && c.activeCount*denseFrontier >= c.n) {
+		c.frontierBits()
+		pl.Mask = c.frontier
+	}
+	// A Sparse program's APPLY needs only the rows that gathered.
+	c.pullSparse = c.spec.Sparse && c.rp == nil
+	if c.pullSparse {
+		pl.Touched = c.touched
+	}
+	if c.rp != nil {
+		pl.Wants = c.wants
+		c.rp.pullRows(pl, c.pull.Bounds) // (a multiset program)
+	} else {
+		if c.want != nil {
+			if c.wantOK {
+				pl.Rows = c.want
+			} else {
+				pl.Wants, pl.WantsOut = c.wants, c.want
+			}
+		}
+		par.Dynamic(c.parts, func(lo, hi int) { spmv.Rows(c.p, pl, lo, hi) })
+		c.wantOK = c.want != nil
+	}
+}
+
+// pullApply is a pull's APPLY: Update of the rows that gathered (a
+// Sparse program's), else of every wanted row.
+func (c *cpuStepper[X, A]) pullApply() {
+	// APPLY, by whole bitmask words so workers never share one: the rows
+	// of up to applyWords words at a time as a list. An Idempotent
+	// program's rows keep their accumulators (Spec.Idempotent).
+	sparse, keep := c.pullSparse, c.spec.Idempotent
+	wants, n := c.wants, int32(c.n)
+	aw := c.active.Words()
+	var tw, ww []uint32
+	if sparse {
+		tw = c.touched.Words()
+	}
+	if c.wantOK {
+		ww = c.want.Words()
+	}
+	all := !sparse && ww == nil && wants == nil // (every row)
+	par.DynamicW(c.parts, func(w, lo, hi int) {
+		for blo := lo; blo < hi; blo += applyWords {
+			bhi := min(blo+applyWords, hi)
+			rows := c.rows[w][:0]
+			if all {
+				rows = c.blockRows(w, blo, bhi)
+			}
+			for wi := blo; wi < bhi && !all; wi++ {
+				base := int32(wi) * 32
+				var sel uint32
+				switch {
+				case sparse:
+					sel, tw[wi] = tw[wi], 0
+				case ww != nil:
+					sel = ww[wi]
+				default:
+					sel = ^uint32(0) >> uint(32-min(32, n-base))
+				}
+				for ; sel != 0; sel &= sel - 1 {
+					v := base + int32(bits.TrailingZeros32(sel))
+					if ww == nil && wants != nil && !wants.Wants(v) {
+						continue
+					}
+					rows = append(rows, v)
+				}
+			}
+			if !all {
+				c.rows[w] = rows
+			}
+			act := c.apply(w, rows, c.lists[w][:0], keep || !sparse, false)
+			if len(act) == len(rows) && all {
+				c.active.SetWords(blo, bhi)
+			} else {
+				clear(aw[blo:bhi])
+				for _, v := range act {
+					aw[v>>5] |= 1 << (uint32(v) & 31)
+				}
+			}
+			c.lists[w] = act[:0]
+		}
+	})
+	c.listed = false
+}
+
+// apply is APPLY of worker w over the rows vs: Update, then the
+// activated vertices that do not wait for a later bucket appended to next
+// and counted, y back to the identity unless keep, and a RowFilter's bits
+// of vs refreshed (atomically where other workers may share their words:
+// shared). It returns next.
+func (c *cpuStepper[X, A]) apply(w int, vs, next []int32, keep, shared bool) []int32 {
+	start := len(next)
+	next = c.upd.UpdateList(vs, c.y, c.x, &c.steps[w], next)
+	deg := c.frontDeg
+	t := tally{count: int64(len(next) - start)}
+	if c.delta != nil || deg != nil {
+		t.count = 0
+		j := start
+		for _, v := range next[start:] {
+			if c.delta.wait(w, v, c.x[v]) {
+				continue
+			}
+			next[j] = v
+			j++
+			t.count++
+			if deg != nil {
+				t.edges += int64(deg[v])
+			}
+		}
+		next = next[:j]
+	}
+	c.tallies[w].add(t)
+	if !keep {
+		for _, v := range vs {
+			c.y[v] = c.identity
+		}
+	}
+	if c.wantOK {
+		kept := c.flt.WantsList(vs, c.kept[w][:0])
+		k := 0
+		for _, v := range vs {
+			switch {
+			case k < len(kept) && kept[k] == v:
+				k++
+			case shared:
+				c.want.AtomicClear(v)
+			default:
+				c.want.Words()[v>>5] &^= 1 << (uint32(v) & 31)
+			}
+		}
+		c.kept[w] = kept
+	}
+	return next
+}
+
+// updateEach is the ListUpdater of a program without one: an Update call
+// a vertex.
+type updateEach[X, A any] struct{ p Program[X, A] }
+
+func (u updateEach[X, A]) UpdateList(vs []int32, acc []A, x []X, s *Step, active []int32) []int32 {
+	for _, v := range vs {
+		if u.p.Update(v, acc[v], &x[v], s) {
+			active = append(active, v)
+		}
+	}
+	return active
+}
+
+// wantsEach is the ListFilter of a RowFilter without one.
+type wantsEach struct{ f RowFilter }
+
+func (f wantsEach) WantsList(vs, out []int32) []int32 {
+	for _, v := range vs {
+		if f.f.Wants(v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// pushGather pushes from the frontier's vertices along the push matrix,
+// listing the rows it changes in the workers' lists.
+func (c *cpuStepper[X, A]) pushGather() {
+	us := c.frontierList()
+	ps := &spmv.Push[X, A]{M: c.push.Matrix, X: c.x, Y: c.y, Touched: c.touched, Contrib: c.contrib, Op: c.op}
+	if c.wantOK {
+		ps.Rows = c.want
+	} else {
+		ps.Wants = c.wants
+	}
+	// A superstep that runs on one goroutine needs no atomics.
+	chunk := pushChunk
+	if ps.Serial = c.edges < serialEdges || par.Workers() == 1; ps.Serial {
+		chunk = len(us)
+	}
+	par.Chunks(len(us), chunk, func(w, lo, hi int) {
+		c.lists[w] = spmv.List(c.p, ps, us[lo:hi], c.lists[w])
+	})
+}
+
+// pushApply is a push's APPLY over the rows the push changed.
+func (c *cpuStepper[X, A]) pushApply() {
+	keep := c.spec.Idempotent
+	touched := 0
+	for _, l := range c.lists {
+		touched += len(l)
+	}
+	if touched*denseApply > c.n {
+		// Many rows: APPLY over the touched bits, in order, by whole
+		// words, where the lists would visit the rows (their program
+		// state, y, degrees) in the push's random order.
+		for w := range c.lists {
+			c.lists[w] = c.lists[w][:0]
+		}
+		tw := c.touched.Words()
+		par.DynamicW(c.parts, func(w, lo, hi int) {
+			for blo := lo; blo < hi; blo += applyWords {
+				rows := c.rows[w][:0]
+				for wi := blo; wi < min(blo+applyWords, hi); wi++ {
+					rows = c.touched.AppendWords(rows, wi, wi+1)
+					tw[wi] = 0
+				}
+				c.rows[w] = rows
+				c.lists[w] = c.apply(w, rows, c.lists[w], keep, false)
+			}
+		})
+		c.queue = c.join(c.queue[:0])
+		c.listed = true
+		return
+	}
+	c.flat = c.join(c.flat[:0])
+	rows := c.flat
+	chunk := applyChunk
+	serial := len(rows) < serialRows || par.Workers() == 1
+	if serial {
+		chunk = len(rows)
+	}
+	tw := c.touched.Words()
+	par.Chunks(len(rows), chunk, func(w, lo, hi int) {
+		c.lists[w] = c.apply(w, rows[lo:hi], c.lists[w], keep, !serial)
+		for _, v := range rows[lo:hi] {
+			if serial {
+				tw[v>>5] &^= 1 << (uint32(v) & 31)
+			} else {
+				c.touched.AtomicClear(v)
+			}
+		}
+	})
+	c.queue = c.join(c.queue[:0])
+	c.listed = true
+}

@@ -1,0 +1,245 @@
+package vertexprog
+
+import (
+	"container/heap"
+	"math"
+	"slices"
+
+	"github.com/hpgraph/hpgraph/internal/par"
+)
+
+// Delta-stepping on the CPU (Meyer and Sanders; GAP's sssp), for programs
+// that declare Spec.Delta and give their Priority (Prioritizer): a vertex
+// activated with a priority in a later bucket of width Delta than the one
+// being run waits in that bucket instead of joining the next frontier.
+// When the frontier empties, the lowest bucket that holds a vertex becomes
+// the frontier: its vertices whose priority still lies in it (one whose
+// value dropped since it was filed ran from a lower bucket already, at
+// its lower value). Shortest paths then relax each edge about once,
+// lowest distances first, where Bellman-Ford relaxes it again at every
+// improvement. Each worker files into buckets of its own (GAP's local
+// bins) of the ringSize buckets after the current one, and a priority
+// past them waits in an overflow list, filed again once the buckets
+// before it ran.
+
+// ringSize is the number of buckets ahead of the current one that each
+// worker files into directly.
+const ringSize = 1 << 12
+
+// cpuDeltaShare is the width of the CPU's buckets as a share of
+// Spec.Delta, a device's: a device wants wide buckets, whose frontiers
+// fill its thousands of lanes; a CPU's few cores want little redundant
+// work. SSSP, weights 1-64 (Delta 520, 16 times the mean weight), one
+// core: urand20 1008 ms with buckets of 520, 513 with 32; kron20 460 and
+// 455; grid1000 138 and 118.
+const cpuDeltaShare = 1.0 / 16
+
+type deltaBuckets[X any] struct {
+	delta float64
+	prio  Prioritizer[X]
+	// cur is the bucket being run.
+	cur int64
+	// rings[w][b % ringSize] is worker w's bucket b; opened[w] the
+	// buckets it filed into while they were empty; far[w] the vertices
+	// it filed past the ring, farMin[w] their lowest bucket.
+	rings  [][][]int32
+	opened [][]int64
+	far    [][]int32
+	farMin []int64
+	// pending holds the buckets opened (some perhaps run already).
+	pending bucketHeap
+}
+
+// newDeltaBuckets is the delta-stepping state of a run, or nil where the
+// run does not delta-step: no Spec.Delta or no Priority, or an iteration
+// limit (a run stopped part way must be the supersteps' own state).
+func newDeltaBuckets[X, A any](h *hostRun[X, A], maxIter int) *deltaBuckets[X] {
+	pr, ok := h.p.(Prioritizer[X])
+	if h.spec.Delta <= 0 || !ok || maxIter > 0 || h.spec.MaxIterations > 0 {
+		return nil
+	}
+	p := par.Workers()
+	d := &deltaBuckets[X]{delta: h.spec.Delta * cpuDeltaShare, prio: pr, rings: make([][][]int32, p), opened: make([][]int64, p), far: make([][]int32, p), farMin: make([]int64, p)}
+	for w := range d.farMin {
+		d.farMin[w] = math.MaxInt64
+	}
+	return d
+}
+
+// bucket is the bucket of priority p (NaN and -Inf: the lowest).
+func (d *deltaBuckets[X]) bucket(p float32) int64 {
+	q := math.Floor(float64(p) / d.delta)
+	switch {
+	case !(q > math.MinInt64/2):
+		return math.MinInt64
+	case q > math.MaxInt64/2:
+		return math.MaxInt64 / 2
+	}
+	return int64(q)
+}
+
+// wait files v, active with value x, into a later bucket when its
+// priority lies past the current one, and reports whether it did. A nil
+// d (no delta-stepping) files nothing.
+func (d *deltaBuckets[X]) wait(w int, v int32, x X) bool {
+	if d == nil {
+		return false
+	}
+	b := d.bucket(d.prio.Priority(v, x))
+	if b <= d.cur {
+		return false
+	}
+	if b-d.cur >= ringSize {
+		d.far[w] = append(d.far[w], v)
+		d.farMin[w] = min(d.farMin[w], b)
+		return true
+	}
+	if d.rings[w] == nil {
+		d.rings[w] = make([][]int32, ringSize)
+	}
+	slot := &d.rings[w][b&(ringSize-1)]
+	if len(*slot) == 0 {
+		d.opened[w] = append(d.opened[w], b)
+	}
+	*slot = append(*slot, v)
+	return true
+}
+
+// startDelta makes the lowest bucket of the initial frontier the first
+// frontier; the other vertices wait.
+func (c *cpuStepper[X, A]) startDelta() {
+	d := c.delta
+	us := c.frontierList()
+	if len(us) == 0 {
+		return
+	}
+	d.cur = math.MaxInt64
+	for _, v := range us {
+		d.cur = min(d.cur, d.bucket(d.prio.Priority(v, c.x[v])))
+	}
+	c.fileOrRun(us, func(b int64) bool { return false })
+	c.activeCount, c.edges = c.tally()
+	c.initEdges = c.edges
+}
+
+// nextBucket makes the lowest bucket that holds a vertex the frontier and
+// returns its size and push-matrix edges; 0 when every bucket is empty.
+func (c *cpuStepper[X, A]) nextBucket() (int, int64) {
+	d := c.delta
+	for {
+		for w, o := range d.opened {
+			for _, b := range o {
+				heap.Push(&d.pending, b)
+			}
+			d.opened[w] = o[:0]
+		}
+		// The vertices past the ring are filed again before the ring
+		// runs their buckets (or, the ring empty, to its next).
+		if fm := slices.Min(d.farMin); fm != math.MaxInt64 && (d.pending.Len() == 0 || d.pending[0] >= fm) {
+			c.refileFar()
+			continue
+		}
+		if d.pending.Len() == 0 {
+			return 0, 0
+		}
+		b := heap.Pop(&d.pending).(int64)
+		if b <= d.cur {
+			continue // (run already)
+		}
+		entries := c.flat[:0]
+		for _, ring := range d.rings {
+			if ring != nil {
+				slot := &ring[b&(ringSize-1)]
+				entries = append(entries, *slot...)
+				*slot = (*slot)[:0]
+			}
+		}
+		c.flat = entries
+		if len(entries) == 0 {
+			continue
+		}
+		d.cur = b
+		// Dropped: a lower bucket ran the vertex at its lower value.
+		c.fileOrRun(entries, func(bb int64) bool { return bb < b })
+		if a, e := c.tally(); a > 0 {
+			return a, e
+		}
+	}
+}
+
+// refileFar files again the vertices that waited past the ring: those
+// whose bucket the ring now reaches go to it, the others wait past it
+// again. Where the ring is empty, the current bucket moves up to the
+// one before the lowest of theirs.
+func (c *cpuStepper[X, A]) refileFar() {
+	d := c.delta
+	entries := c.flat[:0]
+	for w, f := range d.far {
+		entries = append(entries, f...)
+		d.far[w], d.farMin[w] = f[:0], math.MaxInt64
+	}
+	c.flat = entries
+	if d.pending.Len() == 0 {
+		low := int64(math.MaxInt64)
+		for _, v := range entries {
+			// (one at or below the current bucket ran at its lower value)
+			if b := d.bucket(d.prio.Priority(v, c.x[v])); b > d.cur {
+				low = min(low, b)
+			}
+		}
+		if low != math.MaxInt64 {
+			d.cur = max(d.cur, low-1)
+		}
+	}
+	for _, v := range entries {
+		d.wait(0, v, c.x[v])
+	}
+}
+
+// fileOrRun makes the frontier of those vertices of us whose priority
+// lies in the current bucket, each once; those in later buckets wait
+// (again), and those whose bucket stale says is past are dropped. It
+// counts the frontier in the tallies.
+func (c *cpuStepper[X, A]) fileOrRun(us []int32, stale func(b int64) bool) {
+	d := c.delta
+	deg := c.frontDeg
+	chunk := applyChunk
+	if len(us) < serialRows {
+		chunk = len(us)
+	}
+	par.Chunks(len(us), chunk, func(w, lo, hi int) {
+		t, out := tally{}, c.lists[w]
+		for _, v := range us[lo:hi] {
+			b := d.bucket(d.prio.Priority(v, c.x[v]))
+			if stale(b) || b > d.cur && d.wait(w, v, c.x[v]) || !c.touched.AtomicSet(v) {
+				continue
+			}
+			out = append(out, v)
+			t.count++
+			if deg != nil {
+				t.edges += int64(deg[v])
+			}
+		}
+		c.lists[w] = out
+		c.tallies[w].add(t)
+	})
+	c.queue = c.join(c.queue[:0])
+	c.listed = true
+	for _, v := range c.queue {
+		c.touched.AtomicClear(v)
+	}
+}
+
+// bucketHeap is a min-heap of bucket numbers.
+type bucketHeap []int64
+
+func (h bucketHeap) Len() int           { return len(h) }
+func (h bucketHeap) Less(i, j int) bool { return h[i] < h[j] }
+func (h bucketHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *bucketHeap) Push(x any)        { *h = append(*h, x.(int64)) }
+func (h *bucketHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}

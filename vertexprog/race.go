@@ -1,0 +1,271 @@
+package vertexprog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// One-shot answers on Options.Backend "auto". Opening a GPU costs a fresh
+// process a quarter of a second (the driver and the context), in which
+// the CPU engine answers most queries of a graph that fits a host: a
+// kron21 BFS takes 0.07 s on 16 cores. So an answer that may go either
+// way is raced: the CPU run starts at once, the device run as soon as the
+// device has opened (if the CPU has not answered by then), and the first
+// answer is the answer; the other run is cancelled through its
+// Options.Context (a device run stops at its next superstep and frees
+// what it holds). Where the device is sure to win — gathers that do much
+// work each (triangle counting's intersections), graphs of hundreds of
+// millions of edges — and for runs that keep the device's state for the
+// next (Options.Resident), auto goes to the device as it always did. A
+// partitioned run (Options.Parts > 1, or a Comm of several processes) is
+// never raced: every process of it must take the one path the others
+// take, and it runs as Run runs it (runParts).
+
+// raceMaxArcs is the size (stored arcs of the graph) from which an answer
+// goes straight to the device: a 100M-edge graph's BFS takes the CPU
+// engine about as long as the device's opening, upload and run.
+const raceMaxArcs = 200_000_000
+
+// AnswerPlan is how a one-shot answer on Options.Backend runs: raced
+// (Race), or on Backend alone, and why.
+type AnswerPlan struct {
+	Race    bool
+	Backend string
+	Why     string
+}
+
+// PlanAnswer decides how an answer of a program like p (its Spec and, if
+// a DeviceProgram, its device code: an app's zero program will do) on g
+// runs under opt: raced where opt.Backend is "auto" (or ""), a device
+// backend may run here (DeviceMayRun: one is built in, and its probe
+// finds what it needs), the program has device code, the run is not
+// Resident nor partitioned, and neither the program's gathers
+// (DeviceCode.HeavyGather) nor the graph (raceMaxArcs) make the device
+// the sure winner.
+func PlanAnswer(p interface{ Spec() Spec }, g *Graph, opt Options) AnswerPlan {
+	plan := AnswerPlan{Backend: opt.Backend}
+	if plan.Backend == "" {
+		plan.Backend = "auto"
+	}
+	if plan.Backend != "auto" {
+		plan.Why = "--backend " + plan.Backend
+		return plan
+	}
+	dp, hasCode := p.(DeviceProgram)
+	switch {
+	case partitioned(opt):
+		plan.Why = "auto: a partitioned run (parts, processes), which every process runs one way"
+	case !DeviceMayRun():
+		plan.Why = "auto: no device backend can run here (none built in, or no driver)"
+	case !hasCode:
+		plan.Why = "auto: the program has no device code"
+	case opt.Resident:
+		plan.Why = "auto: several runs share the device's state (resident)"
+	case heavyGathers(dp):
+		plan.Why = "auto: its gathers do much work each (HeavyGather), which the device wins"
+	case g != nil && g.g != nil && g.g.NNZ() >= raceMaxArcs:
+		plan.Why = fmt.Sprintf("auto: %d stored arcs, where the device wins", g.g.NNZ())
+	default:
+		plan.Race = true
+		plan.Why = "auto: raced, the CPU at once and the device once it opens"
+	}
+	return plan
+}
+
+// heavyGathers reports whether p's device code says its gathers are
+// heavy. A program whose device code can be described only once Prepare
+// has seen the graph (an app's zero program, say, whose code depends on
+// the graph's ids) may fail to describe it: that counts as not heavy.
+func heavyGathers(p DeviceProgram) (heavy bool) {
+	defer func() {
+		if recover() != nil {
+			heavy = false
+		}
+	}()
+	return p.Device().HeavyGather
+}
+
+// RaceReport says which run of a race answered, and why.
+type RaceReport struct {
+	// Backend is the backend whose answer Race returned.
+	Backend string
+	// Why is one line: who answered when, and what became of the other.
+	Why string
+	// CPU and Device are how long each run took to answer or to stop,
+	// from the race's start (Device: 0 where no device run started);
+	// Opened is when the device had opened (0: it had not when the race
+	// ended, or none could).
+	CPU, Device, Opened time.Duration
+	// Done is closed once the other run has stopped: a device that was
+	// still opening stops once it has opened, without starting a run. A
+	// caller that must leave nothing running waits for it (a process that
+	// exits after printing the answer need not).
+	Done <-chan struct{}
+}
+
+// partitioned reports whether opt asks for a partitioned run: parts, or
+// several processes.
+func partitioned(opt Options) bool {
+	return opt.Parts > 1 || commSize(opt.Comm) > 1
+}
+
+// errNoDevice says no device backend could run the race's other side.
+var errNoDevice = errors.New("no device backend opened")
+
+// Race runs one answer on the CPU at once (run with Options.Backend
+// "cpu") and on the first device backend that opens (its name, from when
+// it has), and returns the first answer: the other run's Options.Context
+// is cancelled, and the report's Done is closed once it has stopped. The
+// device run gets no Options.Values (the CPU's run may be writing them).
+// Each run's Options.Log lines are kept, and the answer's passed to
+// opt.Log once it is known. A run that fails leaves the answer to the
+// other; where both fail, the CPU's error is returned. opt.Context, when
+// set, stops both. A partitioned opt is an error (PlanAnswer never races
+// one): its processes must all run it one way.
+func Race[T any](opt Options, run func(Options) (T, error)) (T, *RaceReport, error) {
+	if partitioned(opt) {
+		var zero T
+		done := make(chan struct{})
+		close(done) // (nothing started)
+		return zero, &RaceReport{Done: done}, errors.New("vertexprog: a partitioned run (parts, or several processes) is not raced: every process runs it one way; run it with Run")
+	}
+	parent := opt.Context
+	if parent == nil {
+		parent = context.Background()
+	}
+	cpuCtx, cpuCancel := context.WithCancel(parent)
+	devCtx, devCancel := context.WithCancel(parent)
+	type answer struct {
+		v       T
+		err     error
+		backend string
+		took    time.Duration
+	}
+	answers := make(chan answer, 2)
+	done := make(chan struct{})
+	rep := &RaceReport{Done: done}
+	var opened time.Duration
+	var openedMu sync.Mutex
+	t0 := time.Now()
+	var logs [2][]string // the CPU's, the device's
+	logTo := func(o *Options, i int) {
+		if opt.Log != nil {
+			o.Log = func(line string) { logs[i] = append(logs[i], line) }
+		}
+	}
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		o := opt
+		o.Backend, o.Context = "cpu", cpuCtx
+		logTo(&o, 0)
+		v, err := run(o)
+		answers <- answer{v, err, "cpu", time.Since(t0)}
+	}()
+	go func() {
+		defer wg.Done()
+		b, ok := firstBackend[DeviceBackend]() // (waits for the device to open)
+		if !ok {
+			var zero T
+			answers <- answer{zero, errNoDevice, "", 0}
+			return
+		}
+		openedMu.Lock()
+		opened = time.Since(t0)
+		openedMu.Unlock()
+		if err := devCtx.Err(); err != nil {
+			var zero T
+			answers <- answer{zero, err, b.Name(), 0}
+			return
+		}
+		o := opt
+		o.Backend, o.Context, o.Values = b.Name(), devCtx, nil
+		logTo(&o, 1)
+		v, err := run(o)
+		answers <- answer{v, err, b.Name(), time.Since(t0)}
+	}()
+	go func() {
+		wg.Wait()
+		cpuCancel()
+		devCancel()
+		close(done)
+	}()
+	first := <-answers
+	defer func() {
+		// (the answer's run has returned: its lines are all there)
+		if opt.Log != nil && rep.Backend != "" {
+			i := 1
+			if rep.Backend == "cpu" {
+				i = 0
+			}
+			for _, l := range logs[i] {
+				opt.Log(l)
+			}
+		}
+	}()
+	if first.err != nil {
+		// The answer is the other run's; where both fail, the CPU's error.
+		loser := <-answers
+		if loser.err == nil || loser.backend == "cpu" {
+			first, loser = loser, first
+		}
+		rep.Backend = first.backend
+		rep.setTimes(first.backend, first.took, loser.took, &openedMu, &opened)
+		switch {
+		case first.err != nil:
+			rep.Why = fmt.Sprintf("raced: both runs failed (%v; %v)", first.err, loser.err)
+		case errors.Is(loser.err, errNoDevice):
+			rep.Why = fmt.Sprintf("raced: no device opened; the CPU answered in %s", roundMS(first.took))
+		default:
+			rep.Why = fmt.Sprintf("raced: %s failed (%v); %s answered in %s", sideName(loser.backend), loser.err, sideName(first.backend), roundMS(first.took))
+		}
+		return first.v, rep, first.err
+	}
+	// The first answer wins; the other run stops.
+	if first.backend == "cpu" {
+		devCancel()
+	} else {
+		cpuCancel()
+	}
+	rep.Backend = first.backend
+	rep.setTimes(first.backend, first.took, 0, &openedMu, &opened)
+	switch {
+	case first.backend == "cpu" && rep.Opened == 0:
+		rep.Why = fmt.Sprintf("raced: the CPU answered in %s while the device was still opening (its run will not start)", roundMS(first.took))
+	case first.backend == "cpu":
+		rep.Why = fmt.Sprintf("raced: the CPU answered in %s; the device, open after %s, was cancelled", roundMS(first.took), roundMS(rep.Opened))
+	default:
+		rep.Why = fmt.Sprintf("raced: %s answered in %s (open after %s); the CPU run was cancelled", first.backend, roundMS(first.took), roundMS(rep.Opened))
+	}
+	return first.v, rep, nil
+}
+
+// setTimes fills the report's durations: the answer's (backend, took)
+// and the other run's.
+func (r *RaceReport) setTimes(backend string, took, other time.Duration, mu *sync.Mutex, opened *time.Duration) {
+	mu.Lock()
+	r.Opened = *opened
+	mu.Unlock()
+	if backend == "cpu" {
+		r.CPU, r.Device = took, other
+	} else {
+		r.Device, r.CPU = took, other
+	}
+}
+
+// sideName names a race's run in its report.
+func sideName(backend string) string {
+	switch backend {
+	case "cpu":
+		return "the CPU"
+	case "":
+		return "the device"
+	}
+	return backend
+}
+
+func roundMS(d time.Duration) string { return d.Round(100 * time.Microsecond).String() }

@@ -1,0 +1,323 @@
+package vertexprog_test
+
+import (
+	"errors"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/vertexprog"
+)
+
+// slowDevice is a device backend that opens slowly (its first Available
+// blocks for open), whose supersteps each take step and never empty the
+// frontier unless done, and which counts the runs it started and closed.
+// It is available only while on, so that other tests do not see it.
+type slowDevice struct {
+	on       atomic.Bool
+	open     time.Duration
+	openOnce sync.Once
+	step     time.Duration
+	done     bool // supersteps report an empty frontier: the run ends
+	starts   atomic.Int32
+	closes   atomic.Int32
+}
+
+func (d *slowDevice) Name() string { return "test-slow-device" }
+func (d *slowDevice) Available() error {
+	if !d.on.Load() {
+		return errors.New("only in the race tests")
+	}
+	d.openOnce.Do(func() { time.Sleep(d.open) })
+	return nil
+}
+
+// Probe says at once what Available would, without the opening's wait
+// (vertexprog.Prober).
+func (d *slowDevice) Probe() error {
+	if !d.on.Load() {
+		return errors.New("only in the race tests")
+	}
+	return nil
+}
+func (d *slowDevice) Start(job *vertexprog.DeviceJob) (vertexprog.DeviceRun, error) {
+	d.starts.Add(1)
+	return &slowRun{d: d, x: slices.Clone(job.X)}, nil
+}
+
+type slowRun struct {
+	d *slowDevice
+	x []byte
+}
+
+func (r *slowRun) Step(int, vertexprog.Direction) (int, int64, []float64, error) {
+	time.Sleep(r.d.step)
+	if r.d.done {
+		return 0, 0, nil, nil
+	}
+	return 1, 1, nil, nil
+}
+func (r *slowRun) Finish(x []byte) error { copy(x, r.x); return nil }
+func (r *slowRun) Close()                { r.d.closes.Add(1) }
+
+// The race tests' device, registered once.
+var raceDevice = &slowDevice{}
+
+func init() { vertexprog.RegisterBackend(raceDevice) }
+
+// useRaceDevice makes the race device available for one test, with its
+// counts reset.
+func useRaceDevice(t *testing.T, open, step time.Duration, done bool) *slowDevice {
+	d := raceDevice
+	d.open, d.step, d.done, d.openOnce = open, step, done, sync.Once{}
+	d.starts.Store(0)
+	d.closes.Store(0)
+	d.on.Store(true)
+	t.Cleanup(func() { d.on.Store(false) })
+	return d
+}
+
+// racer is minLabel from the ids with device code (which the race device
+// never compiles). On a path, every superstep updates its last vertex,
+// whose Update, when slowAt names it, sleeps a millisecond.
+type racer struct {
+	minLabel[int32]
+	slowAt int32
+}
+
+func newRacer(slowAt int32) racer { return racer{minLabel[int32]{none: 1 << 30}, slowAt} }
+
+func (r racer) Init(v int32, _ *vertexprog.Step) (int32, bool) { return v, true }
+func (r racer) Update(v int32, acc int32, x *int32, s *vertexprog.Step) bool {
+	if v == r.slowAt {
+		time.Sleep(time.Millisecond)
+	}
+	return r.minLabel.Update(v, acc, x, s)
+}
+func (racer) Device() vertexprog.DeviceCode {
+	return vertexprog.DeviceCode{Source: "// (never compiled)"}
+}
+
+// pathGraph is a path of n vertices: min-label propagation runs n
+// supersteps along it.
+func pathGraph(t *testing.T, n int) *vertexprog.Graph {
+	el := &datasets.EdgeList{N: n}
+	for v := 0; v+1 < n; v++ {
+		el.Src, el.Dst = append(el.Src, int32(v+1)), append(el.Dst, int32(v))
+	}
+	d, err := datasets.Build(el, datasets.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return vertexprog.NewGraph(d)
+}
+
+// runRacer is a race's run of r on g.
+func runRacer(g *vertexprog.Graph, r racer) func(vertexprog.Options) ([]int32, error) {
+	return func(o vertexprog.Options) ([]int32, error) {
+		// (Direction: supersteps, not the components' union-find path)
+		o.Direction = vertexprog.Pull
+		res, err := vertexprog.Run[int32, int32](g, r, o)
+		if err != nil {
+			return nil, err
+		}
+		return res.X, nil
+	}
+}
+
+// settled waits for the race's other run to stop, then for the goroutines
+// to fall back to base.
+func settled(t *testing.T, rep *vertexprog.RaceReport, base int) {
+	t.Helper()
+	select {
+	case <-rep.Done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the race's other run did not stop")
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for runtime.NumGoroutine() > base {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<16)
+			t.Fatalf("%d goroutines after the race, %d before:\n%s", runtime.NumGoroutine(), base, buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestRaceCPUWinsWhileTheDeviceOpens: the CPU answers before the device
+// has opened; the answer is the CPU's own, no device run starts, and
+// nothing is left running once the device has opened.
+func TestRaceCPUWinsWhileTheDeviceOpens(t *testing.T) {
+	g := pathGraph(t, 300)
+	want, err := runRacer(g, newRacer(-1))(vertexprog.Options{Backend: "cpu"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := useRaceDevice(t, 300*time.Millisecond, time.Millisecond, false)
+	base := runtime.NumGoroutine()
+	got, rep, err := vertexprog.Race(vertexprog.Options{Backend: "auto"}, runRacer(g, newRacer(-1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Backend != "cpu" || !slices.Equal(got, want) || rep.Opened != 0 {
+		t.Fatalf("race answered on %s (opened after %v): %v, want the CPU's %v", rep.Backend, rep.Opened, got[:5], want[:5])
+	}
+	settled(t, rep, base)
+	if d.starts.Load() != 0 {
+		t.Errorf("the device, opened after the answer, started %d runs", d.starts.Load())
+	}
+	t.Log(rep.Why)
+}
+
+// TestRaceCPUWinsAgainstARunningDevice: the device opens at once and its
+// run starts, the CPU answers first; the device run is cancelled and
+// closed, and the answer is the CPU's.
+func TestRaceCPUWinsAgainstARunningDevice(t *testing.T) {
+	g := pathGraph(t, 60)
+	r := newRacer(59)
+	var cpuLines, raceLines []string
+	want, err := runRacer(g, r)(vertexprog.Options{Backend: "cpu", Log: func(l string) { cpuLines = append(cpuLines, l) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := useRaceDevice(t, 0, 20*time.Millisecond, false)
+	base := runtime.NumGoroutine()
+	got, rep, err := vertexprog.Race(vertexprog.Options{Log: func(l string) { raceLines = append(raceLines, l) }}, runRacer(g, r))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Backend != "cpu" || !slices.Equal(got, want) {
+		t.Fatalf("race answered on %s: %v, want the CPU's", rep.Backend, got[:5])
+	}
+	if len(raceLines) != len(cpuLines) {
+		t.Errorf("the race logged %d superstep lines, the CPU's run %d: want the answer's alone", len(raceLines), len(cpuLines))
+	}
+	settled(t, rep, base)
+	if s, c := d.starts.Load(), d.closes.Load(); s != 1 || c != 1 {
+		t.Errorf("the device started %d runs and closed %d, want 1 and 1", s, c)
+	}
+	t.Log(rep.Why)
+}
+
+// TestRaceDeviceWins: a device that answers in one superstep beats a CPU
+// run of seconds, which is cancelled and stops; its run is closed.
+func TestRaceDeviceWins(t *testing.T) {
+	g := pathGraph(t, 3000)
+	d := useRaceDevice(t, 0, 0, true)
+	base := runtime.NumGoroutine()
+	t0 := time.Now()
+	_, rep, err := vertexprog.Race(vertexprog.Options{}, runRacer(g, newRacer(2999)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Backend != d.Name() {
+		t.Fatalf("race answered on %s, want the device", rep.Backend)
+	}
+	settled(t, rep, base)
+	if took := time.Since(t0); took > 2*time.Second {
+		t.Errorf("the cancelled CPU run stopped after %v (a superstep is a millisecond)", took)
+	}
+	if s, c := d.starts.Load(), d.closes.Load(); s != 1 || c != 1 {
+		t.Errorf("the device started %d runs and closed %d, want 1 and 1", s, c)
+	}
+	t.Log(rep.Why)
+}
+
+// TestRaceWithoutDevice: no device opens; the CPU answers.
+func TestRaceWithoutDevice(t *testing.T) {
+	g := pathGraph(t, 50)
+	got, rep, err := vertexprog.Race(vertexprog.Options{}, runRacer(g, newRacer(-1)))
+	if err != nil || rep.Backend != "cpu" || got[49] != 0 {
+		t.Fatalf("race without a device: %v on %s, label %d", err, rep.Backend, got[49])
+	}
+	<-rep.Done
+}
+
+// TestPlanAnswer: what races and what goes straight to one backend.
+func TestPlanAnswer(t *testing.T) {
+	useRaceDevice(t, 0, 0, true)
+	g := pathGraph(t, 10)
+	r := newRacer(-1)
+	cases := []struct {
+		name string
+		p    interface{ Spec() vertexprog.Spec }
+		opt  vertexprog.Options
+		race bool
+	}{
+		{"auto", r, vertexprog.Options{}, true},
+		{"auto by name", r, vertexprog.Options{Backend: "auto"}, true},
+		{"cpu", r, vertexprog.Options{Backend: "cpu"}, false},
+		{"named device", r, vertexprog.Options{Backend: "test-slow-device"}, false},
+		{"resident", r, vertexprog.Options{Resident: true}, false},
+		{"no device code", minLabel[int32]{}, vertexprog.Options{}, false},
+		{"heavy gathers", heavyRacer{r}, vertexprog.Options{}, false},
+		{"device code only after Prepare", unpreparedRacer{racer: r}, vertexprog.Options{}, true},
+		{"one part", r, vertexprog.Options{Parts: 1}, true},
+		{"parts", r, vertexprog.Options{Parts: 2}, false},
+		{"processes", r, vertexprog.Options{Comm: twoProcesses{}}, false},
+		{"a process of one", r, vertexprog.Options{Comm: oneProcess{}}, true},
+	}
+	for _, c := range cases {
+		plan := vertexprog.PlanAnswer(c.p, g, c.opt)
+		if plan.Race != c.race || plan.Why == "" {
+			t.Errorf("%s: race %v (%s), want %v", c.name, plan.Race, plan.Why, c.race)
+		}
+	}
+	// No device backend's probe finds what it needs (no driver): nothing
+	// to race, and nothing waited for to learn it.
+	raceDevice.on.Store(false)
+	if vertexprog.DeviceMayRun() {
+		t.Error("DeviceMayRun with the only device backend's probe failing")
+	}
+	if plan := vertexprog.PlanAnswer(r, g, vertexprog.Options{}); plan.Race || plan.Why == "" {
+		t.Errorf("no device can run: race %v (%s), want none and why", plan.Race, plan.Why)
+	}
+}
+
+// TestRaceRefusesParts: a partitioned run is not raced (its processes
+// would each pick their own winner): Race says so and runs nothing.
+func TestRaceRefusesParts(t *testing.T) {
+	for _, opt := range []vertexprog.Options{{Parts: 2}, {Comm: twoProcesses{}}} {
+		runs := 0
+		_, rep, err := vertexprog.Race(opt, func(vertexprog.Options) (int, error) { runs++; return 0, nil })
+		if err == nil || runs != 0 {
+			t.Errorf("Race of parts %d, comm %v: err %v after %d runs; want an error and none", opt.Parts, opt.Comm, err, runs)
+		}
+		<-rep.Done // (closed: nothing to wait for)
+	}
+}
+
+// twoProcesses and oneProcess are the Comms of a run's first process of
+// two, and of a run of one, for PlanAnswer (which never exchanges).
+type twoProcesses struct{}
+
+func (twoProcesses) Rank() int                            { return 0 }
+func (twoProcesses) Size() int                            { return 2 }
+func (twoProcesses) AllGather(b []byte) ([][]byte, error) { return nil, errors.New("not joined") }
+
+type oneProcess struct{}
+
+func (oneProcess) Rank() int                            { return 0 }
+func (oneProcess) Size() int                            { return 1 }
+func (oneProcess) AllGather(b []byte) ([][]byte, error) { return [][]byte{b}, nil }
+
+type heavyRacer struct{ racer }
+
+// unpreparedRacer's device code needs Prepare (it reads what Prepare
+// made): an unprepared one's Device fails.
+type unpreparedRacer struct {
+	racer
+	prepared *vertexprog.Graph
+}
+
+func (u unpreparedRacer) Device() vertexprog.DeviceCode {
+	return vertexprog.DeviceCode{Source: "// " + u.prepared.Dataset().Name}
+}
+
+func (heavyRacer) Device() vertexprog.DeviceCode {
+	return vertexprog.DeviceCode{Source: "// (never compiled)", HeavyGather: true}
+}
