@@ -18,7 +18,7 @@ import (
 // The run stops after Iterations iterations, or earlier at a fixed point
 // (no label changed: later iterations would change none). Its device code
 // (cdlp_device.go) runs it on a backend that gathers multisets
-// (vertexprog.MultisetBackend: the GPU), which auto picks where there is
+// (driver.MultisetBackend: the GPU), which auto picks where there is
 // one.
 type CDLPProgram struct {
 	// Iterations is LDBC's cdlp.max-iterations; 0 leaves every label at

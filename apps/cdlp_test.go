@@ -14,6 +14,7 @@ import (
 	"github.com/hpgraph/hpgraph/apps/reference/refdata"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/vertexprog"
+	"github.com/hpgraph/hpgraph/vertexprog/driver"
 	"github.com/hpgraph/hpgraph/vertexprog/vptest"
 )
 
@@ -229,7 +230,7 @@ func TestCDLPClosedForms(t *testing.T) {
 
 // A negative iteration count and a nil graph are errors; a device
 // backend that does not gather multisets refuses CDLP (a multiset
-// program) with ErrCPUOnly; one that does (vertexprog.MultisetBackend)
+// program) with ErrCPUOnly; one that does (driver.MultisetBackend)
 // gets CDLP's device code, by name and on auto; without one auto runs it
 // on the CPU.
 func TestCDLPBadInputAndDevice(t *testing.T) {
@@ -242,7 +243,7 @@ func TestCDLPBadInputAndDevice(t *testing.T) {
 		t.Errorf("CDLP(nil): %v, want ErrNilGraph", err)
 	}
 	var on atomic.Bool
-	vertexprog.RegisterBackend(cdlpDevice{&on})
+	driver.Register(cdlpDevice{&on})
 	on.Store(true)
 	defer on.Store(false)
 	_, err := apps.CDLP(g, 2, vertexprog.Options{Backend: "cdlp-test-device"})
@@ -251,7 +252,7 @@ func TestCDLPBadInputAndDevice(t *testing.T) {
 	}
 	t.Log(err)
 	ms := &cdlpMultisetDevice{cdlpDevice{new(atomic.Bool)}, nil}
-	vertexprog.RegisterBackend(ms)
+	driver.Register(ms)
 	ms.on.Store(true)
 	for _, name := range []string{"cdlp-test-multiset", "auto"} {
 		ms.job = nil
@@ -290,7 +291,7 @@ func (f cdlpDevice) Available() error {
 	}
 	return nil
 }
-func (f cdlpDevice) Start(*vertexprog.DeviceJob) (vertexprog.DeviceRun, error) {
+func (f cdlpDevice) Start(*driver.DeviceJob) (driver.DeviceRun, error) {
 	return nil, errors.New("the test device runs nothing")
 }
 
@@ -298,11 +299,11 @@ func (f cdlpDevice) Start(*vertexprog.DeviceJob) (vertexprog.DeviceRun, error) {
 // nothing either: it keeps the job it was given.
 type cdlpMultisetDevice struct {
 	cdlpDevice
-	job *vertexprog.DeviceJob
+	job *driver.DeviceJob
 }
 
 func (f *cdlpMultisetDevice) Name() string { return "cdlp-test-multiset" }
-func (f *cdlpMultisetDevice) StartMultiset(job *vertexprog.DeviceJob) (vertexprog.DeviceRun, error) {
+func (f *cdlpMultisetDevice) StartMultiset(job *driver.DeviceJob) (driver.DeviceRun, error) {
 	f.job = job
 	return nil, errors.New("the test device runs nothing")
 }

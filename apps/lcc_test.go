@@ -14,6 +14,7 @@ import (
 	"github.com/hpgraph/hpgraph/apps/reference/refdata"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/vertexprog"
+	"github.com/hpgraph/hpgraph/vertexprog/driver"
 	"github.com/hpgraph/hpgraph/vertexprog/vptest"
 )
 
@@ -293,7 +294,7 @@ func TestLCCLDBCExamples(t *testing.T) {
 // keeps the job it is given and runs nothing.
 type fakeDevice struct {
 	on  *atomic.Bool
-	job **vertexprog.DeviceJob
+	job **driver.DeviceJob
 }
 
 func (f fakeDevice) Name() string { return "lcc-test-device" }
@@ -303,7 +304,7 @@ func (f fakeDevice) Available() error {
 	}
 	return nil
 }
-func (f fakeDevice) Start(job *vertexprog.DeviceJob) (vertexprog.DeviceRun, error) {
+func (f fakeDevice) Start(job *driver.DeviceJob) (driver.DeviceRun, error) {
 	*f.job = job
 	return nil, errors.New("the test device runs nothing")
 }
@@ -312,8 +313,8 @@ func (f fakeDevice) Start(job *vertexprog.DeviceJob) (vertexprog.DeviceRun, erro
 // the state of the prepared program), where it used to be refused.
 func TestLCCGoesToDevices(t *testing.T) {
 	var on atomic.Bool
-	var job *vertexprog.DeviceJob
-	vertexprog.RegisterBackend(fakeDevice{&on, &job})
+	var job *driver.DeviceJob
+	driver.Register(fakeDevice{&on, &job})
 	on.Store(true)
 	defer on.Store(false)
 	d := build(t, &datasets.EdgeList{N: 3, Src: []int32{0, 1, 2}, Dst: []int32{1, 2, 0}}, datasets.Options{})

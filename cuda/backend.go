@@ -99,10 +99,10 @@ func (b *Backend) setOrdinal(ordinal int) {
 	}
 }
 
-// Name implements vertexprog.Backend.
+// Name implements driver.Backend.
 func (*Backend) Name() string { return "cuda" }
 
-// Probe implements vertexprog.Prober: why the backend cannot run here
+// Probe implements driver.Prober: why the backend cannot run here
 // where the driver's library does not load (no NVIDIA driver), else nil.
 // It opens no context: a machine without a GPU learns it at once.
 func (*Backend) Probe() error {

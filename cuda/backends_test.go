@@ -14,6 +14,7 @@ import (
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/datasets/gen"
 	"github.com/hpgraph/hpgraph/vertexprog"
+	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
 func needGPU(t *testing.T) {
@@ -152,7 +153,7 @@ func bfsRounds(b *Backend, g *vertexprog.Graph, want []int32, rounds int) error 
 		if err != nil {
 			return err
 		}
-		r := dr.(vertexprog.DeviceBatchRun)
+		r := dr.(driver.DeviceBatchRun)
 		for it := 0; it <= 10*g.N(); {
 			reps, err := r.StepBatch(it, vertexprog.Push, 64, 0)
 			if err != nil {

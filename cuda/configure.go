@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/hpgraph/hpgraph/vertexprog"
+	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
 // The backend registered as "cuda", and what the command line sets it to
@@ -14,7 +14,7 @@ import (
 // holds it); Configure sets what it uses.
 var registered = newBackend(0, DefaultOptions())
 
-func init() { vertexprog.RegisterBackend(registered) }
+func init() { driver.Register(registered) }
 
 // Registered is the backend registered as "cuda".
 func Registered() *Backend { return registered }

@@ -49,13 +49,13 @@ func (b *Backend) setOrdinal(ordinal int) {
 	b.mu.Unlock()
 }
 
-// Name implements vertexprog.Backend.
+// Name implements driver.Backend.
 func (*Backend) Name() string { return "cuda" }
 
-// Probe implements vertexprog.Prober: never, without cgo.
+// Probe implements driver.Prober: never, without cgo.
 func (*Backend) Probe() error { return noGPU() }
 
-// Available implements vertexprog.Backend: never, without cgo.
+// Available implements driver.Backend: never, without cgo.
 func (*Backend) Available() error { return noGPU() }
 
 // Generate says why there is no device without cgo.

@@ -6,15 +6,15 @@ import (
 	"fmt"
 
 	"github.com/hpgraph/hpgraph/cuda/run"
-	"github.com/hpgraph/hpgraph/vertexprog"
+	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
-// A backend runs the parts of a partitioned run (vertexprog.PartBackend)
+// A backend runs the parts of a partitioned run (driver.PartBackend)
 // on its devices: the registered backend on those --devices lists, one
 // part each unless --parts says otherwise; a backend from Open on its one
 // device.
 
-// PartDevices implements vertexprog.PartBackend: the devices listed, or
+// PartDevices implements driver.PartBackend: the devices listed, or
 // 1 where they cannot be counted.
 func (b *Backend) PartDevices() int {
 	ords, err := b.Devices().Resolve()
@@ -24,9 +24,9 @@ func (b *Backend) PartDevices() int {
 	return len(ords)
 }
 
-// StartParts implements vertexprog.PartBackend: jobs[i] on the i-th
+// StartParts implements driver.PartBackend: jobs[i] on the i-th
 // device listed (modulo their number), each device opened once.
-func (b *Backend) StartParts(jobs []*vertexprog.DeviceJob, comm vertexprog.Comm) (vertexprog.DeviceRun, error) {
+func (b *Backend) StartParts(jobs []*driver.DeviceJob, comm driver.Comm) (driver.DeviceRun, error) {
 	ords, err := b.Devices().Resolve()
 	if err != nil {
 		return nil, err

@@ -3,42 +3,22 @@ package vertexprog
 import (
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
-	"sync"
 	"unsafe"
 
 	"github.com/hpgraph/hpgraph/spmv"
+	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
-// Backend is a device that runs programs (the GPU backend registers itself
-// when the binary is built with the cuda tag). The CPU engine is built in.
-type Backend interface {
-	// Name is what Options.Backend selects the backend by ("cuda").
-	Name() string
-	// Available returns nil when the backend can run here, else why not
-	// (no device, no driver).
-	Available() error
-}
-
-// Prober is implemented by a backend that can say cheaply, without
-// opening its device (a GPU's driver and context take a quarter of a
-// second), that it cannot run here: Probe returns why (no driver, a
-// build without the backend's library), or nil where Available may
-// succeed.
-type Prober interface {
-	Probe() error
-}
-
 // DeviceMayRun reports whether a device backend may run here, from the
-// backends' probes alone (Prober; one without a probe may run): it never
+// backends' probes alone (driver.Prober; one without a probe may run): it never
 // waits for a device to open. False says that none can.
 func DeviceMayRun() bool {
-	for _, b := range registered() {
-		if _, ok := b.(DeviceBackend); !ok {
+	for _, b := range driver.Registered() {
+		if _, ok := b.(driver.DeviceBackend); !ok {
 			continue
 		}
-		if p, ok := b.(Prober); !ok || p.Probe() == nil {
+		if p, ok := b.(driver.Prober); !ok || p.Probe() == nil {
 			return true
 		}
 	}
@@ -49,36 +29,10 @@ func DeviceMayRun() bool {
 // unusable.
 var ErrNoBackend = errors.New("backend not available")
 
-var (
-	backendsMu sync.Mutex
-	backends   = map[string]Backend{}
-)
-
-// RegisterBackend makes b selectable by name.
-func RegisterBackend(b Backend) {
-	backendsMu.Lock()
-	defer backendsMu.Unlock()
-	backends[b.Name()] = b
-}
-
-// registered returns the registered backends sorted by name. (Available
-// is asked outside the lock: a GPU's may take hundreds of milliseconds the
-// first time, which must not hold up others reading the registry.)
-func registered() []Backend {
-	backendsMu.Lock()
-	defer backendsMu.Unlock()
-	bs := make([]Backend, 0, len(backends))
-	for _, b := range backends {
-		bs = append(bs, b)
-	}
-	sort.Slice(bs, func(i, j int) bool { return bs[i].Name() < bs[j].Name() })
-	return bs
-}
-
 // Backends lists the backends that can run here, "cpu" first.
 func Backends() []string {
 	names := []string{"cpu"}
-	for _, b := range registered() {
+	for _, b := range driver.Registered() {
 		if b.Available() == nil {
 			names = append(names, b.Name())
 		}
@@ -89,10 +43,10 @@ func Backends() []string {
 // selectBackend resolves Options.Backend: nil means the CPU engine. Auto
 // takes the first available device backend when the program has device
 // code, else the CPU.
-func selectBackend[X, A any](name string, p Program[X, A]) (DeviceBackend, error) {
+func selectBackend[X, A any](name string, p Program[X, A]) (driver.DeviceBackend, error) {
 	_, hasCode := p.(DeviceProgram)
 	plain := spmv.PlainData[X]() && spmv.PlainData[A]()
-	return resolveBackend[DeviceBackend](name, hasCode && plain, func(bool) error {
+	return resolveBackend[driver.DeviceBackend](name, hasCode && plain, func(bool) error {
 		if c, ok := p.(cpuOnlyProgram); ok {
 			return fmt.Errorf("%w: %s: %w: %s", ErrNoBackend, name, ErrCPUOnly, c.cpuOnly())
 		}
@@ -110,10 +64,10 @@ func selectBackend[X, A any](name string, p Program[X, A]) (DeviceBackend, error
 // being the backends that run its kind: "cpu" is the CPU engine (the zero
 // T); auto the first available T where the program can run on one
 // (suits), else the CPU; a name, that backend, which must be a T or at
-// least run programs (a DeviceBackend), and which refuse may turn down,
+// least run programs (a driver.DeviceBackend), and which refuse may turn down,
 // saying why (isT: the backend is a T; refuse must turn it down where it
 // is not).
-func resolveBackend[T Backend](name string, suits bool, refuse func(isT bool) error) (T, error) {
+func resolveBackend[T driver.Backend](name string, suits bool, refuse func(isT bool) error) (T, error) {
 	var none T
 	switch name {
 	case "cpu":
@@ -130,7 +84,7 @@ func resolveBackend[T Backend](name string, suits bool, refuse func(isT bool) er
 		return none, err
 	}
 	t, ok := b.(T)
-	if _, runs := b.(DeviceBackend); !ok && !runs {
+	if _, runs := b.(driver.DeviceBackend); !ok && !runs {
 		return none, fmt.Errorf("%w: %s does not run programs", ErrNoBackend, name)
 	}
 	if err := refuse(ok); err != nil || !ok {
@@ -141,7 +95,7 @@ func resolveBackend[T Backend](name string, suits bool, refuse func(isT bool) er
 
 // backendChoice is selectBackend's answer.
 type backendChoice struct {
-	b   DeviceBackend
+	b   driver.DeviceBackend
 	err error
 }
 
@@ -152,8 +106,8 @@ func mayUseDevice[X, A any](name string, p Program[X, A]) bool {
 	if name == "cpu" || !hasCode || !spmv.PlainData[X]() || !spmv.PlainData[A]() {
 		return false
 	}
-	for _, b := range registered() {
-		if _, ok := b.(DeviceBackend); ok {
+	for _, b := range driver.Registered() {
+		if _, ok := b.(driver.DeviceBackend); ok {
 			return true
 		}
 	}
@@ -161,8 +115,8 @@ func mayUseDevice[X, A any](name string, p Program[X, A]) bool {
 }
 
 // firstBackend returns the first available backend, by name, that is a T.
-func firstBackend[T Backend]() (T, bool) {
-	for _, b := range registered() {
+func firstBackend[T driver.Backend]() (T, bool) {
+	for _, b := range driver.Registered() {
 		if t, ok := b.(T); ok && t.Available() == nil {
 			return t, true
 		}
@@ -172,10 +126,10 @@ func firstBackend[T Backend]() (T, bool) {
 }
 
 // backendAs is the backend name selects for a kind of service T that
-// only some backends offer (DegreeRelabeler): "auto" or "" the
+// only some backends offer (driver.DegreeRelabeler): "auto" or "" the
 // first available T, "cpu" none, another name that backend where it is
 // a T that can run here.
-func backendAs[T Backend](name string) (T, bool) {
+func backendAs[T driver.Backend](name string) (T, bool) {
 	var none T
 	switch name {
 	case "cpu":
@@ -183,9 +137,8 @@ func backendAs[T Backend](name string) (T, bool) {
 	case "", "auto":
 		return firstBackend[T]()
 	}
-	backendsMu.Lock()
-	t, ok := backends[name].(T)
-	backendsMu.Unlock()
+	b, _ := driver.Lookup(name)
+	t, ok := b.(T)
 	if !ok || t.Available() != nil {
 		return none, false
 	}
@@ -193,10 +146,8 @@ func backendAs[T Backend](name string) (T, bool) {
 }
 
 // namedBackend returns the registered backend name if it can run here.
-func namedBackend(name string) (Backend, error) {
-	backendsMu.Lock()
-	b, ok := backends[name]
-	backendsMu.Unlock()
+func namedBackend(name string) (driver.Backend, error) {
+	b, ok := driver.Lookup(name)
 	if !ok {
 		return nil, fmt.Errorf("%w: there is no backend named %q", ErrNoBackend, name)
 	}
@@ -218,9 +169,9 @@ func valueBytes[T any](s []T) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*size)
 }
 
-// deviceStepper drives a DeviceRun from the shared loop.
+// deviceStepper drives a driver.DeviceRun from the shared loop.
 type deviceStepper struct {
-	run DeviceRun
+	run driver.DeviceRun
 	agg []float64
 }
 
@@ -232,11 +183,11 @@ func (d *deviceStepper) step(it int, dir Direction) (int, int64, error) {
 
 func (d *deviceStepper) aggregates() []float64 { return d.agg }
 
-func (d *deviceStepper) batch(it int, dir Direction, max int, pushEdges int64) ([]StepReport, error) {
-	br, ok := d.run.(DeviceBatchRun)
+func (d *deviceStepper) batch(it int, dir Direction, max int, pushEdges int64) ([]driver.StepReport, error) {
+	br, ok := d.run.(driver.DeviceBatchRun)
 	if !ok || max < 2 {
 		a, e, err := d.step(it, dir)
-		return []StepReport{{Active: a, FrontierEdges: e, Aggregates: d.agg}}, err
+		return []driver.StepReport{{Active: a, FrontierEdges: e, Aggregates: d.agg}}, err
 	}
 	reps, err := br.StepBatch(it, dir, max, pushEdges)
 	if err == nil && len(reps) == 0 {
@@ -252,8 +203,8 @@ func (d *deviceStepper) batch(it int, dir Direction, max int, pushEdges int64) (
 // startDevice hands the host's PREPROCESS and Init results to a backend.
 // With deviceInit the host ran no Init: the device runs vp_init and
 // reports the first frontier.
-func startDevice[X, A any](b DeviceBackend, g *Graph, h *hostRun[X, A], resident, deviceInit bool) (*deviceStepper, error) {
-	job := &DeviceJob{
+func startDevice[X, A any](b driver.DeviceBackend, g *Graph, h *hostRun[X, A], resident, deviceInit bool) (*deviceStepper, error) {
+	job := &driver.DeviceJob{
 		Graph: g, Spec: h.spec, Code: h.p.(DeviceProgram).Device(),
 		Pull: h.pull, Push: h.push,
 		X: valueBytes(h.x), XSize: int(unsafe.Sizeof(*new(X))), ASize: int(unsafe.Sizeof(*new(A))),
@@ -270,10 +221,10 @@ func startDevice[X, A any](b DeviceBackend, g *Graph, h *hostRun[X, A], resident
 	}
 	agg := job.Aggregates
 	if deviceInit {
-		ir, ok := run.(DeviceInitReporter)
+		ir, ok := run.(driver.DeviceInitReporter)
 		if !ok {
 			run.Close()
-			return nil, fmt.Errorf("vertexprog: backend %s ran vp_init but does not report its frontier (DeviceInitReporter)", b.Name())
+			return nil, fmt.Errorf("vertexprog: backend %s ran vp_init but does not report its frontier (driver.DeviceInitReporter)", b.Name())
 		}
 		h.activeCount, h.initEdges, agg = ir.Initial()
 		if len(agg) != len(h.spec.Aggregators) {
@@ -282,15 +233,6 @@ func startDevice[X, A any](b DeviceBackend, g *Graph, h *hostRun[X, A], resident
 		}
 	}
 	return &deviceStepper{run: run, agg: agg}, nil
-}
-
-// MemoryReporter is implemented by device backends that can say how much
-// device memory their runs have held.
-type MemoryReporter interface {
-	// DeviceMemory returns the most device memory this process has held
-	// at once (above what the device's context itself takes) and the
-	// device's total, in bytes.
-	DeviceMemory() (peak, total int64)
 }
 
 // Warm opens the backend that name selects ("auto": every registered
@@ -312,13 +254,11 @@ func Warm(name string) error {
 }
 
 // DeviceMemory reports the device memory peak of the named backend (see
-// MemoryReporter); ok is false when the backend is the CPU, is not built
+// driver.MemoryReporter); ok is false when the backend is the CPU, is not built
 // in or cannot say.
 func DeviceMemory(name string) (peak, total int64, ok bool) {
-	backendsMu.Lock()
-	b := backends[name]
-	backendsMu.Unlock()
-	mr, isMR := b.(MemoryReporter)
+	b, _ := driver.Lookup(name)
+	mr, isMR := b.(driver.MemoryReporter)
 	if !isMR || b.Available() != nil {
 		return 0, 0, false
 	}

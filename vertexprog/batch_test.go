@@ -9,6 +9,7 @@ import (
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/datasets/gen"
 	"github.com/hpgraph/hpgraph/hyb"
+	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
 // minLabel spreads vertex 0's label 0, a Sparse program whose frontier on
@@ -40,12 +41,12 @@ type batchingCPU struct {
 	sizes []int
 }
 
-func (b *batchingCPU) batch(it int, dir Direction, max int, _ int64) ([]StepReport, error) {
+func (b *batchingCPU) batch(it int, dir Direction, max int, _ int64) ([]driver.StepReport, error) {
 	b.sizes = append(b.sizes, max)
-	var reps []StepReport
+	var reps []driver.StepReport
 	for i := 0; i < max; i++ {
 		a, e, _ := b.step(it+i, dir)
-		reps = append(reps, StepReport{Active: a, FrontierEdges: e})
+		reps = append(reps, driver.StepReport{Active: a, FrontierEdges: e})
 		if a == 0 {
 			break
 		}

@@ -6,39 +6,19 @@ import (
 
 	"github.com/hpgraph/hpgraph/hyb"
 	"github.com/hpgraph/hpgraph/internal/par"
+	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
 // Min-label propagation (Spec.Components) has a faster road than
 // supersteps: its result is the smallest Init value in each weakly
 // connected component, and union-find (Afforest: hooking and pointer
-// jumping with neighbour sampling; on the GPU a ComponentsBackend's, on
+// jumping with neighbour sampling; on the GPU a driver.ComponentsBackend's, on
 // the CPU the engine's own, unionfind.go) needs a few passes over the
 // vertices where propagation needs as many supersteps as the largest
 // component's diameter. The engine takes that road for any program whose
 // Spec declares Components, and then folds each component's Init values
 // with the program's own Gather and hands every vertex the result with
 // its Update, so the values are the program's, of any type.
-
-// ComponentsBackend is a backend with a union-find path for programs
-// that declare Spec.Components.
-type ComponentsBackend interface {
-	Backend
-	// Components starts labelling the components of the undirected graph
-	// whose symmetric adjacency matrix is m.
-	Components(m *Matrix) (ComponentsRun, error)
-}
-
-// ComponentsRun is one ComponentsBackend.Components job.
-type ComponentsRun interface {
-	// Run labels the components; passes counts its passes over the
-	// vertices that link edges.
-	Run() (passes int, err error)
-	// Finish copies the labels back: labels[v] is the smallest vertex id
-	// in v's component.
-	Finish(labels []int32) error
-	// Close frees what the run holds.
-	Close()
-}
 
 // checkComponents rejects a Spec that declares Components with what
 // min-label propagation cannot have.
@@ -81,9 +61,9 @@ func runComponents[X, A any](g *Graph, p Program[X, A], opt Options) (res *Resul
 		}
 	}
 	// (a directed graph's undirected view built on the device, where the
-	// backend can: Symmetrizer)
+	// backend can: driver.Symmetrizer)
 	var symRows func() []int64
-	if sy, ok := b.(Symmetrizer); ok && !host && g.needsSymmetrized(Spec{Edges: AllEdges}, opt.HYB) {
+	if sy, ok := b.(driver.Symmetrizer); ok && !host && g.needsSymmetrized(Spec{Edges: AllEdges}, opt.HYB) {
 		d := g.g
 		symRows = func() []int64 {
 			rows, err := sy.SymmetrizedRows(d.RowPtr, d.Col, d.W)
@@ -137,14 +117,14 @@ func runComponents[X, A any](g *Graph, p Program[X, A], opt Options) (res *Resul
 		return nil, false, err
 	}
 	res.Compute = time.Since(t1)
-	if dt, ok := run.(DeviceTimer); ok {
+	if dt, ok := run.(driver.DeviceTimer); ok {
 		res.Device = dt.DeviceTime()
 	}
 	t2 := time.Now()
 	if res.X, err = componentValues(p, g.N(), run.Finish, opt); err != nil {
 		return nil, false, err
 	}
-	if tr, ok := run.(TransferReporter); ok {
+	if tr, ok := run.(driver.TransferReporter); ok {
 		res.Transfer = tr.Transfers()
 	}
 	res.Finish = time.Since(t2)
@@ -224,19 +204,19 @@ func identityValues(xs []int32) bool {
 // a device's (the first available for auto), or host for the CPU
 // engine's own (cpu, and auto where no device has one); neither for a
 // named backend without one.
-func componentsBackend(name string) (cb ComponentsBackend, host bool, err error) {
+func componentsBackend(name string) (cb driver.ComponentsBackend, host bool, err error) {
 	switch name {
 	case "cpu":
 		return nil, true, nil
 	case "", "auto":
-		cb, ok := firstBackend[ComponentsBackend]()
+		cb, ok := firstBackend[driver.ComponentsBackend]()
 		return cb, !ok, nil
 	}
 	b, err := namedBackend(name)
 	if err != nil {
 		return nil, false, err
 	}
-	cb, _ = b.(ComponentsBackend)
+	cb, _ = b.(driver.ComponentsBackend)
 	return cb, false, nil
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/vertexprog"
+	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
 // unionFind is a ComponentsBackend that labels on the host by union-find
@@ -29,12 +30,12 @@ func (unionFind) Available() error {
 	}
 	return nil
 }
-func (unionFind) Components(m *vertexprog.Matrix) (vertexprog.ComponentsRun, error) {
+func (unionFind) Components(m *driver.Matrix) (driver.ComponentsRun, error) {
 	return &ufRun{m: m}, nil
 }
 
 type ufRun struct {
-	m      *vertexprog.Matrix
+	m      *driver.Matrix
 	labels []int32
 }
 
@@ -71,7 +72,7 @@ func (r *ufRun) Run() (int, error) {
 func (r *ufRun) Finish(labels []int32) error { copy(labels, r.labels); return nil }
 func (r *ufRun) Close()                      {}
 
-// ufClock is what ufRun reports as its device time (vertexprog.DeviceTimer).
+// ufClock is what ufRun reports as its device time (driver.DeviceTimer).
 const ufClock = 42 * time.Microsecond
 
 func (r *ufRun) DeviceTime() time.Duration { return ufClock }
@@ -110,7 +111,7 @@ func (ccIDs) Init(v int32, _ *vertexprog.Step) (int32, bool) { return v, true }
 // only supersteps honour, the CPU, and a Spec that cannot be min-label
 // propagation keep supersteps or fail.
 func TestComponentsPath(t *testing.T) {
-	vertexprog.RegisterBackend(unionFind{})
+	driver.Register(unionFind{})
 	unionFindOn = true
 	defer func() { unionFindOn = false }()
 	// Two paths, 0-1-2 and 3-4 (edges given backwards), and vertex 5 alone.

@@ -15,29 +15,8 @@ import (
 	"github.com/hpgraph/hpgraph/internal/par"
 	"github.com/hpgraph/hpgraph/internal/phase"
 	"github.com/hpgraph/hpgraph/spmv"
+	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
-
-// Direction is how a superstep moves values: pull (every wanted row
-// gathers from its active neighbours) or push (every active vertex scatters
-// to the rows that gather from it, with an atomic Reduce).
-type Direction int
-
-const (
-	// Auto lets the cost model pick per superstep.
-	Auto Direction = iota
-	Push
-	Pull
-)
-
-func (d Direction) String() string {
-	switch d {
-	case Push:
-		return "push"
-	case Pull:
-		return "pull"
-	}
-	return "auto"
-}
 
 // ParseDirection reads "auto", "push" or "pull".
 func ParseDirection(s string) (Direction, error) {
@@ -126,7 +105,7 @@ type Options struct {
 	// balanced by arcs, each run with its own values and exchanging what
 	// changed after every superstep (partition.go), as a graph spread
 	// over several devices is: on the CPU, or on a device backend that
-	// runs parts (PartBackend: parts share its devices). 0 means one part
+	// runs parts (driver.PartBackend: parts share its devices). 0 means one part
 	// per device of such a backend (one for the CPU); 1 a whole-graph
 	// run. With Comm, each process runs Parts of them.
 	Parts int
@@ -169,7 +148,7 @@ type Result[X any] struct {
 	// Transfer is the time spent copying between host and device, in
 	// Preprocess and Finish (0 on the CPU backend).
 	Transfer time.Duration
-	// Device is Compute on the device's own clock (DeviceTimer), 0 where
+	// Device is Compute on the device's own clock (driver.DeviceTimer), 0 where
 	// the backend does not report it (the CPU).
 	Device time.Duration
 	// BackendWait is how long PREPROCESS, done on the host, then waited
@@ -237,7 +216,7 @@ func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 	// graph's load), hundreds of milliseconds a fresh process can spend
 	// preparing instead. A directed graph's undirected view, where the run
 	// gathers along it and the host has not built it, is then built by
-	// the backend if it can (Symmetrizer), and described from its rows.
+	// the backend if it can (driver.Symmetrizer), and described from its rows.
 	chosen := make(chan backendChoice, 1)
 	var symRows func() []int64
 	var symCh chan []int64
@@ -247,12 +226,12 @@ func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 	}
 	go func() {
 		b, err := selectBackend(opt.Backend, p)
-		if pf, ok := b.(Prefetcher); ok && err == nil {
+		if pf, ok := b.(driver.Prefetcher); ok && err == nil {
 			prefetch(g, spec, pf)
 		}
 		if symCh != nil {
 			var rows []int64
-			if sy, ok := b.(Symmetrizer); ok && err == nil {
+			if sy, ok := b.(driver.Symmetrizer); ok && err == nil {
 				d := g.g
 				if rp, err := sy.SymmetrizedRows(d.RowPtr, d.Col, d.W); err == nil {
 					rows = rp
@@ -324,11 +303,11 @@ func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 // values and state back (as opt allows) into res.X and the program's
 // arrays, and its transfer time.
 func finishDevice[X, A any](ds *deviceStepper, h *hostRun[X, A], opt Options, res *Result[X]) error {
-	if dt, ok := ds.run.(DeviceTimer); ok {
+	if dt, ok := ds.run.(driver.DeviceTimer); ok {
 		res.Device = dt.DeviceTime()
 	}
 	t2 := time.Now()
-	if sf, ok := ds.run.(SummaryFinisher); ok && opt.SummaryOnly {
+	if sf, ok := ds.run.(driver.SummaryFinisher); ok && opt.SummaryOnly {
 		if err := sf.FinishSummary(); err != nil {
 			return err
 		}
@@ -342,7 +321,7 @@ func finishDevice[X, A any](ds *deviceStepper, h *hostRun[X, A], opt Options, re
 		return err
 	}
 	res.Finish = time.Since(t2)
-	if tr, ok := ds.run.(TransferReporter); ok {
+	if tr, ok := ds.run.(driver.TransferReporter); ok {
 		res.Transfer = tr.Transfers()
 	}
 	res.X = h.x
@@ -355,7 +334,7 @@ func finishDevice[X, A any](ds *deviceStepper, h *hostRun[X, A], opt Options, re
 // upload overlaps the host's PREPROCESS. A directed graph's in-matrix,
 // while its transpose is not built, is the device's transpose of the
 // out-CSR (matrixFor): the out-CSR is offered for it.
-func prefetch(g *Graph, spec Spec, pf Prefetcher) {
+func prefetch(g *Graph, spec Spec, pf driver.Prefetcher) {
 	var seen *datasets.Graph
 	for _, r := range []matrixRows{gatherRows(spec.Edges), pushRows(spec.Edges)} {
 		a := g.builtAdjacency(r)
@@ -399,9 +378,9 @@ type stepper interface {
 }
 
 // batcher is a stepper that can run several supersteps without a host
-// round trip in between (a device backend's DeviceBatchRun).
+// round trip in between (a device backend's driver.DeviceBatchRun).
 type batcher interface {
-	batch(it int, dir Direction, max int, pushEdges int64) ([]StepReport, error)
+	batch(it int, dir Direction, max int, pushEdges int64) ([]driver.StepReport, error)
 }
 
 // Batching: while frontiers stay small, a batching backend runs
@@ -465,7 +444,7 @@ func loop[X, A any](h *hostRun[X, A], st stepper, opt Options, res *Result[X]) e
 		if maxIter > 0 {
 			size = min(size, maxIter-it)
 		}
-		var reps []StepReport
+		var reps []driver.StepReport
 		if size > 1 {
 			var err error
 			if reps, err = bt.batch(it, dir, size, pushEdges); err != nil {
@@ -476,7 +455,7 @@ func loop[X, A any](h *hostRun[X, A], st stepper, opt Options, res *Result[X]) e
 			if err != nil {
 				return err
 			}
-			reps = []StepReport{{Active: a, FrontierEdges: e}}
+			reps = []driver.StepReport{{Active: a, FrontierEdges: e}}
 		}
 		per := time.Since(ts) / time.Duration(len(reps))
 		for i, r := range reps {
@@ -589,7 +568,7 @@ type hostRun[X, A any] struct {
 	p          Program[X, A]
 	spec       Spec
 	n          int
-	pull, push *Matrix
+	pull, push *driver.Matrix
 	x          []X
 	y          []A
 	identity   A

@@ -11,6 +11,7 @@ import (
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/hyb"
 	"github.com/hpgraph/hpgraph/internal/par"
+	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
 // Graph is a loaded graph as programs and backends see it. It builds the
@@ -26,7 +27,7 @@ type Graph struct {
 	in, sym, inOut atomic.Pointer[datasets.Graph]
 
 	mu    sync.Mutex
-	hybs  map[matrixKey]*Matrix
+	hybs  map[matrixKey]*driver.Matrix
 	memos map[any]*memo
 
 	// ids finds a vertex by original id (Vertex); built on first use.
@@ -34,28 +35,8 @@ type Graph struct {
 	ids    idIndex
 }
 
-// Matrix is a HYB matrix with the per-row data every backend needs.
-type Matrix struct {
-	*hyb.Matrix
-	// Degree[r] is the length of row r.
-	Degree []int32
-	// Bounds splits the rows into parts of about equal work (ELL slots plus
-	// COO entries), partsPerWorker per worker, which workers claim
-	// dynamically: per-row work is not always proportional to nonzeros
-	// (masks, early exit, triangle counting's intersections).
-	Bounds []int
-	nnz    int64
-}
-
-// NNZ is the number of stored entries, counted once when the matrix was
-// built (hyb's count scans every ELL slot: 25–34 ms on kron21, which the
-// superstep loop used to pay on every run).
-func (m *Matrix) NNZ() int64 { return m.nnz }
-
-const (
-	partsPerWorker = 16
-	minPartRows    = 1024
-)
+// minPartRows: ForVertices splits no fewer rows than this a part.
+const minPartRows = 1024
 
 type matrixKey struct {
 	rows matrixRows
@@ -82,7 +63,7 @@ const (
 // for an i outside s. ID, the bridge to the input's ids, returns an error
 // instead, as Vertex does for an id that no vertex has.
 func NewGraph(g *datasets.Graph) *Graph {
-	return &Graph{g: g, hybs: map[matrixKey]*Matrix{}}
+	return &Graph{g: g, hybs: map[matrixKey]*driver.Matrix{}}
 }
 
 // isNil says whether g holds no graph (nil, or made from a nil one).
@@ -295,7 +276,7 @@ func (g *Graph) InAdjacencyBuilt() bool { return !g.g.Directed || g.in.Load() !=
 // undirected view (each vertex's out- and in-neighbours merged: the rows
 // of Neighbors and of AllEdges' matrices), which Neighbors and a host
 // run along AllEdges build on first use; a device run whose backend
-// builds it on the device (Symmetrizer) does not. True for an undirected
+// builds it on the device (driver.Symmetrizer) does not. True for an undirected
 // graph, its own view.
 func (g *Graph) UndirectedViewBuilt() bool { return !g.g.Directed || g.sym.Load() != nil }
 
@@ -380,17 +361,17 @@ func (g *Graph) adjacency(r matrixRows) *datasets.Graph {
 // PullMatrix returns the HYB matrix whose row v lists the neighbours v
 // gathers from along e: the y = Gᵀx of a pull superstep. Its ELL and COO
 // arrays may not be filled yet (hyb.Matrix.Materialize).
-func (g *Graph) PullMatrix(e EdgeType, opt hyb.Options) (*Matrix, error) {
+func (g *Graph) PullMatrix(e EdgeType, opt hyb.Options) (*driver.Matrix, error) {
 	return g.matrix(gatherRows(e), opt)
 }
 
 // PushMatrix returns the transpose of PullMatrix: row u lists the vertices
 // that gather from u, the rows a push superstep scatters along.
-func (g *Graph) PushMatrix(e EdgeType, opt hyb.Options) (*Matrix, error) {
+func (g *Graph) PushMatrix(e EdgeType, opt hyb.Options) (*driver.Matrix, error) {
 	return g.matrix(pushRows(e), opt)
 }
 
-func (g *Graph) matrix(r matrixRows, opt hyb.Options) (*Matrix, error) {
+func (g *Graph) matrix(r matrixRows, opt hyb.Options) (*driver.Matrix, error) {
 	return g.matrixFor(r, opt, false, nil)
 }
 
@@ -402,7 +383,7 @@ func (g *Graph) matrix(r matrixRows, opt hyb.Options) (*Matrix, error) {
 // CPU engine, a device that does not build it). Matrices are kept by rows
 // and options, whoever asks: a host run given a transposed matrix
 // materializes it, a device run given a host-described one uploads it.
-func (g *Graph) matrixFor(r matrixRows, opt hyb.Options, device bool, symRows func() []int64) (*Matrix, error) {
+func (g *Graph) matrixFor(r matrixRows, opt hyb.Options, device bool, symRows func() []int64) (*driver.Matrix, error) {
 	// Undirected graphs have one adjacency; share its matrix.
 	if !g.g.Directed {
 		r = rowsOut
@@ -429,7 +410,7 @@ func (g *Graph) matrixFor(r matrixRows, opt hyb.Options, device bool, symRows fu
 			return hyb.CSR{RowPtr: in.RowPtr, Col: in.Col, Val: in.W}
 		})
 	} else if symRowPtr != nil {
-		// The device built the undirected view (Symmetrizer); the host
+		// The device built the undirected view (driver.Symmetrizer); the host
 		// builds its own only if a host reader materializes the matrix.
 		d := g.g
 		rowPtr = symRowPtr
@@ -452,7 +433,7 @@ func (g *Graph) matrixFor(r matrixRows, opt hyb.Options, device bool, symRows fu
 	if r != rowsOut {
 		deg = rowLengths(rowPtr)
 	}
-	m = newMatrix(h, deg)
+	m = driver.NewMatrix(h, deg)
 	g.mu.Lock()
 	g.hybs[key] = m
 	g.mu.Unlock()
@@ -461,7 +442,7 @@ func (g *Graph) matrixFor(r matrixRows, opt hyb.Options, device bool, symRows fu
 
 // needsSymmetrized says whether a run of spec on a device would describe
 // the directed graph's undirected view, not built on the host, as a new
-// matrix of options opt: Run then asks a Symmetrizer backend for it.
+// matrix of options opt: Run then asks a driver.Symmetrizer backend for it.
 func (g *Graph) needsSymmetrized(spec Spec, opt hyb.Options) bool {
 	if !g.g.Directed || g.sym.Load() != nil || gatherRows(spec.Edges) != rowsAll {
 		return false

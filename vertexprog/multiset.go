@@ -62,14 +62,14 @@ type MultisetProgram[X any, K cmp.Ordered, A any] interface {
 // ErrCPUOnly is wrapped (beside ErrNoBackend) by Run's error when a
 // device backend is asked for a program that only the CPU engine runs:
 // a multiset program without device code (MultisetDeviceProgram), or on
-// a backend that does not gather multisets (MultisetBackend), or one
+// a backend that does not gather multisets (driver.MultisetBackend), or one
 // passed to Run, whose device backends run Programs only (the adapter's
-// Run takes it to a MultisetBackend).
+// Run takes it to a driver.MultisetBackend).
 var ErrCPUOnly = errors.New("the program runs on the cpu backend only")
 
 // MultisetAdapter runs a MultisetProgram as a Program: pass it to Run or
 // to vptest.Compare, or call its Run, which also takes it to a device
-// backend that gathers multisets (MultisetBackend) where the program has
+// backend that gathers multisets (driver.MultisetBackend) where the program has
 // device code (MultisetDeviceProgram). Its Gather and Reduce are never
 // called: the engine gathers a multiset program's rows with its own
 // kernel, and refuses push supersteps for it (ErrPushUnsupported); Run

@@ -9,10 +9,11 @@ import (
 
 	"github.com/hpgraph/hpgraph/hyb"
 	"github.com/hpgraph/hpgraph/spmv"
+	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
 // MultisetDeviceProgram is implemented by a MultisetProgram that can run
-// on a device backend that gathers multisets (MultisetBackend): its
+// on a device backend that gathers multisets (driver.MultisetBackend): its
 // Device gives CUDA C versions of Element, Summarize and Update. Device
 // is called after Prepare; Init runs on the host. The DeviceCode's
 // Arrays, Scalars and Step are as for a Program (see DeviceCode); its
@@ -62,25 +63,13 @@ type MultisetDeviceProgram interface {
 	Device() DeviceCode
 }
 
-// MultisetBackend is a device backend that gathers multisets: it runs a
-// multiset program's supersteps (every one a pull over every row: the
-// elements of each row sorted and counted, summarized, then Update on
-// every vertex), driven by the engine like a DeviceBackend's. The job's
-// Code is the program's MultisetDeviceProgram code, Push is nil, and
-// HasWants and HasDone are false; the run's Step reports no frontier
-// edges. Results must equal the CPU engine's bit for bit.
-type MultisetBackend interface {
-	Backend
-	StartMultiset(job *DeviceJob) (DeviceRun, error)
-}
-
 // RunMultiset runs p on g: Multiset(p).Run(g, opt).
 func RunMultiset[X any, K cmp.Ordered, A any](g *Graph, p MultisetProgram[X, K, A], opt Options) (*Result[X], error) {
 	return Multiset(p).Run(g, opt)
 }
 
 // Run runs the adapter's program on g on the backend opt selects: a
-// device backend that gathers multisets (MultisetBackend) when the
+// device backend that gathers multisets (driver.MultisetBackend) when the
 // program has device code (MultisetDeviceProgram) and opt names one, or
 // auto finds one available, else the CPU engine, as Run(g, a, opt)
 // does. Asked for a device backend that cannot run it, it fails with
@@ -139,13 +128,13 @@ func (a *MultisetAdapter[X, K, A]) runDevice(g *Graph, opt Options) (*Result[X],
 
 // multisetBackend resolves Options.Backend for a multiset program: nil
 // for the CPU engine.
-func (a *MultisetAdapter[X, K, A]) multisetBackend(name string) (MultisetBackend, error) {
+func (a *MultisetAdapter[X, K, A]) multisetBackend(name string) (driver.MultisetBackend, error) {
 	_, hasCode := a.Program.(MultisetDeviceProgram)
 	plain := spmv.PlainData[X]() && spmv.PlainData[A]()
-	return resolveBackend[MultisetBackend](name, hasCode && plain, func(isT bool) error {
+	return resolveBackend[driver.MultisetBackend](name, hasCode && plain, func(isT bool) error {
 		switch {
 		case !isT:
-			return fmt.Errorf("%w: %s: %w: %T is a multiset program (vertexprog.MultisetProgram), and %s does not gather multisets (vertexprog.MultisetBackend)",
+			return fmt.Errorf("%w: %s: %w: %T is a multiset program (vertexprog.MultisetProgram), and %s does not gather multisets (driver.MultisetBackend)",
 				ErrNoBackend, name, ErrCPUOnly, a.Program, name)
 		case !hasCode:
 			return fmt.Errorf("%w: %s: %w: %T is a multiset program without device code (implement vertexprog.MultisetDeviceProgram)",
@@ -161,7 +150,7 @@ func (a *MultisetAdapter[X, K, A]) multisetBackend(name string) (MultisetBackend
 // multiset program on b. Every superstep pulls (the program cannot
 // push); the matrix is the CSR itself (hyb.CPUOptions) unless opt says
 // otherwise, so that a row's entries lie together.
-func runMultisetDevice[X any, K cmp.Ordered, A any](g *Graph, a *MultisetAdapter[X, K, A], b MultisetBackend, opt Options) (*Result[X], error) {
+func runMultisetDevice[X any, K cmp.Ordered, A any](g *Graph, a *MultisetAdapter[X, K, A], b driver.MultisetBackend, opt Options) (*Result[X], error) {
 	opt = opt.withDefaults()
 	spec := a.Spec()
 	if spec.Edges < InEdges || spec.Edges > InOutEdges {
@@ -179,7 +168,7 @@ func runMultisetDevice[X any, K cmp.Ordered, A any](g *Graph, a *MultisetAdapter
 		return nil, err
 	}
 	advance(h.steps, 0)
-	job := &DeviceJob{
+	job := &driver.DeviceJob{
 		Graph: g, Spec: h.spec, Code: a.Program.(MultisetDeviceProgram).Device(), Pull: h.pull,
 		X: valueBytes(h.x), XSize: int(unsafe.Sizeof(*new(X))), ASize: int(unsafe.Sizeof(*new(A))),
 		Active: h.active, Aggregates: append([]float64(nil), h.steps[0].prev...), Resident: opt.Resident,
@@ -195,11 +184,11 @@ func runMultisetDevice[X any, K cmp.Ordered, A any](g *Graph, a *MultisetAdapter
 		return nil, err
 	}
 	res.Compute = time.Since(t1)
-	if dt, ok := run.(DeviceTimer); ok {
+	if dt, ok := run.(driver.DeviceTimer); ok {
 		res.Device = dt.DeviceTime()
 	}
 	t2 := time.Now()
-	if sf, ok := run.(SummaryFinisher); ok && opt.SummaryOnly {
+	if sf, ok := run.(driver.SummaryFinisher); ok && opt.SummaryOnly {
 		if err := sf.FinishSummary(); err != nil {
 			return nil, err
 		}
@@ -208,7 +197,7 @@ func runMultisetDevice[X any, K cmp.Ordered, A any](g *Graph, a *MultisetAdapter
 		return nil, err
 	}
 	res.Finish = time.Since(t2)
-	if tr, ok := run.(TransferReporter); ok {
+	if tr, ok := run.(driver.TransferReporter); ok {
 		res.Transfer = tr.Transfers()
 	}
 	res.X = h.x

@@ -28,8 +28,7 @@ import (
 // passes and every list was sorted with slices.Sort. The arrays are those
 // of the plain definition, byte for byte (orientation_test.go keeps that
 // build as the reference).
-func (o *Orientation) buildRanked() {
-	g := o.g
+func buildRanked(g *Graph, o *Orientation) {
 	n := g.N()
 	directed := g.Directed()
 	o.Deg = degrees(g)

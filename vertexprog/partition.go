@@ -7,6 +7,7 @@ import (
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/hyb"
 	"github.com/hpgraph/hpgraph/internal/par"
+	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
 // Partitioned runs (design card, section 8). A run may split the graph's
@@ -21,7 +22,7 @@ import (
 // aggregators that decide it, so every part starts each superstep with
 // the state a whole-graph run has, and the program does not know it was
 // split. Parts run on the CPU (Options.Parts), on one device, or one a
-// device (a backend that runs parts: PartBackend).
+// device (a backend that runs parts: driver.PartBackend).
 
 // partAlign is the granule of part boundaries: a word of the frontier
 // bitmasks, so that no two parts write one word.
@@ -84,7 +85,7 @@ type partKey struct {
 
 // partMatrices are one part's pull and push matrices and its rows' CSR.
 type partMatrices struct {
-	pull, push *Matrix
+	pull, push *driver.Matrix
 	err        error
 }
 
@@ -96,7 +97,7 @@ type partMatrices struct {
 // the push is described as its transpose (hyb.DescribeTranspose), which a
 // device builds from the pull's CSR and the host materializes on first
 // use. Kept on the graph for later runs, as whole matrices are.
-func (g *Graph) PartMatrices(e EdgeType, opt hyb.Options, lo, hi int32, noPush bool) (pull, push *Matrix, err error) {
+func (g *Graph) PartMatrices(e EdgeType, opt hyb.Options, lo, hi int32, noPush bool) (pull, push *driver.Matrix, err error) {
 	n := g.N()
 	if lo < 0 || hi < lo || int(hi) > n {
 		return nil, nil, fmt.Errorf("vertexprog: part [%d, %d) is not a range of the graph's %d vertices", lo, hi, n)
@@ -122,7 +123,7 @@ func (g *Graph) PartMatrices(e EdgeType, opt hyb.Options, lo, hi int32, noPush b
 }
 
 // partPull is rows [lo, hi) of adj as an N-row matrix.
-func partPull(adj *datasets.Graph, opt hyb.Options, lo, hi int32) (*Matrix, error) {
+func partPull(adj *datasets.Graph, opt hyb.Options, lo, hi int32) (*driver.Matrix, error) {
 	n := adj.N
 	rowPtr := make([]int64, n+1)
 	base := adj.RowPtr[lo]
@@ -147,12 +148,12 @@ func partPull(adj *datasets.Graph, opt hyb.Options, lo, hi int32) (*Matrix, erro
 	if err != nil {
 		return nil, err
 	}
-	return newMatrix(h, rowLengths(rowPtr)), nil
+	return driver.NewMatrix(h, rowLengths(rowPtr)), nil
 }
 
 // partPush is the transpose of a part pull, described from its column
 // counts.
-func partPush(pull *Matrix, opt hyb.Options) (*Matrix, error) {
+func partPush(pull *driver.Matrix, opt hyb.Options) (*driver.Matrix, error) {
 	src := pull.Src
 	n := pull.N
 	rowPtr := make([]int64, n+1)
@@ -165,7 +166,7 @@ func partPush(pull *Matrix, opt hyb.Options) (*Matrix, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newMatrix(h, rowLengths(rowPtr)), nil
+	return driver.NewMatrix(h, rowLengths(rowPtr)), nil
 }
 
 // transposeCSR is the stable transpose of src (n×n) whose row offsets are
@@ -190,17 +191,4 @@ func transposeCSR(n int, rowPtr []int64, src hyb.CSR) hyb.CSR {
 		}
 	}
 	return hyb.CSR{RowPtr: rowPtr, Col: col, Val: val}
-}
-
-// newMatrix wraps a described HYB matrix with its row lengths and its
-// rows' split into parts of about equal work for the CPU's workers.
-func newMatrix(h *hyb.Matrix, degree []int32) *Matrix {
-	m := &Matrix{Matrix: h, Degree: degree, nnz: h.Src.RowPtr[h.N]}
-	k := int64(h.K)
-	parts := 1
-	if h.N >= minPartRows {
-		parts = min(par.Workers()*partsPerWorker, h.N/minPartRows)
-	}
-	m.Bounds = par.Split(h.N, parts, func(i int) int64 { return int64(i)*k + h.CooPtr[i] })
-	return m
 }

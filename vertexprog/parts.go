@@ -10,77 +10,19 @@ import (
 
 	"github.com/hpgraph/hpgraph/bitmask"
 	"github.com/hpgraph/hpgraph/hyb"
+	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
 // The partitioned run (partition.go says what a part is): its start,
 // the CPU's parts, and the exchange between supersteps, which every
 // kind of part shares in its message form (packParts, unpack).
 
-// Comm joins the processes of one partitioned run (package
-// vertexprog/cluster makes one from --world, --rank and --coordinator or
-// mpirun's variables). Every process calls each method in the same order.
-type Comm interface {
-	// Rank is this process's place, from 0; Size the processes.
-	Rank() int
-	Size() int
-	// AllGather sends b to every process and returns what each sent, by
-	// rank (b itself at Rank).
-	AllGather(b []byte) ([][]byte, error)
-}
-
-// Part describes one part of a partitioned run to a device backend
-// (DeviceJob.Part).
-type Part struct {
-	// Index is the part's place among the run's Count parts (over every
-	// process of the run).
-	Index, Count int
-	// Lo and Hi bound the vertices the part owns and updates, [Lo, Hi);
-	// its pull matrix has no other rows, its push matrix only their
-	// columns. The job's X, Active and state arrays are the whole
-	// graph's: the part reads every vertex's value and frontier bit.
-	Lo, Hi int32
-	// FrontierDegree[v] is v's degree in the whole graph's push matrix:
-	// what an activated vertex adds to the frontier's edges (the part's
-	// push matrix counts only its arcs into the part). Nil without push.
-	FrontierDegree []int32
-}
-
-// PartBackend is a device backend that runs the parts of a partitioned
-// run on its devices, exchanging between them on the devices (and, with
-// a Comm of several processes, with the other processes' parts).
-type PartBackend interface {
-	DeviceBackend
-	// Devices is how many devices the backend runs parts on: the parts a
-	// run has on it unless Options.Parts says otherwise.
-	PartDevices() int
-	// StartParts starts the local parts of one run, jobs[i] on device i
-	// mod PartDevices(), and returns a run whose every Step runs the
-	// superstep on all of them, exchanges what the next superstep reads
-	// and reports the whole run's counts and aggregators (comm's other
-	// processes' parts included, where comm is not nil). Finish copies
-	// each part's own vertices' values and state into x and the
-	// program's arrays.
-	StartParts(jobs []*DeviceJob, comm Comm) (DeviceRun, error)
-}
-
-// PartStat is what one part of a partitioned run did.
-type PartStat struct {
-	Index  int
-	Lo, Hi int32
-	// Arcs is the part's pull entries.
-	Arcs int64
-	// Compute is its supersteps' time, Exchange the time the exchanges
-	// after them took, ExchangeBytes what it received in them.
-	Compute, Exchange time.Duration
-	ExchangeBytes     int64
-}
-
 // ErrNoParts is returned (wrapped) for a partitioned run its backend
 // cannot run.
 var ErrNoParts = errors.New("vertexprog: backend does not run partitioned runs")
 
 // partsFor is how many parts a run of opt has: Options.Parts, else one
-// per device of a PartBackend the run would take (1: a whole-graph run).
+// per device of a driver.PartBackend the run would take (1: a whole-graph run).
 func partsFor[X, A any](p Program[X, A], opt Options) int {
 	if opt.Parts > 0 {
 		return opt.Parts * commSize(opt.Comm)
@@ -91,7 +33,7 @@ func partsFor[X, A any](p Program[X, A], opt Options) int {
 	if !mayUseDevice(opt.Backend, p) || deviceSplit(p) != nil {
 		return 1 // (a program a device cannot split runs whole on the first)
 	}
-	if pb, ok := backendAs[PartBackend](opt.Backend); ok && pb.PartDevices() > 1 {
+	if pb, ok := backendAs[driver.PartBackend](opt.Backend); ok && pb.PartDevices() > 1 {
 		return pb.PartDevices()
 	}
 	return 1
@@ -136,7 +78,7 @@ func runParts[X, A any](g *Graph, p Program[X, A], opt Options, parts int) (*Res
 	if opt.HYB == (hyb.Options{}) {
 		opt.HYB = hyb.CPUOptions()
 	}
-	var pb PartBackend
+	var pb driver.PartBackend
 	if mayUseDevice(opt.Backend, p) {
 		b, err := selectBackend(opt.Backend, p)
 		if err != nil {
@@ -144,7 +86,7 @@ func runParts[X, A any](g *Graph, p Program[X, A], opt Options, parts int) (*Res
 		}
 		if b != nil {
 			var ok bool
-			if pb, ok = b.(PartBackend); !ok {
+			if pb, ok = b.(driver.PartBackend); !ok {
 				return nil, fmt.Errorf("%w: %s", ErrNoParts, b.Name())
 			}
 			if err := deviceSplit(p); err != nil {
@@ -374,7 +316,7 @@ func (c *cpuParts[X, A]) step(it int, dir Direction) (int, int64, error) {
 	all, err := exchangeMsgs(c.comm, msgs, func(i int, sparse bool) []byte {
 		r := c.runs[i]
 		return packPart(r.lo, r.hi, r.active, valueBytes(r.x), c.xsize, sparse)
-	}, SparseExchange(c.runs[0].spec, c.runs[0].n, c.xsize))
+	}, driver.SparseExchange(c.runs[0].spec, c.runs[0].n, c.xsize))
 	if err != nil {
 		return 0, 0, err
 	}
@@ -428,20 +370,6 @@ type partMsg struct {
 	edges  int64
 	aggs   []float64
 	blob   []byte
-}
-
-// SparseExchange returns the rule that picks a superstep's exchange:
-// the changed vertices one by one (sparse) where few changed, else whole
-// ranges. Only a Sparse program changes no vertex it does not activate
-// (Spec.Sparse's promise, which the exchange relies on); the others send
-// every value every superstep.
-func SparseExchange(spec Spec, n, xsize int) func(active int) bool {
-	if !spec.Sparse || spec.GatherAll {
-		return func(int) bool { return false }
-	}
-	// A vertex sent alone costs its index and value; a range sends a
-	// value a vertex and a bit.
-	return func(active int) bool { return int64(active)*int64(4+xsize)*8 < int64(n)*int64(8*xsize+1) }
 }
 
 // exchangeMsgs sends the local parts' messages to every process and
@@ -666,21 +594,21 @@ func unpackPart(b []byte, active *bitmask.Bitmask, x []byte, xsize int) error {
 
 // runDeviceParts runs the local parts runs (prepared, Init done) on pb's
 // devices.
-func runDeviceParts[X, A any](g *Graph, p Program[X, A], opt Options, pb PartBackend, pt Partition, runs []*hostRun[X, A], res *Result[X], t0 time.Time) (*Result[X], error) {
+func runDeviceParts[X, A any](g *Graph, p Program[X, A], opt Options, pb driver.PartBackend, pt Partition, runs []*hostRun[X, A], res *Result[X], t0 time.Time) (*Result[X], error) {
 	h0 := runs[0]
 	code := p.(DeviceProgram).Device()
-	jobs := make([]*DeviceJob, len(runs))
+	jobs := make([]*driver.DeviceJob, len(runs))
 	base := 0
 	if opt.Comm != nil {
 		base = opt.Comm.Rank() * len(runs)
 	}
 	for i, r := range runs {
-		jobs[i] = &DeviceJob{
+		jobs[i] = &driver.DeviceJob{
 			Graph: g, Spec: r.spec, Code: code, Pull: r.pull, Push: r.push,
 			X: valueBytes(h0.x), XSize: int(unsafe.Sizeof(*new(X))), ASize: int(unsafe.Sizeof(*new(A))),
 			Active: h0.active, Aggregates: append([]float64(nil), h0.steps[0].prev...),
 			HasWants: r.wants != nil, HasDone: r.done != nil, Resident: opt.Resident,
-			Part: &Part{Index: base + i, Count: pt.Parts(), Lo: r.lo, Hi: r.hi, FrontierDegree: r.frontDeg},
+			Part: &driver.Part{Index: base + i, Count: pt.Parts(), Lo: r.lo, Hi: r.hi, FrontierDegree: r.frontDeg},
 		}
 	}
 	run, err := pb.StartParts(jobs, opt.Comm)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
 // One-shot answers on Options.Backend "auto". Opening a GPU costs a fresh
@@ -168,7 +170,7 @@ func Race[T any](opt Options, run func(Options) (T, error)) (T, *RaceReport, err
 	}()
 	go func() {
 		defer wg.Done()
-		b, ok := firstBackend[DeviceBackend]() // (waits for the device to open)
+		b, ok := firstBackend[driver.DeviceBackend]() // (waits for the device to open)
 		if !ok {
 			var zero T
 			answers <- answer{zero, errNoDevice, "", 0}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/vertexprog"
+	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
 // slowDevice is a device backend that opens slowly (its first Available
@@ -37,14 +38,14 @@ func (d *slowDevice) Available() error {
 }
 
 // Probe says at once what Available would, without the opening's wait
-// (vertexprog.Prober).
+// (driver.Prober).
 func (d *slowDevice) Probe() error {
 	if !d.on.Load() {
 		return errors.New("only in the race tests")
 	}
 	return nil
 }
-func (d *slowDevice) Start(job *vertexprog.DeviceJob) (vertexprog.DeviceRun, error) {
+func (d *slowDevice) Start(job *driver.DeviceJob) (driver.DeviceRun, error) {
 	d.starts.Add(1)
 	return &slowRun{d: d, x: slices.Clone(job.X)}, nil
 }
@@ -67,7 +68,7 @@ func (r *slowRun) Close()                { r.d.closes.Add(1) }
 // The race tests' device, registered once.
 var raceDevice = &slowDevice{}
 
-func init() { vertexprog.RegisterBackend(raceDevice) }
+func init() { driver.Register(raceDevice) }
 
 // useRaceDevice makes the race device available for one test, with its
 // counts reset.

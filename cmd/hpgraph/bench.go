@@ -24,6 +24,7 @@ import (
 	"github.com/hpgraph/hpgraph/hyb"
 	"github.com/hpgraph/hpgraph/internal/par"
 	"github.com/hpgraph/hpgraph/vertexprog"
+	"github.com/hpgraph/hpgraph/vertexprog/driver"
 	"github.com/spf13/cobra"
 )
 
@@ -426,7 +427,7 @@ type partJSON struct {
 
 // deviceDescribers describe the devices of backends other than cpu; the
 // cuda build adds its own (cuda.go).
-var deviceDescribers = map[string]func() (vertexprog.DeviceInfo, error){}
+var deviceDescribers = map[string]func() (driver.DeviceInfo, error){}
 
 // describeBackend returns what the record says about a backend's device.
 func describeBackend(name string, copyBytes int) deviceJSON {

@@ -7,18 +7,18 @@ import (
 	"fmt"
 
 	"github.com/hpgraph/hpgraph/cuda"
-	"github.com/hpgraph/hpgraph/vertexprog"
+	"github.com/hpgraph/hpgraph/vertexprog/driver"
 	"github.com/spf13/pflag"
 )
 
 func init() {
 	// bench's device record: the backend describes its GPU (name, driver,
-	// SMs, measured copy bandwidth) through vertexprog.Describer.
-	deviceDescribers["cuda"] = func() (vertexprog.DeviceInfo, error) {
+	// SMs, measured copy bandwidth) through driver.Describer.
+	deviceDescribers["cuda"] = func() (driver.DeviceInfo, error) {
 		var b any = cuda.Registered()
-		d, ok := b.(vertexprog.Describer)
+		d, ok := b.(driver.Describer)
 		if !ok {
-			return vertexprog.DeviceInfo{}, errors.New("this build's cuda backend does not implement vertexprog.Describer")
+			return driver.DeviceInfo{}, errors.New("this build's cuda backend does not implement driver.Describer")
 		}
 		return d.Describe()
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hpgraph/hpgraph/vertexprog"
+	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
 // openingDevice is a device backend whose opening (its first Available)
@@ -31,14 +31,14 @@ func (d *openingDevice) Available() error {
 	d.once.Do(func() { time.Sleep(d.open) })
 	return nil
 }
-func (d *openingDevice) Start(*vertexprog.DeviceJob) (vertexprog.DeviceRun, error) {
+func (d *openingDevice) Start(*driver.DeviceJob) (driver.DeviceRun, error) {
 	d.starts.Add(1)
 	return nil, errors.New("the test device runs nothing")
 }
 
 var testOpening = &openingDevice{open: 400 * time.Millisecond}
 
-func init() { vertexprog.RegisterBackend(testOpening) }
+func init() { driver.Register(testOpening) }
 
 // TestRunRacesTheDevice: `run --backend auto` of one answer, while a
 // device takes longer to open than the CPU takes to answer, answers on

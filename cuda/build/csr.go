@@ -37,7 +37,7 @@ func (c *csrCopy) covers(src hyb.CSR) bool {
 	return sameRows(c.src, src) && (src.Val == nil || sameVals(c.src, src))
 }
 
-// Prefetch is vertexprog.Prefetcher's on d: it registers the copy and
+// Prefetch is driver.Prefetcher's on d: it registers the copy and
 // makes it in a goroutine of its own, when the device is free.
 func (d *Device) Prefetch(rowPtr []int64, col []int32, val []float32) {
 	if d.Hooks.Unstaged || len(rowPtr) == 0 {

@@ -12,7 +12,7 @@ import (
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/hyb"
 	"github.com/hpgraph/hpgraph/internal/phase"
-	"github.com/hpgraph/hpgraph/vertexprog"
+	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
 // orientRows is how many rows a block of hb_or_scan1 sums (HB_OR_ROWS).
@@ -82,7 +82,7 @@ func (d *Device) deviceOrientation(md *Matrix, all bool) *Orientation {
 	var tmp []cu.DevicePtr
 	defer func() { rt.FreeAll(tmp) }()
 	a := orArg{ellCol: md.ellCol, cooCol: md.cooCol, cooPtr: md.cooPtr, deg: o.deg, cnt: o.cnt, off: o.off,
-		sums: rt.Alloc(&tmp, max((n+orientRows-1)/orientRows, 1)*8), n: m.N, k: m.K, pitch: m.Pitch, unit: vertexprog.OrientationBlock}
+		sums: rt.Alloc(&tmp, max((n+orientRows-1)/orientRows, 1)*8), n: m.N, k: m.K, pitch: m.Pitch, unit: driver.OrientationBlock}
 	if all {
 		a.all = 1
 	}
@@ -124,7 +124,7 @@ func (d *Device) deviceRankedOrientation(md *Matrix, g *datasets.Graph, pt *phas
 	var tmp []cu.DevicePtr
 	defer func() { rt.FreeAll(tmp) }()
 	a := orArg{ellCol: md.ellCol, cooCol: md.cooCol, cooPtr: md.cooPtr, deg: o.deg, cnt: rt.Alloc(&tmp, n*4), rank: o.rank,
-		sums: rt.Alloc(&tmp, max((n+orientRows-1)/orientRows, 1)*8), n: m.N, k: m.K, pitch: m.Pitch, unit: vertexprog.OrientationBlock}
+		sums: rt.Alloc(&tmp, max((n+orientRows-1)/orientRows, 1)*8), n: m.N, k: m.K, pitch: m.Pitch, unit: driver.OrientationBlock}
 	if n == 0 {
 		o.both = rt.Alloc(&md.bufs, 4)
 		cu.MemsetD32(o.off, 0, 2)
@@ -176,7 +176,7 @@ func (d *Device) deviceRankedOrientation(md *Matrix, g *datasets.Graph, pt *phas
 	sa := a
 	sa.cnt, sa.off, sa.unit = ca.key, low, 1
 	d.orientScan(mod, sa)
-	sa.cnt, sa.off, sa.unit = o.cnt, o.off, vertexprog.OrientationBlock
+	sa.cnt, sa.off, sa.unit = o.cnt, o.off, driver.OrientationBlock
 	d.orientScan(mod, sa)
 	d.Sync()
 	cu.MemcpyDtoH(unsafe.Pointer(&o.adjLen), o.off+cu.DevicePtr(n*8), 8)
@@ -236,13 +236,13 @@ func (d *Device) deviceRankedOrientation(md *Matrix, g *datasets.Graph, pt *phas
 }
 
 // Orientation is md's orientation of o's kind, built (Orient).
-func (md *Matrix) Orientation(o *vertexprog.Orientation) *Orientation {
+func (md *Matrix) Orientation(o *driver.Orientation) *Orientation {
 	return md.orient[OrientKind(o)]
 }
 
 // Orient builds md's orientation of o's kind unless it has it; g is the
 // graph whose Neighbors md holds. Inside Do.
-func (d *Device) Orient(md *Matrix, o *vertexprog.Orientation, g *datasets.Graph, pt *phase.Trace) {
+func (d *Device) Orient(md *Matrix, o *driver.Orientation, g *datasets.Graph, pt *phase.Trace) {
 	switch k := OrientKind(o); {
 	case md.orient[k] != nil:
 	case o.Ranked:
@@ -256,7 +256,7 @@ func (d *Device) Orient(md *Matrix, o *vertexprog.Orientation, g *datasets.Graph
 
 // OrientKind indexes Matrix.orient: 0 for an Orientation, 1 with All, 2
 // for a ranked one.
-func OrientKind(o *vertexprog.Orientation) int {
+func OrientKind(o *driver.Orientation) int {
 	switch {
 	case o.Ranked:
 		return 2
@@ -267,17 +267,17 @@ func OrientKind(o *vertexprog.Orientation) int {
 }
 
 // Ptr is the device array of part p.
-func (o *Orientation) Ptr(p vertexprog.OrientationPart) cu.DevicePtr {
+func (o *Orientation) Ptr(p driver.OrientationPart) cu.DevicePtr {
 	switch p {
-	case vertexprog.OrientationDeg:
+	case driver.OrientationDeg:
 		return o.deg
-	case vertexprog.OrientationCnt:
+	case driver.OrientationCnt:
 		return o.cnt
-	case vertexprog.OrientationOff:
+	case driver.OrientationOff:
 		return o.off
-	case vertexprog.OrientationRank:
+	case driver.OrientationRank:
 		return o.rank
-	case vertexprog.OrientationBoth:
+	case driver.OrientationBoth:
 		return o.both
 	}
 	return o.adj

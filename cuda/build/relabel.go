@@ -52,7 +52,7 @@ func relabelBytes(n int, nnz int64, weighted bool) int64 {
 	return int64(n)*4*6 + sortB + nnz*4 + 2*deviceTransposeBytes(n, nnz, weighted)
 }
 
-// RelabelByDegree is vertexprog.DegreeRelabeler's on the device open
+// RelabelByDegree is driver.DegreeRelabeler's on the device open
 // returns (opened while the host makes the new arrays): g renumbered by
 // decreasing degree, ties by increasing id, array by array what
 // g.Relabel(datasets.RelabelDegree) makes (g itself where that order is

@@ -76,7 +76,7 @@ func symmetrizedBytes(n int, nnz int64, weighted bool) int64 {
 	return deviceTransposeBytes(n, nnz, weighted) + 2*side + int64(n+1)*8 + 2*nnz*per
 }
 
-// SymmetrizedRows is vertexprog.Symmetrizer's on d.
+// SymmetrizedRows is driver.Symmetrizer's on d.
 func (d *Device) SymmetrizedRows(rowPtr []int64, col []int32, val []float32) ([]int64, error) {
 	n := len(rowPtr) - 1
 	if n < 0 || rowPtr[n] != int64(len(col)) || (val != nil && len(val) != len(col)) {

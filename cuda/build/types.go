@@ -97,7 +97,7 @@ func (t *Tiles) Matches(ts TileSpec) bool {
 	return t != nil && t.rowBits == ts.RowBits && t.maxArcs == ts.MaxArcs && t.near == ts.Near
 }
 
-// Orientation is a graph's vertexprog.Orientation on the device, built
+// Orientation is a graph's driver.Orientation on the device, built
 // from the matrix of its Neighbors and kept with it (Matrix.orient).
 type Orientation struct {
 	deg, cnt, off, adj cu.DevicePtr
@@ -116,7 +116,7 @@ type Orientation struct {
 // process uploaded its 270 MB again: 21.5 ms of its 44.6 ms PREPROCESS
 // (docs/perf.md, session 21).
 //
-// The copy is made early where it can be (vertexprog.Prefetcher): in a
+// The copy is made early where it can be (driver.Prefetcher): in a
 // goroutine of its own while the host prepares the run, so that the
 // upload overlaps the host's PREPROCESS where the device is open already
 // (a server loading a graph, bench's first run; a fresh process opens the

@@ -50,7 +50,7 @@ func (m Mark) Destroy() {
 	}
 }
 
-// Clock times a run's supersteps on the device (vertexprog.DeviceTimer):
+// Clock times a run's supersteps on the device (driver.DeviceTimer):
 // a mark before the first launch of the first call, another after the
 // last launch of every call. Its methods run inside Do.
 type Clock struct {

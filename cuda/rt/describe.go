@@ -31,12 +31,12 @@ import (
 	"sort"
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
-	"github.com/hpgraph/hpgraph/vertexprog"
+	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
 // Describe is the device, its driver, and its device-to-device copy
 // bandwidth (measured once, then kept).
-func (d *Device) Describe() (vertexprog.DeviceInfo, error) {
+func (d *Device) Describe() (driver.DeviceInfo, error) {
 	d.mu.Lock()
 	if d.info != nil {
 		info := *d.info
@@ -44,7 +44,7 @@ func (d *Device) Describe() (vertexprog.DeviceInfo, error) {
 		return info, nil
 	}
 	d.mu.Unlock()
-	info := vertexprog.DeviceInfo{
+	info := driver.DeviceInfo{
 		Name:              d.Name,
 		ComputeCapability: fmt.Sprintf("%d.%d", d.Major, d.Minor),
 		SMs:               d.SMs,
@@ -56,7 +56,7 @@ func (d *Device) Describe() (vertexprog.DeviceInfo, error) {
 		return nil
 	})
 	if err != nil {
-		return vertexprog.DeviceInfo{}, err
+		return driver.DeviceInfo{}, err
 	}
 	d.mu.Lock()
 	d.info = &info

@@ -20,7 +20,7 @@ import (
 	"unsafe"
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
-	"github.com/hpgraph/hpgraph/vertexprog"
+	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
 // Device is one device's CUDA context, stream and memory: what the
@@ -64,7 +64,7 @@ type Device struct {
 	// base is the device memory in use once the context was made; peak
 	// the most in use since, above base (NotePeak).
 	base, peak int64
-	info       *vertexprog.DeviceInfo // Describe's answer, once measured
+	info       *driver.DeviceInfo // Describe's answer, once measured
 }
 
 // Hooks are a Device's test hooks (Device.Hooks).

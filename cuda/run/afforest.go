@@ -12,7 +12,7 @@ import (
 	"github.com/hpgraph/hpgraph/cuda/build"
 	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/cuda/rt"
-	"github.com/hpgraph/hpgraph/vertexprog"
+	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
 //go:embed afforest.cu
@@ -35,7 +35,7 @@ func afforestProgram() string {
 	return "#line 1 \"hpgraph_mat.cu\"\n" + matSource + "#line 1 \"hpgraph_afforest.cu\"\n" + afforestSource
 }
 
-// ccRun is one Afforest job (vertexprog.ComponentsRun).
+// ccRun is one Afforest job (driver.ComponentsRun).
 type ccRun struct {
 	clock     rt.Clock // DeviceTime
 	d         *Device
@@ -49,9 +49,9 @@ type ccRun struct {
 	closed    bool
 }
 
-// Components implements vertexprog.ComponentsBackend with Afforest
+// Components implements driver.ComponentsBackend with Afforest
 // (afforest.cu), on the matrix's cached device copy.
-func (b Backend) Components(m *vertexprog.Matrix) (vertexprog.ComponentsRun, error) {
+func (b Backend) Components(m *driver.Matrix) (driver.ComponentsRun, error) {
 	d, err := b.Dev()
 	if err != nil {
 		return nil, err
@@ -105,7 +105,7 @@ func (r *ccRun) launch(name string, grid int64, a []byte) {
 	r.mod.Launch2(name, grid, r.d.Stream(), r.md.Arg, a)
 }
 
-// Run implements vertexprog.ComponentsRun: link two neighbours of every
+// Run implements driver.ComponentsRun: link two neighbours of every
 // vertex, compress, sample the labels for the largest component, link
 // every other vertex's remaining neighbours, compress. Three passes.
 func (r *ccRun) Run() (int, error) {
@@ -153,7 +153,7 @@ func mostFrequent(s []int32) int32 {
 	return best
 }
 
-// Finish implements vertexprog.ComponentsRun.
+// Finish implements driver.ComponentsRun.
 func (r *ccRun) Finish(labels []int32) error {
 	if r.closed {
 		return errors.New("cuda: Finish on a closed components run")
@@ -172,13 +172,13 @@ func (r *ccRun) Finish(labels []int32) error {
 	})
 }
 
-// Transfers implements vertexprog.TransferReporter.
+// Transfers implements driver.TransferReporter.
 func (r *ccRun) Transfers() time.Duration { return r.transfers }
 
-// DeviceTime implements vertexprog.DeviceTimer.
+// DeviceTime implements driver.DeviceTimer.
 func (r *ccRun) DeviceTime() time.Duration { return r.clock.DeviceTime(r.d.RT()) }
 
-// Close implements vertexprog.ComponentsRun.
+// Close implements driver.ComponentsRun.
 func (r *ccRun) Close() {
 	if r.closed {
 		return

@@ -7,7 +7,7 @@ import (
 
 	"github.com/hpgraph/hpgraph/cuda/build"
 	"github.com/hpgraph/hpgraph/datasets"
-	"github.com/hpgraph/hpgraph/vertexprog"
+	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
 // Backend is what a backend on one device does for vertexprog: its
@@ -21,7 +21,7 @@ type Backend struct {
 	Opt func() Options
 }
 
-// DeviceMemory implements vertexprog.MemoryReporter: the most device
+// DeviceMemory implements driver.MemoryReporter: the most device
 // memory in use at once above the context's own, by this process (and any
 // other on the same device meanwhile: the driver counts the device's).
 func (b Backend) DeviceMemory() (peak, total int64) {
@@ -32,17 +32,17 @@ func (b Backend) DeviceMemory() (peak, total int64) {
 	return d.Peak()
 }
 
-// Describe implements vertexprog.Describer: the device, its driver, and
+// Describe implements driver.Describer: the device, its driver, and
 // its device-to-device copy bandwidth (measured once, then kept).
-func (b Backend) Describe() (vertexprog.DeviceInfo, error) {
+func (b Backend) Describe() (driver.DeviceInfo, error) {
 	d, err := b.Dev()
 	if err != nil {
-		return vertexprog.DeviceInfo{}, err
+		return driver.DeviceInfo{}, err
 	}
 	return d.Describe()
 }
 
-// Pin implements vertexprog.HostPinner: cuMemHostRegister, once, for
+// Pin implements driver.HostPinner: cuMemHostRegister, once, for
 // memory that runs copy results into again and again (a server's
 // scratch ranks); unpin unregisters it.
 func (b Backend) Pin(p unsafe.Pointer, bytes int) (func(), error) {
@@ -53,7 +53,7 @@ func (b Backend) Pin(p unsafe.Pointer, bytes int) (func(), error) {
 	return d.Pin(p, bytes)
 }
 
-// Prefetch implements vertexprog.Prefetcher: it registers the graph's
+// Prefetch implements driver.Prefetcher: it registers the graph's
 // copy and makes it in a goroutine of its own, when the device is free.
 func (b Backend) Prefetch(rowPtr []int64, col []int32, val []float32) {
 	d, err := b.Dev()
@@ -63,7 +63,7 @@ func (b Backend) Prefetch(rowPtr []int64, col []int32, val []float32) {
 	d.Prefetch(rowPtr, col, val)
 }
 
-// SymmetrizedRows implements vertexprog.Symmetrizer: a directed graph's
+// SymmetrizedRows implements driver.Symmetrizer: a directed graph's
 // undirected view, built on the device and kept there.
 func (b Backend) SymmetrizedRows(rowPtr []int64, col []int32, val []float32) ([]int64, error) {
 	d, err := b.Dev()
@@ -73,7 +73,7 @@ func (b Backend) SymmetrizedRows(rowPtr []int64, col []int32, val []float32) ([]
 	return d.SymmetrizedRows(rowPtr, col, val)
 }
 
-// RelabelByDegree implements vertexprog.DegreeRelabeler: g renumbered by
+// RelabelByDegree implements driver.DegreeRelabeler: g renumbered by
 // decreasing degree on the device (build.RelabelByDegree).
 func (b Backend) RelabelByDegree(g *datasets.Graph) (*datasets.Graph, error) {
 	return build.RelabelByDegree(g, func() (*build.Device, error) {

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/hpgraph/hpgraph/vertexprog"
+	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
 // registered is this package's backend on device 0, registered as
@@ -14,7 +14,7 @@ import (
 // this package, so these tests cannot), with options the tests set.
 var registered = newTestBackend()
 
-func init() { vertexprog.RegisterBackend(registered) }
+func init() { driver.Register(registered) }
 
 type testBackend struct {
 	Backend

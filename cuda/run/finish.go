@@ -17,14 +17,14 @@ import (
 // A run's end: its times, the results copied back, and Close (which
 // parks a resident run's buffers, park.go).
 
-// DeviceTime implements vertexprog.DeviceTimer.
+// DeviceTime implements driver.DeviceTimer.
 func (r *progRun) DeviceTime() time.Duration { return r.clock.DeviceTime(r.d.RT()) }
 
-// Transfers implements vertexprog.TransferReporter: the time Start spent
+// Transfers implements driver.TransferReporter: the time Start spent
 // copying the run to the device and Finish copying results back.
 func (r *progRun) Transfers() time.Duration { return r.transfers }
 
-// Finish implements vertexprog.DeviceRun: X into x, the writable state
+// Finish implements driver.DeviceRun: X into x, the writable state
 // arrays into their Go slices.
 func (r *progRun) Finish(x []byte) error {
 	if r.closed {
@@ -59,7 +59,7 @@ func copyBack(d *Device, x []byte, xDev cu.DevicePtr, xBytes int, layout *stateL
 	})
 }
 
-// FinishSummary implements vertexprog.SummaryFinisher.
+// FinishSummary implements driver.SummaryFinisher.
 func (r *progRun) FinishSummary() error {
 	if r.closed {
 		return errors.New("cuda: FinishSummary on a closed run")
@@ -71,7 +71,7 @@ func (r *progRun) FinishSummary() error {
 	})
 }
 
-// Close implements vertexprog.DeviceRun.
+// Close implements driver.DeviceRun.
 func (r *progRun) Close() {
 	if r.closed {
 		return

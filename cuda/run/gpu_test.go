@@ -22,6 +22,7 @@ import (
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/hyb"
 	"github.com/hpgraph/hpgraph/vertexprog"
+	"github.com/hpgraph/hpgraph/vertexprog/driver"
 	"github.com/hpgraph/hpgraph/vertexprog/vptest"
 )
 
@@ -58,7 +59,7 @@ func TestAvailable(t *testing.T) {
 	if info.Name == "" || info.SMs <= 0 || info.MemoryBytes <= 0 || info.Driver == "" || info.CopyBandwidth <= 0 {
 		t.Errorf("Describe = %+v: a field is missing", info)
 	}
-	var _ vertexprog.Describer = registered
+	var _ driver.Describer = registered
 	if !slices.Contains(vertexprog.Backends(), "cuda") {
 		t.Errorf("Backends() = %v lacks cuda", vertexprog.Backends())
 	}
@@ -585,7 +586,7 @@ extern "C" __global__ void hp_spin(long long ns, long long b) {
 	}
 }
 
-// TestDeviceTime checks the runs' device clock (vertexprog.DeviceTimer)
+// TestDeviceTime checks the runs' device clock (driver.DeviceTimer)
 // against the host's: positive, and within the host's compute time, which
 // holds the span between the first launch and the last superstep's end;
 // on the CPU it is absent.

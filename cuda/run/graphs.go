@@ -4,7 +4,7 @@ package run
 
 import (
 	"github.com/hpgraph/hpgraph/cuda/rt"
-	"github.com/hpgraph/hpgraph/vertexprog"
+	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
 // CUDA graphs: supersteps captured once and replayed with one host
@@ -56,11 +56,11 @@ func (r *progRun) graph(k graphKey) *rt.Graph {
 // where its launches cost ~5-10 µs each (docs/perf.md, section 17), but
 // capturing, instantiating and uploading one costs more than a superstep.
 var pullGraphs = []graphKey{
-	{vertexprog.Pull, 1, true, true, false},
-	{vertexprog.Pull, 1, true, false, false},
-	{vertexprog.Pull, 1, false, false, false},
-	{vertexprog.Pull, 1, true, true, true},
-	{vertexprog.Pull, 1, true, false, true},
+	{driver.Pull, 1, true, true, false},
+	{driver.Pull, 1, true, false, false},
+	{driver.Pull, 1, false, false, false},
+	{driver.Pull, 1, true, true, true},
+	{driver.Pull, 1, true, false, true},
 }
 
 // warmGraphs launches each of pullGraphs once on superstep 2, which does
@@ -81,8 +81,8 @@ func (r *progRun) warmGraphs() {
 // pullGraph reports whether superstep s0 in direction dir replays a
 // graph captured at Start (pullGraphs) with nothing launched before it: a
 // pull, and no vp_ctl first to move the device's base to s0.
-func (r *progRun) pullGraph(dir vertexprog.Direction, s0 int) bool {
-	return dir == vertexprog.Pull && r.hasPullGraphs() && r.base == s0
+func (r *progRun) pullGraph(dir driver.Direction, s0 int) bool {
+	return dir == driver.Pull && r.hasPullGraphs() && r.base == s0
 }
 
 // hasPullGraphs reports whether the run replays graphs (Options.Graphs)

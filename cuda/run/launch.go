@@ -10,7 +10,7 @@ import (
 	"github.com/hpgraph/hpgraph/cuda/build"
 	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/cuda/rt"
-	"github.com/hpgraph/hpgraph/vertexprog"
+	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
 // One superstep's launches: the kernels' arguments and grids.
@@ -30,11 +30,11 @@ func loopArg(j int, batched bool, op, lim int) []byte {
 	return b
 }
 
-func aggIdentity(op vertexprog.Aggregator) float64 {
+func aggIdentity(op driver.Aggregator) float64 {
 	switch op {
-	case vertexprog.Min:
+	case driver.Min:
 		return math.Inf(1)
-	case vertexprog.Max:
+	case driver.Max:
 		return math.Inf(-1)
 	}
 	return 0
@@ -90,9 +90,9 @@ func (r *progRun) compactGrid() int64 {
 }
 
 // enqueue launches superstep base+j. Inside Do.
-func (r *progRun) enqueue(dir vertexprog.Direction, j int, batched bool) {
+func (r *progRun) enqueue(dir driver.Direction, j int, batched bool) {
 	a := argBytes(j, batched, 0)
-	if dir == vertexprog.Push {
+	if dir == driver.Push {
 		pg, ag := r.pushGrids(batched) // (before queued changes: it sizes by it)
 		if !r.queued {
 			// After pulls (or at the start) the frontier is a bitmask only.

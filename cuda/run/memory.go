@@ -9,7 +9,7 @@ import (
 
 	"github.com/hpgraph/hpgraph/cuda/build"
 	"github.com/hpgraph/hpgraph/cuda/rt"
-	"github.com/hpgraph/hpgraph/vertexprog"
+	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
 // tilesFit reports whether the run, its pull matrix's tiles and their
@@ -17,7 +17,7 @@ import (
 // optimization, worth less than the cached matrices and parked runs
 // reserve would give back for them (kron27's build alone takes about 90
 // GB).
-func (d *Device) tilesFit(job *vertexprog.DeviceJob, layout *stateLayout, lim build.BinLimits, ts build.TileSpec) bool {
+func (d *Device) tilesFit(job *driver.DeviceJob, layout *stateLayout, lim build.BinLimits, ts build.TileSpec) bool {
 	fit := false
 	_ = d.Do("sizing the run's tiles", func() error {
 		need := deviceBytes(job, layout, lim, &d.Cache) + d.Cache.Need(job.Pull.Matrix, true, job.Push == job.Pull, lim, ts)
@@ -58,7 +58,7 @@ func (d *Device) reserve(need int64) error {
 }
 
 // deviceBytes is the device memory a job needs besides its matrices.
-func deviceBytes(job *vertexprog.DeviceJob, l *stateLayout, lim build.BinLimits, c *build.Cache) int64 {
+func deviceBytes(job *driver.DeviceJob, l *stateLayout, lim build.BinLimits, c *build.Cache) int64 {
 	n := int64(job.Pull.N)
 	words := (n + 31) / 32
 	need := n*int64(job.XSize) + max(8, n*int64(job.ASize)) + 2*words*4

@@ -22,7 +22,7 @@ import (
 	"github.com/hpgraph/hpgraph/cuda/rt"
 	"github.com/hpgraph/hpgraph/internal/par"
 	"github.com/hpgraph/hpgraph/internal/phase"
-	"github.com/hpgraph/hpgraph/vertexprog"
+	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
 // Multiset programs (vertexprog.MultisetProgram with device code) run
@@ -34,7 +34,7 @@ import (
 // valid length kept per chunk so that the merges and the final count
 // read only valid entries; a row or chunk of one distinct value is not
 // sorted) and summarizes them, then APPLY runs the program's vp_update. vertexprog's engine drives the supersteps
-// (vertexprog.MultisetBackend's run is a vertexprog.DeviceRun).
+// (driver.MultisetBackend's run is a driver.DeviceRun).
 
 // multisetSource is multiset.cu and multiset_block.cu joined, their
 // headers spliced in.
@@ -192,12 +192,12 @@ func msChunkBytes(sharedOptin int) int {
 func msShared(keyLen, cap int) int { return (2*keyLen + 4) * cap }
 
 // multisetFeatures are what a multiset job's source is compiled with.
-func multisetFeatures(job *vertexprog.DeviceJob) features {
+func multisetFeatures(job *driver.DeviceJob) features {
 	return features{XSize: job.XSize, ASize: job.ASize, Aggs: aggOps(job.Spec.Aggregators)}
 }
 
 // multisetProgram is the CUDA source of a multiset program's kernels.
-func multisetProgram(code *vertexprog.DeviceCode, l *stateLayout, f features, chunkBytes int) string {
+func multisetProgram(code *driver.DeviceCode, l *stateLayout, f features, chunkBytes int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "#define VP_XSIZE %d\n#define VP_ASIZE %d\n#define VP_NAGG %d\n#define VP_AGG_OPS %s\n#define MS_CHUNK_BYTES %d\n",
 		f.XSize, f.ASize, strings.Count(f.Aggs, ","), f.Aggs, chunkBytes)
@@ -207,11 +207,11 @@ func multisetProgram(code *vertexprog.DeviceCode, l *stateLayout, f features, ch
 	return b.String()
 }
 
-// msRun is a multiset program on the device (a vertexprog.DeviceRun).
+// msRun is a multiset program on the device (a driver.DeviceRun).
 type msRun struct {
 	clock  rt.Clock // DeviceTime
 	d      *Device
-	job    *vertexprog.DeviceJob
+	job    *driver.DeviceJob
 	mod    *rt.Module
 	md     *build.Matrix
 	n      int
@@ -238,8 +238,8 @@ type msRun struct {
 	probe     *msProbe // HPGRAPH_CUDA_MSPROBE=1
 }
 
-// StartMultiset implements vertexprog.MultisetBackend.
-func (b Backend) StartMultiset(job *vertexprog.DeviceJob) (vertexprog.DeviceRun, error) {
+// StartMultiset implements driver.MultisetBackend.
+func (b Backend) StartMultiset(job *driver.DeviceJob) (driver.DeviceRun, error) {
 	d, err := b.Dev()
 	if err != nil {
 		return nil, err
@@ -247,7 +247,7 @@ func (b Backend) StartMultiset(job *vertexprog.DeviceJob) (vertexprog.DeviceRun,
 	return startMultiset(d, job)
 }
 
-func startMultiset(d *Device, job *vertexprog.DeviceJob) (*msRun, error) {
+func startMultiset(d *Device, job *driver.DeviceJob) (*msRun, error) {
 	if job.Pull == nil {
 		return nil, errors.New("cuda: the multiset job has no pull matrix")
 	}
@@ -449,15 +449,15 @@ func (r *msRun) gridCap(blocksWanted int64) int64 {
 	return max(1, min(blocksWanted, int64(max(1, r.d.SMs))*32))
 }
 
-// Step implements vertexprog.DeviceRun: superstep it, a pull. The pull
+// Step implements driver.DeviceRun: superstep it, a pull. The pull
 // gathers from the frontier's vertices only unless the program gathers
 // from all (Spec.GatherAll) or, idempotent, has a dense frontier (the
 // CPU engine's rule).
-func (r *msRun) Step(it int, dir vertexprog.Direction) (int, int64, []float64, error) {
+func (r *msRun) Step(it int, dir driver.Direction) (int, int64, []float64, error) {
 	if r.closed {
 		return 0, 0, nil, errors.New("cuda: Step on a closed multiset run")
 	}
-	if dir == vertexprog.Push {
+	if dir == driver.Push {
 		return 0, 0, nil, errors.New("cuda: a multiset program cannot push")
 	}
 	spec := r.job.Spec
@@ -515,13 +515,13 @@ func (r *msRun) Step(it int, dir vertexprog.Direction) (int, int64, []float64, e
 	return r.active, 0, aggs, nil
 }
 
-// DeviceTime implements vertexprog.DeviceTimer.
+// DeviceTime implements driver.DeviceTimer.
 func (r *msRun) DeviceTime() time.Duration { return r.clock.DeviceTime(r.d.RT()) }
 
-// Transfers implements vertexprog.TransferReporter.
+// Transfers implements driver.TransferReporter.
 func (r *msRun) Transfers() time.Duration { return r.transfers }
 
-// Finish implements vertexprog.DeviceRun: X into x, the writable state
+// Finish implements driver.DeviceRun: X into x, the writable state
 // arrays into their Go slices.
 func (r *msRun) Finish(x []byte) error {
 	if r.closed {
@@ -530,7 +530,7 @@ func (r *msRun) Finish(x []byte) error {
 	return copyBack(r.d, x, r.x, r.n*r.job.XSize, r.layout, r.arrays, &r.transfers)
 }
 
-// FinishSummary implements vertexprog.SummaryFinisher.
+// FinishSummary implements driver.SummaryFinisher.
 func (r *msRun) FinishSummary() error {
 	if r.closed {
 		return errors.New("cuda: FinishSummary on a closed multiset run")
@@ -541,7 +541,7 @@ func (r *msRun) FinishSummary() error {
 	})
 }
 
-// Close implements vertexprog.DeviceRun.
+// Close implements driver.DeviceRun.
 func (r *msRun) Close() {
 	if r.closed {
 		return

@@ -24,6 +24,7 @@ import (
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/hyb"
 	"github.com/hpgraph/hpgraph/vertexprog"
+	"github.com/hpgraph/hpgraph/vertexprog/driver"
 	"github.com/hpgraph/hpgraph/vertexprog/vptest"
 )
 
@@ -209,7 +210,7 @@ func TestCDLPOnDevice(t *testing.T) {
 func msCodes(t *testing.T) []struct {
 	name string
 	code vertexprog.DeviceCode
-	job  *vertexprog.DeviceJob
+	job  *driver.DeviceJob
 } {
 	g := smallGraph(t)
 	contiguous := &apps.CDLPProgram{Iterations: 10}
@@ -222,13 +223,13 @@ func msCodes(t *testing.T) []struct {
 	}
 	masked := &msMasked{}
 	masked.Prepare(g)
-	job := func(x, a int, aggs []vertexprog.Aggregator) *vertexprog.DeviceJob {
-		return &vertexprog.DeviceJob{XSize: x, ASize: a, Spec: vertexprog.Spec{Aggregators: aggs}}
+	job := func(x, a int, aggs []vertexprog.Aggregator) *driver.DeviceJob {
+		return &driver.DeviceJob{XSize: x, ASize: a, Spec: vertexprog.Spec{Aggregators: aggs}}
 	}
 	return []struct {
 		name string
 		code vertexprog.DeviceCode
-		job  *vertexprog.DeviceJob
+		job  *driver.DeviceJob
 	}{
 		{"cdlp (vertex keys)", contiguous.Device(), job(8, 16, nil)},
 		{"cdlp (labels)", sparse.Device(), job(8, 16, nil)},

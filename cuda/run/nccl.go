@@ -11,7 +11,7 @@ import (
 	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/cuda/nccl"
 	"github.com/hpgraph/hpgraph/cuda/rt"
-	"github.com/hpgraph/hpgraph/vertexprog"
+	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
 // The parts of a run over several processes exchange through NCCL: every
@@ -21,7 +21,7 @@ import (
 // the processes' Comm (vertexprog/cluster), which also hands NCCL's
 // unique id from rank 0 to the others once.
 
-func newNetParts(g *parts, comm vertexprog.Comm) (*netParts, error) {
+func newNetParts(g *parts, comm driver.Comm) (*netParts, error) {
 	if err := nccl.Load(); err != nil {
 		return nil, fmt.Errorf("cuda: a run over %d processes exchanges through NCCL: %w", comm.Size(), err)
 	}
@@ -87,7 +87,7 @@ func newNetParts(g *parts, comm vertexprog.Comm) (*netParts, error) {
 
 // counts is every part's report, in part order: the local ones sent to
 // every process, and theirs received.
-func (n *netParts) counts(local []vertexprog.StepReport) ([]vertexprog.StepReport, error) {
+func (n *netParts) counts(local []driver.StepReport) ([]driver.StepReport, error) {
 	var msg []byte
 	for _, rep := range local {
 		msg = binary.LittleEndian.AppendUint64(msg, uint64(rep.Active))
@@ -101,13 +101,13 @@ func (n *netParts) counts(local []vertexprog.StepReport) ([]vertexprog.StepRepor
 		return nil, err
 	}
 	per := 8 * (2 + n.g.nagg)
-	var reps []vertexprog.StepReport
+	var reps []driver.StepReport
 	for r, b := range all {
 		if len(b)%per != 0 {
 			return nil, fmt.Errorf("cuda: process %d sent %d bytes of counts", r, len(b))
 		}
 		for ; len(b) > 0; b = b[per:] {
-			rep := vertexprog.StepReport{Active: int(binary.LittleEndian.Uint64(b)), FrontierEdges: int64(binary.LittleEndian.Uint64(b[8:]))}
+			rep := driver.StepReport{Active: int(binary.LittleEndian.Uint64(b)), FrontierEdges: int64(binary.LittleEndian.Uint64(b[8:]))}
 			for k := range n.g.nagg {
 				rep.Aggregates = append(rep.Aggregates, math.Float64frombits(binary.LittleEndian.Uint64(b[16+8*k:])))
 			}
@@ -162,7 +162,7 @@ func (n *netParts) dense() error {
 // sparse packs each local part's activated vertices (counts) and
 // broadcasts every part's list to all (all: every part's report), then
 // unpacks the others'.
-func (n *netParts) sparse(counts []int, all []vertexprog.StepReport) error {
+func (n *netParts) sparse(counts []int, all []driver.StepReport) error {
 	if err := n.g.pack(counts); err != nil {
 		return err
 	}

@@ -26,7 +26,7 @@ type Options struct {
 	// on kron21 BFS, slower on PageRank and SSSP).
 	Texture bool
 
-	// Graphs replays batches of supersteps (vertexprog.DeviceBatchRun)
+	// Graphs replays batches of supersteps (driver.DeviceBatchRun)
 	// and pull supersteps from captured CUDA graphs; false launches
 	// every kernel, as a profiler may want to see them. Default true
 	// (docs/perf.md, sections 1, 17 and 18).

@@ -11,11 +11,11 @@ import (
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/cuda/rt"
-	"github.com/hpgraph/hpgraph/vertexprog"
+	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
 // A partitioned run's parts on the devices of one process
-// (vertexprog.PartBackend; docs/parts.md): each part is a run of its own
+// (driver.PartBackend; docs/parts.md): each part is a run of its own
 // (progRun, restricted to its rows by VP_Run's lo and hi), and after
 // every superstep the group adds up their counts and aggregators and
 // copies what each part changed to the others, device to device (peer
@@ -25,8 +25,8 @@ import (
 // take part through NCCL (nccl.go).
 
 // StartParts starts jobs[i] (the local parts of one run) on devs[i] and
-// returns the run that steps them together (vertexprog.PartBackend).
-func StartParts(devs []*Device, jobs []*vertexprog.DeviceJob, comm vertexprog.Comm, opt Options) (vertexprog.DeviceRun, error) {
+// returns the run that steps them together (driver.PartBackend).
+func StartParts(devs []*Device, jobs []*driver.DeviceJob, comm driver.Comm, opt Options) (driver.DeviceRun, error) {
 	if len(jobs) == 0 || len(devs) != len(jobs) {
 		return nil, fmt.Errorf("cuda: %d parts for %d devices", len(jobs), len(devs))
 	}
@@ -37,7 +37,7 @@ func StartParts(devs []*Device, jobs []*vertexprog.DeviceJob, comm vertexprog.Co
 		}
 	}
 	g := &parts{first: j0.Part.Index, total: j0.Part.Count, xsize: j0.XSize, ops: j0.Spec.Aggregators, nagg: len(j0.Spec.Aggregators),
-		sparse: vertexprog.SparseExchange(j0.Spec, j0.Pull.N, j0.XSize)}
+		sparse: driver.SparseExchange(j0.Spec, j0.Pull.N, j0.XSize)}
 	g.runs = make([]*progRun, len(jobs))
 	errs := make([]error, len(jobs))
 	var wg sync.WaitGroup
@@ -64,9 +64,9 @@ func StartParts(devs []*Device, jobs []*vertexprog.DeviceJob, comm vertexprog.Co
 			return nil, err
 		}
 	}
-	g.stats = make([]vertexprog.PartStat, len(jobs))
+	g.stats = make([]driver.PartStat, len(jobs))
 	for i, j := range jobs {
-		g.stats[i] = vertexprog.PartStat{Index: j.Part.Index, Lo: j.Part.Lo, Hi: j.Part.Hi, Arcs: j.Pull.NNZ()}
+		g.stats[i] = driver.PartStat{Index: j.Part.Index, Lo: j.Part.Lo, Hi: j.Part.Hi, Arcs: j.Pull.NNZ()}
 	}
 	return g, nil
 }
@@ -103,13 +103,13 @@ func (g *parts) allocate() error {
 	return nil
 }
 
-// Step implements vertexprog.DeviceRun: the superstep on every part, then
+// Step implements driver.DeviceRun: the superstep on every part, then
 // the exchange.
-func (g *parts) Step(it int, dir vertexprog.Direction) (int, int64, []float64, error) {
+func (g *parts) Step(it int, dir driver.Direction) (int, int64, []float64, error) {
 	if g.closed {
 		return 0, 0, nil, errors.New("cuda: Step on a closed run")
 	}
-	reps := make([]vertexprog.StepReport, len(g.runs))
+	reps := make([]driver.StepReport, len(g.runs))
 	if err := g.each(func(i int, r *progRun) error {
 		t := time.Now()
 		rs, err := r.steps(it, dir, 1, 0)
@@ -225,7 +225,7 @@ func (g *parts) exchangeSparse(counts []int) error {
 	})
 }
 
-// Finish implements vertexprog.DeviceRun: every part copies its own
+// Finish implements driver.DeviceRun: every part copies its own
 // vertices' values and state back.
 func (g *parts) Finish(x []byte) error {
 	if g.closed {
@@ -255,12 +255,12 @@ func (g *parts) Finish(x []byte) error {
 	})
 }
 
-// FinishSummary implements vertexprog.SummaryFinisher.
+// FinishSummary implements driver.SummaryFinisher.
 func (g *parts) FinishSummary() error {
 	return g.each(func(_ int, r *progRun) error { return r.FinishSummary() })
 }
 
-// DeviceTime implements vertexprog.DeviceTimer: the slowest part's.
+// DeviceTime implements driver.DeviceTimer: the slowest part's.
 func (g *parts) DeviceTime() time.Duration {
 	var d time.Duration
 	for _, r := range g.runs {
@@ -269,7 +269,7 @@ func (g *parts) DeviceTime() time.Duration {
 	return d
 }
 
-// Transfers implements vertexprog.TransferReporter: the slowest part's.
+// Transfers implements driver.TransferReporter: the slowest part's.
 func (g *parts) Transfers() time.Duration {
 	var d time.Duration
 	for _, r := range g.runs {
@@ -279,9 +279,9 @@ func (g *parts) Transfers() time.Duration {
 }
 
 // Parts is what each part did (vertexprog.Result.Parts).
-func (g *parts) Parts() []vertexprog.PartStat { return g.stats }
+func (g *parts) Parts() []driver.PartStat { return g.stats }
 
-// Close implements vertexprog.DeviceRun.
+// Close implements driver.DeviceRun.
 func (g *parts) Close() {
 	if g.closed {
 		return

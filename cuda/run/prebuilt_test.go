@@ -12,6 +12,7 @@ import (
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/datasets/gen"
 	"github.com/hpgraph/hpgraph/vertexprog"
+	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
 // TestPrebuiltCoversAfforest: Afforest's kernels, whose source depends
@@ -74,10 +75,10 @@ func TestPrebuiltCoversBuiltinApps(t *testing.T) {
 			}
 		}
 		sp := a.p.(interface{ Spec() vertexprog.Spec })
-		job := &vertexprog.DeviceJob{Spec: sp.Spec(), Code: a.p.(vertexprog.DeviceProgram).Device(),
+		job := &driver.DeviceJob{Spec: sp.Spec(), Code: a.p.(vertexprog.DeviceProgram).Device(),
 			XSize: a.x, ASize: a.a, HasWants: a.wants, HasDone: a.done}
 		if a.push {
-			job.Push = &vertexprog.Matrix{}
+			job.Push = &driver.Matrix{}
 		}
 		l, err := layoutState(&job.Code)
 		if err != nil {

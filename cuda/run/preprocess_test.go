@@ -12,6 +12,7 @@ import (
 	"github.com/hpgraph/hpgraph/cuda/internal/gputest"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/vertexprog"
+	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
 // Runs on what PREPROCESS built on the device (package build's tests
@@ -111,12 +112,12 @@ func TestLCCOrientationOnDevice(t *testing.T) {
 }
 
 // TestRelabelledGraphRuns: a graph renumbered by degree on the device
-// (vertexprog.DegreeRelabeler) is the host's renumbering, and BFS and
+// (driver.DegreeRelabeler) is the host's renumbering, and BFS and
 // SSSP on it, whose copy stays on the device, equal the CPU's.
 func TestRelabelledGraphRuns(t *testing.T) {
 	needGPU(t)
 	needNVRTC(t)
-	var _ vertexprog.DegreeRelabeler = registered
+	var _ driver.DegreeRelabeler = registered
 	rng := rand.New(rand.NewPCG(24, 23))
 	for _, c := range []struct{ n, arcs, hub, weights int }{{33, 100, 10, 0}, {1000, 8191, 300, 2}, {70000, 300000, 20000, 1}} {
 		g := gputest.DirectedGraph(rng, c.n, c.arcs, c.hub, c.weights)

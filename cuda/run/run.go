@@ -9,14 +9,14 @@ import (
 
 	"github.com/hpgraph/hpgraph/cuda/build"
 	"github.com/hpgraph/hpgraph/internal/phase"
-	"github.com/hpgraph/hpgraph/vertexprog"
+	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
 // A run: its state on the host and device, and its start (the kernels'
 // features, the device memory it needs, the module, the upload).
 
 // start starts job on d with options opt.
-func start(d *Device, job *vertexprog.DeviceJob, opt Options) (*progRun, error) {
+func start(d *Device, job *driver.DeviceJob, opt Options) (*progRun, error) {
 	if job.Pull == nil {
 		return nil, errors.New("cuda: the job has no pull matrix")
 	}
@@ -44,7 +44,7 @@ func start(d *Device, job *vertexprog.DeviceJob, opt Options) (*progRun, error) 
 		return nil, err
 	}
 	for _, a := range job.Code.Arrays {
-		if a.Orientation != nil && (job.Spec.Edges != vertexprog.AllEdges || job.Graph == nil || !a.Orientation.Of(job.Graph) || job.Part != nil) {
+		if a.Orientation != nil && (job.Spec.Edges != driver.AllEdges || job.Graph == nil || !a.Orientation.Of(job.Graph) || job.Part != nil) {
 			// (the gather matrix is not the graph's Neighbors: a part's
 			// holds only the part's rows)
 			layout.orientOnHost()
@@ -143,7 +143,7 @@ func start(d *Device, job *vertexprog.DeviceJob, opt Options) (*progRun, error) 
 // vertices on a device whose linear textures hold texMaxWidth texels,
 // with options opt (start adds the tiles' where a run has them, and the
 // device's hooks).
-func jobFeatures(job *vertexprog.DeviceJob, n int, texMaxWidth int64, opt Options) features {
+func jobFeatures(job *driver.DeviceJob, n int, texMaxWidth int64, opt Options) features {
 	f := features{
 		XSize: job.XSize, ASize: job.ASize, HasWants: job.HasWants, HasDone: job.HasDone,
 		Priority: float32(job.Spec.Delta) > 0 && job.Push != nil, Texture: opt.Texture, Unroll: unroll, Stream: stream,
@@ -153,8 +153,8 @@ func jobFeatures(job *vertexprog.DeviceJob, n int, texMaxWidth int64, opt Option
 	return f
 }
 
-// Start implements vertexprog.DeviceBackend.
-func (b Backend) Start(job *vertexprog.DeviceJob) (vertexprog.DeviceRun, error) {
+// Start implements driver.DeviceBackend.
+func (b Backend) Start(job *driver.DeviceJob) (driver.DeviceRun, error) {
 	d, err := b.Dev()
 	if err != nil {
 		return nil, err

@@ -15,7 +15,7 @@ import (
 
 	"github.com/hpgraph/hpgraph/cuda/build"
 	"github.com/hpgraph/hpgraph/cuda/jit"
-	"github.com/hpgraph/hpgraph/vertexprog"
+	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
 //go:embed prelude.cu
@@ -68,13 +68,13 @@ type features struct {
 	LoopList          int    // vp_loop's touched list capacity before rows spill (VP_LOOP_LIST; 0: VP_LOOP_CAP)
 	TileChunk         int    // vp_pull_tiles' groups of 32 entries a chunk (VP_TILE_CHUNK; 0: build.TileChunkFor)
 	ApplyRows         int    // rows a thread of vp_apply_pull takes at a time (VP_APPLY_ROWS; 0: applyRowsDefault)
-	Aggs              string // the aggregators' ops (vertexprog.Aggregator), each followed by a comma (VP_AGG_OPS)
+	Aggs              string // the aggregators' ops (driver.Aggregator), each followed by a comma (VP_AGG_OPS)
 }
 
 func (f features) applyRows() int { return cmp.Or(f.ApplyRows, applyRowsDefault) }
 
 // aggOps is Spec.Aggregators as features.Aggs.
-func aggOps(aggs []vertexprog.Aggregator) string {
+func aggOps(aggs []driver.Aggregator) string {
 	var b strings.Builder
 	for _, a := range aggs {
 		fmt.Fprintf(&b, "%d,", int(a))
@@ -109,8 +109,8 @@ type stateArray struct {
 	scratch  bool // DeviceArray.Scratch: zeroed on the device, not copied back
 	// orient, part: the array is that part of an Orientation, which the
 	// device builds (orientDev), or, after orientOnHost, the host.
-	orient *vertexprog.Orientation
-	part   vertexprog.OrientationPart
+	orient *driver.Orientation
+	part   driver.OrientationPart
 }
 
 // stateLayout is the State struct argument: one pointer per array, then
@@ -131,7 +131,7 @@ type scalarValue struct {
 var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // layoutState checks the program's arrays and scalars and lays out State.
-func layoutState(code *vertexprog.DeviceCode) (*stateLayout, error) {
+func layoutState(code *driver.DeviceCode) (*stateLayout, error) {
 	l := &stateLayout{}
 	off, align := 0, 1
 	place := func(size int) int {
@@ -148,15 +148,15 @@ func layoutState(code *vertexprog.DeviceCode) (*stateLayout, error) {
 		}
 		seen[a.Name] = true
 		if a.Orientation != nil {
-			if a.Data != nil || !a.ReadOnly || a.Part < vertexprog.OrientationDeg || a.Part > vertexprog.OrientationBoth ||
-				(a.Part >= vertexprog.OrientationRank && !a.Orientation.Ranked) {
+			if a.Data != nil || !a.ReadOnly || a.Part < driver.OrientationDeg || a.Part > driver.OrientationBoth ||
+				(a.Part >= driver.OrientationRank && !a.Orientation.Ranked) {
 				return nil, fmt.Errorf("cuda: DeviceCode.Arrays[%d] (%s): an Orientation's array is ReadOnly, has no Data and names a Part (Rank and Both: of a ranked one)", i, a.Name)
 			}
 			et := elemTypes[reflect.Int32]
 			switch a.Part {
-			case vertexprog.OrientationOff:
+			case driver.OrientationOff:
 				et = elemTypes[reflect.Int64]
-			case vertexprog.OrientationBoth:
+			case driver.OrientationBoth:
 				et = elemTypes[reflect.Uint32]
 			}
 			l.arrays = append(l.arrays, stateArray{name: a.Name, elem: et, readOnly: true, orient: a.Orientation, part: a.Part})
@@ -307,7 +307,7 @@ func (l *stateLayout) orientOnHost() {
 		if a.orient == nil {
 			continue
 		}
-		v := reflect.ValueOf(vertexprog.DeviceArray{Orientation: a.orient, Part: a.part}.Slice())
+		v := reflect.ValueOf(driver.DeviceArray{Orientation: a.orient, Part: a.part}.Slice())
 		a.bytes, a.ptr, a.constant, a.orient = int64(v.Len())*int64(a.elem.size), nil, true, nil
 		if v.Len() > 0 {
 			a.ptr = v.UnsafePointer()
@@ -327,7 +327,7 @@ func (l *stateLayout) orientations() (kinds [3]bool) {
 }
 
 // buildSource splices a program's snippet into the kernel template.
-func buildSource(code *vertexprog.DeviceCode, l *stateLayout, f features) string {
+func buildSource(code *driver.DeviceCode, l *stateLayout, f features) string {
 	var b strings.Builder
 	b01 := func(v bool) int {
 		if v {
@@ -359,7 +359,7 @@ func buildSource(code *vertexprog.DeviceCode, l *stateLayout, f features) string
 // writeProgram writes what a program's kernel modules (kernels.cu's and
 // multiset.cu's) hold after their #defines: the prelude, the program's
 // snippet, the checks of its State layout and the matrix's accessors.
-func writeProgram(b *strings.Builder, code *vertexprog.DeviceCode, l *stateLayout, f features) {
+func writeProgram(b *strings.Builder, code *driver.DeviceCode, l *stateLayout, f features) {
 	b.WriteString("#line 1 \"hpgraph_prelude.cu\"\n")
 	b.WriteString(preludeSource)
 	fmt.Fprintf(b, "\n#line 1 %q\n", jit.SnippetFile)

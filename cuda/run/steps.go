@@ -12,7 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/hpgraph/hpgraph/cuda/rt"
-	"github.com/hpgraph/hpgraph/vertexprog"
+	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
 // The supersteps: Step and StepBatch enqueue them (vp_loop, the
@@ -23,8 +23,8 @@ import (
 // n/smallFrontier vertices (or, pushing, under the batch's edge limit).
 const smallFrontier = 64
 
-// Step implements vertexprog.DeviceRun.
-func (r *progRun) Step(it int, dir vertexprog.Direction) (active int, frontierEdges int64, aggregates []float64, err error) {
+// Step implements driver.DeviceRun.
+func (r *progRun) Step(it int, dir driver.Direction) (active int, frontierEdges int64, aggregates []float64, err error) {
 	reps, err := r.steps(it, dir, 1, 0)
 	if err != nil {
 		return 0, 0, nil, err
@@ -32,26 +32,26 @@ func (r *progRun) Step(it int, dir vertexprog.Direction) (active int, frontierEd
 	return reps[0].Active, reps[0].FrontierEdges, reps[0].Aggregates, nil
 }
 
-// StepBatch implements vertexprog.DeviceBatchRun: up to max supersteps
+// StepBatch implements driver.DeviceBatchRun: up to max supersteps
 // (at most maxBatch) are enqueued back to back and their records read
 // back once. Each superstep after the first runs only while the frontier
 // is nonempty and small (the engine's batching rule: under n/64 vertices,
 // or pushing, under pushEdges edges): the batch ends after the first
 // superstep that activates nothing, or before the first whose frontier is
 // large, which the engine then runs on its own.
-func (r *progRun) StepBatch(it int, dir vertexprog.Direction, max int, pushEdges int64) ([]vertexprog.StepReport, error) {
+func (r *progRun) StepBatch(it int, dir driver.Direction, max int, pushEdges int64) ([]driver.StepReport, error) {
 	return r.steps(it, dir, max, pushEdges)
 }
 
-func (r *progRun) steps(it int, dir vertexprog.Direction, count int, pushEdges int64) ([]vertexprog.StepReport, error) {
+func (r *progRun) steps(it int, dir driver.Direction, count int, pushEdges int64) ([]driver.StepReport, error) {
 	if r.closed {
 		return nil, errors.New("cuda: Step on a closed run")
 	}
-	if dir == vertexprog.Push && r.push == nil {
+	if dir == driver.Push && r.push == nil {
 		return nil, errors.New("cuda: push superstep requested for a run without a push matrix")
 	}
 	count = min(max(count, 1), maxBatch)
-	var reps []vertexprog.StepReport
+	var reps []driver.StepReport
 	var tr *stepTrace
 	if traceSteps {
 		tr = &stepTrace{call: time.Now()}
@@ -78,7 +78,7 @@ func (r *progRun) steps(it int, dir vertexprog.Direction, count int, pushEdges i
 			r.edges = pushEdges
 			r.setCtl(3, int(pushEdges))
 		}
-		if dir == vertexprog.Push && r.yDirty {
+		if dir == driver.Push && r.yDirty {
 			r.launch("vp_fill", rt.Blocks(int64(r.n), rt.BlockSize), r.pull.Arg, argBytes(0, false, 0))
 			r.yDirty = false
 		}
@@ -97,7 +97,7 @@ func (r *progRun) steps(it int, dir vertexprog.Direction, count int, pushEdges i
 		}
 		recorded := r.enqueueSteps(dir, s0, count)
 		tr.mark()
-		if dir == vertexprog.Pull {
+		if dir == driver.Pull {
 			r.yDirty = true
 		}
 		r.clock.End(r.d.RT())
@@ -105,7 +105,7 @@ func (r *progRun) steps(it int, dir vertexprog.Direction, count int, pushEdges i
 		tr.enqueued(r.d.RT())
 		r.readRecords(s0, count, recorded)
 		tr.waited()
-		if r.probeBuf != 0 && dir == vertexprog.Pull {
+		if r.probeBuf != 0 && dir == driver.Pull {
 			r.printTileProbe()
 		}
 		reps = append(reps, r.reports(s0, count)...)
@@ -122,14 +122,14 @@ func (r *progRun) steps(it int, dir vertexprog.Direction, count int, pushEdges i
 // when they push from a frontier small enough for one cluster, and
 // reports whether it did. A device that cannot launch the cluster gets
 // one of 8 blocks, then none. Inside Do.
-func (r *progRun) startLoop(dir vertexprog.Direction, count int) bool {
+func (r *progRun) startLoop(dir driver.Direction, count int) bool {
 	// (the kernel starts on the same test: a launch it declines would
 	// read as a superstep that activated nothing)
 	lim, first := min(r.d.hooks.loopEdges, loopCap), min(r.d.hooks.loopEdges, loopCap)
 	if r.feats.LoopList > 0 {
 		first = min(first, r.feats.LoopList)
 	}
-	if dir != vertexprog.Push || count < 2 || r.loop == 0 || r.last[recActive] == 0 || r.last[recEdges] > uint64(first) {
+	if dir != driver.Push || count < 2 || r.loop == 0 || r.last[recActive] == 0 || r.last[recEdges] > uint64(first) {
 		return false
 	}
 	s0 := r.step
@@ -158,7 +158,7 @@ func (r *progRun) startLoop(dir vertexprog.Direction, count int) bool {
 // batchable reports whether a batch goes on after the superstep rep
 // (kernels.cu's vp_st: its frontier is small, or pushing, has fewer edges
 // than the batch's limit).
-func (r *progRun) batchable(rep vertexprog.StepReport) bool {
+func (r *progRun) batchable(rep driver.StepReport) bool {
 	return rep.Active*smallFrontier < r.n || rep.FrontierEdges < r.edges
 }
 
@@ -166,12 +166,12 @@ func (r *progRun) batchable(rep vertexprog.StepReport) bool {
 // grid-wide kernels: the first whatever its frontier, the rest batched,
 // in CUDA graphs where they can be. It reports whether it also launched
 // the copy of their records (vp_records). Inside Do.
-func (r *progRun) enqueueSteps(dir vertexprog.Direction, s0, count int) (recorded bool) {
+func (r *progRun) enqueueSteps(dir driver.Direction, s0, count int) (recorded bool) {
 	// Pulls launch the same kernels on the same grids every superstep, so
 	// each can come from a graph (captured at Start); the others batch in
 	// graphs of graphSteps. A graph moves the device's base past its
 	// supersteps.
-	pull := dir == vertexprog.Pull && r.hasPullGraphs()
+	pull := dir == driver.Pull && r.hasPullGraphs()
 	if pull {
 		r.moveBase(s0)
 		begin := !r.clock.Started
@@ -226,15 +226,15 @@ func (r *progRun) readRecords(s0, count int, recorded bool) {
 
 // reports turns the records read back into the supersteps that ran, and
 // advances the run past them.
-func (r *progRun) reports(s0, count int) []vertexprog.StepReport {
-	var reps []vertexprog.StepReport
+func (r *progRun) reports(s0, count int) []driver.StepReport {
+	var reps []driver.StepReport
 	for i := 0; i < count; i++ {
 		slot := (s0 + i) % recordRing
 		rec := r.host[slot*r.recW : (slot+1)*r.recW]
 		if i > 0 && rec[recRan] == 0 {
 			break
 		}
-		rep := vertexprog.StepReport{Active: int(rec[recActive]), FrontierEdges: int64(rec[recEdges]),
+		rep := driver.StepReport{Active: int(rec[recActive]), FrontierEdges: int64(rec[recEdges]),
 			Aggregates: make([]float64, r.nagg)}
 		for k := range rep.Aggregates {
 			rep.Aggregates[k] = math.Float64frombits(rec[recordHead+k])

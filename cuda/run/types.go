@@ -10,7 +10,7 @@ import (
 	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/cuda/nccl"
 	"github.com/hpgraph/hpgraph/cuda/rt"
-	"github.com/hpgraph/hpgraph/vertexprog"
+	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
 // The run layer's types: its per-device value, a run and its buffers,
@@ -22,7 +22,7 @@ import (
 type progRun struct {
 	buffers
 	d      *Device
-	job    *vertexprog.DeviceJob
+	job    *driver.DeviceJob
 	mod    *rt.Module
 	n      int
 	words  int
@@ -73,7 +73,7 @@ type buffers struct {
 	farBits     cu.DevicePtr // vp_loop's far set (delta-stepping)
 	yLoop       cu.DevicePtr // vp_loop's second accumulator array
 	probeBuf    cu.DevicePtr // VP_PROBE: per tile its start, end and multiprocessor (printTileProbe)
-	frontDeg    cu.DevicePtr // a part's whole-graph push degrees (vertexprog.Part.FrontierDegree); 0: the push matrix's
+	frontDeg    cu.DevicePtr // a part's whole-graph push degrees (driver.Part.FrontierDegree); 0: the push matrix's
 	partial     cu.DevicePtr
 	heavyCount  cu.DevicePtr
 	rec, ctl    cu.DevicePtr
@@ -149,7 +149,7 @@ const seedBlock = 64 << 10
 // is set, their records' copy to the host (vp_records). With begin, the
 // graph starts the run's device clock first (the run's first call).
 type graphKey struct {
-	dir                   vertexprog.Direction
+	dir                   driver.Direction
 	steps                 int
 	first, records, begin bool
 }
@@ -184,23 +184,23 @@ type parts struct {
 	total int
 	xsize int
 	nagg  int
-	ops   []vertexprog.Aggregator
+	ops   []driver.Aggregator
 	// sparse picks a superstep's exchange from its activated vertices
-	// (vertexprog.SparseExchange).
+	// (driver.SparseExchange).
 	sparse func(active int) bool
 	// Per part, in its device's memory: its packed list and counter
 	// (vp_pack), and where the others' lists arrive (vp_unpack).
 	send, recv, count []cu.DevicePtr
 	bufs              [][]cu.DevicePtr
 	net               *netParts // the other processes' parts (nccl.go), or nil
-	stats             []vertexprog.PartStat
+	stats             []driver.PartStat
 	closed            bool
 }
 
 // netParts is a parts' NCCL side.
 type netParts struct {
 	g      *parts
-	comm   vertexprog.Comm
+	comm   driver.Comm
 	nc     []*nccl.Comm   // per local part
 	recv   []cu.DevicePtr // per local part: every part's packed list (sparse)
 	bufs   [][]cu.DevicePtr

@@ -231,7 +231,7 @@ func (r *progRun) fillOnDevice() {
 	r.d.DtoH(unsafe.Pointer(&r.last[0]), r.rec+cu.DevicePtr((recordRing-1)*r.recW*8), int64(r.recW)*8)
 }
 
-// Initial implements vertexprog.DeviceInitReporter.
+// Initial implements driver.DeviceInitReporter.
 func (r *progRun) Initial() (active int, frontierEdges int64, aggregates []float64) {
 	aggregates = make([]float64, r.nagg)
 	for k := range aggregates {

@@ -14,6 +14,7 @@ import (
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/hyb"
 	"github.com/hpgraph/hpgraph/vertexprog"
+	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
 // Required reports whether the GPU tests must run (HPGRAPH_REQUIRE_GPU):
@@ -152,8 +153,8 @@ func DirectedGraph(rng *rand.Rand, n, arcs, hub, weights int) *datasets.Graph {
 
 // BFSJob is the device job of BFS from src on g, as the engine would
 // start it: the program (its results after the run's Finish) and the
-// job for a vertexprog.DeviceBackend's Start.
-func BFSJob(g *vertexprog.Graph, src int32) (*apps.BFSProgram, *vertexprog.DeviceJob, error) {
+// job for a driver.DeviceBackend's Start.
+func BFSJob(g *vertexprog.Graph, src int32) (*apps.BFSProgram, *driver.DeviceJob, error) {
 	p := &apps.BFSProgram{Source: src}
 	if err := p.Prepare(g); err != nil {
 		return nil, nil, err
@@ -173,6 +174,6 @@ func BFSJob(g *vertexprog.Graph, src int32) (*apps.BFSProgram, *vertexprog.Devic
 	if err != nil {
 		return nil, nil, err
 	}
-	return p, &vertexprog.DeviceJob{Graph: g, Spec: spec, Code: p.Device(), Pull: pull, Push: push,
+	return p, &driver.DeviceJob{Graph: g, Spec: spec, Code: p.Device(), Pull: pull, Push: push,
 		ASize: 4, Active: act, HasWants: true, HasDone: true}, nil
 }

@@ -1,0 +1,53 @@
+package driver
+
+import (
+	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/hyb"
+	"github.com/hpgraph/hpgraph/internal/par"
+)
+
+// Graph is the graph a job runs on as a backend sees it: the program's
+// *vertexprog.Graph, which keeps the matrices, orientations and memos
+// that runs on it share.
+type Graph interface {
+	// Dataset is the graph's CSR (out-adjacency).
+	Dataset() *datasets.Graph
+	// Directed reports whether arcs have a direction.
+	Directed() bool
+}
+
+// Matrix is a HYB matrix with the per-row data every backend needs.
+type Matrix struct {
+	*hyb.Matrix
+	// Degree[r] is the length of row r.
+	Degree []int32
+	// Bounds splits the rows into parts of about equal work (ELL slots plus
+	// COO entries), partsPerWorker per worker, which workers claim
+	// dynamically: per-row work is not always proportional to nonzeros
+	// (masks, early exit, triangle counting's intersections).
+	Bounds []int
+	nnz    int64
+}
+
+// NNZ is the number of stored entries, counted once when the matrix was
+// built (hyb's count scans every ELL slot: 25–34 ms on kron21, which the
+// superstep loop used to pay on every run).
+func (m *Matrix) NNZ() int64 { return m.nnz }
+
+const (
+	partsPerWorker = 16
+	minPartRows    = 1024
+)
+
+// NewMatrix wraps a described HYB matrix with its row lengths and its
+// rows' split into parts of about equal work for the CPU's workers.
+func NewMatrix(h *hyb.Matrix, degree []int32) *Matrix {
+	m := &Matrix{Matrix: h, Degree: degree, nnz: h.Src.RowPtr[h.N]}
+	k := int64(h.K)
+	parts := 1
+	if h.N >= minPartRows {
+		parts = min(par.Workers()*partsPerWorker, h.N/minPartRows)
+	}
+	m.Bounds = par.Split(h.N, parts, func(i int) int64 { return int64(i)*k + h.CooPtr[i] })
+	return m
+}
