@@ -104,9 +104,9 @@ KERNELS ?= .
 cuda-regs:
 	./scripts/ptxas-report.sh '$(KERNELS)'
 
-# The benchmarks' light tier: graphs a few times smaller than docs/perf.md
+# The benchmarks' light tier: graphs a few times smaller than docs/perf/'s
 # quotes and the gonum references that take seconds (minutes in all on a
-# 2-core machine). make bench HEAVY=1: the heavy tier, docs/perf.md's sizes
+# 2-core machine). make bench HEAVY=1: the heavy tier, docs/perf/'s sizes
 # and every reference (an hour or more on 2 cores; internal/benchtier).
 bench:
 	HPGRAPH_BENCH=$(if $(HEAVY),heavy,light) $(GO) test -run '^$$' -bench . -benchtime 3x -timeout $(if $(HEAVY),0,10m) ./...

@@ -69,7 +69,7 @@ type LCCProgram struct {
 	// kernel from 33.5 to 28.6 ms on an H200 (33.8 to 28.6 on an H100);
 	// in the generator's order it took 62 to 75 ms, and on a directed
 	// graph numbered by out-degree 47.7 to 50.9 (H100), so it is off
-	// there (docs/perf.md, session 23).
+	// there (docs/perf/device-preprocess.md#lccs-orientation-on-the-device).
 	agg bool
 }
 

@@ -40,7 +40,7 @@ func DefaultOptions() Options { return Options{RelativeSpeed: 3, Breakeven: 4096
 // coalescing to win, and a row's ELL slots lie a pitch apart, one cache
 // line each — so CUSP's rule, which assumes ELL is 3x faster, only adds a
 // second pass (kron18 on one core: a PageRank pull 26 → 21 ms, BFS 68 →
-// 45 ms; docs/perf.md).
+// 45 ms; docs/perf/cpu-engine.md#no-ell-on-the-cpu).
 func CPUOptions() Options { return Options{RelativeSpeed: 3, Breakeven: math.MaxInt} }
 
 // Matrix is an n×n sparse matrix in HYB form. The first K entries of each

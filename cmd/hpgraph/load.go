@@ -180,8 +180,8 @@ func (l *loadFlags) order(g *datasets.Graph, worth bool) datasets.Relabeling {
 // (16 cores) to ~500 ms (2 cores) on kron20-21, and saves more than that
 // only for the apps that say so (apps.App.RelabelPays: triangle counting,
 // seconds) on the CPU; on a GPU it saves at most ~35 ms of any app
-// (docs/perf.md). A graph that stays loaded (bench) is renumbered whenever
-// skewed.
+// (docs/perf/time-to-answer.md#from-the-file-to-the-answer-on-the-gpu, row
+// e). A graph that stays loaded (bench) is renumbered whenever skewed.
 func answerRelabel(alg *apps.App, backend string) bool {
 	return alg.RelabelPays && onCPU(backend)
 }

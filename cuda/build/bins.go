@@ -21,7 +21,9 @@ type BinLimits struct {
 // DefaultBins are the bin thresholds: 4,32,1024,4096 against
 // 2,16,512,2048 on kron21 relabelled, PageRank iteration 0.553 → 0.496
 // ms, BFS 0.355 → 0.326, SSSP 2.08 → 1.83, TC 20.4 → 19.6
-// (docs/perf.md, sections 3 and 11e). Not to be changed at run time.
+// (docs/perf/gpu-kernels.md#pull-coo-by-row-bins and
+// docs/perf/gpu-kernels.md#bins-re-tuned-and-evict-first-matrix-loads).
+// Not to be changed at run time.
 func DefaultBins() BinLimits { return BinLimits{Thread: 4, Quad: 32, Warp: 1024, Chunk: 4096} }
 
 // Bins is the bins of one matrix, as vp_pull_coo reads them.

@@ -115,7 +115,8 @@ func (d *Device) deviceOrientation(md *Matrix, all bool) *Orientation {
 // row); for a directed g, Both from its out-rows, uploaded for it
 // (hb_rk_both). Only Off[N] comes back to the host, to size Adj and Both.
 // With a trace (pt not nil) each step is waited for and marked: where
-// kron21's 10-11 ms go (session 23). Inside Do.
+// kron21's 10-11 ms go (docs/perf/device-preprocess.md#lccs-orientation-on-the-device).
+// Inside Do.
 func (d *Device) deviceRankedOrientation(md *Matrix, g *datasets.Graph, pt *phase.Trace) *Orientation {
 	m := md.m
 	n := int64(m.N)

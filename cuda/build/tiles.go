@@ -13,10 +13,10 @@ import "github.com/hpgraph/hpgraph/hyb"
 // the entries go by column, the block reads X in increasing order:
 // neighbouring lanes share sectors, and a segment reads each sector of X
 // at most once per tile, where a row-by-row pull reads a random sector
-// per entry (docs/perf.md, section 13). A segment cut into several tiles
-// folds its tiles' accumulators into y with atomics (y starts each
-// superstep as the identity on those rows: APPLY resets them); a segment
-// of one tile writes its rows' y directly.
+// per entry (docs/perf/pagerank-tiles.md#column-sorted-tiles). A segment
+// cut into several tiles folds its tiles' accumulators into y with
+// atomics (y starts each superstep as the identity on those rows: APPLY
+// resets them); a segment of one tile writes its rows' y directly.
 //
 // No atomics in shared memory: each of the block's warps owns some of the
 // segment's accumulators (slots) and folds only its own, with plain loads
@@ -26,7 +26,8 @@ import "github.com/hpgraph/hpgraph/hyb"
 // different banks as far as the stream allows (groups); for 4-byte ones
 // a group is taken from the stream's next 64 entries, at most two slots
 // of a residue, so its X gathers stay near in columns at the price of a
-// two-way bank conflict (groupsNear; docs/perf.md, section 16g).
+// two-way bank conflict (groupsNear;
+// docs/perf/pagerank-tiles.md#groups-near-in-columns-for-4-byte-accumulators).
 // A row with more than a quarter of a lane's fair share of the segment is
 // split over several slots (virtual slots, folded into the row at the
 // end), and the slots go to the warps in chunks of 32 (every residue
@@ -42,9 +43,10 @@ import "github.com/hpgraph/hpgraph/hyb"
 // TileRowBitsFor is log2 of a segment's rows for an accumulator of asize
 // bytes: 4,096 rows of 4-byte slots (kron21's float32 PageRank, one
 // iteration 0.170 -> 0.167 ms and ten 1.54 -> 1.50 ms against 8,192;
-// docs/perf.md, section 17), 8,192 of 8-byte ones (4,096 no faster).
-// More rows leave the multiprocessor's memory too little L1 (16,384 rows
-// of 4-byte slots: section 15).
+// docs/perf/pagerank-tiles.md#each-warps-stream-through-registers), 8,192
+// of 8-byte ones (4,096 no faster). More rows leave the multiprocessor's
+// memory too little L1 (16,384 rows of 4-byte slots:
+// docs/perf/pagerank-tiles.md#float32-pagerank).
 func TileRowBitsFor(asize int) int {
 	if asize <= 4 {
 		return 12
@@ -60,14 +62,16 @@ func TileShared(rowBits, asize int) int {
 }
 
 // tileArcs is the most entries a tile takes: 64K against 32K, 128K and
-// 256K on kron21's PageRank (docs/perf.md, sections 13c, 14 and 15).
+// 256K on kron21's PageRank (docs/perf/pagerank-tiles.md#tile-length-and-occupancy,
+// docs/perf/pagerank-tiles.md#each-warps-stream-through-shared-memory and
+// docs/perf/pagerank-tiles.md#float32-pagerank).
 const TileArcsDefault = 65536
 
 // TileChunkFor is the groups of 32 entries a warp of vp_pull_tiles loads
 // at a time for an accumulator of asize bytes, measured on kron21's
-// PageRank (docs/perf.md, section 17): 8 groups for 4-byte accumulators
-// (58 registers, two blocks a multiprocessor; 4 and 16 ran slower), 16
-// for 8-byte ones.
+// PageRank (docs/perf/pagerank-tiles.md#each-warps-stream-through-registers):
+// 8 groups for 4-byte accumulators (58 registers, two blocks a
+// multiprocessor; 4 and 16 ran slower), 16 for 8-byte ones.
 func TileChunkFor(asize int) int {
 	if asize <= 4 {
 		return 8

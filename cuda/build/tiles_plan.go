@@ -224,7 +224,8 @@ func (w *tileWorker) tile(p *segPlan, s int, lo, i, e int64) tileOut {
 // µs a group, 0.88 ns a sector, 4.7 µs a tile; correlation 0.90, where
 // entries alone give 0.46): the last tiles of a segment, whose columns
 // are the graph's rarely shared low-degree vertices, take up to three
-// times as long as its first (docs/perf.md, section 18). In sectors.
+// times as long as its first
+// (docs/perf/pagerank-tiles.md#the-tiles-order-costliest-first). In sectors.
 func tileCost(groups, sectors int64) int64 { return 146*groups + sectors + 5400 }
 
 // assign gives the segment's slots (compact indices 0 .. ns-1) to warps:
@@ -372,7 +373,8 @@ const tileNearWindow = 64
 // more past the group's first; it takes lane slot mod 32 where that is
 // free. Against groups, a 4-byte fold meets a two-way bank conflict
 // (one shared memory wavefront more), but the group's X gathers touch
-// 5.7 lines of 128 bytes instead of 13.2 (kron21): docs/perf.md, 16g.
+// 5.7 lines of 128 bytes instead of 13.2 (kron21):
+// docs/perf/pagerank-tiles.md#groups-near-in-columns-for-4-byte-accumulators.
 func (w *tileWorker) groupsNear(out *tileOut, slotOf []uint32, st []int64, lo int64, span int32, slotBits int, dummy uint32) {
 	pend := w.pend[:0]
 	next := 0

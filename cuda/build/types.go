@@ -114,14 +114,14 @@ type Orientation struct {
 // weights or none, a multiset program's, a transpose) is built without
 // an upload. kron21's first LDBC PageRank after BFS, SSSP and TC in one
 // process uploaded its 270 MB again: 21.5 ms of its 44.6 ms PREPROCESS
-// (docs/perf.md, session 21).
+// (docs/perf/device-preprocess.md#a-graphs-csr-kept-on-the-device-union-find-for-any-program).
 //
 // The copy is made early where it can be (driver.Prefetcher): in a
 // goroutine of its own while the host prepares the run, so that the
 // upload overlaps the host's PREPROCESS where the device is open already
 // (a server loading a graph, bench's first run; a fresh process opens the
 // device after the host's passes are done, so there it only moves the
-// upload: docs/perf.md, session 18).
+// upload: docs/perf/time-to-answer.md#the-first-preprocess-on-the-device-and-a-servers-many-queries).
 //
 // Copies go when nothing is built from them (dropCSRs): a run's start
 // drops the pending copies (too late for it) and those no cached matrix

@@ -21,11 +21,12 @@ import (
 // of the other, spread over copyPartsDefault goroutines: the driver's path for
 // pageable memory copies through its own staging buffer on one thread.
 // 64 MiB host→device 7.0 → 24.7 GB/s, device→host 15.5 → 20.0
-// (docs/perf.md, section 4); 2, 4, 16 and 32 MiB buffers and 8 or 16
-// goroutines, and pinning the source in place, measured no better
-// (docs/perf.md, "From the file to the answer on the GPU", g, "The first
-// PREPROCESS and kron27's BFS", i, and "The first PREPROCESS on the
-// device").
+// (docs/perf/time-to-answer.md#describe-and-transfers); 2, 4, 16 and 32
+// MiB buffers and 8 or 16 goroutines, and pinning the source in place,
+// measured no better (rows g, i and the last of
+// docs/perf/time-to-answer.md#from-the-file-to-the-answer-on-the-gpu,
+// docs/perf/time-to-answer.md#the-first-preprocess-and-kron27s-bfs and
+// docs/perf/time-to-answer.md#the-first-preprocess-on-the-device-and-a-servers-many-queries).
 const (
 	stageBytes       int64 = 8 << 20
 	copyPartsDefault       = 4
@@ -92,7 +93,8 @@ func HostCopy(dst, src unsafe.Pointer, n, parts int) {
 // and its legacy stream does not order the work of ours, which is
 // non-blocking. A kernel launched next could read the memory as it was:
 // with another process loading the GPU, TestAppsMatchCPU and
-// TestBFSMatchesReference read stale COO offsets (session 20).
+// TestBFSMatchesReference read stale COO offsets (session 20:
+// docs/perf/time-to-answer.md#five-branches-merged-a-stale-memory-race-tiles-in-the-background).
 func (d *Device) HtoD(dst cu.DevicePtr, src unsafe.Pointer, bytes int64) {
 	if d.stream.s == nil {
 		cu.MemcpyHtoD(dst, src, bytes)

@@ -334,7 +334,7 @@ func TestTimings(t *testing.T) {
 // TestBatchCost (HPGRAPH_CUDA_TIMINGS=1) times StepBatch over grid BFS,
 // and the same batches once the frontier is empty, when every kernel
 // returns at once: what a small superstep costs against what launching it
-// costs (docs/perf.md, section 8).
+// costs (docs/perf/supersteps-and-graphs.md#fused-push-supersteps-tried-removed).
 func TestBatchCost(t *testing.T) {
 	if os.Getenv("HPGRAPH_CUDA_TIMINGS") == "" {
 		t.Skip("HPGRAPH_CUDA_TIMINGS=1 runs it")

@@ -468,7 +468,8 @@ func TestStateOrderIsChecked(t *testing.T) {
 // the driver calls of a superstep cost the host one by one (inside one
 // Do): making the context current, an event, a kernel launch, the
 // records' copy back, each alone and with the wait for the GPU. These
-// bound how little host time a superstep can take (docs/perf.md, 17).
+// bound how little host time a superstep can take
+// (docs/perf/supersteps-and-graphs.md#where-the-hosts-time-goes).
 func BenchmarkDo(b *testing.B) {
 	d := needGPU(b)
 	b.Run("bare", func(b *testing.B) {

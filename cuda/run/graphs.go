@@ -53,7 +53,8 @@ func (r *progRun) graph(k graphKey) *rt.Graph {
 // pullGraphs are the graphs of single pull supersteps (unbatched with and
 // without the records' copy, batched), captured when the run starts: a
 // superstep replayed from a graph costs the host one submission, ~2-7 µs,
-// where its launches cost ~5-10 µs each (docs/perf.md, section 17), but
+// where its launches cost ~5-10 µs each
+// (docs/perf/supersteps-and-graphs.md#where-the-hosts-time-goes), but
 // capturing, instantiating and uploading one costs more than a superstep.
 var pullGraphs = []graphKey{
 	{driver.Pull, 1, true, true, false},
@@ -67,8 +68,9 @@ var pullGraphs = []graphKey{
 // not run (record 1, which it reads, activated nothing: only record
 // recordRing-1 holds the initial frontier), then sets the device's base
 // back to 0: a graph's first launch costs the host ~6 µs more than the
-// next ones, cuGraphUpload or not (docs/perf.md, section 18). Inside
-// Do, at Start.
+// next ones, cuGraphUpload or not
+// (docs/perf/supersteps-and-graphs.md#a-graphs-first-launch). Inside Do,
+// at Start.
 func (r *progRun) warmGraphs() {
 	for _, k := range pullGraphs {
 		r.setCtl(0, 2)

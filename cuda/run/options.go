@@ -9,7 +9,7 @@ import (
 // trades something (host PREPROCESS for faster pulls, the per-kernel
 // launches a profiler sees for fewer host submissions) or works around a
 // device or driver, and none changes a result. Their defaults are the
-// measured best on an H200 (docs/perf.md); the tuning values measured
+// measured best on an H200 (docs/perf/README.md); the tuning values measured
 // once and settled are constants (tuning.go), and environment variables
 // only turn on debugging output (doc.go).
 //
@@ -22,14 +22,17 @@ type Options struct {
 	// Texture reads the frontier bitmasks and X through texture objects
 	// (true) or __ldg loads (false). It is a compile-time switch of the
 	// kernels: false compiles other kernels than the prebuilt images.
-	// Default true (docs/perf.md, sections 6 and 11f: __ldg was as fast
-	// on kron21 BFS, slower on PageRank and SSSP).
+	// Default true (__ldg was as fast on kron21 BFS, slower on PageRank
+	// and SSSP: docs/perf/gpu-kernels.md#tuning-texture-hyb-split-push-grid
+	// and docs/perf/gpu-kernels.md#tried-in-session-7-not-kept).
 	Texture bool
 
 	// Graphs replays batches of supersteps (driver.DeviceBatchRun)
 	// and pull supersteps from captured CUDA graphs; false launches
 	// every kernel, as a profiler may want to see them. Default true
-	// (docs/perf.md, sections 1, 17 and 18).
+	// (docs/perf/supersteps-and-graphs.md#supersteps-on-the-device-batches-cuda-graphs,
+	// docs/perf/supersteps-and-graphs.md#pull-supersteps-replay-cuda-graphs and
+	// docs/perf/supersteps-and-graphs.md#a-graphs-first-launch).
 	Graphs bool
 
 	// Tiles decides when the pulls of programs that gather from every
@@ -39,15 +42,17 @@ type Options struct {
 	// (ELL and COO bins). The tiles are built on the device
 	// (build/tilesdev.go: 15-18 ms of kron21's first PREPROCESS on an H200) and
 	// save ~0.35 ms a pull: they pay for a graph that stays loaded.
-	// Default TilesResident (docs/perf.md: section 13, and "Tiles built on
-	// the device").
+	// Default TilesResident (docs/perf/pagerank-tiles.md#column-sorted-tiles
+	// and docs/perf/device-preprocess.md#tiles-built-on-the-device).
 	Tiles TileMode
 
 	// LoopCluster is the blocks of the thread block cluster that runs
 	// push batches over small frontiers in one launch (vp_loop): 16 (non
 	// portable, and the most; 8 where the device refuses), 1 for one
 	// block, 0 for none (every superstep launches its kernels). 0 to
-	// MaxLoopCluster. Default 16 (docs/perf.md, sections 9, 10 and 12).
+	// MaxLoopCluster. Default 16
+	// (docs/perf/supersteps-and-graphs.md#many-supersteps-in-one-launch and
+	// docs/perf/supersteps-and-graphs.md#one-cluster-barrier-a-superstep).
 	LoopCluster int
 }
 

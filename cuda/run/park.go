@@ -25,7 +25,7 @@ import (
 // arrays are restored from their device copy by hb_restore, whose loads
 // are evict-first: cuMemcpyDtoD left the copy in the L2 cache too, and
 // grid1000's BFS, whose runs find the last run's matrix there, took ~7.0
-// ms instead of ~6.85 (docs/perf.md, "Many queries, one set-up").
+// ms instead of ~6.85 (docs/perf/time-to-answer.md#many-queries-one-set-up).
 
 // shape is what a run's buffers and graphs depend on besides its program
 // and sizes.

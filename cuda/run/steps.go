@@ -65,7 +65,7 @@ func (r *progRun) steps(it int, dir driver.Direction, count int, pushEdges int64
 		pushEdges = min(max(pushEdges, 0), math.MaxInt32)
 		// The clock starts before the call's first launch: in the graph of
 		// its first superstep when nothing comes before that (a host call
-		// less: docs/perf.md, section 18).
+		// less: docs/perf/supersteps-and-graphs.md#the-device-clock-in-the-graph).
 		if !r.pullGraph(dir, s0) || it-s0 != r.bias || count > 1 && pushEdges != r.edges {
 			r.clock.Begin(r.d.RT())
 		}

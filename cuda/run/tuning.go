@@ -9,7 +9,7 @@ import (
 )
 
 // The tuning values of a run's launches, each measured on an H200 and
-// settled (docs/perf.md names the section); they were environment
+// settled (the docs/perf/ section cited names it); they were environment
 // variables (HPGRAPH_CUDA_*) while being measured, and are constants
 // now: no environment variable changes a kernel's configuration or a
 // launch's grid (but HPGRAPH_CUDA_PROBE, debugging output: probe). The
@@ -21,20 +21,21 @@ import (
 // Pull kernels' compile-time switches (features).
 const (
 	// unroll is the pull entries a thread loads at a time (VP_UNROLL); 0
-	// leaves the template's 4: 1 measured the same (docs/perf.md, section
-	// 3), 2 and 8 slower (section 11f).
+	// leaves the template's 4: 1 measured the same
+	// (docs/perf/gpu-kernels.md#pull-coo-by-row-bins), 2 and 8 slower
+	// (docs/perf/gpu-kernels.md#tried-in-session-7-not-kept).
 	unroll = 0
 	// stream makes pulls load the matrix evict-first (VP_STREAM):
-	// PageRank 0.495 → 0.487 ms, kept as it costs nothing (docs/perf.md,
-	// section 11e).
+	// PageRank 0.495 → 0.487 ms, kept as it costs nothing
+	// (docs/perf/gpu-kernels.md#bins-re-tuned-and-evict-first-matrix-loads).
 	stream = true
 	// applyRows is the rows a thread of vp_apply_pull takes at a time
 	// (VP_APPLY_ROWS); 0 is applyRowsDefault.
 	applyRows = 0
 )
 
-// applyRowsDefault: 1, 2 and 4 measured the same, 2 stays (docs/perf.md,
-// section 18a).
+// applyRowsDefault: 1, 2 and 4 measured the same, 2 stays
+// (docs/perf/gpu-kernels.md#applys-aggregators-at-compile-time).
 const applyRowsDefault = 2
 
 // Launch grids.
@@ -42,28 +43,33 @@ const (
 	// pushGridPerSM is the blocks per multiprocessor of the push kernels
 	// in a batch, where the frontier's size is not known when they are
 	// launched: 1 to 8 within noise on grid BFS, 8 since grid SSSP batches
-	// (docs/perf.md, sections 6 and 7b).
+	// (docs/perf/gpu-kernels.md#tuning-texture-hyb-split-push-grid and
+	// docs/perf/supersteps-and-graphs.md#push-batches-by-frontier-edges).
 	pushGridPerSM = 8
 	// applyPerSM bounds the blocks of vp_apply_pull per multiprocessor,
 	// and so do the blocks a multiprocessor holds at once (no second
 	// wave): kron21 BFS 0.339 → 0.312 ms against a block per 256 rows
-	// (docs/perf.md, sections 13d, 14g and 15).
+	// (docs/perf/gpu-kernels.md#applys-counts-per-block,
+	// docs/perf/gpu-kernels.md#applys-grid-and-its-occupancy and
+	// docs/perf/gpu-kernels.md#applys-grid-capped-at-what-a-multiprocessor-holds).
 	applyPerSM = 8
 	// compactPerSM bounds vp_compact's grid, a grid-stride loop: kron27
-	// BFS superstep 0 2.43 → 2.06 ms (docs/perf.md, "The first PREPROCESS
-	// and kron27's BFS", j).
+	// BFS superstep 0 2.43 → 2.06 ms (row j of
+	// docs/perf/time-to-answer.md#the-first-preprocess-and-kron27s-bfs).
 	compactPerSM = 32
 )
 
 // graphWarmup launches the graphs of pull supersteps once at Start
 // (warmGraphs): pagerank-iter 0.150 → 0.144 ms, BFS kron21 0.265 → 0.256
-// (docs/perf.md, section 18d).
+// (docs/perf/supersteps-and-graphs.md#a-graphs-first-launch).
 const graphWarmup = true
 
 // loopEdgesDefault is the most frontier edges vp_loop pushes in a
 // superstep (the kernel holds at most loopCap); larger frontiers go to
 // the grid-wide kernels. 32,768 and 65,536 measured no better
-// (docs/perf.md, sections 9, 11f and 12h).
+// (docs/perf/supersteps-and-graphs.md#vp_loop-supersteps-in-one-cluster-launch,
+// docs/perf/gpu-kernels.md#tried-in-session-7-not-kept and
+// docs/perf/supersteps-and-graphs.md#fixes-found-on-the-way-the-loop-limit).
 const loopEdgesDefault = 16384
 
 // hooks are a device's test hooks, not knobs: values tests set (on the
@@ -85,7 +91,8 @@ type hooks struct {
 	// tileArcs is build.TileArcsDefault; tileRowBits, when positive,
 	// replaces build.TileRowBitsFor; tileNear, when 0 or 1, decides
 	// groupsNear for every accumulator size (-1: for 4-byte ones,
-	// docs/perf.md, section 16): tests cut small graphs into many segments
+	// docs/perf/pagerank-tiles.md#groups-near-in-columns-for-4-byte-accumulators):
+	// tests cut small graphs into many segments
 	// and tiles.
 	tileArcs, tileRowBits, tileNear int
 	// sizing is set while tilesFit asks for the free memory (for a
