@@ -89,11 +89,13 @@
 // a program calls from PrepareHost (HostPreparer), so that a run on a
 // device that builds them itself never builds them on the host. Cost:
 // the build is O(m) on all cores (the ranked one adds a counting sort on
-// the degree), its arrays about m entries (2m with all) padded to blocks
-// of OrientationBlock; an intersection is O(len(a) + len(b)), and all of
-// them over the oriented lists O(m·√m) at worst. Backends: the CPU engine
-// reads the host's arrays; a device backend builds them on the device from
-// the run's gather matrix when the program's DeviceCode names them
-// (DeviceArray.Orientation and Part), the device code then intersecting
-// the lists itself, and marks such a Gather HeavyGather.
+// the degree and a sort of each list), its arrays about m entries for m
+// edges (2m with all) padded to blocks of OrientationBlock; an
+// intersection is O(len(a) + len(b)), and all of them over the oriented
+// lists O(m·√m) at worst. Backends: the CPU engine reads the host's
+// arrays; a device backend builds them on the device from the run's
+// gather matrix when the program gathers along AllEdges and its
+// DeviceCode names them (DeviceArray.Orientation and Part), else copies
+// the host's; the device code intersects the lists itself and sets
+// DeviceCode.HeavyGather, so that the backend pulls row by row.
 package vertexprog

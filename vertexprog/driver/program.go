@@ -135,7 +135,9 @@ type Spec struct {
 	// accumulator with Update. Other backends, and runs whose Options
 	// force a direction, an iteration limit or per-edge gathers, run
 	// supersteps. The promise is the program's: one that is not min-label
-	// propagation gets another answer on such a backend.
+	// propagation gets another answer on such a backend. Package
+	// vertexprog's documentation ("Operators") says what the operator
+	// costs and which backends run it.
 	Components bool
 }
 
