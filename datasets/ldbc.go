@@ -407,17 +407,10 @@ func readVertexFile(src source) ([]int64, error) {
 	lr := newLineReader(src)
 	defer lr.close()
 	var ids, lines []int64
-	for {
-		t, n, err := lr.nextContent()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
+	err := lr.eachContent(func(t []byte, n int64) error {
 		x, end := parseUint(t, 0)
 		if end != len(t) || x < 0 {
-			return nil, lr.errorf(n, "expected one vertex id per line (a non-negative integer up to %d), found %s", int64(math.MaxInt64), found(t))
+			return lr.errorf(n, "expected one vertex id per line (a non-negative integer up to %d), found %s", int64(math.MaxInt64), found(t))
 		}
 		if lines == nil && n != int64(len(ids))+1 {
 			// A line was skipped: keep every id's line from here on.
@@ -430,6 +423,10 @@ func readVertexFile(src source) ([]int64, error) {
 			lines = append(lines, n)
 		}
 		ids = append(ids, x)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(ids) == 0 {
 		return nil, &ParseError{File: src.name, Line: lr.lastLine(), Msg: "expected vertex ids, one per line, found none", Err: ErrEmptyGraph}

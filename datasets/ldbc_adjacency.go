@@ -24,21 +24,14 @@ func readLDBCAdjacency(src source, directed bool) (*EdgeList, error) {
 	var heads, headLine []int64
 	var from []int32 // the line (index into heads) of every neighbour
 	var to []int64
-	for {
-		t, n, err := lr.nextContent()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
+	err := lr.eachContent(func(t []byte, n int64) error {
 		if len(heads) == math.MaxInt32 {
-			return nil, lr.errorf(n, "expected at most %d vertices", math.MaxInt32)
+			return lr.errorf(n, "expected at most %d vertices", math.MaxInt32)
 		}
 		for k, tok := range bytes.Fields(t) {
 			x, end := parseUint(tok, 0)
 			if end != len(tok) || x < 0 {
-				return nil, lr.errorf(n, `expected "v n1 n2 ...": non-negative integer ids up to %d, found %s`, int64(math.MaxInt64), found(tok))
+				return lr.errorf(n, `expected "v n1 n2 ...": non-negative integer ids up to %d, found %s`, int64(math.MaxInt64), found(tok))
 			}
 			if k == 0 {
 				heads, headLine = append(heads, x), append(headLine, n)
@@ -46,6 +39,10 @@ func readLDBCAdjacency(src source, directed bool) (*EdgeList, error) {
 				from, to = append(from, int32(len(heads)-1)), append(to, x)
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(heads) == 0 {
 		return nil, &ParseError{File: src.name, Line: lr.lastLine(), Msg: `expected lines "v n1 n2 ...", found none`, Err: ErrEmptyGraph}

@@ -244,17 +244,22 @@ func (lr *lineReader) nextData(f *entryFormat) ([]byte, int64, error) {
 	}
 }
 
-// nextContent returns the next line that is neither blank nor a '#'
-// comment, trimmed of white space, and its number (LDBC's vertex and
-// adjacency files).
-func (lr *lineReader) nextContent() ([]byte, int64, error) {
+// eachContent calls fn with every line that is neither blank nor a '#'
+// comment, trimmed of white space, and its number, until the input ends
+// or fn or a read fails (LDBC's vertex and adjacency files).
+func (lr *lineReader) eachContent(fn func(t []byte, n int64) error) error {
 	for {
 		line, n, err := lr.nextLine()
+		if err == io.EOF {
+			return nil
+		}
 		if err != nil {
-			return nil, n, err
+			return err
 		}
 		if t := bytes.TrimSpace(line); len(t) > 0 && t[0] != '#' {
-			return t, n, nil
+			if err := fn(t, n); err != nil {
+				return err
+			}
 		}
 	}
 }
