@@ -2,8 +2,6 @@ package datasets
 
 import (
 	"bufio"
-	"bytes"
-	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -11,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/hpgraph/hpgraph/internal/par"
@@ -119,179 +116,6 @@ func InputFiles(path string) []string {
 		}
 	}
 	return files
-}
-
-// LDBCProperties holds the keys "graph.NAME.KEY = value" of an LDBC
-// .properties file, by KEY: directed, edge-properties.names,
-// bfs.source-vertex, pr.damping-factor, and so on.
-type LDBCProperties struct {
-	File   string
-	Name   string // the graph's NAME in the keys
-	values map[string]string
-	lines  map[string]int64
-}
-
-// ReadLDBCProperties reads an LDBC .properties file.
-func ReadLDBCProperties(path string) (*LDBCProperties, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	return parseLDBCProperties(f, path, base)
-}
-
-// parseLDBCProperties reads Java properties ("key = value", "key: value"
-// or "key value"; '#' and '!' comments; a trailing backslash continues a
-// line) and keeps the keys of graph name, or of the one graph the file
-// describes when it names another.
-func parseLDBCProperties(r io.Reader, file, name string) (*LDBCProperties, error) {
-	type entry struct {
-		key, value string // key without "graph."
-		line       int64
-	}
-	var entries []entry
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	var n, start int64
-	var logical string
-	for sc.Scan() {
-		n++
-		line := strings.TrimLeft(sc.Text(), " \t\f")
-		if logical == "" {
-			start = n
-			if line == "" || line[0] == '#' || line[0] == '!' {
-				continue
-			}
-		}
-		if strings.HasSuffix(line, `\`) && !strings.HasSuffix(line, `\\`) {
-			logical += strings.TrimSuffix(line, `\`)
-			continue
-		}
-		logical += line
-		key, value := splitProperty(logical)
-		logical = ""
-		if rest, ok := strings.CutPrefix(key, "graph."); ok {
-			entries = append(entries, entry{rest, value, start})
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, &ParseError{File: file, Line: n + 1, Msg: "reading failed: " + err.Error(), Err: err}
-	}
-	// The keys of the graph named like the file; else of the one graph
-	// the file describes (a name without dots).
-	prefix := name + "."
-	if !slices.ContainsFunc(entries, func(e entry) bool { return strings.HasPrefix(e.key, prefix) }) {
-		graphs := map[string]bool{}
-		for _, e := range entries {
-			if g, _, ok := strings.Cut(e.key, "."); ok {
-				graphs[g] = true
-			}
-		}
-		names := make([]string, 0, len(graphs))
-		for g := range graphs {
-			names = append(names, g)
-		}
-		slices.Sort(names)
-		if len(names) > 1 {
-			return nil, &ParseError{File: file, Line: 1, Msg: fmt.Sprintf("expected the keys of graph %q, found those of %s", name, strings.Join(names, ", "))}
-		}
-		if len(names) == 1 {
-			name, prefix = names[0], names[0]+"."
-		}
-	}
-	p := &LDBCProperties{File: file, Name: name, values: map[string]string{}, lines: map[string]int64{}}
-	for _, e := range entries {
-		if k, ok := strings.CutPrefix(e.key, prefix); ok && k != "" {
-			p.values[k], p.lines[k] = e.value, e.line
-		}
-	}
-	return p, nil
-}
-
-// splitProperty splits a properties line at its first unescaped '=', ':'
-// or whitespace.
-func splitProperty(line string) (key, value string) {
-	for i := 0; i < len(line); i++ {
-		switch line[i] {
-		case '\\':
-			i++
-		case '=', ':', ' ', '\t', '\f':
-			key, value = line[:i], strings.TrimLeft(line[i:], " \t\f")
-			if value != "" && (value[0] == '=' || value[0] == ':') {
-				value = strings.TrimLeft(value[1:], " \t\f")
-			}
-			return key, strings.TrimSpace(value)
-		}
-	}
-	return line, ""
-}
-
-// Key is the full name of key in the file ("graph.NAME.key").
-func (p *LDBCProperties) Key(key string) string { return "graph." + p.Name + "." + key }
-
-// Get returns the value of key ("bfs.source-vertex") and whether it is set.
-func (p *LDBCProperties) Get(key string) (string, bool) {
-	v, ok := p.values[key]
-	return v, ok
-}
-
-func (p *LDBCProperties) errorf(key, format string, args ...any) error {
-	return &ParseError{File: p.File, Line: p.lines[key], Msg: p.Key(key) + ": " + fmt.Sprintf(format, args...)}
-}
-
-// Int returns key's value as an integer, whether it is set, and an error
-// naming the file and line when it is not an integer.
-func (p *LDBCProperties) Int(key string) (int64, bool, error) {
-	v, ok := p.values[key]
-	if !ok {
-		return 0, false, nil
-	}
-	x, err := strconv.ParseInt(v, 10, 64)
-	if err != nil {
-		return 0, true, p.errorf(key, "expected an integer, found %q", v)
-	}
-	return x, true, nil
-}
-
-// Float returns key's value as a finite number, like Int.
-func (p *LDBCProperties) Float(key string) (float64, bool, error) {
-	v, ok := p.values[key]
-	if !ok {
-		return 0, false, nil
-	}
-	x, err := strconv.ParseFloat(v, 64)
-	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-		return 0, true, p.errorf(key, "expected a number, found %q", v)
-	}
-	return x, true, nil
-}
-
-// Bool returns key's value as true or false, like Int.
-func (p *LDBCProperties) Bool(key string) (bool, bool, error) {
-	v, ok := p.values[key]
-	if !ok {
-		return false, false, nil
-	}
-	switch strings.ToLower(v) {
-	case "true":
-		return true, true, nil
-	case "false":
-		return false, true, nil
-	}
-	return false, true, p.errorf(key, "expected true or false, found %q", v)
-}
-
-// list splits a comma-separated value.
-func (p *LDBCProperties) list(key string) []string {
-	var out []string
-	for _, s := range strings.Split(p.values[key], ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 // weightedness is what is known of an edge file's third column.
@@ -583,21 +407,10 @@ func readVertexFile(src source) ([]int64, error) {
 	lr := newLineReader(src)
 	defer lr.close()
 	var ids, lines []int64
-	for {
-		line, n, err := lr.nextLine()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		t := bytes.TrimSpace(line)
-		if len(t) == 0 || t[0] == '#' {
-			continue
-		}
+	err := lr.eachContent(func(t []byte, n int64) error {
 		x, end := parseUint(t, 0)
 		if end != len(t) || x < 0 {
-			return nil, lr.errorf(n, "expected one vertex id per line (a non-negative integer up to %d), found %s", int64(math.MaxInt64), found(t))
+			return lr.errorf(n, "expected one vertex id per line (a non-negative integer up to %d), found %s", int64(math.MaxInt64), found(t))
 		}
 		if lines == nil && n != int64(len(ids))+1 {
 			// A line was skipped: keep every id's line from here on.
@@ -610,6 +423,10 @@ func readVertexFile(src source) ([]int64, error) {
 			lines = append(lines, n)
 		}
 		ids = append(ids, x)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(ids) == 0 {
 		return nil, &ParseError{File: src.name, Line: lr.lastLine(), Msg: "expected vertex ids, one per line, found none", Err: ErrEmptyGraph}
@@ -643,134 +460,6 @@ func readVertexFile(src source) ([]int64, error) {
 		first[x] = i
 	}
 	return sorted, nil
-}
-
-// ReadLDBCAdjacency reads an LDBC adjacency list: one line per vertex,
-// its id and then the ids of its out-neighbours ("v n1 n2 ..."; every
-// vertex has a line, isolated ones too). An undirected list names each
-// edge from both ends, and each must: an edge listed from one end only is
-// an error. Vertices are numbered in increasing id order; IDs maps them
-// back (nil, with IDBase, when the ids are a range).
-func ReadLDBCAdjacency(r io.Reader, name string, directed bool) (*EdgeList, error) {
-	return readLDBCAdjacency(source{r: r, name: name, size: sizeOf(r)}, directed)
-}
-
-func readLDBCAdjacency(src source, directed bool) (*EdgeList, error) {
-	lr := newLineReader(src)
-	defer lr.close()
-	var heads, headLine []int64
-	var from []int32 // the line (index into heads) of every neighbour
-	var to []int64
-	for {
-		line, n, err := lr.nextLine()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		t := bytes.TrimSpace(line)
-		if len(t) == 0 || t[0] == '#' {
-			continue
-		}
-		if len(heads) == math.MaxInt32 {
-			return nil, lr.errorf(n, "expected at most %d vertices", math.MaxInt32)
-		}
-		for k, tok := range bytes.Fields(t) {
-			x, end := parseUint(tok, 0)
-			if end != len(tok) || x < 0 {
-				return nil, lr.errorf(n, `expected "v n1 n2 ...": non-negative integer ids up to %d, found %s`, int64(math.MaxInt64), found(tok))
-			}
-			if k == 0 {
-				heads, headLine = append(heads, x), append(headLine, n)
-			} else {
-				from, to = append(from, int32(len(heads)-1)), append(to, x)
-			}
-		}
-	}
-	if len(heads) == 0 {
-		return nil, &ParseError{File: src.name, Line: lr.lastLine(), Msg: `expected lines "v n1 n2 ...", found none`, Err: ErrEmptyGraph}
-	}
-	// order[i] is the line of the i-th smallest vertex; rank its inverse.
-	order := make([]int32, len(heads))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortFunc(order, func(a, b int32) int { return cmp.Compare(heads[a], heads[b]) })
-	ids := make([]int64, len(heads))
-	rank := make([]int32, len(heads))
-	for i, l := range order {
-		ids[i], rank[l] = heads[l], int32(i)
-		if i > 0 && ids[i] == ids[i-1] {
-			a, b := min(headLine[order[i-1]], headLine[l]), max(headLine[order[i-1]], headLine[l])
-			return nil, lr.errorf(b, "expected one line per vertex, found vertex %d again (first on line %d)", ids[i], a)
-		}
-	}
-	el := &EdgeList{N: len(ids), Directed: directed, Name: src.name, Src: make([]int32, 0, len(to)), Dst: make([]int32, 0, len(to))}
-	for k, x := range to {
-		i, ok := slices.BinarySearch(ids, x)
-		if !ok {
-			return nil, lr.errorf(headLine[from[k]], "expected neighbours that have a line of their own, found %d, which has none", x)
-		}
-		el.Src, el.Dst = append(el.Src, rank[from[k]]), append(el.Dst, int32(i))
-	}
-	if ids[len(ids)-1]-ids[0] == int64(len(ids)-1) {
-		el.IDBase = ids[0]
-	} else {
-		el.IDs = ids
-	}
-	if !directed {
-		if err := halveSymmetric(el, func(v int32) int64 { return headLine[order[v]] }, lr); err != nil {
-			return nil, err
-		}
-	}
-	return el, nil
-}
-
-// halveSymmetric keeps each edge of an undirected adjacency list once
-// (u <= v), after checking that every edge u-v with u != v is listed from
-// both ends as often.
-func halveSymmetric(el *EdgeList, lineOf func(v int32) int64, lr *lineReader) error {
-	var down, up []uint64 // u < v listed by u; listed by v
-	for i := range el.Src {
-		u, v := uint64(el.Src[i]), uint64(el.Dst[i])
-		switch {
-		case u < v:
-			down = append(down, u<<32|v)
-		case u > v:
-			up = append(up, v<<32|u)
-		}
-	}
-	slices.Sort(down)
-	slices.Sort(up)
-	for i := 0; i < max(len(down), len(up)); i++ {
-		if i < len(down) && i < len(up) && down[i] == up[i] {
-			continue
-		}
-		// The smaller key at the first difference is the one-sided edge.
-		key, lister := uint64(0), true
-		switch {
-		case i >= len(up) || (i < len(down) && down[i] < up[i]):
-			key = down[i]
-		default:
-			key, lister = up[i], false
-		}
-		a, b := int32(key>>32), int32(key&math.MaxUint32)
-		if !lister {
-			a, b = b, a
-		}
-		return lr.errorf(lineOf(a), "an undirected list names each edge from both ends: vertex %d lists %d, but the line of %d (line %d) does not list %d as often",
-			el.OriginalID(a), el.OriginalID(b), el.OriginalID(b), lineOf(b), el.OriginalID(a))
-	}
-	k := 0
-	for i := range el.Src {
-		if el.Src[i] <= el.Dst[i] {
-			el.Src[k], el.Dst[k] = el.Src[i], el.Dst[i]
-			k++
-		}
-	}
-	el.Src, el.Dst = el.Src[:k], el.Dst[:k]
-	return nil
 }
 
 // WriteLDBC writes g as an LDBC graph named name: its vertex file (the

@@ -78,7 +78,7 @@ type Pull[X, A any] struct {
 	Wants    RowFilter
 	WantsOut *bitmask.Bitmask
 	// Done, when not nil, ends a row's scan as soon as its accumulator is
-	// decided (bottom-up BFS stops at the first parent found). It must hold
+	// decided (a bottom-up search stops at the first parent found). It must hold
 	// for any accumulator that already decides the row, partial ones too.
 	Done Decider[A]
 	// GatherRow, when not nil, folds a list of a row's neighbours in one

@@ -18,8 +18,9 @@ type EdgeType = driver.EdgeType
 
 // The edge types (driver.InEdges, ...).
 const (
-	// InEdges: v gathers from every u with an arc u -> v (PageRank, SSSP,
-	// BFS). On an undirected graph every neighbour.
+	// InEdges: v gathers from every u with an arc u -> v (what flows
+	// along arcs: ranks, distances, reachability). On an undirected graph
+	// every neighbour.
 	InEdges = driver.InEdges
 	// OutEdges: v gathers from every u with an arc v -> u.
 	OutEdges = driver.OutEdges
@@ -27,7 +28,8 @@ const (
 	// neighbour once (weakly connected components).
 	AllEdges = driver.AllEdges
 	// InOutEdges: v gathers along every arc at v, in and out alike, so a
-	// neighbour joined both ways is gathered twice (LDBC's CDLP).
+	// neighbour joined both ways is gathered twice (as LDBC Graphalytics'
+	// label propagation counts neighbours).
 	InOutEdges = driver.InOutEdges
 )
 
@@ -68,9 +70,11 @@ type DeviceArray = driver.DeviceArray
 type DeviceScalar = driver.DeviceScalar
 
 // Orientation is a graph's adjacency without self loops, each list
-// holding the neighbours ranked above (all: every neighbour), in blocks
-// of OrientationBlock: Graph.Orientation and Graph.RankedOrientation
-// make it, driver.Orientation documents its arrays.
+// holding the neighbours ranked above (all: every neighbour), sorted, in
+// blocks of OrientationBlock: the sorted-list intersection operator's
+// lists (the package documentation, "Operators"; CountCommon intersects
+// two). Graph.Orientation and Graph.RankedOrientation make it,
+// driver.Orientation documents its arrays.
 type Orientation = driver.Orientation
 
 // OrientationPart names one of an Orientation's arrays (DeviceArray.Part).

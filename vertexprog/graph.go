@@ -501,13 +501,12 @@ type memo struct {
 
 // Memo returns the value that build made for key on g, calling build on
 // the first use of key only (once, however many goroutines ask): data a
-// program derives from the graph alone, such as triangle counting's
-// orientation or PageRank's out-degrees, which later runs on g then share
-// instead of building again (a server answering many queries on one graph
-// built kron21's orientation, 140 ms and 200 MB, for every query). The
-// value must not change once build returns. key must be comparable; a
-// type of the caller's own keeps two packages' keys apart. Memos live as
-// long as g.
+// program derives from the graph alone, such as an Orientation or the
+// out-degrees, which later runs on g then share instead of building again
+// (a server answering many queries on one graph built kron21's
+// orientation, 140 ms and 200 MB, for every query). The value must not
+// change once build returns. key must be comparable; a type of the
+// caller's own keeps two packages' keys apart. Memos live as long as g.
 func (g *Graph) Memo(key any, build func() any) any {
 	g.mu.Lock()
 	if g.memos == nil {

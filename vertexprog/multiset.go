@@ -27,16 +27,16 @@ type Bag[K cmp.Ordered] struct {
 	Size int
 }
 
-// MultisetProgram is a vertex program whose accumulator is the multiset
-// of its neighbours' values, not a fold of them: the most frequent label
-// (LDBC's CDLP), a median, a count of distinct values. Element says what
-// neighbour u contributes to v's multiset over one edge; the engine
+// MultisetProgram is a vertex program whose accumulator is the multiset of
+// its neighbours' values, not a fold of them: the most frequent value (a
+// mode), a majority, a median, a count of distinct values. Element says
+// what neighbour u contributes to v's multiset over one edge; the engine
 // collects the elements of every edge v gathers along, sorts and counts
 // them, and hands them to Summarize, which makes the fixed-size
 // accumulator that Update receives. Run it through Multiset (and the
 // adapter's Run, or RunMultiset, to let a device backend run it: see
-// MultisetDeviceProgram). See the package documentation, "Multisets",
-// for the contract.
+// MultisetDeviceProgram). See the package documentation, "Operators", for
+// the contract.
 type MultisetProgram[X any, K cmp.Ordered, A any] interface {
 	// Spec is as for Program; Sparse and Delta must be unset (a multiset
 	// superstep pulls every row and never pushes).

@@ -40,9 +40,9 @@ import (
 // value, -0 and +0 one value, handed to vp_summarize as a quiet NaN and
 // +0), and the device code must summarize to what Summarize returns for
 // the same multiset. So a program whose elements fit a narrower type, and
-// order alike there, may sort 4-byte keys instead of 8-byte ones (CDLP's
-// labels, original ids, as vertex indices where the ids are v + a base:
-// half the memory traffic of its sorts).
+// order alike there, may sort 4-byte keys instead of 8-byte ones (labels
+// that are original ids, sorted as vertex indices where the ids are v + a
+// base: half the memory traffic of the sorts).
 //
 // A program may also let the backend summarize long rows in parallel, by
 // a fold over the distinct values in order:

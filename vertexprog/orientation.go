@@ -96,3 +96,25 @@ func degrees(g *Graph) []int32 {
 	})
 	return deg
 }
+
+// CountCommon is the number of elements two sorted lists share (each
+// common element counted once per matching pair, so duplicates pair off),
+// by a merge: O(len(a) + len(b)). On two lists of an Orientation it
+// counts the common neighbours of their vertices (see the package
+// documentation, "Operators").
+func CountCommon(a, b []int32) int {
+	n := 0
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			n++
+			i++
+			j++
+		}
+	}
+	return n
+}

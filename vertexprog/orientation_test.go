@@ -447,3 +447,34 @@ func kronBenchGraph(b *testing.B, scale int, directed bool) *vertexprog.Graph {
 	kronBench.Store(key, g)
 	return g
 }
+
+// TestCountCommon compares the merge with a count of pairs over random
+// sorted lists with repeats.
+func TestCountCommon(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for range 500 {
+		a, b := make([]int32, rng.IntN(20)), make([]int32, rng.IntN(20))
+		for i := range a {
+			a[i] = rng.Int32N(15)
+		}
+		for i := range b {
+			b[i] = rng.Int32N(15)
+		}
+		slices.Sort(a)
+		slices.Sort(b)
+		ca, cb := map[int32]int{}, map[int32]int{}
+		for _, x := range a {
+			ca[x]++
+		}
+		for _, x := range b {
+			cb[x]++
+		}
+		want := 0
+		for x, c := range ca {
+			want += min(c, cb[x])
+		}
+		if got := vertexprog.CountCommon(a, b); got != want {
+			t.Fatalf("%v ∩ %v: %d, want %d", a, b, got, want)
+		}
+	}
+}

@@ -1,51 +1,3 @@
-// Package vertexprog is hpgraph's public API and its bulk-synchronous
-// engine. A user writes a Program — per-vertex values, Gather, Reduce,
-// Update, an edge type and an iteration limit — and Run executes it as
-// generalized sparse matrix-vector products over HYB matrices: PREPROCESS
-// (matrices, state, bitmasks), then supersteps of SPMV and APPLY until no
-// vertex is active. Supersteps pull over the gathering matrix or, for
-// sparse frontiers, push over its transpose; a cost model picks per
-// superstep.
-//
-// The engine knows programs only through this interface and backends only
-// through package vertexprog/driver, their contract (as database/sql's
-// drivers know database/sql/driver): a program's author needs this
-// package alone, a backend that author's. The engine never knows which
-// algorithm runs.
-//
-// # Accumulators of reference types
-//
-// The engine copies the one value Identity returns into every vertex's
-// accumulator and every partial one, on all cores at once. An accumulator
-// that holds a map, a pointer, a channel or a slice with capacity would
-// therefore share that storage among all vertices, and a Gather writing
-// through it races with every other ("fatal error: concurrent map writes",
-// or silently wrong results). Identity must hold nil references only
-// (an empty slice of capacity 0 is fine: append allocates); Gather
-// allocates a vertex's own storage on first use, and Reduce may return
-// either argument's. Run checks Identity's value and refuses one that
-// holds a non-nil reference. A program that needs all of its neighbours'
-// values, not a fold of them, is better written as a MultisetProgram.
-//
-// # Multisets
-//
-// A MultisetProgram, run through Multiset, gathers per vertex the multiset
-// of what its neighbours contribute (Element, one element per gathered
-// edge) and summarizes it (Summarize) into the fixed-size accumulator that
-// Update receives. Ownership: the Bag handed to Summarize is the engine's
-// scratch, valid only during that call; Summarize may overwrite it but
-// must copy what it keeps. Ordering: Values are distinct and increasing
-// (cmp.Compare's order), Counts[i] ≥ 1 is Values[i]'s multiplicity, so a
-// "smallest on ties" or a median needs no sort of its own. Memory: the
-// CPU engine collects a row's elements into one buffer per worker, as long
-// as the longest row, reused from row to row and run to run (no
-// allocation per edge or per vertex), and sorts it in place. Every
-// superstep pulls every row (Spec.Sparse and Delta must be unset; push is
-// refused with ErrPushUnsupported). A program that also gives device code
-// (MultisetDeviceProgram) runs on a device backend that gathers multisets
-// (driver.MultisetBackend: the GPU), through MultisetAdapter.Run or RunMultiset,
-// with results equal to the CPU's bit for bit; a device that cannot run
-// it refuses it with ErrCPUOnly, and auto then picks the CPU.
 package vertexprog
 
 // Program is a vertex program. X is the value a vertex shows its neighbours
@@ -95,7 +47,7 @@ type RangeIniter[X any] interface {
 }
 
 // RowFilter is implemented by programs for which some vertices take no
-// input in a superstep (BFS: the visited ones). Rows that Wants rejects are
+// input in a superstep (a search: the vertices already reached). Rows that Wants rejects are
 // neither gathered nor updated. Wants(v) may read only v's own state, what
 // Init and Update(v) write: the CPU engine keeps its answers in a bitmask
 // and asks again only after Update(v).
@@ -106,7 +58,7 @@ type RowFilter interface {
 // RowGatherer is implemented by programs that fold a whole list of
 // neighbours in one call, a plain loop the compiler can optimize, instead
 // of one Gather call per edge (several times faster on the CPU for cheap
-// Gathers like PageRank's sum). GatherRow must return what folding Gather
+// Gathers like a sum). GatherRow must return what folding Gather
 // over nbrs in order would: Gather(…Gather(acc, v, nbrs[0], x[nbrs[0]],
 // w[0])…), where w is nil when the graph is unweighted (every weight 1).
 // x is every vertex's value. The engine uses it for rows without early
@@ -118,9 +70,8 @@ type RowGatherer[X, A any] interface {
 // ListUpdater is implemented by programs that update a list of vertices
 // in one call: APPLY as a plain loop the compiler can optimize, instead
 // of one Update call through the Program interface per vertex (a call
-// costs more than a BFS's or a PageRank's Update itself does). UpdateList
-// must do what Update(v, acc[v], &x[v], s) would for each v of vs in turn,
-// append to active the vertices for which Update would return true, in
+// costs more than a cheap Update itself does). UpdateList must do what
+// Update(v, acc[v], &x[v], s) would for each v of vs in turn, append to active the vertices for which Update would return true, in
 // vs's order, and return it; acc and x are indexed by vertex. The CPU
 // engine calls it concurrently for disjoint lists, each with its own
 // Step; vptest checks it against Update (Options.PerEdge).
@@ -136,9 +87,9 @@ type ListFilter interface {
 }
 
 // BlockGatherer is implemented by programs that fold every row of a
-// block of rows in one call: the whole of an unmasked pull (PageRank's)
-// as the program's own loop over a CSR, which the processor runs rows
-// into each other, instead of a GatherRow call per row. GatherBlock must
+// block of rows in one call: the whole of an unmasked pull (a sum over
+// every neighbour's value, say) as the program's own loop over a CSR,
+// which the processor runs rows into each other, instead of a GatherRow call per row. GatherBlock must
 // set, for each row v in [lo, hi), y[v] to what folding Gather from id
 // over the row's neighbours col[ptr[v]:ptr[v+1]] in order would (w, when
 // not nil, holding the weights at the same indices; every weight 1 when
@@ -166,7 +117,8 @@ type Contributor[X, A any] interface {
 }
 
 // EarlyExit is implemented by programs whose accumulator can be decided
-// before all neighbours are seen (bottom-up BFS stops at the first parent).
+// before all neighbours are seen (a bottom-up search stops at the first
+// parent found).
 // Done must hold for every accumulator, partial or whole, that decides the
 // vertex.
 type EarlyExit[A any] interface {

@@ -19,8 +19,8 @@ import (
 // answer is the answer; the other run is cancelled through its
 // Options.Context (a device run stops at its next superstep and frees
 // what it holds). Where the device is sure to win — gathers that do much
-// work each (triangle counting's intersections), graphs of hundreds of
-// millions of edges — and for runs that keep the device's state for the
+// work each (sorted-list intersections, DeviceCode.HeavyGather), graphs
+// of hundreds of millions of edges — and for runs that keep the device's state for the
 // next (Options.Resident), auto goes to the device as it always did. A
 // partitioned run (Options.Parts > 1, or a Comm of several processes) is
 // never raced: every process of it must take the one path the others

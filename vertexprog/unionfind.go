@@ -83,11 +83,11 @@ func afCompress(comp []int32) {
 		for v := lo; v < hi; v++ {
 			for {
 				c := atomic.LoadInt32(&comp[v])
-				cc := atomic.LoadInt32(&comp[c])
-				if c == cc {
+				up := atomic.LoadInt32(&comp[c])
+				if c == up {
 					break
 				}
-				atomic.StoreInt32(&comp[v], cc)
+				atomic.StoreInt32(&comp[v], up)
 			}
 		}
 	})

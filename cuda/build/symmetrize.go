@@ -15,12 +15,12 @@ import (
 	"github.com/hpgraph/hpgraph/internal/phase"
 )
 
-// A directed graph's undirected view on the device (issue 24, item 2):
-// the rows TC, LCC and any program gathering along AllEdges read, each
-// vertex's out- and in-neighbours merged (datasets.Graph.Symmetrized),
-// which the host built with a transpose and a merge of every row (kron21
-// read as arcs, 42M of them: 331-335 ms on the H200's 16 cores, most of a
-// directed TC's or LCC's PREPROCESS). Here the out-CSR (prefetched or
+// A directed graph's undirected view on the device (issue 24, item 2): the
+// rows every program gathering along AllEdges reads, each vertex's out-
+// and in-neighbours merged (datasets.Graph.Symmetrized), which the host
+// built with a transpose and a merge of every row (kron21 read as arcs,
+// 42M of them: 331-335 ms on the H200's 16 cores, most of a directed
+// graph's PREPROCESS for an Orientation). Here the out-CSR (prefetched or
 // uploaded) is transposed on the device (deviceTranspose), and the rows
 // merged arc by arc (hb_sy_* in hybbuild.cu: chunks of 32 arcs, a warp
 // each, so a hub's row is many warps' work): the kept entries of each
@@ -28,8 +28,8 @@ import (
 // sums, which go to the host (n*8 bytes: the matrix is described from
 // them, hyb.DescribeSymmetrized), then the rows filled. The view stays on
 // the device as a CSR copy whose source is those row offsets, so the
-// matrix described from them borrows it (buildOnDevice), and it goes
-// with that matrix.
+// matrix described from them borrows it (buildOnDevice), and it goes with
+// that matrix.
 
 // symArg is hybbuild.cu's HB_Sym: index 0 the out-rows (A), 1 the
 // in-rows (B).

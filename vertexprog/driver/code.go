@@ -73,9 +73,10 @@ type DeviceCode struct {
 	// Scalars are constant parameters (int32, int64, float32 or float64).
 	Scalars []DeviceScalar
 	// HeavyGather says that one vp_gather does much work of its own
-	// (triangle counting's list intersections): the backend then pulls row
-	// by row, where a row's lanes share what v's gathers read, rather than
-	// by the column-sorted tiles it uses for cheap gathers (Spec.GatherAll).
+	// (sorted-list intersections over an Orientation): the backend then
+	// pulls row by row, where a row's lanes share what v's gathers read,
+	// rather than by the column-sorted tiles it uses for cheap gathers
+	// (Spec.GatherAll).
 	HeavyGather bool
 }
 
@@ -92,11 +93,12 @@ type DeviceArray struct {
 	// engine, which does not run the device code, is unaffected.
 	Scratch bool
 	// Sum says that Gathers add to any vertex's elements of the array
-	// (not only their own vertex's), and Updates read the sums: LCC
-	// credits each triangle to its three vertices. A partitioned run
-	// then adds up what every part added since the last superstep before
-	// any part's APPLY, so each part reads the whole graph's sums. Int32,
-	// int64, uint32, uint64, float32 or float64 elements.
+	// (not only their own vertex's), and Updates read the sums (a
+	// program may credit each triangle it finds to its three
+	// vertices). A partitioned run then adds up what every part added
+	// since the last superstep before any part's APPLY, so each part
+	// reads the whole graph's sums. Int32, int64, uint32, uint64,
+	// float32 or float64 elements.
 	Sum bool
 	// Constant says a ReadOnly array's contents never change once made
 	// (data derived from the graph alone, kept with vertexprog.Graph.Memo): a backend

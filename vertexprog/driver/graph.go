@@ -24,7 +24,7 @@ type Matrix struct {
 	// Bounds splits the rows into parts of about equal work (ELL slots plus
 	// COO entries), partsPerWorker per worker, which workers claim
 	// dynamically: per-row work is not always proportional to nonzeros
-	// (masks, early exit, triangle counting's intersections).
+	// (masks, early exit, sorted-list intersections).
 	Bounds []int
 	nnz    int64
 }

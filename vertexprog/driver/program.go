@@ -14,8 +14,9 @@ import (
 type EdgeType int
 
 const (
-	// InEdges: v gathers from every u with an arc u -> v (PageRank, SSSP,
-	// BFS). On an undirected graph every neighbour.
+	// InEdges: v gathers from every u with an arc u -> v (what flows
+	// along arcs: ranks, distances, reachability). On an undirected graph
+	// every neighbour.
 	InEdges EdgeType = iota
 	// OutEdges: v gathers from every u with an arc v -> u.
 	OutEdges
@@ -23,10 +24,10 @@ const (
 	// neighbour once (weakly connected components).
 	AllEdges
 	// InOutEdges: v gathers along every arc at v, its in-arcs and its
-	// out-arcs alike, so a neighbour joined both ways is gathered twice
-	// (LDBC Graphalytics' CDLP counts neighbours so) and a self loop
-	// twice. On an undirected graph, where every edge is both, each edge
-	// once: as InEdges.
+	// out-arcs alike, so a neighbour joined both ways is gathered
+	// twice (LDBC Graphalytics' label propagation counts neighbours
+	// so) and a self loop twice. On an undirected graph, where every
+	// edge is both, each edge once: as InEdges.
 	InOutEdges
 )
 
@@ -134,7 +135,9 @@ type Spec struct {
 	// accumulator with Update. Other backends, and runs whose Options
 	// force a direction, an iteration limit or per-edge gathers, run
 	// supersteps. The promise is the program's: one that is not min-label
-	// propagation gets another answer on such a backend.
+	// propagation gets another answer on such a backend. Package
+	// vertexprog's documentation ("Operators") says what the operator
+	// costs and which backends run it.
 	Components bool
 }
 
