@@ -23,6 +23,7 @@ import (
 	"github.com/hpgraph/hpgraph/datasets/gen"
 	"github.com/hpgraph/hpgraph/hyb"
 	"github.com/hpgraph/hpgraph/internal/par"
+	"github.com/hpgraph/hpgraph/internal/pipeline"
 	"github.com/hpgraph/hpgraph/vertexprog"
 	"github.com/hpgraph/hpgraph/vertexprog/driver"
 	"github.com/spf13/cobra"
@@ -211,36 +212,35 @@ func loadBenchGraph(src graphSource, lf loadFlags, withWeights bool, writeTo, re
 		opt.Weights = datasets.WeightsNone
 	}
 	// Relabelling is timed apart from loading: it is PREPROCESS.
-	relabel := opt.Relabel
-	opt.Relabel = datasets.RelabelNone
 	info := benchGraphJSON{Name: src.arg}
-	t0 := time.Now()
-	var g *datasets.Graph
+	var from pipeline.Source
+	var pr *progress
 	if src.file != "" {
 		info.Kind, info.File = "file", src.file
-		pr := newProgress("loading " + src.file)
-		g, err = datasets.Load(src.file, opt, datasets.WithProgress(pr.bytes))
-		pr.done()
+		pr = newProgress("loading " + src.file)
+		from = pipeline.File(src.file, pr.bytes)
 	} else {
-		pr := newProgress("generating " + src.arg)
-		var where string
-		g, where, err = generateWhere(src.kind, src.p, opt, "auto")
-		pr.done()
-		info.Kind, info.Generator = "generator", src.about+where
+		pr = newProgress("generating " + src.arg)
+		from = func(opt datasets.Options) (*datasets.Graph, error) {
+			g, where, err := generateWhere(src.kind, src.p, opt, "auto")
+			info.Kind, info.Generator = "generator", src.about+where
+			return g, err
+		}
 	}
+	ld, err := pipeline.Read(from, opt)
+	pr.done()
 	if err != nil {
 		return nil, err
 	}
-	info.LoadMS = ms(time.Since(t0))
+	info.LoadMS = ms(ld.ReadTime)
 	if writeTo != "" && src.file == "" {
-		if err := writeAnswerGraph(writeTo, g); err != nil {
+		if err := writeAnswerGraph(writeTo, ld.Data); err != nil {
 			return nil, fmt.Errorf("--answer: writing %s: %w", writeTo, err)
 		}
 	}
-	t1 := time.Now()
-	info.Relabel = relabel.Resolve(g).String()
-	g = vertexprog.Relabel(g, relabel, relabelOn)
-	info.RelabelMS = ms(time.Since(t1))
+	ld.Relabel(ld.Want, relabelOn)
+	g := ld.Data
+	info.Relabel, info.RelabelMS = ld.Order.String(), ms(ld.RelabelTime)
 	info.Vertices, info.Edges, info.NNZ, info.Directed = g.N, g.Edges(), g.NNZ(), g.Directed
 	bg := &benchGraph{plain: g}
 	if g.W != nil {
@@ -261,8 +261,8 @@ func weightsAbout(lf loadFlags, g *datasets.Graph) string {
 	switch {
 	case g.W == nil:
 		return "none (unit weights)"
-	case strings.HasPrefix(lf.weights, "random:"):
-		return fmt.Sprintf("%s (uniform integers, seed %d)", lf.weights, lf.seed)
+	case strings.HasPrefix(lf.Weights, "random:"):
+		return fmt.Sprintf("%s (uniform integers, seed %d)", lf.Weights, lf.Seed)
 	}
 	return "from the file"
 }
@@ -733,7 +733,7 @@ from a file; the file is then in the page cache. Algorithms:
 						if af.on && r.Error == "" && r.Skipped == "" {
 							weights := "none"
 							if a.app.Weighted {
-								weights = lf.weights
+								weights = lf.Weights
 							}
 							r.Answer = measureAnswer(exe, answerArgs(cmd, answerFile, a, b, weights), answerFile, runs)
 							if r.Answer.Error != "" {
@@ -777,7 +777,7 @@ from a file; the file is then in the page cache. Algorithms:
 	wf := f.Lookup("weights")
 	wf.Usage = "sssp's edge weights: random:LO-HI (uniform integers, seeded by --seed), keep (from the file; unit when none) or none"
 	wf.DefValue = "random:1-64"
-	lf.weights = "random:1-64"
+	lf.Weights = "random:1-64"
 	f.StringVar(&algos, "algo", strings.Join(benchAlgoNames(), ","), "comma-separated algorithms")
 	f.IntVar(&runs, "runs", 5, "timed runs after one warm-up; the median, min and max are reported")
 	f.BoolVar(&validate, "validate", false, "check each result once against the gonum reference (outside the timed runs); a mismatch fails")
@@ -815,8 +815,8 @@ func newBenchRecord(lf loadFlags, ef engineFlags, prm params, runs int, validate
 			Warmup: 1, Runs: runs, Source: prm.src, SourceRule: srcRule(prm.src),
 			Direction: ef.direction, Rule: ef.rule, RelativeSpeed: hf.RelativeSpeed, Breakeven: hf.Breakeven,
 			Damping: prm.Damping, Tolerance: prm.Tolerance, MaxIter: prm.MaxIter, Iterations: prm.Iterations, Precision: prm.Precision,
-			Delta: prm.Delta, Params: paramsJSON(prm), SSSPWeights: lf.weights, WeightSeed: lf.seed,
-			Symmetrize: lf.symmetrize, KeepLoops: lf.keepLoops, KeepDuplicates: lf.keepDups, Relabel: lf.relabel, Validate: validate,
+			Delta: prm.Delta, Params: paramsJSON(prm), SSSPWeights: lf.Weights, WeightSeed: lf.Seed,
+			Symmetrize: lf.Symmetrize, KeepLoops: lf.KeepLoops, KeepDuplicates: lf.KeepDuplicates, Relabel: lf.Relabel, Validate: validate,
 		},
 		Graphs:  []benchGraphJSON{},
 		Results: []benchResult{},

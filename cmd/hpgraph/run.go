@@ -182,7 +182,7 @@ func newRun() *cobra.Command {
 			if !batch && len(spec.ids) == 1 {
 				prm.src = spec.ids[0]
 			}
-			d, read, err := lf.read(args[1])
+			ld, err := lf.read(args[1])
 			if err != nil {
 				return err
 			}
@@ -192,15 +192,12 @@ func newRun() *cobra.Command {
 			// cannot fails at once: no driver, no device), so nothing waits
 			// for it here and the run's host PREPROCESS overlaps it too.
 			worth := false
-			if alg.RelabelPays && lf.relabel == "auto" {
+			if alg.RelabelPays && lf.Relabel == "auto" {
 				worth = setup.finished() && answerRelabel(alg, ef.backend)
 			}
-			order := lf.order(d, worth)
-			t1 := time.Now()
-			at.relabelled = order == datasets.RelabelDegree
-			d = vertexprog.Relabel(d, order, ef.backend) // (on the GPU where the run may go there)
-			relabel := time.Since(t1)
-			loadTime := read + relabel
+			ld.Relabel(lf.order(ld.Data, worth), ef.backend) // (on the GPU where the run may go there)
+			d, read, relabel, loadTime := ld.Data, ld.ReadTime, ld.RelabelTime, ld.LoadTime()
+			at.relabelled = ld.Order == datasets.RelabelDegree
 			at.load, at.read, at.relabel = loadTime, read, relabel
 			g := vertexprog.NewGraph(d)
 			// Several queries or runs on one graph: a device keeps the
