@@ -12,6 +12,7 @@ import (
 
 	"github.com/hpgraph/hpgraph/apps"
 	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/internal/measure"
 	"github.com/hpgraph/hpgraph/internal/par"
 	"github.com/hpgraph/hpgraph/vertexprog"
 	"github.com/spf13/cobra"
@@ -313,7 +314,7 @@ func newRun() *cobra.Command {
 							return err
 						}
 					}
-					wall, _, _ := stats(walls)
+					wall, _, _ := measure.Stats(walls)
 					fmt.Fprintf(out, "%s; %.3f ms (compute %.3f, %d supersteps)\n",
 						strings.Replace(o.summary, "source ", "src ", 1), wall, ms(o.run.Compute), o.run.Iterations)
 					rec.Queries = append(rec.Queries, queryJSON{Src: q.src, MS: wall, ComputeMS: ms(o.run.Compute), Iterations: o.run.Iterations})
@@ -335,7 +336,7 @@ func newRun() *cobra.Command {
 			rec.finish()
 			t0 := time.Now()
 			if batch {
-				med, lo, hi := stats(perQuery)
+				med, lo, hi := measure.Stats(perQuery)
 				var sum float64
 				for _, x := range perQuery {
 					sum += x
@@ -362,7 +363,7 @@ func newRun() *cobra.Command {
 						runs, rec.MedianMS, rec.MinMS, rec.MaxMS, rec.MTEPS)
 				}
 				if len(rec.DeviceMS) > 0 {
-					med, lo, hi := stats(rec.DeviceMS)
+					med, lo, hi := measure.Stats(rec.DeviceMS)
 					fmt.Fprintf(out, "on the device's clock (GPU events, host wait excluded): median %.3f ms, min %.3f, max %.3f\n", med, lo, hi)
 				}
 				if outFile != "" {
@@ -374,7 +375,7 @@ func newRun() *cobra.Command {
 			at.output += time.Since(t0)
 			// The answer is out; validation (timed apart) is not part of it.
 			at.answer = time.Since(processStart) - at.validate
-			at.hostPeak, at.file = hostPeakBytes(), fileBytes(args[1])
+			at.hostPeak, at.file = measure.HostPeakBytes(), fileBytes(args[1])
 			if peak, _, ok := vertexprog.DeviceMemory(last.run.Backend); ok {
 				at.devicePeak = peak
 			}
@@ -490,7 +491,7 @@ func algorithmList() string {
 	return s
 }
 
-func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
+func ms(d time.Duration) float64 { return measure.MS(d) }
 
 // record is the JSON run record.
 type record struct {
@@ -601,7 +602,7 @@ func (r *record) addRun(s runStats) {
 }
 
 func (r *record) finish() {
-	r.MedianMS, r.MinMS, r.MaxMS = stats(r.RunsMS)
+	r.MedianMS, r.MinMS, r.MaxMS = measure.Stats(r.RunsMS)
 	if r.MedianMS > 0 {
 		r.MTEPS = float64(r.edges) / (r.MedianMS * 1e3)
 	}
@@ -635,15 +636,6 @@ func edgeCount(d *datasets.Graph) int64 {
 		loops += c
 	}
 	return (d.NNZ()-loops)/2 + loops
-}
-
-// median of sorted values (the mean of the middle two for an even count).
-func median(sorted []float64) float64 {
-	n := len(sorted)
-	if n%2 == 1 {
-		return sorted[n/2]
-	}
-	return (sorted[n/2-1] + sorted[n/2]) / 2
 }
 
 func writeJSON(path string, v any) error {
