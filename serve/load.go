@@ -23,15 +23,7 @@ type LoadOptions = wire.LoadOptions
 
 // optionFields are the fields of LoadOptions that name the loading
 // options the library's errors name (datasets.RenameOptions).
-var optionFields = map[string]string{
-	"Input.Directed":         `"directed": true or "undirected": true`,
-	"Input.Weighted":         `"weighted"`,
-	"Input.Format":           `"format"`,
-	"Options.Symmetrize":     `"symmetrize"`,
-	"Options.KeepDuplicates": `"keep_duplicates"`,
-	"Options.KeepSelfLoops":  `"keep_loops"`,
-	"Options.Weights":        `"weights"`,
-}
+var optionFields = pipeline.Renames(false)
 
 // describe is err's message with the options it names as the API's
 // fields.

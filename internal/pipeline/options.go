@@ -99,3 +99,38 @@ func ParseLoadOptions(o wire.LoadOptions) (datasets.Options, error) {
 	}
 	return opt, nil
 }
+
+// libraryNames are the load options the library's errors name
+// (datasets.RenameOptions), each with its JSON names: the two of
+// Input.Directed are the options that set it.
+var libraryNames = map[string][]string{
+	"Input.Directed":         {"directed", "undirected"},
+	"Input.Weighted":         {"weighted"},
+	"Input.Format":           {"format"},
+	"Options.Symmetrize":     {"symmetrize"},
+	"Options.KeepDuplicates": {"keep_duplicates"},
+	"Options.KeepSelfLoops":  {"keep_loops"},
+	"Options.Weights":        {"weights"},
+}
+
+// Renames are the names the library's errors give the load options, as
+// the command line's flags (flags) or the API's fields name them: for
+// datasets.RenameOptions.
+func Renames(flags bool) map[string]string {
+	m := make(map[string]string, len(libraryNames))
+	for lib, fields := range libraryNames {
+		names := make([]string, len(fields))
+		for i, f := range fields {
+			switch {
+			case flags:
+				names[i] = FlagName(f)
+			case len(fields) > 1: // (booleans, one of which sets the option)
+				names[i] = fmt.Sprintf("%q: true", f)
+			default:
+				names[i] = fmt.Sprintf("%q", f)
+			}
+		}
+		m[lib] = strings.Join(names, " or ")
+	}
+	return m
+}

@@ -108,3 +108,21 @@ func FuzzParseLoadOptions(f *testing.F) {
 		}
 	})
 }
+
+// TestRenames: the library's names of the options, as each front end
+// names them.
+func TestRenames(t *testing.T) {
+	flags, fields := Renames(true), Renames(false)
+	for lib, want := range map[string][2]string{
+		"Input.Directed":        {"--directed or --undirected", `"directed": true or "undirected": true`},
+		"Options.KeepSelfLoops": {"--keep-loops", `"keep_loops"`},
+		"Input.Format":          {"--format", `"format"`},
+	} {
+		if flags[lib] != want[0] || fields[lib] != want[1] {
+			t.Errorf("%s: %q and %q, want %q and %q", lib, flags[lib], fields[lib], want[0], want[1])
+		}
+	}
+	if len(flags) != 7 || len(fields) != 7 {
+		t.Errorf("%d and %d names, want 7", len(flags), len(fields))
+	}
+}
