@@ -207,7 +207,11 @@ func (s *Server) install(name, path string, o LoadOptions, opt datasets.Options,
 		return d, nil
 	}, opt, s.cfg.Backend) // (renumbered on the GPU where the server runs there)
 	if err != nil {
-		return nil, err.(*apiError)
+		var e *apiError
+		if !errors.As(err, &e) {
+			e = &apiError{code: http.StatusInternalServerError, msg: err.Error()}
+		}
+		return nil, e
 	}
 	d, took := ld.Data, ld.LoadTime()
 	what := path
