@@ -124,6 +124,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParseDeviceList -fuzztime 30s ./cuda
 	$(GO) test -run '^$$' -fuzz FuzzUpload -fuzztime 30s ./serve
 	$(GO) test -run '^$$' -fuzz FuzzAuthorization -fuzztime 30s ./serve
+	$(GO) test -run '^$$' -fuzz FuzzParseLoadOptions -fuzztime 30s ./internal/pipeline
 
 clean:
 	rm -rf $(BIN)

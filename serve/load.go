@@ -7,109 +7,42 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/internal/pipeline"
+	"github.com/hpgraph/hpgraph/serve/wire"
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
 // LoadOptions are the cleaning options of a load: the CLI's load flags
-// (--symmetrize, --keep-loops, --keep-duplicates, --weights, --seed,
-// --format, --directed, --undirected, --weighted, --relabel) under JSON
-// names, with the same defaults but relabel, which is auto: a served
-// graph stays loaded, so renumbering a skewed one by degree pays, as in
-// bench (kron21's PageRank iteration 0.35 -> 0.2 ms on the H200). Ids in
-// requests and answers stay the file's, and the default source is the
-// same vertex either way (apps.DefaultSource).
-type LoadOptions struct {
-	Symmetrize     bool   `json:"symmetrize,omitempty"`
-	KeepLoops      bool   `json:"keep_loops,omitempty"`
-	KeepDuplicates bool   `json:"keep_duplicates,omitempty"`
-	Weights        string `json:"weights,omitempty"` // keep (default), none, random:LO-HI
-	Seed           uint64 `json:"seed,omitempty"`    // 0: the CLI's 27491095
-	Format         string `json:"format,omitempty"`  // auto (default), mtx, edgelist, hpg, ldbc, ldbc-adj
-	Directed       bool   `json:"directed,omitempty"`
-	Undirected     bool   `json:"undirected,omitempty"`
-	Weighted       *bool  `json:"weighted,omitempty"`
-	Relabel        string `json:"relabel,omitempty"` // auto (default), degree, none
-}
+// under JSON names, one type with the client's and one parser with the
+// command line's (wire.LoadOptions, pipeline.ParseLoadOptions).
+type LoadOptions = wire.LoadOptions
 
 // optionFields are the fields of LoadOptions that name the loading
 // options the library's errors name (datasets.RenameOptions).
-var optionFields = map[string]string{
-	"Input.Directed":         `"directed": true or "undirected": true`,
-	"Input.Weighted":         `"weighted"`,
-	"Input.Format":           `"format"`,
-	"Options.Symmetrize":     `"symmetrize"`,
-	"Options.KeepDuplicates": `"keep_duplicates"`,
-	"Options.KeepSelfLoops":  `"keep_loops"`,
-	"Options.Weights":        `"weights"`,
-}
+var optionFields = pipeline.Renames(false)
 
 // describe is err's message with the options it names as the API's
 // fields.
 func describe(err error) string { return datasets.RenameOptions(err.Error(), optionFields) }
 
 // loadRequest is POST /v1/graphs's body.
-type loadRequest struct {
-	Name string `json:"name"`
-	Path string `json:"path"`
-	LoadOptions
-}
+type loadRequest = wire.LoadRequest
 
-// datasetOptions converts o as the CLI's loadFlags.options does; a bad
-// value is an apiError naming its field.
-func (o LoadOptions) datasetOptions() (datasets.Options, *apiError) {
-	bad := func(field, format string, args ...any) (datasets.Options, *apiError) {
-		return datasets.Options{}, badField(field, format, args...)
-	}
-	opt := datasets.Options{Symmetrize: o.Symmetrize, KeepSelfLoops: o.KeepLoops, KeepDuplicates: o.KeepDuplicates, Seed: o.Seed}
-	if opt.Seed == 0 {
-		opt.Seed = 27491095
-	}
-	relabel := o.Relabel
-	if relabel == "" {
-		relabel = "auto"
-	}
-	var err error
-	if opt.Relabel, err = datasets.ParseRelabeling(relabel); err != nil {
-		return bad("relabel", "%v", err)
-	}
-	switch {
-	case o.Weights == "" || o.Weights == "keep":
-	case o.Weights == "none":
-		opt.Weights = datasets.WeightsNone
-	case strings.HasPrefix(o.Weights, "random:"):
-		lo, hi, ok := strings.Cut(strings.TrimPrefix(o.Weights, "random:"), "-")
-		a, err1 := strconv.Atoi(lo)
-		b, err2 := strconv.Atoi(hi)
-		if !ok || err1 != nil || err2 != nil || a < 0 || a > b || b > 1<<24 {
-			return bad("weights", "%q: want random:LO-HI with 0 <= LO <= HI <= 16777216, e.g. random:1-64", o.Weights)
+// datasetOptions parses o as the command line parses its load flags
+// (pipeline.ParseLoadOptions); a bad value is an apiError naming its
+// field.
+func datasetOptions(o LoadOptions) (datasets.Options, *apiError) {
+	opt, err := pipeline.ParseLoadOptions(o)
+	if err != nil {
+		e := &apiError{code: http.StatusBadRequest, msg: err.Error()}
+		if oe, ok := err.(*pipeline.OptionError); ok {
+			e.field = oe.Field
 		}
-		opt.Weights, opt.WeightMin, opt.WeightMax = datasets.WeightsRandom, a, b
-	default:
-		return bad("weights", "%q: want keep, none or random:LO-HI", o.Weights)
-	}
-	if o.Format != "" {
-		if opt.Input.Format, err = datasets.ParseFormat(o.Format); err != nil {
-			return bad("format", "%v", err)
-		}
-	}
-	switch {
-	case o.Directed && o.Undirected:
-		return bad("undirected", "directed and undirected: give one")
-	case o.Directed:
-		opt.Input.Directed = datasets.OverrideYes
-	case o.Undirected:
-		opt.Input.Directed = datasets.OverrideNo
-	}
-	if o.Weighted != nil {
-		opt.Input.Weighted = datasets.OverrideNo
-		if *o.Weighted {
-			opt.Input.Weighted = datasets.OverrideYes
-		}
+		return opt, e
 	}
 	return opt, nil
 }
@@ -222,7 +155,7 @@ func (s *Server) load(req loadRequest) (*loadedGraph, *apiError) {
 	if e := checkName(req.Name); e != nil {
 		return nil, e
 	}
-	opt, e := req.LoadOptions.datasetOptions()
+	opt, e := datasetOptions(req.LoadOptions)
 	if e != nil {
 		return nil, e
 	}
@@ -266,15 +199,21 @@ func (s *Server) install(name, path string, o LoadOptions, opt datasets.Options,
 		delete(s.loading, name)
 		s.mu.Unlock()
 	}()
-	t0 := time.Now()
-	relabel := opt.Relabel
-	opt.Relabel = datasets.RelabelNone
-	d, e := build(opt)
-	if e != nil {
+	ld, err := pipeline.Load(func(opt datasets.Options) (*datasets.Graph, error) {
+		d, e := build(opt)
+		if e != nil {
+			return nil, e
+		}
+		return d, nil
+	}, opt, s.cfg.Backend) // (renumbered on the GPU where the server runs there)
+	if err != nil {
+		var e *apiError
+		if !errors.As(err, &e) {
+			e = &apiError{code: http.StatusInternalServerError, msg: err.Error()}
+		}
 		return nil, e
 	}
-	d = vertexprog.Relabel(d, relabel, s.cfg.Backend) // (on the GPU where the server runs there)
-	took := time.Since(t0)
+	d, took := ld.Data, ld.LoadTime()
 	what := path
 	if what == "" {
 		what = "an upload"

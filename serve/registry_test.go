@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/serve/client"
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
@@ -114,5 +116,26 @@ func TestEveryAppServed(t *testing.T) {
 				t.Fatalf("csv: %d, header %q, %d lines", code, lines[0], len(lines))
 			}
 		})
+	}
+}
+
+// TestClientTakesEveryParam: the Go client's Params (a typed struct,
+// since the client does not import the apps) name every parameter the
+// server takes, under the server's JSON names, and nothing else.
+func TestClientTakesEveryParam(t *testing.T) {
+	want := []string{srcParam}
+	for _, p := range apps.AllParams() {
+		want = append(want, p.JSONName())
+	}
+	var got []string
+	typ := reflect.TypeFor[client.Params]()
+	for i := range typ.NumField() {
+		name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+		got = append(got, name)
+	}
+	slices.Sort(want)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("client.Params has %v; the server takes %v", got, want)
 	}
 }

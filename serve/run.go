@@ -15,7 +15,8 @@ import (
 
 	"github.com/hpgraph/hpgraph/apps"
 	"github.com/hpgraph/hpgraph/datasets"
-	"github.com/hpgraph/hpgraph/serve/client"
+	"github.com/hpgraph/hpgraph/internal/pipeline"
+	"github.com/hpgraph/hpgraph/serve/wire"
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
@@ -272,19 +273,12 @@ func run(lg *loadedGraph, q *query, opt vertexprog.Options) (*apps.Result, error
 		req.Scratch = lg.takeScratch(opt.Backend)
 		defer lg.putScratch(req.Scratch)
 	}
-	res, err := q.app.Run(lg.g, req, opt)
-	if err != nil {
-		return nil, err
-	}
-	if req.Need == apps.NeedRows && res.Rows == nil {
-		return nil, fmt.Errorf("%s kept no per-vertex answer", q.app.Name)
-	}
-	return res, nil
+	return pipeline.Run(q.app, lg.g, req, opt)
 }
 
 // SummaryResponse is a summary answer (output summary, the default): the
 // client's Summary, one type on both sides of the wire.
-type SummaryResponse = client.Summary
+type SummaryResponse = wire.Summary
 
 // paramsJSON are the parameters in effect, defaults included.
 func (q *query) paramsJSON(lg *loadedGraph) map[string]any {
@@ -410,7 +404,7 @@ func (s *Server) runGraph(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h := w.Header()
-	h.Set("X-Hpgraph-Summary", ans.Summary)
+	h.Set(wire.SummaryHeader, ans.Summary)
 	h.Set("X-Hpgraph-Backend", st.Backend)
 	h.Set("X-Hpgraph-Iterations", strconv.Itoa(st.Iterations))
 	h.Set("X-Hpgraph-Compute-Ms", strconv.FormatFloat(ms(st.Compute), 'f', 3, 64))

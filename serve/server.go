@@ -42,6 +42,7 @@ import (
 
 	"github.com/hpgraph/hpgraph/apps"
 	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/serve/wire"
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
@@ -357,24 +358,9 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// GraphInfo describes a loaded graph (GET /v1/graphs/{name}).
-type GraphInfo struct {
-	Name      string      `json:"name"`
-	Path      string      `json:"path"`
-	Vertices  int         `json:"vertices"`
-	Edges     int64       `json:"edges"`
-	NNZ       int64       `json:"nnz"`
-	Directed  bool        `json:"directed"`
-	Weighted  bool        `json:"weighted"`
-	IDs       string      `json:"ids"` // "contiguous from N" or "sparse"
-	LoadMS    float64     `json:"load_ms"`
-	LoadedAt  time.Time   `json:"loaded_at"`
-	Bytes     int64       `json:"bytes"` // the estimate charged to the device budget
-	Queries   int64       `json:"queries"`
-	Options   LoadOptions `json:"options"`
-	Backend   string      `json:"backend"`
-	SelfLoops int64       `json:"self_loops_dropped"`
-}
+// GraphInfo describes a loaded graph (GET /v1/graphs/{name}): the
+// client's Graph, one type on both sides of the wire.
+type GraphInfo = wire.Graph
 
 func (s *Server) info(lg *loadedGraph) GraphInfo {
 	ids := "sparse"

@@ -72,7 +72,7 @@ func (s *Server) uploadGraph(w http.ResponseWriter, r *http.Request) {
 	}
 	var opt datasets.Options
 	if e == nil {
-		opt, e = o.datasetOptions()
+		opt, e = datasetOptions(o)
 	}
 	if e == nil && r.ContentLength > s.cfg.MaxUploadBytes {
 		e = uploadTooLarge(r.ContentLength, s.cfg.MaxUploadBytes)

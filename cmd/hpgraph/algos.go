@@ -9,6 +9,7 @@ import (
 
 	"github.com/hpgraph/hpgraph/apps"
 	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/internal/pipeline"
 	"github.com/hpgraph/hpgraph/vertexprog"
 	"github.com/spf13/pflag"
 )
@@ -70,7 +71,7 @@ func runApp(a *apps.App, g *vertexprog.Graph, p params, opt vertexprog.Options) 
 			req.Need = apps.NeedSummary
 		}
 	}
-	res, err := a.Run(g, req, opt)
+	res, err := pipeline.Run(a, g, req, opt)
 	if err != nil {
 		return nil, flagError(err)
 	}
@@ -154,28 +155,9 @@ func paramsJSON(p params) map[string]any {
 }
 
 // resolveSource maps a source given in the file's ids to a vertex, or picks
-// the vertex of highest out-degree (lowest id on ties) when none is given.
-func resolveSource(g *datasets.Graph, id int64) (int32, error) {
-	if id < 0 {
-		return apps.DefaultSource(g), nil
-	}
-	if g.IDs == nil {
-		v := id - g.IDBase
-		if v < 0 || v >= int64(g.N) {
-			return 0, fmt.Errorf("source %d is not a vertex of %s (ids %d..%d)", id, g.Name, g.IDBase, int64(g.N)-1+g.IDBase)
-		}
-		return int32(v), nil
-	}
-	if i, ok := slices.BinarySearch(g.IDs, id); ok {
-		return int32(i), nil
-	}
-	for v, x := range g.IDs {
-		if x == id {
-			return int32(v), nil
-		}
-	}
-	return 0, fmt.Errorf("source %d is not a vertex of %s", id, g.Name)
-}
+// the vertex of highest out-degree (lowest id on ties) when none is given
+// (pipeline.Vertex).
+func resolveSource(g *datasets.Graph, id int64) (int32, error) { return pipeline.Vertex(g, id) }
 
 // source is the source vertex of a Source app in d.
 func (p params) source(d *datasets.Graph) (int32, error) {

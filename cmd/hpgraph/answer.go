@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/hpgraph/hpgraph/apps"
@@ -30,25 +29,6 @@ import (
 // them but counts in clock ticks (10 ms), too coarse for this; `bench
 // --answer` measures the whole of it from outside (spawn to exit).
 var processStart = time.Now()
-
-// hostPeakBytes is the most resident memory this process has held (VmHWM
-// from /proc/self/status; getrusage's maxrss where /proc cannot say).
-func hostPeakBytes() int64 {
-	if b, err := os.ReadFile("/proc/self/status"); err == nil {
-		for _, l := range strings.Split(string(b), "\n") {
-			if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmHWM:" {
-				if kb, err := strconv.ParseInt(f[1], 10, 64); err == nil {
-					return kb << 10
-				}
-			}
-		}
-	}
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err == nil {
-		return int64(ru.Maxrss) << 10 // kilobytes on Linux
-	}
-	return 0
-}
 
 // fileBytes is the size of the input file (0 when it cannot be read).
 func fileBytes(path string) int64 {

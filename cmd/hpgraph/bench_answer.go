@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/internal/measure"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -170,13 +171,13 @@ func measureAnswer(exe string, args []string, file string, runs int) *answerJSON
 		a.WallMS = append(a.WallMS, ms(wall))
 		recs = append(recs, r)
 	}
-	a.MedianMS, a.MinMS, a.MaxMS = stats(a.WallMS)
+	a.MedianMS, a.MinMS, a.MaxMS = measure.Stats(a.WallMS)
 	med := func(f func(r record) float64) float64 {
 		xs := make([]float64, len(recs))
 		for i, r := range recs {
 			xs[i] = f(r)
 		}
-		m, _, _ := stats(xs)
+		m, _, _ := measure.Stats(xs)
 		return m
 	}
 	a.AnswerMS = med(func(r record) float64 { return r.AnswerMS })

@@ -12,6 +12,7 @@ import (
 	"github.com/hpgraph/hpgraph/apps"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/hyb"
+	"github.com/hpgraph/hpgraph/internal/measure"
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
@@ -72,7 +73,7 @@ func TestBenchEndToEnd(t *testing.T) {
 				t.Errorf("%s: runs %d, %d %s; want 2", name, r.Runs, n, what)
 			}
 		}
-		med, lo, hi := stats(r.ComputeMS)
+		med, lo, hi := measure.Stats(r.ComputeMS)
 		if r.MedianMS != med || r.MinMS != lo || r.MaxMS != hi || lo > med || med > hi || lo <= 0 {
 			t.Errorf("%s: median %v min %v max %v of %v", name, r.MedianMS, r.MinMS, r.MaxMS, r.ComputeMS)
 		}

@@ -50,6 +50,7 @@ and id v+1), so that every Matrix Market reader sees the same ids.
 			if err := checkGraphOutput("-o", out); err != nil {
 				return err
 			}
+			lf.Relabel = "none" // (a generated graph keeps GAP's numbering)
 			opt, err := lf.options()
 			if err != nil {
 				return err
@@ -116,8 +117,8 @@ and id v+1), so that every Matrix Market reader sees the same ids.
 	f.BoolVar(&shuffle, "shuffle", false, "road: relabel vertices randomly")
 	f.StringVarP(&out, "out", "o", "", "output file (.mtx, .el/.txt, .hpg; add .gz to compress text)")
 	f.StringVar(&on, "on", "auto", "where kron and uniform graphs are made: auto (a GPU where there is one and the graph fits, else the host), gpu or cpu (the same graph either way)")
-	f.StringVar(&lf.weights, "weights", "none", "edge weights: none or random:LO-HI (seeded by --weight-seed)")
-	f.Uint64Var(&lf.seed, "weight-seed", gen.GAPSeed, "seed for --weights random")
+	f.StringVar(&lf.Weights, "weights", "none", "edge weights: none or random:LO-HI (seeded by --weight-seed)")
+	f.Uint64Var(&lf.Seed, "weight-seed", gen.GAPSeed, "seed for --weights random")
 	return cmd
 }
 
@@ -253,10 +254,11 @@ func newConvert() *cobra.Command {
 			if err := checkGraphOutput("OUT", args[1], args[0]); err != nil {
 				return err
 			}
-			g, took, err := lf.load(args[0])
+			ld, err := lf.load(args[0], "cpu")
 			if err != nil {
 				return err
 			}
+			g, took := ld.Data, ld.LoadTime()
 			t0 := time.Now()
 			if err := writeGraph(args[1], g); err != nil {
 				return err

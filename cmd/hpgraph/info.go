@@ -49,10 +49,11 @@ func newInfo() *cobra.Command {
 		Short: "Load a graph and print its size, cleaning counts, degrees and HYB split",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			g, took, err := lf.load(args[0])
+			ld, err := lf.load(args[0], "cpu")
 			if err != nil {
 				return err
 			}
+			g, took := ld.Data, ld.LoadTime()
 			m, err := hyb.FromGraph(g, hf.gpuOptions())
 			if err != nil {
 				return err

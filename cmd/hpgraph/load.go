@@ -4,97 +4,75 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/hpgraph/hpgraph/apps"
 	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/internal/pipeline"
+	"github.com/hpgraph/hpgraph/serve/wire"
 	"github.com/hpgraph/hpgraph/vertexprog"
 	"github.com/spf13/pflag"
 )
 
 // loadFlags are the graph-cleaning options every command that reads a
-// graph takes.
+// graph takes: the server's load options (wire.LoadOptions) bound to
+// flags, parsed by the parser every front end shares
+// (pipeline.ParseLoadOptions).
 type loadFlags struct {
-	symmetrize, keepLoops, keepDups bool
-	weights, relabel                string
-	seed                            uint64
-	// How to read files that do not say (LDBC graphs), or a forced format.
-	format, weighted     string
-	directed, undirected bool
+	wire.LoadOptions
+	weighted string // --weighted's text: "", true or false
 }
 
 func (l *loadFlags) register(fs *pflag.FlagSet) {
-	fs.BoolVar(&l.symmetrize, "symmetrize", false, "treat a directed input as undirected")
-	fs.BoolVar(&l.keepLoops, "keep-loops", false, "keep self loops (default: drop them, as GAP does)")
-	fs.BoolVar(&l.keepDups, "keep-duplicates", false, "keep duplicate edges (default: merge them, keeping the lightest)")
-	fs.StringVar(&l.weights, "weights", "keep", "edge weights: keep (from the file), none, or random:LO-HI (uniform integers, seeded)")
-	fs.Uint64Var(&l.seed, "seed", 27491095, "seed for --weights random")
-	fs.StringVar(&l.format, "format", "auto", "input format: auto (by content and name: .v/.e/.properties is an LDBC graph), mtx, edgelist, hpg, ldbc (GRAPH names NAME.v, NAME.e or NAME) or ldbc-adj (an LDBC adjacency list)")
-	fs.BoolVar(&l.directed, "directed", false, "LDBC graphs: the edges are arcs (over the .properties)")
-	fs.BoolVar(&l.undirected, "undirected", false, "LDBC graphs: each edge is undirected, listed once (over the .properties)")
+	fs.BoolVar(&l.Symmetrize, "symmetrize", false, "treat a directed input as undirected")
+	fs.BoolVar(&l.KeepLoops, "keep-loops", false, "keep self loops (default: drop them, as GAP does)")
+	fs.BoolVar(&l.KeepDuplicates, "keep-duplicates", false, "keep duplicate edges (default: merge them, keeping the lightest)")
+	fs.StringVar(&l.Weights, "weights", "keep", fmt.Sprintf("edge weights: keep (from the file), none, or random:LO-HI (uniform integers in 0 <= LO <= HI <= %d, seeded)", wire.MaxRandomWeight))
+	fs.Uint64Var(&l.Seed, "seed", wire.DefaultSeed, "seed for --weights random (0: the default)")
+	fs.StringVar(&l.Format, "format", "auto", "input format: auto (by content and name: .v/.e/.properties is an LDBC graph), mtx, edgelist, hpg, ldbc (GRAPH names NAME.v, NAME.e or NAME) or ldbc-adj (an LDBC adjacency list)")
+	fs.BoolVar(&l.Directed, "directed", false, "LDBC graphs: the edges are arcs (over the .properties)")
+	fs.BoolVar(&l.Undirected, "undirected", false, "LDBC graphs: each edge is undirected, listed once (over the .properties)")
 	fs.StringVar(&l.weighted, "weighted", "", "LDBC graphs: the edge file's third column is the weight (--weighted=false: it has none), over the .properties")
 	fs.Lookup("weighted").NoOptDefVal = "true"
-	fs.StringVar(&l.relabel, "relabel", "auto", "renumber vertices after cleaning (part of loading): degree (by decreasing degree: locality for skewed graphs), none, or auto (degree when the degrees are skewed and it pays: always in bench, where the graph stays loaded; in run only for triangle counting on the CPU); ids in --src and output stay the file's")
+	fs.StringVar(&l.Relabel, "relabel", "auto", "renumber vertices after cleaning (part of loading): degree (by decreasing degree: locality for skewed graphs), none, or auto (degree when the degrees are skewed and it pays: always in bench and serve, where the graph stays loaded; in run only for triangle counting on the CPU); ids in --src and output stay the file's")
 }
 
-func (l *loadFlags) options() (datasets.Options, error) {
-	o := datasets.Options{Symmetrize: l.symmetrize, KeepSelfLoops: l.keepLoops, KeepDuplicates: l.keepDups, Seed: l.seed}
-	var err error
-	if o.Relabel, err = datasets.ParseRelabeling(l.relabel); err != nil {
-		return o, fmt.Errorf("--%w", err)
-	}
-	if o.Input, err = l.input(); err != nil {
-		return o, err
-	}
-	switch {
-	case l.weights == "keep":
-	case l.weights == "none":
-		o.Weights = datasets.WeightsNone
-	case strings.HasPrefix(l.weights, "random:"):
-		lo, hi, ok := strings.Cut(strings.TrimPrefix(l.weights, "random:"), "-")
-		a, err1 := strconv.Atoi(lo)
-		b, err2 := strconv.Atoi(hi)
-		if !ok || err1 != nil || err2 != nil || a < 0 || a > b {
-			return o, fmt.Errorf("--weights %q: want random:LO-HI with 0 <= LO <= HI, e.g. random:1-64", l.weights)
-		}
-		o.Weights, o.WeightMin, o.WeightMax = datasets.WeightsRandom, a, b
+// wireOptions are the flags as the server's load options (those of POST
+// /v1/graphs and of the Go client).
+func (l *loadFlags) wireOptions() (wire.LoadOptions, error) {
+	o := l.LoadOptions
+	switch l.weighted {
+	case "":
+		o.Weighted = nil
+	case "true", "false":
+		w := l.weighted == "true"
+		o.Weighted = &w
 	default:
-		return o, fmt.Errorf("--weights %q: want keep, none or random:LO-HI", l.weights)
+		return o, fmt.Errorf("--weighted=%s: want true or false", l.weighted)
 	}
 	return o, nil
+}
+
+// options are the flags as the library's options, parsed as every front
+// end parses them; an error names the flag at fault.
+func (l *loadFlags) options() (datasets.Options, error) {
+	o, err := l.wireOptions()
+	if err != nil {
+		return datasets.Options{}, err
+	}
+	opt, err := pipeline.ParseLoadOptions(o)
+	if oe, ok := err.(*pipeline.OptionError); ok {
+		return opt, errors.New(oe.Flag())
+	}
+	return opt, err
 }
 
 // input is how to read files that do not say (--format, --directed,
 // --undirected, --weighted).
 func (l *loadFlags) input() (datasets.Input, error) {
-	var in datasets.Input
-	var err error
-	if l.format != "" {
-		if in.Format, err = datasets.ParseFormat(l.format); err != nil {
-			return in, fmt.Errorf("--%w", err)
-		}
-	}
-	switch {
-	case l.directed && l.undirected:
-		return in, fmt.Errorf("--directed and --undirected: give one")
-	case l.directed:
-		in.Directed = datasets.OverrideYes
-	case l.undirected:
-		in.Directed = datasets.OverrideNo
-	}
-	switch l.weighted {
-	case "":
-	case "true":
-		in.Weighted = datasets.OverrideYes
-	case "false":
-		in.Weighted = datasets.OverrideNo
-	default:
-		return in, fmt.Errorf("--weighted=%s: want true or false", l.weighted)
-	}
-	return in, nil
+	opt, err := l.options()
+	return opt.Input, err
 }
 
 // checkInputs checks that every graph file of paths can be opened (an
@@ -125,7 +103,7 @@ func checkInputs(paths []string, l *loadFlags) error {
 
 // describeOrder describes the vertex order that loading gave g (--relabel).
 func (l *loadFlags) describeOrder(g *datasets.Graph) string {
-	r, _ := datasets.ParseRelabeling(l.relabel)
+	r, _ := datasets.ParseRelabeling(l.Relabel)
 	switch {
 	case r == datasets.RelabelDegree:
 		return "by decreasing degree (--relabel degree)"
@@ -137,38 +115,40 @@ func (l *loadFlags) describeOrder(g *datasets.Graph) string {
 	return "the file's (--relabel none)"
 }
 
-// load reads a graph with a progress indicator and reports the time taken.
-func (l *loadFlags) load(path string) (*datasets.Graph, time.Duration, error) {
+// load reads a graph through the pipeline's load, clean and relabel
+// (renumbering on backend's device where it is one) with a progress
+// indicator.
+func (l *loadFlags) load(path, backend string) (*pipeline.Loaded, error) {
 	opt, err := l.options()
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	t0 := time.Now()
 	pr := newProgress("loading " + path)
-	g, err := datasets.Load(path, opt, datasets.WithProgress(pr.bytes))
+	ld, err := pipeline.Read(pipeline.File(path, pr.bytes), opt)
 	pr.done()
-	return g, time.Since(t0), err
+	if err != nil {
+		return nil, err
+	}
+	ld.Relabel(ld.Want, backend)
+	return ld, nil
 }
 
 // read loads a graph in the file's order (the renumbering, --relabel, is
-// the caller's: order) and reports the time taken.
-func (l *loadFlags) read(path string) (*datasets.Graph, time.Duration, error) {
+// the caller's: order, then Loaded.Relabel).
+func (l *loadFlags) read(path string) (*pipeline.Loaded, error) {
 	opt, err := l.options()
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	opt.Relabel = datasets.RelabelNone
-	t0 := time.Now()
 	pr := newProgress("loading " + path)
-	g, err := datasets.Load(path, opt, datasets.WithProgress(pr.bytes))
-	pr.done()
-	return g, time.Since(t0), err
+	defer pr.done()
+	return pipeline.Read(pipeline.File(path, pr.bytes), opt)
 }
 
 // order is the vertex order --relabel asks of g: auto renumbers skewed
 // graphs only where worth says so.
 func (l *loadFlags) order(g *datasets.Graph, worth bool) datasets.Relabeling {
-	r, _ := datasets.ParseRelabeling(l.relabel)
+	r, _ := datasets.ParseRelabeling(l.Relabel)
 	if r == datasets.RelabelAuto && !worth {
 		return datasets.RelabelNone
 	}

@@ -10,6 +10,7 @@ import (
 	"runtime/pprof"
 
 	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/internal/pipeline"
 	"github.com/spf13/cobra"
 )
 
@@ -41,15 +42,7 @@ func run() error {
 
 // optionFlags are the flags of the loading options the library's errors
 // name (datasets.RenameOptions).
-var optionFlags = map[string]string{
-	"Input.Directed":         "--directed or --undirected",
-	"Input.Weighted":         "--weighted",
-	"Input.Format":           "--format",
-	"Options.Symmetrize":     "--symmetrize",
-	"Options.KeepDuplicates": "--keep-duplicates",
-	"Options.KeepSelfLoops":  "--keep-loops",
-	"Options.Weights":        "--weights",
-}
+var optionFlags = pipeline.Renames(true)
 
 // describe is err's message with the options it names as the command
 // line's flags.

@@ -98,19 +98,8 @@ func newServe() *cobra.Command {
 	// A served graph stays loaded: renumbering a skewed one by degree
 	// pays, as in bench (serve.LoadOptions).
 	f.Lookup("relabel").DefValue = "auto"
-	so.lf.relabel = "auto"
+	so.lf.Relabel = "auto"
 	return cmd
-}
-
-// loadOptions are the load flags as the server's LoadOptions.
-func (l *loadFlags) serveOptions() serve.LoadOptions {
-	o := serve.LoadOptions{Symmetrize: l.symmetrize, KeepLoops: l.keepLoops, KeepDuplicates: l.keepDups,
-		Weights: l.weights, Seed: l.seed, Format: l.format, Directed: l.directed, Undirected: l.undirected, Relabel: l.relabel}
-	if l.weighted != "" {
-		w := l.weighted == "true"
-		o.Weighted = &w
-	}
-	return o
 }
 
 // runServe serves until ctx ends, then shuts down gracefully: the
@@ -131,6 +120,10 @@ func runServe(ctx, force context.Context, so serveOptions, log io.Writer, ready 
 	if _, err := so.lf.options(); err != nil {
 		return err
 	}
+	lo, err := so.lf.wireOptions()
+	if err != nil {
+		return err
+	}
 	if err := so.cf.apply(); err != nil {
 		return err
 	}
@@ -144,7 +137,7 @@ func runServe(ctx, force context.Context, so serveOptions, log io.Writer, ready 
 		if !ok || name == "" || path == "" {
 			return fmt.Errorf("--graph %q: want NAME=PATH (PATH relative to --data-dir)", g)
 		}
-		if err := s.LoadGraph(name, path, so.lf.serveOptions()); err != nil {
+		if err := s.LoadGraph(name, path, lo); err != nil {
 			return fmt.Errorf("--graph %s: %w", g, err)
 		}
 	}

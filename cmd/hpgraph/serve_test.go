@@ -50,7 +50,7 @@ func TestServeMatchesRun(t *testing.T) {
 	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
 	so.lf.register(fs)
 	so.cf.register(fs)
-	so.lf.relabel = "none"
+	so.lf.Relabel = "none"
 	so.cfg.Listen, so.cfg.DataDir, so.cfg.Backend = "127.0.0.1:0", dir, "cpu"
 	so.graphs = []string{"g=g.el"}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -66,11 +66,11 @@ func TestServeMatchesRun(t *testing.T) {
 	}
 
 	// The CLI's side: the same graph and parameters through run's code.
-	d, _, err := so.lf.load(filepath.Join(dir, "g.el"))
+	ld, err := so.lf.load(filepath.Join(dir, "g.el"), "cpu")
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := vertexprog.NewGraph(d)
+	g := vertexprog.NewGraph(ld.Data)
 	var prm params
 	prm.register(pflag.NewFlagSet("p", pflag.ContinueOnError))
 	prm.src = id(3)
@@ -122,7 +122,7 @@ func TestServeMatchesRun(t *testing.T) {
 		if sum.Summary != o.summary {
 			t.Errorf("%s summary: server %q, run %q", a.Name, sum.Summary, o.summary)
 		}
-		compareRows(t, a, cli.String(), out, d.N)
+		compareRows(t, a, cli.String(), out, ld.Data.N)
 	}
 	cancel()
 	select {

@@ -69,13 +69,13 @@ including a graph that cannot be loaded.`,
 				fmt.Fprintf(w, "%s\t%s\t%s\t%v\t%s\t%s\t%s\n", graph, alg, backend, steps, took, result, verdict)
 			}
 			for _, path := range args {
-				d, _, err := lf.load(path)
+				ld, err := lf.load(path, ef.backend)
 				if err != nil {
 					failed++
 					row(path, "(load)", "-", "-", "-", "-", "FAIL: "+describe(err))
 					continue
 				}
-				g := vertexprog.NewGraph(d)
+				g := vertexprog.NewGraph(ld.Data)
 				for _, a := range selected {
 					o, err := runApp(a, g, prm, opt)
 					if err == nil {

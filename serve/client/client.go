@@ -1,6 +1,7 @@
 // Package client is a Go client of `hpgraph serve` (package serve): list,
 // load and drop graphs, run queries and stream their per-vertex results.
-// It depends on the standard library only.
+// It depends on the standard library only (and serve/wire, the types both
+// sides of the wire share).
 package client
 
 import (
@@ -17,6 +18,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hpgraph/hpgraph/serve/wire"
 )
 
 // Client talks to one server.
@@ -45,36 +48,13 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("hpgraph serve: %d: %s", e.Status, e.Message)
 }
 
-// Graph describes a loaded graph.
-type Graph struct {
-	Name     string    `json:"name"`
-	Path     string    `json:"path"`
-	Vertices int       `json:"vertices"`
-	Edges    int64     `json:"edges"`
-	NNZ      int64     `json:"nnz"`
-	Directed bool      `json:"directed"`
-	Weighted bool      `json:"weighted"`
-	IDs      string    `json:"ids"`
-	LoadMS   float64   `json:"load_ms"`
-	LoadedAt time.Time `json:"loaded_at"`
-	Bytes    int64     `json:"bytes"`
-	Queries  int64     `json:"queries"`
-	Backend  string    `json:"backend"`
-}
+// Graph describes a loaded graph (the server's answer, one type on both
+// sides of the wire).
+type Graph = wire.Graph
 
-// LoadOptions are the load flags of `hpgraph run` (see serve.LoadOptions).
-type LoadOptions struct {
-	Symmetrize     bool   `json:"symmetrize,omitempty"`
-	KeepLoops      bool   `json:"keep_loops,omitempty"`
-	KeepDuplicates bool   `json:"keep_duplicates,omitempty"`
-	Weights        string `json:"weights,omitempty"`
-	Seed           uint64 `json:"seed,omitempty"`
-	Format         string `json:"format,omitempty"`
-	Directed       bool   `json:"directed,omitempty"`
-	Undirected     bool   `json:"undirected,omitempty"`
-	Weighted       *bool  `json:"weighted,omitempty"`
-	Relabel        string `json:"relabel,omitempty"`
-}
+// LoadOptions are the load flags of `hpgraph run` (wire.LoadOptions: one
+// type for the server, this client and the command line).
+type LoadOptions = wire.LoadOptions
 
 // Params are a query's parameters; nil fields take `hpgraph run`'s defaults.
 type Params struct {
@@ -102,19 +82,7 @@ type RunRequest struct {
 }
 
 // Summary is a query's answer: what `hpgraph run` prints, times included.
-type Summary struct {
-	Graph      string             `json:"graph"`
-	Algo       string             `json:"algo"`
-	Backend    string             `json:"backend"`
-	Params     map[string]any     `json:"params"`
-	Summary    string             `json:"summary"`
-	Result     map[string]any     `json:"result"`
-	Iterations int                `json:"iterations"`
-	Vertices   int                `json:"vertices"`
-	Edges      int64              `json:"edges"`
-	TimesMS    map[string]float64 `json:"times_ms"`
-	MTEPS      float64            `json:"mteps"`
-}
+type Summary = wire.Summary
 
 func (c *Client) do(ctx context.Context, method, path string, body any) (*http.Response, error) {
 	var rd io.Reader
@@ -192,11 +160,7 @@ func (c *Client) Graph(ctx context.Context, name string) (*Graph, error) {
 
 // Load loads the graph at path (relative to the server's data directory) as name.
 func (c *Client) Load(ctx context.Context, name, path string, opt LoadOptions) (*Graph, error) {
-	body := struct {
-		Name string `json:"name"`
-		Path string `json:"path"`
-		LoadOptions
-	}{name, path, opt}
+	body := wire.LoadRequest{Name: name, Path: path, LoadOptions: opt}
 	var g Graph
 	if err := c.call(ctx, "POST", "/v1/graphs", body, &g); err != nil {
 		return nil, err
@@ -252,7 +216,7 @@ func (c *Client) RunRows(ctx context.Context, graph string, req RunRequest) (*Ro
 	if err != nil {
 		return nil, err
 	}
-	return &Rows{Summary: resp.Header.Get("X-Hpgraph-Summary"), body: resp.Body, sc: bufio.NewScanner(resp.Body)}, nil
+	return &Rows{Summary: resp.Header.Get(wire.SummaryHeader), body: resp.Body, sc: bufio.NewScanner(resp.Body)}, nil
 }
 
 // Next advances to the next row; false at the end or on an error (Err).
