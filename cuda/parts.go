@@ -27,20 +27,40 @@ func (b *Backend) PartDevices() int {
 // StartParts implements driver.PartBackend: jobs[i] on the i-th
 // device listed (modulo their number), each device opened once.
 func (b *Backend) StartParts(jobs []*driver.DeviceJob, comm driver.Comm) (driver.DeviceRun, error) {
+	devs, err := b.partDevices(len(jobs))
+	if err != nil {
+		return nil, err
+	}
+	return run.StartParts(devs, jobs, comm, b.Options())
+}
+
+// PartComponents implements driver.PartComponentsBackend: parts[i] on
+// the i-th device listed (modulo their number), as StartParts.
+func (b *Backend) PartComponents(parts []*driver.Matrix, info []driver.Part, comm driver.Comm) (driver.ComponentsRun, error) {
+	devs, err := b.partDevices(len(parts))
+	if err != nil {
+		return nil, err
+	}
+	return run.StartPartComponents(devs, parts, info, comm)
+}
+
+// partDevices is the devices of n local parts: the i-th listed (modulo
+// their number) for part i.
+func (b *Backend) partDevices(n int) ([]*run.Device, error) {
 	ords, err := b.Devices().Resolve()
 	if err != nil {
 		return nil, err
 	}
 	if len(ords) == 0 {
-		return nil, fmt.Errorf("cuda: no device listed for the run's %d parts", len(jobs))
+		return nil, fmt.Errorf("cuda: no device listed for the run's %d parts", n)
 	}
-	devs := make([]*run.Device, len(jobs))
-	for i := range jobs {
+	devs := make([]*run.Device, n)
+	for i := range devs {
 		if devs[i], err = b.deviceAt(ords[i%len(ords)]); err != nil {
 			return nil, err
 		}
 	}
-	return run.StartParts(devs, jobs, comm, b.Options())
+	return devs, nil
 }
 
 // deviceAt is device ordinal, opened once for the backend: its own
@@ -67,3 +87,5 @@ func (b *Backend) deviceAt(ordinal int) (*run.Device, error) {
 	b.others[ordinal] = d
 	return d, nil
 }
+
+var _ driver.PartComponentsBackend = (*Backend)(nil)

@@ -103,32 +103,42 @@ func runComponents[X, A any](g *Graph, p Program[X, A], opt Options) (res *Resul
 		return nil, false, err
 	}
 	defer run.Close()
-	res = &Result[X]{Backend: b.Name(), Preprocess: time.Since(t0), BackendWait: wait}
+	res, err = runLabels(run, p, g.N(), opt, &Result[X]{Backend: b.Name(), Preprocess: time.Since(t0), BackendWait: wait})
+	return res, err == nil, err
+}
+
+// runLabels runs a union-find job and makes p's values from its labels
+// (componentValues) into res.
+func runLabels[X, A any](run driver.ComponentsRun, p Program[X, A], n int, opt Options, res *Result[X]) (*Result[X], error) {
 	// (Options.Context: the passes, ~1 ms on kron21 on the GPU, run as
 	// one; a query cancelled before or during them stops at their ends.)
 	if err := stopped(opt); err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	t1 := time.Now()
+	var err error
 	if res.Iterations, err = run.Run(); err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	if err := stopped(opt); err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	res.Compute = time.Since(t1)
 	if dt, ok := run.(driver.DeviceTimer); ok {
 		res.Device = dt.DeviceTime()
 	}
 	t2 := time.Now()
-	if res.X, err = componentValues(p, g.N(), run.Finish, opt); err != nil {
-		return nil, false, err
+	if res.X, err = componentValues(p, n, run.Finish, opt); err != nil {
+		return nil, err
 	}
 	if tr, ok := run.(driver.TransferReporter); ok {
 		res.Transfer = tr.Transfers()
 	}
+	if ps, ok := run.(interface{ Parts() []PartStat }); ok {
+		res.Parts = ps.Parts()
+	}
 	res.Finish = time.Since(t2)
-	return res, true, nil
+	return res, nil
 }
 
 // componentValues is the result of min-label propagation over n vertices

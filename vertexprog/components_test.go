@@ -269,3 +269,65 @@ type badComponents struct{ minLabel[float32] }
 func (badComponents) Spec() vertexprog.Spec {
 	return vertexprog.Spec{Edges: vertexprog.InEdges, Components: true}
 }
+
+// TestComponentsInParts: a program declaring Spec.Components split into
+// parts on the CPU takes the partitioned union-find (each part's forest,
+// then the others' linked in: Result.Parts says so), with the labels of
+// supersteps on the whole graph, for the ids and for values of another
+// type, on directed and undirected random graphs with many small
+// components, in 2, 3 and 7 parts.
+func TestComponentsInParts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 41))
+	for _, directed := range []bool{false, true} {
+		n := 5000
+		el := &datasets.EdgeList{N: n, Directed: directed}
+		for range 3500 {
+			u := int32(rng.IntN(n))
+			el.Src, el.Dst = append(el.Src, u), append(el.Dst, int32(rng.IntN(n)))
+			if rng.IntN(4) == 0 { // (hubs among low ids)
+				el.Src, el.Dst = append(el.Src, int32(rng.IntN(40))), append(el.Dst, u)
+			}
+		}
+		d, err := datasets.Build(el, datasets.Options{KeepSelfLoops: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := vertexprog.NewGraph(d)
+		ids := ccIDs{minLabel[int32]{none: math.MaxInt32}}
+		q := minLabel[int32]{init: make([]int32, n), none: math.MaxInt32}
+		for v := range q.init {
+			q.init[v] = int32(v)
+		}
+		want, err := vertexprog.Run[int32, int32](g, supersteps[int32]{q}, vertexprog.Options{Backend: "cpu"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := minLabel[float32]{init: make([]float32, n), none: float32(math.Inf(1))}
+		for v := range p.init {
+			p.init[v] = float32(rng.IntN(900)) / 3
+		}
+		wantF, err := vertexprog.Run[float32, float32](g, supersteps[float32]{p}, vertexprog.Options{Backend: "cpu"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, parts := range []int{2, 3, 7} {
+			got, err := vertexprog.Run[int32, int32](g, ids, vertexprog.Options{Backend: "cpu", Parts: parts})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got.Parts) != parts {
+				t.Errorf("directed %v, %d parts: %d parts reported; want the partitioned union-find's %d", directed, parts, len(got.Parts), parts)
+			}
+			if !slices.Equal(got.X, want.X) {
+				t.Errorf("directed %v, %d parts: labels differ from supersteps' on the whole graph", directed, parts)
+			}
+			gotF, err := vertexprog.Run[float32, float32](g, p, vertexprog.Options{Backend: "cpu", Parts: parts})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(gotF.X, wantF.X) {
+				t.Errorf("directed %v, %d parts: float32 values differ from supersteps'", directed, parts)
+			}
+		}
+	}
+}

@@ -196,6 +196,11 @@ func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 		return nil, err
 	}
 	if parts := partsFor(p, opt); parts > 1 {
+		if spec.Components {
+			if res, ok, err := runPartComponents(g, p, opt, parts); err != nil || ok {
+				return res, err
+			}
+		}
 		return runParts(g, p, opt, parts)
 	}
 	if spec.Components {

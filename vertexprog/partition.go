@@ -45,11 +45,20 @@ func (pt Partition) Owner(v int32) int {
 	return sort.Search(pt.Parts(), func(p int) bool { return pt.Bounds[p+1] > v })
 }
 
+// rowCost is what a row costs a part beyond its entries, in entries: its
+// APPLY, its frontier bit, its share of the accumulators and of the
+// exchange. Measured on two H200s (kron26 renumbered by degree, split at
+// one entry a row): PageRank's part of the hubs took 2.0 ms for 1.085 G
+// arcs and few rows, the other 4.5 ms for 1.02 G arcs and most of the 67
+// M rows, so a row costs about 24 arcs there; BFS's parts (2.6 and 4.0
+// ms) lean the same way.
+const rowCost = 24
+
 // SplitRows partitions n vertices, whose rows have the lengths rowPtr
 // gives (a CSR's row offsets, n+1 of them), into parts ranges of about
-// equal work, a row costing its entries plus one, each boundary a multiple
-// of 32 (a bitmask word). Parts may be empty where the graph has fewer
-// words than parts.
+// equal work, a row costing its entries plus rowCost, each boundary a
+// multiple of 32 (a bitmask word). Parts may be empty where the graph has
+// fewer words than parts.
 func SplitRows(rowPtr []int64, parts int) (Partition, error) {
 	n := len(rowPtr) - 1
 	if n < 0 || parts < 1 {
@@ -60,7 +69,7 @@ func SplitRows(rowPtr []int64, parts int) (Partition, error) {
 	}
 	b := make([]int32, parts+1)
 	b[parts] = int32(n)
-	total := rowPtr[n] + int64(n)
+	total := rowPtr[n] + rowCost*int64(n)
 	for p := 1; p < parts; p++ {
 		// The first aligned boundary whose work reaches p/parts of the
 		// total, and never before the last one.
@@ -68,7 +77,7 @@ func SplitRows(rowPtr []int64, parts int) (Partition, error) {
 		words := (n + partAlign - 1) / partAlign
 		w := sort.Search(words, func(w int) bool {
 			v := w * partAlign
-			return rowPtr[v]+int64(v) >= want
+			return rowPtr[v]+rowCost*int64(v) >= want
 		})
 		v := min(int32(w*partAlign), int32(n))
 		b[p] = max(v, b[p-1])
@@ -116,7 +125,11 @@ func (g *Graph) PartMatrices(e EdgeType, opt hyb.Options, lo, hi int32, noPush b
 	}
 	pp := g.Memo(partKey{r, opt, ^lo, ^hi}, func() any {
 		var pp partMatrices
-		pp.push, pp.err = partPush(pm.pull, opt)
+		var sym *datasets.Graph
+		if !g.g.Directed {
+			sym = g.adjacency(r)
+		}
+		pp.push, pp.err = partPush(pm.pull, sym, lo, hi, opt)
 		return &pp
 	}).(*partMatrices)
 	return pm.pull, pp.push, pp.err
@@ -151,17 +164,36 @@ func partPull(adj *datasets.Graph, opt hyb.Options, lo, hi int32) (*driver.Matri
 	return driver.NewMatrix(h, rowLengths(rowPtr)), nil
 }
 
-// partPush is the transpose of a part pull, described from its column
-// counts.
-func partPush(pull *driver.Matrix, opt hyb.Options) (*driver.Matrix, error) {
+// partPush is the transpose of a part pull (rows [lo, hi)), described
+// from its column counts. Where the graph is undirected, sym is its
+// symmetric adjacency, and a vertex's count is the number of its own
+// neighbours in [lo, hi): a parallel pass reading each row in order, where
+// counting the pull's columns would add at random into N counters, one
+// arc at a time (kron26: 10 s on the host, most of a partitioned run's
+// PREPROCESS). Otherwise the columns are counted in parallel (colRowPtr).
+func partPush(pull *driver.Matrix, sym *datasets.Graph, lo, hi int32, opt hyb.Options) (*driver.Matrix, error) {
 	src := pull.Src
 	n := pull.N
-	rowPtr := make([]int64, n+1)
-	cnt := rowPtr[1:]
-	for _, c := range src.Col {
-		cnt[c]++
+	var rowPtr []int64
+	if sym != nil {
+		rowPtr = make([]int64, n+1)
+		cnt := rowPtr[1:]
+		bounds := par.Split(n, 8*par.Workers(), func(u int) int64 { return sym.RowPtr[u] + int64(u) })
+		par.Dynamic(bounds, func(a, b int) {
+			for u := a; u < b; u++ {
+				k := int64(0)
+				for _, v := range sym.Col[sym.RowPtr[u]:sym.RowPtr[u+1]] {
+					if v >= lo && v < hi {
+						k++
+					}
+				}
+				cnt[u] = k
+			}
+		})
+		par.PrefixSum(rowPtr)
+	} else {
+		rowPtr = colRowPtr(n, src.Col)
 	}
-	par.PrefixSum(rowPtr)
 	h, err := hyb.DescribeTranspose(n, rowPtr, src, opt, func() hyb.CSR { return transposeCSR(n, rowPtr, src) })
 	if err != nil {
 		return nil, err

@@ -29,6 +29,14 @@ const (
 // id of v's component (a link hooks the larger of two roots under the
 // smaller). It returns its passes over the vertices that link edges.
 func hostComponents(rowPtr []int64, col []int32, comp []int32) int {
+	return linkRows(rowPtr, col, comp, true)
+}
+
+// linkRows is hostComponents over rows that may hold only some of the
+// graph's edges (symmetric false: a part's rows), where no vertex may
+// skip its edges: an edge the largest component's vertex skips is linked
+// from its other end only where that end's row is here too.
+func linkRows(rowPtr []int64, col []int32, comp []int32, symmetric bool) int {
 	n := len(comp)
 	if n == 0 {
 		return 0
@@ -48,7 +56,10 @@ func hostComponents(rowPtr []int64, col []int32, comp []int32) int {
 		})
 		afCompress(comp)
 	}
-	giant := afLargest(comp)
+	giant := int32(-1) // (no vertex's label)
+	if symmetric {
+		giant = afLargest(comp)
+	}
 	par.Blocks(n, func(_, lo, hi int) {
 		for v := lo; v < hi; v++ {
 			if atomic.LoadInt32(&comp[v]) == giant {
@@ -107,4 +118,18 @@ func afLargest(comp []int32) int32 {
 		}
 	}
 	return best
+}
+
+// linkForest links every vertex v of the forest comp with its label in
+// another forest over the same vertices, then compresses: comp's trees
+// become the components of the union of the two forests' graphs.
+func linkForest(comp, other []int32) {
+	par.Blocks(len(comp), func(_, lo, hi int) {
+		for v := lo; v < hi; v++ {
+			if u := other[v]; u != int32(v) {
+				afLink(comp, int32(v), u)
+			}
+		}
+	})
+	afCompress(comp)
 }

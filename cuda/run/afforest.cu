@@ -1,10 +1,10 @@
-// hpgraph CUDA: connected components by Afforest (Sutton, Ben-Nun and
+// hpgraph CUDA: union-find components by Afforest (Sutton, Ben-Nun and
 // Barak, IPDPS 2018; GAP's cc.cc), the backend's own path for
 // vertexprog.Components. comp is a forest: comp[v] <= v always, and a
 // root (comp[r] == r) is the smallest vertex of its tree, since a link
 // only ever points a root at a smaller one. So once every edge is
 // linked and every path compressed, comp[v] is the smallest vertex of v's
-// component: the label the CC vertex program computes.
+// component: the label min-label propagation from the ids computes.
 //
 // The graph is a symmetric HYB matrix (VP_Mat, mat.cu): neighbour i of v
 // is ELL slot i (padding, -1, only trails), then COO entry i - k.
@@ -97,4 +97,15 @@ extern "C" __global__ void __launch_bounds__(AF_BLOCK) af_link_rest(VP_Mat m, AF
     if (u < 0) return;
     af_link(a.comp, v, u);
   }
+}
+
+// af_link_pairs links every vertex with its label in another forest over
+// the same vertices (a.sample: another part's comp), so that comp's trees
+// become the components of the union of both forests' edges (a run in
+// parts: docs/parts.md).
+extern "C" __global__ void __launch_bounds__(AF_BLOCK) af_link_pairs(VP_Mat m, AF_Arg a) {
+  int v = blockIdx.x * blockDim.x + threadIdx.x;
+  if (v >= a.n) return;
+  int u = a.sample[v];
+  if (u != v) af_link(a.comp, v, u);
 }

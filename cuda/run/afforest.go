@@ -18,7 +18,7 @@ import (
 //go:embed afforest.cu
 var afforestSource string
 
-var afforestKernels = []string{"af_init", "af_link_round", "af_compress", "af_sample", "af_link_rest"}
+var afforestKernels = []string{"af_init", "af_link_round", "af_compress", "af_sample", "af_link_rest", "af_link_pairs"}
 
 const (
 	// afRounds is the neighbours of every vertex linked before sampling
@@ -56,13 +56,19 @@ func (b Backend) Components(m *driver.Matrix) (driver.ComponentsRun, error) {
 	if err != nil {
 		return nil, err
 	}
+	return startCC(d, m, 0)
+}
+
+// startCC makes an Afforest job on d for the matrix m, with room for
+// extra bytes more (a part's exchange buffers).
+func startCC(d *Device, m *driver.Matrix, extra int64) (*ccRun, error) {
 	ptx, key, err := d.Image(afforestProgram())
 	if err != nil {
 		return nil, err
 	}
 	r := &ccRun{d: d, n: m.N}
 	err = d.Do("copying the graph to the device", func() error {
-		need := d.Cache.Need(m.Matrix, false, false, build.BinLimits{}, build.TileSpec{}) + int64(m.N)*4 + afSamples*4
+		need := d.Cache.Need(m.Matrix, false, false, build.BinLimits{}, build.TileSpec{}) + int64(m.N)*4 + afSamples*4 + extra
 		if err := d.reserve(need); err != nil {
 			return err
 		}
@@ -90,11 +96,15 @@ func (b Backend) Components(m *driver.Matrix) (driver.ComponentsRun, error) {
 }
 
 // arg is the AF_Arg argument (afforest.cu).
-func (r *ccRun) arg(round, giant int) []byte {
+func (r *ccRun) arg(round, giant int) []byte { return r.argWith(r.sample, round, giant) }
+
+// argWith is arg with sample pointing elsewhere (af_link_pairs' other
+// forest).
+func (r *ccRun) argWith(sample cu.DevicePtr, round, giant int) []byte {
 	b := make([]byte, 32)
 	le := binary.LittleEndian
 	le.PutUint64(b, uint64(r.comp))
-	le.PutUint64(b[8:], uint64(r.sample))
+	le.PutUint64(b[8:], uint64(sample))
 	for i, v := range []uint32{uint32(r.n), uint32(round), uint32(giant), afSeed} {
 		le.PutUint32(b[16+4*i:], v)
 	}
@@ -117,26 +127,36 @@ func (r *ccRun) Run() (int, error) {
 	}
 	err := r.d.Do("labelling components", func() error {
 		r.clock.Begin(r.d.RT())
-		rows := rt.Blocks(int64(r.n), rt.BlockSize)
-		a := r.arg(0, 0)
-		r.launch("af_init", rows, a)
-		for i := 0; i < afRounds; i++ {
-			r.launch("af_link_round", rows, r.arg(i, 0))
-			r.launch("af_compress", rows, a)
-		}
-		r.launch("af_sample", afSamples/rt.BlockSize, a)
-		labels := make([]int32, afSamples)
-		st := r.d.Stream().Handle()
-		cu.MemcpyDtoHAsync(unsafe.Pointer(&labels[0]), r.sample, afSamples*4, st)
-		r.d.Sync()
-		giant := mostFrequent(labels)
-		r.launch("af_link_rest", rt.Blocks(int64(r.n)*32, rt.BlockSize), r.arg(afRounds, int(giant)))
-		r.launch("af_compress", rows, a)
+		r.link(true)
 		r.clock.End(r.d.RT())
 		r.d.Sync()
 		return nil
 	})
 	return afRounds + 1, err
+}
+
+// link launches Afforest's passes on the device's stream (its thread):
+// with skip, the vertices of the largest component sampled skip their
+// edges after the first afRounds, which only a symmetric matrix allows
+// (a part's rows are not: a run in parts links every edge).
+func (r *ccRun) link(skip bool) {
+	rows := rt.Blocks(int64(r.n), rt.BlockSize)
+	a := r.arg(0, 0)
+	r.launch("af_init", rows, a)
+	for i := 0; i < afRounds; i++ {
+		r.launch("af_link_round", rows, r.arg(i, 0))
+		r.launch("af_compress", rows, a)
+	}
+	giant := int32(-1) // (no vertex's label)
+	if skip {
+		r.launch("af_sample", afSamples/rt.BlockSize, a)
+		labels := make([]int32, afSamples)
+		cu.MemcpyDtoHAsync(unsafe.Pointer(&labels[0]), r.sample, afSamples*4, r.d.Stream().Handle())
+		r.d.Sync()
+		giant = mostFrequent(labels)
+	}
+	r.launch("af_link_rest", rt.Blocks(int64(r.n)*32, rt.BlockSize), r.arg(afRounds, int(giant)))
+	r.launch("af_compress", rows, a)
 }
 
 // mostFrequent returns the value that occurs most often in s (the

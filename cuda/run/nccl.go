@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/cuda/nccl"
@@ -22,67 +23,132 @@ import (
 // unique id from rank 0 to the others once.
 
 func newNetParts(g *parts, comm driver.Comm) (*netParts, error) {
-	if err := nccl.Load(); err != nil {
-		return nil, fmt.Errorf("cuda: a run over %d processes exchanges through NCCL: %w", comm.Size(), err)
-	}
-	n := &netParts{g: g, comm: comm, nc: make([]*nccl.Comm, len(g.runs)), recv: make([]cu.DevicePtr, len(g.runs)), bufs: make([][]cu.DevicePtr, len(g.runs))}
+	n := &netParts{g: g, comm: comm, recv: make([]cu.DevicePtr, len(g.runs)), bufs: make([][]cu.DevicePtr, len(g.runs))}
 	// Every part's range, in part order (a process's parts are
-	// consecutive), and rank 0's unique id.
+	// consecutive).
 	var msg []byte
-	for _, r := range g.runs {
+	devs := make([]*Device, len(g.runs))
+	for i, r := range g.runs {
 		msg = binary.LittleEndian.AppendUint32(msg, uint32(r.job.Part.Lo))
 		msg = binary.LittleEndian.AppendUint32(msg, uint32(r.job.Part.Hi))
+		devs[i] = r.d
 	}
-	if comm.Rank() == 0 {
-		id, err := nccl.NewUniqueID()
-		if err != nil {
-			return nil, err
-		}
-		msg = append(msg, id[:]...)
-	}
-	all, err := comm.AllGather(msg)
-	if err != nil {
+	var all [][]byte
+	var err error
+	if n.nc, all, err = joinNCCL(comm, devs, g.first, g.total, msg); err != nil {
 		return nil, err
 	}
-	var id nccl.UniqueID
-	for r, b := range all {
-		ranges := len(b)
-		if r == 0 {
-			ranges -= nccl.UniqueIDBytes
-			if ranges < 0 {
-				return nil, errors.New("cuda: rank 0 sent no NCCL id")
-			}
-			copy(id[:], b[ranges:])
-		}
-		for i := 0; i+8 <= ranges; i += 8 {
+	for _, b := range all {
+		for i := 0; i+8 <= len(b); i += 8 {
 			n.lo = append(n.lo, int32(binary.LittleEndian.Uint32(b[i:])))
 			n.hi = append(n.hi, int32(binary.LittleEndian.Uint32(b[i+4:])))
 		}
 	}
 	if len(n.lo) != g.total {
+		n.close()
 		return nil, fmt.Errorf("cuda: the processes hold %d parts of a run of %d", len(n.lo), g.total)
 	}
-	sparse := g.sparse(0)
-	nv := int64(g.runs[0].n)
-	// Each local part joins (ncclCommInitRank waits for every rank).
-	err = g.each(func(i int, r *progRun) error {
-		return r.d.Do("joining the run's NCCL communicator", func() error {
-			c, err := nccl.CommInitRank(g.total, id, g.first+i)
+	if g.sparse(0) {
+		nv := int64(g.runs[0].n)
+		err = g.each(func(i int, r *progRun) error {
+			return r.d.Do("allocating a part's exchange (NCCL)", func() error {
+				n.recv[i] = rt.Alloc(&n.bufs[i], packBytes(nv, g.xsize)+32*int64(g.total)+16)
+				return nil
+			})
+		})
+		if err != nil {
+			n.close()
+			return nil, err
+		}
+	}
+	return n, nil
+}
+
+// joinNCCL makes the NCCL communicator of a run of total parts over
+// comm's processes: one rank per local part (devs[i] is part first+i's
+// device), joined through comm, which carries rank 0's unique id, and
+// connected. msg is what this process tells the others; every process's
+// comes back, by rank.
+func joinNCCL(comm driver.Comm, devs []*Device, first, total int, msg []byte) ([]*nccl.Comm, [][]byte, error) {
+	if err := nccl.Load(); err != nil {
+		return nil, nil, fmt.Errorf("cuda: a run over %d processes exchanges through NCCL: %w", comm.Size(), err)
+	}
+	msg = append([]byte(nil), msg...)
+	if comm.Rank() == 0 {
+		id, err := nccl.NewUniqueID()
+		if err != nil {
+			return nil, nil, err
+		}
+		msg = append(msg, id[:]...)
+	}
+	all, err := comm.AllGather(msg)
+	if err != nil {
+		return nil, nil, err
+	}
+	k := len(all[0]) - nccl.UniqueIDBytes
+	if k < 0 {
+		return nil, nil, errors.New("cuda: rank 0 sent no NCCL id")
+	}
+	var id nccl.UniqueID
+	copy(id[:], all[0][k:])
+	all[0] = all[0][:k]
+	ncs := make([]*nccl.Comm, len(devs))
+	// Each local part joins (ncclCommInitRank waits for every rank),
+	// then broadcasts a word from every rank to all, once: NCCL connects
+	// its ranks on a communicator's first collective (NCCL 2.22's runtime
+	// connection), which would otherwise fall in the run's first exchange.
+	err = eachDevice(devs, func(i int, d *Device) error {
+		return d.Do("joining the run's NCCL communicator", func() error {
+			c, err := nccl.CommInitRank(total, id, first+i)
 			if err != nil {
 				return err
 			}
-			n.nc[i] = c
-			if sparse {
-				n.recv[i] = rt.Alloc(&n.bufs[i], packBytes(nv, g.xsize)+32*int64(g.total)+16)
+			ncs[i] = c
+			var bufs []cu.DevicePtr
+			defer func() { rt.FreeAll(bufs) }()
+			buf := rt.Alloc(&bufs, 4*int64(total))
+			st := uintptr(d.Stream().Handle())
+			if err := nccl.GroupStart(); err != nil {
+				return err
 			}
-			return nil
+			for root := range total {
+				p := uint64(buf) + uint64(4*root)
+				if err := c.Broadcast(p, p, 1, nccl.Uint32, root, st); err != nil {
+					return errors.Join(err, nccl.GroupEnd())
+				}
+			}
+			if err := nccl.GroupEnd(); err != nil {
+				return err
+			}
+			d.Sync()
+			return c.AsyncError()
 		})
 	})
 	if err != nil {
-		n.close()
-		return nil, err
+		for i, c := range ncs {
+			if c != nil {
+				_ = devs[i].Do("leaving the run's NCCL communicator", func() error { return c.Destroy() })
+			}
+		}
+		return nil, nil, err
 	}
-	return n, nil
+	return ncs, all, nil
+}
+
+// eachDevice runs f on every device at once, one goroutine each (parts
+// on one device take turns at its lock).
+func eachDevice(devs []*Device, f func(i int, d *Device) error) error {
+	errs := make([]error, len(devs))
+	var wg sync.WaitGroup
+	for i, d := range devs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = f(i, d)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // counts is every part's report, in part order: the local ones sent to

@@ -21,9 +21,7 @@ import (
 // at run time on every fresh machine (PREPROCESS's modules: build's
 // TestPrebuiltCoversModules).
 func TestPrebuiltCoversAfforest(t *testing.T) {
-	if image, key := jit.Prebuilt(afforestProgram(), "compute_90"); image == "" {
-		t.Errorf("afforest.cu: no prebuilt image %s.cubin (run scripts/gpu-prebuild.sh)", key)
-	}
+	needPrebuilt(t, "afforest.cu", afforestProgram())
 }
 
 // TestPrebuiltCoversBuiltinApps rebuilds the kernel source of each

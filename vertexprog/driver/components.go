@@ -20,3 +20,17 @@ type ComponentsRun interface {
 	// Close frees what the run holds.
 	Close()
 }
+
+// PartComponentsBackend is a PartBackend whose parts label components
+// by union-find too: each part links the edges of its own rows into a
+// forest over every vertex, then links every other part's forest into
+// its own, so that every part ends with the whole graph's labels.
+type PartComponentsBackend interface {
+	PartBackend
+	// PartComponents starts the local parts of one run: parts[i] is the
+	// rows of the symmetric adjacency matrix that local part i owns
+	// (every other row empty), which info[i] describes (its index among
+	// the run's parts over comm's processes; comm may be nil: one
+	// process). Finish copies every vertex's label.
+	PartComponents(parts []*Matrix, info []Part, comm Comm) (ComponentsRun, error)
+}

@@ -1,0 +1,219 @@
+//go:build cgo
+
+package run
+
+import (
+	"errors"
+	"fmt"
+	"time"
+	"unsafe"
+
+	"github.com/hpgraph/hpgraph/cuda/cu"
+	"github.com/hpgraph/hpgraph/cuda/nccl"
+	"github.com/hpgraph/hpgraph/cuda/rt"
+	"github.com/hpgraph/hpgraph/vertexprog/driver"
+)
+
+// Components in parts (driver.PartComponentsBackend; docs/parts.md):
+// each part runs Afforest over its own rows into a forest of every
+// vertex (no vertex skips its edges: an edge between two parts is in one
+// part's rows only), keeps a copy of it, then receives every other part's
+// copy (peer copies in one process, NCCL broadcasts between processes)
+// and links each vertex with its label there (af_link_pairs), so every
+// part ends with the whole graph's labels.
+
+// ccParts is a run's local parts (driver.ComponentsRun).
+type ccParts struct {
+	runs        []*ccRun
+	first       int
+	total       int
+	snap, recv  []cu.DevicePtr // per part: its forest's copy, another's
+	bufs        [][]cu.DevicePtr
+	nc          []*nccl.Comm // per part, over several processes
+	stats       []driver.PartStat
+	compute     time.Duration
+	closed, ran bool
+}
+
+// StartPartComponents starts parts[i] (info[i] says which, over comm's
+// processes) on devs[i] (driver.PartComponentsBackend).
+func StartPartComponents(devs []*Device, parts []*driver.Matrix, info []driver.Part, comm driver.Comm) (driver.ComponentsRun, error) {
+	if len(parts) == 0 || len(devs) != len(parts) || len(info) != len(parts) {
+		return nil, fmt.Errorf("cuda: %d parts for %d devices", len(parts), len(devs))
+	}
+	n := parts[0].N
+	first, total := info[0].Index, info[0].Count
+	g := &ccParts{first: first, total: total, runs: make([]*ccRun, len(parts)),
+		snap: make([]cu.DevicePtr, len(parts)), recv: make([]cu.DevicePtr, len(parts)), bufs: make([][]cu.DevicePtr, len(parts))}
+	for i, m := range parts {
+		if m.N != n {
+			return nil, errors.New("cuda: the parts of a partitioned run must be parts of one graph")
+		}
+		if info[i].Index != first+i || info[i].Count != total {
+			return nil, errors.New("cuda: a process's parts must be consecutive parts of one run")
+		}
+		g.stats = append(g.stats, driver.PartStat{Index: first + i, Lo: info[i].Lo, Hi: info[i].Hi, Arcs: m.NNZ()})
+	}
+	err := eachDevice(devs, func(i int, d *Device) error {
+		r, err := startCC(d, parts[i], 2*int64(n)*4)
+		if err != nil {
+			return err
+		}
+		g.runs[i] = r
+		return d.Do("allocating a part's forests", func() error {
+			for _, o := range devs {
+				d.EnablePeer(o.RT())
+			}
+			g.snap[i] = rt.Alloc(&g.bufs[i], int64(max(1, n))*4)
+			g.recv[i] = rt.Alloc(&g.bufs[i], int64(max(1, n))*4)
+			return nil
+		})
+	})
+	if err == nil && comm != nil && comm.Size() > 1 {
+		g.nc, _, err = joinNCCL(comm, devs, first, total, nil)
+	}
+	if err != nil {
+		g.Close()
+		return nil, err
+	}
+	return g, nil
+}
+
+func (g *ccParts) each(f func(i int, r *ccRun) error) error {
+	devs := make([]*Device, len(g.runs))
+	for i, r := range g.runs {
+		devs[i] = r.d
+	}
+	return eachDevice(devs, func(i int, _ *Device) error { return f(i, g.runs[i]) })
+}
+
+// Run implements driver.ComponentsRun: every part's forest, then the
+// others' linked into it.
+func (g *ccParts) Run() (int, error) {
+	if g.closed {
+		return 0, errors.New("cuda: Run on a closed components run")
+	}
+	n := g.runs[0].n
+	if n == 0 {
+		g.ran = true
+		return 0, nil
+	}
+	bytes := int64(n) * 4
+	rows := rt.Blocks(int64(n), rt.BlockSize)
+	t0 := time.Now()
+	err := g.each(func(i int, r *ccRun) error {
+		return r.d.Do("labelling a part's components", func() error {
+			t := time.Now()
+			r.clock.Begin(r.d.RT())
+			r.link(false)
+			r.d.CopyFrom(g.snap[i], r.d.RT(), r.comp, bytes)
+			r.d.Sync()
+			g.stats[i].Compute = time.Since(t)
+			return nil
+		})
+	})
+	if err != nil {
+		return 0, err
+	}
+	t1 := time.Now()
+	err = g.each(func(i int, r *ccRun) error {
+		return r.d.Do("linking the other parts' forests", func() error {
+			st := r.d.Stream()
+			for p := range g.total {
+				if p == g.first+i {
+					if g.nc == nil {
+						continue
+					}
+				}
+				if g.nc != nil {
+					// (every rank takes part in every root's broadcast)
+					if err := g.nc[i].Broadcast(uint64(g.snap[i]), uint64(g.recv[i]), n, nccl.Int32, p, uintptr(st.Handle())); err != nil {
+						return err
+					}
+					if p == g.first+i {
+						continue
+					}
+				} else {
+					o := g.runs[p-g.first]
+					r.d.CopyFrom(g.recv[i], o.d.RT(), g.snap[p-g.first], bytes)
+				}
+				g.stats[i].ExchangeBytes += bytes
+				r.launch("af_link_pairs", rows, r.argWith(g.recv[i], 0, 0))
+			}
+			r.launch("af_compress", rows, r.arg(0, 0))
+			r.clock.End(r.d.RT())
+			r.d.Sync()
+			if g.nc != nil {
+				return g.nc[i].AsyncError()
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return 0, err
+	}
+	for i := range g.stats {
+		g.stats[i].Exchange = time.Since(t1)
+	}
+	g.compute = time.Since(t0)
+	g.ran = true
+	return afRounds + 1 + 2*(g.total-1), nil
+}
+
+// Finish implements driver.ComponentsRun: the first part's labels,
+// every vertex's.
+func (g *ccParts) Finish(labels []int32) error {
+	if g.closed || !g.ran {
+		return errors.New("cuda: Finish on a components run closed or not run")
+	}
+	r := g.runs[0]
+	if len(labels) != r.n {
+		return errors.New("cuda: Finish: the labels' length is not the graph's order")
+	}
+	if r.n == 0 {
+		return nil
+	}
+	t0 := time.Now()
+	defer func() { r.transfers += time.Since(t0) }()
+	return r.d.Do("copying labels back", func() error {
+		r.d.DtoH(unsafe.Pointer(&labels[0]), r.comp, int64(r.n)*4)
+		return nil
+	})
+}
+
+// Parts is what each part did (vertexprog.Result.Parts).
+func (g *ccParts) Parts() []driver.PartStat { return g.stats }
+
+// DeviceTime implements driver.DeviceTimer: the slowest part's.
+func (g *ccParts) DeviceTime() time.Duration {
+	var d time.Duration
+	for _, r := range g.runs {
+		d = max(d, r.DeviceTime())
+	}
+	return d
+}
+
+// Transfers implements driver.TransferReporter: the first part's (the
+// labels' copy back).
+func (g *ccParts) Transfers() time.Duration { return g.runs[0].Transfers() }
+
+// Close implements driver.ComponentsRun.
+func (g *ccParts) Close() {
+	if g.closed {
+		return
+	}
+	g.closed = true
+	for i, r := range g.runs {
+		if r == nil {
+			continue
+		}
+		_ = r.d.Do("freeing a part's forests", func() error {
+			if i < len(g.nc) && g.nc[i] != nil {
+				_ = g.nc[i].Destroy()
+			}
+			rt.FreeAll(g.bufs[i])
+			return nil
+		})
+		r.Close()
+	}
+}
