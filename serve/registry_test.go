@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/apps/registry"
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
@@ -18,13 +19,13 @@ import (
 // server's answers equal the registry's own run, which passes verify's
 // check against the reference.
 func TestEveryAppServed(t *testing.T) {
-	if !slices.Equal(Algorithms, apps.Names()) {
-		t.Fatalf("Algorithms %v, the registry %v", Algorithms, apps.Names())
+	if !slices.Equal(Algorithms, registry.Names()) {
+		t.Fatalf("Algorithms %v, the registry %v", Algorithms, registry.Names())
 	}
 	ts := newTestServer(t, nil)
 	ts.load(t, "g", "sparse.el", nil)
 	lg, _ := ts.lookup("g")
-	for _, a := range apps.Registry() {
+	for _, a := range registry.Apps() {
 		t.Run(a.Name, func(t *testing.T) {
 			post := func(output string) (int, http.Header, []byte) {
 				return ts.do(t, "POST", "/v1/graphs/g/run", map[string]any{"algo": a.Name, "output": output})
@@ -34,7 +35,7 @@ func TestEveryAppServed(t *testing.T) {
 				wantError(t, code, body, http.StatusBadRequest, "algo")
 				return
 			}
-			req := apps.Request{Params: apps.DefaultParams(), Need: apps.NeedRows}
+			req := apps.Request{Params: registry.DefaultParams(), Need: apps.NeedRows}
 			if a.Source {
 				req.Source = defaultSource(lg)
 			}

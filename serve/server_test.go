@@ -21,8 +21,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hpgraph/hpgraph/apps"
 	"github.com/hpgraph/hpgraph/apps/reference"
+	"github.com/hpgraph/hpgraph/apps/registry"
 	"github.com/hpgraph/hpgraph/datasets"
 )
 
@@ -348,7 +348,7 @@ func TestAppsMatchReference(t *testing.T) {
 	// An app without device code (lcc) is refused by a server on a device.
 	cpuOnly := func(t *testing.T, algo string) bool {
 		t.Helper()
-		if testBackend == "cpu" || testBackend == "auto" || apps.Lookup(algo).Device() {
+		if testBackend == "cpu" || testBackend == "auto" || registry.Lookup(algo).Device() {
 			return false
 		}
 		code, _, body := run(algo, nil, "")
@@ -835,7 +835,7 @@ func TestRunHonoursContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, algo := range Algorithms {
-		if a := apps.Lookup(algo); !a.Device() && testBackend != "cpu" && testBackend != "auto" {
+		if a := registry.Lookup(algo); !a.Device() && testBackend != "cpu" && testBackend != "auto" {
 			continue // (no device code: the server refuses it)
 		}
 		req := RunRequest{Algo: algo}

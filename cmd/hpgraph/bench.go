@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/apps/registry"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/datasets/gen"
 	"github.com/hpgraph/hpgraph/hyb"
@@ -61,7 +62,7 @@ func (a benchAlgo) run(g *vertexprog.Graph, p params, opt vertexprog.Options) (*
 // row of the benchmarks).
 func benchAlgorithms() []benchAlgo {
 	var out []benchAlgo
-	for _, a := range apps.Registry() {
+	for _, a := range registry.Apps() {
 		out = append(out, benchAlgo{name: a.Name, about: a.About, app: a})
 		for i := range a.Variants {
 			v := &a.Variants[i]
@@ -84,7 +85,7 @@ func findBenchAlgos(list string) ([]benchAlgo, error) {
 	var out []benchAlgo
 	for _, name := range strings.Split(list, ",") {
 		name = strings.TrimSpace(name)
-		if a := apps.Lookup(name); a != nil {
+		if a := registry.Lookup(name); a != nil {
 			name = a.Name // (an alias)
 		}
 		i := slices.IndexFunc(all, func(a benchAlgo) bool { return a.name == name })
@@ -331,7 +332,7 @@ type benchSettings struct {
 	MaxIter        int      `json:"max_iter"`
 	Iterations     int      `json:"iterations"`
 	Precision      string   `json:"pagerank_precision"`
-	Delta          float64  `json:"sssp_delta"` // negative: apps.DefaultDelta
+	Delta          float64  `json:"sssp_delta"` // negative: sssp.DefaultDelta
 	SSSPWeights    string   `json:"sssp_weights"`
 	WeightSeed     uint64   `json:"weight_seed"`
 	Symmetrize     bool     `json:"symmetrize"`
@@ -341,7 +342,7 @@ type benchSettings struct {
 	Validate       bool     `json:"validate"`
 	// Answer: each result also has the time to answer of fresh processes.
 	Answer bool `json:"answer,omitempty"`
-	// Params are every app's parameters (apps.AllParams) and src, under
+	// Params are every app's parameters (registry.AllParams) and src, under
 	// their JSON names: the fields above and any an app adds.
 	Params map[string]any `json:"params"`
 }
@@ -836,7 +837,7 @@ func srcRule(src int64) string {
 func benchOne(bg *benchGraph, a benchAlgo, backend string, base vertexprog.Options, prm params, runs int, validate bool, hopt hyb.Options) benchResult {
 	d := bg.plain
 	r := benchResult{Graph: bg.info.Name, Algorithm: a.name, Backend: backend, Weights: "none", Vertices: d.N, Edges: d.Edges()}
-	if a.app.Takes("precision") && prm.Precision != apps.DefaultParams().Precision {
+	if a.app.Takes("precision") && prm.Precision != registry.DefaultParams().Precision {
 		r.Algorithm += "/" + prm.Precision
 	}
 	if a.app.Weighted {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/apps/registry"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/internal/par"
 	"github.com/hpgraph/hpgraph/vertexprog"
@@ -71,7 +72,7 @@ func (p *params) register(fs *pflag.FlagSet) {
 }
 
 // registerAlgo registers the algorithm parameters but --src (run takes a
-// list of sources): every app's (apps.AllParams).
+// list of sources): every app's (registry.AllParams).
 func (p *params) registerAlgo(fs *pflag.FlagSet) { registerParams(fs, &p.Params) }
 
 func backendNames() []string { return vertexprog.Backends() }
@@ -130,7 +131,7 @@ func newRun() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "run ALGO GRAPH",
-		Short: "Run an algorithm on a graph file (" + strings.Join(apps.Names(), ", ") + ") and report the time to answer",
+		Short: "Run an algorithm on a graph file (" + strings.Join(registry.Names(), ", ") + ") and report the time to answer",
 		Long:  runLong + algorithmList(),
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -487,7 +488,7 @@ func (r *record) setAnswer(a answerTimes) {
 
 func algorithmList() string {
 	s := ""
-	for _, a := range apps.Registry() {
+	for _, a := range registry.Apps() {
 		s += fmt.Sprintf("  %-14s %s\n", a.Name, a.About)
 	}
 	return s
