@@ -95,3 +95,18 @@ func TestBFSReusingMatchesReference(t *testing.T) {
 		}
 	}
 }
+
+// TestBadInput: a source outside the graph and an unknown backend are
+// refused.
+func TestBadInput(t *testing.T) {
+	el := &datasets.EdgeList{N: 3, Src: []int32{0, 1}, Dst: []int32{1, 2}, Directed: true, IDBase: 1}
+	g := vertexprog.NewGraph(apptest.Build(t, el, datasets.Options{}))
+	for _, src := range []int32{-1, 3} {
+		if _, err := bfs.Run(g, src, vertexprog.Options{}); err == nil {
+			t.Errorf("bfs source %d accepted", src)
+		}
+	}
+	if _, err := bfs.Run(g, 0, vertexprog.Options{Backend: "nonesuch"}); err == nil {
+		t.Error("unknown backend accepted")
+	}
+}

@@ -52,3 +52,19 @@ func TestPageRankMatchesReference(t *testing.T) {
 		})
 	}
 }
+
+// TestBadInput: a damping outside [0, 1] and a forced push (PageRank
+// pulls) are refused.
+func TestBadInput(t *testing.T) {
+	el := &datasets.EdgeList{N: 3, Src: []int32{0, 1}, Dst: []int32{1, 2}, Directed: true}
+	g := vertexprog.NewGraph(apptest.Build(t, el, datasets.Options{}))
+	if _, err := pagerank.Run(g, 1.5, 0, 10, vertexprog.Options{}); err == nil {
+		t.Error("damping 1.5 accepted")
+	}
+	if _, err := pagerank.Run(g, 0.85, 0, 10, vertexprog.Options{Direction: vertexprog.Push}); err == nil {
+		t.Error("forced push of PageRank accepted")
+	}
+	if _, err := pagerank.Run(g, 0.85, 0, 10, vertexprog.Options{}); err != nil {
+		t.Errorf("damping 0.85: %v", err)
+	}
+}

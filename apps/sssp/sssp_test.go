@@ -73,3 +73,20 @@ func TestSSSPNonNegativeWeights(t *testing.T) {
 		t.Error("weight -1e-45 accepted")
 	}
 }
+
+// TestBadInput: a negative weight and a source outside the graph are
+// refused.
+func TestBadInput(t *testing.T) {
+	el := &datasets.EdgeList{N: 3, Src: []int32{0, 1}, Dst: []int32{1, 2}, W: []float32{2, -1}, Directed: true, IDBase: 1}
+	g := vertexprog.NewGraph(apptest.Build(t, el, datasets.Options{}))
+	if _, err := sssp.Run(g, 0, vertexprog.Options{}); err == nil {
+		t.Error("negative weight accepted")
+	}
+	el.W[1] = 1
+	g = vertexprog.NewGraph(apptest.Build(t, el, datasets.Options{}))
+	for _, src := range []int32{-1, 3} {
+		if _, err := sssp.Run(g, src, vertexprog.Options{}); err == nil {
+			t.Errorf("sssp source %d accepted", src)
+		}
+	}
+}
