@@ -1,5 +1,5 @@
-// CDLP's device code (CDLPProgram, apps/cdlp.go; the contract:
-// vertexprog.MultisetDeviceProgram): see apps/cdlp_device.go. With
+// CDLP's device code (Program, apps/cdlp/cdlp.go; the contract:
+// vertexprog.MultisetDeviceProgram): see apps/cdlp/device.go. With
 // CDLP_INDEX 1 the keys are labels minus the smallest id (4 bytes),
 // with 0 the labels themselves.
 #if CDLP_INDEX

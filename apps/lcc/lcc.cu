@@ -1,5 +1,5 @@
-// LCC's device code (LCCProgram, apps/lcc.go; the contract:
-// vertexprog.DeviceCode), hand-written: see apps/lcc_device.go. Device
+// LCC's device code (Program, apps/lcc/lcc.go; the contract:
+// vertexprog.DeviceCode), hand-written: see apps/lcc/device.go. Device
 // defines LCC_DIRECTED and LCC_AGG before it.
 
 struct X_t {};
@@ -39,7 +39,7 @@ __device__ __forceinline__ void lcc_add(const State& s, int r, long long m) {
 // lcc_add_third credits c, the third vertex of a triangle, with m arcs.
 // The lanes of a warp intersect one list a with their own b's, so lanes
 // that close triangles in the same step often share c, a hub: where
-// LCC_AGG is 1 (LCCProgram.agg says where it pays), those that credit one
+// LCC_AGG is 1 (Program.agg says where it pays), those that credit one
 // hub with the same m together add their sum once. (A build without it:
 // the code and registers cost 10% where it is off.)
 __device__ __forceinline__ void lcc_add_third(const State& s, int c, long long m) {

@@ -1,5 +1,5 @@
-// Triangle counting's device code (TriangleProgram, apps/tc.go; the
-// contract: vertexprog.DeviceCode), hand-written: see apps/device.go.
+// Triangle counting's device code (Program, apps/tc/tc.go; the
+// contract: vertexprog.DeviceCode), hand-written: see apps/tc/device.go.
 
 struct X_t {};
 typedef long long A_t;
