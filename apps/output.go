@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strconv"
 
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/vertexprog"
@@ -40,53 +39,12 @@ func forFileOrder(g *vertexprog.Graph, fn func(v int32)) {
 	}
 }
 
-// LDBCUnreachable is the depth LDBC's BFS output gives an unreachable
-// vertex: the largest int64.
-const LDBCUnreachable = math.MaxInt64
-
 // WriteLDBCFloats writes "id value" lines in LDBC's 16 significant digits
 // (PageRank, LCC).
 func WriteLDBCFloats(w io.Writer, g *vertexprog.Graph, x []float64) error {
 	return WriteVertexLines(w, g, func(bw *bufio.Writer, v int32, id int64) {
 		fmt.Fprintf(bw, "%d %.15e\n", id, x[v])
 	})
-}
-
-// WriteLDBCDistances writes "id distance" lines, unreachable vertices at
-// Infinity. A distance is a float32 sum; it is written as the shortest
-// decimal that reads back as it, in LDBC's 16 significant digits.
-func WriteLDBCDistances(w io.Writer, g *vertexprog.Graph, dist []float32) error {
-	return WriteVertexLines(w, g, func(bw *bufio.Writer, v int32, id int64) {
-		x := float64(dist[v])
-		if math.IsInf(x, 1) {
-			fmt.Fprintf(bw, "%d Infinity\n", id)
-			return
-		}
-		x, _ = strconv.ParseFloat(strconv.FormatFloat(x, 'g', -1, 32), 64)
-		fmt.Fprintf(bw, "%d %.15e\n", id, x)
-	})
-}
-
-// FormatDist is a distance in --out's lines: Infinity where unreached.
-func FormatDist(x float64) string {
-	if math.IsInf(x, 1) {
-		return "Infinity"
-	}
-	return fmt.Sprintf("%g", x)
-}
-
-// SmallestIDs gives every component label (a vertex of the component) the
-// component's smallest id in the file, whatever order the vertices were
-// numbered in (--relabel): LDBC's WCC labels.
-func SmallestIDs(d *datasets.Graph, label []int32) []int64 {
-	first := make([]int64, d.N)
-	for v := range first {
-		first[v] = math.MaxInt64
-	}
-	for v, l := range label {
-		first[l] = min(first[l], d.OriginalID(int32(v)))
-	}
-	return first
 }
 
 // CompareFloats compares got with the reference's want to rel

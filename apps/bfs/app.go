@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/hpgraph/hpgraph/apps"
 	"github.com/hpgraph/hpgraph/apps/reference"
@@ -70,7 +71,7 @@ func answer(g *vertexprog.Graph, req apps.Request, opt vertexprog.Options) (*app
 		return apps.WriteVertexLines(w, g, func(bw *bufio.Writer, v int32, id int64) {
 			x := int64(r.Depth[v])
 			if x < 0 {
-				x = apps.LDBCUnreachable
+				x = ldbcUnreachable
 			}
 			fmt.Fprintf(bw, "%d %d\n", id, x)
 		})
@@ -78,3 +79,7 @@ func answer(g *vertexprog.Graph, req apps.Request, opt vertexprog.Options) (*app
 	res.Check = func() error { return reference.ValidateBFS(d, req.Source, r.Depth, r.Parent) }
 	return res, nil
 }
+
+// ldbcUnreachable is the depth LDBC's BFS output gives an unreachable
+// vertex: the largest int64.
+const ldbcUnreachable = math.MaxInt64

@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/hpgraph/hpgraph/apps"
 	"github.com/hpgraph/hpgraph/apps/reference"
+	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
@@ -36,7 +38,7 @@ func answer(g *vertexprog.Graph, req apps.Request, opt vertexprog.Options) (*app
 	var first []int64
 	smallest := func() []int64 {
 		if first == nil {
-			first = apps.SmallestIDs(d, r.Label)
+			first = smallestIDs(d, r.Label)
 		}
 		return first
 	}
@@ -63,4 +65,18 @@ func answer(g *vertexprog.Graph, req apps.Request, opt vertexprog.Options) (*app
 			return nil
 		},
 	}, nil
+}
+
+// smallestIDs gives every component label (a vertex of the component) the
+// component's smallest id in the file, whatever order the vertices were
+// numbered in (--relabel): LDBC's WCC labels.
+func smallestIDs(d *datasets.Graph, label []int32) []int64 {
+	first := make([]int64, d.N)
+	for v := range first {
+		first[v] = math.MaxInt64
+	}
+	for v, l := range label {
+		first[l] = min(first[l], d.OriginalID(int32(v)))
+	}
+	return first
 }

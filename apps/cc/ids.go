@@ -43,16 +43,7 @@ func RunByID(g *vertexprog.Graph, opt vertexprog.Options) (*ByID, error) {
 	if r.Label == nil {
 		return nil, fmt.Errorf("%w: components by id: %w", apps.ErrInvalidInput, apps.ErrSummaryOnly)
 	}
-	first := make([]int64, len(r.Label))
-	for v, l := range r.Label {
-		if int(l) == v {
-			first[l] = g.Dataset().OriginalID(l)
-		}
-	}
-	for v, l := range r.Label {
-		first[l] = min(first[l], g.Dataset().OriginalID(int32(v)))
-	}
-	return &ByID{Components: r.Components, Index: r, g: g, first: first}, nil
+	return &ByID{Components: r.Components, Index: r, g: g, first: smallestIDs(g.Dataset(), r.Label)}, nil
 }
 
 // Label returns the smallest original id in the component of the vertex

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 
 	"github.com/hpgraph/hpgraph/apps"
 	"github.com/hpgraph/hpgraph/apps/reference"
@@ -71,10 +72,10 @@ func answer(g *vertexprog.Graph, req apps.Request, opt vertexprog.Options) (*app
 		Rows:    func(v int32, c []apps.Cell) { c[0] = apps.FloatCell(float64(r.Dist[v])) },
 		WriteText: func(w io.Writer) error {
 			return apps.WriteVertexLines(w, g, func(bw *bufio.Writer, v int32, id int64) {
-				fmt.Fprintf(bw, "%d %s\n", id, apps.FormatDist(float64(r.Dist[v])))
+				fmt.Fprintf(bw, "%d %s\n", id, formatDist(float64(r.Dist[v])))
 			})
 		},
-		WriteLDBC: func(w io.Writer) error { return apps.WriteLDBCDistances(w, g, r.Dist) },
+		WriteLDBC: func(w io.Writer) error { return writeLDBCDistances(w, g, r.Dist) },
 		Check: func() error {
 			want, err := reference.SSSP(d, req.Source)
 			if err != nil {
@@ -88,3 +89,26 @@ func answer(g *vertexprog.Graph, req apps.Request, opt vertexprog.Options) (*app
 // tolerance: float32 sums of integer weights are exact; allow rounding
 // for fractional weights.
 func tolerance(*apps.Params) float64 { return 1e-6 }
+
+// writeLDBCDistances writes "id distance" lines, unreachable vertices at
+// Infinity. A distance is a float32 sum; it is written as the shortest
+// decimal that reads back as it, in LDBC's 16 significant digits.
+func writeLDBCDistances(w io.Writer, g *vertexprog.Graph, dist []float32) error {
+	return apps.WriteVertexLines(w, g, func(bw *bufio.Writer, v int32, id int64) {
+		x := float64(dist[v])
+		if math.IsInf(x, 1) {
+			fmt.Fprintf(bw, "%d Infinity\n", id)
+			return
+		}
+		x, _ = strconv.ParseFloat(strconv.FormatFloat(x, 'g', -1, 32), 64)
+		fmt.Fprintf(bw, "%d %.15e\n", id, x)
+	})
+}
+
+// formatDist is a distance in --out's lines: Infinity where unreached.
+func formatDist(x float64) string {
+	if math.IsInf(x, 1) {
+		return "Infinity"
+	}
+	return fmt.Sprintf("%g", x)
+}
