@@ -52,11 +52,11 @@ func ExampleFromGonum() {
 	fmt.Println("hpgraph: 101 to 410:", d)
 	fmt.Println("gonum:   101 to 410:", path.DijkstraFrom(g.Node(101), g).WeightTo(410))
 
-	cc, err := cc.RunByID(vg, vertexprog.Options{})
+	comp, err := cc.RunByID(vg, vertexprog.Options{})
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println("components:", cc.Groups())
+	fmt.Println("components:", comp.Groups())
 	// Output:
 	// 5 vertices, directed: true weighted: true
 	// hpgraph: 101 to 410: 7

@@ -613,11 +613,11 @@ func TestDeviceTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("pagerank-ldbc", pr.Run.Device, pr.Run.Compute, pr.Run.Iterations)
-	cc, err := cc.Run(g, vertexprog.Options{Backend: "cuda"})
+	comp, err := cc.Run(g, vertexprog.Options{Backend: "cuda"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	check("cc (afforest)", cc.Run.Device, cc.Run.Compute, cc.Run.Iterations)
+	check("cc (afforest)", comp.Run.Device, comp.Run.Compute, comp.Run.Iterations)
 	cpu, err := bfs.Run(g, 0, vertexprog.Options{Backend: "cpu"})
 	if err != nil {
 		t.Fatal(err)
