@@ -67,13 +67,14 @@ fmt-check:
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 # Test binaries to run on a GPU machine (carry bin/ there; it needs no Go):
-# bin/cuda.test for ./cuda and bin/cuda-LAYER.test for each layer
-# ./cuda/LAYER (scripts/gpu-tests.sh runs them all).
+# bin/cuda.test for ./cuda, bin/cuda-LAYER.test for each layer
+# ./cuda/LAYER and bin/apps-NAME.test for each app folder apps/NAME and
+# the registry (scripts/gpu-tests.sh runs them all).
 CUDA_LAYERS := rt jit build run gen nccl
 cuda-test:
 	$(GO) test -c -o $(BIN)/cuda.test ./cuda/
 	for l in $(CUDA_LAYERS); do $(GO) test -c -o $(BIN)/cuda-$$l.test ./cuda/$$l || exit 1; done
-	$(GO) test -c -o $(BIN)/apps-cuda.test ./apps/
+	for d in $$(ls -d apps/*/ | grep -v -e internal -e reference); do $(GO) test -c -o $(BIN)/apps-$$(basename $$d).test ./$$d || exit 1; done
 	$(GO) test -c -o $(BIN)/cu.test ./cuda/cu
 	for p in widest reach khop hoppath mintag; do $(GO) test -c -o $(BIN)/ex-$$p.test ./examples/$$p || exit 1; done
 

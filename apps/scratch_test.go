@@ -1,9 +1,14 @@
-package apps
+package apps_test
 
 import (
 	"testing"
 	"unsafe"
 
+	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/apps/cc"
+	"github.com/hpgraph/hpgraph/apps/pagerank"
+	"github.com/hpgraph/hpgraph/apps/registry"
+	"github.com/hpgraph/hpgraph/apps/sssp"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/datasets/gen"
 	"github.com/hpgraph/hpgraph/vertexprog"
@@ -23,12 +28,12 @@ func TestScratchKeepsOneArrayPerType(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := vertexprog.NewGraph(d)
-	s := &Scratch{}
-	mix := []*App{appSSSP, appPageRankLDBC, appCC, appPageRank, appSSSP, appCC}
+	s := &apps.Scratch{}
+	mix := []*apps.App{sssp.App, pagerank.LDBCApp, cc.App, pagerank.App, sssp.App, cc.App}
 	arrays := func() map[string]unsafe.Pointer {
-		m := map[string]unsafe.Pointer{"ranks": unsafe.Pointer(unsafe.SliceData(s.lentRanks()))}
-		for _, k := range s.values {
-			switch x := k.array.(type) {
+		m := map[string]unsafe.Pointer{"ranks": unsafe.Pointer(unsafe.SliceData(s.LentRanks()))}
+		for _, k := range apps.KeptValues(s) {
+			switch x := k.(type) {
 			case []float64:
 				m["float64"] = unsafe.Pointer(unsafe.SliceData(x))
 			case []float32:
@@ -44,12 +49,12 @@ func TestScratchKeepsOneArrayPerType(t *testing.T) {
 	var first map[string]unsafe.Pointer
 	for round := range 3 {
 		for _, a := range mix {
-			if _, err := a.Run(g, Request{Params: DefaultParams(), Need: NeedSummary, Scratch: s}, vertexprog.Options{Backend: "cpu"}); err != nil {
+			if _, err := a.Run(g, apps.Request{Params: registry.DefaultParams(), Need: apps.NeedSummary, Scratch: s}, vertexprog.Options{Backend: "cpu"}); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if len(s.values) != 3 {
-			t.Fatalf("round %d: %d value arrays kept, want one per type (3)", round, len(s.values))
+		if len(apps.KeptValues(s)) != 3 {
+			t.Fatalf("round %d: %d value arrays kept, want one per type (3)", round, len(apps.KeptValues(s)))
 		}
 		now := arrays()
 		if round == 0 {
@@ -61,25 +66,5 @@ func TestScratchKeepsOneArrayPerType(t *testing.T) {
 				t.Fatalf("round %d: a new %s array, not the one kept", round, k)
 			}
 		}
-	}
-}
-
-// SSSP's default delta is the graph's: computed once (a pass over every
-// weight a query cost a batch of weighted kron21 queries ~80 ms each),
-// and equal to DeltaWeights times the mean weight.
-func TestDefaultDeltaOncePerGraph(t *testing.T) {
-	d, err := datasets.Build(&datasets.EdgeList{N: 4, Src: []int32{0, 1, 2}, Dst: []int32{1, 2, 3}, W: []float32{1, 2, 6}}, datasets.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := vertexprog.NewGraph(d)
-	for range 3 {
-		if _, err := appSSSP.Run(g, Request{Params: DefaultParams()}, vertexprog.Options{Backend: "cpu"}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	kept := g.Memo(defaultDeltaKey{}, func() any { t.Fatal("the runs did not keep the graph's delta"); return 0.0 })
-	if want := DeltaWeights * 3.0; kept != want || DefaultDelta(g) != want {
-		t.Fatalf("delta %v (DefaultDelta %v), want %v: %d times the mean weight 3", kept, DefaultDelta(g), want, DeltaWeights)
 	}
 }

@@ -8,7 +8,11 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/apps/bfs"
+	"github.com/hpgraph/hpgraph/apps/cc"
+	"github.com/hpgraph/hpgraph/apps/cdlp"
+	"github.com/hpgraph/hpgraph/apps/lcc"
+	"github.com/hpgraph/hpgraph/apps/sssp"
 	"github.com/hpgraph/hpgraph/cuda/internal/gputest"
 	"github.com/hpgraph/hpgraph/cuda/jit"
 	"github.com/hpgraph/hpgraph/datasets"
@@ -44,28 +48,28 @@ func TestRegisteredBackendMatchesCPU(t *testing.T) {
 		g := testGraph(t, directed)
 		cpu, gpu := vertexprog.Options{Backend: "cpu"}, vertexprog.Options{Backend: "cuda"}
 		what := fmt.Sprintf("directed=%v", directed)
-		b1, err1 := apps.BFS(g, 0, cpu)
-		b2, err2 := apps.BFS(g, 0, gpu)
+		b1, err1 := bfs.Run(g, 0, cpu)
+		b2, err2 := bfs.Run(g, 0, gpu)
 		if err1 != nil || err2 != nil || !slices.Equal(b1.Depth, b2.Depth) || b2.Run.Backend != "cuda" {
 			t.Errorf("%s: bfs: %v, %v, ran on %s, same depths %v", what, err1, err2, b2.Run.Backend, err1 == nil && err2 == nil && slices.Equal(b1.Depth, b2.Depth))
 		}
-		s1, err1 := apps.SSSP(g, 0, cpu)
-		s2, err2 := apps.SSSP(g, 0, gpu)
+		s1, err1 := sssp.Run(g, 0, cpu)
+		s2, err2 := sssp.Run(g, 0, gpu)
 		if err1 != nil || err2 != nil || !slices.Equal(s1.Dist, s2.Dist) {
 			t.Errorf("%s: sssp: %v, %v, or the distances differ", what, err1, err2)
 		}
-		c1, err1 := apps.ConnectedComponents(g, cpu)
-		c2, err2 := apps.ConnectedComponents(g, gpu)
+		c1, err1 := cc.Run(g, cpu)
+		c2, err2 := cc.Run(g, gpu)
 		if err1 != nil || err2 != nil || !slices.Equal(c1.Label, c2.Label) {
 			t.Errorf("%s: cc: %v, %v, or the labels differ", what, err1, err2)
 		}
-		l1, err1 := apps.LCC(g, cpu)
-		l2, err2 := apps.LCC(g, gpu)
+		l1, err1 := lcc.Run(g, cpu)
+		l2, err2 := lcc.Run(g, gpu)
 		if err1 != nil || err2 != nil || !slices.Equal(l1.LCC, l2.LCC) {
 			t.Errorf("%s: lcc: %v, %v, or the coefficients differ", what, err1, err2)
 		}
-		d1, err1 := apps.CDLP(g, 10, cpu)
-		d2, err2 := apps.CDLP(g, 10, gpu)
+		d1, err1 := cdlp.Run(g, 10, cpu)
+		d2, err2 := cdlp.Run(g, 10, gpu)
 		if err1 != nil || err2 != nil || !slices.Equal(d1.Label, d2.Label) {
 			t.Errorf("%s: cdlp: %v, %v, or the labels differ", what, err1, err2)
 		}
@@ -109,7 +113,7 @@ func TestBackendsPerDevice(t *testing.T) {
 		t.Fatal("two backends opened on device 0 share their device state")
 	}
 	g := testGraph(t, false)
-	want, err := apps.BFS(g, 0, vertexprog.Options{Backend: "cpu"})
+	want, err := bfs.Run(g, 0, vertexprog.Options{Backend: "cpu"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,11 @@ import (
 	"math"
 	"testing"
 
-	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/apps/bfs"
+	"github.com/hpgraph/hpgraph/apps/cc"
+	"github.com/hpgraph/hpgraph/apps/pagerank"
+	"github.com/hpgraph/hpgraph/apps/sssp"
+	"github.com/hpgraph/hpgraph/apps/tc"
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
@@ -56,7 +60,7 @@ func TestPartsOnEveryDevice(t *testing.T) {
 				return out
 			}
 			check("bfs", func(o vertexprog.Options) ([]float64, error) {
-				r, err := apps.BFS(g, 7, o)
+				r, err := bfs.Run(g, 7, o)
 				if err != nil {
 					return nil, err
 				}
@@ -66,7 +70,7 @@ func TestPartsOnEveryDevice(t *testing.T) {
 				return append(ints(r.Depth), ints(r.Parent)...), nil
 			})
 			check("sssp", func(o vertexprog.Options) ([]float64, error) {
-				r, err := apps.SSSP(g, 7, o)
+				r, err := sssp.Run(g, 7, o)
 				if err != nil {
 					return nil, err
 				}
@@ -77,21 +81,21 @@ func TestPartsOnEveryDevice(t *testing.T) {
 				return out, nil
 			})
 			check("pagerank-ldbc", func(o vertexprog.Options) ([]float64, error) {
-				r, err := apps.PageRankLDBC(g, 0.85, 15, o)
+				r, err := pagerank.LDBC(g, 0.85, 15, o)
 				if err != nil {
 					return nil, err
 				}
 				return r.Rank, nil
 			})
 			check("cc", func(o vertexprog.Options) ([]float64, error) {
-				r, err := apps.ConnectedComponents(g, o)
+				r, err := cc.Run(g, o)
 				if err != nil {
 					return nil, err
 				}
 				return ints(r.Label), nil
 			})
 			check("tc", func(o vertexprog.Options) ([]float64, error) {
-				r, err := apps.Triangles(g, true, o)
+				r, err := tc.Run(g, true, o)
 				if err != nil {
 					return nil, err
 				}

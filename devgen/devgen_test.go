@@ -456,51 +456,70 @@ func TestExamplesWithNVRTC(t *testing.T) {
 	}
 }
 
-// TestBuiltinApps generates the built-in apps' device code as their
-// go:generate line in apps/device.go says (the programs it names), checks
-// that apps/zz_device_gen.go is up to date and compiles each with NVRTC;
-// it also reports which of the other programs would translate.
+// TestBuiltinApps generates each built-in app's device code (apps/NAME)
+// as its go:generate line says (the programs it names with -type, or
+// every one), checks that its zz_device_gen.go is up to date and compiles
+// each with NVRTC; it also reports which of the app's other programs
+// would translate.
 func TestBuiltinApps(t *testing.T) {
-	pkg, err := Load("../apps")
+	files, _ := filepath.Glob("../apps/*/*.go")
+	line := regexp.MustCompile(`(?m)^//go:generate go run github.com/hpgraph/hpgraph/devgen/cmd/devgen(?: -type (\S+))?$`)
+	apps := 0
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := line.FindSubmatch(src)
+		if m == nil {
+			continue
+		}
+		apps++
+		dir := filepath.Dir(f)
+		var names []string
+		if len(m[1]) > 0 {
+			names = SplitTypes(string(m[1]))
+		}
+		t.Run(filepath.Base(dir), func(t *testing.T) { builtinApp(t, dir, names) })
+	}
+	if apps < 4 {
+		t.Fatalf("%d app folders with a devgen go:generate line, want 4 or more (bfs, sssp, pagerank, cc)", apps)
+	}
+}
+
+// builtinApp is TestBuiltinApps for the app in dir, its device code
+// generated for the programs names (nil: every one).
+func builtinApp(t *testing.T, dir string, names []string) {
+	pkg, err := Load(dir)
 	if err != nil {
-		t.Skipf("apps does not load: %v", err)
+		t.Fatalf("%s does not load: %v", dir, err)
 	}
-	dev, err := os.ReadFile("../apps/device.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile(`//go:generate go run github.com/hpgraph/hpgraph/devgen/cmd/devgen -type (\S+)`).FindSubmatch(dev)
-	if m == nil {
-		t.Fatal("apps/device.go has no go:generate line for devgen -type")
-	}
-	names := SplitTypes(string(m[1]))
 	src, progs, err := GenerateTypes(pkg, names)
 	if err != nil {
 		t.Fatal(err)
 	}
-	old, err := os.ReadFile("../apps/zz_device_gen.go")
+	gen := filepath.Join(dir, "zz_device_gen.go")
+	old, err := os.ReadFile(gen)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if string(old) != string(src) {
-		t.Errorf("apps/zz_device_gen.go is stale: run go generate ./apps/")
+		t.Errorf("%s is stale: run go generate ./apps/...", gen)
 	}
+	generated := map[string]bool{}
 	for _, p := range progs {
+		generated[p.Name] = true
 		if !p.Init {
 			t.Errorf("%s: no vp_init (%s)", p.Name, p.NoInit)
 		}
 		nvrtcCheck(t, p)
-	}
-	generated := map[string]bool{}
-	for _, n := range names {
-		generated[n] = true
 	}
 	ts, err := Find(pkg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, ty := range ts {
-		if generated[ty.Obj().Name()] {
+		if generated[ty.Obj().Name()] || len(names) == 0 {
 			continue
 		}
 		p, err := Translate(pkg, ty)

@@ -12,7 +12,8 @@ import (
 	"gonum.org/v1/gonum/graph/simple"
 	"gonum.org/v1/gonum/graph/topo"
 
-	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/apps/cc"
+	"github.com/hpgraph/hpgraph/apps/sssp"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/gonumgraph"
 	"github.com/hpgraph/hpgraph/vertexprog"
@@ -43,7 +44,7 @@ func ExampleFromGonum() {
 	}
 	fmt.Println(vg.N(), "vertices, directed:", vg.Directed(), "weighted:", vg.Weighted())
 
-	sp, err := apps.SSSPFrom(vg, 101, vertexprog.Options{})
+	sp, err := sssp.From(vg, 101, vertexprog.Options{})
 	if err != nil {
 		panic(err)
 	}
@@ -51,11 +52,11 @@ func ExampleFromGonum() {
 	fmt.Println("hpgraph: 101 to 410:", d)
 	fmt.Println("gonum:   101 to 410:", path.DijkstraFrom(g.Node(101), g).WeightTo(410))
 
-	cc, err := apps.ConnectedComponentsByID(vg, vertexprog.Options{})
+	comp, err := cc.RunByID(vg, vertexprog.Options{})
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println("components:", cc.Groups())
+	fmt.Println("components:", comp.Groups())
 	// Output:
 	// 5 vertices, directed: true weighted: true
 	// hpgraph: 101 to 410: 7

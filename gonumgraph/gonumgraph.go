@@ -9,7 +9,7 @@
 //
 // Each helper converts the graph anew. To run several algorithms on one
 // graph, convert it once with FromGonum and use apps' id-based entry
-// points (apps.BFSFrom, apps.SSSPFrom, apps.ConnectedComponentsByID) and
+// points (bfs.From, sssp.From, cc.RunByID) and
 // vertexprog.ByID, which answer in the same node ids.
 //
 // Misuse is an error, never a panic: a nil graph, a source that is not a
@@ -27,7 +27,11 @@ import (
 	"gonum.org/v1/gonum/graph"
 	"gonum.org/v1/gonum/graph/simple"
 
-	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/apps/bfs"
+	"github.com/hpgraph/hpgraph/apps/cc"
+	"github.com/hpgraph/hpgraph/apps/pagerank"
+	"github.com/hpgraph/hpgraph/apps/sssp"
+	"github.com/hpgraph/hpgraph/apps/tc"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
@@ -258,7 +262,7 @@ func BFS(g graph.Graph, src int64, opt vertexprog.Options) (map[int64]int, error
 	if err != nil {
 		return nil, err
 	}
-	r, err := apps.BFSFrom(vg, src, opt)
+	r, err := bfs.From(vg, src, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -274,7 +278,7 @@ func ShortestPaths(g graph.Graph, src int64, opt vertexprog.Options) (map[int64]
 	if err != nil {
 		return nil, err
 	}
-	r, err := apps.SSSPFrom(vg, src, opt)
+	r, err := sssp.From(vg, src, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -289,7 +293,7 @@ func ConnectedComponents(g graph.Graph, opt vertexprog.Options) ([][]int64, erro
 	if err != nil {
 		return nil, err
 	}
-	r, err := apps.ConnectedComponentsByID(vg, opt)
+	r, err := cc.RunByID(vg, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -307,7 +311,7 @@ func PageRank(g graph.Graph, damping float64, iterations int, opt vertexprog.Opt
 	if err != nil {
 		return nil, err
 	}
-	r, err := apps.PageRankLDBC(vg, damping, iterations, opt)
+	r, err := pagerank.LDBC(vg, damping, iterations, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -321,7 +325,7 @@ func Triangles(g graph.Graph, opt vertexprog.Options) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	r, err := apps.Triangles(vg, false, opt)
+	r, err := tc.Run(vg, false, opt)
 	if err != nil {
 		return 0, err
 	}

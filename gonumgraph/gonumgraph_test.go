@@ -17,6 +17,7 @@ import (
 	"gonum.org/v1/gonum/graph/traverse"
 
 	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/apps/sssp"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/gonumgraph"
 	"github.com/hpgraph/hpgraph/vertexprog"
@@ -333,7 +334,7 @@ func TestRunMatchesGonum(t *testing.T) {
 		src := sources(tg.g)[2]
 		got, err := gonumgraph.Run(tg.g, func(vg *vertexprog.Graph) (vertexprog.Program[float32, float32], error) {
 			v, err := vg.Vertex(src)
-			return &apps.SSSPProgram{Source: v}, err
+			return &sssp.Program{Source: v}, err
 		}, vertexprog.Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -545,7 +546,7 @@ func TestMisuse(t *testing.T) {
 	_, err = gonumgraph.Run(g, func(*vertexprog.Graph) (vertexprog.Program[float32, float32], error) { return nil, boom }, opt)
 	is("Run whose program fails", err, boom)
 	_, err = gonumgraph.Run(g, func(*vertexprog.Graph) (vertexprog.Program[float32, float32], error) {
-		return (*apps.SSSPProgram)(nil), nil
+		return (*sssp.Program)(nil), nil
 	}, opt)
 	is("Run with a nil program", err)
 	_, err = gonumgraph.PageRank(g, 1.5, 10, opt)

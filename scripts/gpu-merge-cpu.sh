@@ -4,7 +4,7 @@
 # bin/testgraphs, as scripts/gpu-tests.sh wants). Logs go to $OUT; a line
 # a check says PASS or FAIL; exits 1 when one failed.
 #   1. the GPU tests that compare the device with the CPU engine, parts
-#      included (cuda.test's TestPartsOnEveryDevice, apps-cuda.test's
+#      included (cuda.test's TestPartsOnEveryDevice, apps-*.test's
 #      vptest configs: cpu/*/parts2, parts3 beside the device's);
 #   2. one answer on --backend auto races the CPU against the GPU: run's
 #      first line names the winner and why, the answer is --backend cpu's;

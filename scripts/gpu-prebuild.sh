@@ -31,7 +31,7 @@ done
 timeout 300 $H verify --backend cuda $G/kron16.hpg bin/shared/tiny/* bin/shared/small/* >/dev/null 2>&1 || echo "verify failed"
 timeout 120 $H verify --backend cuda --weights random:1-64 --algo sssp $G/kron16.hpg >/dev/null 2>&1 || echo "verify sssp failed"
 # CDLP sorts 8-byte labels where the ids lie 2^32 or more apart
-# (apps/cdlp_device.go): a graph of such ids makes that variant's image.
+# (apps/cdlp/device.go): a graph of such ids makes that variant's image.
 printf '1 2\n2 10000000000\n10000000000 1\n2 3\n' >$G/wide-ids.edgelist
 timeout 60 $H run cdlp $G/wide-ids.edgelist --backend cuda >/dev/null || echo "run cdlp (wide ids) failed"
 # The device transpose (cuda/build/transpose.cu): every context loads it (a

@@ -4,14 +4,15 @@
 # graphs were copied to bin/testgraphs): bin/cuda-rt.test, cuda-jit.test,
 # cuda-build.test, cuda-run.test (the layers, cuda/doc.go), cuda.test
 # (the registered backend, several backends at once), cu.test (the driver
-# binding), apps-cuda.test (the apps on the cuda backend) and the
-# examples' ex-*.test (user programs on both backends). Each runs
-# with HPGRAPH_REQUIRE_GPU=1 (a skip for want of a GPU fails) under a
+# binding), apps-*.test (each app folder's tests, and the registry's, on
+# the cuda backend) and the examples' ex-*.test (user programs on both
+# backends). Each runs with HPGRAPH_REQUIRE_GPU=1 (a skip for want of a GPU fails) under a
 # timeout (run 300 s, build 240, apps 200, cuda 120, the others 60:
 # name a few per call where a call's time is short); its log goes to
 # $OUT/NAME.log, and a line a binary says how many tests passed, failed
 # and skipped. Exits 1 when one failed.
-# Usage: OUT=dir scripts/gpu-tests.sh [NAME...]   (NAME: rt jit build run cuda cu apps examples)
+# Usage: OUT=dir scripts/gpu-tests.sh [NAME...]   (NAME: rt jit build run cuda cu apps examples, or one
+# binary: apps-bfs, ex-widest)
 set -uo pipefail
 OUT=${OUT:-/tmp/hpgraph-tests}
 B=${B:-bin}
@@ -19,11 +20,14 @@ mkdir -p "$OUT"
 status=0
 names="${*:-rt jit build run cuda cu apps examples}"
 names=${names/examples/$(cd "$B" 2>/dev/null && ls ex-*.test 2>/dev/null | sed 's/\.test$//' | tr '\n' ' ')}
+names=$(for n in $names; do
+	if [ "$n" = apps ]; then (cd "$B" 2>/dev/null && ls apps-*.test 2>/dev/null | sed 's/\.test$//'); else echo "$n"; fi
+done | tr '\n' ' ')
 for n in $names; do
 	case $n in
 	cuda) bin=$B/cuda.test limit=120 ;;
 	cu) bin=$B/cu.test limit=60 ;;
-	apps) bin=$B/apps-cuda.test limit=200 ;;
+	apps-*) bin=$B/$n.test limit=200 ;;
 	ex-*) bin=$B/$n.test limit=60 ;;
 	run) bin=$B/cuda-run.test limit=300 ;;
 	build) bin=$B/cuda-build.test limit=240 ;;

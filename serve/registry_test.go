@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/apps/registry"
 	"github.com/hpgraph/hpgraph/serve/client"
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
@@ -20,13 +21,13 @@ import (
 // server's answers equal the registry's own run, which passes verify's
 // check against the reference.
 func TestEveryAppServed(t *testing.T) {
-	if !slices.Equal(Algorithms, apps.Names()) {
-		t.Fatalf("Algorithms %v, the registry %v", Algorithms, apps.Names())
+	if !slices.Equal(Algorithms, registry.Names()) {
+		t.Fatalf("Algorithms %v, the registry %v", Algorithms, registry.Names())
 	}
 	ts := newTestServer(t, nil)
 	ts.load(t, "g", "sparse.el", nil)
 	lg, _ := ts.lookup("g")
-	for _, a := range apps.Registry() {
+	for _, a := range registry.Apps() {
 		t.Run(a.Name, func(t *testing.T) {
 			post := func(output string) (int, http.Header, []byte) {
 				return ts.do(t, "POST", "/v1/graphs/g/run", map[string]any{"algo": a.Name, "output": output})
@@ -36,7 +37,7 @@ func TestEveryAppServed(t *testing.T) {
 				wantError(t, code, body, http.StatusBadRequest, "algo")
 				return
 			}
-			req := apps.Request{Params: apps.DefaultParams(), Need: apps.NeedRows}
+			req := apps.Request{Params: registry.DefaultParams(), Need: apps.NeedRows}
 			if a.Source {
 				req.Source = defaultSource(lg)
 			}
@@ -124,7 +125,7 @@ func TestEveryAppServed(t *testing.T) {
 // server takes, under the server's JSON names, and nothing else.
 func TestClientTakesEveryParam(t *testing.T) {
 	want := []string{srcParam}
-	for _, p := range apps.AllParams() {
+	for _, p := range registry.AllParams() {
 		want = append(want, p.JSONName())
 	}
 	var got []string

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/apps/registry"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/internal/pipeline"
 	"github.com/hpgraph/hpgraph/serve/wire"
@@ -21,9 +22,9 @@ import (
 )
 
 // Algorithms are the apps a query may name, as the CLI's `run` names them:
-// apps' registry (apps.Registry), whose parameters, defaults, checks and
+// apps' registry (registry.Apps), whose parameters, defaults, checks and
 // per-vertex outputs serve's are.
-var Algorithms = apps.Names()
+var Algorithms = registry.Names()
 
 // Limits on parameters, so that no request asks for unbounded work: an
 // integer parameter (max_iter, iterations) counts supersteps.
@@ -57,14 +58,14 @@ const srcParam = "src"
 
 // check validates req against lg; the apiError names the field.
 func (req *RunRequest) check(lg *loadedGraph) (*query, *apiError) {
-	app := apps.Lookup(req.Algo)
+	app := registry.Lookup(req.Algo)
 	if app == nil {
 		if req.Algo == "" {
 			return nil, badField("algo", "required: one of %s", strings.Join(Algorithms, ", "))
 		}
 		return nil, badField("algo", "unknown algorithm %q; want one of %s", req.Algo, strings.Join(Algorithms, ", "))
 	}
-	q := &query{app: app, req: apps.Request{Params: apps.DefaultParams(), Need: apps.NeedRows}, output: req.Output}
+	q := &query{app: app, req: apps.Request{Params: registry.DefaultParams(), Need: apps.NeedRows}, output: req.Output}
 	switch q.output {
 	case "", "summary":
 		q.output, q.req.Need = "summary", apps.NeedSummary
@@ -127,7 +128,7 @@ func known(name string) bool {
 	if name == srcParam {
 		return true
 	}
-	for _, p := range apps.AllParams() {
+	for _, p := range registry.AllParams() {
 		if p.JSONName() == name {
 			return true
 		}

@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hpgraph/hpgraph/apps"
 	"github.com/hpgraph/hpgraph/apps/reference"
+	"github.com/hpgraph/hpgraph/apps/registry"
 )
 
 // TestConcurrentQueries: many clients at once get their own answers.
@@ -245,7 +245,7 @@ func TestRunHonoursContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, algo := range Algorithms {
-		if a := apps.Lookup(algo); !a.Device() && testBackend != "cpu" && testBackend != "auto" {
+		if a := registry.Lookup(algo); !a.Device() && testBackend != "cpu" && testBackend != "auto" {
 			continue // (no device code: the server refuses it)
 		}
 		req := RunRequest{Algo: algo}

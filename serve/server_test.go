@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hpgraph/hpgraph/apps"
 	"github.com/hpgraph/hpgraph/apps/reference"
+	"github.com/hpgraph/hpgraph/apps/registry"
 	"github.com/hpgraph/hpgraph/datasets"
 )
 
@@ -344,7 +344,7 @@ func TestAppsMatchReference(t *testing.T) {
 	// An app without device code (lcc) is refused by a server on a device.
 	cpuOnly := func(t *testing.T, algo string) bool {
 		t.Helper()
-		if testBackend == "cpu" || testBackend == "auto" || apps.Lookup(algo).Device() {
+		if testBackend == "cpu" || testBackend == "auto" || registry.Lookup(algo).Device() {
 			return false
 		}
 		code, _, body := run(algo, nil, "")

@@ -12,7 +12,7 @@ import (
 
 // levels is BFS's depths kept in the program's state, which Wants reads
 // (a RowFilter whose answers the CPU engine keeps in bits), with an early
-// exit: what apps.BFS is, without its list forms.
+// exit: what apps/bfs is, without its list forms.
 type levels struct {
 	src   int32
 	depth []int32

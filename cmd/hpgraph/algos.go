@@ -8,13 +8,14 @@ import (
 	"strings"
 
 	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/apps/registry"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/internal/pipeline"
 	"github.com/hpgraph/hpgraph/vertexprog"
 	"github.com/spf13/pflag"
 )
 
-// The algorithms are apps' registry (apps.Registry): their names, help,
+// The algorithms are apps' registry (registry.Apps): their names, help,
 // parameters (flags), sources, outputs and references come from there.
 
 // params are the algorithm parameters of run, verify and bench: the apps'
@@ -53,7 +54,7 @@ type outcome struct {
 type runStats = apps.Stats
 
 // findAlgorithm finds run's and verify's algorithm by name.
-func findAlgorithm(name string) (*apps.App, error) { return apps.Find(name) }
+func findAlgorithm(name string) (*apps.App, error) { return registry.Find(name) }
 
 // runApp runs app a on g with the parameters p.
 func runApp(a *apps.App, g *vertexprog.Graph, p params, opt vertexprog.Options) (*outcome, error) {
@@ -99,7 +100,7 @@ func checkParamFlags(fs *pflag.FlagSet, selected []*apps.App) error {
 	for i, a := range selected {
 		names[i] = a.Name
 	}
-	for _, prm := range apps.AllParams() {
+	for _, prm := range registry.AllParams() {
 		name := prm.ParamName()
 		if f := fs.Lookup(name); f == nil || !f.Changed {
 			continue
@@ -129,7 +130,7 @@ func flagList(a *apps.App) string {
 
 // registerParams registers every app's parameters as flags bound to p.
 func registerParams(fs *pflag.FlagSet, p *apps.Params) {
-	for _, prm := range apps.AllParams() {
+	for _, prm := range registry.AllParams() {
 		switch x := prm.(type) {
 		case *apps.Param[int]:
 			fs.IntVar(x.Field(p), x.Name, x.Default, x.Help)
@@ -148,7 +149,7 @@ func registerParams(fs *pflag.FlagSet, p *apps.Params) {
 // paramsJSON are p's parameters under their JSON names, and src.
 func paramsJSON(p params) map[string]any {
 	m := map[string]any{"src": p.src}
-	for _, prm := range apps.AllParams() {
+	for _, prm := range registry.AllParams() {
 		m[prm.JSONName()] = prm.Value(&p.Params)
 	}
 	return m
@@ -170,7 +171,7 @@ func (p params) source(d *datasets.Graph) (int32, error) {
 // appNames are the names of the apps that keep says yes to.
 func appNames(keep func(a *apps.App) bool) []string {
 	var names []string
-	for _, a := range apps.Registry() {
+	for _, a := range registry.Apps() {
 		if keep(a) {
 			names = append(names, a.Name)
 		}

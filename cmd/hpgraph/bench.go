@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/apps/registry"
 	"github.com/hpgraph/hpgraph/hyb"
 	"github.com/hpgraph/hpgraph/internal/measure"
 	"github.com/hpgraph/hpgraph/vertexprog"
@@ -256,7 +257,7 @@ func benchAlgorithmList() string {
 func benchOne(bg *benchGraph, a benchAlgo, backend string, base vertexprog.Options, prm params, runs int, validate bool, hopt hyb.Options) benchResult {
 	d := bg.plain
 	r := benchResult{Graph: bg.info.Name, Algorithm: a.name, Backend: backend, Weights: "none", Vertices: d.N, Edges: d.Edges()}
-	if a.app.Takes("precision") && prm.Precision != apps.DefaultParams().Precision {
+	if a.app.Takes("precision") && prm.Precision != registry.DefaultParams().Precision {
 		r.Algorithm += "/" + prm.Precision
 	}
 	if a.app.Weighted {

@@ -131,7 +131,7 @@ func answerArgs(bench *cobra.Command, file string, a benchAlgo, backend, weights
 	args = append(args, "--weights", weights)
 	if a.variant != nil {
 		for _, s := range a.variant.Set {
-			args = append(args, "--"+s.Param, s.Value)
+			args = append(args, "--"+s.Param.ParamName(), s.Value)
 		}
 	}
 	return args

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/apps/registry"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/datasets/gen"
 	"github.com/hpgraph/hpgraph/hyb"
@@ -43,7 +44,7 @@ func (a benchAlgo) run(g *vertexprog.Graph, p params, opt vertexprog.Options) (*
 // row of the benchmarks).
 func benchAlgorithms() []benchAlgo {
 	var out []benchAlgo
-	for _, a := range apps.Registry() {
+	for _, a := range registry.Apps() {
 		out = append(out, benchAlgo{name: a.Name, about: a.About, app: a})
 		for i := range a.Variants {
 			v := &a.Variants[i]
@@ -66,7 +67,7 @@ func findBenchAlgos(list string) ([]benchAlgo, error) {
 	var out []benchAlgo
 	for _, name := range strings.Split(list, ",") {
 		name = strings.TrimSpace(name)
-		if a := apps.Lookup(name); a != nil {
+		if a := registry.Lookup(name); a != nil {
 			name = a.Name // (an alias)
 		}
 		i := slices.IndexFunc(all, func(a benchAlgo) bool { return a.name == name })

@@ -78,7 +78,7 @@ type benchSettings struct {
 	Validate       bool     `json:"validate"`
 	// Answer: each result also has the time to answer of fresh processes.
 	Answer bool `json:"answer,omitempty"`
-	// Params are every app's parameters (apps.AllParams) and src, under
+	// Params are every app's parameters (registry.AllParams) and src, under
 	// their JSON names: the fields above and any an app adds.
 	Params map[string]any `json:"params"`
 }

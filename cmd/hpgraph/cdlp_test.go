@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hpgraph/hpgraph/apps"
 	"github.com/hpgraph/hpgraph/apps/reference/refdata"
+	"github.com/hpgraph/hpgraph/apps/registry"
 )
 
 // run cdlp --out-format ldbc on LDBC's example graphs writes LDBC's
@@ -81,8 +81,8 @@ func TestRunCDLP(t *testing.T) {
 		t.Errorf("verify: exit %d:\n%s", code, out)
 	}
 	// (verify on a named device lists cdlp where it has device code)
-	if out, _ := hpgraph(t, "verify", el, "--backend", "cuda"); strings.Contains(out, " cdlp ") != apps.Lookup("cdlp").Device() || !strings.Contains(out, " bfs ") {
-		t.Errorf("verify --backend cuda lists cdlp (device code: %v), or no bfs:\n%s", apps.Lookup("cdlp").Device(), out)
+	if out, _ := hpgraph(t, "verify", el, "--backend", "cuda"); strings.Contains(out, " cdlp ") != registry.Lookup("cdlp").Device() || !strings.Contains(out, " bfs ") {
+		t.Errorf("verify --backend cuda lists cdlp (device code: %v), or no bfs:\n%s", registry.Lookup("cdlp").Device(), out)
 	}
 	failCases(t, []failCase{
 		{"cdlp on a device", []string{"run", "cdlp", el, "--backend", "cuda"}, "backend not available"},

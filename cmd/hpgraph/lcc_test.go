@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/apps/registry"
 )
 
 // run lcc: the summary, --out's "id value" lines and --out-format ldbc's,
@@ -40,8 +40,8 @@ func TestRunLCC(t *testing.T) {
 	}
 	// By default verify on a named device leaves out what it cannot run
 	// (this binary may have no device at all: every other row fails).
-	if out, _ := hpgraph(t, "verify", el, "--symmetrize", "--backend", "cuda"); strings.Contains(out, " lcc ") != apps.Lookup("lcc").Device() || !strings.Contains(out, " bfs ") {
-		t.Errorf("verify --backend cuda lists lcc (device code: %v), or no bfs:\n%s", apps.Lookup("lcc").Device(), out)
+	if out, _ := hpgraph(t, "verify", el, "--symmetrize", "--backend", "cuda"); strings.Contains(out, " lcc ") != registry.Lookup("lcc").Device() || !strings.Contains(out, " bfs ") {
+		t.Errorf("verify --backend cuda lists lcc (device code: %v), or no bfs:\n%s", registry.Lookup("lcc").Device(), out)
 	}
 	dup := filepath.Join(dir, "dup.el")
 	if err := os.WriteFile(dup, []byte("1 2\n1 2\n2 3\n"), 0o644); err != nil {

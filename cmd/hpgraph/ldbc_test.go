@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hpgraph/hpgraph/apps"
 	"github.com/hpgraph/hpgraph/apps/reference/refdata"
+	"github.com/hpgraph/hpgraph/apps/registry"
 )
 
 // ldbcOutput reads an LDBC output file ("id value" per line) into a map.
@@ -126,10 +126,10 @@ func TestLDBCExamplesThroughRun(t *testing.T) {
 					"properties": {"run", a.algo, filepath.Join(tmp, name+".e")},
 					"flags":      {"run", a.algo, filepath.Join(examples, name+".v"), direction, "--weighted"},
 				} {
-					if how == "flags" && apps.Lookup(a.algo).Takes("damping") {
+					if how == "flags" && registry.Lookup(a.algo).Takes("damping") {
 						args = append(args, "--damping", fmt.Sprint(prm.Damping))
 					}
-					if how == "flags" && apps.Lookup(a.algo).Takes("iterations") {
+					if how == "flags" && registry.Lookup(a.algo).Takes("iterations") {
 						args = append(args, "--iterations", strconv.Itoa(iters))
 					}
 					out := filepath.Join(tmp, a.expected+"-"+how)

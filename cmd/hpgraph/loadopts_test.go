@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/apps/registry"
 	"github.com/hpgraph/hpgraph/serve"
 	"github.com/hpgraph/hpgraph/serve/client"
 	"github.com/hpgraph/hpgraph/vertexprog"
@@ -46,7 +46,7 @@ func TestLoadOptionsSameEverywhere(t *testing.T) {
 	defer ts.Close()
 	c := client.New(ts.URL, "")
 	ctx := context.Background()
-	sssp := apps.Lookup("sssp")
+	sssp := registry.Lookup("sssp")
 
 	same := []struct {
 		flags []string
@@ -77,7 +77,7 @@ func TestLoadOptionsSameEverywhere(t *testing.T) {
 			t.Errorf("%v: run loads %d vertices, %d arcs (weighted %v); serve %d, %d (weighted %v)",
 				sc.flags, d.N, d.NNZ(), d.W != nil, info.Vertices, info.NNZ, info.Weighted)
 		}
-		o, err := runApp(sssp, vertexprog.NewGraph(d), params{Params: apps.DefaultParams(), src: 103}, vertexprog.Options{Backend: "cpu"})
+		o, err := runApp(sssp, vertexprog.NewGraph(d), params{Params: registry.DefaultParams(), src: 103}, vertexprog.Options{Backend: "cpu"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,13 +8,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/apps/registry"
 	"github.com/hpgraph/hpgraph/hyb"
 	"github.com/hpgraph/hpgraph/vertexprog"
 	"github.com/spf13/pflag"
 )
 
-// TestEveryAppThroughTheCLI: every app of the registry (apps.Registry)
+// TestEveryAppThroughTheCLI: every app of the registry (registry.Apps)
 // is run's, verify's and bench's, by its name and its aliases, with its
 // outputs and its check against the reference, and in their help.
 func TestEveryAppThroughTheCLI(t *testing.T) {
@@ -32,7 +32,7 @@ func TestEveryAppThroughTheCLI(t *testing.T) {
 		}
 		return strings.Count(string(data), "\n")
 	}
-	for _, a := range apps.Registry() {
+	for _, a := range registry.Apps() {
 		for _, name := range append([]string{a.Name}, a.Aliases...) {
 			out := filepath.Join(dir, name+".txt")
 			args := []string{"run", name, g, "--backend", "cpu", "--symmetrize", "--validate", "--out", out}
@@ -64,14 +64,14 @@ func TestEveryAppThroughTheCLI(t *testing.T) {
 	if code != 0 || !strings.Contains(text, "all PASS") {
 		t.Fatalf("verify: exit %d:\n%s", code, text)
 	}
-	for _, a := range apps.Registry() {
+	for _, a := range registry.Apps() {
 		if !regexp.MustCompile(`(?m)^\S+\s+` + regexp.QuoteMeta(a.Name) + `\s+cpu\s.*PASS$`).MatchString(text) {
 			t.Errorf("verify has no PASS row for %s:\n%s", a.Name, text)
 		}
 	}
 
 	var want []string
-	for _, a := range apps.Registry() {
+	for _, a := range registry.Apps() {
 		want = append(want, a.Name)
 		for _, v := range a.Variants {
 			want = append(want, v.Name)
@@ -91,7 +91,7 @@ func TestEveryAppThroughTheCLI(t *testing.T) {
 			t.Errorf("%s is missing from the help", a.name)
 		}
 	}
-	for _, p := range apps.AllParams() {
+	for _, p := range registry.AllParams() {
 		if !strings.Contains(help, "--"+p.ParamName()) {
 			t.Errorf("run's help lacks --%s", p.ParamName())
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/apps/registry"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/internal/measure"
 	"github.com/hpgraph/hpgraph/vertexprog"
@@ -69,7 +70,7 @@ func (p *params) register(fs *pflag.FlagSet) {
 }
 
 // registerAlgo registers the algorithm parameters but --src (run takes a
-// list of sources): every app's (apps.AllParams).
+// list of sources): every app's (registry.AllParams).
 func (p *params) registerAlgo(fs *pflag.FlagSet) { registerParams(fs, &p.Params) }
 
 func backendNames() []string { return vertexprog.Backends() }
@@ -111,7 +112,7 @@ func newRun() *cobra.Command {
 	var rf runFlags
 	cmd := &cobra.Command{
 		Use:   "run ALGO GRAPH",
-		Short: "Run an algorithm on a graph file (" + strings.Join(apps.Names(), ", ") + ") and report the time to answer",
+		Short: "Run an algorithm on a graph file (" + strings.Join(registry.Names(), ", ") + ") and report the time to answer",
 		Long:  runLong + algorithmList(),
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -468,7 +469,7 @@ func parenthesized(s string) string {
 
 func algorithmList() string {
 	s := ""
-	for _, a := range apps.Registry() {
+	for _, a := range registry.Apps() {
 		s += fmt.Sprintf("  %-14s %s\n", a.Name, a.About)
 	}
 	return s

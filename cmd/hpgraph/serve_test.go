@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/apps/registry"
 	"github.com/hpgraph/hpgraph/serve"
 	"github.com/hpgraph/hpgraph/vertexprog"
 	"github.com/spf13/pflag"
@@ -75,10 +76,10 @@ func TestServeMatchesRun(t *testing.T) {
 	prm.register(pflag.NewFlagSet("p", pflag.ContinueOnError))
 	prm.src = id(3)
 	opt := vertexprog.Options{Backend: "cpu"}
-	if !slices.Equal(serve.Algorithms, apps.Names()) {
-		t.Errorf("serve runs %v, the registry has %v", serve.Algorithms, apps.Names())
+	if !slices.Equal(serve.Algorithms, registry.Names()) {
+		t.Errorf("serve runs %v, the registry has %v", serve.Algorithms, registry.Names())
 	}
-	for _, a := range apps.Registry() {
+	for _, a := range registry.Apps() {
 		p := prm
 		p.PerVertex = true // (tc: a per-vertex answer counts per vertex)
 		o, err := runApp(a, g, p, opt)

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/apps/registry"
 	"github.com/hpgraph/hpgraph/vertexprog"
 	"github.com/spf13/cobra"
 )
@@ -110,6 +111,6 @@ including a graph that cannot be loaded.`,
 	lf.register(cmd.Flags())
 	ef.register(cmd)
 	prm.register(cmd.Flags())
-	cmd.Flags().StringVar(&algos, "algo", strings.Join(apps.Names(), ","), "comma-separated algorithms to verify")
+	cmd.Flags().StringVar(&algos, "algo", strings.Join(registry.Names(), ","), "comma-separated algorithms to verify")
 	return cmd
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/apps/cc"
 	"github.com/hpgraph/hpgraph/cuda/internal/gputest"
 	"github.com/hpgraph/hpgraph/cuda/jit"
 	"github.com/hpgraph/hpgraph/datasets"
@@ -68,12 +68,12 @@ func TestComponentsMatchCPU(t *testing.T) {
 		el   *datasets.EdgeList
 	}{{"kron14", kron}, {"grid", grid}, {"forest", forest}, {"no edges", &datasets.EdgeList{N: 1000}}} {
 		g := vertexprog.NewGraph(gputest.Build(t, c.el, datasets.Options{}))
-		want, err := apps.ConnectedComponents(g, vertexprog.Options{Backend: "cpu"})
+		want, err := cc.Run(g, vertexprog.Options{Backend: "cpu"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i := 0; i < 3; i++ {
-			got, err := apps.ConnectedComponents(g, vertexprog.Options{Backend: "cuda"})
+			got, err := cc.Run(g, vertexprog.Options{Backend: "cuda"})
 			if err != nil {
 				t.Fatalf("%s: %v", c.name, err)
 			}

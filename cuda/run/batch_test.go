@@ -11,7 +11,10 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/apps/bfs"
+	"github.com/hpgraph/hpgraph/apps/cc"
+	"github.com/hpgraph/hpgraph/apps/pagerank"
+	"github.com/hpgraph/hpgraph/apps/sssp"
 	"github.com/hpgraph/hpgraph/cuda/build"
 	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/cuda/internal/gputest"
@@ -23,7 +26,7 @@ import (
 
 // bfsJob starts BFS from src on g as the engine would, without the
 // engine, on the registered backend.
-func bfsJob(t *testing.T, g *vertexprog.Graph, src int32) (*apps.BFSProgram, *progRun) {
+func bfsJob(t *testing.T, g *vertexprog.Graph, src int32) (*bfs.Program, *progRun) {
 	t.Helper()
 	p, job, err := gputest.BFSJob(g, src)
 	if err != nil {
@@ -54,7 +57,7 @@ func TestStepBatch(t *testing.T) {
 	d := needGPU(t)
 	needNVRTC(t)
 	g := gridGraph(t, 60, 70)
-	want, err := apps.BFS(g, 0, vertexprog.Options{Backend: "cpu"})
+	want, err := bfs.Run(g, 0, vertexprog.Options{Backend: "cpu"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +242,7 @@ func TestMatrixCacheReuse(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		var hits int
 		_ = d.Do("", func() error { hits, _ = d.Cache.Hits(); return nil })
-		r, err := apps.ConnectedComponents(g, vertexprog.Options{Backend: "cuda"})
+		r, err := cc.Run(g, vertexprog.Options{Backend: "cuda"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -304,18 +307,18 @@ func TestTimings(t *testing.T) {
 					var err error
 					switch app {
 					case "bfs":
-						var b *apps.BFSResult
-						if b, err = apps.BFS(gg.g, src, vertexprog.Options{Backend: "cuda"}); err == nil {
+						var b *bfs.Result
+						if b, err = bfs.Run(gg.g, src, vertexprog.Options{Backend: "cuda"}); err == nil {
 							r = b.Run
 						}
 					case "cc":
-						var c *apps.CCResult
-						if c, err = apps.ConnectedComponents(gg.g, vertexprog.Options{Backend: "cuda"}); err == nil {
+						var c *cc.Result
+						if c, err = cc.Run(gg.g, vertexprog.Options{Backend: "cuda"}); err == nil {
 							r = &vertexprog.Result[struct{}]{Preprocess: c.Run.Preprocess, Compute: c.Run.Compute, Transfer: c.Run.Transfer, Iterations: c.Run.Iterations}
 						}
 					default:
-						var p *apps.PageRankResult[float64]
-						if p, err = apps.PageRankLDBC(gg.g, 0.85, 10, vertexprog.Options{Backend: "cuda"}); err == nil {
+						var p *pagerank.Result[float64]
+						if p, err = pagerank.LDBC(gg.g, 0.85, 10, vertexprog.Options{Backend: "cuda"}); err == nil {
 							r = &vertexprog.Result[struct{}]{Preprocess: p.Run.Preprocess, Compute: p.Run.Compute, Transfer: p.Run.Transfer, Iterations: p.Run.Iterations}
 						}
 					}
@@ -404,21 +407,21 @@ func TestDeltaStepping(t *testing.T) {
 		}
 		g := vertexprog.NewGraph(gputest.Build(t, el, datasets.Options{Weights: datasets.WeightsRandom, WeightMin: 1, WeightMax: 64, Seed: 9}))
 		src := int32(gc.cols + 1)
-		want, err := apps.SSSPDelta(g, src, 0, vertexprog.Options{Backend: "cpu"})
+		want, err := sssp.RunDelta(g, src, 0, vertexprog.Options{Backend: "cpu"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, c := range []struct{ loop, edges, list int }{{16, 16384, 0}, {1, 16384, 0}, {8, 40, 0}, {16, 16384, 5}} {
 			withOptions(t, func(o *Options) { o.LoopCluster = c.loop })
 			d.hooks.loopEdges, d.hooks.loopList = c.edges, c.list
-			bf, err := apps.SSSPDelta(g, src, 0, vertexprog.Options{Backend: "cuda"})
+			bf, err := sssp.RunDelta(g, src, 0, vertexprog.Options{Backend: "cuda"})
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, delta := range []float64{0.5, 1, 64, 260, 1e9} {
 				for _, dir := range []vertexprog.Direction{vertexprog.Auto, vertexprog.Push} {
 					name := fmt.Sprintf("grid%dx%d/loop=%d,%d,%d/delta=%v/%s", gc.rows, gc.cols, c.loop, c.edges, c.list, delta, dir)
-					got, err := apps.SSSPDelta(g, src, delta, vertexprog.Options{Backend: "cuda", Direction: dir})
+					got, err := sssp.RunDelta(g, src, delta, vertexprog.Options{Backend: "cuda", Direction: dir})
 					if err != nil {
 						t.Fatalf("%s: %v", name, err)
 					}

@@ -8,7 +8,11 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/apps/bfs"
+	"github.com/hpgraph/hpgraph/apps/cc"
+	"github.com/hpgraph/hpgraph/apps/pagerank"
+	"github.com/hpgraph/hpgraph/apps/sssp"
+	"github.com/hpgraph/hpgraph/apps/tc"
 	"github.com/hpgraph/hpgraph/cuda/internal/gputest"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/datasets/gen"
@@ -90,7 +94,7 @@ func ssspOut(g *vertexprog.Graph, opt vertexprog.Options, delta float64) ([]floa
 	var out []float64
 	iters := 0
 	for _, src := range sourcesOf(g) {
-		r, err := apps.SSSPDelta(g, src, delta, opt)
+		r, err := sssp.RunDelta(g, src, delta, opt)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -107,7 +111,7 @@ var appCases = []appCase{
 		var out []float64
 		iters := 0
 		for _, src := range sourcesOf(g) {
-			r, err := apps.BFS(g, src, opt)
+			r, err := bfs.Run(g, src, opt)
 			if err != nil {
 				return nil, 0, err
 			}
@@ -120,24 +124,24 @@ var appCases = []appCase{
 		return ssspOut(g, opt, 0)
 	}},
 	{name: "sssp (delta-stepping)", weighted: true, reorders: true, run: func(g *vertexprog.Graph, opt vertexprog.Options) ([]float64, int, error) {
-		return ssspOut(g, opt, apps.DefaultDelta(g))
+		return ssspOut(g, opt, sssp.DefaultDelta(g))
 	}},
 	{name: "cc", ownPath: true, run: func(g *vertexprog.Graph, opt vertexprog.Options) ([]float64, int, error) {
-		r, err := apps.ConnectedComponents(g, opt)
+		r, err := cc.Run(g, opt)
 		if err != nil {
 			return nil, 0, err
 		}
 		return i32s(nil, r.Label), r.Run.Iterations, nil
 	}},
 	{name: "pagerank", pullOnly: true, tol: 1e-9, run: func(g *vertexprog.Graph, opt vertexprog.Options) ([]float64, int, error) {
-		r, err := apps.PageRank(g, 0.85, 1e-7, 200, opt)
+		r, err := pagerank.Run(g, 0.85, 1e-7, 200, opt)
 		if err != nil {
 			return nil, 0, err
 		}
 		return r.Rank, r.Run.Iterations, nil
 	}},
 	{name: "pagerank-ldbc", pullOnly: true, tol: 1e-9, run: func(g *vertexprog.Graph, opt vertexprog.Options) ([]float64, int, error) {
-		r, err := apps.PageRankLDBC(g, 0.85, 20, opt)
+		r, err := pagerank.LDBC(g, 0.85, 20, opt)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -146,18 +150,18 @@ var appCases = []appCase{
 	// float32 sums: the CPU adds a row in float64, the GPU in float
 	// partial sums, so they agree to float32's digits, not bit for bit.
 	{name: "pagerank-ldbc float32", pullOnly: true, tol: 1e-5, run: func(g *vertexprog.Graph, opt vertexprog.Options) ([]float64, int, error) {
-		r, err := apps.PageRankLDBCIn[float32](g, 0.85, 20, opt)
+		r, err := pagerank.LDBCIn[float32](g, 0.85, 20, opt)
 		if err != nil {
 			return nil, 0, err
 		}
 		return append(r.Rank, r.Run.Aggregates...), r.Run.Iterations, nil
 	}},
 	{name: "triangles", pullOnly: true, run: func(g *vertexprog.Graph, opt vertexprog.Options) ([]float64, int, error) {
-		r, err := apps.Triangles(g, false, opt)
+		r, err := tc.Run(g, false, opt)
 		if err != nil {
 			return nil, 0, err
 		}
-		pv, err := apps.Triangles(g, true, opt)
+		pv, err := tc.Run(g, true, opt)
 		if err != nil {
 			return nil, 0, err
 		}

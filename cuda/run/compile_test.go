@@ -12,7 +12,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/apps/bfs"
+	"github.com/hpgraph/hpgraph/apps/cc"
+	"github.com/hpgraph/hpgraph/apps/lcc"
+	"github.com/hpgraph/hpgraph/apps/pagerank"
+	"github.com/hpgraph/hpgraph/apps/sssp"
+	"github.com/hpgraph/hpgraph/apps/tc"
 	"github.com/hpgraph/hpgraph/cuda/internal/gputest"
 	"github.com/hpgraph/hpgraph/cuda/jit"
 	"github.com/hpgraph/hpgraph/cuda/rt"
@@ -67,13 +72,13 @@ func preparedApps(t *testing.T) []struct {
 		t.Fatal(err)
 	}
 	g := vertexprog.NewGraph(dg)
-	bfs := &apps.BFSProgram{Source: 0}
-	pr := &apps.PageRankProgram{Damping: 0.85, Tolerance: 1e-7}
-	ldbc := &apps.PageRankLDBCProgram[float64]{Damping: 0.85, Iterations: 2}
-	ldbc32 := &apps.PageRankLDBCProgram[float32]{Damping: 0.85, Iterations: 2}
-	tc := &apps.TriangleProgram{PerVertex: true}
-	lcc := &apps.LCCProgram{}
-	for _, p := range []vertexprog.Preparer{bfs, pr, ldbc, ldbc32, tc, lcc} {
+	bfsP := &bfs.Program{Source: 0}
+	pr := &pagerank.Program{Damping: 0.85, Tolerance: 1e-7}
+	ldbc := &pagerank.LDBCProgram[float64]{Damping: 0.85, Iterations: 2}
+	ldbc32 := &pagerank.LDBCProgram[float32]{Damping: 0.85, Iterations: 2}
+	tcP := &tc.Program{PerVertex: true}
+	lccP := &lcc.Program{}
+	for _, p := range []vertexprog.Preparer{bfsP, pr, ldbc, ldbc32, tcP, lccP} {
 		if err := p.Prepare(g); err != nil {
 			t.Fatal(err)
 		}
@@ -83,11 +88,11 @@ func preparedApps(t *testing.T) []struct {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lccDirected := &apps.LCCProgram{}
+	lccDirected := &lcc.Program{}
 	if err := lccDirected.Prepare(vertexprog.NewGraph(ddg)); err != nil {
 		t.Fatal(err)
 	}
-	lccByDegree := &apps.LCCProgram{}
+	lccByDegree := &lcc.Program{}
 	if err := lccByDegree.Prepare(vertexprog.NewGraph(dg.Relabel(datasets.RelabelDegree))); err != nil {
 		t.Fatal(err)
 	}
@@ -96,17 +101,17 @@ func preparedApps(t *testing.T) []struct {
 		code  vertexprog.DeviceCode
 		feats features
 	}{
-		{"bfs", bfs.Device(), features{XSize: 0, ASize: 4, HasWants: true, HasDone: true}},
-		{"sssp", (&apps.SSSPProgram{}).Device(), features{XSize: 4, ASize: 4}},
-		{"sssp (delta-stepping)", (&apps.SSSPProgram{Delta: 8}).Device(), features{XSize: 4, ASize: 4, Priority: true}},
+		{"bfs", bfsP.Device(), features{XSize: 0, ASize: 4, HasWants: true, HasDone: true}},
+		{"sssp", (&sssp.Program{}).Device(), features{XSize: 4, ASize: 4}},
+		{"sssp (delta-stepping)", (&sssp.Program{Delta: 8}).Device(), features{XSize: 4, ASize: 4, Priority: true}},
 		{"pagerank", pr.Device(), features{XSize: 8, ASize: 8, Stream: true}},
 		{"pagerank-ldbc", ldbc.Device(), features{XSize: 8, ASize: 8, Aggs: aggOps(ldbc.Spec().Aggregators)}},
 		{"pagerank-ldbc float32", ldbc32.Device(), features{XSize: 4, ASize: 4, Aggs: aggOps(ldbc32.Spec().Aggregators)}},
-		{"triangles", tc.Device(), features{XSize: 0, ASize: 8}},
-		{"lcc", lcc.Device(), features{XSize: 0, ASize: 8}},
+		{"triangles", tcP.Device(), features{XSize: 0, ASize: 8}},
+		{"lcc", lccP.Device(), features{XSize: 0, ASize: 8}},
 		{"lcc (directed)", lccDirected.Device(), features{XSize: 0, ASize: 8}},
 		{"lcc (numbered by degree)", lccByDegree.Device(), features{XSize: 0, ASize: 8}},
-		{"cc", apps.CCProgram{}.Device(), features{XSize: 4, ASize: 4}},
+		{"cc", cc.Program{}.Device(), features{XSize: 4, ASize: 4}},
 		{"stats (12-byte accumulator)", (&statsProg{}).Device(), features{XSize: 4, ASize: 12, HasWants: true}},
 		{"widest", widest{}.Device(), features{XSize: 4, ASize: 4}},
 		{"scratch", (&scratchProg{devInit: true}).Device(), features{XSize: 4, ASize: 4}},

@@ -13,7 +13,9 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/apps/bfs"
+	"github.com/hpgraph/hpgraph/apps/cc"
+	"github.com/hpgraph/hpgraph/apps/pagerank"
 	"github.com/hpgraph/hpgraph/cuda/build"
 	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/cuda/internal/gputest"
@@ -318,13 +320,13 @@ func TestConcurrentRuns(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			g := vertexprog.NewGraph(tg.g)
-			want, err := apps.ConnectedComponents(g, vertexprog.Options{Backend: "cpu"})
+			want, err := cc.Run(g, vertexprog.Options{Backend: "cpu"})
 			if err != nil {
 				errs <- err
 				return
 			}
 			for i := 0; i < 3; i++ {
-				got, err := apps.ConnectedComponents(g, vertexprog.Options{Backend: "cuda"})
+				got, err := cc.Run(g, vertexprog.Options{Backend: "cuda"})
 				if err != nil {
 					errs <- fmt.Errorf("%s: %w", tg.name, err)
 					return
@@ -347,7 +349,7 @@ func TestOutOfMemoryIsReported(t *testing.T) {
 	d := needGPU(t)
 	d.Hooks.MemInfo = func() (int64, int64) { return 1000, 80 << 30 }
 	defer func() { d.Hooks.MemInfo = nil }()
-	_, err := apps.BFS(smallGraph(t), 0, vertexprog.Options{Backend: "cuda"})
+	_, err := bfs.Run(smallGraph(t), 0, vertexprog.Options{Backend: "cuda"})
 	if !errors.Is(err, rt.ErrOutOfMemory) {
 		t.Fatalf("err = %v, want rt.ErrOutOfMemory", err)
 	}
@@ -396,13 +398,13 @@ func TestTilesLeftOutWhenTheyDoNotFit(t *testing.T) {
 // broken is CC with a device snippet that does not compile, run by
 // supersteps (not declaring Spec.Components, whose union-find path needs
 // no device code).
-type broken struct{ apps.CCProgram }
+type broken struct{ cc.Program }
 
 func (broken) Spec() vertexprog.Spec { return superstepCC() }
 
-// superstepCC is CCProgram's Spec without Components.
+// superstepCC is cc.Program's Spec without Components.
 func superstepCC() vertexprog.Spec {
-	s := apps.CCProgram{}.Spec()
+	s := cc.Program{}.Spec()
 	s.Components = false
 	return s
 }
@@ -431,7 +433,7 @@ func TestCompileErrorThroughRun(t *testing.T) {
 // swapped declares its State members in another order than its Arrays
 // (run by supersteps, as broken is).
 type swapped struct {
-	apps.CCProgram
+	cc.Program
 	a, b []int32
 }
 
@@ -601,23 +603,23 @@ func TestDeviceTime(t *testing.T) {
 		}
 	}
 	for _, dir := range []vertexprog.Direction{vertexprog.Auto, vertexprog.Pull, vertexprog.Push} {
-		b, err := apps.BFS(g, 0, vertexprog.Options{Backend: "cuda", Direction: dir})
+		b, err := bfs.Run(g, 0, vertexprog.Options{Backend: "cuda", Direction: dir})
 		if err != nil {
 			t.Fatal(err)
 		}
 		check(fmt.Sprint("bfs ", dir), b.Run.Device, b.Run.Compute, b.Run.Iterations)
 	}
-	pr, err := apps.PageRankLDBC(g, 0.85, 3, vertexprog.Options{Backend: "cuda"})
+	pr, err := pagerank.LDBC(g, 0.85, 3, vertexprog.Options{Backend: "cuda"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	check("pagerank-ldbc", pr.Run.Device, pr.Run.Compute, pr.Run.Iterations)
-	cc, err := apps.ConnectedComponents(g, vertexprog.Options{Backend: "cuda"})
+	comp, err := cc.Run(g, vertexprog.Options{Backend: "cuda"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	check("cc (afforest)", cc.Run.Device, cc.Run.Compute, cc.Run.Iterations)
-	cpu, err := apps.BFS(g, 0, vertexprog.Options{Backend: "cpu"})
+	check("cc (afforest)", comp.Run.Device, comp.Run.Compute, comp.Run.Iterations)
+	cpu, err := bfs.Run(g, 0, vertexprog.Options{Backend: "cpu"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,9 @@ import (
 	"math"
 	"testing"
 
-	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/apps/bfs"
+	"github.com/hpgraph/hpgraph/apps/pagerank"
+	"github.com/hpgraph/hpgraph/apps/sssp"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
@@ -15,10 +17,10 @@ import (
 // The built-in apps with their vp_init hidden: the host runs Init and
 // sends the state, as before vp_init existed.
 type (
-	hostInitBFS  struct{ *apps.BFSProgram }
-	hostInitSSSP struct{ *apps.SSSPProgram }
+	hostInitBFS  struct{ *bfs.Program }
+	hostInitSSSP struct{ *sssp.Program }
 	hostInitPR   struct {
-		*apps.PageRankLDBCProgram[float64]
+		*pagerank.LDBCProgram[float64]
 	}
 )
 
@@ -27,10 +29,10 @@ func hostInit(c vertexprog.DeviceCode) vertexprog.DeviceCode {
 	return c
 }
 
-func (p hostInitBFS) Device() vertexprog.DeviceCode  { return hostInit(p.BFSProgram.Device()) }
-func (p hostInitSSSP) Device() vertexprog.DeviceCode { return hostInit(p.SSSPProgram.Device()) }
+func (p hostInitBFS) Device() vertexprog.DeviceCode  { return hostInit(p.Program.Device()) }
+func (p hostInitSSSP) Device() vertexprog.DeviceCode { return hostInit(p.Program.Device()) }
 func (p hostInitPR) Device() vertexprog.DeviceCode {
-	return hostInit(p.PageRankLDBCProgram.Device())
+	return hostInit(p.LDBCProgram.Device())
 }
 
 // TestDeviceInitMatchesHostInit runs BFS, SSSP and LDBC PageRank on the
@@ -51,12 +53,12 @@ func TestDeviceInitMatchesHostInit(t *testing.T) {
 			opt := vertexprog.Options{Backend: "cuda", Resident: resident}
 			t.Run(fmt.Sprintf("%s/resident=%v", tg.name, resident), func(t *testing.T) {
 				for _, src := range append(sourcesOf(g), 0, sourcesOf(g)[0]) {
-					a := &apps.BFSProgram{Source: src}
+					a := &bfs.Program{Source: src}
 					ra, err := vertexprog.Run(g, vertexprog.Program[struct{}, int32](a), opt)
 					if err != nil {
 						t.Fatal(err)
 					}
-					b := &apps.BFSProgram{Source: src}
+					b := &bfs.Program{Source: src}
 					rb, err := vertexprog.Run(g, vertexprog.Program[struct{}, int32](hostInitBFS{b}), opt)
 					if err != nil {
 						t.Fatal(err)
@@ -65,12 +67,12 @@ func TestDeviceInitMatchesHostInit(t *testing.T) {
 					sameInts(t, "bfs depth", a.Depth, b.Depth)
 					sameInts(t, "bfs parent", a.Parent, b.Parent)
 
-					s := &apps.SSSPProgram{Source: src, Delta: apps.DefaultDelta(g)}
+					s := &sssp.Program{Source: src, Delta: sssp.DefaultDelta(g)}
 					rs, err := vertexprog.Run(g, vertexprog.Program[float32, float32](s), opt)
 					if err != nil {
 						t.Fatal(err)
 					}
-					rh, err := vertexprog.Run(g, vertexprog.Program[float32, float32](hostInitSSSP{&apps.SSSPProgram{Source: src, Delta: s.Delta}}), opt)
+					rh, err := vertexprog.Run(g, vertexprog.Program[float32, float32](hostInitSSSP{&sssp.Program{Source: src, Delta: s.Delta}}), opt)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -80,12 +82,12 @@ func TestDeviceInitMatchesHostInit(t *testing.T) {
 						}
 					}
 				}
-				p := &apps.PageRankLDBCProgram[float64]{Damping: 0.85, Iterations: 7}
+				p := &pagerank.LDBCProgram[float64]{Damping: 0.85, Iterations: 7}
 				rp, err := vertexprog.Run(g, vertexprog.Program[float64, float64](p), opt)
 				if err != nil {
 					t.Fatal(err)
 				}
-				q := &apps.PageRankLDBCProgram[float64]{Damping: 0.85, Iterations: 7}
+				q := &pagerank.LDBCProgram[float64]{Damping: 0.85, Iterations: 7}
 				rq, err := vertexprog.Run(g, vertexprog.Program[float64, float64](hostInitPR{q}), opt)
 				if err != nil {
 					t.Fatal(err)

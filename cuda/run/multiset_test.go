@@ -16,7 +16,7 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/apps/cdlp"
 	"github.com/hpgraph/hpgraph/apps/reference"
 	"github.com/hpgraph/hpgraph/cuda/internal/gputest"
 	"github.com/hpgraph/hpgraph/cuda/jit"
@@ -185,7 +185,7 @@ func TestCDLPOnDevice(t *testing.T) {
 		g := vertexprog.NewGraph(tg.g)
 		for _, iters := range []int{0, 1, 3, 10} {
 			want := reference.CDLP(tg.g, iters)
-			r, err := apps.CDLP(g, iters, vertexprog.Options{Backend: "cuda"})
+			r, err := cdlp.Run(g, iters, vertexprog.Options{Backend: "cuda"})
 			if err != nil {
 				t.Fatalf("%s, %d iterations: %v", tg.name, iters, err)
 			}
@@ -199,7 +199,7 @@ func TestCDLPOnDevice(t *testing.T) {
 			}
 		}
 		// auto picks the GPU
-		r, err := apps.CDLP(g, 2, vertexprog.Options{})
+		r, err := cdlp.Run(g, 2, vertexprog.Options{})
 		if err != nil || r.Run.Backend != "cuda" {
 			t.Fatalf("%s: auto: %v on %v", tg.name, err, r)
 		}
@@ -213,11 +213,11 @@ func msCodes(t *testing.T) []struct {
 	job  *driver.DeviceJob
 } {
 	g := smallGraph(t)
-	contiguous := &apps.CDLPProgram{Iterations: 10}
+	contiguous := &cdlp.Program{Iterations: 10}
 	if err := contiguous.Prepare(g); err != nil {
 		t.Fatal(err)
 	}
-	sparse := &apps.CDLPProgram{Iterations: 10}
+	sparse := &cdlp.Program{Iterations: 10}
 	if err := sparse.Prepare(vertexprog.NewGraph(gputest.Build(t, &datasets.EdgeList{N: 3, Src: []int32{0, 1}, Dst: []int32{1, 2}, IDs: []int64{7, 3 << 40, 5}}, datasets.Options{}))); err != nil {
 		t.Fatal(err)
 	}
@@ -622,7 +622,7 @@ func TestMultisetHubRegions(t *testing.T) {
 	msCompare[msRegionX, int64, msRegionA](t, "regions (8-byte)", g, func() msRegions[int64] { return msRegions[int64]{} }, eq, nil)
 	for _, iters := range []int{1, 2, 10} {
 		want := reference.CDLP(d, iters)
-		r, err := apps.CDLP(g, iters, vertexprog.Options{Backend: "cuda"})
+		r, err := cdlp.Run(g, iters, vertexprog.Options{Backend: "cuda"})
 		if err != nil {
 			t.Fatalf("cdlp, %d iterations: %v", iters, err)
 		}

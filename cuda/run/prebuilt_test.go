@@ -6,7 +6,11 @@ import (
 	"os"
 	"testing"
 
-	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/apps/bfs"
+	"github.com/hpgraph/hpgraph/apps/lcc"
+	"github.com/hpgraph/hpgraph/apps/pagerank"
+	"github.com/hpgraph/hpgraph/apps/sssp"
+	"github.com/hpgraph/hpgraph/apps/tc"
 	"github.com/hpgraph/hpgraph/cuda/internal/gputest"
 	"github.com/hpgraph/hpgraph/cuda/jit"
 	"github.com/hpgraph/hpgraph/datasets"
@@ -52,15 +56,15 @@ func TestPrebuiltCoversBuiltinApps(t *testing.T) {
 		g        *vertexprog.Graph // (nil: g)
 	}
 	apps := []app{
-		{name: "bfs", p: &apps.BFSProgram{Source: 0}, x: 0, a: 4, push: true, wants: true, done: true},
-		{name: "sssp", p: &apps.SSSPProgram{Source: 0, Delta: apps.DefaultDelta(g)}, x: 4, a: 4, push: true},
-		{name: "pagerank", p: &apps.PageRankProgram{Damping: 0.85, Tolerance: 1e-4}, x: 8, a: 8},
-		{name: "pagerank-ldbc", p: &apps.PageRankLDBCProgram[float64]{Damping: 0.85, Iterations: 10}, x: 8, a: 8},
-		{name: "pagerank-ldbc float32", p: &apps.PageRankLDBCProgram[float32]{Damping: 0.85, Iterations: 10}, x: 4, a: 4},
-		{name: "tc", p: &apps.TriangleProgram{}, x: 0, a: 8},
-		{name: "lcc", p: &apps.LCCProgram{}, x: 0, a: 8},
-		{name: "lcc numbered by degree", p: &apps.LCCProgram{}, x: 0, a: 8, g: byDegree},
-		{name: "lcc directed", p: &apps.LCCProgram{}, x: 0, a: 8, g: directed},
+		{name: "bfs", p: &bfs.Program{Source: 0}, x: 0, a: 4, push: true, wants: true, done: true},
+		{name: "sssp", p: &sssp.Program{Source: 0, Delta: sssp.DefaultDelta(g)}, x: 4, a: 4, push: true},
+		{name: "pagerank", p: &pagerank.Program{Damping: 0.85, Tolerance: 1e-4}, x: 8, a: 8},
+		{name: "pagerank-ldbc", p: &pagerank.LDBCProgram[float64]{Damping: 0.85, Iterations: 10}, x: 8, a: 8},
+		{name: "pagerank-ldbc float32", p: &pagerank.LDBCProgram[float32]{Damping: 0.85, Iterations: 10}, x: 4, a: 4},
+		{name: "tc", p: &tc.Program{}, x: 0, a: 8},
+		{name: "lcc", p: &lcc.Program{}, x: 0, a: 8},
+		{name: "lcc numbered by degree", p: &lcc.Program{}, x: 0, a: 8, g: byDegree},
+		{name: "lcc directed", p: &lcc.Program{}, x: 0, a: 8, g: directed},
 	}
 	for _, a := range apps {
 		if pr, ok := a.p.(vertexprog.Preparer); ok {

@@ -8,7 +8,11 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/apps/bfs"
+	"github.com/hpgraph/hpgraph/apps/cc"
+	"github.com/hpgraph/hpgraph/apps/lcc"
+	"github.com/hpgraph/hpgraph/apps/sssp"
+	"github.com/hpgraph/hpgraph/apps/tc"
 	"github.com/hpgraph/hpgraph/cuda/internal/gputest"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/vertexprog"
@@ -29,36 +33,36 @@ func TestSymmetrizedOnDeviceRuns(t *testing.T) {
 		d := gputest.DirectedGraph(rng, c.n, c.arcs, c.hub, 0)
 		gpu, cpu := vertexprog.NewGraph(d), vertexprog.NewGraph(d)
 		what := fmt.Sprintf("n=%d arcs=%d", c.n, c.arcs)
-		tcG, err := apps.Triangles(gpu, false, vertexprog.Options{Backend: "cuda"})
+		tcG, err := tc.Run(gpu, false, vertexprog.Options{Backend: "cuda"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if gpu.UndirectedViewBuilt() {
 			t.Fatalf("%s: the host built the undirected view for a GPU run", what)
 		}
-		tcC, err := apps.Triangles(cpu, false, vertexprog.Options{Backend: "cpu"})
+		tcC, err := tc.Run(cpu, false, vertexprog.Options{Backend: "cpu"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if tcG.Total != tcC.Total {
 			t.Errorf("%s: triangles %d on the GPU, %d on the CPU", what, tcG.Total, tcC.Total)
 		}
-		lccG, err := apps.LCC(gpu, vertexprog.Options{Backend: "cuda"})
+		lccG, err := lcc.Run(gpu, vertexprog.Options{Backend: "cuda"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		lccC, err := apps.LCC(cpu, vertexprog.Options{Backend: "cpu"})
+		lccC, err := lcc.Run(cpu, vertexprog.Options{Backend: "cpu"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !slices.Equal(lccG.LCC, lccC.LCC) {
 			t.Errorf("%s: LCC differs between the GPU and the CPU", what)
 		}
-		ccG, err := apps.ConnectedComponents(gpu, vertexprog.Options{Backend: "cuda"})
+		ccG, err := cc.Run(gpu, vertexprog.Options{Backend: "cuda"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		ccC, err := apps.ConnectedComponents(cpu, vertexprog.Options{Backend: "cpu"})
+		ccC, err := cc.Run(cpu, vertexprog.Options{Backend: "cpu"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -89,14 +93,14 @@ func TestLCCOrientationOnDevice(t *testing.T) {
 			el.Src, el.Dst = append(el.Src, u), append(el.Dst, v)
 		}
 		g := vertexprog.NewGraph(gputest.Build(t, el, datasets.Options{}))
-		gpu, err := apps.LCC(g, vertexprog.Options{Backend: "cuda"})
+		gpu, err := lcc.Run(g, vertexprog.Options{Backend: "cuda"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if g.RankedOrientation().Adj != nil {
 			t.Errorf("directed=%v: the host built the ranked orientation", directed)
 		}
-		cpu, err := apps.LCC(vertexprog.NewGraph(g.Dataset()), vertexprog.Options{Backend: "cpu"})
+		cpu, err := lcc.Run(vertexprog.NewGraph(g.Dataset()), vertexprog.Options{Backend: "cpu"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,11 +136,11 @@ func TestRelabelledGraphRuns(t *testing.T) {
 		}
 		src := int32(got.N - 1)
 		gpu, cpu := vertexprog.NewGraph(got), vertexprog.NewGraph(got)
-		bg, err := apps.BFS(gpu, src, vertexprog.Options{Backend: "cuda"})
+		bg, err := bfs.Run(gpu, src, vertexprog.Options{Backend: "cuda"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		bc, err := apps.BFS(cpu, src, vertexprog.Options{Backend: "cpu"})
+		bc, err := bfs.Run(cpu, src, vertexprog.Options{Backend: "cpu"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -144,11 +148,11 @@ func TestRelabelledGraphRuns(t *testing.T) {
 			t.Errorf("%s: BFS on the GPU differs from the CPU's", what)
 		}
 		if got.W != nil {
-			sg, err := apps.SSSP(gpu, src, vertexprog.Options{Backend: "cuda"})
+			sg, err := sssp.Run(gpu, src, vertexprog.Options{Backend: "cuda"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			sc, err := apps.SSSP(cpu, src, vertexprog.Options{Backend: "cpu"})
+			sc, err := sssp.Run(cpu, src, vertexprog.Options{Backend: "cpu"})
 			if err != nil {
 				t.Fatal(err)
 			}

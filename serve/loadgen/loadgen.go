@@ -28,13 +28,13 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/apps/registry"
 	"github.com/hpgraph/hpgraph/serve/client"
 )
 
 // Algorithms are the algorithms a query may name: apps' registry, whose
 // parameters the server checks requests against.
-var Algorithms = apps.Names()
+var Algorithms = registry.Names()
 
 // known says whether name is a parameter the server knows: an app's
 // (max_iter included), or src.
@@ -42,7 +42,7 @@ func known(name string) bool {
 	if name == "src" {
 		return true
 	}
-	for _, p := range apps.AllParams() {
+	for _, p := range registry.AllParams() {
 		if p.JSONName() == name {
 			return true
 		}
@@ -52,7 +52,7 @@ func known(name string) bool {
 
 // takes says whether algo takes the parameter name (its JSON name).
 func takes(algo, name string) bool {
-	a := apps.Lookup(algo)
+	a := registry.Lookup(algo)
 	if name == "src" {
 		return a.Source
 	}
@@ -245,7 +245,7 @@ func check(cfg Config) (*plan, error) {
 	}
 	p := &plan{}
 	for _, a := range cfg.Algos {
-		if apps.Lookup(a) == nil {
+		if registry.Lookup(a) == nil {
 			return nil, fmt.Errorf("--algo: unknown algorithm %q; want %s, or a comma list of them", a, strings.Join(Algorithms, ", "))
 		}
 		p.mix = append(p.mix, a)
@@ -313,7 +313,7 @@ func check(cfg Config) (*plan, error) {
 	return p, nil
 }
 
-func takesSource(algo string) bool { return apps.Lookup(algo).Source }
+func takesSource(algo string) bool { return registry.Lookup(algo).Source }
 
 // Run runs the load test: it describes the graph (failing when the server
 // cannot be reached, refuses the token or has no such graph), finds the

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/apps/bfs"
 	"github.com/hpgraph/hpgraph/bitmask"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/hyb"
@@ -154,8 +154,8 @@ func DirectedGraph(rng *rand.Rand, n, arcs, hub, weights int) *datasets.Graph {
 // BFSJob is the device job of BFS from src on g, as the engine would
 // start it: the program (its results after the run's Finish) and the
 // job for a driver.DeviceBackend's Start.
-func BFSJob(g *vertexprog.Graph, src int32) (*apps.BFSProgram, *driver.DeviceJob, error) {
-	p := &apps.BFSProgram{Source: src}
+func BFSJob(g *vertexprog.Graph, src int32) (*bfs.Program, *driver.DeviceJob, error) {
+	p := &bfs.Program{Source: src}
 	if err := p.Prepare(g); err != nil {
 		return nil, nil, err
 	}

@@ -1,0 +1,112 @@
+package bfs_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/hpgraph/hpgraph/apps/bfs"
+	"github.com/hpgraph/hpgraph/apps/internal/apptest"
+	"github.com/hpgraph/hpgraph/apps/reference"
+	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/vertexprog"
+	"github.com/hpgraph/hpgraph/vertexprog/vptest"
+)
+
+func TestBFSMatchesReference(t *testing.T) {
+	for _, tg := range apptest.Shapes(t, datasets.Options{}) {
+		g := vertexprog.NewGraph(tg.G)
+		for _, src := range apptest.Sources(tg.G) {
+			t.Run(fmt.Sprintf("%s/src%d", tg.Name, src), func(t *testing.T) {
+				want, err := reference.BFS(tg.G, src)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, c := range vptest.Configs() {
+					r, err := bfs.Run(g, src, c.Options)
+					if err != nil {
+						t.Fatalf("%s: %v", c.Name, err)
+					}
+					if err := reference.ValidateBFS(tg.G, src, r.Depth, r.Parent); err != nil {
+						t.Fatalf("%s: %v", c.Name, err)
+					}
+					for v := range want {
+						if r.Depth[v] != want[v] {
+							t.Fatalf("%s: depth[%d] = %d, want %d", c.Name, v, r.Depth[v], want[v])
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestBFSReusingMatchesReference runs BFS from every source in turn,
+// each into the arrays of the one before, on every backend, resident and
+// summary-only: the arrays are reused, every answer matches the
+// reference, and Reached counts what the reference reaches.
+func TestBFSReusingMatchesReference(t *testing.T) {
+	for _, tg := range apptest.Shapes(t, datasets.Options{}) {
+		g := vertexprog.NewGraph(tg.G)
+		for _, b := range vertexprog.Backends() {
+			for _, summary := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s/%s/summary=%v", tg.Name, b, summary), func(t *testing.T) {
+					opt := vertexprog.Options{Backend: b, Resident: true, SummaryOnly: summary}
+					var prev *bfs.Result
+					for _, src := range apptest.Sources(tg.G) {
+						want, err := reference.BFS(tg.G, src)
+						if err != nil {
+							t.Fatal(err)
+						}
+						r, err := bfs.Reusing(g, src, opt, prev)
+						if err != nil {
+							t.Fatal(err)
+						}
+						reached, depth := 0, int32(0)
+						for _, d := range want {
+							if d >= 0 {
+								reached++
+								depth = max(depth, d)
+							}
+						}
+						if gr, gd := r.Reached(); gr != reached || gd != int(depth) {
+							t.Fatalf("src %d: Reached() = %d, %d; the reference reaches %d vertices, depth %d", src, gr, gd, reached, depth)
+						}
+						if summary && b != "cpu" {
+							if r.Depth != nil || r.Parent != nil {
+								t.Fatalf("src %d: a summary-only run on %s returned its arrays", src, b)
+							}
+						} else {
+							if prev != nil && prev.Depth != nil && &r.Depth[0] != &prev.Depth[0] {
+								t.Fatalf("src %d: Reusing allocated new arrays", src)
+							}
+							if err := reference.ValidateBFS(tg.G, src, r.Depth, r.Parent); err != nil {
+								t.Fatalf("src %d: %v", src, err)
+							}
+							for v := range want {
+								if r.Depth[v] != want[v] {
+									t.Fatalf("src %d: depth[%d] = %d, want %d", src, v, r.Depth[v], want[v])
+								}
+							}
+						}
+						prev = r
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestBadInput: a source outside the graph and an unknown backend are
+// refused.
+func TestBadInput(t *testing.T) {
+	el := &datasets.EdgeList{N: 3, Src: []int32{0, 1}, Dst: []int32{1, 2}, Directed: true, IDBase: 1}
+	g := vertexprog.NewGraph(apptest.Build(t, el, datasets.Options{}))
+	for _, src := range []int32{-1, 3} {
+		if _, err := bfs.Run(g, src, vertexprog.Options{}); err == nil {
+			t.Errorf("bfs source %d accepted", src)
+		}
+	}
+	if _, err := bfs.Run(g, 0, vertexprog.Options{Backend: "nonesuch"}); err == nil {
+		t.Error("unknown backend accepted")
+	}
+}

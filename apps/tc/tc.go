@@ -1,0 +1,153 @@
+// Package tc is triangle counting on the undirected simple graph
+// (Program: each triangle once, by the lowest of its vertices in an
+// orientation of the graph, or per vertex), its hand-written device code
+// (tc.cu) and its App for the front ends.
+package tc
+
+import (
+	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/vertexprog"
+)
+
+// Program counts triangles of the undirected simple graph (loops,
+// direction and parallel arcs ignored) in one superstep. Edges are oriented
+// from lower to higher (degree, id) rank, which makes the oriented graph a
+// DAG with short out-lists; vertex v gathers, over each neighbour u ranked
+// above it, the size of the intersection of the two sorted out-lists — the
+// triangles whose lowest vertex is v. With PerVertex, every neighbour
+// counts and the halved sums are each vertex's triangle participations.
+type Program struct {
+	PerVertex bool
+	// Count[v] is the number of triangles whose lowest-ranked vertex is v,
+	// or, with PerVertex, the number of triangles v belongs to.
+	Count []int64
+	// o holds the oriented lists (all neighbours with PerVertex): the
+	// graph's, shared by every count on it, built on the host only for
+	// the CPU engine (PrepareHost); a GPU builds its own.
+	o *vertexprog.Orientation
+}
+
+func (p *Program) Spec() vertexprog.Spec {
+	return vertexprog.Spec{Edges: vertexprog.AllEdges, GatherAll: true, MaxIterations: 1}
+}
+
+func (p *Program) Prepare(g *vertexprog.Graph) error {
+	p.Count = make([]int64, g.N())
+	p.o = g.Orientation(p.PerVertex)
+	return nil
+}
+
+// PrepareHost builds the oriented lists on the host for the CPU engine
+// (vertexprog.HostPreparer).
+func (p *Program) PrepareHost(*vertexprog.Graph) error {
+	p.o.Build()
+	return nil
+}
+
+func (p *Program) Init(int32, *vertexprog.Step) (struct{}, bool) { return struct{}{}, true }
+
+func (p *Program) Identity() int64 { return 0 }
+
+func (p *Program) Gather(acc int64, v, u int32, _ struct{}, _ float32) int64 {
+	if u == v || (!p.PerVertex && !p.o.Below(v, u)) {
+		return acc
+	}
+	return acc + intersect(p.o.List(v), p.o.List(u))
+}
+
+// intersect counts the common elements of two sorted lists.
+func intersect(a, b []int32) int64 {
+	var n int64
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			n++
+			i++
+			j++
+		}
+	}
+	return n
+}
+
+func (p *Program) Reduce(a, b int64) int64 { return a + b }
+
+func (p *Program) Update(v int32, acc int64, _ *struct{}, _ *vertexprog.Step) bool {
+	if p.PerVertex {
+		// Each triangle at v is seen from both of its other vertices.
+		acc /= 2
+	}
+	p.Count[v] = acc
+	return false
+}
+
+// Result is a triangle count's output.
+type Result struct {
+	Total int64
+	// PerVertex[v] is the number of triangles v belongs to (nil unless
+	// asked for).
+	PerVertex []int64
+	Run       *vertexprog.Result[struct{}]
+}
+
+// Run counts the triangles of g (and per vertex when perVertex).
+func Run(g *vertexprog.Graph, perVertex bool, opt vertexprog.Options) (*Result, error) {
+	if err := apps.CheckGraph(g); err != nil {
+		return nil, err
+	}
+	p := &Program{PerVertex: perVertex}
+	r, err := vertexprog.Run(g, vertexprog.Program[struct{}, int64](p), opt)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Run: r}
+	for _, c := range p.Count {
+		res.Total += c
+	}
+	if perVertex {
+		res.Total /= 3
+		res.PerVertex = p.Count
+	}
+	return res, nil
+}
+
+// ParamPerVertex is --per-vertex (params.per_vertex).
+var ParamPerVertex = &apps.Param[bool]{
+	Name: "per-vertex", Default: false,
+	Help:  "triangle counting: also count per vertex (written by --out)",
+	Field: func(p *apps.Params) *bool { return &p.PerVertex },
+}
+
+// The CPU engine's fast paths: gathers over blocks of rows
+// (vertexprog.BlockGatherer) and APPLY over lists of vertices
+// (vertexprog.ListUpdater), one call a block or a list. Each does what
+// Gather or Update does, vertex by vertex; vptest checks them against
+// those (Options.PerEdge).
+
+// GatherBlock is Gather over each row of [lo, hi): one call a block, not
+// one an edge (a grid's triangle count is all calls: its lists are
+// short).
+func (p *Program) GatherBlock(lo, hi int32, ptr []int64, col []int32, _ []float32, x []struct{}, y []int64, id int64) {
+	for v := lo; v < hi; v++ {
+		acc := id
+		for _, u := range col[ptr[v]:ptr[v+1]] {
+			acc = p.Gather(acc, v, u, struct{}{}, 1)
+		}
+		y[v] = acc
+	}
+}
+
+// UpdateList is Update over vs.
+func (p *Program) UpdateList(vs []int32, acc []int64, _ []struct{}, _ *vertexprog.Step, active []int32) []int32 {
+	for _, v := range vs {
+		a := acc[v]
+		if p.PerVertex {
+			a /= 2
+		}
+		p.Count[v] = a
+	}
+	return active
+}
