@@ -13,13 +13,21 @@ import (
 
 // Components in parts (docs/parts.md): each part links the edges of its
 // own rows into a forest over every vertex, by the same Afforest as a
-// whole run but with no vertex skipping its edges (a part holds only one
-// end's row of an edge between parts), then links every other part's
-// forest into its own: v and its label in another forest are connected,
-// and the union of the parts' edges is the graph's, so every part ends
-// with the whole graph's labels (each component's smallest vertex). Two
-// passes over the vertices per other part instead of a superstep per
-// step of the largest component's diameter, each exchanging every value.
+// whole run, then links every other part's forest into its own: v and its
+// label in another forest are connected, and the union of the parts'
+// edges is the graph's, so every part ends with the whole graph's labels
+// (each component's smallest vertex). Two passes over the vertices per
+// other part instead of a superstep per step of the largest component's
+// diameter, each exchanging every value.
+//
+// Afforest lets the vertices of the largest component skip their edges
+// after the first rounds, because the matrix is symmetric: the other end
+// links an edge, unless it is in that component too. A part holds only
+// one end's row of an edge between parts, so an edge may be skipped by
+// both ends, one in each part's largest component; where those two
+// components end up joined anyway, the edge joined nothing new. So each
+// part skips, and where the parts' largest components do not all end in
+// one component, the run is made again with no vertex skipping.
 
 // runPartComponents is runComponents for a run of parts parts. ok is
 // false, with no error, where the run must take supersteps (runParts):
@@ -109,35 +117,54 @@ type hostPartComponents struct {
 }
 
 func (h *hostPartComponents) Run() (int, error) {
+	passes, ok, err := h.run(true)
+	if err == nil && !ok {
+		passes, _, err = h.run(false)
+	}
+	return passes, err
+}
+
+// run makes every local part's forest, the vertices of its largest
+// component skipping their edges after the first rounds where skip,
+// receives the other processes' and links them all into one. ok is
+// false where the parts' largest components did not end up in one:
+// then an edge between two of them that both ends skipped may be
+// missing, and the run must be made again without skipping.
+func (h *hostPartComponents) run(skip bool) (passes int, ok bool, err error) {
 	n := h.pt.Bounds[len(h.pt.Bounds)-1]
 	forests := make([][]int32, len(h.mats))
-	passes := 0
+	var giants []int32
+	h.stats = h.stats[:0]
 	for i, m := range h.mats {
 		t := time.Now()
 		forests[i] = make([]int32, n)
-		passes = linkRows(m.Src.RowPtr, m.Src.Col, forests[i], false)
+		var giant int32
+		passes, giant = linkRows(m.Src.RowPtr, m.Src.Col, forests[i], skip)
+		giants = append(giants, giant)
 		lo, hi := h.pt.Range(h.first + i)
 		h.stats = append(h.stats, PartStat{Index: h.first + i, Lo: lo, Hi: hi, Arcs: m.NNZ(), Compute: time.Since(t)})
 	}
 	t := time.Now()
 	if commSize(h.comm) > 1 {
-		msg := make([]byte, 0, 4*int(n)*len(forests))
-		for _, f := range forests {
+		msg := make([]byte, 0, (4*int(n)+4)*len(forests))
+		for i, f := range forests {
+			msg = binary.LittleEndian.AppendUint32(msg, uint32(giants[i]))
 			msg = append(msg, valueBytes(f)...)
 		}
 		all, err := h.comm.AllGather(msg)
 		if err != nil {
-			return 0, err
+			return 0, false, err
 		}
 		for r, b := range all {
 			if r == h.comm.Rank() {
 				continue
 			}
 			if len(b) != len(msg) {
-				return 0, fmt.Errorf("vertexprog: process %d sent %d bytes of its parts' forests, want %d", r, len(b), len(msg))
+				return 0, false, fmt.Errorf("vertexprog: process %d sent %d bytes of its parts' forests, want %d", r, len(b), len(msg))
 			}
-			for ; len(b) > 0; b = b[4*n:] {
-				forests = append(forests, decodeLabels(b[:4*n]))
+			for ; len(b) > 0; b = b[4+4*n:] {
+				giants = append(giants, int32(binary.LittleEndian.Uint32(b)))
+				forests = append(forests, decodeLabels(b[4:4+4*n]))
 			}
 		}
 	}
@@ -149,7 +176,26 @@ func (h *hostPartComponents) Run() (int, error) {
 		h.stats[i].Exchange = time.Since(t)
 		h.stats[i].ExchangeBytes = int64(4*n) * int64(len(forests)-1)
 	}
-	return passes + 2*(len(forests)-1), nil
+	return passes + 2*(len(forests)-1), giantsJoined(h.comp, giants), nil
+}
+
+// giantsJoined reports whether the parts' largest components (giants,
+// -1 where a part skipped nothing) lie in one component of the final
+// labels comp: then an edge both of whose ends skipped it joins two
+// vertices that are joined anyway.
+func giantsJoined(comp []int32, giants []int32) bool {
+	root := int32(-1)
+	for _, g := range giants {
+		if g < 0 {
+			continue
+		}
+		if root < 0 {
+			root = comp[g]
+		} else if comp[g] != root {
+			return false
+		}
+	}
+	return true
 }
 
 // decodeLabels is int32s written in the machine's order (valueBytes),

@@ -278,7 +278,10 @@ func (badComponents) Spec() vertexprog.Spec {
 // components, in 2, 3 and 7 parts.
 func TestComponentsInParts(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 41))
-	for _, directed := range []bool{false, true} {
+	for _, c := range []struct {
+		directed, clusters bool
+	}{{false, false}, {true, false}, {false, true}} {
+		directed := c.directed
 		n := 5000
 		el := &datasets.EdgeList{N: n, Directed: directed}
 		for range 3500 {
@@ -286,6 +289,15 @@ func TestComponentsInParts(t *testing.T) {
 			el.Src, el.Dst = append(el.Src, u), append(el.Dst, int32(rng.IntN(n)))
 			if rng.IntN(4) == 0 { // (hubs among low ids)
 				el.Src, el.Dst = append(el.Src, int32(rng.IntN(40))), append(el.Dst, u)
+			}
+		}
+		if c.clusters {
+			// Two dense components, one in each half: the parts' largest
+			// components are two, and the run is made again unskipped.
+			el.Src, el.Dst = nil, nil
+			for range 20000 {
+				h := int32(rng.IntN(2)) * int32(n/2)
+				el.Src, el.Dst = append(el.Src, h+int32(rng.IntN(n/2))), append(el.Dst, h+int32(rng.IntN(n/2)))
 			}
 		}
 		d, err := datasets.Build(el, datasets.Options{KeepSelfLoops: true})

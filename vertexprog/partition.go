@@ -47,12 +47,13 @@ func (pt Partition) Owner(v int32) int {
 
 // rowCost is what a row costs a part beyond its entries, in entries: its
 // APPLY, its frontier bit, its share of the accumulators and of the
-// exchange. Measured on two H200s (kron26 renumbered by degree, split at
-// one entry a row): PageRank's part of the hubs took 2.0 ms for 1.085 G
-// arcs and few rows, the other 4.5 ms for 1.02 G arcs and most of the 67
-// M rows, so a row costs about 24 arcs there; BFS's parts (2.6 and 4.0
-// ms) lean the same way.
-const rowCost = 24
+// exchange. Measured on two H200s with kron26 renumbered by degree
+// (docs/parts.md): at 1 the part of the hubs held 52% of the arcs, and
+// took 2.0 ms of PageRank against the other's 4.5 and 800 ms of TC
+// against 1,495; at 24 it held 85% and took 4.3 ms against 2.2 and 2,006
+// against 283. Both cross near 62% to 70%, where 8 puts the split; more
+// would also crowd the hubs' device memory.
+const rowCost = 8
 
 // SplitRows partitions n vertices, whose rows have the lengths rowPtr
 // gives (a CSR's row offsets, n+1 of them), into parts ranges of about

@@ -29,17 +29,19 @@ const (
 // id of v's component (a link hooks the larger of two roots under the
 // smaller). It returns its passes over the vertices that link edges.
 func hostComponents(rowPtr []int64, col []int32, comp []int32) int {
-	return linkRows(rowPtr, col, comp, true)
+	passes, _ := linkRows(rowPtr, col, comp, true)
+	return passes
 }
 
-// linkRows is hostComponents over rows that may hold only some of the
-// graph's edges (symmetric false: a part's rows), where no vertex may
-// skip its edges: an edge the largest component's vertex skips is linked
-// from its other end only where that end's row is here too.
-func linkRows(rowPtr []int64, col []int32, comp []int32, symmetric bool) int {
+// linkRows is hostComponents that returns the label whose vertices
+// skipped their edges (giant), or, with skip false, links every edge
+// (giant -1). A part's rows hold only one end's row of an edge between
+// parts, so a skipped edge there is linked from its other end only where
+// that end is outside its own part's giant (components_parts.go).
+func linkRows(rowPtr []int64, col []int32, comp []int32, skip bool) (passes int, giant int32) {
 	n := len(comp)
 	if n == 0 {
-		return 0
+		return 0, -1
 	}
 	par.Blocks(n, func(_, lo, hi int) {
 		for v := lo; v < hi; v++ {
@@ -56,8 +58,8 @@ func linkRows(rowPtr []int64, col []int32, comp []int32, symmetric bool) int {
 		})
 		afCompress(comp)
 	}
-	giant := int32(-1) // (no vertex's label)
-	if symmetric {
+	giant = -1 // (no vertex's label)
+	if skip {
 		giant = afLargest(comp)
 	}
 	par.Blocks(n, func(_, lo, hi int) {
@@ -71,7 +73,7 @@ func linkRows(rowPtr []int64, col []int32, comp []int32, symmetric bool) int {
 		}
 	})
 	afCompress(comp)
-	return afNeighbourRounds + 1
+	return afNeighbourRounds + 1, giant
 }
 
 // afLink joins the trees of u and v: the larger root hooks under the

@@ -136,10 +136,10 @@ func (r *ccRun) Run() (int, error) {
 }
 
 // link launches Afforest's passes on the device's stream (its thread):
-// with skip, the vertices of the largest component sampled skip their
-// edges after the first afRounds, which only a symmetric matrix allows
-// (a part's rows are not: a run in parts links every edge).
-func (r *ccRun) link(skip bool) {
+// with skip, the vertices of the largest component sampled (giant, or
+// -1) skip their edges after the first afRounds, which a symmetric
+// matrix allows (a part's rows: afforest_parts.go).
+func (r *ccRun) link(skip bool) (giant int32) {
 	rows := rt.Blocks(int64(r.n), rt.BlockSize)
 	a := r.arg(0, 0)
 	r.launch("af_init", rows, a)
@@ -147,7 +147,7 @@ func (r *ccRun) link(skip bool) {
 		r.launch("af_link_round", rows, r.arg(i, 0))
 		r.launch("af_compress", rows, a)
 	}
-	giant := int32(-1) // (no vertex's label)
+	giant = -1 // (no vertex's label)
 	if skip {
 		r.launch("af_sample", afSamples/rt.BlockSize, a)
 		labels := make([]int32, afSamples)
@@ -157,6 +157,7 @@ func (r *ccRun) link(skip bool) {
 	}
 	r.launch("af_link_rest", rt.Blocks(int64(r.n)*32, rt.BlockSize), r.arg(afRounds, int(giant)))
 	r.launch("af_compress", rows, a)
+	return giant
 }
 
 // mostFrequent returns the value that occurs most often in s (the

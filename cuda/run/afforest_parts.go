@@ -3,6 +3,7 @@
 package run
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"time"
@@ -14,13 +15,15 @@ import (
 	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
-// Components in parts (driver.PartComponentsBackend; docs/parts.md):
-// each part runs Afforest over its own rows into a forest of every
-// vertex (no vertex skips its edges: an edge between two parts is in one
-// part's rows only), keeps a copy of it, then receives every other part's
-// copy (peer copies in one process, NCCL broadcasts between processes)
-// and links each vertex with its label there (af_link_pairs), so every
-// part ends with the whole graph's labels.
+// Components in parts (driver.PartComponentsBackend; docs/parts.md;
+// vertexprog/components_parts.go says why it is right): each part runs
+// Afforest over its own rows into a forest of every vertex, the vertices
+// of its largest component skipping their edges after the first rounds,
+// keeps a copy of it, then receives every other part's copy (peer copies
+// in one process, NCCL broadcasts between processes) and links each
+// vertex with its label there (af_link_pairs), so every part ends with
+// the whole graph's labels, unless the parts' largest components did not
+// all end in one component: then it runs again with no vertex skipping.
 
 // ccParts is a run's local parts (driver.ComponentsRun).
 type ccParts struct {
@@ -30,8 +33,8 @@ type ccParts struct {
 	snap, recv  []cu.DevicePtr // per part: its forest's copy, another's
 	bufs        [][]cu.DevicePtr
 	nc          []*nccl.Comm // per part, over several processes
+	comm        driver.Comm
 	stats       []driver.PartStat
-	compute     time.Duration
 	closed, ran bool
 }
 
@@ -70,6 +73,7 @@ func StartPartComponents(devs []*Device, parts []*driver.Matrix, info []driver.P
 		})
 	})
 	if err == nil && comm != nil && comm.Size() > 1 {
+		g.comm = comm
 		g.nc, _, err = joinNCCL(comm, devs, first, total, nil)
 	}
 	if err != nil {
@@ -88,54 +92,67 @@ func (g *ccParts) each(f func(i int, r *ccRun) error) error {
 }
 
 // Run implements driver.ComponentsRun: every part's forest, then the
-// others' linked into it.
+// others' linked into it; again without skipping where the parts'
+// largest components did not join.
 func (g *ccParts) Run() (int, error) {
 	if g.closed {
 		return 0, errors.New("cuda: Run on a closed components run")
 	}
-	n := g.runs[0].n
-	if n == 0 {
+	g.ran = false
+	passes := afRounds + 1 + 2*(g.total-1)
+	if g.runs[0].n == 0 {
 		g.ran = true
 		return 0, nil
 	}
+	ok, err := g.run(true)
+	if err == nil && !ok {
+		_, err = g.run(false)
+		passes *= 2
+	}
+	if err != nil {
+		return 0, err
+	}
+	g.ran = true
+	return passes, nil
+}
+
+// run makes the forests (skip: as Afforest on the whole graph does) and
+// links them; ok says whether the parts' largest components joined.
+func (g *ccParts) run(skip bool) (ok bool, err error) {
+	n := g.runs[0].n
 	bytes := int64(n) * 4
 	rows := rt.Blocks(int64(n), rt.BlockSize)
-	t0 := time.Now()
-	err := g.each(func(i int, r *ccRun) error {
+	giants := make([]int32, len(g.runs))
+	err = g.each(func(i int, r *ccRun) error {
 		return r.d.Do("labelling a part's components", func() error {
 			t := time.Now()
 			r.clock.Begin(r.d.RT())
-			r.link(false)
+			giants[i] = r.link(skip)
 			r.d.CopyFrom(g.snap[i], r.d.RT(), r.comp, bytes)
 			r.d.Sync()
-			g.stats[i].Compute = time.Since(t)
+			g.stats[i].Compute += time.Since(t)
 			return nil
 		})
 	})
 	if err != nil {
-		return 0, err
+		return false, err
 	}
 	t1 := time.Now()
 	err = g.each(func(i int, r *ccRun) error {
 		return r.d.Do("linking the other parts' forests", func() error {
 			st := r.d.Stream()
 			for p := range g.total {
-				if p == g.first+i {
-					if g.nc == nil {
-						continue
-					}
-				}
 				if g.nc != nil {
 					// (every rank takes part in every root's broadcast)
 					if err := g.nc[i].Broadcast(uint64(g.snap[i]), uint64(g.recv[i]), n, nccl.Int32, p, uintptr(st.Handle())); err != nil {
 						return err
 					}
-					if p == g.first+i {
-						continue
-					}
-				} else {
+				} else if p != g.first+i {
 					o := g.runs[p-g.first]
 					r.d.CopyFrom(g.recv[i], o.d.RT(), g.snap[p-g.first], bytes)
+				}
+				if p == g.first+i {
+					continue
 				}
 				g.stats[i].ExchangeBytes += bytes
 				r.launch("af_link_pairs", rows, r.argWith(g.recv[i], 0, 0))
@@ -150,14 +167,61 @@ func (g *ccParts) Run() (int, error) {
 		})
 	})
 	if err != nil {
-		return 0, err
+		return false, err
 	}
 	for i := range g.stats {
-		g.stats[i].Exchange = time.Since(t1)
+		g.stats[i].Exchange += time.Since(t1)
 	}
-	g.compute = time.Since(t0)
-	g.ran = true
-	return afRounds + 1 + 2*(g.total-1), nil
+	if !skip {
+		return true, nil
+	}
+	return g.giantsJoined(giants)
+}
+
+// giantsJoined reports whether every part's largest component (local
+// giants; the other processes' through the Comm) has one label in the
+// final labels, which every part holds.
+func (g *ccParts) giantsJoined(giants []int32) (bool, error) {
+	if g.comm != nil {
+		var msg []byte
+		for _, x := range giants {
+			msg = binary.LittleEndian.AppendUint32(msg, uint32(x))
+		}
+		all, err := g.comm.AllGather(msg)
+		if err != nil {
+			return false, err
+		}
+		giants = giants[:0]
+		for _, b := range all {
+			for ; len(b) >= 4; b = b[4:] {
+				giants = append(giants, int32(binary.LittleEndian.Uint32(b)))
+			}
+		}
+	}
+	r := g.runs[0]
+	labels := make([]int32, len(giants))
+	err := r.d.Do("reading the largest components' labels", func() error {
+		for k, x := range giants {
+			if x >= 0 {
+				r.d.DtoH(unsafe.Pointer(&labels[k]), r.comp+cu.DevicePtr(4*int64(x)), 4)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return false, err
+	}
+	root := int32(-1)
+	for k, x := range giants {
+		switch {
+		case x < 0:
+		case root < 0:
+			root = labels[k]
+		case labels[k] != root:
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // Finish implements driver.ComponentsRun: the first part's labels,

@@ -7,7 +7,7 @@
 // address space), one block. Relative to the device's superstep base,
 // so one CUDA graph replays a superstep and the copy of its record: one
 // submission for the host, where launches cost ~5-10 us each
-// (docs/perf.md, section 17).
+// (docs/perf/supersteps-and-graphs.md#where-the-hosts-time-goes).
 struct VP_Copy {
   unsigned long long* dst;
   int j, count;

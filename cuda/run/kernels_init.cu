@@ -14,8 +14,8 @@ extern "C" __global__ void vp_ctl(VP_Mat m, VP_Run c, State s, VP_Arg a) {
 // y (a.op 1: yLoop) := identity on every row (before a push after pull
 // supersteps; yLoop once, before the first vp_loop).
 extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_fill(VP_Mat m, VP_Run c, State s, VP_Arg a) {
-  int r = blockIdx.x * blockDim.x + threadIdx.x;
-  if (r < m.n) (a.op == 1 ? c.yLoop : c.y)[r] = vp_identity();
+  int r = c.lo + blockIdx.x * blockDim.x + threadIdx.x;  // (the run's rows)
+  if (r < c.hi) (a.op == 1 ? c.yLoop : c.y)[r] = vp_identity();
 }
 
 // vp_count_flush adds a block's frontier size and push edges to record

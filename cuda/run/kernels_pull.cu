@@ -10,8 +10,9 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_pull_ell(VP_Mat m, VP_
   VP_St t = vp_st(c, a, false);
   if (!t.go) return;
   if (blockIdx.x == 0 && threadIdx.x == 0) t.rec[VP_R_RAN] = 1;
-  int r = blockIdx.x * blockDim.x + threadIdx.x;
-  if (r >= m.n) return;
+  // (the run's rows: a part's, [c.lo, c.hi), or all)
+  int r = c.lo + blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= c.hi) return;
 #if VP_HAS_WANTS
   if (!vp_wants(r, s)) return;
 #endif
@@ -138,7 +139,8 @@ __device__ __forceinline__ void vp_pull_chunk(const VP_Mat& m, const VP_Run& c, 
 // with a lane each, lists in shared memory those that vp_skip_row keeps,
 // then reduces them with G lanes each. Testing one row per warp (or per 4
 // lanes) cost a dependent chain of loads per row and a block per 8 rows:
-// most of a late BFS superstep (docs/perf.md, section 11).
+// most of a late BFS superstep
+// (docs/perf/gpu-kernels.md#listed-coo-pulls-for-programs-whose-rows-drop-out).
 #define VP_LISTED (VP_HAS_WANTS || VP_HAS_DONE)
 
 template <int G>
@@ -326,9 +328,11 @@ __device__ __forceinline__ bool vp_update_at(const VP_Run& c, const VP_St& t, co
 // (a thread's rows VP_BLOCK apart, their accumulators loaded together), as
 // many turns as the grid leaves it (applyPerSM), and adds its activations
 // to the record once at the end (kron21 BFS 0.339 → 0.312 ms against a
-// block per 256 rows; docs/perf.md, section 13). The previous superstep's
+// block per 256 rows;
+// docs/perf/gpu-kernels.md#applys-counts-per-block). The previous superstep's
 // aggregates are read once, and a thread folds what its rows add to them
-// in registers, combined once at the end (section 18).
+// in registers, combined once at the end
+// (docs/perf/gpu-kernels.md#applys-aggregators-at-compile-time).
 #define VP_APPLY_REGS (VP_NAGG > 0 && VP_NAGG <= VP_BLOCK_AGG)
 extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_apply_pull(VP_Mat m, VP_Run c, State s, VP_Arg a) {
   VP_St t = vp_st(c, a, false);
@@ -351,7 +355,10 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_apply_pull(VP_Mat m, V
 #endif
   const int lane = threadIdx.x & 31;
   unsigned long long acts = 0, edges = 0;
-  for (int b = blockIdx.x * (VP_BLOCK * VP_APPLY_ROWS); b < m.n; b += gridDim.x * (VP_BLOCK * VP_APPLY_ROWS)) {
+  // (the run's rows, [c.lo, c.hi): a part's start at a word's first bit,
+  // so each warp's rows are one word of the bitmasks; a part's other words
+  // of x_bitmask are cleared by the host after the superstep)
+  for (int b = c.lo + blockIdx.x * (VP_BLOCK * VP_APPLY_ROWS); b < c.hi; b += gridDim.x * (VP_BLOCK * VP_APPLY_ROWS)) {
     A_t acc[VP_APPLY_ROWS];
     bool want[VP_APPLY_ROWS];
 #pragma unroll
@@ -374,7 +381,7 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_apply_pull(VP_Mat m, V
         if (a.op == 1 && m.tileMulti[v >> m.tileRowBits]) c.y[v] = vp_identity();
         if (act && c.pushDeg) edges += c.frontDeg[v];
       }
-      if (v < m.n && lane == 0) c.mask[t.p][v >> 5] = 0u;
+      if (v < c.hi && lane == 0) c.mask[t.p][v >> 5] = 0u;
       const unsigned bal = __ballot_sync(VP_FULL, act);
       if (bal && lane == 0) {
         atomicOr(c.mask[t.p ^ 1] + (v >> 5), bal);

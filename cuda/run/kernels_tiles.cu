@@ -17,7 +17,7 @@
 // gathers and folds. Staging the chunks in shared memory with cp.async
 // (sessions 10-12) cost each group two more shared-memory wavefronts
 // than the loads it hid: kron21's pull 142 -> 118 us without it
-// (docs/perf.md, section 17).
+// (docs/perf/pagerank-tiles.md#each-warps-stream-through-registers).
 #define VP_TILE_BLOCK 512
 extern "C" __global__ void __launch_bounds__(VP_TILE_BLOCK) vp_pull_tiles(VP_Mat m, VP_Run c, State s, VP_Arg a) {
 #if VP_ASIZE == 8 || VP_ASIZE == 4

@@ -72,7 +72,7 @@ func (r *progRun) pushGrids(batched bool) (push, apply int64) {
 // PageRank, whose APPLY fits 6: 2.37 → 2.32 ms against 8 blocks, two
 // waves), each taking VP_BLOCK rows a turn.
 func (r *progRun) applyGrid() int64 {
-	grid := rt.Blocks(int64(r.n), int64(rt.BlockSize*r.feats.applyRows()))
+	grid := rt.Blocks(r.rows(), int64(rt.BlockSize*r.feats.applyRows()))
 	if applyPerSM > 0 {
 		per := applyPerSM
 		if k := r.mod.Resident("vp_apply_pull"); k > 0 {
@@ -81,6 +81,16 @@ func (r *progRun) applyGrid() int64 {
 		grid = min(grid, int64(per*max(1, r.d.SMs)))
 	}
 	return grid
+}
+
+// rows is how many rows the run's pulls and APPLY pass over: a part's
+// own (VP_Run's lo and hi; one at least, so that an empty part's kernels
+// still write the superstep's record), or all.
+func (r *progRun) rows() int64 {
+	if p := r.job.Part; p != nil {
+		return int64(max(1, p.Hi-p.Lo))
+	}
+	return int64(r.n)
 }
 
 // compactGrid is vp_compact's blocks: one per VP_BLOCK vertices up to
@@ -112,7 +122,7 @@ func (r *progRun) enqueue(dir driver.Direction, j int, batched bool) {
 		r.launch("vp_apply_pull", r.applyGrid(), r.pull.Arg, a)
 		return
 	}
-	r.launch("vp_pull_ell", rt.Blocks(int64(r.n), rt.BlockSize), r.pull.Arg, a)
+	r.launch("vp_pull_ell", rt.Blocks(r.rows(), rt.BlockSize), r.pull.Arg, a)
 	r.launch("vp_pull_coo", r.pull.CooBlocks(r.feats.HasWants || r.feats.HasDone), r.pull.Arg, a)
 	r.launch("vp_apply_pull", r.applyGrid(), r.pull.Arg, a)
 }

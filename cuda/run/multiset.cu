@@ -45,12 +45,12 @@
 //               merged run lies at its first slot, its length there);
 //               ms_hub_final counts the row's merged run and summarizes.
 //               Nothing reads past a run's valid length, so nothing pads
-//               the lists: once a program's values repeat (CDLP's labels
+//               the lists: once a program's values repeat (labels that
 //               converge), a hub's lists are short however long the row.
 //
 // A warp row, a block row and a hub chunk whose valid elements are all
 // one key (a converged label: after a few supersteps almost every row of
-// CDLP on a power-law graph) is not sorted: its one distinct value has
+// label propagation on a power-law graph) is not sorted: its one distinct value has
 // count size, and it is summarized (or written to the hub list) as the
 // sorted path would. Within ms_block_sort, a slice of one key is stored
 // sorted without the network. (Rows of no element take the sorted path.)

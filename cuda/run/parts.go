@@ -116,6 +116,9 @@ func (g *parts) Step(it int, dir driver.Direction) (int, int64, []float64, error
 		if err != nil {
 			return err
 		}
+		if err := r.d.Do("clearing the other parts' frontier words", func() error { r.clearOthers(); return nil }); err != nil {
+			return err
+		}
 		reps[i] = rs[0]
 		g.stats[i].Compute += time.Since(t)
 		return nil

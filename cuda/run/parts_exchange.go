@@ -37,6 +37,21 @@ func (g *parts) each(f func(i int, r *progRun) error) error {
 	return errors.Join(errs...)
 }
 
+// clearOthers zeroes the words of the superstep's x_bitmask outside the
+// part's rows, which its APPLY passes over no more (kernels_pull.cu):
+// that mask takes the next superstep's active bits, into which a sparse
+// exchange ORs the other parts' changes. Inside Do.
+func (r *progRun) clearOthers() {
+	p := r.job.Part
+	words := (int64(r.n) + 31) / 32
+	lo, hi := int64(p.Lo)/32, min(words, (int64(p.Hi)+31)/32)
+	m := r.mask[r.next()^1]
+	r.d.Fill32(m, 0, lo)
+	if hi < words {
+		r.d.Fill32(m+cu.DevicePtr(4*hi), 0, words-hi)
+	}
+}
+
 // next is the mask that holds a part's next frontier (after the
 // superstep it ran last).
 func (r *progRun) next() int { return r.step & 1 }

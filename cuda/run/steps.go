@@ -79,7 +79,7 @@ func (r *progRun) steps(it int, dir driver.Direction, count int, pushEdges int64
 			r.setCtl(3, int(pushEdges))
 		}
 		if dir == driver.Push && r.yDirty {
-			r.launch("vp_fill", rt.Blocks(int64(r.n), rt.BlockSize), r.pull.Arg, argBytes(0, false, 0))
+			r.launch("vp_fill", rt.Blocks(r.rows(), rt.BlockSize), r.pull.Arg, argBytes(0, false, 0))
 			r.yDirty = false
 		}
 		if r.startLoop(dir, count) {
@@ -138,7 +138,7 @@ func (r *progRun) startLoop(dir driver.Direction, count int) bool {
 		r.queued = true
 	}
 	if !r.yLoopOK {
-		r.launch("vp_fill", rt.Blocks(int64(r.n), rt.BlockSize), r.pull.Arg, argBytes(0, false, 1))
+		r.launch("vp_fill", rt.Blocks(r.rows(), rt.BlockSize), r.pull.Arg, argBytes(0, false, 1))
 		r.yLoopOK = true
 	}
 	arg := loopArg(s0-r.base, false, count, lim)

@@ -187,7 +187,7 @@ func (r *progRun) fill() {
 // several tiles: they start as the identity, and APPLY puts them back.
 func (r *progRun) fillTiles() {
 	if r.tiles {
-		r.launch("vp_fill", rt.Blocks(int64(r.n), rt.BlockSize), r.pull.Arg, argBytes(0, false, 0))
+		r.launch("vp_fill", rt.Blocks(r.rows(), rt.BlockSize), r.pull.Arg, argBytes(0, false, 0))
 	}
 }
 
