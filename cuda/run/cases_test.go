@@ -55,8 +55,9 @@ type appCase struct {
 	// ownPath: with Direction Auto the GPU runs the app by a path of its
 	// own (Spec.Components: Afforest), whose passes are no supersteps.
 	ownPath bool
-	// reorders: pushing, the GPU may defer vertices (Spec.Delta), so its
-	// supersteps differ from the CPU's.
+	// reorders: the program delta-steps (Spec.Delta), the GPU when it
+	// pushes and the CPU in every direction (vertexprog/delta.go), so their
+	// supersteps differ.
 	reorders bool
 	// heavy: DeviceCode.HeavyGather (pulled by rows, never by tiles)
 	heavy bool

@@ -107,7 +107,7 @@ func TestAppsMatchCPU(t *testing.T) {
 							if len(got) != len(want) {
 								t.Fatalf("cuda %s/%s: %d outputs, cpu %d", dir, s.Name, len(got), len(want))
 							}
-							if gotIt != wantIt && !(a.ownPath && dir == vertexprog.Auto) && !(a.reorders && dir != vertexprog.Pull) {
+							if gotIt != wantIt && !(a.ownPath && dir == vertexprog.Auto) && !a.reorders {
 								t.Errorf("cuda %s/%s: %d supersteps, cpu %d", dir, s.Name, gotIt, wantIt)
 							}
 							for i := range want {
@@ -174,7 +174,7 @@ func TestDeviceInMatricesMatchCPU(t *testing.T) {
 							if len(got) != len(want) {
 								t.Fatalf("cuda %s: %d outputs, cpu %d", what, len(got), len(want))
 							}
-							if gotIt != wantIt && !(a.reorders && dir != vertexprog.Pull) {
+							if gotIt != wantIt && !a.reorders {
 								t.Errorf("cuda %s: %d supersteps, cpu %d", what, gotIt, wantIt)
 							}
 							for i := range want {
@@ -302,8 +302,8 @@ func TestUserProgramWithVptest(t *testing.T) {
 			n++
 		}
 	}
-	if n != 12 {
-		t.Errorf("vptest.Configs() has %d cuda configs; want 12 (3 directions x 3 gputest.Splits, and resident in each direction)", n)
+	if n != 18 {
+		t.Errorf("vptest.Configs() has %d cuda configs; want 18 (3 directions x 3 gputest.Splits, 2 and 3 parts, and resident in each direction)", n)
 	}
 }
 
