@@ -61,14 +61,7 @@ __device__ __forceinline__ long long lcc_mult(const State& s, long long i) {
   return 1;
 #endif
 }
-// lcc_lower_bound: the first index in [j, je) whose entry is >= x.
-__device__ long long lcc_lower_bound(const int* a, long long j, long long je, int x) {
-  while (j < je) {
-    long long mid = j + (je - j) / 2;
-    if (a[mid] < x) j = mid + 1; else je = mid;
-  }
-  return j;
-}
+#include "search.cuh"
 // vp_gather lists the triangles {a, b, c} (ranks, a > b > c) that the
 // lists of a = rank(v) and b = rank(u) close, where u ranks above v: it
 // credits b and each c, and returns acc plus a's credit.
@@ -77,7 +70,7 @@ __device__ A_t vp_gather(A_t acc, int v, int u, X_t xu, float w, const State& s)
   if (b >= a) return acc;  // (b == a: a loop)
   const long long ia = s.off[a], iae = ia + s.cnt[a], ib = s.off[b], ibe = ib + s.cnt[b];
   // m(a, b), what each third vertex c gets: b's slot in a's list.
-  const long long mab = LCC_DIRECTED ? lcc_mult(s, lcc_lower_bound(s.adj, ia, iae, b)) : 1;
+  const long long mab = LCC_DIRECTED ? lcc_mult(s, hp_lower_bound(s.adj, ia, iae, b)) : 1;
   long long own = 0, mid = 0;  // a's credit, b's (the same on an undirected graph)
   // The shorter list is i's (aShort: a's), the longer j's.
   const bool aShort = iae - ia <= ibe - ib;
@@ -87,7 +80,7 @@ __device__ A_t vp_gather(A_t acc, int v, int u, X_t xu, float w, const State& s)
     // the long one (the same triangles as the merge below, in fewer steps).
     for (; i < ie && j < je; i++) {
       const int c = s.adj[i];
-      j = lcc_lower_bound(s.adj, j, je, c);
+      j = hp_lower_bound(s.adj, j, je, c);
       if (j < je && s.adj[j] == c) {
 #if LCC_DIRECTED
         own += lcc_mult(s, aShort ? j : i);

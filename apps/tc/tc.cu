@@ -17,14 +17,7 @@ __device__ bool tc_below(const State& s, int v, int u) {
   return s.deg[v] < s.deg[u] || (s.deg[v] == s.deg[u] && v < u);
 }
 __device__ A_t vp_identity() { return 0; }
-// tc_lower_bound: the first index in [j, je) whose entry is >= x.
-__device__ long long tc_lower_bound(const int* a, long long j, long long je, int x) {
-  while (j < je) {
-    long long mid = j + (je - j) / 2;
-    if (a[mid] < x) j = mid + 1; else je = mid;
-  }
-  return j;
-}
+#include "search.cuh"
 __device__ A_t vp_gather(A_t acc, int v, int u, X_t xu, float w, const State& s) {
   if (u == v || (!s.perVertex && !tc_below(s, v, u))) return acc;
   long long i = s.off[v], ie = i + s.cnt[v], j = s.off[u], je = j + s.cnt[u];
@@ -38,7 +31,7 @@ __device__ A_t vp_gather(A_t acc, int v, int u, X_t xu, float w, const State& s)
     // long one (the same count as the merge below, in fewer steps).
     for (; i < ie && j < je; i++) {
       int a = s.adj[i];
-      j = tc_lower_bound(s.adj, j, je, a);
+      j = hp_lower_bound(s.adj, j, je, a);
       if (j < je && s.adj[j] == a) {
         n++;
         j++;

@@ -52,25 +52,7 @@ func (p *Program) Gather(acc int64, v, u int32, _ struct{}, _ float32) int64 {
 	if u == v || (!p.PerVertex && !p.o.Below(v, u)) {
 		return acc
 	}
-	return acc + intersect(p.o.List(v), p.o.List(u))
-}
-
-// intersect counts the common elements of two sorted lists.
-func intersect(a, b []int32) int64 {
-	var n int64
-	for i, j := 0, 0; i < len(a) && j < len(b); {
-		switch {
-		case a[i] < b[j]:
-			i++
-		case a[i] > b[j]:
-			j++
-		default:
-			n++
-			i++
-			j++
-		}
-	}
-	return n
+	return acc + int64(vertexprog.CountCommon(p.o.List(v), p.o.List(u)))
 }
 
 func (p *Program) Reduce(a, b int64) int64 { return a + b }

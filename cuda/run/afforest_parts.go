@@ -230,19 +230,7 @@ func (g *ccParts) Finish(labels []int32) error {
 	if g.closed || !g.ran {
 		return errors.New("cuda: Finish on a components run closed or not run")
 	}
-	r := g.runs[0]
-	if len(labels) != r.n {
-		return errors.New("cuda: Finish: the labels' length is not the graph's order")
-	}
-	if r.n == 0 {
-		return nil
-	}
-	t0 := time.Now()
-	defer func() { r.transfers += time.Since(t0) }()
-	return r.d.Do("copying labels back", func() error {
-		r.d.DtoH(unsafe.Pointer(&labels[0]), r.comp, int64(r.n)*4)
-		return nil
-	})
+	return g.runs[0].Finish(labels)
 }
 
 // Parts is what each part did (vertexprog.Result.Parts).

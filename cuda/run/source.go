@@ -363,7 +363,13 @@ func writeProgram(b *strings.Builder, code *driver.DeviceCode, l *stateLayout, f
 	b.WriteString("#line 1 \"hpgraph_prelude.cu\"\n")
 	b.WriteString(preludeSource)
 	fmt.Fprintf(b, "\n#line 1 %q\n", jit.SnippetFile)
-	b.WriteString(code.Source)
+	// (a program's code may include jit's headers: #include "search.cuh";
+	// one that names none NVRTC reports where the line stands)
+	src, err := jit.Expand(jit.SnippetFile, code.Source, nil)
+	if err != nil {
+		src = code.Source
+	}
+	b.WriteString(src)
 	b.WriteString("\n#line 1 \"hpgraph_checks.cu\"\n")
 	b.WriteString(l.checks(f))
 	b.WriteString("#line 1 \"hpgraph_mat.cu\"\n")

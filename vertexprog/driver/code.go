@@ -61,7 +61,9 @@ package driver
 // re-records its launches when they change.
 //
 // Step (provided by the backend) has `int iteration`, `double
-// aggregate(int i)` and `void add(int i, double v)`.
+// aggregate(int i)` and `void add(int i, double v)`. The CUDA backend's
+// shared device headers may be included by name (`#include
+// "search.cuh"`: hp_lower_bound, a binary search over a sorted run).
 type DeviceCode struct {
 	Source string
 	// Init says Source defines vp_init (see above).
