@@ -102,7 +102,7 @@ type Options struct {
 	// overwrites it; a Values of another type or length is ignored.
 	Values any
 	// Parts splits the graph into that many parts, vertex ranges
-	// balanced by arcs, each run with its own values and exchanging what
+	// balanced by arcs and rows, each run with its own values and exchanging what
 	// changed after every superstep (partition.go), as a graph spread
 	// over several devices is: on the CPU, or on a device backend that
 	// runs parts (driver.PartBackend: parts share its devices). 0 means one part

@@ -12,7 +12,7 @@ import (
 
 // Partitioned runs (design card, section 8). A run may split the graph's
 // vertices into P parts, contiguous ranges [Lo, Hi) balanced by the arcs
-// the run gathers along: part p owns its vertices' values and state, holds
+// the run gathers along and their rows (SplitRows): part p owns its vertices' values and state, holds
 // the rows of the pull matrix that gather into them (its "part pull": an
 // N-row matrix whose other rows are empty) and the transpose of those rows
 // (its "part push": every vertex's arcs into the part), and runs each

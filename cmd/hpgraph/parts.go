@@ -31,7 +31,7 @@ type joined struct {
 }
 
 func (p *partFlags) register(f *pflag.FlagSet) {
-	f.IntVar(&p.parts, "parts", 0, "split the graph into this many parts (vertex ranges balanced by arcs) that exchange between supersteps, as across GPUs: 0 = one per device of --devices (one on the CPU); with --world, parts per process")
+	f.IntVar(&p.parts, "parts", 0, "split the graph into this many parts (vertex ranges balanced by arcs and rows) that exchange between supersteps, as across GPUs: 0 = one per device of --devices (one on the CPU); with --world, parts per process")
 	f.IntVar(&p.world, "world", 0, "processes in the run (one per GPU or host; default: mpirun's OMPI_COMM_WORLD_SIZE or PMI_SIZE, else 1)")
 	f.IntVar(&p.rank, "rank", 0, "this process's rank in the run, 0 to --world - 1 (default: mpirun's)")
 	f.StringVar(&p.coordinator, "coordinator", "", "HOST:PORT where rank 0 listens and the others connect (default $HPGRAPH_COORDINATOR)")
