@@ -6,10 +6,17 @@ import (
 	"strings"
 )
 
-// Params are the values of every app's parameters: one typed field a
-// parameter, where its Param points (Param.Field). An app reads the
-// fields of the parameters it takes. (One struct for all apps: the front
-// ends bind it once, and serve's JSON is its fields.)
+// Params are the values of every app's parameters. The parameters that
+// the built-in apps had when the front ends were first bound to them
+// have a typed field here (Param.Field points to it; their apps read
+// req.Damping); a parameter declared since lives in the app's folder
+// alone, with no field, and its value in declared (Param.Get reads it).
+// An app reads the values of the parameters it takes. (One struct for all
+// apps: the front ends bind it once, and serve's JSON is its values.)
+//
+// A Params is a value: a copy (a Request's, DefaultParams' result) holds
+// its own values, the declared ones too, and setting one in a copy
+// changes no other.
 type Params struct {
 	MaxIter    int     // every app: superstep limit (0: the app's own)
 	Damping    float64 // pagerank, pagerank-ldbc
@@ -18,6 +25,42 @@ type Params struct {
 	Precision  string  // pagerank-ldbc: float64 or float32 (pagerank: float64 only)
 	PerVertex  bool    // tc
 	Delta      float64 // sssp: negative is DefaultDelta
+
+	// declared are the values of the parameters with no field.
+	declared declaredValues
+}
+
+// declaredValues are the values of parameters with no field of Params,
+// one entry a parameter set. It is copied on write, never changed in
+// place: copies of a Params share its entries, and a value set in one
+// copy is seen in that copy alone, as a field's is. (A map would be
+// shared by the copies, and set in one, changed in all.)
+type declaredValues []declaredValue
+
+type declaredValue struct {
+	param AnyParam
+	value any
+}
+
+// get is prm's value, or nil where none was set.
+func (d declaredValues) get(prm AnyParam) any {
+	for _, e := range d {
+		if e.param == prm {
+			return e.value
+		}
+	}
+	return nil
+}
+
+// with is d with prm's value v: a new slice, d unchanged.
+func (d declaredValues) with(prm AnyParam, v any) declaredValues {
+	out := make(declaredValues, 0, len(d)+1)
+	for _, e := range d {
+		if e.param != prm {
+			out = append(out, e)
+		}
+	}
+	return append(out, declaredValue{prm, v})
 }
 
 // ParamType are the types of parameter values.
@@ -33,8 +76,33 @@ type Param[T ParamType] struct {
 	// message that shows the value and what was wanted ("1.5: want a
 	// number in [0, 1]"); nil takes any.
 	Check func(v T) error
-	// Field is where the value lives in Params.
+	// Field, where set, is the value's field in Params: the parameters
+	// the apps had when Params was first bound to the front ends have
+	// one. A parameter declared since has none (nil): its value is kept
+	// in Params beside the fields, and Get and SetValue reach it; a new
+	// parameter needs no edit outside its app's folder.
 	Field func(p *Params) *T
+}
+
+// Get is the parameter's value in prm: its field, or where it has none
+// the value set (SetValue, Set, SetDefault), or T's zero value, as a
+// field's is in a zero Params.
+func (p *Param[T]) Get(prm *Params) T {
+	if p.Field != nil {
+		return *p.Field(prm)
+	}
+	v, _ := prm.declared.get(p).(T)
+	return v
+}
+
+// SetValue sets the parameter's value in prm to v, unchecked (as setting
+// its field would).
+func (p *Param[T]) SetValue(prm *Params, v T) {
+	if p.Field != nil {
+		*p.Field(prm) = v
+		return
+	}
+	prm.declared = prm.declared.with(p, v)
 }
 
 // AnyParam is a *Param[T] of any ParamType; a front end switches on the
@@ -55,8 +123,8 @@ type AnyParam interface {
 
 func (p *Param[T]) ParamName() string      { return p.Name }
 func (p *Param[T]) JSONName() string       { return strings.ReplaceAll(p.Name, "-", "_") }
-func (p *Param[T]) Value(prm *Params) any  { return *p.Field(prm) }
-func (p *Param[T]) SetDefault(prm *Params) { *p.Field(prm) = p.Default }
+func (p *Param[T]) Value(prm *Params) any  { return p.Get(prm) }
+func (p *Param[T]) SetDefault(prm *Params) { p.SetValue(prm, p.Default) }
 
 func (p *Param[T]) Set(prm *Params, text string) error {
 	var v T
@@ -83,7 +151,7 @@ func (p *Param[T]) Set(prm *Params, text string) error {
 	if err != nil {
 		return &ParamError{Param: p, Err: err}
 	}
-	*p.Field(prm) = v
+	p.SetValue(prm, v)
 	return nil
 }
 
@@ -91,7 +159,7 @@ func (p *Param[T]) check(prm *Params) *ParamError {
 	if p.Check == nil {
 		return nil
 	}
-	if err := p.Check(*p.Field(prm)); err != nil {
+	if err := p.Check(p.Get(prm)); err != nil {
 		return &ParamError{Param: p, Err: err}
 	}
 	return nil

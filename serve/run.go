@@ -65,7 +65,14 @@ func (req *RunRequest) check(lg *loadedGraph) (*query, *apiError) {
 		}
 		return nil, badField("algo", "unknown algorithm %q; want one of %s", req.Algo, strings.Join(Algorithms, ", "))
 	}
-	q := &query{app: app, req: apps.Request{Params: registry.DefaultParams(), Need: apps.NeedRows}, output: req.Output}
+	return req.checkApp(app, registry.AllParams(), lg)
+}
+
+// checkApp validates req for app against lg, its params by app's
+// declarations; all are every app's parameters (a name among them that
+// app does not take is refused as such, any other as unknown).
+func (req *RunRequest) checkApp(app *apps.App, all []apps.AnyParam, lg *loadedGraph) (*query, *apiError) {
+	q := &query{app: app, req: apps.Request{Params: app.DefaultParams(), Need: apps.NeedRows}, output: req.Output}
 	switch q.output {
 	case "", "summary":
 		q.output, q.req.Need = "summary", apps.NeedSummary
@@ -96,7 +103,7 @@ func (req *RunRequest) check(lg *loadedGraph) (*query, *apiError) {
 		}
 		prm := app.Param(name)
 		if prm == nil || prm.JSONName() != name {
-			if !known(name) {
+			if !known(name, all) {
 				// (as encoding/json refuses an unknown field)
 				return nil, badField(name, "unknown field")
 			}
@@ -123,21 +130,13 @@ func (req *RunRequest) check(lg *loadedGraph) (*query, *apiError) {
 	return q, nil
 }
 
-// known says whether name is a parameter of any app, or src.
-func known(name string) bool {
-	if name == srcParam {
-		return true
-	}
-	for _, p := range registry.AllParams() {
-		if p.JSONName() == name {
-			return true
-		}
-	}
-	return false
+// known says whether name is the JSON name of one of all, or src.
+func known(name string, all []apps.AnyParam) bool {
+	return name == srcParam || slices.ContainsFunc(all, func(p apps.AnyParam) bool { return p.JSONName() == name })
 }
 
-// setParam decodes a parameter's JSON value into p, checking it and
-// bounding integers by maxIterLimit.
+// setParam decodes a parameter's JSON value into p, by its type, checking
+// it and bounding integers by maxIterLimit.
 func setParam(prm apps.AnyParam, raw json.RawMessage, p *apps.Params) *apiError {
 	switch x := prm.(type) {
 	case *apps.Param[int]:
@@ -175,7 +174,7 @@ func decodeInto[T apps.ParamType](prm *apps.Param[T], raw json.RawMessage, p *ap
 			return badField("params."+field, "%s", msg)
 		}
 	}
-	*prm.Field(p) = v
+	prm.SetValue(p, v)
 	return nil
 }
 

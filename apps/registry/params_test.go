@@ -75,20 +75,24 @@ func reads(a *apps.App, prm apps.AnyParam) bool {
 	return prm != apps.ParamMaxIter && prm != pagerank.ParamPrecision && a.Takes(prm.ParamName())
 }
 
-// setRaw sets prm's field to text parsed without the check.
+// setRaw sets prm's value to text parsed without the check.
 func setRaw(t *testing.T, prm apps.AnyParam, p *apps.Params, text string) {
 	t.Helper()
 	switch x := prm.(type) {
 	case *apps.Param[int]:
-		fmt.Sscan(text, x.Field(p))
+		v := x.Get(p)
+		fmt.Sscan(text, &v)
+		x.SetValue(p, v)
 	case *apps.Param[float64]:
 		v := math.NaN()
 		fmt.Sscan(text, &v)
-		*x.Field(p) = v
+		x.SetValue(p, v)
 	case *apps.Param[string]:
-		*x.Field(p) = text
+		x.SetValue(p, text)
 	case *apps.Param[bool]:
-		fmt.Sscan(text, x.Field(p))
+		v := x.Get(p)
+		fmt.Sscan(text, &v)
+		x.SetValue(p, v)
 	}
 }
 

@@ -55,7 +55,7 @@ func TestRegistryDeclarations(t *testing.T) {
 			}
 		}
 	}
-	// Each parameter has one name, one JSON name and its own field.
+	// Each parameter has one name, one JSON name and its own value.
 	names := map[string]bool{}
 	for _, p := range registry.AllParams() {
 		if names[p.ParamName()] || names[p.JSONName()] {
@@ -66,13 +66,13 @@ func TestRegistryDeclarations(t *testing.T) {
 		after := before
 		switch x := p.(type) {
 		case *apps.Param[int]:
-			*x.Field(&after) = x.Default + 7
+			x.SetValue(&after, x.Default+7)
 		case *apps.Param[float64]:
-			*x.Field(&after) = x.Default + 0.125
+			x.SetValue(&after, x.Default+0.125)
 		case *apps.Param[string]:
-			*x.Field(&after) = x.Default + "x"
+			x.SetValue(&after, x.Default+"x")
 		case *apps.Param[bool]:
-			*x.Field(&after) = !x.Default
+			x.SetValue(&after, !x.Default)
 		default:
 			t.Fatalf("%s: a %T", p.ParamName(), p)
 		}

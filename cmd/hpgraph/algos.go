@@ -129,27 +129,72 @@ func flagList(a *apps.App) string {
 }
 
 // registerParams registers every app's parameters as flags bound to p.
-func registerParams(fs *pflag.FlagSet, p *apps.Params) {
-	for _, prm := range registry.AllParams() {
+func registerParams(fs *pflag.FlagSet, p *apps.Params) { bindParams(fs, p, registry.AllParams()) }
+
+// bindParams registers the parameters prms as flags bound to p, each by
+// its type as pflag binds a variable of that type.
+func bindParams(fs *pflag.FlagSet, p *apps.Params, prms []apps.AnyParam) {
+	for _, prm := range prms {
 		switch x := prm.(type) {
 		case *apps.Param[int]:
-			fs.IntVar(x.Field(p), x.Name, x.Default, x.Help)
+			bindParam(fs, x, p, (*pflag.FlagSet).IntVar)
 		case *apps.Param[float64]:
-			fs.Float64Var(x.Field(p), x.Name, x.Default, x.Help)
+			bindParam(fs, x, p, (*pflag.FlagSet).Float64Var)
 		case *apps.Param[string]:
-			fs.StringVar(x.Field(p), x.Name, x.Default, x.Help)
+			bindParam(fs, x, p, (*pflag.FlagSet).StringVar)
 		case *apps.Param[bool]:
-			fs.BoolVar(x.Field(p), x.Name, x.Default, x.Help)
+			bindParam(fs, x, p, (*pflag.FlagSet).BoolVar)
 		default:
 			panic(fmt.Sprintf("parameter %s: no flag for %T", prm.ParamName(), prm))
 		}
 	}
 }
 
+// bindParam registers prm's flag by typed (fs.IntVar, ...): bound to its
+// field of p where it has one; where it has none (a parameter declared in
+// its app's folder alone), to a variable of its own whose every value
+// pflag takes is then set in p, so that it parses, shows its default and
+// help, and refuses a bad value as a field's flag does.
+func bindParam[T apps.ParamType](fs *pflag.FlagSet, prm *apps.Param[T], p *apps.Params, typed func(fs *pflag.FlagSet, v *T, name string, def T, help string)) {
+	if prm.Field != nil {
+		typed(fs, prm.Field(p), prm.Name, prm.Default, prm.Help)
+		return
+	}
+	own := pflag.NewFlagSet(prm.Name, pflag.ContinueOnError)
+	v := new(T)
+	typed(own, v, prm.Name, prm.Default, prm.Help)
+	f := own.Lookup(prm.Name)
+	f.Value = declaredFlag{Value: f.Value, set: func() { prm.SetValue(p, *v) }}
+	prm.SetDefault(p)
+	fs.AddFlag(f)
+}
+
+// declaredFlag is the flag of a parameter with no field of apps.Params:
+// pflag's own value of its type, which parses it, and set, which copies
+// what that took into the parameters. (The flag keeps what pflag gave
+// it: a bool's --NAME alone means true. The help knows its type by
+// Type(), and a zero default, which it leaves out, by the text alone: a
+// string parameter whose default is "0" or "false" shows none.)
+type declaredFlag struct {
+	pflag.Value
+	set func()
+}
+
+func (f declaredFlag) Set(text string) error {
+	if err := f.Value.Set(text); err != nil {
+		return err
+	}
+	f.set()
+	return nil
+}
+
 // paramsJSON are p's parameters under their JSON names, and src.
-func paramsJSON(p params) map[string]any {
+func paramsJSON(p params) map[string]any { return paramValues(p, registry.AllParams()) }
+
+// paramValues are p's values of prms under their JSON names, and src.
+func paramValues(p params, prms []apps.AnyParam) map[string]any {
 	m := map[string]any{"src": p.src}
-	for _, prm := range registry.AllParams() {
+	for _, prm := range prms {
 		m[prm.JSONName()] = prm.Value(&p.Params)
 	}
 	return m
