@@ -25,13 +25,15 @@
 //   - its parameters (Params; every app also takes max-iter,
 //     CommonParams): each a Param[T], T one of int, float64, string and
 //     bool, with its flag name (its JSON name has '_' for '-'), default,
-//     help text and Check, and the field of Params, the one typed struct
-//     of every parameter's value, that holds it (a new parameter is a
-//     field there and a Param in its app's folder, or in params.go where
-//     apps share it). A front end binds a Param by its type (a flag, a
-//     JSON value); App.CheckParams and Run refuse a bad value with a
-//     *ParamError naming the parameter, and App.Check refuses
-//     combinations (the paper's PageRank in float32);
+//     help text and Check, declared in its app's folder (in params.go
+//     where apps share it). Its value is in the Request's Params (Get,
+//     SetValue): a field of that struct for the parameters the apps had
+//     first (Param.Field: req.Damping), kept beside the fields for one
+//     declared since, which needs no edit outside its folder. A front
+//     end binds a Param by its type (a flag, a JSON value);
+//     App.CheckParams and Run refuse a bad value with a *ParamError
+//     naming the parameter, and App.Check refuses combinations (the
+//     paper's PageRank in float32);
 //   - whether it runs from a source vertex (Source) and reads edge
 //     weights (Weighted);
 //   - how it runs: App.Run takes a vertexprog.Graph, a Request (the

@@ -6,13 +6,13 @@ import (
 	"strings"
 )
 
-// Params are the values of every app's parameters. The parameters that
-// the built-in apps had when the front ends were first bound to them
-// have a typed field here (Param.Field points to it; their apps read
-// req.Damping); a parameter declared since lives in the app's folder
-// alone, with no field, and its value in declared (Param.Get reads it).
-// An app reads the values of the parameters it takes. (One struct for all
-// apps: the front ends bind it once, and serve's JSON is its values.)
+// Params are the values of every app's parameters, as a Request carries
+// them; an app reads those it takes. The parameters the apps had first
+// have a typed field here (Param.Field: their apps read req.Damping); a
+// parameter declared since, in its app's folder alone, has none, and its
+// value is kept beside the fields (Param.Get, Param.SetValue). (One
+// struct for all apps: the front ends bind it once, by the parameters'
+// declarations, and serve's JSON is its values.)
 //
 // A Params is a value: a copy (a Request's, DefaultParams' result) holds
 // its own values, the declared ones too, and setting one in a copy
@@ -77,10 +77,10 @@ type Param[T ParamType] struct {
 	// number in [0, 1]"); nil takes any.
 	Check func(v T) error
 	// Field, where set, is the value's field in Params: the parameters
-	// the apps had when Params was first bound to the front ends have
-	// one. A parameter declared since has none (nil): its value is kept
-	// in Params beside the fields, and Get and SetValue reach it; a new
-	// parameter needs no edit outside its app's folder.
+	// the apps had first have one. A parameter declared since has none
+	// (nil): its value is kept in Params beside the fields, where Get
+	// and SetValue reach it, so that it needs no edit outside its app's
+	// folder.
 	Field func(p *Params) *T
 }
 
