@@ -103,3 +103,33 @@ func TestAppParamsDeclaredInTheirFolder(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDeclaredParams: any params object for an app with parameters of its
+// own is decoded or refused with the field at fault, never a panic; what
+// is taken passes the parameters' checks and the server's limit.
+func FuzzDeclaredParams(f *testing.F) {
+	ts := newTestServer(f, nil)
+	ts.load(f, "g", "sparse.el", nil)
+	lg, _ := ts.lookup("g")
+	all := append(registry.AllParams(), hubCount.Params...)
+	for _, s := range []string{`{}`, `{"min_degree": 3, "hub_weight": 0.5}`, `{"min_degree": -1}`, `{"hub_weight": "x"}`,
+		`{"damping": 1}`, `{"max_iter": 2, "min_degree": null}`, `{"min_degree": 1e30}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, params string) {
+		req := RunRequest{Algo: hubCount.Name}
+		if json.Unmarshal([]byte(params), &req.Params) != nil {
+			return
+		}
+		q, e := req.checkApp(hubCount, all, lg)
+		if e != nil {
+			if e.code != 400 || e.msg == "" {
+				t.Fatalf("%s: %d, field %q: %q", params, e.code, e.field, e.msg)
+			}
+			return
+		}
+		if n := minDegree.Get(&q.req.Params); n < 0 || n > maxIterLimit {
+			t.Fatalf("%s: min_degree %d taken", params, n)
+		}
+	})
+}
