@@ -330,13 +330,9 @@ func decodeCache(buf []byte, l cacheLayout, name string, computed uint32) (*Grap
 		N:        int(l.n),
 		Directed: l.flags&cacheDirected != 0,
 		IDBase:   l.idBase,
-		Stats: BuildStats{
-			Entries:    int64(le.Uint64(buf[l.stats:])),
-			SelfLoops:  int64(le.Uint64(buf[l.stats+8:])),
-			Duplicates: int64(le.Uint64(buf[l.stats+16:])),
-		},
-		RowPtr: view[int64](buf, l.rowPtr, l.n+1),
-		Col:    view[int32](buf, l.col, l.nnz),
+		Stats:    decodeStats(buf[l.stats:]),
+		RowPtr:   view[int64](buf, l.rowPtr, l.n+1),
+		Col:      view[int32](buf, l.col, l.nnz),
 	}
 	if l.flags&cacheWeighted != 0 {
 		g.W = view[float32](buf, l.w, l.nnz)
@@ -348,6 +344,12 @@ func decodeCache(buf []byte, l cacheLayout, name string, computed uint32) (*Grap
 		return nil, fmt.Errorf("%s: %w: %v", name, ErrBadCache, err)
 	}
 	return g, nil
+}
+
+// decodeStats decodes the 24 bytes of a cache's Stats.
+func decodeStats(b []byte) BuildStats {
+	le := binary.LittleEndian
+	return BuildStats{Entries: int64(le.Uint64(b)), SelfLoops: int64(le.Uint64(b[8:])), Duplicates: int64(le.Uint64(b[16:]))}
 }
 
 // view returns the n elements at buf[off:] as a slice, in place on a
