@@ -261,3 +261,31 @@ func readRange(f io.ReaderAt, buf []byte, off int64, name string) error {
 	}
 	return nil
 }
+
+// CacheInfo is what a cache file's header says.
+type CacheInfo struct {
+	N, Arcs                 int64
+	Directed, Weighted, IDs bool
+}
+
+// ReadCacheInfo reads the header of the cache file at path: an error
+// wrapping ErrBadCache where it is not one.
+func ReadCacheInfo(path string) (CacheInfo, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return CacheInfo{}, err
+	}
+	defer f.Close()
+	var hdr [cacheHeaderLen]byte
+	if n, err := io.ReadFull(f, hdr[:]); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return CacheInfo{}, badCache(path, "expected a %d-byte header, found %d bytes", cacheHeaderLen, n)
+		}
+		return CacheInfo{}, err
+	}
+	l, err := parseCacheHeader(hdr[:], path)
+	if err != nil {
+		return CacheInfo{}, err
+	}
+	return CacheInfo{N: l.n, Arcs: l.nnz, Directed: l.flags&cacheDirected != 0, Weighted: l.flags&cacheWeighted != 0, IDs: l.flags&cacheHasIDs != 0}, nil
+}
