@@ -51,6 +51,10 @@ func TestReadCacheRows(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		info, err := ReadCacheInfo(path)
+		if want := (CacheInfo{int64(g.N), g.NNZ(), g.Directed, g.W != nil, g.IDs != nil}); err != nil || info != want {
+			t.Fatalf("%s: ReadCacheInfo says %+v, %v; want %+v", name, info, err, want)
+		}
 		for _, parts := range []int{1, 2, 3} {
 			var sums []RowsChecksum
 			var first *Rows
@@ -137,6 +141,9 @@ func TestReadCacheRowsCorrupt(t *testing.T) {
 	}
 	if _, err := read(data, func([]int64) (int32, int32, error) { return 5, 2, nil }); err == nil {
 		t.Fatal("rows [5, 2) were read")
+	}
+	if _, err := ReadCacheInfo(writeFile(t, t.TempDir(), "g.mtx", []byte("%%MatrixMarket matrix coordinate pattern general\n1 1 0\n"))); !errors.Is(err, ErrBadCache) {
+		t.Fatalf("ReadCacheInfo of a Matrix Market file: %v", err)
 	}
 	// A weight's low bit flipped: valid, caught only by the checksum.
 	bad = slices.Clone(data)
