@@ -250,8 +250,8 @@ func transposeCSR(n int, rowPtr []int64, src hyb.CSR) hyb.CSR {
 // split, a program's out-degrees). Anything that would read other rows
 // refuses: a run whole or in parts that are not this process's
 // (ErrRowsNotHeld), programs whose host data is built from the whole
-// adjacency (HostPreparer: triangle counts, LCC), multiset programs
-// (CDLP), device arrays over an Orientation; OutNeighbors, InNeighbors,
+// adjacency (HostPreparer: triangle counts, LCC), device arrays over an
+// Orientation; OutNeighbors, InNeighbors,
 // Neighbors and OutWeights of another row panic, as for a vertex outside
 // [0, N), and Orientation panics.
 
@@ -356,7 +356,7 @@ func (g *Graph) rowPtr() []int64 {
 // some rows.
 func (g *Graph) wholeRows(what string) error {
 	if h := g.held; h != nil {
-		return fmt.Errorf("%w: %s needs every row, and this process holds rows [%d, %d) of %d (a run over several processes in parts, or read the graph whole)", ErrRowsNotHeld, what, h.lo, h.hi, g.N())
+		return fmt.Errorf("%w: %s needs every row, and this process holds only rows [%d, %d) of %d (read the graph whole)", ErrRowsNotHeld, what, h.lo, h.hi, g.N())
 	}
 	return nil
 }

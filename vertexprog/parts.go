@@ -222,8 +222,9 @@ func runParts[X, A any](g *Graph, p Program[X, A], opt Options, parts int) (*Res
 
 // rowsReadable refuses, on a graph of which this process holds some rows
 // (NewGraphRows), a program that would read others: one with host data
-// built from the whole adjacency (HostPreparer), a multiset program, or
-// device arrays over an Orientation.
+// built from the whole adjacency (HostPreparer) or device arrays over an
+// Orientation. (A multiset program gathers its part's rows of the pull
+// matrix, as any other.)
 func rowsReadable[X, A any](g *Graph, p Program[X, A]) error {
 	if g.held == nil {
 		return nil
@@ -231,8 +232,6 @@ func rowsReadable[X, A any](g *Graph, p Program[X, A]) error {
 	why := ""
 	if _, ok := p.(HostPreparer); ok {
 		why = "prepares host data from the whole adjacency (HostPreparer)"
-	} else if _, ok := p.(interface{ multisetProgram() }); ok {
-		why = "gathers its neighbours' multisets from its rows' lists"
 	} else if dp, ok := p.(DeviceProgram); ok {
 		for _, a := range dp.Device().Arrays {
 			if a.Orientation != nil {

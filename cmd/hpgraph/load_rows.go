@@ -18,8 +18,8 @@ import (
 
 // rowsApps are the apps whose run in parts reads no row but its parts'
 // (vertexprog.NewGraphRows): the others (tc, lcc: an orientation of the
-// whole graph; cdlp: its neighbours' label multisets) read the whole file.
-var rowsApps = []string{"bfs", "sssp", "pagerank", "pagerank-ldbc", "cc"}
+// whole graph) read the whole file.
+var rowsApps = []string{"bfs", "sssp", "pagerank", "pagerank-ldbc", "cc", "cdlp"}
 
 // readsRows says whether this process reads only its parts' rows: a run
 // over several processes of an app of rowsApps on an undirected .hpg

@@ -69,7 +69,7 @@ func TestRunOverSeveralProcesses(t *testing.T) {
 
 // Three processes that each read only their parts' rows of an undirected
 // .hpg (the default in a run over several) answer as one process that
-// read it whole: bfs, sssp (the file's weights), pagerank and cc write the
+// read it whole: bfs, sssp (the file's weights), pagerank, cc and cdlp write the
 // same --out file byte for byte; each process read less than the file
 // (--json's read_bytes), and says so; --read-whole reads it all.
 func TestRunReadsItsRows(t *testing.T) {
@@ -79,7 +79,7 @@ func TestRunReadsItsRows(t *testing.T) {
 		t.Fatal(out)
 	}
 	size := fileBytes(g)
-	for _, algo := range []string{"bfs", "sssp", "pagerank", "cc"} {
+	for _, algo := range []string{"bfs", "sssp", "pagerank", "cc", "cdlp"} {
 		t.Run(algo, func(t *testing.T) {
 			whole := filepath.Join(dir, algo+"-whole.txt")
 			if out, code := hpgraph(t, "run", algo, g, "--backend", "cpu", "--out", whole); code != 0 {
