@@ -198,14 +198,7 @@ var (
 // file's length from base (known, since f is a regular file). pr, when
 // not nil, receives the bytes read.
 func readCacheFile(f *os.File, base, size int64, name string, pr *progressReader) (*Graph, error) {
-	var hdr [cacheHeaderLen]byte
-	if n, err := f.ReadAt(hdr[:], base); n < len(hdr) {
-		if err == nil || errors.Is(err, io.EOF) {
-			return nil, badCache(name, "expected a %d-byte header, found %d bytes", cacheHeaderLen, n)
-		}
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	l, err := parseCacheHeader(hdr[:], name)
+	l, _, err := readCacheHeader(f, base, name)
 	if err != nil {
 		return nil, err
 	}
@@ -243,6 +236,19 @@ func readCacheFile(f *os.File, base, size int64, name string, pr *progressReader
 		crc = crc32cCombine(crc, crcs[c], min(lo+readChunk, l.crc)-lo)
 	}
 	return decodeCache(buf, l, name, crc)
+}
+
+// readCacheHeader reads and checks the header of the cache at base in f.
+func readCacheHeader(f io.ReaderAt, base int64, name string) (cacheLayout, [cacheHeaderLen]byte, error) {
+	var hdr [cacheHeaderLen]byte
+	if n, err := f.ReadAt(hdr[:], base); n < len(hdr) {
+		if err == nil || errors.Is(err, io.EOF) {
+			return cacheLayout{}, hdr, badCache(name, "expected a %d-byte header, found %d bytes", cacheHeaderLen, n)
+		}
+		return cacheLayout{}, hdr, fmt.Errorf("%s: %w", name, err)
+	}
+	l, err := parseCacheHeader(hdr[:], name)
+	return l, hdr, err
 }
 
 // readChunkAt fills the chunk of buf at off (readChunk bytes or up to the

@@ -75,14 +75,7 @@ func ReadCacheRows(path string, choose func(rowPtr []int64) (lo, hi int32, err e
 }
 
 func readCacheRows(f io.ReaderAt, size int64, name string, choose func([]int64) (int32, int32, error)) (*Rows, error) {
-	var hdr [cacheHeaderLen]byte
-	if n, err := f.ReadAt(hdr[:], 0); n < len(hdr) {
-		if err == nil || errors.Is(err, io.EOF) {
-			return nil, badCache(name, "expected a %d-byte header, found %d bytes", cacheHeaderLen, n)
-		}
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	l, err := parseCacheHeader(hdr[:], name)
+	l, hdr, err := readCacheHeader(f, 0, name)
 	if err != nil {
 		return nil, err
 	}
@@ -276,14 +269,7 @@ func ReadCacheInfo(path string) (CacheInfo, error) {
 		return CacheInfo{}, err
 	}
 	defer f.Close()
-	var hdr [cacheHeaderLen]byte
-	if n, err := io.ReadFull(f, hdr[:]); err != nil {
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return CacheInfo{}, badCache(path, "expected a %d-byte header, found %d bytes", cacheHeaderLen, n)
-		}
-		return CacheInfo{}, err
-	}
-	l, err := parseCacheHeader(hdr[:], path)
+	l, _, err := readCacheHeader(f, 0, path)
 	if err != nil {
 		return CacheInfo{}, err
 	}
