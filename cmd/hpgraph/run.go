@@ -272,8 +272,10 @@ func (j *runJob) load() (*vertexprog.Graph, error) {
 			j.queries = append(j.queries, q)
 		}
 	}
-	edges := g.Edges() // (a graph of some rows: counted as they were read)
-	if _, _, some := g.RowsHeld(); !some {
+	var edges int64
+	if _, _, some := g.RowsHeld(); some {
+		edges = g.Edges() // (counted as the rows were read)
+	} else {
 		edges = edgeCount(j.d)
 	}
 	j.rec = newRecord(j.d, edges, g.Weighted(), j.graph, j.alg.Name, j.prm, j.at.load)
