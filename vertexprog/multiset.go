@@ -93,10 +93,6 @@ func Multiset[X any, K cmp.Ordered, A any](p MultisetProgram[X, K, A]) *Multiset
 // Spec returns the program's Spec.
 func (a *MultisetAdapter[X, K, A]) Spec() Spec { return a.Program.Spec() }
 
-// multisetProgram marks a multiset program (a graph of some rows refuses
-// it: rowsReadable).
-func (a *MultisetAdapter[X, K, A]) multisetProgram() {}
-
 // Prepare checks the program's Spec and calls its own Prepare, if any.
 func (a *MultisetAdapter[X, K, A]) Prepare(g *Graph) error {
 	if a.Program == nil {
