@@ -12,7 +12,7 @@
 #   scripts/gpu-parts.sh rows [SCALE]  two GPUs: 2 processes over NCCL, each
 #                                      reading only its rows of a weighted
 #                                      kron SCALE .hpg (default 22), against
-#                                      1 process on 1 GPU and --read-whole
+#                                      1 process on 1 GPU and --read whole
 #   scripts/gpu-parts.sh scale [SCALE] two GPUs: strong scaling at kron SCALE
 #                                      (default 26), weak scaling SCALE+1 on
 #                                      1 GPU against SCALE+2 on 2
@@ -53,7 +53,8 @@ nccl_pair() {
 }
 # rows_pair: each app run by 2 processes of 1 GPU over NCCL that read
 # only their rows of kron${scale}w (weighted in the file), then again
-# with --read-whole, each against 1 process on 1 GPU.
+# with --read whole, each against 1 process on 1 GPU (--read rows: auto
+# reads the whole file where a device runs).
 rows_pair() {
 	A=/tmp/hpgraph-answers
 	mkdir -p $A
@@ -62,7 +63,7 @@ rows_pair() {
 	for a in ${ALGOS:-bfs sssp pagerank pagerank-ldbc cc}; do
 		timeout 60 $H run $a $g --backend cuda --devices 0 --out $A/$a-one.txt >"$OUT/rows-$a-one.log" 2>&1
 		for how in rows whole; do
-			x=""; [ $how = whole ] && x="--read-whole"
+			x="--read $how"
 			step "$a: 2 processes x 1 GPU, $how"
 			timeout ${PAIR_T:-90} $H run $a $g --backend cuda --devices 1 $x --world 2 --rank 1 --coordinator 127.0.0.1:29612 >"$OUT/rows-$a-$how-rank1.log" 2>&1 &
 			timeout ${PAIR_T:-90} $H run $a $g --backend cuda --devices 0 $x --world 2 --rank 0 --coordinator 127.0.0.1:29612 --out $A/$a-two.txt >"$OUT/rows-$a-$how-rank0.log" 2>&1

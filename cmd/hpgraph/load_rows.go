@@ -24,9 +24,19 @@ var rowsApps = []string{"bfs", "sssp", "pagerank", "pagerank-ldbc", "cc", "cdlp"
 // readsRows says whether this process reads only its parts' rows: a run
 // over several processes of an app of rowsApps on an undirected .hpg
 // taken as it is (no --weights none or random, no --relabel degree, no
-// --validate, whose reference needs the whole graph), unless --read-whole.
+// --validate, whose reference needs the whole graph), with --read rows,
+// or --read auto on the CPU backend (a device's parts on held rows have
+// not yet run on a GPU: there auto reads the whole file).
 func (j *runJob) readsRows() bool {
-	if j.readWhole || j.opt.Comm == nil || j.opt.Comm.Size() <= 1 || j.validate || !slices.Contains(rowsApps, j.alg.Name) {
+	switch j.read {
+	case "whole":
+		return false
+	case "auto":
+		if j.opt.Backend != "cpu" && (j.opt.Backend != "" && j.opt.Backend != "auto" || slices.ContainsFunc(vertexprog.Backends(), func(b string) bool { return b != "cpu" })) {
+			return false
+		}
+	}
+	if j.opt.Comm == nil || j.opt.Comm.Size() <= 1 || j.validate || !slices.Contains(rowsApps, j.alg.Name) {
 		return false
 	}
 	if (j.lf.Format != "auto" && j.lf.Format != "hpg") || j.lf.Weights != "keep" || j.lf.Relabel == "degree" {
@@ -59,7 +69,7 @@ func (j *runJob) readRows() (*vertexprog.Graph, error) {
 	g, err := vertexprog.NewGraphRows(rows, comm)
 	if err != nil {
 		if errors.Is(err, vertexprog.ErrRowsNotHeld) {
-			err = fmt.Errorf("%w (--read-whole reads every row)", err)
+			err = fmt.Errorf("%w (--read whole reads every row)", err)
 		}
 		return nil, err
 	}

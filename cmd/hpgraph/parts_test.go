@@ -71,7 +71,7 @@ func TestRunOverSeveralProcesses(t *testing.T) {
 // .hpg (the default in a run over several) answer as one process that
 // read it whole: bfs, sssp (the file's weights), pagerank, cc and cdlp write the
 // same --out file byte for byte; each process read less than the file
-// (--json's read_bytes), and says so; --read-whole reads it all.
+// (--json's read_bytes), and says so; --read whole reads it all.
 func TestRunReadsItsRows(t *testing.T) {
 	dir := t.TempDir()
 	g := filepath.Join(dir, "k12w.hpg")
@@ -90,21 +90,21 @@ func TestRunReadsItsRows(t *testing.T) {
 				outs, jsons := overProcesses(t, 3, g, dir, func(r int) []string {
 					args := []string{"run", algo, g, "--backend", "cpu", "--out", parts, "--parts", "2"}
 					if readWhole {
-						args = append(args, "--read-whole")
+						args = append(args, "--read", "whole")
 					}
 					return args
 				})
 				if strings.Contains(outs[0], "this process's rows") == readWhole {
-					t.Fatalf("--read-whole=%v, and rank 0 says:\n%s", readWhole, outs[0])
+					t.Fatalf("--read whole %v, and rank 0 says:\n%s", readWhole, outs[0])
 				}
 				// (rank 0 writes the record: the others write no file)
 				if rec := jsons[0]; readWhole && rec.ReadBytes != 0 || !readWhole && (rec.ReadBytes <= 0 || rec.ReadBytes >= size*3/4) {
-					t.Fatalf("--read-whole=%v: rank 0 read %d bytes of the file's %d", readWhole, rec.ReadBytes, size)
+					t.Fatalf("--read whole %v: rank 0 read %d bytes of the file's %d", readWhole, rec.ReadBytes, size)
 				}
 				a, err1 := os.ReadFile(whole)
 				b, err2 := os.ReadFile(parts)
 				if err1 != nil || err2 != nil || !bytes.Equal(a, b) {
-					t.Fatalf("--read-whole=%v: --out differs between the whole run and the run over processes (%v, %v)", readWhole, err1, err2)
+					t.Fatalf("--read whole %v: --out differs between the whole run and the run over processes (%v, %v)", readWhole, err1, err2)
 				}
 			}
 		})
@@ -181,4 +181,21 @@ func loopbackAddr(t *testing.T) string {
 	}
 	defer ln.Close()
 	return ln.Addr().String()
+}
+
+// TestReadFlag: --read takes auto, rows or whole, and says so otherwise.
+func TestReadFlag(t *testing.T) {
+	g := filepath.Join(t.TempDir(), "g.hpg")
+	if out, code := hpgraph(t, "gen", "kron", "--scale", "6", "-o", g); code != 0 {
+		t.Fatalf("gen: %s", out)
+	}
+	out, code := hpgraph(t, "run", "bfs", g, "--backend", "cpu", "--read", "some")
+	if code == 0 || !strings.Contains(out, `--read "some": want auto, rows or whole`) {
+		t.Fatalf("--read some: exit %d, %s", code, out)
+	}
+	for _, r := range []string{"auto", "rows", "whole"} {
+		if out, code := hpgraph(t, "run", "bfs", g, "--backend", "cpu", "--read", r); code != 0 {
+			t.Fatalf("--read %s (one process): exit %d, %s", r, code, out)
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -104,7 +105,8 @@ type runFlags struct {
 	prm                         params
 	srcText                     string
 	runs                        int
-	validate, readWhole         bool
+	validate                    bool
+	read                        string // --read: auto, rows or whole
 	outFile, jsonFile, plotFile string
 }
 
@@ -131,7 +133,7 @@ func newRun() *cobra.Command {
 	f.StringVar(&rf.srcText, "src", "", "source vertex of bfs and sssp, in the file's ids (1-based for Matrix Market); default: the highest-degree vertex. "+
 		"Several sources, one query each after one load and PREPROCESS: a comma list (1,17,42), @FILE (one id per line, # comments) or gap:N (GAP's SourcePicker)")
 	f.IntVar(&rf.runs, "runs", 1, "runs per query: 1 runs once (the answer, no warm-up); N > 1 runs one untimed warm-up, then N timed runs (median, min, max)")
-	f.BoolVar(&rf.readWhole, "read-whole", false, "in a run over several processes (--world, mpirun), read the whole graph file in every process (default: each reads only its parts' rows of an undirected .hpg where the app runs so: "+andList(rowsApps)+")")
+	f.StringVar(&rf.read, "read", "auto", "in a run over several processes (--world, mpirun), what of the graph file each reads: rows (only its parts' rows of an undirected .hpg where the app runs so: "+andList(rowsApps)+"), whole, or auto (rows on the CPU backend, whole where a device may run it: rows on a device were not yet checked on a GPU)")
 	f.BoolVar(&rf.validate, "validate", false, "compare every result with the gonum reference (timed apart, not in the time to answer); fail on any mismatch")
 	f.StringVar(&rf.outFile, "out", "", "write per-vertex results (with the file's ids) to this file; with several sources the path must contain {src}, replaced by each source's id")
 	f.StringVar(&rf.prm.outFormat, "out-format", outHPGraph, "--out's lines: hpgraph, or ldbc (LDBC Graphalytics' \"id value\": "+ldbcOutputs()+")")
@@ -196,6 +198,9 @@ func (j *runJob) check(algo string) error {
 	}
 	if j.runs < 1 {
 		return fmt.Errorf("--runs %d: need at least 1", j.runs)
+	}
+	if !slices.Contains([]string{"auto", "rows", "whole"}, j.read) {
+		return fmt.Errorf("--read %q: want auto, rows or whole", j.read)
 	}
 	if j.opt, err = j.ef.options(); err != nil {
 		return err
