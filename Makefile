@@ -117,7 +117,8 @@ bench:
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzReadMatrixMarket -fuzztime 30s ./datasets
 	$(GO) test -run '^$$' -fuzz FuzzReadEdgeList -fuzztime 30s ./datasets
-	$(GO) test -run '^$$' -fuzz FuzzReadCache -fuzztime 30s ./datasets
+	$(GO) test -run '^$$' -fuzz '^FuzzReadCache$$' -fuzztime 30s ./datasets
+	$(GO) test -run '^$$' -fuzz FuzzReadCacheRows -fuzztime 30s ./datasets
 	$(GO) test -run '^$$' -fuzz FuzzReadLDBC -fuzztime 30s ./datasets
 	$(GO) test -run '^$$' -fuzz FuzzReadLDBCAdjacency -fuzztime 30s ./datasets
 	$(GO) test -run '^$$' -fuzz FuzzLDBCProperties -fuzztime 30s ./datasets

@@ -198,14 +198,7 @@ var (
 // file's length from base (known, since f is a regular file). pr, when
 // not nil, receives the bytes read.
 func readCacheFile(f *os.File, base, size int64, name string, pr *progressReader) (*Graph, error) {
-	var hdr [cacheHeaderLen]byte
-	if n, err := f.ReadAt(hdr[:], base); n < len(hdr) {
-		if err == nil || errors.Is(err, io.EOF) {
-			return nil, badCache(name, "expected a %d-byte header, found %d bytes", cacheHeaderLen, n)
-		}
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	l, err := parseCacheHeader(hdr[:], name)
+	l, _, err := readCacheHeader(f, base, name)
 	if err != nil {
 		return nil, err
 	}
@@ -243,6 +236,19 @@ func readCacheFile(f *os.File, base, size int64, name string, pr *progressReader
 		crc = crc32cCombine(crc, crcs[c], min(lo+readChunk, l.crc)-lo)
 	}
 	return decodeCache(buf, l, name, crc)
+}
+
+// readCacheHeader reads and checks the header of the cache at base in f.
+func readCacheHeader(f io.ReaderAt, base int64, name string) (cacheLayout, [cacheHeaderLen]byte, error) {
+	var hdr [cacheHeaderLen]byte
+	if n, err := f.ReadAt(hdr[:], base); n < len(hdr) {
+		if err == nil || errors.Is(err, io.EOF) {
+			return cacheLayout{}, hdr, badCache(name, "expected a %d-byte header, found %d bytes", cacheHeaderLen, n)
+		}
+		return cacheLayout{}, hdr, fmt.Errorf("%s: %w", name, err)
+	}
+	l, err := parseCacheHeader(hdr[:], name)
+	return l, hdr, err
 }
 
 // readChunkAt fills the chunk of buf at off (readChunk bytes or up to the
@@ -330,13 +336,9 @@ func decodeCache(buf []byte, l cacheLayout, name string, computed uint32) (*Grap
 		N:        int(l.n),
 		Directed: l.flags&cacheDirected != 0,
 		IDBase:   l.idBase,
-		Stats: BuildStats{
-			Entries:    int64(le.Uint64(buf[l.stats:])),
-			SelfLoops:  int64(le.Uint64(buf[l.stats+8:])),
-			Duplicates: int64(le.Uint64(buf[l.stats+16:])),
-		},
-		RowPtr: view[int64](buf, l.rowPtr, l.n+1),
-		Col:    view[int32](buf, l.col, l.nnz),
+		Stats:    decodeStats(buf[l.stats:]),
+		RowPtr:   view[int64](buf, l.rowPtr, l.n+1),
+		Col:      view[int32](buf, l.col, l.nnz),
 	}
 	if l.flags&cacheWeighted != 0 {
 		g.W = view[float32](buf, l.w, l.nnz)
@@ -348,6 +350,12 @@ func decodeCache(buf []byte, l cacheLayout, name string, computed uint32) (*Grap
 		return nil, fmt.Errorf("%s: %w: %v", name, ErrBadCache, err)
 	}
 	return g, nil
+}
+
+// decodeStats decodes the 24 bytes of a cache's Stats.
+func decodeStats(b []byte) BuildStats {
+	le := binary.LittleEndian
+	return BuildStats{Entries: int64(le.Uint64(b)), SelfLoops: int64(le.Uint64(b[8:])), Duplicates: int64(le.Uint64(b[16:]))}
 }
 
 // view returns the n elements at buf[off:] as a slice, in place on a

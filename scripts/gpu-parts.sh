@@ -9,6 +9,10 @@
 #                                      (default 24) on 1 and 2 GPUs, and 2
 #                                      processes of 1 GPU over NCCL against 1
 #   scripts/gpu-parts.sh nccl [SCALE]  only the last (default kron20; ALGOS=...)
+#   scripts/gpu-parts.sh rows [SCALE]  two GPUs: 2 processes over NCCL, each
+#                                      reading only its rows of a weighted
+#                                      kron SCALE .hpg (default 22), against
+#                                      1 process on 1 GPU and --read whole
 #   scripts/gpu-parts.sh scale [SCALE] two GPUs: strong scaling at kron SCALE
 #                                      (default 26), weak scaling SCALE+1 on
 #                                      1 GPU against SCALE+2 on 2
@@ -45,6 +49,34 @@ nccl_pair() {
 		else echo "$a: NO ANSWER"; tail -n 5 $OUT/$a-rank0.log $OUT/$a-rank1.log; fi
 		rm -f $A/$a-one.txt $A/$a-two.txt
 		grep -h "time to answer\|^time:" $OUT/$a-one.log $OUT/$a-rank0.log | head -4
+	done
+}
+# rows_pair: each app run by 2 processes of 1 GPU over NCCL that read
+# only their rows of kron${scale}w (weighted in the file), then again
+# with --read whole, each against 1 process on 1 GPU (--read rows: auto
+# reads the whole file where a device runs).
+rows_pair() {
+	A=/tmp/hpgraph-answers
+	mkdir -p $A
+	g=$G/kron${scale}w.hpg
+	[ -f $g ] || timeout 300 $H gen kron --scale $scale --weights random:1-64 -o $g >/dev/null
+	for a in ${ALGOS:-bfs sssp pagerank pagerank-ldbc cc}; do
+		timeout 60 $H run $a $g --backend cuda --devices 0 --out $A/$a-one.txt >"$OUT/rows-$a-one.log" 2>&1
+		for how in rows whole; do
+			x="--read $how"
+			step "$a: 2 processes x 1 GPU, $how"
+			timeout ${PAIR_T:-90} $H run $a $g --backend cuda --devices 1 $x --world 2 --rank 1 --coordinator 127.0.0.1:29612 >"$OUT/rows-$a-$how-rank1.log" 2>&1 &
+			timeout ${PAIR_T:-90} $H run $a $g --backend cuda --devices 0 $x --world 2 --rank 0 --coordinator 127.0.0.1:29612 --out $A/$a-two.txt >"$OUT/rows-$a-$how-rank0.log" 2>&1
+			wait
+			if cmp -s $A/$a-one.txt $A/$a-two.txt; then echo "$a $how: identical"
+			elif [ -s $A/$a-two.txt ]; then
+				paste -d' ' $A/$a-one.txt $A/$a-two.txt | awk -v a="$a $how" '{ for (i = 1; i <= NF/2; i++) { x = $i; y = $(i + NF/2); d = x - y; if (d < 0) d = -d; m = (x < 0 ? -x : x); if (m > 0 && d / m > r) r = d / m } } END { printf "%s: differs, largest relative difference %.3g\n", a, r }'
+			else echo "$a $how: NO ANSWER"; tail -n 5 $OUT/rows-$a-$how-rank0.log $OUT/rows-$a-$how-rank1.log; fi
+			rm -f $A/$a-two.txt
+			grep -h "time to answer" $OUT/rows-$a-$how-rank0.log
+		done
+		rm -f $A/$a-one.txt
+		grep -h "time to answer" $OUT/rows-$a-one.log
 	done
 }
 mode=${1:-one}
@@ -98,6 +130,10 @@ scale)
 		sed -n '/graph.*algo/,$p' "$OUT/weak-$s-$d.txt" | head -6
 		grep -m2 "made on the GPU\|load" "$OUT/weak-$s-$d.txt"
 	done
+	;;
+rows)
+	scale=${scale:-22}
+	rows_pair
 	;;
 nccl)
 	scale=${scale:-20}

@@ -62,23 +62,29 @@ func runPartComponents[X, A any](g *Graph, p Program[X, A], opt Options, parts i
 		}
 	}
 	t0 := time.Now()
+	if err := rowsReadable(g, p); err != nil {
+		return nil, false, err
+	}
 	if prep, ok := p.(Preparer); ok {
 		if err := prep.Prepare(g); err != nil {
 			return nil, false, err
 		}
 	}
-	whole, err := g.matrixFor(rowsAll, opt.HYB, false, nil)
+	rowPtr, nnz, err := g.splitRows(AllEdges, opt.HYB)
 	if err != nil {
 		return nil, false, err
 	}
-	pt, err := SplitRows(whole.Src.RowPtr, parts)
+	pt, err := SplitRows(rowPtr, parts)
 	if err != nil {
 		return nil, false, err
 	}
-	if err := agree(opt.Comm, fmt.Sprintf("components in %d parts of %T on a graph of %d vertices and %d arcs (HYB %+v)", parts, p, g.N(), whole.NNZ(), opt.HYB)); err != nil {
+	if err := agree(opt.Comm, fmt.Sprintf("components in %d parts of %T on a graph of %d vertices and %d arcs (HYB %+v)", parts, p, g.N(), nnz, opt.HYB)); err != nil {
 		return nil, false, err
 	}
 	local := parts / size
+	if err := g.partRows(pt.Bounds[rank*local], pt.Bounds[(rank+1)*local], true); err != nil {
+		return nil, false, err
+	}
 	mats := make([]*driver.Matrix, local)
 	info := make([]driver.Part, local)
 	for i := range mats {

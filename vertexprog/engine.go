@@ -203,6 +203,9 @@ func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 		}
 		return runParts(g, p, opt, parts)
 	}
+	if err := g.wholeRows("a run of the whole graph"); err != nil {
+		return nil, err
+	}
 	if spec.Components {
 		if res, ok, err := runComponents(g, p, opt); err != nil || ok {
 			return res, err

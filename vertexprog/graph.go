@@ -33,6 +33,10 @@ type Graph struct {
 	// ids finds a vertex by original id (Vertex); built on first use.
 	idOnce sync.Once
 	ids    idIndex
+
+	// held, for a graph of which this process holds some rows only
+	// (NewGraphRows), says which and the whole graph's row offsets.
+	held *heldRows
 }
 
 // minPartRows: ForVertices splits no fewer rows than this a part.
@@ -97,11 +101,19 @@ func (g *Graph) Edges() int64 {
 	if g.isNil() {
 		return 0
 	}
+	if h := g.held; h != nil {
+		return h.edges
+	}
 	return g.g.Edges()
 }
 
 // OutDegree is the number of arcs leaving v.
-func (g *Graph) OutDegree(v int32) int { return g.g.Degree(v) }
+func (g *Graph) OutDegree(v int32) int {
+	if h := g.held; h != nil {
+		return int(h.rowPtr[v+1] - h.rowPtr[v])
+	}
+	return g.g.Degree(v)
+}
 
 // OutDegrees returns every vertex's out-degree, counted once per graph on
 // every core; read only. The matrices of the out-rows (an undirected
@@ -109,7 +121,7 @@ func (g *Graph) OutDegree(v int32) int { return g.g.Degree(v) }
 // Prepare wants it too, makes the 4N bytes (fresh pages: 3 ms of a kron21
 // first PREPROCESS) once.
 func (g *Graph) OutDegrees() []int32 {
-	return g.Memo(outDegreesKey{}, func() any { return rowLengths(g.g.RowPtr) }).([]int32)
+	return g.Memo(outDegreesKey{}, func() any { return rowLengths(g.rowPtr()) }).([]int32)
 }
 
 type outDegreesKey struct{}
@@ -127,21 +139,28 @@ func rowLengths(rowPtr []int64) []int32 {
 }
 
 // InDegree is the number of arcs entering v.
-func (g *Graph) InDegree(v int32) int { return g.inAdj().Degree(v) }
+func (g *Graph) InDegree(v int32) int {
+	if g.held != nil {
+		return g.OutDegree(v) // (an undirected graph's)
+	}
+	return g.inAdj().Degree(v)
+}
 
 // OutNeighbors returns the heads of v's out-arcs, sorted. Read only.
-func (g *Graph) OutNeighbors(v int32) []int32 { return g.g.Neighbors(v) }
+// (On a graph of some rows, NewGraphRows, another row panics, as these
+// methods do for a v outside [0, N).)
+func (g *Graph) OutNeighbors(v int32) []int32 { g.mustHold(v); return g.g.Neighbors(v) }
 
 // InNeighbors returns the tails of v's in-arcs, sorted. Read only.
-func (g *Graph) InNeighbors(v int32) []int32 { return g.inAdj().Neighbors(v) }
+func (g *Graph) InNeighbors(v int32) []int32 { g.mustHold(v); return g.inAdj().Neighbors(v) }
 
 // Neighbors returns v's neighbours in either direction, sorted, each once.
 // Read only.
-func (g *Graph) Neighbors(v int32) []int32 { return g.symAdj().Neighbors(v) }
+func (g *Graph) Neighbors(v int32) []int32 { g.mustHold(v); return g.symAdj().Neighbors(v) }
 
 // OutWeights returns the weights of v's out-arcs (aligned with
 // OutNeighbors), or nil for an unweighted graph.
-func (g *Graph) OutWeights(v int32) []float32 { return g.g.Weights(v) }
+func (g *Graph) OutWeights(v int32) []float32 { g.mustHold(v); return g.g.Weights(v) }
 
 // ErrNilGraph is returned for a nil *Graph, or one made from a nil
 // datasets.Graph.
@@ -384,6 +403,9 @@ func (g *Graph) matrix(r matrixRows, opt hyb.Options) (*driver.Matrix, error) {
 // and options, whoever asks: a host run given a transposed matrix
 // materializes it, a device run given a host-described one uploads it.
 func (g *Graph) matrixFor(r matrixRows, opt hyb.Options, device bool, symRows func() []int64) (*driver.Matrix, error) {
+	if err := g.wholeRows("a whole-graph matrix"); err != nil {
+		return nil, err
+	}
 	// Undirected graphs have one adjacency; share its matrix.
 	if !g.g.Directed {
 		r = rowsOut

@@ -23,6 +23,9 @@ func (g *Graph) RankedOrientation() *Orientation {
 // newOrientation is an orientation of g whose Build makes its arrays on
 // the host.
 func newOrientation(g *Graph, all, ranked bool) *Orientation {
+	if err := g.wholeRows("an orientation"); err != nil {
+		panic(err.Error()) // (programs that orient refuse first: rowsReadable)
+	}
 	return driver.NewOrientation(g, all, ranked, func(o *Orientation) {
 		if ranked {
 			buildRanked(g, o)

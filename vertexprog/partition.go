@@ -1,7 +1,10 @@
 package vertexprog
 
 import (
+	"encoding/binary"
+	"errors"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/hpgraph/hpgraph/datasets"
@@ -112,6 +115,9 @@ func (g *Graph) PartMatrices(e EdgeType, opt hyb.Options, lo, hi int32, noPush b
 	if lo < 0 || hi < lo || int(hi) > n {
 		return nil, nil, fmt.Errorf("vertexprog: part [%d, %d) is not a range of the graph's %d vertices", lo, hi, n)
 	}
+	if err := g.partRows(lo, hi, false); err != nil {
+		return nil, nil, err
+	}
 	r := gatherRows(e)
 	if !g.g.Directed {
 		r = rowsOut
@@ -127,7 +133,7 @@ func (g *Graph) PartMatrices(e EdgeType, opt hyb.Options, lo, hi int32, noPush b
 	pp := g.Memo(partKey{r, opt, ^lo, ^hi}, func() any {
 		var pp partMatrices
 		var sym *datasets.Graph
-		if !g.g.Directed {
+		if !g.g.Directed && g.held == nil { // (a graph of some rows: its part's columns)
 			sym = g.adjacency(r)
 		}
 		pp.push, pp.err = partPush(pm.pull, sym, lo, hi, opt)
@@ -136,11 +142,19 @@ func (g *Graph) PartMatrices(e EdgeType, opt hyb.Options, lo, hi int32, noPush b
 	return pm.pull, pp.push, pp.err
 }
 
-// partPull is rows [lo, hi) of adj as an N-row matrix.
+// partPull is rows [lo, hi) of adj as an N-row matrix (adj's own row
+// offsets where it holds no other rows: a graph of some rows).
 func partPull(adj *datasets.Graph, opt hyb.Options, lo, hi int32) (*driver.Matrix, error) {
 	n := adj.N
-	rowPtr := make([]int64, n+1)
 	base := adj.RowPtr[lo]
+	if base == 0 && adj.RowPtr[hi] == adj.RowPtr[n] {
+		h, err := hyb.Describe(n, adj.RowPtr, adj.Col, adj.W, opt)
+		if err != nil {
+			return nil, err
+		}
+		return driver.NewMatrix(h, rowLengths(adj.RowPtr)), nil
+	}
+	rowPtr := make([]int64, n+1)
 	par.Blocks(n, func(_, a, b int) {
 		for v := a; v < b; v++ {
 			switch {
@@ -224,4 +238,156 @@ func transposeCSR(n int, rowPtr []int64, src hyb.CSR) hyb.CSR {
 		}
 	}
 	return hyb.CSR{RowPtr: rowPtr, Col: col, Val: val}
+}
+
+// A graph of some rows. A process of a run over several may hold only
+// its parts' rows of an undirected graph (datasets.ReadCacheRows), never
+// the whole graph: NewGraphRows wraps them. What it holds is all a
+// partitioned run reads of the graph: its parts' pull rows (the part
+// pull), their transpose (the part push, counted from the part's own
+// columns: an undirected graph's rows are its columns), and every
+// vertex's degree (the whole row offsets: frontier edge counts, the
+// split, a program's out-degrees). Anything that would read other rows
+// refuses: a run whole or in parts that are not this process's
+// (ErrRowsNotHeld), programs whose host data is built from the whole
+// adjacency (HostPreparer: triangle counts, LCC), device arrays over an
+// Orientation; OutNeighbors, InNeighbors,
+// Neighbors and OutWeights of another row panic, as for a vertex outside
+// [0, N), and Orientation panics.
+
+// ErrRowsNotHeld is returned (wrapped) for what would read rows of a
+// graph that this process does not hold (NewGraphRows).
+var ErrRowsNotHeld = errors.New("vertexprog: the graph's rows are not all held by this process")
+
+// heldRows are the rows [lo, hi) a graph holds, of a graph whose whole
+// row offsets are rowPtr and which has edges edges.
+type heldRows struct {
+	rowPtr []int64
+	lo, hi int32
+	edges  int64
+}
+
+// NewGraphRows wraps rows r.Lo to r.Hi of an undirected graph read alone
+// by this process of the run over comm (rank comm.Rank() of comm.Size()),
+// for partitioned runs (Options.Comm) whose parts on this process are
+// those rows. Collective: every process calls it, with its own rows, and
+// each checks through comm that the processes' rows are every row, in
+// rank order, and that the file's checksum, which no process read whole,
+// holds over their pieces (datasets.Rows.VerifyRowsChecksum); it also
+// counts the graph's edges (Edges) from each process's self loops.
+func NewGraphRows(r *datasets.Rows, comm Comm) (*Graph, error) {
+	d := r.Graph
+	if d.Directed {
+		return nil, fmt.Errorf("%w: %s is directed, and a part of a directed graph gathers along its in-arcs, which are other parts' rows (read it whole)", ErrRowsNotHeld, d.Name)
+	}
+	var loops int64
+	for v := r.Lo; v < r.Hi; v++ {
+		nb := d.Neighbors(v)
+		i, ok := slices.BinarySearch(nb, v)
+		for ok && i < len(nb) && nb[i] == v {
+			loops++
+			i++
+		}
+	}
+	msg := binary.LittleEndian.AppendUint32(nil, uint32(r.Checksum.Lo))
+	msg = binary.LittleEndian.AppendUint32(msg, uint32(r.Checksum.Hi))
+	msg = binary.LittleEndian.AppendUint32(msg, r.Checksum.Col)
+	msg = binary.LittleEndian.AppendUint32(msg, r.Checksum.W)
+	msg = binary.LittleEndian.AppendUint64(msg, uint64(loops))
+	all := [][]byte{msg}
+	if comm != nil {
+		var err error
+		if all, err = comm.AllGather(msg); err != nil {
+			return nil, err
+		}
+	}
+	sums := make([]datasets.RowsChecksum, len(all))
+	loops = 0
+	for i, m := range all {
+		if len(m) != len(msg) {
+			return nil, fmt.Errorf("vertexprog: process %d sent %d bytes of its rows' checksum, want %d", i, len(m), len(msg))
+		}
+		le := binary.LittleEndian
+		sums[i] = datasets.RowsChecksum{Lo: int32(le.Uint32(m)), Hi: int32(le.Uint32(m[4:])), Col: le.Uint32(m[8:]), W: le.Uint32(m[12:])}
+		loops += int64(le.Uint64(m[16:]))
+	}
+	if err := r.VerifyRowsChecksum(sums, d.Name); err != nil {
+		return nil, err
+	}
+	nnz := r.RowPtr[d.N]
+	g := NewGraph(d)
+	g.held = &heldRows{rowPtr: r.RowPtr, lo: r.Lo, hi: r.Hi, edges: (nnz-loops)/2 + loops}
+	return g, nil
+}
+
+// RowsOf is the rows [lo, hi) that the parts of process rank of size
+// hold in a run of parts parts a process (at least 1) over a graph of
+// row offsets rowPtr: the partition SplitRows makes of every part.
+func RowsOf(rowPtr []int64, parts, size, rank int) (lo, hi int32, err error) {
+	parts = max(parts, 1)
+	if size < 1 || rank < 0 || rank >= size {
+		return 0, 0, fmt.Errorf("vertexprog: rank %d of %d processes", rank, size)
+	}
+	pt, err := SplitRows(rowPtr, parts*size)
+	if err != nil {
+		return 0, 0, err
+	}
+	return pt.Bounds[rank*parts], pt.Bounds[(rank+1)*parts], nil
+}
+
+// RowsHeld says which rows g holds: [lo, hi) and whether it is some
+// (NewGraphRows), or [0, N) and false.
+func (g *Graph) RowsHeld() (lo, hi int32, some bool) {
+	if g.held == nil {
+		return 0, int32(g.N()), false
+	}
+	return g.held.lo, g.held.hi, true
+}
+
+// rowPtr is the whole graph's row offsets.
+func (g *Graph) rowPtr() []int64 {
+	if g.held != nil {
+		return g.held.rowPtr
+	}
+	return g.g.RowPtr
+}
+
+// wholeRows refuses what (something that reads every row) on a graph of
+// some rows.
+func (g *Graph) wholeRows(what string) error {
+	if h := g.held; h != nil {
+		return fmt.Errorf("%w: %s needs every row, and this process holds only rows [%d, %d) of %d (read the graph whole)", ErrRowsNotHeld, what, h.lo, h.hi, g.N())
+	}
+	return nil
+}
+
+// mustHold panics where v's row is not held.
+func (g *Graph) mustHold(v int32) {
+	if h := g.held; h != nil && (v < h.lo || v >= h.hi) {
+		panic(fmt.Sprintf("vertexprog: row %d of a graph of which this process holds rows [%d, %d) only (NewGraphRows)", v, h.lo, h.hi))
+	}
+}
+
+// partRows refuses, on a graph of some rows, parts [lo, hi) it does not
+// hold; exact, that they are not exactly its rows (a process's parts of a
+// run: RowsOf).
+func (g *Graph) partRows(lo, hi int32, exact bool) error {
+	if h := g.held; h != nil && (lo < h.lo || hi > h.hi || exact && (lo != h.lo || hi != h.hi)) {
+		return fmt.Errorf("%w: parts of rows [%d, %d), and this process holds rows [%d, %d) (every process must run the parts it read: vertexprog.RowsOf)", ErrRowsNotHeld, lo, hi, h.lo, h.hi)
+	}
+	return nil
+}
+
+// splitRows is the row offsets a partitioned run along e is split by,
+// and their arcs: the pull matrix's (whole), or a graph of some rows'
+// own.
+func (g *Graph) splitRows(e EdgeType, opt hyb.Options) ([]int64, int64, error) {
+	if h := g.held; h != nil {
+		return h.rowPtr, h.rowPtr[len(h.rowPtr)-1], nil
+	}
+	m, err := g.matrixFor(gatherRows(e), opt, false, nil)
+	if err != nil {
+		return nil, 0, err
+	}
+	return m.Src.RowPtr, m.NNZ(), nil
 }

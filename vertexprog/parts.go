@@ -99,21 +99,24 @@ func runParts[X, A any](g *Graph, p Program[X, A], opt Options, parts int) (*Res
 			return nil, err
 		}
 	}
+	if err := rowsReadable(g, p); err != nil {
+		return nil, err
+	}
 	if prep, ok := p.(Preparer); ok {
 		if err := prep.Prepare(g); err != nil {
 			return nil, err
 		}
 	}
-	whole, err := g.matrixFor(gatherRows(spec.Edges), opt.HYB, false, nil)
+	rowPtr, nnz, err := g.splitRows(spec.Edges, opt.HYB)
 	if err != nil {
 		return nil, err
 	}
-	pt, err := SplitRows(whole.Src.RowPtr, parts)
+	pt, err := SplitRows(rowPtr, parts)
 	if err != nil {
 		return nil, err
 	}
 	if err := agree(opt.Comm, fmt.Sprintf("%d parts of %T on a graph of %d vertices and %d arcs (direction %v, rule %d, alpha %g, beta %g, %d iterations, HYB %+v)",
-		parts, p, g.N(), whole.NNZ(), opt.Direction, opt.Rule, opt.Alpha, opt.Beta, opt.MaxIterations, opt.HYB)); err != nil {
+		parts, p, g.N(), nnz, opt.Direction, opt.Rule, opt.Alpha, opt.Beta, opt.MaxIterations, opt.HYB)); err != nil {
 		return nil, err
 	}
 	if size > 1 {
@@ -126,10 +129,13 @@ func runParts[X, A any](g *Graph, p Program[X, A], opt Options, parts int) (*Res
 	// runs Init over all of them (the same values everywhere) into its
 	// first part; the other parts copy them.
 	local := parts / size
+	if err := g.partRows(pt.Bounds[rank*local], pt.Bounds[(rank+1)*local], true); err != nil {
+		return nil, err
+	}
 	runs := make([]*hostRun[X, A], local)
 	for i := range runs {
 		lo, hi := pt.Range(rank*local + i)
-		r := &hostRun[X, A]{p: p, spec: spec, n: g.N(), lo: lo, hi: hi, nnz: whole.NNZ()}
+		r := &hostRun[X, A]{p: p, spec: spec, n: g.N(), lo: lo, hi: hi, nnz: nnz}
 		push, err := r.wantsPush(opt)
 		if err != nil {
 			return nil, err
@@ -212,6 +218,31 @@ func runParts[X, A any](g *Graph, p Program[X, A], opt Options, parts int) (*Res
 	res.X = h0.x
 	res.Parts = cp.stats()
 	return res, nil
+}
+
+// rowsReadable refuses, on a graph of which this process holds some rows
+// (NewGraphRows), a program that would read others: one with host data
+// built from the whole adjacency (HostPreparer) or device arrays over an
+// Orientation. (A multiset program gathers its part's rows of the pull
+// matrix, as any other.)
+func rowsReadable[X, A any](g *Graph, p Program[X, A]) error {
+	if g.held == nil {
+		return nil
+	}
+	why := ""
+	if _, ok := p.(HostPreparer); ok {
+		why = "prepares host data from the whole adjacency (HostPreparer)"
+	} else if dp, ok := p.(DeviceProgram); ok {
+		for _, a := range dp.Device().Arrays {
+			if a.Orientation != nil {
+				why = "reads an orientation of the whole graph (" + a.Name + ")"
+			}
+		}
+	}
+	if why != "" {
+		return g.wholeRows(fmt.Sprintf("%T %s, which", p, why))
+	}
+	return nil
 }
 
 // gatherAll is gatherOwned for a run over several processes (nothing

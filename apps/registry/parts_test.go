@@ -20,6 +20,92 @@ import (
 	"github.com/hpgraph/hpgraph/vertexprog/vptest"
 )
 
+// answer is an app's answer on g as numbers.
+type answer func(g *vertexprog.Graph, opt vertexprog.Options) ([]float64, error)
+
+func f64(s []int32) []float64 {
+	out := make([]float64, len(s))
+	for i, v := range s {
+		out[i] = float64(v)
+	}
+	return out
+}
+
+// partsApps are every app's answers, run whole or in parts.
+var partsApps = []struct {
+	name string
+	run  answer
+}{
+	{"bfs", func(g *vertexprog.Graph, opt vertexprog.Options) ([]float64, error) {
+		r, err := bfs.Run(g, 3, opt)
+		if err != nil {
+			return nil, err
+		}
+		return append(f64(r.Depth), f64(r.Parent)...), nil
+	}},
+	{"sssp", func(g *vertexprog.Graph, opt vertexprog.Options) ([]float64, error) {
+		r, err := sssp.Run(g, 3, opt)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]float64, len(r.Dist))
+		for i, d := range r.Dist {
+			out[i] = float64(d)
+		}
+		return out, nil
+	}},
+	{"pagerank-ldbc", func(g *vertexprog.Graph, opt vertexprog.Options) ([]float64, error) {
+		r, err := pagerank.LDBC(g, 0.85, 12, opt)
+		if err != nil {
+			return nil, err
+		}
+		return r.Rank, nil
+	}},
+	{"pagerank", func(g *vertexprog.Graph, opt vertexprog.Options) ([]float64, error) {
+		r, err := pagerank.Run(g, 0.85, 1e-7, 0, opt)
+		if err != nil {
+			return nil, err
+		}
+		return r.Rank, nil
+	}},
+	{"cc", func(g *vertexprog.Graph, opt vertexprog.Options) ([]float64, error) {
+		r, err := cc.Run(g, opt)
+		if err != nil {
+			return nil, err
+		}
+		return f64(r.Label), nil
+	}},
+	{"tc", func(g *vertexprog.Graph, opt vertexprog.Options) ([]float64, error) {
+		r, err := tc.Run(g, true, opt)
+		if err != nil {
+			return nil, err
+		}
+		out := []float64{float64(r.Total)}
+		for _, c := range r.PerVertex {
+			out = append(out, float64(c))
+		}
+		return out, nil
+	}},
+	{"lcc", func(g *vertexprog.Graph, opt vertexprog.Options) ([]float64, error) {
+		r, err := lcc.Run(g, opt)
+		if err != nil {
+			return nil, err
+		}
+		return r.LCC, nil
+	}},
+	{"cdlp", func(g *vertexprog.Graph, opt vertexprog.Options) ([]float64, error) {
+		r, err := cdlp.Run(g, 5, opt)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]float64, len(r.Label))
+		for i, l := range r.Label {
+			out[i] = float64(l)
+		}
+		return out, nil
+	}},
+}
+
 // A run over several processes (here goroutines, each with its own
 // graph, joined over loopback TCP as processes on several hosts are)
 // answers as the whole-graph run does, on every process.
@@ -27,91 +113,10 @@ func TestAppsOverSeveralProcesses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a rendezvous per app and graph")
 	}
-	type answer func(g *vertexprog.Graph, opt vertexprog.Options) ([]float64, error)
-	f64 := func(s []int32) []float64 {
-		out := make([]float64, len(s))
-		for i, v := range s {
-			out[i] = float64(v)
-		}
-		return out
-	}
-	runs := []struct {
-		name string
-		run  answer
-	}{
-		{"bfs", func(g *vertexprog.Graph, opt vertexprog.Options) ([]float64, error) {
-			r, err := bfs.Run(g, 3, opt)
-			if err != nil {
-				return nil, err
-			}
-			return append(f64(r.Depth), f64(r.Parent)...), nil
-		}},
-		{"sssp", func(g *vertexprog.Graph, opt vertexprog.Options) ([]float64, error) {
-			r, err := sssp.Run(g, 3, opt)
-			if err != nil {
-				return nil, err
-			}
-			out := make([]float64, len(r.Dist))
-			for i, d := range r.Dist {
-				out[i] = float64(d)
-			}
-			return out, nil
-		}},
-		{"pagerank-ldbc", func(g *vertexprog.Graph, opt vertexprog.Options) ([]float64, error) {
-			r, err := pagerank.LDBC(g, 0.85, 12, opt)
-			if err != nil {
-				return nil, err
-			}
-			return r.Rank, nil
-		}},
-		{"pagerank", func(g *vertexprog.Graph, opt vertexprog.Options) ([]float64, error) {
-			r, err := pagerank.Run(g, 0.85, 1e-7, 0, opt)
-			if err != nil {
-				return nil, err
-			}
-			return r.Rank, nil
-		}},
-		{"cc", func(g *vertexprog.Graph, opt vertexprog.Options) ([]float64, error) {
-			r, err := cc.Run(g, opt)
-			if err != nil {
-				return nil, err
-			}
-			return f64(r.Label), nil
-		}},
-		{"tc", func(g *vertexprog.Graph, opt vertexprog.Options) ([]float64, error) {
-			r, err := tc.Run(g, true, opt)
-			if err != nil {
-				return nil, err
-			}
-			out := []float64{float64(r.Total)}
-			for _, c := range r.PerVertex {
-				out = append(out, float64(c))
-			}
-			return out, nil
-		}},
-		{"lcc", func(g *vertexprog.Graph, opt vertexprog.Options) ([]float64, error) {
-			r, err := lcc.Run(g, opt)
-			if err != nil {
-				return nil, err
-			}
-			return r.LCC, nil
-		}},
-		{"cdlp", func(g *vertexprog.Graph, opt vertexprog.Options) ([]float64, error) {
-			r, err := cdlp.Run(g, 5, opt)
-			if err != nil {
-				return nil, err
-			}
-			out := make([]float64, len(r.Label))
-			for i, l := range r.Label {
-				out[i] = float64(l)
-			}
-			return out, nil
-		}},
-	}
 	const world = 3
 	graphs := vptest.Graphs(t, datasets.Options{Weights: datasets.WeightsRandom, WeightMin: 1, WeightMax: 64, Seed: 5})
 	for _, tg := range graphs[:4] {
-		for _, app := range runs {
+		for _, app := range partsApps {
 			t.Run(tg.Name+"/"+app.name, func(t *testing.T) {
 				want, err := app.run(vertexprog.NewGraph(tg.G), vertexprog.Options{Backend: "cpu"})
 				if err != nil {

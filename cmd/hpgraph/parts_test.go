@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -65,6 +67,85 @@ func TestRunOverSeveralProcesses(t *testing.T) {
 	}
 }
 
+// Three processes that each read only their parts' rows of an undirected
+// .hpg (the default in a run over several) answer as one process that
+// read it whole: bfs, sssp (the file's weights), pagerank, cc and cdlp write the
+// same --out file byte for byte; each process read less than the file
+// (--json's read_bytes), and says so; --read whole reads it all.
+func TestRunReadsItsRows(t *testing.T) {
+	dir := t.TempDir()
+	g := filepath.Join(dir, "k12w.hpg")
+	if out, code := hpgraph(t, "gen", "kron", "--scale", "12", "--weights", "random:1-64", "-o", g); code != 0 {
+		t.Fatal(out)
+	}
+	size := fileBytes(g)
+	for _, algo := range []string{"bfs", "sssp", "pagerank", "cc", "cdlp"} {
+		t.Run(algo, func(t *testing.T) {
+			whole := filepath.Join(dir, algo+"-whole.txt")
+			if out, code := hpgraph(t, "run", algo, g, "--backend", "cpu", "--out", whole); code != 0 {
+				t.Fatal(out)
+			}
+			for _, readWhole := range []bool{false, true} {
+				parts := filepath.Join(dir, fmt.Sprintf("%s-parts-%v.txt", algo, readWhole))
+				outs, jsons := overProcesses(t, 3, g, dir, func(r int) []string {
+					args := []string{"run", algo, g, "--backend", "cpu", "--out", parts, "--parts", "2"}
+					if readWhole {
+						args = append(args, "--read", "whole")
+					}
+					return args
+				})
+				if strings.Contains(outs[0], "this process's rows") == readWhole {
+					t.Fatalf("--read whole %v, and rank 0 says:\n%s", readWhole, outs[0])
+				}
+				// (rank 0 writes the record: the others write no file)
+				if rec := jsons[0]; readWhole && rec.ReadBytes != 0 || !readWhole && (rec.ReadBytes <= 0 || rec.ReadBytes >= size*3/4) {
+					t.Fatalf("--read whole %v: rank 0 read %d bytes of the file's %d", readWhole, rec.ReadBytes, size)
+				}
+				a, err1 := os.ReadFile(whole)
+				b, err2 := os.ReadFile(parts)
+				if err1 != nil || err2 != nil || !bytes.Equal(a, b) {
+					t.Fatalf("--read whole %v: --out differs between the whole run and the run over processes (%v, %v)", readWhole, err1, err2)
+				}
+			}
+		})
+	}
+}
+
+// overProcesses runs world processes of hpgraph joined over loopback, each
+// with the arguments args(rank) and --json, and returns their outputs and
+// records (rank 0's: the others write none); a process that fails fails
+// the test.
+func overProcesses(t *testing.T, world int, g, dir string, args func(r int) []string) ([]string, []record) {
+	t.Helper()
+	addr := loopbackAddr(t)
+	outs := make([]string, world)
+	recs := make([]record, world)
+	var wg sync.WaitGroup
+	for r := range world {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			js := filepath.Join(dir, fmt.Sprintf("rank%d.json", r))
+			a := append(args(r), "--world", fmt.Sprint(world), "--rank", fmt.Sprint(r), "--coordinator", addr, "--join-timeout", "30s", "--json", js)
+			b, err := exec.Command(binary(t), a...).CombinedOutput()
+			outs[r] = string(b)
+			if err != nil {
+				outs[r] += "\n" + err.Error()
+			}
+			if data, err := os.ReadFile(js); err == nil {
+				json.Unmarshal(data, &recs[r])
+			}
+		}()
+	}
+	wg.Wait()
+	for r, o := range outs {
+		if strings.Contains(o, "exit status") || strings.Contains(o, "panic") {
+			t.Fatalf("rank %d: %s", r, o)
+		}
+	}
+	return outs, recs
+}
+
 // A process started with other flags than the rest fails at once, saying so.
 func TestProcessesMustAgree(t *testing.T) {
 	dir := t.TempDir()
@@ -100,4 +181,21 @@ func loopbackAddr(t *testing.T) string {
 	}
 	defer ln.Close()
 	return ln.Addr().String()
+}
+
+// TestReadFlag: --read takes auto, rows or whole, and says so otherwise.
+func TestReadFlag(t *testing.T) {
+	g := filepath.Join(t.TempDir(), "g.hpg")
+	if out, code := hpgraph(t, "gen", "kron", "--scale", "6", "-o", g); code != 0 {
+		t.Fatalf("gen: %s", out)
+	}
+	out, code := hpgraph(t, "run", "bfs", g, "--backend", "cpu", "--read", "some")
+	if code == 0 || !strings.Contains(out, `--read "some": want auto, rows or whole`) {
+		t.Fatalf("--read some: exit %d, %s", code, out)
+	}
+	for _, r := range []string{"auto", "rows", "whole"} {
+		if out, code := hpgraph(t, "run", "bfs", g, "--backend", "cpu", "--read", r); code != 0 {
+			t.Fatalf("--read %s (one process): exit %d, %s", r, code, out)
+		}
+	}
 }

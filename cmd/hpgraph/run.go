@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -105,6 +106,7 @@ type runFlags struct {
 	srcText                     string
 	runs                        int
 	validate                    bool
+	read                        string // --read: auto, rows or whole
 	outFile, jsonFile, plotFile string
 }
 
@@ -131,6 +133,7 @@ func newRun() *cobra.Command {
 	f.StringVar(&rf.srcText, "src", "", "source vertex of bfs and sssp, in the file's ids (1-based for Matrix Market); default: the highest-degree vertex. "+
 		"Several sources, one query each after one load and PREPROCESS: a comma list (1,17,42), @FILE (one id per line, # comments) or gap:N (GAP's SourcePicker)")
 	f.IntVar(&rf.runs, "runs", 1, "runs per query: 1 runs once (the answer, no warm-up); N > 1 runs one untimed warm-up, then N timed runs (median, min, max)")
+	f.StringVar(&rf.read, "read", "auto", "in a run over several processes (--world, mpirun), what of the graph file each reads: rows (only its parts' rows of an undirected .hpg where the app runs so: "+andList(rowsApps)+"), whole, or auto (rows on the CPU backend, whole where a device may run it: rows on a device were not yet checked on a GPU)")
 	f.BoolVar(&rf.validate, "validate", false, "compare every result with the gonum reference (timed apart, not in the time to answer); fail on any mismatch")
 	f.StringVar(&rf.outFile, "out", "", "write per-vertex results (with the file's ids) to this file; with several sources the path must contain {src}, replaced by each source's id")
 	f.StringVar(&rf.prm.outFormat, "out-format", outHPGraph, "--out's lines: hpgraph, or ldbc (LDBC Graphalytics' \"id value\": "+ldbcOutputs()+")")
@@ -196,6 +199,9 @@ func (j *runJob) check(algo string) error {
 	if j.runs < 1 {
 		return fmt.Errorf("--runs %d: need at least 1", j.runs)
 	}
+	if !slices.Contains([]string{"auto", "rows", "whole"}, j.read) {
+		return fmt.Errorf("--read %q: want auto, rows or whole", j.read)
+	}
 	if j.opt, err = j.ef.options(); err != nil {
 		return err
 	}
@@ -229,29 +235,30 @@ func (j *runJob) check(algo string) error {
 	return nil
 }
 
-// load reads, cleans and renumbers the graph, and makes the queries.
+// load reads, cleans and renumbers the graph (or, in a run over several
+// processes, reads this process's rows: readRows), and makes the queries.
 func (j *runJob) load() (*vertexprog.Graph, error) {
-	ld, err := j.lf.read(j.graph)
+	var g *vertexprog.Graph
+	var err error
+	if j.readsRows() {
+		g, err = j.readRows()
+	} else {
+		g, err = j.loadWhole()
+	}
 	if err != nil {
 		return nil, err
 	}
-	// --relabel auto renumbers for one answer only where it gains
-	// more than it costs (answerRelabel), which depends on the
-	// backend. A device still opening is taken to open (one that
-	// cannot fails at once: no driver, no device), so nothing waits
-	// for it here and the run's host PREPROCESS overlaps it too.
-	worth := false
-	if j.alg.RelabelPays && j.lf.Relabel == "auto" {
-		worth = j.setup.finished() && answerRelabel(j.alg, j.ef.backend)
-	}
-	ld.Relabel(j.lf.order(ld.Data, worth), j.ef.backend) // (on the GPU where the run may go there)
-	j.d = ld.Data
-	j.at.relabelled = ld.Order == datasets.RelabelDegree
-	j.at.load, j.at.read, j.at.relabel = ld.LoadTime(), ld.ReadTime, ld.RelabelTime
-	g := vertexprog.NewGraph(j.d)
 	// Several queries or runs on one graph: a device keeps the
 	// matrices and each run's buffers for the next.
 	j.opt.Resident = j.batch || j.runs > 1
+	if _, _, some := g.RowsHeld(); some && j.alg.Source && !j.batch {
+		// (the default source, the highest-degree vertex, from every
+		// row's degree: the app would find it among this process's)
+		if j.prm.srcVertex, err = resolveSource(j.d, j.prm.src); err != nil {
+			return nil, err
+		}
+		j.prm.srcSet = true
+	}
 	j.queries = []params{j.prm}
 	if j.batch {
 		sources, err := j.spec.resolve(j.d)
@@ -270,12 +277,40 @@ func (j *runJob) load() (*vertexprog.Graph, error) {
 			j.queries = append(j.queries, q)
 		}
 	}
-	j.rec = newRecord(j.d, j.graph, j.alg.Name, j.prm, ld.LoadTime())
-	j.rec.ReadMS, j.rec.RelabelMS = ms(ld.ReadTime), ms(ld.RelabelTime)
+	var edges int64
+	if _, _, some := g.RowsHeld(); some {
+		edges = g.Edges() // (counted as the rows were read)
+	} else {
+		edges = edgeCount(j.d)
+	}
+	j.rec = newRecord(j.d, edges, g.Weighted(), j.graph, j.alg.Name, j.prm, j.at.load)
+	j.rec.ReadMS, j.rec.RelabelMS, j.rec.ReadBytes = ms(j.at.read), ms(j.at.relabel), j.at.readBytes
 	if j.spec.text != "" {
 		j.rec.Params["src_spec"] = j.spec.text
 	}
 	return g, nil
+}
+
+// loadWhole reads, cleans and renumbers the whole graph.
+func (j *runJob) loadWhole() (*vertexprog.Graph, error) {
+	ld, err := j.lf.read(j.graph)
+	if err != nil {
+		return nil, err
+	}
+	// --relabel auto renumbers for one answer only where it gains
+	// more than it costs (answerRelabel), which depends on the
+	// backend. A device still opening is taken to open (one that
+	// cannot fails at once: no driver, no device), so nothing waits
+	// for it here and the run's host PREPROCESS overlaps it too.
+	worth := false
+	if j.alg.RelabelPays && j.lf.Relabel == "auto" {
+		worth = j.setup.finished() && answerRelabel(j.alg, j.ef.backend)
+	}
+	ld.Relabel(j.lf.order(ld.Data, worth), j.ef.backend) // (on the GPU where the run may go there)
+	j.d = ld.Data
+	j.at.relabelled = ld.Order == datasets.RelabelDegree
+	j.at.load, j.at.read, j.at.relabel = ld.LoadTime(), ld.ReadTime, ld.RelabelTime
+	return vertexprog.NewGraph(j.d), nil
 }
 
 // count adds a run's parts to the time to answer.

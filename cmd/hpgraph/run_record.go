@@ -33,6 +33,10 @@ type answerTimes struct {
 	setupSkipped                                                                                        string
 	hostPeak, file, devicePeak                                                                          int64
 	runsNote                                                                                            string
+	// A process that read its parts' rows only (readRows): which, and
+	// the bytes it read.
+	rowsRead  string
+	readBytes int64
 }
 
 // fmtMS formats milliseconds with about three significant digits.
@@ -59,6 +63,9 @@ func (a answerTimes) other() time.Duration {
 func (a answerTimes) line() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "time to answer %s ms (process start to result): start %s, load %s", fmtMS(a.answer), fmtMS(a.start), fmtMS(a.load))
+	if a.rowsRead != "" {
+		fmt.Fprintf(&b, " (this process's %s)", a.rowsRead)
+	}
 	if a.relabelled {
 		fmt.Fprintf(&b, " (read %s, relabel %s)", fmtMS(a.read), fmtMS(a.relabel))
 	}
@@ -111,8 +118,11 @@ type record struct {
 	LoadMS     float64 `json:"load_ms"`
 	// ReadMS and RelabelMS split LoadMS: reading and cleaning the graph,
 	// and renumbering it (--relabel).
-	ReadMS       float64   `json:"read_ms"`
-	RelabelMS    float64   `json:"relabel_ms"`
+	ReadMS    float64 `json:"read_ms"`
+	RelabelMS float64 `json:"relabel_ms"`
+	// ReadBytes is what a process of a run over several that read only
+	// its parts' rows read of the file (absent where it read it whole).
+	ReadBytes    int64     `json:"read_bytes,omitempty"`
 	PreprocessMS float64   `json:"preprocess_ms"`
 	RunsMS       []float64 `json:"runs_ms"`
 	// DeviceMS is each run on the device's clock (GPU events: the first
@@ -179,13 +189,14 @@ type graphInfo struct {
 	Weighted bool   `json:"weighted"`
 }
 
-func newRecord(d *datasets.Graph, file, alg string, p params, load time.Duration) *record {
+// newRecord is the record of a run on d (whose NNZ and Directed it
+// reads), of edges edges (edgeCount), weighted or not.
+func newRecord(d *datasets.Graph, edges int64, weighted bool, file, alg string, p params, load time.Duration) *record {
 	host, _ := os.Hostname()
-	edges := edgeCount(d)
 	return &record{
 		Schema: 1, Version: version(),
 		Host:         hostInfo{host, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version()},
-		Graph:        graphInfo{file, d.N, edges, d.NNZ(), d.Directed, d.W != nil},
+		Graph:        graphInfo{file, d.N, edges, d.NNZ(), d.Directed, weighted},
 		Algorithm:    alg,
 		Params:       paramsJSON(p),
 		LoadMS:       ms(load),

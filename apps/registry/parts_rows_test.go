@@ -1,0 +1,223 @@
+package registry_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hpgraph/hpgraph/apps/bfs"
+	"github.com/hpgraph/hpgraph/apps/cc"
+	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/vertexprog"
+	"github.com/hpgraph/hpgraph/vertexprog/cluster"
+	"github.com/hpgraph/hpgraph/vertexprog/vptest"
+)
+
+// overRows runs fn on world goroutines joined over loopback as the
+// processes of a run are, each holding only its parts' rows of the .hpg
+// at path (datasets.ReadCacheRows, vertexprog.NewGraphRows; parts a
+// process, or -1: rank 0 holds a word more than its one part, rank 1 a
+// word less), and returns what each gave.
+func overRows(t *testing.T, path string, world, parts int, fn func(g *vertexprog.Graph, r *datasets.Rows, c vertexprog.Comm) ([]float64, error)) ([][]float64, []error) {
+	t.Helper()
+	addr := freeLoopback(t)
+	got, errs := make([][]float64, world), make([]error, world)
+	var wg sync.WaitGroup
+	for rank := range world {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := cluster.Join(cluster.Config{World: world, Rank: rank, Coordinator: addr, Timeout: 20 * time.Second, Key: t.Name()})
+			if err != nil {
+				errs[rank] = err
+				return
+			}
+			defer c.Close()
+			rows, err := datasets.ReadCacheRows(path, func(rowPtr []int64) (int32, int32, error) {
+				if parts < 0 {
+					lo, hi, err := vertexprog.RowsOf(rowPtr, 1, world, rank)
+					return max(lo, lo+32*int32(rank)), hi + 32*int32(1-rank), err
+				}
+				return vertexprog.RowsOf(rowPtr, parts, world, rank)
+			})
+			if err != nil {
+				errs[rank] = err
+				return
+			}
+			g, err := vertexprog.NewGraphRows(rows, c)
+			if err != nil {
+				errs[rank] = err
+				return
+			}
+			got[rank], errs[rank] = fn(g, rows, c)
+		}()
+	}
+	wg.Wait()
+	return got, errs
+}
+
+// writeHPG writes g as a cache file in dir.
+func writeHPG(t *testing.T, dir, name string, g *datasets.Graph) (string, int64) {
+	t.Helper()
+	path := filepath.Join(dir, name+".hpg")
+	if err := datasets.WriteCacheFile(path, g); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, st.Size()
+}
+
+// Processes that each read only their parts' rows of an undirected .hpg
+// (weights in the file) answer as a whole-graph run on the whole file
+// does, every process, while each reads less than the file and all of
+// them together hold every arc once.
+func TestAppsOverHeldRows(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a rendezvous per app and graph")
+	}
+	dir := t.TempDir()
+	graphs := vptest.Graphs(t, datasets.Options{Weights: datasets.WeightsRandom, WeightMin: 1, WeightMax: 64, Seed: 5})
+	for _, tg := range graphs {
+		if tg.G.Directed {
+			continue
+		}
+		path, size := writeHPG(t, dir, tg.Name, tg.G)
+		whole, err := datasets.ReadCacheFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, app := range partsApps {
+			if !slices.Contains([]string{"bfs", "sssp", "pagerank", "pagerank-ldbc", "cc", "cdlp"}, app.name) {
+				continue // (TestHeldRowsRefuse)
+			}
+			t.Run(tg.Name+"/"+app.name, func(t *testing.T) {
+				want, err := app.run(vertexprog.NewGraph(whole), vertexprog.Options{Backend: "cpu"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				const world = 3
+				var mu sync.Mutex
+				var arcs int64
+				got, errs := overRows(t, path, world, 2, func(g *vertexprog.Graph, r *datasets.Rows, c vertexprog.Comm) ([]float64, error) {
+					if r.Bytes >= size {
+						return nil, fmt.Errorf("read %d bytes of the file's %d for rows [%d, %d)", r.Bytes, size, r.Lo, r.Hi)
+					}
+					if g.Edges() != whole.Edges() {
+						return nil, fmt.Errorf("%d edges, the whole graph %d", g.Edges(), whole.Edges())
+					}
+					mu.Lock()
+					arcs += r.Graph.NNZ()
+					mu.Unlock()
+					return app.run(g, vertexprog.Options{Backend: "cpu", Comm: c, Parts: 2})
+				})
+				for r := range world {
+					if errs[r] != nil {
+						t.Fatalf("process %d: %v", r, errs[r])
+					}
+					if i := firstDiff(got[r], want); i >= 0 {
+						t.Fatalf("process %d: output %d is %v, the whole-graph run's %v", r, i, got[r][i], want[i])
+					}
+				}
+				if arcs != whole.NNZ() {
+					t.Fatalf("the processes held %d arcs in all, the graph has %d", arcs, whole.NNZ())
+				}
+			})
+		}
+	}
+}
+
+// What would read rows a process does not hold refuses on every process,
+// saying so: programs built on the whole adjacency (tc, lcc), a
+// whole-graph run, parts other than the rows read, a directed graph; and
+// a corrupt byte that only the file's checksum sees fails every process.
+func TestHeldRowsRefuse(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a rendezvous per case")
+	}
+	dir := t.TempDir()
+	gs := vptest.Graphs(t, datasets.Options{})
+	path, _ := writeHPG(t, dir, "kron", gs[0].G)
+	refusals := map[string]answer{
+		"bfs whole": func(g *vertexprog.Graph, opt vertexprog.Options) ([]float64, error) {
+			opt.Comm = nil
+			_, err := bfs.Run(g, 3, opt)
+			return nil, err
+		},
+		"bfs in other parts": func(g *vertexprog.Graph, opt vertexprog.Options) ([]float64, error) {
+			opt.Parts = 1 // (rank 0 read a word of rows more than its part's, rank 1 less)
+			_, err := bfs.Run(g, 3, opt)
+			return nil, err
+		},
+		"cc whole": func(g *vertexprog.Graph, opt vertexprog.Options) ([]float64, error) {
+			opt.Comm = nil
+			_, err := cc.Run(g, opt)
+			return nil, err
+		},
+	}
+	for _, app := range partsApps {
+		if app.name == "tc" || app.name == "lcc" {
+			refusals[app.name] = app.run
+		}
+	}
+	for name, run := range refusals {
+		t.Run(name, func(t *testing.T) {
+			parts := 2
+			if name == "bfs in other parts" {
+				parts = -1
+			}
+			_, errs := overRows(t, path, 2, parts, func(g *vertexprog.Graph, _ *datasets.Rows, c vertexprog.Comm) ([]float64, error) {
+				return run(g, vertexprog.Options{Backend: "cpu", Comm: c, Parts: 2})
+			})
+			for r, err := range errs {
+				if !errors.Is(err, vertexprog.ErrRowsNotHeld) {
+					t.Fatalf("process %d: %v, want a refusal (ErrRowsNotHeld)", r, err)
+				}
+			}
+		})
+	}
+	if len(refusals) != 5 {
+		t.Fatalf("%d refusals tested, want 5 (tc and lcc among the apps)", len(refusals))
+	}
+	t.Run("directed", func(t *testing.T) {
+		path, _ := writeHPG(t, dir, "directed", gs[3].G)
+		_, errs := overRows(t, path, 2, 1, func(*vertexprog.Graph, *datasets.Rows, vertexprog.Comm) ([]float64, error) {
+			t.Error("a directed graph's rows were wrapped")
+			return nil, nil
+		})
+		for r, err := range errs {
+			if !errors.Is(err, vertexprog.ErrRowsNotHeld) {
+				t.Fatalf("process %d: %v, want a refusal (ErrRowsNotHeld)", r, err)
+			}
+		}
+	})
+	t.Run("corrupt", func(t *testing.T) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A bit of the stats, which every process reads and nothing
+		// but the checksum checks.
+		data[48+(len(gs[0].G.Name)+7)/8*8] ^= 1
+		bad := filepath.Join(dir, "bad.hpg")
+		if err := os.WriteFile(bad, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, errs := overRows(t, bad, 2, 1, func(*vertexprog.Graph, *datasets.Rows, vertexprog.Comm) ([]float64, error) {
+			t.Error("a corrupt file's rows were wrapped")
+			return nil, nil
+		})
+		for r, err := range errs {
+			if !errors.Is(err, datasets.ErrBadCache) {
+				t.Fatalf("process %d: %v, want the checksum's error", r, err)
+			}
+		}
+	})
+}
