@@ -28,15 +28,12 @@ var rowsApps = []string{"bfs", "sssp", "pagerank", "pagerank-ldbc", "cc", "cdlp"
 // or --read auto on the CPU backend (a device's parts on held rows have
 // not yet run on a GPU: there auto reads the whole file).
 func (j *runJob) readsRows() bool {
-	switch j.read {
-	case "whole":
+	if j.read == "whole" || j.opt.Comm == nil || j.opt.Comm.Size() <= 1 || j.validate || !slices.Contains(rowsApps, j.alg.Name) {
 		return false
-	case "auto":
-		if j.opt.Backend != "cpu" && (j.opt.Backend != "" && j.opt.Backend != "auto" || slices.ContainsFunc(vertexprog.Backends(), func(b string) bool { return b != "cpu" })) {
-			return false
-		}
 	}
-	if j.opt.Comm == nil || j.opt.Comm.Size() <= 1 || j.validate || !slices.Contains(rowsApps, j.alg.Name) {
+	// (after the cheap tests: a run of one process must not wait here for
+	// a device to open, which Backends does, while it races the CPU)
+	if j.read == "auto" && j.opt.Backend != "cpu" && (j.opt.Backend != "" && j.opt.Backend != "auto" || slices.ContainsFunc(vertexprog.Backends(), func(b string) bool { return b != "cpu" })) {
 		return false
 	}
 	if (j.lf.Format != "auto" && j.lf.Format != "hpg") || j.lf.Weights != "keep" || j.lf.Relabel == "degree" {
