@@ -102,6 +102,15 @@ const (
 	denseApply = 64
 )
 
+// cpuFullPullAlpha is the CPU's Alpha for a program whose pull reads
+// every edge (chooser.fullPull): Beamer's 15 weighs a push's edge against
+// a bottom-up search's, which stops at a row's first parent and skips
+// visited rows; a pull that reads every edge scans its columns in order
+// and tests a mask bit each, where a push relaxes a random row. kron20
+// SSSP, one core: a masked pull of all 31M edges 80-90 ms, a push of 12M
+// 72 ms; Alpha 15 pulled from 2M frontier edges on.
+const cpuFullPullAlpha = 3
+
 // newCPUStepper makes the CPU stepper of a prepared and materialized
 // run; part says it is a part of a partitioned run, which delta-steps
 // nothing.

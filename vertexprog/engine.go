@@ -53,7 +53,10 @@ type Options struct {
 	Backend string
 	// Direction forces push or pull supersteps; Auto chooses per superstep.
 	Direction Direction
-	// Rule, Alpha and Beta configure Auto (0 means GAP's 15 and 18).
+	// Rule, Alpha and Beta configure Auto (0 means GAP's 15 and 18). On
+	// the CPU, a program whose pull reads every edge (no RowFilter, no
+	// EarlyExit: SSSP, label propagation) goes by Beamer's rule with an
+	// Alpha of its own, 3, superstep by superstep (cpuFullPullAlpha).
 	Rule        Rule
 	Alpha, Beta float64
 	// HYB sets the ELL/COO split; the zero value means the backend's own:
