@@ -91,6 +91,8 @@ func pushNative[X, A any, N number](p *Push[X, A], us, out []int32) []int32 {
 			contrib.Contributions(u, xu, ws, buf[:len(cols)])
 			cs := cb[:len(cols)]
 			switch {
+			case serial && wants == nil && rw != nil:
+				out = foldRowsSerial(op, y, cols, cs, rw, tw, out)
 			case filtered:
 				out = foldFiltered(op, y, cols, cs, rw, wants, serial, touched, out)
 			case serial:
@@ -112,6 +114,30 @@ func pushNative[X, A any, N number](p *Push[X, A], us, out []int32) []int32 {
 					}
 				}
 			}
+		}
+	}
+	return out
+}
+
+// foldRowsSerial is pushNative's fold of one row's contributions cs into
+// the destinations cols whose bits rw holds, on one goroutine: few live
+// values, so the compiler keeps the loop's state in registers.
+func foldRowsSerial[N number](op Op, y []N, cols []int32, cs []N, rw, tw []uint32, out []int32) []int32 {
+	cs = cs[:len(cols)]
+	for i, v := range cols {
+		wi, bit := v>>5, uint32(1)<<(uint32(v)&31)
+		if rw[wi]&bit == 0 {
+			continue
+		}
+		old := y[v]
+		nv := reduce(op, old, cs[i])
+		if sameBits(nv, old) {
+			continue
+		}
+		y[v] = nv
+		if tw[wi]&bit == 0 {
+			tw[wi] |= bit
+			out = append(out, v)
 		}
 	}
 	return out
