@@ -1,10 +1,11 @@
 package spmv
 
 import (
-	"github.com/hpgraph/hpgraph/bitmask"
 	"reflect"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/hpgraph/hpgraph/bitmask"
 )
 
 // A push folds one contribution an edge into its destination. Where the
