@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/hpgraph/hpgraph/bitmask"
 )
 
 // A push folds one contribution an edge into its destination. Where the
@@ -78,32 +80,88 @@ func pushNative[X, A any, N number](p *Push[X, A], us, out []int32) []int32 {
 	var buf [rowBuf]A
 	cb := asNumbers[A, N](buf[:])
 	tw := touched.Words()
+	serial, filtered := p.Serial, rw != nil || wants != nil
 	for _, u := range us {
 		xu := x[u]
 		for a, b := cooPtr[u], cooPtr[u+1]; a < b; a += rowBuf {
-			e := min(b, a+rowBuf)
+			cols := cooCol[a:min(b, a+rowBuf)]
 			var ws []float32
 			if cooVal != nil {
-				ws = cooVal[a:e]
+				ws = cooVal[a : a+int64(len(cols))]
 			}
-			contrib.Contributions(u, xu, ws, buf[:e-a])
-			for i, v := range cooCol[a:e] {
-				if rw != nil && rw[v>>5]&(1<<(uint32(v)&31)) == 0 || wants != nil && !wants.Wants(v) {
-					continue
-				}
-				if p.Serial {
-					// (no atomics: one goroutine runs the product)
-					if nv := reduce(op, y[v], cb[i]); !sameBits(nv, y[v]) {
+			contrib.Contributions(u, xu, ws, buf[:len(cols)])
+			cs := cb[:len(cols)]
+			switch {
+			case serial && wants == nil && rw != nil:
+				out = foldRowsSerial(op, y, cols, cs, rw, tw, out)
+			case filtered:
+				out = foldFiltered(op, y, cols, cs, rw, wants, serial, touched, out)
+			case serial:
+				// (no atomics: one goroutine runs the product)
+				for i, v := range cols {
+					old := y[v]
+					if nv := reduce(op, old, cs[i]); !sameBits(nv, old) {
 						y[v] = nv
-						if tw[v>>5]&(1<<(uint32(v)&31)) == 0 {
-							tw[v>>5] |= 1 << (uint32(v) & 31)
+						if wi, bit := v>>5, uint32(1)<<(uint32(v)&31); tw[wi]&bit == 0 {
+							tw[wi] |= bit
 							out = append(out, v)
 						}
 					}
-				} else if foldNumber(op, &y[v], cb[i]) && touched.AtomicSet(v) {
+				}
+			default:
+				for i, v := range cols {
+					if foldNumber(op, &y[v], cs[i]) && touched.AtomicSet(v) {
+						out = append(out, v)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// foldRowsSerial is pushNative's fold of one row's contributions cs into
+// the destinations cols whose bits rw holds, on one goroutine: few live
+// values, so the compiler keeps the loop's state in registers.
+func foldRowsSerial[N number](op Op, y []N, cols []int32, cs []N, rw, tw []uint32, out []int32) []int32 {
+	cs = cs[:len(cols)]
+	for i, v := range cols {
+		wi, bit := v>>5, uint32(1)<<(uint32(v)&31)
+		if rw[wi]&bit == 0 {
+			continue
+		}
+		old := y[v]
+		nv := reduce(op, old, cs[i])
+		if sameBits(nv, old) {
+			continue
+		}
+		y[v] = nv
+		if tw[wi]&bit == 0 {
+			tw[wi] |= bit
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// foldFiltered is pushNative's fold of one row's contributions cs into
+// the destinations cols that the filter (rw's bits, or wants) lets in.
+func foldFiltered[N number](op Op, y []N, cols []int32, cs []N, rw []uint32, wants RowFilter, serial bool, touched *bitmask.Bitmask, out []int32) []int32 {
+	tw := touched.Words()
+	for i, v := range cols {
+		if rw != nil && rw[v>>5]&(1<<(uint32(v)&31)) == 0 || wants != nil && !wants.Wants(v) {
+			continue
+		}
+		if serial {
+			if nv := reduce(op, y[v], cs[i]); !sameBits(nv, y[v]) {
+				y[v] = nv
+				if tw[v>>5]&(1<<(uint32(v)&31)) == 0 {
+					tw[v>>5] |= 1 << (uint32(v) & 31)
 					out = append(out, v)
 				}
 			}
+		} else if foldNumber(op, &y[v], cs[i]) && touched.AtomicSet(v) {
+			out = append(out, v)
 		}
 	}
 	return out

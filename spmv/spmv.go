@@ -376,19 +376,26 @@ func nextIn(cols []int32, mw []uint32, from int) int {
 // collect copies the entries of cols from index from on whose column is
 // in the bitmask words mw into cb (their weights ws, when not nil, into
 // wb) until cb is full, and returns the index it stopped at and the
-// number copied.
+// number copied. Every entry is written and the count advanced by its
+// mask bit, without a branch: a mask of a few percent to half the
+// vertices makes the test unpredictable, and a mispredicted branch an
+// edge cost a masked pull three times an unmasked one.
 func collect(cols []int32, ws []float32, mw []uint32, from int, cb []int32, wb []float32) (next, n int) {
 	j := from
+	if ws == nil {
+		for ; j < len(cols) && n < len(cb); j++ {
+			u := cols[j]
+			cb[n] = u
+			n += int(mw[u>>5] >> (uint32(u) & 31) & 1)
+		}
+		return j, n
+	}
+	ws = ws[:len(cols)]
+	wb = wb[:len(cb)]
 	for ; j < len(cols) && n < len(cb); j++ {
 		u := cols[j]
-		if mw[u>>5]&(1<<(uint32(u)&31)) == 0 {
-			continue
-		}
-		cb[n] = u
-		if ws != nil {
-			wb[n] = ws[j]
-		}
-		n++
+		cb[n], wb[n] = u, ws[j]
+		n += int(mw[u>>5] >> (uint32(u) & 31) & 1)
 	}
 	return j, n
 }

@@ -86,10 +86,13 @@ type cpuStepper[X, A any] struct {
 }
 
 // Below these, a superstep's push (frontier edges) or APPLY (rows) runs
-// on the calling goroutine: starting and joining the workers costs more.
+// on the calling goroutine: starting and joining the workers, and the
+// atomics a shared push and APPLY need, cost more. (4096 and 2048 ran
+// grid1000's supersteps of 4-8K edges on two cores, slower than on one:
+// BFS 58 ms a query against 50 with these, SSSP 135 against 115.)
 const (
-	serialEdges = 4096
-	serialRows  = 2048
+	serialEdges = 16384
+	serialRows  = 8192
 	// pushChunk is the number of frontier vertices a push worker claims
 	// at once (GAP's dynamic schedule of 64): small enough to balance
 	// hubs, large enough to amortize the shared counter.
@@ -101,6 +104,15 @@ const (
 	// APPLY run over the touched bits rather than its lists.
 	denseApply = 64
 )
+
+// cpuFullPullAlpha is the CPU's Alpha for a program whose pull reads
+// every edge (chooser.fullPull): Beamer's 15 weighs a push's edge against
+// a bottom-up search's, which stops at a row's first parent and skips
+// visited rows; a pull that reads every edge scans its columns in order
+// and tests a mask bit each, where a push relaxes a random row. kron20
+// SSSP, one core: a masked pull of all 31M edges 80-90 ms, a push of 12M
+// 72 ms; Alpha 15 pulled from 2M frontier edges on.
+const cpuFullPullAlpha = 3
 
 // newCPUStepper makes the CPU stepper of a prepared and materialized
 // run; part says it is a part of a partitioned run, which delta-steps
@@ -290,7 +302,8 @@ func (c *cpuStepper[X, A]) join(out []int32) []int32 {
 func (c *cpuStepper[X, A]) pullGather() {
 	pl := &spmv.Pull[X, A]{M: c.pull.Matrix, X: c.x, Y: c.y, Identity: c.identity,
 		Done: c.done, GatherRow: c.gatherRow, Block: c.block}
-	if !c.spec.GatherAll && !(c.spec.Idempotent && c.activeCount*denseFrontier >= c.n) {
+	dense := c.activeCount*denseFrontier >= c.n || c.edges*2 >= c.nnz
+	if !c.spec.GatherAll && !(c.spec.Idempotent && dense) {
 		c.frontierBits()
 		pl.Mask = c.frontier
 	}

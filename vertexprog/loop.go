@@ -55,6 +55,10 @@ func loop[X, A any](h *hostRun[X, A], st stepper, opt Options, res *Result[X]) e
 	if h.push == nil {
 		ch.dir, ch.opt.Direction = Pull, Pull
 	}
+	if res.Backend == "cpu" && h.wants == nil && h.done == nil {
+		// (whole or in parts: the same pull kernels)
+		ch.opt.Alpha, ch.fullPull = cpuFullPullAlpha, true
+	}
 	bt, canBatch := st.(batcher)
 	size := 1
 	for it := 0; activeNow > 0 && (maxIter == 0 || it < maxIter); {
@@ -144,6 +148,11 @@ type chooser struct {
 	lastActive int
 	// filtered: the program's RowFilter drops visited rows from pulls.
 	filtered bool
+	// fullPull: a pull reads every edge whatever came before (no
+	// RowFilter drops visited rows, no EarlyExit stops a row), so each
+	// superstep goes the cheaper way for its own frontier, at Alpha
+	// cpuFullPullAlpha on the CPU.
+	fullPull bool
 }
 
 func (c *chooser) next(active int, frontierEdges int64) Direction {
@@ -159,7 +168,12 @@ func (c *chooser) next(active int, frontierEdges int64) Direction {
 			c.dir = Push
 		}
 	default:
-		if c.dir == Push {
+		if c.fullPull {
+			c.dir = Push
+			if float64(frontierEdges) > float64(c.nnz+int64(c.n))/c.opt.Alpha {
+				c.dir = Pull
+			}
+		} else if c.dir == Push {
 			// A pull looks at every row and then costs the unexplored
 			// edges when visited rows drop out (a RowFilter, as in BFS),
 			// else every edge. Counting the rows keeps the last tiny
