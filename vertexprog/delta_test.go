@@ -89,3 +89,46 @@ func TestDeltaSteppingOnTheCPU(t *testing.T) {
 		}
 	}
 }
+
+// TestCPUAlphaGivenIsKept: the CPU's own Alpha for programs whose pull
+// reads every edge replaces only the default: an Alpha given keeps its
+// meaning (a tiny one never pulls), with the same distances.
+func TestCPUAlphaGivenIsKept(t *testing.T) {
+	kron, err := gen.Kronecker(11, 16, gen.GAPSeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 9))
+	kron.W = make([]float32, len(kron.Src))
+	for i := range kron.W {
+		kron.W[i] = float32(1 + rng.IntN(64))
+	}
+	d, err := datasets.Build(kron, datasets.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := vertexprog.NewGraph(d)
+	src := int32(0) // (the hub: a search that reaches most of the graph)
+	for v := range int32(d.N) {
+		if d.Degree(v) > d.Degree(src) {
+			src = v
+		}
+	}
+	def, err := vertexprog.Run[float32, float32](g, shortest{src: src}, vertexprog.Options{Backend: "cpu"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	given, err := vertexprog.Run[float32, float32](g, shortest{src: src}, vertexprog.Options{Backend: "cpu", Alpha: 1e-9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(given.Directions, vertexprog.Pull) {
+		t.Errorf("Alpha 1e-9 given: directions %v, want no pull", given.Directions)
+	}
+	if !slices.Contains(def.Directions, vertexprog.Pull) {
+		t.Errorf("default Alpha: directions %v, want the CPU's rule to pull on a Kronecker graph", def.Directions)
+	}
+	if !slices.Equal(def.X, given.X) {
+		t.Error("distances differ between the default and a given Alpha")
+	}
+}

@@ -56,9 +56,12 @@ type Options struct {
 	// Rule, Alpha and Beta configure Auto (0 means GAP's 15 and 18). On
 	// the CPU, a program whose pull reads every edge (no RowFilter, no
 	// EarlyExit: SSSP, label propagation) goes by Beamer's rule with an
-	// Alpha of its own, 3, superstep by superstep (cpuFullPullAlpha).
+	// Alpha of its own, 3, superstep by superstep (cpuFullPullAlpha),
+	// unless Alpha is given.
 	Rule        Rule
 	Alpha, Beta float64
+	// alphaDefault: Alpha was 0, GAP's 15 (withDefaults).
+	alphaDefault bool
 	// HYB sets the ELL/COO split; the zero value means the backend's own:
 	// hyb.DefaultOptions() on a GPU, hyb.CPUOptions() on the CPU.
 	HYB hyb.Options
@@ -119,7 +122,7 @@ type Options struct {
 
 func (o Options) withDefaults() Options {
 	if o.Alpha == 0 {
-		o.Alpha = 15
+		o.Alpha, o.alphaDefault = 15, true
 	}
 	if o.Beta == 0 {
 		o.Beta = 18

@@ -55,7 +55,7 @@ func loop[X, A any](h *hostRun[X, A], st stepper, opt Options, res *Result[X]) e
 	if h.push == nil {
 		ch.dir, ch.opt.Direction = Pull, Pull
 	}
-	if res.Backend == "cpu" && h.wants == nil && h.done == nil {
+	if res.Backend == "cpu" && h.wants == nil && h.done == nil && opt.alphaDefault {
 		// (whole or in parts: the same pull kernels)
 		ch.opt.Alpha, ch.fullPull = cpuFullPullAlpha, true
 	}
