@@ -169,7 +169,7 @@ func parseSourceSpec(text string) (sourceSpec, error) {
 			return s, fmt.Errorf("--src %q: gap:N needs a positive count of sources, e.g. gap:64", text)
 		}
 		s.gap = n
-		s.from = fmt.Sprintf("gap:%d, GAP's SourcePicker (std::mt19937 seeded %d, uniform over the file's numbering, out-degree 0 skipped)", n, gapSourceSeed)
+		s.from = fmt.Sprintf("gap:%d, GAP's SourcePicker (std::mt19937_64 seeded %d, uniform over the file's numbering, out-degree 0 skipped)", n, gapSourceSeed)
 		return s, nil
 	case strings.HasPrefix(t, "@"):
 		path := strings.TrimPrefix(t, "@")
@@ -271,11 +271,9 @@ func (s sourceSpec) resolve(d *datasets.Graph) ([]int32, error) {
 const gapSourceSeed = 27491095
 
 // gapSources picks n sources as GAP's SourcePicker does (gapbs
-// src/benchmark.h): std::mt19937 seeded with kRandSeed, each pick
-// std::uniform_int_distribution<NodeID>(0, num_nodes-1) — which libstdc++
-// (GCC 11 and later) computes with Lemire's multiply-and-shift for a 32-bit
-// generator — drawn again while the vertex has out-degree 0. Duplicates
-// are kept, as GAP keeps them.
+// src/benchmark.h): std::mt19937_64 seeded with kRandSeed, each pick
+// UniDist<NodeID>(num_nodes-1) (gen.SourceDraws), drawn again while the
+// vertex has out-degree 0. Duplicates are kept, as GAP keeps them.
 //
 // The draw is on the file's numbering (datasets.Graph.FileOrder), so the
 // sources are the same whatever --relabel does. GAP's num_nodes is the largest vertex
@@ -310,7 +308,7 @@ func gapSources(d *datasets.Graph, n int) ([]int32, error) {
 	if nodes == 0 {
 		return nil, errors.New("--src gap:N: no vertex has an out-edge, so GAP's picker would never stop")
 	}
-	draws := gen.NewUniform32(gapSourceSeed, uint32(nodes))
+	draws := gen.NewSourceDraws(gapSourceSeed, uint32(nodes))
 	out := make([]int32, 0, n)
 	for len(out) < n {
 		k := draws.Next()

@@ -199,7 +199,7 @@ func TestGAPSourcesSkipIsolated(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The draws over [0, 9), those of the isolated vertex 3 (id 4) skipped.
-	draws := gen.NewUniform32(gapSourceSeed, 9)
+	draws := gen.NewSourceDraws(gapSourceSeed, 9)
 	var want []int64
 	for len(want) < 12 {
 		k := draws.Next()

@@ -89,7 +89,7 @@ median, min and max.
 
 bfs and sssp take several sources: --src 1,17,42, --src @FILE (one id per
 line, # comments) or --src gap:N (N sources picked as GAP's SourcePicker
-does: std::mt19937 seeded 27491095, uniform over the file's numbering,
+does: std::mt19937_64 seeded 27491095, uniform over the file's numbering,
 skipping vertices without out-edges; the same sources whatever --relabel
 says). The graph is then loaded and PREPROCESSed once and each source runs
 as its own query: one line per source and a summary; --out must contain

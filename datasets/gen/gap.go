@@ -8,6 +8,7 @@ import (
 
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/internal/par"
+	"gonum.org/v1/gonum/mathext/prng"
 )
 
 // This file reproduces GAP's generator (the current gapbs src/generator.h,
@@ -341,21 +342,37 @@ func boundedLibstdcxx(rng *mt19937, r uint32) uint32 {
 	return uint32(p >> 32)
 }
 
-// Uniform32 draws uniform values in [0, n) exactly as GAP's
-// std::uniform_int_distribution<NodeID>(0, n-1) does over
-// std::mt19937(seed) with libstdc++: GAP's SourcePicker, seeded with
-// GAPSeed, picks its BFS and SSSP sources this way.
-type Uniform32 struct {
-	rng mt19937
-	n   uint32
+// SourceDraws draws vertices in [0, n) as GAP's SourcePicker does
+// (gapbs src/benchmark.h): its UniDist<NodeID> (src/generator.h) over
+// std::mt19937_64 seeded with kRandSeed (GAPSeed), with NodeID 32 bits:
+// each draw is the low 32 bits of the generator's next output, drawn
+// again at or above a cutoff, then taken modulo n. (Earlier versions of
+// GAP picked with std::mt19937 and std::uniform_int_distribution.)
+type SourceDraws struct {
+	rng         *prng.MT19937_64
+	mod, cutoff uint32
 }
 
-// NewUniform32 starts the draws over [0, n), n ≥ 1.
-func NewUniform32(seed uint32, n uint32) *Uniform32 {
-	u := &Uniform32{n: n}
-	u.rng.seed(seed)
-	return u
+// NewSourceDraws starts the draws over [0, n), n ≥ 1.
+func NewSourceDraws(seed uint64, n uint32) *SourceDraws {
+	// (UniDist's arithmetic: the generator's max, 2^64-1, modulo n, and
+	// the cutoff computed in 64 bits and kept in 32, as its fields are)
+	const top = math.MaxUint64
+	r := uint32(uint64(top) % uint64(n))
+	cutoff := uint32(0)
+	if r != n-1 {
+		cutoff = uint32(uint64(top) - uint64(r))
+	}
+	rng := prng.NewMT19937_64()
+	rng.Seed(seed)
+	return &SourceDraws{rng: rng, mod: n, cutoff: cutoff}
 }
 
 // Next is the next draw.
-func (u *Uniform32) Next() uint32 { return boundedLibstdcxx(&u.rng, u.n) }
+func (s *SourceDraws) Next() uint32 {
+	x := uint32(s.rng.Uint64())
+	for s.cutoff != 0 && x >= s.cutoff {
+		x = uint32(s.rng.Uint64())
+	}
+	return x % s.mod
+}

@@ -379,18 +379,20 @@ func TestMT19937MatchesGonum(t *testing.T) {
 	}
 }
 
-// The draws of std::uniform_int_distribution<int32_t>(0, n-1) over
-// std::mt19937(27491095), printed by g++ 12 (libstdc++).
-func TestUniform32MatchesLibstdcxx(t *testing.T) {
+// The draws of GAP's SourcePicker: UniDist<int32_t, std::mt19937_64>
+// (gapbs src/generator.h) over std::mt19937_64(27491095), printed by GAP's
+// own code compiled with g++ 12.
+func TestSourceDrawsMatchGAP(t *testing.T) {
 	for n, want := range map[uint32][]uint32{
-		1024: {204, 896, 17, 277, 283, 418, 949, 244, 527, 871, 179, 114},
-		1000: {199, 875, 17, 270, 277, 408, 927, 238, 515, 850, 175, 111},
-		7:    {1, 6, 0, 1, 1, 2, 6, 1, 3, 5, 1, 0},
+		1024:    {351, 895, 656, 206, 468, 620, 1014, 910, 146, 984, 228, 759},
+		1000:    {359, 95, 272, 782, 148, 788, 550, 270, 802, 336, 324, 791},
+		7:       {5, 6, 2, 6, 3, 6, 0, 0, 4, 4, 6, 3},
+		1 << 20: {327007, 756607, 476816, 970958, 95700, 257644, 1014, 109454, 653458, 939992, 877796, 520951},
 	} {
-		draws := NewUniform32(GAPSeed, n)
+		draws := NewSourceDraws(GAPSeed, n)
 		for i, w := range want {
 			if got := draws.Next(); got != w {
-				t.Fatalf("n=%d: draw %d is %d, libstdc++ %d", n, i, got, w)
+				t.Fatalf("n=%d: draw %d is %d, GAP's %d", n, i, got, w)
 			}
 		}
 	}
