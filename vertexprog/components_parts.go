@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/hpgraph/hpgraph/hyb"
-	"github.com/hpgraph/hpgraph/internal/par"
 	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
@@ -204,15 +203,10 @@ func giantsJoined(comp []int32, giants []int32) bool {
 	return true
 }
 
-// decodeLabels is int32s written in the machine's order (valueBytes),
-// little-endian as every machine hpgraph runs on.
+// decodeLabels is int32s written in the machine's order (valueBytes).
 func decodeLabels(b []byte) []int32 {
 	out := make([]int32, len(b)/4)
-	par.Blocks(len(out), func(_, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			out[i] = int32(binary.LittleEndian.Uint32(b[4*i:]))
-		}
-	})
+	copy(valueBytes(out), b)
 	return out
 }
 
