@@ -34,14 +34,32 @@ func matBytes(m *hyb.Matrix, csr bool) int64 {
 		if csr {
 			b += m.NNZ()*(4+vals) + int64(m.N+1)*8
 		}
-		if m.TransposeOf != nil {
-			b += deviceTransposeBytes(m.N, m.NNZ(), m.Weighted())
+		if of := m.TransposeOf; of != nil {
+			if m.K == 0 {
+				b -= m.CooNNZ()*(4+vals) + int64(m.N+1)*8 // (the transpose's output is its COO)
+			}
+			b += transposeRowsBytes(of.RowPtr, m.Weighted())
 		}
 		if of := m.SymmetrizeOf; of != nil {
 			b += deviceTransposeBytes(m.N, int64(len(of.Col)), m.Weighted()) + m.NNZ()*(4+vals) + int64(m.N+1)*8 + int64(m.N)*4
 		}
 	}
 	return b
+}
+
+// SharedCSR is the device memory Need counts twice for a pull matrix
+// and a push matrix described as the transpose of the pull's CSR (a
+// part's: vertexprog.PartMatrices), each with the CSR it is built from:
+// one copy of that CSR serves both.
+func SharedCSR(pull, push *hyb.Matrix) int64 {
+	if pull.Materialized() || push.TransposeOf == nil || !sameRows(*push.TransposeOf, pull.Src) {
+		return 0
+	}
+	vals := int64(0)
+	if pull.Weighted() {
+		vals = 4
+	}
+	return pull.NNZ()*(4+vals) + int64(pull.N+1)*8
 }
 
 // binBytes bounds the device memory of m's pull bins.

@@ -82,18 +82,17 @@ func (d *Device) buildOnDevice(md *Matrix, m *hyb.Matrix, pt *phase.Trace) {
 // transposedOnDevice makes on the device the CSR of m, a transposed
 // matrix (m.TransposeOf set): it transposes the out-CSR m.TransposeOf
 // (borrowCSR: the copy on the device, or an upload that stays there for
-// the graph's out-matrix) with deviceTranspose, the result's arrays
-// joining bufs, and checks the transpose's row pointer against m's,
-// counted on the host (a mismatch is a bug: it panics). Inside Do.
+// the graph's out-matrix) with transposeRows (in chunks where it is
+// large), the result's arrays joining bufs, and checks the transpose's
+// row pointer against m's, counted on the host (a mismatch is a bug: it
+// panics). Inside Do.
 func (d *Device) transposedOnDevice(bufs *[]cu.DevicePtr, m *hyb.Matrix, pt *phase.Trace) (rowPtr, col, val cu.DevicePtr) {
 	c := d.borrowCSR(*m.TransposeOf, pt)
 	if m.Weighted() {
 		val = c.val
 	}
-	rowPtr, col, val = d.deviceTranspose(bufs, c.rowPtr, c.col, val, m.N, m.NNZ())
-	pt.Mark("transpose")
-	checkTransposeRows(rowPtr, m.Src.RowPtr)
-	pt.Mark("transpose's row offsets checked")
+	rowPtr, col, val = d.transposeRows(bufs, c.rowPtr, c.col, val, m.TransposeOf.RowPtr, m.Src.RowPtr)
+	pt.Mark("transpose, its rows checked")
 	return rowPtr, col, val
 }
 

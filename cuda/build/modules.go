@@ -35,7 +35,7 @@ func (d *Device) hybBuildModule() *rt.Module { return d.Module(hybBuildSource, h
 //go:embed transpose.cu
 var transposeCU string
 
-var transposeKernels = []string{"tr_src", "tr_hist", "tr_scan1", "tr_scan2", "tr_scatter", "tr_rowptr", "tr_fix", "tr_rl_keys", "tr_rl_newid", "tr_rl_map"}
+var transposeKernels = []string{"tr_src", "tr_hist", "tr_scan1", "tr_scan2", "tr_scatter", "tr_rowptr", "tr_fix", "tr_place", "tr_advance", "tr_check", "tr_rl_keys", "tr_rl_newid", "tr_rl_map"}
 
 // transposeModule compiles (or finds in the caches) and loads the kernels
 // of transpose.cu. Inside Do.

@@ -45,9 +45,10 @@ struct TR_Arg {
   long long nnz;
   long long tiles;          // ceil(nnz / TR_TILE)
   int n, shift;             // shift: the pass's digit's lowest bit
+  long long base;           // tr_src: the first arc's index in the CSR (a chunk's)
 };
 
-static_assert(sizeof(TR_Arg) == 104, "hpgraph: TR_Arg layout");
+static_assert(sizeof(TR_Arg) == 112, "hpgraph: TR_Arg layout");
 
 __device__ __forceinline__ int tr_digit(unsigned key, int shift) {
   return (int)((key >> shift) & (TR_RADIX - 1));
@@ -60,9 +61,9 @@ extern "C" __global__ void __launch_bounds__(TR_THREADS) tr_src(const TR_Arg a, 
   for (long long t = blockIdx.x; t < a.tiles; t += gridDim.x) {
     const long long lo = t * TR_TILE;
     const long long hi = lo + TR_TILE < a.nnz ? lo + TR_TILE : a.nnz;
-    hb_tile_rows(a.rowPtr, a.n, lo, hi, rows);
+    hb_tile_rows(a.rowPtr, a.n, a.base + lo, a.base + hi, rows);
     const int r0 = rows[0], r1 = rows[1];
-    for (long long i = lo + threadIdx.x; i < hi; i += TR_THREADS) a.srcOut[i] = hb_row_of(a.rowPtr, r0, r1, i);
+    for (long long i = lo + threadIdx.x; i < hi; i += TR_THREADS) a.srcOut[i] = hb_row_of(a.rowPtr, r0, r1, a.base + i);
     __syncthreads();  // (rows is rewritten for the next tile)
   }
 }
@@ -275,6 +276,67 @@ extern "C" __global__ void tr_fix(const TR_Arg a, int unused) {
       }
       w[y] = v;
     }
+  }
+}
+
+// The transpose in chunks (transposeChunked, transpose.go): each chunk
+// of whole out-rows is sorted by head as above into temporaries, then
+// tr_place writes its tails (and weights) at the heads' cursors, cur
+// (tRowPtr's field: each head's next free place, from the host's counted
+// row offsets), and tr_advance moves the cursors past them. Chunks go in
+// row order, so every row of the result lists its tails in increasing
+// order, as the whole sort does; a run of parallel arcs lies in one
+// out-row, so in one chunk, where tr_fix sorts its weights first. Only
+// the output and one chunk's temporaries are ever allocated.
+
+// tr_run_start is the first index of the run of keys equal to key[i] in
+// the sorted key: a gallop back from i (most runs are short), then a
+// binary search of the last step.
+__device__ __forceinline__ long long tr_run_start(const int* key, long long i) {
+  const int k = key[i];
+  long long lo = i, step = 1;
+  while (lo - step >= 0 && key[lo - step] == k) {
+    lo -= step;
+    step <<= 1;
+  }
+  long long a = lo - step < 0 ? 0 : lo - step + 1, b = lo;  // the start is in [a, b]
+  while (a < b) {
+    const long long mid = a + ((b - a) >> 1);
+    if (key[mid] == k) b = mid; else a = mid + 1;
+  }
+  return a;
+}
+
+// tr_place: the chunk's sorted record i (keyIn, srcIn, valIn: nnz of
+// them) goes to cur[head] plus its rank in its head's run.
+extern "C" __global__ void tr_place(const TR_Arg a, int unused) {
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < a.nnz; i += stride) {
+    const int v = a.keyIn[i];
+    const long long p = a.tRowPtr[v] + (i - tr_run_start(a.keyIn, i));
+    a.srcOut[p] = a.srcIn[i];
+    if (a.valOut != nullptr) a.valOut[p] = a.valIn[i];
+  }
+}
+
+// tr_advance: the last record of each head's run moves the head's cursor
+// past the run (after tr_place read it).
+extern "C" __global__ void tr_advance(const TR_Arg a, int unused) {
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < a.nnz; i += stride) {
+    const int v = a.keyIn[i];
+    if (i + 1 < a.nnz && a.keyIn[i + 1] == v) continue;
+    a.tRowPtr[v] += i + 1 - tr_run_start(a.keyIn, i);
+  }
+}
+
+// tr_check counts, into hist[0], the heads whose cursor did not end at
+// the next row's start (rowPtr: the result's row offsets): a count that
+// disagrees with the arcs (a bug), found after every chunk is placed.
+extern "C" __global__ void tr_check(const TR_Arg a, int unused) {
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < a.n; v += stride) {
+    if (a.tRowPtr[v] != a.rowPtr[v + 1]) atomicAdd(a.hist, 1u);
   }
 }
 

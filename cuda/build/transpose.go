@@ -111,10 +111,11 @@ type trArg struct {
 	rowPtr, keyIn, srcIn, valIn, keyOut, srcOut, valOut, hist, sums, tRowPtr cu.DevicePtr
 	nnz, tiles                                                               int64
 	n, shift                                                                 int
+	base                                                                     int64
 }
 
 func (a *trArg) bytes() []byte {
-	b := make([]byte, 104)
+	b := make([]byte, 112)
 	le := binary.LittleEndian
 	for i, p := range []cu.DevicePtr{a.rowPtr, a.keyIn, a.srcIn, a.valIn, a.keyOut, a.srcOut, a.valOut, a.hist, a.sums, a.tRowPtr} {
 		le.PutUint64(b[8*i:], uint64(p))
@@ -123,6 +124,7 @@ func (a *trArg) bytes() []byte {
 	le.PutUint64(b[88:], uint64(a.tiles))
 	le.PutUint32(b[96:], uint32(a.n))
 	le.PutUint32(b[100:], uint32(a.shift))
+	le.PutUint64(b[104:], uint64(a.base))
 	return b
 }
 

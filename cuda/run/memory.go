@@ -22,7 +22,7 @@ func (d *Device) tilesFit(job *driver.DeviceJob, layout *stateLayout, lim build.
 	_ = d.Do("sizing the run's tiles", func() error {
 		need := deviceBytes(job, layout, lim, &d.Cache) + d.Cache.Need(job.Pull.Matrix, true, job.Push == job.Pull, lim, ts)
 		if job.Push != nil && job.Push != job.Pull {
-			need += d.Cache.Need(job.Push.Matrix, false, true, lim, build.TileSpec{})
+			need += d.Cache.Need(job.Push.Matrix, false, true, lim, build.TileSpec{}) - build.SharedCSR(job.Pull.Matrix, job.Push.Matrix)
 		}
 		d.hooks.sizing = true
 		free, _ := d.MemInfo()

@@ -97,7 +97,8 @@ func start(d *Device, job *driver.DeviceJob, opt Options) (*progRun, error) {
 		case job.Push == job.Pull:
 			need += d.Cache.Need(job.Pull.Matrix, true, true, lim, ts)
 		case job.Push != nil:
-			need += d.Cache.Need(job.Pull.Matrix, true, false, lim, ts) + d.Cache.Need(job.Push.Matrix, false, true, lim, build.TileSpec{})
+			need += d.Cache.Need(job.Pull.Matrix, true, false, lim, ts) + d.Cache.Need(job.Push.Matrix, false, true, lim, build.TileSpec{}) -
+				build.SharedCSR(job.Pull.Matrix, job.Push.Matrix)
 		default:
 			need += d.Cache.Need(job.Pull.Matrix, true, false, lim, ts)
 		}

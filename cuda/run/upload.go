@@ -25,8 +25,13 @@ func (r *progRun) upload(lim build.BinLimits, ts build.TileSpec, pt *phase.Trace
 		r.pull = d.Cache.Get(job.Pull.Matrix, true, true, lim, ts)
 		r.push = r.pull
 	} else {
+		// (a push transposed on the device first: its temporaries are
+		// gone before the pull's matrix takes its place)
+		if job.Push != nil && job.Push.TransposeOf != nil {
+			r.push = d.Cache.Get(job.Push.Matrix, false, true, lim, build.TileSpec{})
+		}
 		r.pull = d.Cache.Get(job.Pull.Matrix, true, false, lim, ts)
-		if job.Push != nil {
+		if job.Push != nil && r.push == nil {
 			r.push = d.Cache.Get(job.Push.Matrix, false, true, lim, build.TileSpec{})
 		}
 	}
