@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"unsafe"
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/cuda/nccl"
@@ -17,13 +18,16 @@ import (
 
 // The parts of a run over several processes exchange through NCCL: every
 // part is an NCCL rank (its index among the run's parts), and after each
-// superstep each part broadcasts its range (dense) or its packed list
-// (sparse) to all. The counts that choose between the two go through
-// the processes' Comm (vertexprog/cluster), which also hands NCCL's
-// unique id from rank 0 to the others once.
+// superstep the parts all-gather their counts, which choose the
+// exchange, then each part broadcasts its range (dense) or its packed
+// list (sparse) to all. The processes' Comm (vertexprog/cluster) hands
+// NCCL's unique id from rank 0 to the others once: a superstep's counts
+// through it (TCP, by way of rank 0) had made two processes 1.63× slower
+// than one process on the same two GPUs (kron22 BFS).
 
 func newNetParts(g *parts, comm driver.Comm) (*netParts, error) {
-	n := &netParts{g: g, comm: comm, recv: make([]cu.DevicePtr, len(g.runs)), bufs: make([][]cu.DevicePtr, len(g.runs))}
+	n := &netParts{g: g, recv: make([]cu.DevicePtr, len(g.runs)), cnt: make([]cu.DevicePtr, len(g.runs)),
+		bufs: make([][]cu.DevicePtr, len(g.runs))}
 	// Every part's range, in part order (a process's parts are
 	// consecutive).
 	var msg []byte
@@ -48,18 +52,19 @@ func newNetParts(g *parts, comm driver.Comm) (*netParts, error) {
 		n.close()
 		return nil, fmt.Errorf("cuda: the processes hold %d parts of a run of %d", len(n.lo), g.total)
 	}
-	if g.sparse(0) {
-		nv := int64(g.runs[0].n)
-		err = g.each(func(i int, r *progRun) error {
-			return r.d.Do("allocating a part's exchange (NCCL)", func() error {
+	sparse, nv := g.sparse(0), int64(g.runs[0].n)
+	err = g.each(func(i int, r *progRun) error {
+		return r.d.Do("allocating a part's exchange (NCCL)", func() error {
+			n.cnt[i] = rt.Alloc(&n.bufs[i], int64(g.total*n.countBytes()))
+			if sparse {
 				n.recv[i] = rt.Alloc(&n.bufs[i], packBytes(nv, g.xsize)+32*int64(g.total)+16)
-				return nil
-			})
+			}
+			return nil
 		})
-		if err != nil {
-			n.close()
-			return nil, err
-		}
+	})
+	if err != nil {
+		n.close()
+		return nil, err
 	}
 	return n, nil
 }
@@ -151,37 +156,47 @@ func eachDevice(devs []*Device, f func(i int, d *Device) error) error {
 	return errors.Join(errs...)
 }
 
-// counts is every part's report, in part order: the local ones sent to
-// every process, and theirs received.
+// countBytes is the size of a part's counts: its activated vertices,
+// their edges and its aggregators, 8 bytes each.
+func (n *netParts) countBytes() int { return 8 * (2 + n.g.nagg) }
+
+// counts is every part's report, in part order: each local part puts its
+// own in its slot of its device's buffer, the parts all-gather the
+// buffers (NCCL), and the first local part's copy is read back.
 func (n *netParts) counts(local []driver.StepReport) ([]driver.StepReport, error) {
-	var msg []byte
-	for _, rep := range local {
-		msg = binary.LittleEndian.AppendUint64(msg, uint64(rep.Active))
-		msg = binary.LittleEndian.AppendUint64(msg, uint64(rep.FrontierEdges))
-		for _, a := range rep.Aggregates {
-			msg = binary.LittleEndian.AppendUint64(msg, math.Float64bits(a))
-		}
-	}
-	all, err := n.comm.AllGather(msg)
+	per := n.countBytes()
+	all := make([]byte, n.g.total*per)
+	err := n.g.each(func(i int, r *progRun) error {
+		return r.d.Do("gathering the parts' counts (NCCL)", func() error {
+			rep := local[i]
+			msg := make([]byte, 0, per)
+			msg = binary.LittleEndian.AppendUint64(msg, uint64(rep.Active))
+			msg = binary.LittleEndian.AppendUint64(msg, uint64(rep.FrontierEdges))
+			for _, a := range rep.Aggregates {
+				msg = binary.LittleEndian.AppendUint64(msg, math.Float64bits(a))
+			}
+			slot := n.cnt[i] + cu.DevicePtr((n.g.first+i)*per)
+			r.d.HtoD(slot, unsafe.Pointer(&msg[0]), int64(per))
+			if err := n.nc[i].AllGather(uint64(slot), uint64(n.cnt[i]), per, nccl.Uint8, uintptr(r.d.Stream().Handle())); err != nil {
+				return err
+			}
+			r.d.Sync()
+			if i == 0 {
+				r.d.DtoH(unsafe.Pointer(&all[0]), n.cnt[i], int64(len(all)))
+			}
+			return n.nc[i].AsyncError()
+		})
+	})
 	if err != nil {
 		return nil, err
 	}
-	per := 8 * (2 + n.g.nagg)
-	var reps []driver.StepReport
-	for r, b := range all {
-		if len(b)%per != 0 {
-			return nil, fmt.Errorf("cuda: process %d sent %d bytes of counts", r, len(b))
+	reps := make([]driver.StepReport, n.g.total)
+	for p := range reps {
+		b := all[p*per:]
+		reps[p] = driver.StepReport{Active: int(binary.LittleEndian.Uint64(b)), FrontierEdges: int64(binary.LittleEndian.Uint64(b[8:]))}
+		for k := range n.g.nagg {
+			reps[p].Aggregates = append(reps[p].Aggregates, math.Float64frombits(binary.LittleEndian.Uint64(b[16+8*k:])))
 		}
-		for ; len(b) > 0; b = b[per:] {
-			rep := driver.StepReport{Active: int(binary.LittleEndian.Uint64(b)), FrontierEdges: int64(binary.LittleEndian.Uint64(b[8:]))}
-			for k := range n.g.nagg {
-				rep.Aggregates = append(rep.Aggregates, math.Float64frombits(binary.LittleEndian.Uint64(b[16+8*k:])))
-			}
-			reps = append(reps, rep)
-		}
-	}
-	if len(reps) != n.g.total {
-		return nil, fmt.Errorf("cuda: %d parts reported, the run has %d", len(reps), n.g.total)
 	}
 	return reps, nil
 }

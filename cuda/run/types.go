@@ -200,9 +200,9 @@ type parts struct {
 // netParts is a parts' NCCL side.
 type netParts struct {
 	g      *parts
-	comm   driver.Comm
 	nc     []*nccl.Comm   // per local part
 	recv   []cu.DevicePtr // per local part: every part's packed list (sparse)
+	cnt    []cu.DevicePtr // per local part: every part's counts (counts)
 	bufs   [][]cu.DevicePtr
 	lo, hi []int32 // every part's range
 }
