@@ -13,9 +13,13 @@ import (
 func TestSummarize(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	inf := float32(math.Inf(1))
-	odd := map[string]float32{"": 0, "NaN": float32(math.NaN()), "-1": -1, "-0": float32(math.Copysign(0, -1)), "-Inf": float32(math.Inf(-1))}
+	odd := []struct {
+		name string
+		v    float32
+	}{{"", 0}, {"NaN", float32(math.NaN())}, {"-1", -1}, {"-0", float32(math.Copysign(0, -1))}, {"-Inf", float32(math.Inf(-1))}}
 	for _, n := range []int{0, 1, 4095, 4096, 100003} {
-		for name, v := range odd {
+		for _, o := range odd {
+			name, v := o.name, o.v
 			dist := make([]float32, n)
 			for i := range dist {
 				switch k := r.IntN(10); {
