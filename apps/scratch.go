@@ -201,15 +201,21 @@ func LabelCounts(label []int32, s *Scratch) (largest int32, groups int) {
 			}
 		}
 	})
+	// (each worker counts in its own variables, stored once: tops[w]
+	// and nonzero[w] written at every label put the workers on the same
+	// cache lines, a pass several times as long)
 	tops := make([]int32, par.Workers())
 	nonzero := make([]int, par.Workers())
 	par.Blocks(len(sizes), func(w, lo, hi int) {
+		var top int32
+		var nz int
 		for _, c := range sizes[lo:hi] {
-			tops[w] = max(tops[w], c)
+			top = max(top, c)
 			if c > 0 {
-				nonzero[w]++
+				nz++
 			}
 		}
+		tops[w], nonzero[w] = top, nz
 	})
 	for _, n := range nonzero {
 		groups += n

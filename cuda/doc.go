@@ -48,7 +48,8 @@
 //
 //   - debugging output: HPGRAPH_CUDA_TRACE=1 times every superstep
 //     call's phases on the host (and, as HPGRAPH_TRACE=1 does, prints
-//     the phases of PREPROCESS and of a run's start, internal/phase);
+//     the phases of PREPROCESS, of a run's start and of each run and
+//     query around its supersteps, internal/phase);
 //     HPGRAPH_CUDA_PROBE=1 prints vp_loop's cycles per phase from the
 //     device and each tile's times after a tile pull
 //     (scripts/tile-probe.awk; it compiles the kernels with VP_PROBE,

@@ -217,6 +217,10 @@ func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 			return res, err
 		}
 	}
+	// (HPGRAPH_TRACE: where a run's time goes around its supersteps,
+	// which a query of many pays each time)
+	pt := phase.New("vertexprog", "run")
+	defer pt.Print()
 	mayDevice := mayUseDevice(opt.Backend, p)
 	defaultHYB := opt.HYB == (hyb.Options{})
 	if defaultHYB {
@@ -255,11 +259,14 @@ func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 		}
 		chosen <- backendChoice{b, err}
 	}()
+	pt.Mark("set-up")
 	t0 := time.Now()
 	h, err := prepare(g, p, opt, mayDevice, symRows)
+	pt.Mark("prepare")
 	tw := time.Now()
 	c := <-chosen
 	wait := time.Since(tw)
+	pt.Mark("backend wait")
 	if c.err != nil {
 		return nil, c.err
 	}
@@ -289,13 +296,18 @@ func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 		}
 		h.materialize()
 		st = newCPUStepper(h, opt, false)
+		pt.Mark("cpu state")
 	} else {
 		ds, err := startDevice(b, g, h, opt.Resident, h.deviceInit)
 		if err != nil {
 			return nil, err
 		}
-		defer ds.run.Close()
+		defer func() {
+			ds.run.Close()
+			pt.Mark("close")
+		}()
 		st, res.Backend = ds, b.Name()
+		pt.Mark("device start")
 	}
 	res.Preprocess = time.Since(t0) - wait
 	t1 := time.Now()
@@ -303,10 +315,12 @@ func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 		return nil, err
 	}
 	res.Compute = time.Since(t1)
+	pt.Mark("supersteps")
 	if ds, ok := st.(*deviceStepper); ok {
 		if err := finishDevice(ds, h, opt, res); err != nil {
 			return nil, err
 		}
+		pt.Mark("finish")
 		return res, nil
 	}
 	res.X = h.x

@@ -123,20 +123,12 @@ func defined(src, name string) int {
 
 // TestPrebuiltCoversModules: PREPROCESS's modules, whose sources depend
 // on no program, have an image for sm_90, so a change to one without
-// scripts/gpu-prebuild.sh fails here instead of compiling at run time on
-// every fresh machine. HPGRAPH_CUDA_PREBUILD=DIR writes a missing image
-// there instead.
+// a new image fails here instead of compiling at run time on every fresh
+// machine (jit.CheckPrebuilt: HPGRAPH_CUDA_PREBUILD=DIR writes it).
 func TestPrebuiltCoversModules(t *testing.T) {
 	for _, m := range modules {
-		image, key := jit.Prebuilt(m.src, "compute_90")
-		switch dir := os.Getenv("HPGRAPH_CUDA_PREBUILD"); {
-		case image != "":
-		case dir != "": // (NVRTC 12 or later assembles sm_90: HPGRAPH_NVRTC)
-			if err := jit.WritePrebuilt(dir, m.src, "compute_90"); err != nil {
-				t.Errorf("%s: %v", m.file, err)
-			}
-		default:
-			t.Errorf("%s: no prebuilt image %s.cubin (run scripts/gpu-prebuild.sh)", m.file, key)
+		if err := jit.CheckPrebuilt(m.src, "compute_90"); err != nil {
+			t.Errorf("%s: %v", m.file, err)
 		}
 	}
 }

@@ -27,6 +27,7 @@
 #define TR_FULL 0xffffffffu
 
 #include "scan.cuh"
+#include "radix.cuh"
 #include "rows.cuh"
 
 static_assert(TR_RADIX == TR_THREADS, "hpgraph: a thread a digit");
@@ -50,10 +51,6 @@ struct TR_Arg {
 
 static_assert(sizeof(TR_Arg) == 112, "hpgraph: TR_Arg layout");
 
-__device__ __forceinline__ int tr_digit(unsigned key, int shift) {
-  return (int)((key >> shift) & (TR_RADIX - 1));
-}
-
 // tr_src: a block a tile of arcs; two searches over all rows find the
 // tile's first and last rows, then each arc's search stays between them.
 extern "C" __global__ void __launch_bounds__(TR_THREADS) tr_src(const TR_Arg a, int unused) {
@@ -68,24 +65,12 @@ extern "C" __global__ void __launch_bounds__(TR_THREADS) tr_src(const TR_Arg a, 
   }
 }
 
-// tr_hist: a block a tile; its digit counts go to hist[digit*tiles +
-// tile] (digit-major: the order of the scan). A warp's equal digits add
-// once (a hub's head repeats).
+// tr_hist: a block a tile; its digit counts (radix.cuh) go to
+// hist[digit*tiles + tile] (digit-major: the order of the scan).
 extern "C" __global__ void __launch_bounds__(TR_THREADS) tr_hist(const TR_Arg a, int unused) {
-  __shared__ int cnt[TR_RADIX];
-  const long long tile = blockIdx.x, first = tile * TR_TILE;
-  const unsigned below = (1u << (threadIdx.x & 31)) - 1;
-  cnt[threadIdx.x] = 0;
-  __syncthreads();
-#pragma unroll 4
-  for (int r = 0; r < TR_ITEMS; r++) {
-    const long long i = first + r * TR_THREADS + threadIdx.x;
-    const int d = i < a.nnz ? tr_digit((unsigned)a.keyIn[i], a.shift) : TR_RADIX;
-    const unsigned peers = __match_any_sync(TR_FULL, d);
-    if (d < TR_RADIX && (peers & below) == 0) atomicAdd(&cnt[d], __popc(peers));
-  }
-  __syncthreads();
-  a.hist[(long long)threadIdx.x * a.tiles + tile] = (unsigned)cnt[threadIdx.x];
+  const long long tile = blockIdx.x;
+  const int c = hp_radix_count<TR_RADIX, TR_ITEMS, 4>((const unsigned*)a.keyIn, a.nnz, tile * TR_TILE, a.shift);
+  a.hist[(long long)threadIdx.x * a.tiles + tile] = (unsigned)c;
 }
 
 // tr_scan1: block b scans hist's chunk b (TR_SCAN_CHUNK entries, 16 a
@@ -164,7 +149,7 @@ extern "C" __global__ void __launch_bounds__(TR_THREADS) tr_scatter(const TR_Arg
     const int b = r & 1;
     const int i = r * TR_THREADS + tid;
     key[r] = i < count ? (unsigned)a.keyIn[first + i] : 0u;
-    const int d = i < count ? tr_digit(key[r], shift) : TR_RADIX;
+    const int d = i < count ? hp_digit<TR_RADIX>(key[r], shift) : TR_RADIX;
     const unsigned peers = __match_any_sync(TR_FULL, d);
     const int wrank = __popc(peers & below);
     if (d < TR_RADIX && wrank == 0) wc[b][warp][d] = __popc(peers);
@@ -189,7 +174,7 @@ extern "C" __global__ void __launch_bounds__(TR_THREADS) tr_scatter(const TR_Arg
   for (int r = 0; r < TR_ITEMS; r++) {
     const int i = r * TR_THREADS + tid;
     if (i < count) {
-      pos[r] += lstart[tr_digit(key[r], shift)];
+      pos[r] += lstart[hp_digit<TR_RADIX>(key[r], shift)];
       buf[pos[r]] = key[r];
     }
   }
@@ -203,7 +188,7 @@ extern "C" __global__ void __launch_bounds__(TR_THREADS) tr_scatter(const TR_Arg
     dig[q] = 0;
     if (j < count) {
       const unsigned k = buf[j];
-      const int d = tr_digit(k, shift);
+      const int d = hp_digit<TR_RADIX>(k, shift);
       dig[q] = d;
       a.keyOut[gbase[d] + (j - lstart[d])] = (int)k;
     }

@@ -35,6 +35,7 @@
 // and the rows' offsets.
 
 #include "scan.cuh"
+#include "radix.cuh"
 
 #define GEN_THREADS 256
 #define GEN_WARPS (GEN_THREADS / 32)
@@ -334,27 +335,11 @@ extern "C" __global__ void __launch_bounds__(GEN_THREADS) gen_edges(const GEN_Ar
 
 // ---- the radix sort of keyIn into keyOut by the 8 bits at shift, stably
 
-__device__ __forceinline__ int gen_digit(unsigned long long key, long long shift) {
-  return (int)((key >> shift) & (GEN_RADIX - 1));
-}
-
-// rs_hist: a block a tile; its digit counts go to hist[digit*tiles +
-// tile] (digit-major: the order of the scan). A warp's equal digits add
-// once.
+// rs_hist: a block a tile; its digit counts (radix.cuh) go to
+// hist[digit*tiles + tile] (digit-major: the order of the scan).
 extern "C" __global__ void __launch_bounds__(GEN_THREADS) rs_hist(const GEN_Arg a, int unused) {
-  __shared__ int cnt[GEN_RADIX];
-  const long long tile = blockIdx.x, first = tile * GEN_TILE;
-  const unsigned below = (1u << (threadIdx.x & 31)) - 1;
-  cnt[threadIdx.x] = 0;
-  __syncthreads();
-  for (int r = 0; r < GEN_ITEMS; r++) {
-    const long long i = first + r * GEN_THREADS + threadIdx.x;
-    const int d = i < a.nkeys ? gen_digit(a.keyIn[i], a.shift) : GEN_RADIX;
-    const unsigned peers = __match_any_sync(GEN_FULL, d);
-    if (d < GEN_RADIX && (peers & below) == 0) atomicAdd(&cnt[d], __popc(peers));
-  }
-  __syncthreads();
-  a.hist[(long long)threadIdx.x * a.tiles + tile] = cnt[threadIdx.x];
+  const long long tile = blockIdx.x;
+  a.hist[(long long)threadIdx.x * a.tiles + tile] = hp_radix_count<GEN_RADIX, GEN_ITEMS, GEN_ITEMS>(a.keyIn, a.nkeys, tile * GEN_TILE, (int)a.shift);
 }
 
 // rs_scatter: a block a tile (hist scanned: each digit's first place for
@@ -383,7 +368,7 @@ extern "C" __global__ void __launch_bounds__(GEN_THREADS) rs_scatter(const GEN_A
   for (int r = 0; r < GEN_ITEMS; r++) {
     const int i = r * GEN_THREADS + tid;
     key[r] = i < count ? a.keyIn[first + i] : 0ull;
-    const int d = i < count ? gen_digit(key[r], a.shift) : GEN_RADIX;
+    const int d = i < count ? hp_digit<GEN_RADIX>(key[r], a.shift) : GEN_RADIX;
     const unsigned peers = __match_any_sync(GEN_FULL, d);
     const int wrank = __popc(peers & below);
     __syncwarp();  // (the warp's reads of its row in the last round are done)
@@ -406,11 +391,11 @@ extern "C" __global__ void __launch_bounds__(GEN_THREADS) rs_scatter(const GEN_A
   __syncthreads();
 #pragma unroll
   for (int r = 0; r < GEN_ITEMS; r++)
-    if (pos[r] >= 0) buf[lstart[gen_digit(key[r], a.shift)] + pos[r]] = key[r];
+    if (pos[r] >= 0) buf[lstart[hp_digit<GEN_RADIX>(key[r], a.shift)] + pos[r]] = key[r];
   __syncthreads();
   for (int j = tid; j < count; j += GEN_THREADS) {
     const unsigned long long k = buf[j];
-    const int d = gen_digit(k, a.shift);
+    const int d = hp_digit<GEN_RADIX>(k, a.shift);
     a.keyOut[gbase[d] + (j - lstart[d])] = k;
   }
 }

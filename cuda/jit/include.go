@@ -9,7 +9,8 @@ import (
 )
 
 // headers are the device code every module may include (include/:
-// scan.cuh, the warp and block scans).
+// scan.cuh, the warp and block scans; search.cuh, a binary search;
+// radix.cuh, a radix sort's digit counts).
 //
 //go:embed include/*.cuh
 var headers embed.FS

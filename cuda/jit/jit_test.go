@@ -72,6 +72,26 @@ func TestWritePrebuiltRoundTrip(t *testing.T) {
 	}
 }
 
+// TestCheckPrebuilt: a source without an image is an error naming the
+// image, or with HPGRAPH_CUDA_PREBUILD=DIR writes it there; a shipped
+// image's source is nil either way.
+func TestCheckPrebuilt(t *testing.T) {
+	t.Setenv("HPGRAPH_CUDA_PREBUILD", "")
+	key := PrebuiltKey(testKernel, "compute_90") + ".sm_90"
+	if err := CheckPrebuilt(testKernel, "compute_90"); err == nil || !strings.Contains(err.Error(), key+".cubin") {
+		t.Fatalf("no image: %v, want an error naming %s.cubin", err, key)
+	}
+	needNVRTC(t)
+	dir := t.TempDir()
+	t.Setenv("HPGRAPH_CUDA_PREBUILD", dir)
+	if err := CheckPrebuilt(testKernel, "compute_90"); err != nil {
+		t.Fatal(err)
+	}
+	if img, err := os.ReadFile(filepath.Join(dir, key+".cubin")); err != nil || !bytes.HasPrefix(img, []byte("\x7fELF")) {
+		t.Fatalf("HPGRAPH_CUDA_PREBUILD: %s not written as machine code (%v)", key, err)
+	}
+}
+
 // TestPTX compiles a kernel to PTX for each architecture, finds it in
 // the disk cache the second time (the same key and text), and reports a
 // source NVRTC rejects as a *CompileError carrying its log.

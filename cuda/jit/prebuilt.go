@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,4 +59,19 @@ func WritePrebuilt(dir, src, arch string) error {
 		return err
 	}
 	return os.WriteFile(name, []byte(cubin), 0o644)
+}
+
+// CheckPrebuilt is nil where src has a prebuilt image for arch, for the
+// tests that keep prebuilt/ complete. Else, with HPGRAPH_CUDA_PREBUILD=DIR,
+// it writes the missing image to DIR (NVRTC 12 or later assembles sm_90:
+// HPGRAPH_NVRTC; no GPU needed), and without it says which is missing.
+func CheckPrebuilt(src, arch string) error {
+	image, key := Prebuilt(src, arch)
+	if image != "" {
+		return nil
+	}
+	if dir := os.Getenv("HPGRAPH_CUDA_PREBUILD"); dir != "" {
+		return WritePrebuilt(dir, src, arch)
+	}
+	return fmt.Errorf("no prebuilt image %s.cubin (HPGRAPH_CUDA_PREBUILD=DIR writes it: cuda/jit/prebuilt/README.md)", key)
 }

@@ -3,7 +3,6 @@
 package run
 
 import (
-	"os"
 	"testing"
 
 	"github.com/hpgraph/hpgraph/apps/bfs"
@@ -93,20 +92,10 @@ func TestPrebuiltCoversBuiltinApps(t *testing.T) {
 }
 
 // needPrebuilt fails t where src (a module's source for an sm_90 device)
-// has no prebuilt image. HPGRAPH_CUDA_PREBUILD=DIR writes the missing
-// image there instead (NVRTC 12 or later assembles sm_90: HPGRAPH_NVRTC;
-// scripts/gpu-prebuild.sh makes them on a GPU machine).
+// has no prebuilt image, or writes it (jit.CheckPrebuilt).
 func needPrebuilt(t *testing.T, name, src string) {
 	t.Helper()
-	image, key := jit.Prebuilt(src, "compute_90")
-	if image != "" {
-		return
+	if err := jit.CheckPrebuilt(src, "compute_90"); err != nil {
+		t.Errorf("%s: %v", name, err)
 	}
-	if dir := os.Getenv("HPGRAPH_CUDA_PREBUILD"); dir != "" {
-		if err := jit.WritePrebuilt(dir, src, "compute_90"); err != nil {
-			t.Errorf("%s: %v", name, err)
-		}
-		return
-	}
-	t.Errorf("%s: no prebuilt image %s.cubin (run scripts/gpu-prebuild.sh)", name, key)
 }

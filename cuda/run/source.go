@@ -326,6 +326,21 @@ func (l *stateLayout) orientations() (kinds [3]bool) {
 	return
 }
 
+// sourceKey is what a run's kernel source depends on (buildSource): the
+// program's snippet, whether it defines vp_init, its State's checks and
+// the features.
+type sourceKey struct {
+	code   string
+	init   bool
+	checks string
+	f      features
+}
+
+// keyOf is the sourceKey of buildSource(code, l, f).
+func keyOf(code *driver.DeviceCode, l *stateLayout, f features) sourceKey {
+	return sourceKey{code: code.Source, init: code.Init, checks: l.checks(f), f: f}
+}
+
 // buildSource splices a program's snippet into the kernel template.
 func buildSource(code *driver.DeviceCode, l *stateLayout, f features) string {
 	var b strings.Builder

@@ -3,6 +3,7 @@
 package run
 
 import (
+	"sync"
 	"time"
 	"unsafe"
 
@@ -101,6 +102,10 @@ type Device struct {
 	// layoutOK are the modules whose vp_state_layout agreed with the
 	// host's State layout. On the context's thread only.
 	layoutOK map[*rt.Module]bool
+
+	// kernelImages are the run kernels' images by sourceKey
+	// (kernelImage): [image, key].
+	kernelImages sync.Map
 
 	// hooks are the tests' settings (tuning.go); counts what tests count.
 	hooks  hooks

@@ -40,6 +40,14 @@ func (t *Trace) Mark(name string) {
 	t.last = now
 }
 
+// Add notes a phase timed elsewhere, d long, without ending one.
+func (t *Trace) Add(name string, d time.Duration) {
+	if t == nil {
+		return
+	}
+	t.parts = append(t.parts, fmt.Sprintf("%s %.3f", name, float64(d.Microseconds())/1e3))
+}
+
 // Print writes the trace's line, if it has phases.
 func (t *Trace) Print() {
 	if t != nil && len(t.parts) > 0 {

@@ -25,6 +25,7 @@ import (
 
 	"github.com/hpgraph/hpgraph/apps"
 	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/internal/phase"
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
@@ -96,10 +97,18 @@ func Load(src Source, opt datasets.Options, backend string) (*Loaded, error) {
 // kept, the matrices the program runs over), the supersteps, and the
 // answer.
 func Run(a *apps.App, g *vertexprog.Graph, req apps.Request, opt vertexprog.Options) (*apps.Result, error) {
+	// (HPGRAPH_TRACE: the query beside its run's parts, which the
+	// engine's line, "vertexprog trace: run", splits further)
+	pt := phase.New("pipeline", a.Name)
 	res, err := a.Run(g, req, opt)
 	if err != nil {
 		return nil, err
 	}
+	pt.Mark("query")
+	pt.Add("of which PREPROCESS", res.Stats.Preprocess)
+	pt.Add("compute", res.Stats.Compute)
+	pt.Add("copy back", res.Stats.Finish)
+	pt.Print()
 	if req.Need == apps.NeedRows && res.Rows == nil {
 		return nil, fmt.Errorf("%s kept no per-vertex answer", a.Name)
 	}
