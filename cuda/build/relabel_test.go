@@ -22,7 +22,8 @@ import (
 // parallel arcs of several weights, undirected ones, graphs that carry
 // original ids already, and a graph in degree order (itself back). The
 // new graph's copy is on the device (runs on it: the cuda package's
-// TestRelabelledGraphRuns).
+// TestRelabelledGraphRuns). Both with the transposes whole and, for the
+// undirected graphs, in chunks.
 func TestRelabelByDegreeMatchesHost(t *testing.T) {
 	d := needGPU(t)
 	needNVRTC(t)
@@ -58,32 +59,38 @@ func TestRelabelByDegreeMatchesHost(t *testing.T) {
 	g := gputest.DirectedGraph(rng, 5000, 40000, 2000, 2)
 	cases = append(cases, tc{"carrying ids", g.Permute(perm32(rng, g.N))})
 	cases = append(cases, tc{"in degree order", g.Relabel(datasets.RelabelDegree)})
-	for _, c := range cases {
-		want := c.g.Relabel(datasets.RelabelDegree)
-		got, err := RelabelByDegree(c.g, func() (*Device, error) { return d, nil })
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		if (want == c.g) != (got == c.g) {
-			t.Fatalf("%s: the host returned the graph itself: %v, the device: %v", c.name, want == c.g, got == c.g)
-		}
-		if !slices.Equal(got.RowPtr, want.RowPtr) || !slices.Equal(got.Col, want.Col) || !slices.Equal(got.IDs, want.IDs) ||
-			got.N != want.N || got.Directed != want.Directed || got.RepeatFree != want.RepeatFree || got.Name != want.Name ||
-			got.IDBase != want.IDBase || !reflect.DeepEqual(got.Stats, want.Stats) || (got.W == nil) != (want.W == nil) {
-			t.Fatalf("%s: the device's renumbering differs from the host's", c.name)
-		}
-		for i := range want.W {
-			if math.Float32bits(got.W[i]) != math.Float32bits(want.W[i]) {
-				t.Fatalf("%s: weight %d is %v, the host's %v", c.name, i, got.W[i], want.W[i])
+	keep := transposeChunkArcs
+	defer func() { transposeChunkArcs = keep }()
+	for _, chunk := range []int64{keep, 97} { // (97: an undirected graph's transposes in chunks)
+		for _, c := range cases {
+			transposeChunkArcs = chunk
+			c.name = fmt.Sprintf("%s, chunks of %d arcs", c.name, chunk)
+			want := c.g.Relabel(datasets.RelabelDegree)
+			got, err := RelabelByDegree(c.g, func() (*Device, error) { return d, nil })
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
 			}
+			if (want == c.g) != (got == c.g) {
+				t.Fatalf("%s: the host returned the graph itself: %v, the device: %v", c.name, want == c.g, got == c.g)
+			}
+			if !slices.Equal(got.RowPtr, want.RowPtr) || !slices.Equal(got.Col, want.Col) || !slices.Equal(got.IDs, want.IDs) ||
+				got.N != want.N || got.Directed != want.Directed || got.RepeatFree != want.RepeatFree || got.Name != want.Name ||
+				got.IDBase != want.IDBase || !reflect.DeepEqual(got.Stats, want.Stats) || (got.W == nil) != (want.W == nil) {
+				t.Fatalf("%s: the device's renumbering differs from the host's", c.name)
+			}
+			for i := range want.W {
+				if math.Float32bits(got.W[i]) != math.Float32bits(want.W[i]) {
+					t.Fatalf("%s: weight %d is %v, the host's %v", c.name, i, got.W[i], want.W[i])
+				}
+			}
+			if got == c.g {
+				continue
+			}
+			if d.csrFor(hyb.CSR{RowPtr: got.RowPtr, Col: got.Col, Val: got.W}) == nil {
+				t.Errorf("%s: the renumbered graph's copy is not on the device", c.name)
+			}
+			dropAllCSRs(d)
 		}
-		if got == c.g {
-			continue
-		}
-		if d.csrFor(hyb.CSR{RowPtr: got.RowPtr, Col: got.Col, Val: got.W}) == nil {
-			t.Errorf("%s: the renumbered graph's copy is not on the device", c.name)
-		}
-		dropAllCSRs(d)
 	}
 }
 
