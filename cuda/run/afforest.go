@@ -140,13 +140,6 @@ func (r *ccRun) Run() (int, error) {
 // -1) skip their edges after the first afRounds, which a symmetric
 // matrix allows (a part's rows: afforest_parts.go).
 func (r *ccRun) link(skip bool) (giant int32) {
-	r.linkRounds()
-	return r.linkRest(skip)
-}
-
-// linkRounds is Afforest's first rounds: every vertex linked with its
-// first afRounds neighbours. Inside Do.
-func (r *ccRun) linkRounds() {
 	rows := rt.Blocks(int64(r.n), rt.BlockSize)
 	a := r.arg(0, 0)
 	r.launch("af_init", rows, a)
@@ -154,14 +147,6 @@ func (r *ccRun) linkRounds() {
 		r.launch("af_link_round", rows, r.arg(i, 0))
 		r.launch("af_compress", rows, a)
 	}
-}
-
-// linkRest is Afforest's rest after linkRounds: the largest component
-// found by sampling (where skip) and every other vertex linked with its
-// remaining neighbours. Inside Do.
-func (r *ccRun) linkRest(skip bool) (giant int32) {
-	rows := rt.Blocks(int64(r.n), rt.BlockSize)
-	a := r.arg(0, 0)
 	giant = -1 // (no vertex's label)
 	if skip {
 		r.launch("af_sample", afSamples/rt.BlockSize, a)

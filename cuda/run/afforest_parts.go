@@ -17,15 +17,13 @@ import (
 
 // Components in parts (driver.PartComponentsBackend; docs/parts.md;
 // vertexprog/components_parts.go says why it is right): each part runs
-// Afforest over its own rows into a forest of every vertex and keeps a
-// copy of it, then receives every other part's copy (peer copies in one
-// process, NCCL broadcasts between processes) and links each vertex with
-// its label there (af_link_pairs): once after Afforest's first rounds, so
-// that every part samples the whole graph's largest component, whose
-// vertices then skip their edges, and once at the end, so every part
-// ends with the whole graph's labels, unless the parts' largest
-// components did not all end in one component: then it runs again with
-// no vertex skipping.
+// Afforest over its own rows into a forest of every vertex, the vertices
+// of its largest component skipping their edges after the first rounds,
+// keeps a copy of it, then receives every other part's copy (peer copies
+// in one process, NCCL broadcasts between processes) and links each
+// vertex with its label there (af_link_pairs), so every part ends with
+// the whole graph's labels, unless the parts' largest components did not
+// all end in one component: then it runs again with no vertex skipping.
 
 // ccParts is a run's local parts (driver.ComponentsRun).
 type ccParts struct {
@@ -101,7 +99,7 @@ func (g *ccParts) Run() (int, error) {
 		return 0, errors.New("cuda: Run on a closed components run")
 	}
 	g.ran = false
-	passes := afRounds + 1 + 2*2*(g.total-1) // (two merges)
+	passes := afRounds + 1 + 2*(g.total-1)
 	if g.runs[0].n == 0 {
 		g.ran = true
 		return 0, nil
@@ -109,7 +107,7 @@ func (g *ccParts) Run() (int, error) {
 	ok, err := g.run(true)
 	if err == nil && !ok {
 		_, err = g.run(false)
-		passes += afRounds + 1 + 2*(g.total-1)
+		passes *= 2
 	}
 	if err != nil {
 		return 0, err
@@ -120,62 +118,27 @@ func (g *ccParts) Run() (int, error) {
 
 // run makes the forests (skip: as Afforest on the whole graph does) and
 // links them; ok says whether the parts' largest components joined.
-// Skipping, the parts first merge the forests of Afforest's first rounds,
-// so that every part samples the whole graph's largest component: one
-// part's own rounds join the vertices of its rows with their first
-// neighbours, but not the hubs of another part's rows with each other,
-// and the part of the many short rows of a graph numbered by degree
-// found a largest component too small to spare it most of its edges
-// (kron26 on two H200s: 24.0 ms of its compute against 9.6 for the part
-// of the hubs, and 9.4 for the whole graph on one).
 func (g *ccParts) run(skip bool) (ok bool, err error) {
+	n := g.runs[0].n
+	bytes := int64(n) * 4
+	rows := rt.Blocks(int64(n), rt.BlockSize)
 	giants := make([]int32, len(g.runs))
-	if !skip {
-		err = g.local(func(i int, r *ccRun) { giants[i] = r.link(false) })
-		if err == nil {
-			err = g.merge()
-		}
-		return err == nil, err
-	}
-	if err = g.local(func(_ int, r *ccRun) { r.linkRounds() }); err != nil {
-		return false, err
-	}
-	if err = g.merge(); err != nil {
-		return false, err
-	}
-	if err = g.local(func(i int, r *ccRun) { giants[i] = r.linkRest(true) }); err != nil {
-		return false, err
-	}
-	if err = g.merge(); err != nil {
-		return false, err
-	}
-	return g.giantsJoined(giants)
-}
-
-// local runs f's passes on every part and keeps a copy of each part's
-// forest.
-func (g *ccParts) local(f func(i int, r *ccRun)) error {
-	bytes := int64(g.runs[0].n) * 4
-	return g.each(func(i int, r *ccRun) error {
+	err = g.each(func(i int, r *ccRun) error {
 		return r.d.Do("labelling a part's components", func() error {
 			t := time.Now()
 			r.clock.Begin(r.d.RT())
-			f(i, r)
+			giants[i] = r.link(skip)
 			r.d.CopyFrom(g.snap[i], r.d.RT(), r.comp, bytes)
 			r.d.Sync()
 			g.stats[i].Compute += time.Since(t)
 			return nil
 		})
 	})
-}
-
-// merge links into every part's forest the other parts' copies.
-func (g *ccParts) merge() error {
-	n := g.runs[0].n
-	bytes := int64(n) * 4
-	rows := rt.Blocks(int64(n), rt.BlockSize)
+	if err != nil {
+		return false, err
+	}
 	t1 := time.Now()
-	err := g.each(func(i int, r *ccRun) error {
+	err = g.each(func(i int, r *ccRun) error {
 		return r.d.Do("linking the other parts' forests", func() error {
 			st := r.d.Stream()
 			for p := range g.total {
@@ -203,10 +166,16 @@ func (g *ccParts) merge() error {
 			return nil
 		})
 	})
+	if err != nil {
+		return false, err
+	}
 	for i := range g.stats {
 		g.stats[i].Exchange += time.Since(t1)
 	}
-	return err
+	if !skip {
+		return true, nil
+	}
+	return g.giantsJoined(giants)
 }
 
 // giantsJoined reports whether every part's largest component (local
