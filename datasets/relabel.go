@@ -105,9 +105,11 @@ func (g *Graph) Relabel(r Relabeling) *Graph {
 func (g *Graph) MaxDegree() int {
 	most := make([]int64, par.Workers())
 	par.Blocks(g.N, func(w, lo, hi int) {
+		m := int64(0) // (a local: workers' slots share cache lines)
 		for v := lo; v < hi; v++ {
-			most[w] = max(most[w], g.RowPtr[v+1]-g.RowPtr[v])
+			m = max(m, g.RowPtr[v+1]-g.RowPtr[v])
 		}
+		most[w] = m
 	})
 	return int(slices.Max(most))
 }
