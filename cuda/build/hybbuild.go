@@ -96,15 +96,6 @@ func (d *Device) transposedOnDevice(bufs *[]cu.DevicePtr, m *hyb.Matrix, pt *pha
 	return rowPtr, col, val
 }
 
-// checkTransposeRows panics unless the device's row pointer dev (len(want)
-// int64s) equals want, the host's count of the transpose's rows (a bug in
-// deviceTranspose or the in-degree count). Inside Do.
-func checkTransposeRows(dev cu.DevicePtr, want []int64) {
-	got := make([]int64, len(want))
-	cu.MemcpyDtoH(unsafe.Pointer(&got[0]), dev, int64(len(got))*8)
-	checkRows(got, want, "transpose")
-}
-
 // restore copies bytes from src to dst on the device with hb_restore (see
 // hybbuild.cu) and waits for it. Inside Do.
 func (d *Device) Restore(dst, src cu.DevicePtr, bytes int64) {

@@ -11,7 +11,6 @@ import (
 	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/cuda/rt"
 	"github.com/hpgraph/hpgraph/hyb"
-	"github.com/hpgraph/hpgraph/internal/par"
 	"github.com/hpgraph/hpgraph/internal/phase"
 )
 
@@ -183,28 +182,3 @@ func (d *Device) symmetrizeOnDevice(of hyb.CSR, want []int64, pt *phase.Trace) (
 
 // side is a kernel's int argument s, the side of HB_Sym it works on.
 func side(s int) []byte { return binary.LittleEndian.AppendUint32(nil, uint32(s)) }
-
-// checkRows panics unless the row offsets the device made (got) equal
-// want, the ones the host counted or a matrix was described from.
-func checkRows(got, want []int64, what string) {
-	if len(got) != len(want) {
-		panic(fmt.Sprintf("cuda: the device's %s has %d row offsets, the host %d (a bug)", what, len(got), len(want)))
-	}
-	bad := make([]int, par.Workers())
-	for w := range bad {
-		bad[w] = -1
-	}
-	par.Blocks(len(want), func(w, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			if got[i] != want[i] {
-				bad[w] = i
-				return
-			}
-		}
-	})
-	for _, i := range bad {
-		if i >= 0 {
-			panic(fmt.Sprintf("cuda: the device's %s has row offset %d at row %d, the host has %d (a bug)", what, got[i], i, want[i]))
-		}
-	}
-}

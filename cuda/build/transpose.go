@@ -74,10 +74,13 @@ package build
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math/bits"
+	"unsafe"
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/cuda/rt"
+	"github.com/hpgraph/hpgraph/internal/par"
 )
 
 const (
@@ -221,4 +224,38 @@ func (d *Device) radixSort(mod *rt.Module, keyIn, srcIn, valIn cu.DevicePtr, b s
 		keyIn, srcIn, valIn = b.key[k], b.src[k], b.val[k]
 	}
 	return keyIn
+}
+
+// checkTransposeRows panics unless the device's row pointer dev (len(want)
+// int64s) equals want, the host's count of the transpose's rows (a bug in
+// deviceTranspose or the in-degree count). Inside Do.
+func checkTransposeRows(dev cu.DevicePtr, want []int64) {
+	got := make([]int64, len(want))
+	cu.MemcpyDtoH(unsafe.Pointer(&got[0]), dev, int64(len(got))*8)
+	checkRows(got, want, "transpose")
+}
+
+// checkRows panics unless the row offsets the device made (got) equal
+// want, the ones the host counted or a matrix was described from.
+func checkRows(got, want []int64, what string) {
+	if len(got) != len(want) {
+		panic(fmt.Sprintf("cuda: the device's %s has %d row offsets, the host %d (a bug)", what, len(got), len(want)))
+	}
+	bad := make([]int, par.Workers())
+	for w := range bad {
+		bad[w] = -1
+	}
+	par.Blocks(len(want), func(w, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if got[i] != want[i] {
+				bad[w] = i
+				return
+			}
+		}
+	})
+	for _, i := range bad {
+		if i >= 0 {
+			panic(fmt.Sprintf("cuda: the device's %s has row offset %d at row %d, the host has %d (a bug)", what, got[i], i, want[i]))
+		}
+	}
 }
