@@ -96,18 +96,6 @@ func (d *Device) transposedOnDevice(bufs *[]cu.DevicePtr, m *hyb.Matrix, pt *pha
 	return rowPtr, col, val
 }
 
-// restore copies bytes from src to dst on the device with hb_restore (see
-// hybbuild.cu) and waits for it. Inside Do.
-func (d *Device) Restore(dst, src cu.DevicePtr, bytes int64) {
-	a := make([]byte, 24)
-	le := binary.LittleEndian
-	le.PutUint64(a, uint64(src))
-	le.PutUint64(a[8:], uint64(dst))
-	le.PutUint64(a[16:], uint64(bytes))
-	d.hybBuildModule().Launch2("hb_restore", min(rt.Blocks((bytes+15)/16, rt.BlockSize), int64(d.SMs)*16), d.Stream(), a, make([]byte, 4))
-	d.Sync()
-}
-
 // hbTile is the rows a block of hb_bin_count and hb_bin_place bins
 // (HB_TILE in hybbuild.cu).
 const hbTile = 256 * 8

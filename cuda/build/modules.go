@@ -4,7 +4,9 @@ package build
 
 import (
 	"embed"
+	"encoding/binary"
 
+	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/cuda/jit"
 	"github.com/hpgraph/hpgraph/cuda/rt"
 )
@@ -53,3 +55,15 @@ var tilesDevKernels = []string{"tl_plan", "tl_vrow", "tl_assign", "tl_rec_ell", 
 
 // tilesDevModule loads the kernels of tilesdev.cu. Inside Do.
 func (d *Device) tilesDevModule() *rt.Module { return d.Module(tilesDevSource, tilesDevKernels) }
+
+// Restore copies bytes from src to dst on the device with hb_restore (see
+// hybbuild.cu) and waits for it. Inside Do.
+func (d *Device) Restore(dst, src cu.DevicePtr, bytes int64) {
+	a := make([]byte, 24)
+	le := binary.LittleEndian
+	le.PutUint64(a, uint64(src))
+	le.PutUint64(a[8:], uint64(dst))
+	le.PutUint64(a[16:], uint64(bytes))
+	d.hybBuildModule().Launch2("hb_restore", min(rt.Blocks((bytes+15)/16, rt.BlockSize), int64(d.SMs)*16), d.Stream(), a, make([]byte, 4))
+	d.Sync()
+}

@@ -53,8 +53,7 @@ func (d *Device) transposeRows(bufs *[]cu.DevicePtr, rowPtr, col, val cu.DeviceP
 		most = max(most, srcRows[bounds[i]]-srcRows[bounds[i-1]])
 	}
 	cur := rt.Alloc(&tmp, int64(n)*8+4) // (the heads' cursors, then tr_check's count)
-	cu.MemcpyDtoD(cur, tRowPtr, int64(n)*8)
-	cu.CtxSynchronize() // (the copy ran on the legacy stream)
+	d.Restore(cur, tRowPtr, int64(n)*8)
 	b := sortBufs{key: [2]cu.DevicePtr{rt.Alloc(&tmp, most*4), rt.Alloc(&tmp, most*4)},
 		src: [2]cu.DevicePtr{rt.Alloc(&tmp, most*4), rt.Alloc(&tmp, most*4)}}
 	if weighted {
