@@ -188,14 +188,43 @@ func edgeRows[X, A any](s Semiring[X, A], p *Pull[X, A], sel *rowSelector, lo, h
 	m, x, y, id, done := p.M, p.X, p.Y, p.Identity, p.Done
 	mw, tw := wordsOf(p.Mask), wordsOf(p.Touched)
 	k, cooPtr, cooCol, cooVal := m.K, m.CooPtr, m.CooCol, m.CooVal
+	// A masked all-COO pull that stops at a decided row (a bottom-up
+	// search) finds each row's first neighbour in the mask in a scan of
+	// its own (firstIn), without calls: the loop around Gather's call
+	// keeps its state on the stack.
+	first := mw != nil && done != nil && k == 0
+	var hit [32]int64
 	for wi := lo; wi < hi; wi++ {
 		base := wi << 5
 		var tb uint32
-		for rows := sel.word(wi); rows != 0; rows &= rows - 1 {
+		rows := sel.word(wi)
+		if first {
+			all := rows
+			rows = firstIn(all, base, cooPtr, cooCol, mw, &hit)
+			for none := all &^ rows; tw == nil && none != 0; none &= none - 1 {
+				y[base+bits.TrailingZeros32(none)] = id // (nothing gathered)
+			}
+		}
+		for ; rows != 0; rows &= rows - 1 {
 			i := bits.TrailingZeros32(rows)
 			r := base + i
 			v := int32(r)
 			acc, got, decided := id, false, false
+			if first {
+				// (row r's entries before hit[i] are not in the mask)
+				e := hit[i]
+				u, w := cooCol[e], float32(1)
+				if cooVal != nil {
+					w = cooVal[e]
+				}
+				acc, got = s.Gather(acc, v, u, x[u], w), true
+				if decided = done.Done(acc); !decided {
+					acc = maskedFrom(s, cooCol, cooVal, mw, x, v, e+1, cooPtr[r+1], acc, done)
+				}
+				y[r] = acc
+				tb |= 1 << uint(i)
+				continue
+			}
 			if k > 0 {
 				acc, got, decided = ellRow(s, m, mw, x, v, acc, done)
 			}
@@ -250,6 +279,44 @@ func edgeRows[X, A any](s Semiring[X, A], p *Pull[X, A], sel *rowSelector, lo, h
 			tw[wi] = tb
 		}
 	}
+}
+
+// firstIn finds, for each row base+i of the bits of rows, the index of
+// its first entry in col[ptr[r]:ptr[r+1]] whose column is in the bitmask
+// words mw, into hit[i]; it returns the bits of the rows that have one.
+func firstIn(rows uint32, base int, ptr []int64, col []int32, mw []uint32, hit *[32]int64) uint32 {
+	var found uint32
+	for ; rows != 0; rows &= rows - 1 {
+		i := bits.TrailingZeros32(rows)
+		r := base + i
+		for e, end := ptr[r], ptr[r+1]; e < end; e++ {
+			if u := col[e]; mw[u>>5]&(1<<(uint32(u)&31)) != 0 {
+				hit[i] = e
+				found |= 1 << uint(i)
+				break
+			}
+		}
+	}
+	return found
+}
+
+// maskedFrom folds row v's entries [a, b) of col (weights val, nil: 1)
+// whose columns are in mw into acc, in order, until Done.
+func maskedFrom[X, A any](s Semiring[X, A], col []int32, val []float32, mw []uint32, x []X, v int32, a, b int64, acc A, done Decider[A]) A {
+	for e := a; e < b; e++ {
+		u := col[e]
+		if mw[u>>5]&(1<<(uint32(u)&31)) == 0 {
+			continue
+		}
+		w := float32(1)
+		if val != nil {
+			w = val[e]
+		}
+		if acc = s.Gather(acc, v, u, x[u], w); done.Done(acc) {
+			break
+		}
+	}
+	return acc
 }
 
 // ellRow folds row v's ELL slots into acc; got says a slot was gathered,

@@ -3,6 +3,7 @@ package spmv
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -71,8 +72,9 @@ func randomCSR(rng *rand.Rand, n int) csr {
 }
 
 // naive is the definition: y[v] = fold of Gather over v's masked entries
-// from the identity, in column order (the semirings are commutative).
-func naive[X, A any](s Semiring[X, A], c csr, x []X, id A, mask *bitmask.Bitmask, wants func(int32) bool) []A {
+// from the identity, in column order (the semirings are commutative),
+// stopped where done (when not nil) says the row is decided.
+func naive[X, A any](s Semiring[X, A], c csr, x []X, id A, mask *bitmask.Bitmask, wants func(int32) bool, done func(A) bool) []A {
 	y := make([]A, c.n)
 	for v := 0; v < c.n; v++ {
 		y[v] = id
@@ -82,6 +84,9 @@ func naive[X, A any](s Semiring[X, A], c csr, x []X, id A, mask *bitmask.Bitmask
 		for i := c.ptr[v]; i < c.ptr[v+1]; i++ {
 			if mask == nil || mask.Test(c.col[i]) {
 				y[v] = s.Gather(y[v], int32(v), c.col[i], x[c.col[i]], c.val[i])
+				if done != nil && done(y[v]) {
+					break
+				}
 			}
 		}
 	}
@@ -116,7 +121,9 @@ func (f rowFunc[X, A]) GatherRow(acc A, v int32, nbrs []int32, w []float32, x []
 	return f(acc, v, nbrs, w, x)
 }
 
-func checkPull[X, A comparable](t *testing.T, s Semiring[X, A], c csr, x []X, id, untouched A) {
+// done, when not nil, is a Decider the "done" modes stop rows by (after
+// the first gathered entry for some rows, later for others).
+func checkPull[X, A comparable](t *testing.T, s Semiring[X, A], c csr, x []X, id, untouched A, done func(A) bool) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(uint64(c.n), 7))
 	mask := bitmask.New(c.n)
@@ -140,8 +147,15 @@ func checkPull[X, A comparable](t *testing.T, s Semiring[X, A], c csr, x []X, id
 		}
 		for _, mk := range []*bitmask.Bitmask{nil, mask} {
 			for _, filter := range []string{"none", "wants", "rows"} {
-				for _, mode := range []string{"edge", "row", "row-touched", "edge-touched", "block", "block-touched"} {
+				for _, mode := range []string{"edge", "row", "row-touched", "edge-touched", "block", "block-touched", "done", "done-touched"} {
 					touch := strings.HasSuffix(mode, "touched")
+					var df func(A) bool
+					if strings.HasPrefix(mode, "done") {
+						if done == nil {
+							continue
+						}
+						df = done
+					}
 					var wf func(int32) bool
 					p := &Pull[X, A]{M: m, X: x, Y: make([]A, c.n), Identity: id, Mask: mk}
 					for v := range p.Y {
@@ -155,6 +169,9 @@ func checkPull[X, A comparable](t *testing.T, s Semiring[X, A], c csr, x []X, id
 					}
 					if touch {
 						p.Touched = bitmask.New(c.n)
+					}
+					if df != nil {
+						p.Done = doneFunc[A](df)
 					}
 					if strings.HasPrefix(mode, "block") {
 						p.Block = blockFunc[X, A](func(lo, hi int32, ptr []int64, col []int32, w []float32, x []X, y []A, id A) {
@@ -179,7 +196,7 @@ func checkPull[X, A comparable](t *testing.T, s Semiring[X, A], c csr, x []X, id
 							return acc
 						})
 					}
-					want := naive(s, c, x, id, mk, wf)
+					want := naive(s, c, x, id, mk, wf, df)
 					// Two uneven parts of whole words, as the engine's split gives.
 					Rows(s, p, 0, words/3)
 					Rows(s, p, words/3, words)
@@ -234,13 +251,13 @@ func TestPullSemirings(t *testing.T) {
 		for i := range xf {
 			xf[i], xd[i], xu[i] = float32(rng.IntN(50)), rng.Float64(), uint32(rng.IntN(4))
 		}
-		checkPull(t, minPlus{}, c, xf, float32(math.Inf(1)), -1)
-		checkPull(t, orAnd{}, c, xu, 0, 1<<31)
+		checkPull(t, minPlus{}, c, xf, float32(math.Inf(1)), -1, func(a float32) bool { return a < 12 })
+		checkPull(t, orAnd{}, c, xu, 0, 1<<31, func(a uint32) bool { return bits.OnesCount32(a) >= 2 })
 		// plus-times in float64 with integer-valued data is exact in any order.
 		for i := range xd {
 			xd[i] = float64(rng.IntN(100))
 		}
-		checkPull(t, plusTimes{}, c, xd, 0, -0.5)
+		checkPull(t, plusTimes{}, c, xd, 0, -0.5, func(a float64) bool { return a >= 150 })
 	}
 }
 
@@ -331,7 +348,7 @@ func TestPushEqualsMaskedPull(t *testing.T) {
 			if strings.HasPrefix(filter, "native") {
 				p.Contrib, p.Op, p.Serial = minPlus{}, OpMin, filter == "native-serial"
 			}
-			want := naive(minPlus{}, c, x, id, frontier, wf)
+			want := naive(minPlus{}, c, x, id, frontier, wf, nil)
 			listed := List(minPlus{}, p, us[:len(us)/2], nil)
 			listed = List(minPlus{}, p, us[len(us)/2:], listed)
 			seen := map[int32]bool{}
