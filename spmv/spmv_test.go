@@ -296,6 +296,76 @@ func TestEarlyExit(t *testing.T) {
 	}
 }
 
+// firstList is firstFound's FirstFolder: the row takes its first masked
+// neighbour; calls counts its calls.
+type firstList struct{ calls *int }
+
+func (f firstList) GatherFirst(vs, us []int32, _ []float32, _ []struct{}, y []int32) {
+	*f.calls++
+	for k, v := range vs {
+		y[v] = min(math.MaxInt32, us[k])
+	}
+}
+
+// A masked pull with First gives every row what the per-edge fold
+// stopped by Done gives, with or without Touched and a row filter, in one
+// call per word of rows that found something.
+func TestFirstFolder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	c := randomCSR(rng, 700)
+	x := make([]struct{}, c.n)
+	mask, rows := bitmask.New(c.n), bitmask.New(c.n)
+	for v := int32(0); v < int32(c.n); v++ {
+		if rng.IntN(4) == 0 {
+			mask.Set(v)
+		}
+		if v%3 != 0 {
+			rows.Set(v)
+		}
+	}
+	done := func(a int32) bool { return a != math.MaxInt32 }
+	for _, opt := range splits() {
+		m, _ := hyb.FromCSR(c.n, c.ptr, c.col, c.val, opt)
+		for _, rf := range []*bitmask.Bitmask{nil, rows} {
+			for _, touch := range []bool{false, true} {
+				var wf func(int32) bool
+				if rf != nil {
+					wf = rf.Test
+				}
+				want := naive(firstFound{}, c, x, math.MaxInt32, mask, wf, done)
+				calls := 0
+				p := &Pull[struct{}, int32]{M: m, X: x, Y: make([]int32, c.n), Identity: math.MaxInt32,
+					Mask: mask, Rows: rf, Done: doneFunc[int32](done), First: firstList{&calls}}
+				for v := range p.Y {
+					p.Y[v] = -1
+				}
+				if touch {
+					p.Touched = bitmask.New(c.n)
+				}
+				words := (c.n + 31) / 32
+				Rows(firstFound{}, p, 0, words/2)
+				Rows(firstFound{}, p, words/2, words)
+				name := fmt.Sprintf("K=%d rows=%v touched=%v", m.K, rf != nil, touch)
+				for v := range want {
+					gathered := (wf == nil || wf(int32(v))) && gathers(c, v, mask)
+					switch {
+					case (wf != nil && !wf(int32(v)) || touch && !gathered) && p.Y[v] != -1:
+						t.Fatalf("%s: row %d: y = %d, want it left alone", name, v, p.Y[v])
+					case (wf == nil || wf(int32(v))) && !(touch && !gathered) && p.Y[v] != want[v]:
+						t.Fatalf("%s: row %d: y = %d, want %d", name, v, p.Y[v], want[v])
+					}
+					if touch && p.Touched.Test(int32(v)) != gathered {
+						t.Fatalf("%s: row %d: touched %v, gathered %v", name, v, p.Touched.Test(int32(v)), gathered)
+					}
+				}
+				if m.K == 0 && (calls == 0 || calls > words) {
+					t.Errorf("%s: %d GatherFirst calls for %d words", name, calls, words)
+				}
+			}
+		}
+	}
+}
+
 type countingFirst struct{ n *int }
 
 func (c countingFirst) Gather(acc int32, v, u int32, x struct{}, w float32) int32 {

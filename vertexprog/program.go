@@ -125,6 +125,19 @@ type EarlyExit[A any] interface {
 	Done(acc A) bool
 }
 
+// FirstGatherer is implemented by EarlyExit programs whose rows any one
+// gathered edge decides (a search: a vertex's first parent found):
+// Done holds for Gather(Identity(), v, u, x[u], w) whatever the edge.
+// GatherFirst sets y[vs[k]] to Gather(Identity(), vs[k], us[k],
+// x[us[k]], w[k]) for each k (every weight 1 where w is nil). A CPU
+// pull through a frontier then finds each row's first neighbour in it in
+// a loop without calls and makes one call for a block of rows, not a
+// Gather and a Done call a row; vptest checks it against Gather
+// (Options.PerEdge).
+type FirstGatherer[X, A any] interface {
+	GatherFirst(vs, us []int32, w []float32, x []X, y []A)
+}
+
 // Prioritizer is implemented by programs that run by delta-stepping
 // (Spec.Delta > 0): Priority is the order vertices run in (lower first; a
 // shortest path's distance: the priority of v with value x), which the

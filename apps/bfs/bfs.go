@@ -163,6 +163,16 @@ func (p *Program) WantsList(vs, out []int32) []int32 {
 	return out
 }
 
+// GatherFirst is Gather from the identity over the pairs (vs[k], us[k]):
+// any one active in-neighbour decides a vertex
+// (vertexprog.FirstGatherer).
+func (p *Program) GatherFirst(vs, us []int32, _ []float32, _ []struct{}, y []int32) {
+	us = us[:len(vs)]
+	for k, v := range vs {
+		y[v] = us[k]
+	}
+}
+
 // ReduceOp and Contributions give Gather as min(acc, u)
 // (vertexprog.Contributor).
 func (p *Program) ReduceOp() vertexprog.Aggregator { return vertexprog.Min }
