@@ -71,9 +71,11 @@ type cpuStepper[X, A any] struct {
 	flat       []int32
 	rows, kept [][]int32
 	// upd and flt are the program's Update and Wants by lists (each
-	// vertex's own calls where it has no list form, or Options.PerEdge).
+	// vertex's own calls where it has no list form, or Options.PerEdge);
+	// wf its Wants by words (nil: none, or Options.PerEdge).
 	upd ListUpdater[X, A]
 	flt ListFilter
+	wf  WordFilter
 	// rp is a multiset program's pull (nil: the kernels'); pullSparse
 	// says the pull in flight left the rows it gathered into in touched.
 	rp         rowPuller[X, A]
@@ -135,12 +137,19 @@ func newCPUStepper[X, A any](h *hostRun[X, A], opt Options, part bool) *cpuStepp
 	if h.wants != nil {
 		c.want = bitmask.New(h.n)
 		c.flt = wantsEach{h.wants}
-		if lf, ok := h.p.(ListFilter); ok && !opt.PerEdge {
-			// A list filter answers for every vertex at the price of a
-			// scan: the bits are known from the first superstep on, and a
-			// push tests a bit where it would call Wants an edge (a grid's
-			// BFS pushes every superstep and never pulls).
+		lf, lists := h.p.(ListFilter)
+		c.wf, _ = h.p.(WordFilter)
+		if opt.PerEdge {
+			lists, c.wf = false, nil
+		}
+		if lists {
 			c.flt = lf
+		}
+		if lists || c.wf != nil {
+			// A list or word filter answers for every vertex at the price
+			// of a scan: the bits are known from the first superstep on,
+			// and a push tests a bit where it would call Wants an edge (a
+			// grid's BFS pushes every superstep and never pulls).
 			c.wantAll()
 		}
 	}
@@ -154,10 +163,14 @@ func newCPUStepper[X, A any](h *hostRun[X, A], opt Options, part bool) *cpuStepp
 }
 
 // wantAll fills want with the program's answers for every vertex the
-// run updates, by lists.
+// run updates, by words or lists.
 func (c *cpuStepper[X, A]) wantAll() {
 	ww := c.want.Words()
 	par.Blocks(c.whi-c.wlo, func(w, lo, hi int) {
+		if c.wf != nil {
+			c.wf.WantsWords(int32(c.wlo+lo)*32, ww[c.wlo+lo:c.wlo+hi])
+			return
+		}
 		for blo := c.wlo + lo; blo < c.wlo+hi; blo += applyWords {
 			bhi := min(blo+applyWords, c.wlo+hi)
 			rows := c.blockRows(w, blo, bhi)
@@ -383,7 +396,7 @@ func (c *cpuStepper[X, A]) pullApply() {
 			if !all {
 				c.rows[w] = rows
 			}
-			act := c.apply(w, rows, c.lists[w][:0], keep || !sparse, false)
+			act := c.apply(w, rows, c.lists[w][:0], keep || !sparse, false, blo, bhi)
 			if len(act) == len(rows) && all {
 				c.active.SetWords(blo, bhi)
 			} else {
@@ -402,8 +415,9 @@ func (c *cpuStepper[X, A]) pullApply() {
 // activated vertices that do not wait for a later bucket appended to next
 // and counted, y back to the identity unless keep, and a RowFilter's bits
 // of vs refreshed (atomically where other workers may share their words:
-// shared). It returns next.
-func (c *cpuStepper[X, A]) apply(w int, vs, next []int32, keep, shared bool) []int32 {
+// shared; by whole words where vs are rows of words [blo, bhi), bhi >
+// blo, that no other worker shares). It returns next.
+func (c *cpuStepper[X, A]) apply(w int, vs, next []int32, keep, shared bool, blo, bhi int) []int32 {
 	start := len(next)
 	next = c.upd.UpdateList(vs, c.y, c.x, &c.steps[w], next)
 	deg := c.frontDeg
@@ -430,7 +444,11 @@ func (c *cpuStepper[X, A]) apply(w int, vs, next []int32, keep, shared bool) []i
 			c.y[v] = c.identity
 		}
 	}
-	if c.wantOK {
+	if c.wantOK && c.wf != nil && bhi > blo {
+		// (the other rows of the words answer as before: Wants(v) reads
+		// v's own state, which only Update(v) changes)
+		c.wf.WantsWords(int32(blo)*32, c.want.Words()[blo:bhi])
+	} else if c.wantOK {
 		kept := c.flt.WantsList(vs, c.kept[w][:0])
 		k := 0
 		for _, v := range vs {
@@ -516,7 +534,7 @@ func (c *cpuStepper[X, A]) pushApply() {
 					tw[wi] = 0
 				}
 				c.rows[w] = rows
-				c.lists[w] = c.apply(w, rows, c.lists[w], keep, false)
+				c.lists[w] = c.apply(w, rows, c.lists[w], keep, false, blo, min(blo+applyWords, hi))
 			}
 		})
 		c.queue = c.join(c.queue[:0])
@@ -532,7 +550,7 @@ func (c *cpuStepper[X, A]) pushApply() {
 	}
 	tw := c.touched.Words()
 	par.Chunks(len(rows), chunk, func(w, lo, hi int) {
-		c.lists[w] = c.apply(w, rows[lo:hi], c.lists[w], keep, !serial)
+		c.lists[w] = c.apply(w, rows[lo:hi], c.lists[w], keep, !serial, 0, 0)
 		for _, v := range rows[lo:hi] {
 			if serial {
 				tw[v>>5] &^= 1 << (uint32(v) & 31)

@@ -86,6 +86,18 @@ type ListFilter interface {
 	WantsList(vs []int32, out []int32) []int32
 }
 
+// WordFilter is implemented by RowFilter programs that answer Wants for
+// 32 vertices at once: WantsWords must set bit i of words[k] to whether
+// Wants(lo+32k+i) holds, for every such vertex below the graph's N, and
+// clear the bits past it; lo is a multiple of 32. The CPU engine keeps
+// Wants' answers as such bits and refreshes whole words of them after
+// APPLY (a search's visited vertices: a word's 32 answers from one loop
+// over its state, where a ListFilter call appends them one by one);
+// vptest checks it against Wants (Options.PerEdge).
+type WordFilter interface {
+	WantsWords(lo int32, words []uint32)
+}
+
 // BlockGatherer is implemented by programs that fold every row of a
 // block of rows in one call: the whole of an unmasked pull (a sum over
 // every neighbour's value, say) as the program's own loop over a CSR,

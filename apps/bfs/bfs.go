@@ -173,6 +173,19 @@ func (p *Program) GatherFirst(vs, us []int32, _ []float32, _ []struct{}, y []int
 	}
 }
 
+// WantsWords is Wants over the vertices from lo on, 32 a word
+// (vertexprog.WordFilter).
+func (p *Program) WantsWords(lo int32, words []uint32) {
+	d := p.Depth[lo:min(int(lo)+32*len(words), len(p.Depth))]
+	for k := range words {
+		var w uint32
+		for i, dv := range d[32*k : min(32*k+32, len(d))] {
+			w |= uint32(dv) >> 31 << i // (Depth < 0: the sign bit)
+		}
+		words[k] = w
+	}
+}
+
 // ReduceOp and Contributions give Gather as min(acc, u)
 // (vertexprog.Contributor).
 func (p *Program) ReduceOp() vertexprog.Aggregator { return vertexprog.Min }
