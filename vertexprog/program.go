@@ -176,7 +176,18 @@ type Step struct {
 func (s *Step) Aggregate(i int) float64 { return s.prev[i] }
 
 // Add contributes v to aggregator i for the next superstep.
-func (s *Step) Add(i int, v float64) { s.acc[i] = s.ops[i].Combine(s.acc[i], v) }
+func (s *Step) Add(i int, v float64) {
+	if s.ops[i] == Sum { // (a sum without a call: PageRank adds once a dangling vertex)
+		s.acc[i] += v
+	} else {
+		s.combine(i, v)
+	}
+}
+
+// combine is Add of a Min or Max (out of line, so Add stays inlined).
+//
+//go:noinline
+func (s *Step) combine(i int, v float64) { s.acc[i] = s.ops[i].Combine(s.acc[i], v) }
 
 func newSteps(p int, ops []Aggregator) []Step {
 	steps := make([]Step, p)
