@@ -57,9 +57,10 @@ type cpuStepper[X, A any] struct {
 	// (r.pull.Bounds) in whole words of them.
 	wlo, whi int
 	parts    []int
-	// The frontier: queue when listed, else active's bits.
-	queue  []int32
-	listed bool
+	// The frontier: queue when listed, else active's bits; inBits says a
+	// listed frontier is in active's bits too (a push's APPLY by words).
+	queue          []int32
+	listed, inBits bool
 	// edges is the frontier's push-matrix edges (the last tally's).
 	edges int64
 	// want holds Wants' answers once wantOK (a RowFilter's programs).
@@ -105,6 +106,10 @@ const (
 	// A push that touched more than 1/denseApply of the vertices has its
 	// APPLY run over the touched bits rather than its lists.
 	denseApply = 64
+	// APPLY refreshes a WordFilter's bits by words where its rows are at
+	// least one a 1/wordsPerRow of the words' (a Wants answer by words
+	// costs a fraction of one by lists), else by lists.
+	wordsPerRow = 8
 )
 
 // cpuFullPullAlpha is the CPU's Alpha for a program whose pull reads
@@ -253,8 +258,9 @@ func (c *cpuStepper[X, A]) applyPhase(dir Direction) (int, int64) {
 // (after a push it was the list): a part's exchange reads them there
 // (packPart) and writes the other parts' (unpackPart).
 func (c *cpuStepper[X, A]) frontierToBits() {
-	if !c.listed {
-		return // (a pull's APPLY wrote every word of the rows)
+	if !c.listed || c.inBits {
+		c.listed = false
+		return // (an APPLY by words wrote every word of the rows)
 	}
 	aw := c.active.Words()
 	clear(aw[c.wlo:c.whi])
@@ -288,8 +294,9 @@ func (c *cpuStepper[X, A]) frontierList() []int32 {
 
 // frontierBits leaves the frontier's bits in frontier.
 func (c *cpuStepper[X, A]) frontierBits() {
-	if !c.listed {
+	if !c.listed || c.inBits {
 		c.frontier.Swap(c.active)
+		c.inBits = false // (active now holds the frontier before)
 		return
 	}
 	c.frontier.Clear()
@@ -408,7 +415,7 @@ func (c *cpuStepper[X, A]) pullApply() {
 			c.lists[w] = act[:0]
 		}
 	})
-	c.listed = false
+	c.listed, c.inBits = false, false
 }
 
 // apply is APPLY of worker w over the rows vs: Update, then the
@@ -418,6 +425,9 @@ func (c *cpuStepper[X, A]) pullApply() {
 // shared; by whole words where vs are rows of words [blo, bhi), bhi >
 // blo, that no other worker shares). It returns next.
 func (c *cpuStepper[X, A]) apply(w int, vs, next []int32, keep, shared bool, blo, bhi int) []int32 {
+	if len(vs) == 0 {
+		return next
+	}
 	start := len(next)
 	next = c.upd.UpdateList(vs, c.y, c.x, &c.steps[w], next)
 	deg := c.frontDeg
@@ -444,7 +454,7 @@ func (c *cpuStepper[X, A]) apply(w int, vs, next []int32, keep, shared bool, blo
 			c.y[v] = c.identity
 		}
 	}
-	if c.wantOK && c.wf != nil && bhi > blo {
+	if c.wantOK && c.wf != nil && bhi > blo && len(vs)*wordsPerRow >= (bhi-blo)*32 {
 		// (the other rows of the words answer as before: Wants(v) reads
 		// v's own state, which only Update(v) changes)
 		c.wf.WantsWords(int32(blo)*32, c.want.Words()[blo:bhi])
@@ -521,24 +531,32 @@ func (c *cpuStepper[X, A]) pushApply() {
 	if touched*denseApply > c.n {
 		// Many rows: APPLY over the touched bits, in order, by whole
 		// words, where the lists would visit the rows (their program
-		// state, y, degrees) in the push's random order.
+		// state, y, degrees) in the push's random order. The frontier
+		// goes into active's bits as well, word by word: a pull next
+		// reads them there (GAP's queue-to-bitmap conversion, saved).
 		for w := range c.lists {
 			c.lists[w] = c.lists[w][:0]
 		}
-		tw := c.touched.Words()
+		tw, aw := c.touched.Words(), c.active.Words()
 		par.DynamicW(c.parts, func(w, lo, hi int) {
 			for blo := lo; blo < hi; blo += applyWords {
+				bhi := min(blo+applyWords, hi)
 				rows := c.rows[w][:0]
-				for wi := blo; wi < min(blo+applyWords, hi); wi++ {
+				for wi := blo; wi < bhi; wi++ {
 					rows = c.touched.AppendWords(rows, wi, wi+1)
 					tw[wi] = 0
 				}
 				c.rows[w] = rows
-				c.lists[w] = c.apply(w, rows, c.lists[w], keep, false, blo, min(blo+applyWords, hi))
+				start := len(c.lists[w])
+				c.lists[w] = c.apply(w, rows, c.lists[w], keep, false, blo, bhi)
+				clear(aw[blo:bhi])
+				for _, v := range c.lists[w][start:] {
+					aw[v>>5] |= 1 << (uint32(v) & 31)
+				}
 			}
 		})
 		c.queue = c.join(c.queue[:0])
-		c.listed = true
+		c.listed, c.inBits = true, true
 		return
 	}
 	c.flat = c.join(c.flat[:0])
@@ -560,5 +578,5 @@ func (c *cpuStepper[X, A]) pushApply() {
 		}
 	})
 	c.queue = c.join(c.queue[:0])
-	c.listed = true
+	c.listed, c.inBits = true, false
 }
