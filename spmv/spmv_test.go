@@ -398,42 +398,54 @@ func TestPushEqualsMaskedPull(t *testing.T) {
 			rows.Set(v)
 		}
 	}
+	// (unweighted: the same entries, every weight 1 where naive reads them)
+	ones := c
+	ones.val = make([]float32, len(c.val))
+	for i := range ones.val {
+		ones.val[i] = 1
+	}
 	for _, opt := range splits() {
-		m, _ := hyb.FromCSR(c.n, c.ptr, c.col, c.val, opt)
-		mt, _ := m.Transpose(opt)
-		for _, filter := range []string{"none", "wants", "rows", "native", "native-rows", "native-serial"} {
-			y := NewAccumulators[float32](c.n)
-			for i := range y {
-				y[i] = id
+		for _, weighted := range []bool{true, false} {
+			cw, val := c, c.val
+			if !weighted {
+				cw, val = ones, nil
 			}
-			touched := bitmask.New(c.n)
-			p := &Push[float32, float32]{M: mt, X: x, Y: y, Touched: touched}
-			var wf func(int32) bool
-			switch filter {
-			case "wants":
-				wf, p.Wants = wants, wantsFunc(wants)
-			case "rows", "native-rows":
-				wf, p.Rows = wants, rows
-			}
-			if strings.HasPrefix(filter, "native") {
-				p.Contrib, p.Op, p.Serial = minPlus{}, OpMin, filter == "native-serial"
-			}
-			want := naive(minPlus{}, c, x, id, frontier, wf, nil)
-			listed := List(minPlus{}, p, us[:len(us)/2], nil)
-			listed = List(minPlus{}, p, us[len(us)/2:], listed)
-			seen := map[int32]bool{}
-			for _, v := range listed {
-				if seen[v] {
-					t.Fatalf("K=%d %s: %d listed twice", m.K, filter, v)
+			m, _ := hyb.FromCSR(c.n, c.ptr, c.col, val, opt)
+			mt, _ := m.Transpose(opt)
+			for _, filter := range []string{"none", "wants", "rows", "native", "native-rows", "native-serial", "native-serial-rows"} {
+				y := NewAccumulators[float32](c.n)
+				for i := range y {
+					y[i] = id
 				}
-				seen[v] = true
-			}
-			for v := range want {
-				if y[v] != want[v] {
-					t.Fatalf("K=%d %s: push y[%d] = %v, pull %v", m.K, filter, v, y[v], want[v])
+				touched := bitmask.New(c.n)
+				p := &Push[float32, float32]{M: mt, X: x, Y: y, Touched: touched}
+				var wf func(int32) bool
+				switch filter {
+				case "wants":
+					wf, p.Wants = wants, wantsFunc(wants)
+				case "rows", "native-rows", "native-serial-rows":
+					wf, p.Rows = wants, rows
 				}
-				if touched.Test(int32(v)) != (want[v] != id) || seen[int32(v)] != touched.Test(int32(v)) {
-					t.Fatalf("K=%d %s: touched[%d] = %v, listed %v", m.K, filter, v, touched.Test(int32(v)), seen[int32(v)])
+				if strings.HasPrefix(filter, "native") {
+					p.Contrib, p.Op, p.Serial = minPlus{}, OpMin, strings.HasPrefix(filter, "native-serial")
+				}
+				want := naive(minPlus{}, cw, x, id, frontier, wf, nil)
+				listed := List(minPlus{}, p, us[:len(us)/2], nil)
+				listed = List(minPlus{}, p, us[len(us)/2:], listed)
+				seen := map[int32]bool{}
+				for _, v := range listed {
+					if seen[v] {
+						t.Fatalf("K=%d %s: %d listed twice", m.K, filter, v)
+					}
+					seen[v] = true
+				}
+				for v := range want {
+					if y[v] != want[v] {
+						t.Fatalf("K=%d weighted=%v %s: push y[%d] = %v, pull %v", m.K, val != nil, filter, v, y[v], want[v])
+					}
+					if touched.Test(int32(v)) != (want[v] != id) || seen[int32(v)] != touched.Test(int32(v)) {
+						t.Fatalf("K=%d %s: touched[%d] = %v, listed %v", m.K, filter, v, touched.Test(int32(v)), seen[int32(v)])
+					}
 				}
 			}
 		}
