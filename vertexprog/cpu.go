@@ -14,7 +14,8 @@ import (
 //   - The frontier is a list of vertices after a push (GAP's sliding
 //     queue) and the bits of active_bitmask after a pull (its bitmap), and
 //     is converted only when the next superstep needs the other form: a
-//     push walks a list, a masked pull tests bits. A push superstep
+//     push walks a list, a masked pull tests bits. A push whose APPLY runs
+//     by words (many rows touched) leaves both. A push superstep
 //     touches only the vertices it reaches, nothing of size n: no
 //     bitmask is cleared or scanned (a grid's BFS runs two thousand
 //     supersteps of a few hundred vertices).
@@ -32,11 +33,12 @@ import (
 //     (Wants(v) reads v's own state, which only Update(v) changes): pulls
 //     skip a word of 32 unwanted rows at once, and pulls and pushes test
 //     a bit where they called Wants, as GAP tests a parent.
-//   - Update, Wants and unmasked pulls go by lists and blocks where the
-//     program gives them (ListUpdater, ListFilter, BlockGatherer), and a
-//     push folds natively where it says what its Gather is (Contributor):
-//     one call through the Program interface a list, not one a vertex or
-//     an edge.
+//   - Update, Wants and unmasked pulls go by lists, words and blocks
+//     where the program gives them (ListUpdater, ListFilter, WordFilter,
+//     BlockGatherer), a push folds natively where it says what its Gather
+//     is (Contributor), and a bottom-up pull gathers a word's rows found
+//     at once where any one edge decides a row (FirstGatherer): one call
+//     through the Program interface a list, not one a vertex or an edge.
 //   - Work is split by what it costs: a small superstep runs on the
 //     calling goroutine, without starting any (par.Chunks).
 //   - Programs that declare Spec.Delta run by delta-stepping (delta.go).
