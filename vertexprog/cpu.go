@@ -108,10 +108,10 @@ const (
 	// A push that touched more than 1/denseApply of the vertices has its
 	// APPLY run over the touched bits rather than its lists.
 	denseApply = 64
-	// APPLY refreshes a WordFilter's bits by words where its rows are at
-	// least one a 1/wordsPerRow of the words' (a Wants answer by words
-	// costs a fraction of one by lists), else by lists.
-	wordsPerRow = 8
+	// APPLY refreshes a WordFilter's bits of a block by words where at
+	// least 1/denseRefresh of the block's rows were applied (an answer by
+	// words costs a fraction of one by lists), else by lists.
+	denseRefresh = 8
 )
 
 // cpuFullPullAlpha is the CPU's Alpha for a program whose pull reads
@@ -456,7 +456,7 @@ func (c *cpuStepper[X, A]) apply(w int, vs, next []int32, keep, shared bool, blo
 			c.y[v] = c.identity
 		}
 	}
-	if c.wantOK && c.wf != nil && bhi > blo && len(vs)*wordsPerRow >= (bhi-blo)*32 {
+	if c.wantOK && c.wf != nil && bhi > blo && len(vs)*denseRefresh >= (bhi-blo)*32 {
 		// (the other rows of the words answer as before: Wants(v) reads
 		// v's own state, which only Update(v) changes)
 		c.wf.WantsWords(int32(blo)*32, c.want.Words()[blo:bhi])
