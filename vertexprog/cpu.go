@@ -432,23 +432,21 @@ func (c *cpuStepper[X, A]) apply(w int, vs, next []int32, keep, shared bool, blo
 	}
 	start := len(next)
 	next = c.upd.UpdateList(vs, c.y, c.x, &c.steps[w], next)
-	deg := c.frontDeg
-	if c.delta != nil {
-		// (vertices that wait for a later bucket leave the frontier)
+	deg, delta := c.frontDeg, c.delta
+	t := tally{count: int64(len(next) - start)}
+	if delta != nil || deg != nil {
 		j := start
 		for _, v := range next[start:] {
-			if !c.delta.wait(w, v, c.x[v]) {
-				next[j] = v
-				j++
+			if delta != nil && delta.wait(w, v, c.x[v]) {
+				continue // (it waits for a later bucket)
+			}
+			next[j] = v
+			j++
+			if deg != nil {
+				t.edges += int64(deg[v])
 			}
 		}
-		next = next[:j]
-	}
-	t := tally{count: int64(len(next) - start)}
-	if deg != nil {
-		for _, v := range next[start:] {
-			t.edges += int64(deg[v])
-		}
+		next, t.count = next[:j], int64(j-start)
 	}
 	c.tallies[w].add(t)
 	if !keep {
