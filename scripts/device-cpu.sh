@@ -11,8 +11,8 @@
 #   grid1000 (hpgraph's grid, converted for GAP through an edge list);
 #   sssp on the same weights, random 1-64 (hpgraph's, written as .wel);
 #   bfs and sssp from GAP's sources (--src gap:16, GAP -n16), per query
-#   medians; pagerank: one iteration (bench pagerank-iter; GAP pr -i10 -t0
-#   over 10); cc; tc (bench: hpgraph's PREPROCESS, the orientation, is not
+#   medians; pagerank: one iteration (bench pagerank-iter, float64 and
+#   float32 contributions; GAP pr -i10 -t0 over 10, float); cc; tc (bench: hpgraph's PREPROCESS, the orientation, is not
 #   in its time; GAP's relabelling is in GAP's). hpgraph runs unrelabelled
 #   (--relabel none) where GAP does not relabel; tc as bench chooses.
 #   Threads: GOMAXPROCS for hpgraph, OMP_NUM_THREADS for GAP; 1 and 16.
@@ -81,6 +81,9 @@ for t in $HI 1; do
 		h=$(timeout 90 $H bench $G/$g.hpg --backend cpu --algo pagerank-iter --relabel none --runs 5 2>&1 | tee -a "$log" | hpb)
 		x=$(timeout 90 $P/pr -f $G/$g.sg -i10 -t0 -n3 2>&1 | tee -a "$log" | gapms 10)
 		row $g pr-iter $t "$h" "$x"
+		# (float32 contributions, as GAP's pr keeps its scores: the like-for-like row)
+		h=$(timeout 90 $H bench $G/$g.hpg --backend cpu --algo pagerank-iter --precision float32 --relabel none --runs 5 2>&1 | tee -a "$log" | hpb)
+		row $g pr-iter32 $t "$h" "$x"
 		h=$(timeout 60 $H bench $G/$g.hpg --backend cpu --algo cc --relabel none --runs 5 2>&1 | tee -a "$log" | hpb)
 		x=$(timeout 60 $P/cc -f $G/$g.sg -n5 2>&1 | tee -a "$log" | gapms)
 		row $g cc $t "$h" "$x"

@@ -81,6 +81,9 @@ func pushNative[X, A any, N number](p *Push[X, A], us, out []int32) []int32 {
 	cb := asNumbers[A, N](buf[:])
 	tw := touched.Words()
 	serial, filtered := p.Serial, rw != nil || wants != nil
+	if serial && rw != nil && wants == nil && cooVal == nil {
+		return pushRowsSerial(contrib, op, x, y, cooPtr, cooCol, rw, tw, us, out)
+	}
 	for _, u := range us {
 		xu := x[u]
 		for a, b := cooPtr[u], cooPtr[u+1]; a < b; a += rowBuf {
@@ -114,6 +117,38 @@ func pushNative[X, A any, N number](p *Push[X, A], us, out []int32) []int32 {
 						out = append(out, v)
 					}
 				}
+			}
+		}
+	}
+	return out
+}
+
+// pushRowsSerial is pushNative on one goroutine through rw's bits over
+// an unweighted M: every edge of a row has the same contribution, asked
+// for once, and the rows and their edges run in one loop without calls
+// but Contributions' (a grid's BFS pushes about 4 edges a row: a call
+// and a buffer a row cost more than its edges).
+func pushRowsSerial[X, A any, N number](contrib Contributor[X, A], op Op, x []X, y []N, ptr []int64, col []int32, rw, tw []uint32, us, out []int32) []int32 {
+	var c [1]A
+	cn := asNumbers[A, N](c[:])
+	for _, u := range us {
+		contrib.Contributions(u, x[u], nil, c[:])
+		cu := cn[0]
+		for e, end := ptr[u], ptr[u+1]; e < end; e++ {
+			v := uint32(col[e])
+			wi, bit := v>>5, uint32(1)<<(v&31)
+			if rw[wi]&bit == 0 {
+				continue
+			}
+			old := y[v]
+			nv := reduce(op, old, cu)
+			if sameBits(nv, old) {
+				continue
+			}
+			y[v] = nv
+			if t := tw[wi]; t&bit == 0 {
+				tw[wi] = t | bit
+				out = append(out, int32(v))
 			}
 		}
 	}

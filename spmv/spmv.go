@@ -60,6 +60,13 @@ type BlockFolder[X, A any] interface {
 	GatherBlock(lo, hi int32, ptr []int64, col []int32, w []float32, x []X, y []A, id A)
 }
 
+// FirstFolder gathers single edges into fresh accumulators by lists:
+// y[vs[k]] = Gather(identity, vs[k], us[k], x[us[k]], w[k]) for each k
+// (w nil: every weight 1).
+type FirstFolder[X, A any] interface {
+	GatherFirst(vs, us []int32, w []float32, x []X, y []A)
+}
+
 // Pull describes one pull product y[v] = ⊕ over the entries (v, u, w) of M
 // with u in Mask of Gather(·, v, u, X[u], w). An unweighted M has w = 1.
 type Pull[X, A any] struct {
@@ -87,6 +94,11 @@ type Pull[X, A any] struct {
 	// one call per row (and per full buffer of masked neighbours) instead
 	// of one per edge. Ignored when Done is set.
 	GatherRow RowFolder[X, A]
+	// First, when not nil with Done and Mask, says any one gathered edge
+	// decides a row (Done holds after it) and gathers each word's rows
+	// from their first entries in the mask in one call, over an all-COO
+	// M.
+	First FirstFolder[X, A]
 	// Block, when not nil, computes whole words of rows in one call where
 	// every row of them is computed, unmasked and without Done, over an
 	// all-COO (CSR) M; it writes Y of every row, the identity where a row
@@ -188,10 +200,33 @@ func edgeRows[X, A any](s Semiring[X, A], p *Pull[X, A], sel *rowSelector, lo, h
 	m, x, y, id, done := p.M, p.X, p.Y, p.Identity, p.Done
 	mw, tw := wordsOf(p.Mask), wordsOf(p.Touched)
 	k, cooPtr, cooCol, cooVal := m.K, m.CooPtr, m.CooCol, m.CooVal
+	// A masked all-COO pull that stops at a decided row (a bottom-up
+	// search) finds each row's first neighbour in the mask in a scan of
+	// its own (firstIn), without calls: the loop around Gather's call
+	// keeps its state on the stack.
+	first := mw != nil && done != nil && k == 0
+	var hit [32]int64
+	var fb firstBuf
 	for wi := lo; wi < hi; wi++ {
 		base := wi << 5
 		var tb uint32
-		for rows := sel.word(wi); rows != 0; rows &= rows - 1 {
+		rows := sel.word(wi)
+		if first {
+			found := firstIn(rows, base, cooPtr, cooCol, mw, &hit)
+			for none := rows &^ found; tw == nil && none != 0; none &= none - 1 {
+				y[base+bits.TrailingZeros32(none)] = id // (nothing gathered)
+			}
+			if p.First != nil {
+				firstHits(p.First, m, x, y, found, base, &hit, &fb)
+			} else {
+				gatherHits(s, done, m, mw, x, y, id, found, base, &hit)
+			}
+			if tw != nil {
+				tw[wi] = found
+			}
+			continue
+		}
+		for ; rows != 0; rows &= rows - 1 {
 			i := bits.TrailingZeros32(rows)
 			r := base + i
 			v := int32(r)
@@ -250,6 +285,92 @@ func edgeRows[X, A any](s Semiring[X, A], p *Pull[X, A], sel *rowSelector, lo, h
 			tw[wi] = tb
 		}
 	}
+}
+
+// firstIn finds, for each row base+i of the bits of rows, the index of
+// its first entry in col[ptr[r]:ptr[r+1]] whose column is in the bitmask
+// words mw, into hit[i]; it returns the bits of the rows that have one.
+func firstIn(rows uint32, base int, ptr []int64, col []int32, mw []uint32, hit *[32]int64) uint32 {
+	var found uint32
+	for ; rows != 0; rows &= rows - 1 {
+		i := bits.TrailingZeros32(rows)
+		// (indexed, not ranged over a subslice: the range's counter
+		// ended up on the stack, a third slower)
+		for e, end := ptr[base+i], ptr[base+i+1]; e < end; e++ {
+			if u := uint32(col[e]); mw[u>>5]&(1<<(u&31)) != 0 {
+				hit[i] = e
+				found |= 1 << uint(i)
+				break
+			}
+		}
+	}
+	return found
+}
+
+// firstBuf holds a word's rows, their first masked neighbours and those
+// edges' weights for FirstFolder.
+type firstBuf struct {
+	vs, us [32]int32
+	ws     [32]float32
+}
+
+// firstHits sets y of the rows base+i of the bits of found from their
+// first masked entries hit[i] (firstIn's), in one FirstFolder call.
+func firstHits[X, A any](f FirstFolder[X, A], m *hyb.Matrix, x []X, y []A, found uint32, base int, hit *[32]int64, b *firstBuf) {
+	n := 0
+	col, val := m.CooCol, m.CooVal
+	for ; found != 0; found &= found - 1 {
+		i := bits.TrailingZeros32(found)
+		e := hit[i]
+		b.vs[n], b.us[n] = int32(base+i), col[e]
+		if val != nil {
+			b.ws[n] = val[e]
+		}
+		n++
+	}
+	var ws []float32
+	if val != nil {
+		ws = b.ws[:n]
+	}
+	f.GatherFirst(b.vs[:n], b.us[:n], ws, x, y)
+}
+
+// gatherHits sets y of the rows base+i of the bits of found from their
+// first masked entries hit[i] (firstIn's) on, in order, until Done.
+func gatherHits[X, A any](s Semiring[X, A], done Decider[A], m *hyb.Matrix, mw []uint32, x []X, y []A, id A, found uint32, base int, hit *[32]int64) {
+	col, val := m.CooCol, m.CooVal
+	for ; found != 0; found &= found - 1 {
+		i := bits.TrailingZeros32(found)
+		r, e := base+i, hit[i]
+		u, w := col[e], float32(1)
+		if val != nil {
+			w = val[e]
+		}
+		acc := s.Gather(id, int32(r), u, x[u], w)
+		if !done.Done(acc) {
+			acc = maskedFrom(s, col, val, mw, x, int32(r), e+1, m.CooPtr[r+1], acc, done)
+		}
+		y[r] = acc
+	}
+}
+
+// maskedFrom folds row v's entries [a, b) of col (weights val, nil: 1)
+// whose columns are in mw into acc, in order, until Done.
+func maskedFrom[X, A any](s Semiring[X, A], col []int32, val []float32, mw []uint32, x []X, v int32, a, b int64, acc A, done Decider[A]) A {
+	for e := a; e < b; e++ {
+		u := col[e]
+		if mw[u>>5]&(1<<(uint32(u)&31)) == 0 {
+			continue
+		}
+		w := float32(1)
+		if val != nil {
+			w = val[e]
+		}
+		if acc = s.Gather(acc, v, u, x[u], w); done.Done(acc) {
+			break
+		}
+	}
+	return acc
 }
 
 // ellRow folds row v's ELL slots into acc; got says a slot was gathered,

@@ -3,6 +3,7 @@ package spmv
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -71,8 +72,9 @@ func randomCSR(rng *rand.Rand, n int) csr {
 }
 
 // naive is the definition: y[v] = fold of Gather over v's masked entries
-// from the identity, in column order (the semirings are commutative).
-func naive[X, A any](s Semiring[X, A], c csr, x []X, id A, mask *bitmask.Bitmask, wants func(int32) bool) []A {
+// from the identity, in column order (the semirings are commutative),
+// stopped where done (when not nil) says the row is decided.
+func naive[X, A any](s Semiring[X, A], c csr, x []X, id A, mask *bitmask.Bitmask, wants func(int32) bool, done func(A) bool) []A {
 	y := make([]A, c.n)
 	for v := 0; v < c.n; v++ {
 		y[v] = id
@@ -82,6 +84,9 @@ func naive[X, A any](s Semiring[X, A], c csr, x []X, id A, mask *bitmask.Bitmask
 		for i := c.ptr[v]; i < c.ptr[v+1]; i++ {
 			if mask == nil || mask.Test(c.col[i]) {
 				y[v] = s.Gather(y[v], int32(v), c.col[i], x[c.col[i]], c.val[i])
+				if done != nil && done(y[v]) {
+					break
+				}
 			}
 		}
 	}
@@ -116,7 +121,9 @@ func (f rowFunc[X, A]) GatherRow(acc A, v int32, nbrs []int32, w []float32, x []
 	return f(acc, v, nbrs, w, x)
 }
 
-func checkPull[X, A comparable](t *testing.T, s Semiring[X, A], c csr, x []X, id, untouched A) {
+// done, when not nil, is a Decider the "done" modes stop rows by (after
+// the first gathered entry for some rows, later for others).
+func checkPull[X, A comparable](t *testing.T, s Semiring[X, A], c csr, x []X, id, untouched A, done func(A) bool) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(uint64(c.n), 7))
 	mask := bitmask.New(c.n)
@@ -140,8 +147,15 @@ func checkPull[X, A comparable](t *testing.T, s Semiring[X, A], c csr, x []X, id
 		}
 		for _, mk := range []*bitmask.Bitmask{nil, mask} {
 			for _, filter := range []string{"none", "wants", "rows"} {
-				for _, mode := range []string{"edge", "row", "row-touched", "edge-touched", "block", "block-touched"} {
+				for _, mode := range []string{"edge", "row", "row-touched", "edge-touched", "block", "block-touched", "done", "done-touched"} {
 					touch := strings.HasSuffix(mode, "touched")
+					var df func(A) bool
+					if strings.HasPrefix(mode, "done") {
+						if done == nil {
+							continue
+						}
+						df = done
+					}
 					var wf func(int32) bool
 					p := &Pull[X, A]{M: m, X: x, Y: make([]A, c.n), Identity: id, Mask: mk}
 					for v := range p.Y {
@@ -155,6 +169,9 @@ func checkPull[X, A comparable](t *testing.T, s Semiring[X, A], c csr, x []X, id
 					}
 					if touch {
 						p.Touched = bitmask.New(c.n)
+					}
+					if df != nil {
+						p.Done = doneFunc[A](df)
 					}
 					if strings.HasPrefix(mode, "block") {
 						p.Block = blockFunc[X, A](func(lo, hi int32, ptr []int64, col []int32, w []float32, x []X, y []A, id A) {
@@ -179,7 +196,7 @@ func checkPull[X, A comparable](t *testing.T, s Semiring[X, A], c csr, x []X, id
 							return acc
 						})
 					}
-					want := naive(s, c, x, id, mk, wf)
+					want := naive(s, c, x, id, mk, wf, df)
 					// Two uneven parts of whole words, as the engine's split gives.
 					Rows(s, p, 0, words/3)
 					Rows(s, p, words/3, words)
@@ -234,13 +251,13 @@ func TestPullSemirings(t *testing.T) {
 		for i := range xf {
 			xf[i], xd[i], xu[i] = float32(rng.IntN(50)), rng.Float64(), uint32(rng.IntN(4))
 		}
-		checkPull(t, minPlus{}, c, xf, float32(math.Inf(1)), -1)
-		checkPull(t, orAnd{}, c, xu, 0, 1<<31)
+		checkPull(t, minPlus{}, c, xf, float32(math.Inf(1)), -1, func(a float32) bool { return a < 12 })
+		checkPull(t, orAnd{}, c, xu, 0, 1<<31, func(a uint32) bool { return bits.OnesCount32(a) >= 2 })
 		// plus-times in float64 with integer-valued data is exact in any order.
 		for i := range xd {
 			xd[i] = float64(rng.IntN(100))
 		}
-		checkPull(t, plusTimes{}, c, xd, 0, -0.5)
+		checkPull(t, plusTimes{}, c, xd, 0, -0.5, func(a float64) bool { return a >= 150 })
 	}
 }
 
@@ -279,6 +296,76 @@ func TestEarlyExit(t *testing.T) {
 	}
 }
 
+// firstList is firstFound's FirstFolder: the row takes its first masked
+// neighbour; calls counts its calls.
+type firstList struct{ calls *int }
+
+func (f firstList) GatherFirst(vs, us []int32, _ []float32, _ []struct{}, y []int32) {
+	*f.calls++
+	for k, v := range vs {
+		y[v] = min(math.MaxInt32, us[k])
+	}
+}
+
+// A masked pull with First gives every row what the per-edge fold
+// stopped by Done gives, with or without Touched and a row filter, in one
+// call per word of rows that found something.
+func TestFirstFolder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	c := randomCSR(rng, 700)
+	x := make([]struct{}, c.n)
+	mask, rows := bitmask.New(c.n), bitmask.New(c.n)
+	for v := int32(0); v < int32(c.n); v++ {
+		if rng.IntN(4) == 0 {
+			mask.Set(v)
+		}
+		if v%3 != 0 {
+			rows.Set(v)
+		}
+	}
+	done := func(a int32) bool { return a != math.MaxInt32 }
+	for _, opt := range splits() {
+		m, _ := hyb.FromCSR(c.n, c.ptr, c.col, c.val, opt)
+		for _, rf := range []*bitmask.Bitmask{nil, rows} {
+			for _, touch := range []bool{false, true} {
+				var wf func(int32) bool
+				if rf != nil {
+					wf = rf.Test
+				}
+				want := naive(firstFound{}, c, x, math.MaxInt32, mask, wf, done)
+				calls := 0
+				p := &Pull[struct{}, int32]{M: m, X: x, Y: make([]int32, c.n), Identity: math.MaxInt32,
+					Mask: mask, Rows: rf, Done: doneFunc[int32](done), First: firstList{&calls}}
+				for v := range p.Y {
+					p.Y[v] = -1
+				}
+				if touch {
+					p.Touched = bitmask.New(c.n)
+				}
+				words := (c.n + 31) / 32
+				Rows(firstFound{}, p, 0, words/2)
+				Rows(firstFound{}, p, words/2, words)
+				name := fmt.Sprintf("K=%d rows=%v touched=%v", m.K, rf != nil, touch)
+				for v := range want {
+					gathered := (wf == nil || wf(int32(v))) && gathers(c, v, mask)
+					switch {
+					case (wf != nil && !wf(int32(v)) || touch && !gathered) && p.Y[v] != -1:
+						t.Fatalf("%s: row %d: y = %d, want it left alone", name, v, p.Y[v])
+					case (wf == nil || wf(int32(v))) && !(touch && !gathered) && p.Y[v] != want[v]:
+						t.Fatalf("%s: row %d: y = %d, want %d", name, v, p.Y[v], want[v])
+					}
+					if touch && p.Touched.Test(int32(v)) != gathered {
+						t.Fatalf("%s: row %d: touched %v, gathered %v", name, v, p.Touched.Test(int32(v)), gathered)
+					}
+				}
+				if m.K == 0 && (calls == 0 || calls > words) {
+					t.Errorf("%s: %d GatherFirst calls for %d words", name, calls, words)
+				}
+			}
+		}
+	}
+}
+
 type countingFirst struct{ n *int }
 
 func (c countingFirst) Gather(acc int32, v, u int32, x struct{}, w float32) int32 {
@@ -311,42 +398,54 @@ func TestPushEqualsMaskedPull(t *testing.T) {
 			rows.Set(v)
 		}
 	}
+	// (unweighted: the same entries, every weight 1 where naive reads them)
+	ones := c
+	ones.val = make([]float32, len(c.val))
+	for i := range ones.val {
+		ones.val[i] = 1
+	}
 	for _, opt := range splits() {
-		m, _ := hyb.FromCSR(c.n, c.ptr, c.col, c.val, opt)
-		mt, _ := m.Transpose(opt)
-		for _, filter := range []string{"none", "wants", "rows", "native", "native-rows", "native-serial"} {
-			y := NewAccumulators[float32](c.n)
-			for i := range y {
-				y[i] = id
+		for _, weighted := range []bool{true, false} {
+			cw, val := c, c.val
+			if !weighted {
+				cw, val = ones, nil
 			}
-			touched := bitmask.New(c.n)
-			p := &Push[float32, float32]{M: mt, X: x, Y: y, Touched: touched}
-			var wf func(int32) bool
-			switch filter {
-			case "wants":
-				wf, p.Wants = wants, wantsFunc(wants)
-			case "rows", "native-rows":
-				wf, p.Rows = wants, rows
-			}
-			if strings.HasPrefix(filter, "native") {
-				p.Contrib, p.Op, p.Serial = minPlus{}, OpMin, filter == "native-serial"
-			}
-			want := naive(minPlus{}, c, x, id, frontier, wf)
-			listed := List(minPlus{}, p, us[:len(us)/2], nil)
-			listed = List(minPlus{}, p, us[len(us)/2:], listed)
-			seen := map[int32]bool{}
-			for _, v := range listed {
-				if seen[v] {
-					t.Fatalf("K=%d %s: %d listed twice", m.K, filter, v)
+			m, _ := hyb.FromCSR(c.n, c.ptr, c.col, val, opt)
+			mt, _ := m.Transpose(opt)
+			for _, filter := range []string{"none", "wants", "rows", "native", "native-rows", "native-serial", "native-serial-rows"} {
+				y := NewAccumulators[float32](c.n)
+				for i := range y {
+					y[i] = id
 				}
-				seen[v] = true
-			}
-			for v := range want {
-				if y[v] != want[v] {
-					t.Fatalf("K=%d %s: push y[%d] = %v, pull %v", m.K, filter, v, y[v], want[v])
+				touched := bitmask.New(c.n)
+				p := &Push[float32, float32]{M: mt, X: x, Y: y, Touched: touched}
+				var wf func(int32) bool
+				switch filter {
+				case "wants":
+					wf, p.Wants = wants, wantsFunc(wants)
+				case "rows", "native-rows", "native-serial-rows":
+					wf, p.Rows = wants, rows
 				}
-				if touched.Test(int32(v)) != (want[v] != id) || seen[int32(v)] != touched.Test(int32(v)) {
-					t.Fatalf("K=%d %s: touched[%d] = %v, listed %v", m.K, filter, v, touched.Test(int32(v)), seen[int32(v)])
+				if strings.HasPrefix(filter, "native") {
+					p.Contrib, p.Op, p.Serial = minPlus{}, OpMin, strings.HasPrefix(filter, "native-serial")
+				}
+				want := naive(minPlus{}, cw, x, id, frontier, wf, nil)
+				listed := List(minPlus{}, p, us[:len(us)/2], nil)
+				listed = List(minPlus{}, p, us[len(us)/2:], listed)
+				seen := map[int32]bool{}
+				for _, v := range listed {
+					if seen[v] {
+						t.Fatalf("K=%d %s: %d listed twice", m.K, filter, v)
+					}
+					seen[v] = true
+				}
+				for v := range want {
+					if y[v] != want[v] {
+						t.Fatalf("K=%d weighted=%v %s: push y[%d] = %v, pull %v", m.K, val != nil, filter, v, y[v], want[v])
+					}
+					if touched.Test(int32(v)) != (want[v] != id) || seen[int32(v)] != touched.Test(int32(v)) {
+						t.Fatalf("K=%d %s: touched[%d] = %v, listed %v", m.K, filter, v, touched.Test(int32(v)), seen[int32(v)])
+					}
 				}
 			}
 		}

@@ -14,7 +14,8 @@ import (
 //   - The frontier is a list of vertices after a push (GAP's sliding
 //     queue) and the bits of active_bitmask after a pull (its bitmap), and
 //     is converted only when the next superstep needs the other form: a
-//     push walks a list, a masked pull tests bits. A push superstep
+//     push walks a list, a masked pull tests bits. A push whose APPLY runs
+//     by words (many rows touched) leaves both. A push superstep
 //     touches only the vertices it reaches, nothing of size n: no
 //     bitmask is cleared or scanned (a grid's BFS runs two thousand
 //     supersteps of a few hundred vertices).
@@ -32,11 +33,12 @@ import (
 //     (Wants(v) reads v's own state, which only Update(v) changes): pulls
 //     skip a word of 32 unwanted rows at once, and pulls and pushes test
 //     a bit where they called Wants, as GAP tests a parent.
-//   - Update, Wants and unmasked pulls go by lists and blocks where the
-//     program gives them (ListUpdater, ListFilter, BlockGatherer), and a
-//     push folds natively where it says what its Gather is (Contributor):
-//     one call through the Program interface a list, not one a vertex or
-//     an edge.
+//   - Update, Wants and unmasked pulls go by lists, words and blocks
+//     where the program gives them (ListUpdater, ListFilter, WordFilter,
+//     BlockGatherer), a push folds natively where it says what its Gather
+//     is (Contributor), and a bottom-up pull gathers a word's rows found
+//     at once where any one edge decides a row (FirstGatherer): one call
+//     through the Program interface a list, not one a vertex or an edge.
 //   - Work is split by what it costs: a small superstep runs on the
 //     calling goroutine, without starting any (par.Chunks).
 //   - Programs that declare Spec.Delta run by delta-stepping (delta.go).
@@ -57,9 +59,10 @@ type cpuStepper[X, A any] struct {
 	// (r.pull.Bounds) in whole words of them.
 	wlo, whi int
 	parts    []int
-	// The frontier: queue when listed, else active's bits.
-	queue  []int32
-	listed bool
+	// The frontier: queue when listed, else active's bits; inBits says a
+	// listed frontier is in active's bits too (a push's APPLY by words).
+	queue          []int32
+	listed, inBits bool
 	// edges is the frontier's push-matrix edges (the last tally's).
 	edges int64
 	// want holds Wants' answers once wantOK (a RowFilter's programs).
@@ -71,9 +74,11 @@ type cpuStepper[X, A any] struct {
 	flat       []int32
 	rows, kept [][]int32
 	// upd and flt are the program's Update and Wants by lists (each
-	// vertex's own calls where it has no list form, or Options.PerEdge).
+	// vertex's own calls where it has no list form, or Options.PerEdge);
+	// wf its Wants by words (nil: none, or Options.PerEdge).
 	upd ListUpdater[X, A]
 	flt ListFilter
+	wf  WordFilter
 	// rp is a multiset program's pull (nil: the kernels'); pullSparse
 	// says the pull in flight left the rows it gathered into in touched.
 	rp         rowPuller[X, A]
@@ -103,6 +108,10 @@ const (
 	// A push that touched more than 1/denseApply of the vertices has its
 	// APPLY run over the touched bits rather than its lists.
 	denseApply = 64
+	// APPLY refreshes a WordFilter's bits of a block by words where at
+	// least 1/denseRefresh of the block's rows were applied (an answer by
+	// words costs a fraction of one by lists), else by lists.
+	denseRefresh = 8
 )
 
 // cpuFullPullAlpha is the CPU's Alpha for a program whose pull reads
@@ -135,12 +144,19 @@ func newCPUStepper[X, A any](h *hostRun[X, A], opt Options, part bool) *cpuStepp
 	if h.wants != nil {
 		c.want = bitmask.New(h.n)
 		c.flt = wantsEach{h.wants}
-		if lf, ok := h.p.(ListFilter); ok && !opt.PerEdge {
-			// A list filter answers for every vertex at the price of a
-			// scan: the bits are known from the first superstep on, and a
-			// push tests a bit where it would call Wants an edge (a grid's
-			// BFS pushes every superstep and never pulls).
+		lf, lists := h.p.(ListFilter)
+		c.wf, _ = h.p.(WordFilter)
+		if opt.PerEdge {
+			lists, c.wf = false, nil
+		}
+		if lists {
 			c.flt = lf
+		}
+		if lists || c.wf != nil {
+			// A list or word filter answers for every vertex at the price
+			// of a scan: the bits are known from the first superstep on,
+			// and a push tests a bit where it would call Wants an edge (a
+			// grid's BFS pushes every superstep and never pulls).
 			c.wantAll()
 		}
 	}
@@ -154,10 +170,14 @@ func newCPUStepper[X, A any](h *hostRun[X, A], opt Options, part bool) *cpuStepp
 }
 
 // wantAll fills want with the program's answers for every vertex the
-// run updates, by lists.
+// run updates, by words or lists.
 func (c *cpuStepper[X, A]) wantAll() {
 	ww := c.want.Words()
 	par.Blocks(c.whi-c.wlo, func(w, lo, hi int) {
+		if c.wf != nil {
+			c.wf.WantsWords(int32(c.wlo+lo)*32, ww[c.wlo+lo:c.wlo+hi])
+			return
+		}
 		for blo := c.wlo + lo; blo < c.wlo+hi; blo += applyWords {
 			bhi := min(blo+applyWords, c.wlo+hi)
 			rows := c.blockRows(w, blo, bhi)
@@ -240,8 +260,9 @@ func (c *cpuStepper[X, A]) applyPhase(dir Direction) (int, int64) {
 // (after a push it was the list): a part's exchange reads them there
 // (packPart) and writes the other parts' (unpackPart).
 func (c *cpuStepper[X, A]) frontierToBits() {
-	if !c.listed {
-		return // (a pull's APPLY wrote every word of the rows)
+	if !c.listed || c.inBits {
+		c.listed = false
+		return // (an APPLY by words wrote every word of the rows)
 	}
 	aw := c.active.Words()
 	clear(aw[c.wlo:c.whi])
@@ -275,13 +296,23 @@ func (c *cpuStepper[X, A]) frontierList() []int32 {
 
 // frontierBits leaves the frontier's bits in frontier.
 func (c *cpuStepper[X, A]) frontierBits() {
-	if !c.listed {
+	if !c.listed || c.inBits {
 		c.frontier.Swap(c.active)
+		c.inBits = false // (active now holds the frontier before)
 		return
 	}
 	c.frontier.Clear()
 	q := c.queue
-	par.Chunks(len(q), max(len(q)/par.Workers()+1, serialRows), func(_, lo, hi int) {
+	if len(q) < serialRows || par.Workers() == 1 {
+		// (one goroutine: no locked instructions, 1.1 ms of kron20's
+		// bottom-up step on one core)
+		fw := c.frontier.Words()
+		for _, v := range q {
+			fw[v>>5] |= 1 << (uint32(v) & 31)
+		}
+		return
+	}
+	par.Chunks(len(q), len(q)/par.Workers()+1, func(_, lo, hi int) {
 		for _, v := range q[lo:hi] {
 			c.frontier.AtomicSet(v)
 		}
@@ -301,7 +332,7 @@ func (c *cpuStepper[X, A]) join(out []int32) []int32 {
 // active vertices.
 func (c *cpuStepper[X, A]) pullGather() {
 	pl := &spmv.Pull[X, A]{M: c.pull.Matrix, X: c.x, Y: c.y, Identity: c.identity,
-		Done: c.done, GatherRow: c.gatherRow, Block: c.block}
+		Done: c.done, GatherRow: c.gatherRow, Block: c.block, First: c.first}
 	dense := c.activeCount*denseFrontier >= c.n || c.edges*2 >= c.nnz
 	if !c.spec.GatherAll && !(c.spec.Idempotent && dense) {
 		c.frontierBits()
@@ -374,7 +405,7 @@ func (c *cpuStepper[X, A]) pullApply() {
 			if !all {
 				c.rows[w] = rows
 			}
-			act := c.apply(w, rows, c.lists[w][:0], keep || !sparse, false)
+			act := c.apply(w, rows, c.lists[w][:0], keep || !sparse, false, blo, bhi)
 			if len(act) == len(rows) && all {
 				c.active.SetWords(blo, bhi)
 			} else {
@@ -386,34 +417,36 @@ func (c *cpuStepper[X, A]) pullApply() {
 			c.lists[w] = act[:0]
 		}
 	})
-	c.listed = false
+	c.listed, c.inBits = false, false
 }
 
 // apply is APPLY of worker w over the rows vs: Update, then the
 // activated vertices that do not wait for a later bucket appended to next
 // and counted, y back to the identity unless keep, and a RowFilter's bits
 // of vs refreshed (atomically where other workers may share their words:
-// shared). It returns next.
-func (c *cpuStepper[X, A]) apply(w int, vs, next []int32, keep, shared bool) []int32 {
+// shared; by whole words where vs are rows of words [blo, bhi), bhi >
+// blo, that no other worker shares). It returns next.
+func (c *cpuStepper[X, A]) apply(w int, vs, next []int32, keep, shared bool, blo, bhi int) []int32 {
+	if len(vs) == 0 {
+		return next
+	}
 	start := len(next)
 	next = c.upd.UpdateList(vs, c.y, c.x, &c.steps[w], next)
-	deg := c.frontDeg
+	deg, delta := c.frontDeg, c.delta
 	t := tally{count: int64(len(next) - start)}
-	if c.delta != nil || deg != nil {
-		t.count = 0
+	if delta != nil || deg != nil {
 		j := start
 		for _, v := range next[start:] {
-			if c.delta.wait(w, v, c.x[v]) {
-				continue
+			if delta != nil && delta.wait(w, v, c.x[v]) {
+				continue // (it waits for a later bucket)
 			}
 			next[j] = v
 			j++
-			t.count++
 			if deg != nil {
 				t.edges += int64(deg[v])
 			}
 		}
-		next = next[:j]
+		next, t.count = next[:j], int64(j-start)
 	}
 	c.tallies[w].add(t)
 	if !keep {
@@ -421,7 +454,11 @@ func (c *cpuStepper[X, A]) apply(w int, vs, next []int32, keep, shared bool) []i
 			c.y[v] = c.identity
 		}
 	}
-	if c.wantOK {
+	if c.wantOK && c.wf != nil && bhi > blo && len(vs)*denseRefresh >= (bhi-blo)*32 {
+		// (the other rows of the words answer as before: Wants(v) reads
+		// v's own state, which only Update(v) changes)
+		c.wf.WantsWords(int32(blo)*32, c.want.Words()[blo:bhi])
+	} else if c.wantOK {
 		kept := c.flt.WantsList(vs, c.kept[w][:0])
 		k := 0
 		for _, v := range vs {
@@ -494,24 +531,32 @@ func (c *cpuStepper[X, A]) pushApply() {
 	if touched*denseApply > c.n {
 		// Many rows: APPLY over the touched bits, in order, by whole
 		// words, where the lists would visit the rows (their program
-		// state, y, degrees) in the push's random order.
+		// state, y, degrees) in the push's random order. The frontier
+		// goes into active's bits as well, word by word: a pull next
+		// reads them there (GAP's queue-to-bitmap conversion, saved).
 		for w := range c.lists {
 			c.lists[w] = c.lists[w][:0]
 		}
-		tw := c.touched.Words()
+		tw, aw := c.touched.Words(), c.active.Words()
 		par.DynamicW(c.parts, func(w, lo, hi int) {
 			for blo := lo; blo < hi; blo += applyWords {
+				bhi := min(blo+applyWords, hi)
 				rows := c.rows[w][:0]
-				for wi := blo; wi < min(blo+applyWords, hi); wi++ {
+				for wi := blo; wi < bhi; wi++ {
 					rows = c.touched.AppendWords(rows, wi, wi+1)
 					tw[wi] = 0
 				}
 				c.rows[w] = rows
-				c.lists[w] = c.apply(w, rows, c.lists[w], keep, false)
+				start := len(c.lists[w])
+				c.lists[w] = c.apply(w, rows, c.lists[w], keep, false, blo, bhi)
+				clear(aw[blo:bhi])
+				for _, v := range c.lists[w][start:] {
+					aw[v>>5] |= 1 << (uint32(v) & 31)
+				}
 			}
 		})
 		c.queue = c.join(c.queue[:0])
-		c.listed = true
+		c.listed, c.inBits = true, true
 		return
 	}
 	c.flat = c.join(c.flat[:0])
@@ -523,7 +568,7 @@ func (c *cpuStepper[X, A]) pushApply() {
 	}
 	tw := c.touched.Words()
 	par.Chunks(len(rows), chunk, func(w, lo, hi int) {
-		c.lists[w] = c.apply(w, rows[lo:hi], c.lists[w], keep, !serial)
+		c.lists[w] = c.apply(w, rows[lo:hi], c.lists[w], keep, !serial, 0, 0)
 		for _, v := range rows[lo:hi] {
 			if serial {
 				tw[v>>5] &^= 1 << (uint32(v) & 31)
@@ -533,5 +578,5 @@ func (c *cpuStepper[X, A]) pushApply() {
 		}
 	})
 	c.queue = c.join(c.queue[:0])
-	c.listed = true
+	c.listed, c.inBits = true, false
 }

@@ -224,7 +224,7 @@ func (c *cpuStepper[X, A]) fileOrRun(us []int32, stale func(b int64) bool) {
 		c.tallies[w].add(t)
 	})
 	c.queue = c.join(c.queue[:0])
-	c.listed = true
+	c.listed, c.inBits = true, false
 	for _, v := range c.queue {
 		c.touched.AtomicClear(v)
 	}

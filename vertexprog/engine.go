@@ -71,8 +71,8 @@ type Options struct {
 	Log func(line string)
 	// PerEdge makes the CPU backend call Gather for every edge, Update and
 	// Wants for every vertex, even when the program is a RowGatherer,
-	// BlockGatherer, Contributor, ListUpdater or ListFilter (to check one
-	// against the other).
+	// BlockGatherer, FirstGatherer, Contributor, ListUpdater, ListFilter
+	// or WordFilter (to check one against the other).
 	PerEdge bool
 	// Resident says the graph stays loaded for many runs (a benchmark, a
 	// server): backends may then build structures whose PREPROCESS costs
@@ -415,6 +415,7 @@ type hostRun[X, A any] struct {
 	done      EarlyExit[A]
 	gatherRow RowGatherer[X, A]
 	block     BlockGatherer[X, A]
+	first     FirstGatherer[X, A]
 	steps     []Step
 	tallies   []tally // one per worker
 	initEdges int64
@@ -523,6 +524,9 @@ func (r *hostRun[X, A]) optional(opt Options) {
 	}
 	if bg, ok := p.(BlockGatherer[X, A]); ok && !opt.PerEdge {
 		r.block = bg
+	}
+	if fg, ok := p.(FirstGatherer[X, A]); ok && r.done != nil && !opt.PerEdge {
+		r.first = fg
 	}
 	workers := par.Workers()
 	r.steps = newSteps(workers, r.spec.Aggregators)

@@ -86,6 +86,18 @@ type ListFilter interface {
 	WantsList(vs []int32, out []int32) []int32
 }
 
+// WordFilter is implemented by RowFilter programs that answer Wants for
+// 32 vertices at once: WantsWords must set bit i of words[k] to whether
+// Wants(lo+32k+i) holds, for every such vertex below the graph's N, and
+// clear the bits past it; lo is a multiple of 32. The CPU engine keeps
+// Wants' answers as such bits and refreshes whole words of them after
+// APPLY (a search's visited vertices: a word's 32 answers from one loop
+// over its state, where a ListFilter call appends them one by one);
+// vptest checks it against Wants (Options.PerEdge).
+type WordFilter interface {
+	WantsWords(lo int32, words []uint32)
+}
+
 // BlockGatherer is implemented by programs that fold every row of a
 // block of rows in one call: the whole of an unmasked pull (a sum over
 // every neighbour's value, say) as the program's own loop over a CSR,
@@ -125,6 +137,19 @@ type EarlyExit[A any] interface {
 	Done(acc A) bool
 }
 
+// FirstGatherer is implemented by EarlyExit programs whose rows any one
+// gathered edge decides (a search: a vertex's first parent found):
+// Done holds for Gather(Identity(), v, u, x[u], w) whatever the edge.
+// GatherFirst sets y[vs[k]] to Gather(Identity(), vs[k], us[k],
+// x[us[k]], w[k]) for each k (every weight 1 where w is nil). A CPU
+// pull through a frontier then finds each row's first neighbour in it in
+// a loop without calls and makes one call for a block of rows, not a
+// Gather and a Done call a row; vptest checks it against Gather
+// (Options.PerEdge).
+type FirstGatherer[X, A any] interface {
+	GatherFirst(vs, us []int32, w []float32, x []X, y []A)
+}
+
 // Prioritizer is implemented by programs that run by delta-stepping
 // (Spec.Delta > 0): Priority is the order vertices run in (lower first; a
 // shortest path's distance: the priority of v with value x), which the
@@ -151,7 +176,18 @@ type Step struct {
 func (s *Step) Aggregate(i int) float64 { return s.prev[i] }
 
 // Add contributes v to aggregator i for the next superstep.
-func (s *Step) Add(i int, v float64) { s.acc[i] = s.ops[i].Combine(s.acc[i], v) }
+func (s *Step) Add(i int, v float64) {
+	if s.ops[i] == Sum { // (a sum without a call: PageRank adds once a dangling vertex)
+		s.acc[i] += v
+	} else {
+		s.combine(i, v)
+	}
+}
+
+// combine is Add of a Min or Max (out of line, so Add stays inlined).
+//
+//go:noinline
+func (s *Step) combine(i int, v float64) { s.acc[i] = s.ops[i].Combine(s.acc[i], v) }
 
 func newSteps(p int, ops []Aggregator) []Step {
 	steps := make([]Step, p)

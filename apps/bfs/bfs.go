@@ -163,6 +163,29 @@ func (p *Program) WantsList(vs, out []int32) []int32 {
 	return out
 }
 
+// GatherFirst is Gather from the identity over the pairs (vs[k], us[k]):
+// any one active in-neighbour decides a vertex
+// (vertexprog.FirstGatherer).
+func (p *Program) GatherFirst(vs, us []int32, _ []float32, _ []struct{}, y []int32) {
+	us = us[:len(vs)]
+	for k, v := range vs {
+		y[v] = us[k]
+	}
+}
+
+// WantsWords is Wants over the vertices from lo on, 32 a word
+// (vertexprog.WordFilter).
+func (p *Program) WantsWords(lo int32, words []uint32) {
+	d := p.Depth[lo:min(int(lo)+32*len(words), len(p.Depth))]
+	for k := range words {
+		var w uint32
+		for i, dv := range d[32*k : min(32*k+32, len(d))] {
+			w |= uint32(dv) >> 31 << i // (Depth < 0: the sign bit)
+		}
+		words[k] = w
+	}
+}
+
 // ReduceOp and Contributions give Gather as min(acc, u)
 // (vertexprog.Contributor).
 func (p *Program) ReduceOp() vertexprog.Aggregator { return vertexprog.Min }
