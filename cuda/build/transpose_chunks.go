@@ -22,7 +22,7 @@ import (
 // temporaries are one chunk's, and its result is deviceTranspose's.
 
 // transposeChunkArcs is the arcs a chunked transpose sorts at once (a
-// chunk takes whole rows: one longer row is a chunk of its own). Its
+// chunk takes whole rows, so its last row may carry it past). Its
 // temporaries are 16 bytes an arc of a chunk, 24 weighted: 4 GiB.
 var transposeChunkArcs int64 = 1 << 28
 
@@ -48,10 +48,7 @@ func (d *Device) transposeRows(bufs *[]cu.DevicePtr, rowPtr, col, val cu.DeviceP
 	}
 	var tmp []cu.DevicePtr
 	defer func() { rt.FreeAll(tmp) }()
-	most := int64(0)
-	for i := 1; i < len(bounds); i++ {
-		most = max(most, srcRows[bounds[i]]-srcRows[bounds[i-1]])
-	}
+	most := largestChunk(srcRows, bounds)
 	cur := rt.Alloc(&tmp, int64(n)*8+4) // (the heads' cursors, then tr_check's count)
 	d.Restore(cur, tRowPtr, int64(n)*8)
 	b := sortBufs{key: [2]cu.DevicePtr{rt.Alloc(&tmp, most*4), rt.Alloc(&tmp, most*4)},
@@ -121,6 +118,15 @@ func chunkRows(rowPtr []int64, most int64) []int {
 	return bounds
 }
 
+// largestChunk is the arcs of the longest of chunkRows' chunks.
+func largestChunk(rowPtr []int64, bounds []int) int64 {
+	most := int64(0)
+	for i := 1; i < len(bounds); i++ {
+		most = max(most, rowPtr[bounds[i]]-rowPtr[bounds[i-1]])
+	}
+	return most
+}
+
 // transposeRowsBytes is the device memory transposeRows takes at its
 // peak for nnz arcs among n vertices whose CSR has row offsets rowPtr,
 // output included.
@@ -131,10 +137,7 @@ func transposeRowsBytes(rowPtr []int64, weighted bool) int64 {
 	if len(bounds) <= 2 {
 		return deviceTransposeBytes(n, nnz, weighted)
 	}
-	most := int64(0)
-	for i := 1; i < len(bounds); i++ {
-		most = max(most, rowPtr[bounds[i]]-rowPtr[bounds[i-1]])
-	}
+	most := largestChunk(rowPtr, bounds)
 	rec := int64(16)
 	out := nnz * 4
 	if weighted {
