@@ -32,8 +32,9 @@
 # HPGRAPH_RELABEL=auto has the backend's uploads renumbered by the server
 # (none by default). The steps' limits below add up to 13 minutes
 # (networkx's suite is stopped with SIGINT at its limit, so that it still
-# reports): under a 10-minute limit, run TIMING_ONLY=1 and NX_SUITE=0 as
-# two commands.
+# reports): under a 10-minute limit, run `TIMING_ONLY=1
+# scripts/device-python.sh` and `scripts/device-python.sh 0` (scale 0: no
+# timings) as two commands.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/hpgraph-python}
