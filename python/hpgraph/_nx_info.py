@@ -34,6 +34,9 @@ def get_info():
         "functions": {name: {"additional_docs": doc} for name, doc in FUNCTIONS.items()},
         # nx.config.backends.hpgraph: server (a URL; None starts a private
         # one), token, binary (else $HPGRAPH_BIN, else PATH), backend
-        # (auto, cpu, cuda), min_nodes (should_run declines smaller graphs).
-        "default_config": {"server": None, "token": None, "binary": None, "backend": None, "min_nodes": 1000},
+        # (auto, cpu, cuda), min_nodes (should_run declines smaller graphs),
+        # relabel (the server's renumbering of an uploaded graph: none, the
+        # default, or auto or degree).
+        "default_config": {"server": None, "token": None, "binary": None, "backend": None, "min_nodes": 1000,
+                           "relabel": None},
     }

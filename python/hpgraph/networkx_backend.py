@@ -4,12 +4,13 @@ networkx (3.3 or later) finds it through the ``networkx.backends`` entry
 point (:class:`BackendInterface`). A networkx graph is converted once to
 arrays (:class:`HPGraph`, cached on the graph as networkx caches backend
 graphs), uploaded to ``hpgraph serve`` when an algorithm first needs it,
-and kept there. A function is dispatched only where hpgraph's answer is
-networkx's: ``can_run`` declines (and networkx runs its own) wherever the
-definitions part, for example a personalized PageRank, weighted
-clustering, directed clustering or weights that float32 cannot sum
-exactly. The functions and their conditions: README.md, "networkx
-backend", and _nx_info.FUNCTIONS.
+and kept there; the last answers are kept with the arrays, and a later
+call with the same arguments returns a copy. A function is dispatched
+only where hpgraph's answer is networkx's: ``can_run`` declines (and
+networkx runs its own) wherever the definitions part, for example a
+personalized PageRank, weighted clustering, directed clustering or
+weights that float32 cannot sum exactly. The functions and their
+conditions: README.md, "networkx backend", and _nx_info.FUNCTIONS.
 
 The server: ``nx.config.backends.hpgraph.server`` (or $HPGRAPH_URL) with
 its token, else a private one started on a free loopback port with the
@@ -17,16 +18,20 @@ binary of ``nx.config.backends.hpgraph.binary``, $HPGRAPH_BIN or PATH.
 """
 
 import atexit
+import collections
 import contextlib
 import gc
 import inspect
 import itertools
 import math
+import operator
 import os
+import struct
+import sys
 import threading
 import weakref
 from array import array
-from itertools import compress
+from itertools import chain, compress, islice
 from operator import methodcaller
 
 import networkx as nx
@@ -93,9 +98,12 @@ class _Structure:
     """A networkx graph's vertices and arcs as arrays: vertex i is
     nodes[i]; an undirected graph lists each edge in both directions (a
     self loop once), as its adjacency does; a multigraph's parallel edges
-    are one arc."""
+    are one arc. It also holds what hpgraph keeps for the graph: the
+    graphs uploaded from it (``uploads``, dropped on the server when it
+    is collected) and the answers of recent calls (``kept``)."""
 
-    __slots__ = ("nodes", "index", "n", "src", "dst", "directed", "multigraph")
+    __slots__ = ("nodes", "n", "src", "dst", "directed", "multigraph", "_identity", "_index", "uploads", "client",
+                 "kept", "lock", "__weakref__")
 
     def __init__(self, G):
         self.nodes = nodes = list(G)
@@ -103,23 +111,125 @@ class _Structure:
         self.directed, self.multigraph = G.is_directed(), G.is_multigraph()
         if n > 2**31 - 1:
             raise NotImplementedError(f"{n} nodes; hpgraph takes at most 2^31-1")
-        # Nodes 0..n-1 (ints) in order need no index: the arcs are the
-        # adjacency's keys as they are (a loop in C, not in Python).
-        identity = nodes == list(range(n)) and set(map(type, nodes)) <= {int}
-        self.index = None if identity else dict(zip(nodes, range(n)))
-        get = None if identity else self.index.__getitem__
-        adj = G._adj  # (a DiGraph's successors)
-        src, dst = array("i"), array("i")
-        for i, u in enumerate(nodes):
-            before = len(dst)
-            dst.extend(adj[u] if identity else map(get, adj[u]))
-            # (what the iteration gave: a view's len may count otherwise)
-            if len(dst) > before:
-                src.extend(array("i", (i,)) * (len(dst) - before))
-        self.src, self.dst = src, dst
+        rows = list(map(G._adj.__getitem__, nodes))  # (a DiGraph's successors)
+        try:
+            self._arcs(rows)
+        except _Changed:  # (a view whose rows' len counts otherwise than they iterate)
+            self._arcs([list(row) for row in rows])
+        self._index = None
+        self.uploads, self.client, self.kept, self.lock = {}, None, collections.OrderedDict(), threading.Lock()
+
+    def _arcs(self, rows):
+        # Nodes that are ints 0..n-1 in order are their own vertices: the
+        # heads are the rows' keys as they are. Other ints go through a
+        # table, anything else through a dict.
+        nodes, n = self.nodes, self.n
+        counts = list(map(len, rows))
+        m = sum(counts)
+        self.src = _repeat_each(counts)
+        self._identity = False
+        if set(map(type, nodes)) <= {int}:
+            try:
+                if nodes == list(range(n)):
+                    self.dst, self._identity = _int32s(chain.from_iterable(rows), m), True
+                    return
+                if n and min(nodes) >= 0 and max(nodes) < 4 * n + _BLOCK:
+                    self.dst = _gather(nodes, chain.from_iterable(rows), m)
+                    return
+            except (struct.error, TypeError, IndexError):  # (a row keyed by a float or another number equal to a node)
+                pass
+        index = dict(zip(nodes, range(n)))
+        self.dst = _int32s(map(index.__getitem__, chain.from_iterable(rows)), m)
 
     def vertex(self, node):
-        return node if self.index is None else self.index[node]
+        if self._identity and type(node) is int:
+            return node
+        if self._index is None:
+            self._index = dict(zip(self.nodes, range(self.n)))
+        return self._index[node]
+
+    def keep(self, key, make):
+        """make(), or what it made for an earlier call with the same key:
+        the graph's last _KEPT answers are kept while networkx keeps the
+        conversion (it drops it when the graph changes). What it returns
+        is shared: callers return copies."""
+        with self.lock:
+            if key in self.kept:
+                self.kept.move_to_end(key)
+                return self.kept[key]
+        value = make()
+        with self.lock:
+            self.kept[key] = value
+            while len(self.kept) > _KEPT:
+                self.kept.popitem(last=False)
+        return value
+
+
+# Answers kept per converted graph (_Structure.keep).
+_KEPT = 8
+# Ints packed a block at a time (_int32s).
+_BLOCK = 1 << 16
+_PACK_BLOCK = struct.Struct(f"={_BLOCK}i").pack_into
+
+
+class _Changed(Exception):
+    """An iteration gave another number of ints than the rows' lengths said."""
+
+
+def _int32s(values, count):
+    """count ints (values, each in int32's range) as an array('i'). They
+    are packed a block at a time, each block read into a list and packed
+    while its objects are still in the cache: the objects of a large
+    graph lie scattered in memory, and reading them is the cost."""
+    out = array("i", bytes(4 * count))
+    values, i = iter(values), 0
+    while True:
+        block = list(islice(values, _BLOCK))
+        k = len(block)
+        if i + k > count:
+            raise _Changed
+        if k == _BLOCK:
+            _PACK_BLOCK(out, 4 * i, *block)
+        elif k:
+            struct.pack_into(f"={k}i", out, 4 * i, *block)
+        i += k
+        if k < _BLOCK:
+            break
+    if i != count:
+        raise _Changed
+    return out
+
+
+def _repeat_each(counts):
+    """Vertex i counts[i] times, for each i in order (the arcs' tails), as
+    an array('i'); with numpy where it is installed (a third of the time)."""
+    out = array("i")
+    try:
+        import numpy
+    except ImportError:
+        ints = map(int.to_bytes, range(len(counts)), itertools.repeat(4), itertools.repeat(sys.byteorder))
+        out.frombytes(b"".join(map(bytes.__mul__, ints, counts)))
+    else:
+        out.frombytes(numpy.repeat(numpy.arange(len(counts), dtype=numpy.int32), counts).tobytes())
+    return out
+
+
+def _gather(nodes, heads, count):
+    """The vertices of heads (count of them) where the nodes are ints from
+    0 to a few times their number, through a table of vertices by node (no
+    dict lookups); with numpy, where it is installed, the table is read
+    in one step."""
+    table = array("i", [-1]) * (max(nodes) + 1)
+    for i, node in enumerate(nodes):
+        table[node] = i
+    try:
+        import numpy
+    except ImportError:
+        return _int32s(map(table.__getitem__, heads), count)
+    ids = numpy.frombuffer(_int32s(heads, count), dtype=numpy.int32)
+    out = array("i")
+    out.frombytes(numpy.frombuffer(table, dtype=numpy.int32)[ids].tobytes())
+    return out
 
 
 class _Weights:
@@ -130,25 +240,32 @@ class _Weights:
 
     def __init__(self, G, st, attr, default):
         self.attr, self.default = attr, default
+        m = 0 if st.multigraph else len(st.dst)
         ws = []
-        if not st.multigraph:
-            get, adj = methodcaller("get", attr, default), G._adj
-            for u in st.nodes:
-                ws.extend(map(get, adj[u].values()))
+        if m:
+            rows = list(map(G._adj.__getitem__, st.nodes))
+
+            def data():
+                return chain.from_iterable(map(methodcaller("values"), rows))
+
+            if any(map(operator.contains, data(), itertools.repeat(attr))):
+                ws = list(map(methodcaller("get", attr, default), data()))
+            else:  # (most often no edge has it: a pass that makes nothing, half the time)
+                ws = [default]
         types = set(map(type, ws))
         self.ints = all(issubclass(t, int) for t in types)
         self.numeric = not st.multigraph and all(issubclass(t, (int, float)) for t in types)
         self.values, self.uniform, self.minimum, self.integral, self.total = array("d"), self.numeric, 1.0, self.numeric, 0.0
         if not self.numeric or not ws:
             return
-        if ws.count(ws[0]) == len(ws):  # (no edge has the attribute, most often: no pass in Python)
+        if ws.count(ws[0]) == len(ws):
             try:
                 w = float(ws[0])
             except OverflowError:
                 self.numeric = False
                 return
-            self.values = array("d", (w,)) * len(ws)
-            self.minimum, self.total = w, w * len(ws)
+            self.values = array("d", (w,)) * m
+            self.minimum, self.total = w, w * m
             self.uniform = math.isfinite(self.total)
             self.integral = self.uniform and w.is_integer()
             return
@@ -210,9 +327,11 @@ def _drop(client, names):
 
 
 class HPGraph:
-    """A networkx graph converted for hpgraph: its arrays, and the graphs
-    uploaded from them to the server (dropped there when this is
-    collected). ``graph`` is the networkx graph it was made from."""
+    """A networkx graph converted for hpgraph: its arrays (``structure``,
+    shared by the conversions of one networkx graph, with the graphs
+    uploaded from them and recent answers) and the edge attribute it was
+    converted with (``weights``). ``graph`` is the networkx graph it was
+    made from."""
 
     __networkx_backend__ = "hpgraph"
 
@@ -220,9 +339,6 @@ class HPGraph:
         self.graph = G
         self.structure = _structure(G)
         self.weights = weights
-        self._uploaded = {}
-        self._client = None
-        self._lock = threading.Lock()
 
     def is_directed(self):
         return self.structure.directed
@@ -239,19 +355,23 @@ class HPGraph:
     def server_graph(self, weights=None):
         """(client, name) of this graph on the server, uploaded on first
         use: unweighted, or with weights (a _Weights)."""
+        st = self.structure
         key = None if weights is None else (weights.attr, weights.default)
-        with self._lock:
-            if key not in self._uploaded:
-                if self._client is None:
-                    self._client = _client()
-                    weakref.finalize(self, _drop, self._client, self._uploaded.values())
-                st = self.structure
+        with st.lock:
+            if key not in st.uploads:
+                if st.client is None:
+                    st.client = _client()
+                    weakref.finalize(st, _drop, st.client, st.uploads.values())
                 w = None if weights is None else array("f", weights.values)
                 edges = Edges(st.n, st.src, st.dst, w, directed=st.directed, symmetric=not st.directed)
                 name = f"nx{os.getpid()}-{next(_names)}"
-                self._client.upload(name, edges, keep_loops=True)
-                self._uploaded[key] = name
-            return self._client, self._uploaded[key]
+                st.client.upload(name, edges, keep_loops=True, relabel=_config("relabel", "HPGRAPH_RELABEL") or "none")
+                st.uploads[key] = name
+            return st.client, st.uploads[key]
+
+    def keep(self, key, make):
+        """make(), or the answer kept from an earlier call (_Structure.keep)."""
+        return self.structure.keep(key, make)
 
 
 def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=False, preserve_node_attrs=False,
@@ -342,16 +462,6 @@ def _nodes_rows(G, algo, weights=None, **params):
 def _summary(G, algo, **params):
     client, name = G.server_graph()
     return client.run(name, algo, **params)["result"]
-
-
-def _subset(G, nodes, values):
-    """A per-node answer restricted as networkx's nodes argument says: one
-    node's value, or a dict of those given (None: all)."""
-    if nodes is None:
-        return values
-    if nodes in G.graph:
-        return values[nodes]
-    return {v: values[v] for v in G.graph.nbunch_iter(nodes)}
 
 
 def _steps(start, alpha, bound):
@@ -468,78 +578,77 @@ class BackendInterface:
             return f"fewer than {least} nodes: networkx answers faster than a round trip to the server"
         return True
 
+    # Each function keeps its answer on the conversion (HPGraph.keep), so
+    # that a later call with the same arguments only copies it; the copy
+    # is the caller's to change, as networkx's answers are.
+
     @_algorithm(_check_pagerank)
     def pagerank(G, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, nstart=None, weight="weight",
                  dangling=None, **backend_kwargs):
-        # networkx iterates x_i = alpha*M x_{i-1} + (1-alpha)/n from the
-        # uniform x_0 until ||x_i - x_{i-1}||_1 < n*tol, raising when that
-        # takes more than max_iter. M is column-stochastic, so those
-        # differences shrink by alpha or more an iteration, from at most
-        # 2*alpha: where 2*alpha^max_iter < n*tol networkx surely stops in
-        # time, and the ranks after enough iterations (to 1% of its
-        # tolerance) are its answer to within its tolerance. Otherwise
-        # the last difference decides, as networkx's does.
         G = _hp(G)
-        n = len(G)
-        if n == 0:
+        if len(G) == 0:
             return {}
         if max_iter < 1:
             raise nx.PowerIterationFailedConvergence(max_iter)
-        bound = n * tol
-
-        def ranks(k):
-            return _nodes_rows(G, "pagerank-ldbc", damping=alpha, iterations=k, precision="float64")["rank"]
-
-        sure = _steps(2.0, alpha, bound)
-        if sure is not None and sure <= max_iter:
-            x = ranks(min(_steps(2.0, alpha, bound / 100), _MAX_ITERATIONS))
-        else:
-            x = ranks(min(max_iter, _MAX_ITERATIONS))
-            prev = ranks(max_iter - 1) if max_iter > 1 else itertools.repeat(1.0 / n, n)
-            if not math.fsum(abs(a - b) for a, b in zip(x, prev)) < bound:
-                raise nx.PowerIterationFailedConvergence(max_iter)
-        return dict(zip(G.structure.nodes, x))
+        # (a weight is one positive value on every edge: the same ranks)
+        return G.keep(("pagerank", alpha, max_iter, tol), lambda: _pagerank(G, alpha, max_iter, tol)).copy()
 
     @_algorithm(_check_bfs_lengths)
     def single_source_shortest_path_length(G, source, cutoff=None, **backend_kwargs):
         G = _hp(G)
-        st = G.structure
-        depth = _nodes_rows(G, "bfs", src=st.vertex(source))["depth"]
-        keep = [0 <= d <= cutoff for d in depth] if cutoff is not None else list(map((-1).__lt__, depth))
-        return dict(zip(compress(st.nodes, keep), compress(depth, keep)))
+        src = G.structure.vertex(source)
+
+        def lengths():
+            depth = _nodes_rows(G, "bfs", src=src)["depth"]
+            keep = [0 <= d <= cutoff for d in depth] if cutoff is not None else list(map((-1).__lt__, depth))
+            return dict(zip(compress(G.structure.nodes, keep), compress(depth, keep)))
+
+        return G.keep(("bfs lengths", src, cutoff), lengths).copy()
 
     @_algorithm(_check_source())
     def descendants(G, source, **backend_kwargs):
         G = _hp(G)
-        st = G.structure
-        depth = _nodes_rows(G, "bfs", src=st.vertex(source))["depth"]
-        return set(compress(st.nodes, map((0).__lt__, depth)))
+        src = G.structure.vertex(source)
+
+        def reached():
+            depth = _nodes_rows(G, "bfs", src=src)["depth"]
+            return set(compress(G.structure.nodes, map((0).__lt__, depth)))
+
+        return G.keep(("descendants", src), reached).copy()
 
     @_algorithm(_check_distance)
     def descendants_at_distance(G, source, distance, **backend_kwargs):
         G = _hp(G)
-        st = G.structure
         if distance < 0:
             return set()
-        depth = _nodes_rows(G, "bfs", src=st.vertex(source))["depth"]
-        return set(compress(st.nodes, map(distance.__eq__, depth)))
+        src = G.structure.vertex(source)
+
+        def at_distance():
+            depth = _nodes_rows(G, "bfs", src=src)["depth"]
+            return set(compress(G.structure.nodes, map(distance.__eq__, depth)))
+
+        return G.keep(("at distance", src, distance), at_distance).copy()
 
     @_algorithm(_check_dijkstra)
     def single_source_dijkstra_path_length(G, source, cutoff=None, weight="weight", **backend_kwargs):
         w = None if weight is None else _weights(G, weight)
         G = _hp(G, weight)
         st = G.structure
-        ints = w is None or w.ints  # (networkx's sums of int weights are ints)
-        if w is not None and w.uniform and w.minimum == 1:
-            w = None  # (all 1: the unweighted graph, whose sssp is unit weights)
-        dist = _nodes_rows(G, "sssp", w, src=st.vertex(source))["dist"]
-        keep = [d <= cutoff for d in dist] if cutoff is not None else list(map(math.inf.__gt__, dist))
-        values = compress(dist, keep)
-        if ints:
-            values = map(int, values)
-        out = dict(zip(compress(st.nodes, keep), values))
-        out[source] = 0
-        return out
+        src = st.vertex(source)
+
+        def lengths():
+            ints = w is None or w.ints  # (networkx's sums of int weights are ints)
+            # (all 1: the unweighted graph, whose sssp is unit weights)
+            dist = _nodes_rows(G, "sssp", None if w is None or (w.uniform and w.minimum == 1) else w, src=src)["dist"]
+            keep = [d <= cutoff for d in dist] if cutoff is not None else list(map(math.inf.__gt__, dist))
+            values = compress(dist, keep)
+            if ints:
+                values = map(int, values)
+            out = dict(zip(compress(st.nodes, keep), values))
+            out[source] = 0
+            return out
+
+        return G.keep(("dijkstra", src, cutoff, weight), lengths).copy()
 
     @_algorithm(_check_graph(directed=False))
     def connected_components(G, **backend_kwargs):
@@ -568,16 +677,22 @@ class BackendInterface:
     @_algorithm(_check_node(directed=False))
     def node_connected_component(G, n, **backend_kwargs):
         G = _hp(G)
-        st = G.structure
-        label = _nodes_rows(G, "cc")["component"]
-        mine = label[st.vertex(n)]
-        return set(compress(st.nodes, map(mine.__eq__, label)))
+        v = G.structure.vertex(n)
+
+        def component():
+            label = _nodes_rows(G, "cc")["component"]
+            return set(compress(G.structure.nodes, map(label[v].__eq__, label)))
+
+        return G.keep(("component of", v), component).copy()
 
     @_algorithm(_check_triangles)
     def triangles(G, nodes=None, **backend_kwargs):
         G = _hp(G)
-        counts = _nodes_rows(G, "tc", per_vertex=True)["triangles"] if len(G) else ()
-        return _subset(G, nodes, dict(zip(G.structure.nodes, counts)))
+
+        def counts():
+            return dict(zip(G.structure.nodes, _nodes_rows(G, "tc", per_vertex=True)["triangles"] if len(G) else ()))
+
+        return _subset(G, nodes, G.keep(("triangles",), counts))
 
     @_algorithm(_check_clustering)
     def clustering(G, nodes=None, weight=None, **backend_kwargs):
@@ -594,30 +709,93 @@ class BackendInterface:
         return sum(c) / len(c)
 
 
+def _pagerank(G, alpha, max_iter, tol):
+    # networkx iterates x_i = alpha*M x_{i-1} + (1-alpha)/n from the
+    # uniform x_0 until ||x_i - x_{i-1}||_1 < n*tol, raising when that
+    # takes more than max_iter. M is column-stochastic, so those
+    # differences shrink by alpha or more an iteration, from at most
+    # 2*alpha: where 2*alpha^max_iter < n*tol networkx surely stops in
+    # time, and the ranks after enough iterations (to 1% of its
+    # tolerance) are its answer to within its tolerance. Otherwise the
+    # last difference decides, as networkx's does.
+    n = len(G)
+    bound = n * tol
+
+    def ranks(k):
+        return _nodes_rows(G, "pagerank-ldbc", damping=alpha, iterations=k, precision="float64")["rank"]
+
+    sure = _steps(2.0, alpha, bound)
+    if sure is not None and sure <= max_iter:
+        x = ranks(min(_steps(2.0, alpha, bound / 100), _MAX_ITERATIONS))
+    else:
+        x = ranks(min(max_iter, _MAX_ITERATIONS))
+        prev = ranks(max_iter - 1) if max_iter > 1 else itertools.repeat(1.0 / n, n)
+        if not math.fsum(abs(a - b) for a, b in zip(x, prev)) < bound:
+            raise nx.PowerIterationFailedConvergence(max_iter)
+    return dict(zip(G.structure.nodes, x))
+
+
+def _subset(G, nodes, values):
+    """A per-node answer (kept: shared) restricted as networkx's nodes
+    argument says: a copy of all (None), one node's value, or a dict of
+    those given."""
+    if nodes is None:
+        return values.copy()
+    if nodes in G.graph:
+        return values[nodes]
+    return {v: values[v] for v in G.graph.nbunch_iter(nodes)}
+
+
 def _clustering(G):
-    """networkx's clustering of every node: 0 (an int) where it is 0."""
-    lcc = _nodes_rows(G, "lcc")["lcc"] if len(G) else ()
-    return {v: c if c else 0 for v, c in zip(G.structure.nodes, lcc)}
+    """networkx's clustering of every node (kept: shared): 0 (an int)
+    where it is 0."""
+
+    def clustering():
+        lcc = _nodes_rows(G, "lcc")["lcc"] if len(G) else ()
+        return {v: c if c else 0 for v, c in zip(G.structure.nodes, lcc)}
+
+    return G.keep(("clustering",), clustering)
 
 
 def _components(G):
-    # cc labels a component by its smallest id, here the index of its
-    # first node in G's order: networkx's order of the components.
+    # A generator, as networkx's is: the server is asked at the first
+    # component asked for; each component is a new set, made a block at a
+    # time with cyclic collection off (_no_gc: made one by one, the sets of
+    # 10 M edges' components took 2.6 s, in collections).
     G = _hp(G)
     if len(G) == 0:
         return
+    groups = G.keep(("components",), lambda: _component_groups(G))
+    for lo in range(0, len(groups), _BLOCK):
+        with _no_gc():
+            sets = list(map(set, groups[lo : lo + _BLOCK]))
+        yield from sets
+
+
+def _component_groups(G):
+    """The components, each a collection of its nodes, in networkx's order
+    (by their first node in G's order). cc labels a component by its
+    smallest id, here the index of its first node, so the labels in order
+    of appearance are the components in that order. Grouped with as
+    little work per node in Python as may be: a component of 1 node is
+    its label; one of n/16 nodes or more a pass over the labels in C; the
+    others' nodes one by one."""
+    nodes = G.structure.nodes
     labels = _nodes_rows(G, "cc")["component"]
+    n = len(nodes)
     with _no_gc():
-        groups = {}
-        for node, label in zip(G.structure.nodes, labels):
-            groups.setdefault(label, []).append(node)
-        components = [set(members) for members in groups.values()]
-    yield from components
+        sizes = collections.Counter(labels)  # (keys in order of appearance)
+        large = {c: frozenset(compress(nodes, map(c.__eq__, labels))) for c, k in sizes.items() if 16 * k >= n}
+        small = {c: [] for c, k in sizes.items() if 1 < k < n / 16}
+        if small:
+            for node, c in compress(zip(nodes, labels), map(small.__contains__, labels)):
+                small[c].append(node)
+        return [(large.get(c) or small[c]) if k > 1 else (nodes[c],) for c, k in sizes.items()]
 
 
 def _count_components(G):
     G = _hp(G)
-    return _summary(G, "cc")["components"] if len(G) else 0
+    return G.keep(("cc count",), lambda: _summary(G, "cc")["components"]) if len(G) else 0
 
 
 def get_info():

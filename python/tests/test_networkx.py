@@ -3,8 +3,11 @@ on the repository's test graphs and generated ones. The functions are
 called directly (any networkx); the dispatch tests need networkx 3.3 or
 later (backend dispatching) and skip on older ones, saying so."""
 
+import collections
 import gc
 import math
+import random
+import sys
 
 import pytest
 
@@ -225,6 +228,141 @@ def test_empty_graph():
     assert run("triangles", E) == {}
 
 
+def arcs(G):
+    """G's arcs as networkx lists its edges: both directions of an
+    undirected edge, a multigraph's parallel edges once."""
+    out = set()
+    for u, v in G.edges():
+        out.add((u, v))
+        if not G.is_directed():
+            out.add((v, u))
+    return out
+
+
+def converted_arcs(st):
+    """The arcs of a conversion, in the nodes they stand for."""
+    return collections.Counter(zip(map(st.nodes.__getitem__, st.src), map(st.nodes.__getitem__, st.dst)))
+
+
+def conversion_cases():
+    big = nx.gnm_random_graph(6000, 50000, seed=3)  # (more arcs than a block of _int32s)
+    shuffled = list(big)
+    random.Random(4).shuffle(shuffled)
+    out = dict(graphs())
+    out["ints 0..n-1 (blocks)"] = big
+    out["ints, shuffled (a table)"] = nx.relabel_nodes(big, dict(zip(big, shuffled)))
+    out["ints from 1 (a table)"] = nx.relabel_nodes(big, lambda v: v + 1)
+    out["ints far apart (a dict)"] = nx.relabel_nodes(big, lambda v: v * 1000)
+    out["negative ints (a dict)"] = nx.relabel_nodes(big, lambda v: -v)
+    out["directed, shuffled"] = nx.DiGraph(out["ints, shuffled (a table)"])
+    # A row keyed by a float equal to its int node (networkx keeps the key it was given).
+    mixed = nx.path_graph(10)
+    mixed.add_edge(3, 7.0)
+    out["a float key for an int node"] = mixed
+    mixed2 = nx.relabel_nodes(nx.path_graph(10), lambda v: v + 5)
+    mixed2.add_edge(6, 9.0)
+    out["a float key, ints from 5"] = mixed2
+    M = nx.MultiGraph(big)
+    M.add_edges_from(list(big.edges())[:100])
+    out["multigraph"] = M
+    out["view (edge subgraph)"] = M.edge_subgraph(list(M.edges(keys=True))[::3])
+    out["empty"] = nx.Graph()
+    out["isolated only"] = nx.empty_graph(5)
+    return out
+
+
+@pytest.mark.parametrize("numpy", [True, False], ids=["numpy", "no numpy"])
+def test_conversion(numpy, monkeypatch):
+    # Against networkx's own list of its edges, whichever way the nodes
+    # are numbered; with numpy (where installed) and without.
+    if not numpy:
+        monkeypatch.setitem(sys.modules, "numpy", None)  # (import numpy raises ImportError)
+    for name, G in conversion_cases().items():
+        st = backend._Structure(G)
+        assert st.nodes == list(G) and st.n == len(G) and len(st.src) == len(st.dst), name
+        got = converted_arcs(st)
+        assert set(got) == arcs(G) and max(got.values(), default=1) == 1, name
+        for v in G:
+            assert st.nodes[st.vertex(v)] == v, name
+
+
+def test_int32s_counts_what_it_packs():
+    assert list(backend._int32s(range(70000), 70000)) == list(range(70000))
+    for count in (69999, 70001, 65536):
+        with pytest.raises(backend._Changed):
+            backend._int32s(range(70000), count)
+    assert list(backend._repeat_each([2, 0, 1, 3])) == [0, 0, 2, 3, 3, 3]
+
+
+def test_components_grouped_as_networkx():
+    # Components of every kind _component_groups tells apart (1 node,
+    # fewer than n/16, n/16 or more), the nodes in a shuffled order.
+    rng = random.Random(5)
+    G = nx.Graph()
+    G.add_nodes_from(range(2000))
+    parts = [list(range(0, 300)), list(range(300, 430))] + [list(range(430 + 5 * k, 435 + 5 * k)) for k in range(200)]
+    for p in parts:
+        rng.shuffle(p)
+        nx.add_path(G, p)
+    for H in (G, nx.relabel_nodes(G, {v: f"n{v}" for v in G})):
+        shuffled = nx.Graph()
+        shuffled.add_nodes_from(rng.sample(list(H), len(H)))
+        shuffled.add_edges_from(H.edges())
+        for g in (H, shuffled):
+            assert list(run("connected_components", g)) == list(nx.connected_components(g))
+
+
+def test_answers_kept_and_copied(monkeypatch):
+    # A later call with the same arguments on the same conversion asks the
+    # server nothing and returns a new copy, which the caller may change.
+    G = graphs()["gnp+loops"]
+    asked = []
+    real = backend._nodes_rows
+    monkeypatch.setattr(backend, "_nodes_rows", lambda *a, **kw: asked.append(a[1]) or real(*a, **kw))
+    hg, weighted = backend.convert_from_nx(G), backend.convert_from_nx(G, {"weight": 1})
+    calls = [
+        ("pagerank", ()), ("single_source_shortest_path_length", (0,)), ("descendants", (0,)),
+        ("descendants_at_distance", (0, 2)), ("single_source_dijkstra_path_length", (0,)),
+        ("node_connected_component", (0,)), ("triangles", ()), ("clustering", ()),
+    ]
+    for name, args in calls:
+        h = weighted if name == "single_source_dijkstra_path_length" else hg
+        first = getattr(B, name)(h, *args)
+        n = len(asked)
+        second = getattr(B, name)(h, *args)
+        assert len(asked) == n and second == first and second is not first, name
+        second.clear()
+        assert getattr(B, name)(h, *args) == first, name
+        assert getattr(B, name)(backend.convert_from_nx(G.copy()), *args) == first, name  # (a fresh conversion)
+    comps = list(B.connected_components(hg))
+    n = len(asked)
+    again = list(B.connected_components(hg))
+    assert len(asked) == n and again == comps and all(a is not b for a, b in zip(again, comps))
+    again[0].clear()
+    assert list(B.connected_components(hg)) == comps == list(nx.connected_components(G))
+
+
+def test_changed_graph_asked_again():
+    # networkx drops the conversion, and with it the answers, when the
+    # graph changes through its methods.
+    if not getattr(getattr(nx, "config", None), "cache_converted_graphs", False):
+        pytest.skip(f"networkx {nx.__version__} keeps no cache on graphs (__networkx_cache__, 3.3 or later)")
+    G = nx.Graph(graphs()["gnp+loops"])
+    for _ in range(2):
+        assert run("single_source_shortest_path_length", G, 0) == nx.single_source_shortest_path_length(G, 0)
+        assert list(run("connected_components", G)) == list(nx.connected_components(G))
+        G.add_edge(0, 299)
+        G.remove_node(len(G) // 2)
+
+
+def test_answers_kept_are_bounded():
+    st = backend._Structure(nx.path_graph(3))
+    for k in range(backend._KEPT + 5):
+        assert st.keep(("k", k), lambda: k) == k
+    assert len(st.kept) == backend._KEPT and ("k", 0) not in st.kept
+    assert st.keep(("k", backend._KEPT + 4), lambda: "made again") == backend._KEPT + 4
+
+
 def test_conversion_is_cached_on_the_graph(monkeypatch):
     if not hasattr(nx.Graph(), "__networkx_cache__") or not getattr(getattr(nx, "config", None), "cache_converted_graphs", False):
         pytest.skip(f"networkx {nx.__version__} keeps no cache on graphs (__networkx_cache__, 3.3 or later)")
@@ -271,10 +409,14 @@ def test_dispatch_uses_the_cached_graph():
         nx.number_connected_components(G, backend="hpgraph")
         cached = G.__networkx_cache__["backends"]["hpgraph"]
         (hg,) = cached.values()
-        uploaded = dict(hg._uploaded)
+        uploaded = dict(hg.structure.uploads)
         nx.connected_components(G, backend="hpgraph")
         nx.single_source_shortest_path_length(G, 0, backend="hpgraph")
-        assert G.__networkx_cache__["backends"]["hpgraph"] == cached and hg._uploaded == uploaded
+        assert G.__networkx_cache__["backends"]["hpgraph"] == cached and hg.structure.uploads == uploaded
+        # pagerank's conversion (with its weight attribute) shares the arrays and the upload
+        nx.pagerank(G, backend="hpgraph")
+        assert all(h.structure is hg.structure for h in G.__networkx_cache__["backends"]["hpgraph"].values())
+        assert hg.structure.uploads == uploaded
 
 
 @needs_dispatch

@@ -1,9 +1,10 @@
 """Each function the networkx backend dispatches, against networkx's own
 answer, on the repository's test graphs and generated Kronecker and
-uniform graphs; then the issue's timings on a large generated graph.
+uniform graphs; then the issue's timings on a large generated graph,
+each hpgraph call's time split into its phases (Phases).
 
     python3 nx_compare.py --bin bin/gpu/hpgraph --out DIR [--scale 12]
-        [--timing-scale 20 --timing-degree 10] [--backend auto]
+        [--timing-scale 20 --timing-degree 10]
 
 Writes DIR/nx_compare.json and DIR/nx_timing.json and prints a table of
 each. Needs networkx 3.3 or later with hpgraph installed as its backend
@@ -11,11 +12,11 @@ each. Needs networkx 3.3 or later with hpgraph installed as its backend
 """
 
 import argparse
+import collections
 import gc
 import json
 import math
 import os
-import statistics
 import subprocess
 import sys
 import time
@@ -124,9 +125,102 @@ def clock(f):
     return time.perf_counter() - t, r
 
 
+class Phases:
+    """Where the backend's calls spend their time, while active: converting
+    (the arrays, and an edge attribute's values), uploading (the client's
+    wait; the server's own load time in it), querying (the request, the
+    answer's transfer and decoding; the server's compute time in it). The
+    rest of a call is networkx's dispatch and the making of the answer's
+    Python objects."""
+
+    def __init__(self):
+        from hpgraph import client, networkx_backend
+
+        self.patches = [(networkx_backend._Structure, "__init__"), (networkx_backend._Weights, "__init__"),
+                        (client.Client, "_request")]
+        self.times = collections.Counter()
+
+    def __enter__(self):
+        self.saved = [getattr(cls, name) for cls, name in self.patches]
+        for (cls, name), real in zip(self.patches, self.saved):
+            setattr(cls, name, self._timed(real, name))
+        return self
+
+    def __exit__(self, *exc):
+        for (cls, name), real in zip(self.patches, self.saved):
+            setattr(cls, name, real)
+
+    def _timed(self, real, name):
+        def timed(obj, *args, **kwargs):
+            t = time.perf_counter()
+            r = real(obj, *args, **kwargs)
+            took = time.perf_counter() - t
+            if name == "__init__":
+                self.times["convert_s"] += took
+            elif args[0] == "PUT":
+                self.times["upload_s"] += took
+                self.times["server_load_s"] += json.loads(r[1])["load_ms"] / 1e3
+            elif args[1].endswith("/run"):
+                self.times["query_s"] += took
+                ms = r[0].get("X-Hpgraph-Compute-Ms")
+                self.times["server_compute_s"] += float(ms if ms is not None else json.loads(r[1])["times_ms"]["compute"]) / 1e3
+            return r
+
+        return timed
+
+    def measure(self, f):
+        """(seconds, the phases' seconds, f's answer)."""
+        self.times.clear()
+        t, r = clock(f)
+        phases = {k: round(v, 4) for k, v in self.times.items()}
+        phases["rest_s"] = round(t - sum(v for k, v in self.times.items() if not k.startswith("server_")), 4)
+        return t, phases, r
+
+
+def relabel_choices(hg, src):
+    """The server's renumbering of an upload (relabel none or auto), what
+    it costs at the upload and gains in a BFS and a PageRank."""
+    from hpgraph import Edges
+
+    client, st = hg.server_graph()[0], hg.structure
+    out = {}
+    for relabel in ("none", "auto"):
+        edges = Edges(st.n, st.src, st.dst, directed=st.directed, symmetric=not st.directed)
+        t, info = clock(lambda: client.upload("relabel-" + relabel, edges, keep_loops=True, relabel=relabel))
+        row = {"upload_s": t, "server_load_s": info["load_ms"] / 1e3}
+        for key, algo, params in (("bfs_first", "bfs", {"src": src}), ("bfs", "bfs", {"src": src}),
+                                  ("pagerank20", "pagerank-ldbc", {"iterations": 20})):
+            t, r = clock(lambda: client.run("relabel-" + relabel, algo, **params))
+            row[key + "_s"], row[key + "_compute_s"] = t, r["times_ms"]["compute"] / 1e3
+        client.drop("relabel-" + relabel)
+        out[relabel] = row
+    return out
+
+
+def summary(out):
+    """The timings as lines of text: speed-ups and the first call's phases."""
+    lines = [f"{out['nodes']} nodes, {out['edges']} edges; converted in {out['convert_s']:.2f} s and sent in "
+             f"{out['send_s']:.2f} s: {out['convert_send_edges_per_s'] / 1e6:.2f} M edges/s; relabel {out['relabel']}"]
+    for relabel, row in out["relabel_choices"].items():
+        lines.append(f"  relabel {relabel}: " + ", ".join(f"{k} {v:.3f}" for k, v in row.items()))
+    lines.append(f"{'function':36} {'networkx':>9} {'first':>15} {'later':>17} {'not kept':>16}   first call's phases")
+    for name, row in out.items():
+        if not isinstance(row, dict) or "first_s" not in row:
+            continue
+        cells = [f"{row.get('networkx_s', math.nan):8.3f}s"]
+        for k in ("first", "later", "not_kept"):
+            cells.append(f"{row[k + '_s']:8.4f}s {row.get(k + '_speedup', math.nan):6.1f}x")
+        total = row["first_s"]
+        shares = ", ".join(f"{k[:-2]} {v / total:.0%}" for k, v in row["first_phases"].items() if not k.startswith("server_"))
+        lines.append(f"{name:36} {' '.join(cells)}   {shares}")
+    return "\n".join(lines)
+
+
 def timing(G, later_runs=3):
     """The issue's targets: conversion and upload rate, and each function's
-    first (conversion included) and later calls against networkx's."""
+    first call (conversion included), later calls (the answer kept) and a
+    later call whose answer is not kept, against networkx's; each hpgraph
+    call with its phases (Phases)."""
     from hpgraph import networkx_backend as backend
 
     m = G.number_of_edges()
@@ -137,30 +231,40 @@ def timing(G, later_runs=3):
     G.__networkx_cache__.clear()
     t_conv, hg = clock(lambda: backend.convert_from_nx(G))
     t_send, _ = clock(lambda: hg.server_graph())
-    out.update(convert_s=t_conv, send_s=t_send, convert_send_edges_per_s=m / (t_conv + t_send))
-    del hg
+    out.update(convert_s=t_conv, send_s=t_send, convert_send_edges_per_s=m / (t_conv + t_send),
+               relabel=backend._config("relabel", "HPGRAPH_RELABEL") or "none")
     hub = max(G, key=G.degree)
+    out["relabel_choices"] = relabel_choices(hg, hg.structure.vertex(hub))
+    del hg
     funcs = {
         "pagerank": lambda **kw: nx.pagerank(G, **kw),
         "single_source_shortest_path_length": lambda **kw: nx.single_source_shortest_path_length(G, hub, **kw),
         "connected_components": lambda **kw: list(nx.connected_components(G, **kw)),
         "number_connected_components": lambda **kw: nx.number_connected_components(G, **kw),
     }
-    for name, f in funcs.items():
-        row = {}
-        try:
-            row["networkx_s"], want = clock(f)
-        except Exception as e:  # (networkx's pagerank needs scipy)
-            row["networkx_error"], want = repr(e), None
-        G.__networkx_cache__.clear()
-        row["first_s"], got = clock(lambda: f(backend="hpgraph"))
-        row["later_s"] = statistics.median(clock(lambda: f(backend="hpgraph"))[0] for _ in range(later_runs))
-        if want is not None:
-            row["equal"] = close_ranks(got, want, len(G), 1e-6) if name == "pagerank" else got == want
-            row["first_speedup"] = row["networkx_s"] / row["first_s"]
-            row["later_speedup"] = row["networkx_s"] / row["later_s"]
-        out[name] = row
-        print(name, json.dumps(row), flush=True)
+    with Phases() as phases:
+        for name, f in funcs.items():
+            row = {}
+            try:
+                row["networkx_s"], want = clock(f)
+            except Exception as e:  # (networkx's pagerank needs scipy)
+                row["networkx_error"], want = repr(e), None
+            G.__networkx_cache__.clear()
+            row["first_s"], row["first_phases"], got = phases.measure(lambda: f(backend="hpgraph"))
+            later = [phases.measure(lambda: f(backend="hpgraph")) for _ in range(later_runs)]
+            kept = later[-1][2]
+            later = sorted(((t, p) for t, p, _ in later), key=lambda r: r[0])
+            row["later_s"], row["later_phases"] = later[len(later) // 2]
+            for h in G.__networkx_cache__["backends"]["hpgraph"].values():
+                h.structure.kept.clear()
+            row["not_kept_s"], row["not_kept_phases"], again = phases.measure(lambda: f(backend="hpgraph"))
+            if want is not None:
+                equal = (lambda a, b: close_ranks(a, b, len(G), 1e-6)) if name == "pagerank" else (lambda a, b: a == b)
+                row["equal"] = equal(got, want) and equal(kept, want) and equal(again, want)
+                for k in ("first", "later", "not_kept"):
+                    row[k + "_speedup"] = row["networkx_s"] / row[k + "_s"]
+            out[name] = row
+            print(name, json.dumps(row), flush=True)
     return out
 
 
@@ -194,6 +298,7 @@ def main():
         out = timing(G)
         with open(os.path.join(a.out, "nx_timing.json"), "w") as f:
             json.dump(out, f, indent=1)
+        print(summary(out))
     sys.exit(1 if bad else 0)
 
 
