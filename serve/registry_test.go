@@ -120,9 +120,10 @@ func TestEveryAppServed(t *testing.T) {
 	}
 }
 
-// TestClientTakesEveryParam: the Go client's Params (a typed struct,
-// since the client does not import the apps) name every parameter the
-// server takes, under the server's JSON names, and nothing else.
+// TestClientTakesEveryParam: the Go client's Params (a typed struct
+// generated from the apps' declarations, since the client does not import
+// the apps) name every parameter the server takes, under the server's
+// JSON names, and nothing else.
 func TestClientTakesEveryParam(t *testing.T) {
 	want := []string{srcParam}
 	for _, p := range registry.AllParams() {

@@ -56,17 +56,9 @@ type Graph = wire.Graph
 // type for the server, this client and the command line).
 type LoadOptions = wire.LoadOptions
 
-// Params are a query's parameters; nil fields take `hpgraph run`'s defaults.
-type Params struct {
-	Src        *int64   `json:"src,omitempty"`
-	Damping    *float64 `json:"damping,omitempty"`
-	Tolerance  *float64 `json:"tolerance,omitempty"`
-	MaxIter    *int     `json:"max_iter,omitempty"`
-	Iterations *int     `json:"iterations,omitempty"`
-	Precision  *string  `json:"precision,omitempty"`
-	PerVertex  *bool    `json:"per_vertex,omitempty"`
-	Delta      *float64 `json:"delta,omitempty"`
-}
+// Params (params_gen.go) are made from the apps' declarations by
+// internal/tools/clientparams.
+//go:generate go run ../../internal/tools/clientparams params_gen.go
 
 // Ptr returns a pointer to v, for Params' fields.
 func Ptr[T any](v T) *T { return &v }
