@@ -645,8 +645,13 @@ func (c *cpuStepper[X, A]) claimedApply() {
 		c.listed, c.inBits = true, true
 		return
 	}
-	shared := par.Workers() > 1
-	par.Chunks(len(c.lists), 1, func(_, lo, hi int) {
+	// (a few rows: on this goroutine, without atomics; a grid's BFS
+	// runs thousands of such supersteps)
+	shared, chunk := par.Workers() > 1 && n >= serialRows, 1
+	if !shared {
+		chunk = len(c.lists)
+	}
+	par.Chunks(len(c.lists), chunk, func(_, lo, hi int) {
 		for w := lo; w < hi; w++ {
 			l := c.lists[w]
 			t := tally{count: int64(len(l))}
