@@ -39,6 +39,9 @@ import (
 //     is (Contributor), and a bottom-up pull gathers a word's rows found
 //     at once where any one edge decides a row (FirstGatherer): one call
 //     through the Program interface a list, not one a vertex or an edge.
+//     A search's top-down push claims its rows in the program's own
+//     state where the program says how (Claimer): no y, touched bits or
+//     Update for them, as GAP's loop.
 //   - Work is split by what it costs: a small superstep runs on the
 //     calling goroutine, without starting any (par.Chunks).
 //   - Programs that declare Spec.Delta run by delta-stepping (delta.go).
