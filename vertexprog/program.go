@@ -165,8 +165,8 @@ type FirstGatherer[X, A any] interface {
 // activates must not Want after it. shared says other calls run at the
 // same time on other parts of the frontier (and may reach the same
 // rows), so claims must be atomic. The CPU engine uses it for unweighted
-// pushes of runs neither partitioned nor delta-stepped; vptest checks it
-// against Gather and Update (Options.PerEdge).
+// pushes of runs neither partitioned nor delta-stepped, and not with
+// Options.PerEdge.
 type Claimer[X any] interface {
 	ClaimRows(us []int32, ptr []int64, col []int32, want []uint32, x []X, s *Step, shared bool, out []int32) []int32
 }
