@@ -39,6 +39,9 @@ import (
 //     is (Contributor), and a bottom-up pull gathers a word's rows found
 //     at once where any one edge decides a row (FirstGatherer): one call
 //     through the Program interface a list, not one a vertex or an edge.
+//     A search's top-down push claims its rows in the program's own
+//     state where the program says how (Claimer): no y, touched bits or
+//     Update for them, as GAP's loop.
 //   - Work is split by what it costs: a small superstep runs on the
 //     calling goroutine, without starting any (par.Chunks).
 //   - Programs that declare Spec.Delta run by delta-stepping (delta.go).
@@ -86,6 +89,11 @@ type cpuStepper[X, A any] struct {
 	// contrib and op are a Contributor's, for native pushes (nil, 0: none).
 	contrib spmv.Contributor[X, A]
 	op      spmv.Op
+	// claim is a Claimer's (nil: none, or a part or Options.PerEdge);
+	// claimed says the push in flight claimed its rows, which its lists
+	// hold as the activated ones.
+	claim   Claimer[X]
+	claimed bool
 	// delta runs the program by delta-stepping (nil: it does not).
 	delta *deltaBuckets[X]
 }
@@ -162,6 +170,9 @@ func newCPUStepper[X, A any](h *hostRun[X, A], opt Options, part bool) *cpuStepp
 	}
 	if !part {
 		c.delta = newDeltaBuckets(h, opt.MaxIterations)
+		if cl, ok := h.p.(Claimer[X]); ok && !opt.PerEdge && c.wantOK && c.delta == nil {
+			c.claim = cl
+		}
 	}
 	if c.delta != nil {
 		c.startDelta()
@@ -505,6 +516,19 @@ func (f wantsEach) WantsList(vs, out []int32) []int32 {
 // listing the rows it changes in the workers' lists.
 func (c *cpuStepper[X, A]) pushGather() {
 	us := c.frontierList()
+	if m := c.push.Matrix; c.claim != nil && m.K == 0 && m.CooVal == nil {
+		// A Claimer's push: each worker's list is the rows it activated.
+		chunk, serial := pushChunk, c.edges < serialEdges || par.Workers() == 1
+		if serial {
+			chunk = len(us)
+		}
+		want := c.want.Words()
+		par.Chunks(len(us), chunk, func(w, lo, hi int) {
+			c.lists[w] = c.claim.ClaimRows(us[lo:hi], m.CooPtr, m.CooCol, want, c.x, &c.steps[w], !serial, c.lists[w])
+		})
+		c.claimed = true
+		return
+	}
 	ps := &spmv.Push[X, A]{M: c.push.Matrix, X: c.x, Y: c.y, Touched: c.touched, Contrib: c.contrib, Op: c.op}
 	if c.wantOK {
 		ps.Rows = c.want
@@ -523,6 +547,10 @@ func (c *cpuStepper[X, A]) pushGather() {
 
 // pushApply is a push's APPLY over the rows the push changed.
 func (c *cpuStepper[X, A]) pushApply() {
+	if c.claimed {
+		c.claimedApply()
+		return
+	}
 	keep := c.spec.Idempotent
 	touched := 0
 	for _, l := range c.lists {
@@ -575,6 +603,72 @@ func (c *cpuStepper[X, A]) pushApply() {
 			} else {
 				c.touched.AtomicClear(v)
 			}
+		}
+	})
+	c.queue = c.join(c.queue[:0])
+	c.listed, c.inBits = true, false
+}
+
+// claimedApply is what is left of APPLY after a Claimer's push: the
+// activated rows' tally and want bits, and the frontier from the
+// workers' lists. Where they are many, as pushApply by words: their
+// bits into active, then the tally and want's refresh by words, in
+// order, and the frontier listed from the bits.
+func (c *cpuStepper[X, A]) claimedApply() {
+	c.claimed = false
+	deg, ww := c.frontDeg, c.want.Words()
+	n := 0
+	for _, l := range c.lists {
+		n += len(l)
+	}
+	if n*denseApply > c.n {
+		aw := c.active.Words()
+		clear(aw[c.wlo:c.whi])
+		for w, l := range c.lists {
+			for _, v := range l {
+				aw[v>>5] |= 1 << (uint32(v) & 31)
+			}
+			c.lists[w] = l[:0]
+		}
+		par.DynamicW(c.parts, func(w, lo, hi int) {
+			rows := c.active.AppendWords(c.lists[w], lo, hi)
+			t := tally{count: int64(len(rows) - len(c.lists[w]))}
+			if deg != nil {
+				for _, v := range rows[len(c.lists[w]):] {
+					t.edges += int64(deg[v])
+				}
+			}
+			for i := lo; i < hi; i++ {
+				ww[i] &^= aw[i]
+			}
+			c.lists[w] = rows
+			c.tallies[w].add(t)
+		})
+		c.queue = c.join(c.queue[:0])
+		c.listed, c.inBits = true, true
+		return
+	}
+	// (a few rows: on this goroutine, without atomics; a grid's BFS
+	// runs thousands of such supersteps)
+	shared, chunk := par.Workers() > 1 && n >= serialRows, 1
+	if !shared {
+		chunk = len(c.lists)
+	}
+	par.Chunks(len(c.lists), chunk, func(_, lo, hi int) {
+		for w := lo; w < hi; w++ {
+			l := c.lists[w]
+			t := tally{count: int64(len(l))}
+			for _, v := range l {
+				if deg != nil {
+					t.edges += int64(deg[v])
+				}
+				if shared {
+					c.want.AtomicClear(v)
+				} else {
+					ww[v>>5] &^= 1 << (uint32(v) & 31)
+				}
+			}
+			c.tallies[w].add(t)
 		}
 	})
 	c.queue = c.join(c.queue[:0])

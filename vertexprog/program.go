@@ -150,6 +150,27 @@ type FirstGatherer[X, A any] interface {
 	GatherFirst(vs, us []int32, w []float32, x []X, y []A)
 }
 
+// Claimer is implemented by RowFilter programs whose push superstep
+// can be run as claims, each row updated in the program's own state at
+// the edge that reaches it (a search's top-down step: "claim v if it
+// wants input"), where the engine gathers into the row's accumulator,
+// marks it touched and runs APPLY after. ClaimRows must leave the
+// program's state as gathering from Identity over the edges from each u
+// of us to those of its out-neighbours col[ptr[u]:ptr[u+1]] (an
+// unweighted graph, every weight 1) whose bits in want are set, then
+// Update of each row gathered into, would, whatever the order of us and
+// its split among calls; append to out each row whose Update would
+// return true, once, and return it. want holds Wants' answers at the
+// superstep's start and does not change during it; a row that ClaimRows
+// activates must not Want after it. shared says other calls run at the
+// same time on other parts of the frontier (and may reach the same
+// rows), so claims must be atomic. The CPU engine uses it for unweighted
+// pushes of runs neither partitioned nor delta-stepped, and not with
+// Options.PerEdge.
+type Claimer[X any] interface {
+	ClaimRows(us []int32, ptr []int64, col []int32, want []uint32, x []X, s *Step, shared bool, out []int32) []int32
+}
+
 // Prioritizer is implemented by programs that run by delta-stepping
 // (Spec.Delta > 0): Priority is the order vertices run in (lower first; a
 // shortest path's distance: the priority of v with value x), which the

@@ -8,6 +8,7 @@ package bfs
 
 import (
 	"math"
+	"sync/atomic"
 
 	"github.com/hpgraph/hpgraph/apps"
 	"github.com/hpgraph/hpgraph/vertexprog"
@@ -195,4 +196,63 @@ func (p *Program) Contributions(u int32, _ struct{}, _ []float32, out []int32) {
 	for i := range out {
 		out[i] = u
 	}
+}
+
+// ClaimRows is a top-down step as claims (vertexprog.Claimer): a wanted
+// (unvisited) vertex's parent is the smallest pushing neighbour, its
+// depth the superstep's. A parent set in this step is one of a vertex
+// whose want bit is set (its Parent was -1 at the step's start), so a
+// vertex already claimed takes a smaller u in its place: the parents of
+// Gather's min, whatever the frontier's order. Each edge reads a bit,
+// and a parent only where the bit is set.
+func (p *Program) ClaimRows(us []int32, ptr []int64, col []int32, want []uint32, _ []struct{}, s *vertexprog.Step, shared bool, out []int32) []int32 {
+	depth, parent, dv := int32(s.Iteration+1), p.Parent, p.Depth
+	if shared {
+		return claimShared(us, ptr, col, want, parent, dv, depth, out)
+	}
+	for _, u := range us {
+		for e, end := ptr[u], ptr[u+1]; e < end; e++ {
+			v := col[e]
+			if want[v>>5]&(1<<(uint32(v)&31)) == 0 {
+				continue
+			}
+			switch pv := parent[v]; {
+			case pv < 0:
+				parent[v], dv[v] = u, depth
+				out = append(out, v)
+			case u < pv:
+				parent[v] = u
+			}
+		}
+	}
+	return out
+}
+
+// claimShared is ClaimRows with atomic parents: a wanted vertex's parent
+// becomes u where it is -1 or larger, and the call that found it -1
+// claimed the vertex.
+func claimShared(us []int32, ptr []int64, col []int32, want []uint32, parent, dv []int32, depth int32, out []int32) []int32 {
+	for _, u := range us {
+		for e, end := ptr[u], ptr[u+1]; e < end; e++ {
+			v := col[e]
+			if want[v>>5]&(1<<(uint32(v)&31)) == 0 {
+				continue
+			}
+			pv := &parent[v]
+			for {
+				old := atomic.LoadInt32(pv)
+				if old >= 0 && old <= u {
+					break
+				}
+				if atomic.CompareAndSwapInt32(pv, old, u) {
+					if old < 0 {
+						dv[v] = depth
+						out = append(out, v)
+					}
+					break
+				}
+			}
+		}
+	}
+	return out
 }

@@ -2,6 +2,8 @@ package bfs_test
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/hpgraph/hpgraph/apps/bfs"
@@ -108,5 +110,50 @@ func TestBadInput(t *testing.T) {
 	}
 	if _, err := bfs.Run(g, 0, vertexprog.Options{Backend: "nonesuch"}); err == nil {
 		t.Error("unknown backend accepted")
+	}
+}
+
+// TestBFSPushParentsAreSmallest: top-down steps large enough to run on
+// several goroutines (frontiers of 16K+ edges, so claims race) give
+// every vertex the smallest in-neighbour one level up as its parent, as
+// Gather's min does, counted here from the edges themselves.
+func TestBFSPushParentsAreSmallest(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	const n, m = 20000, 400000
+	rng := rand.New(rand.NewPCG(7, 9))
+	el := &datasets.EdgeList{N: n, Directed: true, Src: make([]int32, m), Dst: make([]int32, m)}
+	for i := range m {
+		el.Src[i], el.Dst[i] = rng.Int32N(n), rng.Int32N(n)
+	}
+	dg := apptest.Build(t, el, datasets.Options{})
+	g := vertexprog.NewGraph(dg)
+	for _, src := range apptest.Sources(dg) {
+		want, err := reference.BFS(dg, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parent := make([]int32, n)
+		for v := range parent {
+			parent[v] = -1
+		}
+		parent[src] = src
+		for u := range int32(n) {
+			for _, v := range dg.Neighbors(u) {
+				if want[u] >= 0 && v != src && want[v] == want[u]+1 && (parent[v] < 0 || u < parent[v]) {
+					parent[v] = u
+				}
+			}
+		}
+		for _, d := range []vertexprog.Direction{vertexprog.Push, vertexprog.Auto} {
+			r, err := bfs.Run(g, src, vertexprog.Options{Backend: "cpu", Direction: d})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for v := range want {
+				if r.Depth[v] != want[v] || r.Parent[v] != parent[v] {
+					t.Fatalf("src %d, %s: vertex %d: depth %d, parent %d; want %d, %d", src, d, v, r.Depth[v], r.Parent[v], want[v], parent[v])
+				}
+			}
+		}
 	}
 }
