@@ -42,6 +42,7 @@ type ccRun struct {
 	mod       *rt.Module
 	md        *build.Matrix
 	n         int
+	lo, hi    int // the rows with neighbours: a part's, or 0, n
 	comp      cu.DevicePtr
 	sample    cu.DevicePtr
 	bufs      []cu.DevicePtr
@@ -66,7 +67,7 @@ func startCC(d *Device, m *driver.Matrix, extra int64) (*ccRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &ccRun{d: d, n: m.N}
+	r := &ccRun{d: d, n: m.N, hi: m.N}
 	err = d.Do("copying the graph to the device", func() error {
 		need := d.Cache.Need(m.Matrix, false, false, build.BinLimits{}, build.TileSpec{}) + int64(m.N)*4 + afSamples*4 + extra
 		if err := d.reserve(need); err != nil {
@@ -101,11 +102,11 @@ func (r *ccRun) arg(round, giant int) []byte { return r.argWith(r.sample, round,
 // argWith is arg with sample pointing elsewhere (af_link_pairs' other
 // forest).
 func (r *ccRun) argWith(sample cu.DevicePtr, round, giant int) []byte {
-	b := make([]byte, 32)
+	b := make([]byte, 40)
 	le := binary.LittleEndian
 	le.PutUint64(b, uint64(r.comp))
 	le.PutUint64(b[8:], uint64(sample))
-	for i, v := range []uint32{uint32(r.n), uint32(round), uint32(giant), afSeed} {
+	for i, v := range []uint32{uint32(r.n), uint32(round), uint32(giant), afSeed, uint32(r.lo), uint32(r.hi)} {
 		le.PutUint32(b[16+4*i:], v)
 	}
 	return b
@@ -141,13 +142,17 @@ func (r *ccRun) Run() (int, error) {
 // matrix allows (a part's rows: afforest_parts.go).
 func (r *ccRun) link(skip bool) (giant int32) {
 	rows := rt.Blocks(int64(r.n), rt.BlockSize)
+	own := int64(r.hi - r.lo) // (the rows the links read: a part's own)
 	a := r.arg(0, 0)
 	r.launch("af_init", rows, a)
+	giant = -1 // (no vertex's label)
+	if own == 0 {
+		return giant
+	}
 	for i := 0; i < afRounds; i++ {
-		r.launch("af_link_round", rows, r.arg(i, 0))
+		r.launch("af_link_round", rt.Blocks(own, rt.BlockSize), r.arg(i, 0))
 		r.launch("af_compress", rows, a)
 	}
-	giant = -1 // (no vertex's label)
 	if skip {
 		r.launch("af_sample", afSamples/rt.BlockSize, a)
 		labels := make([]int32, afSamples)
@@ -155,7 +160,7 @@ func (r *ccRun) link(skip bool) (giant int32) {
 		r.d.Sync()
 		giant = mostFrequent(labels)
 	}
-	r.launch("af_link_rest", rt.Blocks(int64(r.n)*32, rt.BlockSize), r.arg(afRounds, int(giant)))
+	r.launch("af_link_rest", rt.Blocks(own, rt.BlockSize), r.arg(afRounds, int(giant)))
 	r.launch("af_compress", rows, a)
 	return giant
 }

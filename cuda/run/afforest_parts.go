@@ -62,6 +62,7 @@ func StartPartComponents(devs []*Device, parts []*driver.Matrix, info []driver.P
 		if err != nil {
 			return err
 		}
+		r.lo, r.hi = int(info[i].Lo), int(info[i].Hi) // (a part's other rows are empty)
 		g.runs[i] = r
 		return d.Do("allocating a part's forests", func() error {
 			for _, o := range devs {
