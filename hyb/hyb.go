@@ -30,6 +30,11 @@ type Options struct {
 	Breakeven int
 	// MaxK caps K (0 = no cap), for tests and tuning.
 	MaxK int
+	// MinK raises K to at least MinK, or the longest row: a part's
+	// matrix, whose rows outside the part are empty, takes the K of its
+	// own rows (vertexprog's part matrices), which the rule over every
+	// row would put lower.
+	MinK int
 }
 
 // DefaultOptions are CUSP's constants (relative speed 3, breakeven 4096).
@@ -251,6 +256,7 @@ func chooseK(rowPtr []int64, opt Options) (int, bool) {
 			long = long[1:]
 		}
 	}
+	k = max(k, min(opt.MinK, maxLen))
 	if opt.MaxK > 0 && k > opt.MaxK {
 		k = opt.MaxK
 	}
@@ -415,8 +421,8 @@ func DescribeRows(n int, rowPtr []int64, opt Options) (*Matrix, error) {
 }
 
 func checkOptions(opt Options) error {
-	if opt.RelativeSpeed <= 0 || math.IsNaN(opt.RelativeSpeed) || opt.Breakeven < 0 || opt.MaxK < 0 {
-		return fmt.Errorf("hyb: invalid options %+v (relative speed must be > 0, breakeven and max K >= 0)", opt)
+	if opt.RelativeSpeed <= 0 || math.IsNaN(opt.RelativeSpeed) || opt.Breakeven < 0 || opt.MaxK < 0 || opt.MinK < 0 {
+		return fmt.Errorf("hyb: invalid options %+v (relative speed must be > 0, breakeven, max K and min K >= 0)", opt)
 	}
 	return nil
 }

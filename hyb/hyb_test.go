@@ -72,6 +72,11 @@ func TestChooseK(t *testing.T) {
 		{"breakeven", []int{1, 1, 2, 9}, Options{RelativeSpeed: 100, Breakeven: 3}, 1},
 		{"max K cap", []int{4, 4, 4, 4}, Options{RelativeSpeed: 3, MaxK: 2}, 2},
 		{"empty rows", []int{0, 0, 0}, Options{RelativeSpeed: 3}, 0},
+		// The rule gives 0 (Breakeven); MinK raises it, up to the longest row.
+		{"min K", []int{1, 2, 3}, Options{RelativeSpeed: 3, Breakeven: 4096, MinK: 2}, 2},
+		{"min K past the longest row", []int{1, 2, 3}, Options{RelativeSpeed: 3, Breakeven: 4096, MinK: 7}, 3},
+		{"min K below the rule's", []int{1, 2, 3, 5, 2, 0}, Options{RelativeSpeed: 3, MinK: 1}, 3},
+		{"min K and max K", []int{1, 2, 3}, Options{RelativeSpeed: 3, Breakeven: 4096, MinK: 2, MaxK: 1}, 1},
 	}
 	for _, c := range cases {
 		if got := ChooseK(ptr(c.lens...), c.opt); got != c.want {

@@ -59,12 +59,28 @@ func (pt Partition) Owner(v int32) int {
 // would also crowd the hubs' device memory.
 const rowCost = 8
 
+// searchRowCost is rowCost for a search (a program that filters its
+// rows and stops a row at its first find: RowFilter and EarlyExit): its
+// pulls test every row and read few of their arcs, so its supersteps
+// cost by rows. On one H200, kron24 renumbered by degree in 2 parts at
+// rowCost (ncu, the kernels' own times): BFS's part of the short rows
+// (98% of the rows, 37% of the arcs) took as long as the whole graph,
+// 1.0 ms, its hubs' part 0.36, of which 0.19 were passes over every
+// vertex that both parts make; the rest fits 43 ps a row and 0.53 an
+// arc, a row costing about 80 arcs.
+const searchRowCost = 64
+
 // SplitRows partitions n vertices, whose rows have the lengths rowPtr
 // gives (a CSR's row offsets, n+1 of them), into parts ranges of about
 // equal work, a row costing its entries plus rowCost, each boundary a
 // multiple of 32 (a bitmask word). Parts may be empty where the graph has
 // fewer words than parts.
 func SplitRows(rowPtr []int64, parts int) (Partition, error) {
+	return splitRows(rowPtr, parts, rowCost)
+}
+
+// splitRows is SplitRows with a row costing cost entries.
+func splitRows(rowPtr []int64, parts int, cost int64) (Partition, error) {
 	n := len(rowPtr) - 1
 	if n < 0 || parts < 1 {
 		return Partition{}, fmt.Errorf("vertexprog: cannot split %d vertices into %d parts", n, parts)
@@ -74,7 +90,7 @@ func SplitRows(rowPtr []int64, parts int) (Partition, error) {
 	}
 	b := make([]int32, parts+1)
 	b[parts] = int32(n)
-	total := rowPtr[n] + rowCost*int64(n)
+	total := rowPtr[n] + cost*int64(n)
 	for p := 1; p < parts; p++ {
 		// The first aligned boundary whose work reaches p/parts of the
 		// total, and never before the last one.
@@ -82,7 +98,7 @@ func SplitRows(rowPtr []int64, parts int) (Partition, error) {
 		words := (n + partAlign - 1) / partAlign
 		w := sort.Search(words, func(w int) bool {
 			v := w * partAlign
-			return rowPtr[v]+rowCost*int64(v) >= want
+			return rowPtr[v]+cost*int64(v) >= want
 		})
 		v := min(int32(w*partAlign), int32(n))
 		b[p] = max(v, b[p-1])
@@ -172,6 +188,18 @@ func partPull(adj *datasets.Graph, opt hyb.Options, lo, hi int32) (*driver.Matri
 	var w []float32
 	if adj.W != nil {
 		w = adj.W[base:adj.RowPtr[hi]]
+	}
+	// K by the part's own rows, as the rule would choose for them alone,
+	// but no wider than the whole graph's (a part's ELL spans all N rows):
+	// the rule over N counts every other part's empty rows, which put K
+	// at 0 or 1 for a part of short rows, and its rows then went to the
+	// COO pull's bins of single rows, several times slower there (kron24
+	// in 2 parts on an H200: its first BFS pull 0.38-0.54 ms, against
+	// 0.06 for the same rows in the whole graph's ELL).
+	k := min(hyb.ChooseK(adj.RowPtr[lo:hi+1], opt), hyb.ChooseK(adj.RowPtr, opt))
+	opt.MinK = k
+	if opt.MaxK == 0 || k < opt.MaxK {
+		opt.MaxK = k
 	}
 	h, err := hyb.Describe(n, rowPtr, col, w, opt)
 	if err != nil {

@@ -61,6 +61,18 @@ func commSize(c Comm) int {
 	return c.Size()
 }
 
+// splitCost is what a row of g costs p's parts beside its arcs
+// (rowCost): a search's rows cost more (searchRowCost), except on a graph
+// of some rows, whose processes hold the rows SplitRows gives them.
+func splitCost[X, A any](g *Graph, p Program[X, A]) int64 {
+	_, filters := any(p).(RowFilter)
+	_, exits := any(p).(EarlyExit[A])
+	if filters && exits && g.held == nil {
+		return searchRowCost
+	}
+	return rowCost
+}
+
 // runParts is Run for a partitioned run of P parts (P > 1, or a Comm of
 // several processes), of which this process runs P / Size.
 func runParts[X, A any](g *Graph, p Program[X, A], opt Options, parts int) (*Result[X], error) {
@@ -111,7 +123,7 @@ func runParts[X, A any](g *Graph, p Program[X, A], opt Options, parts int) (*Res
 	if err != nil {
 		return nil, err
 	}
-	pt, err := SplitRows(rowPtr, parts)
+	pt, err := splitRows(rowPtr, parts, splitCost(g, p))
 	if err != nil {
 		return nil, err
 	}
