@@ -11,8 +11,8 @@ struct VP_Pack {
   unsigned long long* count;  // vp_pack: the slots taken so far
   int lo, hi;                 // vp_pack: the part's vertices
   int cap;                    // the list's length
-  int next;                   // the frontier's mask
-  long long pad;
+  int next;                   // the frontier's mask (and vp_unpack's queues)
+  unsigned long long* qrec;   // vp_unpack: the record whose queue counts it adds to, or null
 };
 static_assert(sizeof(VP_Pack) == 40, "hpgraph: VP_Pack layout");
 
@@ -44,15 +44,27 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_pack(VP_Run c, VP_Pack
   }
 }
 
-// vp_unpack sets the listed vertices' frontier bits and values.
+// vp_unpack sets the listed vertices' frontier bits and values, and with
+// a.qrec appends them to the next push's queues, beside those the part's
+// own APPLY made, so that the push needs no vp_compact over every vertex
+// (two of them a BFS superstep on two parts, each a pass over all N:
+// 0.1 ms of kron24's last supersteps).
 extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_unpack(VP_Run c, VP_Pack a) {
   const int* ids = reinterpret_cast<const int*>(a.buf);
   const X_t* xs = vp_pack_values(a);
-  for (long long i = (long long)blockIdx.x * VP_BLOCK + threadIdx.x; i < a.cap; i += (long long)gridDim.x * VP_BLOCK) {
-    const int v = ids[i];
-    atomicOr(c.mask[a.next] + (v >> 5), 1u << (v & 31));
+  for (long long b = (long long)blockIdx.x * VP_BLOCK; b < a.cap; b += (long long)gridDim.x * VP_BLOCK) {
+    const long long i = b + threadIdx.x;
+    const bool in = i < a.cap;
+    const int v = in ? ids[i] : 0;
+    if (in) {
+      atomicOr(c.mask[a.next] + (v >> 5), 1u << (v & 31));
 #if VP_XSIZE > 0
-    c.x[v] = xs[i];
+      c.x[v] = xs[i];
 #endif
+    }
+    if (a.qrec) {  // (the same in every thread: vp_emit synchronizes the block)
+      const int deg = in ? c.pushDeg[v] : 0;
+      vp_emit(c, nullptr, a.qrec, c.queue[a.next], c.chunks[a.next], v, in, deg, deg);
+    }
   }
 }

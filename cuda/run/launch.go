@@ -59,8 +59,9 @@ func (r *progRun) pushGrids(batched bool) (push, apply int64) {
 	}
 	l := r.last
 	push = max(int64(l[recChunks]), rt.Blocks(int64(l[recMedium]), rt.BlockSize/32), rt.Blocks(int64(l[recSmall]), rt.BlockSize/8))
-	if !r.queued {
-		// The queues are built on the device: size by the frontier.
+	if !r.queued || r.job.Part != nil {
+		// The queues are built on the device (a part's: the other parts'
+		// vertices by its unpacks): size by the frontier.
 		push = max(rt.Blocks(int64(l[recActive]), rt.BlockSize/32), rt.Blocks(int64(l[recEdges]), 1024))
 	}
 	apply = rt.Blocks(min(int64(r.n), int64(l[recEdges])), rt.BlockSize)

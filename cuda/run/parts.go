@@ -149,8 +149,16 @@ func (g *parts) Step(it int, dir driver.Direction) (int, int64, []float64, error
 			aggs[k] = op.Combine(aggs[k], rep.Aggregates[k])
 		}
 	}
+	// The counts first: a sparse exchange's unpacks then add the other
+	// parts' vertices to the queues the record keeps.
+	sparse := g.sparse(active)
+	if err := g.each(func(_ int, r *progRun) error {
+		return r.d.Do("writing the run's counts", func() error { r.setRecord(active, edges, aggs, sparse); return nil })
+	}); err != nil {
+		return 0, 0, nil, err
+	}
 	var err error
-	switch sparse := g.sparse(active); {
+	switch {
 	case g.net != nil && sparse:
 		err = g.net.sparse(counts, all)
 	case g.net != nil:
@@ -161,11 +169,6 @@ func (g *parts) Step(it int, dir driver.Direction) (int, int64, []float64, error
 		err = g.exchangeDense()
 	}
 	if err != nil {
-		return 0, 0, nil, err
-	}
-	if err := g.each(func(_ int, r *progRun) error {
-		return r.d.Do("writing the run's counts", func() error { r.setRecord(active, edges, aggs); return nil })
-	}); err != nil {
 		return 0, 0, nil, err
 	}
 	for i := range g.stats {

@@ -74,13 +74,24 @@ func (g *parts) pack(counts []int) error {
 	})
 }
 
-// unpack launches vp_unpack of the k vertices packed at buf. Inside Do.
+// unpack launches vp_unpack of the k vertices packed at buf, which also
+// queues them for the next push where setRecord kept the part's own
+// queues (queueIn). Inside Do.
 func (r *progRun) unpack(buf cu.DevicePtr, k int) {
 	a := packArg(buf, 0, 0, 0, k, r.next())
+	if r.queueIn {
+		binary.LittleEndian.PutUint64(a[32:], uint64(r.lastRecord()))
+	}
 	r.mod.Launch2("vp_unpack", min(rt.Blocks(int64(k), rt.BlockSize), int64(32*max(1, r.d.SMs))), r.d.Stream(), r.runArg, a)
 }
 
-// packArg is a VP_Pack (kernels_parts.cu).
+// lastRecord is the device address of the record of the part's last
+// superstep, which the next superstep reads.
+func (r *progRun) lastRecord() cu.DevicePtr {
+	return r.rec + cu.DevicePtr(((r.step-1)%recordRing)*r.recW*8)
+}
+
+// packArg is a VP_Pack (kernels_parts.cu), with no queue record.
 func packArg(buf, count cu.DevicePtr, lo, hi int32, k, next int) []byte {
 	b := make([]byte, 40)
 	le := binary.LittleEndian
@@ -94,19 +105,23 @@ func packArg(buf, count cu.DevicePtr, lo, hi int32, k, next int) []byte {
 }
 
 // setRecord writes the whole run's counts and aggregators into the
-// record of the part's last superstep, which the next superstep reads
-// (its queue counts zeroed: the frontier changed, and the next push
-// queues it anew, vp_compact). Inside Do.
-func (r *progRun) setRecord(active int, edges int64, aggs []float64) {
+// record of the part's last superstep, which the next superstep reads.
+// With queue (a sparse exchange follows, whose unpacks queue the other
+// parts' vertices) it keeps the queues the part's own push made, if its
+// last superstep pushed; otherwise their counts are zeroed and the next
+// push queues the frontier anew (vp_compact). Inside Do.
+func (r *progRun) setRecord(active int, edges int64, aggs []float64, queue bool) {
 	rec := make([]uint64, r.recW)
 	copy(rec, r.last)
 	rec[recActive], rec[recEdges], rec[recRan] = uint64(active), uint64(edges), 1
-	rec[recSmall], rec[recMedium], rec[recChunks] = 0, 0, 0
+	r.queueIn = queue && r.queued && r.push != nil
+	if !r.queueIn {
+		rec[recSmall], rec[recMedium], rec[recChunks] = 0, 0, 0
+	}
 	for k, a := range aggs {
 		rec[recordHead+k] = math.Float64bits(a)
 	}
-	slot := (r.step - 1) % recordRing
-	r.d.HtoD(r.rec+cu.DevicePtr(slot*r.recW*8), unsafe.Pointer(&rec[0]), int64(r.recW)*8)
+	r.d.HtoD(r.lastRecord(), unsafe.Pointer(&rec[0]), int64(r.recW)*8)
 	copy(r.last, rec)
-	r.queued = false
+	r.queued = r.queueIn
 }

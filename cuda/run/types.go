@@ -44,6 +44,10 @@ type progRun struct {
 	yDirty   bool
 	yLoopOK  bool // yLoop holds the identity (filled before the first vp_loop)
 	queued   bool // the frontier's queues are built (after a push superstep)
+	// queueIn: a part's unpacks append the other parts' activated
+	// vertices to its next push's queues (set by setRecord, which kept
+	// the queues its own APPLY built).
+	queueIn bool
 	tiles    bool // pulls run vp_pull_tiles
 	closed   bool
 	finished bool // Finish copied the results back: the run may be parked
