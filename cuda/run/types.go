@@ -78,6 +78,7 @@ type buffers struct {
 	partial     cu.DevicePtr
 	heavyCount  cu.DevicePtr
 	rec, ctl    cu.DevicePtr
+	reduceMem   cu.DevicePtr // vp_reduce_values' VP_Reduce memory (reduceBytes), made by the first Reduce
 	arrays      []cu.DevicePtr
 	seeds       []seed // a resident run's uploads (X, then arrays), to send only what changed
 	state       []byte
