@@ -67,12 +67,9 @@ type number interface {
 	~int32 | ~uint32 | ~int64 | ~uint64 | ~float32 | ~float64
 }
 
-// reduceChunk is the values a worker's pass takes at a time: every
-// reduction's loop runs over them while they are in the L1 cache, so
-// the pass reads memory once, whatever the reductions, and each loop is
-// one reduction's, its accumulators independent (a loop folding one
-// value into one accumulator waits for the last fold: the summary of a
-// kron21 SSSP's distances ran at 13 GB/s on 16 cores).
+// reduceChunk is the values a worker's pass takes at a time: the loops
+// a chunk needs (its count and bounds in one, its sum in another) run
+// over it while it is in the L1 cache, so the pass reads memory once.
 const reduceChunk = 4096
 
 // reduceNumbers is rs over xs: each worker folds its block into its own
@@ -85,10 +82,7 @@ func reduceNumbers[T number](rs []Reduction, xs []T) []float64 {
 			acc[k] = r.Identity()
 		}
 		for c := lo; c < hi; c += reduceChunk {
-			chunk := xs[c:min(c+reduceChunk, hi)]
-			for k, r := range rs {
-				acc[k] = r.Combine(acc[k], reduceRun(r, chunk))
-			}
+			reduceChunkInto(rs, xs[c:min(c+reduceChunk, hi)], acc)
 		}
 		parts[w] = acc
 	})
@@ -104,141 +98,236 @@ func reduceNumbers[T number](rs []Reduction, xs []T) []float64 {
 	return out
 }
 
-// reduceRun is r over xs.
-func reduceRun[T number](r Reduction, xs []T) float64 {
-	switch r.Op {
-	case CountValues:
-		if !r.Finite {
-			return float64(len(xs))
-		}
-		return float64(countFinite(xs))
-	case SumValues:
-		return sumValues(xs, r.Finite)
-	}
-	lo, hi := orderedBounds(xs, r.Finite)
-	if r.Op == MinValues {
-		return lo
-	}
-	return hi
+// chunkTally is what a chunk's loops found of its counted values (all,
+// or the finite ones).
+type chunkTally struct {
+	count  int
+	lo, hi float64 // Go's min and max (+Inf and -Inf: none)
+	sum    float64
 }
 
-// finiteMask is all ones where d is finite, else 0, from its exponent
-// alone (no branch: whether a vertex's value is finite follows no
-// pattern a processor could learn, as a search's unreached vertices).
-func finiteMask(d float64) uint64 {
-	e := math.Float64bits(d) >> 52 & 0x7ff
-	return -((e+1)>>11 ^ 1)
+// reduceChunkInto folds rs over xs into acc: a tally of xs for each
+// Finite of rs, with the parts rs read.
+func reduceChunkInto[T number](rs []Reduction, xs []T, acc []float64) {
+	for _, finite := range []bool{false, true} {
+		var need [4]bool // (by Reduce)
+		for _, r := range rs {
+			if r.Finite == finite {
+				need[r.Op] = true
+			}
+		}
+		if !need[CountValues] && !need[SumValues] && !need[MinValues] && !need[MaxValues] {
+			continue
+		}
+		var t chunkTally
+		if need[CountValues] || need[MinValues] || need[MaxValues] {
+			t.count, t.lo, t.hi = countBounds(xs, finite, need[MinValues])
+		}
+		if need[SumValues] {
+			t.sum = sumValues(xs, finite)
+		}
+		for k, r := range rs {
+			if r.Finite != finite {
+				continue
+			}
+			v := t.sum
+			switch r.Op {
+			case CountValues:
+				v = float64(t.count)
+			case MinValues:
+				v = t.lo
+			case MaxValues:
+				v = t.hi
+			}
+			acc[k] = r.Combine(acc[k], v)
+		}
+	}
 }
 
-// The loops below fold into four accumulators, each a fourth of the
-// values, so that a fold need not wait for the one before it.
-
-// countFinite is how many of xs are finite.
-func countFinite[T number](xs []T) int {
-	var c0, c1, c2, c3 uint64
-	i := 0
-	for ; i+4 <= len(xs); i += 4 {
-		c0 += finiteMask(float64(xs[i])) & 1
-		c1 += finiteMask(float64(xs[i+1])) & 1
-		c2 += finiteMask(float64(xs[i+2])) & 1
-		c3 += finiteMask(float64(xs[i+3])) & 1
+// countBounds is how many of xs are counted (the finite ones, or all),
+// their greatest and, with wantLo, their least (else +Inf), as Go's min
+// and max of float64s: for a float, integer ones over its bits, ordered
+// (floatBounds), for an integer comparisons.
+func countBounds[T number](xs []T, finite, wantLo bool) (count int, lo, hi float64) {
+	switch xs := any(xs).(type) {
+	case []float32:
+		return floatBounds(xs, finite, wantLo)
+	case []float64:
+		return floatBounds(xs, finite, wantLo)
 	}
-	for ; i < len(xs); i++ {
-		c0 += finiteMask(float64(xs[i])) & 1
+	lo, hi = math.Inf(1), math.Inf(-1)
+	if len(xs) > 0 {
+		l, h := xs[0], xs[0]
+		for _, x := range xs[1:] {
+			l, h = min(l, x), max(h, x)
+		}
+		lo, hi = float64(l), float64(h)
 	}
-	return int(c0 + c1 + c2 + c3)
+	return len(xs), lo, hi
 }
 
-// sumValues is the sum of xs, or of the finite ones, as float64s.
-func sumValues[T number](xs []T, finite bool) float64 {
-	var s0, s1, s2, s3 float64
-	i := 0
-	if finite {
-		for ; i+4 <= len(xs); i += 4 {
-			s0 += finiteOr0(float64(xs[i]))
-			s1 += finiteOr0(float64(xs[i+1]))
-			s2 += finiteOr0(float64(xs[i+2]))
-			s3 += finiteOr0(float64(xs[i+3]))
-		}
-		for ; i < len(xs); i++ {
-			s0 += finiteOr0(float64(xs[i]))
-		}
+// floatBounds is countBounds of floats, over their bits (keyBounds32,
+// keyBounds64).
+func floatBounds[F float32 | float64](xs []F, finite, wantLo bool) (count int, lo, hi float64) {
+	p := unsafe.Pointer(unsafe.SliceData(xs))
+	var l, h float64
+	if f32, ok := any(xs).([]float32); ok {
+		c, kl, kh := keyBounds32(unsafe.Slice((*uint32)(p), len(f32)), finite, wantLo)
+		count, l, h = c, float64(math.Float32frombits(fromOrderKey32(kl))), float64(math.Float32frombits(fromOrderKey32(kh)))
 	} else {
-		for ; i+4 <= len(xs); i += 4 {
-			s0 += float64(xs[i])
-			s1 += float64(xs[i+1])
-			s2 += float64(xs[i+2])
-			s3 += float64(xs[i+3])
-		}
-		for ; i < len(xs); i++ {
-			s0 += float64(xs[i])
-		}
+		c, kl, kh := keyBounds64(unsafe.Slice((*uint64)(p), len(xs)), finite, wantLo)
+		count, l, h = c, math.Float64frombits(fromOrderKey64(kl)), math.Float64frombits(fromOrderKey64(kh))
 	}
-	return (s0 + s1) + (s2 + s3)
-}
-
-// finiteOr0 is d where it is finite, else 0.
-func finiteOr0(d float64) float64 {
-	return math.Float64frombits(math.Float64bits(d) & finiteMask(d))
-}
-
-// orderKey is d's bits in the order of its value (-0 below +0, NaNs of
-// either sign beyond the infinities), so that min and max are integer
-// ones, without the branches of a float's.
-func orderKey(d float64) uint64 {
-	b := math.Float64bits(d)
-	return b ^ (uint64(int64(b)>>63) | 1<<63)
-}
-
-func fromOrderKey(k uint64) float64 {
-	if k>>63 == 1 {
-		return math.Float64frombits(k ^ 1<<63)
-	}
-	return math.Float64frombits(^k)
-}
-
-// boundKeys are d's keys for a least and a greatest: its orderKey, or,
-// where finite is set and d is not finite, keys that neither changes.
-func boundKeys(d float64, finite bool) (lo, hi uint64) {
-	k := orderKey(d)
-	if !finite {
-		return k, k
-	}
-	m := finiteMask(d)
-	return k | ^m, k & m
-}
-
-// orderedBounds are Go's min and max of xs, or of the finite ones, as
-// float64s (+Inf and -Inf where none is counted; a NaN, counted, wins).
-func orderedBounds[T number](xs []T, finite bool) (lo, hi float64) {
-	const noLo, noHi = math.MaxUint64, 0
-	l0, l1, l2, l3 := uint64(noLo), uint64(noLo), uint64(noLo), uint64(noLo)
-	var h0, h1, h2, h3 uint64
-	i := 0
-	for ; i+4 <= len(xs); i += 4 {
-		a, b := boundKeys(float64(xs[i]), finite)
-		l0, h0 = min(l0, a), max(h0, b)
-		a, b = boundKeys(float64(xs[i+1]), finite)
-		l1, h1 = min(l1, a), max(h1, b)
-		a, b = boundKeys(float64(xs[i+2]), finite)
-		l2, h2 = min(l2, a), max(h2, b)
-		a, b = boundKeys(float64(xs[i+3]), finite)
-		l3, h3 = min(l3, a), max(h3, b)
-	}
-	for ; i < len(xs); i++ {
-		a, b := boundKeys(float64(xs[i]), finite)
-		l0, h0 = min(l0, a), max(h0, b)
-	}
-	kl, kh := min(l0, l1, l2, l3), max(h0, h1, h2, h3)
 	if !finite {
 		for _, x := range xs {
 			if x != x {
-				return math.NaN(), math.NaN()
+				return count, math.NaN(), math.NaN() // (Go's min and max: a NaN wins)
 			}
 		}
 	}
-	if kh == noHi { // (nothing counted: a counted value's key is not 0)
-		return math.Inf(1), math.Inf(-1)
+	lo, hi = math.Inf(1), math.Inf(-1)
+	if count > 0 {
+		hi = h
+		if wantLo {
+			lo = l
+		}
 	}
-	return fromOrderKey(kl), fromOrderKey(kh)
+	return count, lo, hi
+}
+
+// The order keys of a float's bits: the bits in the order of the value
+// (-0 below +0, the NaNs beyond the infinities, -NaNs below -Inf), so
+// that min and max are an integer's, without a float's branches.
+func orderKey32(b uint32) uint32 { return b ^ (uint32(int32(b)>>31) | 1<<31) }
+func orderKey64(b uint64) uint64 { return b ^ (uint64(int64(b)>>63) | 1<<63) }
+
+func fromOrderKey32(k uint32) uint32 {
+	if k>>31 == 1 {
+		return k ^ 1<<31
+	}
+	return ^k
+}
+
+func fromOrderKey64(k uint64) uint64 {
+	if k>>63 == 1 {
+		return k ^ 1<<63
+	}
+	return ^k
+}
+
+// finite32 and finite64 are all ones where the float of bits b is
+// finite, else 0 (its exponent all ones: ±Inf, NaN): a mask, not a
+// branch, for whether a value is finite follows no pattern a processor
+// could learn (a search's unreached vertices, scattered).
+func finite32(b uint32) uint32 { return (b>>23&0xff+1)>>8 - 1 }
+func finite64(b uint64) uint64 { return (b>>52&0x7ff+1)>>11 - 1 }
+
+// keyBounds32 is how many of the float32s of bits bs are counted (the
+// finite ones, or all), and their least (with wantLo, or where every one
+// is counted) and greatest order keys, the least of none all ones, the
+// greatest 0; two accumulators each, so that a fold need not wait for
+// the one before. (keyBounds64 is it for float64s: the shifts a generic
+// one takes as variables cost it half its speed.)
+func keyBounds32(bs []uint32, finite, wantLo bool) (count int, lo, hi uint32) {
+	var c0, c1, h0, h1 uint32
+	l0, l1 := ^uint32(0), ^uint32(0)
+	i := 0
+	switch {
+	case !finite:
+		for ; i+2 <= len(bs); i += 2 {
+			k0, k1 := orderKey32(bs[i]), orderKey32(bs[i+1])
+			l0, l1, h0, h1 = min(l0, k0), min(l1, k1), max(h0, k0), max(h1, k1)
+		}
+		c0 = uint32(i)
+	case wantLo:
+		for ; i+2 <= len(bs); i += 2 {
+			b0, b1 := bs[i], bs[i+1]
+			m0, m1 := finite32(b0), finite32(b1)
+			k0, k1 := orderKey32(b0), orderKey32(b1)
+			c0, c1 = c0+m0&1, c1+m1&1
+			l0, l1, h0, h1 = min(l0, k0|^m0), min(l1, k1|^m1), max(h0, k0&m0), max(h1, k1&m1)
+		}
+	default:
+		for ; i+2 <= len(bs); i += 2 {
+			b0, b1 := bs[i], bs[i+1]
+			m0, m1 := finite32(b0), finite32(b1)
+			c0, c1 = c0+m0&1, c1+m1&1
+			h0, h1 = max(h0, orderKey32(b0)&m0), max(h1, orderKey32(b1)&m1)
+		}
+	}
+	for ; i < len(bs); i++ {
+		m := finite32(bs[i]) | -uint32(b2u(!finite))
+		k := orderKey32(bs[i])
+		c0, l0, h0 = c0+m&1, min(l0, k|^m), max(h0, k&m)
+	}
+	return int(c0 + c1), min(l0, l1), max(h0, h1)
+}
+
+func keyBounds64(bs []uint64, finite, wantLo bool) (count int, lo, hi uint64) {
+	var c0, c1, h0, h1 uint64
+	l0, l1 := ^uint64(0), ^uint64(0)
+	i := 0
+	switch {
+	case !finite:
+		for ; i+2 <= len(bs); i += 2 {
+			k0, k1 := orderKey64(bs[i]), orderKey64(bs[i+1])
+			l0, l1, h0, h1 = min(l0, k0), min(l1, k1), max(h0, k0), max(h1, k1)
+		}
+		c0 = uint64(i)
+	case wantLo:
+		for ; i+2 <= len(bs); i += 2 {
+			b0, b1 := bs[i], bs[i+1]
+			m0, m1 := finite64(b0), finite64(b1)
+			k0, k1 := orderKey64(b0), orderKey64(b1)
+			c0, c1 = c0+m0&1, c1+m1&1
+			l0, l1, h0, h1 = min(l0, k0|^m0), min(l1, k1|^m1), max(h0, k0&m0), max(h1, k1&m1)
+		}
+	default:
+		for ; i+2 <= len(bs); i += 2 {
+			b0, b1 := bs[i], bs[i+1]
+			m0, m1 := finite64(b0), finite64(b1)
+			c0, c1 = c0+m0&1, c1+m1&1
+			h0, h1 = max(h0, orderKey64(b0)&m0), max(h1, orderKey64(b1)&m1)
+		}
+	}
+	for ; i < len(bs); i++ {
+		m := finite64(bs[i]) | -uint64(b2u(!finite))
+		k := orderKey64(bs[i])
+		c0, l0, h0 = c0+m&1, min(l0, k|^m), max(h0, k&m)
+	}
+	return int(c0 + c1), min(l0, l1), max(h0, h1)
+}
+
+// b2u is 1 for true, else 0.
+func b2u(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// sumValues is the sum of xs, or of the finite ones, as float64s, in
+// four accumulators.
+func sumValues[T number](xs []T, finite bool) float64 {
+	var s0, s1, s2, s3 float64
+	keep := func(x T) float64 {
+		d := float64(x)
+		if !finite {
+			return d
+		}
+		// (0 where d is not finite, by a mask: no branch to mispredict)
+		e := math.Float64bits(d) >> 52 & 0x7ff
+		return math.Float64frombits(math.Float64bits(d) & ((e+1)>>11 - 1))
+	}
+	i := 0
+	for ; i+4 <= len(xs); i += 4 {
+		s0 += keep(xs[i])
+		s1 += keep(xs[i+1])
+		s2 += keep(xs[i+2])
+		s3 += keep(xs[i+3])
+	}
+	for ; i < len(xs); i++ {
+		s0 += keep(xs[i])
+	}
+	return (s0 + s1) + (s2 + s3)
 }
