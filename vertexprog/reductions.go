@@ -109,7 +109,7 @@ func reduceNumbers[T number](rs []Reduction, xs []T) []float64 {
 // or the finite ones).
 type chunkTally struct {
 	count  int
-	lo, hi float64 // Go's min and max (+Inf and -Inf: none)
+	lo, hi float64 // math.Min and math.Max (+Inf and -Inf: none)
 	sum    float64
 }
 
@@ -152,8 +152,8 @@ func reduceChunkInto[T number](rs []Reduction, xs []T, acc []float64) {
 }
 
 // countBounds is how many of xs are counted (the finite ones, or all),
-// their greatest and, with wantLo, their least (else +Inf), as Go's min
-// and max of float64s: for a float, integer ones over its bits, ordered
+// their greatest and, with wantLo, their least (else +Inf), as math.Max
+// and math.Min of float64s: for a float, integer ones over its bits, ordered
 // (floatBounds), for an integer comparisons.
 func countBounds[T number](xs []T, finite, wantLo bool) (count int, lo, hi float64) {
 	switch xs := any(xs).(type) {
@@ -188,7 +188,13 @@ func floatBounds[F float32 | float64](xs []F, finite, wantLo bool) (count int, l
 	if !finite {
 		for _, x := range xs {
 			if x != x {
-				return count, math.NaN(), math.NaN() // (Go's min and max: a NaN wins)
+				// (math.Min and math.Max: an infinity of the side wins
+				// over a NaN, a NaN over the rest)
+				lo, hi = math.Inf(1), math.Inf(-1)
+				for _, x := range xs {
+					lo, hi = math.Min(lo, float64(x)), math.Max(hi, float64(x))
+				}
+				return count, lo, hi
 			}
 		}
 	}

@@ -18,8 +18,8 @@ var everyReduction = []Reduction{
 	{Op: MaxValues}, {Op: MaxValues, Finite: true},
 }
 
-// reduceByValue is r over xs one value at a time, on one core, with Go's
-// float64 arithmetic, min and max: what the reductions promise.
+// reduceByValue is r over xs one value at a time, on one core, with
+// float64 arithmetic, math.Min and math.Max: what the reductions promise.
 func reduceByValue[T number](r Reduction, xs []T) float64 {
 	acc := r.Identity()
 	for _, x := range xs {
@@ -33,9 +33,9 @@ func reduceByValue[T number](r Reduction, xs []T) float64 {
 		case SumValues:
 			acc += d
 		case MinValues:
-			acc = min(acc, d)
+			acc = math.Min(acc, d)
 		case MaxValues:
-			acc = max(acc, d)
+			acc = math.Max(acc, d)
 		}
 	}
 	return acc
@@ -63,8 +63,8 @@ func checkReduce[T number](t *testing.T, name string, xs []T) {
 // TestReduceValues: the engine's pass (every core, in chunks, four
 // accumulators) is the one-value-at-a-time fold, for every kind of value
 // and reduction, at sizes around the blocks' and chunks' edges, with
-// infinities scattered and with the values Go's min and max treat apart
-// (NaN, -0, negatives); sums are of integers and halves, exact in any
+// infinities scattered and with the values math.Min and math.Max treat
+// apart (NaN, with and without -Inf, -0, negatives); sums are of integers and halves, exact in any
 // order.
 func TestReduceValues(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))

@@ -162,10 +162,11 @@ const (
 	// differ between backends in its last bits; a count's or an
 	// integer's up to 2^53 does not).
 	SumValues
-	// MinValues is the least (Go's min: a NaN wins, -0 is below +0;
-	// +Inf where none is counted).
+	// MinValues is the least (math.Min's: -Inf wins, then a NaN; -0 is
+	// below +0; +Inf where none is counted), as an Aggregator's Min.
 	MinValues
-	// MaxValues is the greatest (Go's max; -Inf where none is counted).
+	// MaxValues is the greatest (math.Max's; -Inf where none is
+	// counted).
 	MaxValues
 )
 
@@ -178,25 +179,21 @@ type Reduction struct {
 }
 
 // Identity is the reduction's value when it counts no value.
-func (r Reduction) Identity() float64 {
-	switch r.Op {
-	case MinValues:
-		return math.Inf(1)
-	case MaxValues:
-		return math.Inf(-1)
-	}
-	return 0
-}
+func (r Reduction) Identity() float64 { return r.fold().Identity() }
 
 // Combine is x and y, the reduction over two sets of values, combined.
-func (r Reduction) Combine(x, y float64) float64 {
+func (r Reduction) Combine(x, y float64) float64 { return r.fold().Combine(x, y) }
+
+// fold is the Aggregator that combines the reduction's partial results
+// (a count's and a sum's: Sum).
+func (r Reduction) fold() Aggregator {
 	switch r.Op {
 	case MinValues:
-		return min(x, y)
+		return Min
 	case MaxValues:
-		return max(x, y)
+		return Max
 	}
-	return x + y
+	return Sum
 }
 
 // CheckReductions refuses reductions of no known Reduce.
