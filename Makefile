@@ -68,14 +68,17 @@ fmt-check:
 
 # Test binaries to run on a GPU machine (carry bin/ there; it needs no Go):
 # bin/cuda.test for ./cuda, bin/cuda-LAYER.test for each layer
-# ./cuda/LAYER and bin/apps-NAME.test for each app folder apps/NAME and
-# the registry (scripts/gpu-tests.sh runs them all).
+# ./cuda/LAYER, bin/apps-NAME.test for each app folder apps/NAME and
+# the registry (scripts/gpu-tests.sh runs them all), and
+# bin/vertexprog.test (the engine's host passes' benchmarks:
+# scripts/device-sssp.sh).
 CUDA_LAYERS := rt jit build run gen nccl
 cuda-test:
 	$(GO) test -c -o $(BIN)/cuda.test ./cuda/
 	for l in $(CUDA_LAYERS); do $(GO) test -c -o $(BIN)/cuda-$$l.test ./cuda/$$l || exit 1; done
 	for d in $$(ls -d apps/*/ | grep -v -e internal -e reference); do $(GO) test -c -o $(BIN)/apps-$$(basename $$d).test ./$$d || exit 1; done
 	$(GO) test -c -o $(BIN)/cu.test ./cuda/cu
+	$(GO) test -c -o $(BIN)/vertexprog.test ./vertexprog
 	for p in widest reach khop hoppath mintag; do $(GO) test -c -o $(BIN)/ex-$$p.test ./examples/$$p || exit 1; done
 
 # Everything the GPU machine runs: bin/gpu/hpgraph (the same binary as

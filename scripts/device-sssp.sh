@@ -12,8 +12,13 @@
 # that every query's answer line is the CPU backend's (and OLD's); then
 # HPGRAPH_CUDA_TRACE=1 of gap:4 (sssp and bfs), the trace lines of the
 # queries after the first: the engine's run (prepare, start, supersteps,
-# copy back, close), the query around it, the device's start; and the
-# summary pass's benchmark on this machine's cores.
+# copy back, close), the query around it, the device's start; with --out
+# (the distances copied back) every distance and summary line against the
+# CPU's; the device tests of the reductions (vp_reduce_values against the
+# CPU engine, SSSP's Reached against the host's pass and gonum); and the
+# host's passes on this machine's cores: the engine's reductions
+# (vertexprog BenchmarkReduceValues) and the summary they replaced
+# (apps/sssp BenchmarkSummarize).
 set -uo pipefail
 OUT=${OUT:-/tmp/hpgraph-sssp}
 H=${H:-bin/gpu/hpgraph}
@@ -83,14 +88,40 @@ for algo in sssp bfs; do
 	HPGRAPH_CUDA_TRACE=1 timeout 60 $H run $algo $K --backend $BACKEND --src gap:4 -v >"$OUT/trace-$algo.txt" 2>&1 || echo "trace $algo failed" | say
 	# (the first query's PREPROCESS builds the matrices; the others are the
 	# many queries' case)
-	awk 'go && /trace: (run|prepare|start|close)|^pipeline trace|^src / && !/^superstep|trace: superstep/; /^src / { go = 1 }' "$OUT/trace-$algo.txt" | say
+	awk 'go && /trace: (run|prepare|start|close|reductions)|^pipeline trace|^src / && !/^superstep|trace: superstep/; /^src / { go = 1 }' "$OUT/trace-$algo.txt" | say
 	grep -c 'cuda trace: superstep' "$OUT/trace-$algo.txt" | sed 's/^/superstep calls traced: /' | say
 done
 
-step "the summary pass on $(nproc) cores (apps/sssp BenchmarkSummarize)"
-if [ -x bin/apps-sssp.test ]; then
-	timeout 60 bin/apps-sssp.test -test.run '^$' -test.bench Summarize -test.benchtime 200x 2>&1 | grep Benchmark | say
+step "--out: sssp --src gap:2 on $BACKEND and the cpu, every distance"
+for w in "" "--weights random:1-64"; do
+	name=sssp${w:+-weighted}
+	for b in $BACKEND cpu; do
+		mkdir -p "$OUT/out-$name-$b"
+		timeout 150 $H run sssp $K --backend $b --src gap:2 $w --out "$OUT/out-$name-$b/{src}.txt" >"$OUT/out-$name-$b.log" 2>&1 || echo "--out $name on $b failed" | say
+	done
+	files=$(ls "$OUT/out-$name-cpu" 2>/dev/null | wc -l)
+	if [ "$files" -gt 0 ] && diff -r "$OUT/out-$name-$BACKEND" "$OUT/out-$name-cpu" >/dev/null &&
+		diff <(answers "$OUT/out-$name-$BACKEND.log") <(answers "$OUT/out-$name-cpu.log") >/dev/null; then
+		echo "$name --out: $files files of distances and the summary lines = the cpu's" | say
+	else
+		echo "$name --out: DIFFERS from the cpu's (or is missing)" | say
+	fi
+done
+
+step "device tests of the reductions"
+if [ -x bin/cuda-run.test ] && [ -x bin/apps-sssp.test ]; then
+	(cd cuda/run && timeout 300 ../../bin/cuda-run.test -test.run 'TestReductionsMatchCPU|TestCompileReductions' -test.v 2>&1) | grep -E '^(--- |ok|PASS|FAIL)|reduc' | say
+	(cd apps/sssp && timeout 300 ../../bin/apps-sssp.test -test.run 'TestReachedMatchesHostSummary|TestSummaryOnlyAnswer' -test.v 2>&1) | grep -E '^(--- |ok|PASS|FAIL)' | say
 else
-	echo "no bin/apps-sssp.test" | say
+	echo "no bin/cuda-run.test or bin/apps-sssp.test" | say
 fi
+
+step "the host's passes on $(nproc) cores (vertexprog BenchmarkReduceValues, apps/sssp BenchmarkSummarize)"
+for t in vertexprog:ReduceValues apps-sssp:Summarize; do
+	if [ -x bin/${t%%:*}.test ]; then
+		timeout 60 bin/${t%%:*}.test -test.run '^$' -test.bench ${t#*:} -test.benchtime 200x -test.count 3 2>&1 | grep Benchmark | say
+	else
+		echo "no bin/${t%%:*}.test" | say
+	fi
+done
 echo "logs in $OUT" | say

@@ -82,10 +82,12 @@ type Options struct {
 	// answer is fastest without them.
 	Resident bool
 	// SummaryOnly says the caller reads only the Result's summary
-	// (Iterations, Active, Directions, Aggregates, the times), not X nor
-	// the program's own arrays: a device backend then leaves the final
-	// state on the device instead of copying it back (16 MB a kron21 BFS,
-	// ~2 ms of a query), Result.X is nil, and the program's arrays hold
+	// (Iterations, Active, Directions, Aggregates, Reductions, the
+	// times), not X nor the program's own arrays: a device backend then
+	// leaves the final state on the device instead of copying it back (16
+	// MB a kron21 BFS, ~2 ms of a query; it copies the values back where
+	// it cannot compute the program's Spec.Reductions itself, for the
+	// host to), Result.X is nil, and the program's arrays hold
 	// what Init wrote, or, where vp_init made the initial state on the
 	// device (DeviceCode.Init), what Prepare left. (run --src with several
 	// sources and no --out: a BFS answer is its counts.) The CPU ignores
@@ -146,6 +148,9 @@ type Result[X any] struct {
 	StepTimes []time.Duration
 	// Aggregates are the aggregators' values after the last superstep.
 	Aggregates []float64
+	// Reductions are the program's Spec.Reductions over the final
+	// values, in order (nil where it declares none).
+	Reductions []float64
 	// Preprocess is PREPROCESS: matrices, state, Prepare and Init, and on a
 	// device the uploads. Compute is the superstep loop, the algorithm's
 	// time. Finish is copying the final state back from a device (0 on the
@@ -172,6 +177,35 @@ var ErrPushUnsupported = errors.New("program cannot run push supersteps")
 
 // Run executes p on g.
 func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
+	res, err := run(g, p, opt)
+	if err != nil {
+		return nil, err
+	}
+	if err := reduceOnHost(p.Spec(), res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// reduceOnHost computes spec's Reductions over res.X where the backend
+// did not (the CPU's runs, and device runs that cannot: every core's
+// pass over the values).
+func reduceOnHost[X any](spec Spec, res *Result[X]) error {
+	if len(spec.Reductions) == 0 || res.Reductions != nil {
+		return nil
+	}
+	if res.X == nil {
+		return fmt.Errorf("vertexprog: backend %s neither reduced the values nor copied them back", res.Backend)
+	}
+	pt := phase.New("vertexprog", "reductions")
+	defer pt.Print()
+	res.Reductions = reduceValues(spec.Reductions, res.X)
+	pt.Mark("on the host")
+	return nil
+}
+
+// run is Run but for the reductions the backend left to the host.
+func run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 	if g == nil || g.g == nil {
 		return nil, ErrNilGraph
 	}
@@ -199,6 +233,9 @@ func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 		return nil, err
 	}
 	if err := checkComponents(spec); err != nil {
+		return nil, err
+	}
+	if err := checkReductions[X](spec); err != nil {
 		return nil, err
 	}
 	if parts := partsFor(p, opt); parts > 1 {
@@ -327,20 +364,32 @@ func Run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 	return res, nil
 }
 
-// finishDevice ends a device run: its device time, the copy of its
-// values and state back (as opt allows) into res.X and the program's
-// arrays, and its transfer time.
+// finishDevice ends a device run: its device time, its reductions where
+// the backend computes them, the copy of its values and state back (as
+// opt allows, and the values where the host must reduce them) into res.X
+// and the program's arrays, and its transfer time.
 func finishDevice[X, A any](ds *deviceStepper, h *hostRun[X, A], opt Options, res *Result[X]) error {
 	if dt, ok := ds.run.(driver.DeviceTimer); ok {
 		res.Device = dt.DeviceTime()
 	}
 	t2 := time.Now()
-	if sf, ok := ds.run.(driver.SummaryFinisher); ok && opt.SummaryOnly {
+	reduced := len(h.spec.Reductions) == 0
+	if rd, ok := ds.run.(driver.Reducer); ok && !reduced {
+		v, err := rd.Reduce()
+		if err != nil {
+			return err
+		}
+		if len(v) != len(h.spec.Reductions) {
+			return fmt.Errorf("vertexprog: backend %s reduced %d values; the program declares %d reductions", res.Backend, len(v), len(h.spec.Reductions))
+		}
+		res.Reductions, reduced = v, true
+	}
+	if sf, ok := ds.run.(driver.SummaryFinisher); ok && opt.SummaryOnly && reduced {
 		if err := sf.FinishSummary(); err != nil {
 			return err
 		}
 		h.x = nil
-	} else if opt.NoValues {
+	} else if opt.NoValues && reduced {
 		if err := ds.run.Finish(nil); err != nil {
 			return err
 		}

@@ -79,7 +79,10 @@ func (a *MultisetAdapter[X, K, A]) Run(g *Graph, opt Options) (*Result[X], error
 		return nil, err
 	}
 	if res, done, err := a.runDevice(g, opt); done {
-		return res, err
+		if err != nil {
+			return nil, err
+		}
+		return res, reduceOnHost(a.Spec(), res)
 	}
 	return Run[X, A](g, a, opt)
 }
@@ -105,6 +108,9 @@ var _ multisetRunner[int64] = (*MultisetAdapter[int64, int64, struct{}])(nil)
 func (a *MultisetAdapter[X, K, A]) runDevice(g *Graph, opt Options) (*Result[X], bool, error) {
 	if g == nil || g.g == nil || a == nil || a.Program == nil {
 		return nil, false, nil // (Run says what is wrong)
+	}
+	if err := checkReductions[X](a.Spec()); err != nil {
+		return nil, true, err
 	}
 	tw := time.Now()
 	b, err := a.multisetBackend(opt.Backend)
@@ -188,7 +194,8 @@ func runMultisetDevice[X any, K cmp.Ordered, A any](g *Graph, a *MultisetAdapter
 		res.Device = dt.DeviceTime()
 	}
 	t2 := time.Now()
-	if sf, ok := run.(driver.SummaryFinisher); ok && opt.SummaryOnly {
+	if sf, ok := run.(driver.SummaryFinisher); ok && opt.SummaryOnly && len(h.spec.Reductions) == 0 {
+		// (the host reduces the values: reduceOnHost)
 		if err := sf.FinishSummary(); err != nil {
 			return nil, err
 		}

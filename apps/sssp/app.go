@@ -2,6 +2,7 @@ package sssp
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -9,7 +10,6 @@ import (
 
 	"github.com/hpgraph/hpgraph/apps"
 	"github.com/hpgraph/hpgraph/apps/reference"
-	"github.com/hpgraph/hpgraph/internal/par"
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
@@ -42,33 +42,44 @@ func answer(g *vertexprog.Graph, req apps.Request, opt vertexprog.Options) (*app
 		delta = DefaultDelta(g)
 	}
 	opt.Values = apps.Lent[float32](req.Scratch)
+	opt.SummaryOnly = req.Need == apps.NeedSummary
 	r, err := RunDelta(g, req.Source, delta, opt)
 	if err != nil {
 		return nil, err
 	}
-	req.Scratch.Keep(nil, r.Dist)
-	reached, far := summarize(r.Dist)
+	reached, far := r.Reached()
 	src := d.OriginalID(req.Source)
-	return &apps.Result{
+	res := &apps.Result{
 		Stats:   apps.StatsOf(r.Run),
 		Summary: fmt.Sprintf("source %d: reached %d vertices, farthest at %g", src, reached, far),
 		Fields:  map[string]any{"source": src, "reached": reached, "farthest": float64(far)},
-		Rows:    func(v int32, c []apps.Cell) { c[0] = apps.FloatCell(float64(r.Dist[v])) },
-		WriteText: func(w io.Writer) error {
-			return apps.WriteVertexLines(w, g, func(bw *bufio.Writer, v int32, id int64) {
-				fmt.Fprintf(bw, "%d %s\n", id, formatDist(float64(r.Dist[v])))
-			})
-		},
-		WriteLDBC: func(w io.Writer) error { return writeLDBCDistances(w, g, r.Dist) },
-		Check: func() error {
-			want, err := reference.SSSP(d, req.Source)
-			if err != nil {
-				return err
-			}
-			return apps.CompareFloats("distance", d, want, func(v int) float64 { return float64(r.Dist[v]) }, tolerance(&req.Params))
-		},
-	}, nil
+	}
+	if r.Dist == nil {
+		fail := func(io.Writer) error { return errDistOnDevice }
+		res.WriteText, res.WriteLDBC, res.Check = fail, fail, func() error { return errDistOnDevice }
+		return res, nil
+	}
+	req.Scratch.Keep(nil, r.Dist)
+	res.Rows = func(v int32, c []apps.Cell) { c[0] = apps.FloatCell(float64(r.Dist[v])) }
+	res.WriteText = func(w io.Writer) error {
+		return apps.WriteVertexLines(w, g, func(bw *bufio.Writer, v int32, id int64) {
+			fmt.Fprintf(bw, "%d %s\n", id, formatDist(float64(r.Dist[v])))
+		})
+	}
+	res.WriteLDBC = func(w io.Writer) error { return writeLDBCDistances(w, g, r.Dist) }
+	res.Check = func() error {
+		want, err := reference.SSSP(d, req.Source)
+		if err != nil {
+			return err
+		}
+		return apps.CompareFloats("distance", d, want, func(v int) float64 { return float64(r.Dist[v]) }, tolerance(&req.Params))
+	}
+	return res, nil
 }
+
+// errDistOnDevice is what a summary-only SSSP answers when asked for
+// more.
+var errDistOnDevice = errors.New("sssp: the distances were left on the device (a summary-only query)")
 
 // tolerance: float32 sums of integer weights are exact; allow rounding
 // for fractional weights.
@@ -95,54 +106,4 @@ func formatDist(x float64) string {
 		return "Infinity"
 	}
 	return fmt.Sprintf("%g", x)
-}
-
-// summarize counts the reached vertices (finite distances) and the
-// largest finite distance, on every core (one pass on one was ~2 ms of a
-// served kron21 query). A distance is non-negative or +Inf (Prepare's
-// weights), so its bits order as its value does, and the pass works on
-// them without a branch: with branches on the value, which a kron21's
-// unreached vertices, scattered, make the processor guess wrong half
-// the time, it took 8.8 ms on two cores instead of 1.0-2.2
-// (BenchmarkSummarize). Each worker counts in its own variables and
-// stores its part once (counting into parts[w] at every vertex put the
-// workers on the same cache lines: 10.3 ms). Any other value (NaN, a
-// negative) takes the pass by value, whose answer max gives.
-func summarize(dist []float32) (reached int, far float32) {
-	const infBits = 0x7f800000
-	type part struct {
-		reached int
-		far     uint32
-	}
-	parts := make([]part, par.Workers())
-	par.Blocks(len(dist), func(w, lo, hi int) {
-		var p part
-		for _, x := range dist[lo:hi] {
-			b := math.Float32bits(x)
-			d := b ^ infBits
-			finite := (d | -d) >> 31 // 1 unless x is +Inf
-			p.reached += int(finite)
-			p.far = max(p.far, b&-finite)
-		}
-		parts[w] = p
-	})
-	var top uint32
-	for _, p := range parts {
-		reached, top = reached+p.reached, max(top, p.far)
-	}
-	if top > infBits {
-		return summarizeValues(dist)
-	}
-	return reached, math.Float32frombits(top)
-}
-
-// summarizeValues is summarize by value, for distances of any bits.
-func summarizeValues(dist []float32) (reached int, far float32) {
-	for _, x := range dist {
-		if !math.IsInf(float64(x), 1) {
-			reached++
-			far = max(far, x)
-		}
-	}
-	return reached, far
 }

@@ -33,7 +33,15 @@ type Program struct {
 }
 
 func (p *Program) Spec() vertexprog.Spec {
-	return vertexprog.Spec{Edges: vertexprog.InEdges, Sparse: true, Idempotent: true, Delta: p.Delta}
+	return vertexprog.Spec{Edges: vertexprog.InEdges, Sparse: true, Idempotent: true, Delta: p.Delta, Reductions: reductions}
+}
+
+// reductions are what Result.Reached reads: how many distances are
+// finite (the vertices reached) and the greatest of them, reduced where
+// the distances are (a device's, without copying them back).
+var reductions = []vertexprog.Reduction{
+	{Op: vertexprog.CountValues, Finite: true},
+	{Op: vertexprog.MaxValues, Finite: true},
 }
 
 // Prepare rejects an out-of-range source and negative or NaN weights
@@ -144,9 +152,19 @@ var _ vertexprog.Prioritizer[float32] = (*Program)(nil)
 
 // Result is an SSSP's output.
 type Result struct {
-	// Dist[v] is the shortest distance from the source (+Inf: unreachable).
+	// Dist[v] is the shortest distance from the source (+Inf:
+	// unreachable); nil when the run was SummaryOnly.
 	Dist []float32
 	Run  *vertexprog.Result[float32]
+}
+
+// Reached is how many vertices the source reaches (itself included) and
+// the greatest distance to one, from the run's reductions: it needs no
+// pass over Dist and holds for SummaryOnly runs.
+func (r *Result) Reached() (reached int, farthest float32) {
+	red := r.Run.Reductions
+	// (a distance is >= 0 or +Inf: Prepare's weights)
+	return int(red[0]), max(0, float32(red[1]))
 }
 
 // Run computes shortest-path distances from src, by delta-stepping with

@@ -126,6 +126,22 @@ func (d *Device) HtoD(dst cu.DevicePtr, src unsafe.Pointer, bytes int64) {
 	d.Sync()
 }
 
+// HtoDQueued is HtoD without the wait, for copies the stream's later
+// kernels read: a copy under stageMin from memory Pin did not lock goes
+// into the stream and returns once the driver has staged the bytes (the
+// host memory is free again; the kernels after it in the stream see
+// them). Others, and without a stream, are HtoD. A run's start made four
+// waits for copies of a few bytes (a source vertex, the superstep
+// records) and memsets (~0.2 ms of a kron21 SSSP query's start).
+// Inside Do.
+func (d *Device) HtoDQueued(dst cu.DevicePtr, src unsafe.Pointer, bytes int64) {
+	if bytes >= stageMin || d.stream.s == nil || d.Hooks.PinInPlace || d.isPinned(src, bytes) {
+		d.HtoD(dst, src, bytes)
+		return
+	}
+	cu.MemcpyHtoDAsync(dst, src, bytes, d.stream.Handle())
+}
+
 // isPinned reports whether [p, p+bytes) lies in a range Pin locked.
 // Inside Do.
 func (d *Device) isPinned(p unsafe.Pointer, bytes int64) bool {

@@ -92,6 +92,7 @@ func preparedApps(t *testing.T) []struct {
 	if err := lccDirected.Prepare(vertexprog.NewGraph(ddg)); err != nil {
 		t.Fatal(err)
 	}
+	ssspOps, ssspFinite := redOps((&sssp.Program{}).Spec().Reductions)
 	lccByDegree := &lcc.Program{}
 	if err := lccByDegree.Prepare(vertexprog.NewGraph(dg.Relabel(datasets.RelabelDegree))); err != nil {
 		t.Fatal(err)
@@ -102,8 +103,8 @@ func preparedApps(t *testing.T) []struct {
 		feats features
 	}{
 		{"bfs", bfsP.Device(), features{XSize: 0, ASize: 4, HasWants: true, HasDone: true}},
-		{"sssp", (&sssp.Program{}).Device(), features{XSize: 4, ASize: 4}},
-		{"sssp (delta-stepping)", (&sssp.Program{Delta: 8}).Device(), features{XSize: 4, ASize: 4, Priority: true}},
+		{"sssp", (&sssp.Program{}).Device(), features{XSize: 4, ASize: 4, Reds: ssspOps, RedsFinite: ssspFinite}},
+		{"sssp (delta-stepping)", (&sssp.Program{Delta: 8}).Device(), features{XSize: 4, ASize: 4, Priority: true, Reds: ssspOps, RedsFinite: ssspFinite}},
 		{"pagerank", pr.Device(), features{XSize: 8, ASize: 8, Stream: true}},
 		{"pagerank-ldbc", ldbc.Device(), features{XSize: 8, ASize: 8, Aggs: aggOps(ldbc.Spec().Aggregators)}},
 		{"pagerank-ldbc float32", ldbc32.Device(), features{XSize: 4, ASize: 4, Aggs: aggOps(ldbc32.Spec().Aggregators)}},
@@ -134,7 +135,7 @@ func TestCompileApps(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s, %s (texture %v): %v", arch, a.name, tex, err)
 				}
-				for _, k := range kernelNames {
+				for _, k := range moduleKernels(f) {
 					if !strings.Contains(ptx, ".entry "+k+"(") {
 						t.Errorf("%s, %s: PTX lacks kernel %s", arch, a.name, k)
 					}

@@ -3,6 +3,7 @@
 package run
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"time"
@@ -57,6 +58,51 @@ func copyBack(d *Device, x []byte, xDev cu.DevicePtr, xBytes int, layout *stateL
 		}
 		return nil
 	})
+}
+
+// reduceBlocksPerSM is vp_reduce_values' blocks per multiprocessor: the
+// grid-stride loop then makes a few turns over a kron21's 2M values.
+const reduceBlocksPerSM = 4
+
+// Reduce implements driver.Reducer: vp_reduce_values over X, and its
+// results, nred doubles, copied back.
+func (r *progRun) Reduce() ([]float64, error) {
+	rs := r.job.Spec.Reductions
+	if r.closed || r.feats.Reds == "" || r.job.Part != nil {
+		return nil, errors.New("cuda: Reduce on a closed run, a part's, or one whose program declares no reductions")
+	}
+	out := make([]float64, len(rs))
+	for k, red := range rs {
+		out[k] = red.Identity()
+	}
+	if r.n == 0 {
+		return out, nil
+	}
+	maxGrid := int64(reduceBlocksPerSM * max(1, r.d.SMs))
+	grid := min(rt.Blocks(int64(r.n), rt.BlockSize), maxGrid)
+	nred := int64(len(rs))
+	err := r.d.Do("reducing the values", func() error {
+		partBytes := 8 * nred * maxGrid
+		if r.reduceMem == 0 {
+			// (the count of blocks done starts at 0, and each launch
+			// leaves it so; a parked run's buffers keep it)
+			r.reduceMem = r.alloc(partBytes + 8*nred + 8)
+			var zero uint64
+			r.d.HtoD(r.reduceMem+cu.DevicePtr(partBytes+8*nred), unsafe.Pointer(&zero), 8)
+		}
+		arg := make([]byte, 24)
+		binary.LittleEndian.PutUint64(arg, uint64(r.reduceMem))
+		binary.LittleEndian.PutUint64(arg[8:], uint64(r.reduceMem)+uint64(partBytes))
+		binary.LittleEndian.PutUint64(arg[16:], uint64(r.reduceMem)+uint64(partBytes+8*nred))
+		r.mod.Launch2(reduceKernel, grid, r.d.Stream(), r.runArg, arg)
+		r.d.Sync()
+		r.d.DtoH(unsafe.Pointer(&out[0]), r.reduceMem+cu.DevicePtr(partBytes), 8*nred)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // FinishSummary implements driver.SummaryFinisher.

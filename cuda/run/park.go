@@ -50,8 +50,12 @@ func (r *progRun) send(i int, dst cu.DevicePtr, b []byte, writes, constant bool)
 		return
 	}
 	src := unsafe.Pointer(&b[0])
+	put := r.d.HtoD
+	if r.queueCopies {
+		put = r.d.HtoDQueued
+	}
 	if !r.job.Resident {
-		r.d.HtoD(dst, src, n)
+		put(dst, src, n)
 		return
 	}
 	for len(r.seeds) <= i {
@@ -60,7 +64,7 @@ func (r *progRun) send(i int, dst cu.DevicePtr, b []byte, writes, constant bool)
 	s := &r.seeds[i]
 	if constant {
 		if s.constant != src || len(s.host) != len(b) {
-			r.d.HtoD(dst, src, n)
+			put(dst, src, n)
 			s.constant, s.host = src, b
 		}
 		return
@@ -78,13 +82,13 @@ func (r *progRun) send(i int, dst cu.DevicePtr, b []byte, writes, constant bool)
 			s.pristine = r.alloc(n)
 			to = s.pristine
 		}
-		r.d.HtoD(to, src, n)
+		put(to, src, n)
 		s.host = make([]byte, n)
 		rt.HostCopy(unsafe.Pointer(&s.host[0]), src, int(n), r.d.CopyParts())
 	} else {
 		for _, rg := range differing(s.host, b) {
 			lo, hi := rg[0], rg[1]
-			r.d.HtoD(to+cu.DevicePtr(lo), unsafe.Add(src, lo), int64(hi-lo))
+			put(to+cu.DevicePtr(lo), unsafe.Add(src, lo), int64(hi-lo))
 			copy(s.host[lo:hi], b[lo:hi])
 		}
 	}

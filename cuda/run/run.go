@@ -106,7 +106,7 @@ func start(d *Device, job *driver.DeviceJob, opt Options) (*progRun, error) {
 			return err
 		}
 		var err error
-		if r.mod, err = d.Load(key, ptx, kernelNames); err != nil {
+		if r.mod, err = d.Load(key, ptx, moduleKernels(feats)); err != nil {
 			return err
 		}
 		pt.Mark("module")
@@ -166,6 +166,7 @@ func jobFeatures(job *driver.DeviceJob, n int, texMaxWidth int64, opt Options) f
 		Priority: float32(job.Spec.Delta) > 0 && job.Push != nil, Texture: opt.Texture, Unroll: unroll, Stream: stream,
 		Probe: probe, ApplyRows: applyRows, Aggs: aggOps(job.Spec.Aggregators),
 	}
+	f.Reds, f.RedsFinite = redOps(job.Spec.Reductions)
 	f.TextureX = opt.Texture && job.XSize > 0 && job.XSize%4 == 0 && int64(n)*int64(job.XSize/4) <= texMaxWidth
 	return f
 }

@@ -10,6 +10,7 @@ import (
 	"math"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -47,6 +48,13 @@ var (
 		jit.WithoutHeader(kernelsFrontier)+jit.WithoutHeader(kernelsTiles)+jit.WithoutHeader(kernelsPush)+jit.WithoutHeader(kernelsLoop)+jit.WithoutHeader(kernelsParts), headers)
 )
 
+// kernelsReduce follows the template for a program that declares
+// Spec.Reductions (features.Reds); other programs' sources, and their
+// images, are as without it.
+//
+//go:embed kernels_reduce.cu
+var kernelsReduce string
+
 // headers are the run layer's own headers (read.cuh).
 //
 //go:embed *.cuh
@@ -69,6 +77,7 @@ type features struct {
 	TileChunk         int    // vp_pull_tiles' groups of 32 entries a chunk (VP_TILE_CHUNK; 0: build.TileChunkFor)
 	ApplyRows         int    // rows a thread of vp_apply_pull takes at a time (VP_APPLY_ROWS; 0: applyRowsDefault)
 	Aggs              string // the aggregators' ops (driver.Aggregator), each followed by a comma (VP_AGG_OPS)
+	Reds, RedsFinite  string // Spec.Reductions' ops (driver.Reduce) and whether each is of finite values (1 or 0), each followed by a comma (VP_RED_OPS, VP_RED_FINITE)
 }
 
 func (f features) applyRows() int { return cmp.Or(f.ApplyRows, applyRowsDefault) }
@@ -81,6 +90,32 @@ func aggOps(aggs []driver.Aggregator) string {
 	}
 	return b.String()
 }
+
+// redOps is Spec.Reductions as features.Reds and RedsFinite.
+func redOps(rs []driver.Reduction) (ops, finite string) {
+	var o, f strings.Builder
+	for _, r := range rs {
+		fin := 0
+		if r.Finite {
+			fin = 1
+		}
+		fmt.Fprintf(&o, "%d,", int(r.Op))
+		fmt.Fprintf(&f, "%d,", fin)
+	}
+	return o.String(), f.String()
+}
+
+// moduleKernels are the kernels of a module built with f: kernelNames,
+// and vp_reduce_values where the program declares reductions.
+func moduleKernels(f features) []string {
+	if f.Reds == "" {
+		return kernelNames
+	}
+	return append(slices.Clip(kernelNames), reduceKernel)
+}
+
+// reduceKernel is kernels_reduce.cu's kernel.
+const reduceKernel = "vp_reduce_values"
 
 // elemType describes a state array's element or a scalar's type.
 type elemType struct {
@@ -368,6 +403,11 @@ func buildSource(code *driver.DeviceCode, l *stateLayout, f features) string {
 	writeProgram(&b, code, l, f)
 	b.WriteString("#line 1 \"hpgraph_kernels.cu\"\n")
 	b.WriteString(kernelSource)
+	if f.Reds != "" {
+		fmt.Fprintf(&b, "#define VP_NRED %d\n#define VP_RED_OPS %s\n#define VP_RED_FINITE %s\n", strings.Count(f.Reds, ","), f.Reds, f.RedsFinite)
+		b.WriteString("#line 1 \"hpgraph_kernels_reduce.cu\"\n")
+		b.WriteString(jit.WithoutHeader(kernelsReduce))
+	}
 	return b.String()
 }
 

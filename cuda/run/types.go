@@ -51,6 +51,9 @@ type progRun struct {
 	tiles    bool // pulls run vp_pull_tiles
 	closed   bool
 	finished bool // Finish copied the results back: the run may be parked
+	// queueCopies: send copies without waiting (HtoDQueued), for the
+	// arrays of a start that waits once, at its end (fillOnDevice).
+	queueCopies bool
 
 	opt  Options // the backend's, read once, at the start
 	loop int     // vp_loop's cluster size (Options.LoopCluster; 0: no loop)
@@ -82,6 +85,7 @@ type buffers struct {
 	partial     cu.DevicePtr
 	heavyCount  cu.DevicePtr
 	rec, ctl    cu.DevicePtr
+	reduceMem   cu.DevicePtr // vp_reduce_values' VP_Reduce memory (reduceBytes), made by the first Reduce
 	arrays      []cu.DevicePtr
 	seeds       []seed // a resident run's uploads (X, then arrays), to send only what changed
 	state       []byte

@@ -13,7 +13,7 @@
 // asks for: Prefetcher, Symmetrizer and DegreeRelabeler take parts of
 // PREPROCESS to the device, HostPinner page-locks result memory,
 // Describer, MemoryReporter, TransferReporter and DeviceTimer report,
-// SummaryFinisher, DeviceBatchRun and DeviceInitReporter make runs
+// SummaryFinisher, Reducer, DeviceBatchRun and DeviceInitReporter make runs
 // cheaper, and ComponentsBackend, MultisetBackend and PartBackend run
 // the engine's other kinds of run (union-find components, multiset
 // gathers, partitioned runs).

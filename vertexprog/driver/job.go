@@ -78,6 +78,16 @@ type SummaryFinisher interface {
 	FinishSummary() error
 }
 
+// Reducer is implemented by a DeviceRun that computes the program's
+// Spec.Reductions where its values are, after the last superstep.
+type Reducer interface {
+	// Reduce returns each of Spec.Reductions over X's every vertex, in
+	// order (Reduction.Identity where it counts none). The engine calls
+	// it, when the program declares reductions, after the last Step and
+	// before Finish or FinishSummary.
+	Reduce() ([]float64, error)
+}
+
 // TransferReporter is implemented by a DeviceRun that reports the time its
 // host↔device copies took so far (they are part of Preprocess and Compute).
 type TransferReporter interface {

@@ -139,6 +139,71 @@ type Spec struct {
 	// vertexprog's documentation ("Operators") says what the operator
 	// costs and which backends run it.
 	Components bool
+	// Reductions declares reductions over every vertex's final value
+	// (a count, sum, least or greatest of the values, or of the finite
+	// ones), which the backend computes after the last superstep, where
+	// the values are, into vertexprog.Result.Reductions: a device's
+	// kernel, the CPU's pass on every core. A caller that reads only
+	// them (a shortest paths' reached count and farthest distance) then
+	// needs no copy of the values (vertexprog.Options.SummaryOnly). The
+	// program's value (X) must be an int32, uint32, int64, uint64,
+	// float32 or float64, or a type of one of those underlying.
+	Reductions []Reduction
+}
+
+// Reduce is what a Reduction computes over the values it counts, each as
+// a float64.
+type Reduce int
+
+const (
+	// CountValues is how many values are counted.
+	CountValues Reduce = iota
+	// SumValues is their sum (in the backend's order: a float's sum may
+	// differ between backends in its last bits; a count's or an
+	// integer's up to 2^53 does not).
+	SumValues
+	// MinValues is the least (math.Min's: -Inf wins, then a NaN; -0 is
+	// below +0; +Inf where none is counted), as an Aggregator's Min.
+	MinValues
+	// MaxValues is the greatest (math.Max's; -Inf where none is
+	// counted).
+	MaxValues
+)
+
+// Reduction is one of Spec.Reductions.
+type Reduction struct {
+	Op Reduce
+	// Finite counts only the finite values: a float's ±Inf and NaN are
+	// left out (every integer is finite).
+	Finite bool
+}
+
+// Identity is the reduction's value when it counts no value.
+func (r Reduction) Identity() float64 { return r.fold().Identity() }
+
+// Combine is x and y, the reduction over two sets of values, combined.
+func (r Reduction) Combine(x, y float64) float64 { return r.fold().Combine(x, y) }
+
+// fold is the Aggregator that combines the reduction's partial results
+// (a count's and a sum's: Sum).
+func (r Reduction) fold() Aggregator {
+	switch r.Op {
+	case MinValues:
+		return Min
+	case MaxValues:
+		return Max
+	}
+	return Sum
+}
+
+// CheckReductions refuses reductions of no known Reduce.
+func CheckReductions(rs []Reduction) error {
+	for i, r := range rs {
+		if r.Op < CountValues || r.Op > MaxValues {
+			return fmt.Errorf("vertexprog: Spec.Reductions[%d]: Op %d; want CountValues, SumValues, MinValues or MaxValues", i, int(r.Op))
+		}
+	}
+	return nil
 }
 
 // Direction is how a superstep moves values: pull (every wanted row
