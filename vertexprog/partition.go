@@ -67,8 +67,35 @@ const rowCost = 8
 // (98% of the rows, 37% of the arcs) took as long as the whole graph,
 // 1.0 ms, its hubs' part 0.36, of which 0.19 were passes over every
 // vertex that both parts make; the rest fits 43 ps a row and 0.53 an
-// arc, a row costing about 80 arcs.
+// arc, a row costing about 80 arcs. But a part's device memory goes by
+// its arcs: the cost halves until no part holds more than
+// maxArcsShare times its even share of them (searchSplit).
 const searchRowCost = 64
+
+// maxArcsShare bounds a search's split: kron24's at 64 a row put 98% of
+// the arcs in the part of the hubs, which at kron28 would not fit one
+// H200.
+const maxArcsShare = 1.5
+
+// searchSplit is a search's split of rowPtr into parts: by
+// searchRowCost a row, or less where that crowds one part's arcs.
+func searchSplit(rowPtr []int64, parts int) (Partition, error) {
+	nnz := rowPtr[len(rowPtr)-1]
+	for cost := int64(searchRowCost); ; cost /= 2 {
+		pt, err := splitRows(rowPtr, parts, cost)
+		if err != nil || cost <= rowCost {
+			return pt, err
+		}
+		most := int64(0)
+		for p := range pt.Parts() {
+			lo, hi := pt.Range(p)
+			most = max(most, rowPtr[hi]-rowPtr[lo])
+		}
+		if float64(most) <= maxArcsShare*float64(nnz)/float64(parts) {
+			return pt, nil
+		}
+	}
+}
 
 // SplitRows partitions n vertices, whose rows have the lengths rowPtr
 // gives (a CSR's row offsets, n+1 of them), into parts ranges of about

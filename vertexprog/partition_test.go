@@ -132,68 +132,78 @@ func TestSplitRowsByCost(t *testing.T) {
 }
 
 // searchProgram is a program that filters its rows and exits early: a
-// search, for splitCost.
+// search, for split.
 type searchProgram struct{ Program[int32, int32] }
 
 func (searchProgram) Wants(int32) bool { return true }
 func (searchProgram) Done(int32) bool  { return true }
 
-// TestSplitCostOfASearch: a search splits by searchRowCost, other
-// programs, and any program on a graph of some rows, by rowCost.
-func TestSplitCostOfASearch(t *testing.T) {
-	d, err := datasets.Build(&datasets.EdgeList{N: 3, Src: []int32{0, 1}, Dst: []int32{1, 2}}, datasets.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := NewGraph(d)
-	if c := splitCost[int32, int32](g, searchProgram{}); c != searchRowCost {
-		t.Errorf("a search splits by %d, want %d", c, searchRowCost)
-	}
-	if c := splitCost[int32, int32](g, struct{ Program[int32, int32] }{}); c != rowCost {
-		t.Errorf("a program that is not a search splits by %d, want %d", c, rowCost)
-	}
-	g.held = &heldRows{}
-	if c := splitCost[int32, int32](g, searchProgram{}); c != rowCost {
-		t.Errorf("a search on a graph of some rows splits by %d, want %d", c, rowCost)
-	}
-}
-
-// TestPartPullWidth: a part's pull takes the ELL width the rule gives its
-// own rows, capped by the whole graph's, where the rule over all N rows
-// (the other parts' rows empty) would give less; it holds the part's
-// rows' entries and no other. Skewed rows, sorted by decreasing length
-// (a graph numbered by degree), cut into a part of long rows and one of
-// short ones.
-func TestPartPullWidth(t *testing.T) {
+// TestSearchSplit: a search's parts are split by searchRowCost a row
+// where no part then holds more than maxArcsShare times its share of the
+// arcs, by half that cost (down to rowCost) where one would; other
+// programs, and any program on a graph of some rows, split by rowCost.
+func TestSearchSplit(t *testing.T) {
+	// 1,024 rows of 50 arcs, then 3,072 rows of one arc: 64 a row puts
+	// 95% of the arcs in the first of 2 parts, rowCost 71%.
 	const n = 4096
 	var el datasets.EdgeList
-	el.N = n
-	rng := rand.New(rand.NewPCG(41, 2))
+	el.N, el.Directed = n, true
 	for u := range int32(n) {
-		deg := 1 + int(2000/(int(u)+1)) + rng.IntN(3)
-		for range deg {
+		deg := 1
+		if u < 1024 {
+			deg = 50
+		}
+		for k := range deg {
 			el.Src = append(el.Src, u)
-			el.Dst = append(el.Dst, int32(rng.IntN(n)))
+			el.Dst = append(el.Dst, int32((int(u)+k+1)%n))
 		}
 	}
-	el.Directed = true
 	d, err := datasets.Build(&el, datasets.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt := hyb.Options{RelativeSpeed: 3, Breakeven: 16}
-	whole := hyb.ChooseK(d.RowPtr, opt)
-	for _, r := range [][2]int32{{0, 64}, {64, n}, {1024, 2048}, {0, n}} {
-		pull, err := partPull(d, opt, r[0], r[1])
+	g := NewGraph(d)
+	rowPtr := d.RowPtr
+	nnz := rowPtr[n]
+	most := func(pt Partition) int64 {
+		m := int64(0)
+		for p := range pt.Parts() {
+			lo, hi := pt.Range(p)
+			m = max(m, rowPtr[hi]-rowPtr[lo])
+		}
+		return m
+	}
+	for _, parts := range []int{2, 3} {
+		got, err := split[int32, int32](g, searchProgram{}, rowPtr, parts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		own := hyb.ChooseK(d.RowPtr[r[0]:r[1]+1], opt)
-		if want := min(own, whole); pull.K != want {
-			t.Errorf("part [%d, %d): K %d, want %d (its rows' rule %d, the whole graph's %d)", r[0], r[1], pull.K, want, own, whole)
+		if m := most(got); float64(m) > maxArcsShare*float64(nnz)/float64(parts) {
+			t.Errorf("%d parts: a part holds %d of %d arcs", parts, m, nnz)
 		}
-		if got, want := pull.NNZ(), d.RowPtr[r[1]]-d.RowPtr[r[0]]; got != want {
-			t.Errorf("part [%d, %d): %d entries, want %d", r[0], r[1], got, want)
+		// The highest cost, halving from searchRowCost, that keeps the share.
+		want := Partition{}
+		for cost := int64(searchRowCost); ; cost /= 2 {
+			pt, _ := splitRows(rowPtr, parts, cost)
+			if cost <= rowCost || float64(most(pt)) <= maxArcsShare*float64(nnz)/float64(parts) {
+				want = pt
+				break
+			}
 		}
+		if !slices.Equal(got.Bounds, want.Bounds) {
+			t.Errorf("%d parts: a search split at %v, want %v", parts, got.Bounds, want.Bounds)
+		}
+		if full, _ := splitRows(rowPtr, parts, searchRowCost); slices.Equal(full.Bounds, got.Bounds) {
+			t.Errorf("%d parts: the search split did not back off from %d a row (%v)", parts, searchRowCost, got.Bounds)
+		}
+		plain, _ := SplitRows(rowPtr, parts)
+		if other, _ := split[int32, int32](g, struct{ Program[int32, int32] }{}, rowPtr, parts); !slices.Equal(other.Bounds, plain.Bounds) {
+			t.Errorf("%d parts: a program that is not a search split at %v, want %v", parts, other.Bounds, plain.Bounds)
+		}
+		g.held = &heldRows{rowPtr: rowPtr}
+		if held, _ := split[int32, int32](g, searchProgram{}, rowPtr, parts); !slices.Equal(held.Bounds, plain.Bounds) {
+			t.Errorf("%d parts: a search on a graph of some rows split at %v, want %v", parts, held.Bounds, plain.Bounds)
+		}
+		g.held = nil
 	}
 }

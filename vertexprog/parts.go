@@ -61,16 +61,16 @@ func commSize(c Comm) int {
 	return c.Size()
 }
 
-// splitCost is what a row of g costs p's parts beside its arcs
-// (rowCost): a search's rows cost more (searchRowCost), except on a graph
-// of some rows, whose processes hold the rows SplitRows gives them.
-func splitCost[X, A any](g *Graph, p Program[X, A]) int64 {
+// split is p's partition of g's rows (rowPtr) into parts: SplitRows's,
+// or for a search, whose rows cost more, searchSplit's, except on a
+// graph of some rows, whose processes hold the rows SplitRows gave them.
+func split[X, A any](g *Graph, p Program[X, A], rowPtr []int64, parts int) (Partition, error) {
 	_, filters := any(p).(RowFilter)
 	_, exits := any(p).(EarlyExit[A])
 	if filters && exits && g.held == nil {
-		return searchRowCost
+		return searchSplit(rowPtr, parts)
 	}
-	return rowCost
+	return SplitRows(rowPtr, parts)
 }
 
 // runParts is Run for a partitioned run of P parts (P > 1, or a Comm of
@@ -123,7 +123,7 @@ func runParts[X, A any](g *Graph, p Program[X, A], opt Options, parts int) (*Res
 	if err != nil {
 		return nil, err
 	}
-	pt, err := splitRows(rowPtr, parts, splitCost(g, p))
+	pt, err := split(g, p, rowPtr, parts)
 	if err != nil {
 		return nil, err
 	}
