@@ -141,15 +141,32 @@ func (r *ccRun) Run() (int, error) {
 // -1) skip their edges after the first afRounds, which a symmetric
 // matrix allows (a part's rows: afforest_parts.go).
 func (r *ccRun) link(skip bool) (giant int32) {
+	r.linkFirst()
+	return r.linkRest(skip)
+}
+
+// linkFirst launches Afforest's first pass: every vertex its own tree,
+// then each linked with its first neighbour, and compressed.
+func (r *ccRun) linkFirst() {
+	rows := rt.Blocks(int64(r.n), rt.BlockSize)
+	a := r.arg(0, 0)
+	r.launch("af_init", rows, a)
+	if own := int64(r.hi - r.lo); own > 0 {
+		r.launch("af_link_round", rt.Blocks(own, rt.BlockSize), r.arg(0, 0))
+		r.launch("af_compress", rows, a)
+	}
+}
+
+// linkRest launches the passes after linkFirst (see link).
+func (r *ccRun) linkRest(skip bool) (giant int32) {
 	rows := rt.Blocks(int64(r.n), rt.BlockSize)
 	own := int64(r.hi - r.lo) // (the rows the links read: a part's own)
 	a := r.arg(0, 0)
-	r.launch("af_init", rows, a)
 	giant = -1 // (no vertex's label)
 	if own == 0 {
 		return giant
 	}
-	for i := 0; i < afRounds; i++ {
+	for i := 1; i < afRounds; i++ {
 		r.launch("af_link_round", rt.Blocks(own, rt.BlockSize), r.arg(i, 0))
 		r.launch("af_compress", rows, a)
 	}

@@ -36,18 +36,18 @@ type progRun struct {
 	host       []uint64 // records read back (recHost)
 	recArg     [16]byte // vp_records' VP_Copy (no allocation a call)
 
-	step     int      // supersteps run
-	base     int      // the device's ctl[0]
-	bias     int      // the device's ctl[1]: iteration of superstep 0
-	edges    int64    // the device's ctl[2]: a push batch's edge limit
-	last     []uint64 // record of superstep step-1
-	yDirty   bool
-	yLoopOK  bool // yLoop holds the identity (filled before the first vp_loop)
-	queued   bool // the frontier's queues are built (after a push superstep)
+	step    int      // supersteps run
+	base    int      // the device's ctl[0]
+	bias    int      // the device's ctl[1]: iteration of superstep 0
+	edges   int64    // the device's ctl[2]: a push batch's edge limit
+	last    []uint64 // record of superstep step-1
+	yDirty  bool
+	yLoopOK bool // yLoop holds the identity (filled before the first vp_loop)
+	queued  bool // the frontier's queues are built (after a push superstep)
 	// queueIn: a part's unpacks append the other parts' activated
 	// vertices to its next push's queues (set by setRecord, which kept
 	// the queues its own APPLY built).
-	queueIn bool
+	queueIn  bool
 	tiles    bool // pulls run vp_pull_tiles
 	closed   bool
 	finished bool // Finish copied the results back: the run may be parked
