@@ -94,6 +94,13 @@ type cpuStepper[X, A any] struct {
 	// hold as the activated ones.
 	claim   Claimer[X]
 	claimed bool
+	// fclaim is a FirstClaimer's, with claim (nil: none); pulls are each
+	// worker's Pull with its claims' adapter, pullClaimed says the pull in
+	// flight claimed its rows.
+	fclaim      FirstClaimer[X]
+	pulls       []spmv.Pull[X, A]
+	claims      []wordClaim[X, A]
+	pullClaimed bool
 	// delta runs the program by delta-stepping (nil: it does not).
 	delta *deltaBuckets[X]
 }
@@ -172,6 +179,13 @@ func newCPUStepper[X, A any](h *hostRun[X, A], opt Options, part bool) *cpuStepp
 		c.delta = newDeltaBuckets(h, opt.MaxIterations)
 		if cl, ok := h.p.(Claimer[X]); ok && !opt.PerEdge && c.wantOK && c.delta == nil {
 			c.claim = cl
+			if fc, ok := h.p.(FirstClaimer[X]); ok && h.first != nil {
+				c.fclaim = fc
+				c.pulls, c.claims = make([]spmv.Pull[X, A], p), make([]wordClaim[X, A], p)
+				for w := range c.claims {
+					c.claims[w] = wordClaim[X, A]{c: c, w: w}
+				}
+			}
 		}
 	}
 	if c.delta != nil {
@@ -354,6 +368,19 @@ func (c *cpuStepper[X, A]) pullGather() {
 	if c.pullSparse {
 		pl.Touched = c.touched
 	}
+	if m := c.pull.Matrix; c.fclaim != nil && pl.Mask != nil && m.K == 0 && m.CooVal == nil {
+		// A FirstClaimer's pull: each word's rows found are claimed, the
+		// frontier's bits written and the want bits cleared there.
+		pl.Rows, pl.Touched, c.pullSparse, c.pullClaimed = c.want, nil, false, true
+		aw := c.active.Words()
+		par.DynamicW(c.parts, func(w, lo, hi int) {
+			clear(aw[lo:hi])
+			c.pulls[w] = *pl
+			c.pulls[w].Claim = &c.claims[w]
+			spmv.Rows(c.p, &c.pulls[w], lo, hi)
+		})
+		return
+	}
 	if c.rp != nil {
 		pl.Wants = c.wants
 		c.rp.pullRows(pl, c.pull.Bounds) // (a multiset program)
@@ -373,6 +400,10 @@ func (c *cpuStepper[X, A]) pullGather() {
 // pullApply is a pull's APPLY: Update of the rows that gathered (a
 // Sparse program's), else of every wanted row.
 func (c *cpuStepper[X, A]) pullApply() {
+	if c.pullClaimed {
+		c.pullClaimed, c.listed, c.inBits = false, false, false
+		return // (the claims did it: wordClaim)
+	}
 	// APPLY, by whole bitmask words so workers never share one: the rows
 	// of up to applyWords words at a time as a list. An Idempotent
 	// program's rows keep their accumulators (Spec.Idempotent).
@@ -485,6 +516,33 @@ func (c *cpuStepper[X, A]) apply(w int, vs, next []int32, keep, shared bool, blo
 		c.kept[w] = kept
 	}
 	return next
+}
+
+// wordClaim is worker w's spmv.WordClaimer for a FirstClaimer's pull:
+// what is left of APPLY, the word's frontier bits, want bits and tally,
+// done as its rows are claimed.
+type wordClaim[X, A any] struct {
+	c   *cpuStepper[X, A]
+	w   int
+	out []int32
+}
+
+func (k *wordClaim[X, A]) ClaimWord(wi int, vs, us []int32) {
+	c := k.c
+	k.out = c.fclaim.ClaimFirst(vs, us, c.x, &c.steps[k.w], k.out[:0])
+	var b uint32
+	t := tally{count: int64(len(k.out))}
+	for _, v := range k.out {
+		b |= 1 << (uint32(v) & 31)
+	}
+	if deg := c.frontDeg; deg != nil {
+		for _, v := range k.out {
+			t.edges += int64(deg[v])
+		}
+	}
+	c.active.Words()[wi] = b
+	c.want.Words()[wi] &^= b
+	c.tallies[k.w].add(t)
 }
 
 // updateEach is the ListUpdater of a program without one: an Update call
