@@ -525,6 +525,7 @@ type wordClaim[X, A any] struct {
 	c   *cpuStepper[X, A]
 	w   int
 	out []int32
+	_   [64]byte // (out is written at every word: workers' on lines of their own)
 }
 
 func (k *wordClaim[X, A]) ClaimWord(wi int, vs, us []int32) {
@@ -543,6 +544,16 @@ func (k *wordClaim[X, A]) ClaimWord(wi int, vs, us []int32) {
 	c.active.Words()[wi] = b
 	c.want.Words()[wi] &^= b
 	c.tallies[k.w].add(t)
+}
+
+// rowsEdges is the sum of the lengths of rows vs of a CSR with row
+// pointers ptr.
+func rowsEdges(ptr []int64, vs []int32) int64 {
+	var e int64
+	for _, v := range vs {
+		e += ptr[v+1] - ptr[v]
+	}
+	return e
 }
 
 // updateEach is the ListUpdater of a program without one: an Update call
@@ -712,14 +723,18 @@ func (c *cpuStepper[X, A]) claimedApply() {
 	if !shared {
 		chunk = len(c.lists)
 	}
+	// (the degrees from the push matrix's row pointers, equal to deg's
+	// in a claimed push: the next push reads v's line of them, where
+	// deg's is read by nothing else)
+	ptr := c.push.Matrix.CooPtr
 	par.Chunks(len(c.lists), chunk, func(_, lo, hi int) {
 		for w := lo; w < hi; w++ {
 			l := c.lists[w]
 			t := tally{count: int64(len(l))}
+			if deg != nil {
+				t.edges = rowsEdges(ptr, l)
+			}
 			for _, v := range l {
-				if deg != nil {
-					t.edges += int64(deg[v])
-				}
 				if shared {
 					c.want.AtomicClear(v)
 				} else {
