@@ -260,32 +260,58 @@ func (pl *pool) run(p int, fn func(w int)) {
 		}
 	}
 	for _, h := range hs {
-		for k := 0; h.slot.Load()&slotState == slotRunning; k++ {
-			if k%64 == 63 {
-				runtime.Gosched() // (the helper may wait for a core)
-			}
+		var sp spinner
+		for h.slot.Load()&slotState == slotRunning {
+			sp.spin() // (the helper may wait for a core)
 		}
 		h.fn = nil
 	}
 }
 
+// A spinner spins between loads of what it waits for, with a pause
+// each time and a yield to the scheduler every yieldEvery (so a
+// goroutine waiting for a P gets one: 15 helpers spinning on 16 cores
+// that yielded at every few loads queued on the scheduler's lock).
+type spinner struct {
+	k     int
+	start time.Time
+	yield time.Time
+}
+
+const yieldEvery = 20 * time.Microsecond
+
+// spin pauses once; it reports how long the spinner has spun, as of the
+// last check of the clock (every 256 spins).
+func (s *spinner) spin() time.Duration {
+	pause()
+	if s.k++; s.k%256 != 0 {
+		return 0
+	}
+	now := time.Now()
+	if s.start.IsZero() {
+		s.start, s.yield = now, now
+	}
+	if now.Sub(s.yield) > yieldEvery {
+		runtime.Gosched()
+		s.yield = now
+	}
+	return now.Sub(s.start)
+}
+
 // loop is a helper's goroutine: it claims its slot where a region opened
 // it, runs it, and spins for the next; it exits when none comes.
 func (h *helper) loop() {
-	start := time.Now()
-	for k := 1; ; k++ {
+	var sp spinner
+	for {
 		s := h.slot.Load()
 		if s&slotState == slotOpen && h.slot.CompareAndSwap(s, s^slotOpen|slotRunning) {
 			h.fn(h.w)
 			h.slot.Store(s &^ slotState) // (free: the caller may return)
-			start = time.Now()
+			sp = spinner{}
 			continue
 		}
-		if k%64 == 0 {
-			runtime.Gosched()
-			if time.Since(start) > spinFor && s&slotState != slotOpen && h.slot.CompareAndSwap(s, s&^slotState|slotGone) {
-				return
-			}
+		if sp.spin() > spinFor && s&slotState != slotOpen && h.slot.CompareAndSwap(s, s&^slotState|slotGone) {
+			return
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package par
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -190,5 +191,32 @@ func TestRegionsBackToBack(t *testing.T) {
 			t.Fatalf("%d goroutines after the regions, %d before", runtime.NumGoroutine(), base)
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// BenchmarkRegion: a region of two workers' small shares (a few µs of
+// a superstep's work on a grid), back to back, on the pool and on fresh
+// goroutines.
+func BenchmarkRegion(b *testing.B) {
+	work := func(n int) int {
+		s := 0
+		for i := range n {
+			s += i * i
+		}
+		return s
+	}
+	var sink atomic.Int64
+	for _, size := range []int{0, 1000, 10000} {
+		fn := func(w int) { sink.Add(int64(work(size))) }
+		b.Run(fmt.Sprintf("pool/%d", size), func(b *testing.B) {
+			for b.Loop() {
+				run(2, fn)
+			}
+		})
+		b.Run(fmt.Sprintf("spawn/%d", size), func(b *testing.B) {
+			for b.Loop() {
+				spawn(2, fn)
+			}
+		})
 	}
 }
