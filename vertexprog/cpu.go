@@ -356,7 +356,7 @@ func (c *cpuStepper[X, A]) join(out []int32) []int32 {
 // pullGather pulls over the rows the program wants from the frontier's
 // active vertices.
 func (c *cpuStepper[X, A]) pullGather() {
-	pl := &spmv.Pull[X, A]{M: c.pull.Matrix, X: c.x, Y: c.y, Identity: c.identity,
+	pl := &spmv.Pull[X, A]{M: c.pull.Matrix, X: c.x, Identity: c.identity,
 		Done: c.done, GatherRow: c.gatherRow, Block: c.block, First: c.first}
 	dense := c.activeCount*denseFrontier >= c.n || c.edges*2 >= c.nnz
 	if !c.spec.GatherAll && !(c.spec.Idempotent && dense) {
@@ -381,6 +381,7 @@ func (c *cpuStepper[X, A]) pullGather() {
 		})
 		return
 	}
+	pl.Y = c.acc()
 	if c.rp != nil {
 		pl.Wants = c.wants
 		c.rp.pullRows(pl, c.pull.Bounds) // (a multiset program)
@@ -473,7 +474,8 @@ func (c *cpuStepper[X, A]) apply(w int, vs, next []int32, keep, shared bool, blo
 		return next
 	}
 	start := len(next)
-	next = c.upd.UpdateList(vs, c.y, c.x, &c.steps[w], next)
+	y := c.y // (made by the SPMV phase: acc)
+	next = c.upd.UpdateList(vs, y, c.x, &c.steps[w], next)
 	deg, delta := c.frontDeg, c.delta
 	t := tally{count: int64(len(next) - start)}
 	if delta != nil || deg != nil {
@@ -493,7 +495,7 @@ func (c *cpuStepper[X, A]) apply(w int, vs, next []int32, keep, shared bool, blo
 	c.tallies[w].add(t)
 	if !keep {
 		for _, v := range vs {
-			c.y[v] = c.identity
+			y[v] = c.identity
 		}
 	}
 	if c.wantOK && c.wf != nil && bhi > blo && len(vs)*denseRefresh >= (bhi-blo)*32 {
@@ -598,7 +600,7 @@ func (c *cpuStepper[X, A]) pushGather() {
 		c.claimed = true
 		return
 	}
-	ps := &spmv.Push[X, A]{M: c.push.Matrix, X: c.x, Y: c.y, Touched: c.touched, Contrib: c.contrib, Op: c.op}
+	ps := &spmv.Push[X, A]{M: c.push.Matrix, X: c.x, Y: c.acc(), Touched: c.touched, Contrib: c.contrib, Op: c.op}
 	if c.wantOK {
 		ps.Rows = c.want
 	} else {

@@ -389,12 +389,22 @@ func (h *hostRun[X, A]) materialize() {
 	if h.push != nil {
 		h.push.Materialize()
 	}
-	h.y = spmv.NewAccumulators[A](h.n)
-	par.Blocks(h.n, func(_, lo, hi int) {
-		for v := lo; v < hi; v++ {
-			h.y[v] = h.identity
-		}
-	})
+}
+
+// acc returns the accumulators, made on first use with every one the
+// identity: a run whose supersteps all claim (a search's, Claimer and
+// FirstClaimer) never needs them (4 MB to fill a query on a graph of 1M
+// vertices).
+func (h *hostRun[X, A]) acc() []A {
+	if h.y == nil {
+		h.y = spmv.NewAccumulators[A](h.n)
+		par.Blocks(h.n, func(_, lo, hi int) {
+			for v := lo; v < hi; v++ {
+				h.y[v] = h.identity
+			}
+		})
+	}
+	return h.y
 }
 
 // hostRun is a run's host state: PREPROCESS's products and, on the CPU
@@ -405,7 +415,7 @@ type hostRun[X, A any] struct {
 	n          int
 	pull, push *driver.Matrix
 	x          []X
-	y          []A
+	y          []A // (made by acc)
 	identity   A
 	frontier   *bitmask.Bitmask // x_bitmask: active in this superstep
 	active     *bitmask.Bitmask // active_bitmask: changed in this superstep
