@@ -120,6 +120,18 @@ const (
 	applyChunk = 1024
 	// applyWords is the bitmask words a pull's APPLY lists at once.
 	applyWords = 64
+	// A Claimer's push is shared from claimSerialEdges and what is left of
+	// its APPLY from claimSerialRows: a claim's compare-and-swap costs less
+	// than a shared push's fold and APPLY (grid1000's BFS, supersteps of
+	// 1-6K edges, two cores on the pool: 19-20 ms a query against 27-31
+	// serial). A frontier whose edges average at most evenDegree a vertex
+	// is split in one contiguous share a worker: the work per vertex is
+	// even, and each worker keeps to its part of the wavefront, whose
+	// lines then stay in its core's cache from one superstep to the next
+	// (64-vertex chunks interleave the workers along it: 24 ms).
+	claimSerialEdges = 1024
+	claimSerialRows  = 1024
+	evenDegree       = 16
 	// A push that touched more than 1/denseApply of the vertices has its
 	// APPLY run over the touched bits rather than its lists.
 	denseApply = 64
@@ -589,9 +601,12 @@ func (c *cpuStepper[X, A]) pushGather() {
 	us := c.frontierList()
 	if m := c.push.Matrix; c.claim != nil && m.K == 0 && m.CooVal == nil {
 		// A Claimer's push: each worker's list is the rows it activated.
-		chunk, serial := pushChunk, c.edges < serialEdges || par.Workers() == 1
-		if serial {
+		chunk, serial := pushChunk, c.edges < claimSerialEdges || par.Workers() == 1
+		switch {
+		case serial:
 			chunk = len(us)
+		case c.edges <= int64(len(us))*evenDegree:
+			chunk = (len(us) + par.Workers() - 1) / par.Workers()
 		}
 		want := c.want.Words()
 		par.Chunks(len(us), chunk, func(w, lo, hi int) {
@@ -721,7 +736,7 @@ func (c *cpuStepper[X, A]) claimedApply() {
 	}
 	// (a few rows: on this goroutine, without atomics; a grid's BFS
 	// runs thousands of such supersteps)
-	shared, chunk := par.Workers() > 1 && n >= serialRows, 1
+	shared, chunk := par.Workers() > 1 && n >= claimSerialRows, 1
 	if !shared {
 		chunk = len(c.lists)
 	}

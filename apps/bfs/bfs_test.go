@@ -121,11 +121,18 @@ func TestBadInput(t *testing.T) {
 // pulls with one Gather call an edge (Options.PerEdge: no claims).
 func TestBFSPushParentsAreSmallest(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
-	const n, m = 20000, 400000
+	// (20 arcs a vertex: hub-like frontiers, shared in 64-vertex chunks;
+	// 3 a vertex: low-degree ones, one contiguous share a worker)
+	for _, m := range []int{400000, 60000} {
+		t.Run(fmt.Sprintf("arcs%d", m), func(t *testing.T) { pushParentsAreSmallest(t, 20000, m) })
+	}
+}
+
+func pushParentsAreSmallest(t *testing.T, n, m int) {
 	rng := rand.New(rand.NewPCG(7, 9))
 	el := &datasets.EdgeList{N: n, Directed: true, Src: make([]int32, m), Dst: make([]int32, m)}
 	for i := range m {
-		el.Src[i], el.Dst[i] = rng.Int32N(n), rng.Int32N(n)
+		el.Src[i], el.Dst[i] = rng.Int32N(int32(n)), rng.Int32N(int32(n))
 	}
 	dg := apptest.Build(t, el, datasets.Options{})
 	g := vertexprog.NewGraph(dg)
