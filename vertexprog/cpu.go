@@ -94,6 +94,8 @@ type cpuStepper[X, A any] struct {
 	// hold as the activated ones.
 	claim   Claimer[X]
 	claimed bool
+	// claimTallied says the claims tallied their rows themselves.
+	claimTallied bool
 	// fclaim is a FirstClaimer's, with claim (nil: none); pulls are each
 	// worker's Pull with its claims' adapter, pullClaimed says the pull in
 	// flight claimed its rows.
@@ -120,18 +122,20 @@ const (
 	applyChunk = 1024
 	// applyWords is the bitmask words a pull's APPLY lists at once.
 	applyWords = 64
-	// A Claimer's push is shared from claimSerialEdges and what is left of
-	// its APPLY from claimSerialRows: a claim's compare-and-swap costs less
-	// than a shared push's fold and APPLY (grid1000's BFS, supersteps of
-	// 1-6K edges, two cores on the pool: 19-20 ms a query against 27-31
-	// serial). A frontier whose edges average at most evenDegree a vertex
-	// is split in one contiguous share a worker: the work per vertex is
-	// even, and each worker keeps to its part of the wavefront, whose
-	// lines then stay in its core's cache from one superstep to the next
-	// (64-vertex chunks interleave the workers along it: 24 ms).
-	claimSerialEdges = 1024
-	claimSerialRows  = 1024
-	evenDegree       = 16
+	// A Claimer's push is shared by as many workers as it has
+	// claimShareEdges edges, and what is left of its APPLY from
+	// claimSerialRows rows: a claim's compare-and-swap costs less than a
+	// shared push's fold and APPLY (grid1000's BFS, supersteps of 1-6K
+	// edges, two cores on the pool, a quiet machine: 19-22 ms a query
+	// against 27-31 serial). A frontier whose edges average at most
+	// evenDegree a vertex is split in one contiguous share a worker: the
+	// work per vertex is even, and each worker keeps to its part of the
+	// wavefront, whose lines then stay in its core's cache from one
+	// superstep to the next (64-vertex chunks interleave the workers
+	// along it: 24 ms).
+	claimShareEdges = 1024
+	claimSerialRows = 1024
+	evenDegree      = 16
 	// A push that touched more than 1/denseApply of the vertices has its
 	// APPLY run over the touched bits rather than its lists.
 	denseApply = 64
@@ -601,18 +605,28 @@ func (c *cpuStepper[X, A]) pushGather() {
 	us := c.frontierList()
 	if m := c.push.Matrix; c.claim != nil && m.K == 0 && m.CooVal == nil {
 		// A Claimer's push: each worker's list is the rows it activated.
-		chunk, serial := pushChunk, c.edges < claimSerialEdges || par.Workers() == 1
+		shares := min(par.Workers(), int(c.edges/claimShareEdges))
+		chunk, serial := pushChunk, shares <= 1
 		switch {
 		case serial:
 			chunk = len(us)
 		case c.edges <= int64(len(us))*evenDegree:
-			chunk = (len(us) + par.Workers() - 1) / par.Workers()
+			chunk = (len(us) + shares - 1) / shares
 		}
-		want := c.want.Words()
+		// Where its APPLY will go by lists (fewer rows than edges), each
+		// worker tallies the rows it claimed, from the row pointers of the
+		// push matrix (deg's, in a claimed push; the next push reads v's
+		// line of them, where deg's is read by nothing else).
+		want, tallyNow := c.want.Words(), c.edges*denseApply <= int64(c.n)
 		par.Chunks(len(us), chunk, func(w, lo, hi int) {
+			start := len(c.lists[w])
 			c.lists[w] = c.claim.ClaimRows(us[lo:hi], m.CooPtr, m.CooCol, want, c.x, &c.steps[w], !serial, c.lists[w])
+			if tallyNow {
+				l := c.lists[w][start:]
+				c.tallies[w].add(tally{count: int64(len(l)), edges: rowsEdges(m.CooPtr, l)})
+			}
 		})
-		c.claimed = true
+		c.claimed, c.claimTallied = true, tallyNow
 		return
 	}
 	ps := &spmv.Push[X, A]{M: c.push.Matrix, X: c.x, Y: c.acc(), Touched: c.touched, Contrib: c.contrib, Op: c.op}
@@ -740,16 +754,12 @@ func (c *cpuStepper[X, A]) claimedApply() {
 	if !shared {
 		chunk = len(c.lists)
 	}
-	// (the degrees from the push matrix's row pointers, equal to deg's
-	// in a claimed push: the next push reads v's line of them, where
-	// deg's is read by nothing else)
-	ptr := c.push.Matrix.CooPtr
+	tallied, ptr := c.claimTallied, c.push.Matrix.CooPtr
 	par.Chunks(len(c.lists), chunk, func(_, lo, hi int) {
 		for w := lo; w < hi; w++ {
 			l := c.lists[w]
-			t := tally{count: int64(len(l))}
-			if deg != nil {
-				t.edges = rowsEdges(ptr, l)
+			if !tallied {
+				c.tallies[w].add(tally{count: int64(len(l)), edges: rowsEdges(ptr, l)})
 			}
 			for _, v := range l {
 				if shared {
@@ -758,7 +768,6 @@ func (c *cpuStepper[X, A]) claimedApply() {
 					ww[v>>5] &^= 1 << (uint32(v) & 31)
 				}
 			}
-			c.tallies[w].add(t)
 		}
 	})
 	c.queue = c.join(c.queue[:0])
