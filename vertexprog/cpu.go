@@ -40,10 +40,15 @@ import (
 //     at once where any one edge decides a row (FirstGatherer): one call
 //     through the Program interface a list, not one a vertex or an edge.
 //     A search's top-down push claims its rows in the program's own
-//     state where the program says how (Claimer): no y, touched bits or
-//     Update for them, as GAP's loop.
+//     state where the program says how (Claimer), and so does its
+//     bottom-up pull, a word's rows found at a time (FirstClaimer): no y,
+//     touched bits or Update for them, as GAP's loops; a run that only
+//     claims never makes y (hostRun.acc).
 //   - Work is split by what it costs: a small superstep runs on the
-//     calling goroutine, without starting any (par.Chunks).
+//     calling goroutine, without starting any (par.Chunks); a larger one
+//     on par's pool of helpers, which spin between regions as OpenMP's
+//     threads do, so a superstep of a few µs can still be shared (a
+//     grid's BFS claims from 1,024 edges on).
 //   - Programs that declare Spec.Delta run by delta-stepping (delta.go).
 //   - A part of a partitioned run (parts.go) runs the same supersteps
 //     over its own rows [lo, hi), whole bitmask words: it pulls and

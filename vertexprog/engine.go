@@ -71,8 +71,9 @@ type Options struct {
 	Log func(line string)
 	// PerEdge makes the CPU backend call Gather for every edge, Update and
 	// Wants for every vertex, even when the program is a RowGatherer,
-	// BlockGatherer, FirstGatherer, Contributor, ListUpdater, ListFilter
-	// or WordFilter (to check one against the other).
+	// BlockGatherer, FirstGatherer, Contributor, ListUpdater, ListFilter,
+	// WordFilter, Claimer or FirstClaimer (to check one against the
+	// other).
 	PerEdge bool
 	// Resident says the graph stays loaded for many runs (a benchmark, a
 	// server): backends may then build structures whose PREPROCESS costs

@@ -269,9 +269,10 @@ func (pl *pool) run(p int, fn func(w int)) {
 }
 
 // A spinner spins between loads of what it waits for, with a pause
-// each time and a yield to the scheduler every yieldEvery (so a
-// goroutine waiting for a P gets one: 15 helpers spinning on 16 cores
-// that yielded at every few loads queued on the scheduler's lock).
+// each time and a yield to the scheduler every yieldEvery, so a
+// goroutine waiting for a P gets one (a yield takes the scheduler's
+// lock: 15 helpers on 16 cores yielding every few loads would queue on
+// it).
 type spinner struct {
 	k     int
 	start time.Time
