@@ -209,6 +209,9 @@ func newCPUStepper[X, A any](h *hostRun[X, A], opt Options, part bool) *cpuStepp
 			}
 		}
 	}
+	if c.fclaim == nil {
+		c.acc() // (only a run that claims both ways may never need y)
+	}
 	if c.delta != nil {
 		c.startDelta()
 	}

@@ -395,7 +395,8 @@ func (h *hostRun[X, A]) materialize() {
 // acc returns the accumulators, made on first use with every one the
 // identity: a run whose supersteps all claim (a search's, Claimer and
 // FirstClaimer) never needs them (4 MB to fill a query on a graph of 1M
-// vertices).
+// vertices). The CPU stepper makes them at its start for every other run
+// (so a run's first superstep does not pay for them).
 func (h *hostRun[X, A]) acc() []A {
 	if h.y == nil {
 		h.y = spmv.NewAccumulators[A](h.n)
