@@ -269,10 +269,13 @@ func (pl *pool) run(p int, fn func(w int)) {
 }
 
 // A spinner spins between loads of what it waits for, with a pause
-// each time and a yield to the scheduler every yieldEvery, so a
-// goroutine waiting for a P gets one (a yield takes the scheduler's
-// lock: 15 helpers on 16 cores yielding every few loads would queue on
-// it).
+// each time and, every yieldEvery, a yield to Go's scheduler (a
+// goroutine waiting for a P gets one; a yield takes the scheduler's
+// lock, on which 15 helpers on 16 cores yielding every few loads would
+// queue) and to the OS's (a thread waiting for the core runs: with
+// another process on one of two cores, helpers that only spun made
+// grid1000's BFS 37-45 ms a query against main's 29 serial; yielding,
+// 28-29).
 type spinner struct {
 	k     int
 	start time.Time
@@ -294,6 +297,7 @@ func (s *spinner) spin() time.Duration {
 	}
 	if now.Sub(s.yield) > yieldEvery {
 		runtime.Gosched()
+		osYield()
 		s.yield = now
 	}
 	return now.Sub(s.start)
