@@ -19,6 +19,7 @@
 set -uo pipefail
 OUT=${OUT:-/tmp/hpgraph-device-cpu}
 H=${H:-bin/gpu/hpgraph}
+H0=${H0:-} # a baseline hpgraph (main's, say): its BFS rows too, "bfs-H0"
 P=${P:-.peers/gapbs}
 G=${G:-/tmp/hpgraph-graphs}
 BUDGET=${BUDGET:-470} # seconds: steps past it are skipped
@@ -34,6 +35,7 @@ row() { # graph algo threads hpgraph gap
 	awk -v g="$1" -v a="$2" -v t="$3" -v h="$4" -v x="$5" 'BEGIN { r = (h+0 > 0 && x+0 > 0) ? sprintf("%.2f", h/x) : "NA"; printf "%-9s %-8s %2s  hpgraph %9s ms  gap %9s ms  ratio %s\n", g, a, t, h, x, r }' | tee -a "$OUT/summary.txt"
 }
 [ -x "$H" ] || { echo "no $H: run make gpu-bins"; exit 1; }
+[ -z "$H0" ] || [ -x "$H0" ] || { echo "no baseline $H0"; exit 1; }
 [ -x "$P/bfs" ] || { echo "no GAP binaries in $P: copy GAP's sources there and run make in it"; exit 1; }
 nproc; $H version | head -3
 : >"$OUT/summary.txt"
@@ -72,6 +74,10 @@ for t in $HI 1; do
 		h=$(timeout 120 $H run bfs $G/$g.hpg --src gap:16 --runs 3 --backend cpu --relabel none 2>&1 | tee -a "$log" | hpq)
 		x=$(timeout 60 $P/bfs -f $G/$g.sg -n16 2>&1 | tee -a "$log" | gapms)
 		row $g bfs $t "$h" "$x"
+		if [ -n "$H0" ]; then # (the same rows with a baseline binary: before/after)
+			h=$(timeout 120 $H0 run bfs $G/$g.hpg --src gap:16 --runs 3 --backend cpu --relabel none 2>&1 | tee -a "$log" | hpq)
+			row $g bfs-H0 $t "$h" "$x"
+		fi
 		if [ -f $G/$g.w.hpg ]; then
 			n=16; [ "$t" = 1 ] && n=4
 			h=$(timeout 150 $H run sssp $G/$g.w.hpg --weights keep --src gap:$n --backend cpu --relabel none 2>&1 | tee -a "$log" | hpq)

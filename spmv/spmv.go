@@ -67,6 +67,13 @@ type FirstFolder[X, A any] interface {
 	GatherFirst(vs, us []int32, w []float32, x []X, y []A)
 }
 
+// WordClaimer takes the rows of a word found by a first-hit pull in
+// place of y: row vs[k] with us[k], its first column in the mask, the
+// rows in increasing order, all of bitmask word wi.
+type WordClaimer interface {
+	ClaimWord(wi int, vs, us []int32)
+}
+
 // Pull describes one pull product y[v] = ⊕ over the entries (v, u, w) of M
 // with u in Mask of Gather(·, v, u, X[u], w). An unweighted M has w = 1.
 type Pull[X, A any] struct {
@@ -99,6 +106,10 @@ type Pull[X, A any] struct {
 	// from their first entries in the mask in one call, over an all-COO
 	// M.
 	First FirstFolder[X, A]
+	// Claim, when not nil with First, takes each word's rows found (those
+	// with an entry in the mask) in one ClaimWord call, and Y and Touched
+	// are not written: the caller keeps the rows' results itself.
+	Claim WordClaimer
 	// Block, when not nil, computes whole words of rows in one call where
 	// every row of them is computed, unmasked and without Done, over an
 	// all-COO (CSR) M; it writes Y of every row, the identity where a row
@@ -213,6 +224,12 @@ func edgeRows[X, A any](s Semiring[X, A], p *Pull[X, A], sel *rowSelector, lo, h
 		rows := sel.word(wi)
 		if first {
 			found := firstIn(rows, base, cooPtr, cooCol, mw, &hit)
+			if p.Claim != nil && p.First != nil {
+				if found != 0 {
+					claimHits(p.Claim, cooCol, wi, found, &hit, &fb)
+				}
+				continue
+			}
 			for none := rows &^ found; tw == nil && none != 0; none &= none - 1 {
 				y[base+bits.TrailingZeros32(none)] = id // (nothing gathered)
 			}
@@ -333,6 +350,17 @@ func firstHits[X, A any](f FirstFolder[X, A], m *hyb.Matrix, x []X, y []A, found
 		ws = b.ws[:n]
 	}
 	f.GatherFirst(b.vs[:n], b.us[:n], ws, x, y)
+}
+
+// claimHits hands the rows of word wi found (firstIn's) to c.
+func claimHits(c WordClaimer, col []int32, wi int, found uint32, hit *[32]int64, b *firstBuf) {
+	n, base := 0, wi<<5
+	for ; found != 0; found &= found - 1 {
+		i := bits.TrailingZeros32(found)
+		b.vs[n], b.us[n] = int32(base+i), col[hit[i]]
+		n++
+	}
+	c.ClaimWord(wi, b.vs[:n], b.us[:n])
 }
 
 // gatherHits sets y of the rows base+i of the bits of found from their

@@ -366,6 +366,70 @@ func TestFirstFolder(t *testing.T) {
 	}
 }
 
+// wordPairs is a WordClaimer that records what it is handed.
+type wordPairs struct {
+	got   map[int32]int32
+	calls int
+	bad   string
+}
+
+func (w *wordPairs) ClaimWord(wi int, vs, us []int32) {
+	w.calls++
+	for k, v := range vs {
+		if int(v)>>5 != wi || k > 0 && v <= vs[k-1] {
+			w.bad = fmt.Sprintf("word %d handed rows %v", wi, vs)
+		}
+		w.got[v] = us[k]
+	}
+}
+
+// A masked pull with First and Claim hands each word's rows that gather
+// something, with their first masked column, in one call a word: the
+// rows and values the per-edge fold stopped by Done gives, and Y left
+// alone.
+func TestClaimWord(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	c := randomCSR(rng, 900)
+	x := make([]struct{}, c.n)
+	mask, rows := bitmask.New(c.n), bitmask.New(c.n)
+	for v := int32(0); v < int32(c.n); v++ {
+		if rng.IntN(5) == 0 {
+			mask.Set(v)
+		}
+		if v%4 != 1 {
+			rows.Set(v)
+		}
+	}
+	done := func(a int32) bool { return a != math.MaxInt32 }
+	m, _ := hyb.FromCSR(c.n, c.ptr, c.col, c.val, hyb.Options{RelativeSpeed: 3, Breakeven: 1 << 30})
+	if m.K != 0 {
+		t.Fatalf("K=%d, want an all-COO matrix", m.K)
+	}
+	want := naive(firstFound{}, c, x, math.MaxInt32, mask, rows.Test, done)
+	calls := 0
+	w := &wordPairs{got: map[int32]int32{}}
+	p := &Pull[struct{}, int32]{M: m, X: x, Y: make([]int32, c.n), Identity: math.MaxInt32,
+		Mask: mask, Rows: rows, Done: doneFunc[int32](done), First: firstList{&calls}, Claim: w}
+	words := (c.n + 31) / 32
+	Rows(firstFound{}, p, 0, words/3)
+	Rows(firstFound{}, p, words/3, words)
+	if w.bad != "" {
+		t.Fatal(w.bad)
+	}
+	for v := range c.n {
+		u, ok := w.got[int32(v)]
+		if g := rows.Test(int32(v)) && gathers(c, v, mask); ok != g || ok && u != want[v] {
+			t.Fatalf("row %d: claimed %v (from %d), gathers %v (from %d)", v, ok, u, g, want[v])
+		}
+		if p.Y[v] != 0 {
+			t.Fatalf("row %d: y = %d, want it left alone", v, p.Y[v])
+		}
+	}
+	if calls != 0 || w.calls == 0 || w.calls > words {
+		t.Errorf("%d GatherFirst and %d ClaimWord calls for %d words", calls, w.calls, words)
+	}
+}
+
 type countingFirst struct{ n *int }
 
 func (c countingFirst) Gather(acc int32, v, u int32, x struct{}, w float32) int32 {

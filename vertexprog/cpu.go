@@ -40,10 +40,15 @@ import (
 //     at once where any one edge decides a row (FirstGatherer): one call
 //     through the Program interface a list, not one a vertex or an edge.
 //     A search's top-down push claims its rows in the program's own
-//     state where the program says how (Claimer): no y, touched bits or
-//     Update for them, as GAP's loop.
+//     state where the program says how (Claimer), and so does its
+//     bottom-up pull, a word's rows found at a time (FirstClaimer): no y,
+//     touched bits or Update for them, as GAP's loops; a run that only
+//     claims never makes y (hostRun.acc).
 //   - Work is split by what it costs: a small superstep runs on the
-//     calling goroutine, without starting any (par.Chunks).
+//     calling goroutine, without starting any (par.Chunks); a larger one
+//     on par's pool of helpers, which spin between regions as OpenMP's
+//     threads do, so a superstep of a few µs can still be shared (a
+//     grid's BFS claims from 1,024 edges on).
 //   - Programs that declare Spec.Delta run by delta-stepping (delta.go).
 //   - A part of a partitioned run (parts.go) runs the same supersteps
 //     over its own rows [lo, hi), whole bitmask words: it pulls and
@@ -94,6 +99,15 @@ type cpuStepper[X, A any] struct {
 	// hold as the activated ones.
 	claim   Claimer[X]
 	claimed bool
+	// claimTallied says the claims tallied their rows themselves.
+	claimTallied bool
+	// fclaim is a FirstClaimer's, with claim (nil: none); pulls are each
+	// worker's Pull with its claims' adapter, pullClaimed says the pull in
+	// flight claimed its rows.
+	fclaim      FirstClaimer[X]
+	pulls       []spmv.Pull[X, A]
+	claims      []wordClaim[X, A]
+	pullClaimed bool
 	// delta runs the program by delta-stepping (nil: it does not).
 	delta *deltaBuckets[X]
 }
@@ -113,6 +127,20 @@ const (
 	applyChunk = 1024
 	// applyWords is the bitmask words a pull's APPLY lists at once.
 	applyWords = 64
+	// A Claimer's push is shared by as many workers as it has
+	// claimShareEdges edges, and what is left of its APPLY from
+	// claimSerialRows rows: a claim's compare-and-swap costs less than a
+	// shared push's fold and APPLY (grid1000's BFS, supersteps of 1-6K
+	// edges, two cores on the pool, a quiet machine: 19-22 ms a query
+	// against 27-31 serial). A frontier whose edges average at most
+	// evenDegree a vertex is split in one contiguous share a worker: the
+	// work per vertex is even, and each worker keeps to its part of the
+	// wavefront, whose lines then stay in its core's cache from one
+	// superstep to the next (64-vertex chunks interleave the workers
+	// along it: 24 ms).
+	claimShareEdges = 1024
+	claimSerialRows = 1024
+	evenDegree      = 16
 	// A push that touched more than 1/denseApply of the vertices has its
 	// APPLY run over the touched bits rather than its lists.
 	denseApply = 64
@@ -172,7 +200,17 @@ func newCPUStepper[X, A any](h *hostRun[X, A], opt Options, part bool) *cpuStepp
 		c.delta = newDeltaBuckets(h, opt.MaxIterations)
 		if cl, ok := h.p.(Claimer[X]); ok && !opt.PerEdge && c.wantOK && c.delta == nil {
 			c.claim = cl
+			if fc, ok := h.p.(FirstClaimer[X]); ok && h.first != nil {
+				c.fclaim = fc
+				c.pulls, c.claims = make([]spmv.Pull[X, A], p), make([]wordClaim[X, A], p)
+				for w := range c.claims {
+					c.claims[w] = wordClaim[X, A]{c: c, w: w}
+				}
+			}
 		}
+	}
+	if c.fclaim == nil {
+		c.acc() // (only a run that claims both ways may never need y)
 	}
 	if c.delta != nil {
 		c.startDelta()
@@ -342,7 +380,7 @@ func (c *cpuStepper[X, A]) join(out []int32) []int32 {
 // pullGather pulls over the rows the program wants from the frontier's
 // active vertices.
 func (c *cpuStepper[X, A]) pullGather() {
-	pl := &spmv.Pull[X, A]{M: c.pull.Matrix, X: c.x, Y: c.y, Identity: c.identity,
+	pl := &spmv.Pull[X, A]{M: c.pull.Matrix, X: c.x, Identity: c.identity,
 		Done: c.done, GatherRow: c.gatherRow, Block: c.block, First: c.first}
 	dense := c.activeCount*denseFrontier >= c.n || c.edges*2 >= c.nnz
 	if !c.spec.GatherAll && !(c.spec.Idempotent && dense) {
@@ -354,6 +392,20 @@ func (c *cpuStepper[X, A]) pullGather() {
 	if c.pullSparse {
 		pl.Touched = c.touched
 	}
+	if m := c.pull.Matrix; c.fclaim != nil && pl.Mask != nil && m.K == 0 && m.CooVal == nil {
+		// A FirstClaimer's pull: each word's rows found are claimed, the
+		// frontier's bits written and the want bits cleared there.
+		pl.Rows, pl.Touched, c.pullSparse, c.pullClaimed = c.want, nil, false, true
+		aw := c.active.Words()
+		par.DynamicW(c.parts, func(w, lo, hi int) {
+			clear(aw[lo:hi])
+			c.pulls[w] = *pl
+			c.pulls[w].Claim = &c.claims[w]
+			spmv.Rows(c.p, &c.pulls[w], lo, hi)
+		})
+		return
+	}
+	pl.Y = c.acc()
 	if c.rp != nil {
 		pl.Wants = c.wants
 		c.rp.pullRows(pl, c.pull.Bounds) // (a multiset program)
@@ -373,6 +425,10 @@ func (c *cpuStepper[X, A]) pullGather() {
 // pullApply is a pull's APPLY: Update of the rows that gathered (a
 // Sparse program's), else of every wanted row.
 func (c *cpuStepper[X, A]) pullApply() {
+	if c.pullClaimed {
+		c.pullClaimed, c.listed, c.inBits = false, false, false
+		return // (the claims did it: wordClaim)
+	}
 	// APPLY, by whole bitmask words so workers never share one: the rows
 	// of up to applyWords words at a time as a list. An Idempotent
 	// program's rows keep their accumulators (Spec.Idempotent).
@@ -442,7 +498,8 @@ func (c *cpuStepper[X, A]) apply(w int, vs, next []int32, keep, shared bool, blo
 		return next
 	}
 	start := len(next)
-	next = c.upd.UpdateList(vs, c.y, c.x, &c.steps[w], next)
+	y := c.y // (made by the SPMV phase: acc)
+	next = c.upd.UpdateList(vs, y, c.x, &c.steps[w], next)
 	deg, delta := c.frontDeg, c.delta
 	t := tally{count: int64(len(next) - start)}
 	if delta != nil || deg != nil {
@@ -462,7 +519,7 @@ func (c *cpuStepper[X, A]) apply(w int, vs, next []int32, keep, shared bool, blo
 	c.tallies[w].add(t)
 	if !keep {
 		for _, v := range vs {
-			c.y[v] = c.identity
+			y[v] = c.identity
 		}
 	}
 	if c.wantOK && c.wf != nil && bhi > blo && len(vs)*denseRefresh >= (bhi-blo)*32 {
@@ -485,6 +542,44 @@ func (c *cpuStepper[X, A]) apply(w int, vs, next []int32, keep, shared bool, blo
 		c.kept[w] = kept
 	}
 	return next
+}
+
+// wordClaim is worker w's spmv.WordClaimer for a FirstClaimer's pull:
+// what is left of APPLY, the word's frontier bits, want bits and tally,
+// done as its rows are claimed.
+type wordClaim[X, A any] struct {
+	c   *cpuStepper[X, A]
+	w   int
+	out []int32
+	_   [64]byte // (out is written at every word: workers' on lines of their own)
+}
+
+func (k *wordClaim[X, A]) ClaimWord(wi int, vs, us []int32) {
+	c := k.c
+	k.out = c.fclaim.ClaimFirst(vs, us, c.x, &c.steps[k.w], k.out[:0])
+	var b uint32
+	t := tally{count: int64(len(k.out))}
+	for _, v := range k.out {
+		b |= 1 << (uint32(v) & 31)
+	}
+	if deg := c.frontDeg; deg != nil {
+		for _, v := range k.out {
+			t.edges += int64(deg[v])
+		}
+	}
+	c.active.Words()[wi] = b
+	c.want.Words()[wi] &^= b
+	c.tallies[k.w].add(t)
+}
+
+// rowsEdges is the sum of the lengths of rows vs of a CSR with row
+// pointers ptr.
+func rowsEdges(ptr []int64, vs []int32) int64 {
+	var e int64
+	for _, v := range vs {
+		e += ptr[v+1] - ptr[v]
+	}
+	return e
 }
 
 // updateEach is the ListUpdater of a program without one: an Update call
@@ -518,18 +613,31 @@ func (c *cpuStepper[X, A]) pushGather() {
 	us := c.frontierList()
 	if m := c.push.Matrix; c.claim != nil && m.K == 0 && m.CooVal == nil {
 		// A Claimer's push: each worker's list is the rows it activated.
-		chunk, serial := pushChunk, c.edges < serialEdges || par.Workers() == 1
-		if serial {
+		shares := min(par.Workers(), int(c.edges/claimShareEdges))
+		chunk, serial := pushChunk, shares <= 1
+		switch {
+		case serial:
 			chunk = len(us)
+		case c.edges <= int64(len(us))*evenDegree:
+			chunk = (len(us) + shares - 1) / shares
 		}
-		want := c.want.Words()
+		// Where its APPLY will go by lists (fewer rows than edges), each
+		// worker tallies the rows it claimed, from the row pointers of the
+		// push matrix (deg's, in a claimed push; the next push reads v's
+		// line of them, where deg's is read by nothing else).
+		want, tallyNow := c.want.Words(), c.edges*denseApply <= int64(c.n)
 		par.Chunks(len(us), chunk, func(w, lo, hi int) {
+			start := len(c.lists[w])
 			c.lists[w] = c.claim.ClaimRows(us[lo:hi], m.CooPtr, m.CooCol, want, c.x, &c.steps[w], !serial, c.lists[w])
+			if tallyNow {
+				l := c.lists[w][start:]
+				c.tallies[w].add(tally{count: int64(len(l)), edges: rowsEdges(m.CooPtr, l)})
+			}
 		})
-		c.claimed = true
+		c.claimed, c.claimTallied = true, tallyNow
 		return
 	}
-	ps := &spmv.Push[X, A]{M: c.push.Matrix, X: c.x, Y: c.y, Touched: c.touched, Contrib: c.contrib, Op: c.op}
+	ps := &spmv.Push[X, A]{M: c.push.Matrix, X: c.x, Y: c.acc(), Touched: c.touched, Contrib: c.contrib, Op: c.op}
 	if c.wantOK {
 		ps.Rows = c.want
 	} else {
@@ -650,25 +758,24 @@ func (c *cpuStepper[X, A]) claimedApply() {
 	}
 	// (a few rows: on this goroutine, without atomics; a grid's BFS
 	// runs thousands of such supersteps)
-	shared, chunk := par.Workers() > 1 && n >= serialRows, 1
+	shared, chunk := par.Workers() > 1 && n >= claimSerialRows, 1
 	if !shared {
 		chunk = len(c.lists)
 	}
+	tallied, ptr := c.claimTallied, c.push.Matrix.CooPtr
 	par.Chunks(len(c.lists), chunk, func(_, lo, hi int) {
 		for w := lo; w < hi; w++ {
 			l := c.lists[w]
-			t := tally{count: int64(len(l))}
+			if !tallied {
+				c.tallies[w].add(tally{count: int64(len(l)), edges: rowsEdges(ptr, l)})
+			}
 			for _, v := range l {
-				if deg != nil {
-					t.edges += int64(deg[v])
-				}
 				if shared {
 					c.want.AtomicClear(v)
 				} else {
 					ww[v>>5] &^= 1 << (uint32(v) & 31)
 				}
 			}
-			c.tallies[w].add(t)
 		}
 	})
 	c.queue = c.join(c.queue[:0])

@@ -71,8 +71,9 @@ type Options struct {
 	Log func(line string)
 	// PerEdge makes the CPU backend call Gather for every edge, Update and
 	// Wants for every vertex, even when the program is a RowGatherer,
-	// BlockGatherer, FirstGatherer, Contributor, ListUpdater, ListFilter
-	// or WordFilter (to check one against the other).
+	// BlockGatherer, FirstGatherer, Contributor, ListUpdater, ListFilter,
+	// WordFilter, Claimer or FirstClaimer (to check one against the
+	// other).
 	PerEdge bool
 	// Resident says the graph stays loaded for many runs (a benchmark, a
 	// server): backends may then build structures whose PREPROCESS costs
@@ -438,12 +439,23 @@ func (h *hostRun[X, A]) materialize() {
 	if h.push != nil {
 		h.push.Materialize()
 	}
-	h.y = spmv.NewAccumulators[A](h.n)
-	par.Blocks(h.n, func(_, lo, hi int) {
-		for v := lo; v < hi; v++ {
-			h.y[v] = h.identity
-		}
-	})
+}
+
+// acc returns the accumulators, made on first use with every one the
+// identity: a run whose supersteps all claim (a search's, Claimer and
+// FirstClaimer) never needs them (4 MB to fill a query on a graph of 1M
+// vertices). The CPU stepper makes them at its start for every other run
+// (so a run's first superstep does not pay for them).
+func (h *hostRun[X, A]) acc() []A {
+	if h.y == nil {
+		h.y = spmv.NewAccumulators[A](h.n)
+		par.Blocks(h.n, func(_, lo, hi int) {
+			for v := lo; v < hi; v++ {
+				h.y[v] = h.identity
+			}
+		})
+	}
+	return h.y
 }
 
 // hostRun is a run's host state: PREPROCESS's products and, on the CPU
@@ -454,7 +466,7 @@ type hostRun[X, A any] struct {
 	n          int
 	pull, push *driver.Matrix
 	x          []X
-	y          []A
+	y          []A // (made by acc)
 	identity   A
 	frontier   *bitmask.Bitmask // x_bitmask: active in this superstep
 	active     *bitmask.Bitmask // active_bitmask: changed in this superstep

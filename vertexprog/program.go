@@ -171,6 +171,24 @@ type Claimer[X any] interface {
 	ClaimRows(us []int32, ptr []int64, col []int32, want []uint32, x []X, s *Step, shared bool, out []int32) []int32
 }
 
+// FirstClaimer is implemented by Claimer programs that are
+// FirstGatherers, whose bottom-up pull can claim its rows as the top-down
+// push does: the engine finds each wanted row's first in-neighbour in
+// the frontier (rows' columns in increasing order) and hands a word's
+// rows found at a time. ClaimFirst must leave the program's state as
+// Update(vs[k], Gather(Identity(), vs[k], us[k], x[us[k]], 1), &x[vs[k]],
+// s) would for each k, append to out the rows for which Update would
+// return true, in vs's order, and return it; a row it activates must not
+// Want after it. The engine then writes no accumulator and runs no
+// APPLY for the pull: it sets the activated rows' frontier bits and
+// clears their want bits itself. The CPU engine calls it concurrently
+// for rows of disjoint bitmask words, each call with its worker's Step,
+// for unweighted pulls of the runs it uses a Claimer for; the apps'
+// tests on every configuration check it (Options.PerEdge turns it off).
+type FirstClaimer[X any] interface {
+	ClaimFirst(vs, us []int32, x []X, s *Step, out []int32) []int32
+}
+
 // Prioritizer is implemented by programs that run by delta-stepping
 // (Spec.Delta > 0): Priority is the order vertices run in (lower first; a
 // shortest path's distance: the priority of v with value x), which the

@@ -228,6 +228,19 @@ func (p *Program) ClaimRows(us []int32, ptr []int64, col []int32, want []uint32,
 	return out
 }
 
+// ClaimFirst is a bottom-up step's rows as claims
+// (vertexprog.FirstClaimer): each row found takes its first frontier
+// in-neighbour as its parent (the smallest: rows are sorted), and the
+// superstep's depth.
+func (p *Program) ClaimFirst(vs, us []int32, _ []struct{}, s *vertexprog.Step, out []int32) []int32 {
+	depth := int32(s.Iteration + 1)
+	us = us[:len(vs)]
+	for k, v := range vs {
+		p.Parent[v], p.Depth[v] = us[k], depth
+	}
+	return append(out, vs...)
+}
+
 // claimShared is ClaimRows with atomic parents: a wanted vertex's parent
 // becomes u where it is -1 or larger, and the call that found it -1
 // claimed the vertex.

@@ -114,16 +114,25 @@ func TestBadInput(t *testing.T) {
 }
 
 // TestBFSPushParentsAreSmallest: top-down steps large enough to run on
-// several goroutines (frontiers of 16K+ edges, so claims race) give
-// every vertex the smallest in-neighbour one level up as its parent, as
-// Gather's min does, counted here from the edges themselves.
+// several goroutines (frontiers of 16K+ edges, so claims race) and
+// bottom-up steps claimed by words on several goroutines give every
+// vertex the smallest in-neighbour one level up as its parent, as
+// Gather's min does, counted here from the edges themselves; and so do
+// pulls with one Gather call an edge (Options.PerEdge: no claims).
 func TestBFSPushParentsAreSmallest(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
-	const n, m = 20000, 400000
+	// (20 arcs a vertex: hub-like frontiers, shared in 64-vertex chunks;
+	// 3 a vertex: low-degree ones, one contiguous share a worker)
+	for _, m := range []int{400000, 60000} {
+		t.Run(fmt.Sprintf("arcs%d", m), func(t *testing.T) { pushParentsAreSmallest(t, 20000, m) })
+	}
+}
+
+func pushParentsAreSmallest(t *testing.T, n, m int) {
 	rng := rand.New(rand.NewPCG(7, 9))
 	el := &datasets.EdgeList{N: n, Directed: true, Src: make([]int32, m), Dst: make([]int32, m)}
 	for i := range m {
-		el.Src[i], el.Dst[i] = rng.Int32N(n), rng.Int32N(n)
+		el.Src[i], el.Dst[i] = rng.Int32N(int32(n)), rng.Int32N(int32(n))
 	}
 	dg := apptest.Build(t, el, datasets.Options{})
 	g := vertexprog.NewGraph(dg)
@@ -144,8 +153,11 @@ func TestBFSPushParentsAreSmallest(t *testing.T) {
 				}
 			}
 		}
-		for _, d := range []vertexprog.Direction{vertexprog.Push, vertexprog.Auto} {
-			r, err := bfs.Run(g, src, vertexprog.Options{Backend: "cpu", Direction: d})
+		for _, opt := range []vertexprog.Options{{Direction: vertexprog.Push}, {Direction: vertexprog.Auto},
+			{Direction: vertexprog.Pull}, {Direction: vertexprog.Pull, PerEdge: true}} {
+			opt.Backend = "cpu"
+			d := fmt.Sprintf("%s (per edge: %v)", opt.Direction, opt.PerEdge)
+			r, err := bfs.Run(g, src, opt)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Workers is the number of goroutines a parallel loop uses.
@@ -160,10 +161,23 @@ func PrefixSum(a []int64) {
 }
 
 // run calls fn(w) for w in [0, p) concurrently, w = 0 on the caller, and
-// waits for all of them. (Starting goroutines costs ~0.3 µs a region on
-// two cores; a pool of spinning goroutines, tried, cost 0.6 µs and a
-// core's time while it spun, and made no superstep faster.)
+// waits for all of them: on the pool's helpers where no other region
+// holds it, else on fresh goroutines.
 func run(p int, fn func(w int)) {
+	if p <= 1 {
+		fn(0)
+		return
+	}
+	if !helpers.TryLock() {
+		spawn(p, fn) // (a region inside a region, or a concurrent caller)
+		return
+	}
+	defer helpers.Unlock()
+	helpers.run(p, fn)
+}
+
+// spawn is run on fresh goroutines.
+func spawn(p int, fn func(w int)) {
 	var wg sync.WaitGroup
 	for w := 1; w < p; w++ {
 		wg.Add(1)
@@ -174,4 +188,135 @@ func run(p int, fn func(w int)) {
 	}
 	fn(0)
 	wg.Wait()
+}
+
+// The pool: goroutines that run regions' workers 1, 2, ... and between
+// regions spin for spinFor, then exit. A region on goroutines started
+// for it costs, when the other cores have been idle for a while, the
+// wake of a sleeping thread (tens of µs on a VM): more than a small
+// region's work, so a graph's small supersteps (a grid's BFS runs 1,500
+// of ~20 µs) ran on one core. A spinning helper starts a region's work
+// within a µs, as OpenMP's threads do between parallel regions. A
+// helper that is not there is started for the region and joins it if it
+// is still open when it runs; whatever slot no helper claimed by the
+// time the caller's own share is done runs on the caller (a Chunks or
+// Dynamic region then finds nothing left), so a region never waits for
+// a goroutine to start.
+var helpers pool
+
+// spinFor is how long a helper spins after a region before it exits.
+const spinFor = 100 * time.Microsecond
+
+// A helper's slot: the region's number times 8 plus its state.
+const (
+	slotFree    = iota // the helper spins, no region for it
+	slotOpen           // a region's worker waits for the helper
+	slotRunning        // the helper runs it
+	slotTaken          // the caller took it back and ran it
+	slotGone           // no goroutine: the next region starts one
+	slotState   = 7
+)
+
+type pool struct {
+	sync.Mutex // held by the region running on the helpers
+	hs         []*helper
+	region     uint64
+}
+
+type helper struct {
+	slot atomic.Uint64
+	fn   func(w int) // the open region's (read after claiming the slot)
+	w    int
+	_    [64]byte // (helpers' slots on lines of their own)
+}
+
+func (pl *pool) run(p int, fn func(w int)) {
+	for len(pl.hs) < p-1 {
+		h := &helper{w: len(pl.hs) + 1}
+		h.slot.Store(slotGone)
+		pl.hs = append(pl.hs, h)
+	}
+	pl.region++
+	open := pl.region<<3 | slotOpen
+	hs := pl.hs[:p-1]
+	for _, h := range hs {
+		h.fn = fn
+		for {
+			s := h.slot.Load()
+			if s&slotState == slotGone {
+				h.slot.Store(open)
+				go h.loop()
+				break
+			}
+			if h.slot.CompareAndSwap(s, open) { // (free or taken: it spins)
+				break
+			}
+		}
+	}
+	fn(0)
+	for _, h := range hs {
+		if h.slot.CompareAndSwap(open, pl.region<<3|slotTaken) {
+			fn(h.w) // (no helper came for it)
+		}
+	}
+	for _, h := range hs {
+		var sp spinner
+		for h.slot.Load()&slotState == slotRunning {
+			sp.spin() // (the helper may wait for a core)
+		}
+		h.fn = nil
+	}
+}
+
+// A spinner spins between loads of what it waits for, with a pause
+// each time and, every yieldEvery, a yield to Go's scheduler (a
+// goroutine waiting for a P gets one; a yield takes the scheduler's
+// lock, on which 15 helpers on 16 cores yielding every few loads would
+// queue) and to the OS's (a thread waiting for the core runs: with
+// another process on one of two cores, helpers that only spun made
+// grid1000's BFS 37-45 ms a query against main's 29 serial; yielding,
+// 28-29).
+type spinner struct {
+	k     int
+	start time.Time
+	yield time.Time
+}
+
+const yieldEvery = 20 * time.Microsecond
+
+// spin pauses once; it reports how long the spinner has spun, as of the
+// last check of the clock (every 256 spins).
+func (s *spinner) spin() time.Duration {
+	pause()
+	if s.k++; s.k%256 != 0 {
+		return 0
+	}
+	now := time.Now()
+	if s.start.IsZero() {
+		s.start, s.yield = now, now
+	}
+	if now.Sub(s.yield) > yieldEvery {
+		runtime.Gosched()
+		osYield()
+		s.yield = now
+	}
+	return now.Sub(s.start)
+}
+
+// loop is a helper's goroutine: it claims its slot where a region opened
+// it, runs it, and spins for the next; it exits when none comes.
+func (h *helper) loop() {
+	var sp spinner
+	for {
+		s := h.slot.Load()
+		if s&slotState == slotOpen && h.slot.CompareAndSwap(s, s^slotOpen|slotRunning) {
+			h.fn(h.w)
+			h.slot.Store(s &^ slotState) // (free: the caller may return)
+			sp = spinner{}
+			continue
+		}
+		if sp.spin() > spinFor && s&slotState != slotOpen && h.slot.CompareAndSwap(s, s&^slotState|slotGone) {
+			return
+		}
+	}
 }

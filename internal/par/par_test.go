@@ -1,11 +1,14 @@
 package par
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func TestSplitBalancesWeight(t *testing.T) {
@@ -121,5 +124,99 @@ func TestPrefixSum(t *testing.T) {
 				t.Fatalf("procs=%d n=%d: sums differ", procs, n)
 			}
 		}
+	}
+}
+
+// TestRegionsBackToBack: regions in a row (the pool's helpers spinning
+// between them), regions after the helpers have gone, regions inside a
+// region and regions from several goroutines at once each visit every
+// index once; the helpers exit once regions stop.
+func TestRegionsBackToBack(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	base := runtime.NumGoroutine()
+	for _, procs := range []int{2, 4} {
+		runtime.GOMAXPROCS(procs)
+		check := func(n, chunk int) {
+			seen := make([]int32, n)
+			Chunks(n, chunk, func(_, lo, hi int) {
+				for i := lo; i < hi; i++ {
+					atomic.AddInt32(&seen[i], 1)
+				}
+			})
+			for i, s := range seen {
+				if s != 1 {
+					t.Fatalf("procs=%d n=%d: index %d visited %d times", procs, n, i, s)
+				}
+			}
+		}
+		for r := range 2000 {
+			check(1+r%300, 8)
+			if r%500 == 0 {
+				time.Sleep(2 * spinFor) // (the helpers leave)
+			}
+		}
+		// Blocks' static blocks: each worker's block once, whoever runs it.
+		for range 200 {
+			var blocks [8]atomic.Int32
+			Blocks(1<<13, func(w, _, _ int) { blocks[w].Add(1) })
+			for w := range procs {
+				if blocks[w].Load() != 1 {
+					t.Fatalf("procs=%d: block %d ran %d times", procs, w, blocks[w].Load())
+				}
+			}
+		}
+		// A region inside a region, and several callers at once.
+		var wg sync.WaitGroup
+		for range 3 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range 100 {
+					var total atomic.Int64
+					Chunks(64, 4, func(_, lo, hi int) {
+						Chunks(100, 7, func(_, lo2, hi2 int) { total.Add(int64((hi - lo) * (hi2 - lo2))) })
+					})
+					if total.Load() != 64*100 {
+						t.Errorf("procs=%d: nested regions covered %d of %d", procs, total.Load(), 64*100)
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for runtime.NumGoroutine() > base {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines after the regions, %d before", runtime.NumGoroutine(), base)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// BenchmarkRegion: a region of two workers' small shares (a few µs of
+// a superstep's work on a grid), back to back, on the pool and on fresh
+// goroutines.
+func BenchmarkRegion(b *testing.B) {
+	work := func(n int) int {
+		s := 0
+		for i := range n {
+			s += i * i
+		}
+		return s
+	}
+	var sink atomic.Int64
+	for _, size := range []int{0, 1000, 10000} {
+		fn := func(w int) { sink.Add(int64(work(size))) }
+		b.Run(fmt.Sprintf("pool/%d", size), func(b *testing.B) {
+			for b.Loop() {
+				run(2, fn)
+			}
+		})
+		b.Run(fmt.Sprintf("spawn/%d", size), func(b *testing.B) {
+			for b.Loop() {
+				spawn(2, fn)
+			}
+		})
 	}
 }
