@@ -26,6 +26,18 @@ import (
 // never raced: every process of it must take the one path the others
 // take, and it runs as Run runs it (runParts).
 
+// DeviceFirst is implemented by programs whose one-shot answer a device
+// gives first on any graph a race would take, because their CPU run does
+// far more work an edge than the device's (counting the labels of every
+// row's multiset, say): auto then goes to the device, as for
+// DeviceCode.HeavyGather, without starting the CPU run beside it, which
+// would take the host's cores from the device's set-up. DeviceFirst says
+// why, for the output. The method needs no Prepare: an app's zero
+// program answers it.
+type DeviceFirst interface {
+	DeviceFirst() string
+}
+
 // raceMaxArcs is the size (stored arcs of the graph) from which an answer
 // goes straight to the device: a 100M-edge graph's BFS takes the CPU
 // engine about as long as the device's opening, upload and run.
@@ -44,9 +56,9 @@ type AnswerPlan struct {
 // runs under opt: raced where opt.Backend is "auto" (or ""), a device
 // backend may run here (DeviceMayRun: one is built in, and its probe
 // finds what it needs), the program has device code, the run is not
-// Resident nor partitioned, and neither the program's gathers
-// (DeviceCode.HeavyGather) nor the graph (raceMaxArcs) make the device
-// the sure winner.
+// Resident nor partitioned, and neither the program (its gathers,
+// DeviceCode.HeavyGather, or its own word, DeviceFirst) nor the graph
+// (raceMaxArcs) make the device the sure winner.
 func PlanAnswer(p interface{ Spec() Spec }, g *Graph, opt Options) AnswerPlan {
 	plan := AnswerPlan{Backend: opt.Backend}
 	if plan.Backend == "" {
@@ -68,6 +80,8 @@ func PlanAnswer(p interface{ Spec() Spec }, g *Graph, opt Options) AnswerPlan {
 		plan.Why = "auto: several runs share the device's state (resident)"
 	case heavyGathers(dp):
 		plan.Why = "auto: its gathers do much work each (HeavyGather), which the device wins"
+	case deviceFirst(p) != "":
+		plan.Why = "auto: " + deviceFirst(p)
 	case g != nil && g.g != nil && g.g.NNZ() >= raceMaxArcs:
 		plan.Why = fmt.Sprintf("auto: %d stored arcs, where the device wins", g.g.NNZ())
 	default:
@@ -75,6 +89,14 @@ func PlanAnswer(p interface{ Spec() Spec }, g *Graph, opt Options) AnswerPlan {
 		plan.Why = "auto: raced, the CPU at once and the device once it opens"
 	}
 	return plan
+}
+
+// deviceFirst is p's DeviceFirst reason, or "".
+func deviceFirst(p any) string {
+	if d, ok := p.(DeviceFirst); ok {
+		return d.DeviceFirst()
+	}
+	return ""
 }
 
 // heavyGathers reports whether p's device code says its gathers are

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -256,6 +257,8 @@ func TestPlanAnswer(t *testing.T) {
 		{"resident", r, vertexprog.Options{Resident: true}, false},
 		{"no device code", minLabel[int32]{}, vertexprog.Options{}, false},
 		{"heavy gathers", heavyRacer{r}, vertexprog.Options{}, false},
+		{"device first", firstRacer{r}, vertexprog.Options{}, false},
+		{"device first, on the CPU", firstRacer{r}, vertexprog.Options{Backend: "cpu"}, false},
 		{"device code only after Prepare", unpreparedRacer{racer: r}, vertexprog.Options{}, true},
 		{"one part", r, vertexprog.Options{Parts: 1}, true},
 		{"parts", r, vertexprog.Options{Parts: 2}, false},
@@ -267,6 +270,9 @@ func TestPlanAnswer(t *testing.T) {
 		if plan.Race != c.race || plan.Why == "" {
 			t.Errorf("%s: race %v (%s), want %v", c.name, plan.Race, plan.Why, c.race)
 		}
+	}
+	if plan := vertexprog.PlanAnswer(firstRacer{r}, g, vertexprog.Options{}); plan.Backend != "auto" || !strings.Contains(plan.Why, "far more an edge") {
+		t.Errorf("device first: backend %q, why %q; want auto and the program's reason", plan.Backend, plan.Why)
 	}
 	// No device backend's probe finds what it needs (no driver): nothing
 	// to race, and nothing waited for to learn it.
@@ -307,6 +313,11 @@ func (oneProcess) Size() int                            { return 1 }
 func (oneProcess) AllGather(b []byte) ([][]byte, error) { return [][]byte{b}, nil }
 
 type heavyRacer struct{ racer }
+
+// firstRacer says the device answers it first (vertexprog.DeviceFirst).
+type firstRacer struct{ racer }
+
+func (firstRacer) DeviceFirst() string { return "its CPU run does far more an edge" }
 
 // unpreparedRacer's device code needs Prepare (it reads what Prepare
 // made): an unprepared one's Device fails.
