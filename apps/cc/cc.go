@@ -8,8 +8,10 @@ package cc
 
 import (
 	"math"
+	"sync/atomic"
 
 	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/internal/par"
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
@@ -80,13 +82,30 @@ func Run(g *vertexprog.Graph, opt vertexprog.Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Label: r.X, Run: r}
-	for v, l := range r.X {
-		if int(l) == v {
-			res.Components++
+	return &Result{Label: r.X, Components: roots(r.X), Run: r}, nil
+}
+
+// roots counts the vertices labelled with themselves, one a component:
+// on all cores and without a branch a vertex (kron's isolated vertices,
+// their own labels at random places, made that branch a miss in ~3 ms of
+// a kron20 run's ~50 on one core).
+func roots(label []int32) int {
+	var n atomic.Int64
+	par.Blocks(len(label), func(_, lo, hi int) {
+		c := 0
+		for v, l := range label[lo:hi] {
+			c += b2i(int(l) == lo+v)
 		}
+		n.Add(int64(c))
+	})
+	return int(n.Load())
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
 	}
-	return res, nil
+	return 0
 }
 
 // The CPU engine's fast paths: APPLY over lists of vertices
