@@ -158,9 +158,25 @@ func (p *LDBCProgram[F]) Init(v int32, s *vertexprog.Step) (F, bool) {
 }
 
 // InitRange is Init over [lo, hi) in one loop (vertexprog.RangeIniter).
+//
+// r computed once and the range's dangling ranks summed locally, added
+// to the aggregator once (kron's isolated vertices are dangling): a
+// kron20 run's PREPROCESS 6.6 → 4.8 ms on one core, against an Init
+// call and an Add a vertex. The aggregate's rounding differs from the
+// per-vertex Adds' by the order of the additions only, as the workers'
+// split of the vertices already makes it.
 func (p *LDBCProgram[F]) InitRange(lo, hi int32, x []F, s *vertexprog.Step) (bool, []int32) {
-	for i := range x {
-		x[i], _ = p.Init(lo+int32(i), s)
+	r := 1 / p.n
+	apps.Fill(p.Rank[lo:hi], r)
+	dangling := 0.0
+	for i, deg := range p.outDeg[lo:hi:hi] {
+		if deg == 0 {
+			dangling += r
+		}
+		x[i] = F(share(r, deg))
+	}
+	if dangling != 0 {
+		s.Add(0, dangling)
 	}
 	return true, nil
 }
@@ -327,15 +343,20 @@ func (p *LDBCProgram[F]) UpdateList(vs []int32, acc []F, x []F, s *vertexprog.St
 	// (the terms that do not depend on v computed once: r is the same
 	// sum, in the same order, as Update's)
 	d := p.Damping
+	// (the dangling ranks summed locally and added once, as InitRange)
 	teleport, spread := (1-d)/p.n, d/p.n*s.Aggregate(0)
+	dangling := 0.0
 	for _, v := range vs {
 		deg := p.outDeg[v]
 		r := teleport + d*float64(acc[v]) + spread
 		p.Rank[v] = r
 		if deg == 0 {
-			s.Add(0, r)
+			dangling += r
 		}
 		x[v] = F(share(r, deg))
+	}
+	if dangling != 0 {
+		s.Add(0, dangling)
 	}
 	return append(active, vs...)
 }
