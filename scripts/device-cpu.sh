@@ -19,7 +19,7 @@
 set -uo pipefail
 OUT=${OUT:-/tmp/hpgraph-device-cpu}
 H=${H:-bin/gpu/hpgraph}
-H0=${H0:-} # a baseline hpgraph (main's, say): its BFS rows too, "bfs-H0"
+H0=${H0:-} # a baseline hpgraph (main's, say): its BFS, PageRank and CC rows too ("bfs-H0", ...)
 P=${P:-.peers/gapbs}
 G=${G:-/tmp/hpgraph-graphs}
 BUDGET=${BUDGET:-470} # seconds: steps past it are skipped
@@ -90,9 +90,19 @@ for t in $HI 1; do
 		# (float32 contributions, as GAP's pr keeps its scores: the like-for-like row)
 		h=$(timeout 90 $H bench $G/$g.hpg --backend cpu --algo pagerank-iter --precision float32 --relabel none --runs 5 2>&1 | tee -a "$log" | hpb)
 		row $g pr-iter32 $t "$h" "$x"
+		if [ -n "$H0" ]; then
+			h=$(timeout 90 $H0 bench $G/$g.hpg --backend cpu --algo pagerank-iter --relabel none --runs 5 2>&1 | tee -a "$log" | hpb)
+			row $g pr-iter-H0 $t "$h" "$x"
+			h=$(timeout 90 $H0 bench $G/$g.hpg --backend cpu --algo pagerank-iter --precision float32 --relabel none --runs 5 2>&1 | tee -a "$log" | hpb)
+			row $g pr-iter32-H0 $t "$h" "$x"
+		fi
 		h=$(timeout 60 $H bench $G/$g.hpg --backend cpu --algo cc --relabel none --runs 5 2>&1 | tee -a "$log" | hpb)
 		x=$(timeout 60 $P/cc -f $G/$g.sg -n5 2>&1 | tee -a "$log" | gapms)
 		row $g cc $t "$h" "$x"
+		if [ -n "$H0" ]; then
+			h=$(timeout 60 $H0 bench $G/$g.hpg --backend cpu --algo cc --relabel none --runs 5 2>&1 | tee -a "$log" | hpb)
+			row $g cc-H0 $t "$h" "$x"
+		fi
 		if [ "$t" = "$HI" ] || [ $g != kron$S ]; then # (kron21's on one core: a minute each)
 			h=$(timeout 120 $H bench $G/$g.hpg --backend cpu --algo tc --runs 2 2>&1 | tee -a "$log" | hpb)
 			x=$(timeout 120 $P/tc -f $G/$g.sg -n2 2>&1 | tee -a "$log" | gapms)
