@@ -6,9 +6,8 @@ import (
 )
 
 // TestCounts checks roots and largestComponent against counts made with
-// a map, on labellings where one component holds more than half of the
-// vertices (the sampled label's pass) and where none does (LabelCounts),
-// including one whose largest component the sample misses.
+// a map, on labellings where one component holds half of the vertices
+// or more (the sampled label's count) and where none does (LabelCounts).
 func TestCounts(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	// shares: the fraction of the vertices in each of a few components,
