@@ -316,10 +316,11 @@ class Client:
 
                 def ready(k):
                     nonlocal sent
-                    if not failed and 4 * k > sent:
+                    stop = min(4 * k, len(dst))  # (never past the body's length)
+                    if not failed and stop > sent:
                         try:
-                            send(dst[sent : 4 * k])
-                            sent = 4 * k
+                            send(dst[sent:stop])
+                            sent = stop
                         except OSError as e:  # (the server has stopped reading: the rest is still made)
                             failed.append(e)
 

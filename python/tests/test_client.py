@@ -125,7 +125,8 @@ def filled_later(edges, pieces):
 
 def test_upload_filled_while_sent(client):
     # The graph a fill makes while it is sent is the graph of its arrays
-    # sent whole; ready told nothing, twice, or past what it sends.
+    # sent whole: told ready once at the end, in uneven pieces (one empty:
+    # told the same twice), in pieces of 7.
     entries, _ = read_entries("karate.mtx")
     whole = Edges(35, [u for u, _, _ in entries], [v for _, v, _ in entries], directed=False)
     client.upload("whole", whole)
