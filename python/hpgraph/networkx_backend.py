@@ -3,8 +3,8 @@
 networkx (3.3 or later) finds it through the ``networkx.backends`` entry
 point (:class:`BackendInterface`). A networkx graph is converted once to
 arrays (:class:`HPGraph`, cached on the graph as networkx caches backend
-graphs), uploaded to ``hpgraph serve`` when an algorithm first needs it,
-and kept there; the last answers are kept with the arrays, and a later
+graphs), uploaded to ``hpgraph serve`` when an algorithm first needs it
+(a large graph's while it is converted, _Structure._pack), and kept there; the last answers are kept with the arrays, and a later
 call with the same arguments returns a copy. A function is dispatched
 only where hpgraph's answer is networkx's: ``can_run`` declines (and
 networkx runs its own) wherever the definitions part, for example a
