@@ -196,14 +196,17 @@ class Client:
             except (IndexError, OSError, HPGraphError):
                 pass
 
-    def _request(self, method, path, body=None, content_type=None, length=None):
+    def _request(self, method, path, body=None, content_type=None, length=None, stream=None):
         """Sends a request; returns (response headers, body bytes) of a
-        success, raises HPGraphError for an error answer."""
+        success, raises HPGraphError for an error answer. stream, where
+        given, sends the body instead of body: stream(send), where send
+        takes bytes-like pieces; it is called again if the request is
+        sent again on a new connection."""
         if self._drops:
             self.flush_drops()
-        return self._send(method, path, body, content_type, length)
+        return self._send(method, path, body, content_type, length, stream)
 
-    def _send(self, method, path, body=None, content_type=None, length=None):
+    def _send(self, method, path, body=None, content_type=None, length=None, stream=None):
         headers = {}
         if content_type:
             headers["Content-Type"] = content_type
@@ -216,7 +219,14 @@ class Client:
                 if self._conn is None:
                     self._conn = http.client.HTTPConnection(self._host, self._port, timeout=self._timeout)
                 try:
-                    self._conn.request(method, path, body=body, headers=headers)
+                    if stream is None:
+                        self._conn.request(method, path, body=body, headers=headers)
+                    else:
+                        self._conn.putrequest(method, path)
+                        for k, v in headers.items():
+                            self._conn.putheader(k, v)
+                        self._conn.endheaders()
+                        stream(self._conn.send)
                     resp = self._conn.getresponse()
                     data = resp.read()
                     break
@@ -226,6 +236,12 @@ class Client:
                     self._conn = None
                     if attempt:
                         raise
+                except BaseException:
+                    # (a request cut short, a stream's own error: the connection is spent)
+                    if stream is not None:
+                        self._conn.close()
+                        self._conn = None
+                    raise
         if resp.status >= 300:
             try:
                 e = json.loads(data)
@@ -263,14 +279,63 @@ class Client:
         (symmetrize, keep_loops, weights, relabel, ...)."""
         return self._json("POST", "/v1/graphs", dict(options, name=name, path=path))
 
-    def upload(self, name, edges, **options):
+    def upload(self, name, edges, fill=None, **options):
         """Uploads an in-memory graph (an :class:`Edges`) as name; options are
         the cleaning ones of a load (symmetrize, keep_loops,
-        keep_duplicates, weights, seed, relabel)."""
+        keep_duplicates, weights, seed, relabel).
+
+        ``fill``, where given, makes ``edges.dst`` (an array('i') of its
+        final length) while the upload is sent: ``fill(ready)`` fills it
+        in order and calls ``ready(k)`` when its first k entries are
+        final, and those are sent while it makes the rest (the server
+        reads them meanwhile). It is called once, whatever becomes of the
+        upload; an exception it raises ends the upload and is raised."""
         query = urllib.parse.urlencode({k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in options.items()})
+        path = self._graph_path(name) + "?" + query
+        if fill is not None and not _LITTLE:  # (its bytes are a swapped copy, made after)
+            fill(lambda k: None)
+            fill = None
         parts = edges.chunks()
         length = sum(len(p) for p in parts)
-        _, data = self._request("PUT", self._graph_path(name) + "?" + query, parts, "application/octet-stream", length)
+        if fill is None:
+            _, data = self._request("PUT", path, parts, "application/octet-stream", length)
+            return json.loads(data)
+        if not len(edges.dst):
+            fill(lambda k: None)
+            return self.upload(name, edges, **options)
+        dst = memoryview(edges.dst).cast("B")
+        at = len(parts) - 1 - (edges.weights is not None)  # (the parts: header, ids, src, dst, weights)
+        head, tail = parts[:at], parts[at + 1 :]
+        fills = [fill]
+
+        def stream(send):
+            for p in head:
+                send(p)
+            sent, failed = 0, []
+            if fills:
+
+                def ready(k):
+                    nonlocal sent
+                    stop = min(4 * k, len(dst))  # (never past the body's length)
+                    if not failed and stop > sent:
+                        try:
+                            send(dst[sent:stop])
+                            sent = stop
+                        except OSError as e:  # (the server has stopped reading: the rest is still made)
+                            failed.append(e)
+
+                fills.pop()(ready)
+                if failed:
+                    raise failed[0]
+            send(dst[sent:])
+            for p in tail:
+                send(p)
+
+        try:
+            _, data = self._request("PUT", path, None, "application/octet-stream", length, stream)
+        finally:
+            if fills:  # (the request failed before its body)
+                fills.pop()(lambda k: None)
         return json.loads(data)
 
     def drop(self, name):

@@ -104,6 +104,74 @@ def test_arrays_from_numpy(client):
     assert client.values("np", "sssp", src=0) == {k: 2.0 * k for k in range(n)}
 
 
+def filled_later(edges, pieces):
+    """(edges with a zeroed dst, a fill that writes edges' dst back in
+    pieces of the given sizes, telling ready after each)."""
+    dst = array("i", edges.dst)
+    later = Edges(edges.n, edges.src, array("i", bytes(4 * len(dst))), edges.weights, edges.directed, edges.symmetric)
+    told = []
+
+    def fill(ready):
+        told.append("called")
+        k = 0
+        for size in pieces:
+            memoryview(later.dst)[k : k + size] = dst[k : k + size]
+            k += size
+            ready(k)
+            told.append(k)
+
+    return later, fill, told
+
+
+def test_upload_filled_while_sent(client):
+    # The graph a fill makes while it is sent is the graph of its arrays
+    # sent whole: told ready once at the end, in uneven pieces (one empty:
+    # told the same twice), in pieces of 7.
+    entries, _ = read_entries("karate.mtx")
+    whole = Edges(35, [u for u, _, _ in entries], [v for _, v, _ in entries], directed=False)
+    client.upload("whole", whole)
+    m = len(whole.dst)
+    assert m > 70
+    for i, pieces in enumerate(([m], [1, 0, 5, m - 6], [7] * (m // 7) + [m % 7])):
+        later, fill, told = filled_later(whole, pieces)
+        client.upload(f"later{i}", later, fill=fill)
+        assert told[0] == "called" and told[-1] == m and later.dst == whole.dst
+        for algo, params in (("bfs", {"src": 1}), ("cc", {}), ("tc", {"per_vertex": True})):
+            a, b = client.rows(f"later{i}", algo, **params), client.rows("whole", algo, **params)
+            assert a.ids == b.ids and a.columns == b.columns, (pieces, algo)
+
+
+def test_upload_fill_fails_or_upload_fails(client, server):
+    # A fill's own error ends the upload, leaves no graph and the client
+    # usable; a fill is called once where the request fails before its
+    # body, and the request's error is raised.
+    entries, _ = read_entries("karate.mtx")
+    whole = Edges(35, [u for u, _, _ in entries], [v for _, v, _ in entries], directed=False)
+    later, fill, _ = filled_later(whole, [10, 10])
+
+    def broken(ready):
+        fill(ready)
+        raise RuntimeError("made no more")
+
+    with pytest.raises(RuntimeError, match="made no more"):
+        client.upload("broken", later, fill=broken)
+    assert client.graphs() == []
+    client.upload("after", whole)
+    assert [g["name"] for g in client.graphs()] == ["after"]
+    dead = hpgraph.Client("http://127.0.0.1:9")  # (discard: nothing listens)
+    later, fill, told = filled_later(whole, [len(whole.dst)])
+    with pytest.raises(OSError):
+        dead.upload("nowhere", later, fill=fill)
+    assert told == ["called", len(whole.dst)] and later.dst == whole.dst
+    with hpgraph.LocalServer(binary=server.binary, backend=BACKEND, args=["--max-upload", "1000"]) as small:
+        big = path_graph(3000)
+        later, fill, told = filled_later(big, [100] * 29 + [99])
+        with pytest.raises((HPGraphError, OSError)) as e:
+            small.client().upload("big", later, fill=fill)
+        assert told[-1] == 2999 and later.dst == big.dst
+        assert not isinstance(e.value, HPGraphError) or e.value.status == 413
+
+
 def test_errors_carry_field_and_message(client):
     client.upload("g", path_graph(4))
     cases = [

@@ -286,6 +286,35 @@ def test_conversion(numpy, monkeypatch):
             assert st.nodes[st.vertex(v)] == v, name
 
 
+@pytest.mark.parametrize("numpy", [True, False], ids=["numpy", "no numpy"])
+def test_conversion_streams_its_upload(numpy, monkeypatch):
+    # Every graph's conversion streams its upload, in pieces of 3 arcs:
+    # the same arrays as a conversion that uploads nothing, and on the
+    # server the graph of them (BFS depths and components as networkx's);
+    # where the conversion fails part way (a float key, a view whose rows
+    # count otherwise), the fallback's arrays and no upload.
+    if not numpy:
+        monkeypatch.setitem(sys.modules, "numpy", None)
+    monkeypatch.setattr(backend, "_STREAM_MIN", 1)
+    monkeypatch.setattr(backend, "_SEND", 3)
+    for name, G in conversion_cases().items():
+        plain, st = backend._Structure(G), backend._Structure(G, upload=True)
+        assert (st.nodes, st.src, st.dst, st.uploads) == (plain.nodes, plain.src, plain.dst, {}) or (
+            st.nodes == plain.nodes and st.src == plain.src and st.dst == plain.dst and list(st.uploads) == [None]), name
+        streamed = None in st.uploads
+        if name in ("ints 0..n-1 (blocks)", "karate-strings", "negative ints (a dict)", "multigraph"):
+            assert streamed, name
+        if "float key" in name or name in ("empty", "view (edge subgraph)"):
+            assert not streamed, name
+        if not streamed:
+            continue
+        depth = st.client.rows(st.uploads[None], "bfs", src=0).columns["depth"]
+        want = nx.single_source_shortest_path_length(G, st.nodes[0])
+        assert {st.nodes[v]: d for v, d in enumerate(depth) if d >= 0} == want, name
+        count = nx.number_weakly_connected_components if G.is_directed() else nx.number_connected_components
+        assert st.client.run(st.uploads[None], "cc")["result"]["components"] == count(G), name
+
+
 def test_int32s_counts_what_it_packs():
     assert list(backend._int32s(range(70000), 70000)) == list(range(70000))
     for count in (69999, 70001, 65536):
@@ -369,7 +398,7 @@ def test_conversion_is_cached_on_the_graph(monkeypatch):
     G = graphs()["gnp+loops"].copy()
     made = []
     real = backend._Structure
-    monkeypatch.setattr(backend, "_Structure", lambda g: made.append(g) or real(g))
+    monkeypatch.setattr(backend, "_Structure", lambda g, **kw: made.append(g) or real(g, **kw))
     h1 = backend.convert_from_nx(G)
     h2 = backend.convert_from_nx(G, {"weight": 1})
     assert len(made) == 1 and h1.structure is h2.structure
