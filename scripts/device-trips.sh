@@ -53,7 +53,8 @@ serve_for() {
 	shift
 	$H serve --data-dir $G --listen 127.0.0.1:$PORT --backend $BACKEND "$@" >>"$OUT/serve.log" 2>&1 &
 	S=$!
-	(sleep "$secs"; kill -TERM $S 2>/dev/null; sleep 10; kill -KILL $S 2>/dev/null) &
+	# (its sleep must not hold the caller's pipe open after serve_stop)
+	(sleep "$secs"; kill -TERM $S 2>/dev/null; sleep 10; kill -KILL $S 2>/dev/null) >/dev/null 2>&1 &
 	GUARD=$!
 	for i in $(seq 1 120); do curl -sf $URL/v1/health >/dev/null 2>&1 && return 0; sleep 0.5; done
 	echo "serve did not come up" | say
