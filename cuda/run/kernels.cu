@@ -85,6 +85,10 @@ struct VP_Run {
   // run, whose push matrix holds only the arcs into the part).
   const int* frontDeg;
   int lo, hi;  // the rows APPLY updates: [0, n), or a part's
+  // [lo, rowsEnd): the rows a pull and its APPLY update. A Sparse program
+  // without aggregators skips [rowsEnd, hi), rows without arcs in (last
+  // when numbered by degree), whose x_bitmask words APPLY only clears.
+  int rowsEnd, pad;
 };
 
 struct VP_Arg {
@@ -94,7 +98,7 @@ struct VP_Arg {
   int lim;      // vp_loop: the most frontier edges it pushes
 };
 
-static_assert(sizeof(VP_Run) == 208, "hpgraph: VP_Run layout");
+static_assert(sizeof(VP_Run) == 216, "hpgraph: VP_Run layout");
 static_assert(sizeof(VP_Arg) == 16, "hpgraph: VP_Arg layout");
 
 // The superstep a kernel works on.

@@ -10,9 +10,9 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_pull_ell(VP_Mat m, VP_
   VP_St t = vp_st(c, a, false);
   if (!t.go) return;
   if (blockIdx.x == 0 && threadIdx.x == 0) t.rec[VP_R_RAN] = 1;
-  // (the run's rows: a part's, [c.lo, c.hi), or all)
+  // (the run's rows: a part's, [c.lo, c.hi), or all, but rowsEnd)
   int r = c.lo + blockIdx.x * blockDim.x + threadIdx.x;
-  if (r >= c.hi) return;
+  if (r >= c.rowsEnd) return;
 #if VP_HAS_WANTS
   if (!vp_wants(r, s)) return;
 #endif
@@ -358,13 +358,13 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_apply_pull(VP_Mat m, V
   // (the run's rows, [c.lo, c.hi): a part's start at a word's first bit,
   // so each warp's rows are one word of the bitmasks; a part's other words
   // of x_bitmask are cleared by the host after the superstep)
-  for (int b = c.lo + blockIdx.x * (VP_BLOCK * VP_APPLY_ROWS); b < c.hi; b += gridDim.x * (VP_BLOCK * VP_APPLY_ROWS)) {
+  for (int b = c.lo + blockIdx.x * (VP_BLOCK * VP_APPLY_ROWS); b < c.rowsEnd; b += gridDim.x * (VP_BLOCK * VP_APPLY_ROWS)) {
     A_t acc[VP_APPLY_ROWS];
     bool want[VP_APPLY_ROWS];
 #pragma unroll
     for (int q = 0; q < VP_APPLY_ROWS; q++) {
       const int v = b + q * VP_BLOCK + threadIdx.x;
-      want[q] = v >= c.lo && v < c.hi;
+      want[q] = v >= c.lo && v < c.rowsEnd;
 #if VP_HAS_WANTS
       if (want[q]) want[q] = vp_wants(v, s);
 #endif
@@ -388,6 +388,13 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_apply_pull(VP_Mat m, V
         acts += __popc(bal);
       }
     }
+  }
+  // The skipped rows' words (rows without arcs in, activated at most as a
+  // source), cleared a word a thread; the loop above may have cleared the
+  // first of them.
+  if (c.rowsEnd < c.hi) {
+    const int w1 = (c.hi + 31) >> 5;
+    for (int w = (c.rowsEnd >> 5) + blockIdx.x * blockDim.x + threadIdx.x; w < w1; w += gridDim.x * blockDim.x) c.mask[t.p][w] = 0u;
   }
 #if VP_APPLY_REGS
   vp_agg_flush_regs(part, blk);

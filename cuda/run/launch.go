@@ -73,7 +73,7 @@ func (r *progRun) pushGrids(batched bool) (push, apply int64) {
 // PageRank, whose APPLY fits 6: 2.37 → 2.32 ms against 8 blocks, two
 // waves), each taking VP_BLOCK rows a turn.
 func (r *progRun) applyGrid() int64 {
-	grid := rt.Blocks(r.rows(), int64(rt.BlockSize*r.feats.applyRows()))
+	grid := rt.Blocks(r.pullRows(), int64(rt.BlockSize*r.feats.applyRows()))
 	if applyPerSM > 0 {
 		per := applyPerSM
 		if k := r.mod.Resident("vp_apply_pull"); k > 0 {
@@ -92,6 +92,34 @@ func (r *progRun) rows() int64 {
 		return int64(max(1, p.Hi-p.Lo))
 	}
 	return int64(r.n)
+}
+
+// span is the run's rows: a part's own, or all.
+func (r *progRun) span() (lo, hi int) {
+	if p := r.job.Part; p != nil {
+		return int(p.Lo), int(p.Hi)
+	}
+	return 0, r.n
+}
+
+// pullEnd is where the rows a pull and its APPLY pass over end (VP_Run's
+// rowsEnd): a Sparse program without aggregators skips the span's
+// trailing rows without arcs in, which gather nothing and whose Update of
+// the identity changes nothing (Spec.Sparse), so only their x_bitmask
+// words need clearing; other programs update every row.
+func (r *progRun) pullEnd() int {
+	lo, hi := r.span()
+	if s := r.job.Spec; !s.Sparse || s.GatherAll || r.nagg > 0 {
+		return hi
+	}
+	return r.pull.RowsEnd(lo, hi)
+}
+
+// pullRows is how many rows vp_pull_ell and vp_apply_pull update (one at
+// least, so that their kernels still write the superstep's record).
+func (r *progRun) pullRows() int64 {
+	lo, _ := r.span()
+	return int64(max(1, r.pullEnd()-lo))
 }
 
 // compactGrid is vp_compact's blocks: one per VP_BLOCK vertices up to
@@ -123,7 +151,7 @@ func (r *progRun) enqueue(dir driver.Direction, j int, batched bool) {
 		r.launch("vp_apply_pull", r.applyGrid(), r.pull.Arg, a)
 		return
 	}
-	r.launch("vp_pull_ell", rt.Blocks(r.rows(), rt.BlockSize), r.pull.Arg, a)
+	r.launch("vp_pull_ell", rt.Blocks(r.pullRows(), rt.BlockSize), r.pull.Arg, a)
 	r.launch("vp_pull_coo", r.pull.CooBlocks(r.feats.HasWants || r.feats.HasDone), r.pull.Arg, a)
 	r.launch("vp_apply_pull", r.applyGrid(), r.pull.Arg, a)
 }
@@ -140,7 +168,7 @@ func (r *progRun) launchRecords(j, count int) {
 
 // makeRunArg is the VP_Run argument (kernels.cu).
 func (r *progRun) makeRunArg() []byte {
-	b := make([]byte, 208)
+	b := make([]byte, 216)
 	le := binary.LittleEndian
 	var pushDeg, frontDeg cu.DevicePtr
 	if r.push != nil {
@@ -173,12 +201,10 @@ func (r *progRun) makeRunArg() []byte {
 	le.PutUint64(b[176:], uint64(r.yLoop))
 	le.PutUint64(b[184:], uint64(r.probeBuf))
 	le.PutUint64(b[192:], uint64(frontDeg))
-	lo, hi := 0, r.n
-	if p := r.job.Part; p != nil {
-		lo, hi = int(p.Lo), int(p.Hi)
-	}
+	lo, hi := r.span()
 	le.PutUint32(b[200:], uint32(int32(lo)))
 	le.PutUint32(b[204:], uint32(int32(hi)))
+	le.PutUint32(b[208:], uint32(int32(r.pullEnd())))
 	return b
 }
 
