@@ -73,9 +73,11 @@ func TestRegisteredBackendMatchesCPU(t *testing.T) {
 		if err1 != nil || err2 != nil || !slices.Equal(d1.Label, d2.Label) {
 			t.Errorf("%s: cdlp: %v, %v, or the labels differ", what, err1, err2)
 		}
-		relabelled, err := registered.RelabelByDegree(g.Dataset())
-		if want := g.Dataset().Relabel(datasets.RelabelDegree); err != nil || !slices.Equal(relabelled.Col, want.Col) {
-			t.Errorf("%s: renumbering by degree on the device: %v, or it differs from the host's", what, err)
+		for _, parts := range []int{1, 2} {
+			relabelled, err := registered.RelabelByDegree(g.Dataset(), parts)
+			if want := g.Dataset().RelabelParts(datasets.RelabelDegree, parts); err != nil || !slices.Equal(relabelled.Col, want.Col) || !slices.Equal(relabelled.IDs, want.IDs) {
+				t.Errorf("%s: renumbering by degree over %d parts on the device: %v, or it differs from the host's", what, parts, err)
+			}
 		}
 	}
 	if peak, total := registered.DeviceMemory(); peak <= 0 || total <= 0 {

@@ -87,11 +87,19 @@ func (r Relabeling) Resolve(g *Graph) Relabeling {
 // RelabelNone, or when g is in that order already). Original ids travel
 // along (IDs), so output written through OriginalID and sources given in
 // the input's ids mean what they meant.
-func (g *Graph) Relabel(r Relabeling) *Graph {
+func (g *Graph) Relabel(r Relabeling) *Graph { return g.RelabelParts(r, 1) }
+
+// RelabelParts is Relabel for a graph that runs split into parts
+// contiguous ranges of about equal work: the degree order interleaved
+// over them (InterleaveParts), so that each range holds every parts-th
+// vertex of it, by decreasing degree again, instead of the first range
+// holding every hub and the last every vertex without arcs.
+func (g *Graph) RelabelParts(r Relabeling, parts int) *Graph {
 	if r.Resolve(g) != RelabelDegree {
 		return g
 	}
 	order := DegreeOrder(g)
+	InterleaveParts(order, parts)
 	for v, nv := range order {
 		if int32(v) != nv {
 			return g.Permute(order)
@@ -133,6 +141,52 @@ func DegreeOrder(g *Graph) []int32 {
 		start[k]++
 	}
 	return newID
+}
+
+// InterleaveParts renumbers ids (a permutation of [0, n), new ids by
+// rank, DegreeOrder's) over parts ranges: rank r goes to range r mod
+// parts, in rank order there, range p holding the ranks r with r mod
+// parts = p, the ranges in order. A split of the result into parts
+// ranges by work (vertexprog.SplitRows) then gives each part about 1/parts
+// of the rows and of the arcs, hubs and vertices without arcs alike: split
+// by degree order, kron26's hubs' part held 3% of its rows and 75% of its
+// arcs, and the other part's many rows took most of a search's time
+// (docs/parts.md). parts <= 1 changes nothing.
+func InterleaveParts(ids []int32, parts int) {
+	if parts <= 1 || len(ids) < 2 {
+		return
+	}
+	f := interleave(len(ids), parts)
+	par.Blocks(len(ids), func(_, lo, hi int) {
+		for v := lo; v < hi; v++ {
+			ids[v] = f(ids[v])
+		}
+	})
+}
+
+// InterleaveOrder is InterleaveParts for order, the old id of each rank
+// (the inverse of DegreeOrder's): the old id of each new id.
+func InterleaveOrder(order []int32, parts int) []int32 {
+	if parts <= 1 || len(order) < 2 {
+		return order
+	}
+	f := interleave(len(order), parts)
+	out := make([]int32, len(order))
+	par.Blocks(len(order), func(_, lo, hi int) {
+		for r := lo; r < hi; r++ {
+			out[f(int32(r))] = order[r]
+		}
+	})
+	return out
+}
+
+// interleave is InterleaveParts's new id of rank r, of n in parts ranges.
+func interleave(n, parts int) func(r int32) int32 {
+	start := make([]int32, parts) // range p's first new id: the ranks before it
+	for p := 1; p < parts; p++ {
+		start[p] = start[p-1] + int32((n-(p-1)+parts-1)/parts)
+	}
+	return func(r int32) int32 { return start[int(r)%parts] + r/int32(parts) }
 }
 
 // Permute returns g with vertex v renumbered newID[v]; newID must be a

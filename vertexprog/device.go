@@ -16,22 +16,23 @@ type DeviceProgram interface {
 	Device() DeviceCode
 }
 
-// Relabel is g.Relabel(r), made on the named backend's device where it
-// is a driver.DegreeRelabeler that can run here ("auto" or "": the first
-// available one; "cpu": the host), else on the host. The host's
-// renumbering of a skewed graph takes hundreds of milliseconds and
-// several times the graph's memory (kron21 on 16 cores: 353-423 ms, 4.7
-// times the file at the peak).
-func Relabel(g *datasets.Graph, r datasets.Relabeling, backend string) *datasets.Graph {
+// Relabel is g.RelabelParts(r, parts), made on the named backend's
+// device where it is a driver.DegreeRelabeler that can run here ("auto"
+// or "": the first available one; "cpu": the host), else on the host.
+// parts is how many parts the graph's runs split into (PartsOf; 1: runs
+// of the whole graph). The host's renumbering of a skewed graph takes
+// hundreds of milliseconds and several times the graph's memory (kron21
+// on 16 cores: 353-423 ms, 4.7 times the file at the peak).
+func Relabel(g *datasets.Graph, r datasets.Relabeling, backend string, parts int) *datasets.Graph {
 	if r.Resolve(g) != datasets.RelabelDegree {
 		return g
 	}
 	if dr, ok := backendAs[driver.DegreeRelabeler](backend); ok {
-		if p, err := dr.RelabelByDegree(g); err == nil {
+		if p, err := dr.RelabelByDegree(g, parts); err == nil {
 			return p
 		}
 	}
-	return g.Relabel(r)
+	return g.RelabelParts(r, parts)
 }
 
 // Pin page-locks s's memory for the copies of the named backend ("auto"

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/datasets/gen"
 	"github.com/hpgraph/hpgraph/hyb"
 )
 
@@ -205,5 +206,51 @@ func TestSearchSplit(t *testing.T) {
 			t.Errorf("%d parts: a search on a graph of some rows split at %v, want %v", parts, held.Bounds, plain.Bounds)
 		}
 		g.held = nil
+	}
+}
+
+// TestInterleavedPartsBalance: a kron graph renumbered by degree over P
+// parts (datasets.Graph.RelabelParts) splits, by SplitRows and by a
+// search's split, into parts of about 1/P of the rows and of the arcs
+// each, where the plain degree order gives the first part the hubs' arcs
+// and the last most of the rows.
+func TestInterleavedPartsBalance(t *testing.T) {
+	el, err := gen.Kronecker(14, 16, gen.GAPSeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := datasets.Build(el, datasets.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, parts := range []int{2, 3} {
+		in := d.RelabelParts(datasets.RelabelDegree, parts)
+		plain := d.Relabel(datasets.RelabelDegree)
+		n, nnz := float64(d.N), float64(d.NNZ())
+		share := func(g *datasets.Graph, pt Partition) (rows, arcs float64) {
+			rows, arcs = 0, 0
+			for p := range pt.Parts() {
+				lo, hi := pt.Range(p)
+				rows = max(rows, float64(hi-lo)/n*float64(parts))
+				arcs = max(arcs, float64(g.RowPtr[hi]-g.RowPtr[lo])/nnz*float64(parts))
+			}
+			return rows, arcs
+		}
+		for _, search := range []bool{false, true} {
+			var pt, pp Partition
+			if search {
+				pt, _ = searchSplit(in.RowPtr, parts)
+				pp, _ = searchSplit(plain.RowPtr, parts)
+			} else {
+				pt, _ = SplitRows(in.RowPtr, parts)
+				pp, _ = SplitRows(plain.RowPtr, parts)
+			}
+			r, a := share(in, pt)
+			pr, pa := share(plain, pp)
+			t.Logf("%d parts, search %v: the largest part's rows and arcs over an even share: interleaved %.3f, %.3f; degree order %.3f, %.3f", parts, search, r, a, pr, pa)
+			if r > 1.03 || a > 1.03 {
+				t.Errorf("%d parts, search %v: a part holds %.3f times its share of the rows or %.3f of the arcs", parts, search, r, a)
+			}
+		}
 	}
 }

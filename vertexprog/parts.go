@@ -22,14 +22,24 @@ var ErrNoParts = errors.New("vertexprog: backend does not run partitioned runs")
 // partsFor is how many parts a run of opt has: Options.Parts, else one
 // per device of a driver.PartBackend the run would take (1: a whole-graph run).
 func partsFor[X, A any](p Program[X, A], opt Options) int {
+	if opt.Parts <= 0 && commSize(opt.Comm) <= 1 && (!mayUseDevice(opt.Backend, p) || deviceSplit(p) != nil) {
+		return 1 // (a program a device cannot split runs whole on the first)
+	}
+	return PartsOf(opt)
+}
+
+// PartsOf is how many parts the runs of opt split a graph into where
+// their program can be split: Options.Parts (on each of the Comm's
+// processes), else one per process of several, else one per device of a
+// driver.PartBackend opt's backend names (1: whole-graph runs). A loader
+// renumbering a graph for such runs interleaves its degree order over them
+// (Relabel).
+func PartsOf(opt Options) int {
 	if opt.Parts > 0 {
 		return opt.Parts * commSize(opt.Comm)
 	}
 	if opt.Comm != nil && opt.Comm.Size() > 1 {
 		return opt.Comm.Size()
-	}
-	if !mayUseDevice(opt.Backend, p) || deviceSplit(p) != nil {
-		return 1 // (a program a device cannot split runs whole on the first)
 	}
 	if pb, ok := backendAs[driver.PartBackend](opt.Backend); ok && pb.PartDevices() > 1 {
 		return pb.PartDevices()

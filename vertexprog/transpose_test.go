@@ -369,14 +369,16 @@ func TestOutDegrees(t *testing.T) {
 func TestRelabelOnHost(t *testing.T) {
 	rng := rand.New(rand.NewPCG(24, 6))
 	d := directedTestGraph(t, rng, 3000, 40000, true)
-	want := d.Relabel(datasets.RelabelDegree)
-	for _, b := range []string{"cpu", "auto", "no-such-backend"} {
-		got := Relabel(d, datasets.RelabelDegree, b)
-		if !slices.Equal(got.RowPtr, want.RowPtr) || !slices.Equal(got.Col, want.Col) || !slices.Equal(got.W, want.W) || !slices.Equal(got.IDs, want.IDs) {
-			t.Errorf("%s: Relabel differs from the host's renumbering", b)
-		}
-		if Relabel(d, datasets.RelabelNone, b) != d {
-			t.Errorf("%s: RelabelNone did not return the graph itself", b)
+	for _, parts := range []int{1, 2} {
+		want := d.RelabelParts(datasets.RelabelDegree, parts)
+		for _, b := range []string{"cpu", "auto", "no-such-backend"} {
+			got := Relabel(d, datasets.RelabelDegree, b, parts)
+			if !slices.Equal(got.RowPtr, want.RowPtr) || !slices.Equal(got.Col, want.Col) || !slices.Equal(got.W, want.W) || !slices.Equal(got.IDs, want.IDs) {
+				t.Errorf("%s, %d parts: Relabel differs from the host's renumbering", b, parts)
+			}
+			if Relabel(d, datasets.RelabelNone, b, parts) != d {
+				t.Errorf("%s: RelabelNone did not return the graph itself", b)
+			}
 		}
 	}
 }

@@ -168,7 +168,9 @@ from a file; the file is then in the page cache. Algorithms:
 						defer os.Remove(writeTo)
 					}
 				}
-				bg, err := loadBenchGraph(src, lf, needWeights, writeTo, relabelOn)
+				po := base
+				po.Backend = relabelOn
+				bg, err := loadBenchGraph(src, lf, needWeights, writeTo, relabelOn, vertexprog.PartsOf(po))
 				if err != nil {
 					failed++
 					rec.Graphs = append(rec.Graphs, benchGraphJSON{Name: src.arg, Error: describe(err)})

@@ -184,8 +184,8 @@ type benchGraph struct {
 // loadBenchGraph loads or generates a graph; a generated one is also
 // written to writeTo when given (bench --answer), before any renumbering.
 // The graph is renumbered (--relabel) on relabelOn's device where it is
-// one (vertexprog.Relabel).
-func loadBenchGraph(src graphSource, lf loadFlags, withWeights bool, writeTo, relabelOn string) (*benchGraph, error) {
+// one (vertexprog.Relabel), interleaved over parts (vertexprog.PartsOf).
+func loadBenchGraph(src graphSource, lf loadFlags, withWeights bool, writeTo, relabelOn string, parts int) (*benchGraph, error) {
 	opt, err := lf.options()
 	if err != nil {
 		return nil, err
@@ -220,6 +220,7 @@ func loadBenchGraph(src graphSource, lf loadFlags, withWeights bool, writeTo, re
 			return nil, fmt.Errorf("--answer: writing %s: %w", writeTo, err)
 		}
 	}
+	ld.Parts = parts
 	ld.Relabel(ld.Want, relabelOn)
 	g := ld.Data
 	info.Relabel, info.RelabelMS = ld.Order.String(), ms(ld.RelabelTime)

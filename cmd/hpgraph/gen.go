@@ -254,7 +254,7 @@ func newConvert() *cobra.Command {
 			if err := checkGraphOutput("OUT", args[1], args[0]); err != nil {
 				return err
 			}
-			ld, err := lf.load(args[0], "cpu")
+			ld, err := lf.load(args[0], "cpu", 1)
 			if err != nil {
 				return err
 			}

@@ -49,7 +49,7 @@ func newInfo() *cobra.Command {
 		Short: "Load a graph and print its size, cleaning counts, degrees and HYB split",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ld, err := lf.load(args[0], "cpu")
+			ld, err := lf.load(args[0], "cpu", 1)
 			if err != nil {
 				return err
 			}

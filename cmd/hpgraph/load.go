@@ -116,9 +116,9 @@ func (l *loadFlags) describeOrder(g *datasets.Graph) string {
 }
 
 // load reads a graph through the pipeline's load, clean and relabel
-// (renumbering on backend's device where it is one) with a progress
-// indicator.
-func (l *loadFlags) load(path, backend string) (*pipeline.Loaded, error) {
+// (renumbering on backend's device where it is one, interleaved over
+// parts: vertexprog.PartsOf the runs' options) with a progress indicator.
+func (l *loadFlags) load(path, backend string, parts int) (*pipeline.Loaded, error) {
 	opt, err := l.options()
 	if err != nil {
 		return nil, err
@@ -129,6 +129,7 @@ func (l *loadFlags) load(path, backend string) (*pipeline.Loaded, error) {
 	if err != nil {
 		return nil, err
 	}
+	ld.Parts = parts
 	ld.Relabel(ld.Want, backend)
 	return ld, nil
 }

@@ -63,7 +63,7 @@ func TestLoadOptionsSameEverywhere(t *testing.T) {
 	for i, sc := range same {
 		lf := parseLoadFlags(t, sc.flags)
 		// (serve's --relabel default is auto, as the options' zero value)
-		ld, err := lf.load(filepath.Join(dir, "g.el"), "cpu")
+		ld, err := lf.load(filepath.Join(dir, "g.el"), "cpu", 1)
 		if err != nil {
 			t.Fatalf("%v: %v", sc.flags, err)
 		}

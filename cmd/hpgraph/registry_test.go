@@ -108,7 +108,7 @@ func TestBenchSkipsCPUOnlyApps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bg, err := loadBenchGraph(src, lf, false, "", "cpu")
+	bg, err := loadBenchGraph(src, lf, false, "", "cpu", 1)
 	if err != nil {
 		t.Fatal(err)
 	}

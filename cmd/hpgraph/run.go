@@ -306,6 +306,7 @@ func (j *runJob) loadWhole() (*vertexprog.Graph, error) {
 	if j.alg.RelabelPays && j.lf.Relabel == "auto" {
 		worth = j.setup.finished() && answerRelabel(j.alg, j.ef.backend)
 	}
+	ld.Parts = vertexprog.PartsOf(j.opt)
 	ld.Relabel(j.lf.order(ld.Data, worth), j.ef.backend) // (on the GPU where the run may go there)
 	j.d = ld.Data
 	j.at.relabelled = ld.Order == datasets.RelabelDegree

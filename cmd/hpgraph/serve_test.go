@@ -67,7 +67,7 @@ func TestServeMatchesRun(t *testing.T) {
 	}
 
 	// The CLI's side: the same graph and parameters through run's code.
-	ld, err := so.lf.load(filepath.Join(dir, "g.el"), "cpu")
+	ld, err := so.lf.load(filepath.Join(dir, "g.el"), "cpu", 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -70,7 +70,7 @@ including a graph that cannot be loaded.`,
 				fmt.Fprintf(w, "%s\t%s\t%s\t%v\t%s\t%s\t%s\n", graph, alg, backend, steps, took, result, verdict)
 			}
 			for _, path := range args {
-				ld, err := lf.load(path, ef.backend)
+				ld, err := lf.load(path, ef.backend, vertexprog.PartsOf(opt))
 				if err != nil {
 					failed++
 					row(path, "(load)", "-", "-", "-", "-", "FAIL: "+describe(err))

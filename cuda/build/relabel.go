@@ -67,14 +67,15 @@ func relabelBytes(g *datasets.Graph) int64 {
 
 // RelabelByDegree is driver.DegreeRelabeler's on the device open
 // returns (opened while the host makes the new arrays): g renumbered by
-// decreasing degree, ties by increasing id, array by array what
-// g.Relabel(datasets.RelabelDegree) makes (g itself where that order is
-// g's own). An error (no device, too little memory) leaves the host to
-// do it.
-func RelabelByDegree(g *datasets.Graph, open func() (*Device, error)) (*datasets.Graph, error) {
+// decreasing degree, ties by increasing id, interleaved over parts
+// (datasets.InterleaveParts), array by array what
+// g.RelabelParts(datasets.RelabelDegree, parts) makes (g itself where that
+// order is g's own). An error (no device, too little memory) leaves the
+// host to do it.
+func RelabelByDegree(g *datasets.Graph, parts int, open func() (*Device, error)) (*datasets.Graph, error) {
 	n, nnz := g.N, g.NNZ()
 	if n < 2 || nnz == 0 {
-		return g.Relabel(datasets.RelabelDegree), nil // (nothing to move)
+		return g.RelabelParts(datasets.RelabelDegree, parts), nil // (nothing to move)
 	}
 	if nnz != int64(len(g.Col)) || (g.W != nil && len(g.W) != len(g.Col)) {
 		return nil, fmt.Errorf("cuda: RelabelByDegree: inconsistent graph (%d arcs, %d columns, %d weights)", nnz, len(g.Col), len(g.W))
@@ -103,7 +104,7 @@ func RelabelByDegree(g *datasets.Graph, open func() (*Device, error)) (*datasets
 		}
 		pt := phase.New("cuda", "relabel")
 		defer pt.Print()
-		out = d.relabelOnDevice(g, p, touched, had, maxDeg, pt)
+		out = d.relabelOnDevice(g, p, touched, had, maxDeg, parts, pt)
 		return nil
 	})
 	return out, err
@@ -135,7 +136,7 @@ func newRelabelled(g *datasets.Graph) (*datasets.Graph, <-chan struct{}) {
 // relabelOnDevice is RelabelByDegree inside Do: from had, the
 // device's copy of g (nil: uploaded for this and freed after), into p
 // (newRelabelled's) once touched is closed.
-func (d *Device) relabelOnDevice(g, p *datasets.Graph, touched <-chan struct{}, had *csrCopy, maxDeg int, pt *phase.Trace) *datasets.Graph {
+func (d *Device) relabelOnDevice(g, p *datasets.Graph, touched <-chan struct{}, had *csrCopy, maxDeg, parts int, pt *phase.Trace) *datasets.Graph {
 	n, nnz := g.N, g.NNZ()
 	// (tbuf: the transposes' first, freed as soon as the second is made;
 	// mapped: the renumbered columns, freed after the first)
@@ -176,11 +177,21 @@ func (d *Device) relabelOnDevice(g, p *datasets.Graph, touched <-chan struct{}, 
 	passes := transposePasses(maxDeg + 1)
 	d.radixSort(mod, a.key, a.ids, 0, b, int64(n), 0, passes, hist, sums)
 	a.order = b.src[(passes-1)%2]
+	order := make([]int32, n)
+	if parts > 1 {
+		// (the ranks interleaved over the parts on the host: a pass over
+		// 4n bytes each way)
+		d.Sync()
+		d.DtoH(unsafe.Pointer(&order[0]), a.order, int64(n)*4)
+		order = datasets.InterleaveOrder(order, parts)
+		d.HtoD(a.order, unsafe.Pointer(&order[0]), int64(n)*4)
+	}
 	launch("tr_rl_newid", int64(n), &a)
 	d.Sync()
 	rt.FreeAll(sbuf)
-	order := make([]int32, n)
-	d.DtoH(unsafe.Pointer(&order[0]), a.order, int64(n)*4)
+	if parts <= 1 {
+		d.DtoH(unsafe.Pointer(&order[0]), a.order, int64(n)*4)
+	}
 	pt.Mark("order")
 	identity := true
 	for i, v := range order {

@@ -62,11 +62,12 @@ func TestRelabelByDegreeMatchesHost(t *testing.T) {
 	keep := transposeChunkArcs
 	defer func() { transposeChunkArcs = keep }()
 	for _, chunk := range []int64{keep, 97} { // (97: an undirected graph's transposes in chunks)
-		for _, c := range cases {
+		for i, c := range cases {
+			parts := 1 + 2*(i%2) // (every other case interleaved over 3 parts)
 			transposeChunkArcs = chunk
-			c.name = fmt.Sprintf("%s, chunks of %d arcs", c.name, chunk)
-			want := c.g.Relabel(datasets.RelabelDegree)
-			got, err := RelabelByDegree(c.g, func() (*Device, error) { return d, nil })
+			c.name = fmt.Sprintf("%s, chunks of %d arcs, %d parts", c.name, chunk, parts)
+			want := c.g.RelabelParts(datasets.RelabelDegree, parts)
+			got, err := RelabelByDegree(c.g, parts, func() (*Device, error) { return d, nil })
 			if err != nil {
 				t.Fatalf("%s: %v", c.name, err)
 			}

@@ -74,9 +74,10 @@ func (b Backend) SymmetrizedRows(rowPtr []int64, col []int32, val []float32) ([]
 }
 
 // RelabelByDegree implements driver.DegreeRelabeler: g renumbered by
-// decreasing degree on the device (build.RelabelByDegree).
-func (b Backend) RelabelByDegree(g *datasets.Graph) (*datasets.Graph, error) {
-	return build.RelabelByDegree(g, func() (*build.Device, error) {
+// decreasing degree on the device, interleaved over parts
+// (build.RelabelByDegree).
+func (b Backend) RelabelByDegree(g *datasets.Graph, parts int) (*datasets.Graph, error) {
+	return build.RelabelByDegree(g, parts, func() (*build.Device, error) {
 		d, err := b.Dev()
 		if err != nil {
 			return nil, err

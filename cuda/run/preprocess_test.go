@@ -127,7 +127,7 @@ func TestRelabelledGraphRuns(t *testing.T) {
 		g := gputest.DirectedGraph(rng, c.n, c.arcs, c.hub, c.weights)
 		what := fmt.Sprintf("n=%d weights=%d", c.n, c.weights)
 		want := g.Relabel(datasets.RelabelDegree)
-		got, err := registered.RelabelByDegree(g)
+		got, err := registered.RelabelByDegree(g, 1)
 		if err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}

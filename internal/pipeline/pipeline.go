@@ -53,6 +53,10 @@ type Loaded struct {
 	Order, Want datasets.Relabeling
 	// ReadTime is reading and cleaning, RelabelTime renumbering.
 	ReadTime, RelabelTime time.Duration
+	// Parts is how many parts the graph's runs split into
+	// (vertexprog.PartsOf; 0 or 1: whole), over which Relabel interleaves
+	// the degree order.
+	Parts int
 }
 
 // Read makes src's graph with opt's cleaning, in the file's order (opt's
@@ -76,7 +80,7 @@ func Read(src Source, opt datasets.Options) (*Loaded, error) {
 func (l *Loaded) Relabel(r datasets.Relabeling, backend string) {
 	t0 := time.Now()
 	l.Order = r.Resolve(l.Data)
-	l.Data = vertexprog.Relabel(l.Data, l.Order, backend)
+	l.Data = vertexprog.Relabel(l.Data, l.Order, backend, l.Parts)
 	l.RelabelTime = time.Since(t0)
 }
 

@@ -40,12 +40,12 @@ type Symmetrizer interface {
 
 // DegreeRelabeler is implemented by a device backend that renumbers a
 // graph by degree on its device: RelabelByDegree returns, array by array,
-// what g.Relabel(datasets.RelabelDegree) makes (g itself where g is in
-// that order already); an error (no room on the device) leaves it to the
-// host.
+// what g.RelabelParts(datasets.RelabelDegree, parts) makes (g itself where
+// g is in that order already); an error (no room on the device) leaves it
+// to the host.
 type DegreeRelabeler interface {
 	Backend
-	RelabelByDegree(g *datasets.Graph) (*datasets.Graph, error)
+	RelabelByDegree(g *datasets.Graph, parts int) (*datasets.Graph, error)
 }
 
 // HostPinner is implemented by a device backend that can page-lock host
