@@ -31,7 +31,9 @@ type Program struct {
 }
 
 func (p *Program) Spec() vertexprog.Spec {
-	return vertexprog.Spec{Edges: vertexprog.InEdges, GatherAll: true, MaxIterations: p.MaxIterations}
+	// (FuseApply: a sum of the values gathered, and Update of v reads
+	// only v's rank and the constant degrees)
+	return vertexprog.Spec{Edges: vertexprog.InEdges, GatherAll: true, MaxIterations: p.MaxIterations, FuseApply: true}
 }
 
 func (p *Program) Prepare(g *vertexprog.Graph) error {
@@ -126,8 +128,10 @@ type LDBCProgram[F Float] struct {
 
 func (p *LDBCProgram[F]) Spec() vertexprog.Spec {
 	// (max: Prepare refuses a negative count, with the front ends' words)
+	// (FuseApply as Program's; Update reads the dangling sum of the
+	// superstep before, through its Step)
 	return vertexprog.Spec{Edges: vertexprog.InEdges, GatherAll: true, MaxIterations: max(p.Iterations, 0),
-		Aggregators: []vertexprog.Aggregator{vertexprog.Sum}}
+		Aggregators: []vertexprog.Aggregator{vertexprog.Sum}, FuseApply: true}
 }
 
 func (p *LDBCProgram[F]) Prepare(g *vertexprog.Graph) error {
