@@ -2,7 +2,6 @@ package vertexprog
 
 import (
 	"math/bits"
-	"sync"
 
 	"github.com/hpgraph/hpgraph/bitmask"
 	"github.com/hpgraph/hpgraph/internal/par"
@@ -50,11 +49,6 @@ import (
 //     on par's pool of helpers, which spin between regions as OpenMP's
 //     threads do, so a superstep of a few µs can still be shared (a
 //     grid's BFS claims from 1,024 edges on).
-//   - A pull of a program that declares Spec.FuseApply runs APPLY in
-//     its sweep, a block of rows at a time while the block's
-//     accumulators are in cache, into a second array of values that
-//     becomes the values after it (fusedPull): no second pass over y
-//     and x, as GAP's PageRank updates a score in its gather's loop.
 //   - Programs that declare Spec.Delta run by delta-stepping (delta.go).
 //   - A part of a partitioned run (parts.go) runs the same supersteps
 //     over its own rows [lo, hi), whole bitmask words: it pulls and
@@ -116,10 +110,6 @@ type cpuStepper[X, A any] struct {
 	pullClaimed bool
 	// delta runs the program by delta-stepping (nil: it does not).
 	delta *deltaBuckets[X]
-	// fuse says pulls run APPLY in their sweep (Spec.FuseApply), writing
-	// the new values into xNext, which then becomes x (fusedPull).
-	fuse  bool
-	xNext []X
 }
 
 // Below these, a superstep's push (frontier edges) or APPLY (rows) runs
@@ -222,51 +212,10 @@ func newCPUStepper[X, A any](h *hostRun[X, A], opt Options, part bool) *cpuStepp
 	if c.fclaim == nil {
 		c.acc() // (only a run that claims both ways may never need y)
 	}
-	c.fuse = h.spec.FuseApply && h.spec.GatherAll && c.rp == nil && c.delta == nil && c.fclaim == nil && !part && fuseApply
-	if c.fuse {
-		// (a fresh array's pages faulted in here, not in the first pull)
-		var fresh bool
-		if c.xNext, fresh = spareValues[X](h.n); fresh {
-			par.Blocks(h.n, func(_, lo, hi int) { copy(c.xNext[lo:hi], h.x[lo:hi]) })
-		}
-	}
 	if c.delta != nil {
 		c.startDelta()
 	}
 	return c
-}
-
-// fuseApply turns fused pulls off where false (tests compare the two).
-var fuseApply = true
-
-// spare holds a fused run's second array of values for the next run
-// (a fresh one is a page fault per 4 KB: ~0.9 ms of 8 MB on the H200
-// host, which a served PageRank's lent values save).
-var spare sync.Pool
-
-// spareValues returns an array of n values: spare's where it holds one,
-// else a fresh one (fresh).
-func spareValues[X any](n int) (xs []X, fresh bool) {
-	if xs, ok := spare.Get().([]X); ok && len(xs) == n {
-		return xs, false
-	}
-	return make([]X, n), true
-}
-
-// finish ends a CPU run: where pulls were fused and the values are now
-// in the second array, they are copied into the first where it was lent
-// (Options.Values: the caller reuses it) and the first is x again; the
-// other array goes to spare.
-func (c *cpuStepper[X, A]) finish(lent []X) {
-	if !c.fuse {
-		return
-	}
-	if len(lent) == c.n && c.n > 0 && &c.x[0] != &lent[0] {
-		par.Blocks(c.n, func(_, lo, hi int) { copy(lent[lo:hi], c.x[lo:hi]) })
-		c.x, c.xNext = lent, c.x
-	}
-	spare.Put(c.xNext)
-	c.xNext = nil
 }
 
 // wantAll fills want with the program's answers for every vertex the
@@ -335,27 +284,21 @@ func (c *cpuStepper[X, A]) superstep(dir Direction) (int, int64) {
 	return c.applyPhase(dir)
 }
 
-// spmvPhase is a superstep's SPMV: the frontier pulls or pushes into y;
-// a fused pull runs its APPLY too (fusedPull).
+// spmvPhase is a superstep's SPMV: the frontier pulls or pushes into y.
 func (c *cpuStepper[X, A]) spmvPhase(dir Direction) {
-	switch {
-	case dir == Push:
+	if dir == Push {
 		c.pushGather()
-	case c.fuse:
-		c.fusedPull()
-	default:
+	} else {
 		c.pullGather()
 	}
 }
 
-// applyPhase is a superstep's APPLY after spmvPhase (nothing left of a
-// fused pull's): it returns the vertices activated and their frontier
-// edges.
+// applyPhase is a superstep's APPLY after spmvPhase: it returns the
+// vertices activated and their frontier edges.
 func (c *cpuStepper[X, A]) applyPhase(dir Direction) (int, int64) {
-	switch {
-	case dir == Push:
+	if dir == Push {
 		c.pushApply()
-	case !c.fuse:
+	} else {
 		c.pullApply()
 	}
 	return c.tally()
@@ -437,7 +380,8 @@ func (c *cpuStepper[X, A]) join(out []int32) []int32 {
 // pullGather pulls over the rows the program wants from the frontier's
 // active vertices.
 func (c *cpuStepper[X, A]) pullGather() {
-	pl := c.newPull(c.x)
+	pl := &spmv.Pull[X, A]{M: c.pull.Matrix, X: c.x, Identity: c.identity,
+		Done: c.done, GatherRow: c.gatherRow, Block: c.block, First: c.first}
 	dense := c.activeCount*denseFrontier >= c.n || c.edges*2 >= c.nnz
 	if !c.spec.GatherAll && !(c.spec.Idempotent && dense) {
 		c.frontierBits()
@@ -466,62 +410,16 @@ func (c *cpuStepper[X, A]) pullGather() {
 		pl.Wants = c.wants
 		c.rp.pullRows(pl, c.pull.Bounds) // (a multiset program)
 	} else {
-		c.pullRows(pl)
+		if c.want != nil {
+			if c.wantOK {
+				pl.Rows = c.want
+			} else {
+				pl.Wants, pl.WantsOut = c.wants, c.want
+			}
+		}
 		par.Dynamic(c.parts, func(lo, hi int) { spmv.Rows(c.p, pl, lo, hi) })
 		c.wantOK = c.want != nil
 	}
-}
-
-// newPull is a pull from the values x, without a mask.
-func (c *cpuStepper[X, A]) newPull(x []X) *spmv.Pull[X, A] {
-	return &spmv.Pull[X, A]{M: c.pull.Matrix, X: x, Identity: c.identity,
-		Done: c.done, GatherRow: c.gatherRow, Block: c.block, First: c.first}
-}
-
-// pullRows sets the rows pl computes: a RowFilter's wanted ones, from
-// its bits once they are known, else asking Wants and keeping the
-// answers in want's bits of the words the pull computes.
-func (c *cpuStepper[X, A]) pullRows(pl *spmv.Pull[X, A]) {
-	if c.want == nil {
-		return
-	}
-	if c.wantOK {
-		pl.Rows = c.want
-	} else {
-		pl.Wants, pl.WantsOut = c.wants, c.want
-	}
-}
-
-// fusedPull is a GatherAll program's pull with its APPLY in one sweep
-// (Spec.FuseApply): each worker gathers a block of rows, from the values
-// of before the superstep, and at once runs APPLY over the block, its
-// accumulators still in cache, writing the new values into xNext (first
-// the old ones, which Update sees and which rows not updated keep); xNext
-// then becomes x. What APPLY leaves is as pullApply's: the frontier in
-// active's bits, the tallies, y of a Sparse program's rows back to the
-// identity, a RowFilter's bits refreshed.
-func (c *cpuStepper[X, A]) fusedPull() {
-	old := c.x
-	c.x, c.xNext = c.xNext, old
-	pl := c.newPull(old)
-	pl.Y = c.acc()
-	c.pullSparse = c.spec.Sparse
-	if c.pullSparse {
-		pl.Touched = c.touched
-	}
-	c.pullRows(pl)
-	c.wantOK = c.want != nil // (each block's words are known once gathered)
-	apply := c.applyBlock()
-	n := c.n
-	par.DynamicW(c.parts, func(w, lo, hi int) {
-		for blo := lo; blo < hi; blo += applyWords {
-			bhi := min(blo+applyWords, hi)
-			copy(c.x[blo*32:min(bhi*32, n)], old[blo*32:min(bhi*32, n)])
-			spmv.Rows(c.p, pl, blo, bhi)
-			apply(w, blo, bhi)
-		}
-	})
-	c.listed, c.inBits = false, false
 }
 
 // pullApply is a pull's APPLY: Update of the rows that gathered (a
@@ -532,21 +430,8 @@ func (c *cpuStepper[X, A]) pullApply() {
 		return // (the claims did it: wordClaim)
 	}
 	// APPLY, by whole bitmask words so workers never share one: the rows
-	// of up to applyWords words at a time as a list.
-	apply := c.applyBlock()
-	par.DynamicW(c.parts, func(w, lo, hi int) {
-		for blo := lo; blo < hi; blo += applyWords {
-			apply(w, blo, min(blo+applyWords, hi))
-		}
-	})
-	c.listed, c.inBits = false, false
-}
-
-// applyBlock returns a pull's APPLY of worker w over the rows of
-// bitmask words [blo, bhi) that pulled (pullApply): those that gathered
-// (a Sparse program's), else every wanted row. An Idempotent program's
-// rows keep their accumulators (Spec.Idempotent).
-func (c *cpuStepper[X, A]) applyBlock() func(w, blo, bhi int) {
+	// of up to applyWords words at a time as a list. An Idempotent
+	// program's rows keep their accumulators (Spec.Idempotent).
 	sparse, keep := c.pullSparse, c.spec.Idempotent
 	wants, n := c.wants, int32(c.n)
 	aw := c.active.Words()
@@ -558,44 +443,48 @@ func (c *cpuStepper[X, A]) applyBlock() func(w, blo, bhi int) {
 		ww = c.want.Words()
 	}
 	all := !sparse && ww == nil && wants == nil // (every row)
-	return func(w, blo, bhi int) {
-		rows := c.rows[w][:0]
-		if all {
-			rows = c.blockRows(w, blo, bhi)
-		}
-		for wi := blo; wi < bhi && !all; wi++ {
-			base := int32(wi) * 32
-			var sel uint32
-			switch {
-			case sparse:
-				sel, tw[wi] = tw[wi], 0
-			case ww != nil:
-				sel = ww[wi]
-			default:
-				sel = ^uint32(0) >> uint(32-min(32, n-base))
+	par.DynamicW(c.parts, func(w, lo, hi int) {
+		for blo := lo; blo < hi; blo += applyWords {
+			bhi := min(blo+applyWords, hi)
+			rows := c.rows[w][:0]
+			if all {
+				rows = c.blockRows(w, blo, bhi)
 			}
-			for ; sel != 0; sel &= sel - 1 {
-				v := base + int32(bits.TrailingZeros32(sel))
-				if ww == nil && wants != nil && !wants.Wants(v) {
-					continue
+			for wi := blo; wi < bhi && !all; wi++ {
+				base := int32(wi) * 32
+				var sel uint32
+				switch {
+				case sparse:
+					sel, tw[wi] = tw[wi], 0
+				case ww != nil:
+					sel = ww[wi]
+				default:
+					sel = ^uint32(0) >> uint(32-min(32, n-base))
 				}
-				rows = append(rows, v)
+				for ; sel != 0; sel &= sel - 1 {
+					v := base + int32(bits.TrailingZeros32(sel))
+					if ww == nil && wants != nil && !wants.Wants(v) {
+						continue
+					}
+					rows = append(rows, v)
+				}
 			}
-		}
-		if !all {
-			c.rows[w] = rows
-		}
-		act := c.apply(w, rows, c.lists[w][:0], keep || !sparse, false, blo, bhi)
-		if len(act) == len(rows) && all {
-			c.active.SetWords(blo, bhi)
-		} else {
-			clear(aw[blo:bhi])
-			for _, v := range act {
-				aw[v>>5] |= 1 << (uint32(v) & 31)
+			if !all {
+				c.rows[w] = rows
 			}
+			act := c.apply(w, rows, c.lists[w][:0], keep || !sparse, false, blo, bhi)
+			if len(act) == len(rows) && all {
+				c.active.SetWords(blo, bhi)
+			} else {
+				clear(aw[blo:bhi])
+				for _, v := range act {
+					aw[v>>5] |= 1 << (uint32(v) & 31)
+				}
+			}
+			c.lists[w] = act[:0]
 		}
-		c.lists[w] = act[:0]
-	}
+	})
+	c.listed, c.inBits = false, false
 }
 
 // apply is APPLY of worker w over the rows vs: Update, then the

@@ -8,9 +8,9 @@ import "github.com/hpgraph/hpgraph/vertexprog/driver"
 
 // Spec declares how a program runs: the edges it gathers along
 // (EdgeType), its iteration limit, and the promises that let the engine
-// push, batch, skip, fuse or replace work (Sparse, GatherAll, Idempotent,
-// Aggregators, Delta, Components, FuseApply). Its fields are documented
-// at driver.Spec.
+// push, batch, skip or replace work (Sparse, GatherAll, Idempotent,
+// Aggregators, Delta, Components). Its fields are documented at
+// driver.Spec.
 type Spec = driver.Spec
 
 // EdgeType selects the neighbours a vertex gathers from.

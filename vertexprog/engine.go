@@ -352,10 +352,6 @@ func run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 	if err := loop(h, st, opt, res); err != nil {
 		return nil, err
 	}
-	if cs, ok := st.(*cpuStepper[X, A]); ok {
-		lent, _ := opt.Values.([]X)
-		cs.finish(lent)
-	}
 	res.Compute = time.Since(t1)
 	pt.Mark("supersteps")
 	if ds, ok := st.(*deviceStepper); ok {

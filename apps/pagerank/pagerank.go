@@ -31,9 +31,7 @@ type Program struct {
 }
 
 func (p *Program) Spec() vertexprog.Spec {
-	// (FuseApply: a sum of the values gathered, and Update of v reads
-	// only v's rank and the constant degrees)
-	return vertexprog.Spec{Edges: vertexprog.InEdges, GatherAll: true, MaxIterations: p.MaxIterations, FuseApply: true}
+	return vertexprog.Spec{Edges: vertexprog.InEdges, GatherAll: true, MaxIterations: p.MaxIterations}
 }
 
 func (p *Program) Prepare(g *vertexprog.Graph) error {
@@ -128,10 +126,8 @@ type LDBCProgram[F Float] struct {
 
 func (p *LDBCProgram[F]) Spec() vertexprog.Spec {
 	// (max: Prepare refuses a negative count, with the front ends' words)
-	// (FuseApply as Program's; Update reads the dangling sum of the
-	// superstep before, through its Step)
 	return vertexprog.Spec{Edges: vertexprog.InEdges, GatherAll: true, MaxIterations: max(p.Iterations, 0),
-		Aggregators: []vertexprog.Aggregator{vertexprog.Sum}, FuseApply: true}
+		Aggregators: []vertexprog.Aggregator{vertexprog.Sum}}
 }
 
 func (p *LDBCProgram[F]) Prepare(g *vertexprog.Graph) error {

@@ -149,22 +149,6 @@ type Spec struct {
 	// program's value (X) must be an int32, uint32, int64, uint64,
 	// float32 or float64, or a type of one of those underlying.
 	Reductions []Reduction
-	// FuseApply lets the CPU engine run a GatherAll program's APPLY in
-	// its pull's sweep: each block of rows is updated right after it is
-	// gathered, while its accumulators are in cache, instead of in a
-	// second pass over every row. Update writes the new values into a
-	// second array of values (seeing in *x the value before the
-	// superstep, as ever), which becomes the values at the superstep's
-	// end, so every row still gathers the values of before the superstep
-	// (a Jacobi iteration). The program promises what makes the order
-	// not matter: Gather (and its row and block forms) reads no state
-	// that Update writes but the values, and Update(v) reads, besides its
-	// arguments and the aggregators, only v's own state (and state no
-	// Update writes). The answers are then those of the separate APPLY,
-	// to the bit. The CPU engine fuses only whole-graph runs of programs
-	// that are not multiset programs and not delta-stepped; other
-	// backends ignore it.
-	FuseApply bool
 }
 
 // Reduce is what a Reduction computes over the values it counts, each as
