@@ -16,10 +16,17 @@
 #   in its time; GAP's relabelling is in GAP's). hpgraph runs unrelabelled
 #   (--relabel none) where GAP does not relabel; tc as bench chooses.
 #   Threads: GOMAXPROCS for hpgraph, OMP_NUM_THREADS for GAP; 1 and 16.
+#   A shorter call: ROWS (of bfs sssp pr cc tc), GRAPHS_LIST, WALLS=0; H0
+#   and H1 add baseline binaries' rows (an A/B of PageRank and CC:
+#   ROWS="pr cc" GRAPHS_LIST=kron21 WALLS=0 H0=... H1=...).
 set -uo pipefail
 OUT=${OUT:-/tmp/hpgraph-device-cpu}
 H=${H:-bin/gpu/hpgraph}
 H0=${H0:-} # a baseline hpgraph (main's, say): its BFS, PageRank and CC rows too ("bfs-H0", ...)
+H1=${H1:-} # a second one (another commit's): its PageRank and CC rows ("pr-iter-H1", ...)
+ROWS=${ROWS:-bfs sssp pr cc tc} # the rows to run (a subset: a shorter call)
+GRAPHS_LIST=${GRAPHS_LIST:-} # the graphs (default: kron$SCALE urand$SCALE grid1000)
+WALLS=${WALLS:-1} # 0: no one-shot walls
 P=${P:-.peers/gapbs}
 G=${G:-/tmp/hpgraph-graphs}
 BUDGET=${BUDGET:-470} # seconds: steps past it are skipped
@@ -36,23 +43,29 @@ row() { # graph algo threads hpgraph gap
 }
 [ -x "$H" ] || { echo "no $H: run make gpu-bins"; exit 1; }
 [ -z "$H0" ] || [ -x "$H0" ] || { echo "no baseline $H0"; exit 1; }
+[ -z "$H1" ] || [ -x "$H1" ] || { echo "no baseline $H1"; exit 1; }
+GRAPHS_LIST=${GRAPHS_LIST:-kron$S urand$S grid1000}
+has() { [[ " $ROWS " == *" $1 "* ]]; }
+on() { [[ " $GRAPHS_LIST " == *" $1 "* ]]; }
 [ -x "$P/bfs" ] || { echo "no GAP binaries in $P: copy GAP's sources there and run make in it"; exit 1; }
 nproc; $H version | head -3
 : >"$OUT/summary.txt"
 
 step "graphs"
-[ -f $G/kron$S.hpg ] || timeout 60 $H gen kron --scale $S -o $G/kron$S.hpg >>"$OUT/gen.log" 2>&1
-[ -f $G/urand$S.hpg ] || timeout 60 $H gen uniform --scale $S -o $G/urand$S.hpg >>"$OUT/gen.log" 2>&1
-[ -f $G/grid1000.hpg ] || timeout 30 $H gen grid --rows 1000 --cols 1000 -o $G/grid1000.hpg >>"$OUT/gen.log" 2>&1
-[ -f $G/kron$S.sg ] || timeout 90 $P/converter -g$S -b $G/kron$S.sg >>"$OUT/gen.log" 2>&1
-[ -f $G/urand$S.sg ] || timeout 90 $P/converter -u$S -b $G/urand$S.sg >>"$OUT/gen.log" 2>&1
-if [ ! -f $G/grid1000.sg ]; then
+on kron$S && [ ! -f $G/kron$S.hpg ] && timeout 60 $H gen kron --scale $S -o $G/kron$S.hpg >>"$OUT/gen.log" 2>&1
+on urand$S && [ ! -f $G/urand$S.hpg ] && timeout 60 $H gen uniform --scale $S -o $G/urand$S.hpg >>"$OUT/gen.log" 2>&1
+on grid1000 && [ ! -f $G/grid1000.hpg ] && timeout 30 $H gen grid --rows 1000 --cols 1000 -o $G/grid1000.hpg >>"$OUT/gen.log" 2>&1
+on kron$S && [ ! -f $G/kron$S.sg ] && timeout 90 $P/converter -g$S -b $G/kron$S.sg >>"$OUT/gen.log" 2>&1
+on urand$S && [ ! -f $G/urand$S.sg ] && timeout 90 $P/converter -u$S -b $G/urand$S.sg >>"$OUT/gen.log" 2>&1
+if on grid1000 && [ ! -f $G/grid1000.sg ]; then
 	timeout 30 $H convert $G/grid1000.hpg $G/grid1000.el --relabel none >>"$OUT/gen.log" 2>&1
 	grep -v '^#' $G/grid1000.el >$G/grid1000-gap.el && timeout 60 $P/converter -f $G/grid1000-gap.el -s -b $G/grid1000.sg >>"$OUT/gen.log" 2>&1
 	rm -f $G/grid1000.el $G/grid1000-gap.el
 fi
 # The same random weights 1-64 for both: hpgraph's, as an edge list.
 for g in kron$S urand$S grid1000; do
+	has sssp || break
+	on $g || continue
 	[ -f $G/$g.w.hpg ] && [ -f $G/$g.wsg ] && continue
 	left "weights of $g" || break
 	timeout 90 $H convert $G/$g.hpg $G/$g.w.el --weights random:1-64 --relabel none >>"$OUT/gen.log" 2>&1
@@ -67,43 +80,48 @@ hpq() { grep 'per query median' | sed 's/.*median \([0-9.]*\).*/\1/'; }
 hpb() { grep 'cpu: median' | sed 's/.*median \([0-9.]*\).*/\1/'; }
 for t in $HI 1; do
 	export GOMAXPROCS=$t OMP_NUM_THREADS=$t
-	for g in kron$S urand$S grid1000; do
+	for g in $GRAPHS_LIST; do
 		left "$g at $t threads" || break 2
 		step "$g, $t threads"
 		log="$OUT/$g-t$t.log"
-		h=$(timeout 120 $H run bfs $G/$g.hpg --src gap:16 --runs 3 --backend cpu --relabel none 2>&1 | tee -a "$log" | hpq)
-		x=$(timeout 60 $P/bfs -f $G/$g.sg -n16 2>&1 | tee -a "$log" | gapms)
-		row $g bfs $t "$h" "$x"
-		if [ -n "$H0" ]; then # (the same rows with a baseline binary: before/after)
+		if has bfs; then
+			h=$(timeout 120 $H run bfs $G/$g.hpg --src gap:16 --runs 3 --backend cpu --relabel none 2>&1 | tee -a "$log" | hpq)
+			x=$(timeout 60 $P/bfs -f $G/$g.sg -n16 2>&1 | tee -a "$log" | gapms)
+			row $g bfs $t "$h" "$x"
+		fi
+		if has bfs && [ -n "$H0" ]; then # (the same rows with a baseline binary: before/after)
 			h=$(timeout 120 $H0 run bfs $G/$g.hpg --src gap:16 --runs 3 --backend cpu --relabel none 2>&1 | tee -a "$log" | hpq)
 			row $g bfs-H0 $t "$h" "$x"
 		fi
-		if [ -f $G/$g.w.hpg ]; then
+		if has sssp && [ -f $G/$g.w.hpg ]; then
 			n=16; [ "$t" = 1 ] && n=4
 			h=$(timeout 150 $H run sssp $G/$g.w.hpg --weights keep --src gap:$n --backend cpu --relabel none 2>&1 | tee -a "$log" | hpq)
 			x=$(timeout 150 $P/sssp -f $G/$g.wsg -n$n -d2 2>&1 | tee -a "$log" | gapms)
 			row $g sssp $t "$h" "$x"
 		fi
-		h=$(timeout 90 $H bench $G/$g.hpg --backend cpu --algo pagerank-iter --relabel none --runs 5 2>&1 | tee -a "$log" | hpb)
-		x=$(timeout 90 $P/pr -f $G/$g.sg -i10 -t0 -n3 2>&1 | tee -a "$log" | gapms 10)
-		row $g pr-iter $t "$h" "$x"
-		# (float32 contributions, as GAP's pr keeps its scores: the like-for-like row)
-		h=$(timeout 90 $H bench $G/$g.hpg --backend cpu --algo pagerank-iter --precision float32 --relabel none --runs 5 2>&1 | tee -a "$log" | hpb)
-		row $g pr-iter32 $t "$h" "$x"
-		if [ -n "$H0" ]; then
-			h=$(timeout 90 $H0 bench $G/$g.hpg --backend cpu --algo pagerank-iter --relabel none --runs 5 2>&1 | tee -a "$log" | hpb)
-			row $g pr-iter-H0 $t "$h" "$x"
-			h=$(timeout 90 $H0 bench $G/$g.hpg --backend cpu --algo pagerank-iter --precision float32 --relabel none --runs 5 2>&1 | tee -a "$log" | hpb)
-			row $g pr-iter32-H0 $t "$h" "$x"
+		if has pr; then
+			x=$(timeout 90 $P/pr -f $G/$g.sg -i10 -t0 -n3 2>&1 | tee -a "$log" | gapms 10)
+			# (each binary's rows, the baselines' named after them; float32
+			# contributions, as GAP's pr keeps its scores: the like-for-like row)
+			for b in H H0 H1; do
+				[ -n "${!b}" ] || continue
+				sfx=-$b; [ $b = H ] && sfx=""
+				h=$(timeout 90 ${!b} bench $G/$g.hpg --backend cpu --algo pagerank-iter --relabel none --runs 5 2>&1 | tee -a "$log" | hpb)
+				row $g pr-iter$sfx $t "$h" "$x"
+				h=$(timeout 90 ${!b} bench $G/$g.hpg --backend cpu --algo pagerank-iter --precision float32 --relabel none --runs 5 2>&1 | tee -a "$log" | hpb)
+				row $g pr-iter32$sfx $t "$h" "$x"
+			done
 		fi
-		h=$(timeout 60 $H bench $G/$g.hpg --backend cpu --algo cc --relabel none --runs 5 2>&1 | tee -a "$log" | hpb)
-		x=$(timeout 60 $P/cc -f $G/$g.sg -n5 2>&1 | tee -a "$log" | gapms)
-		row $g cc $t "$h" "$x"
-		if [ -n "$H0" ]; then
-			h=$(timeout 60 $H0 bench $G/$g.hpg --backend cpu --algo cc --relabel none --runs 5 2>&1 | tee -a "$log" | hpb)
-			row $g cc-H0 $t "$h" "$x"
+		if has cc; then
+			x=$(timeout 60 $P/cc -f $G/$g.sg -n5 2>&1 | tee -a "$log" | gapms)
+			for b in H H0 H1; do
+				[ -n "${!b}" ] || continue
+				sfx=-$b; [ $b = H ] && sfx=""
+				h=$(timeout 60 ${!b} bench $G/$g.hpg --backend cpu --algo cc --relabel none --runs 5 2>&1 | tee -a "$log" | hpb)
+				row $g cc$sfx $t "$h" "$x"
+			done
 		fi
-		if [ "$t" = "$HI" ] || [ $g != kron$S ]; then # (kron21's on one core: a minute each)
+		if has tc && { [ "$t" = "$HI" ] || [ $g != kron$S ]; }; then # (kron21's on one core: a minute each)
 			h=$(timeout 120 $H bench $G/$g.hpg --backend cpu --algo tc --runs 2 2>&1 | tee -a "$log" | hpb)
 			x=$(timeout 120 $P/tc -f $G/$g.sg -n2 2>&1 | tee -a "$log" | gapms)
 			row $g tc $t "$h" "$x"
@@ -124,7 +142,7 @@ walls() { # label, then the command: the median of 3 walls
 	w=$(for i in 1 2 3; do wall timeout 60 "$@"; done | med)
 	printf "%-44s %s s\n" "$label" "$w" | tee -a "$OUT/summary.txt"
 }
-if left "one-shot walls"; then
+if [ "$WALLS" != 0 ] && left "one-shot walls"; then
 	step "one-shot walls, kron$S (median of 3 fresh processes)"
 	$H run bfs $G/kron$S.hpg --backend cuda >/dev/null 2>&1 # (kernel caches filled once)
 	for a in bfs cc sssp "pagerank-ldbc --precision float32" tc; do

@@ -48,16 +48,21 @@ func linkRows(rowPtr []int64, col []int32, comp []int32, skip bool) (passes int,
 			comp[v] = int32(v)
 		}
 	})
-	for r := 0; r < afNeighbourRounds; r++ {
-		par.Blocks(n, func(_, lo, hi int) {
-			for v := lo; v < hi; v++ {
-				if i := rowPtr[v] + int64(r); i < rowPtr[v+1] {
-					afLink(comp, int32(v), col[i])
-				}
+	// Afforest links each row's first neighbour, compresses, then its
+	// second: both are linked in one pass here, so each row's line of col
+	// (a miss a row) is read once, and one compress is saved. The labels
+	// are the same: links of the same edges make the same trees' sets in
+	// any order, and a compress leaves every vertex at its set's smallest
+	// vertex (docs/perf/cpu-engine.md, session 30).
+	par.Blocks(n, func(_, lo, hi int) {
+		for v := lo; v < hi; v++ {
+			a := rowPtr[v]
+			for _, u := range col[a:min(a+afNeighbourRounds, rowPtr[v+1])] {
+				afLink(comp, int32(v), u)
 			}
-		})
-		afCompress(comp)
-	}
+		}
+	})
+	afCompress(comp)
 	giant = -1 // (no vertex's label)
 	if skip {
 		giant = afLargest(comp)
@@ -73,7 +78,7 @@ func linkRows(rowPtr []int64, col []int32, comp []int32, skip bool) (passes int,
 		}
 	})
 	afCompress(comp)
-	return afNeighbourRounds + 1, giant
+	return 2, giant
 }
 
 // afLink joins the trees of u and v: the larger root hooks under the
