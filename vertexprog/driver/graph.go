@@ -1,6 +1,8 @@
 package driver
 
 import (
+	"sync"
+
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/hyb"
 	"github.com/hpgraph/hpgraph/internal/par"
@@ -27,6 +29,33 @@ type Matrix struct {
 	// (masks, early exit, sorted-list intersections).
 	Bounds []int
 	nnz    int64
+
+	filled     sync.Once
+	filledRows []uint32 // (FilledRows')
+}
+
+// FilledRows is a bitmask of the rows that hold entries, bit r of word
+// r/32 (the bitmask package's layout), made once per matrix on every
+// core; read only. A data-driven program's pulls need not visit the
+// others (numbered by degree, a kron graph's last 38-43%).
+func (m *Matrix) FilledRows() []uint32 {
+	m.filled.Do(func() {
+		rp := m.Src.RowPtr
+		w := make([]uint32, (m.N+31)/32)
+		par.Blocks(len(w), func(_, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				var b uint32
+				for v := i * 32; v < min(i*32+32, m.N); v++ {
+					if rp[v+1] > rp[v] {
+						b |= 1 << uint(v-i*32)
+					}
+				}
+				w[i] = b
+			}
+		})
+		m.filledRows = w
+	})
+	return m.filledRows
 }
 
 // NNZ is the number of stored entries, counted once when the matrix was

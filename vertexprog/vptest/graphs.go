@@ -60,13 +60,15 @@ func NewGraphs(opt datasets.Options) ([]Graph, error) {
 	return gs, nil
 }
 
-// directedWithSinks: every tenth vertex has no out-arcs.
+// directedWithSinks: every tenth vertex has no out-arcs, and every
+// seventh no in-arcs (a source only: its pull row is empty, but its
+// frontier bit is read).
 func directedWithSinks(n, m int, seed uint64) *datasets.EdgeList {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	el := &datasets.EdgeList{N: n, Directed: true, Name: "directed-sinks"}
 	for len(el.Src) < m {
 		u, v := int32(rng.IntN(n)), int32(rng.IntN(n))
-		if u%10 == 0 {
+		if u%10 == 0 || v%7 == 0 {
 			continue
 		}
 		el.Src, el.Dst = append(el.Src, u), append(el.Dst, v)
