@@ -60,7 +60,8 @@ typedef enum CUstream_flags_enum {
 
 typedef enum CUevent_flags_enum {
 	CU_EVENT_DEFAULT = 0x0,
-	CU_EVENT_BLOCKING_SYNC = 0x1
+	CU_EVENT_BLOCKING_SYNC = 0x1,
+	CU_EVENT_DISABLE_TIMING = 0x2
 } CUevent_flags;
 
 typedef enum CUevent_record_flags_enum {
@@ -222,6 +223,7 @@ _Static_assert(sizeof(CUlaunchConfig) == 56, "CUlaunchConfig layout");
 	X(LaunchKernelEx, "cuLaunchKernelEx", (const CUlaunchConfig* config, CUfunction f, void** kernelParams, void** extra)) \
 	X(StreamCreate, "cuStreamCreate", (CUstream* phStream, unsigned int Flags)) \
 	X(StreamSynchronize, "cuStreamSynchronize", (CUstream hStream)) \
+	X(StreamWaitEvent, "cuStreamWaitEvent", (CUstream hStream, CUevent hEvent, unsigned int Flags)) \
 	X(StreamBeginCapture, "cuStreamBeginCapture_v2", (CUstream hStream, CUstreamCaptureMode mode)) \
 	X(StreamEndCapture, "cuStreamEndCapture", (CUstream hStream, CUgraph* phGraph)) \
 	X(GraphInstantiateWithFlags, "cuGraphInstantiateWithFlags", (CUgraphExec* phGraphExec, CUgraph hGraph, unsigned long long flags)) \
@@ -284,6 +286,7 @@ HP_CU_FUNCTIONS(HP_CU_DECLARE)
 #define cuLaunchKernelEx hp_cu_LaunchKernelEx
 #define cuStreamCreate hp_cu_StreamCreate
 #define cuStreamSynchronize hp_cu_StreamSynchronize
+#define cuStreamWaitEvent hp_cu_StreamWaitEvent
 #define cuStreamBeginCapture hp_cu_StreamBeginCapture
 #define cuStreamEndCapture hp_cu_StreamEndCapture
 #define cuGraphInstantiateWithFlags hp_cu_GraphInstantiateWithFlags

@@ -28,6 +28,8 @@ static CUresult hp_graph_launch(CUgraphExec e, CUstream s) { return cuGraphLaunc
 static CUresult hp_graph_destroy(CUgraphExec e) { return cuGraphExecDestroy(e); }
 
 static CUresult hp_event_create(CUevent* e) { return cuEventCreate(e, CU_EVENT_BLOCKING_SYNC); }
+static CUresult hp_event_create_order(CUevent* e) { return cuEventCreate(e, CU_EVENT_DISABLE_TIMING); }
+static CUresult hp_stream_wait_event(CUstream s, CUevent e) { return cuStreamWaitEvent(s, e, 0); }
 static CUresult hp_event_record(CUevent e, CUstream s) { return cuEventRecord(e, s); }
 static CUresult hp_event_sync(CUevent e) { return cuEventSynchronize(e); }
 static CUresult hp_event_destroy(CUevent e) { return cuEventDestroy(e); }
@@ -78,6 +80,21 @@ func NewEvent() Event {
 	var e C.CUevent
 	check("creating an event", C.hp_event_create(&e))
 	return Event{e}
+}
+
+// NewOrderEvent makes an event that orders streams (WaitEvent): no
+// timing, never waited for by a thread. Inside Do.
+func NewOrderEvent() Event {
+	var e C.CUevent
+	check("creating an event", C.hp_event_create_order(&e))
+	return Event{e}
+}
+
+// WaitEvent makes the device's stream wait, on the device, for the work
+// recorded before e, which may be another device's: the host goes on.
+// Inside Do.
+func (d *Device) WaitEvent(e Event) {
+	check("waiting for an event in a stream", C.hp_stream_wait_event(d.stream.s, e.e))
 }
 
 // Record records e in the device's stream. Inside Do.

@@ -77,6 +77,7 @@ func (g *parts) allocate() error {
 	n := len(g.runs)
 	g.send, g.recv, g.count = make([]cu.DevicePtr, n), make([]cu.DevicePtr, n), make([]cu.DevicePtr, n)
 	g.bufs = make([][]cu.DevicePtr, n)
+	g.packed = make([]rt.Event, n)
 	sparse := g.sparse(0) // (the rule may pick the sparse exchange)
 	largest := int64(0)
 	for _, r := range g.runs {
@@ -94,6 +95,7 @@ func (g *parts) allocate() error {
 			g.send[i] = rt.Alloc(&g.bufs[i], packBytes(int64(p.Hi-p.Lo), g.xsize))
 			g.recv[i] = rt.Alloc(&g.bufs[i], packBytes(largest, g.xsize))
 			g.count[i] = rt.Alloc(&g.bufs[i], 8)
+			g.packed[i] = rt.NewOrderEvent()
 			return nil
 		})
 		if err != nil {
@@ -208,7 +210,11 @@ func (g *parts) exchangeDense() error {
 
 // exchangeSparse packs each part's activated vertices (counts[i] of
 // them) and their values, and unpacks every other part's list into each
-// part.
+// part. Nothing waits on the host: a part's stream waits for another's
+// pack on the device (packed), and the next superstep follows the unpacks
+// in the part's stream. A part's next pack, which overwrites its list,
+// comes after every part's next superstep has been waited for (its
+// record read), by then the copies of this list are done.
 func (g *parts) exchangeSparse(counts []int) error {
 	if err := g.pack(counts); err != nil {
 		return err
@@ -221,11 +227,11 @@ func (g *parts) exchangeSparse(counts []int) error {
 					continue
 				}
 				bytes := packBytes(int64(k), g.xsize)
+				r.d.WaitEvent(g.packed[p])
 				r.d.CopyFrom(g.recv[q], o.d.RT(), g.send[p], bytes)
 				g.stats[q].ExchangeBytes += bytes
 				r.unpack(g.recv[q], k)
 			}
-			r.d.Sync()
 			return nil
 		})
 	})
@@ -300,10 +306,17 @@ func (g *parts) Close() {
 		if r == nil {
 			continue
 		}
-		r.Close()
 		if i < len(g.bufs) && len(g.bufs[i]) > 0 {
 			bufs := g.bufs[i]
-			_ = r.d.Do("freeing a part's exchange", func() error { rt.FreeAll(bufs); return nil })
+			_ = r.d.Do("freeing a part's exchange", func() error {
+				r.d.Sync() // (an exchange's copies may be in flight)
+				rt.FreeAll(bufs)
+				if g.packed[i] != (rt.Event{}) {
+					g.packed[i].Destroy()
+				}
+				return nil
+			})
 		}
+		r.Close()
 	}
 }

@@ -68,7 +68,7 @@ func (g *parts) pack(counts []int) error {
 				words := (int64(p.Hi)+31)/32 - int64(p.Lo)/32
 				r.mod.Launch2("vp_pack", min(rt.Blocks(words, rt.BlockSize), int64(32*max(1, r.d.SMs))), r.d.Stream(), r.runArg, a)
 			}
-			r.d.Sync()
+			r.d.Record(g.packed[i]) // (exchangeSparse's copies wait for it)
 			return nil
 		})
 	})

@@ -205,9 +205,12 @@ type parts struct {
 	// (vp_pack), and where the others' lists arrive (vp_unpack).
 	send, recv, count []cu.DevicePtr
 	bufs              [][]cu.DevicePtr
-	net               *netParts // the other processes' parts (nccl.go), or nil
-	stats             []driver.PartStat
-	closed            bool
+	// packed[i] follows part i's vp_pack: the others' streams wait for
+	// it on their devices before they copy its list (no host wait).
+	packed []rt.Event
+	net    *netParts // the other processes' parts (nccl.go), or nil
+	stats  []driver.PartStat
+	closed bool
 }
 
 // netParts is a parts' NCCL side.
