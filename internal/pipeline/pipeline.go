@@ -87,12 +87,15 @@ func (l *Loaded) Relabel(r datasets.Relabeling, backend string) {
 // LoadTime is reading, cleaning and renumbering.
 func (l *Loaded) LoadTime() time.Duration { return l.ReadTime + l.RelabelTime }
 
-// Load is Read, then Relabel into the order the load options asked for.
+// Load is Read, then Relabel into the order the load options asked for,
+// for runs on backend (interleaved over its devices where its runs split
+// into parts: vertexprog.PartsOf).
 func Load(src Source, opt datasets.Options, backend string) (*Loaded, error) {
 	l, err := Read(src, opt)
 	if err != nil {
 		return nil, err
 	}
+	l.Parts = vertexprog.PartsOf(vertexprog.Options{Backend: backend})
 	l.Relabel(l.Want, backend)
 	return l, nil
 }
