@@ -18,6 +18,11 @@
 #                   that pass there are the backend's
 #   compare.log     each dispatched function against networkx's answer on
 #                   datasets/testdata and kron/urand graphs (nx_compare.json)
+#   later.log       later calls alone (nx_later.json, tools/nx_later.py):
+#                   single_source_shortest_path_length and
+#                   connected_components, each split into the server's
+#                   part and Python's, against CPython's floor for the
+#                   same dict and sets
 #   timing.log      the issue's timings on a kron graph of ~10 M edges
 #                   (nx_timing.json): networkx against the backend's first
 #                   call, later calls (the answer kept) and a call whose
@@ -28,9 +33,9 @@
 #                   at its end, printed here too
 # Usage: scripts/device-python.sh [TIMING_SCALE [TIMING_DEGREE]]  (20 10)
 # NX_SUITE=0 leaves networkx's suite out; TIMING_ONLY=1 runs only the
-# environment, the install and the timings (about 3 minutes at scale 20).
+# environment, the install and the timings (about 5 minutes at scale 20).
 # HPGRAPH_RELABEL=auto has the backend's uploads renumbered by the server
-# (none by default). The steps' limits below add up to 13 minutes
+# (none by default). The steps' limits below add up to 17 minutes
 # (networkx's suite is stopped with SIGINT at its limit, so that it still
 # reports): under a 10-minute limit, run `TIMING_ONLY=1
 # scripts/device-python.sh` and `scripts/device-python.sh 0` (scale 0: no
@@ -113,4 +118,12 @@ timeout 270 $PY python/tools/nx_compare.py --bin "$BIN" --out "$OUT/timing" --sc
 echo "exit $?"
 grep -vE '^(ok |BAD |[a-z_]+ \{)' "$OUT/timing.log"
 cp "$OUT/timing/nx_timing.json" "$OUT/" 2>/dev/null
+
+step "later calls on kron scale $SCALE: the server's part and Python's, and Python's floor"
+# (the graph read again ~30 s, networkx's two calls ~15 s, 7 rounds of ours)
+timeout 240 $PY python/tools/nx_later.py --bin "$BIN" --out "$OUT/timing" --scale "$SCALE" --degree "$DEGREE" --rounds 7 \
+	>"$OUT/later.log" 2>&1
+echo "exit $?"
+tail -4 "$OUT/later.log"
+cp "$OUT/timing/nx_later.json" "$OUT/" 2>/dev/null
 rm -rf "$SITE" "$OUT/timing"/*.el "$OUT"/*.el

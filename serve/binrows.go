@@ -2,26 +2,26 @@ package serve
 
 import (
 	"bufio"
-	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
 	"math"
 	"net/http"
-	"slices"
 
 	"github.com/hpgraph/hpgraph/apps"
 )
 
 // The binary output of a query (output "binary", application/octet-stream)
 // is its per-vertex answer as columns that a client reads into arrays
-// without parsing text, the rows ordered by id. All little-endian:
+// without parsing text, the rows ordered by id: every vertex's, or with
+// reached_only the reached vertices'; every column, or those the request
+// names (RunRequest.Columns). All little-endian:
 //
 //	offset  size  contents
 //	0       8     magic "HPGROWS\x00"
 //	8       4     format version (binRowsVersion)
 //	12      4     C, the number of columns
-//	16      8     N, the number of rows (the graph's vertices)
+//	16      8     N, the number of rows
 //	24            each column: its type, 'q' (int64) or 'd' (float64), a
 //	              byte; its name's length L, a byte; its name, L bytes;
 //	              then zeros up to a multiple of 8 bytes
@@ -39,43 +39,29 @@ const (
 // with names of at most 255 bytes.
 func binRowsBytes(n, cols int64) int64 { return 24 + cols*264 + n*8*(cols+1) }
 
-// writeBinaryRows writes lg's per-vertex answer in the binary output,
-// status and all: the columns are made before anything is sent, so that
-// an error (the client gone, a column that changes type) is the answer.
-func writeBinaryRows(w http.ResponseWriter, lg *loadedGraph, columns []string, row func(v int32, cells []apps.Cell), ctx context.Context) error {
+// writeBinaryRows writes lg's per-vertex answer in the binary output (q's
+// columns, q's vertices), status and all: the columns are made before
+// anything is sent, so that an error (the client gone, a column that
+// changes type) is the answer.
+func writeBinaryRows(w http.ResponseWriter, lg *loadedGraph, q *query, row func(v int32, cells []apps.Cell), ctx context.Context) error {
 	d := lg.d
-	n := d.N
-	// order[i] is the vertex of the i-th smallest id.
-	order := make([]int32, n)
-	if lo, ok := contiguousIDs(d); ok {
-		for v := int32(0); v < int32(n); v++ {
-			order[d.OriginalID(v)-lo] = v
-		}
-	} else {
-		for v := range order {
-			order[v] = int32(v)
-		}
-		slices.SortFunc(order, func(a, b int32) int { return cmp.Compare(d.OriginalID(a), d.OriginalID(b)) })
-	}
+	columns := q.columnNames()
 	le := binary.LittleEndian
-	cells := make([]apps.Cell, len(columns))
 	cols := make([][]byte, len(columns))
 	isFloat := make([]bool, len(columns))
-	ids := make([]byte, 8*n)
+	ids := make([]byte, 0, 8*d.N)
 	for c := range cols {
-		cols[c] = make([]byte, 8*n)
+		cols[c] = make([]byte, 0, 8*d.N)
 	}
-	for i, v := range order {
-		if i&0xffff == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
-		row(v, cells)
-		le.PutUint64(ids[8*i:], uint64(d.OriginalID(v)))
-		for c, cell := range cells {
-			if i == 0 {
-				isFloat[c] = cell.IsFloat
-			} else if cell.IsFloat != isFloat[c] {
-				err := fmt.Errorf("column %s changes type at id %d", columns[c], d.OriginalID(v))
+	err := eachRow(ctx, d, q, row, func(v int32, cells []apps.Cell) error {
+		first := len(ids) == 0
+		ids = le.AppendUint64(ids, uint64(d.OriginalID(v)))
+		for k, c := range q.cols {
+			cell := cells[c]
+			if first {
+				isFloat[k] = cell.IsFloat
+			} else if cell.IsFloat != isFloat[k] {
+				err := fmt.Errorf("column %s changes type at id %d", columns[k], d.OriginalID(v))
 				writeError(w, &apiError{code: http.StatusInternalServerError, msg: err.Error()})
 				return err
 			}
@@ -83,12 +69,16 @@ func writeBinaryRows(w http.ResponseWriter, lg *loadedGraph, columns []string, r
 			if cell.IsFloat {
 				x = math.Float64bits(cell.Float)
 			}
-			le.PutUint64(cols[c][8*i:], x)
+			cols[k] = le.AppendUint64(cols[k], x)
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	hdr := le.AppendUint32([]byte(binRowsMagic), binRowsVersion)
 	hdr = le.AppendUint32(hdr, uint32(len(columns)))
-	hdr = le.AppendUint64(hdr, uint64(n))
+	hdr = le.AppendUint64(hdr, uint64(len(ids)/8))
 	for c, name := range columns {
 		typ := byte('q')
 		if isFloat[c] {

@@ -40,8 +40,15 @@ type RunRequest struct {
 	// algorithm does not take is refused.
 	Params map[string]json.RawMessage `json:"params"`
 	// Output is summary (default, JSON), ndjson or csv (per-vertex
-	// results streamed in the file's ids) or binary (binrows.go).
+	// results streamed in the file's ids), binary (binrows.go) or groups
+	// (the vertices grouped by a column's value, rowsel.go).
 	Output string `json:"output,omitempty"`
+	// Columns are the app's columns a per-vertex output writes, in this
+	// order (default all of them; groups: the first).
+	Columns []string `json:"columns,omitempty"`
+	// ReachedOnly leaves out of a per-vertex output of bfs or sssp the
+	// vertices the source did not reach.
+	ReachedOnly bool `json:"reached_only,omitempty"`
 	// TimeoutMS shortens the server's query timeout for this query.
 	TimeoutMS int64 `json:"timeout_ms,omitempty"`
 }
@@ -51,6 +58,10 @@ type query struct {
 	app    *apps.App
 	req    apps.Request
 	output string
+	// cols are the indices in app.Columns of the columns a per-vertex
+	// output writes; reachedOnly leaves out the unreached (selection).
+	cols        []int
+	reachedOnly bool
 }
 
 // srcParam is the source's name in params.
@@ -76,9 +87,12 @@ func (req *RunRequest) checkApp(app *apps.App, all []apps.AnyParam, lg *loadedGr
 	switch q.output {
 	case "", "summary":
 		q.output, q.req.Need = "summary", apps.NeedSummary
-	case "ndjson", "csv", "binary":
+	case "ndjson", "csv", "binary", "groups":
 	default:
-		return nil, badField("output", "%q: want summary, ndjson, csv or binary", req.Output)
+		return nil, badField("output", "%q: want summary, ndjson, csv, binary or groups", req.Output)
+	}
+	if e := req.selection(q); e != nil {
+		return nil, e
 	}
 	if req.TimeoutMS < 0 {
 		return nil, badField("timeout_ms", "%d: want a positive number of milliseconds", req.TimeoutMS)
@@ -250,9 +264,12 @@ func defaultSource(lg *loadedGraph) int32 { return apps.DefaultSource(lg.d) }
 // maxResultBytes bounds the size of q's per-vertex output on n vertices:
 // an id and each value at most 24 bytes, keys and punctuation.
 func maxResultBytes(q *query, n int) int64 {
-	cols := int64(len(q.app.Columns))
-	if q.output == "binary" {
+	cols := int64(len(q.cols))
+	switch q.output {
+	case "binary":
 		return binRowsBytes(int64(n), cols)
+	case "groups":
+		return groupsBytes(int64(n))
 	}
 	line := 26 + cols*26 // csv: "id,v1,v2\n"
 	if q.output == "ndjson" {
@@ -408,8 +425,13 @@ func (s *Server) runGraph(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Hpgraph-Backend", st.Backend)
 	h.Set("X-Hpgraph-Iterations", strconv.Itoa(st.Iterations))
 	h.Set("X-Hpgraph-Compute-Ms", strconv.FormatFloat(ms(st.Compute), 'f', 3, 64))
-	if q.output == "binary" {
-		if err := writeBinaryRows(w, lg, q.app.Columns, ans.Rows, r.Context()); err != nil {
+	switch q.output {
+	case "binary", "groups":
+		write := writeBinaryRows
+		if q.output == "groups" {
+			write = writeGroups
+		}
+		if err := write(w, lg, q, ans.Rows, r.Context()); err != nil {
 			s.cfg.Logf("serve: %s on %s: writing the answer: %v", algo, lg.name, err)
 		}
 		return
@@ -420,7 +442,7 @@ func (s *Server) runGraph(w http.ResponseWriter, r *http.Request) {
 		h.Set("Content-Type", "application/x-ndjson")
 	}
 	w.WriteHeader(http.StatusOK)
-	if err := writeRows(w, lg, q.app.Columns, ans.Rows, q.output == "csv", r.Context()); err != nil {
+	if err := writeRows(w, lg, q, ans.Rows, q.output == "csv", r.Context()); err != nil {
 		s.cfg.Logf("serve: %s on %s: streaming the answer: %v", algo, lg.name, err)
 	}
 }
@@ -431,15 +453,17 @@ func vertexprogOptions(s *Server, ctx context.Context) vertexprog.Options {
 	return vertexprog.Options{Backend: s.cfg.Backend, Resident: true, Context: ctx}
 }
 
-// writeRows streams one row per vertex, in the file's ids and the file's
-// order (the order of the ids: the same whatever order the graph was
-// loaded in, --relabel included, as run's --out lists them).
-func writeRows(w http.ResponseWriter, lg *loadedGraph, columns []string, row func(v int32, cells []apps.Cell), csv bool, ctx context.Context) error {
+// writeRows streams one row per vertex (q's columns, q's vertices), in
+// the file's ids and the file's order (the order of the ids: the same
+// whatever order the graph was loaded in, --relabel included, as run's
+// --out lists them).
+func writeRows(w http.ResponseWriter, lg *loadedGraph, q *query, row func(v int32, cells []apps.Cell), csv bool, ctx context.Context) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
+	columns := q.columnNames()
 	if csv {
 		bw.WriteString("id," + strings.Join(columns, ",") + "\n")
 	}
-	cells := make([]apps.Cell, len(columns))
+	cells := make([]apps.Cell, len(q.app.Columns))
 	var b []byte
 	order := lg.g.FileOrder()
 	for k := range int32(lg.d.N) {
@@ -451,21 +475,24 @@ func writeRows(w http.ResponseWriter, lg *loadedGraph, columns []string, row fun
 			v = order[k]
 		}
 		row(v, cells)
+		if q.skip(cells) {
+			continue
+		}
 		b = b[:0]
 		if csv {
 			b = strconv.AppendInt(b, lg.d.OriginalID(v), 10)
-			for _, c := range cells {
+			for _, c := range q.cols {
 				b = append(b, ',')
-				b = appendCell(b, c, "Infinity")
+				b = appendCell(b, cells[c], "Infinity")
 			}
 		} else {
 			b = append(b, `{"id":`...)
 			b = strconv.AppendInt(b, lg.d.OriginalID(v), 10)
-			for i, c := range cells {
+			for i, c := range q.cols {
 				b = append(b, `,"`...)
 				b = append(b, columns[i]...)
 				b = append(b, `":`...)
-				b = appendCell(b, c, "null")
+				b = appendCell(b, cells[c], "null")
 			}
 			b = append(b, '}')
 		}

@@ -2,11 +2,11 @@
 only), a private local server, graphs sent from memory, and a networkx
 backend (``nx.pagerank(G, backend="hpgraph")``; see README.md)."""
 
-from .client import Client, Edges, HPGraphError, Rows
+from .client import Client, Edges, Groups, HPGraphError, Rows
 from .server import BinaryNotFound, LocalServer, find_binary
 
 __version__ = "0.1.0"
-__all__ = ["BinaryNotFound", "Client", "Edges", "HPGraphError", "LocalServer", "Rows", "connect", "find_binary"]
+__all__ = ["BinaryNotFound", "Client", "Edges", "Groups", "HPGraphError", "LocalServer", "Rows", "connect", "find_binary"]
 
 
 def connect(url=None, token=None, binary=None, backend="auto"):

@@ -15,7 +15,7 @@ import threading
 import urllib.parse
 from array import array
 
-__all__ = ["Client", "Edges", "HPGraphError", "Rows"]
+__all__ = ["Client", "Edges", "Groups", "HPGraphError", "Rows"]
 
 _LITTLE = sys.byteorder == "little"
 
@@ -148,15 +148,59 @@ class Rows:
             raise ValueError(f"binary answer of {len(view)} bytes; its header describes {off + 8 * n * (ncols + 1)}")
 
         def column(typecode, start):
-            a = array(typecode)
-            a.frombytes(view[start : start + 8 * n])
-            if not _LITTLE:
-                a.byteswap()
-            return a
+            return _array(typecode, view[start : start + 8 * n])
 
         ids = column("q", off)
         columns = {name: column(typ, off + 8 * n * (k + 1)) for k, (name, typ) in enumerate(zip(names, types))}
         return cls(ids, columns, summary)
+
+
+class Groups:
+    """A per-vertex answer grouped by one integer column's value (the
+    server's output "groups"): group g holds the vertices
+    ``ids[offsets[g]:offsets[g+1]]`` (ascending), whose value is
+    ``values[g]``; the groups come in the order of their smallest ids.
+    Each an array of int64 ('q')."""
+
+    def __init__(self, values, offsets, ids, summary=""):
+        self.values = values
+        self.offsets = offsets
+        self.ids = ids
+        self.summary = summary
+
+    def __len__(self):
+        return len(self.values)
+
+    def __iter__(self):
+        """Each group's ids, as a list."""
+        ids = list(self.ids)
+        return (ids[a:b] for a, b in zip(self.offsets, self.offsets[1:]))
+
+    @classmethod
+    def decode(cls, body, summary=""):
+        """Reads the server's groups output (docs/serve-openapi.yaml)."""
+        view = memoryview(body)
+        if len(view) < 32 or bytes(view[:8]) != b"HPGGRPS\x00":
+            raise ValueError("not an hpgraph groups answer")
+        version, _, n, g = struct.unpack_from("<IIQQ", view, 8)
+        if version != 1:
+            raise ValueError(f"groups answer version {version}; this client reads 1")
+        if len(view) != 32 + 8 * (2 * g + 1 + n):
+            raise ValueError(f"groups answer of {len(view)} bytes; its header describes {32 + 8 * (2 * g + 1 + n)}")
+        parts, off = [], 32
+        for count in (g, g + 1, n):
+            parts.append(_array("q", view[off : off + 8 * count]))
+            off += 8 * count
+        return cls(*parts, summary)
+
+
+def _array(typecode, view):
+    """The little-endian values of view as an array of typecode."""
+    a = array(typecode)
+    a.frombytes(view)
+    if not _LITTLE:
+        a.byteswap()
+    return a
 
 
 class Client:
@@ -348,11 +392,28 @@ class Client:
         parameters under their JSON names (src in the graph's ids)."""
         return self._json("POST", self._graph_path(graph) + "/run", self._run_body(algo, "summary", timeout_ms, params))
 
-    def rows(self, graph, algo, timeout_ms=None, **params):
-        """Runs algo on graph and returns its per-vertex answer as :class:`Rows`."""
-        body = json.dumps(self._run_body(algo, "binary", timeout_ms, params)).encode()
-        headers, data = self._request("POST", self._graph_path(graph) + "/run", body, "application/json")
+    def rows(self, graph, algo, timeout_ms=None, *, columns=None, reached_only=False, **params):
+        """Runs algo on graph and returns its per-vertex answer as
+        :class:`Rows`: the columns named (default all), the rows of every
+        vertex or, with reached_only (bfs, sssp), of those reached."""
+        headers, data = self._run_rows(graph, algo, "binary", timeout_ms, columns, reached_only, params)
         return Rows.decode(data, headers.get("X-Hpgraph-Summary", ""))
+
+    def groups(self, graph, algo, column=None, timeout_ms=None, *, reached_only=False, **params):
+        """Runs algo on graph and returns its vertices grouped by their
+        value of one integer column (default algo's first: cc's component)
+        as :class:`Groups`; with reached_only (bfs, sssp) only those reached."""
+        columns = None if column is None else [column]
+        headers, data = self._run_rows(graph, algo, "groups", timeout_ms, columns, reached_only, params)
+        return Groups.decode(data, headers.get("X-Hpgraph-Summary", ""))
+
+    def _run_rows(self, graph, algo, output, timeout_ms, columns, reached_only, params):
+        body = self._run_body(algo, output, timeout_ms, params)
+        if columns is not None:
+            body["columns"] = list(columns)
+        if reached_only:
+            body["reached_only"] = True
+        return self._request("POST", self._graph_path(graph) + "/run", json.dumps(body).encode(), "application/json")
 
     def values(self, graph, algo, column=None, timeout_ms=None, **params):
         """Runs algo on graph and returns one column of its per-vertex

@@ -40,6 +40,20 @@ def test_run_closed_forms(client):
     # On the 7-cycle from its first vertex: min(k, 7-k); elsewhere -1.
     assert list(depth) == [-1] * 5 + [min(k, 7 - k) for k in range(7)] + [-1] * 4
 
+    # Only the reached, only depth; the vertices grouped by a column.
+    reached = client.rows("g", "bfs", src=105, columns=["depth"], reached_only=True)
+    assert list(reached.columns) == ["depth"] and list(reached.ids) == ids[5:12]
+    assert list(reached["depth"]) == [min(k, 7 - k) for k in range(7)]
+    groups = client.groups("g", "cc")
+    assert list(groups.values) == [100, 105, 200] and list(groups.offsets) == [0, 5, 12, 16]
+    assert list(groups) == [ids[:5], ids[5:12], ids[12:]] and list(groups.ids) == ids
+    by_depth = client.groups("g", "bfs", "depth", reached_only=True, src=105)
+    assert list(by_depth.values) == [0, 1, 2, 3]
+    assert list(by_depth) == [[105], [106, 111], [107, 110], [108, 109]]
+    with pytest.raises(HPGraphError) as e:
+        client.groups("g", "pagerank-ldbc")
+    assert e.value.field == "columns"
+
     tri = client.values("g", "tc", per_vertex=True)
     assert tri == {i: 3 if i >= 200 else 0 for i in ids}
     lcc = client.values("g", "lcc")

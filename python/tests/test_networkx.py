@@ -16,6 +16,7 @@ pytest.importorskip("scipy", reason="networkx's pagerank needs scipy (apt-get in
 
 from graphs import networkx_graph  # noqa: E402
 from hpgraph import networkx_backend as backend  # noqa: E402
+from hpgraph.client import Client  # noqa: E402
 
 B = backend.BackendInterface
 if tuple(int(x) for x in nx.__version__.split(".")[:2]) < (3, 3):
@@ -324,8 +325,8 @@ def test_int32s_counts_what_it_packs():
 
 
 def test_components_grouped_as_networkx():
-    # Components of every kind _component_groups tells apart (1 node,
-    # fewer than n/16, n/16 or more), the nodes in a shuffled order.
+    # Components of 1 node, of a few and of many, the nodes in a shuffled
+    # order: networkx's order of the components is the server's groups'.
     rng = random.Random(5)
     G = nx.Graph()
     G.add_nodes_from(range(2000))
@@ -346,8 +347,14 @@ def test_answers_kept_and_copied(monkeypatch):
     # server nothing and returns a new copy, which the caller may change.
     G = graphs()["gnp+loops"]
     asked = []
-    real = backend._nodes_rows
-    monkeypatch.setattr(backend, "_nodes_rows", lambda *a, **kw: asked.append(a[1]) or real(*a, **kw))
+    real = Client._request
+
+    def counted(client, method, path, *args, **kwargs):
+        if path.endswith("/run"):
+            asked.append(path)
+        return real(client, method, path, *args, **kwargs)
+
+    monkeypatch.setattr(Client, "_request", counted)
     hg, weighted = backend.convert_from_nx(G), backend.convert_from_nx(G, {"weight": 1})
     calls = [
         ("pagerank", ()), ("single_source_shortest_path_length", (0,)), ("descendants", (0,)),
@@ -356,14 +363,18 @@ def test_answers_kept_and_copied(monkeypatch):
     ]
     for name, args in calls:
         h = weighted if name == "single_source_dijkstra_path_length" else hg
+        n = len(asked)
         first = getattr(B, name)(h, *args)
+        assert len(asked) > n, name
         n = len(asked)
         second = getattr(B, name)(h, *args)
         assert len(asked) == n and second == first and second is not first, name
         second.clear()
         assert getattr(B, name)(h, *args) == first, name
         assert getattr(B, name)(backend.convert_from_nx(G.copy()), *args) == first, name  # (a fresh conversion)
+    n = len(asked)
     comps = list(B.connected_components(hg))
+    assert len(asked) > n
     n = len(asked)
     again = list(B.connected_components(hg))
     assert len(asked) == n and again == comps and all(a is not b for a, b in zip(again, comps))
