@@ -32,7 +32,7 @@
 #                   and an upload with relabel none against auto; a table
 #                   at its end, printed here too
 # Usage: scripts/device-python.sh [TIMING_SCALE [TIMING_DEGREE]]  (20 10)
-# NX_SUITE=0 leaves networkx's suite out; TIMING_ONLY=1 runs only the
+# NX_SUITE=0 leaves networkx's suite out, LATER=0 the later calls' split; TIMING_ONLY=1 runs only the
 # environment, the install and the timings (about 5 minutes at scale 20).
 # HPGRAPH_RELABEL=auto has the backend's uploads renumbered by the server
 # (none by default). The steps' limits below add up to 17 minutes
@@ -119,6 +119,7 @@ echo "exit $?"
 grep -vE '^(ok |BAD |[a-z_]+ \{)' "$OUT/timing.log"
 cp "$OUT/timing/nx_timing.json" "$OUT/" 2>/dev/null
 
+if [ "${LATER:-1}" = 1 ]; then
 step "later calls on kron scale $SCALE: the server's part and Python's, and Python's floor"
 # (the graph read again ~30 s, networkx's two calls ~15 s, 7 rounds of ours)
 timeout 240 $PY python/tools/nx_later.py --bin "$BIN" --out "$OUT/timing" --scale "$SCALE" --degree "$DEGREE" --rounds 7 \
@@ -126,4 +127,5 @@ timeout 240 $PY python/tools/nx_later.py --bin "$BIN" --out "$OUT/timing" --scal
 echo "exit $?"
 tail -4 "$OUT/later.log"
 cp "$OUT/timing/nx_later.json" "$OUT/" 2>/dev/null
+fi
 rm -rf "$SITE" "$OUT/timing"/*.el "$OUT"/*.el
