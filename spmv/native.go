@@ -252,3 +252,45 @@ func reduce[N number](op Op, a, b N) N {
 	}
 	return a + b
 }
+
+// sumBlock is Pull.Sum's block of rows [lo, hi): false where X and A
+// are not both float64 or both float32 (the caller's Block runs). The
+// columns' values are read without a bounds check (the caller checked
+// them once against len(X)): nine instructions an edge become seven, and
+// more random loads stay in flight (kron20 PageRank float32, one thread,
+// the gather's loop alone: 38-40 -> 35-37 ms an iteration).
+func sumBlock[X, A any](p *Pull[X, A], lo, hi int) bool {
+	m := p.M
+	xk, ak := reflect.TypeFor[X]().Kind(), reflect.TypeFor[A]().Kind()
+	switch {
+	case xk == reflect.Float64 && ak == reflect.Float64:
+		sumRows64(lo, hi, m.CooPtr, m.CooCol, *(*[]float64)(unsafe.Pointer(&p.X)), *(*[]float64)(unsafe.Pointer(&p.Y)), *(*float64)(unsafe.Pointer(&p.Identity)))
+	case xk == reflect.Float32 && ak == reflect.Float32:
+		sumRows32(lo, hi, m.CooPtr, m.CooCol, *(*[]float32)(unsafe.Pointer(&p.X)), *(*[]float32)(unsafe.Pointer(&p.Y)), *(*float32)(unsafe.Pointer(&p.Identity)))
+	default:
+		return false
+	}
+	return true
+}
+
+func sumRows64(lo, hi int, ptr []int64, col []int32, x, y []float64, id float64) {
+	xp := unsafe.Pointer(unsafe.SliceData(x))
+	for v := lo; v < hi; v++ {
+		s := id
+		for _, u := range col[ptr[v]:ptr[v+1]] {
+			s += *(*float64)(unsafe.Add(xp, uintptr(uint32(u))*8))
+		}
+		y[v] = s
+	}
+}
+
+func sumRows32(lo, hi int, ptr []int64, col []int32, x, y []float32, id float32) {
+	xp := unsafe.Pointer(unsafe.SliceData(x))
+	for v := lo; v < hi; v++ {
+		s := float64(id)
+		for _, u := range col[ptr[v]:ptr[v+1]] {
+			s += float64(*(*float32)(unsafe.Add(xp, uintptr(uint32(u))*4)))
+		}
+		y[v] = float32(s)
+	}
+}

@@ -115,6 +115,13 @@ type Pull[X, A any] struct {
 	// all-COO (CSR) M; it writes Y of every row, the identity where a row
 	// has no entries, Touched or not.
 	Block BlockFolder[X, A]
+	// Sum, with Block, says Block's rows are each the float64 sum, in the
+	// row's order, of Identity and the values X[u] of its columns,
+	// converted to A once (X and A both float32 or both float64), and that
+	// every column of M is below len(X), which the caller checked: the
+	// block's rows are then summed here, without a bounds check a load
+	// (sumBlock).
+	Sum bool
 	// Touched, when not nil, receives for the words computed the rows that
 	// gathered at least one edge (through Mask), and Y is written for
 	// those rows only: the others keep what they held (the identity, for
@@ -154,7 +161,9 @@ func blockRows[X, A any](p *Pull[X, A], lo, hi int) {
 	if rlo >= rhi {
 		return
 	}
-	p.Block.GatherBlock(int32(rlo), int32(rhi), m.CooPtr, m.CooCol, m.CooVal, p.X, p.Y, p.Identity)
+	if !p.Sum || !sumBlock(p, rlo, rhi) {
+		p.Block.GatherBlock(int32(rlo), int32(rhi), m.CooPtr, m.CooCol, m.CooVal, p.X, p.Y, p.Identity)
+	}
 	if p.Touched == nil {
 		return
 	}

@@ -559,3 +559,77 @@ func TestAtomicCapable(t *testing.T) {
 		}
 	}
 }
+
+// TestSumBlock: a pull with Sum (rows summed by spmv itself) writes Y
+// bit for bit as the Block it stands for (the float64 sum from the
+// identity in the row's order, converted once), float64 and float32,
+// with and without Touched, on all-COO matrices with empty and long rows;
+// and leaves types it does not sum to the Block.
+func TestSumBlock(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, n := range []int{5, 31, 33, 200, 1000} {
+		c := randomCSR(rng, n)
+		m, err := hyb.FromCSR(c.n, c.ptr, c.col, nil, hyb.Options{RelativeSpeed: 3, Breakeven: 1 << 30})
+		if err != nil {
+			t.Fatal(err)
+		}
+		x64, x32 := make([]float64, n), make([]float32, n)
+		for i := range n {
+			x64[i] = rng.Float64() / 3
+			x32[i] = float32(rng.Float64() / 7)
+		}
+		words := (n + 31) / 32
+		for _, touched := range []bool{false, true} {
+			for _, sum := range []bool{false, true} {
+				p64 := &Pull[float64, float64]{M: m, X: x64, Y: make([]float64, n), Identity: 0.125, Sum: sum,
+					Block: blockFunc[float64, float64](func(lo, hi int32, ptr []int64, col []int32, _ []float32, x, y []float64, id float64) {
+						for v := lo; v < hi; v++ {
+							s := id
+							for _, u := range col[ptr[v]:ptr[v+1]] {
+								s += x[u]
+							}
+							y[v] = s
+						}
+					})}
+				p32 := &Pull[float32, float32]{M: m, X: x32, Y: make([]float32, n), Identity: 0.25, Sum: sum,
+					Block: blockFunc[float32, float32](func(lo, hi int32, ptr []int64, col []int32, _ []float32, x, y []float32, id float32) {
+						for v := lo; v < hi; v++ {
+							s := float64(id)
+							for _, u := range col[ptr[v]:ptr[v+1]] {
+								s += float64(x[u])
+							}
+							y[v] = float32(s)
+						}
+					})}
+				if touched {
+					p64.Touched, p32.Touched = bitmask.New(n), bitmask.New(n)
+				}
+				Rows[float64, float64](plusTimes{}, p64, 0, words)
+				Rows[float32, float32](nil, p32, 0, words)
+				for v := range n {
+					s, s32 := 0.125, float64(0.25)
+					for _, u := range c.col[c.ptr[v]:c.ptr[v+1]] {
+						s += x64[u]
+						s32 += float64(x32[u])
+					}
+					if p64.Y[v] != s || p32.Y[v] != float32(s32) {
+						t.Fatalf("n %d, sum %v, touched %v: row %d is %v and %v, want %v and %v", n, sum, touched, v, p64.Y[v], p32.Y[v], s, float32(s32))
+					}
+					if touched && p64.Touched.Test(int32(v)) != (c.ptr[v+1] > c.ptr[v]) {
+						t.Fatalf("n %d, sum %v: row %d touched %v", n, sum, v, p64.Touched.Test(int32(v)))
+					}
+				}
+			}
+		}
+	}
+	// (a type Sum does not cover runs the Block)
+	c := randomCSR(rng, 64)
+	m, _ := hyb.FromCSR(c.n, c.ptr, c.col, nil, hyb.Options{RelativeSpeed: 3, Breakeven: 1 << 30})
+	ran := false
+	p := &Pull[float64, float32]{M: m, X: make([]float64, 64), Y: make([]float32, 64), Sum: true,
+		Block: blockFunc[float64, float32](func(int32, int32, []int64, []int32, []float32, []float64, []float32, float32) { ran = true })}
+	Rows[float64, float32](nil, p, 0, 2)
+	if !ran {
+		t.Error("Sum over float64 values into float32 accumulators did not leave the rows to the Block")
+	}
+}

@@ -476,6 +476,7 @@ type hostRun[X, A any] struct {
 	done      EarlyExit[A]
 	gatherRow RowGatherer[X, A]
 	block     BlockGatherer[X, A]
+	sum       bool // block is a SumGatherer's
 	first     FirstGatherer[X, A]
 	steps     []Step
 	tallies   []tally // one per worker
@@ -585,6 +586,7 @@ func (r *hostRun[X, A]) optional(opt Options) {
 	}
 	if bg, ok := p.(BlockGatherer[X, A]); ok && !opt.PerEdge {
 		r.block = bg
+		_, r.sum = p.(SumGatherer)
 	}
 	if fg, ok := p.(FirstGatherer[X, A]); ok && r.done != nil && !opt.PerEdge {
 		r.first = fg

@@ -112,6 +112,17 @@ type BlockGatherer[X, A any] interface {
 	GatherBlock(lo, hi int32, ptr []int64, col []int32, w []float32, x []X, y []A, id A)
 }
 
+// SumGatherer is implemented by a BlockGatherer whose GatherBlock sets
+// each row's y[v] to the float64 sum, in the row's order, of id and the
+// values x[u] of its neighbours, converted to A once, X and A both
+// float32 or both float64 (both PageRanks): GathersSum declares it. The
+// CPU engine then sums such blocks itself, once it has checked the
+// matrix's columns against the values (driver.Matrix.MaxColumn), without
+// a bounds check a value read (docs/perf/cpu-engine.md, session 30).
+type SumGatherer interface {
+	GathersSum()
+}
+
 // Contributor is implemented by programs whose Gather is a Reduce the
 // engine knows of a contribution that depends on the edge's source alone
 // (a semiring's multiply and add): Gather(acc, v, u, xu, w) is

@@ -330,6 +330,9 @@ func (p *Program) UpdateList(vs []int32, acc []float64, x []float64, _ *vertexpr
 	return active
 }
 
+// GathersSum declares GatherBlock a plain sum (vertexprog.SumGatherer).
+func (p *Program) GathersSum() {}
+
 // GatherBlock is GatherRow from id over each row of [lo, hi).
 func (p *Program) GatherBlock(lo, hi int32, ptr []int64, col []int32, _ []float32, x []float64, y []float64, id float64) {
 	for v := lo; v < hi; v++ {
@@ -377,6 +380,9 @@ func (p *LDBCProgram[F]) UpdateList(vs []int32, acc []F, x []F, s *vertexprog.St
 	}
 	return append(active, vs...)
 }
+
+// GathersSum declares GatherBlock a plain sum (vertexprog.SumGatherer).
+func (p *LDBCProgram[F]) GathersSum() {}
 
 // GatherBlock is GatherRow from id over each row of [lo, hi).
 func (p *LDBCProgram[F]) GatherBlock(lo, hi int32, ptr []int64, col []int32, _ []float32, x []F, y []F, id F) {

@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/hpgraph/hpgraph/datasets"
@@ -32,6 +33,30 @@ type Matrix struct {
 
 	filled     sync.Once
 	filledRows []uint32 // (FilledRows')
+	cols       sync.Once
+	colBound   uint64 // (ColumnsBelow's: the largest COO column as a uint32, plus one)
+}
+
+// ColumnsBelow reports whether every COO column of m (all of an
+// all-COO matrix's, the CPU's) lies in [0, n): a pull may then read a
+// row's values without checking each index. The largest is found once
+// per matrix, on every core.
+func (m *Matrix) ColumnsBelow(n int) bool {
+	m.cols.Do(func() {
+		col := m.CooCol
+		most := make([]uint32, par.Workers())
+		par.Blocks(len(col), func(w, lo, hi int) {
+			b := uint32(0)
+			for _, c := range col[lo:hi] {
+				b = max(b, uint32(c)) // (a negative column is huge here)
+			}
+			most[w] = max(most[w], b)
+		})
+		if len(col) > 0 {
+			m.colBound = uint64(slices.Max(most)) + 1
+		}
+	})
+	return m.colBound <= uint64(max(n, 0))
 }
 
 // FilledRows is a bitmask of the rows that hold entries, bit r of word
