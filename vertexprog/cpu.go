@@ -32,11 +32,13 @@ import (
 //     (ListFilter) or by the first pull, and kept up to date by APPLY
 //     (Wants(v) reads v's own state, which only Update(v) changes): pulls
 //     skip a word of 32 unwanted rows at once, and pulls and pushes test
-//     a bit where they called Wants, as GAP tests a parent.
+//     a bit where they called Wants, as GAP tests a parent. A Sparse
+//     program's bits leave out the rows without arcs in (FilledRows).
 //   - Update, Wants and unmasked pulls go by lists, words and blocks
 //     where the program gives them (ListUpdater, ListFilter, WordFilter,
-//     BlockGatherer), a push folds natively where it says what its Gather
-//     is (Contributor), and a bottom-up pull gathers a word's rows found
+//     BlockGatherer; a SumGatherer's blocks the engine sums itself, its
+//     columns checked once), a push folds natively where it says what its
+//     Gather is (Contributor), and a bottom-up pull gathers a word's rows found
 //     at once where any one edge decides a row (FirstGatherer): one call
 //     through the Program interface a list, not one a vertex or an edge.
 //     A search's top-down push claims its rows in the program's own
