@@ -1,14 +1,11 @@
 package serve
 
 import (
-	"context"
 	"encoding/binary"
 	"maps"
 	"net/http"
 	"slices"
 	"testing"
-
-	"github.com/hpgraph/hpgraph/serve/client"
 )
 
 // groupsAnswer reads a groups answer: each group's value and ids.
@@ -47,13 +44,7 @@ func groupsAnswer(t *testing.T, body []byte) (values []int64, groups [][]int64) 
 // reached_only keeps exactly the rows whose depth or dist is reached,
 // groups hold each id under its value, in the order of their smallest ids.
 func TestSelectedRowsAndGroups(t *testing.T) {
-	ts := newTestServer(t, nil)
-	ts.load(t, "sparse", "sparse.el", nil)
-	g := testEdges(t, ts.dir)
-	g.IDs = nil
-	if _, err := client.New(ts.url, "").Upload(context.Background(), "dense", g, client.LoadOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	ts := sparseAndDense(t)
 	run := func(name string, body map[string]any) []byte {
 		t.Helper()
 		code, _, out := ts.do(t, "POST", "/v1/graphs/"+name+"/run", body)

@@ -111,9 +111,10 @@ func binaryRows(t *testing.T, body []byte) ([]int64, map[string][]float64) {
 	return ids, out
 }
 
-// TestBinaryOutput: every app's binary answer, on a graph of sparse ids and
-// on one of ids 0..N-1, is the reference's, rows ascending by id.
-func TestBinaryOutput(t *testing.T) {
+// sparseAndDense is a test server holding the test edges twice: "sparse"
+// loaded from the file (sparse ids) and "dense" uploaded with ids 0..N-1.
+func sparseAndDense(t *testing.T) *testServer {
+	t.Helper()
 	ts := newTestServer(t, nil)
 	ts.load(t, "sparse", "sparse.el", nil)
 	g := testEdges(t, ts.dir)
@@ -121,6 +122,13 @@ func TestBinaryOutput(t *testing.T) {
 	if _, err := client.New(ts.url, "").Upload(context.Background(), "dense", g, client.LoadOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	return ts
+}
+
+// TestBinaryOutput: every app's binary answer, on a graph of sparse ids and
+// on one of ids 0..N-1, is the reference's, rows ascending by id.
+func TestBinaryOutput(t *testing.T) {
+	ts := sparseAndDense(t)
 	for _, name := range []string{"sparse", "dense"} {
 		d := ts.graphs[name].d
 		src := d.OriginalID(3)
