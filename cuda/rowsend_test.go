@@ -42,16 +42,7 @@ func TestTrailingRowsWithoutArcs(t *testing.T) {
 		// numbered by decreasing in-degree (datasets.DegreeOrder's by
 		// out-degree, the same when undirected)
 		h0 := vertexprog.NewGraph(g0)
-		order := make([]int32, g0.N)
-		for v := range order {
-			order[v] = int32(v)
-		}
-		slices.SortStableFunc(order, func(a, b int32) int { return h0.InDegree(b) - h0.InDegree(a) })
-		newID := make([]int32, g0.N)
-		for i, v := range order {
-			newID[v] = int32(i)
-		}
-		g := vertexprog.NewGraph(g0.Permute(newID))
+		g := vertexprog.NewGraph(g0.Permute(gputest.ByDecreasing(g0.N, h0.InDegree)))
 		empty := 0
 		for v := int32(g.N() - 1); v >= 0 && g.InDegree(v) == 0; v-- {
 			empty++

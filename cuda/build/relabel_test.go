@@ -115,15 +115,7 @@ func TestRelabelModelMatchesHost(t *testing.T) {
 		for _, weights := range []int{0, 1, 2} {
 			g := gputest.DirectedGraph(rng, c.n, c.arcs, c.hub, weights)
 			want := g.Relabel(datasets.RelabelDegree)
-			order := make([]int32, g.N)
-			for i := range order {
-				order[i] = int32(i)
-			}
-			slices.SortStableFunc(order, func(a, b int32) int { return g.Degree(b) - g.Degree(a) })
-			newID := make([]int32, g.N)
-			for p, v := range order {
-				newID[v] = int32(p)
-			}
+			newID := gputest.ByDecreasing(g.N, g.Degree)
 			renumber := func(col []int32) []int32 {
 				out := make([]int32, len(col))
 				for i, c := range col {

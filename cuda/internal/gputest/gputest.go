@@ -6,6 +6,7 @@ package gputest
 import (
 	"math/rand/v2"
 	"os"
+	"slices"
 	"sync"
 	"testing"
 
@@ -176,4 +177,20 @@ func BFSJob(g *vertexprog.Graph, src int32) (*bfs.Program, *driver.DeviceJob, er
 	}
 	return p, &driver.DeviceJob{Graph: g, Spec: spec, Code: p.Device(), Pull: pull, Push: push,
 		ASize: 4, Active: act, HasWants: true, HasDone: true}, nil
+}
+
+// ByDecreasing is the new id of each of n vertices numbered by
+// decreasing key, ties by increasing id: a plain sort, the reference the
+// renumberings are checked against.
+func ByDecreasing(n int, key func(v int32) int) []int32 {
+	order := make([]int32, n)
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortStableFunc(order, func(a, b int32) int { return key(b) - key(a) })
+	newID := make([]int32, n)
+	for p, v := range order {
+		newID[v] = int32(p)
+	}
+	return newID
 }
