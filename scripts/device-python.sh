@@ -8,6 +8,8 @@
 #   package.log     python/tests against a private server on the GPU
 #   nx-suite.log    networkx's own suite with the backend
 #                   (NETWORKX_TEST_BACKEND=hpgraph NETWORKX_FALLBACK_TO_NX=True),
+#                   its test files dealt into NX_SHARDS pytests run at once
+#                   (nproc - 2; nx-suiteN.log each), up to NX_SUITE_LIMIT s (400),
 #                   its server on $NX_SUITE_BACKEND (cpu by default: the
 #                   suite makes ~330,000 dispatched calls on graphs of a few
 #                   nodes, round trips rather than GPU work; the package's
@@ -35,7 +37,7 @@
 # NX_SUITE=0 leaves networkx's suite out, LATER=0 the later calls' split; TIMING_ONLY=1 runs only the
 # environment, the install and the timings (about 5 minutes at scale 20).
 # HPGRAPH_RELABEL=auto has the backend's uploads renumbered by the server
-# (none by default). The steps' limits below add up to 17 minutes
+# (none by default). The steps' limits below add up to 19 minutes
 # (networkx's suite is stopped with SIGINT at its limit, so that it still
 # reports): under a 10-minute limit, run `TIMING_ONLY=1
 # scripts/device-python.sh` and `scripts/device-python.sh 0` (scale 0: no
@@ -46,6 +48,8 @@ OUT=${OUT:-/tmp/hpgraph-python}
 BIN=${HPGRAPH_BIN:-$PWD/bin/gpu/hpgraph}
 PY=${PYTHON:-python3}
 SCALE=${1:-20}
+NX_SHARDS=${NX_SHARDS:-$(( $(nproc) > 3 ? $(nproc) - 2 : 1 ))}
+NX_SUITE_LIMIT=${NX_SUITE_LIMIT:-400}
 DEGREE=${2:-10}
 mkdir -p "$OUT"
 step() { echo "== $* ($(date +%T))"; }
@@ -87,11 +91,44 @@ step "the package's tests (server on $HPGRAPH_TEST_BACKEND)"
 echo "exit $?: $(tail -1 "$OUT/package.log")"
 
 if [ "${NX_SUITE:-1}" = 1 ]; then
-step "networkx's test suite with the backend"
+step "networkx's test suite with the backend, in $NX_SHARDS shards"
 NXDIR=$($PY -c 'import networkx, os; print(os.path.dirname(os.path.dirname(networkx.__file__)))')
-(cd "$NXDIR" && HPGRAPH_BACKEND=${NX_SUITE_BACKEND:-cpu} NETWORKX_TEST_BACKEND=hpgraph NETWORKX_FALLBACK_TO_NX=True HPGRAPH_DISPATCH_JSON=$OUT/nx-dispatch.json \
-	timeout -s INT -k 20 250 $PY -m pytest --pyargs networkx -q -rfE -p no:cacheprovider -p nx_dispatch_count) >"$OUT/nx-suite.log" 2>&1
-echo "exit $?: $(grep -E '^hpgraph: ' "$OUT/nx-suite.log") $(tail -1 "$OUT/nx-suite.log")"
+# The suite makes ~600,000 dispatched calls, each a round trip to a private
+# server: one pytest holds ~5 tests/s and the whole suite does not fit one
+# 10-minute call. Its test files are dealt into shards by size (largest
+# first, each to the lightest shard), one pytest and one server each.
+(cd "$NXDIR" && find networkx -name 'test_*.py' -o -name '*_test.py' | xargs wc -c | grep -v ' total$' | sort -rn |
+	awk -v n="$NX_SHARDS" -v out="$OUT/nx-shard" '{ b = 0; for (i = 1; i < n; i++) if (w[i] < w[b]) b = i; w[b] += $1; print $2 > (out b ".files") }')
+for f in "$OUT"/nx-shard*.files; do
+	i=${f%.files}; i=${i##*nx-shard}
+	(cd "$NXDIR" && GOMAXPROCS=1 HPGRAPH_BACKEND=${NX_SUITE_BACKEND:-cpu} NETWORKX_TEST_BACKEND=hpgraph NETWORKX_FALLBACK_TO_NX=True \
+		HPGRAPH_DISPATCH_JSON=$OUT/nx-dispatch$i.json timeout -s INT -k 20 "$NX_SUITE_LIMIT" \
+		$PY -m pytest $(cat "$f") -q -rfE -p no:cacheprovider -p nx_dispatch_count) >"$OUT/nx-suite$i.log" 2>&1 &
+done
+wait
+$PY - "$OUT" <<'PYEOF' >"$OUT/nx-suite.log" 2>&1
+import collections, glob, json, sys
+out = sys.argv[1]
+calls, merged = collections.Counter(), {"failed": [], "xfailed": [], "dispatched": []}
+totals = collections.Counter()
+for path in sorted(glob.glob(out + "/nx-dispatch[0-9]*.json")):
+    d = json.load(open(path))
+    calls.update(d["calls"])
+    for k in merged:
+        merged[k] += d[k]
+    totals.update(d.get("outcomes", {}))
+    log = open(path.replace("nx-dispatch", "nx-suite").replace(".json", ".log"), errors="replace").read()
+    if "KeyboardInterrupt" in log:
+        totals["shards stopped at the limit"] += 1
+reports = len(glob.glob(out + "/nx-dispatch[0-9]*.json"))
+totals["shards"] = len(glob.glob(out + "/nx-shard*.files"))
+totals["shards without a report"] = totals["shards"] - reports
+merged["calls"], merged["tests_dispatched"] = dict(calls), len(merged["dispatched"])
+json.dump(merged, open(out + "/nx-dispatch.json", "w"), indent=1)
+print(f"hpgraph: {len(merged['dispatched'])} tests ran dispatched calls; {sum(calls.values())} calls: {dict(calls)}")
+print("whole suite:", dict(totals))
+PYEOF
+echo "$(tail -2 "$OUT/nx-suite.log" | tr '\n' ' ')"
 
 step "its failures without the backend"
 (cd "$NXDIR" && timeout 45 $PY -c '

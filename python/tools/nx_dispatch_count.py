@@ -1,7 +1,9 @@
 """A pytest plugin for networkx's own test suite run with the backend
 (NETWORKX_TEST_BACKEND=hpgraph): counts the tests in which networkx
 dispatched a call to hpgraph, and the calls by function, and writes them
-with the failed and xfailed tests' ids to $HPGRAPH_DISPATCH_JSON.
+with the failed and xfailed tests' ids and each test's outcome counted
+(failed over xfailed over skipped over passed, across its phases) to
+$HPGRAPH_DISPATCH_JSON.
 
     python3 -m pytest --pyargs networkx -p nx_dispatch_count
 """
@@ -15,6 +17,8 @@ import pytest
 
 _calls = collections.Counter()
 _dispatched, _failed, _xfailed = set(), set(), set()
+_outcome = {}
+_RANK = {"passed": 0, "skipped": 1, "xfailed": 2, "failed": 3}
 _current = [None]
 
 
@@ -44,13 +48,22 @@ def pytest_runtest_protocol(item, nextitem):
 def pytest_runtest_logreport(report):
     if report.failed:
         _failed.add(report.nodeid)
+        what = "failed"
     elif hasattr(report, "wasxfail"):
         _xfailed.add(report.nodeid)
+        what = "xfailed"
+    elif report.skipped:
+        what = "skipped"
+    else:
+        what = "passed"
+    if _RANK[what] >= _RANK[_outcome.get(report.nodeid, "passed")]:
+        _outcome[report.nodeid] = what
 
 
 def pytest_sessionfinish(session, exitstatus):
     path = os.environ.get("HPGRAPH_DISPATCH_JSON")
     summary = {"tests_dispatched": len(_dispatched), "calls": dict(_calls), "failed": sorted(_failed), "xfailed": sorted(_xfailed),
+               "outcomes": dict(collections.Counter(_outcome.values())),
                "dispatched": sorted(_dispatched)}
     if path:
         with open(path, "w") as f:
