@@ -201,11 +201,13 @@ func (n *netParts) counts(local []driver.StepReport) ([]driver.StepReport, error
 	return reps, nil
 }
 
-// dense broadcasts every part's values and frontier words to all.
-func (n *netParts) dense() error {
+// dense writes each local part's record (record), then broadcasts every
+// part's values and frontier words to all.
+func (n *netParts) dense(record func(*progRun)) error {
 	xs := int64(n.g.xsize)
 	return n.g.each(func(i int, r *progRun) error {
 		return r.d.Do("exchanging the parts' values (NCCL)", func() error {
+			record(r)
 			st := uintptr(r.d.Stream().Handle())
 			mask := r.mask[r.next()]
 			if err := nccl.GroupStart(); err != nil {
@@ -240,11 +242,11 @@ func (n *netParts) dense() error {
 	})
 }
 
-// sparse packs each local part's activated vertices (counts) and
-// broadcasts every part's list to all (all: every part's report), then
-// unpacks the others'.
-func (n *netParts) sparse(counts []int, all []driver.StepReport) error {
-	if err := n.g.pack(counts); err != nil {
+// sparse writes each local part's record (record), packs its activated
+// vertices (counts) and broadcasts every part's list to all (all: every
+// part's report), then unpacks the others'.
+func (n *netParts) sparse(counts []int, all []driver.StepReport, record func(*progRun)) error {
+	if err := n.g.pack(counts, record); err != nil {
 		return err
 	}
 	off := make([]int64, n.g.total+1)

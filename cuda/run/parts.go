@@ -112,6 +112,7 @@ func (g *parts) Step(it int, dir driver.Direction) (int, int64, []float64, error
 		return 0, 0, nil, errors.New("cuda: Step on a closed run")
 	}
 	reps := make([]driver.StepReport, len(g.runs))
+	t0 := time.Now()
 	if err := g.each(func(i int, r *progRun) error {
 		t := time.Now()
 		rs, err := r.steps(it, dir, 1, 0)
@@ -128,6 +129,7 @@ func (g *parts) Step(it int, dir driver.Direction) (int, int64, []float64, error
 		return 0, 0, nil, err
 	}
 	t := time.Now()
+	tr := partsTrace{start: t0, computed: t}
 	counts := make([]int, len(g.runs))
 	for i, rep := range reps {
 		counts[i] = rep.Active
@@ -139,6 +141,7 @@ func (g *parts) Step(it int, dir driver.Direction) (int, int64, []float64, error
 			return 0, 0, nil, err
 		}
 	}
+	tr.counted = time.Now()
 	active, edges := 0, int64(0)
 	aggs := make([]float64, g.nagg)
 	for k, op := range g.ops {
@@ -151,39 +154,38 @@ func (g *parts) Step(it int, dir driver.Direction) (int, int64, []float64, error
 			aggs[k] = op.Combine(aggs[k], rep.Aggregates[k])
 		}
 	}
-	// The counts first: a sparse exchange's unpacks then add the other
-	// parts' vertices to the queues the record keeps.
+	// The counts first, in the same visit to each part as its exchange: a
+	// sparse exchange's unpacks then add the other parts' vertices to the
+	// queues the record keeps.
 	sparse := g.sparse(active)
-	if err := g.each(func(_ int, r *progRun) error {
-		return r.d.Do("writing the run's counts", func() error { r.setRecord(active, edges, aggs, sparse); return nil })
-	}); err != nil {
-		return 0, 0, nil, err
-	}
+	record := func(r *progRun) { r.setRecord(active, edges, aggs, sparse) }
 	var err error
 	switch {
 	case g.net != nil && sparse:
-		err = g.net.sparse(counts, all)
+		err = g.net.sparse(counts, all, record)
 	case g.net != nil:
-		err = g.net.dense()
+		err = g.net.dense(record)
 	case sparse:
-		err = g.exchangeSparse(counts)
+		err = g.exchangeSparse(counts, record)
 	default:
-		err = g.exchangeDense()
+		err = g.exchangeDense(record)
 	}
 	if err != nil {
 		return 0, 0, nil, err
 	}
+	tr.report(it, sparse, g.net != nil)
 	for i := range g.stats {
 		g.stats[i].Exchange += time.Since(t)
 	}
 	return active, edges, aggs, nil
 }
 
-// exchangeDense copies each part's values and frontier words to every
-// other part.
-func (g *parts) exchangeDense() error {
+// exchangeDense writes each part's record, then copies each part's values
+// and frontier words to every other part.
+func (g *parts) exchangeDense(record func(*progRun)) error {
 	if err := g.each(func(q int, r *progRun) error {
 		return r.d.Do("exchanging the parts' values", func() error {
+			record(r)
 			next := r.next()
 			for p, o := range g.runs {
 				if p == q {
@@ -208,15 +210,15 @@ func (g *parts) exchangeDense() error {
 	return nil
 }
 
-// exchangeSparse packs each part's activated vertices (counts[i] of
-// them) and their values, and unpacks every other part's list into each
-// part. Nothing waits on the host: a part's stream waits for another's
+// exchangeSparse writes each part's record and packs its activated
+// vertices (counts[i] of them) and their values, and unpacks every other
+// part's list into each part. Nothing waits on the host: a part's stream waits for another's
 // pack on the device (packed), and the next superstep follows the unpacks
 // in the part's stream. A part's next pack, which overwrites its list,
 // comes after every part's next superstep has been waited for (its
 // record read), by then the copies of this list are done.
-func (g *parts) exchangeSparse(counts []int) error {
-	if err := g.pack(counts); err != nil {
+func (g *parts) exchangeSparse(counts []int, record func(*progRun)) error {
+	if err := g.pack(counts, record); err != nil {
 		return err
 	}
 	return g.each(func(q int, r *progRun) error {

@@ -56,11 +56,12 @@ func (r *progRun) clearOthers() {
 // superstep it ran last).
 func (r *progRun) next() int { return r.step & 1 }
 
-// pack lists each part's activated vertices (counts[i] of them) and their
-// values in its send buffer.
-func (g *parts) pack(counts []int) error {
+// pack writes each part's record (record), then lists its activated
+// vertices (counts[i] of them) and their values in its send buffer.
+func (g *parts) pack(counts []int, record func(*progRun)) error {
 	return g.each(func(i int, r *progRun) error {
 		return r.d.Do("packing a part's changes", func() error {
+			record(r)
 			p := r.job.Part
 			r.d.Fill32(g.count[i], 0, 2)
 			if counts[i] > 0 {
@@ -109,7 +110,9 @@ func packArg(buf, count cu.DevicePtr, lo, hi int32, k, next int) []byte {
 // With queue (a sparse exchange follows, whose unpacks queue the other
 // parts' vertices) it keeps the queues the part's own push made, if its
 // last superstep pushed; otherwise their counts are zeroed and the next
-// push queues the frontier anew (vp_compact). Inside Do.
+// push queues the frontier anew (vp_compact). The copy is queued in the
+// part's stream, not waited for (the kernels after it read it). Inside
+// Do.
 func (r *progRun) setRecord(active int, edges int64, aggs []float64, queue bool) {
 	rec := make([]uint64, r.recW)
 	copy(rec, r.last)
@@ -121,7 +124,7 @@ func (r *progRun) setRecord(active int, edges int64, aggs []float64, queue bool)
 	for k, a := range aggs {
 		rec[recordHead+k] = math.Float64bits(a)
 	}
-	r.d.HtoD(r.lastRecord(), unsafe.Pointer(&rec[0]), int64(r.recW)*8)
+	r.d.HtoDQueued(r.lastRecord(), unsafe.Pointer(&rec[0]), int64(r.recW)*8)
 	copy(r.last, rec)
 	r.queued = r.queueIn
 }

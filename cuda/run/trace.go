@@ -86,3 +86,19 @@ type stepTrace struct {
 	ev                                    [2]rt.Mark
 	marks                                 []time.Time
 }
+
+// partsTrace is where a partitioned run's superstep went on the host
+// (HPGRAPH_CUDA_TRACE=1, parts.go): every part's superstep (launch and
+// the wait for its record), the counts gathered (NCCL), then the
+// exchange's launches and copies up to Step's return.
+type partsTrace struct{ start, computed, counted time.Time }
+
+func (t partsTrace) report(it int, sparse, net bool) {
+	if !traceSteps {
+		return
+	}
+	us := func(a, b time.Time) float64 { return float64(b.Sub(a).Nanoseconds()) / 1e3 }
+	end := time.Now()
+	fmt.Fprintf(os.Stderr, "cuda trace: parts superstep %d (sparse %v, nccl %v): total %.1f us = parts %.1f + counts %.1f + exchange %.1f\n",
+		it, sparse, net, us(t.start, end), us(t.start, t.computed), us(t.computed, t.counted), us(t.counted, end))
+}
