@@ -121,6 +121,10 @@ type Options struct {
 	// Comm joins the processes of a run that spans several (each runs
 	// its share of the parts and holds every vertex's value); nil for one.
 	Comm Comm
+
+	// progress: a raced CPU run's supersteps, which Race's device side
+	// reads once the device has opened (race.go).
+	progress *raceProgress
 }
 
 func (o Options) withDefaults() Options {

@@ -1,5 +1,7 @@
 package vertexprog
 
+import "time"
+
 // FreshOrientation is an Orientation of g, outside g's memo, its arrays
 // not yet built: tests and benchmarks build one again with it (Build).
 func FreshOrientation(g *Graph, all, ranked bool) *Orientation {
@@ -9,3 +11,10 @@ func FreshOrientation(g *Graph, all, ranked bool) *Orientation {
 // RankCap is rankCap: the degrees above it are ranked by a sort of their
 // own, the ones below by a counting sort.
 const RankCap = rankCap
+
+// SetRaceDeviceFloor sets raceDeviceFloor until the test ends.
+func SetRaceDeviceFloor(t interface{ Cleanup(func()) }, d time.Duration) {
+	old := raceDeviceFloor
+	raceDeviceFloor = d
+	t.Cleanup(func() { raceDeviceFloor = old })
+}

@@ -61,6 +61,15 @@ func loop[X, A any](h *hostRun[X, A], st stepper, opt Options, res *Result[X]) e
 	}
 	bt, canBatch := st.(batcher)
 	size := 1
+	if opt.progress != nil {
+		// (a program that gathers from every neighbour does about the same
+		// work every superstep: its end can be told from its start)
+		uniform := 0
+		if h.spec.GatherAll {
+			uniform = maxIter
+		}
+		opt.progress.start(uniform)
+	}
 	for it := 0; activeNow > 0 && (maxIter == 0 || it < maxIter); {
 		if opt.Context != nil {
 			if err := opt.Context.Err(); err != nil {
@@ -120,6 +129,9 @@ func loop[X, A any](h *hostRun[X, A], st stepper, opt Options, res *Result[X]) e
 				ch.next(activeNow, frontierEdges)
 			}
 			it++
+		}
+		if opt.progress != nil {
+			opt.progress.stepped(it)
 		}
 	}
 	res.Iterations = len(res.Active)

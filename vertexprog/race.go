@@ -24,7 +24,9 @@ import (
 // next (Options.Resident), auto goes to the device as it always did. A
 // partitioned run (Options.Parts > 1, or a Comm of several processes) is
 // never raced: every process of it must take the one path the others
-// take, and it runs as Run runs it (runParts).
+// take, and it runs as Run runs it (runParts). A device that opens while
+// the CPU run is sure to answer first (supersteps of equal work, due
+// within raceDeviceFloor) does not start its run.
 
 // DeviceFirst is implemented by programs whose one-shot answer a device
 // gives first on any graph a race would take, because their CPU run does
@@ -42,6 +44,61 @@ type DeviceFirst interface {
 // goes straight to the device: a 100M-edge graph's BFS takes the CPU
 // engine about as long as the device's opening, upload and run.
 const raceMaxArcs = 200_000_000
+
+// raceDeviceFloor is the least a device run of a raced answer takes once
+// the device has opened: its upload, PREPROCESS and supersteps, on a
+// graph under raceMaxArcs (kron21's LDBC PageRank took 0.18 s on an H200
+// after the open, session 29). A CPU run due to end sooner than that
+// answers first whatever the device does, so the device's run does not
+// start: its upload and host-side set-up would only take the host's cores
+// and memory bandwidth from the CPU run.
+var raceDeviceFloor = 100 * time.Millisecond
+
+// raceProgress is a raced CPU run's progress, written by its superstep
+// loop and read by the race's device side.
+type raceProgress struct {
+	mu    sync.Mutex
+	began time.Time // the superstep loop's start; zero before it
+	done  int       // supersteps run
+	of    int       // the supersteps it will run, each of about the same work; 0 where that is not known
+}
+
+// start marks the loop's start; uniform is the number of supersteps it
+// will run, each of about the same work (a GatherAll program's iteration
+// limit), or 0 where that cannot be told.
+func (p *raceProgress) start(uniform int) {
+	p.mu.Lock()
+	p.began, p.of = time.Now(), uniform
+	p.mu.Unlock()
+}
+
+// stepped records that done supersteps have run.
+func (p *raceProgress) stepped(done int) {
+	p.mu.Lock()
+	p.done = done
+	p.mu.Unlock()
+}
+
+// remaining estimates how long the run has left at now: the supersteps
+// left at the mean of those run. ok is false where it cannot tell (no
+// superstep run yet, or supersteps whose work varies).
+func (p *raceProgress) remaining(now time.Time) (left time.Duration, ok bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.of <= 0 || p.done <= 0 || p.began.IsZero() {
+		return 0, false
+	}
+	per := now.Sub(p.began) / time.Duration(p.done)
+	return per * time.Duration(max(0, p.of-p.done)), true
+}
+
+// errCPUDue is the device side's answer when it did not start because
+// the CPU run was due first (raceDeviceFloor).
+type errCPUDue struct{ left time.Duration }
+
+func (e errCPUDue) Error() string {
+	return fmt.Sprintf("the CPU was due in %s", roundMS(e.left))
+}
 
 // AnswerPlan is how a one-shot answer on Options.Backend runs: raced
 // (Race), or on Backend alone, and why.
@@ -182,10 +239,11 @@ func Race[T any](opt Options, run func(Options) (T, error)) (T, *RaceReport, err
 	}
 	var wg sync.WaitGroup
 	wg.Add(2)
+	progress := &raceProgress{}
 	go func() {
 		defer wg.Done()
 		o := opt
-		o.Backend, o.Context = "cpu", cpuCtx
+		o.Backend, o.Context, o.progress = "cpu", cpuCtx, progress
 		logTo(&o, 0)
 		v, err := run(o)
 		answers <- answer{v, err, "cpu", time.Since(t0)}
@@ -204,6 +262,11 @@ func Race[T any](opt Options, run func(Options) (T, error)) (T, *RaceReport, err
 		if err := devCtx.Err(); err != nil {
 			var zero T
 			answers <- answer{zero, err, b.Name(), 0}
+			return
+		}
+		if left, ok := progress.remaining(time.Now()); ok && left < raceDeviceFloor {
+			var zero T
+			answers <- answer{zero, errCPUDue{left}, b.Name(), 0}
 			return
 		}
 		o := opt
@@ -244,6 +307,8 @@ func Race[T any](opt Options, run func(Options) (T, error)) (T, *RaceReport, err
 			rep.Why = fmt.Sprintf("raced: both runs failed (%v; %v)", first.err, loser.err)
 		case errors.Is(loser.err, errNoDevice):
 			rep.Why = fmt.Sprintf("raced: no device opened; the CPU answered in %s", roundMS(first.took))
+		case errors.As(loser.err, new(errCPUDue)):
+			rep.Why = fmt.Sprintf("raced: the CPU answered in %s; %s, open after %s, did not start its run: %v", roundMS(first.took), loser.backend, roundMS(rep.Opened), loser.err)
 		default:
 			rep.Why = fmt.Sprintf("raced: %s failed (%v); %s answered in %s", sideName(loser.backend), loser.err, sideName(first.backend), roundMS(first.took))
 		}

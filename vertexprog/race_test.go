@@ -229,6 +229,78 @@ func TestRaceDeviceWins(t *testing.T) {
 	t.Log(rep.Why)
 }
 
+// fixedRacer gathers from every neighbour (GatherAll) for iters
+// supersteps, each of which sleeps step in vertex 0's Update: a run whose
+// end the race can tell from its start.
+type fixedRacer struct {
+	iters int
+	step  time.Duration
+}
+
+func (r fixedRacer) Spec() vertexprog.Spec {
+	return vertexprog.Spec{Edges: vertexprog.AllEdges, GatherAll: true, MaxIterations: r.iters}
+}
+func (fixedRacer) Init(v int32, _ *vertexprog.Step) (int32, bool)         { return v, true }
+func (fixedRacer) Identity() int32                                        { return 1 << 30 }
+func (fixedRacer) Gather(acc int32, _, _ int32, l int32, _ float32) int32 { return min(acc, l) }
+func (fixedRacer) Reduce(a, b int32) int32                                { return min(a, b) }
+func (r fixedRacer) Update(v int32, acc int32, l *int32, _ *vertexprog.Step) bool {
+	if v == 0 {
+		time.Sleep(r.step)
+	}
+	*l = min(*l, acc)
+	return true // (active to the iteration limit)
+}
+func (fixedRacer) Device() vertexprog.DeviceCode {
+	return vertexprog.DeviceCode{Source: "// (never compiled)"}
+}
+
+func runFixed(g *vertexprog.Graph, r fixedRacer) func(vertexprog.Options) ([]int32, error) {
+	return func(o vertexprog.Options) ([]int32, error) {
+		res, err := vertexprog.Run[int32, int32](g, r, o)
+		if err != nil {
+			return nil, err
+		}
+		return res.X, nil
+	}
+}
+
+// TestRaceCPUDue: the device opens while a CPU run of supersteps of equal
+// work is due to end sooner than a device run could (raceDeviceFloor, set
+// high here): the device's run does not start, and the CPU answers. With
+// the floor low, the same race starts the device's run.
+func TestRaceCPUDue(t *testing.T) {
+	g := pathGraph(t, 200)
+	r := fixedRacer{iters: 40, step: 5 * time.Millisecond}
+	want, err := runFixed(g, r)(vertexprog.Options{Backend: "cpu"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		floor  time.Duration
+		starts int32
+	}{{10 * time.Second, 0}, {time.Millisecond, 1}} {
+		vertexprog.SetRaceDeviceFloor(t, c.floor)
+		d := useRaceDevice(t, 60*time.Millisecond, 20*time.Millisecond, false)
+		base := runtime.NumGoroutine()
+		got, rep, err := vertexprog.Race(vertexprog.Options{}, runFixed(g, r))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Backend != "cpu" || !slices.Equal(got, want) || rep.Opened == 0 {
+			t.Fatalf("floor %v: race answered on %s (opened after %v), want the CPU's answer after the device opened", c.floor, rep.Backend, rep.Opened)
+		}
+		settled(t, rep, base)
+		if s := d.starts.Load(); s != c.starts {
+			t.Errorf("floor %v: the device started %d runs, want %d (%s)", c.floor, s, c.starts, rep.Why)
+		}
+		if dueWhy := strings.Contains(rep.Why, "did not start"); dueWhy != (c.starts == 0) {
+			t.Errorf("floor %v: %q", c.floor, rep.Why)
+		}
+		t.Log(rep.Why)
+	}
+}
+
 // TestRaceWithoutDevice: no device opens; the CPU answers.
 func TestRaceWithoutDevice(t *testing.T) {
 	g := pathGraph(t, 50)
