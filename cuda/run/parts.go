@@ -212,9 +212,9 @@ func (g *parts) exchangeDense(record func(*progRun)) error {
 
 // exchangeSparse writes each part's record and packs its activated
 // vertices (counts[i] of them) and their values, and unpacks every other
-// part's list into each part. Nothing waits on the host: a part's stream waits for another's
-// pack on the device (packed), and the next superstep follows the unpacks
-// in the part's stream. A part's next pack, which overwrites its list,
+// part's list into each part. Nothing waits on the host: a part's stream
+// waits for another's pack on the device (packed), and the next
+// superstep follows the unpacks in the part's stream. A part's next pack, which overwrites its list,
 // comes after every part's next superstep has been waited for (its
 // record read), by then the copies of this list are done.
 func (g *parts) exchangeSparse(counts []int, record func(*progRun)) error {
