@@ -281,10 +281,11 @@ class Client:
                     if attempt:
                         raise
                 except BaseException:
-                    # (a request cut short, a stream's own error: the connection is spent)
-                    if stream is not None:
-                        self._conn.close()
-                        self._conn = None
+                    # (a request cut short: a timeout, Ctrl-C, a stream's own
+                    # error. The connection is mid-request and spent: a later
+                    # request on it would fail with CannotSendRequest)
+                    self._conn.close()
+                    self._conn = None
                     raise
         if resp.status >= 300:
             try:

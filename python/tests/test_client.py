@@ -1,6 +1,7 @@
 """The client, the local server and uploads against a real server, checked
 against closed forms (no networkx needed)."""
 
+import http.client
 import math
 import os
 from array import array
@@ -184,6 +185,26 @@ def test_upload_fill_fails_or_upload_fails(client, server):
             small.client().upload("big", later, fill=fill)
         assert told[-1] == 2999 and later.dst == big.dst
         assert not isinstance(e.value, HPGraphError) or e.value.status == 413
+
+
+def test_request_cut_short(client, monkeypatch):
+    # A request interrupted while it waits for the answer (Ctrl-C, a
+    # timeout) leaves the client usable: the next request goes out on a
+    # new connection, not the spent one.
+    client.upload("g", path_graph(4))
+    real = http.client.HTTPConnection.getresponse
+    cut = []
+
+    def interrupted(self, *args, **kwargs):
+        if not cut:
+            cut.append(True)
+            raise KeyboardInterrupt
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(http.client.HTTPConnection, "getresponse", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        client.run("g", "bfs", src=0)
+    assert cut and list(client.rows("g", "bfs", src=0).ids) == [0, 1, 2, 3]
 
 
 def test_errors_carry_field_and_message(client):
