@@ -103,7 +103,7 @@ for f in "$OUT"/nx-shard*.files; do
 	i=${f%.files}; i=${i##*nx-shard}
 	(cd "$NXDIR" && GOMAXPROCS=1 HPGRAPH_BACKEND=${NX_SUITE_BACKEND:-cpu} NETWORKX_TEST_BACKEND=hpgraph NETWORKX_FALLBACK_TO_NX=True \
 		HPGRAPH_DISPATCH_JSON=$OUT/nx-dispatch$i.json timeout -s INT -k 20 "$NX_SUITE_LIMIT" \
-		$PY -m pytest $(cat "$f") -q -rfE -p no:cacheprovider -p nx_dispatch_count) >"$OUT/nx-suite$i.log" 2>&1 &
+		$PY -m pytest $(cat "$f") -q -rfE --durations=10 -p no:cacheprovider -p nx_dispatch_count) >"$OUT/nx-suite$i.log" 2>&1 &
 done
 wait
 $PY - "$OUT" <<'PYEOF' >"$OUT/nx-suite.log" 2>&1
