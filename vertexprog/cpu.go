@@ -176,6 +176,9 @@ func newCPUStepper[X, A any](h *hostRun[X, A], opt Options, part bool) *cpuStepp
 		rows: make([][]int32, p), kept: make([][]int32, p)}
 	c.wlo, c.whi = wordRange(h.lo, h.hi)
 	c.parts = wordParts(h.pull.Bounds, c.wlo, c.whi)
+	if h.steps[0].cells != nil {
+		c.parts = cellParts(c.parts)
+	}
 	c.rp, _ = h.p.(rowPuller[X, A])
 	c.upd = updateEach[X, A]{h.p}
 	if lu, ok := h.p.(ListUpdater[X, A]); ok && !opt.PerEdge {
@@ -209,7 +212,9 @@ func newCPUStepper[X, A any](h *hostRun[X, A], opt Options, part bool) *cpuStepp
 	}
 	if !part {
 		c.delta = newDeltaBuckets(h, opt.MaxIterations)
-		if cl, ok := h.p.(Claimer[X]); ok && !opt.PerEdge && c.wantOK && c.delta == nil {
+		// (not where a Sum aggregator's contributions would come in the
+		// claims' order, which changes from run to run: cellSums)
+		if cl, ok := h.p.(Claimer[X]); ok && !opt.PerEdge && c.wantOK && c.delta == nil && h.steps[0].cells == nil {
 			c.claim = cl
 			if fc, ok := h.p.(FirstClaimer[X]); ok && h.first != nil {
 				c.fclaim = fc
@@ -297,6 +302,23 @@ func wordParts(rows []int, wlo, whi int) []int {
 	}
 	return parts
 }
+
+// cellParts moves the inner bounds of parts (of bitmask words) down to
+// cells' starts, dropping those that meet, so that every cell is in one
+// part: then APPLY runs each cell as one piece (cellSums).
+func cellParts(parts []int) []int {
+	out := []int{parts[0]}
+	for _, b := range parts[1 : len(parts)-1] {
+		if b = b / cellWords * cellWords; b > out[len(out)-1] {
+			out = append(out, b)
+		}
+	}
+	return append(out, parts[len(parts)-1])
+}
+
+// cellEnd is the end of the block of APPLY's words from blo in a part
+// ending at hi: the end of blo's cell, or hi.
+func cellEnd(blo, hi int) int { return min((blo/cellWords+1)*cellWords, hi) }
 
 func (c *cpuStepper[X, A]) step(it int, dir Direction) (int, int64, error) {
 	advance(c.steps, it)
@@ -480,8 +502,8 @@ func (c *cpuStepper[X, A]) pullApply() {
 	}
 	all := !sparse && ww == nil && wants == nil // (every row)
 	par.DynamicW(c.parts, func(w, lo, hi int) {
-		for blo := lo; blo < hi; blo += applyWords {
-			bhi := min(blo+applyWords, hi)
+		for blo, bhi := lo, lo; blo < hi; blo = bhi {
+			bhi = cellEnd(blo, hi)
 			rows := c.rows[w][:0]
 			if all {
 				rows = c.blockRows(w, blo, bhi)
@@ -509,6 +531,7 @@ func (c *cpuStepper[X, A]) pullApply() {
 				c.rows[w] = rows
 			}
 			act := c.apply(w, rows, c.lists[w][:0], keep || !sparse, false, blo, bhi)
+			c.steps[w].flushCell(blo)
 			if len(act) == len(rows) && all {
 				c.active.SetWords(blo, bhi)
 			} else {
@@ -706,19 +729,21 @@ func (c *cpuStepper[X, A]) pushApply() {
 	for _, l := range c.lists {
 		touched += len(l)
 	}
-	if touched*denseApply > c.n {
+	if touched*denseApply > c.n || c.steps[0].cells != nil {
 		// Many rows: APPLY over the touched bits, in order, by whole
 		// words, where the lists would visit the rows (their program
 		// state, y, degrees) in the push's random order. The frontier
 		// goes into active's bits as well, word by word: a pull next
 		// reads them there (GAP's queue-to-bitmap conversion, saved).
+		// A program that sums an aggregator always: the lists' order
+		// is the push's, which changes from run to run (cellSums).
 		for w := range c.lists {
 			c.lists[w] = c.lists[w][:0]
 		}
 		tw, aw := c.touched.Words(), c.active.Words()
 		par.DynamicW(c.parts, func(w, lo, hi int) {
-			for blo := lo; blo < hi; blo += applyWords {
-				bhi := min(blo+applyWords, hi)
+			for blo, bhi := lo, lo; blo < hi; blo = bhi {
+				bhi = cellEnd(blo, hi)
 				rows := c.rows[w][:0]
 				for wi := blo; wi < bhi; wi++ {
 					rows = c.touched.AppendWords(rows, wi, wi+1)
@@ -727,6 +752,7 @@ func (c *cpuStepper[X, A]) pushApply() {
 				c.rows[w] = rows
 				start := len(c.lists[w])
 				c.lists[w] = c.apply(w, rows, c.lists[w], keep, false, blo, bhi)
+				c.steps[w].flushCell(blo)
 				clear(aw[blo:bhi])
 				for _, v := range c.lists[w][start:] {
 					aw[v>>5] |= 1 << (uint32(v) & 31)
