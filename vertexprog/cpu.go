@@ -66,9 +66,12 @@ type cpuStepper[X, A any] struct {
 	*hostRun[X, A]
 	// wlo and whi are the bitmask words of the rows the run updates
 	// ([lo, hi): every row, or a part's); parts are the pull's parts
-	// (r.pull.Bounds) in whole words of them.
-	wlo, whi int
-	parts    []int
+	// (r.pull.Bounds) in whole words of them, applyParts those of the
+	// APPLYs by words: parts, or for a program that sums an aggregator
+	// the cells (cellSums).
+	wlo, whi   int
+	parts      []int
+	applyParts []int
 	// The frontier: queue when listed, else active's bits; inBits says a
 	// listed frontier is in active's bits too (a push's APPLY by words).
 	queue          []int32
@@ -176,8 +179,9 @@ func newCPUStepper[X, A any](h *hostRun[X, A], opt Options, part bool) *cpuStepp
 		rows: make([][]int32, p), kept: make([][]int32, p)}
 	c.wlo, c.whi = wordRange(h.lo, h.hi)
 	c.parts = wordParts(h.pull.Bounds, c.wlo, c.whi)
+	c.applyParts = c.parts
 	if h.steps[0].cells != nil {
-		c.parts = cellParts(c.parts)
+		c.applyParts = cellBounds(c.wlo, c.whi)
 	}
 	c.rp, _ = h.p.(rowPuller[X, A])
 	c.upd = updateEach[X, A]{h.p}
@@ -303,17 +307,15 @@ func wordParts(rows []int, wlo, whi int) []int {
 	return parts
 }
 
-// cellParts moves the inner bounds of parts (of bitmask words) down to
-// cells' starts, dropping those that meet, so that every cell is in one
-// part: then APPLY runs each cell as one piece (cellSums).
-func cellParts(parts []int) []int {
-	out := []int{parts[0]}
-	for _, b := range parts[1 : len(parts)-1] {
-		if b = b / cellWords * cellWords; b > out[len(out)-1] {
-			out = append(out, b)
-		}
+// cellBounds are the cells of words [wlo, whi) as parts: each cell one
+// piece (cellSums), which APPLY's workers claim in turn (an APPLY's work
+// is about even by rows, unlike the pull's, whose parts are by arcs).
+func cellBounds(wlo, whi int) []int {
+	b := []int{wlo}
+	for w := (wlo/cellWords + 1) * cellWords; w < whi; w += cellWords {
+		b = append(b, w)
 	}
-	return append(out, parts[len(parts)-1])
+	return append(b, whi)
 }
 
 // cellEnd is the end of the block of APPLY's words from blo in a part
@@ -501,7 +503,7 @@ func (c *cpuStepper[X, A]) pullApply() {
 		ww = c.want.Words()
 	}
 	all := !sparse && ww == nil && wants == nil // (every row)
-	par.DynamicW(c.parts, func(w, lo, hi int) {
+	par.DynamicW(c.applyParts, func(w, lo, hi int) {
 		for blo, bhi := lo, lo; blo < hi; blo = bhi {
 			bhi = cellEnd(blo, hi)
 			rows := c.rows[w][:0]
@@ -741,7 +743,7 @@ func (c *cpuStepper[X, A]) pushApply() {
 			c.lists[w] = c.lists[w][:0]
 		}
 		tw, aw := c.touched.Words(), c.active.Words()
-		par.DynamicW(c.parts, func(w, lo, hi int) {
+		par.DynamicW(c.applyParts, func(w, lo, hi int) {
 			for blo, bhi := lo, lo; blo < hi; blo = bhi {
 				bhi = cellEnd(blo, hi)
 				rows := c.rows[w][:0]
