@@ -202,13 +202,13 @@ var (
 // size is the file's length from base (known, since f is a regular
 // file). pr, when not nil, receives the bytes read.
 //
-// Validating each chunk of arcs right after reading it, from the cache,
+// Validating each piece of arcs right after reading it, from the cache,
 // saves the second pass over memory that Graph.Validate makes (a second
 // read of the whole file's columns, ~10 ms of a kron20 one-shot on two
-// cores). What a chunk checks is what Validate checks of its arcs (each
+// cores). What a piece checks is what Validate checks of its arcs (each
 // column in range, each row sorted, each weight finite, repeated columns
-// noted), and the pairs of columns that straddle two chunks are checked
-// at the end; the row offsets are checked before any chunk of arcs. The
+// noted), and the pairs of columns that straddle two pieces are checked
+// at the end; the row offsets are checked before any piece of arcs. The
 // checksum is still compared first, and any failure is reported by
 // Validate itself, so errors are the ones a serial read gives.
 func readCacheFile(f *os.File, base, size int64, name string, pr *progressReader) (*Graph, error) {
@@ -224,7 +224,7 @@ func readCacheFile(f *os.File, base, size int64, name string, pr *progressReader
 	}
 	buf := alignedBytes(l.total)
 	cuts := []int64{0}
-	for p := readPiece; p < l.col; p += readPiece {
+	for p := readPieces(); p < l.col; p += readPieces() {
 		cuts = append(cuts, p)
 	}
 	head := len(cuts) // pieces before the arcs
@@ -236,18 +236,20 @@ func readCacheFile(f *os.File, base, size int64, name string, pr *progressReader
 	crcs := make([]uint32, parts)
 	errs := make([]error, parts)
 	var failed atomic.Bool
-	read := func(from, to int, check func(part int)) {
+	read := func(from, to int, check func(c int, lo, hi int64)) {
 		bounds := make([]int, to-from+1)
 		for i := range bounds {
 			bounds[i] = from + i
 		}
 		par.Dynamic(bounds, func(lo, hi int) {
 			for c := lo; c < hi && !failed.Load(); c++ {
-				crcs[c], errs[c] = readRangeAt(f, base, buf, cuts[c], cuts[c+1], l.crc, pr)
+				var piece func(lo, hi int64)
+				if check != nil {
+					piece = func(lo, hi int64) { check(c, lo, hi) }
+				}
+				crcs[c], errs[c] = readRangeAt(f, base, buf, cuts[c], cuts[c+1], l.crc, pr, piece)
 				if errs[c] != nil {
 					failed.Store(true)
-				} else if check != nil {
-					check(c)
 				}
 			}
 		})
@@ -257,9 +259,9 @@ func readCacheFile(f *os.File, base, size int64, name string, pr *progressReader
 	if !failed.Load() {
 		arcs = newArcChecker(buf, l, cuts[head:])
 	}
-	var check func(int)
+	var check func(int, int64, int64)
 	if arcs != nil {
-		check = func(c int) { arcs.check(c - head) }
+		check = func(c int, lo, hi int64) { arcs.check(c-head, lo, hi) }
 	}
 	read(head, parts, check)
 	for _, err := range errs {
@@ -288,12 +290,19 @@ func readCacheHeader(f io.ReaderAt, base int64, name string) (cacheLayout, [cach
 	return l, hdr, err
 }
 
-// readRangeAt fills buf[off:end] from f at base+off, readPiece bytes a
-// read, and returns the CRC-32C of its bytes before crcEnd.
-func readRangeAt(f *os.File, base int64, buf []byte, off, end, crcEnd int64, pr *progressReader) (uint32, error) {
+// readPieces is the step of readRangeAt's reads: readPiece, a multiple
+// of 8 bytes (no 4-byte element of a section straddles two pieces).
+func readPieces() int64 { return max(8, readPiece&^7) }
+
+// readRangeAt fills buf[off:end] from f at base+off, a piece of
+// readPieces() bytes a read, and returns the CRC-32C of its bytes before
+// crcEnd; check, where not nil, is called with each piece's bounds once
+// it is read, while its bytes are in the cache.
+func readRangeAt(f *os.File, base int64, buf []byte, off, end, crcEnd int64, pr *progressReader, check func(lo, hi int64)) (uint32, error) {
 	var crc uint32
-	for p := off; p < end; p += readPiece {
-		q := min(p+readPiece, end)
+	step := readPieces()
+	for p := off; p < end; p += step {
+		q := min(p+step, end)
 		n, err := f.ReadAt(buf[p:q], base+p)
 		if int64(n) < q-p {
 			if err == nil || errors.Is(err, io.EOF) { // the file shrank since its size was taken
@@ -304,6 +313,9 @@ func readRangeAt(f *os.File, base int64, buf []byte, off, end, crcEnd int64, pr 
 		if p < crcEnd {
 			crc = crc32.Update(crc, castagnoli, buf[p:min(q, crcEnd)])
 		}
+		if check != nil {
+			check(p, q)
+		}
 		if pr != nil {
 			pr.add(q - p)
 		}
@@ -311,7 +323,7 @@ func readRangeAt(f *os.File, base int64, buf []byte, off, end, crcEnd int64, pr 
 	return crc, nil
 }
 
-// arcChecker checks a cache's arcs chunk by chunk as they are read, what
+// arcChecker checks a cache's arcs piece by piece as they are read, what
 // Graph.Validate checks of them, once its row offsets are known to be
 // valid.
 type arcChecker struct {
@@ -356,18 +368,17 @@ func newArcChecker(buf []byte, l cacheLayout, cuts []int64) *arcChecker {
 }
 
 // span is the elements of a section of size 4-byte elements at file
-// offset at that start in the bytes [lo, hi) (chunks are cut at multiples
+// offset at that start in the bytes [lo, hi) (pieces are cut at multiples
 // of 8 bytes from the columns' start, and sections start at multiples of
-// 8, so no element straddles two chunks).
+// 8, so no element straddles two pieces).
 func span(at, size, lo, hi int64) (int64, int64) {
 	a := min((max(lo-at, 0)+3)/4, size)
 	b := min((max(hi-at, 0)+3)/4, size)
 	return a, max(a, b)
 }
 
-// check checks chunk k (read, and not yet read by any other check).
-func (a *arcChecker) check(k int) {
-	lo, hi := a.cuts[k], a.cuts[k+1]
+// check checks the bytes [lo, hi) of chunk k, just read (a piece).
+func (a *arcChecker) check(k int, lo, hi int64) {
 	nnz := int64(len(a.col))
 	i0, i1 := span(a.colAt, nnz, lo, hi)
 	if i0 < i1 {
@@ -416,8 +427,8 @@ func (a *arcChecker) check(k int) {
 // is free of repeated columns (Graph.RepeatFree).
 type arcsChecked struct{ ok, repeatFree bool }
 
-// verdict checks the pairs of columns that straddle two chunks inside a
-// row, once every chunk has been read and checked; a nil checker (the row
+// verdict checks the pairs of columns that straddle two pieces inside a
+// row, once every piece has been read and checked; a nil checker (the row
 // offsets were not valid) checked nothing.
 func (a *arcChecker) verdict() arcsChecked {
 	if a == nil || slices.Contains(a.bad, true) {
@@ -425,20 +436,23 @@ func (a *arcChecker) verdict() arcsChecked {
 	}
 	repeats := slices.Contains(a.repeats, true)
 	nnz := int64(len(a.col))
+	step := readPieces()
 	for k := range len(a.cuts) - 1 {
-		i0, _ := span(a.colAt, nnz, a.cuts[k], a.cuts[k+1])
-		if i0 == 0 || i0 >= nnz {
-			continue
-		}
-		v, _ := slices.BinarySearch(a.rowPtr, i0+1)
-		if a.rowPtr[v-1] == i0 { // i0 starts its row
-			continue
-		}
-		switch prev, c := a.col[i0-1], a.col[i0]; {
-		case c < prev:
-			return arcsChecked{}
-		case c == prev:
-			repeats = true
+		for p := a.cuts[k]; p < a.cuts[k+1]; p += step {
+			i0, _ := span(a.colAt, nnz, p, p+step)
+			if i0 == 0 || i0 >= nnz {
+				continue
+			}
+			v, _ := slices.BinarySearch(a.rowPtr, i0+1)
+			if a.rowPtr[v-1] == i0 { // i0 starts its row
+				continue
+			}
+			switch prev, c := a.col[i0-1], a.col[i0]; {
+			case c < prev:
+				return arcsChecked{}
+			case c == prev:
+				repeats = true
+			}
 		}
 	}
 	return arcsChecked{ok: true, repeatFree: !repeats}
