@@ -389,21 +389,10 @@ func (a *arcChecker) check(k int, lo, hi int64) {
 			if s >= e {
 				continue
 			}
-			// Sorted with its first column at least 0 and its last below
-			// n: every column is in range (the pair before s, where s is
-			// inside a row, is verdict's).
-			cols := a.col[s:e]
-			ok := cols[0] >= 0 && cols[len(cols)-1] < a.n
-			prev := cols[0]
-			for _, c := range cols[1:] {
-				if c <= prev {
-					if c < prev {
-						ok = false
-						break
-					}
-					a.repeats[k] = true
-				}
-				prev = c
+			// (the pair before s, where s is inside a row, is verdict's)
+			ok, repeats := sortedInRange(a.col[s:e], a.n)
+			if repeats {
+				a.repeats[k] = true
 			}
 			if !ok {
 				a.bad[k] = true
@@ -412,12 +401,8 @@ func (a *arcChecker) check(k int, lo, hi int64) {
 		}
 	}
 	if a.w != nil {
-		j0, j1 := span(a.wAt, nnz, lo, hi)
-		for _, w := range a.w[j0:j1] {
-			if math.Float32bits(w)&0x7f800000 == 0x7f800000 { // infinite or NaN
-				a.bad[k] = true
-				return
-			}
+		if j0, j1 := span(a.wAt, nnz, lo, hi); !allFinite(a.w[j0:j1]) {
+			a.bad[k] = true
 		}
 	}
 }
