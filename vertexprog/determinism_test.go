@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/hpgraph/hpgraph/datasets"
-	"github.com/hpgraph/hpgraph/datasets/gen"
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
@@ -61,14 +60,7 @@ func leakReference(g *datasets.Graph, iters int) []float64 {
 // and in 3 parts), and the values of the plain loop: the sum is added
 // cell by cell in cell order, not by whichever worker ran a block.
 func TestSumAggregatorDeterministic(t *testing.T) {
-	el, err := gen.Kronecker(15, 8, gen.GAPSeed) // (isolated vertices; 16 cells)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := datasets.Build(el, datasets.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := kron(t, 15, 8) // (isolated vertices; 16 cells)
 	g := vertexprog.NewGraph(d)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, parts := range []int{1, 3} {
