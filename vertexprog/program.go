@@ -323,8 +323,9 @@ func newCellSums(ops []Aggregator, n int) *cellSums {
 }
 
 // flushCell moves the worker's Sum contributions into the slot of the
-// cell that holds bitmask word word (whose vertices it has just run, as
-// the cell's only piece, or one of two: a + b is b + a).
+// cell that holds bitmask word word, whose vertices (the cell's, or a
+// part's share of them) it has just run as one piece: each slot gets one
+// flush a superstep, so its value does not depend on who ran it.
 func (s *Step) flushCell(word int) {
 	cs := s.cells
 	if cs == nil {
