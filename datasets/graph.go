@@ -266,34 +266,46 @@ func (g *Graph) validateRows(lo, hi int) (repeats bool, err error) {
 		if s == e {
 			continue
 		}
-		// Sorted with its first column at least 0 and its last below n:
-		// every column is in range.
-		cols := g.Col[s:e]
-		ok := cols[0] >= 0 && cols[len(cols)-1] < n
-		prev := cols[0]
-		for _, c := range cols[1:] {
-			if c <= prev {
-				if c < prev {
-					ok = false
-					break
-				}
-				repeats = true
-			}
-			prev = c
-		}
+		ok, rep := sortedInRange(g.Col[s:e], n)
+		repeats = repeats || rep
 		if ok && g.W != nil {
-			for _, w := range g.W[s:e] {
-				if math.Float32bits(w)&0x7f800000 == 0x7f800000 { // infinite or NaN
-					ok = false
-					break
-				}
-			}
+			ok = allFinite(g.W[s:e])
 		}
 		if !ok {
 			return repeats, g.rowError(v)
 		}
 	}
 	return repeats, nil
+}
+
+// sortedInRange says whether cols (a row's, not empty) is sorted with
+// every column in [0, n), and whether it lists a column twice (as far as
+// it was read: a row that is not sorted may not say).
+func sortedInRange(cols []int32, n int32) (ok, repeats bool) {
+	// Sorted with its first column at least 0 and its last below n:
+	// every column is in range.
+	ok = cols[0] >= 0 && cols[len(cols)-1] < n
+	prev := cols[0]
+	for _, c := range cols[1:] {
+		if c <= prev {
+			if c < prev {
+				return false, repeats
+			}
+			repeats = true
+		}
+		prev = c
+	}
+	return ok, repeats
+}
+
+// allFinite says whether no weight of ws is infinite or NaN.
+func allFinite(ws []float32) bool {
+	for _, w := range ws {
+		if math.Float32bits(w)&0x7f800000 == 0x7f800000 {
+			return false
+		}
+	}
+	return true
 }
 
 // rowError describes the first invalid arc of row v.

@@ -154,7 +154,7 @@ func componentValues[X, A any](p Program[X, A], n int, finish func(labels []int3
 	if !ok || len(x) != n {
 		x = make([]X, n)
 	}
-	steps := newSteps(par.Workers(), nil)
+	steps := newSteps(par.Workers(), nil, 0)
 	ri, ranged := p.(RangeIniter[X])
 	par.Blocks(n, func(w, lo, hi int) {
 		if ranged {

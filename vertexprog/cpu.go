@@ -66,9 +66,12 @@ type cpuStepper[X, A any] struct {
 	*hostRun[X, A]
 	// wlo and whi are the bitmask words of the rows the run updates
 	// ([lo, hi): every row, or a part's); parts are the pull's parts
-	// (r.pull.Bounds) in whole words of them.
-	wlo, whi int
-	parts    []int
+	// (r.pull.Bounds) in whole words of them, applyParts those of the
+	// APPLYs by words: parts, or for a program that sums an aggregator
+	// the cells (cellSums).
+	wlo, whi   int
+	parts      []int
+	applyParts []int
 	// The frontier: queue when listed, else active's bits; inBits says a
 	// listed frontier is in active's bits too (a push's APPLY by words).
 	queue          []int32
@@ -176,6 +179,10 @@ func newCPUStepper[X, A any](h *hostRun[X, A], opt Options, part bool) *cpuStepp
 		rows: make([][]int32, p), kept: make([][]int32, p)}
 	c.wlo, c.whi = wordRange(h.lo, h.hi)
 	c.parts = wordParts(h.pull.Bounds, c.wlo, c.whi)
+	c.applyParts = c.parts
+	if h.steps[0].cells != nil {
+		c.applyParts = cellBounds(c.wlo, c.whi)
+	}
 	c.rp, _ = h.p.(rowPuller[X, A])
 	c.upd = updateEach[X, A]{h.p}
 	if lu, ok := h.p.(ListUpdater[X, A]); ok && !opt.PerEdge {
@@ -209,7 +216,9 @@ func newCPUStepper[X, A any](h *hostRun[X, A], opt Options, part bool) *cpuStepp
 	}
 	if !part {
 		c.delta = newDeltaBuckets(h, opt.MaxIterations)
-		if cl, ok := h.p.(Claimer[X]); ok && !opt.PerEdge && c.wantOK && c.delta == nil {
+		// (not where a Sum aggregator's contributions would come in the
+		// claims' order, which changes from run to run: cellSums)
+		if cl, ok := h.p.(Claimer[X]); ok && !opt.PerEdge && c.wantOK && c.delta == nil && h.steps[0].cells == nil {
 			c.claim = cl
 			if fc, ok := h.p.(FirstClaimer[X]); ok && h.first != nil {
 				c.fclaim = fc
@@ -297,6 +306,21 @@ func wordParts(rows []int, wlo, whi int) []int {
 	}
 	return parts
 }
+
+// cellBounds are the cells of words [wlo, whi) as parts: each cell one
+// piece (cellSums), which APPLY's workers claim in turn (an APPLY's work
+// is about even by rows, unlike the pull's, whose parts are by arcs).
+func cellBounds(wlo, whi int) []int {
+	b := []int{wlo}
+	for w := (wlo/cellWords + 1) * cellWords; w < whi; w += cellWords {
+		b = append(b, w)
+	}
+	return append(b, whi)
+}
+
+// cellEnd is the end of the block of APPLY's words from blo in a part
+// ending at hi: the end of blo's cell, or hi.
+func cellEnd(blo, hi int) int { return min((blo/cellWords+1)*cellWords, hi) }
 
 func (c *cpuStepper[X, A]) step(it int, dir Direction) (int, int64, error) {
 	advance(c.steps, it)
@@ -479,9 +503,9 @@ func (c *cpuStepper[X, A]) pullApply() {
 		ww = c.want.Words()
 	}
 	all := !sparse && ww == nil && wants == nil // (every row)
-	par.DynamicW(c.parts, func(w, lo, hi int) {
-		for blo := lo; blo < hi; blo += applyWords {
-			bhi := min(blo+applyWords, hi)
+	par.DynamicW(c.applyParts, func(w, lo, hi int) {
+		for blo, bhi := lo, lo; blo < hi; blo = bhi {
+			bhi = cellEnd(blo, hi)
 			rows := c.rows[w][:0]
 			if all {
 				rows = c.blockRows(w, blo, bhi)
@@ -509,6 +533,7 @@ func (c *cpuStepper[X, A]) pullApply() {
 				c.rows[w] = rows
 			}
 			act := c.apply(w, rows, c.lists[w][:0], keep || !sparse, false, blo, bhi)
+			c.steps[w].flushCell(blo)
 			if len(act) == len(rows) && all {
 				c.active.SetWords(blo, bhi)
 			} else {
@@ -706,19 +731,21 @@ func (c *cpuStepper[X, A]) pushApply() {
 	for _, l := range c.lists {
 		touched += len(l)
 	}
-	if touched*denseApply > c.n {
+	if touched*denseApply > c.n || c.steps[0].cells != nil {
 		// Many rows: APPLY over the touched bits, in order, by whole
 		// words, where the lists would visit the rows (their program
 		// state, y, degrees) in the push's random order. The frontier
 		// goes into active's bits as well, word by word: a pull next
 		// reads them there (GAP's queue-to-bitmap conversion, saved).
+		// A program that sums an aggregator always: the lists' order
+		// is the push's, which changes from run to run (cellSums).
 		for w := range c.lists {
 			c.lists[w] = c.lists[w][:0]
 		}
 		tw, aw := c.touched.Words(), c.active.Words()
-		par.DynamicW(c.parts, func(w, lo, hi int) {
-			for blo := lo; blo < hi; blo += applyWords {
-				bhi := min(blo+applyWords, hi)
+		par.DynamicW(c.applyParts, func(w, lo, hi int) {
+			for blo, bhi := lo, lo; blo < hi; blo = bhi {
+				bhi = cellEnd(blo, hi)
 				rows := c.rows[w][:0]
 				for wi := blo; wi < bhi; wi++ {
 					rows = c.touched.AppendWords(rows, wi, wi+1)
@@ -727,6 +754,7 @@ func (c *cpuStepper[X, A]) pushApply() {
 				c.rows[w] = rows
 				start := len(c.lists[w])
 				c.lists[w] = c.apply(w, rows, c.lists[w], keep, false, blo, bhi)
+				c.steps[w].flushCell(blo)
 				clear(aw[blo:bhi])
 				for _, v := range c.lists[w][start:] {
 					aw[v>>5] |= 1 << (uint32(v) & 31)

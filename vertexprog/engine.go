@@ -596,7 +596,7 @@ func (r *hostRun[X, A]) optional(opt Options) {
 		r.first = fg
 	}
 	workers := par.Workers()
-	r.steps = newSteps(workers, r.spec.Aggregators)
+	r.steps = newSteps(workers, r.spec.Aggregators, r.n)
 	r.tallies = make([]tally, workers)
 }
 
@@ -607,15 +607,14 @@ func (r *hostRun[X, A]) init() error {
 	r.frontier, r.active = bitmask.New(r.n), bitmask.New(r.n)
 	ri, ranged := p.(RangeIniter[X])
 	var badInit atomic.Bool
-	par.Blocks(r.active.NumWords(), func(w, lo, hi int) {
-		st, t := &r.steps[w], tally{}
+	initWords := func(st *Step, t *tally, lo, hi int) {
 		vlo, vhi := int32(lo*32), int32(min(hi*32, r.n))
 		if !ranged {
 			for v := vlo; v < vhi; v++ {
 				x, act := p.Init(v, st)
 				r.x[v] = x
 				if act {
-					r.activate(&t, v)
+					r.activate(t, v)
 				}
 			}
 		} else if all, act := ri.InitRange(vlo, vhi, r.x[vlo:vhi], st); all {
@@ -632,11 +631,29 @@ func (r *hostRun[X, A]) init() error {
 					badInit.Store(true)
 					break
 				}
-				r.activate(&t, v)
+				r.activate(t, v)
 			}
 		}
-		r.tallies[w] = t
-	})
+	}
+	words := r.active.NumWords()
+	if r.steps[0].cells == nil {
+		par.Blocks(words, func(w, lo, hi int) {
+			t := tally{}
+			initWords(&r.steps[w], &t, lo, hi)
+			r.tallies[w] = t
+		})
+	} else {
+		// By whole cells, each one piece whatever the number of workers
+		// (cellSums).
+		par.Blocks((words+cellWords-1)/cellWords, func(w, lo, hi int) {
+			st, t := &r.steps[w], tally{}
+			for c := lo; c < hi; c++ {
+				initWords(st, &t, c*cellWords, min((c+1)*cellWords, words))
+				st.flushCell(c * cellWords)
+			}
+			r.tallies[w] = t
+		})
+	}
 	if badInit.Load() {
 		return fmt.Errorf("vertexprog: %T.InitRange listed an active vertex outside its range", p)
 	}

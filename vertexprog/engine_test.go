@@ -25,6 +25,20 @@ func path(t *testing.T, n int) *vertexprog.Graph {
 	return vertexprog.NewGraph(g)
 }
 
+// kron is GAP's Kronecker graph of the scale and degree, built.
+func kron(t *testing.T, scale, degree int) *datasets.Graph {
+	t.Helper()
+	el, err := gen.Kronecker(scale, degree, gen.GAPSeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := datasets.Build(el, datasets.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
 // counter counts supersteps and sums vertex ids through aggregators: Init
 // adds every id, each Update adds 1 and tracks the minimum iteration seen.
 type counter struct{ limit int }
@@ -94,14 +108,7 @@ func (reach) Update(_ int32, acc uint32, x *uint32, _ *vertexprog.Step) bool {
 }
 
 func TestDirectionChoiceIsLogged(t *testing.T) {
-	el, err := gen.Kronecker(12, 16, gen.GAPSeed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := datasets.Build(el, datasets.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := kron(t, 12, 16)
 	g := vertexprog.NewGraph(d)
 	hub := int32(0)
 	for v := int32(0); v < int32(d.N); v++ {

@@ -98,15 +98,8 @@ func foldSteps(steps []Step) []float64 {
 	if len(steps) == 0 || len(steps[0].ops) == 0 {
 		return nil
 	}
-	ops := steps[0].ops
-	out := make([]float64, len(ops))
-	for j, op := range ops {
-		out[j] = op.Identity()
-		for i := range steps {
-			out[j] = op.Combine(out[j], steps[i].acc[j])
-			steps[i].acc[j] = op.Identity()
-		}
-	}
+	out := make([]float64, len(steps[0].ops))
+	combineSteps(steps, out)
 	return out
 }
 

@@ -219,6 +219,7 @@ type Step struct {
 	ops       []Aggregator
 	prev      []float64
 	acc       []float64
+	cells     *cellSums // (shared by the workers' Steps; nil: no Sum)
 }
 
 // Aggregate returns aggregator i's value combined over the previous
@@ -239,13 +240,15 @@ func (s *Step) Add(i int, v float64) {
 //go:noinline
 func (s *Step) combine(i int, v float64) { s.acc[i] = s.ops[i].Combine(s.acc[i], v) }
 
-func newSteps(p int, ops []Aggregator) []Step {
+// newSteps makes p workers' Steps of a run over n vertices.
+func newSteps(p int, ops []Aggregator, n int) []Step {
 	steps := make([]Step, p)
 	prev := make([]float64, len(ops))
+	cells := newCellSums(ops, n)
 	for i := range steps {
 		// At least a cache line each: workers add to their acc per vertex.
 		acc := make([]float64, len(ops), max(len(ops), 8))
-		steps[i] = Step{Iteration: -1, ops: ops, prev: prev, acc: acc}
+		steps[i] = Step{Iteration: -1, ops: ops, prev: prev, acc: acc, cells: cells}
 		for j, op := range ops {
 			steps[i].acc[j] = op.Identity()
 		}
@@ -261,14 +264,93 @@ func advance(steps []Step, iteration int) {
 		return
 	}
 	prev := steps[0].prev
+	combineSteps(steps, prev)
+	for i := range steps {
+		steps[i].Iteration = iteration
+	}
+}
+
+// combineSteps sets out to the workers' contributions combined, the
+// cells' sums (in cell order) after the workers' own, and resets them.
+func combineSteps(steps []Step, out []float64) {
 	for j, op := range steps[0].ops {
-		prev[j] = op.Identity()
+		out[j] = op.Identity()
 		for i := range steps {
-			prev[j] = op.Combine(prev[j], steps[i].acc[j])
+			out[j] = op.Combine(out[j], steps[i].acc[j])
 			steps[i].acc[j] = op.Identity()
 		}
 	}
-	for i := range steps {
-		steps[i].Iteration = iteration
+	steps[0].cells.fold(out)
+}
+
+// A Sum's rounding depends on the order of its additions, and which
+// worker runs which vertices changes from run to run (parts are claimed
+// dynamically) and with the number of workers: LDBC PageRank's dangling
+// sum, added by whichever worker ran a block, moved in its last bits from
+// run to run on several cores. So the CPU engine adds a Sum's
+// contributions cell by cell: a cell is the vertices of cellWords
+// bitmask words (cellWords*32 vertices), which Init and the APPLYs by
+// words run as one piece on one worker, in vertex order; after each
+// piece the worker's contributions go into the cell's slot (flushCell),
+// and between supersteps the slots are added up in cell order. The
+// aggregate is then the same bits on any number of workers. (Min and Max
+// are exact in any order.)
+
+// cellWords is the bitmask words of a cell: APPLY's blocks (applyWords).
+const cellWords = applyWords
+
+// cellSums holds a run's contributions to its Sum aggregators, cell by
+// cell.
+type cellSums struct {
+	sums []int     // the Sum aggregators' indices
+	vals []float64 // vals[c*len(sums)+k]: cell c's contribution to aggregator sums[k]
+}
+
+// newCellSums returns the cells of a run over n vertices, or nil where
+// ops has no Sum.
+func newCellSums(ops []Aggregator, n int) *cellSums {
+	var sums []int
+	for j, op := range ops {
+		if op == Sum {
+			sums = append(sums, j)
+		}
+	}
+	if len(sums) == 0 {
+		return nil
+	}
+	cells := (n + 32*cellWords - 1) / (32 * cellWords)
+	return &cellSums{sums: sums, vals: make([]float64, cells*len(sums))}
+}
+
+// flushCell moves the worker's Sum contributions into the slot of the
+// cell that holds bitmask word word, whose vertices (the cell's, or a
+// part's share of them) it has just run as one piece: each slot gets one
+// flush a superstep, so its value does not depend on who ran it.
+func (s *Step) flushCell(word int) {
+	cs := s.cells
+	if cs == nil {
+		return
+	}
+	vals := cs.vals[word/cellWords*len(cs.sums):]
+	for k, j := range cs.sums {
+		vals[k] += s.acc[j]
+		s.acc[j] = 0
+	}
+}
+
+// fold adds the cells' contributions, in cell order, to out's Sums and
+// resets them.
+func (cs *cellSums) fold(out []float64) {
+	if cs == nil {
+		return
+	}
+	k := len(cs.sums)
+	for i, j := range cs.sums {
+		sum := out[j]
+		for c := i; c < len(cs.vals); c += k {
+			sum += cs.vals[c]
+			cs.vals[c] = 0
+		}
+		out[j] = sum
 	}
 }

@@ -6,8 +6,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/hpgraph/hpgraph/datasets"
-	"github.com/hpgraph/hpgraph/datasets/gen"
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
@@ -72,15 +70,7 @@ func (p plainReach) Update(v int32, acc uint32, x *uint32, s *vertexprog.Step) b
 // directions) as Init; an active vertex listed outside its range is an
 // error.
 func TestRangeIniter(t *testing.T) {
-	el, err := gen.Kronecker(12, 8, gen.GAPSeed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := datasets.Build(el, datasets.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := vertexprog.NewGraph(d)
+	g := vertexprog.NewGraph(kron(t, 12, 8))
 	n := g.N()
 	for _, c := range []struct {
 		srcs []int32
@@ -104,7 +94,7 @@ func TestRangeIniter(t *testing.T) {
 		}
 	}
 	var calls, total atomic.Int64
-	_, err = vertexprog.Run(g, vertexprog.Program[uint32, uint32](rangedReach{srcs: []int32{1}, stray: true, calls: &calls, total: &total}), vertexprog.Options{Backend: "cpu"})
+	_, err := vertexprog.Run(g, vertexprog.Program[uint32, uint32](rangedReach{srcs: []int32{1}, stray: true, calls: &calls, total: &total}), vertexprog.Options{Backend: "cpu"})
 	if err == nil || !strings.Contains(err.Error(), "outside its range") {
 		t.Errorf("a stray active vertex: err %v, want one about its range", err)
 	}

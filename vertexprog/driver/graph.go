@@ -69,11 +69,13 @@ func (m *Matrix) FilledRows() []uint32 {
 		w := make([]uint32, (m.N+31)/32)
 		par.Blocks(len(w), func(_, lo, hi int) {
 			for i := lo; i < hi; i++ {
+				// (without a branch: kron's empty rows, 38% of them at
+				// random, mispredicted one in three: 3.9% of a kron20
+				// one-shot bfs's samples, ~5 ms of CPU)
 				var b uint32
 				for v := i * 32; v < min(i*32+32, m.N); v++ {
-					if rp[v+1] > rp[v] {
-						b |= 1 << uint(v-i*32)
-					}
+					filled := uint64(rp[v]-rp[v+1]) >> 63 // (rows never shrink)
+					b |= uint32(filled) << uint(v-i*32)
 				}
 				w[i] = b
 			}

@@ -107,6 +107,11 @@ type Spec struct {
 	Idempotent bool
 	// Aggregators declares global values that Update (and Init) contribute
 	// to with vertexprog.Step.Add and read, one superstep later, with Step.Aggregate.
+	// The CPU engine adds a Sum's contributions in a fixed order (those of
+	// each 2,048 consecutive vertices, then those sums in vertex order), so
+	// its runs give the same bits every time and on any number of workers;
+	// such a program's Claimer is not used, and its pushes' APPLY runs by
+	// bitmask words.
 	Aggregators []Aggregator
 	// Delta, when positive, lets a device backend run the program by
 	// delta-stepping where the frontier is small: a vertex activated with
