@@ -23,18 +23,21 @@ import select
 import signal
 import struct
 import sys
+import threading
 import time
 import warnings
 from bisect import bisect_right
 from itertools import accumulate
 
 # Helpers wait this long for a message before they are given up (killed,
-# their chunks packed by the caller).
+# their chunks packed by the caller); at the end, helpers still ending are
+# reaped by a thread, which kills those that take longer than REAP.
 PATIENCE = 60.0
+REAP = 10.0
 # A helper's message: the chunk and whether it is packed.
 _MESSAGE = struct.Struct("=iB")
-# Chunks at most: their numbers (4 bytes each) fit in a pipe's buffer.
-_MOST = 4096
+# Chunks at most: their numbers (4 bytes each) fit in a pipe's smallest buffer (a page).
+_MOST = 1024
 
 
 def can_fork():
@@ -161,27 +164,35 @@ def _helper(rows, values, pack, cs, view, tasks_r, results_r, results_w):
 
 
 def _stop(pids, gently=False):
-    """Reaps the helpers (gently: those that end within a second; the
-    others are killed first)."""
-    deadline = time.monotonic() + (1.0 if gently else 0.0)
-    while pids:
-        for pid in list(pids):
-            try:
-                done = os.waitpid(pid, os.WNOHANG)[0] == pid
-            except ChildProcessError:  # (reaped elsewhere)
-                done = True
-            if done:
-                pids.remove(pid)
-        if not pids:
-            break
-        if time.monotonic() >= deadline:
-            for pid in pids:
-                os.kill(pid, signal.SIGKILL)
-            for pid in pids:
-                try:
-                    os.waitpid(pid, 0)
-                except ChildProcessError:
-                    pass
-            pids.clear()
+    """Reaps the helpers: gently, those that have ended, the others (at
+    their ends, nothing left to take) by a thread, killed if they last
+    another REAP seconds; else killed at once."""
+    if gently:
+        pids[:] = [pid for pid in pids if not _reaped(pid)]
+        if pids:
+            threading.Thread(target=_reap, args=(list(pids),), name="hpgraph-reap", daemon=True).start()
+    else:
+        _reap(pids, 0.0)
+    pids.clear()
+
+
+def _reap(pids, wait=None):
+    deadline = time.monotonic() + (REAP if wait is None else wait)
+    while True:
+        pids = [pid for pid in pids if not _reaped(pid)]
+        if not pids or time.monotonic() >= deadline:
             break
         time.sleep(0.001)
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        _reaped(pid, 0)
+
+
+def _reaped(pid, flags=None):
+    try:
+        return os.waitpid(pid, os.WNOHANG if flags is None else flags)[0] == pid
+    except ChildProcessError:  # (reaped elsewhere)
+        return True
