@@ -11,10 +11,10 @@ in order, telling ``ready`` how far the array is final, and packs in its
 own array what it takes. Every chunk is packed by the same function with
 the same values, whoever packs it: the array is the single process's,
 byte for byte. A chunk whose helper failed, died or was lost is packed
-by the caller (and raises there as it would have in one process); a
-helper is waited for at most ``patience`` seconds between two of its
-messages, then killed; the helpers are reaped before this returns or
-raises."""
+by the caller (and raises there as it would have in one process); the
+helpers are waited for at most PATIENCE seconds without a message, then
+killed; before this returns, those ended are reaped and a thread reaps
+those ending; before it raises, all are killed and reaped."""
 
 import gc
 import mmap
@@ -67,7 +67,7 @@ def pack_rows(rows, counts, values, pack, out, ready, helpers, parts, patience=N
     pids, state = [], bytearray(len(cs))  # (0: to pack, 1: packed by a helper, 2: packed here, 3: to pack here)
     gently = False
     try:
-        os.write(tasks_w, b"".join(c.to_bytes(4, "little") for c in range(len(cs))))  # (a few KB: never blocks)
+        os.write(tasks_w, b"".join(c.to_bytes(4, "little") for c in range(len(cs))))  # (at most a page: never blocks)
         os.close(tasks_w)
         tasks_w = -1
         for _ in range(helpers):
@@ -80,8 +80,27 @@ def pack_rows(rows, counts, values, pack, out, ready, helpers, parts, patience=N
         os.close(results_w)
         results_w = -1
         live, buf, waited = bool(pids), b"", time.monotonic()
+
+        def hear(timeout):
+            """Reads the helpers' messages within timeout; False where none came."""
+            nonlocal live, buf, waited
+            if not select.select([results_r], [], [], timeout)[0]:
+                return False
+            data = os.read(results_r, 4096)
+            waited = time.monotonic()
+            if not data:
+                live = False  # (every helper has gone)
+            buf += data
+            whole = len(buf) - len(buf) % _MESSAGE.size
+            for k, ok in _MESSAGE.iter_unpack(buf[:whole]):
+                state[k] = 1 if ok else 3
+            buf = buf[whole:]
+            return True
+
         for c, (lo, hi, a, z) in enumerate(cs):
             while state[c] == 0:
+                if live and hear(0):  # (chunks the helpers have packed, sent before this one packs another)
+                    continue
                 task = os.read(tasks_r, 4)
                 if task:  # (the next chunk no one has taken: packed here)
                     k = int.from_bytes(task, "little")
@@ -91,24 +110,11 @@ def pack_rows(rows, counts, values, pack, out, ready, helpers, parts, patience=N
                     except Exception:  # (packed again, and raised, in its turn: an earlier chunk's error first)
                         state[k] = 3
                     waited = time.monotonic()  # (the helpers' patience counts while this one waits)
-                    continue
-                if not live:
+                elif not live:
                     state[c] = 3
-                    break
-                if not select.select([results_r], [], [], max(0.0, waited + patience - time.monotonic()))[0]:
+                elif not hear(max(0.0, waited + patience - time.monotonic())):
                     live = False  # (no word from the helpers for too long: theirs are packed here)
                     _stop(pids)
-                    continue
-                data = os.read(results_r, 4096)
-                waited = time.monotonic()
-                if not data:
-                    live = False  # (every helper has gone)
-                    continue
-                buf += data
-                whole = len(buf) - len(buf) % _MESSAGE.size
-                for k, ok in _MESSAGE.iter_unpack(buf[:whole]):
-                    state[k] = 1 if ok else 3
-                buf = buf[whole:]
             if state[c] == 1:
                 mine[4 * a : 4 * z] = view[4 * a : 4 * z]
             elif state[c] == 3:
@@ -146,6 +152,11 @@ def _helper(rows, values, pack, cs, view, tasks_r, results_r, results_w):
     try:
         os.close(results_r)
         gc.disable()  # (a collection would write to every object of the graph, copying its pages)
+        for sig in (signal.SIGINT, signal.SIGTERM):  # (not the caller's handlers: an interrupt ends a helper)
+            try:
+                signal.signal(sig, signal.SIG_DFL)
+            except ValueError:  # (forked from a thread of a python that does not make it the main one)
+                pass
         while True:
             task = os.read(tasks_r, 4)
             if not task:
