@@ -38,8 +38,10 @@ def children():
 
 @pytest.fixture
 def forked(monkeypatch):
-    """Every conversion of 1 arc or more in 3 processes, 4 chunks each."""
+    """Every conversion of 1 arc or more in 3 processes, 4 chunks each,
+    the forks' time unbounded."""
     monkeypatch.setattr(backend, "_FORK_MIN", 1)
+    monkeypatch.setattr(backend, "_PACK_RATE", 1e-9)
     monkeypatch.setattr(backend, "_CHUNKS", 4)
     monkeypatch.setenv("HPGRAPH_WORKERS", "3")
     before = children()
@@ -129,6 +131,35 @@ def test_a_failed_helper_costs_time_not_the_answer(how, forked, tmp_path):
     assert arrays(backend._Structure(G)) == want
     assert time.monotonic() - t < 30
     assert list(tmp_path.iterdir()), "no helper took a chunk"
+
+
+def forks(monkeypatch):
+    """The number of forks, as they are made."""
+    made, real = [], os.fork
+
+    def fork():
+        pid = real()
+        if pid:
+            made.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", fork)
+    return made
+
+
+def test_forks_within_their_budget(forked):
+    # Forks while they would take less than half the pack alone: with
+    # the pack estimated instant, none; with the fork estimated instant,
+    # one less than the workers.
+    G = conversion_cases()["ints 0..n-1 (blocks)"]
+    want, made = arrays(single(G)), forks(forked)
+    forked.setattr(backend, "_PACK_RATE", 1e15)
+    assert arrays(backend._Structure(G)) == want and made == []
+    forked.setattr(_fork, "FORK_S_PER_BYTE", 0.0)
+    forked.setattr(_fork, "_fork", lambda: (time.sleep(0.01), os.fork())[1])  # (10 ms each: none within 1 ns)
+    assert arrays(backend._Structure(G)) == want and len(made) == 1
+    forked.setattr(backend, "_PACK_RATE", 1e-9)
+    assert arrays(backend._Structure(G)) == want and len(made) == 3
 
 
 def test_no_fork_no_helpers(forked):
