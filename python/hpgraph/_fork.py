@@ -67,10 +67,17 @@ def pack_rows(rows, counts, values, pack, out, ready, helpers, parts, budget=flo
     patience = PATIENCE if patience is None else patience
     cs = chunks(counts, min(parts, _MOST))
     m = cs[-1][3] if cs else 0
-    shared = mmap.mmap(-1, max(4 * m, 1))
+    fds = []
+    try:
+        shared = mmap.mmap(-1, max(4 * m, 1))
+        fds += os.pipe()
+        fds += os.pipe()
+    except OSError:  # (no shared memory or pipes to be had: one process)
+        for fd in fds:
+            os.close(fd)
+        return pack(values(rows), m, out, ready)
+    tasks_r, tasks_w, results_r, results_w = fds
     view, mine = memoryview(shared), memoryview(out).cast("B")
-    tasks_r, tasks_w = os.pipe()
-    results_r, results_w = os.pipe()
     pids, state = [], bytearray(len(cs))  # (0: to pack, 1: packed by a helper, 2: packed here, 3: to pack here)
     gently = False
     try:

@@ -162,11 +162,13 @@ def test_forks_within_their_budget(forked):
     assert arrays(backend._Structure(G)) == want and len(made) == 3
 
 
-def test_no_fork_no_helpers(forked):
-    def refuse():
-        raise OSError(11, "fork refused")
+@pytest.mark.parametrize("refused", ["fork", "pipe", "mmap"])
+def test_refused_one_process(refused, forked):
+    # Where a fork, a pipe or shared memory is refused, the caller packs.
+    def refuse(*args):
+        raise OSError(11, f"{refused} refused")
 
-    forked.setattr(os, "fork", refuse)
+    forked.setattr(_fork.mmap if refused == "mmap" else os, refused, refuse)
     G = conversion_cases()["ints 0..n-1 (blocks)"]
     assert arrays(backend._Structure(G)) == arrays(single(G))
 
