@@ -33,6 +33,10 @@
 #                   its compute, the rest: the answer's Python objects),
 #                   and an upload with relabel none against auto; a table
 #                   at its end, printed here too
+#   workers.log     with WORKERS (e.g. 1,8): first calls of
+#                   single_source_shortest_path_length with the conversion
+#                   in each number of processes (HPGRAPH_WORKERS),
+#                   interleaved, 4 rounds (nx_workers.json)
 # Usage: scripts/device-python.sh [TIMING_SCALE [TIMING_DEGREE]]  (20 10)
 # NX_SUITE=0 leaves networkx's suite out, LATER=0 the later calls' split; TIMING_ONLY=1 runs only the
 # environment, the install and the timings (about 5 minutes at scale 20).
@@ -155,6 +159,16 @@ timeout 270 $PY python/tools/nx_compare.py --bin "$BIN" --out "$OUT/timing" --sc
 echo "exit $?"
 grep -vE '^(ok |BAD |[a-z_]+ \{)' "$OUT/timing.log"
 cp "$OUT/timing/nx_timing.json" "$OUT/" 2>/dev/null
+
+if [ -n "${WORKERS:-}" ]; then
+step "first calls on kron scale $SCALE, the conversion in $WORKERS processes"
+# (the graph read again ~30 s, networkx's BFS ~5 s, 4 rounds of ~3 s a setting)
+timeout 180 $PY python/tools/nx_workers.py --bin "$BIN" --out "$OUT/timing" --scale "$SCALE" --degree "$DEGREE" \
+	--workers "$WORKERS" --rounds 4 >"$OUT/workers.log" 2>&1
+echo "exit $?"
+sed -n '/^networkx /,$p' "$OUT/workers.log"
+cp "$OUT/timing/nx_workers.json" "$OUT/" 2>/dev/null
+fi
 
 if [ "${LATER:-1}" = 1 ]; then
 step "later calls on kron scale $SCALE: the server's part and Python's, and Python's floor"

@@ -36,7 +36,9 @@ def get_info():
         # one), token, binary (else $HPGRAPH_BIN, else PATH), backend
         # (auto, cpu, cuda), min_nodes (should_run declines smaller graphs),
         # relabel (the server's renumbering of an uploaded graph: none, the
-        # default, or auto or degree).
+        # default, or auto or degree), workers (the processes that convert
+        # a large graph, the caller's included; else $HPGRAPH_WORKERS, else
+        # the cores it may use, at most 8).
         "default_config": {"server": None, "token": None, "binary": None, "backend": None, "min_nodes": 1000,
-                           "relabel": None},
+                           "relabel": None, "workers": None},
     }

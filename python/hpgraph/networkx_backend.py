@@ -37,7 +37,7 @@ from operator import methodcaller
 
 import networkx as nx
 
-from . import _nx_info
+from . import _fork, _nx_info
 from .client import Client, Edges, HPGraphError
 from .server import LocalServer
 
@@ -136,35 +136,35 @@ class _Structure:
         if set(map(type, nodes)) <= {int}:
             try:
                 if nodes == list(range(n)):
-                    self.dst, self._identity = self._pack(chain.from_iterable(rows), m), True
+                    self.dst, self._identity = self._pack(rows, counts, chain.from_iterable, m), True
                     return
                 if n and min(nodes) >= 0 and max(nodes) < 4 * n + _BLOCK:
-                    self.dst = _gather(nodes, chain.from_iterable(rows), m)
+                    self.dst = _gather(nodes, rows, counts, m)
                     return
             except (struct.error, TypeError, IndexError):  # (a row keyed by a float or another number equal to a node)
                 self._upload = False
-        index = dict(zip(nodes, range(n)))
-        self.dst = self._pack(map(index.__getitem__, chain.from_iterable(rows)), m)
+        index = dict(zip(nodes, range(n))).__getitem__
+        self.dst = self._pack(rows, counts, lambda rs: map(index, chain.from_iterable(rs)), m)
 
-    def _pack(self, values, m):
-        """_int32s(values, m); where this conversion uploads, sent to the
-        server as they are made (the server reads them meanwhile, in its
-        own process), once: the graph is uploaded as server_graph would
-        upload it. Where the upload fails, the arcs are made all the same
-        (server_graph tries again, and raises, when an algorithm needs
-        the server)."""
+    def _pack(self, rows, counts, values, m):
+        """_ints(rows, counts, values, m); where this conversion uploads,
+        sent to the server as they are made (the server reads them
+        meanwhile, in its own process), once: the graph is uploaded as
+        server_graph would upload it. Where the upload fails, the arcs are
+        made all the same (server_graph tries again, and raises, when an
+        algorithm needs the server)."""
         if not self._upload or m < _STREAM_MIN:
-            return _int32s(values, m)
+            return _ints(rows, counts, values, m)
         self._upload = False
         try:
             client = _client()
         except Exception:  # (no server to be had: the algorithm that needs one will say why)
-            return _int32s(values, m)
+            return _ints(rows, counts, values, m)
         out = array("i", bytes(4 * m))
         edges = Edges(self.n, self.src, out, directed=self.directed, symmetric=not self.directed)
         name = _upload_name()
         try:
-            client.upload(name, edges, fill=lambda ready: _int32s(values, m, out, ready), **_upload_options())
+            client.upload(name, edges, fill=lambda ready: _ints(rows, counts, values, m, out, ready), **_upload_options())
         except (HPGraphError, OSError, http.client.HTTPException, ValueError):
             return out
         self.uploaded(None, client, name)
@@ -221,6 +221,18 @@ _SEND = 1 << 18
 # in 0.93 s where 65,536 took 1.21 (docs: python/README.md).
 _PACK = 1 << 10
 _PACK_BLOCK = struct.Struct(f"={_PACK}i").pack_into
+# Ints from which a conversion packs them in several processes (_ints);
+# by default at most _WORKERS of them, none on fewer than _FORK_CORES
+# cores; the rows split into _CHUNKS chunks a process (README.md, "Where
+# the time goes").
+_FORK_MIN = 1 << 22
+_WORKERS = 8
+_FORK_CORES = 4
+_CHUNKS = 4
+# Ints one process packs a second, about (20 M arcs in 0.9-1.3 s here):
+# the helpers' forks may take the caller half the time it would take
+# alone (_fork.pack_rows's budget).
+_PACK_RATE = 20e6
 
 
 class _Changed(Exception):
@@ -259,6 +271,38 @@ def _int32s(values, count, out=None, ready=None):
     return out
 
 
+def _ints(rows, counts, values, count, out=None, ready=None):
+    """_int32s(values(rows), count, out, ready), where rows are lists or
+    dicts of counts[i] keys each and values(rows[i:j]) what rows i..j-1
+    pack to; from _FORK_MIN ints, made by _workers() processes (_fork):
+    the same array, a share of the time."""
+    workers = _workers()
+    if count < _FORK_MIN or workers < 2 or not _fork.can_fork():
+        return _int32s(values(rows), count, out, ready)
+    if out is None:
+        out = array("i", bytes(4 * count))
+    budget = count / _PACK_RATE / 2  # (forks for at most half of what one process would take)
+    return _fork.pack_rows(rows, counts, values, _int32s, out, ready, workers - 1, _CHUNKS * workers, budget)
+
+
+def _workers():
+    """The processes that convert a large graph, the caller's included:
+    the configured number, else the cores this process may use, at most
+    _WORKERS, and 1 where there are fewer than _FORK_CORES."""
+    value = _config("workers", "HPGRAPH_WORKERS")
+    if value is None or value == "":
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        return min(cores, _WORKERS) if cores >= _FORK_CORES else 1
+    try:
+        workers = int(value)
+    except (TypeError, ValueError):
+        workers = 0
+    if isinstance(value, bool) or workers < 1 or str(workers) != str(value).strip():
+        raise ValueError(f"hpgraph's workers (nx.config.backends.hpgraph.workers or $HPGRAPH_WORKERS): "
+                         f"want a number of processes, 1 or more; got {value!r}")
+    return workers
+
+
 def _repeat_each(counts):
     """Vertex i counts[i] times, for each i in order (the arcs' tails), as
     an array('i'); with numpy where it is installed (a third of the time)."""
@@ -273,19 +317,20 @@ def _repeat_each(counts):
     return out
 
 
-def _gather(nodes, heads, count):
-    """The vertices of heads (count of them) where the nodes are ints from
-    0 to a few times their number, through a table of vertices by node (no
-    dict lookups); with numpy, where it is installed, the table is read
-    in one step."""
+def _gather(nodes, rows, counts, count):
+    """The vertices of the rows' keys (count of them) where the nodes are
+    ints from 0 to a few times their number, through a table of vertices
+    by node (no dict lookups); with numpy, where it is installed, the
+    table is read in one step."""
     table = array("i", [-1]) * (max(nodes) + 1)
     for i, node in enumerate(nodes):
         table[node] = i
     try:
         import numpy
     except ImportError:
-        return _int32s(map(table.__getitem__, heads), count)
-    ids = numpy.frombuffer(_int32s(heads, count), dtype=numpy.int32)
+        at = table.__getitem__
+        return _ints(rows, counts, lambda rs: map(at, chain.from_iterable(rs)), count)
+    ids = numpy.frombuffer(_ints(rows, counts, chain.from_iterable, count), dtype=numpy.int32)
     out = array("i")
     out.frombytes(memoryview(numpy.frombuffer(table, dtype=numpy.int32)[ids]).cast("B"))
     return out
