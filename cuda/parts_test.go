@@ -8,17 +8,18 @@ import (
 
 	"github.com/hpgraph/hpgraph/apps/bfs"
 	"github.com/hpgraph/hpgraph/apps/cc"
+	"github.com/hpgraph/hpgraph/apps/lcc"
 	"github.com/hpgraph/hpgraph/apps/pagerank"
 	"github.com/hpgraph/hpgraph/apps/sssp"
 	"github.com/hpgraph/hpgraph/apps/tc"
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
-// TestPartsOnEveryDevice runs the apps split into parts on every device
-// the driver lists (--devices all: one part a device; on one device,
-// several parts on it) and compares each with the CPU's whole-graph run:
-// the exchange between parts on one device, and between devices by peer
-// copies.
+// TestPartsOnEveryDevice runs the apps (LCC, whose Sum arrays the parts
+// add up, among them) split into parts on every device the driver lists
+// (--devices all: one part a device; on one device, several parts on it)
+// and compares each with the CPU's whole-graph run: the exchange between
+// parts on one device, and between devices by peer copies.
 func TestPartsOnEveryDevice(t *testing.T) {
 	needGPU(t)
 	oldDevs, oldOpt := registered.Devices(), registered.Options()
@@ -104,6 +105,18 @@ func TestPartsOnEveryDevice(t *testing.T) {
 					out = append(out, float64(c))
 				}
 				return out, nil
+			})
+			// (its gathers add to other vertices' credits: the parts add
+			// them up before APPLY, parts_sums.go)
+			check("lcc", func(o vertexprog.Options) ([]float64, error) {
+				r, err := lcc.Run(g, o)
+				if err != nil {
+					return nil, err
+				}
+				if parts > 1 && o.Backend == "cuda" && len(r.Run.Parts) != parts {
+					t.Errorf("lcc: %d parts reported, want %d", len(r.Run.Parts), parts)
+				}
+				return r.LCC, nil
 			})
 		}
 	}

@@ -68,3 +68,36 @@ extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_unpack(VP_Run c, VP_Pa
     }
   }
 }
+
+// VP_Sum is a step of the exchange of a Sum array (DeviceArray.Sum)
+// between the parts of a run (vp_sum): op 0 writes out = a - b (what the
+// part added since the last exchange: its array less the exchange's
+// copy), op 1 adds a into out. kind: 0 4-byte integers, 1 8-byte
+// integers (either sign: the sums wrap alike), 2 float, 3 double.
+struct VP_Sum {
+  unsigned char* out;
+  const unsigned char* a;
+  const unsigned char* b;
+  long long n;
+  int op, kind;
+};
+static_assert(sizeof(VP_Sum) == 40, "hpgraph: VP_Sum layout");
+
+template <typename T>
+__device__ __forceinline__ void vp_sum_as(const VP_Sum& s) {
+  T* out = reinterpret_cast<T*>(s.out);
+  const T* a = reinterpret_cast<const T*>(s.a);
+  const T* b = reinterpret_cast<const T*>(s.b);
+  for (long long i = (long long)blockIdx.x * VP_BLOCK + threadIdx.x; i < s.n; i += (long long)gridDim.x * VP_BLOCK)
+    out[i] = s.op == 0 ? (T)(a[i] - b[i]) : (T)(out[i] + a[i]);
+}
+
+extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_sum(VP_Run c, VP_Sum s) {
+  (void)c;
+  switch (s.kind) {
+    case 0: vp_sum_as<unsigned>(s); break;
+    case 1: vp_sum_as<unsigned long long>(s); break;
+    case 2: vp_sum_as<float>(s); break;
+    default: vp_sum_as<double>(s); break;
+  }
+}

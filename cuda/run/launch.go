@@ -143,17 +143,31 @@ func (r *progRun) enqueue(dir driver.Direction, j int, batched bool) {
 		return
 	}
 	r.queued = false
+	a = r.pullArg(j, batched)
+	r.enqueuePull(a)
+	r.launch("vp_apply_pull", r.applyGrid(), r.pull.Arg, a)
+}
+
+// pullArg is the VP_Arg of pull superstep ctl[0]+j's kernels (op 1 with
+// tiles: APPLY resets the rows tiles fold into).
+func (r *progRun) pullArg(j int, batched bool) []byte {
 	if r.tiles {
-		a := argBytes(j, batched, 1) // (op 1: APPLY resets the rows tiles fold into)
+		return argBytes(j, batched, 1)
+	}
+	return argBytes(j, batched, 0)
+}
+
+// enqueuePull launches a pull superstep's gathers, without its APPLY.
+// Inside Do.
+func (r *progRun) enqueuePull(a []byte) {
+	if r.tiles {
 		t := r.pull.Tiles
 		r.mod.LaunchShared("vp_pull_tiles", int64(t.Count()), build.TileBlock, t.Shared(r.job.ASize), r.d.Stream(), r.pull.Arg, r.runArg, r.state, a)
 		r.tr.mark()
-		r.launch("vp_apply_pull", r.applyGrid(), r.pull.Arg, a)
 		return
 	}
 	r.launch("vp_pull_ell", rt.Blocks(r.pullRows(), rt.BlockSize), r.pull.Arg, a)
 	r.launch("vp_pull_coo", r.pull.CooBlocks(r.feats.HasWants || r.feats.HasDone), r.pull.Arg, a)
-	r.launch("vp_apply_pull", r.applyGrid(), r.pull.Arg, a)
 }
 
 // launchRecords launches vp_records for supersteps ctl[0]+j, ... (count

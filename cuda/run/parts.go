@@ -57,6 +57,10 @@ func StartParts(devs []*Device, jobs []*driver.DeviceJob, comm driver.Comm, opt 
 		g.Close()
 		return nil, err
 	}
+	if err := g.allocateSums(); err != nil {
+		g.Close()
+		return nil, err
+	}
 	if comm != nil && comm.Size() > 1 {
 		var err error
 		if g.net, err = newNetParts(g, comm); err != nil {
@@ -113,7 +117,11 @@ func (g *parts) Step(it int, dir driver.Direction) (int, int64, []float64, error
 	}
 	reps := make([]driver.StepReport, len(g.runs))
 	t0 := time.Now()
-	if err := g.each(func(i int, r *progRun) error {
+	if g.sums != nil {
+		if err := g.stepSums(it, dir, reps); err != nil {
+			return 0, 0, nil, err
+		}
+	} else if err := g.each(func(i int, r *progRun) error {
 		t := time.Now()
 		rs, err := r.steps(it, dir, 1, 0)
 		if err != nil {
@@ -315,6 +323,9 @@ func (g *parts) Close() {
 				rt.FreeAll(bufs)
 				if g.packed[i] != (rt.Event{}) {
 					g.packed[i].Destroy()
+				}
+				if i < len(g.gathered) && g.gathered[i] != (rt.Event{}) {
+					g.gathered[i].Destroy()
 				}
 				return nil
 			})

@@ -142,6 +142,7 @@ type stateArray struct {
 	readOnly bool
 	constant bool // DeviceArray.Constant
 	scratch  bool // DeviceArray.Scratch: zeroed on the device, not copied back
+	sum      bool // DeviceArray.Sum: a partitioned run adds up the parts' additions (parts_sums.go)
 	// orient, part: the array is that part of an Orientation, which the
 	// device builds (orientDev), or, after orientOnHost, the host.
 	orient *driver.Orientation
@@ -209,7 +210,7 @@ func layoutState(code *driver.DeviceCode) (*stateLayout, error) {
 		if a.Scratch && a.ReadOnly {
 			return nil, fmt.Errorf("cuda: DeviceCode.Arrays[%d] (%s): a Scratch array is written by the device code, not ReadOnly", i, a.Name)
 		}
-		sa := stateArray{name: a.Name, elem: et, bytes: int64(v.Len()) * int64(et.size), readOnly: a.ReadOnly, constant: a.ReadOnly && a.Constant, scratch: a.Scratch}
+		sa := stateArray{name: a.Name, elem: et, bytes: int64(v.Len()) * int64(et.size), readOnly: a.ReadOnly, constant: a.ReadOnly && a.Constant, scratch: a.Scratch, sum: a.Sum}
 		if v.Len() > 0 {
 			sa.ptr = v.UnsafePointer()
 		}
@@ -431,7 +432,7 @@ func writeProgram(b *strings.Builder, code *driver.DeviceCode, l *stateLayout, f
 	b.WriteString(matSource)
 }
 
-var kernelNames = []string{"vp_records", "vp_ctl", "vp_fill", "vp_compact", "vp_pull_ell", "vp_pull_coo", "vp_pull_tiles", "vp_apply_pull", "vp_apply_push", "vp_push", "vp_loop", "vp_state_layout", "vp_init_state", "vp_pack", "vp_unpack"}
+var kernelNames = []string{"vp_records", "vp_ctl", "vp_fill", "vp_compact", "vp_pull_ell", "vp_pull_coo", "vp_pull_tiles", "vp_apply_pull", "vp_apply_push", "vp_push", "vp_loop", "vp_state_layout", "vp_init_state", "vp_pack", "vp_unpack", "vp_sum"}
 
 // vp_loop's block size (VP_LOOP_BLOCK), dynamic shared memory per block
 // (VP_LOOP_SHARED_BASE, and VP_LOOP_SHARED_FAR more for delta-stepping),

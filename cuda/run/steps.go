@@ -204,6 +204,33 @@ func (r *progRun) enqueueSteps(dir driver.Direction, s0, count int) (recorded bo
 	return recorded
 }
 
+// pullHalf launches pull superstep it's gathers: the first half of a
+// superstep whose APPLY must wait for something between them (the other
+// parts' additions to the Sum arrays, parts_sums.go); applyHalf is the
+// second. Inside Do.
+func (r *progRun) pullHalf(it int) {
+	s0 := r.step
+	r.clock.Begin(r.d.RT())
+	if it-s0 != r.bias {
+		r.bias = it - s0
+		r.setCtl(2, r.bias)
+	}
+	r.queued = false
+	r.enqueuePull(r.pullArg(s0-r.base, false))
+}
+
+// applyHalf launches the APPLY of the superstep pullHalf began and the
+// copy of its record, waits for the stream and reports the superstep.
+// Inside Do.
+func (r *progRun) applyHalf() driver.StepReport {
+	s0 := r.step
+	r.launch("vp_apply_pull", r.applyGrid(), r.pull.Arg, r.pullArg(s0-r.base, false))
+	r.yDirty = true
+	r.clock.End(r.d.RT())
+	r.readRecords(s0, 1, false)
+	return r.reports(s0, 1)[0]
+}
+
 // moveBase sets the device's superstep base to s unless it is there.
 func (r *progRun) moveBase(s int) {
 	if r.base != s {

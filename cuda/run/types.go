@@ -208,9 +208,13 @@ type parts struct {
 	// packed[i] follows part i's vp_pack: the others' streams wait for
 	// it on their devices before they copy its list (no host wait).
 	packed []rt.Event
-	net    *netParts // the other processes' parts (nccl.go), or nil
-	stats  []driver.PartStat
-	closed bool
+	// Per part, a program's Sum arrays' exchange (parts_sums.go), and
+	// the event after its gathers and additions; nil without Sum arrays.
+	sums     [][]sumBuf
+	gathered []rt.Event
+	net      *netParts // the other processes' parts (nccl.go), or nil
+	stats    []driver.PartStat
+	closed   bool
 }
 
 // netParts is a parts' NCCL side.
