@@ -145,6 +145,38 @@ func backendAs[T driver.Backend](name string) (T, bool) {
 	return t, true
 }
 
+// probedAs is backendAs without waiting for a backend to open: one whose
+// probe (driver.Prober) finds what it needs counts as able to run here
+// (others are asked Available). Asking Available of a GPU backend waits
+// for its driver and context (a quarter of a second), which a one-shot
+// answer's load and race would otherwise wait for.
+func probedAs[T driver.Backend](name string) (T, bool) {
+	var none T
+	runs := func(b driver.Backend) bool {
+		if p, ok := b.(driver.Prober); ok {
+			return p.Probe() == nil
+		}
+		return b.Available() == nil
+	}
+	switch name {
+	case "cpu":
+		return none, false
+	case "", "auto":
+		for _, b := range driver.Registered() {
+			if t, ok := b.(T); ok && runs(b) {
+				return t, true
+			}
+		}
+		return none, false
+	}
+	b, _ := driver.Lookup(name)
+	t, ok := b.(T)
+	if !ok || !runs(b) {
+		return none, false
+	}
+	return t, true
+}
+
 // namedBackend returns the registered backend name if it can run here.
 func namedBackend(name string) (driver.Backend, error) {
 	b, ok := driver.Lookup(name)

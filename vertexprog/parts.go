@@ -33,7 +33,9 @@ func partsFor[X, A any](p Program[X, A], opt Options) int {
 // processes), else one per process of several, else one per device of a
 // driver.PartBackend opt's backend names (1: whole-graph runs). A loader
 // renumbering a graph for such runs interleaves its degree order over them
-// (Relabel).
+// (Relabel). It does not wait for a device to open: a backend whose probe
+// (driver.Prober) finds what it needs counts, so a loader may ask while
+// the device opens beside the load.
 func PartsOf(opt Options) int {
 	if opt.Parts > 0 {
 		return opt.Parts * commSize(opt.Comm)
@@ -41,7 +43,7 @@ func PartsOf(opt Options) int {
 	if opt.Comm != nil && opt.Comm.Size() > 1 {
 		return opt.Comm.Size()
 	}
-	if pb, ok := backendAs[driver.PartBackend](opt.Backend); ok && pb.PartDevices() > 1 {
+	if pb, ok := probedAs[driver.PartBackend](opt.Backend); ok && pb.PartDevices() > 1 {
 		return pb.PartDevices()
 	}
 	return 1

@@ -301,6 +301,41 @@ func TestRaceCPUDue(t *testing.T) {
 	}
 }
 
+// slowParts is a part backend of 2 devices that opens slowly (its
+// Available blocks for a second) and probes at once: PartsOf must not
+// wait for it.
+type slowParts struct{ slowDevice }
+
+func (d *slowParts) Name() string     { return "test-slow-parts" }
+func (d *slowParts) PartDevices() int { return 2 }
+func (d *slowParts) StartParts([]*driver.DeviceJob, driver.Comm) (driver.DeviceRun, error) {
+	return nil, errors.New("not in this test")
+}
+
+var partsDevice = &slowParts{}
+
+func init() { driver.Register(partsDevice) }
+
+// TestPartsOfDoesNotWaitForTheDevice: a loader asks how many parts a run
+// takes while the device opens beside the load (a one-shot answer's
+// device set-up); the answer comes from the backend's probe, at once.
+func TestPartsOfDoesNotWaitForTheDevice(t *testing.T) {
+	d := partsDevice
+	d.open, d.openOnce = time.Second, sync.Once{}
+	d.on.Store(true)
+	t.Cleanup(func() { d.on.Store(false) })
+	for _, backend := range []string{"auto", d.Name()} {
+		t0 := time.Now()
+		n := vertexprog.PartsOf(vertexprog.Options{Backend: backend})
+		if took := time.Since(t0); took > 500*time.Millisecond || n != 2 {
+			t.Errorf("PartsOf(%s) = %d after %v, want 2 at once (the device opens in 1 s)", backend, n, took)
+		}
+	}
+	if n := vertexprog.PartsOf(vertexprog.Options{Backend: "cpu"}); n != 1 {
+		t.Errorf("PartsOf(cpu) = %d, want 1", n)
+	}
+}
+
 // TestRaceWithoutDevice: no device opens; the CPU answers.
 func TestRaceWithoutDevice(t *testing.T) {
 	g := pathGraph(t, 50)

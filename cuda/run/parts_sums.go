@@ -24,14 +24,6 @@ import (
 // exact whatever the order; a float array's parts may differ in the last
 // bits (each adds its own additions first).
 
-// sumBuf is one Sum array's exchange buffers on one part.
-type sumBuf struct {
-	array            int // in the run's layout
-	n                int64
-	kind             int // VP_Sum.kind
-	snap, send, recv cu.DevicePtr
-}
-
 // sumKind is VP_Sum's kind for an array's elements.
 func sumKind(e elemType) int {
 	switch e.goTyp {

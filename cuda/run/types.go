@@ -217,6 +217,14 @@ type parts struct {
 	closed   bool
 }
 
+// sumBuf is one Sum array (parts_sums.go)'s exchange buffers on one part.
+type sumBuf struct {
+	array            int // in the run's layout
+	n                int64
+	kind             int // VP_Sum.kind
+	snap, send, recv cu.DevicePtr
+}
+
 // netParts is a parts' NCCL side.
 type netParts struct {
 	g      *parts
