@@ -4,6 +4,7 @@ package cuda
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/cuda/jit"
@@ -44,9 +45,15 @@ type Backend struct {
 	run.Backend
 
 	config
-	dev   *run.Device // nil until opened (the registered backend: on first use)
-	err   error       // why the device did not open
-	tried bool
+	// opening is held while a device opens (a quarter of a second: the
+	// driver and a context), so that config's mu, which the options and
+	// the devices listed are read under, never waits for it: a loader
+	// asks how many devices a run splits over while the device opens
+	// beside the load.
+	opening sync.Mutex
+	dev     *run.Device // nil until opened (the registered backend: on first use); under mu
+	err     error       // why the device did not open; under mu
+	tried   bool        // under mu
 	// others are the other devices a partitioned run's parts run on
 	// (parts.go), opened on first use; under mu.
 	others map[int]*run.Device
@@ -78,15 +85,23 @@ func Open(ordinal int, opt Options) (*Backend, error) {
 // is no driver.
 func DeviceCount() (int, error) { return rt.DeviceCount() }
 
-// device is b's device, opened on first use.
+// device is b's device, opened on first use (under opening, not mu).
 func (b *Backend) device() (*run.Device, error) {
+	b.opening.Lock()
+	defer b.opening.Unlock()
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	if !b.tried {
-		b.dev, b.err = run.Open(b.ordinal)
-		b.tried = true
+	ordinal, tried, dev, err := b.ordinal, b.tried, b.dev, b.err
+	b.mu.Unlock()
+	if tried {
+		return dev, err
 	}
-	return b.dev, b.err
+	dev, err = run.Open(ordinal)
+	b.mu.Lock()
+	if b.ordinal == ordinal { // (else setOrdinal moved b meanwhile: its next use opens that one)
+		b.dev, b.err, b.tried = dev, err, true
+	}
+	b.mu.Unlock()
+	return dev, err
 }
 
 // setOrdinal makes b use device ordinal from its next use (a device

@@ -72,19 +72,24 @@ func (b *Backend) deviceAt(ordinal int) (*run.Device, error) {
 	if own {
 		return b.device()
 	}
+	b.opening.Lock() // (as device: mu is not held while a device opens)
+	defer b.opening.Unlock()
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	if d, ok := b.others[ordinal]; ok {
+	d, ok := b.others[ordinal]
+	b.mu.Unlock()
+	if ok {
 		return d, nil
 	}
 	d, err := run.Open(ordinal)
 	if err != nil {
 		return nil, fmt.Errorf("cuda: device %d (--devices): %w", ordinal, err)
 	}
+	b.mu.Lock()
 	if b.others == nil {
 		b.others = map[int]*run.Device{}
 	}
 	b.others[ordinal] = d
+	b.mu.Unlock()
 	return d, nil
 }
 
