@@ -85,6 +85,9 @@ func Open(ordinal int, opt Options) (*Backend, error) {
 // is no driver.
 func DeviceCount() (int, error) { return rt.DeviceCount() }
 
+// openDevice opens a device (run.Open; a test's slow stand-in).
+var openDevice = run.Open
+
 // device is b's device, opened on first use (under opening, not mu).
 func (b *Backend) device() (*run.Device, error) {
 	b.opening.Lock()
@@ -95,7 +98,7 @@ func (b *Backend) device() (*run.Device, error) {
 	if tried {
 		return dev, err
 	}
-	dev, err = run.Open(ordinal)
+	dev, err = openDevice(ordinal)
 	b.mu.Lock()
 	if b.ordinal == ordinal { // (else setOrdinal moved b meanwhile: its next use opens that one)
 		b.dev, b.err, b.tried = dev, err, true

@@ -80,7 +80,7 @@ func (b *Backend) deviceAt(ordinal int) (*run.Device, error) {
 	if ok {
 		return d, nil
 	}
-	d, err := run.Open(ordinal)
+	d, err := openDevice(ordinal)
 	if err != nil {
 		return nil, fmt.Errorf("cuda: device %d (--devices): %w", ordinal, err)
 	}
