@@ -586,6 +586,10 @@ type Push[X, A any] struct {
 	// numeric A then folds natively.
 	Contrib Contributor[X, A]
 	Op      Op
+	// AddWeight, with Contrib, says each contribution is the source's
+	// value plus the edge's weight (1 where M has none), X and A the same
+	// float32 or float64 type: the fold adds it itself (WeightAdder).
+	AddWeight bool
 	// Serial says one goroutine runs the whole product: Y and Touched are
 	// then written without atomics.
 	Serial bool

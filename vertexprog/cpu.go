@@ -105,6 +105,8 @@ type cpuStepper[X, A any] struct {
 	// contrib and op are a Contributor's, for native pushes (nil, 0: none).
 	contrib spmv.Contributor[X, A]
 	op      spmv.Op
+	// addWeight says the Contributor is a WeightAdder.
+	addWeight bool
 	// claim is a Claimer's (nil: none, or a part or Options.PerEdge);
 	// claimed says the push in flight claimed its rows, which its lists
 	// hold as the activated ones.
@@ -191,6 +193,7 @@ func newCPUStepper[X, A any](h *hostRun[X, A], opt Options, part bool) *cpuStepp
 	if ct, ok := h.p.(Contributor[X, A]); ok && !opt.PerEdge {
 		c.contrib = ct
 		c.op = map[Aggregator]spmv.Op{Sum: spmv.OpSum, Min: spmv.OpMin, Max: spmv.OpMax}[ct.ReduceOp()]
+		_, c.addWeight = h.p.(WeightAdder)
 	}
 	if h.wants != nil {
 		c.want = bitmask.New(h.n)
@@ -704,7 +707,7 @@ func (c *cpuStepper[X, A]) pushGather() {
 		c.claimed, c.claimTallied = true, tallyNow
 		return
 	}
-	ps := &spmv.Push[X, A]{M: c.push.Matrix, X: c.x, Y: c.acc(), Touched: c.touched, Contrib: c.contrib, Op: c.op}
+	ps := &spmv.Push[X, A]{M: c.push.Matrix, X: c.x, Y: c.acc(), Touched: c.touched, Contrib: c.contrib, Op: c.op, AddWeight: c.addWeight}
 	if c.wantOK {
 		ps.Rows = c.want
 	} else {

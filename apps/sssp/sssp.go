@@ -248,7 +248,7 @@ var ParamDelta = &apps.Param[float64]{
 // The CPU engine's fast paths: APPLY over lists of vertices
 // (vertexprog.ListUpdater), gathers over blocks of rows
 // (vertexprog.BlockGatherer) and pushes by contributions
-// (vertexprog.Contributor). Each does what Update or Gather does, vertex
+// (vertexprog.Contributor, vertexprog.WeightAdder). Each does what Update or Gather does, vertex
 // by vertex; vptest checks them against those (Options.PerEdge).
 
 // UpdateList is Update over vs.
@@ -277,6 +277,9 @@ func (p *Program) GatherBlock(lo, hi int32, ptr []int64, col []int32, w []float3
 // ReduceOp and Contributions give Gather as min(acc, du+w)
 // (vertexprog.Contributor).
 func (p *Program) ReduceOp() vertexprog.Aggregator { return vertexprog.Min }
+
+// AddsWeight declares Contributions du+w (vertexprog.WeightAdder).
+func (p *Program) AddsWeight() {}
 
 // Contributions is du+w for each edge.
 func (p *Program) Contributions(_ int32, du float32, w []float32, out []float32) {
