@@ -366,3 +366,62 @@ func sumRows32(lo, hi int, ptr []int64, col []int32, x, y []float32, id float32)
 		y[v] = float32(s)
 	}
 }
+
+// minPlusBlock is Pull.MinPlus's block of rows [lo, hi): false where X
+// and A are not the same float type (the caller's Block runs).
+func minPlusBlock[X, A any](p *Pull[X, A], lo, hi int) bool {
+	m := p.M
+	if reflect.TypeFor[X]() != reflect.TypeFor[A]() {
+		return false
+	}
+	switch reflect.TypeFor[X]().Kind() {
+	case reflect.Float32:
+		minPlusRows(lo, hi, m.CooPtr, m.CooCol, m.CooVal, asNumbers[X, float32](p.X), asNumbers[A, float32](p.Y), *(*float32)(unsafe.Pointer(&p.Identity)))
+	case reflect.Float64:
+		minPlusRows(lo, hi, m.CooPtr, m.CooCol, m.CooVal, asNumbers[X, float64](p.X), asNumbers[A, float64](p.Y), *(*float64)(unsafe.Pointer(&p.Identity)))
+	default:
+		return false
+	}
+	return true
+}
+
+// minPlusRows sets y[v] for each row v of [lo, hi) to the min of id and
+// x[u] + w over its edges, the columns' values read without a bounds
+// check (the caller checked them) and folded into four minima, each
+// over every fourth edge: a float min is three instructions on the one
+// before, whose chain bounded a row's loop (Go's min is the same in any
+// order, -0 included; a NaN, but for its payload).
+func minPlusRows[F ~float32 | ~float64](lo, hi int, ptr []int64, col []int32, w []float32, x, y []F, id F) {
+	xp, size := unsafe.Pointer(unsafe.SliceData(x)), unsafe.Sizeof(id)
+	at := func(u int32) F { return *(*F)(unsafe.Add(xp, uintptr(uint32(u))*size)) }
+	for v := lo; v < hi; v++ {
+		a, b := ptr[v], ptr[v+1]
+		cols := col[a:b]
+		a0, a1, a2, a3 := id, id, id, id
+		i := 0
+		if w == nil {
+			for ; i+4 <= len(cols); i += 4 {
+				a0 = min(a0, at(cols[i])+1)
+				a1 = min(a1, at(cols[i+1])+1)
+				a2 = min(a2, at(cols[i+2])+1)
+				a3 = min(a3, at(cols[i+3])+1)
+			}
+			for ; i < len(cols); i++ {
+				a0 = min(a0, at(cols[i])+1)
+			}
+		} else {
+			ws := w[a:b]
+			ws = ws[:len(cols)]
+			for ; i+4 <= len(cols); i += 4 {
+				a0 = min(a0, at(cols[i])+F(ws[i]))
+				a1 = min(a1, at(cols[i+1])+F(ws[i+1]))
+				a2 = min(a2, at(cols[i+2])+F(ws[i+2]))
+				a3 = min(a3, at(cols[i+3])+F(ws[i+3]))
+			}
+			for ; i < len(cols); i++ {
+				a0 = min(a0, at(cols[i])+F(ws[i]))
+			}
+		}
+		y[v] = min(a0, a1, a2, a3)
+	}
+}

@@ -442,6 +442,7 @@ func (c *cpuStepper[X, A]) pullGather() {
 	pl := &spmv.Pull[X, A]{M: c.pull.Matrix, X: c.x, Identity: c.identity,
 		Done: c.done, GatherRow: c.gatherRow, Block: c.block, First: c.first}
 	pl.Sum = c.sum && c.pull.ColumnsBelow(len(c.x))
+	pl.MinPlus = c.addWeight && c.op == spmv.OpMin && c.block != nil && c.pull.ColumnsBelow(len(c.x))
 	dense := c.activeCount*denseFrontier >= c.n || c.edges*2 >= c.nnz
 	if !c.spec.GatherAll && !(c.spec.Idempotent && dense) {
 		c.frontierBits()

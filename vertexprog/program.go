@@ -144,7 +144,10 @@ type Contributor[X, A any] interface {
 // X and A the same float32 or float64 type (shortest paths):
 // AddsWeight declares it. A CPU push then adds and folds in one loop
 // over a row, without a Contributions call or a buffer of
-// contributions; vptest checks it against Gather (Options.PerEdge).
+// contributions; and where ReduceOp is Min and the program a
+// BlockGatherer, the engine folds an unmasked pull's blocks itself, its
+// columns checked once (docs/perf/cpu-engine.md, session 31). vptest
+// checks both against Gather (Options.PerEdge).
 type WeightAdder interface {
 	AddsWeight()
 }
