@@ -669,9 +669,13 @@ func TestMinPlusBlock(t *testing.T) {
 				t.Fatal(err)
 			}
 			p64 := &Pull[float64, float64]{M: m, X: x64, Y: make([]float64, n), Identity: math.Inf(1), MinPlus: true,
-				Block: blockFunc[float64, float64](func(int32, int32, []int64, []int32, []float32, []float64, []float64, float64) { t.Fatal("float64 rows left to the Block") })}
+				Block: blockFunc[float64, float64](func(int32, int32, []int64, []int32, []float32, []float64, []float64, float64) {
+					t.Fatal("float64 rows left to the Block")
+				})}
 			p32 := &Pull[float32, float32]{M: m, X: x32, Y: make([]float32, n), Identity: float32(math.Inf(1)), MinPlus: true,
-				Block: blockFunc[float32, float32](func(int32, int32, []int64, []int32, []float32, []float32, []float32, float32) { t.Fatal("float32 rows left to the Block") })}
+				Block: blockFunc[float32, float32](func(int32, int32, []int64, []int32, []float32, []float32, []float32, float32) {
+					t.Fatal("float32 rows left to the Block")
+				})}
 			Rows[float64, float64](nil, p64, 0, words)
 			Rows[float32, float32](nil, p32, 0, words)
 			for v := range n {
