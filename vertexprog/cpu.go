@@ -37,8 +37,10 @@ import (
 //   - Update, Wants and unmasked pulls go by lists, words and blocks
 //     where the program gives them (ListUpdater, ListFilter, WordFilter,
 //     BlockGatherer; a SumGatherer's blocks the engine sums itself, its
-//     columns checked once), a push folds natively where it says what its
-//     Gather is (Contributor), and a bottom-up pull gathers a word's rows found
+//     columns checked once, and a min-reducing WeightAdder's it folds),
+//     a push folds natively where it says what its Gather is
+//     (Contributor; a WeightAdder's adds the weights in the same loop),
+//     and a bottom-up pull gathers a word's rows found
 //     at once where any one edge decides a row (FirstGatherer): one call
 //     through the Program interface a list, not one a vertex or an edge.
 //     A search's top-down push claims its rows in the program's own
