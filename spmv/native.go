@@ -92,8 +92,10 @@ func pushAdd[X, A any, F ~float32 | ~float64](p *Push[X, A], us, out []int32) (_
 			ws = w[a:b]
 			if serial {
 				out = addRowSerial(op, xu, cols, ws, y, tw, out)
-				continue
+			} else {
+				out = addRowAtomic(op, xu, cols, ws, y, touched, out)
 			}
+			continue
 		}
 		for i, v := range cols {
 			c := xu + 1
@@ -134,6 +136,33 @@ func addRowSerial[F ~float32 | ~float64](op Op, xu F, cols []int32, ws []float32
 		}
 	}
 	return out
+}
+
+// addRowAtomic is pushAdd's fold of u's weighted row where other
+// goroutines fold into y too: a relaxation that betters nothing (most
+// of them) costs a load and a compare, without foldNumber's call.
+func addRowAtomic[F ~float32 | ~float64](op Op, xu F, cols []int32, ws []float32, y []F, touched *bitmask.Bitmask, out []int32) []int32 {
+	ws = ws[:len(cols)]
+	for i, v := range cols {
+		c := xu + F(ws[i])
+		if old := loadNumber(&y[v]); sameBits(reduce(op, old, c), old) {
+			continue
+		}
+		if foldNumber(op, &y[v], c) && touched.AtomicSet(v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// loadNumber is *p, loaded atomically (p aligned to its size).
+func loadNumber[N number](p *N) N {
+	if unsafe.Sizeof(*p) == 4 {
+		b := atomic.LoadUint32((*uint32)(unsafe.Pointer(p)))
+		return *(*N)(unsafe.Pointer(&b))
+	}
+	b := atomic.LoadUint64((*uint64)(unsafe.Pointer(p)))
+	return *(*N)(unsafe.Pointer(&b))
 }
 
 // asNumbers views a slice of A, whose underlying type is N, as []N.
