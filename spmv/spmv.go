@@ -122,6 +122,12 @@ type Pull[X, A any] struct {
 	// block's rows are then summed here, without a bounds check a load
 	// (sumBlock).
 	Sum bool
+	// MinPlus, with Block, says Block's rows are each the min of Identity
+	// and X[u] + w over the row's columns u and weights w (1 where M has
+	// none), X and A the same float32 or float64 type, and that every
+	// column of M is below len(X), which the caller checked: the block's
+	// rows are then folded here (minPlusBlock).
+	MinPlus bool
 	// Touched, when not nil, receives for the words computed the rows that
 	// gathered at least one edge (through Mask), and Y is written for
 	// those rows only: the others keep what they held (the identity, for
@@ -161,7 +167,7 @@ func blockRows[X, A any](p *Pull[X, A], lo, hi int) {
 	if rlo >= rhi {
 		return
 	}
-	if !p.Sum || !sumBlock(p, rlo, rhi) {
+	if !(p.Sum && sumBlock(p, rlo, rhi) || p.MinPlus && minPlusBlock(p, rlo, rhi)) {
 		p.Block.GatherBlock(int32(rlo), int32(rhi), m.CooPtr, m.CooCol, m.CooVal, p.X, p.Y, p.Identity)
 	}
 	if p.Touched == nil {
@@ -586,6 +592,10 @@ type Push[X, A any] struct {
 	// numeric A then folds natively.
 	Contrib Contributor[X, A]
 	Op      Op
+	// AddWeight, with Contrib, says each contribution is the source's
+	// value plus the edge's weight (1 where M has none), X and A the same
+	// float32 or float64 type: the fold adds it itself (WeightAdder).
+	AddWeight bool
 	// Serial says one goroutine runs the whole product: Y and Touched are
 	// then written without atomics.
 	Serial bool

@@ -476,7 +476,7 @@ func TestPushEqualsMaskedPull(t *testing.T) {
 			}
 			m, _ := hyb.FromCSR(c.n, c.ptr, c.col, val, opt)
 			mt, _ := m.Transpose(opt)
-			for _, filter := range []string{"none", "wants", "rows", "native", "native-rows", "native-serial", "native-serial-rows"} {
+			for _, filter := range []string{"none", "wants", "rows", "native", "native-rows", "native-serial", "native-serial-rows", "native-add", "native-serial-add"} {
 				y := NewAccumulators[float32](c.n)
 				for i := range y {
 					y[i] = id
@@ -492,6 +492,7 @@ func TestPushEqualsMaskedPull(t *testing.T) {
 				}
 				if strings.HasPrefix(filter, "native") {
 					p.Contrib, p.Op, p.Serial = minPlus{}, OpMin, strings.HasPrefix(filter, "native-serial")
+					p.AddWeight = strings.HasSuffix(filter, "-add")
 				}
 				want := naive(minPlus{}, cw, x, id, frontier, wf, nil)
 				listed := List(minPlus{}, p, us[:len(us)/2], nil)
@@ -631,5 +632,79 @@ func TestSumBlock(t *testing.T) {
 	Rows[float64, float32](nil, p, 0, 2)
 	if !ran {
 		t.Error("Sum over float64 values into float32 accumulators did not leave the rows to the Block")
+	}
+}
+
+// TestMinPlusBlock: a pull with MinPlus (rows folded by spmv itself)
+// writes Y bit for bit (a NaN's payload aside) as Go's min from the
+// identity over x[u] + w in the row's order, float32 and float64, weighted and not (every weight 1),
+// values with NaN, -0 and +Inf among them, rows of every length mod 4;
+// and leaves types it does not fold to the Block.
+func TestMinPlusBlock(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	negZero := math.Copysign(0, -1)
+	for _, n := range []int{5, 31, 33, 200, 1000} {
+		c := randomCSR(rng, n)
+		x64, x32 := make([]float64, n), make([]float32, n)
+		for i := range n {
+			x64[i] = float64(rng.IntN(50)) / 4
+			switch rng.IntN(40) {
+			case 0:
+				x64[i] = math.NaN()
+			case 1:
+				x64[i] = negZero
+			case 2:
+				x64[i] = math.Inf(1)
+			}
+			x32[i] = float32(x64[i])
+		}
+		words := (n + 31) / 32
+		for _, weighted := range []bool{false, true} {
+			val := c.val
+			if !weighted {
+				val = nil
+			}
+			m, err := hyb.FromCSR(c.n, c.ptr, c.col, val, hyb.Options{RelativeSpeed: 3, Breakeven: 1 << 30})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p64 := &Pull[float64, float64]{M: m, X: x64, Y: make([]float64, n), Identity: math.Inf(1), MinPlus: true,
+				Block: blockFunc[float64, float64](func(int32, int32, []int64, []int32, []float32, []float64, []float64, float64) {
+					t.Fatal("float64 rows left to the Block")
+				})}
+			p32 := &Pull[float32, float32]{M: m, X: x32, Y: make([]float32, n), Identity: float32(math.Inf(1)), MinPlus: true,
+				Block: blockFunc[float32, float32](func(int32, int32, []int64, []int32, []float32, []float32, []float32, float32) {
+					t.Fatal("float32 rows left to the Block")
+				})}
+			Rows[float64, float64](nil, p64, 0, words)
+			Rows[float32, float32](nil, p32, 0, words)
+			for v := range n {
+				w64, w32 := math.Inf(1), float32(math.Inf(1))
+				for e := c.ptr[v]; e < c.ptr[v+1]; e++ {
+					w := float32(1)
+					if weighted {
+						w = c.val[e]
+					}
+					w64 = min(w64, x64[c.col[e]]+float64(w))
+					w32 = min(w32, x32[c.col[e]]+w)
+				}
+				// (bit for bit but a NaN's payload, which the order picks)
+				same64 := math.Float64bits(p64.Y[v]) == math.Float64bits(w64) || math.IsNaN(p64.Y[v]) && math.IsNaN(w64)
+				same32 := math.Float32bits(p32.Y[v]) == math.Float32bits(w32) || w32 != w32 && p32.Y[v] != p32.Y[v]
+				if !same64 || !same32 {
+					t.Fatalf("n %d, weighted %v: row %d is %v and %v, want %v and %v", n, weighted, v, p64.Y[v], p32.Y[v], w64, w32)
+				}
+			}
+		}
+	}
+	// (a type MinPlus does not cover runs the Block)
+	c := randomCSR(rng, 64)
+	m, _ := hyb.FromCSR(c.n, c.ptr, c.col, nil, hyb.Options{RelativeSpeed: 3, Breakeven: 1 << 30})
+	ran := false
+	p := &Pull[float64, float32]{M: m, X: make([]float64, 64), Y: make([]float32, 64), MinPlus: true,
+		Block: blockFunc[float64, float32](func(int32, int32, []int64, []int32, []float32, []float64, []float32, float32) { ran = true })}
+	Rows[float64, float32](nil, p, 0, 2)
+	if !ran {
+		t.Error("MinPlus over float64 values into float32 accumulators did not leave the rows to the Block")
 	}
 }

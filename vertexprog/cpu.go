@@ -37,8 +37,10 @@ import (
 //   - Update, Wants and unmasked pulls go by lists, words and blocks
 //     where the program gives them (ListUpdater, ListFilter, WordFilter,
 //     BlockGatherer; a SumGatherer's blocks the engine sums itself, its
-//     columns checked once), a push folds natively where it says what its
-//     Gather is (Contributor), and a bottom-up pull gathers a word's rows found
+//     columns checked once, and a min-reducing WeightAdder's it folds),
+//     a push folds natively where it says what its Gather is
+//     (Contributor; a WeightAdder's adds the weights in the same loop),
+//     and a bottom-up pull gathers a word's rows found
 //     at once where any one edge decides a row (FirstGatherer): one call
 //     through the Program interface a list, not one a vertex or an edge.
 //     A search's top-down push claims its rows in the program's own
@@ -105,6 +107,8 @@ type cpuStepper[X, A any] struct {
 	// contrib and op are a Contributor's, for native pushes (nil, 0: none).
 	contrib spmv.Contributor[X, A]
 	op      spmv.Op
+	// addWeight says the Contributor is a WeightAdder.
+	addWeight bool
 	// claim is a Claimer's (nil: none, or a part or Options.PerEdge);
 	// claimed says the push in flight claimed its rows, which its lists
 	// hold as the activated ones.
@@ -191,6 +195,7 @@ func newCPUStepper[X, A any](h *hostRun[X, A], opt Options, part bool) *cpuStepp
 	if ct, ok := h.p.(Contributor[X, A]); ok && !opt.PerEdge {
 		c.contrib = ct
 		c.op = map[Aggregator]spmv.Op{Sum: spmv.OpSum, Min: spmv.OpMin, Max: spmv.OpMax}[ct.ReduceOp()]
+		_, c.addWeight = h.p.(WeightAdder)
 	}
 	if h.wants != nil {
 		c.want = bitmask.New(h.n)
@@ -439,6 +444,7 @@ func (c *cpuStepper[X, A]) pullGather() {
 	pl := &spmv.Pull[X, A]{M: c.pull.Matrix, X: c.x, Identity: c.identity,
 		Done: c.done, GatherRow: c.gatherRow, Block: c.block, First: c.first}
 	pl.Sum = c.sum && c.pull.ColumnsBelow(len(c.x))
+	pl.MinPlus = c.addWeight && c.op == spmv.OpMin && c.block != nil && c.pull.ColumnsBelow(len(c.x))
 	dense := c.activeCount*denseFrontier >= c.n || c.edges*2 >= c.nnz
 	if !c.spec.GatherAll && !(c.spec.Idempotent && dense) {
 		c.frontierBits()
@@ -704,7 +710,7 @@ func (c *cpuStepper[X, A]) pushGather() {
 		c.claimed, c.claimTallied = true, tallyNow
 		return
 	}
-	ps := &spmv.Push[X, A]{M: c.push.Matrix, X: c.x, Y: c.acc(), Touched: c.touched, Contrib: c.contrib, Op: c.op}
+	ps := &spmv.Push[X, A]{M: c.push.Matrix, X: c.x, Y: c.acc(), Touched: c.touched, Contrib: c.contrib, Op: c.op, AddWeight: c.addWeight}
 	if c.wantOK {
 		ps.Rows = c.want
 	} else {

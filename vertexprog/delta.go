@@ -203,15 +203,25 @@ func (c *cpuStepper[X, A]) refileFar() {
 func (c *cpuStepper[X, A]) fileOrRun(us []int32, stale func(b int64) bool) {
 	d := c.delta
 	deg := c.frontDeg
-	chunk := applyChunk
-	if len(us) < serialRows {
+	chunk, tw := applyChunk, c.touched.Words()
+	serial := len(us) < serialRows || par.Workers() == 1
+	if serial {
 		chunk = len(us)
 	}
 	par.Chunks(len(us), chunk, func(w, lo, hi int) {
 		t, out := tally{}, c.lists[w]
 		for _, v := range us[lo:hi] {
 			b := d.bucket(d.prio.Priority(v, c.x[v]))
-			if stale(b) || b > d.cur && d.wait(w, v, c.x[v]) || !c.touched.AtomicSet(v) {
+			if stale(b) || b > d.cur && d.wait(w, v, c.x[v]) {
+				continue
+			}
+			// (no atomics on one goroutine)
+			if wi, bit := v>>5, uint32(1)<<(uint32(v)&31); serial {
+				if tw[wi]&bit != 0 {
+					continue
+				}
+				tw[wi] |= bit
+			} else if !c.touched.AtomicSet(v) {
 				continue
 			}
 			out = append(out, v)
@@ -226,7 +236,7 @@ func (c *cpuStepper[X, A]) fileOrRun(us []int32, stale func(b int64) bool) {
 	c.queue = c.join(c.queue[:0])
 	c.listed, c.inBits = true, false
 	for _, v := range c.queue {
-		c.touched.AtomicClear(v)
+		tw[v>>5] &^= 1 << (uint32(v) & 31) // (on this goroutine alone)
 	}
 }
 

@@ -139,6 +139,19 @@ type Contributor[X, A any] interface {
 	Contributions(u int32, xu X, w []float32, out []A)
 }
 
+// WeightAdder is implemented by a Contributor whose contribution along
+// an edge of weight w is xu + w (xu + 1 where the graph has no weights),
+// X and A the same float32 or float64 type (shortest paths):
+// AddsWeight declares it. A CPU push then adds and folds in one loop
+// over a row, without a Contributions call or a buffer of
+// contributions; and where ReduceOp is Min and the program a
+// BlockGatherer, the engine folds an unmasked pull's blocks itself, its
+// columns checked once (docs/perf/cpu-engine.md, session 31). vptest
+// checks both against Gather (Options.PerEdge).
+type WeightAdder interface {
+	AddsWeight()
+}
+
 // EarlyExit is implemented by programs whose accumulator can be decided
 // before all neighbours are seen (a bottom-up search stops at the first
 // parent found).
