@@ -27,6 +27,7 @@ H1=${H1:-} # a second one (another commit's): its PageRank and CC rows ("pr-iter
 ROWS=${ROWS:-bfs sssp pr cc tc} # the rows to run (a subset: a shorter call)
 GRAPHS_LIST=${GRAPHS_LIST:-} # the graphs (default: kron$SCALE urand$SCALE grid1000)
 WALLS=${WALLS:-1} # 0: no one-shot walls
+PROFILE=${PROFILE:-0} # 1: a CPU profile of bfs, cc and pagerank-iter at the end (cpu-profile.pprof)
 P=${P:-.peers/gapbs}
 G=${G:-/tmp/hpgraph-graphs}
 BUDGET=${BUDGET:-470} # seconds: steps past it are skipped
@@ -160,6 +161,14 @@ if [ "$WALLS" != 0 ] && left "one-shot walls"; then
 	walls "gap sssp -n1 -d2 (weights 1-64)" $P/sssp -f $G/kron$S.wsg -n1 -d2
 	walls "gap pr -n1" $P/pr -f $G/kron$S.sg -n1
 	left "gap tc" && walls "gap tc -n1" $P/tc -f $G/kron$S.sg -n1
+fi
+if [ "${PROFILE:-0}" != 0 ] && left "profile"; then
+	# A CPU profile of the rows' apps on every core (HPGRAPH_CPUPROFILE),
+	# for `go tool pprof bin/gpu/hpgraph cpu-profile.pprof` here: alone in
+	# $OUT, so that it comes back whatever else the call wrote.
+	step "a $HI-thread CPU profile of bfs, cc and pagerank-iter on kron$S"
+	GOMAXPROCS=$HI HPGRAPH_CPUPROFILE="$OUT/cpu-profile.pprof" timeout 90 "$H" bench "$G/kron$S.hpg" --backend cpu --runs 20 \
+		--algo bfs,cc,pagerank-iter >"$OUT/profile.log" 2>&1 || echo "profile: exit $?" | tee -a "$OUT/steps.log"
 fi
 step "done"
 cat "$OUT/summary.txt"
