@@ -61,7 +61,7 @@ func deviceSplit[X, A any](p Program[X, A], processes int) error {
 	}
 	for _, a := range dp.Device().Arrays {
 		if a.Sum {
-			return fmt.Errorf("%w on devices over %d processes: %T adds to other vertices' %s in its Gathers (DeviceArray.Sum), which parts on devices add up within one process only; over several processes it runs split on the CPU backend only (Options.Backend \"cpu\")", ErrNoParts, processes, p, a.Name)
+			return fmt.Errorf("%w on devices over %d processes: %T adds to other vertices' %s in its Gathers (DeviceArray.Sum), which parts on devices add up within one process only; over several processes it runs split on the CPU backend only", ErrNoParts, processes, p, a.Name)
 		}
 	}
 	return nil
