@@ -24,8 +24,11 @@ def children():
     starts (the backend's own, on its first upload)."""
     out = set()
     for path in glob.glob(f"/proc/{os.getpid()}/task/*/children"):
-        with open(path) as f:
-            out.update(f.read().split())
+        try:
+            with open(path) as f:
+                out.update(f.read().split())
+        except OSError:  # (a thread that ended meanwhile: the reaper's, say)
+            pass
     for pid in list(out):
         try:
             with open(f"/proc/{pid}/comm") as f:
