@@ -7,7 +7,7 @@
 //
 // NVLink multicast (NVLS) stays off: Load sets NCCL_NVLS_ENABLE=0 when
 // the variable is unset, before NCCL reads it, and never overrides a
-// value the user set; nothing here calls cuMulticastCreate. On shared
+// value the user set; nothing here makes multicast objects. On shared
 // hosts a program that uses multicast can take the GPUs out of service
 // for a day (../shared/docs/gpu.md).
 //
