@@ -18,3 +18,11 @@ func SetRaceDeviceFloor(t interface{ Cleanup(func()) }, d time.Duration) {
 	raceDeviceFloor = d
 	t.Cleanup(func() { raceDeviceFloor = old })
 }
+
+// SetRaceDeviceArc sets raceDeviceArc (a device run's time an arc) until
+// the test ends.
+func SetRaceDeviceArc(t interface{ Cleanup(func()) }, d time.Duration) {
+	old := raceDeviceArc
+	raceDeviceArc = float64(d)
+	t.Cleanup(func() { raceDeviceArc = old })
+}

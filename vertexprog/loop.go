@@ -68,7 +68,7 @@ func loop[X, A any](h *hostRun[X, A], st stepper, opt Options, res *Result[X]) e
 		if h.spec.GatherAll {
 			uniform = maxIter
 		}
-		opt.progress.start(uniform)
+		opt.progress.start(uniform, nnz)
 	}
 	for it := 0; activeNow > 0 && (maxIter == 0 || it < maxIter); {
 		if opt.Context != nil {

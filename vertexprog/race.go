@@ -26,7 +26,7 @@ import (
 // never raced: every process of it must take the one path the others
 // take, and it runs as Run runs it (runParts). A device that opens while
 // the CPU run is sure to answer first (supersteps of equal work, due
-// within raceDeviceFloor) does not start its run.
+// before a device run could end: raceDeviceTime) does not start its run.
 
 // DeviceFirst is implemented by programs whose one-shot answer a device
 // gives first on any graph a race would take, because their CPU run does
@@ -54,6 +54,22 @@ const raceMaxArcs = 200_000_000
 // and memory bandwidth from the CPU run.
 var raceDeviceFloor = 100 * time.Millisecond
 
+// raceDeviceArc is a raced device run's time an arc of the graph once
+// the device has opened: the upload and PREPROCESS, which grow with the
+// arcs (kron21, 63.5M arcs: 0.18 s, session 29: 2.8 ns an arc). Below
+// it, a CPU run due to end before the device's would (raceDeviceTime)
+// answers first: a device run started beside it only takes the host's
+// cores and memory bandwidth from it (kron21's float32 LDBC PageRank on
+// 16 cores: the CPU due ~0.12 s after the open, alone 0.24 s a wall;
+// with the device's run started beside it, the device answered at 0.36 s).
+var raceDeviceArc = 2.5 * float64(time.Nanosecond)
+
+// raceDeviceTime is the least a raced device run on a graph of arcs
+// stored arcs takes once the device has opened.
+func raceDeviceTime(arcs int64) time.Duration {
+	return max(raceDeviceFloor, time.Duration(float64(arcs)*raceDeviceArc))
+}
+
 // raceProgress is a raced CPU run's progress, written by its superstep
 // loop and read by the race's device side.
 type raceProgress struct {
@@ -61,14 +77,15 @@ type raceProgress struct {
 	began time.Time // the superstep loop's start; zero before it
 	done  int       // supersteps run
 	of    int       // the supersteps it will run, each of about the same work; 0 where that is not known
+	arcs  int64     // the graph's stored arcs
 }
 
 // start marks the loop's start; uniform is the number of supersteps it
 // will run, each of about the same work (a GatherAll program's iteration
-// limit), or 0 where that cannot be told.
-func (p *raceProgress) start(uniform int) {
+// limit), or 0 where that cannot be told; arcs is the graph's stored arcs.
+func (p *raceProgress) start(uniform int, arcs int64) {
 	p.mu.Lock()
-	p.began, p.of = time.Now(), uniform
+	p.began, p.of, p.arcs = time.Now(), uniform, arcs
 	p.mu.Unlock()
 }
 
@@ -80,24 +97,25 @@ func (p *raceProgress) stepped(done int) {
 }
 
 // remaining estimates how long the run has left at now: the supersteps
-// left at the mean of those run. ok is false where it cannot tell (no
+// left at the mean of those run, and how long a device run on the graph
+// would take (raceDeviceTime). ok is false where it cannot tell (no
 // superstep run yet, or supersteps whose work varies).
-func (p *raceProgress) remaining(now time.Time) (left time.Duration, ok bool) {
+func (p *raceProgress) remaining(now time.Time) (left, device time.Duration, ok bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.of <= 0 || p.done <= 0 || p.began.IsZero() {
-		return 0, false
+		return 0, 0, false
 	}
 	per := now.Sub(p.began) / time.Duration(p.done)
-	return per * time.Duration(max(0, p.of-p.done)), true
+	return per * time.Duration(max(0, p.of-p.done)), raceDeviceTime(p.arcs), true
 }
 
 // errCPUDue is the device side's answer when it did not start because
-// the CPU run was due first (raceDeviceFloor).
-type errCPUDue struct{ left time.Duration }
+// the CPU run was due first (raceDeviceTime).
+type errCPUDue struct{ left, device time.Duration }
 
 func (e errCPUDue) Error() string {
-	return fmt.Sprintf("the CPU was due in %s", roundMS(e.left))
+	return fmt.Sprintf("the CPU was due in %s, a device run would take %s or more", roundMS(e.left), roundMS(e.device))
 }
 
 // AnswerPlan is how a one-shot answer on Options.Backend runs: raced
@@ -264,9 +282,9 @@ func Race[T any](opt Options, run func(Options) (T, error)) (T, *RaceReport, err
 			answers <- answer{zero, err, b.Name(), 0}
 			return
 		}
-		if left, ok := progress.remaining(time.Now()); ok && left < raceDeviceFloor {
+		if left, dev, ok := progress.remaining(time.Now()); ok && left < dev {
 			var zero T
-			answers <- answer{zero, errCPUDue{left}, b.Name(), 0}
+			answers <- answer{zero, errCPUDue{left, dev}, b.Name(), 0}
 			return
 		}
 		o := opt

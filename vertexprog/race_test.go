@@ -266,9 +266,10 @@ func runFixed(g *vertexprog.Graph, r fixedRacer) func(vertexprog.Options) ([]int
 }
 
 // TestRaceCPUDue: the device opens while a CPU run of supersteps of equal
-// work is due to end sooner than a device run could (raceDeviceFloor, set
-// high here): the device's run does not start, and the CPU answers. With
-// the floor low, the same race starts the device's run.
+// work is due to end sooner than a device run could (raceDeviceFloor, or
+// the graph's arcs at raceDeviceArc, set high here): the device's run does
+// not start, and the CPU answers. With both low, the same race starts the
+// device's run.
 func TestRaceCPUDue(t *testing.T) {
 	g := pathGraph(t, 200)
 	r := fixedRacer{iters: 40, step: 5 * time.Millisecond}
@@ -277,10 +278,11 @@ func TestRaceCPUDue(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		floor  time.Duration
-		starts int32
-	}{{10 * time.Second, 0}, {time.Millisecond, 1}} {
+		floor, arc time.Duration
+		starts     int32
+	}{{10 * time.Second, 0, 0}, {time.Millisecond, 100 * time.Millisecond, 0}, {time.Millisecond, 0, 1}} {
 		vertexprog.SetRaceDeviceFloor(t, c.floor)
+		vertexprog.SetRaceDeviceArc(t, c.arc) // (the path's 398 arcs: 40 s)
 		d := useRaceDevice(t, 60*time.Millisecond, 20*time.Millisecond, false)
 		base := runtime.NumGoroutine()
 		got, rep, err := vertexprog.Race(vertexprog.Options{}, runFixed(g, r))
@@ -288,14 +290,14 @@ func TestRaceCPUDue(t *testing.T) {
 			t.Fatal(err)
 		}
 		if rep.Backend != "cpu" || !slices.Equal(got, want) || rep.Opened == 0 {
-			t.Fatalf("floor %v: race answered on %s (opened after %v), want the CPU's answer after the device opened", c.floor, rep.Backend, rep.Opened)
+			t.Fatalf("floor %v, arc %v: race answered on %s (opened after %v), want the CPU's answer after the device opened", c.floor, c.arc, rep.Backend, rep.Opened)
 		}
 		settled(t, rep, base)
 		if s := d.starts.Load(); s != c.starts {
-			t.Errorf("floor %v: the device started %d runs, want %d (%s)", c.floor, s, c.starts, rep.Why)
+			t.Errorf("floor %v, arc %v: the device started %d runs, want %d (%s)", c.floor, c.arc, s, c.starts, rep.Why)
 		}
 		if dueWhy := strings.Contains(rep.Why, "did not start"); dueWhy != (c.starts == 0) {
-			t.Errorf("floor %v: %q", c.floor, rep.Why)
+			t.Errorf("floor %v, arc %v: %q", c.floor, c.arc, rep.Why)
 		}
 		t.Log(rep.Why)
 	}
