@@ -395,6 +395,49 @@ func TestTilesLeftOutWhenTheyDoNotFit(t *testing.T) {
 	}
 }
 
+// TestTilesAfterAParkedRun: a resident PageRank after a resident BFS,
+// whose state is parked on the device, where the tiles fit only once the
+// parked run is given back: the PageRank pulls by tiles (with the CPU's
+// answer), and the parked run is gone.
+func TestTilesAfterAParkedRun(t *testing.T) {
+	d := needGPU(t)
+	needNVRTC(t)
+	g := smallGraph(t)
+	bfs, pr := appCaseNamed(t, "bfs"), appCaseNamed(t, "pagerank")
+	want, _, err := pr.run(g, vertexprog.Options{Backend: "cpu"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := bfs.run(g, vertexprog.Options{Backend: "cuda", Resident: true}); err != nil {
+		t.Fatal(err)
+	}
+	var parked int
+	_ = d.Do("test", func() error { parked = len(d.parked); return nil })
+	if parked == 0 {
+		t.Fatal("the resident BFS left no parked run")
+	}
+	d.Hooks.MemInfo = func() (int64, int64) {
+		if d.hooks.sizing && len(d.parked) > 0 {
+			return 1000, 80 << 30
+		}
+		return cu.MemGetInfo()
+	}
+	before := d.counts.tiledRuns
+	got, _, err := pr.run(g, vertexprog.Options{Backend: "cuda", Resident: true})
+	d.Hooks.MemInfo = nil
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.counts.tiledRuns == before {
+		t.Error("the PageRank pulled by rows: the parked run was not given back for its tiles")
+	}
+	for i := range want {
+		if !same(got[i], want[i], pr.tol) {
+			t.Fatalf("output %d is %v, cpu %v", i, got[i], want[i])
+		}
+	}
+}
+
 // broken is CC with a device snippet that does not compile, run by
 // supersteps (not declaring Spec.Components, whose union-find path needs
 // no device code).
