@@ -278,9 +278,11 @@ func Warm(name string) error {
 	case "cpu":
 		return nil
 	case "", "auto":
+		warming.Store(true)
 		Backends()
 		return nil
 	}
+	warming.Store(true)
 	_, err := namedBackend(name)
 	return err
 }

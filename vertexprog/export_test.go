@@ -26,3 +26,11 @@ func SetRaceDeviceArc(t interface{ Cleanup(func()) }, d time.Duration) {
 	raceDeviceArc = float64(d)
 	t.Cleanup(func() { raceDeviceArc = old })
 }
+
+// SetWarming sets whether Warm has begun opening a device (a race then
+// waits for it rather than opening it lazily) until the test ends.
+func SetWarming(t interface{ Cleanup(func()) }, on bool) {
+	old := warming.Load()
+	warming.Store(on)
+	t.Cleanup(func() { warming.Store(old) })
+}

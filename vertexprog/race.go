@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hpgraph/hpgraph/vertexprog/driver"
@@ -27,6 +28,16 @@ import (
 // take, and it runs as Run runs it (runParts). A device that opens while
 // the CPU run is sure to answer first (supersteps of equal work, due
 // before a device run could end: raceDeviceTime) does not start its run.
+//
+// Where nothing has opened the device yet (Warm), the race opens it
+// itself, lazily: once the CPU run has run raceOpenAfter without
+// answering, or sooner where its supersteps of equal work say it will
+// run longer than the device's opening and run would take. An opening
+// costs the process more than its time: a context made, or still being
+// made, is torn down at exit, which held kron21's one-shot answers 40-80
+// ms past the CPU's (bfs under auto 0.106 s against the CPU's 0.066, sssp
+// 0.24 against 0.16; one H200, session 32). A one-shot answer that will
+// be raced (OpenLazily) therefore leaves the device closed until then.
 
 // DeviceFirst is implemented by programs whose one-shot answer a device
 // gives first on any graph a race would take, because their CPU run does
@@ -70,11 +81,35 @@ func raceDeviceTime(arcs int64) time.Duration {
 	return max(raceDeviceFloor, time.Duration(float64(arcs)*raceDeviceArc))
 }
 
+// raceOpenTime is a device's opening in a fresh process: the driver, a
+// context, a stream, staging buffers (an H200: 0.16-0.24 s, session 32).
+var raceOpenTime = 200 * time.Millisecond
+
+// raceOpenAfter is how long a race's CPU run runs before a device the
+// race opens itself starts opening, where the CPU's supersteps do not
+// tell when it will end (a traversal's).
+var raceOpenAfter = 150 * time.Millisecond
+
+// warming is set once Warm has begun opening a device backend: a race
+// then waits for that opening rather than opening lazily.
+var warming atomic.Bool
+
+// OpenLazily reports whether a one-shot answer of a program like p under
+// opt, on a graph of about arcs stored arcs (before the load, a guess
+// from the file's size will do), will be raced with the device opened by
+// the race itself, lazily (Race), so a caller should not open it ahead
+// (Warm) beside the load: PlanAnswer races it, and the graph is under the
+// size from which answers go straight to the device.
+func OpenLazily(p interface{ Spec() Spec }, opt Options, arcs int64) bool {
+	return arcs < raceMaxArcs && PlanAnswer(p, nil, opt).Race
+}
+
 // raceProgress is a raced CPU run's progress, written by its superstep
 // loop and read by the race's device side.
 type raceProgress struct {
 	mu    sync.Mutex
 	began time.Time // the superstep loop's start; zero before it
+	last  time.Time // when the last superstep ended
 	done  int       // supersteps run
 	of    int       // the supersteps it will run, each of about the same work; 0 where that is not known
 	arcs  int64     // the graph's stored arcs
@@ -92,12 +127,13 @@ func (p *raceProgress) start(uniform int, arcs int64) {
 // stepped records that done supersteps have run.
 func (p *raceProgress) stepped(done int) {
 	p.mu.Lock()
-	p.done = done
+	p.done, p.last = done, time.Now()
 	p.mu.Unlock()
 }
 
 // remaining estimates how long the run has left at now: the supersteps
-// left at the mean of those run, and how long a device run on the graph
+// left at the mean of those run, less the time since the last ended, and
+// how long a device run on the graph
 // would take (raceDeviceTime). ok is false where it cannot tell (no
 // superstep run yet, or supersteps whose work varies).
 func (p *raceProgress) remaining(now time.Time) (left, device time.Duration, ok bool) {
@@ -106,9 +142,38 @@ func (p *raceProgress) remaining(now time.Time) (left, device time.Duration, ok 
 	if p.of <= 0 || p.done <= 0 || p.began.IsZero() {
 		return 0, 0, false
 	}
-	per := now.Sub(p.began) / time.Duration(p.done)
-	return per * time.Duration(max(0, p.of-p.done)), raceDeviceTime(p.arcs), true
+	per := p.last.Sub(p.began) / time.Duration(p.done)
+	return max(0, per*time.Duration(max(0, p.of-p.done))-now.Sub(p.last)), raceDeviceTime(p.arcs), true
 }
+
+// openNow waits until a race should open the device itself: the CPU run
+// has run raceOpenAfter (from t0) without its supersteps telling when it
+// ends, or they tell that it will run longer than the device's opening
+// and run. It reports false when ctx ends first (the CPU answered), or
+// the CPU's supersteps say it will answer before a device could.
+func openNow(ctx context.Context, p *raceProgress, t0 time.Time) bool {
+	tick := time.NewTicker(2 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		now := time.Now()
+		if left, dev, ok := p.remaining(now); ok {
+			if left >= raceOpenTime+dev {
+				return true
+			}
+		} else if now.Sub(t0) >= raceOpenAfter {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-tick.C:
+		}
+	}
+}
+
+// errNotOpened is the device side's answer when the race did not open
+// the device: the CPU answered, or was due, first (openNow).
+var errNotOpened = errors.New("the device was not opened")
 
 // errCPUDue is the device side's answer when it did not start because
 // the CPU run was due first (raceDeviceTime).
@@ -266,8 +331,16 @@ func Race[T any](opt Options, run func(Options) (T, error)) (T, *RaceReport, err
 		v, err := run(o)
 		answers <- answer{v, err, "cpu", time.Since(t0)}
 	}()
+	var lazy atomic.Bool // (the race opens the device itself, once openNow says)
+	lazy.Store(!warming.Load())
 	go func() {
 		defer wg.Done()
+		if lazy.Load() && !openNow(devCtx, progress, t0) {
+			var zero T
+			answers <- answer{zero, errNotOpened, "", 0}
+			return
+		}
+		lazy.Store(false)                             // (opening)
 		b, ok := firstBackend[driver.DeviceBackend]() // (waits for the device to open)
 		if !ok {
 			var zero T
@@ -323,6 +396,8 @@ func Race[T any](opt Options, run func(Options) (T, error)) (T, *RaceReport, err
 		switch {
 		case first.err != nil:
 			rep.Why = fmt.Sprintf("raced: both runs failed (%v; %v)", first.err, loser.err)
+		case errors.Is(loser.err, errNotOpened):
+			rep.Why = fmt.Sprintf("raced: the CPU answered in %s; the device was not opened (%s)", roundMS(first.took), lazyWhy())
 		case errors.Is(loser.err, errNoDevice):
 			rep.Why = fmt.Sprintf("raced: no device opened; the CPU answered in %s", roundMS(first.took))
 		case errors.As(loser.err, new(errCPUDue)):
@@ -341,6 +416,8 @@ func Race[T any](opt Options, run func(Options) (T, error)) (T, *RaceReport, err
 	rep.Backend = first.backend
 	rep.setTimes(first.backend, first.took, 0, &openedMu, &opened)
 	switch {
+	case first.backend == "cpu" && lazy.Load():
+		rep.Why = fmt.Sprintf("raced: the CPU answered in %s; the device was not opened (%s)", roundMS(first.took), lazyWhy())
 	case first.backend == "cpu" && rep.Opened == 0:
 		rep.Why = fmt.Sprintf("raced: the CPU answered in %s while the device was still opening (its run will not start)", roundMS(first.took))
 	case first.backend == "cpu":
@@ -349,6 +426,11 @@ func Race[T any](opt Options, run func(Options) (T, error)) (T, *RaceReport, err
 		rep.Why = fmt.Sprintf("raced: %s answered in %s (open after %s); the CPU run was cancelled", first.backend, roundMS(first.took), roundMS(rep.Opened))
 	}
 	return first.v, rep, nil
+}
+
+// lazyWhy says when a race opens the device itself.
+func lazyWhy() string {
+	return fmt.Sprintf("a race opens it once the CPU has run %s without answering, or sooner where its supersteps say it will run longer than the device's opening and run", roundMS(raceOpenAfter))
 }
 
 // setTimes fills the report's durations: the answer's (backend, took)

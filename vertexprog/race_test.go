@@ -73,7 +73,11 @@ func init() { driver.Register(raceDevice) }
 
 // useRaceDevice makes the race device available for one test, with its
 // counts reset.
+// useRaceDevice turns the race device on as if Warm had begun opening it
+// beside the load (the race waits for it; TestRaceOpensLazily turns that
+// off).
 func useRaceDevice(t *testing.T, open, step time.Duration, done bool) *slowDevice {
+	vertexprog.SetWarming(t, true)
 	d := raceDevice
 	d.open, d.step, d.done, d.openOnce = open, step, done, sync.Once{}
 	d.starts.Store(0)
@@ -300,6 +304,48 @@ func TestRaceCPUDue(t *testing.T) {
 			t.Errorf("floor %v, arc %v: %q", c.floor, c.arc, rep.Why)
 		}
 		t.Log(rep.Why)
+	}
+}
+
+// TestRaceOpensLazily: nothing has opened the device (no Warm), so the
+// race opens it itself: not at all where the CPU answers within
+// raceOpenAfter, or where its supersteps of equal work say it will answer
+// before a device could open and run; after raceOpenAfter where the
+// CPU's supersteps do not tell (the device then answers a long run); at
+// once where they say the CPU will run longer than the opening and run.
+func TestRaceOpensLazily(t *testing.T) {
+	vertexprog.SetRaceDeviceFloor(t, time.Millisecond)
+	vertexprog.SetRaceDeviceArc(t, 0)
+	for _, c := range []struct {
+		name          string
+		run           func(vertexprog.Options) ([]int32, error)
+		opens         bool
+		after, before time.Duration // (where it opens)
+	}{
+		{"a short traversal", runRacer(pathGraph(t, 60), newRacer(-1)), false, 0, 0},
+		{"a long traversal", runRacer(pathGraph(t, 3000), newRacer(2999)), true, 150 * time.Millisecond, time.Second},
+		{"equal supersteps due before an opening", runFixed(pathGraph(t, 200), fixedRacer{iters: 30, step: 5 * time.Millisecond}), false, 0, 0},
+		{"equal supersteps past an opening", runFixed(pathGraph(t, 200), fixedRacer{iters: 100, step: 5 * time.Millisecond}), true, 0, 100 * time.Millisecond},
+	} {
+		useRaceDevice(t, 10*time.Millisecond, 0, true)
+		vertexprog.SetWarming(t, false)
+		base := runtime.NumGoroutine()
+		_, rep, err := vertexprog.Race(vertexprog.Options{}, c.run)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		settled(t, rep, base)
+		if opened := rep.Opened > 0; opened != c.opens || c.opens && (rep.Opened < c.after || rep.Opened > c.before) {
+			t.Errorf("%s: the device opened after %v, want opened %v (between %v and %v): %s", c.name, rep.Opened, c.opens, c.after, c.before, rep.Why)
+		}
+		// (an opened device answers at once: it answers where it opens)
+		if c.opens == (rep.Backend == "cpu") {
+			t.Errorf("%s: answered by %s: %s", c.name, rep.Backend, rep.Why)
+		}
+		if !c.opens && !strings.Contains(rep.Why, "not opened") {
+			t.Errorf("%s: %q does not say the device was not opened", c.name, rep.Why)
+		}
+		t.Log(c.name, ": ", rep.Why)
 	}
 }
 

@@ -49,15 +49,17 @@ type deviceSetup struct {
 	// skipped says why no device was set up: "--backend cpu", or, once
 	// done, why auto has no device here (no driver, no GPU, ...).
 	skipped string
+	lazy    bool // (the race opens the device, where it must)
 }
 
 // startDeviceSetup starts opening the backend when it may be a device
 // (--backend cuda, or auto where a device backend's probe finds what it
-// needs: vertexprog.DeviceMayRun); otherwise it does nothing and says
-// why. Where auto's device may open, whether it did is known when the
-// set-up ends, not before: the load, and a race's CPU run, start while a
-// GPU opens (asking first would wait for its driver and context).
-func startDeviceSetup(backend string) *deviceSetup {
+// needs: vertexprog.DeviceMayRun) and the answer's race will not open it
+// itself (lazy: vertexprog.OpenLazily); otherwise it does nothing and
+// says why. Where auto's device may open, whether it did is known when
+// the set-up ends, not before: the load, and a race's CPU run, start
+// while a GPU opens (asking first would wait for its driver and context).
+func startDeviceSetup(backend string, lazy bool) *deviceSetup {
 	s := &deviceSetup{done: make(chan struct{})}
 	switch {
 	case backend != "auto" && backend != "cuda":
@@ -65,6 +67,8 @@ func startDeviceSetup(backend string) *deviceSetup {
 	case backend == "auto" && !vertexprog.DeviceMayRun():
 		// (no device backend can open: asking them why takes no time)
 		s.skipped = "--backend auto: " + noDevice(backend)
+	case lazy:
+		s.skipped, s.lazy = "--backend auto: the race opens the device only where the CPU has not answered first", true
 	}
 	if s.skipped != "" {
 		close(s.done)

@@ -18,6 +18,7 @@ import (
 // only while on, so that other tests do not see it.
 type openingDevice struct {
 	on     atomic.Bool
+	opened atomic.Bool
 	once   sync.Once
 	open   time.Duration
 	starts atomic.Int32
@@ -28,7 +29,7 @@ func (d *openingDevice) Available() error {
 	if !d.on.Load() {
 		return errors.New("only in TestRunRacesTheDevice")
 	}
-	d.once.Do(func() { time.Sleep(d.open) })
+	d.once.Do(func() { d.opened.Store(true); time.Sleep(d.open) })
 	return nil
 }
 func (d *openingDevice) Start(*driver.DeviceJob) (driver.DeviceRun, error) {
@@ -40,10 +41,10 @@ var testOpening = &openingDevice{open: 400 * time.Millisecond}
 
 func init() { driver.Register(testOpening) }
 
-// TestRunRacesTheDevice: `run --backend auto` of one answer, while a
-// device takes longer to open than the CPU takes to answer, answers on
-// the CPU without waiting for the device, says so, writes what --backend
-// cpu writes, and starts nothing on the device once it has opened; the
+// TestRunRacesTheDevice: `run --backend auto` of one answer that the CPU
+// gives sooner than the race would open the device (vertexprog.OpenLazily)
+// answers on the CPU without opening the device, says so, writes what
+// --backend cpu writes, and opens and starts nothing on the device; the
 // record says why.
 func TestRunRacesTheDevice(t *testing.T) {
 	if gpuUnavailable() == nil {
@@ -63,8 +64,8 @@ func TestRunRacesTheDevice(t *testing.T) {
 	if err != nil {
 		t.Fatalf("--backend auto: %v\n%s", err, out)
 	}
-	if !regexp.MustCompile(`backend cpu \(raced: the CPU answered in [0-9.]+[µm]?s while the device was still opening`).MatchString(out) ||
-		!regexp.MustCompile(`device set-up still opening when the CPU answered`).MatchString(out) {
+	if !regexp.MustCompile(`backend cpu \(raced: the CPU answered in [0-9.]+[µm]?s; the device was not opened`).MatchString(out) ||
+		!regexp.MustCompile(`no device set-up \(--backend auto: the race opens the device only where the CPU has not answered first\)`).MatchString(out) {
 		t.Errorf("the output does not say the CPU won the race:\n%s", out)
 	}
 	if took >= testOpening.open {
@@ -78,8 +79,7 @@ func TestRunRacesTheDevice(t *testing.T) {
 	if r := readRecord(t, js); r.Backend != "cpu" || r.BackendWhy == "" {
 		t.Errorf("record: backend %q, why %q", r.Backend, r.BackendWhy)
 	}
-	time.Sleep(testOpening.open) // (the device opens: nothing may start on it)
-	if n := testOpening.starts.Load(); n != 0 {
-		t.Errorf("%d runs started on the device after the CPU answered", n)
+	if testOpening.opened.Load() || testOpening.starts.Load() != 0 {
+		t.Errorf("the device was opened (%v), %d runs started on it: the CPU answered first", testOpening.opened.Load(), testOpening.starts.Load())
 	}
 }
