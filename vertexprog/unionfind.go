@@ -117,17 +117,26 @@ func afLink(comp []int32, u, v int32) {
 	}
 }
 
-// afCompress points every vertex at its tree's root.
+// afCompress points every vertex at its tree's root. A vertex climbs by
+// loads alone and is written once, at the end: a write in the climb is a
+// locked exchange (atomic.StoreInt32), a barrier an edge of the path, and
+// a grid's first round leaves paths hundreds long where chunks link ahead
+// of their neighbours above (grid1000 on 2 cores, its first compress:
+// 2.6-3.4 ms against 0.4-0.5 on one).
 func afCompress(comp []int32) {
 	par.Chunks(len(comp), afChunk, func(_, lo, hi int) {
 		for v := lo; v < hi; v++ {
+			c := atomic.LoadInt32(&comp[v])
+			r := c
 			for {
-				c := atomic.LoadInt32(&comp[v])
-				up := atomic.LoadInt32(&comp[c])
-				if c == up {
+				up := atomic.LoadInt32(&comp[r])
+				if up == r {
 					break
 				}
-				atomic.StoreInt32(&comp[v], up)
+				r = up
+			}
+			if r != c {
+				atomic.StoreInt32(&comp[v], r)
 			}
 		}
 	})
