@@ -133,9 +133,9 @@ func (p *raceProgress) stepped(done int) {
 
 // remaining estimates how long the run has left at now: the supersteps
 // left at the mean of those run, less the time since the last ended, and
-// how long a device run on the graph
-// would take (raceDeviceTime). ok is false where it cannot tell (no
-// superstep run yet, or supersteps whose work varies).
+// how long a device run on the graph would take (raceDeviceTime). ok is
+// false where it cannot tell (no superstep run yet, or supersteps whose
+// work varies).
 func (p *raceProgress) remaining(now time.Time) (left, device time.Duration, ok bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -149,8 +149,8 @@ func (p *raceProgress) remaining(now time.Time) (left, device time.Duration, ok 
 // openNow waits until a race should open the device itself: the CPU run
 // has run raceOpenAfter (from t0) without its supersteps telling when it
 // ends, or they tell that it will run longer than the device's opening
-// and run. It reports false when ctx ends first (the CPU answered), or
-// the CPU's supersteps say it will answer before a device could.
+// and run; where they tell that the CPU answers first, it waits on. It
+// reports false when ctx ends first (the CPU answered).
 func openNow(ctx context.Context, p *raceProgress, t0 time.Time) bool {
 	tick := time.NewTicker(2 * time.Millisecond)
 	defer tick.Stop()
