@@ -113,19 +113,16 @@ var ParamPerVertex = &apps.Param[bool]{
 // one an edge (a grid's triangle count is all calls: its lists are
 // short). A row's neighbours that Gather counts are v's own list (those
 // ranked above v; with PerVertex, all but v), so the block walks the
-// list, not the row: half the row, and no rank comparison, a random read
-// of two degrees, an edge. u's list is read to its padded end
-// (Off[u+1], beside Off[u], not Cnt[u], another random read): the
-// padding is above every id, so it matches nothing in v's list.
-// (urand20 on one core: 7.8 s against GAP's 4.6, 37% of it in the rank
-// comparisons and the lists' lengths; session 32.)
+// list, not the row: half the row, and no rank comparison (two random
+// reads of degrees) an edge. (urand20 on one core: 7.8 s against GAP's
+// 4.6, 20% of it in the rank comparisons; session 32.)
 func (p *Program) GatherBlock(lo, hi int32, _ []int64, _ []int32, _ []float32, _ []struct{}, y []int64, id int64) {
 	o := p.o
 	for v := lo; v < hi; v++ {
 		acc := id
 		a := o.List(v)
 		for _, u := range a {
-			acc += int64(vertexprog.CountCommon(a, o.Adj[o.Off[u]:o.Off[u+1]]))
+			acc += int64(vertexprog.CountCommon(a, o.List(u)))
 		}
 		y[v] = acc
 	}
