@@ -34,3 +34,6 @@ func SetWarming(t interface{ Cleanup(func()) }, on bool) {
 	warming.Store(on)
 	t.Cleanup(func() { warming.Store(old) })
 }
+
+// RaceOpenAfter is raceOpenAfter.
+var RaceOpenAfter = raceOpenAfter

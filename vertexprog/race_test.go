@@ -323,7 +323,7 @@ func TestRaceOpensLazily(t *testing.T) {
 		after, before time.Duration // (where it opens)
 	}{
 		{"a short traversal", runRacer(pathGraph(t, 60), newRacer(-1)), false, 0, 0},
-		{"a long traversal", runRacer(pathGraph(t, 3000), newRacer(2999)), true, 150 * time.Millisecond, time.Second},
+		{"a long traversal", runRacer(pathGraph(t, 3000), newRacer(2999)), true, vertexprog.RaceOpenAfter, time.Second},
 		{"equal supersteps due before an opening", runFixed(pathGraph(t, 200), fixedRacer{iters: 30, step: 5 * time.Millisecond}), false, 0, 0},
 		{"equal supersteps past an opening", runFixed(pathGraph(t, 200), fixedRacer{iters: 100, step: 5 * time.Millisecond}), true, 0, 100 * time.Millisecond},
 	} {
