@@ -2,8 +2,10 @@ package vertexprog
 
 import (
 	"math/bits"
+	"reflect"
 
 	"github.com/hpgraph/hpgraph/bitmask"
+	"github.com/hpgraph/hpgraph/hyb"
 	"github.com/hpgraph/hpgraph/internal/par"
 	"github.com/hpgraph/hpgraph/spmv"
 )
@@ -109,6 +111,11 @@ type cpuStepper[X, A any] struct {
 	op      spmv.Op
 	// addWeight says the Contributor is a WeightAdder.
 	addWeight bool
+	// relax says pushes relax into x (a Relaxer's, relaxPush), vals are
+	// the workers' lowered values, and relaxed says the push in flight
+	// relaxed and filed its rows, which its lists hold as the activated.
+	relax, relaxed bool
+	vals           [][]X
 	// claim is a Claimer's (nil: none, or a part or Options.PerEdge);
 	// claimed says the push in flight claimed its rows, which its lists
 	// hold as the activated ones.
@@ -221,6 +228,9 @@ func newCPUStepper[X, A any](h *hostRun[X, A], opt Options, part bool) *cpuStepp
 	}
 	if !part {
 		c.delta = newDeltaBuckets(h, opt.MaxIterations)
+		if _, ok := h.p.(Relaxer); ok && c.addWeight && c.op == spmv.OpMin && h.wants == nil && len(h.spec.Aggregators) == 0 && reflect.TypeFor[X]() == reflect.TypeFor[A]() && floatKind[X]() {
+			c.relax, c.vals = true, make([][]X, p)
+		}
 		// (not where a Sum aggregator's contributions would come in the
 		// claims' order, which changes from run to run: cellSums)
 		if cl, ok := h.p.(Claimer[X]); ok && !opt.PerEdge && c.wantOK && c.delta == nil && h.steps[0].cells == nil {
@@ -710,6 +720,10 @@ func (c *cpuStepper[X, A]) pushGather() {
 		c.claimed, c.claimTallied = true, tallyNow
 		return
 	}
+	if m := c.push.Matrix; c.relax && m.K == 0 {
+		c.relaxPush(us, m)
+		return
+	}
 	ps := &spmv.Push[X, A]{M: c.push.Matrix, X: c.x, Y: c.acc(), Touched: c.touched, Contrib: c.contrib, Op: c.op, AddWeight: c.addWeight}
 	if c.wantOK {
 		ps.Rows = c.want
@@ -730,6 +744,10 @@ func (c *cpuStepper[X, A]) pushGather() {
 func (c *cpuStepper[X, A]) pushApply() {
 	if c.claimed {
 		c.claimedApply()
+		return
+	}
+	if c.relaxed {
+		c.relaxedApply()
 		return
 	}
 	keep := c.spec.Idempotent
@@ -856,4 +874,60 @@ func (c *cpuStepper[X, A]) claimedApply() {
 	})
 	c.queue = c.join(c.queue[:0])
 	c.listed, c.inBits = true, false
+}
+
+// relaxPush is a Relaxer's push over M (all COO): each worker relaxes
+// its chunks of the frontier us into x (spmv.Relax) and files the rows
+// it lowered at once: into a later bucket where their new value's
+// priority lies past the current one, else into its list of the next
+// frontier, once (touched bits), tallied.
+func (c *cpuStepper[X, A]) relaxPush(us []int32, m *hyb.Matrix) {
+	chunk, serial := pushChunk, c.edges < serialEdges || par.Workers() == 1
+	if serial {
+		chunk = len(us)
+	}
+	d, deg, tw := c.delta, c.frontDeg, c.touched.Words()
+	par.Chunks(len(us), chunk, func(w, lo, hi int) {
+		vs, vals, _ := spmv.Relax(m, c.x, us[lo:hi], serial, c.rows[w][:0], c.vals[w][:0])
+		out, t := c.lists[w], tally{}
+		for i, v := range vs {
+			if d.wait(w, v, vals[i]) {
+				continue // (a later bucket)
+			}
+			if wi, bit := v>>5, uint32(1)<<(uint32(v)&31); serial {
+				if tw[wi]&bit != 0 {
+					continue
+				}
+				tw[wi] |= bit
+			} else if !c.touched.AtomicSet(v) {
+				continue
+			}
+			out = append(out, v)
+			t.count++
+			if deg != nil {
+				t.edges += int64(deg[v])
+			}
+		}
+		c.rows[w], c.vals[w], c.lists[w] = vs, vals, out
+		c.tallies[w].add(t)
+	})
+	c.relaxed = true
+}
+
+// relaxedApply is what is left of APPLY after relaxPush: the workers'
+// lists joined into the frontier and their touched bits cleared.
+func (c *cpuStepper[X, A]) relaxedApply() {
+	c.relaxed = false
+	c.queue = c.join(c.queue[:0])
+	tw := c.touched.Words()
+	for _, v := range c.queue {
+		tw[v>>5] &^= 1 << (uint32(v) & 31) // (on this goroutine alone)
+	}
+	c.listed, c.inBits = true, false
+}
+
+// floatKind reports whether X's underlying type is float32 or float64.
+func floatKind[X any]() bool {
+	k := reflect.TypeFor[X]().Kind()
+	return k == reflect.Float32 || k == reflect.Float64
 }
