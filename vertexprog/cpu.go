@@ -878,48 +878,71 @@ func (c *cpuStepper[X, A]) claimedApply() {
 
 // relaxPush is a Relaxer's push over M (all COO): each worker relaxes
 // its chunks of the frontier us into x (spmv.Relax) and files the rows
-// it lowered at once: into a later bucket where their new value's
-// priority lies past the current one, else into its list of the next
-// frontier, once (touched bits), tallied.
+// it lowered at once (fileLowered).
 func (c *cpuStepper[X, A]) relaxPush(us []int32, m *hyb.Matrix) {
 	chunk, serial := pushChunk, c.edges < serialEdges || par.Workers() == 1
 	if serial {
 		chunk = len(us)
 	}
-	d, deg, tw := c.delta, c.frontDeg, c.touched.Words()
 	par.Chunks(len(us), chunk, func(w, lo, hi int) {
 		vs, vals, _ := spmv.Relax(m, c.x, us[lo:hi], serial, c.rows[w][:0], c.vals[w][:0])
-		out, t := c.lists[w], tally{}
-		for i, v := range vs {
-			if d.wait(w, v, vals[i]) {
-				continue // (a later bucket)
-			}
-			if wi, bit := v>>5, uint32(1)<<(uint32(v)&31); serial {
-				if tw[wi]&bit != 0 {
-					continue
-				}
-				tw[wi] |= bit
-			} else if !c.touched.AtomicSet(v) {
-				continue
-			}
-			out = append(out, v)
-			t.count++
-			if deg != nil {
-				t.edges += int64(deg[v])
-			}
-		}
-		c.rows[w], c.vals[w], c.lists[w] = vs, vals, out
-		c.tallies[w].add(t)
+		c.fileLowered(w, vs, vals, serial)
 	})
 	c.relaxed = true
 }
 
+// fileLowered files the rows vs that worker w lowered to vals: into a
+// later bucket where the priority of the value lies past the current
+// one, else into its list of the next frontier, once (touched bits, set
+// plainly where serial), tallied.
+func (c *cpuStepper[X, A]) fileLowered(w int, vs []int32, vals []X, serial bool) {
+	d, deg, tw := c.delta, c.frontDeg, c.touched.Words()
+	out, t := c.lists[w], tally{}
+	for i, v := range vs {
+		if d.wait(w, v, vals[i]) {
+			continue // (a later bucket)
+		}
+		if wi, bit := v>>5, uint32(1)<<(uint32(v)&31); serial {
+			if tw[wi]&bit != 0 {
+				continue
+			}
+			tw[wi] |= bit
+		} else if !c.touched.AtomicSet(v) {
+			continue
+		}
+		out = append(out, v)
+		t.count++
+		if deg != nil {
+			t.edges += int64(deg[v])
+		}
+	}
+	c.rows[w], c.vals[w], c.lists[w] = vs, vals, out
+	c.tallies[w].add(t)
+}
+
 // relaxedApply is what is left of APPLY after relaxPush: the workers'
 // lists joined into the frontier and their touched bits cleared.
+// Where they are many, the frontier is read back from the touched bits
+// in vertex order, as fileByWords does.
 func (c *cpuStepper[X, A]) relaxedApply() {
 	c.relaxed = false
+	tw, n := c.touched.Words(), 0
+	for _, l := range c.lists {
+		n += len(l)
+	}
+	if n*denseApply > c.n {
+		for w := range c.lists {
+			c.lists[w] = c.lists[w][:0]
+		}
+		par.DynamicW(c.parts, func(w, lo, hi int) {
+			c.lists[w] = c.touched.AppendWords(c.lists[w], lo, hi)
+			clear(tw[lo:hi])
+		})
+		c.queue = c.join(c.queue[:0])
+		c.listed, c.inBits = true, false
+		return
+	}
 	c.queue = c.join(c.queue[:0])
-	tw := c.touched.Words()
 	for _, v := range c.queue {
 		tw[v>>5] &^= 1 << (uint32(v) & 31) // (on this goroutine alone)
 	}
