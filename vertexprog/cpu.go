@@ -41,7 +41,10 @@ import (
 //     BlockGatherer; a SumGatherer's blocks the engine sums itself, its
 //     columns checked once, and a min-reducing WeightAdder's it folds),
 //     a push folds natively where it says what its Gather is
-//     (Contributor; a WeightAdder's adds the weights in the same loop),
+//     (Contributor; a WeightAdder's adds the weights in the same loop,
+//     and a Relaxer's relaxes straight into the values and files the
+//     rows it lowered in the same pass: no y and no APPLY, as GAP's
+//     sssp),
 //     and a bottom-up pull gathers a word's rows found
 //     at once where any one edge decides a row (FirstGatherer): one call
 //     through the Program interface a list, not one a vertex or an edge.
