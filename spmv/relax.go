@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/hpgraph/hpgraph/bitmask"
 	"github.com/hpgraph/hpgraph/hyb"
 )
 
@@ -121,6 +122,63 @@ func lowerNumber[F ~float32 | ~float64](p *F, c F) bool {
 		}
 		if atomic.CompareAndSwapUint64(addr, old, nb) {
 			return true
+		}
+	}
+}
+
+// RelaxMark is Relax that marks each lowered destination's bit in
+// touched instead of listing it with its value (atomically where not
+// serial): for a push that lowers many rows, which the caller then
+// reads back from the bits in vertex order, each once, at its last
+// value. ok is false where it does not apply (as Relax).
+func RelaxMark[X any](m *hyb.Matrix, x []X, us []int32, serial bool, touched *bitmask.Bitmask) (ok bool) {
+	if m.K != 0 {
+		return false
+	}
+	switch reflect.TypeFor[X]().Kind() {
+	case reflect.Float32:
+		markRows(m.CooPtr, m.CooCol, m.CooVal, asNumbers[X, float32](x), us, serial, touched)
+	case reflect.Float64:
+		markRows(m.CooPtr, m.CooCol, m.CooVal, asNumbers[X, float64](x), us, serial, touched)
+	default:
+		return false
+	}
+	return true
+}
+
+func markRows[F ~float32 | ~float64](ptr []int64, col []int32, w []float32, x []F, us []int32, serial bool, touched *bitmask.Bitmask) {
+	tw := touched.Words()
+	for _, u := range us {
+		a, b := ptr[u], ptr[u+1]
+		cols := col[a:b]
+		var ws []float32
+		if w != nil {
+			ws = w[a:b]
+			ws = ws[:len(cols)]
+		}
+		if serial {
+			xu := x[u]
+			for i, v := range cols {
+				c := xu + 1
+				if ws != nil {
+					c = xu + F(ws[i])
+				}
+				if c < x[v] {
+					x[v] = c
+					tw[v>>5] |= 1 << (uint32(v) & 31)
+				}
+			}
+			continue
+		}
+		xu := loadNumber(&x[u])
+		for i, v := range cols {
+			c := xu + 1
+			if ws != nil {
+				c = xu + F(ws[i])
+			}
+			if lowerNumber(&x[v], c) {
+				touched.AtomicSet(v)
+			}
 		}
 	}
 }

@@ -18,7 +18,8 @@ import (
 // source is lowered before it pushes and the order of the pushes cannot
 // change the answer. Every lowering is reported with its value; the
 // values reported for a vertex fall, and their least is its final
-// value. A matrix with ELL columns is refused.
+// value; RelaxMark gives the same values and marks the rows lowered. A
+// matrix with ELL columns is refused.
 func TestRelax(t *testing.T) {
 	testRelax[float32](t)
 	testRelax[float64](t)
@@ -96,6 +97,26 @@ func testRelax[F float32 | float64](t *testing.T) {
 					t.Fatalf("weighted=%v goroutines=%d: %d reported %v (%v), lowered from %v to %v", weighted, goroutines, v, l, ok, x0[v], want)
 				}
 			}
+			// RelaxMark: the same values, and the bits of the rows lowered.
+			x = append(x[:0], x0...)
+			touched := bitmask.New(c.n)
+			for g := range goroutines {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					lo, hi := g*len(us)/goroutines, (g+1)*len(us)/goroutines
+					if !RelaxMark(mt, x, us[lo:hi], goroutines == 1, touched) {
+						t.Error("RelaxMark refused an all-COO matrix")
+					}
+				}()
+			}
+			wg.Wait()
+			for v := range x {
+				want := min(x0[v], y[v])
+				if x[v] != want || touched.Test(int32(v)) != (want < x0[v]) {
+					t.Fatalf("weighted=%v goroutines=%d: marked: x[%d] = %v (bit %v), want %v from %v", weighted, goroutines, v, x[v], touched.Test(int32(v)), want, x0[v])
+				}
+			}
 		}
 	}
 	m, _ := hyb.FromCSR(c.n, c.ptr, c.col, c.val, hyb.Options{RelativeSpeed: 1e9})
@@ -107,6 +128,9 @@ func testRelax[F float32 | float64](t *testing.T) {
 	}
 	if _, _, ok := Relax(m, make([]int32, c.n), us, true, nil, nil); ok {
 		t.Error("Relax took int32 values")
+	}
+	if RelaxMark(m, x0, us, true, bitmask.New(c.n)) {
+		t.Error("RelaxMark took a matrix with ELL columns")
 	}
 }
 

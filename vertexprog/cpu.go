@@ -118,6 +118,9 @@ type cpuStepper[X, A any] struct {
 	// the workers' lowered values, and relaxed says the push in flight
 	// relaxed and filed its rows, which its lists hold as the activated.
 	relax, relaxed bool
+	// relaxMarked says the push in flight marked the rows it lowered in
+	// touched instead (spmv.RelaxMark).
+	relaxMarked bool
 	vals           [][]X
 	// claim is a Claimer's (nil: none, or a part or Options.PerEdge);
 	// claimed says the push in flight claimed its rows, which its lists
@@ -887,11 +890,19 @@ func (c *cpuStepper[X, A]) relaxPush(us []int32, m *hyb.Matrix) {
 	if serial {
 		chunk = len(us)
 	}
+	c.relaxed, c.relaxMarked = true, c.edges*denseApply > int64(c.n)
+	if c.relaxMarked {
+		// (many rows lowered, most of them several times: their bits,
+		// filed once each at their last value by relaxedApply)
+		par.Chunks(len(us), chunk, func(_, lo, hi int) {
+			spmv.RelaxMark(m, c.x, us[lo:hi], serial, c.touched)
+		})
+		return
+	}
 	par.Chunks(len(us), chunk, func(w, lo, hi int) {
 		vs, vals, _ := spmv.Relax(m, c.x, us[lo:hi], serial, c.rows[w][:0], c.vals[w][:0])
 		c.fileLowered(w, vs, vals, serial)
 	})
-	c.relaxed = true
 }
 
 // fileLowered files the rows vs that worker w lowered to vals: into a
@@ -930,6 +941,32 @@ func (c *cpuStepper[X, A]) fileLowered(w int, vs []int32, vals []X, serial bool)
 func (c *cpuStepper[X, A]) relaxedApply() {
 	c.relaxed = false
 	tw, n := c.touched.Words(), 0
+	if c.relaxMarked {
+		// The rows the push marked, in vertex order, each filed once at
+		// its value now.
+		c.relaxMarked = false
+		d, deg := c.delta, c.frontDeg
+		par.DynamicW(c.parts, func(w, lo, hi int) {
+			rows := c.touched.AppendWords(c.rows[w][:0], lo, hi)
+			clear(tw[lo:hi])
+			out, t := c.lists[w], tally{}
+			for _, v := range rows {
+				if d.wait(w, v, c.x[v]) {
+					continue // (a later bucket)
+				}
+				out = append(out, v)
+				t.count++
+				if deg != nil {
+					t.edges += int64(deg[v])
+				}
+			}
+			c.rows[w], c.lists[w] = rows, out
+			c.tallies[w].add(t)
+		})
+		c.queue = c.join(c.queue[:0])
+		c.listed, c.inBits = true, false
+		return
+	}
 	for _, l := range c.lists {
 		n += len(l)
 	}
