@@ -121,7 +121,7 @@ type cpuStepper[X, A any] struct {
 	// relaxMarked says the push in flight marked the rows it lowered in
 	// touched instead (spmv.RelaxMark).
 	relaxMarked bool
-	vals           [][]X
+	vals        [][]X
 	// claim is a Claimer's (nil: none, or a part or Options.PerEdge);
 	// claimed says the push in flight claimed its rows, which its lists
 	// hold as the activated ones.
@@ -934,55 +934,18 @@ func (c *cpuStepper[X, A]) fileLowered(w int, vs []int32, vals []X, serial bool)
 	c.tallies[w].add(t)
 }
 
-// relaxedApply is what is left of APPLY after relaxPush: the workers'
-// lists joined into the frontier and their touched bits cleared.
-// Where they are many, the frontier is read back from the touched bits
-// in vertex order, as fileByWords does.
+// relaxedApply is what is left of APPLY after relaxPush: the frontier
+// from the rows the push marked (fileTouched), or the workers' lists
+// joined and their touched bits cleared.
 func (c *cpuStepper[X, A]) relaxedApply() {
 	c.relaxed = false
-	tw, n := c.touched.Words(), 0
 	if c.relaxMarked {
-		// The rows the push marked, in vertex order, each filed once at
-		// its value now.
 		c.relaxMarked = false
-		d, deg := c.delta, c.frontDeg
-		par.DynamicW(c.parts, func(w, lo, hi int) {
-			rows := c.touched.AppendWords(c.rows[w][:0], lo, hi)
-			clear(tw[lo:hi])
-			out, t := c.lists[w], tally{}
-			for _, v := range rows {
-				if d.wait(w, v, c.x[v]) {
-					continue // (a later bucket)
-				}
-				out = append(out, v)
-				t.count++
-				if deg != nil {
-					t.edges += int64(deg[v])
-				}
-			}
-			c.rows[w], c.lists[w] = rows, out
-			c.tallies[w].add(t)
-		})
-		c.queue = c.join(c.queue[:0])
-		c.listed, c.inBits = true, false
-		return
-	}
-	for _, l := range c.lists {
-		n += len(l)
-	}
-	if n*denseApply > c.n {
-		for w := range c.lists {
-			c.lists[w] = c.lists[w][:0]
-		}
-		par.DynamicW(c.parts, func(w, lo, hi int) {
-			c.lists[w] = c.touched.AppendWords(c.lists[w], lo, hi)
-			clear(tw[lo:hi])
-		})
-		c.queue = c.join(c.queue[:0])
-		c.listed, c.inBits = true, false
+		c.fileTouched(nil)
 		return
 	}
 	c.queue = c.join(c.queue[:0])
+	tw := c.touched.Words()
 	for _, v := range c.queue {
 		tw[v>>5] &^= 1 << (uint32(v) & 31) // (on this goroutine alone)
 	}

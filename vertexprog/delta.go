@@ -245,15 +245,14 @@ func (c *cpuStepper[X, A]) fileOrRun(us []int32, stale func(b int64) bool) {
 }
 
 // fileByWords is fileOrRun for many vertices: their touched bits set,
-// then read back word by word, so the frontier comes out in vertex
-// order (in a few runs, one a worker) whatever the order of us (a
-// bucket's vertices come in the order the pushes lowered them): the
-// filing, and the push that follows, then read the vertices' values,
-// degrees and rows in order (kron21, one thread, a bucket of 620K
-// vertices: its filing 58 -> 20 ms, the push of its 3.8M edges 110 ->
-// 51 ms).
+// then read back by fileTouched, so the frontier comes out in vertex
+// order whatever the order of us (a bucket's vertices come in the order
+// the pushes lowered them): the filing, and the push that follows, then
+// read the vertices' values, degrees and rows in order (kron21, one
+// thread, a bucket of 620K vertices: its filing 58 -> 20 ms, the push of
+// its 3.8M edges 110 -> 51 ms).
 func (c *cpuStepper[X, A]) fileByWords(us []int32, stale func(b int64) bool, serial bool) {
-	d, deg, tw := c.delta, c.frontDeg, c.touched.Words()
+	tw := c.touched.Words()
 	if serial {
 		for _, v := range us {
 			tw[v>>5] |= 1 << (uint32(v) & 31)
@@ -265,13 +264,22 @@ func (c *cpuStepper[X, A]) fileByWords(us []int32, stale func(b int64) bool, ser
 			}
 		})
 	}
+	c.fileTouched(stale)
+}
+
+// fileTouched makes the frontier of the vertices whose touched bits are
+// set, in vertex order (in a few runs, one a worker), and clears the
+// bits: those whose bucket stale says is past are dropped (nil: none),
+// those whose priority lies in a later bucket wait (with delta-stepping).
+// It counts the frontier in the tallies.
+func (c *cpuStepper[X, A]) fileTouched(stale func(b int64) bool) {
+	d, deg, tw := c.delta, c.frontDeg, c.touched.Words()
 	par.DynamicW(c.parts, func(w, lo, hi int) {
 		rows := c.touched.AppendWords(c.rows[w][:0], lo, hi)
 		clear(tw[lo:hi])
 		t, out := tally{}, c.lists[w]
 		for _, v := range rows {
-			b := d.bucket(d.prio.Priority(v, c.x[v]))
-			if stale(b) || b > d.cur && d.wait(w, v, c.x[v]) {
+			if stale != nil && stale(d.bucket(d.prio.Priority(v, c.x[v]))) || d.wait(w, v, c.x[v]) {
 				continue
 			}
 			out = append(out, v)
