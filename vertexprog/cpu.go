@@ -118,10 +118,10 @@ type cpuStepper[X, A any] struct {
 	// the workers' lowered values, and relaxed says the push in flight
 	// relaxed and filed its rows, which its lists hold as the activated.
 	relax, relaxed bool
+	vals           [][]X
 	// relaxMarked says the push in flight marked the rows it lowered in
 	// touched instead (spmv.RelaxMark).
 	relaxMarked bool
-	vals        [][]X
 	// claim is a Claimer's (nil: none, or a part or Options.PerEdge);
 	// claimed says the push in flight claimed its rows, which its lists
 	// hold as the activated ones.
