@@ -43,8 +43,7 @@ import (
 //     a push folds natively where it says what its Gather is
 //     (Contributor; a WeightAdder's adds the weights in the same loop,
 //     and a Relaxer's relaxes straight into the values and files the
-//     rows it lowered in the same pass: no y and no APPLY, as GAP's
-//     sssp),
+//     rows it lowered: no y, no Update and no APPLY pass, as GAP's sssp),
 //     and a bottom-up pull gathers a word's rows found
 //     at once where any one edge decides a row (FirstGatherer): one call
 //     through the Program interface a list, not one a vertex or an edge.
@@ -116,12 +115,10 @@ type cpuStepper[X, A any] struct {
 	addWeight bool
 	// relax says pushes relax into x (a Relaxer's, relaxPush), vals are
 	// the workers' lowered values, and relaxed says the push in flight
-	// relaxed and filed its rows, which its lists hold as the activated.
-	relax, relaxed bool
-	vals           [][]X
-	// relaxMarked says the push in flight marked the rows it lowered in
-	// touched instead (spmv.RelaxMark).
-	relaxMarked bool
+	// relaxed: it filed its rows, its lists holding the next frontier's,
+	// or, relaxMarked, marked them in touched for relaxedApply to file.
+	relax, relaxed, relaxMarked bool
+	vals                        [][]X
 	// claim is a Claimer's (nil: none, or a part or Options.PerEdge);
 	// claimed says the push in flight claimed its rows, which its lists
 	// hold as the activated ones.

@@ -160,11 +160,12 @@ type WeightAdder interface {
 // is not partitioned, has no aggregators, no RowFilter and no
 // Options.PerEdge then relaxes each edge straight into the destination's
 // value, x[v] = x[u] + w where that is less, and files the lowered
-// vertex into the next frontier or its later delta-stepping bucket in
-// the same pass over the frontier (GAP's sssp): no accumulator, touched
-// rows or APPLY pass. A source may push from a value that the same push
-// lowered; the supersteps and their frontiers may then differ from the
-// accumulators' run, the values not.
+// vertex into the next frontier or its later delta-stepping bucket as
+// it goes (GAP's sssp), or, for a push over many edges, once each from
+// their marks after it: no accumulator, Update call or APPLY pass. A
+// source may push from a value that the same push lowered; the
+// supersteps and their frontiers may then differ from the accumulators'
+// run, the values not.
 type Relaxer interface {
 	RelaxesValues()
 }
