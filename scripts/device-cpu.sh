@@ -22,9 +22,10 @@
 set -uo pipefail
 OUT=${OUT:-/tmp/hpgraph-device-cpu}
 H=${H:-bin/gpu/hpgraph}
-H0=${H0:-} # a baseline hpgraph (main's, say): its BFS, PageRank and CC rows too ("bfs-H0", ...)
+H0=${H0:-} # a baseline hpgraph (main's, say): its BFS, SSSP, PageRank and CC rows too ("bfs-H0", ...)
 H1=${H1:-} # a second one (another commit's): its PageRank and CC rows ("pr-iter-H1", ...)
 ROWS=${ROWS:-bfs sssp pr cc tc} # the rows to run (a subset: a shorter call)
+SSSP_VARIANTS=${SSSP_VARIANTS:-} # sssp rows with other arguments: "ARGS;ARGS;..."
 GRAPHS_LIST=${GRAPHS_LIST:-} # the graphs (default: kron$SCALE urand$SCALE grid1000)
 WALLS=${WALLS:-1} # 0: no one-shot walls
 PROFILE=${PROFILE:-0} # 1: a CPU profile of bfs, cc and pagerank-iter at the end (cpu-profile.pprof)
@@ -99,6 +100,20 @@ for t in $HI 1; do
 			h=$(timeout 150 $H run sssp $G/$g.w.hpg --weights keep --src gap:$n --backend cpu --relabel none 2>&1 | tee -a "$log" | hpq)
 			x=$(timeout 150 $P/sssp -f $G/$g.wsg -n$n -d2 2>&1 | tee -a "$log" | gapms)
 			row $g sssp $t "$h" "$x"
+			# (a baseline's row; other settings' rows, SSSP_VARIANTS: each
+			# ';'-separated set of arguments a row, e.g. "--delta 32;--delta
+			# 32 --direction push"; and one query's supersteps, -v, to the log)
+			if [ -n "$H0" ]; then
+				h=$(timeout 150 $H0 run sssp $G/$g.w.hpg --weights keep --src gap:$n --backend cpu --relabel none 2>&1 | tee -a "$log" | hpq)
+				row $g sssp-H0 $t "$h" "$x"
+			fi
+			IFS=';' read -ra vs <<<"$SSSP_VARIANTS"
+			for v in "${vs[@]}"; do
+				h=$(timeout 150 $H run sssp $G/$g.w.hpg --weights keep --src gap:$n --backend cpu --relabel none $v 2>&1 | tee -a "$log" | hpq)
+				row $g "sssp[${v// /}]" $t "$h" "$x"
+			done
+			echo "== one query's supersteps (-v)" >>"$log"
+			timeout 60 $H run sssp $G/$g.w.hpg --weights keep --src gap:1 --backend cpu --relabel none -v >>"$log" 2>&1
 		fi
 		if has pr; then
 			x=$(timeout 90 $P/pr -f $G/$g.sg -i10 -t0 -n3 2>&1 | tee -a "$log" | gapms 10)

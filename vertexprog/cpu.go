@@ -2,8 +2,10 @@ package vertexprog
 
 import (
 	"math/bits"
+	"reflect"
 
 	"github.com/hpgraph/hpgraph/bitmask"
+	"github.com/hpgraph/hpgraph/hyb"
 	"github.com/hpgraph/hpgraph/internal/par"
 	"github.com/hpgraph/hpgraph/spmv"
 )
@@ -39,7 +41,9 @@ import (
 //     BlockGatherer; a SumGatherer's blocks the engine sums itself, its
 //     columns checked once, and a min-reducing WeightAdder's it folds),
 //     a push folds natively where it says what its Gather is
-//     (Contributor; a WeightAdder's adds the weights in the same loop),
+//     (Contributor; a WeightAdder's adds the weights in the same loop,
+//     and a Relaxer's relaxes straight into the values and files the
+//     rows it lowered: no y, no Update and no APPLY pass, as GAP's sssp),
 //     and a bottom-up pull gathers a word's rows found
 //     at once where any one edge decides a row (FirstGatherer): one call
 //     through the Program interface a list, not one a vertex or an edge.
@@ -109,6 +113,12 @@ type cpuStepper[X, A any] struct {
 	op      spmv.Op
 	// addWeight says the Contributor is a WeightAdder.
 	addWeight bool
+	// relax says pushes relax into x (a Relaxer's, relaxPush), vals are
+	// the workers' lowered values, and relaxed says the push in flight
+	// relaxed: it filed its rows, its lists holding the next frontier's,
+	// or, relaxMarked, marked them in touched for relaxedApply to file.
+	relax, relaxed, relaxMarked bool
+	vals                        [][]X
 	// claim is a Claimer's (nil: none, or a part or Options.PerEdge);
 	// claimed says the push in flight claimed its rows, which its lists
 	// hold as the activated ones.
@@ -221,6 +231,9 @@ func newCPUStepper[X, A any](h *hostRun[X, A], opt Options, part bool) *cpuStepp
 	}
 	if !part {
 		c.delta = newDeltaBuckets(h, opt.MaxIterations)
+		if _, ok := h.p.(Relaxer); ok && c.addWeight && c.op == spmv.OpMin && h.wants == nil && len(h.spec.Aggregators) == 0 && reflect.TypeFor[X]() == reflect.TypeFor[A]() && floatKind[X]() {
+			c.relax, c.vals = true, make([][]X, p)
+		}
 		// (not where a Sum aggregator's contributions would come in the
 		// claims' order, which changes from run to run: cellSums)
 		if cl, ok := h.p.(Claimer[X]); ok && !opt.PerEdge && c.wantOK && c.delta == nil && h.steps[0].cells == nil {
@@ -710,6 +723,10 @@ func (c *cpuStepper[X, A]) pushGather() {
 		c.claimed, c.claimTallied = true, tallyNow
 		return
 	}
+	if m := c.push.Matrix; c.relax && m.K == 0 {
+		c.relaxPush(us, m)
+		return
+	}
 	ps := &spmv.Push[X, A]{M: c.push.Matrix, X: c.x, Y: c.acc(), Touched: c.touched, Contrib: c.contrib, Op: c.op, AddWeight: c.addWeight}
 	if c.wantOK {
 		ps.Rows = c.want
@@ -730,6 +747,10 @@ func (c *cpuStepper[X, A]) pushGather() {
 func (c *cpuStepper[X, A]) pushApply() {
 	if c.claimed {
 		c.claimedApply()
+		return
+	}
+	if c.relaxed {
+		c.relaxedApply()
 		return
 	}
 	keep := c.spec.Idempotent
@@ -856,4 +877,80 @@ func (c *cpuStepper[X, A]) claimedApply() {
 	})
 	c.queue = c.join(c.queue[:0])
 	c.listed, c.inBits = true, false
+}
+
+// relaxPush is a Relaxer's push over M (all COO): each worker relaxes
+// its chunks of the frontier us into x (spmv.Relax) and files the rows
+// it lowered at once (fileLowered).
+func (c *cpuStepper[X, A]) relaxPush(us []int32, m *hyb.Matrix) {
+	chunk, serial := pushChunk, c.edges < serialEdges || par.Workers() == 1
+	if serial {
+		chunk = len(us)
+	}
+	c.relaxed, c.relaxMarked = true, c.edges*denseApply > int64(c.n)
+	if c.relaxMarked {
+		// (many rows lowered, most of them several times: their bits,
+		// filed once each at their last value by relaxedApply)
+		par.Chunks(len(us), chunk, func(_, lo, hi int) {
+			spmv.RelaxMark(m, c.x, us[lo:hi], serial, c.touched)
+		})
+		return
+	}
+	par.Chunks(len(us), chunk, func(w, lo, hi int) {
+		vs, vals, _ := spmv.Relax(m, c.x, us[lo:hi], serial, c.rows[w][:0], c.vals[w][:0])
+		c.fileLowered(w, vs, vals, serial)
+	})
+}
+
+// fileLowered files the rows vs that worker w lowered to vals: into a
+// later bucket where the priority of the value lies past the current
+// one, else into its list of the next frontier, once (touched bits, set
+// plainly where serial), tallied.
+func (c *cpuStepper[X, A]) fileLowered(w int, vs []int32, vals []X, serial bool) {
+	d, deg, tw := c.delta, c.frontDeg, c.touched.Words()
+	out, t := c.lists[w], tally{}
+	for i, v := range vs {
+		if d.wait(w, v, vals[i]) {
+			continue // (a later bucket)
+		}
+		if wi, bit := v>>5, uint32(1)<<(uint32(v)&31); serial {
+			if tw[wi]&bit != 0 {
+				continue
+			}
+			tw[wi] |= bit
+		} else if !c.touched.AtomicSet(v) {
+			continue
+		}
+		out = append(out, v)
+		t.count++
+		if deg != nil {
+			t.edges += int64(deg[v])
+		}
+	}
+	c.rows[w], c.vals[w], c.lists[w] = vs, vals, out
+	c.tallies[w].add(t)
+}
+
+// relaxedApply is what is left of APPLY after relaxPush: the frontier
+// from the rows the push marked (fileTouched), or the workers' lists
+// joined and their touched bits cleared.
+func (c *cpuStepper[X, A]) relaxedApply() {
+	c.relaxed = false
+	if c.relaxMarked {
+		c.relaxMarked = false
+		c.fileTouched(nil)
+		return
+	}
+	c.queue = c.join(c.queue[:0])
+	tw := c.touched.Words()
+	for _, v := range c.queue {
+		tw[v>>5] &^= 1 << (uint32(v) & 31) // (on this goroutine alone)
+	}
+	c.listed, c.inBits = true, false
+}
+
+// floatKind reports whether X's underlying type is float32 or float64.
+func floatKind[X any]() bool {
+	k := reflect.TypeFor[X]().Kind()
+	return k == reflect.Float32 || k == reflect.Float64
 }

@@ -205,6 +205,10 @@ func (c *cpuStepper[X, A]) fileOrRun(us []int32, stale func(b int64) bool) {
 	deg := c.frontDeg
 	chunk, tw := applyChunk, c.touched.Words()
 	serial := len(us) < serialRows || par.Workers() == 1
+	if len(us)*denseApply > c.n {
+		c.fileByWords(us, stale, serial)
+		return
+	}
 	if serial {
 		chunk = len(us)
 	}
@@ -238,6 +242,57 @@ func (c *cpuStepper[X, A]) fileOrRun(us []int32, stale func(b int64) bool) {
 	for _, v := range c.queue {
 		tw[v>>5] &^= 1 << (uint32(v) & 31) // (on this goroutine alone)
 	}
+}
+
+// fileByWords is fileOrRun for many vertices: their touched bits set,
+// then read back by fileTouched, so the frontier comes out in vertex
+// order whatever the order of us (a bucket's vertices come in the order
+// the pushes lowered them): the filing, and the push that follows, then
+// read the vertices' values, degrees and rows in order (kron21, one
+// thread, a bucket of 620K vertices: its filing 58 -> 20 ms, the push of
+// its 3.8M edges 110 -> 51 ms).
+func (c *cpuStepper[X, A]) fileByWords(us []int32, stale func(b int64) bool, serial bool) {
+	tw := c.touched.Words()
+	if serial {
+		for _, v := range us {
+			tw[v>>5] |= 1 << (uint32(v) & 31)
+		}
+	} else {
+		par.Chunks(len(us), applyChunk, func(_, lo, hi int) {
+			for _, v := range us[lo:hi] {
+				c.touched.AtomicSet(v)
+			}
+		})
+	}
+	c.fileTouched(stale)
+}
+
+// fileTouched makes the frontier of the vertices whose touched bits are
+// set, in vertex order (in a few runs, one a worker), and clears the
+// bits: those whose bucket stale says is past are dropped (nil: none),
+// those whose priority lies in a later bucket wait (with delta-stepping).
+// It counts the frontier in the tallies.
+func (c *cpuStepper[X, A]) fileTouched(stale func(b int64) bool) {
+	d, deg, tw := c.delta, c.frontDeg, c.touched.Words()
+	par.DynamicW(c.parts, func(w, lo, hi int) {
+		rows := c.touched.AppendWords(c.rows[w][:0], lo, hi)
+		clear(tw[lo:hi])
+		t, out := tally{}, c.lists[w]
+		for _, v := range rows {
+			if stale != nil && stale(d.bucket(d.prio.Priority(v, c.x[v]))) || d.wait(w, v, c.x[v]) {
+				continue
+			}
+			out = append(out, v)
+			t.count++
+			if deg != nil {
+				t.edges += int64(deg[v])
+			}
+		}
+		c.rows[w], c.lists[w] = rows, out
+		c.tallies[w].add(t)
+	})
+	c.queue = c.join(c.queue[:0])
+	c.listed, c.inBits = true, false
 }
 
 // bucketHeap is a min-heap of bucket numbers.

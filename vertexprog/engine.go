@@ -71,7 +71,7 @@ type Options struct {
 	Log func(line string)
 	// PerEdge makes the CPU backend call Gather for every edge, Update and
 	// Wants for every vertex, even when the program is a RowGatherer,
-	// BlockGatherer, FirstGatherer, Contributor (WeightAdder), ListUpdater, ListFilter,
+	// BlockGatherer, FirstGatherer, Contributor (WeightAdder, Relaxer), ListUpdater, ListFilter,
 	// WordFilter, Claimer or FirstClaimer (to check one against the
 	// other).
 	PerEdge bool

@@ -152,6 +152,24 @@ type WeightAdder interface {
 	AddsWeight()
 }
 
+// Relaxer is implemented by a WeightAdder whose ReduceOp is Min and
+// whose Update of v with accumulator acc is "x = acc where acc < x, and
+// active then", reading no aggregator (a shortest path's relaxation):
+// RelaxesValues declares it. Whatever the order of its relaxations, the
+// values then reach the same least fixed point. A CPU push of a run that
+// is not partitioned, has no aggregators, no RowFilter and no
+// Options.PerEdge then relaxes each edge straight into the destination's
+// value, x[v] = x[u] + w where that is less, and files the lowered
+// vertex into the next frontier or its later delta-stepping bucket as
+// it goes (GAP's sssp), or, for a push over many edges, once each from
+// their marks after it: no accumulator, Update call or APPLY pass. A
+// source may push from a value that the same push lowered; the
+// supersteps and their frontiers may then differ from the accumulators'
+// run, the values not.
+type Relaxer interface {
+	RelaxesValues()
+}
+
 // EarlyExit is implemented by programs whose accumulator can be decided
 // before all neighbours are seen (a bottom-up search stops at the first
 // parent found).

@@ -292,6 +292,10 @@ func (p *Program) ReduceOp() vertexprog.Aggregator { return vertexprog.Min }
 // AddsWeight declares Contributions du+w (vertexprog.WeightAdder).
 func (p *Program) AddsWeight() {}
 
+// RelaxesValues declares Update "take the lower distance"
+// (vertexprog.Relaxer): a CPU push relaxes into the distances.
+func (p *Program) RelaxesValues() {}
+
 // Contributions is du+w for each edge.
 func (p *Program) Contributions(_ int32, du float32, w []float32, out []float32) {
 	if w == nil {

@@ -1,0 +1,52 @@
+package sssp_test
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/hpgraph/hpgraph/apps/internal/apptest"
+	"github.com/hpgraph/hpgraph/apps/reference"
+	"github.com/hpgraph/hpgraph/apps/sssp"
+	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/datasets/gen"
+	"github.com/hpgraph/hpgraph/vertexprog"
+)
+
+// TestSSSPRelaxShared: pushes large enough to run on several goroutines
+// (frontiers of 16K+ edges, the workers relaxing into the same
+// distances by compare-and-swap and filing into their own buckets) give
+// the reference's distances, a Kronecker graph's hubs and its low-degree
+// rest, integer weights 1-64, by delta-stepping at the default width and
+// at 2, by Bellman-Ford, pushing only and choosing the direction; and
+// so do the accumulators' pushes (Options.PerEdge).
+func TestSSSPRelaxShared(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	el, err := gen.Kronecker(13, 16, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dg := apptest.Build(t, el, datasets.Options{Weights: datasets.WeightsRandom, WeightMin: 1, WeightMax: 64, Seed: 3})
+	g := vertexprog.NewGraph(dg)
+	for _, src := range apptest.Sources(dg) {
+		want, err := reference.SSSP(dg, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, delta := range []float64{sssp.DefaultDelta(g), 32, 0} {
+			for _, opt := range []vertexprog.Options{{Direction: vertexprog.Push}, {Direction: vertexprog.Auto}, {Direction: vertexprog.Push, PerEdge: true}} {
+				opt.Backend = "cpu"
+				name := fmt.Sprintf("src %d, delta %v, %s (per edge: %v)", src, delta, opt.Direction, opt.PerEdge)
+				r, err := sssp.RunDelta(g, src, delta, opt)
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				for v := range want {
+					if float64(r.Dist[v]) != want[v] {
+						t.Fatalf("%s: dist[%d] = %v, want %v", name, v, r.Dist[v], want[v])
+					}
+				}
+			}
+		}
+	}
+}
