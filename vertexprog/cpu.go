@@ -902,6 +902,21 @@ func (c *cpuStepper[X, A]) relaxPush(us []int32, m *hyb.Matrix) {
 	})
 }
 
+// touchOnce sets v's bit in touched (its words tw; plainly where serial,
+// no atomics on one goroutine) and reports whether it was clear: a row
+// enters the next frontier once.
+func touchOnce(touched *bitmask.Bitmask, tw []uint32, v int32, serial bool) bool {
+	if !serial {
+		return touched.AtomicSet(v)
+	}
+	wi, bit := v>>5, uint32(1)<<(uint32(v)&31)
+	if tw[wi]&bit != 0 {
+		return false
+	}
+	tw[wi] |= bit
+	return true
+}
+
 // fileLowered files the rows vs that worker w lowered to vals: into a
 // later bucket where the priority of the value lies past the current
 // one, else into its list of the next frontier, once (touched bits, set
@@ -913,18 +928,12 @@ func (c *cpuStepper[X, A]) fileLowered(w int, vs []int32, vals []X, serial bool)
 		if d.wait(w, v, vals[i]) {
 			continue // (a later bucket)
 		}
-		if wi, bit := v>>5, uint32(1)<<(uint32(v)&31); serial {
-			if tw[wi]&bit != 0 {
-				continue
+		if touchOnce(c.touched, tw, v, serial) {
+			out = append(out, v)
+			t.count++
+			if deg != nil {
+				t.edges += int64(deg[v])
 			}
-			tw[wi] |= bit
-		} else if !c.touched.AtomicSet(v) {
-			continue
-		}
-		out = append(out, v)
-		t.count++
-		if deg != nil {
-			t.edges += int64(deg[v])
 		}
 	}
 	c.rows[w], c.vals[w], c.lists[w] = vs, vals, out

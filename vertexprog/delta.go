@@ -219,13 +219,7 @@ func (c *cpuStepper[X, A]) fileOrRun(us []int32, stale func(b int64) bool) {
 			if stale(b) || b > d.cur && d.wait(w, v, c.x[v]) {
 				continue
 			}
-			// (no atomics on one goroutine)
-			if wi, bit := v>>5, uint32(1)<<(uint32(v)&31); serial {
-				if tw[wi]&bit != 0 {
-					continue
-				}
-				tw[wi] |= bit
-			} else if !c.touched.AtomicSet(v) {
+			if !touchOnce(c.touched, tw, v, serial) {
 				continue
 			}
 			out = append(out, v)
