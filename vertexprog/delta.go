@@ -34,6 +34,20 @@ const ringSize = 1 << 12
 // 455; grid1000 138 and 118.
 const cpuDeltaShare = 1.0 / 16
 
+// cpuDeltaDegree: past this mean degree the CPU's buckets narrow in
+// proportion (Meyer and Sanders' delta of about the heaviest weight over
+// the degree): the more edges a vertex relaxes, the more of the bucket's
+// later vertices its relaxations would settle again. SSSP, weights 1-64,
+// the H200 host (session 32, call 10): urand21 (degree 32) with buckets
+// of 4 against 32.5, 1,018 against 1,639 ms a query on one thread, 158
+// against 169 on 16; kron21 (30) the same either way (1,226 / 1,223 and
+// 121 / 123); grid1000 (4) 189 against 160 on one thread, so its buckets
+// stay at 32.5. With this rule (call 11, against the rule before in the
+// same call): kron21 1,038 / 1,508 ms on one thread, 113 / 127 on 16;
+// urand21 1,207 / 1,820 and 145 / 165; grid1000 the same (168 / 172, 157
+// / 159).
+const cpuDeltaDegree = 4
+
 type deltaBuckets[X any] struct {
 	delta float64
 	prio  Prioritizer[X]
@@ -59,7 +73,11 @@ func newDeltaBuckets[X, A any](h *hostRun[X, A], maxIter int) *deltaBuckets[X] {
 		return nil
 	}
 	p := par.Workers()
-	d := &deltaBuckets[X]{delta: h.spec.Delta * cpuDeltaShare, prio: pr, rings: make([][][]int32, p), opened: make([][]int64, p), far: make([][]int32, p), farMin: make([]int64, p)}
+	share := cpuDeltaShare
+	if deg := float64(h.nnz) / float64(max(h.n, 1)); deg > cpuDeltaDegree {
+		share *= cpuDeltaDegree / deg
+	}
+	d := &deltaBuckets[X]{delta: h.spec.Delta * share, prio: pr, rings: make([][][]int32, p), opened: make([][]int64, p), far: make([][]int32, p), farMin: make([]int64, p)}
 	for w := range d.farMin {
 		d.farMin[w] = math.MaxInt64
 	}

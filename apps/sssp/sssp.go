@@ -246,7 +246,7 @@ func RunDelta(g *vertexprog.Graph, src int32, delta float64, opt vertexprog.Opti
 // DefaultDelta.
 var ParamDelta = &apps.Param[float64]{
 	Name: "delta", Default: -1,
-	Help: "sssp: delta-stepping's bucket width on a GPU, where the frontier is small, and 16 times the CPU's (0: Bellman-Ford throughout; default: 16 times the mean edge weight)",
+	Help: "sssp: delta-stepping's bucket width on a GPU, where the frontier is small, and 16 times the CPU's, more on graphs of mean degree above 4 (0: Bellman-Ford throughout; default: 16 times the mean edge weight)",
 	Check: func(d float64) error {
 		if math.IsInf(d, 0) || math.IsNaN(d) || (d < 0 && d != -1) {
 			return fmt.Errorf("%g: want -1 (the default), 0 (Bellman-Ford) or a positive bucket width", d)
