@@ -13,8 +13,9 @@ type Params struct {
 	// the paper's PageRank stops at 1000).
 	MaxIter *int `json:"max_iter,omitempty"`
 	// Delta: sssp: delta-stepping's bucket width on a GPU, where the
-	// frontier is small, and 16 times the CPU's (0: Bellman-Ford throughout;
-	// default: 16 times the mean edge weight).
+	// frontier is small, and 16 times the CPU's, more on graphs of mean
+	// degree above 4 (0: Bellman-Ford throughout; default: 16 times the mean
+	// edge weight).
 	Delta *float64 `json:"delta,omitempty"`
 	// Damping: PageRank damping factor.
 	Damping *float64 `json:"damping,omitempty"`
