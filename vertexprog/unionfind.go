@@ -68,7 +68,9 @@ func linkRows(rowPtr []int64, col []int32, comp []int32, skip bool) (passes int,
 			for v := lo; v < hi; v++ {
 				a := rowPtr[v] + int64(r*per)
 				for _, u := range col[min(a, rowPtr[v+1]):min(a+int64(per), rowPtr[v+1])] {
-					afLink(comp, int32(v), u)
+					if p1, p2 := atomic.LoadInt32(&comp[v]), atomic.LoadInt32(&comp[u]); p1 != p2 {
+						afJoin(comp, p1, p2)
+					}
 				}
 			}
 		})
@@ -84,7 +86,9 @@ func linkRows(rowPtr []int64, col []int32, comp []int32, skip bool) (passes int,
 				continue
 			}
 			for i := rowPtr[v] + afNeighbourRounds; i < rowPtr[v+1]; i++ {
-				afLink(comp, int32(v), col[i])
+				if p1, p2 := atomic.LoadInt32(&comp[v]), atomic.LoadInt32(&comp[col[i]]); p1 != p2 {
+					afJoin(comp, p1, p2)
+				}
 			}
 		}
 	})
@@ -92,17 +96,27 @@ func linkRows(rowPtr []int64, col []int32, comp []int32, skip bool) (passes int,
 	return rounds + 1, giant
 }
 
-// afLink joins the trees of u and v: the larger root hooks under the
-// smaller, by compare-and-swap, retried until both lie in one tree. On
-// its way up it halves the path: a vertex passed over is pointed at its
-// grandparent (also by compare-and-swap: a vertex that is no root only
-// ever moves to another of its ancestors, so a halving lost to another
-// is lost harmlessly, and no root's hook is undone). Afforest's second
-// round otherwise climbs the chains its own hooks made: urand21's second
-// neighbours took 8.8M climbs for 32K hooks, 100 ms on one core; halved,
-// 35 ms (session 32).
+// afLink joins the trees of u and v (afJoin) where their parents
+// differ. linkRows' loops make the same test inline (afLink is past Go's
+// inlining budget): most links of the later passes find both ends in one
+// tree, and a call an edge cost grid1000's CC 10% on one core, kron20's
+// and urand20's 5-8% on two (session 32).
 func afLink(comp []int32, u, v int32) {
-	p1, p2 := atomic.LoadInt32(&comp[u]), atomic.LoadInt32(&comp[v])
+	if p1, p2 := atomic.LoadInt32(&comp[u]), atomic.LoadInt32(&comp[v]); p1 != p2 {
+		afJoin(comp, p1, p2)
+	}
+}
+
+// afJoin joins the trees of the vertices whose parents are p1 and p2:
+// the larger root hooks under the smaller, by compare-and-swap, retried
+// until both lie in one tree. On its way up it halves the path: a vertex
+// passed over is pointed at its grandparent (also by compare-and-swap: a
+// vertex that is no root only ever moves to another of its ancestors, so
+// a halving lost to another is lost harmlessly, and no root's hook is
+// undone). Afforest's second round otherwise climbs the chains its own
+// hooks made: urand21's second neighbours took 8.8M climbs for 32K
+// hooks, 100 ms on one core; halved, 35 ms (session 32).
+func afJoin(comp []int32, p1, p2 int32) {
 	for p1 != p2 {
 		high, low := max(p1, p2), min(p1, p2)
 		pHigh := atomic.LoadInt32(&comp[high])
@@ -120,9 +134,9 @@ func afLink(comp []int32, u, v int32) {
 // afCompress points every vertex at its tree's root. A vertex climbs by
 // loads alone and is written once, at the end: a write in the climb is a
 // locked exchange (atomic.StoreInt32), a barrier an edge of the path, and
-// a grid's first round leaves paths hundreds long where chunks link ahead
-// of their neighbours above (grid1000 on 2 cores, its first compress:
-// 2.6-3.4 ms against 0.4-0.5 on one).
+// a grid's first round leaves paths where chunks link ahead of their
+// neighbours above (grid1000 on 2 cores: 2.25M steps, up to 15 a vertex,
+// none on one; its first compress 2.6-3.4 ms against 0.4-0.5).
 func afCompress(comp []int32) {
 	par.Chunks(len(comp), afChunk, func(_, lo, hi int) {
 		for v := lo; v < hi; v++ {
