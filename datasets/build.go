@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"fmt"
+	"github.com/hpgraph/hpgraph/internal/huge"
 	"math"
 	"math/bits"
 	"slices"
@@ -198,10 +199,10 @@ func (g *Graph) Transpose() *Graph {
 		}
 		start[k+1] = s
 	}
-	t := &Graph{Name: g.Name + " (transposed)", N: n, RowPtr: make([]int64, n+1), Col: make([]int32, m),
+	t := &Graph{Name: g.Name + " (transposed)", N: n, RowPtr: make([]int64, n+1), Col: huge.Make[int32](int(m)),
 		Directed: true, IDs: g.IDs, IDBase: g.IDBase, Stats: g.Stats, RepeatFree: g.RepeatFree}
 	if g.W != nil {
-		t.W = make([]float32, m)
+		t.W = huge.Make[float32](int(m))
 	}
 	low := make([]uint16, m) // the head's place in its bucket
 	mask := int32(1)<<shift - 1

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/hpgraph/hpgraph/internal/huge"
 	"hash/crc32"
 	"io"
 	"math"
@@ -448,7 +449,7 @@ func (a *arcChecker) verdict() arcsChecked {
 func alignedBytes(n int64) []byte {
 	words := make([]uint64, (n+7)/8)
 	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), n)
-	adviseHuge(b)
+	huge.Advise(b)
 	return b
 }
 

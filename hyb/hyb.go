@@ -8,6 +8,7 @@ package hyb
 
 import (
 	"fmt"
+	"github.com/hpgraph/hpgraph/internal/huge"
 	"math"
 	"slices"
 	"sync"
@@ -431,12 +432,12 @@ func checkOptions(opt Options) error {
 func (m *Matrix) fill(src CSR) {
 	n, k, pitch := m.N, m.K, m.Pitch
 	rowPtr, col, val := src.RowPtr, src.Col, src.Val
-	m.EllCol = make([]int32, k*pitch)
+	m.EllCol = huge.Make[int32](k * pitch)
 	nc := m.CooPtr[n]
-	m.CooCol = make([]int32, nc)
+	m.CooCol = huge.Make[int32](int(nc))
 	if val != nil {
-		m.EllVal = make([]float32, k*pitch)
-		m.CooVal = make([]float32, nc)
+		m.EllVal = huge.Make[float32](k * pitch)
+		m.CooVal = huge.Make[float32](int(nc))
 	}
 	// Rows are independent; balance the blocks by nonzeros.
 	bounds := par.Split(n, par.Workers(), func(i int) int64 { return rowPtr[i] })
@@ -482,7 +483,7 @@ func (m *Matrix) ToCSR() (rowPtr []int64, col []int32, val []float32) {
 		}
 		rowPtr[r+1] = rowPtr[r] + int64(ell) + m.CooPtr[r+1] - m.CooPtr[r]
 	}
-	col = make([]int32, rowPtr[m.N])
+	col = huge.Make[int32](int(rowPtr[m.N]))
 	if m.Weighted() {
 		val = make([]float32, rowPtr[m.N])
 	}
@@ -524,10 +525,10 @@ func (m *Matrix) Transpose(opt Options) (*Matrix, error) {
 	for r := 0; r < m.N; r++ {
 		tPtr[r+1] += tPtr[r]
 	}
-	tCol := make([]int32, len(col))
+	tCol := huge.Make[int32](len(col))
 	var tVal []float32
 	if val != nil {
-		tVal = make([]float32, len(col))
+		tVal = huge.Make[float32](len(col))
 	}
 	cursor := slices.Clone(tPtr[:m.N])
 	// Walking rows in order leaves every transposed row sorted.

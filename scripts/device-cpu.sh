@@ -15,7 +15,8 @@
 #   float32 contributions; GAP pr -i10 -t0 over 10, float); cc; tc (bench: hpgraph's PREPROCESS, the orientation, is not
 #   in its time; GAP's relabelling is in GAP's). hpgraph runs unrelabelled
 #   (--relabel none) where GAP does not relabel; tc as bench chooses.
-#   Threads: GOMAXPROCS for hpgraph, OMP_NUM_THREADS for GAP; 1 and 16.
+#   Threads: GOMAXPROCS for hpgraph, OMP_NUM_THREADS for GAP; 16 and 1
+#   (TLIST: others).
 #   A shorter call: ROWS (of bfs sssp pr cc tc), GRAPHS_LIST, WALLS=0; H0
 #   and H1 add baseline binaries' rows (an A/B of PageRank and CC:
 #   ROWS="pr cc" GRAPHS_LIST=kron21 WALLS=0 H0=... H1=...).
@@ -34,6 +35,7 @@ G=${G:-/tmp/hpgraph-graphs}
 BUDGET=${BUDGET:-470} # seconds: steps past it are skipped
 S=${SCALE:-21}        # (a smaller SCALE tries the script out on a small machine)
 HI=${THREADS:-16}
+TLIST=${TLIST:-"$HI 1"} # the thread counts the rows run at
 mkdir -p "$OUT" "$G"
 T0=$SECONDS
 step() { echo "== $* ($(date +%T), $((SECONDS - T0)) s)" | tee -a "$OUT/steps.log"; }
@@ -80,7 +82,7 @@ ls -la $G >>"$OUT/gen.log"
 # hpgraph's per-query median (run --src gap:16) and bench's median.
 hpq() { grep 'per query median' | sed 's/.*median \([0-9.]*\).*/\1/'; }
 hpb() { grep 'cpu: median' | sed 's/.*median \([0-9.]*\).*/\1/'; }
-for t in $HI 1; do
+for t in $TLIST; do
 	export GOMAXPROCS=$t OMP_NUM_THREADS=$t
 	for g in $GRAPHS_LIST; do
 		left "$g at $t threads" || break 2

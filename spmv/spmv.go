@@ -12,6 +12,7 @@
 package spmv
 
 import (
+	"github.com/hpgraph/hpgraph/internal/huge"
 	"math/bits"
 	"reflect"
 	"sync/atomic"
@@ -688,9 +689,9 @@ func hasPointers(t reflect.Type) bool {
 func NewAccumulators[A any](n int) []A {
 	size := unsafe.Sizeof(*new(A))
 	if !AtomicCapable[A]() || n == 0 {
-		return make([]A, n)
+		return huge.Make[A](n)
 	}
-	words := make([]uint64, (uintptr(n)*size+7)/8)
+	words := huge.Make[uint64](int((uintptr(n)*size + 7) / 8))
 	return unsafe.Slice((*A)(unsafe.Pointer(&words[0])), n)
 }
 

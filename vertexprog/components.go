@@ -2,6 +2,7 @@ package vertexprog
 
 import (
 	"fmt"
+	"github.com/hpgraph/hpgraph/internal/huge"
 	"time"
 
 	"github.com/hpgraph/hpgraph/hyb"
@@ -152,7 +153,7 @@ func runLabels[X, A any](run driver.ComponentsRun, p Program[X, A], n int, opt O
 func componentValues[X, A any](p Program[X, A], n int, finish func(labels []int32) error, opt Options) ([]X, error) {
 	x, ok := opt.Values.([]X)
 	if !ok || len(x) != n {
-		x = make([]X, n)
+		x = huge.Make[X](n)
 	}
 	steps := newSteps(par.Workers(), nil, 0)
 	ri, ranged := p.(RangeIniter[X])
@@ -168,11 +169,11 @@ func componentValues[X, A any](p Program[X, A], n int, finish func(labels []int3
 	if xs, ok := any(x).([]int32); ok && identityValues(xs) {
 		return x, finish(xs)
 	}
-	labels := make([]int32, n)
+	labels := huge.Make[int32](n)
 	if err := finish(labels); err != nil {
 		return nil, err
 	}
-	acc := make([]A, n)
+	acc := huge.Make[A](n)
 	id := p.Identity()
 	for v := range acc {
 		acc[v] = id

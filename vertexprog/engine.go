@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/hpgraph/hpgraph/internal/huge"
 	"math"
 	"sync"
 	"sync/atomic"
@@ -557,7 +558,7 @@ func prepare[X, A any](g *Graph, p Program[X, A], opt Options, mayDevice bool, s
 	if xs, ok := opt.Values.([]X); ok && len(xs) == r.n {
 		r.x = xs
 	} else {
-		r.x = make([]X, r.n)
+		r.x = huge.Make[X](r.n)
 	}
 	r.identity = p.Identity()
 	pt.Mark("values")

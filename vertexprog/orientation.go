@@ -1,6 +1,7 @@
 package vertexprog
 
 import (
+	"github.com/hpgraph/hpgraph/internal/huge"
 	"slices"
 
 	"github.com/hpgraph/hpgraph/vertexprog/driver"
@@ -54,7 +55,7 @@ func buildOrientation(g *Graph, o *Orientation) {
 	for v := range n {
 		off[v+1] = off[v] + int64(cnt[v]+OrientationBlock-1)/OrientationBlock*OrientationBlock
 	}
-	adj := make([]int32, off[n])
+	adj := huge.Make[int32](int(off[n]))
 	g.ForVertices(func(lo, hi int32) {
 		for v := lo; v < hi; v++ {
 			i := off[v]

@@ -1,6 +1,7 @@
 package vertexprog
 
 import (
+	"github.com/hpgraph/hpgraph/internal/huge"
 	"math/bits"
 	"slices"
 	"sync/atomic"
@@ -48,7 +49,7 @@ func buildRanked(g *Graph, o *Orientation) {
 		}
 	})
 	off := paddedOffsets(cnt)
-	adj := make([]int32, off[n])
+	adj := huge.Make[int32](int(off[n]))
 	both := make([]uint32, 1)
 	if directed {
 		both = make([]uint32, max(1, (len(adj)+31)/32))
@@ -182,7 +183,7 @@ const rankCap = 1 << 14
 // first ranks, in a sort of their own.
 func rankByDegree(deg []int32) []int32 {
 	n := len(deg)
-	rank := make([]int32, n)
+	rank := huge.Make[int32](n)
 	b := cutBlocks(n)
 	p := len(b) - 1
 	maxDeg := make([]int32, p)

@@ -7,6 +7,7 @@ package bfs
 //go:generate go run github.com/hpgraph/hpgraph/devgen/cmd/devgen
 
 import (
+	"github.com/hpgraph/hpgraph/internal/huge"
 	"math"
 	"sync/atomic"
 
@@ -39,7 +40,7 @@ func (p *Program) Prepare(g *vertexprog.Graph) error {
 		return err
 	}
 	if len(p.Depth) != g.N() || len(p.Parent) != g.N() {
-		p.Depth, p.Parent = make([]int32, g.N()), make([]int32, g.N())
+		p.Depth, p.Parent = huge.Make[int32](g.N()), huge.Make[int32](g.N())
 	}
 	return nil
 }

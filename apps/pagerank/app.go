@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/hpgraph/hpgraph/internal/huge"
 	"io"
 
 	"github.com/hpgraph/hpgraph/apps"
@@ -115,7 +116,7 @@ func runRanks[F Float](g *vertexprog.Graph, p vertexprog.Program[F, F], rank *[]
 	if req.Scratch != nil {
 		xs := apps.Lent[F](req.Scratch)
 		if len(xs) != g.N() {
-			xs = make([]F, g.N())
+			xs = huge.Make[F](g.N())
 		}
 		opt.Values = xs
 	}

@@ -9,6 +9,7 @@ package pagerank
 
 import (
 	"fmt"
+	"github.com/hpgraph/hpgraph/internal/huge"
 	"math"
 
 	"github.com/hpgraph/hpgraph/apps"
@@ -42,7 +43,7 @@ func (p *Program) Prepare(g *vertexprog.Graph) error {
 		return apps.InvalidParam("pagerank", ParamTolerance, err)
 	}
 	if len(p.Rank) != g.N() { // (a caller may lend one: Scratch)
-		p.Rank = make([]float64, g.N())
+		p.Rank = huge.Make[float64](g.N())
 	}
 	p.outDeg = g.OutDegrees()
 	return nil
@@ -139,7 +140,7 @@ func (p *LDBCProgram[F]) Prepare(g *vertexprog.Graph) error {
 	}
 	p.n = float64(g.N())
 	if len(p.Rank) != g.N() { // (a caller may lend one: Scratch)
-		p.Rank = make([]float64, g.N())
+		p.Rank = huge.Make[float64](g.N())
 	}
 	p.outDeg = g.OutDegrees()
 	return nil
