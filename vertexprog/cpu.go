@@ -56,7 +56,7 @@ import (
 //     calling goroutine, without starting any (par.Chunks); a larger one
 //     on par's pool of helpers, which spin between regions as OpenMP's
 //     threads do, so a superstep of a few µs can still be shared (a
-//     grid's BFS claims from 1,024 edges on).
+//     grid's BFS claims from 512 edges on).
 //   - Programs that declare Spec.Delta run by delta-stepping (delta.go).
 //   - A part of a partitioned run (parts.go) runs the same supersteps
 //     over its own rows [lo, hi), whole bitmask words: it pulls and
@@ -158,12 +158,15 @@ const (
 	// shared push's fold and APPLY (grid1000's BFS, supersteps of 1-6K
 	// edges, two cores on the pool, a quiet machine: 19-22 ms a query
 	// against 27-31 serial). A frontier whose edges average at most
-	// evenDegree a vertex is split in one contiguous share a worker: the
-	// work per vertex is even, and each worker keeps to its part of the
-	// wavefront, whose lines then stay in its core's cache from one
-	// superstep to the next (64-vertex chunks interleave the workers
-	// along it: 24 ms).
-	claimShareEdges = 1024
+	// evenDegree a vertex is split in one contiguous share a worker, the
+	// same worker's from one superstep to the next (par.Each): the work
+	// per vertex is even, and each worker keeps to its part of the
+	// wavefront, whose lines then stay in its core's cache (64-vertex
+	// chunks interleave the workers along it: 24 ms; shares claimed by
+	// whichever worker comes, on the GPU machine's 16 cores, 44-49 ms
+	// against 30-34 with each share on its worker, and 26-28 with these
+	// shares of 256 edges, not 1,024).
+	claimShareEdges = 256
 	claimSerialRows = 1024
 	evenDegree      = 16
 	// A push that touched more than 1/denseApply of the vertices has its
@@ -700,27 +703,33 @@ func (c *cpuStepper[X, A]) pushGather() {
 	if m := c.push.Matrix; c.claim != nil && m.K == 0 && m.CooVal == nil {
 		// A Claimer's push: each worker's list is the rows it activated.
 		shares := min(par.Workers(), int(c.edges/claimShareEdges))
-		chunk, serial := pushChunk, shares <= 1
-		switch {
-		case serial:
-			chunk = len(us)
-		case c.edges <= int64(len(us))*evenDegree:
-			chunk = (len(us) + shares - 1) / shares
-		}
+		serial := shares <= 1
 		// Where its APPLY will go by lists (fewer rows than edges), each
 		// worker tallies the rows it claimed, from the row pointers of the
 		// push matrix (deg's, in a claimed push; the next push reads v's
 		// line of them, where deg's is read by nothing else).
 		want, tallyNow := c.want.Words(), c.edges*denseApply <= int64(c.n)
-		par.Chunks(len(us), chunk, func(w, lo, hi int) {
+		claim := func(w, lo, hi int) {
 			start := len(c.lists[w])
 			c.lists[w] = c.claim.ClaimRows(us[lo:hi], m.CooPtr, m.CooCol, want, c.x, &c.steps[w], !serial, c.lists[w])
 			if tallyNow {
 				l := c.lists[w][start:]
 				c.tallies[w].add(tally{count: int64(len(l)), edges: rowsEdges(m.CooPtr, l)})
 			}
-		})
+		}
 		c.claimed, c.claimTallied = true, tallyNow
+		switch {
+		case serial:
+			claim(0, 0, len(us))
+		case c.edges <= int64(len(us))*evenDegree:
+			// Even work per vertex: worker w claims the w-th share, the
+			// rows the same worker found in the last superstep where their
+			// count was even (the frontier is the workers' lists in
+			// order), so a wavefront's lines stay in one core's cache.
+			par.Each(shares, func(w int) { claim(w, len(us)*w/shares, len(us)*(w+1)/shares) })
+		default:
+			par.Chunks(len(us), pushChunk, claim)
+		}
 		return
 	}
 	if m := c.push.Matrix; c.relax && m.K == 0 {
@@ -855,12 +864,11 @@ func (c *cpuStepper[X, A]) claimedApply() {
 	}
 	// (a few rows: on this goroutine, without atomics; a grid's BFS
 	// runs thousands of such supersteps)
-	shared, chunk := par.Workers() > 1 && n >= claimSerialRows, 1
-	if !shared {
-		chunk = len(c.lists)
-	}
+	// (else each worker its own list, the rows it claimed, still in its
+	// cache)
+	shared := par.Workers() > 1 && n >= claimSerialRows
 	tallied, ptr := c.claimTallied, c.push.Matrix.CooPtr
-	par.Chunks(len(c.lists), chunk, func(_, lo, hi int) {
+	lists := func(lo, hi int) {
 		for w := lo; w < hi; w++ {
 			l := c.lists[w]
 			if !tallied {
@@ -874,7 +882,16 @@ func (c *cpuStepper[X, A]) claimedApply() {
 				}
 			}
 		}
-	})
+	}
+	if !shared {
+		lists(0, len(c.lists))
+	} else {
+		used := len(c.lists)
+		for used > 1 && len(c.lists[used-1]) == 0 {
+			used--
+		}
+		par.Each(used, func(w int) { lists(w, w+1) })
+	}
 	c.queue = c.join(c.queue[:0])
 	c.listed, c.inBits = true, false
 }

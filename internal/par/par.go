@@ -98,6 +98,15 @@ func DynamicW(bounds []int, fn func(w, lo, hi int)) {
 	})
 }
 
+// Each calls fn(w) for every w in [0, min(p, Workers())) concurrently
+// and waits for them: w = 0 on the caller, each other w on the pool's
+// helper w, the same goroutine from one call to the next (a caller that
+// hands worker w the same part of its data each time keeps that part in
+// one core's cache). p <= 1 runs fn(0) on the caller.
+func Each(p int, fn func(w int)) {
+	run(min(p, Workers()), fn)
+}
+
 // Chunks calls fn(w, lo, hi) for the chunks [lo, hi) of [0, n), chunk
 // long (the last shorter), claimed one after another by up to Workers()
 // goroutines; w is the claiming worker, in [0, Workers()). A range of one

@@ -102,6 +102,27 @@ func TestChunksCoverEachIndexOnce(t *testing.T) {
 	}
 }
 
+// TestEachRunsEveryWorkerOnce: Each(p) runs fn once for each w below
+// min(p, Workers()), none above, at several worker counts.
+func TestEachRunsEveryWorkerOnce(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, procs := range []int{1, 3, 4} {
+		runtime.GOMAXPROCS(procs)
+		for _, p := range []int{-1, 0, 1, 2, 4, 9} {
+			var ran [16]atomic.Int32
+			for rep := 0; rep < 50; rep++ {
+				Each(p, func(w int) { ran[w].Add(1) })
+			}
+			want := max(min(p, procs), 1)
+			for w := range ran {
+				if got, exp := ran[w].Load(), int32(0); w < want && got != 50 || w >= want && got != exp {
+					t.Fatalf("procs=%d p=%d: worker %d ran %d times in 50 calls", procs, p, w, got)
+				}
+			}
+		}
+	}
+}
+
 // TestPrefixSum: the running sums equal a serial loop's, a[0] kept, on
 // sizes below and above the parallel threshold and at several worker
 // counts (more workers than cores too).
