@@ -113,12 +113,13 @@ type BlockGatherer[X, A any] interface {
 }
 
 // SumGatherer is implemented by a BlockGatherer whose GatherBlock sets
-// each row's y[v] to the float64 sum, in the row's order, of id and the
-// values x[u] of its neighbours, converted to A once, X and A both
-// float32 or both float64 (both PageRanks): GathersSum declares it. The
-// CPU engine then sums such blocks itself, once it has checked the
-// matrix's columns against the values (driver.Matrix.MaxColumn), without
-// a bounds check a value read (docs/perf/cpu-engine.md, session 30).
+// each row's y[v] to the float64 sum of id and the values x[u] of its
+// neighbours, converted to A once, X and A both float32 or both float64
+// (both PageRanks): GathersSum declares it. The CPU engine then sums such
+// blocks itself, once it has checked the matrix's columns against the
+// values (driver.Matrix.MaxColumn), without a bounds check a value read
+// and in two running sums a row (docs/perf/cpu-engine.md, sessions 30
+// and 33): its sums may differ from the row's order in the last bits.
 type SumGatherer interface {
 	GathersSum()
 }
