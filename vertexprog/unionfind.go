@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/hpgraph/hpgraph/internal/par"
+	"github.com/hpgraph/hpgraph/internal/relaxed"
 )
 
 // The CPU engine's union-find path for programs that declare
@@ -149,7 +150,13 @@ func afJoin(comp []int32, p1, p2 int32) {
 // locked exchange (atomic.StoreInt32), a barrier an edge of the path, and
 // a grid's first round leaves paths where chunks link ahead of their
 // neighbours above (grid1000 on 2 cores: 2.25M steps, up to 15 a vertex,
-// none on one; its first compress 2.6-3.4 ms against 0.4-0.5).
+// none on one; its first compress 2.6-3.4 ms against 0.4-0.5). That
+// write is a relaxed store, as GAP's plain one: a vertex that is no root
+// only ever moves to another of its ancestors, so a store that lands
+// before or after another's link or halving leaves a valid forest, and
+// the exchange's barrier a vertex cost the whole CC 10-15% on the GPU
+// machine's 16 cores (kron21 17.0-18.9 -> 15.1-16.9 ms, urand21
+// 19.3-20.1 -> 16.9-18.3, grid1000 2.64-2.74 -> 2.13-2.35; session 33).
 func afCompress(comp []int32) {
 	par.Chunks(len(comp), afChunk, func(_, lo, hi int) {
 		for v := lo; v < hi; v++ {
@@ -163,7 +170,7 @@ func afCompress(comp []int32) {
 				r = up
 			}
 			if r != c {
-				atomic.StoreInt32(&comp[v], r)
+				relaxed.StoreInt32(&comp[v], r)
 			}
 		}
 	})
