@@ -2,13 +2,13 @@ package datasets
 
 import (
 	"fmt"
-	"github.com/hpgraph/hpgraph/internal/huge"
 	"math"
 	"math/bits"
 	"slices"
 	"sort"
 	"sync/atomic"
 
+	"github.com/hpgraph/hpgraph/internal/huge"
 	"github.com/hpgraph/hpgraph/internal/par"
 )
 

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/hpgraph/hpgraph/internal/huge"
 	"hash/crc32"
 	"io"
 	"math"
@@ -15,6 +14,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/hpgraph/hpgraph/internal/huge"
 	"github.com/hpgraph/hpgraph/internal/par"
 )
 

@@ -8,13 +8,13 @@ package hyb
 
 import (
 	"fmt"
-	"github.com/hpgraph/hpgraph/internal/huge"
 	"math"
 	"slices"
 	"sync"
 	"sync/atomic"
 
 	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/internal/huge"
 	"github.com/hpgraph/hpgraph/internal/par"
 )
 

@@ -12,7 +12,6 @@
 package spmv
 
 import (
-	"github.com/hpgraph/hpgraph/internal/huge"
 	"math/bits"
 	"reflect"
 	"sync/atomic"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/hpgraph/hpgraph/bitmask"
 	"github.com/hpgraph/hpgraph/hyb"
+	"github.com/hpgraph/hpgraph/internal/huge"
 )
 
 // The user's code reaches the kernels as interface values, not as type

@@ -2,10 +2,10 @@ package vertexprog
 
 import (
 	"fmt"
-	"github.com/hpgraph/hpgraph/internal/huge"
 	"time"
 
 	"github.com/hpgraph/hpgraph/hyb"
+	"github.com/hpgraph/hpgraph/internal/huge"
 	"github.com/hpgraph/hpgraph/internal/par"
 	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )

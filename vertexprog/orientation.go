@@ -1,9 +1,9 @@
 package vertexprog
 
 import (
-	"github.com/hpgraph/hpgraph/internal/huge"
 	"slices"
 
+	"github.com/hpgraph/hpgraph/internal/huge"
 	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 

@@ -1,11 +1,11 @@
 package vertexprog
 
 import (
-	"github.com/hpgraph/hpgraph/internal/huge"
 	"math/bits"
 	"slices"
 	"sync/atomic"
 
+	"github.com/hpgraph/hpgraph/internal/huge"
 	"github.com/hpgraph/hpgraph/internal/par"
 )
 

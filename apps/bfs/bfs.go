@@ -7,11 +7,11 @@ package bfs
 //go:generate go run github.com/hpgraph/hpgraph/devgen/cmd/devgen
 
 import (
-	"github.com/hpgraph/hpgraph/internal/huge"
 	"math"
 	"sync/atomic"
 
 	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/internal/huge"
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
 

@@ -4,12 +4,12 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"github.com/hpgraph/hpgraph/internal/huge"
 	"io"
 
 	"github.com/hpgraph/hpgraph/apps"
 	"github.com/hpgraph/hpgraph/apps/reference"
 	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/internal/huge"
 	"github.com/hpgraph/hpgraph/internal/par"
 	"github.com/hpgraph/hpgraph/vertexprog"
 )

@@ -9,10 +9,10 @@ package pagerank
 
 import (
 	"fmt"
-	"github.com/hpgraph/hpgraph/internal/huge"
 	"math"
 
 	"github.com/hpgraph/hpgraph/apps"
+	"github.com/hpgraph/hpgraph/internal/huge"
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
