@@ -862,10 +862,9 @@ func (c *cpuStepper[X, A]) claimedApply() {
 		c.listed, c.inBits = true, true
 		return
 	}
-	// (a few rows: on this goroutine, without atomics; a grid's BFS
-	// runs thousands of such supersteps)
-	// (else each worker its own list, the rows it claimed, still in its
-	// cache)
+	// (a few rows: on this goroutine, without atomics, as a grid's BFS
+	// runs thousands of such supersteps; more: each worker over its own
+	// list, the rows it claimed, still in its cache)
 	shared := par.Workers() > 1 && n >= claimSerialRows
 	tallied, ptr := c.claimTallied, c.push.Matrix.CooPtr
 	lists := func(lo, hi int) {
@@ -890,7 +889,12 @@ func (c *cpuStepper[X, A]) claimedApply() {
 		for used > 1 && len(c.lists[used-1]) == 0 {
 			used--
 		}
-		par.Each(used, func(w int) { lists(w, w+1) })
+		k := min(used, par.Workers())
+		par.Each(k, func(w int) {
+			for i := w; i < used; i += k {
+				lists(i, i+1)
+			}
+		})
 	}
 	c.queue = c.join(c.queue[:0])
 	c.listed, c.inBits = true, false

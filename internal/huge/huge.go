@@ -15,8 +15,9 @@ import "unsafe"
 // whole huge pages an array would get at most are not worth a system call.
 const MinBytes = 4 << 20
 
-// Make is make([]T, n), on huge pages where it is at least MinBytes. T
-// must hold no pointers (numbers, or structs of them).
+// Make is make([]T, n), on huge pages where it is at least MinBytes and
+// fresh from the system (a T with pointers is zeroed by the runtime
+// first: its pages are already there, and the advice comes too late).
 func Make[T any](n int) []T {
 	s := make([]T, n)
 	Advise(s)
