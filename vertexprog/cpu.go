@@ -3,6 +3,8 @@ package vertexprog
 import (
 	"math/bits"
 	"reflect"
+	"slices"
+	"sync"
 
 	"github.com/hpgraph/hpgraph/bitmask"
 	"github.com/hpgraph/hpgraph/hyb"
@@ -78,9 +80,9 @@ type cpuStepper[X, A any] struct {
 	wlo, whi   int
 	parts      []int
 	applyParts []int
-	// The frontier: queue when listed, else active's bits; inBits says a
-	// listed frontier is in active's bits too (a push's APPLY by words).
-	queue          []int32
+	// The frontier: queue (stepLists) when listed, else active's bits;
+	// inBits says a listed frontier is in active's bits too (a push's
+	// APPLY by words).
 	listed, inBits bool
 	// edges is the frontier's push-matrix edges (the last tally's).
 	edges int64
@@ -93,11 +95,7 @@ type cpuStepper[X, A any] struct {
 	want   *bitmask.Bitmask
 	wantOK bool
 	filled []uint32
-	// lists are per-worker scratch lists; flat joins them; rows and kept
-	// are per-worker buffers of APPLY.
-	lists      [][]int32
-	flat       []int32
-	rows, kept [][]int32
+	stepLists
 	// upd and flt are the program's Update and Wants by lists (each
 	// vertex's own calls where it has no list form, or Options.PerEdge);
 	// wf its Wants by words (nil: none, or Options.PerEdge).
@@ -187,13 +185,49 @@ const (
 // 72 ms; Alpha 15 pulled from 2M frontier edges on.
 const cpuFullPullAlpha = 3
 
+// stepLists are a CPU stepper's vertex lists: lists the workers' scratch
+// lists, flat their join, rows and kept the workers' buffers of APPLY,
+// queue the listed frontier. They grow to a superstep's frontier (a
+// urand21 BFS's top-down step claims 734K vertices): grown by append,
+// afresh every run, each size on memory new to the process, they cost a
+// query a quarter of its time on one core (urand21 on the development
+// VM: growslice 24 of 96 ms, copies and page faults, and more on many
+// cores, whose faults queue on the process's page tables). So a run's
+// lists go back to spareLists when it ends, for the next run's, and a
+// claimed push makes room for its frontier's claims at once.
+type stepLists struct {
+	lists, rows, kept [][]int32
+	flat, queue       []int32
+}
+
+// spareLists holds the stepLists of finished runs (*stepLists; a
+// collection may drop them).
+var spareLists sync.Pool
+
+// release gives the stepper's lists to the next run; the stepper is done.
+func (c *cpuStepper[X, A]) release() {
+	b := c.stepLists
+	for _, ls := range [][][]int32{b.lists, b.rows, b.kept} {
+		for w := range ls {
+			ls[w] = ls[w][:0]
+		}
+	}
+	b.flat, b.queue = b.flat[:0], b.queue[:0]
+	c.stepLists = stepLists{}
+	spareLists.Put(&b)
+}
+
 // newCPUStepper makes the CPU stepper of a prepared and materialized
 // run; part says it is a part of a partitioned run, which delta-steps
 // nothing.
 func newCPUStepper[X, A any](h *hostRun[X, A], opt Options, part bool) *cpuStepper[X, A] {
 	p := par.Workers()
-	c := &cpuStepper[X, A]{hostRun: h, edges: h.initEdges, lists: make([][]int32, p),
-		rows: make([][]int32, p), kept: make([][]int32, p)}
+	c := &cpuStepper[X, A]{hostRun: h, edges: h.initEdges}
+	if b, ok := spareLists.Get().(*stepLists); ok && len(b.lists) == p {
+		c.stepLists = *b
+	} else {
+		c.stepLists = stepLists{lists: make([][]int32, p), rows: make([][]int32, p), kept: make([][]int32, p)}
+	}
 	c.wlo, c.whi = wordRange(h.lo, h.hi)
 	c.parts = wordParts(h.pull.Bounds, c.wlo, c.whi)
 	c.applyParts = c.parts
@@ -709,6 +743,15 @@ func (c *cpuStepper[X, A]) pushGather() {
 		// push matrix (deg's, in a claimed push; the next push reads v's
 		// line of them, where deg's is read by nothing else).
 		want, tallyNow := c.want.Words(), c.edges*denseApply <= int64(c.n)
+		// (room for the claims at once: at most one an edge or a row,
+		// shared evenly but for chunks' luck)
+		room := int(min(c.edges, int64(c.n)))
+		if !serial {
+			room = room/shares + room/(4*shares)
+		}
+		for w := range max(shares, 1) {
+			c.lists[w] = slices.Grow(c.lists[w], room)
+		}
 		claim := func(w, lo, hi int) {
 			start := len(c.lists[w])
 			c.lists[w] = c.claim.ClaimRows(us[lo:hi], m.CooPtr, m.CooCol, want, c.x, &c.steps[w], !serial, c.lists[w])

@@ -359,6 +359,9 @@ func run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 	}
 	res.Compute = time.Since(t1)
 	pt.Mark("supersteps")
+	if cs, ok := st.(*cpuStepper[X, A]); ok {
+		cs.release()
+	}
 	if ds, ok := st.(*deviceStepper); ok {
 		if err := finishDevice(ds, h, opt, res); err != nil {
 			return nil, err
