@@ -189,12 +189,12 @@ const cpuFullPullAlpha = 3
 // lists, flat their join, rows and kept the workers' buffers of APPLY,
 // queue the listed frontier. They grow to a superstep's frontier (a
 // urand21 BFS's top-down step claims 734K vertices): grown by append,
-// afresh every run, each size on memory new to the process, they cost a
-// query a quarter of its time on one core (urand21 on the development
-// VM: growslice 24 of 96 ms, copies and page faults, and more on many
-// cores, whose faults queue on the process's page tables). So a run's
-// lists go back to spareLists when it ends, for the next run's, and a
-// claimed push makes room for its frontier's claims at once.
+// afresh every run, each size on memory new to the process, their copies
+// and page faults were 18% of a profile of 16 urand21 BFS queries on one
+// core of the development VM. So a run's lists go back to spareLists when
+// it ends, for the next run's, and a claimed push makes room for its
+// frontier's claims at once (two cores, the 16 queries: 772-812 -> 695-703
+// ms in all, the slowest 70-80 -> 45-47; session 33).
 type stepLists struct {
 	lists, rows, kept [][]int32
 	flat, queue       []int32
