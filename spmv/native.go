@@ -377,6 +377,9 @@ func sumBlock[X, A any](p *Pull[X, A], lo, hi int) bool {
 	return true
 }
 
+// sumRows64 and sumRows32 are one loop written twice: as one generic
+// function the float64 instance's loop loaded each value apart and ran
+// urand21's PageRank iteration 43-47 -> 47-50 ms on two cores (session 33).
 func sumRows64(lo, hi int, ptr []int64, col []int32, x, y []float64, id float64) {
 	xp := unsafe.Pointer(unsafe.SliceData(x))
 	at := func(c unsafe.Pointer, e int64) float64 {
