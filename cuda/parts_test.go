@@ -8,15 +8,18 @@ import (
 
 	"github.com/hpgraph/hpgraph/apps/bfs"
 	"github.com/hpgraph/hpgraph/apps/cc"
+	"github.com/hpgraph/hpgraph/apps/cdlp"
 	"github.com/hpgraph/hpgraph/apps/lcc"
 	"github.com/hpgraph/hpgraph/apps/pagerank"
 	"github.com/hpgraph/hpgraph/apps/sssp"
 	"github.com/hpgraph/hpgraph/apps/tc"
+	"github.com/hpgraph/hpgraph/cuda/internal/gputest"
+	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
 // TestPartsOnEveryDevice runs the apps (LCC, whose Sum arrays the parts
-// add up, among them) split into parts on every device the driver lists
+// add up, and CDLP, a multiset program, among them) split into parts on every device the driver lists
 // (--devices all: one part a device; on one device, several parts on it)
 // and compares each with the CPU's whole-graph run: the exchange between
 // parts on one device, and between devices by peer copies.
@@ -30,94 +33,123 @@ func TestPartsOnEveryDevice(t *testing.T) {
 	devs := registered.PartDevices()
 	t.Logf("%d devices", devs)
 	for _, directed := range []bool{false, true} {
-		g := testGraph(t, directed)
-		for _, parts := range []int{0, 3} {
-			if parts == 0 && devs < 2 {
-				continue
-			}
-			cpu := vertexprog.Options{Backend: "cpu"}
-			gpu := vertexprog.Options{Backend: "cuda", Parts: parts}
-			check := func(name string, f func(vertexprog.Options) ([]float64, error)) {
-				t.Helper()
-				want, err := f(cpu)
-				if err != nil {
-					t.Fatalf("%s cpu: %v", name, err)
+		// (short graphs have empty parts: see shortGraph)
+		for _, g := range []*vertexprog.Graph{testGraph(t, directed), shortGraph(t, directed, 40), shortGraph(t, directed, 20)} {
+			for _, parts := range []int{0, 3} {
+				if parts == 0 && devs < 2 {
+					continue
 				}
-				got, err := f(gpu)
-				if err != nil {
-					t.Fatalf("%s (directed %v, parts %d): %v", name, directed, parts, err)
-				}
-				for v := range want {
-					if got[v] != want[v] && math.Abs(got[v]-want[v]) > 1e-9*math.Abs(want[v]) {
-						t.Fatalf("%s (directed %v, parts %d): vertex %d is %v, the CPU's %v", name, directed, parts, v, got[v], want[v])
+				cpu := vertexprog.Options{Backend: "cpu"}
+				gpu := vertexprog.Options{Backend: "cuda", Parts: parts}
+				check := func(name string, f func(vertexprog.Options) ([]float64, error)) {
+					t.Helper()
+					want, err := f(cpu)
+					if err != nil {
+						t.Fatalf("%s cpu: %v", name, err)
+					}
+					got, err := f(gpu)
+					if err != nil {
+						t.Fatalf("%s (directed %v, parts %d): %v", name, directed, parts, err)
+					}
+					for v := range want {
+						if got[v] != want[v] && math.Abs(got[v]-want[v]) > 1e-9*math.Abs(want[v]) {
+							t.Fatalf("%s (directed %v, parts %d): vertex %d is %v, the CPU's %v", name, directed, parts, v, got[v], want[v])
+						}
 					}
 				}
+				ints := func(s []int32) []float64 {
+					out := make([]float64, len(s))
+					for i, x := range s {
+						out[i] = float64(x)
+					}
+					return out
+				}
+				check("bfs", func(o vertexprog.Options) ([]float64, error) {
+					r, err := bfs.Run(g, 7, o)
+					if err != nil {
+						return nil, err
+					}
+					if parts > 1 && o.Backend == "cuda" && len(r.Run.Parts) != parts {
+						t.Errorf("bfs: %d parts reported, want %d", len(r.Run.Parts), parts)
+					}
+					return append(ints(r.Depth), ints(r.Parent)...), nil
+				})
+				check("sssp", func(o vertexprog.Options) ([]float64, error) {
+					r, err := sssp.Run(g, 7, o)
+					if err != nil {
+						return nil, err
+					}
+					out := make([]float64, len(r.Dist))
+					for i, d := range r.Dist {
+						out[i] = float64(d)
+					}
+					return out, nil
+				})
+				check("pagerank-ldbc", func(o vertexprog.Options) ([]float64, error) {
+					r, err := pagerank.LDBC(g, 0.85, 15, o)
+					if err != nil {
+						return nil, err
+					}
+					return r.Rank, nil
+				})
+				check("cc", func(o vertexprog.Options) ([]float64, error) {
+					r, err := cc.Run(g, o)
+					if err != nil {
+						return nil, err
+					}
+					return ints(r.Label), nil
+				})
+				check("tc", func(o vertexprog.Options) ([]float64, error) {
+					r, err := tc.Run(g, true, o)
+					if err != nil {
+						return nil, err
+					}
+					out := []float64{float64(r.Total)}
+					for _, c := range r.PerVertex {
+						out = append(out, float64(c))
+					}
+					return out, nil
+				})
+				// (its gathers add to other vertices' credits: the parts add
+				// them up before APPLY, parts_sums.go)
+				check("lcc", func(o vertexprog.Options) ([]float64, error) {
+					r, err := lcc.Run(g, o)
+					if err != nil {
+						return nil, err
+					}
+					if parts > 1 && o.Backend == "cuda" && len(r.Run.Parts) != parts {
+						t.Errorf("lcc: %d parts reported, want %d", len(r.Run.Parts), parts)
+					}
+					return r.LCC, nil
+				})
+				// (a multiset program: each part sorts its own rows' labels)
+				check("cdlp", func(o vertexprog.Options) ([]float64, error) {
+					r, err := cdlp.Run(g, 10, o)
+					if err != nil {
+						return nil, err
+					}
+					if parts > 1 && o.Backend == "cuda" && len(r.Run.Parts) != parts {
+						t.Errorf("cdlp: %d parts reported, want %d", len(r.Run.Parts), parts)
+					}
+					out := make([]float64, len(r.Label))
+					for i, l := range r.Label {
+						out[i] = float64(l)
+					}
+					return out, nil
+				})
 			}
-			ints := func(s []int32) []float64 {
-				out := make([]float64, len(s))
-				for i, x := range s {
-					out[i] = float64(x)
-				}
-				return out
-			}
-			check("bfs", func(o vertexprog.Options) ([]float64, error) {
-				r, err := bfs.Run(g, 7, o)
-				if err != nil {
-					return nil, err
-				}
-				if parts > 1 && o.Backend == "cuda" && len(r.Run.Parts) != parts {
-					t.Errorf("bfs: %d parts reported, want %d", len(r.Run.Parts), parts)
-				}
-				return append(ints(r.Depth), ints(r.Parent)...), nil
-			})
-			check("sssp", func(o vertexprog.Options) ([]float64, error) {
-				r, err := sssp.Run(g, 7, o)
-				if err != nil {
-					return nil, err
-				}
-				out := make([]float64, len(r.Dist))
-				for i, d := range r.Dist {
-					out[i] = float64(d)
-				}
-				return out, nil
-			})
-			check("pagerank-ldbc", func(o vertexprog.Options) ([]float64, error) {
-				r, err := pagerank.LDBC(g, 0.85, 15, o)
-				if err != nil {
-					return nil, err
-				}
-				return r.Rank, nil
-			})
-			check("cc", func(o vertexprog.Options) ([]float64, error) {
-				r, err := cc.Run(g, o)
-				if err != nil {
-					return nil, err
-				}
-				return ints(r.Label), nil
-			})
-			check("tc", func(o vertexprog.Options) ([]float64, error) {
-				r, err := tc.Run(g, true, o)
-				if err != nil {
-					return nil, err
-				}
-				out := []float64{float64(r.Total)}
-				for _, c := range r.PerVertex {
-					out = append(out, float64(c))
-				}
-				return out, nil
-			})
-			// (its gathers add to other vertices' credits: the parts add
-			// them up before APPLY, parts_sums.go)
-			check("lcc", func(o vertexprog.Options) ([]float64, error) {
-				r, err := lcc.Run(g, o)
-				if err != nil {
-					return nil, err
-				}
-				if parts > 1 && o.Backend == "cuda" && len(r.Run.Parts) != parts {
-					t.Errorf("lcc: %d parts reported, want %d", len(r.Run.Parts), parts)
-				}
-				return r.LCC, nil
-			})
 		}
 	}
+}
+
+// shortGraph is a ring of n vertices with chords, weighted. In 3 parts
+// of whole frontier words, 40 vertices split into [0, 32), an empty part
+// at 32 and [32, 40); 20 into [0, 20) and two empty parts at 20.
+func shortGraph(t *testing.T, directed bool, n int32) *vertexprog.Graph {
+	t.Helper()
+	el := &datasets.EdgeList{N: int(n), Directed: directed}
+	for v := range n {
+		el.Src, el.Dst = append(el.Src, v, v), append(el.Dst, (v+1)%n, (v*7+3)%n)
+	}
+	return vertexprog.NewGraph(gputest.Build(t, el, datasets.Options{Weights: datasets.WeightsRandom, WeightMin: 1, WeightMax: 64, Seed: 5}))
 }

@@ -171,6 +171,8 @@ struct MS_Run {
   int* hubCnt[2];            // and their counts
   int* hubLen[2];            // per chunk: the valid entries of the run that starts at the chunk's slot
   int n, recWords, nHub, nChunks;
+  int lo, hi;                // the rows the run updates: all, or a part's (lo a multiple of 32)
+  int pad_;
 };
 
 struct MS_Arg {
@@ -183,7 +185,7 @@ struct MS_Arg {
   int pad_;
 };
 
-static_assert(sizeof(MS_Run) == 128, "hpgraph: MS_Run layout");
+static_assert(sizeof(MS_Run) == 144, "hpgraph: MS_Run layout");
 static_assert(sizeof(MS_Arg) == 32, "hpgraph: MS_Arg layout");
 
 // ms_degree is the length of row v: its ELL slots (the first pad ends

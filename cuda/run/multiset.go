@@ -115,15 +115,15 @@ type msBins struct {
 	levels int
 }
 
-// makeMsBins bins the rows of the given lengths for slices and chunks of
-// the given lengths.
-func makeMsBins(deg []int32, slice, chunk int) *msBins {
+// makeMsBins bins rows [from, to) of the given lengths for slices and
+// chunks of the given lengths.
+func makeMsBins(deg []int32, from, to, slice, chunk int) *msBins {
 	b := &msBins{slice: slice, chunk: chunk}
-	n := len(deg)
+	n := to - from
 	p := par.Workers()
 	counts := make([][msClasses]int, p)
 	par.Blocks(n, func(w, lo, hi int) {
-		for v := lo; v < hi; v++ {
+		for v := from + lo; v < from+hi; v++ {
 			counts[w][msClass(deg[v], slice, chunk)]++
 		}
 	})
@@ -143,7 +143,7 @@ func makeMsBins(deg []int32, slice, chunk int) *msBins {
 	b.rows = make([]int32, n)
 	par.Blocks(n, func(w, lo, hi int) {
 		next := at[w]
-		for v := lo; v < hi; v++ {
+		for v := from + lo; v < from+hi; v++ {
 			c := msClass(deg[v], slice, chunk)
 			b.rows[next[c]] = int32(v)
 			next[c]++
@@ -215,6 +215,7 @@ type msRun struct {
 	mod    *rt.Module
 	md     *build.Matrix
 	n      int
+	lo, hi int // the rows it updates: all, or its part's
 	words  int
 	layout *stateLayout
 	bins   *msBins
@@ -274,7 +275,15 @@ func startMultiset(d *Device, job *driver.DeviceJob) (*msRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &msRun{d: d, job: job, n: n, words: (n + 31) / 32, layout: layout, recW: 1 + len(job.Spec.Aggregators)}
+	r := &msRun{d: d, job: job, n: n, lo: 0, hi: n, words: (n + 31) / 32, layout: layout, recW: 1 + len(job.Spec.Aggregators)}
+	if p := job.Part; p != nil {
+		// (APPLY writes whole frontier words: a part that has rows starts
+		// at a multiple of 32)
+		if p.Lo < 0 || p.Hi < p.Lo || int(p.Hi) > n || p.Lo%32 != 0 && p.Lo < p.Hi {
+			return nil, fmt.Errorf("cuda: a multiset part of rows [%d, %d) of %d: want a range whose first row, if any, is a multiple of 32", p.Lo, p.Hi, n)
+		}
+		r.lo, r.hi = int(p.Lo), int(p.Hi)
+	}
 	if msProbeOn {
 		r.probe = &msProbe{}
 	}
@@ -301,7 +310,7 @@ func startMultiset(d *Device, job *driver.DeviceJob) (*msRun, error) {
 			return fmt.Errorf("cuda: multiset programs need %d bytes of shared memory a block; %s allows %d", r.shared, d.Name, d.SharedOptin)
 		}
 		pt.Mark("module")
-		r.bins = makeMsBins(job.Pull.Degree, int(info[5]), int(info[1]))
+		r.bins = makeMsBins(job.Pull.Degree, r.lo, r.hi, int(info[5]), int(info[1]))
 		pt.Mark("bins")
 		if err := d.reserve(d.Cache.Need(job.Pull.Matrix, false, false, build.BinLimits{}, build.TileSpec{}) + r.deviceBytes()); err != nil {
 			return err
@@ -409,13 +418,13 @@ func (r *msRun) allocate() {
 	r.state = r.layout.bytes(ptrs)
 
 	// MS_Run (multiset.cu).
-	b := make([]byte, 128)
+	b := make([]byte, 144)
 	le := binary.LittleEndian
 	for i, p := range []cu.DevicePtr{r.x, r.y, r.mask[0], r.mask[1], r.rec, r.rows, hubFirst, chunkHub,
 		hubKeys[0], hubKeys[1], hubCnt[0], hubCnt[1], hubLen[0], hubLen[1]} {
 		le.PutUint64(b[8*i:], uint64(p))
 	}
-	for i, v := range []int{r.n, r.recW, r.bins.count(msHub), int(r.bins.chunks())} {
+	for i, v := range []int{r.n, r.recW, r.bins.count(msHub), int(r.bins.chunks()), r.lo, r.hi} {
 		le.PutUint32(b[112+4*i:], uint32(int32(v)))
 	}
 	r.runArg = b
@@ -494,7 +503,7 @@ func (r *msRun) Step(it int, dir driver.Direction) (int, int64, []float64, error
 			}
 			r.launch("ms_hub_final", int64(hubs), 0, msArg(b.first[msHub], hubs, cur, useMask, it, 0, 0))
 		}
-		r.launch("ms_apply", r.gridCap(rt.Blocks(int64(r.n), rt.BlockSize)), 0, a)
+		r.launch("ms_apply", r.gridCap(rt.Blocks(int64(r.hi-r.lo), rt.BlockSize)), 0, a)
 		st := r.d.Stream().Handle()
 		cu.MemcpyDtoHAsync(r.recHost, r.rec+cu.DevicePtr(cur*r.recW*8), int64(r.recW)*8, st)
 		r.clock.End(r.d.RT())
@@ -513,6 +522,43 @@ func (r *msRun) Step(it int, dir driver.Direction) (int, int64, []float64, error
 		aggs[i] = math.Float64frombits(rec[1+i])
 	}
 	return r.active, 0, aggs, nil
+}
+
+// An msRun as a part of a partitioned run (partRun, parts.go): its bins
+// and APPLY cover its rows [lo, hi) only, and the dense exchange copies
+// the other parts' values and frontier words in after each superstep.
+// (A multiset program is not Sparse: the exchange is never sparse.)
+
+func (r *msRun) dev() *Device           { return r.d }
+func (r *msRun) part() *driver.Part     { return r.job.Part }
+func (r *msRun) values() cu.DevicePtr   { return r.x }
+func (r *msRun) frontier() cu.DevicePtr { return r.mask[r.step&1] }
+
+func (r *msRun) stepPart(it int, dir driver.Direction) (driver.StepReport, error) {
+	active, edges, aggs, err := r.Step(it, dir)
+	return driver.StepReport{Active: active, FrontierEdges: edges, Aggregates: aggs}, err
+}
+
+// setRecord writes the whole run's activated vertices and aggregators
+// into the record of the last superstep (which the next one's APPLY
+// reads as Step.prev); the next superstep's choice of a masked gather
+// counts the whole run's frontier. The copy is queued in the stream.
+// Inside Do.
+func (r *msRun) setRecord(active int, _ int64, aggs []float64, _ bool) {
+	rec := make([]uint64, r.recW)
+	rec[0] = uint64(active)
+	for k, a := range aggs {
+		rec[1+k] = math.Float64bits(a)
+	}
+	r.d.HtoDQueued(r.rec+cu.DevicePtr(((r.step-1)&1)*r.recW*8), unsafe.Pointer(&rec[0]), int64(r.recW)*8)
+	r.active = active
+}
+
+func (r *msRun) finishPart(x []byte) error {
+	if r.closed {
+		return errors.New("cuda: Finish on a closed multiset run")
+	}
+	return copyPart(r.d, x, r.x, r.job.XSize, r.layout, r.arrays, r.n, int32(r.lo), int32(r.hi), &r.transfers)
 }
 
 // DeviceTime implements driver.DeviceTimer.

@@ -458,10 +458,11 @@ extern "C" __global__ void ms_begin(VP_Mat m, MS_Run c, State s, MS_Arg a) {
   for (int i = 0; i < c.recWords - 1; i++) r[1 + i] = (unsigned long long)__double_as_longlong(vp_agg_identity(vp_agg_kind(i)));
 }
 
-// ms_apply: APPLY after the summaries, a thread a vertex: vp_update with
-// y[v]; the warp of 32 consecutive vertices writes their word of the next
-// frontier (every word, so it needs no clearing) and counts its
-// activations. The aggregators' contributions are folded per thread
+// ms_apply: APPLY after the summaries, a thread a vertex of the run's rows
+// [lo, hi): vp_update with y[v]; the warp of 32 consecutive vertices
+// writes their word of the next frontier (every word of the rows, so it
+// needs no clearing; a part's other words are the exchange's) and counts
+// its activations. The aggregators' contributions are folded per thread
 // (up to 8 of them) and combined per warp, then into the record.
 extern "C" __global__ void __launch_bounds__(MS_BLOCK) ms_apply(VP_Mat m, MS_Run c, State s, MS_Arg a) {
   unsigned long long* rec = c.rec + (long long)a.cur * c.recWords;
@@ -482,10 +483,10 @@ extern "C" __global__ void __launch_bounds__(MS_BLOCK) ms_apply(VP_Mat m, MS_Run
 #endif
   const int lane = threadIdx.x & 31;
   unsigned long long acts = 0;
-  for (long long b = (long long)blockIdx.x * MS_BLOCK; b < c.n; b += (long long)gridDim.x * MS_BLOCK) {
+  for (long long b = c.lo + (long long)blockIdx.x * MS_BLOCK; b < c.hi; b += (long long)gridDim.x * MS_BLOCK) {
     const long long v = b + threadIdx.x;
     bool act = false;
-    if (v < c.n) {
+    if (v < c.hi) {
 #if VP_XSIZE == 0
       X_t none = X_t();
       act = vp_update((int)v, c.y[v], &none, s, st);
@@ -494,7 +495,7 @@ extern "C" __global__ void __launch_bounds__(MS_BLOCK) ms_apply(VP_Mat m, MS_Run
 #endif
     }
     const unsigned bal = __ballot_sync(MS_FULL, act);
-    if (lane == 0 && v < c.n) {
+    if (lane == 0 && v < c.hi) {
       next[v >> 5] = bal;
       acts += __popc(bal);
     }

@@ -338,7 +338,7 @@ func TestMultisetBins(t *testing.T) {
 					}
 				}
 			}
-			b := makeMsBins(deg, slice, chunk)
+			b := makeMsBins(deg, 0, len(deg), slice, chunk)
 			if len(b.rows) != n || b.first[0] != 0 || b.first[msClasses] != n {
 				t.Fatalf("%d rows: %d binned, first %v", n, len(b.rows), b.first)
 			}

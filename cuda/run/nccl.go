@@ -33,9 +33,9 @@ func newNetParts(g *parts, comm driver.Comm) (*netParts, error) {
 	var msg []byte
 	devs := make([]*Device, len(g.runs))
 	for i, r := range g.runs {
-		msg = binary.LittleEndian.AppendUint32(msg, uint32(r.job.Part.Lo))
-		msg = binary.LittleEndian.AppendUint32(msg, uint32(r.job.Part.Hi))
-		devs[i] = r.d
+		msg = binary.LittleEndian.AppendUint32(msg, uint32(r.part().Lo))
+		msg = binary.LittleEndian.AppendUint32(msg, uint32(r.part().Hi))
+		devs[i] = r.dev()
 	}
 	var all [][]byte
 	var err error
@@ -52,9 +52,9 @@ func newNetParts(g *parts, comm driver.Comm) (*netParts, error) {
 		n.close()
 		return nil, fmt.Errorf("cuda: the processes hold %d parts of a run of %d", len(n.lo), g.total)
 	}
-	sparse, nv := g.sparse(0), int64(g.runs[0].n)
-	err = g.each(func(i int, r *progRun) error {
-		return r.d.Do("allocating a part's exchange (NCCL)", func() error {
+	sparse, nv := g.sparse(0), int64(g.n)
+	err = g.each(func(i int, r partRun) error {
+		return r.dev().Do("allocating a part's exchange (NCCL)", func() error {
 			n.cnt[i] = rt.Alloc(&n.bufs[i], int64(g.total*n.countBytes()))
 			if sparse {
 				n.recv[i] = rt.Alloc(&n.bufs[i], packBytes(nv, g.xsize)+32*int64(g.total)+16)
@@ -166,8 +166,9 @@ func (n *netParts) countBytes() int { return 8 * (2 + n.g.nagg) }
 func (n *netParts) counts(local []driver.StepReport) ([]driver.StepReport, error) {
 	per := n.countBytes()
 	all := make([]byte, n.g.total*per)
-	err := n.g.each(func(i int, r *progRun) error {
-		return r.d.Do("gathering the parts' counts (NCCL)", func() error {
+	err := n.g.each(func(i int, r partRun) error {
+		d := r.dev()
+		return d.Do("gathering the parts' counts (NCCL)", func() error {
 			rep := local[i]
 			msg := make([]byte, 0, per)
 			msg = binary.LittleEndian.AppendUint64(msg, uint64(rep.Active))
@@ -176,13 +177,13 @@ func (n *netParts) counts(local []driver.StepReport) ([]driver.StepReport, error
 				msg = binary.LittleEndian.AppendUint64(msg, math.Float64bits(a))
 			}
 			slot := n.cnt[i] + cu.DevicePtr((n.g.first+i)*per)
-			r.d.HtoD(slot, unsafe.Pointer(&msg[0]), int64(per))
-			if err := n.nc[i].AllGather(uint64(slot), uint64(n.cnt[i]), per, nccl.Uint8, uintptr(r.d.Stream().Handle())); err != nil {
+			d.HtoD(slot, unsafe.Pointer(&msg[0]), int64(per))
+			if err := n.nc[i].AllGather(uint64(slot), uint64(n.cnt[i]), per, nccl.Uint8, uintptr(d.Stream().Handle())); err != nil {
 				return err
 			}
-			r.d.Sync()
+			d.Sync()
 			if i == 0 {
-				r.d.DtoH(unsafe.Pointer(&all[0]), n.cnt[i], int64(len(all)))
+				d.DtoH(unsafe.Pointer(&all[0]), n.cnt[i], int64(len(all)))
 			}
 			return n.nc[i].AsyncError()
 		})
@@ -203,13 +204,14 @@ func (n *netParts) counts(local []driver.StepReport) ([]driver.StepReport, error
 
 // dense writes each local part's record (record), then broadcasts every
 // part's values and frontier words to all.
-func (n *netParts) dense(record func(*progRun)) error {
+func (n *netParts) dense(record func(partRun)) error {
 	xs := int64(n.g.xsize)
-	return n.g.each(func(i int, r *progRun) error {
-		return r.d.Do("exchanging the parts' values (NCCL)", func() error {
+	return n.g.each(func(i int, r partRun) error {
+		d := r.dev()
+		return d.Do("exchanging the parts' values (NCCL)", func() error {
 			record(r)
-			st := uintptr(r.d.Stream().Handle())
-			mask := r.mask[r.next()]
+			st := uintptr(d.Stream().Handle())
+			x, mask := r.values(), r.frontier()
 			if err := nccl.GroupStart(); err != nil {
 				return err
 			}
@@ -219,7 +221,7 @@ func (n *netParts) dense(record func(*progRun)) error {
 					continue
 				}
 				if xs > 0 {
-					p := uint64(r.x) + uint64(lo*xs)
+					p := uint64(x) + uint64(lo*xs)
 					if err := n.nc[i].Broadcast(p, p, int((hi-lo)*xs), nccl.Uint8, root, st); err != nil {
 						return errors.Join(err, nccl.GroupEnd())
 					}
@@ -236,7 +238,7 @@ func (n *netParts) dense(record func(*progRun)) error {
 			if err := nccl.GroupEnd(); err != nil {
 				return err
 			}
-			r.d.Sync()
+			d.Sync()
 			return n.nc[i].AsyncError()
 		})
 	})
@@ -245,7 +247,7 @@ func (n *netParts) dense(record func(*progRun)) error {
 // sparse writes each local part's record (record), packs its activated
 // vertices (counts) and broadcasts every part's list to all (all: every
 // part's report), then unpacks the others'.
-func (n *netParts) sparse(counts []int, all []driver.StepReport, record func(*progRun)) error {
+func (n *netParts) sparse(counts []int, all []driver.StepReport, record func(partRun)) error {
 	if err := n.g.pack(counts, record); err != nil {
 		return err
 	}
@@ -253,7 +255,7 @@ func (n *netParts) sparse(counts []int, all []driver.StepReport, record func(*pr
 	for p, rep := range all {
 		off[p+1] = off[p] + (packBytes(int64(rep.Active), n.g.xsize)+15)&^15
 	}
-	return n.g.each(func(i int, r *progRun) error {
+	return n.g.eachProg(func(i int, r *progRun) error {
 		return r.d.Do("exchanging the parts' changes (NCCL)", func() error {
 			st := uintptr(r.d.Stream().Handle())
 			if err := nccl.GroupStart(); err != nil {
@@ -294,7 +296,7 @@ func (n *netParts) close() {
 		if r == nil {
 			continue
 		}
-		_ = r.d.Do("leaving the run's NCCL communicator", func() error {
+		_ = r.dev().Do("leaving the run's NCCL communicator", func() error {
 			if n.nc[i] != nil {
 				_ = n.nc[i].Destroy()
 			}

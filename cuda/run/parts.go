@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"sync"
 	"time"
-	"unsafe"
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/cuda/rt"
@@ -16,7 +15,8 @@ import (
 
 // A partitioned run's parts on the devices of one process
 // (driver.PartBackend; docs/parts.md): each part is a run of its own
-// (progRun, restricted to its rows by VP_Run's lo and hi), and after
+// (progRun, restricted to its rows by VP_Run's lo and hi, or a multiset
+// program's msRun, by its bins and MS_Run's lo and hi), and after
 // every superstep the group adds up their counts and aggregators and
 // copies what each part changed to the others, device to device (peer
 // copies between devices, plain copies on one), then writes the whole
@@ -32,20 +32,36 @@ func StartParts(devs []*Device, jobs []*driver.DeviceJob, comm driver.Comm, opt 
 	}
 	j0 := jobs[0]
 	for _, j := range jobs {
-		if j.Part == nil || j.Pull.N != j0.Pull.N || j.Part.Count != j0.Part.Count || j.DeviceInit {
-			return nil, errors.New("cuda: the parts of a partitioned run must be parts of one graph, with their initial state")
+		if j.Part == nil || j.Pull.N != j0.Pull.N || j.Part.Count != j0.Part.Count || j.DeviceInit || j.Multiset != j0.Multiset {
+			return nil, errors.New("cuda: the parts of a partitioned run must be parts of one graph and program, with their initial state")
 		}
 	}
-	g := &parts{first: j0.Part.Index, total: j0.Part.Count, xsize: j0.XSize, ops: j0.Spec.Aggregators, nagg: len(j0.Spec.Aggregators),
+	g := &parts{n: j0.Pull.N, first: j0.Part.Index, total: j0.Part.Count, xsize: j0.XSize, ops: j0.Spec.Aggregators, nagg: len(j0.Spec.Aggregators),
 		sparse: driver.SparseExchange(j0.Spec, j0.Pull.N, j0.XSize)}
-	g.runs = make([]*progRun, len(jobs))
+	g.runs = make([]partRun, len(jobs))
+	if !j0.Multiset {
+		g.progs = make([]*progRun, len(jobs))
+	}
 	errs := make([]error, len(jobs))
 	var wg sync.WaitGroup
 	for i := range jobs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			g.runs[i], errs[i] = start(devs[i], jobs[i], opt)
+			// (a nil *progRun or *msRun must not become a non-nil partRun)
+			if j0.Multiset {
+				if r, err := startMultiset(devs[i], jobs[i]); err == nil {
+					g.runs[i] = r
+				} else {
+					errs[i] = err
+				}
+				return
+			}
+			if r, err := start(devs[i], jobs[i], opt); err == nil {
+				g.runs[i], g.progs[i] = r, r
+			} else {
+				errs[i] = err
+			}
 		}()
 	}
 	wg.Wait()
@@ -85,13 +101,13 @@ func (g *parts) allocate() error {
 	sparse := g.sparse(0) // (the rule may pick the sparse exchange)
 	largest := int64(0)
 	for _, r := range g.runs {
-		largest = max(largest, int64(r.job.Part.Hi-r.job.Part.Lo))
+		largest = max(largest, int64(r.part().Hi-r.part().Lo))
 	}
 	for i, r := range g.runs {
-		p := r.job.Part
-		err := r.d.Do("allocating a part's exchange", func() error {
+		p, d := r.part(), r.dev()
+		err := d.Do("allocating a part's exchange", func() error {
 			for _, o := range g.runs {
-				r.d.EnablePeer(o.d.RT())
+				d.EnablePeer(o.dev().RT())
 			}
 			if !sparse {
 				return nil
@@ -121,16 +137,13 @@ func (g *parts) Step(it int, dir driver.Direction) (int, int64, []float64, error
 		if err := g.stepSums(it, dir, reps); err != nil {
 			return 0, 0, nil, err
 		}
-	} else if err := g.each(func(i int, r *progRun) error {
+	} else if err := g.each(func(i int, r partRun) error {
 		t := time.Now()
-		rs, err := r.steps(it, dir, 1, 0)
+		rep, err := r.stepPart(it, dir)
 		if err != nil {
 			return err
 		}
-		if err := r.d.Do("clearing the other parts' frontier words", func() error { r.clearOthers(); return nil }); err != nil {
-			return err
-		}
-		reps[i] = rs[0]
+		reps[i] = rep
 		g.stats[i].Compute += time.Since(t)
 		return nil
 	}); err != nil {
@@ -166,7 +179,7 @@ func (g *parts) Step(it int, dir driver.Direction) (int, int64, []float64, error
 	// sparse exchange's unpacks then add the other parts' vertices to the
 	// queues the record keeps.
 	sparse := g.sparse(active)
-	record := func(r *progRun) { r.setRecord(active, edges, aggs, sparse) }
+	record := func(r partRun) { r.setRecord(active, edges, aggs, sparse) }
 	var err error
 	switch {
 	case g.net != nil && sparse:
@@ -190,26 +203,27 @@ func (g *parts) Step(it int, dir driver.Direction) (int, int64, []float64, error
 
 // exchangeDense writes each part's record, then copies each part's values
 // and frontier words to every other part.
-func (g *parts) exchangeDense(record func(*progRun)) error {
-	if err := g.each(func(q int, r *progRun) error {
-		return r.d.Do("exchanging the parts' values", func() error {
+func (g *parts) exchangeDense(record func(partRun)) error {
+	if err := g.each(func(q int, r partRun) error {
+		d := r.dev()
+		return d.Do("exchanging the parts' values", func() error {
 			record(r)
-			next := r.next()
+			x, mask := r.values(), r.frontier()
 			for p, o := range g.runs {
 				if p == q {
 					continue
 				}
-				lo, hi := int64(o.job.Part.Lo), int64(o.job.Part.Hi)
+				lo, hi := int64(o.part().Lo), int64(o.part().Hi)
 				if hi <= lo {
 					continue
 				}
 				xs := int64(g.xsize)
-				r.d.CopyFrom(r.x+cu.DevicePtr(lo*xs), o.d.RT(), o.x+cu.DevicePtr(lo*xs), (hi-lo)*xs)
+				d.CopyFrom(x+cu.DevicePtr(lo*xs), o.dev().RT(), o.values()+cu.DevicePtr(lo*xs), (hi-lo)*xs)
 				wlo, whi := lo/32, (hi+31)/32
-				r.d.CopyFrom(r.mask[next]+cu.DevicePtr(wlo*4), o.d.RT(), o.mask[o.next()]+cu.DevicePtr(wlo*4), (whi-wlo)*4)
+				d.CopyFrom(mask+cu.DevicePtr(wlo*4), o.dev().RT(), o.frontier()+cu.DevicePtr(wlo*4), (whi-wlo)*4)
 				g.stats[q].ExchangeBytes += (hi-lo)*xs + (whi-wlo)*4
 			}
-			r.d.Sync()
+			d.Sync()
 			return nil
 		})
 	}); err != nil {
@@ -225,13 +239,13 @@ func (g *parts) exchangeDense(record func(*progRun)) error {
 // superstep follows the unpacks in the part's stream. A part's next pack, which overwrites its list,
 // comes after every part's next superstep has been waited for (its
 // record read), by then the copies of this list are done.
-func (g *parts) exchangeSparse(counts []int, record func(*progRun)) error {
+func (g *parts) exchangeSparse(counts []int, record func(partRun)) error {
 	if err := g.pack(counts, record); err != nil {
 		return err
 	}
-	return g.each(func(q int, r *progRun) error {
+	return g.eachProg(func(q int, r *progRun) error {
 		return r.d.Do("unpacking the other parts' changes", func() error {
-			for p, o := range g.runs {
+			for p, o := range g.progs {
 				k := counts[p]
 				if p == q || k == 0 {
 					continue
@@ -253,33 +267,12 @@ func (g *parts) Finish(x []byte) error {
 	if g.closed {
 		return errors.New("cuda: Finish on a closed run")
 	}
-	return g.each(func(_ int, r *progRun) error {
-		p := r.job.Part
-		lo, hi := int64(p.Lo), int64(p.Hi)
-		t0 := time.Now()
-		defer func() { r.transfers += time.Since(t0) }()
-		err := r.d.Do("copying a part's results back", func() error {
-			r.d.Sync()
-			if xs := int64(r.job.XSize); len(x) > 0 && hi > lo && xs > 0 {
-				r.d.DtoH(unsafe.Pointer(&x[lo*xs]), r.x+cu.DevicePtr(lo*xs), (hi-lo)*xs)
-			}
-			for i, a := range r.layout.arrays {
-				if a.readOnly || a.scratch || a.bytes == 0 || hi <= lo {
-					continue
-				}
-				es := a.bytes / int64(r.n)
-				r.d.DtoH(unsafe.Add(a.ptr, lo*es), r.arrays[i]+cu.DevicePtr(lo*es), (hi-lo)*es)
-			}
-			return nil
-		})
-		r.finished = err == nil
-		return err
-	})
+	return g.each(func(_ int, r partRun) error { return r.finishPart(x) })
 }
 
 // FinishSummary implements driver.SummaryFinisher.
 func (g *parts) FinishSummary() error {
-	return g.each(func(_ int, r *progRun) error { return r.FinishSummary() })
+	return g.each(func(_ int, r partRun) error { return r.FinishSummary() })
 }
 
 // DeviceTime implements driver.DeviceTimer: the slowest part's.
@@ -317,9 +310,9 @@ func (g *parts) Close() {
 			continue
 		}
 		if i < len(g.bufs) && len(g.bufs[i]) > 0 {
-			bufs := g.bufs[i]
-			_ = r.d.Do("freeing a part's exchange", func() error {
-				r.d.Sync() // (an exchange's copies may be in flight)
+			bufs, d := g.bufs[i], r.dev()
+			_ = d.Do("freeing a part's exchange", func() error {
+				d.Sync() // (an exchange's copies may be in flight)
 				rt.FreeAll(bufs)
 				if g.packed[i] != (rt.Event{}) {
 					g.packed[i].Destroy()

@@ -7,10 +7,12 @@ import (
 	"errors"
 	"math"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/cuda/rt"
+	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
 // The exchange's steps that a partitioned run's parts take on their
@@ -23,10 +25,23 @@ func packBytes(k int64, xsize int) int64 { return max(16, (k*4+15)&^15+k*int64(x
 
 // each runs f on every part at once, one goroutine a part (parts on one
 // device take turns at its lock).
-func (g *parts) each(f func(i int, r *progRun) error) error {
-	errs := make([]error, len(g.runs))
+func (g *parts) each(f func(i int, r partRun) error) error {
+	return eachOf(g.runs, f)
+}
+
+// eachProg is each for the paths only program runs take (a sparse
+// exchange, Sum arrays).
+func (g *parts) eachProg(f func(i int, r *progRun) error) error {
+	if len(g.progs) != len(g.runs) {
+		return errors.New("cuda: a multiset program's parts exchange densely and have no Sum arrays")
+	}
+	return eachOf(g.progs, f)
+}
+
+func eachOf[R any](runs []R, f func(i int, r R) error) error {
+	errs := make([]error, len(runs))
 	var wg sync.WaitGroup
-	for i, r := range g.runs {
+	for i, r := range runs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -35,6 +50,51 @@ func (g *parts) each(f func(i int, r *progRun) error) error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// A progRun as a part (partRun).
+func (r *progRun) dev() *Device           { return r.d }
+func (r *progRun) part() *driver.Part     { return r.job.Part }
+func (r *progRun) values() cu.DevicePtr   { return r.x }
+func (r *progRun) frontier() cu.DevicePtr { return r.mask[r.next()] }
+
+func (r *progRun) stepPart(it int, dir driver.Direction) (driver.StepReport, error) {
+	rs, err := r.steps(it, dir, 1, 0)
+	if err != nil {
+		return driver.StepReport{}, err
+	}
+	err = r.d.Do("clearing the other parts' frontier words", func() error { r.clearOthers(); return nil })
+	return rs[0], err
+}
+
+func (r *progRun) finishPart(x []byte) error {
+	p := r.job.Part
+	err := copyPart(r.d, x, r.x, r.job.XSize, r.layout, r.arrays, r.n, p.Lo, p.Hi, &r.transfers)
+	r.finished = err == nil
+	return err
+}
+
+// copyPart copies the values of vertices [lo, hi) (into x, where it is not
+// nil; xsize bytes a vertex) and their elements of the writable state
+// arrays back from a part's device.
+func copyPart(d *Device, x []byte, xDev cu.DevicePtr, xsize int, layout *stateLayout, devArrays []cu.DevicePtr, n int, lo32, hi32 int32, transfers *time.Duration) error {
+	lo, hi := int64(lo32), int64(hi32)
+	t0 := time.Now()
+	defer func() { *transfers += time.Since(t0) }()
+	return d.Do("copying a part's results back", func() error {
+		d.Sync()
+		if xs := int64(xsize); len(x) > 0 && hi > lo && xs > 0 {
+			d.DtoH(unsafe.Pointer(&x[lo*xs]), xDev+cu.DevicePtr(lo*xs), (hi-lo)*xs)
+		}
+		for i, a := range layout.arrays {
+			if a.readOnly || a.scratch || a.bytes == 0 || hi <= lo {
+				continue
+			}
+			es := a.bytes / int64(n)
+			d.DtoH(unsafe.Add(a.ptr, lo*es), devArrays[i]+cu.DevicePtr(lo*es), (hi-lo)*es)
+		}
+		return nil
+	})
 }
 
 // clearOthers zeroes the words of the superstep's x_bitmask outside the
@@ -58,8 +118,8 @@ func (r *progRun) next() int { return r.step & 1 }
 
 // pack writes each part's record (record), then lists its activated
 // vertices (counts[i] of them) and their values in its send buffer.
-func (g *parts) pack(counts []int, record func(*progRun)) error {
-	return g.each(func(i int, r *progRun) error {
+func (g *parts) pack(counts []int, record func(partRun)) error {
+	return g.eachProg(func(i int, r *progRun) error {
 		return r.d.Do("packing a part's changes", func() error {
 			record(r)
 			p := r.job.Part

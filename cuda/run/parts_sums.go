@@ -42,8 +42,11 @@ func sumKind(e elemType) int {
 // snapshots holding each array's first contents, and the events the
 // exchange waits on. Nothing where the program has none.
 func (g *parts) allocateSums() error {
+	if g.progs == nil {
+		return nil // (a multiset program states no Sum arrays: vertexprog)
+	}
 	var arrays []int
-	for k, a := range g.runs[0].layout.arrays {
+	for k, a := range g.progs[0].layout.arrays {
 		if a.sum && a.bytes > 0 {
 			arrays = append(arrays, k)
 		}
@@ -53,7 +56,7 @@ func (g *parts) allocateSums() error {
 	}
 	g.sums = make([][]sumBuf, len(g.runs))
 	g.gathered = make([]rt.Event, len(g.runs))
-	return g.each(func(i int, r *progRun) error {
+	return g.eachProg(func(i int, r *progRun) error {
 		return r.d.Do("allocating a part's sums", func() error {
 			for _, k := range arrays {
 				a := r.layout.arrays[k]
@@ -99,7 +102,7 @@ func (g *parts) stepSums(it int, dir driver.Direction, reps []driver.StepReport)
 		return errors.New("cuda: a program with Sum arrays does not run over several processes on devices")
 	}
 	start := make([]time.Time, len(g.runs))
-	if err := g.each(func(i int, r *progRun) error {
+	if err := g.eachProg(func(i int, r *progRun) error {
 		start[i] = time.Now()
 		return r.d.Do("gathering a part's superstep", func() error {
 			r.pullHalf(it)
@@ -112,9 +115,9 @@ func (g *parts) stepSums(it int, dir driver.Direction, reps []driver.StepReport)
 	}); err != nil {
 		return err
 	}
-	return g.each(func(q int, r *progRun) error {
+	return g.eachProg(func(q int, r *progRun) error {
 		err := r.d.Do("adding up the parts' sums and applying", func() error {
-			for p, o := range g.runs {
+			for p, o := range g.progs {
 				if p == q {
 					continue
 				}

@@ -192,7 +192,12 @@ const (
 
 // parts is the run StartParts returns.
 type parts struct {
-	runs  []*progRun
+	runs []partRun
+	// progs are runs as program runs (progRun), whose exchange may be
+	// sparse and who may have Sum arrays; nil for a multiset program's
+	// parts, which exchange densely.
+	progs []*progRun
+	n     int // the graph's vertices
 	first int // the first local part's index among the run's
 	total int
 	xsize int
@@ -215,6 +220,30 @@ type parts struct {
 	net      *netParts // the other processes' parts (nccl.go), or nil
 	stats    []driver.PartStat
 	closed   bool
+}
+
+// partRun is one part's run as its group (parts) drives it: a program's
+// (progRun) or a multiset program's (msRun).
+type partRun interface {
+	dev() *Device
+	part() *driver.Part
+	// values is X on the device, every vertex's; frontier the mask the
+	// part's last superstep wrote, which the next one reads.
+	values() cu.DevicePtr
+	frontier() cu.DevicePtr
+	// stepPart runs superstep it on the part's rows, ready for the
+	// exchange.
+	stepPart(it int, dir driver.Direction) (driver.StepReport, error)
+	// setRecord writes the whole run's counts and aggregators where the
+	// next superstep reads them (queue: see progRun's). Inside Do.
+	setRecord(active int, edges int64, aggs []float64, queue bool)
+	// finishPart copies the part's own vertices' values (into x, unless
+	// nil) and writable state back.
+	finishPart(x []byte) error
+	FinishSummary() error
+	DeviceTime() time.Duration
+	Transfers() time.Duration
+	Close()
 }
 
 // sumBuf is one Sum array (parts_sums.go)'s exchange buffers on one part.

@@ -37,6 +37,11 @@ type DeviceJob struct {
 	// Part, when set, makes the job one part of a partitioned run
 	// (PartBackend.StartParts).
 	Part *Part
+	// Multiset says Code is a multiset program's
+	// (vertexprog.MultisetDeviceProgram), whose supersteps gather
+	// multisets as MultisetBackend's do. Only StartParts reads it: a
+	// whole run of such a program starts with StartMultiset.
+	Multiset bool
 }
 
 // DeviceInitReporter is implemented by a DeviceRun started with
