@@ -250,7 +250,7 @@ func run[X, A any](g *Graph, p Program[X, A], opt Options) (*Result[X], error) {
 				return res, err
 			}
 		}
-		return runParts(g, p, opt, parts)
+		return runParts(g, p, opt, parts, nil)
 	}
 	if err := g.wholeRows("a run of the whole graph"); err != nil {
 		return nil, err

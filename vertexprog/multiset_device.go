@@ -121,10 +121,17 @@ func (a *MultisetAdapter[X, K, A]) runDevice(g *Graph, opt Options) (*Result[X],
 	if b == nil {
 		return nil, false, nil
 	}
-	if opt.Parts > 1 || opt.Comm != nil && opt.Comm.Size() > 1 {
-		return nil, true, fmt.Errorf("%w on a device: %T is a multiset program, whose parts run on the CPU backend only", ErrNoParts, a.Program)
+	var res *Result[X]
+	if parts := PartsOf(opt); parts > 1 {
+		// (split as any program: each part gathers its rows' multisets)
+		pb, ok := b.(driver.PartBackend)
+		if !ok {
+			return nil, true, fmt.Errorf("%w: %s", ErrNoParts, b.Name())
+		}
+		res, err = runParts(g, Program[X, A](a), opt.withDefaults(), parts, &partDevice{pb: pb, code: a.Program.(MultisetDeviceProgram).Device, multiset: true})
+	} else {
+		res, err = runMultisetDevice(g, a, b, opt)
 	}
-	res, err := runMultisetDevice(g, a, b, opt)
 	if err != nil {
 		return nil, true, err
 	}

@@ -86,9 +86,21 @@ func split[X, A any](g *Graph, p Program[X, A], rowPtr []int64, parts int) (Part
 	return SplitRows(rowPtr, parts)
 }
 
+// partDevice is the device backend a partitioned run's parts run on, and
+// where the program's code there comes from (called after Prepare).
+type partDevice struct {
+	pb   driver.PartBackend
+	code func() DeviceCode
+	// multiset: code is a MultisetDeviceProgram's (driver.DeviceJob.Multiset).
+	multiset bool
+}
+
 // runParts is Run for a partitioned run of P parts (P > 1, or a Comm of
-// several processes), of which this process runs P / Size.
-func runParts[X, A any](g *Graph, p Program[X, A], opt Options, parts int) (*Result[X], error) {
+// several processes), of which this process runs P / Size: on dev where
+// it is not nil (a multiset program's, whose backend its adapter chose),
+// else on the device backend opt selects for a DeviceProgram, else on
+// the CPU.
+func runParts[X, A any](g *Graph, p Program[X, A], opt Options, parts int, dev *partDevice) (*Result[X], error) {
 	t0 := time.Now()
 	size, rank := 1, 0
 	if opt.Comm != nil {
@@ -101,15 +113,14 @@ func runParts[X, A any](g *Graph, p Program[X, A], opt Options, parts int) (*Res
 	if opt.HYB == (hyb.Options{}) {
 		opt.HYB = hyb.CPUOptions()
 	}
-	var pb driver.PartBackend
-	if mayUseDevice(opt.Backend, p) {
+	if dev == nil && mayUseDevice(opt.Backend, p) {
 		b, err := selectBackend(opt.Backend, p)
 		if err != nil {
 			return nil, err
 		}
 		if b != nil {
-			var ok bool
-			if pb, ok = b.(driver.PartBackend); !ok {
+			pb, ok := b.(driver.PartBackend)
+			if !ok {
 				return nil, fmt.Errorf("%w: %s", ErrNoParts, b.Name())
 			}
 			if err := deviceSplit(p, commSize(opt.Comm)); err != nil {
@@ -118,8 +129,9 @@ func runParts[X, A any](g *Graph, p Program[X, A], opt Options, parts int) (*Res
 			if opt.HYB == hyb.CPUOptions() {
 				opt.HYB = hyb.DefaultOptions()
 			}
+			dev = &partDevice{pb: pb, code: p.(DeviceProgram).Device}
 		}
-	} else if opt.Backend != "" && opt.Backend != "auto" && opt.Backend != "cpu" {
+	} else if dev == nil && opt.Backend != "" && opt.Backend != "auto" && opt.Backend != "cpu" {
 		if _, err := selectBackend(opt.Backend, p); err != nil {
 			return nil, err
 		}
@@ -208,14 +220,14 @@ func runParts[X, A any](g *Graph, p Program[X, A], opt Options, parts int) (*Res
 		r.active.CopyFrom(h0.active)
 		r.activeCount, r.initEdges = h0.activeCount, h0.initEdges
 	}
-	if hp, ok := p.(HostPreparer); ok && pb == nil {
+	if hp, ok := p.(HostPreparer); ok && dev == nil {
 		if err := hp.PrepareHost(g); err != nil {
 			return nil, err
 		}
 	}
 	res := &Result[X]{Backend: "cpu"}
-	if pb != nil {
-		return runDeviceParts(g, p, opt, pb, pt, runs, res, t0)
+	if dev != nil {
+		return runDeviceParts(g, opt, dev, pt, runs, res, t0)
 	}
 	steppers := make([]*cpuStepper[X, A], len(runs))
 	for i, r := range runs {
@@ -237,7 +249,12 @@ func runParts[X, A any](g *Graph, p Program[X, A], opt Options, parts int) (*Res
 	for _, r := range runs[1:] {
 		copy(h0.x[r.lo:r.hi], r.x[r.lo:r.hi])
 	}
-	if err := gatherAll(p, opt, pt, rank*local, local, h0.x); err != nil {
+	var code *DeviceCode
+	if dp, ok := p.(DeviceProgram); ok {
+		c := dp.Device()
+		code = &c
+	}
+	if err := gatherAll(code, opt, pt, rank*local, local, h0.x); err != nil {
 		return nil, err
 	}
 	res.X = h0.x
@@ -271,15 +288,10 @@ func rowsReadable[X, A any](g *Graph, p Program[X, A]) error {
 }
 
 // gatherAll is gatherOwned for a run over several processes (nothing
-// otherwise).
-func gatherAll[X, A any](p Program[X, A], opt Options, pt Partition, first, local int, x []X) error {
+// otherwise); code is the program's device code, nil for none.
+func gatherAll[X any](code *DeviceCode, opt Options, pt Partition, first, local int, x []X) error {
 	if opt.Comm == nil || opt.Comm.Size() <= 1 {
 		return nil
-	}
-	var code *DeviceCode
-	if dp, ok := p.(DeviceProgram); ok {
-		c := dp.Device()
-		code = &c
 	}
 	return gatherOwned(opt.Comm, pt, first, local, valueBytes(x), int(unsafe.Sizeof(*new(X))), code)
 }
@@ -322,11 +334,10 @@ func (g *Graph) frontierDegrees(e EdgeType, opt hyb.Options) ([]int32, error) {
 
 type inDegreesKey struct{}
 
-// runDeviceParts runs the local parts runs (prepared, Init done) on pb's
-// devices.
-func runDeviceParts[X, A any](g *Graph, p Program[X, A], opt Options, pb driver.PartBackend, pt Partition, runs []*hostRun[X, A], res *Result[X], t0 time.Time) (*Result[X], error) {
-	h0 := runs[0]
-	code := p.(DeviceProgram).Device()
+// runDeviceParts runs the local parts runs (prepared, Init done) on
+// dev's devices.
+func runDeviceParts[X, A any](g *Graph, opt Options, dev *partDevice, pt Partition, runs []*hostRun[X, A], res *Result[X], t0 time.Time) (*Result[X], error) {
+	h0, pb, code := runs[0], dev.pb, dev.code()
 	jobs := make([]*driver.DeviceJob, len(runs))
 	base := 0
 	if opt.Comm != nil {
@@ -334,7 +345,7 @@ func runDeviceParts[X, A any](g *Graph, p Program[X, A], opt Options, pb driver.
 	}
 	for i, r := range runs {
 		jobs[i] = &driver.DeviceJob{
-			Graph: g, Spec: r.spec, Code: code, Pull: r.pull, Push: r.push,
+			Graph: g, Spec: r.spec, Code: code, Pull: r.pull, Push: r.push, Multiset: dev.multiset,
 			X: valueBytes(h0.x), XSize: int(unsafe.Sizeof(*new(X))), ASize: int(unsafe.Sizeof(*new(A))),
 			Active: h0.active, Aggregates: append([]float64(nil), h0.steps[0].prev...),
 			HasWants: r.wants != nil, HasDone: r.done != nil, Resident: opt.Resident,
@@ -357,7 +368,7 @@ func runDeviceParts[X, A any](g *Graph, p Program[X, A], opt Options, pb driver.
 	if err := finishDevice(ds, h0, opt, res); err != nil {
 		return nil, err
 	}
-	if err := gatherAll(p, opt, pt, base, len(runs), res.X); err != nil {
+	if err := gatherAll(&code, opt, pt, base, len(runs), res.X); err != nil {
 		return nil, err
 	}
 	if ps, ok := run.(interface{ Parts() []PartStat }); ok {
