@@ -30,7 +30,7 @@ func (d *recordParts) Available() error {
 }
 
 // Probe is Available (driver.Prober: the race tests ask every backend).
-func (d *recordParts) Probe() error { return d.Available() }
+func (d *recordParts) Probe() error                                      { return d.Available() }
 func (d *recordParts) PartDevices() int                                  { return 1 }
 func (d *recordParts) Start(*driver.DeviceJob) (driver.DeviceRun, error) { return nil, errRecorded }
 func (d *recordParts) StartMultiset(*driver.DeviceJob) (driver.DeviceRun, error) {
