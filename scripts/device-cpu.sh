@@ -18,6 +18,10 @@
 #   (--relabel none) where GAP does not relabel; tc as bench chooses.
 #   Threads: GOMAXPROCS for hpgraph, OMP_NUM_THREADS for GAP; 16 and 1
 #   (TLIST: others).
+#   ROUNDS=N: each row's hpgraph and GAP processes alternate N times and
+#   the row is the median of their values (this host's noise is between
+#   processes: one process's median of 16 queries moved 1.5x from one
+#   process to the next in session 34; the baselines' rows run once).
 #   A shorter call: ROWS (of bfs sssp pr cc tc), GRAPHS_LIST, WALLS=0; H0
 #   and H1 add baseline binaries' rows (an A/B of PageRank and CC:
 #   ROWS="pr cc" GRAPHS_LIST=kron21 WALLS=0 H0=... H1=...).
@@ -37,12 +41,23 @@ BUDGET=${BUDGET:-470} # seconds: steps past it are skipped
 S=${SCALE:-21}        # (a smaller SCALE tries the script out on a small machine)
 HI=${THREADS:-16}
 TLIST=${TLIST:-"$HI 1"} # the thread counts the rows run at
+ROUNDS=${ROUNDS:-1}     # alternations of each row's hpgraph and GAP processes
 mkdir -p "$OUT" "$G"
 T0=$SECONDS
 step() { echo "== $* ($(date +%T), $((SECONDS - T0)) s)" | tee -a "$OUT/steps.log"; }
 left() { [ $((SECONDS - T0)) -lt "$BUDGET" ] || { echo "(budget spent: skipping $*)" | tee -a "$OUT/steps.log"; return 1; }; }
 med() { sort -g | awk '{a[NR]=$1} END { if (NR == 0) print "NA"; else if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2 }'; }
 gapms() { grep 'Trial Time' | awk -v d="${1:-1}" '{print $3*1000/d}' | med; } # GAP's trials, median ms (over d)
+# ab HCMD XCMD: the medians of ROUNDS alternating runs of two commands
+# (strings, each printing one number), "h x".
+ab() {
+	local hs=() xs=() i
+	for ((i = 0; i < ROUNDS; i++)); do
+		hs+=("$(eval "$1")")
+		xs+=("$(eval "$2")")
+	done
+	echo "$(printf '%s\n' "${hs[@]}" | med) $(printf '%s\n' "${xs[@]}" | med)"
+}
 row() { # graph algo threads hpgraph gap
 	awk -v g="$1" -v a="$2" -v t="$3" -v h="$4" -v x="$5" 'BEGIN { r = (h+0 > 0 && x+0 > 0) ? sprintf("%.2f", h/x) : "NA"; printf "%-9s %-8s %2s  hpgraph %9s ms  gap %9s ms  ratio %s\n", g, a, t, h, x, r }' | tee -a "$OUT/summary.txt"
 }
@@ -90,8 +105,8 @@ for t in $TLIST; do
 		step "$g, $t threads"
 		log="$OUT/$g-t$t.log"
 		if has bfs; then
-			h=$(timeout 120 $H run bfs $G/$g.hpg --src gap:16 --runs 3 --backend cpu --relabel none 2>&1 | tee -a "$log" | hpq)
-			x=$(timeout 60 $P/bfs -f $G/$g.sg -n16 2>&1 | tee -a "$log" | gapms)
+			read -r h x < <(ab "timeout 120 $H run bfs $G/$g.hpg --src gap:16 --runs 3 --backend cpu --relabel none 2>&1 | tee -a $log | hpq" \
+				"timeout 60 $P/bfs -f $G/$g.sg -n16 2>&1 | tee -a $log | gapms")
 			row $g bfs $t "$h" "$x"
 		fi
 		if has bfs && [ -n "$H0" ]; then # (the same rows with a baseline binary: before/after)
@@ -100,8 +115,8 @@ for t in $TLIST; do
 		fi
 		if has sssp && [ -f $G/$g.w.hpg ]; then
 			n=16; [ "$t" = 1 ] && n=4
-			h=$(timeout 150 $H run sssp $G/$g.w.hpg --weights keep --src gap:$n --backend cpu --relabel none 2>&1 | tee -a "$log" | hpq)
-			x=$(timeout 150 $P/sssp -f $G/$g.wsg -n$n -d2 2>&1 | tee -a "$log" | gapms)
+			read -r h x < <(ab "timeout 150 $H run sssp $G/$g.w.hpg --weights keep --src gap:$n --backend cpu --relabel none 2>&1 | tee -a $log | hpq" \
+				"timeout 150 $P/sssp -f $G/$g.wsg -n$n -d2 2>&1 | tee -a $log | gapms")
 			row $g sssp $t "$h" "$x"
 			# (a baseline's row; other settings' rows, SSSP_VARIANTS: each
 			# ';'-separated set of arguments a row, e.g. "--delta 32;--delta
@@ -119,29 +134,34 @@ for t in $TLIST; do
 			timeout 60 $H run sssp $G/$g.w.hpg --weights keep --src gap:1 --backend cpu --relabel none -v >>"$log" 2>&1
 		fi
 		if has pr; then
-			x=$(timeout 90 $P/pr -f $G/$g.sg -i10 -t0 -n3 2>&1 | tee -a "$log" | gapms 10)
-			# (each binary's rows, the baselines' named after them; float32
-			# contributions, as GAP's pr keeps its scores: the like-for-like row)
+			xpr="timeout 90 $P/pr -f $G/$g.sg -i10 -t0 -n3 2>&1 | tee -a $log | gapms 10"
+			# (each binary's rows, the baselines' named after them, once;
+			# float32 contributions, as GAP's pr keeps its scores: the
+			# like-for-like row)
 			for b in H H0 H1; do
 				[ -n "${!b}" ] || continue
 				sfx=-$b; [ $b = H ] && sfx=""
-				h=$(timeout 90 ${!b} bench $G/$g.hpg --backend cpu --algo pagerank-iter --relabel none --runs 5 2>&1 | tee -a "$log" | hpb)
+				r=$ROUNDS; [ $b = H ] || ROUNDS=1
+				read -r h x < <(ab "timeout 90 ${!b} bench $G/$g.hpg --backend cpu --algo pagerank-iter --relabel none --runs 5 2>&1 | tee -a $log | hpb" "$xpr")
 				row $g pr-iter$sfx $t "$h" "$x"
-				h=$(timeout 90 ${!b} bench $G/$g.hpg --backend cpu --algo pagerank-iter --precision float32 --relabel none --runs 5 2>&1 | tee -a "$log" | hpb)
+				read -r h x < <(ab "timeout 90 ${!b} bench $G/$g.hpg --backend cpu --algo pagerank-iter --precision float32 --relabel none --runs 5 2>&1 | tee -a $log | hpb" "$xpr")
 				row $g pr-iter32$sfx $t "$h" "$x"
 				# (and ten LDBC iterations over ten, as GAP's row is: Init's
 				# pass then counts a tenth, and the LDBC sinks' mass is in)
-				h=$(timeout 90 ${!b} bench $G/$g.hpg --backend cpu --algo pagerank-ldbc --iterations 10 --precision float32 --relabel none --runs 3 2>&1 | tee -a "$log" | hpb)
+				read -r h x < <(ab "timeout 90 ${!b} bench $G/$g.hpg --backend cpu --algo pagerank-ldbc --iterations 10 --precision float32 --relabel none --runs 3 2>&1 | tee -a $log | hpb" "$xpr")
 				row $g pr-10th32$sfx $t "$(awk -v h="$h" 'BEGIN { if (h != "") printf "%.3f", h / 10 }')" "$x"
+				ROUNDS=$r
 			done
 		fi
 		if has cc; then
-			x=$(timeout 60 $P/cc -f $G/$g.sg -n5 2>&1 | tee -a "$log" | gapms)
 			for b in H H0 H1; do
 				[ -n "${!b}" ] || continue
 				sfx=-$b; [ $b = H ] && sfx=""
-				h=$(timeout 60 ${!b} bench $G/$g.hpg --backend cpu --algo cc --relabel none --runs 5 2>&1 | tee -a "$log" | hpb)
+				r=$ROUNDS; [ $b = H ] || ROUNDS=1
+				read -r h x < <(ab "timeout 60 ${!b} bench $G/$g.hpg --backend cpu --algo cc --relabel none --runs 5 2>&1 | tee -a $log | hpb" \
+					"timeout 60 $P/cc -f $G/$g.sg -n5 2>&1 | tee -a $log | gapms")
 				row $g cc$sfx $t "$h" "$x"
+				ROUNDS=$r
 			done
 		fi
 		if has tc && { [ "$t" = "$HI" ] || [ $g != kron$S ]; }; then # (kron21's on one core: a minute each)
