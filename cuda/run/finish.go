@@ -60,6 +60,29 @@ func copyBack(d *Device, x []byte, xDev cu.DevicePtr, xBytes int, layout *stateL
 	})
 }
 
+// copyPart copies the values of vertices [lo, hi) (into x, where it is not
+// nil; xsize bytes a vertex) and their elements of the writable state
+// arrays back from a part's device.
+func copyPart(d *Device, x []byte, xDev cu.DevicePtr, xsize int, layout *stateLayout, devArrays []cu.DevicePtr, n int, lo32, hi32 int32, transfers *time.Duration) error {
+	lo, hi := int64(lo32), int64(hi32)
+	t0 := time.Now()
+	defer func() { *transfers += time.Since(t0) }()
+	return d.Do("copying a part's results back", func() error {
+		d.Sync()
+		if xs := int64(xsize); len(x) > 0 && hi > lo && xs > 0 {
+			d.DtoH(unsafe.Pointer(&x[lo*xs]), xDev+cu.DevicePtr(lo*xs), (hi-lo)*xs)
+		}
+		for i, a := range layout.arrays {
+			if a.readOnly || a.scratch || a.bytes == 0 || hi <= lo {
+				continue
+			}
+			es := a.bytes / int64(n)
+			d.DtoH(unsafe.Add(a.ptr, lo*es), devArrays[i]+cu.DevicePtr(lo*es), (hi-lo)*es)
+		}
+		return nil
+	})
+}
+
 // reduceBlocksPerSM is vp_reduce_values' blocks per multiprocessor: the
 // grid-stride loop then makes a few turns over a kron21's 2M values.
 const reduceBlocksPerSM = 4

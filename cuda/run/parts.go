@@ -91,6 +91,28 @@ func StartParts(devs []*Device, jobs []*driver.DeviceJob, comm driver.Comm, opt 
 	return g, nil
 }
 
+// A progRun as a part (partRun).
+func (r *progRun) dev() *Device           { return r.d }
+func (r *progRun) part() *driver.Part     { return r.job.Part }
+func (r *progRun) values() cu.DevicePtr   { return r.x }
+func (r *progRun) frontier() cu.DevicePtr { return r.mask[r.next()] }
+
+func (r *progRun) stepPart(it int, dir driver.Direction) (driver.StepReport, error) {
+	rs, err := r.steps(it, dir, 1, 0)
+	if err != nil {
+		return driver.StepReport{}, err
+	}
+	err = r.d.Do("clearing the other parts' frontier words", func() error { r.clearOthers(); return nil })
+	return rs[0], err
+}
+
+func (r *progRun) finishPart(x []byte) error {
+	p := r.job.Part
+	err := copyPart(r.d, x, r.x, r.job.XSize, r.layout, r.arrays, r.n, p.Lo, p.Hi, &r.transfers)
+	r.finished = err == nil
+	return err
+}
+
 // allocate makes each part's exchange buffers and lets each device reach
 // the others' memory directly where it can.
 func (g *parts) allocate() error {

@@ -7,12 +7,10 @@ import (
 	"errors"
 	"math"
 	"sync"
-	"time"
 	"unsafe"
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/cuda/rt"
-	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
 // The exchange's steps that a partitioned run's parts take on their
@@ -50,51 +48,6 @@ func eachOf[R any](runs []R, f func(i int, r R) error) error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
-}
-
-// A progRun as a part (partRun).
-func (r *progRun) dev() *Device           { return r.d }
-func (r *progRun) part() *driver.Part     { return r.job.Part }
-func (r *progRun) values() cu.DevicePtr   { return r.x }
-func (r *progRun) frontier() cu.DevicePtr { return r.mask[r.next()] }
-
-func (r *progRun) stepPart(it int, dir driver.Direction) (driver.StepReport, error) {
-	rs, err := r.steps(it, dir, 1, 0)
-	if err != nil {
-		return driver.StepReport{}, err
-	}
-	err = r.d.Do("clearing the other parts' frontier words", func() error { r.clearOthers(); return nil })
-	return rs[0], err
-}
-
-func (r *progRun) finishPart(x []byte) error {
-	p := r.job.Part
-	err := copyPart(r.d, x, r.x, r.job.XSize, r.layout, r.arrays, r.n, p.Lo, p.Hi, &r.transfers)
-	r.finished = err == nil
-	return err
-}
-
-// copyPart copies the values of vertices [lo, hi) (into x, where it is not
-// nil; xsize bytes a vertex) and their elements of the writable state
-// arrays back from a part's device.
-func copyPart(d *Device, x []byte, xDev cu.DevicePtr, xsize int, layout *stateLayout, devArrays []cu.DevicePtr, n int, lo32, hi32 int32, transfers *time.Duration) error {
-	lo, hi := int64(lo32), int64(hi32)
-	t0 := time.Now()
-	defer func() { *transfers += time.Since(t0) }()
-	return d.Do("copying a part's results back", func() error {
-		d.Sync()
-		if xs := int64(xsize); len(x) > 0 && hi > lo && xs > 0 {
-			d.DtoH(unsafe.Pointer(&x[lo*xs]), xDev+cu.DevicePtr(lo*xs), (hi-lo)*xs)
-		}
-		for i, a := range layout.arrays {
-			if a.readOnly || a.scratch || a.bytes == 0 || hi <= lo {
-				continue
-			}
-			es := a.bytes / int64(n)
-			d.DtoH(unsafe.Add(a.ptr, lo*es), devArrays[i]+cu.DevicePtr(lo*es), (hi-lo)*es)
-		}
-		return nil
-	})
 }
 
 // clearOthers zeroes the words of the superstep's x_bitmask outside the
