@@ -250,7 +250,7 @@ func runParts[X, A any](g *Graph, p Program[X, A], opt Options, parts int, dev *
 		copy(h0.x[r.lo:r.hi], r.x[r.lo:r.hi])
 	}
 	var code *DeviceCode
-	if dp, ok := p.(DeviceProgram); ok {
+	if dp, ok := p.(DeviceProgram); ok && size > 1 {
 		c := dp.Device()
 		code = &c
 	}
