@@ -57,33 +57,28 @@ func TestPartsOnEveryDevice(t *testing.T) {
 						}
 					}
 				}
-				ints := func(s []int32) []float64 {
-					out := make([]float64, len(s))
-					for i, x := range s {
-						out[i] = float64(x)
+				// (the parts a split run reports: one per part)
+				reported := func(name string, got int) {
+					if parts > 1 && got != parts {
+						t.Errorf("%s: %d parts reported, want %d", name, got, parts)
 					}
-					return out
 				}
 				check("bfs", func(o vertexprog.Options) ([]float64, error) {
 					r, err := bfs.Run(g, 7, o)
 					if err != nil {
 						return nil, err
 					}
-					if parts > 1 && o.Backend == "cuda" && len(r.Run.Parts) != parts {
-						t.Errorf("bfs: %d parts reported, want %d", len(r.Run.Parts), parts)
+					if o.Backend == "cuda" {
+						reported("bfs", len(r.Run.Parts))
 					}
-					return append(ints(r.Depth), ints(r.Parent)...), nil
+					return append(floats(r.Depth), floats(r.Parent)...), nil
 				})
 				check("sssp", func(o vertexprog.Options) ([]float64, error) {
 					r, err := sssp.Run(g, 7, o)
 					if err != nil {
 						return nil, err
 					}
-					out := make([]float64, len(r.Dist))
-					for i, d := range r.Dist {
-						out[i] = float64(d)
-					}
-					return out, nil
+					return floats(r.Dist), nil
 				})
 				check("pagerank-ldbc", func(o vertexprog.Options) ([]float64, error) {
 					r, err := pagerank.LDBC(g, 0.85, 15, o)
@@ -97,18 +92,14 @@ func TestPartsOnEveryDevice(t *testing.T) {
 					if err != nil {
 						return nil, err
 					}
-					return ints(r.Label), nil
+					return floats(r.Label), nil
 				})
 				check("tc", func(o vertexprog.Options) ([]float64, error) {
 					r, err := tc.Run(g, true, o)
 					if err != nil {
 						return nil, err
 					}
-					out := []float64{float64(r.Total)}
-					for _, c := range r.PerVertex {
-						out = append(out, float64(c))
-					}
-					return out, nil
+					return append([]float64{float64(r.Total)}, floats(r.PerVertex)...), nil
 				})
 				// (its gathers add to other vertices' credits: the parts add
 				// them up before APPLY, parts_sums.go)
@@ -117,8 +108,8 @@ func TestPartsOnEveryDevice(t *testing.T) {
 					if err != nil {
 						return nil, err
 					}
-					if parts > 1 && o.Backend == "cuda" && len(r.Run.Parts) != parts {
-						t.Errorf("lcc: %d parts reported, want %d", len(r.Run.Parts), parts)
+					if o.Backend == "cuda" {
+						reported("lcc", len(r.Run.Parts))
 					}
 					return r.LCC, nil
 				})
@@ -128,14 +119,10 @@ func TestPartsOnEveryDevice(t *testing.T) {
 					if err != nil {
 						return nil, err
 					}
-					if parts > 1 && o.Backend == "cuda" && len(r.Run.Parts) != parts {
-						t.Errorf("cdlp: %d parts reported, want %d", len(r.Run.Parts), parts)
+					if o.Backend == "cuda" {
+						reported("cdlp", len(r.Run.Parts))
 					}
-					out := make([]float64, len(r.Label))
-					for i, l := range r.Label {
-						out[i] = float64(l)
-					}
-					return out, nil
+					return floats(r.Label), nil
 				})
 			}
 		}
@@ -152,4 +139,13 @@ func shortGraph(t *testing.T, directed bool, n int32) *vertexprog.Graph {
 		el.Src, el.Dst = append(el.Src, v, v), append(el.Dst, (v+1)%n, (v*7+3)%n)
 	}
 	return vertexprog.NewGraph(gputest.Build(t, el, datasets.Options{Weights: datasets.WeightsRandom, WeightMin: 1, WeightMax: 64, Seed: 5}))
+}
+
+// floats is s as float64s, for comparing any app's values.
+func floats[T int32 | int64 | float32 | float64](s []T) []float64 {
+	out := make([]float64, len(s))
+	for i, x := range s {
+		out[i] = float64(x)
+	}
+	return out
 }
