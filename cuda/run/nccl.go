@@ -156,28 +156,41 @@ func eachDevice(devs []*Device, f func(i int, d *Device) error) error {
 	return errors.Join(errs...)
 }
 
-// countBytes is the size of a part's counts: its activated vertices,
-// their edges and its aggregators, 8 bytes each.
-func (n *netParts) countBytes() int { return 8 * (2 + n.g.nagg) }
+// countBytes is the size of a part's counts: a program run's record of
+// its last superstep (its activated vertices, their edges and its
+// aggregators among its words), or for a multiset program's parts those
+// three, 8 bytes each.
+func (n *netParts) countBytes() int {
+	if n.g.progs != nil {
+		return 8 * n.g.progs[0].recW
+	}
+	return 8 * (2 + n.g.nagg)
+}
 
-// counts is every part's report, in part order: each local part puts its
-// own in its slot of its device's buffer, the parts all-gather the
-// buffers (NCCL), and the first local part's copy is read back.
+// counts is every part's report, in part order: the parts all-gather
+// their counts (NCCL) and the first local part's copy is read back. A
+// program run's counts are its last superstep's record, gathered from
+// the device where the superstep left it (no copy from the host first);
+// a multiset run's are put in its slot from the host.
 func (n *netParts) counts(local []driver.StepReport) ([]driver.StepReport, error) {
 	per := n.countBytes()
 	all := make([]byte, n.g.total*per)
 	err := n.g.each(func(i int, r partRun) error {
 		d := r.dev()
 		return d.Do("gathering the parts' counts (NCCL)", func() error {
-			rep := local[i]
-			msg := make([]byte, 0, per)
-			msg = binary.LittleEndian.AppendUint64(msg, uint64(rep.Active))
-			msg = binary.LittleEndian.AppendUint64(msg, uint64(rep.FrontierEdges))
-			for _, a := range rep.Aggregates {
-				msg = binary.LittleEndian.AppendUint64(msg, math.Float64bits(a))
-			}
 			slot := n.cnt[i] + cu.DevicePtr((n.g.first+i)*per)
-			d.HtoD(slot, unsafe.Pointer(&msg[0]), int64(per))
+			if n.g.progs != nil {
+				slot = n.g.progs[i].lastRecord()
+			} else {
+				rep := local[i]
+				msg := make([]byte, 0, per)
+				msg = binary.LittleEndian.AppendUint64(msg, uint64(rep.Active))
+				msg = binary.LittleEndian.AppendUint64(msg, uint64(rep.FrontierEdges))
+				for _, a := range rep.Aggregates {
+					msg = binary.LittleEndian.AppendUint64(msg, math.Float64bits(a))
+				}
+				d.HtoD(slot, unsafe.Pointer(&msg[0]), int64(per))
+			}
 			if err := n.nc[i].AllGather(uint64(slot), uint64(n.cnt[i]), per, nccl.Uint8, uintptr(d.Stream().Handle())); err != nil {
 				return err
 			}
@@ -191,19 +204,26 @@ func (n *netParts) counts(local []driver.StepReport) ([]driver.StepReport, error
 	if err != nil {
 		return nil, err
 	}
+	active, edges, agg := 0, 8, 16 // (the counts' bytes)
+	if n.g.progs != nil {
+		active, edges, agg = 8*recActive, 8*recEdges, 8*recordHead
+	}
 	reps := make([]driver.StepReport, n.g.total)
+	le := binary.LittleEndian
 	for p := range reps {
 		b := all[p*per:]
-		reps[p] = driver.StepReport{Active: int(binary.LittleEndian.Uint64(b)), FrontierEdges: int64(binary.LittleEndian.Uint64(b[8:]))}
+		reps[p] = driver.StepReport{Active: int(le.Uint64(b[active:])), FrontierEdges: int64(le.Uint64(b[edges:]))}
 		for k := range n.g.nagg {
-			reps[p].Aggregates = append(reps[p].Aggregates, math.Float64frombits(binary.LittleEndian.Uint64(b[16+8*k:])))
+			reps[p].Aggregates = append(reps[p].Aggregates, math.Float64frombits(le.Uint64(b[agg+8*k:])))
 		}
 	}
 	return reps, nil
 }
 
 // dense writes each local part's record (record), then broadcasts every
-// part's values and frontier words to all.
+// part's values and frontier words to all. The host does not wait: the
+// next superstep follows the broadcasts in each part's stream, and a
+// root overwrites its values only after its broadcast is done.
 func (n *netParts) dense(record func(partRun)) error {
 	xs := int64(n.g.xsize)
 	return n.g.each(func(i int, r partRun) error {
@@ -238,7 +258,6 @@ func (n *netParts) dense(record func(partRun)) error {
 			if err := nccl.GroupEnd(); err != nil {
 				return err
 			}
-			d.Sync()
 			return n.nc[i].AsyncError()
 		})
 	})
@@ -246,7 +265,9 @@ func (n *netParts) dense(record func(partRun)) error {
 
 // sparse writes each local part's record (record), packs its activated
 // vertices (counts) and broadcasts every part's list to all (all: every
-// part's report), then unpacks the others'.
+// part's report), then unpacks the others'. As in dense, the host does
+// not wait: a part's next pack and broadcast come after these in its
+// stream.
 func (n *netParts) sparse(counts []int, all []driver.StepReport, record func(partRun)) error {
 	if err := n.g.pack(counts, record); err != nil {
 		return err
@@ -284,18 +305,19 @@ func (n *netParts) sparse(counts []int, all []driver.StepReport, record func(par
 				r.unpack(n.recv[i]+cu.DevicePtr(off[root]), rep.Active)
 				n.g.stats[i].ExchangeBytes += packBytes(int64(rep.Active), n.g.xsize)
 			}
-			r.d.Sync()
 			return n.nc[i].AsyncError()
 		})
 	})
 }
 
-// close frees the communicators and buffers.
+// close frees the communicators and buffers, once the exchange's last
+// collectives and unpacks are done.
 func (n *netParts) close() {
 	for i, r := range n.g.runs {
 		if r == nil {
 			continue
 		}
+		_ = r.dev().Do("waiting for the run's last exchange", func() error { r.dev().Sync(); return nil })
 		_ = r.dev().Do("leaving the run's NCCL communicator", func() error {
 			if n.nc[i] != nil {
 				_ = n.nc[i].Destroy()
