@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/hpgraph/hpgraph/datasets"
@@ -160,29 +159,5 @@ func TestContextStopsARun(t *testing.T) {
 	res, err := Run(g, Program[int32, int32](minLabel{}), Options{Backend: "cpu", Context: context.Background()})
 	if err != nil || res.Iterations < 10 {
 		t.Fatalf("a live context: %v, %d supersteps", err, res.Iterations)
-	}
-}
-
-// sumLabel is minLabel with device code whose array takes other
-// vertices' additions (DeviceArray.Sum).
-type sumLabel struct{ minLabel }
-
-func (sumLabel) Device() DeviceCode {
-	return DeviceCode{Source: "// (never compiled)", Arrays: []DeviceArray{{Name: "credit", Data: make([]int64, 4), Scratch: true, Sum: true}}}
-}
-
-// TestDeviceSplitSums: a program with Sum arrays splits over one
-// process's devices (cuda/run/parts_sums.go adds them up), not over
-// several processes' (the NCCL exchange does not), and says which array.
-func TestDeviceSplitSums(t *testing.T) {
-	if err := deviceSplit[int32, int32](sumLabel{}, 1); err != nil {
-		t.Errorf("one process: %v", err)
-	}
-	err := deviceSplit[int32, int32](sumLabel{}, 2)
-	if !errors.Is(err, ErrNoParts) || !strings.Contains(err.Error(), "credit") || !strings.Contains(err.Error(), "2 processes") {
-		t.Errorf("two processes: %v", err)
-	}
-	if err := deviceSplit[int32, int32](minLabel{}, 2); err != nil {
-		t.Errorf("no device code: %v", err)
 	}
 }

@@ -22,8 +22,8 @@ var ErrNoParts = errors.New("vertexprog: backend does not run partitioned runs")
 // partsFor is how many parts a run of opt has: Options.Parts, else one
 // per device of a driver.PartBackend the run would take (1: a whole-graph run).
 func partsFor[X, A any](p Program[X, A], opt Options) int {
-	if opt.Parts <= 0 && commSize(opt.Comm) <= 1 && (!mayUseDevice(opt.Backend, p) || deviceSplit(p, 1) != nil) {
-		return 1 // (a program a device cannot split runs whole on the first)
+	if opt.Parts <= 0 && commSize(opt.Comm) <= 1 && !mayUseDevice(opt.Backend, p) {
+		return 1
 	}
 	return PartsOf(opt)
 }
@@ -47,24 +47,6 @@ func PartsOf(opt Options) int {
 		return pb.PartDevices()
 	}
 	return 1
-}
-
-// deviceSplit says why a device backend cannot run p split into parts
-// over processes processes, or nil: its Sum arrays (DeviceArray.Sum) must
-// be added up between a superstep's SPMV and its APPLY, which the parts
-// of one process's devices do (cuda/run/parts_sums.go) and the NCCL
-// exchange between processes does not yet.
-func deviceSplit[X, A any](p Program[X, A], processes int) error {
-	dp, ok := p.(DeviceProgram)
-	if !ok || processes <= 1 {
-		return nil
-	}
-	for _, a := range dp.Device().Arrays {
-		if a.Sum {
-			return fmt.Errorf("%w on devices over %d processes: %T adds to other vertices' %s in its Gathers (DeviceArray.Sum), which parts on devices add up within one process only; over several processes it runs split on the CPU backend only", ErrNoParts, processes, p, a.Name)
-		}
-	}
-	return nil
 }
 
 func commSize(c Comm) int {
@@ -122,9 +104,6 @@ func runParts[X, A any](g *Graph, p Program[X, A], opt Options, parts int, dev *
 			pb, ok := b.(driver.PartBackend)
 			if !ok {
 				return nil, fmt.Errorf("%w: %s", ErrNoParts, b.Name())
-			}
-			if err := deviceSplit(p, commSize(opt.Comm)); err != nil {
-				return nil, err
 			}
 			if opt.HYB == hyb.CPUOptions() {
 				opt.HYB = hyb.DefaultOptions()

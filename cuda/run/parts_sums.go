@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
+	"github.com/hpgraph/hpgraph/cuda/nccl"
 	"github.com/hpgraph/hpgraph/cuda/rt"
 	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
@@ -20,9 +21,17 @@ import (
 // (stepSums): every part's gathers, then what each added since the last
 // exchange (its copy less the exchange's snapshot, vp_sum op 0) goes to
 // every other part, which adds it to its copy (op 1); then every part's
-// APPLY. Each part's copy is then the snapshot again. Integer sums are
+// APPLY. Each part's copy is then the snapshot again. Over several
+// processes (NCCL) the parts all-reduce their additions instead, and
+// each part's copy becomes its snapshot plus the sum. Integer sums are
 // exact whatever the order; a float array's parts may differ in the last
-// bits (each adds its own additions first).
+// bits (each adds its own additions first; an all-reduce in NCCL's
+// order).
+
+// sumType is NCCL's element type for VP_Sum's kind.
+func sumType(kind int) nccl.DataType {
+	return [...]nccl.DataType{nccl.Int32, nccl.Int64, nccl.Float32, nccl.Float64}[kind]
+}
 
 // sumKind is VP_Sum's kind for an array's elements.
 func sumKind(e elemType) int {
@@ -92,14 +101,10 @@ func (r *progRun) sumOp(out, a, b cu.DevicePtr, n int64, op, kind int) {
 
 // stepSums is the parts' superstep it of a program with Sum arrays:
 // every part's gathers and what it added, then the exchange of the
-// additions and every part's APPLY (see above). One process's parts only:
-// vertexprog does not split such a program over processes on devices.
+// additions and every part's APPLY (see above).
 func (g *parts) stepSums(it int, dir driver.Direction, reps []driver.StepReport) error {
 	if dir != driver.Pull {
 		return errors.New("cuda: a program with Sum arrays runs pull supersteps in parts")
-	}
-	if g.net != nil {
-		return errors.New("cuda: a program with Sum arrays does not run over several processes on devices")
 	}
 	start := make([]time.Time, len(g.runs))
 	if err := g.eachProg(func(i int, r *progRun) error {
@@ -114,6 +119,9 @@ func (g *parts) stepSums(it int, dir driver.Direction, reps []driver.StepReport)
 		})
 	}); err != nil {
 		return err
+	}
+	if g.net != nil {
+		return g.netSums(start, reps)
 	}
 	return g.eachProg(func(q int, r *progRun) error {
 		err := r.d.Do("adding up the parts' sums and applying", func() error {
@@ -135,6 +143,40 @@ func (g *parts) stepSums(it int, dir driver.Direction, reps []driver.StepReport)
 			reps[q] = r.applyHalf()
 			r.clearOthers()
 			return nil
+		})
+		g.stats[q].Compute += time.Since(start[q])
+		return err
+	})
+}
+
+// netSums is stepSums' second half over several processes: every part
+// all-reduces its additions (NCCL: the run's parts are its ranks), sets
+// its copy to its snapshot plus their sum, and runs its APPLY.
+func (g *parts) netSums(start []time.Time, reps []driver.StepReport) error {
+	return g.eachProg(func(q int, r *progRun) error {
+		err := r.d.Do("all-reducing the parts' sums (NCCL) and applying", func() error {
+			st := uintptr(r.d.Stream().Handle())
+			if err := nccl.GroupStart(); err != nil {
+				return err
+			}
+			for _, b := range g.sums[q] {
+				if err := g.net.nc[q].AllReduce(uint64(b.send), uint64(b.recv), int(b.n), sumType(b.kind), nccl.Sum, st); err != nil {
+					return errors.Join(err, nccl.GroupEnd())
+				}
+			}
+			if err := nccl.GroupEnd(); err != nil {
+				return err
+			}
+			for _, b := range g.sums[q] {
+				bytes := b.n * int64(r.layout.arrays[b.array].elem.size)
+				r.d.CopyFrom(r.arrays[b.array], r.d.RT(), b.snap, bytes)
+				r.sumOp(r.arrays[b.array], b.recv, 0, b.n, 1, b.kind)
+				r.d.CopyFrom(b.snap, r.d.RT(), r.arrays[b.array], bytes)
+				g.stats[q].ExchangeBytes += 2 * bytes * int64(g.total-1) / int64(g.total) // (a ring's reduce-scatter and all-gather)
+			}
+			reps[q] = r.applyHalf()
+			r.clearOthers()
+			return g.net.nc[q].AsyncError()
 		})
 		g.stats[q].Compute += time.Since(start[q])
 		return err
