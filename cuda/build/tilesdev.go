@@ -5,6 +5,7 @@ package build
 import (
 	"cmp"
 	"encoding/binary"
+	"fmt"
 	"math/bits"
 	"slices"
 	"unsafe"
@@ -80,14 +81,21 @@ func TilesOnDevice(m *hyb.Matrix, ts TileSpec) bool {
 }
 
 // tileBuildBytes bounds the device memory deviceTiles takes besides its
-// output (tileBytes): the rows' offsets and slots, the slots' warps, the
-// records and their sort (whose spare arrays then hold the codes), the
-// streams, the tiles' and streams' offsets, the grouping warps' scratch.
+// output (tileBytes) at its peak, which is the largest of its phases'
+// (deviceTiles frees each phase's temporaries before the next needs
+// room): the records (two key and two slot arrays, the weights' two) with
+// the rows' offsets and slot counts, then with the sort's scratch; the
+// records with the streams, the tiles' offsets and the grouping warps'
+// scratch; the records with the output. The segments' slots and the
+// slots' warps live throughout. (kron28's part of 4.2 G arcs: the sum of
+// the phases asked 105 GiB, beside a BFS's push matrix more than was
+// free, and PageRank pulled by rows at 41.8 ms an iteration against 21.1
+// with tiles.)
 func tileBuildBytes(m *hyb.Matrix, ts TileSpec, pool int) int64 {
 	n, nnz := int64(m.N), m.NNZ()
-	per := int64(4*4 + 2) // two key and two slot arrays, the streams
+	rec := nnz * 16
 	if m.Weighted() {
-		per += 8
+		rec += nnz * 8
 	}
 	words := int64(tlGroupInts)
 	if ts.Near {
@@ -95,7 +103,11 @@ func tileBuildBytes(m *hyb.Matrix, ts TileSpec, pool int) int64 {
 	}
 	segs := n>>ts.RowBits + 1
 	tiles := nnz/int64(max(1, ts.MaxArcs)) + segs
-	return (n+1)*8 + n*8 + segs*(4+tlMaxSlots) + nnz*per + sortScratchBytes(nnz) + tiles*(tileWarps+1)*20 + int64(pool)*words*4
+	live := segs*(4+tlMaxSlots) + rec + tiles*(tileWarps+1)*20
+	out := tileBytes(m, ts.RowBits, ts.MaxArcs)
+	records := live + max((n+1)*8+n*8, sortScratchBytes(nnz))
+	groups := live + nnz*2 + sortScratchBytes(nnz) + int64(pool)*words*4
+	return max(records, groups, live+out) - out
 }
 
 // tlPool is how many warps group streams, each taking streams until
@@ -135,6 +147,16 @@ func (d *Device) deviceTiles(md *Matrix, ts TileSpec, pt *phase.Trace) *Tiles {
 	}
 	unused := make([]byte, 4)
 	most := int64(d.SMs) * 16
+	// (traced: the build's peak above what was in use when it began,
+	// sampled where each phase's temporaries are all made, against
+	// tileBuildBytes and tileBytes' estimate)
+	var free0, low int64
+	note := func() {}
+	if pt != nil {
+		free0, _ = d.MemInfo()
+		low = free0
+		note = func() { f, _ := d.MemInfo(); low = min(low, f) }
+	}
 	segBlocks := min(int64(nseg), most)
 
 	// The segments' slots: split rows, virtual slots, their warps.
@@ -191,6 +213,12 @@ func (d *Device) deviceTiles(md *Matrix, ts TileSpec, pt *phase.Trace) *Tiles {
 	if a.coo > 0 {
 		mod.Launch2("tl_rec_coo", min(rt.Blocks(a.coo, 4096), most), d.Stream(), a.bytes(), unused)
 	}
+	// (the rows' offsets and slot counts are done with once the records
+	// are: the sort, the streams and the groups read the records only)
+	note()
+	d.Sync()
+	rt.Free(&tmp, a.rowPtr, a.part, a.parts, a.nv)
+	a.rowPtr, a.csrCol, a.part, a.parts, a.nv = 0, 0, 0, 0, 0
 	tr := d.transposeModule()
 	hist, sums := sortScratch(&tmp, nnz)
 	// (cur.key[f], cur.src[f] and cur.val[f]: the records' slots,
@@ -250,6 +278,7 @@ func (d *Device) deviceTiles(md *Matrix, ts TileSpec, pt *phase.Trace) *Tiles {
 		words = tlNearInts
 	}
 	a.scratch, a.next = rt.Alloc(&tmp, int64(a.pool)*words*4), rt.Alloc(&tmp, 8)
+	note()
 	d.Sync()
 	cu.MemsetD32(a.next, 0, 2)
 	cu.CtxSynchronize() // (the memset ran on the legacy stream)
@@ -260,6 +289,10 @@ func (d *Device) deviceTiles(md *Matrix, ts TileSpec, pt *phase.Trace) *Tiles {
 	sectors := make([]int64, tiles)
 	cu.MemcpyDtoH(unsafe.Pointer(&groups[0]), a.groups, tiles*tileWarps*4)
 	cu.MemcpyDtoH(unsafe.Pointer(&sectors[0]), a.sectors, tiles*8)
+	// (the groups' inputs and scratch are done with before the output is
+	// made: tileBuildBytes counts the peak of each phase, not their sum)
+	rt.Free(&tmp, a.streams, a.scratch, a.next, a.groups, a.sectors, hist, sums)
+	a.streams, a.scratch, a.next, a.groups, a.sectors = 0, 0, 0, 0, 0
 
 	// Each stream's first group, the tiles' costs and their launch order
 	// (costliest first: makePullTiles').
@@ -299,6 +332,7 @@ func (d *Device) deviceTiles(md *Matrix, ts TileSpec, pt *phase.Trace) *Tiles {
 	if weighted {
 		md.tileVal = rt.Alloc(&md.tileBufs, total*32*4)
 	}
+	note()
 	pt.Mark("tiles: output allocated")
 	a.arcs, a.vals, a.base, a.fill = md.tileArcs, md.tileVal, md.tileBase, total*32
 	mod.Launch2("tl_fill", min(rt.Blocks(a.fill, rt.BlockSize), most), d.Stream(), a.bytes(), unused)
@@ -311,5 +345,9 @@ func (d *Device) deviceTiles(md *Matrix, ts TileSpec, pt *phase.Trace) *Tiles {
 	rt.FreeAll(tmp)
 	tmp = nil
 	pt.Mark("tiles: temporaries freed")
+	if pt != nil {
+		est := tileBytes(m, rowBits, ts.MaxArcs) + tileBuildBytes(m, ts, tlPool(d.SMs, ts.Near))
+		pt.Mark(fmt.Sprintf("tiles: build peak %.2f GiB, estimated %.2f", float64(free0-low)/(1<<30), float64(est)/(1<<30)))
+	}
 	return t
 }

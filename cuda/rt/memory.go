@@ -29,6 +29,7 @@ static CUresult hp_tex_destroy(unsigned long long t) { return cuTexObjectDestroy
 import "C"
 
 import (
+	"slices"
 	"unsafe"
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
@@ -70,6 +71,20 @@ func FreeAll(bufs []cu.DevicePtr) {
 	for _, p := range bufs {
 		_ = Catch("cuMemFree", func() error { cu.MemFree(p); return nil })
 	}
+}
+
+// Free frees the buffers ps that bufs owns and drops them from it, so a
+// build gives back its temporaries as soon as it is done with them (0s
+// and buffers bufs does not own are left alone). The device must be done
+// with them. Inside Do.
+func Free(bufs *[]cu.DevicePtr, ps ...cu.DevicePtr) {
+	*bufs = slices.DeleteFunc(*bufs, func(b cu.DevicePtr) bool {
+		if b == 0 || !slices.Contains(ps, b) {
+			return false
+		}
+		_ = Catch("cuMemFree", func() error { cu.MemFree(b); return nil })
+		return true
+	})
 }
 
 // HostDevicePtr is the device's address of pinned host memory p.
