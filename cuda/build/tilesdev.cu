@@ -7,8 +7,9 @@
 //   tl_vrow      each virtual slot's row
 //   tl_assign    a block a segment: the slots' warps (tileWorker.assign),
 //                the slots' loads in closed form from the rows' lengths
-//   tl_rec_ell,  each entry (row r, k-th of its row, column c) as a record
-//   tl_rec_coo   (c; segment << slotBits | slot, weight) at its CSR place;
+//   tl_rec_ell,  each entry (row r, k-th of its row, column c) of a piece's
+//   tl_rec_coo   rows as a record (c; segment << slotBits | slot, weight)
+//                at its CSR place (from the piece's first, tilesdev.go);
 //                its slot is k mod parts[r] (tileWorker.plan's round robin:
 //                a row's entries in column order are its CSR row)
 //   (two stable radix sorts of transpose.cu: by column, then by segment,
@@ -70,14 +71,17 @@ struct TL_Arg {
   unsigned* arcs;             // groups*32
   unsigned* vals;             // groups*32, or null
   int* base;                  // groups
-  long long nnz, coo, tiles;
+  long long nnz, coo, tiles;  // coo: the end of the piece's COO entries
   long long fill;             // tl_fill: the words of arcs (and vals)
+  long long recBase;          // the piece's first CSR place: its records' 0
+  long long cooLo;            // the piece's first COO entry
   int n, K, pitch, rowBits, slotBits, nseg, rmax, vmax, near, pool;
   int sym;                    // the matrix is its own transpose (tl_record)
+  int r0, r1;                 // the piece's rows (whole segments)
   int pad;
 };
 
-static_assert(sizeof(TL_Arg) == 344, "hpgraph: TL_Arg layout");
+static_assert(sizeof(TL_Arg) == 368, "hpgraph: TL_Arg layout");
 
 __device__ __forceinline__ long long tl_deg(const TL_Arg& a, int r) { return a.rowPtr[r + 1] - a.rowPtr[r]; }
 
@@ -256,7 +260,7 @@ __device__ __forceinline__ long long tl_lower(const TL_Arg& a, int r, long long 
 // split over several slots) is found by binary search of that row
 // (after parallel entries equal to it, by their order in row `row`).
 __device__ __forceinline__ void tl_record(const TL_Arg& a, int row, long long k, int col, unsigned w) {
-  const long long p = a.rowPtr[row] + k;
+  const long long p = a.rowPtr[row] + k - a.recBase;
   int r = row, c = col;
   long long rank = k;
   if (a.sym) {
@@ -276,13 +280,14 @@ __device__ __forceinline__ void tl_record(const TL_Arg& a, int row, long long k,
   if (a.val != nullptr) a.val[p] = w;
 }
 
-// tl_rec_ell: a thread an ELL slot.
+// tl_rec_ell: a thread an ELL slot of the piece's rows [r0, r1).
 extern "C" __global__ void __launch_bounds__(TL_THREADS) tl_rec_ell(const TL_Arg a, int unused) {
-  const long long slots = (long long)a.K * a.pitch;
-  for (long long e = (long long)blockIdx.x * TL_THREADS + threadIdx.x; e < slots; e += (long long)gridDim.x * TL_THREADS) {
-    const int k = (int)(e / a.pitch), r = (int)(e - (long long)k * a.pitch);
+  const long long rows = a.r1 - a.r0, slots = (long long)a.K * rows;
+  for (long long i = (long long)blockIdx.x * TL_THREADS + threadIdx.x; i < slots; i += (long long)gridDim.x * TL_THREADS) {
+    const int k = (int)(i / rows), r = a.r0 + (int)(i - (long long)k * rows);
+    const long long e = (long long)k * a.pitch + r;
     const int c = a.ellCol[e];
-    if (r < a.n && c >= 0) tl_record(a, r, k, c, a.ellVal != nullptr ? a.ellVal[e] : 0u);
+    if (c >= 0) tl_record(a, r, k, c, a.ellVal != nullptr ? a.ellVal[e] : 0u);
   }
 }
 
@@ -290,9 +295,9 @@ extern "C" __global__ void __launch_bounds__(TL_THREADS) tl_rec_ell(const TL_Arg
 // and last rows, then each entry's search stays between them.
 extern "C" __global__ void __launch_bounds__(TL_THREADS) tl_rec_coo(const TL_Arg a, int unused) {
   __shared__ int rows[2];
-  const long long tiles = (a.coo + 4095) / 4096;
+  const long long tiles = (a.coo - a.cooLo + 4095) / 4096;
   for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
-    const long long lo = t * 4096, hi = lo + 4096 < a.coo ? lo + 4096 : a.coo;
+    const long long lo = a.cooLo + t * 4096, hi = lo + 4096 < a.coo ? lo + 4096 : a.coo;
     hb_tile_rows(a.cooPtr, a.n, lo, hi, rows);
     const int r0 = rows[0], r1 = rows[1];
     for (long long i = lo + threadIdx.x; i < hi; i += TL_THREADS) {

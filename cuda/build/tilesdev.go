@@ -44,23 +44,23 @@ type tlArg struct {
 	ellCol, ellVal, cooCol, cooVal, cooPtr, rowPtr, csrCol, part, parts, nv, vfirst, vrow, owner cu.DevicePtr
 	key, src, val, sCol, sSlot, sVal, tileLo, tileSeg, streamOff, streams, sectors               cu.DevicePtr
 	code, tmpBase, groups, scratch, next, groupOff, arcs, vals, base                             cu.DevicePtr
-	nnz, coo, tiles, fill                                                                        int64
-	n, k, pitch, rowBits, slotBits, nseg, rmax, vmax, near, pool, sym                            int
+	nnz, coo, tiles, fill, recBase, cooLo                                                        int64
+	n, k, pitch, rowBits, slotBits, nseg, rmax, vmax, near, pool, sym, r0, r1                    int
 }
 
 func (a *tlArg) bytes() []byte {
-	b := make([]byte, 344)
+	b := make([]byte, 368)
 	le := binary.LittleEndian
 	for i, p := range []cu.DevicePtr{a.ellCol, a.ellVal, a.cooCol, a.cooVal, a.cooPtr, a.rowPtr, a.csrCol, a.part, a.parts, a.nv, a.vfirst, a.vrow, a.owner,
 		a.key, a.src, a.val, a.sCol, a.sSlot, a.sVal, a.tileLo, a.tileSeg, a.streamOff, a.streams, a.sectors,
 		a.code, a.tmpBase, a.groups, a.scratch, a.next, a.groupOff, a.arcs, a.vals, a.base} {
 		le.PutUint64(b[8*i:], uint64(p))
 	}
-	for i, v := range []int64{a.nnz, a.coo, a.tiles, a.fill} {
+	for i, v := range []int64{a.nnz, a.coo, a.tiles, a.fill, a.recBase, a.cooLo} {
 		le.PutUint64(b[264+8*i:], uint64(v))
 	}
-	for i, v := range []int{a.n, a.k, a.pitch, a.rowBits, a.slotBits, a.nseg, a.rmax, a.vmax, a.near, a.pool, a.sym} {
-		le.PutUint32(b[296+4*i:], uint32(int32(v)))
+	for i, v := range []int{a.n, a.k, a.pitch, a.rowBits, a.slotBits, a.nseg, a.rmax, a.vmax, a.near, a.pool, a.sym, a.r0, a.r1} {
+		le.PutUint32(b[312+4*i:], uint32(int32(v)))
 	}
 	return b
 }
@@ -81,33 +81,57 @@ func TilesOnDevice(m *hyb.Matrix, ts TileSpec) bool {
 }
 
 // tileBuildBytes bounds the device memory deviceTiles takes besides its
-// output (tileBytes) at its peak, which is the largest of its phases'
-// (deviceTiles frees each phase's temporaries before the next needs
-// room): the records (two key and two slot arrays, the weights' two) with
-// the rows' offsets and slot counts, then with the sort's scratch; the
-// records with the streams, the tiles' offsets and the grouping warps'
-// scratch; the records with the output. The segments' slots and the
-// slots' warps live throughout. (kron28's part of 4.2 G arcs: the sum of
-// the phases asked 105 GiB, beside a BFS's push matrix more than was
-// free, and PageRank pulled by rows at 41.8 ms an iteration against 21.1
-// with tiles.)
+// output (tileBytes) at its peak. The segments' slots and the slots'
+// warps live throughout. In one piece the peak is the largest of its
+// phases' (deviceTiles frees each phase's temporaries before the next
+// needs room): the records (two key and two slot arrays, the weights'
+// two) with the rows' offsets and slot counts, then with the sort's
+// scratch; the records with the streams, the tiles' offsets and the
+// grouping warps' scratch; the records with the output. (kron28's part
+// of 4.2 G arcs: the sum of the phases asked 105 GiB, beside a BFS's
+// push matrix more than was free, and PageRank pulled by rows at 41.8 ms
+// an iteration against 21.1 with tiles.) In several pieces the rows'
+// offsets, the scratch and the output all live beside a piece's records,
+// streams and tiles: room for the largest piece's.
 func tileBuildBytes(m *hyb.Matrix, ts TileSpec, pool int) int64 {
 	n, nnz := int64(m.N), m.NNZ()
-	rec := nnz * 16
+	pieces := tilePieces(m, ts)
+	e := int64(0) // (the most entries of a piece)
+	for i := 0; i+1 < len(pieces); i++ {
+		e = max(e, m.Src.RowPtr[min(int(pieces[i+1])<<ts.RowBits, m.N)]-m.Src.RowPtr[min(int(pieces[i])<<ts.RowBits, m.N)])
+	}
+	rec := e * 16
 	if m.Weighted() {
-		rec += nnz * 8
+		rec += e * 8
 	}
 	words := int64(tlGroupInts)
 	if ts.Near {
 		words = tlNearInts
 	}
 	segs := n>>ts.RowBits + 1
-	tiles := nnz/int64(max(1, ts.MaxArcs)) + segs
+	tiles := e/int64(max(1, ts.MaxArcs)) + segs
 	live := segs*(4+tlMaxSlots) + rec + tiles*(tileWarps+1)*20
 	out := tileBytes(m, ts.RowBits, ts.MaxArcs)
-	records := live + max((n+1)*8+n*8, sortScratchBytes(nnz))
+	rows := (n+1)*8 + n*8
+	if len(pieces) > 2 {
+		return live + rows + e*2 + sortScratchBytes(e) + int64(pool)*words*4
+	}
+	records := live + max(rows, sortScratchBytes(nnz))
 	groups := live + nnz*2 + sortScratchBytes(nnz) + int64(pool)*words*4
 	return max(records, groups, live+out) - out
+}
+
+// tileCapFor is the groups the output of a build in several pieces is
+// first made for, given tileBytes' estimate (tests make it small, so the
+// output grows).
+var tileCapFor = func(estimate int64) int64 { return estimate }
+
+// cooAt is the first COO entry of row r of md (its device offsets).
+// Inside Do.
+func (d *Device) cooAt(md *Matrix, r int) int64 {
+	var x int64
+	cu.MemcpyDtoH(unsafe.Pointer(&x), md.cooPtr+cu.DevicePtr(8*int64(r)), 8)
+	return x
 }
 
 // tlPool is how many warps group streams, each taking streams until
@@ -134,6 +158,7 @@ func (d *Device) deviceTiles(md *Matrix, ts TileSpec, pt *phase.Trace) *Tiles {
 	R := 1 << rowBits
 	nseg := (n + R - 1) >> rowBits
 	t := &Tiles{rowBits: rowBits, maxArcs: ts.MaxArcs, near: ts.Near}
+	md.tileArcs, md.tileVal, md.tileBase = 0, 0, 0 // (made by grow below)
 	var tmp []cu.DevicePtr
 	defer func() { rt.FreeAll(tmp) }() // (on a panic; else freed below)
 	a := tlArg{ellCol: md.ellCol, cooCol: md.cooCol, cooPtr: md.cooPtr, nnz: nnz, coo: m.CooNNZ(),
@@ -192,128 +217,221 @@ func (d *Device) deviceTiles(md *Matrix, ts TileSpec, pt *phase.Trace) *Tiles {
 		pt.Mark("tiles: slots")
 	}
 
-	// The entries as records at their CSR places, sorted by column, then
-	// by segment: each segment's entries by column, rows increasing. A
-	// symmetric matrix's records come in column order (its rows are its
-	// columns): the sort by segment alone.
-	if ts.Symmetric {
+	// The rest goes a piece of whole segments at a time (tilePieces: one
+	// unless ts.Chunks asks for more, where the whole build would not fit
+	// beside the run): a piece's records, sort, streams and groups need
+	// room for its own entries only, and its entries go into the output
+	// before the next piece's records are made. The output is made once
+	// the groups are known where there is one piece; with several, at the
+	// first piece, as large as tileBytes estimates, and grown where a
+	// piece finds more groups than that.
+	pieces := tilePieces(m, ts)
+	last := len(pieces) - 2
+	var most1 int64 // (the most entries of a piece)
+	for i := range last + 1 {
+		most1 = max(most1, m.Src.RowPtr[min(int(pieces[i+1])<<rowBits, n)]-m.Src.RowPtr[min(int(pieces[i])<<rowBits, n)])
+	}
+	// A symmetric matrix's records come in column order (its rows are its
+	// columns), so only the sort by segment is needed; but a piece's rows
+	// are not its columns, so pieces sort by column too.
+	if ts.Symmetric && last == 0 {
 		a.sym = 1
 	}
 	var keys, srcs, vals [2]cu.DevicePtr
 	for i := range 2 {
-		keys[i], srcs[i] = rt.Alloc(&tmp, nnz*4), rt.Alloc(&tmp, nnz*4)
+		keys[i], srcs[i] = rt.Alloc(&tmp, most1*4), rt.Alloc(&tmp, most1*4)
 		if weighted {
-			vals[i] = rt.Alloc(&tmp, nnz*4)
+			vals[i] = rt.Alloc(&tmp, most1*4)
 		}
 	}
-	a.key, a.src, a.val = keys[1], srcs[1], vals[1]
-	if slots := int64(m.K) * int64(m.Pitch); slots > 0 {
-		mod.Launch2("tl_rec_ell", min(rt.Blocks(slots, rt.BlockSize), most), d.Stream(), a.bytes(), unused)
-	}
-	if a.coo > 0 {
-		mod.Launch2("tl_rec_coo", min(rt.Blocks(a.coo, 4096), most), d.Stream(), a.bytes(), unused)
-	}
-	// (the rows' offsets and slot counts are done with once the records
-	// are: the sort, the streams and the groups read the records only)
-	note()
-	d.Sync()
-	rt.Free(&tmp, a.rowPtr, a.part, a.parts, a.nv)
-	a.rowPtr, a.csrCol, a.part, a.parts, a.nv = 0, 0, 0, 0, 0
 	tr := d.transposeModule()
-	hist, sums := sortScratch(&tmp, nnz)
-	// (cur.key[f], cur.src[f] and cur.val[f]: the records' slots,
-	// columns and weights; their other arrays are free after the sort)
-	cur, f := sortBufs{key: keys, src: srcs, val: vals}, 1
-	if a.sym == 0 {
-		p1 := transposePasses(n)
-		d.radixSort(tr, keys[1], srcs[1], vals[1], cur, nnz, 0, p1, hist, sums)
-		// (sorted by column: now the slots are the keys, the columns ride)
-		cur, f = sortBufs{key: srcs, src: keys, val: vals}, (p1-1)%2
-	}
-	if segBits := bits.Len(uint(nseg - 1)); segBits > 0 {
-		p2 := (segBits + trDigitBits - 1) / trDigitBits
-		b := sortBufs{key: [2]cu.DevicePtr{cur.key[1-f], cur.key[f]}, src: [2]cu.DevicePtr{cur.src[1-f], cur.src[f]}, val: [2]cu.DevicePtr{cur.val[1-f], cur.val[f]}}
-		d.radixSort(tr, cur.key[f], cur.src[f], cur.val[f], b, nnz, rowBits+1, p2, hist, sums)
-		cur, f = b, (p2-1)%2
-	}
-	a.sSlot, a.sCol, a.sVal = cur.key[f], cur.src[f], cur.val[f]
-	spareA, spareB := cur.key[1-f], cur.src[1-f]
-	a.key, a.src, a.val = 0, 0, 0
-	if pt != nil {
-		d.Sync()
-		pt.Mark("tiles: sort")
-	}
-
-	// The tiles: each segment's entries cut every maxArcs (none for a
-	// segment without entries).
-	var lo []int64
-	var seg []int32
-	t.multi = make([]uint8, nseg)
-	for s := range nseg {
-		s0, s1 := m.Src.RowPtr[min(s<<rowBits, n)], m.Src.RowPtr[min((s+1)<<rowBits, n)]
-		for i := s0; i < s1; i += maxArcs {
-			lo, seg = append(lo, i), append(seg, int32(s))
-			if i > s0 {
-				t.multi[s] = 1
-			}
-		}
-	}
-	lo = append(lo, nnz)
-	tiles := int64(len(seg))
-	a.tiles = tiles
-	a.tileLo, a.tileSeg = rt.Put(d, &tmp, lo), rt.Put(d, &tmp, seg)
-	a.streamOff = rt.Alloc(&tmp, tiles*(tileWarps+1)*4)
-	a.streams, a.sectors = rt.Alloc(&tmp, nnz*2), rt.Alloc(&tmp, tiles*8)
-	mod.Launch2("tl_streams", min(tiles, most), d.Stream(), a.bytes(), unused)
-	if pt != nil {
-		d.Sync()
-		pt.Mark("tiles: streams")
-	}
-
-	// The groups of each stream.
-	a.code, a.tmpBase, a.groups = spareA, spareB, rt.Alloc(&tmp, tiles*tileWarps*4)
-	a.pool = int(min(int64(tlPool(d.SMs, ts.Near)), tiles*tileWarps))
+	var hist, sums, streams, scratch, next cu.DevicePtr
 	words := int64(tlGroupInts)
 	if ts.Near {
 		words = tlNearInts
 	}
-	a.scratch, a.next = rt.Alloc(&tmp, int64(a.pool)*words*4), rt.Alloc(&tmp, 8)
-	note()
-	d.Sync()
-	cu.MemsetD32(a.next, 0, 2)
-	cu.CtxSynchronize() // (the memset ran on the legacy stream)
-	mod.Launch2("tl_group", rt.Blocks(int64(a.pool)*32, rt.BlockSize), d.Stream(), a.bytes(), unused)
-	d.Sync()
-	pt.Mark("tiles: groups")
-	groups := make([]int32, tiles*tileWarps)
-	sectors := make([]int64, tiles)
-	cu.MemcpyDtoH(unsafe.Pointer(&groups[0]), a.groups, tiles*tileWarps*4)
-	cu.MemcpyDtoH(unsafe.Pointer(&sectors[0]), a.sectors, tiles*8)
-	// (the groups' inputs and scratch are done with before the output is
-	// made: tileBuildBytes counts the peak of each phase, not their sum)
-	rt.Free(&tmp, a.streams, a.scratch, a.next, a.groups, a.sectors, hist, sums)
-	a.streams, a.scratch, a.next, a.groups, a.sectors = 0, 0, 0, 0, 0
-
-	// Each stream's first group, the tiles' costs and their launch order
-	// (costliest first: makePullTiles').
-	groupOff := make([]int64, tiles*tileWarps)
-	segTiles := make([]segTile, tiles)
-	var total int64
-	for i := range segTiles {
-		st := &segTiles[i]
-		st.first, st.seg = total*32, seg[i]
-		busiest := int64(0)
-		for k := range tileWarps {
-			g := int64(groups[i*tileWarps+k])
-			groupOff[i*tileWarps+k] = total
-			st.warp[k] = int32(total - st.first/32)
-			total += g
-			busiest = max(busiest, g)
+	pool := int64(tlPool(d.SMs, ts.Near))
+	t.multi = make([]uint8, nseg)
+	// grow makes the output room for want groups, the first used of them
+	// kept, the rest padding (the dummy slot, weight 0) until tl_expand
+	// writes entries over it.
+	grow := func(used, want int64) {
+		old := []cu.DevicePtr{md.tileArcs, md.tileVal, md.tileBase}
+		arcs, base := rt.Alloc(&md.tileBufs, want*32*4), rt.Alloc(&md.tileBufs, want*4)
+		vals := cu.DevicePtr(0)
+		if weighted {
+			vals = rt.Alloc(&md.tileBufs, want*32*4)
 		}
-		st.warp[tileWarps] = int32(total - st.first/32)
-		st.cost = tileCost(busiest, sectors[i])
+		if used > 0 {
+			cu.MemcpyDtoD(arcs, md.tileArcs, used*32*4)
+			cu.MemcpyDtoD(base, md.tileBase, used*4)
+			if weighted {
+				cu.MemcpyDtoD(vals, md.tileVal, used*32*4)
+			}
+		}
+		cu.CtxSynchronize() // (the copies ran on the legacy stream)
+		rt.Free(&md.tileBufs, old...)
+		md.tileArcs, md.tileVal, md.tileBase = arcs, vals, base
+		f := a
+		f.arcs, f.fill = arcs+cu.DevicePtr(used*32*4), (want-used)*32
+		if weighted {
+			f.vals = vals + cu.DevicePtr(used*32*4)
+		}
+		mod.Launch2("tl_fill", min(rt.Blocks(f.fill, rt.BlockSize), most), d.Stream(), f.bytes(), unused)
+	}
+	var segTiles []segTile
+	var total, capacity int64 // (the output's groups: made, room for)
+	for pi := range last + 1 {
+		s0, s1 := int(pieces[pi]), int(pieces[pi+1])
+		r0, r1 := min(s0<<rowBits, n), min(s1<<rowBits, n)
+		b0 := m.Src.RowPtr[r0]
+		e := m.Src.RowPtr[r1] - b0
+		if e == 0 {
+			continue // (its segments have no entries: no tiles)
+		}
+		// The piece's entries as records at their CSR places (from the
+		// piece's first), sorted by column, then by segment: each
+		// segment's entries by column, rows increasing.
+		a.recBase, a.r0, a.r1 = b0, r0, r1
+		a.cooLo, a.coo = 0, 0
+		if m.CooNNZ() > 0 {
+			a.cooLo, a.coo = d.cooAt(md, r0), d.cooAt(md, r1)
+		}
+		a.key, a.src, a.val = keys[1], srcs[1], vals[1]
+		if slots := int64(m.K) * int64(r1-r0); slots > 0 {
+			mod.Launch2("tl_rec_ell", min(rt.Blocks(slots, rt.BlockSize), most), d.Stream(), a.bytes(), unused)
+		}
+		if c := a.coo - a.cooLo; c > 0 {
+			mod.Launch2("tl_rec_coo", min(rt.Blocks(c, 4096), most), d.Stream(), a.bytes(), unused)
+		}
+		if pi == last {
+			// (the rows' offsets and slot counts are done with once the
+			// last records are: the rest reads the records only)
+			note()
+			d.Sync()
+			rt.Free(&tmp, a.rowPtr, a.part, a.parts, a.nv)
+			a.rowPtr, a.csrCol, a.part, a.parts, a.nv = 0, 0, 0, 0, 0
+		}
+		if hist == 0 {
+			hist, sums = sortScratch(&tmp, most1)
+		}
+		// (cur.key[f], cur.src[f] and cur.val[f]: the records' slots,
+		// columns and weights; their other arrays are free after the sort)
+		cur, f := sortBufs{key: keys, src: srcs, val: vals}, 1
+		if a.sym == 0 {
+			p1 := transposePasses(n)
+			d.radixSort(tr, keys[1], srcs[1], vals[1], cur, e, 0, p1, hist, sums)
+			// (sorted by column: now the slots are the keys, the columns ride)
+			cur, f = sortBufs{key: srcs, src: keys, val: vals}, (p1-1)%2
+		}
+		if segBits := bits.Len(uint(nseg - 1)); segBits > 0 {
+			p2 := (segBits + trDigitBits - 1) / trDigitBits
+			b := sortBufs{key: [2]cu.DevicePtr{cur.key[1-f], cur.key[f]}, src: [2]cu.DevicePtr{cur.src[1-f], cur.src[f]}, val: [2]cu.DevicePtr{cur.val[1-f], cur.val[f]}}
+			d.radixSort(tr, cur.key[f], cur.src[f], cur.val[f], b, e, rowBits+1, p2, hist, sums)
+			cur, f = b, (p2-1)%2
+		}
+		a.sSlot, a.sCol, a.sVal = cur.key[f], cur.src[f], cur.val[f]
+		a.key, a.src, a.val = 0, 0, 0
+		if pt != nil {
+			d.Sync()
+			pt.Mark("tiles: sort")
+		}
+
+		// The piece's tiles: each segment's entries cut every maxArcs
+		// (none for a segment without entries).
+		var lo []int64
+		var seg []int32
+		for s := s0; s < s1; s++ {
+			q0, q1 := m.Src.RowPtr[min(s<<rowBits, n)], m.Src.RowPtr[min((s+1)<<rowBits, n)]
+			for i := q0; i < q1; i += maxArcs {
+				lo, seg = append(lo, i-b0), append(seg, int32(s))
+				if i > q0 {
+					t.multi[s] = 1
+				}
+			}
+		}
+		tiles := int64(len(seg))
+		if tiles == 0 {
+			continue
+		}
+		lo = append(lo, e)
+		var ptmp []cu.DevicePtr // (the piece's)
+		a.tiles = tiles
+		a.tileLo, a.tileSeg = rt.Put(d, &ptmp, lo), rt.Put(d, &ptmp, seg)
+		a.streamOff = rt.Alloc(&ptmp, tiles*(tileWarps+1)*4)
+		if streams == 0 {
+			streams = rt.Alloc(&tmp, most1*2)
+		}
+		a.streams, a.sectors = streams, rt.Alloc(&ptmp, tiles*8)
+		mod.Launch2("tl_streams", min(tiles, most), d.Stream(), a.bytes(), unused)
+		if pt != nil {
+			d.Sync()
+			pt.Mark("tiles: streams")
+		}
+
+		// The groups of each stream.
+		a.code, a.tmpBase, a.groups = cur.key[1-f], cur.src[1-f], rt.Alloc(&ptmp, tiles*tileWarps*4)
+		a.pool = int(min(pool, tiles*tileWarps))
+		if scratch == 0 {
+			scratch, next = rt.Alloc(&tmp, pool*words*4), rt.Alloc(&tmp, 8)
+		}
+		a.scratch, a.next = scratch, next
+		note()
+		d.Sync()
+		cu.MemsetD32(a.next, 0, 2)
+		cu.CtxSynchronize() // (the memset ran on the legacy stream)
+		mod.Launch2("tl_group", rt.Blocks(int64(a.pool)*32, rt.BlockSize), d.Stream(), a.bytes(), unused)
+		d.Sync()
+		pt.Mark("tiles: groups")
+		groups := make([]int32, tiles*tileWarps)
+		sectors := make([]int64, tiles)
+		cu.MemcpyDtoH(unsafe.Pointer(&groups[0]), a.groups, tiles*tileWarps*4)
+		cu.MemcpyDtoH(unsafe.Pointer(&sectors[0]), a.sectors, tiles*8)
+		if last == 0 {
+			// (the groups' inputs and scratch are done with before the
+			// output is made: tileBuildBytes counts the peak of each phase,
+			// not their sum)
+			rt.Free(&tmp, streams, scratch, next, hist, sums)
+		}
+
+		// Each stream's first group, and the tiles' costs (their launch
+		// order, costliest first, is makePullTiles').
+		groupOff := make([]int64, tiles*tileWarps)
+		first := total
+		for i := range int(tiles) {
+			st := segTile{first: total * 32, seg: seg[i]}
+			busiest := int64(0)
+			for k := range tileWarps {
+				g := int64(groups[i*tileWarps+k])
+				groupOff[i*tileWarps+k] = total
+				st.warp[k] = int32(total - st.first/32)
+				total += g
+				busiest = max(busiest, g)
+			}
+			st.warp[tileWarps] = int32(total - st.first/32)
+			st.cost = tileCost(busiest, sectors[i])
+			segTiles = append(segTiles, st)
+		}
+
+		// The piece's entries into their groups' lanes.
+		if total > capacity {
+			want := total
+			if last > 0 {
+				want = max(total, tileCapFor(tileBytes(m, rowBits, ts.MaxArcs)/(32*4)))
+			}
+			grow(first, want)
+			capacity = want
+			note()
+			pt.Mark("tiles: output allocated")
+		}
+		a.groupOff = rt.Put(d, &ptmp, groupOff)
+		a.arcs, a.vals, a.base = md.tileArcs, md.tileVal, md.tileBase
+		mod.Launch2("tl_expand", min(tiles, most), d.Stream(), a.bytes(), unused)
+		d.Sync()
+		rt.FreeAll(ptmp)
 	}
 	slices.SortStableFunc(segTiles, func(a, b segTile) int { return cmp.Compare(b.cost, a.cost) })
+	tiles := len(segTiles)
 	t.first = make([]int64, tiles)
 	t.info = make([]int32, tiles)
 	t.warp = make([]int32, 0, tiles*(tileWarps+1))
@@ -324,19 +442,6 @@ func (d *Device) deviceTiles(md *Matrix, ts TileSpec, pt *phase.Trace) *Tiles {
 		}
 		t.warp = append(t.warp, st.warp[:]...)
 	}
-
-	// The entries into their groups' lanes.
-	a.groupOff = rt.Put(d, &tmp, groupOff)
-	md.tileArcs, md.tileBase = rt.Alloc(&md.tileBufs, total*32*4), rt.Alloc(&md.tileBufs, total*4)
-	md.tileVal = 0
-	if weighted {
-		md.tileVal = rt.Alloc(&md.tileBufs, total*32*4)
-	}
-	note()
-	pt.Mark("tiles: output allocated")
-	a.arcs, a.vals, a.base, a.fill = md.tileArcs, md.tileVal, md.tileBase, total*32
-	mod.Launch2("tl_fill", min(rt.Blocks(a.fill, rt.BlockSize), most), d.Stream(), a.bytes(), unused)
-	mod.Launch2("tl_expand", min(tiles, most), d.Stream(), a.bytes(), unused)
 	md.tileFirst, md.tileInfo = rt.Put(d, &md.tileBufs, t.first), rt.Put(d, &md.tileBufs, t.info)
 	md.tileWarp, md.tileMulti = rt.Put(d, &md.tileBufs, t.warp), rt.Put(d, &md.tileBufs, t.multi)
 	d.Sync()

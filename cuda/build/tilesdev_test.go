@@ -99,9 +99,17 @@ func TestDeviceTilesMatchHost(t *testing.T) {
 		t.Helper()
 		want := makePullTiles(m, ts.RowBits, ts.MaxArcs, ts.Near, false)
 		for _, ts.Symmetric = range []bool{false, true}[:1+btoi(sym)] {
-			got := deviceTilesOf(t, d, m, ts)
-			if !sameTiles(got, want) {
-				t.Errorf("%s, %d rows, %d entries, shape %+v: the device's tiles differ from the host's: %s", name, m.N, m.NNZ(), ts, diffTiles(got, want))
+			// (in pieces: 3, the output made as estimated; 5, made for one
+			// group and grown at every piece)
+			for _, ts.Chunks = range []int{0, 3, 5} {
+				if ts.Chunks == 5 {
+					tileCapFor = func(int64) int64 { return 1 }
+				}
+				got := deviceTilesOf(t, d, m, ts)
+				tileCapFor = func(e int64) int64 { return e }
+				if !sameTiles(got, want) {
+					t.Errorf("%s, %d rows, %d entries, shape %+v: the device's tiles differ from the host's: %s", name, m.N, m.NNZ(), ts, diffTiles(got, want))
+				}
 			}
 		}
 	}

@@ -90,6 +90,10 @@ type TileSpec struct {
 	RowBits, MaxArcs int
 	Near             bool // groups for 4-byte accumulators (groupsNear)
 	Symmetric        bool
+	// Chunks is the pieces the device builds them in (0 or 1: whole), a
+	// piece's temporaries at a time where the whole build would not fit
+	// (the same tiles: Matches does not compare it).
+	Chunks int
 }
 
 // Matches reports whether t (nil: no tiles) are tiles of shape ts.

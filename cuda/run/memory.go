@@ -22,34 +22,50 @@ import (
 // the tiles needed 97.2 GiB, 84.5 were free beside the graph's 17 GiB CSR
 // and the BFS's parked state (session 32). The cached matrices stay:
 // tiles are an optimization, worth less than the matrices reserve would
-// give back for them (kron27's build alone takes about 90 GB).
-func (d *Device) tilesFit(job *driver.DeviceJob, layout *stateLayout, lim build.BinLimits, ts build.TileSpec) bool {
+// give back for them. Where the whole build does not fit, it is made in
+// pieces (ts.Chunks: 2, 4, ... 16), each needing room for its own
+// entries' temporaries only: kron28's part of 4.2 G arcs after a BFS
+// (its push matrix cached) needed 92.5 GiB whole, with 83.0 free.
+func (d *Device) tilesFit(job *driver.DeviceJob, layout *stateLayout, lim build.BinLimits, ts *build.TileSpec) bool {
 	fit := false
 	_ = d.Do("sizing the run's tiles", func() error {
-		need := deviceBytes(job, layout, lim, &d.Cache) + d.Cache.Need(job.Pull.Matrix, true, job.Push == job.Pull, lim, ts)
-		if job.Push != nil && job.Push != job.Pull {
-			need += d.Cache.Need(job.Push.Matrix, false, true, lim, build.TileSpec{}) - build.SharedCSR(job.Pull.Matrix, job.Push.Matrix)
+		need := func() int64 {
+			b := deviceBytes(job, layout, lim, &d.Cache) + d.Cache.Need(job.Pull.Matrix, true, job.Push == job.Pull, lim, *ts)
+			if job.Push != nil && job.Push != job.Pull {
+				b += d.Cache.Need(job.Push.Matrix, false, true, lim, build.TileSpec{}) - build.SharedCSR(job.Pull.Matrix, job.Push.Matrix)
+			}
+			return b
 		}
 		d.hooks.sizing = true
 		defer func() { d.hooks.sizing = false }()
+		ts.Chunks = 1
+		b := need()
 		free, _ := d.MemInfo()
-		pt := phase.New("cuda", fmt.Sprintf("tiles: need %.1f GiB, free %.1f GiB", float64(need)/(1<<30), float64(free)/(1<<30)))
+		pt := phase.New("cuda", fmt.Sprintf("tiles: need %.1f GiB, free %.1f GiB", float64(b)/(1<<30), float64(free)/(1<<30)))
 		defer pt.Print()
-		if need > free && len(d.parked) > 0 {
+		if b > free && len(d.parked) > 0 {
 			d.unpark(0)
 			free, _ = d.MemInfo()
 			pt.Mark(fmt.Sprintf("parked runs freed: free %.1f GiB", float64(free)/(1<<30)))
 		}
-		if need > free && d.CSRs() > 0 {
+		if b > free && d.CSRs() > 0 {
 			d.DropCSRs(false, true)
 			free, _ = d.MemInfo()
 			pt.Mark(fmt.Sprintf("CSR copies freed: free %.1f GiB", float64(free)/(1<<30)))
 		}
-		fit = need <= free
+		for b > free && ts.Chunks < maxTileChunks {
+			ts.Chunks *= 2
+			b = need()
+			pt.Mark(fmt.Sprintf("in %d pieces: need %.1f GiB", ts.Chunks, float64(b)/(1<<30)))
+		}
+		fit = b <= free
 		return nil
 	})
 	return fit
 }
+
+// maxTileChunks is the most pieces tilesFit has the tiles built in.
+const maxTileChunks = 16
 
 // reserve makes sure need bytes of device memory are free, freeing the
 // matrices no run uses if it must. Inside Do.

@@ -68,7 +68,7 @@ func start(d *Device, job *driver.DeviceJob, opt Options) (*progRun, error) {
 			ts = build.TileSpec{} // (the slots do not fit: rows it is)
 		} else if opt.Tiles == TilesResident && !build.TilesOnDevice(job.Pull.Matrix, ts) {
 			ts = build.TileSpec{} // (a shape the device does not build: rows, not a second of the host's)
-		} else if opt.Tiles == TilesResident && !d.tilesFit(job, layout, lim, ts) {
+		} else if opt.Tiles == TilesResident && !d.tilesFit(job, layout, lim, &ts) {
 			ts = build.TileSpec{} // (their build would not fit beside the run: rows)
 		} else {
 			feats.TileChunk = build.TileChunkFor(job.ASize)
