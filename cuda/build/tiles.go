@@ -1,10 +1,6 @@
 package build
 
-import (
-	"sort"
-
-	"github.com/hpgraph/hpgraph/hyb"
-)
+import "github.com/hpgraph/hpgraph/hyb"
 
 // Column-sorted tiles: the pull of programs that gather from every
 // neighbour each superstep (Spec.GatherAll: PageRank), vp_pull_tiles in
@@ -144,22 +140,3 @@ const (
 
 // tileVMax is the most virtual slots of a segment of 1<<rowBits rows.
 func tileVMax(rowBits int) int { return min(511, 1<<rowBits-1) }
-
-// tilePieces cuts m's segments (of ts.RowBits rows) into ts.Chunks
-// pieces (one for 0) of about equal entries, for deviceTiles: the
-// pieces' first segments, then the number of segments. A piece holds at
-// least a segment, so there are at most as many pieces as segments.
-func tilePieces(m *hyb.Matrix, ts TileSpec) []int32 {
-	nseg := (m.N + 1<<ts.RowBits - 1) >> ts.RowBits
-	pieces := []int32{0}
-	nnz := m.NNZ()
-	for k := 1; k < ts.Chunks; k++ {
-		// (the first segment whose entries end past k/Chunks of them)
-		goal := nnz * int64(k) / int64(ts.Chunks)
-		s := sort.Search(nseg, func(s int) bool { return m.Src.RowPtr[min((s+1)<<ts.RowBits, m.N)] > goal })
-		if s+1 > int(pieces[len(pieces)-1]) && s+1 < nseg {
-			pieces = append(pieces, int32(s+1))
-		}
-	}
-	return append(pieces, int32(nseg))
-}

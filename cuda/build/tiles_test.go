@@ -310,36 +310,3 @@ func BenchmarkPullTiles(b *testing.B) {
 	}
 	b.ReportMetric(float64(m.NNZ())*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mentries/s")
 }
-
-// TestTilePieces checks the pieces a tiles build is made in: whole
-// segments, every one in exactly one piece, no piece empty of segments,
-// at most Chunks of them, and none with more entries than an even share
-// plus the largest segment's.
-func TestTilePieces(t *testing.T) {
-	rng := rand.New(rand.NewPCG(35, 1))
-	for trial, n := range []int{1, 7, 100, 4097, 20000} {
-		m, _, _, _ := trialMatrix(t, rng, trial, n, trial%2 == 0)
-		for _, rowBits := range []int{1, 4, 12} {
-			seg := func(s int) int64 { return m.Src.RowPtr[min(s<<rowBits, n)] }
-			nseg := (n + 1<<rowBits - 1) >> rowBits
-			biggest := int64(0)
-			for s := range nseg {
-				biggest = max(biggest, seg(s+1)-seg(s))
-			}
-			for _, chunks := range []int{0, 1, 2, 3, 16, 1000} {
-				p := tilePieces(m, TileSpec{RowBits: rowBits, Chunks: chunks})
-				if p[0] != 0 || int(p[len(p)-1]) != nseg || len(p)-1 > max(1, chunks) {
-					t.Fatalf("n=%d rowBits %d, %d chunks: pieces %v of %d segments", n, rowBits, chunks, p, nseg)
-				}
-				for i := 0; i+1 < len(p); i++ {
-					if p[i+1] <= p[i] {
-						t.Fatalf("n=%d rowBits %d, %d chunks: pieces %v not increasing", n, rowBits, chunks, p)
-					}
-					if e := seg(int(p[i+1])) - seg(int(p[i])); e > m.NNZ()/int64(max(1, chunks))+biggest {
-						t.Errorf("n=%d rowBits %d, %d chunks: piece %d holds %d of %d entries", n, rowBits, chunks, i, e, m.NNZ())
-					}
-				}
-			}
-		}
-	}
-}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+	"sort"
 	"unsafe"
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
@@ -119,6 +120,25 @@ func tileBuildBytes(m *hyb.Matrix, ts TileSpec, pool int) int64 {
 	records := live + max(rows, sortScratchBytes(nnz))
 	groups := live + nnz*2 + sortScratchBytes(nnz) + int64(pool)*words*4
 	return max(records, groups, live+out) - out
+}
+
+// tilePieces cuts m's segments (of ts.RowBits rows) into ts.Chunks
+// pieces (one for 0) of about equal entries, for deviceTiles: the
+// pieces' first segments, then the number of segments. A piece holds at
+// least a segment, so there are at most as many pieces as segments.
+func tilePieces(m *hyb.Matrix, ts TileSpec) []int32 {
+	nseg := (m.N + 1<<ts.RowBits - 1) >> ts.RowBits
+	pieces := []int32{0}
+	nnz := m.NNZ()
+	for k := 1; k < ts.Chunks; k++ {
+		// (the first segment whose entries end past k/Chunks of them)
+		goal := nnz * int64(k) / int64(ts.Chunks)
+		s := sort.Search(nseg, func(s int) bool { return m.Src.RowPtr[min((s+1)<<ts.RowBits, m.N)] > goal })
+		if s+1 > int(pieces[len(pieces)-1]) && s+1 < nseg {
+			pieces = append(pieces, int32(s+1))
+		}
+	}
+	return append(pieces, int32(nseg))
 }
 
 // tileCapFor is the groups the output of a build in several pieces is
