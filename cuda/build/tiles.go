@@ -128,8 +128,17 @@ func tileBytes(m *hyb.Matrix, rowBits, maxArcs int) int64 {
 	}
 	segs := int64(m.N>>rowBits) + 1
 	tiles := nnz/int64(max(1, maxArcs)) + segs
-	arcs := nnz + nnz/4 + 32*tileWarps*tiles
+	arcs := 32 * tileGroups(m, rowBits, maxArcs)
 	return arcs*per + arcs/8 + tiles*(12+4*(tileWarps+1)) + segs*(5+4*int64(tileVMax(rowBits)))
+}
+
+// tileGroups estimates the groups of 32 entries of a matrix's tiles
+// (tileBytes' padding: a quarter of the entries, and a group per warp and
+// tile).
+func tileGroups(m *hyb.Matrix, rowBits, maxArcs int) int64 {
+	nnz := m.NNZ()
+	tiles := nnz/int64(max(1, maxArcs)) + int64(m.N>>rowBits) + 1
+	return (nnz+nnz/4+31)/32 + tileWarps*tiles
 }
 
 // tileWarps is vp_pull_tiles' warps a block (VP_TILE_BLOCK / 32).

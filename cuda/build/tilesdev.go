@@ -142,8 +142,8 @@ func tilePieces(m *hyb.Matrix, ts TileSpec) []int32 {
 }
 
 // tileCapFor is the groups the output of a build in several pieces is
-// first made for, given tileBytes' estimate (tests make it small, so the
-// output grows).
+// first made for, given tileGroups' estimate (tests make it small, so
+// the output grows).
 var tileCapFor = func(estimate int64) int64 { return estimate }
 
 // cooAt is the first COO entry of row r of md (its device offsets).
@@ -437,7 +437,7 @@ func (d *Device) deviceTiles(md *Matrix, ts TileSpec, pt *phase.Trace) *Tiles {
 		if total > capacity {
 			want := total
 			if last > 0 {
-				want = max(total, tileCapFor(tileBytes(m, rowBits, ts.MaxArcs)/(32*4)))
+				want = max(total, tileCapFor(tileGroups(m, rowBits, ts.MaxArcs)))
 			}
 			grow(first, want)
 			capacity = want
