@@ -119,7 +119,7 @@ func (g *parts) allocate() error {
 	n := len(g.runs)
 	g.send, g.recv, g.count = make([]cu.DevicePtr, n), make([]cu.DevicePtr, n), make([]cu.DevicePtr, n)
 	g.bufs = make([][]cu.DevicePtr, n)
-	g.packed = make([]rt.Event, n)
+	g.packed, g.copied = make([]rt.Event, n), make([]rt.Event, n)
 	sparse := g.sparse(0) // (the rule may pick the sparse exchange)
 	largest := int64(0)
 	for _, r := range g.runs {
@@ -131,6 +131,7 @@ func (g *parts) allocate() error {
 			for _, o := range g.runs {
 				d.EnablePeer(o.dev().RT())
 			}
+			g.copied[i] = rt.NewOrderEvent()
 			if !sparse {
 				return nil
 			}
@@ -224,11 +225,18 @@ func (g *parts) Step(it int, dir driver.Direction) (int, int64, []float64, error
 }
 
 // exchangeDense writes each part's record, then copies each part's values
-// and frontier words to every other part.
+// and frontier words to every other part. Nothing waits on the host: each
+// part's copies go in its stream, which its next superstep follows, and
+// once every part has queued its copies, each part's stream waits on the
+// device for the others' (copied) before its next superstep overwrites
+// its own vertices' values and words, which they read. (A host wait for
+// the copies took 52-72 µs of a dense superstep's exchange at kron24.)
 func (g *parts) exchangeDense(record func(partRun)) error {
-	if err := g.each(func(q int, r partRun) error {
+	var queued sync.WaitGroup
+	queued.Add(len(g.runs))
+	return g.each(func(q int, r partRun) error {
 		d := r.dev()
-		return d.Do("exchanging the parts' values", func() error {
+		err := d.Do("exchanging the parts' values", func() error {
 			record(r)
 			x, mask := r.values(), r.frontier()
 			for p, o := range g.runs {
@@ -245,13 +253,23 @@ func (g *parts) exchangeDense(record func(partRun)) error {
 				d.CopyFrom(mask+cu.DevicePtr(wlo*4), o.dev().RT(), o.frontier()+cu.DevicePtr(wlo*4), (whi-wlo)*4)
 				g.stats[q].ExchangeBytes += (hi-lo)*xs + (whi-wlo)*4
 			}
-			d.Sync()
+			d.Record(g.copied[q])
 			return nil
 		})
-	}); err != nil {
-		return err
-	}
-	return nil
+		queued.Done()
+		queued.Wait() // (outside Do: parts on one device take turns at its lock)
+		if err != nil {
+			return err
+		}
+		return d.Do("waiting for the other parts' copies", func() error {
+			for p := range g.runs {
+				if p != q {
+					d.WaitEvent(g.copied[p])
+				}
+			}
+			return nil
+		})
+	})
 }
 
 // exchangeSparse writes each part's record and packs its activated
@@ -327,6 +345,14 @@ func (g *parts) Close() {
 	if g.net != nil {
 		g.net.close()
 	}
+	// (every part's copies of the others' vertices done before any part's
+	// buffers go: exchangeDense does not wait for them)
+	for _, r := range g.runs {
+		if r != nil {
+			d := r.dev()
+			_ = d.Do("waiting for the parts' last copies", func() error { d.Sync(); return nil })
+		}
+	}
 	for i, r := range g.runs {
 		if r == nil {
 			continue
@@ -339,11 +365,16 @@ func (g *parts) Close() {
 				if g.packed[i] != (rt.Event{}) {
 					g.packed[i].Destroy()
 				}
+
 				if i < len(g.gathered) && g.gathered[i] != (rt.Event{}) {
 					g.gathered[i].Destroy()
 				}
 				return nil
 			})
+		}
+		if i < len(g.copied) && g.copied[i] != (rt.Event{}) {
+			e, d := g.copied[i], r.dev()
+			_ = d.Do("freeing a part's exchange event", func() error { e.Destroy(); return nil })
 		}
 		r.Close()
 	}

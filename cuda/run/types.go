@@ -213,6 +213,10 @@ type parts struct {
 	// packed[i] follows part i's vp_pack: the others' streams wait for
 	// it on their devices before they copy its list (no host wait).
 	packed []rt.Event
+	// copied[i] follows part i's copies of the others' values and
+	// frontier words (exchangeDense): the others' streams wait for it on
+	// their devices before their next superstep overwrites what it read.
+	copied []rt.Event
 	// Per part, a program's Sum arrays' exchange (parts_sums.go), and
 	// the event after its gathers and additions; nil without Sum arrays.
 	sums     [][]sumBuf
