@@ -357,25 +357,18 @@ func (g *parts) Close() {
 		if r == nil {
 			continue
 		}
-		if i < len(g.bufs) && len(g.bufs[i]) > 0 {
-			bufs, d := g.bufs[i], r.dev()
-			_ = d.Do("freeing a part's exchange", func() error {
-				d.Sync() // (an exchange's copies may be in flight)
-				rt.FreeAll(bufs)
-				if g.packed[i] != (rt.Event{}) {
-					g.packed[i].Destroy()
+		d := r.dev()
+		_ = d.Do("freeing a part's exchange", func() error {
+			if i < len(g.bufs) {
+				rt.FreeAll(g.bufs[i])
+			}
+			for _, es := range [][]rt.Event{g.packed, g.gathered, g.copied} {
+				if i < len(es) && es[i] != (rt.Event{}) {
+					es[i].Destroy()
 				}
-
-				if i < len(g.gathered) && g.gathered[i] != (rt.Event{}) {
-					g.gathered[i].Destroy()
-				}
-				return nil
-			})
-		}
-		if i < len(g.copied) && g.copied[i] != (rt.Event{}) {
-			e, d := g.copied[i], r.dev()
-			_ = d.Do("freeing a part's exchange event", func() error { e.Destroy(); return nil })
-		}
+			}
+			return nil
+		})
 		r.Close()
 	}
 }
