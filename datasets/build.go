@@ -81,6 +81,48 @@ func BuildStream(es *EdgeStream, opt Options) (*Graph, error) {
 	return g.Relabel(opt.Relabel), nil
 }
 
+// BuildStreamRows is rows [lo, hi) of the graph BuildStream builds from
+// es, in its vertex order (opt.Relabel must be RelabelNone): a part of a
+// run over several processes, each of which makes its own from the same
+// stream (vertexprog.NewGraphPart). The graph has es.N rows, every row
+// outside [lo, hi) empty; its Stats are the part's (Entries every entry
+// of the stream, each part reads all; SelfLoops and Duplicates those of
+// its rows), so that the parts' add up to the whole graph's. It takes
+// the memory of the part's CSR and the N+1 row offsets.
+func BuildStreamRows(es *EdgeStream, opt Options, lo, hi int) (*Graph, error) {
+	if opt.Relabel != RelabelNone {
+		return nil, fmt.Errorf("%s: rows of a graph are built in the stream's order; renumbering (%v) needs the whole graph", es.Name, opt.Relabel)
+	}
+	if lo < 0 || hi < lo || hi > es.N {
+		return nil, fmt.Errorf("%s: rows [%d, %d) of a graph of %d vertices", es.Name, lo, hi, es.N)
+	}
+	weight, err := weigher(opt, nil)
+	if err != nil {
+		return nil, err
+	}
+	g, err := buildRows(es.N, es.M, es.Blocks, weight, !es.Directed || opt.Symmetrize, opt, int32(lo), int32(hi))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", es.Name, err)
+	}
+	g.Name = es.Name
+	return g, nil
+}
+
+// StreamCounts is the row offsets (N+1) of the arcs BuildStream makes
+// from es before it merges duplicates: what a run over several processes
+// splits the rows by before any of them has built its own (within a few
+// percent of the merged graph's offsets on GAP's generators).
+func StreamCounts(es *EdgeStream, opt Options) ([]int64, error) {
+	a := newArcBuilder(es.N, false, 0, int32(es.N))
+	if _, err := a.count(es.Blocks, !es.Directed || opt.Symmetrize, opt.KeepSelfLoops); err != nil {
+		return nil, fmt.Errorf("%s: %w", es.Name, err)
+	}
+	for v := range es.N {
+		a.rowPtr[v+1] += a.rowPtr[v]
+	}
+	return a.rowPtr, nil
+}
+
 // weigher is the weight of entry i from s to d that opt asks for (nil:
 // none), given the input's own weights w (nil: none).
 func weigher(opt Options, w []float32) (func(i int, s, d int32) float32, error) {
@@ -105,11 +147,17 @@ func weigher(opt Options, w []float32) (func(i int, s, d int32) float32, error) 
 // build makes the CSR of m entries given in blocks (checked to lie in
 // [0, n)) with the cleaning of opt; weight, when not nil, weighs entry i.
 func build(n, m int, blocks func(fn func(lo int, src, dst []int32)), weight func(int, int32, int32) float32, undirected bool, opt Options) (*Graph, error) {
-	a := newArcBuilder(n, weight != nil)
+	return buildRows(n, m, blocks, weight, undirected, opt, 0, int32(n))
+}
+
+// buildRows is build of rows [lo, hi) only (every other row empty).
+func buildRows(n, m int, blocks func(fn func(lo int, src, dst []int32)), weight func(int, int32, int32) float32, undirected bool, opt Options, lo, hi int32) (*Graph, error) {
+	a := newArcBuilder(n, weight != nil, lo, hi)
 	loops, err := a.count(blocks, undirected, opt.KeepSelfLoops)
 	if err != nil {
 		return nil, err
 	}
+	a.allocate()
 	a.fill(blocks, weight, undirected, opt.KeepSelfLoops)
 	dups := a.sortRows(!opt.KeepDuplicates)
 	return &Graph{N: n, RowPtr: a.rowPtr, Col: a.col, W: a.w, Directed: !undirected,
@@ -296,23 +344,28 @@ func sortParallelWeights(col []int32, w []float32) {
 	}
 }
 
-// arcBuilder is a two-pass counting sort of arcs by tail into CSR, shared by
-// Build and Transpose.
+// arcBuilder is a two-pass counting sort of arcs by tail into CSR: of the
+// tails in [lo, hi) (every row, or a part's), the other rows left empty.
 type arcBuilder struct {
 	n        int
+	lo, hi   int32
 	weighted bool
 	rowPtr   []int64
 	col      []int32
 	w        []float32
 }
 
-func newArcBuilder(n int, weighted bool) *arcBuilder {
-	return &arcBuilder{n: n, weighted: weighted, rowPtr: make([]int64, n+1)}
+func newArcBuilder(n int, weighted bool, lo, hi int32) *arcBuilder {
+	return &arcBuilder{n: n, lo: lo, hi: hi, weighted: weighted, rowPtr: make([]int64, n+1)}
 }
 
-// count tallies the out-degree of every tail into rowPtr[v+1] and returns
-// the number of self loops skipped, or the first entry found outside
-// [0, n) (checked here too: a stream's entries are seen nowhere else).
+// holds says whether the builder makes row v.
+func (a *arcBuilder) holds(v int32) bool { return v >= a.lo && v < a.hi }
+
+// count tallies the out-degree of every tail it holds into rowPtr[v+1]
+// and returns the number of self loops skipped there, or the first entry
+// found outside [0, n) (checked here too: a stream's entries are seen
+// nowhere else). (allocate then makes the arrays.)
 func (a *arcBuilder) count(blocks func(fn func(lo int, src, dst []int32)), undirected, keepLoops bool) (int64, error) {
 	var loops atomic.Int64
 	bad := atomic.Int64{}
@@ -329,6 +382,9 @@ func (a *arcBuilder) count(blocks func(fn func(lo int, src, dst []int32)), undir
 				return
 			}
 			if s == d {
+				if !a.holds(s) {
+					continue
+				}
 				if !keepLoops {
 					l++
 					continue
@@ -336,8 +392,10 @@ func (a *arcBuilder) count(blocks func(fn func(lo int, src, dst []int32)), undir
 				atomic.AddInt64(&deg[s], 1)
 				continue
 			}
-			atomic.AddInt64(&deg[s], 1)
-			if undirected {
+			if a.holds(s) {
+				atomic.AddInt64(&deg[s], 1)
+			}
+			if undirected && a.holds(d) {
 				atomic.AddInt64(&deg[d], 1)
 			}
 		}
@@ -346,7 +404,6 @@ func (a *arcBuilder) count(blocks func(fn func(lo int, src, dst []int32)), undir
 	if b := bad.Load(); b != math.MaxInt64 {
 		return 0, fmt.Errorf("entry %d has an endpoint outside [0, %d)", b+1, a.n)
 	}
-	a.allocate()
 	return loops.Load(), nil
 }
 
@@ -364,6 +421,9 @@ func (a *arcBuilder) allocate() {
 func (a *arcBuilder) fill(blocks func(fn func(lo int, src, dst []int32)), weight func(int, int32, int32) float32, undirected, keepLoops bool) {
 	cursor := slices.Clone(a.rowPtr[:a.n])
 	put := func(s, d int32, w float32) {
+		if !a.holds(s) {
+			return
+		}
 		p := atomic.AddInt64(&cursor[s], 1) - 1
 		a.col[p] = d
 		if a.w != nil {

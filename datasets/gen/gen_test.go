@@ -437,3 +437,81 @@ func TestBuildStreamEqualsBuild(t *testing.T) {
 		}
 	}
 }
+
+// The rows a process builds of a stream (BuildStreamRows) are the whole
+// graph's rows, every other row empty; the parts' stats add up to the
+// whole graph's; and StreamCounts are the offsets before merging, so
+// never below the merged graph's row lengths.
+func TestBuildStreamRowsArePartsOfTheWhole(t *testing.T) {
+	for _, c := range []struct {
+		uniform bool
+		scale   int
+		opt     datasets.Options
+	}{
+		{false, 12, datasets.Options{}},
+		{true, 11, datasets.Options{}},
+		{false, 11, datasets.Options{Weights: datasets.WeightsRandom, WeightMin: 1, WeightMax: 64, Seed: 9}},
+		{false, 10, datasets.Options{KeepSelfLoops: true, KeepDuplicates: true}},
+	} {
+		stream := KroneckerStream
+		if c.uniform {
+			stream = UniformStream
+		}
+		es, err := stream(c.scale, 16, GAPSeed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole, err := datasets.BuildStream(es, c.opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := datasets.StreamCounts(es, c.opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for v := range whole.N {
+			if d := whole.RowPtr[v+1] - whole.RowPtr[v]; raw[v+1]-raw[v] < d {
+				t.Fatalf("%+v: row %d counted %d arcs before merging, %d after", c, v, raw[v+1]-raw[v], d)
+			}
+		}
+		bounds := []int{0, 37, whole.N / 3, whole.N / 3, whole.N - 1, whole.N}
+		var sum datasets.BuildStats
+		for i := range len(bounds) - 1 {
+			lo, hi := bounds[i], bounds[i+1]
+			p, err := datasets.BuildStreamRows(es, c.opt, lo, hi)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.N != whole.N || len(p.RowPtr) != whole.N+1 {
+				t.Fatalf("%+v rows [%d, %d): %d vertices, %d offsets", c, lo, hi, p.N, len(p.RowPtr))
+			}
+			for v := range int32(whole.N) {
+				got := p.Neighbors(v)
+				if int(v) < lo || int(v) >= hi {
+					if len(got) != 0 {
+						t.Fatalf("%+v rows [%d, %d): row %d holds %d arcs", c, lo, hi, v, len(got))
+					}
+					continue
+				}
+				if !slices.Equal(got, whole.Neighbors(v)) || !slices.Equal(p.Weights(v), whole.Weights(v)) {
+					t.Fatalf("%+v rows [%d, %d): row %d differs from the whole graph's", c, lo, hi, v)
+				}
+			}
+			sum.SelfLoops += p.Stats.SelfLoops
+			sum.Duplicates += p.Stats.Duplicates
+			sum.Entries = p.Stats.Entries
+		}
+		if sum != whole.Stats {
+			t.Errorf("%+v: the parts' stats add up to %+v, the whole graph's are %+v", c, sum, whole.Stats)
+		}
+	}
+	es, _ := KroneckerStream(8, 16, GAPSeed)
+	for _, b := range [][2]int{{-1, 3}, {5, 4}, {0, 257}} {
+		if _, err := datasets.BuildStreamRows(es, datasets.Options{}, b[0], b[1]); err == nil {
+			t.Errorf("rows [%d, %d) of 256: no error", b[0], b[1])
+		}
+	}
+	if _, err := datasets.BuildStreamRows(es, datasets.Options{Relabel: datasets.RelabelDegree}, 0, 256); err == nil {
+		t.Error("rows renumbered by degree: no error")
+	}
+}
