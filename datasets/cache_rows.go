@@ -42,12 +42,25 @@ type Rows struct {
 	// checksum (VerifyRowsChecksum).
 	Checksum RowsChecksum
 
+	// made: the rows were made, not read (NewRows): there is no file
+	// checksum to verify.
+	made bool
+
 	// What every process reads, checksummed: the bytes before the
 	// columns, the padding after the columns and after the weights, the
 	// ids; and the stored checksum.
 	layout                     cacheLayout
 	head, colPad, wPad, idsCRC uint32
 	stored                     uint32
+}
+
+// NewRows is rows [lo, hi) of a graph that a process made, not read (a
+// generator's part: BuildStreamRows): g has all N rows, those outside
+// [lo, hi) empty, and the whole graph's stats; rowPtr is the whole
+// graph's row offsets. Its checksum verifies only that the processes'
+// rows are every row, in order.
+func NewRows(g *Graph, rowPtr []int64, lo, hi int32) *Rows {
+	return &Rows{Graph: g, RowPtr: rowPtr, Lo: lo, Hi: hi, Checksum: RowsChecksum{Lo: lo, Hi: hi}, made: true}
 }
 
 // RowsChecksum is the CRC-32C of the bytes a process read of the columns
@@ -197,6 +210,9 @@ func decreasingRow(rowPtr []int64) int {
 // together be every row, in order: r is any of them.
 func (r *Rows) VerifyRowsChecksum(parts []RowsChecksum, name string) error {
 	l := r.layout
+	if r.made {
+		l.n = int64(r.Graph.N)
+	}
 	var next int32
 	for _, p := range parts {
 		if p.Lo != next || p.Hi < p.Lo {
@@ -206,6 +222,9 @@ func (r *Rows) VerifyRowsChecksum(parts []RowsChecksum, name string) error {
 	}
 	if int64(next) != l.n {
 		return fmt.Errorf("%s: the processes read rows up to %d of %d: the file's checksum cannot be verified", name, next, l.n)
+	}
+	if r.made {
+		return nil // (no file, no checksum)
 	}
 	crc := r.head
 	for _, p := range parts {

@@ -73,7 +73,12 @@ func runPartComponents[X, A any](g *Graph, p Program[X, A], opt Options, parts i
 	if err != nil {
 		return nil, false, err
 	}
-	pt, err := SplitRows(rowPtr, parts)
+	var pt Partition
+	if g.held != nil {
+		pt, err = g.held.partition(parts)
+	} else {
+		pt, err = SplitRows(rowPtr, parts)
+	}
 	if err != nil {
 		return nil, false, err
 	}

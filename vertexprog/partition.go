@@ -115,22 +115,28 @@ func splitRows(rowPtr []int64, parts int, cost int64) (Partition, error) {
 	if n > 1<<31-1 {
 		return Partition{}, fmt.Errorf("vertexprog: %d vertices do not fit an int32 vertex index", n)
 	}
+	return Partition{Bounds: splitRange(rowPtr, 0, int32(n), parts, cost)}, nil
+}
+
+// splitRange is the parts+1 bounds that split rows [lo, hi) (lo a
+// multiple of partAlign) as splitRows splits a graph.
+func splitRange(rowPtr []int64, lo, hi int32, parts int, cost int64) []int32 {
 	b := make([]int32, parts+1)
-	b[parts] = int32(n)
-	total := rowPtr[n] + cost*int64(n)
+	b[0], b[parts] = lo, hi
+	work := func(v int32) int64 { return rowPtr[v] + cost*int64(v) }
+	base, total := work(lo), work(hi)-work(lo)
+	first, words := int(lo)/partAlign, (int(hi)+partAlign-1)/partAlign
 	for p := 1; p < parts; p++ {
 		// The first aligned boundary whose work reaches p/parts of the
 		// total, and never before the last one.
-		want := total * int64(p) / int64(parts)
-		words := (n + partAlign - 1) / partAlign
-		w := sort.Search(words, func(w int) bool {
-			v := w * partAlign
-			return rowPtr[v]+cost*int64(v) >= want
+		want := base + total*int64(p)/int64(parts)
+		w := first + sort.Search(words-first, func(w int) bool {
+			return work(int32((first+w)*partAlign)) >= want
 		})
-		v := min(int32(w*partAlign), int32(n))
+		v := min(int32(w*partAlign), hi)
 		b[p] = max(v, b[p-1])
 	}
-	return Partition{Bounds: b}, nil
+	return b
 }
 
 // partKey keys a part's matrices among a graph's memos.
@@ -321,11 +327,29 @@ func transposeCSR(n int, rowPtr []int64, src hyb.CSR) hyb.CSR {
 var ErrRowsNotHeld = errors.New("vertexprog: the graph's rows are not all held by this process")
 
 // heldRows are the rows [lo, hi) a graph holds, of a graph whose whole
-// row offsets are rowPtr and which has edges edges.
+// row offsets are rowPtr and which has edges edges; bounds are every
+// process's first row, in rank order, then N.
 type heldRows struct {
 	rowPtr []int64
 	lo, hi int32
 	edges  int64
+	bounds []int32
+}
+
+// partition is a run of parts parts' partition of a graph of some rows:
+// each process's rows split into its parts / processes (SplitRows's rule
+// within them), so that every process runs the parts of its own rows.
+func (h *heldRows) partition(parts int) (Partition, error) {
+	size := len(h.bounds) - 1
+	if parts%size != 0 {
+		return Partition{}, fmt.Errorf("vertexprog: %d parts do not split evenly over %d processes", parts, size)
+	}
+	local := parts / size
+	b := []int32{0}
+	for r := range size {
+		b = append(b, splitRange(h.rowPtr, h.bounds[r], h.bounds[r+1], local, rowCost)[1:]...)
+	}
+	return Partition{Bounds: b}, nil
 }
 
 // NewGraphRows wraps rows r.Lo to r.Hi of an undirected graph read alone
@@ -375,10 +399,76 @@ func NewGraphRows(r *datasets.Rows, comm Comm) (*Graph, error) {
 	if err := r.VerifyRowsChecksum(sums, d.Name); err != nil {
 		return nil, err
 	}
+	bounds := []int32{}
+	for i, s := range sums {
+		if s.Lo%partAlign != 0 && int(s.Lo) != d.N {
+			return nil, fmt.Errorf("vertexprog: %s: process %d holds rows from %d, not a multiple of %d (a frontier word: parts start at one)", d.Name, i, s.Lo, partAlign)
+		}
+		bounds = append(bounds, s.Lo)
+	}
 	nnz := r.RowPtr[d.N]
 	g := NewGraph(d)
-	g.held = &heldRows{rowPtr: r.RowPtr, lo: r.Lo, hi: r.Hi, edges: (nnz-loops)/2 + loops}
+	g.held = &heldRows{rowPtr: r.RowPtr, lo: r.Lo, hi: r.Hi, edges: (nnz-loops)/2 + loops, bounds: append(bounds, int32(d.N))}
 	return g, nil
+}
+
+// GatherRows is the rows [lo, hi) that this process made of an
+// undirected graph (a generator's part: datasets.BuildStreamRows, or a
+// device's) as the rows NewGraphRows wraps: d has all the graph's N
+// rows, those outside [lo, hi) empty, and its part's stats. Collective:
+// the processes all-gather their rows' lengths (4 bytes a row) into the
+// whole graph's row offsets, and their stats into the graph's; each
+// process's lo must be a multiple of 32 (a frontier word) and the rows
+// every row, in rank order (NewGraphRows checks).
+func GatherRows(d *datasets.Graph, lo, hi int32, comm Comm) (*datasets.Rows, error) {
+	n := d.N
+	if lo < 0 || hi < lo || int(hi) > n || len(d.RowPtr) != n+1 || d.RowPtr[lo] != 0 || d.RowPtr[hi] != d.RowPtr[n] {
+		return nil, fmt.Errorf("vertexprog: %s: not a graph of rows [%d, %d) of %d only", d.Name, lo, hi, n)
+	}
+	le := binary.LittleEndian
+	msg := make([]byte, 0, 40+4*int(hi-lo))
+	for _, x := range []int64{int64(n), int64(lo), int64(hi), d.Stats.SelfLoops, d.Stats.Duplicates} {
+		msg = le.AppendUint64(msg, uint64(x))
+	}
+	for v := lo; v < hi; v++ {
+		l := d.RowPtr[v+1] - d.RowPtr[v]
+		if l > math.MaxUint32 {
+			return nil, fmt.Errorf("vertexprog: %s: row %d has %d arcs, more than a row's length is sent as (%d)", d.Name, v, l, uint32(math.MaxUint32))
+		}
+		msg = le.AppendUint32(msg, uint32(l))
+	}
+	all := [][]byte{msg}
+	if comm != nil {
+		var err error
+		if all, err = comm.AllGather(msg); err != nil {
+			return nil, err
+		}
+	}
+	rowPtr := make([]int64, n+1)
+	stats := datasets.BuildStats{Entries: d.Stats.Entries}
+	next := int64(0)
+	for i, m := range all {
+		if len(m) < 40 || int64(le.Uint64(m)) != int64(n) {
+			return nil, fmt.Errorf("vertexprog: %s: process %d made rows of another graph than this one's %d vertices", d.Name, i, n)
+		}
+		plo, phi := int64(le.Uint64(m[8:])), int64(le.Uint64(m[16:]))
+		if plo != next || phi < plo || phi > int64(n) || int64(len(m)) != 40+4*(phi-plo) {
+			return nil, fmt.Errorf("vertexprog: %s: process %d made rows [%d, %d) after row %d: the processes' rows are not every row in order", d.Name, i, plo, phi, next)
+		}
+		stats.SelfLoops += int64(le.Uint64(m[24:]))
+		stats.Duplicates += int64(le.Uint64(m[32:]))
+		lens := m[40:]
+		for v := plo; v < phi; v++ {
+			rowPtr[v+1] = rowPtr[v] + int64(le.Uint32(lens[4*(v-plo):]))
+		}
+		next = phi
+	}
+	if next != int64(n) {
+		return nil, fmt.Errorf("vertexprog: %s: the processes made rows up to %d of %d", d.Name, next, n)
+	}
+	part := *d
+	part.Stats = stats
+	return datasets.NewRows(&part, rowPtr, lo, hi), nil
 }
 
 // RowsOf is the rows [lo, hi) that the parts of process rank of size

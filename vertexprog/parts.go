@@ -58,11 +58,15 @@ func commSize(c Comm) int {
 
 // split is p's partition of g's rows (rowPtr) into parts: SplitRows's,
 // or for a search, whose rows cost more, searchSplit's, except on a
-// graph of some rows, whose processes hold the rows SplitRows gave them.
+// graph of some rows, whose processes' parts are the rows each holds
+// (heldRows.partition).
 func split[X, A any](g *Graph, p Program[X, A], rowPtr []int64, parts int) (Partition, error) {
 	_, filters := any(p).(RowFilter)
 	_, exits := any(p).(EarlyExit[A])
-	if filters && exits && g.held == nil {
+	if g.held != nil {
+		return g.held.partition(parts)
+	}
+	if filters && exits {
 		return searchSplit(rowPtr, parts)
 	}
 	return SplitRows(rowPtr, parts)

@@ -13,6 +13,7 @@ import (
 	"github.com/hpgraph/hpgraph/apps/bfs"
 	"github.com/hpgraph/hpgraph/apps/cc"
 	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/datasets/gen"
 	"github.com/hpgraph/hpgraph/vertexprog"
 	"github.com/hpgraph/hpgraph/vertexprog/cluster"
 	"github.com/hpgraph/hpgraph/vertexprog/vptest"
@@ -136,7 +137,7 @@ func TestAppsOverHeldRows(t *testing.T) {
 
 // What would read rows a process does not hold refuses on every process,
 // saying so: programs built on the whole adjacency (tc, lcc), a
-// whole-graph run, parts other than the rows read, a directed graph; and
+// whole-graph run, a directed graph; and
 // a corrupt byte that only the file's checksum sees fails every process.
 func TestHeldRowsRefuse(t *testing.T) {
 	if testing.Short() {
@@ -148,11 +149,6 @@ func TestHeldRowsRefuse(t *testing.T) {
 	refusals := map[string]answer{
 		"bfs whole": func(g *vertexprog.Graph, opt vertexprog.Options) ([]float64, error) {
 			opt.Comm = nil
-			_, err := bfs.Run(g, 3, opt)
-			return nil, err
-		},
-		"bfs in other parts": func(g *vertexprog.Graph, opt vertexprog.Options) ([]float64, error) {
-			opt.Parts = 1 // (rank 0 read a word of rows more than its part's, rank 1 less)
 			_, err := bfs.Run(g, 3, opt)
 			return nil, err
 		},
@@ -169,11 +165,7 @@ func TestHeldRowsRefuse(t *testing.T) {
 	}
 	for name, run := range refusals {
 		t.Run(name, func(t *testing.T) {
-			parts := 2
-			if name == "bfs in other parts" {
-				parts = -1
-			}
-			_, errs := overRows(t, path, 2, parts, func(g *vertexprog.Graph, _ *datasets.Rows, c vertexprog.Comm) ([]float64, error) {
+			_, errs := overRows(t, path, 2, 2, func(g *vertexprog.Graph, _ *datasets.Rows, c vertexprog.Comm) ([]float64, error) {
 				return run(g, vertexprog.Options{Backend: "cpu", Comm: c, Parts: 2})
 			})
 			for r, err := range errs {
@@ -183,8 +175,8 @@ func TestHeldRowsRefuse(t *testing.T) {
 			}
 		})
 	}
-	if len(refusals) != 5 {
-		t.Fatalf("%d refusals tested, want 5 (tc and lcc among the apps)", len(refusals))
+	if len(refusals) != 4 {
+		t.Fatalf("%d refusals tested, want 4 (tc and lcc among the apps)", len(refusals))
 	}
 	t.Run("directed", func(t *testing.T) {
 		path, _ := writeHPG(t, dir, "directed", gs[3].G)
@@ -220,4 +212,120 @@ func TestHeldRowsRefuse(t *testing.T) {
 			}
 		}
 	})
+}
+
+// The rows each process holds set its parts: processes whose rows are
+// not at RowsOf's bounds (rank 0 holds a word more, rank 1 a word less)
+// split their own rows into their parts, and answer as a whole-graph run.
+func TestHeldRowsSetTheParts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a rendezvous per case")
+	}
+	tg := vptest.Graphs(t, datasets.Options{Weights: datasets.WeightsRandom, WeightMin: 1, WeightMax: 64, Seed: 5})[0]
+	path, _ := writeHPG(t, t.TempDir(), "kron", tg.G)
+	for _, app := range partsApps {
+		if !slices.Contains([]string{"bfs", "sssp", "pagerank", "cc", "cdlp"}, app.name) {
+			continue
+		}
+		want, err := app.run(vertexprog.NewGraph(tg.G), vertexprog.Options{Backend: "cpu"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, parts := range []int{1, 3} {
+			got, errs := overRows(t, path, 2, -1, func(g *vertexprog.Graph, _ *datasets.Rows, c vertexprog.Comm) ([]float64, error) {
+				return app.run(g, vertexprog.Options{Backend: "cpu", Comm: c, Parts: parts})
+			})
+			for r := range 2 {
+				if errs[r] != nil {
+					t.Fatalf("%s, %d parts a process: process %d: %v", app.name, parts, r, errs[r])
+				}
+				if i := firstDiff(got[r], want); i >= 0 {
+					t.Fatalf("%s, %d parts a process: process %d: output %d is %v, the whole-graph run's %v", app.name, parts, r, i, got[r][i], want[i])
+				}
+			}
+		}
+	}
+}
+
+// Processes that each make only their rows of a generated graph
+// (datasets.BuildStreamRows, split by the stream's counts) and gather
+// them (vertexprog.GatherRows) answer as a whole-graph run on the graph
+// made whole, and their gathered offsets and stats are the whole graph's.
+func TestAppsOverMadeRows(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a rendezvous per app")
+	}
+	opt := datasets.Options{Weights: datasets.WeightsRandom, WeightMin: 1, WeightMax: 64, Seed: 5}
+	es, err := gen.KroneckerStream(12, 16, gen.GAPSeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := datasets.BuildStream(es, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := datasets.StreamCounts(es, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const world = 3
+	split, err := vertexprog.SplitRows(raw, world)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, app := range partsApps {
+		if !slices.Contains([]string{"bfs", "sssp", "pagerank-ldbc", "cc", "cdlp"}, app.name) {
+			continue
+		}
+		want, err := app.run(vertexprog.NewGraph(whole), vertexprog.Options{Backend: "cpu"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := freeLoopback(t)
+		got, errs := make([][]float64, world), make([]error, world)
+		var wg sync.WaitGroup
+		for rank := range world {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[rank] = func() error {
+					c, err := cluster.Join(cluster.Config{World: world, Rank: rank, Coordinator: addr, Timeout: 20 * time.Second, Key: t.Name()})
+					if err != nil {
+						return err
+					}
+					defer c.Close()
+					lo, hi := split.Range(rank)
+					part, err := datasets.BuildStreamRows(es, opt, int(lo), int(hi))
+					if err != nil {
+						return err
+					}
+					rows, err := vertexprog.GatherRows(part, lo, hi, c)
+					if err != nil {
+						return err
+					}
+					if !slices.Equal(rows.RowPtr, whole.RowPtr) || rows.Graph.Stats != whole.Stats {
+						return fmt.Errorf("gathered offsets or stats (%+v) differ from the whole graph's (%+v)", rows.Graph.Stats, whole.Stats)
+					}
+					g, err := vertexprog.NewGraphRows(rows, c)
+					if err != nil {
+						return err
+					}
+					if g.Edges() != whole.Edges() {
+						return fmt.Errorf("%d edges, the whole graph %d", g.Edges(), whole.Edges())
+					}
+					got[rank], err = app.run(g, vertexprog.Options{Backend: "cpu", Comm: c, Parts: world})
+					return err
+				}()
+			}()
+		}
+		wg.Wait()
+		for r := range world {
+			if errs[r] != nil {
+				t.Fatalf("%s: process %d: %v", app.name, r, errs[r])
+			}
+			if i := firstDiff(got[r], want); i >= 0 {
+				t.Fatalf("%s: process %d: output %d is %v, the whole-graph run's %v", app.name, r, i, got[r][i], want[i])
+			}
+		}
+	}
 }
