@@ -3,6 +3,7 @@
 package cuda
 
 import (
+	"fmt"
 	"io"
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
@@ -63,4 +64,43 @@ func (b *Backend) WriteGenerated(g *gen.Graph, w io.Writer) (nnz int64, stats da
 		return g.WriteCache(d, p, w)
 	})
 	return nnz, stats, err
+}
+
+// GenerateCounts returns g's row offsets before duplicates are merged
+// (gen.Graph.Counts), from one count pass on b's device: how a run over
+// several processes splits the rows before each makes its own.
+func (b *Backend) GenerateCounts(g *gen.Graph) ([]int64, error) {
+	dev, err := b.device()
+	if err != nil {
+		return nil, err
+	}
+	var rowPtr []int64
+	err = dev.Do("counting "+g.Name+"'s rows", func() error {
+		rowPtr, err = g.Counts(gen.NewDevice(dev.Device.Device))
+		return err
+	})
+	return rowPtr, err
+}
+
+// GenerateRows makes rows [lo, hi) of g on b's device and returns them
+// on the host (datasets.BuildStreamRows's graph: every other row empty),
+// then frees the device's copy: a process of a run over several makes
+// only its own rows (vertexprog.GatherRows), on its own device.
+func (b *Backend) GenerateRows(g *gen.Graph, lo, hi int) (*datasets.Graph, error) {
+	dev, err := b.device()
+	if err != nil {
+		return nil, err
+	}
+	var h *datasets.Graph
+	err = dev.Do(fmt.Sprintf("making rows [%d, %d) of %s", lo, hi, g.Name), func() error {
+		d := gen.NewDevice(dev.Device.Device)
+		p, err := g.Build(d, lo, hi, gen.Options{})
+		if err != nil {
+			return err
+		}
+		defer p.Free(d)
+		h, err = g.Host(d, p)
+		return err
+	})
+	return h, err
 }

@@ -61,6 +61,12 @@ func (*Backend) Available() error { return noGPU() }
 // Generate says why there is no device without cgo.
 func (*Backend) Generate(*gen.Graph) (*datasets.Graph, error) { return nil, noGPU() }
 
+// GenerateCounts says why there is no device without cgo.
+func (*Backend) GenerateCounts(*gen.Graph) ([]int64, error) { return nil, noGPU() }
+
+// GenerateRows says why there is no device without cgo.
+func (*Backend) GenerateRows(*gen.Graph, int, int) (*datasets.Graph, error) { return nil, noGPU() }
+
 // WriteGenerated says why there is no device without cgo.
 func (*Backend) WriteGenerated(*gen.Graph, io.Writer) (int64, datasets.BuildStats, error) {
 	return 0, datasets.BuildStats{}, noGPU()

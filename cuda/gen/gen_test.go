@@ -79,6 +79,16 @@ func TestArgMatchesSource(t *testing.T) {
 // hostGraph is the graph the host generator and datasets.BuildStream make.
 func hostGraph(t testing.TB, s Spec) *datasets.Graph {
 	t.Helper()
+	g, err := datasets.BuildStream(hostStream(t, s), s.Options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// hostStream is the host generator's stream of s's entries.
+func hostStream(t testing.TB, s Spec) *datasets.EdgeStream {
+	t.Helper()
 	stream := hostgen.KroneckerStream
 	if s.Uniform {
 		stream = hostgen.UniformStream
@@ -87,11 +97,7 @@ func hostGraph(t testing.TB, s Spec) *datasets.Graph {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := datasets.BuildStream(es, s.Options)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
+	return es
 }
 
 // hostList is the host generator's list of entries.
@@ -383,11 +389,47 @@ func TestModelHost(t *testing.T) {
 			t.Errorf("%s: the .hpg written from the device differs from the host's (%d, %d bytes)", g.Name, got.Len(), file.Len())
 		}
 		p.Free(d)
-		if p, err = g.Build(d, 1, g.N, Options{}); err != nil {
+		es := hostStream(t, s)
+		for _, b := range [][2]int{{1, g.N}, {0, 37}, {g.N / 3, g.N / 2}, {g.N, g.N}} {
+			p := build(t, d, g, b[0], b[1], Options{})
+			h, err := g.Host(d, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := datasets.BuildStreamRows(es, s.Options, b[0], b[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			want.Name = g.Name
+			if !reflect.DeepEqual(h, want) {
+				t.Errorf("%s: the host's copy of rows %v differs from BuildStreamRows's", g.Name, b)
+			}
+			if err := g.WriteCache(d, p, &got); err == nil && b != [2]int{0, g.N} {
+				t.Errorf("%s: rows %v written as the whole graph", g.Name, b)
+			}
+			p.Free(d)
+		}
+	}
+}
+
+// TestModelCounts: Counts are the host stream's (datasets.StreamCounts).
+func TestModelCounts(t *testing.T) {
+	for _, s := range []Spec{{kron(11, 16), datasets.Options{}}, {urand(10, 8), keepAll}} {
+		g := newGraph(t, s)
+		d := newModel(1<<40, 3)
+		got, err := g.Counts(d)
+		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := g.Host(d, p); err == nil {
-			t.Errorf("%s: rows [1, N) copied as the whole graph", g.Name)
+		want, err := datasets.StreamCounts(hostStream(t, s), s.Options)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: the device's counts differ from the host stream's", g.Name)
+		}
+		if d.used != 0 {
+			t.Errorf("%s: %d bytes left allocated", g.Name, d.used)
 		}
 	}
 }

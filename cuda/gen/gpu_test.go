@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"reflect"
 	"strconv"
 	"sync"
 	"testing"
@@ -137,6 +138,48 @@ func TestGPUSplit(t *testing.T) {
 		// keepAll: the raw arcs are the graph's arcs.
 		if exp := par.Split(g.N, 3, func(i int) int64 { return want.RowPtr[i] }); !slicesEqual(got, exp) {
 			t.Errorf("bounds %v, want %v", got, exp)
+		}
+		return nil
+	})
+}
+
+// TestGPURowsAndCounts: the device's counts are the host stream's, and a
+// part copied to the host is datasets.BuildStreamRows's rows.
+func TestGPURowsAndCounts(t *testing.T) {
+	needGPU(t)
+	s := Spec{kron(16, 16), weighted}
+	g := newGraph(t, s)
+	es := hostStream(t, s)
+	want, err := datasets.StreamCounts(es, s.Options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	onGPU(t, func(d *OnDevice) error {
+		got, err := g.Counts(d)
+		if err != nil {
+			return err
+		}
+		if firstDiff(got, want) >= 0 {
+			t.Errorf("the device's counts differ from the host stream's at row %d", firstDiff(got, want))
+		}
+		for _, b := range [][2]int{{0, g.N / 3}, {g.N / 3, g.N}} {
+			p, err := g.Build(d, b[0], b[1], Options{})
+			if err != nil {
+				return err
+			}
+			h, err := g.Host(d, p)
+			p.Free(d)
+			if err != nil {
+				return err
+			}
+			rows, err := datasets.BuildStreamRows(es, s.Options, b[0], b[1])
+			if err != nil {
+				return err
+			}
+			rows.Name = g.Name
+			if !reflect.DeepEqual(h, rows) {
+				t.Errorf("rows %v: the host's copy differs from BuildStreamRows's", b)
+			}
 		}
 		return nil
 	})

@@ -16,15 +16,17 @@ func (g *Graph) whole(p *Part) error {
 	return nil
 }
 
-// Host copies p, all of g's rows, to the host: the graph
-// datasets.BuildStream builds from the host generator's stream.
+// Host copies p to the host: for all of g's rows, the graph
+// datasets.BuildStream builds from the host generator's stream; for rows
+// [Lo, Hi), those of datasets.BuildStreamRows (every other row empty,
+// the part's stats).
 func (g *Graph) Host(d Device, p *Part) (*datasets.Graph, error) {
-	if err := g.whole(p); err != nil {
-		return nil, err
-	}
 	h := &datasets.Graph{Name: g.Name, N: g.N, RowPtr: make([]int64, g.N+1), Col: make([]int32, p.NNZ),
 		Stats: p.Stats, RepeatFree: !g.Options.KeepDuplicates}
-	d.DtoH(unsafe.Pointer(&h.RowPtr[0]), p.RowPtr, int64(g.N+1)*8)
+	d.DtoH(unsafe.Pointer(&h.RowPtr[p.Lo]), p.RowPtr, int64(p.Hi-p.Lo+1)*8)
+	for v := p.Hi + 1; v <= g.N; v++ {
+		h.RowPtr[v] = p.NNZ
+	}
 	if p.NNZ > 0 {
 		d.DtoH(unsafe.Pointer(&h.Col[0]), p.Col, p.NNZ*4)
 	}
@@ -77,6 +79,28 @@ func stream[T int32 | float32](d Device, src Ptr, n int64, put func([]T) error) 
 		go func() { done <- put(b) }()
 	}
 	return <-done
+}
+
+// Counts returns the row offsets (N+1) of g's arcs before duplicates
+// are merged, from one count pass on d: what a run over several
+// processes splits the rows by before any has made its own
+// (datasets.StreamCounts, on the device).
+func (g *Graph) Counts(d Device) (rowPtr []int64, err error) {
+	b := &builder{d: d, g: g, sms: int64(max(d.SMs(), 1))}
+	defer b.freeTmp()
+	var perm Ptr
+	if !g.Uniform {
+		if perm, err = b.shuffle(&b.tmp, g.Targets()); err != nil {
+			return nil, err
+		}
+	}
+	c, err := b.count(&b.tmp, perm, 0, g.N)
+	if err != nil {
+		return nil, err
+	}
+	rowPtr = make([]int64, g.N+1)
+	d.DtoH(unsafe.Pointer(&rowPtr[0]), c.count, int64(g.N+1)*8)
+	return rowPtr, nil
 }
 
 // Split returns parts+1 row bounds that cut g into parts of about equal
