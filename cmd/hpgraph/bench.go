@@ -170,7 +170,12 @@ from a file; the file is then in the page cache. Algorithms:
 				}
 				po := base
 				po.Backend = relabelOn
-				bg, err := loadBenchGraph(src, lf, needWeights, writeTo, relabelOn, vertexprog.PartsOf(po))
+				var bg *benchGraph
+				if benchMakesRows(src, lf, base, validate) {
+					bg, err = makeBenchRows(src, lf, needWeights, base.Comm)
+				} else {
+					bg, err = loadBenchGraph(src, lf, needWeights, writeTo, relabelOn, vertexprog.PartsOf(po))
+				}
 				if err != nil {
 					failed++
 					rec.Graphs = append(rec.Graphs, benchGraphJSON{Name: src.arg, Error: describe(err)})
@@ -257,19 +262,32 @@ func benchAlgorithmList() string {
 // each on a fresh vertexprog.Graph so that the warm-up's PREPROCESS builds
 // the matrices (cold) and the timed runs reuse them.
 func benchOne(bg *benchGraph, a benchAlgo, backend string, base vertexprog.Options, prm params, runs int, validate bool, hopt hyb.Options) benchResult {
-	d := bg.plain
-	r := benchResult{Graph: bg.info.Name, Algorithm: a.name, Backend: backend, Weights: "none", Vertices: d.N, Edges: d.Edges()}
+	r := benchResult{Graph: bg.info.Name, Algorithm: a.name, Backend: backend, Weights: "none", Vertices: bg.info.Vertices, Edges: bg.info.Edges}
 	if a.app.Takes("precision") && prm.Precision != registry.DefaultParams().Precision {
 		r.Algorithm += "/" + prm.Precision
 	}
 	if a.app.Weighted {
-		d = bg.weighted
 		r.Weights = bg.info.Weights
 	}
+	if bg.rows != nil {
+		if r.Skipped = heldRowsSkip(a); r.Skipped != "" {
+			return r
+		}
+	}
+	opt := base
+	opt.Backend = backend
+	g, d, err := bg.graph(a.app.Weighted, opt.Comm)
+	if err != nil {
+		r.Error = describe(err)
+		return r
+	}
 	if a.app.Source {
+		// (found in the shape, every row's degree, where a process
+		// holds some rows only)
 		if v, err := resolveSource(d, prm.src); err == nil {
 			id := d.OriginalID(v)
 			r.Source = &id
+			prm.srcSet, prm.srcVertex = true, v
 		}
 	}
 	fail := func(err error) benchResult {
@@ -284,9 +302,6 @@ func benchOne(bg *benchGraph, a benchAlgo, backend string, base vertexprog.Optio
 		r.Skipped = fmt.Sprintf("%s has no device code: it runs on the cpu backend only", a.name)
 		return r
 	}
-	opt := base
-	opt.Backend = backend
-	g := vertexprog.NewGraph(d)
 	// (a kron27 warm-up's PREPROCESS takes seconds: say so in a pipe too)
 	pr := newProgress(fmt.Sprintf("bench %s on %s, %s", r.Algorithm, r.Graph, backend))
 	defer pr.done()
@@ -334,14 +349,16 @@ func benchOne(bg *benchGraph, a benchAlgo, backend string, base vertexprog.Optio
 	if r.MedianMS > 0 {
 		r.MTEPS = float64(r.Edges) / (r.MedianMS * 1e3)
 	}
-	if r.NNZ, err = traversedNNZ(g, a.app.Edges(), hopt); err != nil {
+	if bg.rows != nil {
+		r.NNZ = bg.info.NNZ // (undirected: the pull matrix is the adjacency)
+	} else if r.NNZ, err = traversedNNZ(g, a.app.Edges(), hopt); err != nil {
 		return fail(err)
 	}
 	iters := slices.Clone(r.Iterations)
 	slices.Sort(iters)
 	r.BytesModel = "no model"
 	if a.app.Traffic != nil {
-		t := a.app.Traffic(apps.TrafficIn{Graph: g, N: int64(d.N), NNZ: r.NNZ, Weighted: d.W != nil, Iterations: iters[len(iters)/2]})
+		t := a.app.Traffic(apps.TrafficIn{Graph: g, N: int64(d.N), NNZ: r.NNZ, Weighted: g.Weighted(), Iterations: iters[len(iters)/2]})
 		r.Bytes, r.BytesModel, r.DAGArcs = t.Bytes, t.Model, t.OrientedArcs
 	}
 	if r.MedianMS > 0 {

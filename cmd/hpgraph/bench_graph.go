@@ -179,6 +179,13 @@ func parseGraphArg(arg string) (graphSource, error) {
 type benchGraph struct {
 	info            benchGraphJSON
 	plain, weighted *datasets.Graph
+	// rows, where this process made only its rows of the graph
+	// (makeBenchRows), are they, with their weights where sssp runs;
+	// shape is then the graph's every row offsets, without arcs, and
+	// edges its edges.
+	rows  *datasets.Rows
+	shape *datasets.Graph
+	edges int64
 }
 
 // loadBenchGraph loads or generates a graph; a generated one is also

@@ -199,3 +199,50 @@ func TestReadFlag(t *testing.T) {
 		}
 	}
 }
+
+// bench over processes makes a generated graph by rows: each process
+// only its own, from the host generator here, and every app that runs on
+// rows answers as bench does on the whole graph in one process (same
+// vertex order: --relabel none), every one in its summary; the apps that
+// read the whole graph are skipped, saying why.
+func TestBenchMakesRowsOverProcesses(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"bench", "kron:11", "--backend", "cpu", "--algo", "bfs,sssp,cc,pagerank-ldbc,cdlp,tc", "--runs", "1"}
+	outs, _ := overProcesses(t, 2, "", dir, func(int) []string { return args })
+	readBench := func(path string) benchRecord {
+		t.Helper()
+		var rec benchRecord
+		data, err := os.ReadFile(path)
+		if err == nil {
+			err = json.Unmarshal(data, &rec)
+		}
+		if err != nil {
+			t.Fatalf("%s: %v (rank 0 said %s)", path, err, outs[0])
+		}
+		return rec
+	}
+	held := readBench(filepath.Join(dir, "rank0.json"))
+	wholeJSON := filepath.Join(dir, "whole.json")
+	if out, code := hpgraph(t, append(args, "--relabel", "none", "--json", wholeJSON)...); code != 0 {
+		t.Fatal(out)
+	}
+	whole := readBench(wholeJSON)
+	if g := held.Graphs[0]; !strings.Contains(g.Generator, "each of 2 processes its rows") || g.Edges != whole.Graphs[0].Edges || g.NNZ != whole.Graphs[0].NNZ {
+		t.Fatalf("the graph made by rows: %+v, whole %+v", g, whole.Graphs[0])
+	}
+	if !strings.Contains(outs[0], "this process made rows [0, ") || !strings.Contains(outs[1], "this process made rows [") {
+		t.Fatalf("the processes did not say which rows they made:\n%s\n%s", outs[0], outs[1])
+	}
+	for i, r := range held.Results {
+		w := whole.Results[i]
+		if r.Algorithm == "tc" {
+			if !strings.Contains(r.Skipped, "each process made only its rows") || w.Skipped != "" {
+				t.Fatalf("tc: skipped %q on rows, %q whole", r.Skipped, w.Skipped)
+			}
+			continue
+		}
+		if r.Error != "" || r.Summary == "" || r.Summary != w.Summary {
+			t.Fatalf("%s: %q (error %q) over rows, %q whole", r.Algorithm, r.Summary, r.Error, w.Summary)
+		}
+	}
+}
