@@ -375,14 +375,15 @@ func (d *Device) deviceTiles(md *Matrix, ts TileSpec, pt *phase.Trace) *Tiles {
 			continue
 		}
 		lo = append(lo, e)
-		var ptmp []cu.DevicePtr // (the piece's)
+		// (the piece's own buffers are in tmp too, freed with it on a
+		// panic, and at the piece's end)
 		a.tiles = tiles
-		a.tileLo, a.tileSeg = rt.Put(d, &ptmp, lo), rt.Put(d, &ptmp, seg)
-		a.streamOff = rt.Alloc(&ptmp, tiles*(tileWarps+1)*4)
+		a.tileLo, a.tileSeg = rt.Put(d, &tmp, lo), rt.Put(d, &tmp, seg)
+		a.streamOff = rt.Alloc(&tmp, tiles*(tileWarps+1)*4)
 		if streams == 0 {
 			streams = rt.Alloc(&tmp, most1*2)
 		}
-		a.streams, a.sectors = streams, rt.Alloc(&ptmp, tiles*8)
+		a.streams, a.sectors = streams, rt.Alloc(&tmp, tiles*8)
 		mod.Launch2("tl_streams", min(tiles, most), d.Stream(), a.bytes(), unused)
 		if pt != nil {
 			d.Sync()
@@ -390,7 +391,7 @@ func (d *Device) deviceTiles(md *Matrix, ts TileSpec, pt *phase.Trace) *Tiles {
 		}
 
 		// The groups of each stream.
-		a.code, a.tmpBase, a.groups = cur.key[1-f], cur.src[1-f], rt.Alloc(&ptmp, tiles*tileWarps*4)
+		a.code, a.tmpBase, a.groups = cur.key[1-f], cur.src[1-f], rt.Alloc(&tmp, tiles*tileWarps*4)
 		a.pool = int(min(pool, tiles*tileWarps))
 		if scratch == 0 {
 			scratch, next = rt.Alloc(&tmp, pool*words*4), rt.Alloc(&tmp, 8)
@@ -444,11 +445,11 @@ func (d *Device) deviceTiles(md *Matrix, ts TileSpec, pt *phase.Trace) *Tiles {
 			note()
 			pt.Mark("tiles: output allocated")
 		}
-		a.groupOff = rt.Put(d, &ptmp, groupOff)
+		a.groupOff = rt.Put(d, &tmp, groupOff)
 		a.arcs, a.vals, a.base = md.tileArcs, md.tileVal, md.tileBase
 		mod.Launch2("tl_expand", min(tiles, most), d.Stream(), a.bytes(), unused)
 		d.Sync()
-		rt.FreeAll(ptmp)
+		rt.Free(&tmp, a.tileLo, a.tileSeg, a.streamOff, a.sectors, a.groups, a.groupOff)
 	}
 	slices.SortStableFunc(segTiles, func(a, b segTile) int { return cmp.Compare(b.cost, a.cost) })
 	tiles := len(segTiles)
