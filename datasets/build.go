@@ -82,30 +82,73 @@ func BuildStream(es *EdgeStream, opt Options) (*Graph, error) {
 }
 
 // BuildStreamRows is rows [lo, hi) of the graph BuildStream builds from
-// es, in its vertex order (opt.Relabel must be RelabelNone): a part of a
-// run over several processes, each of which makes its own from the same
-// stream (vertexprog.NewGraphPart). The graph has es.N rows, every row
-// outside [lo, hi) empty; its Stats are the part's (Entries every entry
-// of the stream, each part reads all; SelfLoops and Duplicates those of
-// its rows), so that the parts' add up to the whole graph's. It takes
-// the memory of the part's CSR and the N+1 row offsets.
-func BuildStreamRows(es *EdgeStream, opt Options, lo, hi int) (*Graph, error) {
+// es: a part of a run over several processes, each of which makes its
+// own from the same stream (vertexprog.GatherRows). The graph has es.N
+// rows, every row outside [lo, hi) empty; its Stats are the part's
+// (Entries every entry of the stream, each part reads all; SelfLoops and
+// Duplicates those of its rows), so that the parts' add up to the whole
+// graph's. It takes the memory of the part's CSR and the N+1 row
+// offsets. opt.Relabel must be RelabelNone: with newID nil the rows are
+// in the stream's order; else vertex v of the stream is vertex newID[v]
+// (a permutation of [0, N): a renumbering every process computed alike,
+// from StreamCounts), the rows are the new ids' and IDs map them back
+// (random weights are the stream's ids', as a renumbered whole graph's).
+func BuildStreamRows(es *EdgeStream, opt Options, newID []int32, lo, hi int) (*Graph, error) {
 	if opt.Relabel != RelabelNone {
-		return nil, fmt.Errorf("%s: rows of a graph are built in the stream's order; renumbering (%v) needs the whole graph", es.Name, opt.Relabel)
+		return nil, fmt.Errorf("%s: rows of a graph are built in the stream's order or a given one; renumbering (%v) needs the whole graph", es.Name, opt.Relabel)
 	}
 	if lo < 0 || hi < lo || hi > es.N {
 		return nil, fmt.Errorf("%s: rows [%d, %d) of a graph of %d vertices", es.Name, lo, hi, es.N)
+	}
+	if newID != nil && len(newID) != es.N {
+		return nil, fmt.Errorf("%s: %d new ids for %d vertices", es.Name, len(newID), es.N)
 	}
 	weight, err := weigher(opt, nil)
 	if err != nil {
 		return nil, err
 	}
-	g, err := buildRows(es.N, es.M, es.Blocks, weight, !es.Directed || opt.Symmetrize, opt, int32(lo), int32(hi))
+	a := newArcBuilder(es.N, weight != nil, int32(lo), int32(hi))
+	a.newID = newID
+	g, err := a.build(es.M, es.Blocks, weight, !es.Directed || opt.Symmetrize, opt)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", es.Name, err)
 	}
 	g.Name = es.Name
+	if newID != nil {
+		g.IDs = make([]int64, es.N)
+		par.Blocks(es.N, func(_, x, y int) {
+			for v := x; v < y; v++ {
+				g.IDs[newID[v]] = int64(v)
+			}
+		})
+	}
 	return g, nil
+}
+
+// WeighRandomly gives every arc of g the random weight opt asks for
+// (WeightsRandom), drawn from its ends' original ids (OriginalID), so
+// that a graph renumbered before its weights were drawn (rows a device
+// made in a new order: cuda/gen's Options.IDs) has the weights of the
+// graph BuildStream weighs and then renumbers.
+func (g *Graph) WeighRandomly(opt Options) error {
+	if opt.Weights != WeightsRandom {
+		return fmt.Errorf("%s: weights %v are not random", g.Name, opt.Weights)
+	}
+	if _, err := weigher(opt, nil); err != nil {
+		return err
+	}
+	lo, span := uint64(opt.WeightMin), uint64(opt.WeightMax-opt.WeightMin+1)
+	g.W = make([]float32, g.NNZ())
+	// (split by arcs: a part's rows are all in one range)
+	par.Parts(par.Split(g.N, par.Workers(), func(i int) int64 { return g.RowPtr[i] }), func(_, x, y int) {
+		for v := int32(x); v < int32(y); v++ {
+			s := int32(g.OriginalID(v))
+			for i := g.RowPtr[v]; i < g.RowPtr[v+1]; i++ {
+				g.W[i] = pairWeight(s, int32(g.OriginalID(g.Col[i])), opt.Seed, lo, span)
+			}
+		}
+	})
+	return nil
 }
 
 // StreamCounts is the row offsets (N+1) of the arcs BuildStream makes
@@ -147,12 +190,11 @@ func weigher(opt Options, w []float32) (func(i int, s, d int32) float32, error) 
 // build makes the CSR of m entries given in blocks (checked to lie in
 // [0, n)) with the cleaning of opt; weight, when not nil, weighs entry i.
 func build(n, m int, blocks func(fn func(lo int, src, dst []int32)), weight func(int, int32, int32) float32, undirected bool, opt Options) (*Graph, error) {
-	return buildRows(n, m, blocks, weight, undirected, opt, 0, int32(n))
+	return newArcBuilder(n, weight != nil, 0, int32(n)).build(m, blocks, weight, undirected, opt)
 }
 
-// buildRows is build of rows [lo, hi) only (every other row empty).
-func buildRows(n, m int, blocks func(fn func(lo int, src, dst []int32)), weight func(int, int32, int32) float32, undirected bool, opt Options, lo, hi int32) (*Graph, error) {
-	a := newArcBuilder(n, weight != nil, lo, hi)
+// build makes the CSR of a's rows from the m entries in blocks.
+func (a *arcBuilder) build(m int, blocks func(fn func(lo int, src, dst []int32)), weight func(int, int32, int32) float32, undirected bool, opt Options) (*Graph, error) {
 	loops, err := a.count(blocks, undirected, opt.KeepSelfLoops)
 	if err != nil {
 		return nil, err
@@ -160,7 +202,7 @@ func buildRows(n, m int, blocks func(fn func(lo int, src, dst []int32)), weight 
 	a.allocate()
 	a.fill(blocks, weight, undirected, opt.KeepSelfLoops)
 	dups := a.sortRows(!opt.KeepDuplicates)
-	return &Graph{N: n, RowPtr: a.rowPtr, Col: a.col, W: a.w, Directed: !undirected,
+	return &Graph{N: a.n, RowPtr: a.rowPtr, Col: a.col, W: a.w, Directed: !undirected,
 		Stats: BuildStats{Entries: int64(m), SelfLoops: loops, Duplicates: dups}, RepeatFree: !opt.KeepDuplicates}, nil
 }
 
@@ -349,6 +391,7 @@ func sortParallelWeights(col []int32, w []float32) {
 type arcBuilder struct {
 	n        int
 	lo, hi   int32
+	newID    []int32 // the entries' vertices renumbered (BuildStreamRows), or nil
 	weighted bool
 	rowPtr   []int64
 	col      []int32
@@ -361,6 +404,14 @@ func newArcBuilder(n int, weighted bool, lo, hi int32) *arcBuilder {
 
 // holds says whether the builder makes row v.
 func (a *arcBuilder) holds(v int32) bool { return v >= a.lo && v < a.hi }
+
+// id is vertex v of the entries as the rows number it.
+func (a *arcBuilder) id(v int32) int32 {
+	if a.newID != nil {
+		return a.newID[v]
+	}
+	return v
+}
 
 // count tallies the out-degree of every tail it holds into rowPtr[v+1]
 // and returns the number of self loops skipped there, or the first entry
@@ -381,6 +432,7 @@ func (a *arcBuilder) count(blocks func(fn func(lo int, src, dst []int32)), undir
 				}
 				return
 			}
+			s, d = a.id(s), a.id(d)
 			if s == d {
 				if !a.holds(s) {
 					continue
@@ -438,8 +490,9 @@ func (a *arcBuilder) fill(blocks func(fn func(lo int, src, dst []int32)), weight
 			}
 			var w float32
 			if weight != nil {
-				w = weight(lo+k, s, d)
+				w = weight(lo+k, s, d) // (the entry's own ids)
 			}
+			s, d = a.id(s), a.id(d)
 			put(s, d, w)
 			if undirected && s != d {
 				put(d, s, w)

@@ -165,6 +165,16 @@ type Options struct {
 	// MaxChunk caps the arcs sorted at once (0: as many as the free
 	// memory holds); tests set it to build in many chunks.
 	MaxChunk int64
+	// IDs, where not nil, are the vertex of each drawn id (N of them,
+	// a permutation) in place of GAP's shuffle (Shuffle): GAP's ids
+	// renumbered, so that the rows are made in the new order (a run over
+	// several processes, each making its rows by degree: the caller's
+	// renumbering of Shuffle's ids). Kronecker graphs only (a uniform
+	// graph's degrees are not skewed; its ids are drawn unshuffled). The
+	// rows are made without weights: the device draws them from the ids
+	// it writes, and a renumbered graph's are GAP's ids'
+	// (datasets.Graph.WeighRandomly, on the host).
+	IDs []int32
 }
 
 // arg is gen.cu's GEN_Arg: every field 8 bytes, in its order
@@ -394,7 +404,16 @@ func (g *Graph) Build(d Device, lo, hi int, o Options) (part *Part, err error) {
 		pt.Print()
 	}()
 	var perm Ptr
-	if !g.Uniform {
+	switch {
+	case o.IDs != nil:
+		if len(o.IDs) != g.N || g.Uniform {
+			return nil, fmt.Errorf("gen: %s renumbered by %d ids for %d vertices (uniform %v: renumbered rows are a Kronecker graph's)", g.Name, len(o.IDs), g.N, g.Uniform)
+		}
+		if perm, err = b.alloc(&b.tmp, "the vertex ids", int64(g.N)*4); err != nil {
+			return nil, err
+		}
+		b.d.HtoD(perm, unsafe.Pointer(unsafe.SliceData(o.IDs)), int64(g.N)*4)
+	case !g.Uniform:
 		targets := g.Targets()
 		pt.Mark("swap targets (host)")
 		if perm, err = b.shuffle(&b.tmp, targets); err != nil {
@@ -410,7 +429,7 @@ func (g *Graph) Build(d Device, lo, hi int, o Options) (part *Part, err error) {
 	if p.Col, err = b.alloc(&p.Bufs, "the columns", c.raw*4); err != nil {
 		return nil, err
 	}
-	if g.weighted() {
+	if g.weighted() && o.IDs == nil {
 		if p.W, err = b.alloc(&p.Bufs, "the weights", c.raw*4); err != nil {
 			return nil, err
 		}

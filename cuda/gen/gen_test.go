@@ -396,7 +396,7 @@ func TestModelHost(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := datasets.BuildStreamRows(es, s.Options, b[0], b[1])
+			want, err := datasets.BuildStreamRows(es, s.Options, nil, b[0], b[1])
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -466,4 +466,76 @@ func TestModelSplit(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestModelRenumbered: rows made with Options.IDs (GAP's shuffle,
+// Shuffle, composed with a renumbering) are the host stream's rows
+// renumbered so (datasets.BuildStreamRows with the renumbering); a
+// weighted graph is refused.
+func TestModelRenumbered(t *testing.T) {
+	for _, s := range []Spec{{kron(10, 16), datasets.Options{}}, {kron(9, 16), keepAll}, {kron(9, 16), weighted}} {
+		g := newGraph(t, s)
+		d := newModel(1<<40, 7)
+		raw, err := g.Counts(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		newID := datasets.DegreeOrder(&datasets.Graph{N: g.N, RowPtr: raw})
+		datasets.InterleaveParts(newID, 2)
+		gap, err := g.Shuffle(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(gap) != g.N {
+			t.Fatalf("%s: Shuffle gave %d ids", g.Name, len(gap))
+		}
+		ids := slices.Clone(newID)
+		for i, v := range gap {
+			ids[i] = newID[v]
+		}
+		es := hostStream(t, s)
+		for _, b := range [][2]int{{0, g.N / 2}, {g.N / 2, g.N}} {
+			p, err := g.Build(d, b[0], b[1], Options{IDs: ids})
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, err := g.Host(d, p)
+			p.Free(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := hostRows(t, es, s.Options, newID, b)
+			want.Name = g.Name
+			// (made without weights, which the host draws after)
+			h.IDs = want.IDs
+			if s.Options.Weights == datasets.WeightsRandom {
+				if h.W != nil {
+					t.Fatalf("%s: renumbered rows made with weights", g.Name)
+				}
+				if err := h.WeighRandomly(s.Options); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !reflect.DeepEqual(h, want) {
+				t.Errorf("%s rows %v renumbered: the device's differ from the host stream's", g.Name, b)
+			}
+		}
+		if d.used != 0 {
+			t.Errorf("%s: %d bytes left allocated", g.Name, d.used)
+		}
+	}
+	g := newGraph(t, Spec{urand(8, 16), datasets.Options{}})
+	if _, err := g.Build(newModel(1<<40, 1), 0, g.N, Options{IDs: make([]int32, g.N)}); err == nil {
+		t.Errorf("%s made renumbered: no error", g.Name)
+	}
+}
+
+// hostRows is the host stream's rows b renumbered by newID.
+func hostRows(t *testing.T, es *datasets.EdgeStream, opt datasets.Options, newID []int32, b [2]int) *datasets.Graph {
+	t.Helper()
+	g, err := datasets.BuildStreamRows(es, opt, newID, b[0], b[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }

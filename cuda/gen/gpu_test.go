@@ -172,7 +172,7 @@ func TestGPURowsAndCounts(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			rows, err := datasets.BuildStreamRows(es, s.Options, b[0], b[1])
+			rows, err := datasets.BuildStreamRows(es, s.Options, nil, b[0], b[1])
 			if err != nil {
 				return err
 			}
@@ -180,6 +180,35 @@ func TestGPURowsAndCounts(t *testing.T) {
 			if !reflect.DeepEqual(h, rows) {
 				t.Errorf("rows %v: the host's copy differs from BuildStreamRows's", b)
 			}
+		}
+		// Renumbered by the counts' degree order (gen.Options.IDs), and
+		// weighed on the host after.
+		newID := datasets.DegreeOrder(&datasets.Graph{N: g.N, RowPtr: got})
+		datasets.InterleaveParts(newID, 2)
+		ids, err := g.Shuffle(d)
+		if err != nil {
+			return err
+		}
+		for i, v := range ids {
+			ids[i] = newID[v]
+		}
+		b := [2]int{g.N / 2, g.N}
+		p, err := g.Build(d, b[0], b[1], Options{IDs: ids})
+		if err != nil {
+			return err
+		}
+		h, err := g.Host(d, p)
+		p.Free(d)
+		if err != nil {
+			return err
+		}
+		want := hostRows(t, es, s.Options, newID, b)
+		want.Name, h.IDs = g.Name, want.IDs
+		if err := h.WeighRandomly(s.Options); err != nil {
+			return err
+		}
+		if !reflect.DeepEqual(h, want) {
+			t.Errorf("rows %v renumbered: the device's differ from the host stream's", b)
 		}
 		return nil
 	})

@@ -81,6 +81,24 @@ func stream[T int32 | float32](d Device, src Ptr, n int64, put func([]T) error) 
 	return <-done
 }
 
+// Shuffle returns GAP's vertex of each drawn id (the shuffle, made on
+// d from the swap targets), or nil for a uniform graph, whose vertices
+// are the ids drawn: what Options.IDs renumbers.
+func (g *Graph) Shuffle(d Device) (ids []int32, err error) {
+	if g.Uniform {
+		return nil, nil
+	}
+	b := &builder{d: d, g: g, sms: int64(max(d.SMs(), 1))}
+	defer b.freeTmp()
+	perm, err := b.shuffle(&b.tmp, g.Targets())
+	if err != nil {
+		return nil, err
+	}
+	ids = make([]int32, g.N)
+	d.DtoH(unsafe.Pointer(&ids[0]), perm, int64(g.N)*4)
+	return ids, nil
+}
+
 // Counts returns the row offsets (N+1) of g's arcs before duplicates
 // are merged, from one count pass on d: what a run over several
 // processes splits the rows by before any has made its own

@@ -475,43 +475,72 @@ func TestBuildStreamRowsArePartsOfTheWhole(t *testing.T) {
 			}
 		}
 		bounds := []int{0, 37, whole.N / 3, whole.N / 3, whole.N - 1, whole.N}
-		var sum datasets.BuildStats
-		for i := range len(bounds) - 1 {
-			lo, hi := bounds[i], bounds[i+1]
-			p, err := datasets.BuildStreamRows(es, c.opt, lo, hi)
-			if err != nil {
-				t.Fatal(err)
+		// (and renumbered: by the counts' degree order, interleaved over
+		// 3 parts, against the whole graph permuted so)
+		newID := datasets.DegreeOrder(&datasets.Graph{N: whole.N, RowPtr: raw})
+		datasets.InterleaveParts(newID, 3)
+		for _, ids := range [][]int32{nil, newID} {
+			want := whole
+			if ids != nil {
+				want = whole.Permute(ids)
 			}
-			if p.N != whole.N || len(p.RowPtr) != whole.N+1 {
-				t.Fatalf("%+v rows [%d, %d): %d vertices, %d offsets", c, lo, hi, p.N, len(p.RowPtr))
-			}
-			for v := range int32(whole.N) {
-				got := p.Neighbors(v)
-				if int(v) < lo || int(v) >= hi {
-					if len(got) != 0 {
-						t.Fatalf("%+v rows [%d, %d): row %d holds %d arcs", c, lo, hi, v, len(got))
+			var sum datasets.BuildStats
+			for i := range len(bounds) - 1 {
+				lo, hi := bounds[i], bounds[i+1]
+				p, err := datasets.BuildStreamRows(es, c.opt, ids, lo, hi)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if p.N != whole.N || len(p.RowPtr) != whole.N+1 || !slices.Equal(p.IDs, want.IDs) {
+					t.Fatalf("%+v rows [%d, %d): %d vertices, %d offsets, or other ids", c, lo, hi, p.N, len(p.RowPtr))
+				}
+				for v := range int32(whole.N) {
+					got := p.Neighbors(v)
+					if int(v) < lo || int(v) >= hi {
+						if len(got) != 0 {
+							t.Fatalf("%+v rows [%d, %d): row %d holds %d arcs", c, lo, hi, v, len(got))
+						}
+						continue
 					}
-					continue
+					if !slices.Equal(got, want.Neighbors(v)) || !slices.Equal(p.Weights(v), want.Weights(v)) {
+						t.Fatalf("%+v rows [%d, %d) (renumbered %v): row %d differs from the whole graph's", c, lo, hi, ids != nil, v)
+					}
 				}
-				if !slices.Equal(got, whole.Neighbors(v)) || !slices.Equal(p.Weights(v), whole.Weights(v)) {
-					t.Fatalf("%+v rows [%d, %d): row %d differs from the whole graph's", c, lo, hi, v)
+				sum.SelfLoops += p.Stats.SelfLoops
+				sum.Duplicates += p.Stats.Duplicates
+				sum.Entries = p.Stats.Entries
+			}
+			if sum != whole.Stats {
+				t.Errorf("%+v: the parts' stats add up to %+v, the whole graph's are %+v", c, sum, whole.Stats)
+			}
+			// (rows made without weights, weighed after: what a device's
+			// renumbered rows get, datasets.Graph.WeighRandomly)
+			if c.opt.Weights == datasets.WeightsRandom {
+				plain := c.opt
+				plain.Weights = datasets.WeightsNone
+				p, err := datasets.BuildStreamRows(es, plain, ids, 0, whole.N)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := p.WeighRandomly(c.opt); err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(p.W, want.W) {
+					t.Errorf("%+v (renumbered %v): weighed after, the weights differ from the whole graph's", c, ids != nil)
 				}
 			}
-			sum.SelfLoops += p.Stats.SelfLoops
-			sum.Duplicates += p.Stats.Duplicates
-			sum.Entries = p.Stats.Entries
-		}
-		if sum != whole.Stats {
-			t.Errorf("%+v: the parts' stats add up to %+v, the whole graph's are %+v", c, sum, whole.Stats)
 		}
 	}
 	es, _ := KroneckerStream(8, 16, GAPSeed)
 	for _, b := range [][2]int{{-1, 3}, {5, 4}, {0, 257}} {
-		if _, err := datasets.BuildStreamRows(es, datasets.Options{}, b[0], b[1]); err == nil {
+		if _, err := datasets.BuildStreamRows(es, datasets.Options{}, nil, b[0], b[1]); err == nil {
 			t.Errorf("rows [%d, %d) of 256: no error", b[0], b[1])
 		}
 	}
-	if _, err := datasets.BuildStreamRows(es, datasets.Options{Relabel: datasets.RelabelDegree}, 0, 256); err == nil {
+	if _, err := datasets.BuildStreamRows(es, datasets.Options{Relabel: datasets.RelabelDegree}, nil, 0, 256); err == nil {
 		t.Error("rows renumbered by degree: no error")
+	}
+	if _, err := datasets.BuildStreamRows(es, datasets.Options{}, make([]int32, 255), 0, 256); err == nil {
+		t.Error("255 new ids for 256 vertices: no error")
 	}
 }
