@@ -4,6 +4,7 @@ package build
 
 import (
 	"encoding/binary"
+	"errors"
 	"sort"
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
@@ -146,7 +147,23 @@ func (c *Cache) Get(m *hyb.Matrix, bins, degrees bool, lim BinLimits, ts TileSpe
 		rt.FreeAll(md.tileBufs)
 		md.tileBufs = nil
 		if TilesOnDevice(m, ts) {
-			md.Tiles = c.d.deviceTiles(md, ts, pt) // (tilesdev.go)
+			// The tiles are worth less than the run: where their build
+			// runs out of memory after all (the free memory it was sized
+			// against is an estimate's), the run pulls by rows. kron27 in
+			// GAP's order after a BFS asked 120.9 GiB with 121.3 free,
+			// and failed (session 36).
+			err := rt.Catch("building the pull's tiles", func() error {
+				md.Tiles = c.d.deviceTiles(md, ts, pt) // (tilesdev.go)
+				return nil
+			})
+			if err != nil {
+				if !errors.Is(err, rt.ErrOutOfMemory) {
+					panic(err)
+				}
+				rt.FreeAll(md.tileBufs)
+				md.tileBufs, md.Tiles = nil, nil
+				pt.Mark("tiles: out of memory, pulling by rows")
+			}
 		} else {
 			t := makePullTiles(m, ts.RowBits, ts.MaxArcs, ts.Near, ts.Symmetric)
 			md.tileArcs, md.tileVal = rt.Put(c.d, &md.tileBufs, t.arcs), rt.Put(c.d, &md.tileBufs, t.vals)

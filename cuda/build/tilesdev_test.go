@@ -306,3 +306,40 @@ func TestTilePieces(t *testing.T) {
 		}
 	}
 }
+
+// TestDeviceTilesOutOfMemory: a tiles build that runs out of device
+// memory (its output grown past the device's: tileCapFor) leaves the
+// matrix without tiles and frees what it made, and the cache hands the
+// matrix out (its run pulls by rows); the next Get builds the tiles.
+func TestDeviceTilesOutOfMemory(t *testing.T) {
+	d := needGPU(t)
+	needNVRTC(t)
+	m := degreeKron(t, 14)
+	ts := TileSpec{RowBits: 12, MaxArcs: TileArcsDefault, Near: true, Chunks: 3}
+	defer func() { tileCapFor = func(e int64) int64 { return e } }()
+	err := d.Do("tiles out of memory", func() error {
+		defer d.DropCSRs(true, true)
+		free0, _ := d.MemInfo()
+		tileCapFor = func(int64) int64 { return 1 << 50 } // (groups of 128 bytes: no device has that)
+		md := d.Cache.Get(m, false, false, BinLimits{}, ts)
+		if md.Tiles != nil || len(md.tileBufs) != 0 {
+			t.Errorf("out of memory: tiles %v, %d tile buffers kept", md.Tiles != nil, len(md.tileBufs))
+		}
+		d.Cache.Release(md)
+		tileCapFor = func(e int64) int64 { return e }
+		md = d.Cache.Get(m, false, false, BinLimits{}, ts)
+		if !md.Tiles.Matches(ts) {
+			t.Error("the next Get did not build the tiles")
+		}
+		d.Cache.Release(md)
+		d.Cache.free(md)
+		d.DropCSRs(true, true)
+		if free, _ := d.MemInfo(); free < free0-(64<<20) {
+			t.Errorf("%d bytes free after, %d before: the failed build left memory in use", free, free0)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -53,12 +53,12 @@ func (d *Device) tilesFit(job *driver.DeviceJob, layout *stateLayout, lim build.
 			free, _ = d.MemInfo()
 			pt.Mark(fmt.Sprintf("CSR copies freed: free %.1f GiB", float64(free)/(1<<30)))
 		}
-		for b > free && ts.Chunks < maxTileChunks {
+		for b+tileMargin > free && ts.Chunks < maxTileChunks {
 			ts.Chunks *= 2
 			b = need()
 			pt.Mark(fmt.Sprintf("in %d pieces: need %.1f GiB", ts.Chunks, float64(b)/(1<<30)))
 		}
-		fit = b <= free
+		fit = b+tileMargin <= free
 		return nil
 	})
 	return fit
@@ -66,6 +66,12 @@ func (d *Device) tilesFit(job *driver.DeviceJob, layout *stateLayout, lim build.
 
 // maxTileChunks is the most pieces tilesFit has the tiles built in.
 const maxTileChunks = 16
+
+// tileMargin is the device memory tilesFit leaves free beyond its
+// estimate: kron27 in GAP's order after a BFS was estimated at 120.9 GiB
+// with 121.3 free, and its build ran out (session 36; the build now
+// falls back to rows where it does, build.Cache.Get).
+const tileMargin = 1 << 30
 
 // reserve makes sure need bytes of device memory are free, freeing the
 // matrices no run uses if it must. Inside Do.
