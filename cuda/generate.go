@@ -67,26 +67,32 @@ func (b *Backend) WriteGenerated(g *gen.Graph, w io.Writer) (nnz int64, stats da
 }
 
 // GenerateCounts returns g's row offsets before duplicates are merged
-// (gen.Graph.Counts), from one count pass on b's device: how a run over
-// several processes splits the rows before each makes its own.
-func (b *Backend) GenerateCounts(g *gen.Graph) ([]int64, error) {
+// (gen.Graph.Counts), from one count pass on b's device, and with
+// shuffle GAP's vertex of each drawn id (gen.Graph.Shuffle; nil for a
+// uniform graph): how a run over several processes splits and renumbers
+// the rows before each makes its own.
+func (b *Backend) GenerateCounts(g *gen.Graph, shuffle bool) (rowPtr []int64, ids []int32, err error) {
 	dev, err := b.device()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var rowPtr []int64
 	err = dev.Do("counting "+g.Name+"'s rows", func() error {
-		rowPtr, err = g.Counts(gen.NewDevice(dev.Device.Device))
+		d := gen.NewDevice(dev.Device.Device)
+		if rowPtr, err = g.Counts(d); err != nil || !shuffle {
+			return err
+		}
+		ids, err = g.Shuffle(d)
 		return err
 	})
-	return rowPtr, err
+	return rowPtr, ids, err
 }
 
-// GenerateRows makes rows [lo, hi) of g on b's device and returns them
-// on the host (datasets.BuildStreamRows's graph: every other row empty),
+// GenerateRows makes rows [lo, hi) of g on b's device, with ids
+// renumbering them where not nil (gen.Options.IDs), and returns them on
+// the host (datasets.BuildStreamRows's graph: every other row empty),
 // then frees the device's copy: a process of a run over several makes
 // only its own rows (vertexprog.GatherRows), on its own device.
-func (b *Backend) GenerateRows(g *gen.Graph, lo, hi int) (*datasets.Graph, error) {
+func (b *Backend) GenerateRows(g *gen.Graph, ids []int32, lo, hi int) (*datasets.Graph, error) {
 	dev, err := b.device()
 	if err != nil {
 		return nil, err
@@ -94,7 +100,7 @@ func (b *Backend) GenerateRows(g *gen.Graph, lo, hi int) (*datasets.Graph, error
 	var h *datasets.Graph
 	err = dev.Do(fmt.Sprintf("making rows [%d, %d) of %s", lo, hi, g.Name), func() error {
 		d := gen.NewDevice(dev.Device.Device)
-		p, err := g.Build(d, lo, hi, gen.Options{})
+		p, err := g.Build(d, lo, hi, gen.Options{IDs: ids})
 		if err != nil {
 			return err
 		}

@@ -62,10 +62,12 @@ func (*Backend) Available() error { return noGPU() }
 func (*Backend) Generate(*gen.Graph) (*datasets.Graph, error) { return nil, noGPU() }
 
 // GenerateCounts says why there is no device without cgo.
-func (*Backend) GenerateCounts(*gen.Graph) ([]int64, error) { return nil, noGPU() }
+func (*Backend) GenerateCounts(*gen.Graph, bool) ([]int64, []int32, error) { return nil, nil, noGPU() }
 
 // GenerateRows says why there is no device without cgo.
-func (*Backend) GenerateRows(*gen.Graph, int, int) (*datasets.Graph, error) { return nil, noGPU() }
+func (*Backend) GenerateRows(*gen.Graph, []int32, int, int) (*datasets.Graph, error) {
+	return nil, noGPU()
+}
 
 // WriteGenerated says why there is no device without cgo.
 func (*Backend) WriteGenerated(*gen.Graph, io.Writer) (int64, datasets.BuildStats, error) {

@@ -172,7 +172,7 @@ from a file; the file is then in the page cache. Algorithms:
 				po.Backend = relabelOn
 				var bg *benchGraph
 				if benchMakesRows(src, lf, base, validate) {
-					bg, err = makeBenchRows(src, lf, needWeights, base.Comm)
+					bg, err = makeBenchRows(src, lf, needWeights, base)
 				} else {
 					bg, err = loadBenchGraph(src, lf, needWeights, writeTo, relabelOn, vertexprog.PartsOf(po))
 				}

@@ -201,14 +201,21 @@ func TestReadFlag(t *testing.T) {
 }
 
 // bench over processes makes a generated graph by rows: each process
-// only its own, from the host generator here, and every app that runs on
-// rows answers as bench does on the whole graph in one process (same
-// vertex order: --relabel none), every one in its summary; the apps that
-// read the whole graph are skipped, saying why.
+// only its own, from the host generator here, renumbered by degree
+// (--relabel auto) or not (none), and every app that runs on rows
+// answers as bench does on the whole graph in one process, every one in
+// its summary (in the input's ids); the apps that read the whole graph
+// are skipped, saying why.
 func TestBenchMakesRowsOverProcesses(t *testing.T) {
+	for _, relabel := range []string{"auto", "none"} {
+		t.Run(relabel, func(t *testing.T) { checkBenchRows(t, relabel) })
+	}
+}
+
+func checkBenchRows(t *testing.T, relabel string) {
 	dir := t.TempDir()
 	args := []string{"bench", "kron:11", "--backend", "cpu", "--algo", "bfs,sssp,cc,pagerank-ldbc,cdlp,tc", "--runs", "1"}
-	outs, _ := overProcesses(t, 2, "", dir, func(int) []string { return args })
+	outs, _ := overProcesses(t, 2, "", dir, func(int) []string { return append(args, "--relabel", relabel) })
 	readBench := func(path string) benchRecord {
 		t.Helper()
 		var rec benchRecord
@@ -227,7 +234,8 @@ func TestBenchMakesRowsOverProcesses(t *testing.T) {
 		t.Fatal(out)
 	}
 	whole := readBench(wholeJSON)
-	if g := held.Graphs[0]; !strings.Contains(g.Generator, "each of 2 processes its rows") || g.Edges != whole.Graphs[0].Edges || g.NNZ != whole.Graphs[0].NNZ {
+	if g := held.Graphs[0]; !strings.Contains(g.Generator, "each of 2 processes its rows") || g.Edges != whole.Graphs[0].Edges || g.NNZ != whole.Graphs[0].NNZ ||
+		strings.HasPrefix(g.Relabel, "degree") != (relabel == "auto") {
 		t.Fatalf("the graph made by rows: %+v, whole %+v", g, whole.Graphs[0])
 	}
 	if !strings.Contains(outs[0], "this process made rows [0, ") || !strings.Contains(outs[1], "this process made rows [") {
