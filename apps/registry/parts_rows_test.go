@@ -295,7 +295,7 @@ func TestAppsOverMadeRows(t *testing.T) {
 					}
 					defer c.Close()
 					lo, hi := split.Range(rank)
-					part, err := datasets.BuildStreamRows(es, opt, int(lo), int(hi))
+					part, err := datasets.BuildStreamRows(es, opt, nil, int(lo), int(hi))
 					if err != nil {
 						return err
 					}
