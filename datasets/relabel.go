@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sync/atomic"
@@ -58,9 +59,20 @@ func Skewed(g *Graph) bool {
 	// The median from a histogram of the degrees up to the mean: the
 	// median of a skewed graph lies below it.
 	mean := float64(g.NNZ()) / float64(g.N)
-	hist := make([]int, int(1.3*mean)+2)
-	for v := range g.N {
-		hist[min(g.Degree(int32(v)), len(hist)-1)]++
+	size := int(1.3*mean) + 2
+	hists := make([][]int, par.Workers())
+	par.Blocks(g.N, func(w, lo, hi int) {
+		h := make([]int, size)
+		for v := lo; v < hi; v++ {
+			h[min(g.Degree(int32(v)), size-1)]++
+		}
+		hists[w] = h
+	})
+	hist := make([]int, size)
+	for _, h := range hists {
+		for d, c := range h {
+			hist[d] += c
+		}
 	}
 	seen := 0
 	for d, c := range hist {
@@ -123,25 +135,64 @@ func (g *Graph) MaxDegree() int {
 }
 
 // DegreeOrder returns the new id of every vertex when numbered by
-// decreasing out-degree, ties by increasing old id (a counting sort).
+// decreasing out-degree, ties by increasing old id: a counting sort on
+// every core, each block of vertices counting its own degrees below
+// degreeBuckets (the vertices of larger degrees, few, are sorted apart
+// and numbered first).
 func DegreeOrder(g *Graph) []int32 {
-	maxDeg := g.MaxDegree()
-	// start[d] becomes the first new id of the vertices of degree d.
-	start := make([]int64, maxDeg+2)
-	for v := range g.N {
-		start[maxDeg-g.Degree(int32(v))+1]++
+	n := g.N
+	newID := make([]int32, n)
+	if n == 0 {
+		return newID
 	}
-	for d := 1; d < len(start); d++ {
-		start[d] += start[d-1]
+	p := par.Workers()
+	counts := make([][]int64, p) // counts[w][d]: block w's vertices of degree d < degreeBuckets
+	highs := make([][]int32, p)  // block w's vertices of larger degree, in order
+	par.Blocks(n, func(w, lo, hi int) {
+		c := make([]int64, degreeBuckets)
+		var h []int32
+		for v := lo; v < hi; v++ {
+			if d := g.RowPtr[v+1] - g.RowPtr[v]; d < degreeBuckets {
+				c[d]++
+			} else {
+				h = append(h, int32(v))
+			}
+		}
+		counts[w], highs[w] = c, h
+	})
+	high := slices.Concat(highs...) // (by increasing id: the blocks in order)
+	slices.SortStableFunc(high, func(a, b int32) int { return cmp.Compare(g.Degree(b), g.Degree(a)) })
+	for i, v := range high {
+		newID[v] = int32(i)
 	}
-	newID := make([]int32, g.N)
-	for v := range g.N {
-		k := maxDeg - g.Degree(int32(v))
-		newID[v] = int32(start[k])
-		start[k]++
+	// start[w][d]: block w's first new id of degree d, the degrees
+	// decreasing and the blocks in order within each.
+	next := int64(len(high))
+	for d := degreeBuckets - 1; d >= 0; d-- {
+		for w := range counts {
+			if counts[w] == nil {
+				continue
+			}
+			c := counts[w][d]
+			counts[w][d] = next
+			next += c
+		}
 	}
+	par.Blocks(n, func(w, lo, hi int) {
+		start := counts[w]
+		for v := lo; v < hi; v++ {
+			if d := g.RowPtr[v+1] - g.RowPtr[v]; d < degreeBuckets {
+				newID[v] = int32(start[d])
+				start[d]++
+			}
+		}
+	})
 	return newID
 }
+
+// degreeBuckets bounds the degrees DegreeOrder counts per block of
+// vertices (a block's counts are 8 bytes a degree).
+const degreeBuckets = 1 << 12
 
 // InterleaveParts renumbers ids (a permutation of [0, n), new ids by
 // rank, DegreeOrder's) over parts ranges: rank r goes to range r mod

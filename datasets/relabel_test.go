@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"cmp"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -318,6 +319,40 @@ func TestPermuteOneVertex(t *testing.T) {
 		p := g.Permute([]int32{0})
 		if !reflect.DeepEqual(p, permuteBySorting(g, []int32{0})) {
 			t.Errorf("%+v permuted to %+v", g, p)
+		}
+	}
+}
+
+// DegreeOrder numbers the vertices as a stable sort by decreasing degree
+// does: on small graphs (counted in one block), and on larger ones in
+// blocks, with vertices of degrees above its counted buckets (sorted
+// apart), ties among them too.
+func TestDegreeOrderIsASort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 41))
+	for _, n := range []int{1, 7, 5000, 70000} {
+		deg := make([]int64, n)
+		for v := range deg {
+			deg[v] = int64(rng.IntN(40))
+			if rng.IntN(2000) == 0 {
+				deg[v] = degreeBuckets + int64(rng.IntN(3))*1000 // (ties above the buckets too)
+			}
+		}
+		rowPtr := make([]int64, n+1)
+		for v, d := range deg {
+			rowPtr[v+1] = rowPtr[v] + d
+		}
+		g := &Graph{N: n, RowPtr: rowPtr}
+		order := make([]int32, n)
+		for v := range order {
+			order[v] = int32(v)
+		}
+		slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(deg[b], deg[a]) })
+		want := make([]int32, n)
+		for i, v := range order {
+			want[v] = int32(i)
+		}
+		if got := DegreeOrder(g); !slices.Equal(got, want) {
+			t.Errorf("%d vertices: the order differs from a stable sort by decreasing degree", n)
 		}
 	}
 }
