@@ -125,32 +125,6 @@ func BuildStreamRows(es *EdgeStream, opt Options, newID []int32, lo, hi int) (*G
 	return g, nil
 }
 
-// WeighRandomly gives every arc of g the random weight opt asks for
-// (WeightsRandom), drawn from its ends' original ids (OriginalID), so
-// that a graph renumbered before its weights were drawn (rows a device
-// made in a new order: cuda/gen's Options.IDs) has the weights of the
-// graph BuildStream weighs and then renumbers.
-func (g *Graph) WeighRandomly(opt Options) error {
-	if opt.Weights != WeightsRandom {
-		return fmt.Errorf("%s: weights %v are not random", g.Name, opt.Weights)
-	}
-	if _, err := weigher(opt, nil); err != nil {
-		return err
-	}
-	lo, span := uint64(opt.WeightMin), uint64(opt.WeightMax-opt.WeightMin+1)
-	g.W = make([]float32, g.NNZ())
-	// (split by arcs: a part's rows are all in one range)
-	par.Parts(par.Split(g.N, par.Workers(), func(i int) int64 { return g.RowPtr[i] }), func(_, x, y int) {
-		for v := int32(x); v < int32(y); v++ {
-			s := int32(g.OriginalID(v))
-			for i := g.RowPtr[v]; i < g.RowPtr[v+1]; i++ {
-				g.W[i] = pairWeight(s, int32(g.OriginalID(g.Col[i])), opt.Seed, lo, span)
-			}
-		}
-	})
-	return nil
-}
-
 // StreamCounts is the row offsets (N+1) of the arcs BuildStream makes
 // from es before it merges duplicates: what a run over several processes
 // splits the rows by before any of them has built its own (within a few

@@ -70,6 +70,7 @@ struct GEN_Arg {
   int* col;
   float* w;                    // or null
   unsigned long long* zero;    // gen_zero
+  const int* orig;             // u_emit's weights: the GAP id of each renumbered vertex (gen.go's Options.Orig), or null
   long long n;
   long long entries;           // GAP's entries, degree * n
   long long blocks;            // GAP's blocks
@@ -94,7 +95,7 @@ struct GEN_Arg {
   long long mask;              // uniform: n - 1
 };
 
-static_assert(sizeof(GEN_Arg) == 47 * 8, "hpgraph: GEN_Arg layout");
+static_assert(sizeof(GEN_Arg) == 48 * 8, "hpgraph: GEN_Arg layout");
 
 __device__ __forceinline__ long long gen_thread() { return (long long)blockIdx.x * GEN_THREADS + threadIdx.x; }
 __device__ __forceinline__ long long gen_stride() { return (long long)gridDim.x * GEN_THREADS; }
@@ -456,7 +457,7 @@ extern "C" __global__ void __launch_bounds__(GEN_THREADS) u_emit(const GEN_Arg a
     const long long prev = i == 0 ? a.lo - 1 : a.lo + (long long)(a.keyIn[i - 1] >> a.colBits);
     for (long long r = prev + 1; r <= row; r++) a.rowPtr[r - a.partLo] = at;
     a.col[at] = c;
-    if (a.w) a.w[at] = gen_weight(a, (int)row, c);
+    if (a.w) a.w[at] = a.orig ? gen_weight(a, a.orig[row], a.orig[c]) : gen_weight(a, (int)row, c);
     at++;
   }
 }

@@ -170,17 +170,19 @@ type Options struct {
 	// renumbered, so that the rows are made in the new order (a run over
 	// several processes, each making its rows by degree: the caller's
 	// renumbering of Shuffle's ids). Kronecker graphs only (a uniform
-	// graph's degrees are not skewed; its ids are drawn unshuffled). The
-	// rows are made without weights: the device draws them from the ids
-	// it writes, and a renumbered graph's are GAP's ids'
-	// (datasets.Graph.WeighRandomly, on the host).
+	// graph's degrees are not skewed; its ids are drawn unshuffled).
 	IDs []int32
+	// Orig, with IDs, is the GAP vertex of each new one (the caller's
+	// renumbering inverted): a renumbered graph's weights are drawn from
+	// GAP's ids, as the whole graph's before it is renumbered. Without
+	// it renumbered rows are made without weights.
+	Orig []int32
 }
 
 // arg is gen.cu's GEN_Arg: every field 8 bytes, in its order
 // (TestArgMatchesSource).
 type arg struct {
-	Perm, Count, Keys, Stats, Targets, Off, Lists, PermOut, Scan, Sums, KeyIn, KeyOut, Hist, RowPtr, Col, W, Zero Ptr
+	Perm, Count, Keys, Stats, Targets, Off, Lists, PermOut, Scan, Sums, KeyIn, KeyOut, Hist, RowPtr, Col, W, Zero, Orig Ptr
 
 	N, Entries, Blocks, BlockEntries, Capacity, ScanLen, ScanTiles, NKeys, Tiles, Base, ZeroWords     int64
 	FillFrom, FillTo, FillValue                                                                       int64
@@ -406,8 +408,9 @@ func (g *Graph) Build(d Device, lo, hi int, o Options) (part *Part, err error) {
 	var perm Ptr
 	switch {
 	case o.IDs != nil:
-		if len(o.IDs) != g.N || g.Uniform {
-			return nil, fmt.Errorf("gen: %s renumbered by %d ids for %d vertices (uniform %v: renumbered rows are a Kronecker graph's)", g.Name, len(o.IDs), g.N, g.Uniform)
+		if len(o.IDs) != g.N || o.Orig != nil && len(o.Orig) != g.N || g.Uniform {
+			return nil, fmt.Errorf("gen: %s renumbered by %d ids (%d original) for %d vertices (uniform %v: renumbered rows are a Kronecker graph's)",
+				g.Name, len(o.IDs), len(o.Orig), g.N, g.Uniform)
 		}
 		if perm, err = b.alloc(&b.tmp, "the vertex ids", int64(g.N)*4); err != nil {
 			return nil, err
@@ -429,7 +432,14 @@ func (g *Graph) Build(d Device, lo, hi int, o Options) (part *Part, err error) {
 	if p.Col, err = b.alloc(&p.Bufs, "the columns", c.raw*4); err != nil {
 		return nil, err
 	}
-	if g.weighted() && o.IDs == nil {
+	var orig Ptr
+	if g.weighted() && o.IDs != nil && o.Orig != nil {
+		if orig, err = b.alloc(&b.tmp, "the original ids", int64(g.N)*4); err != nil {
+			return nil, err
+		}
+		b.d.HtoD(orig, unsafe.Pointer(unsafe.SliceData(o.Orig)), int64(g.N)*4)
+	}
+	if g.weighted() && (o.IDs == nil || orig != 0) {
 		if p.W, err = b.alloc(&p.Bufs, "the weights", c.raw*4); err != nil {
 			return nil, err
 		}
@@ -482,7 +492,7 @@ func (g *Graph) Build(d Device, lo, hi int, o Options) (part *Part, err error) {
 		}
 		pt.Mark("fill")
 		sorted := b.sort(keys, n, ch, hist, sums)
-		base += b.emit(p, sorted, n, ch, kept, sums, base)
+		base += b.emit(p, sorted, n, ch, kept, sums, base, orig)
 		pt.Mark(fmt.Sprintf("sort (%d passes) and rows", b.sortPasses(ch)))
 	}
 	if len(chunks) == 0 { // (no rows)
@@ -541,8 +551,9 @@ func (b *builder) sort(keys [2]Ptr, n int64, ch chunk, hist, sums Ptr) Ptr {
 }
 
 // emit writes the n sorted keys of ch as the part's rows, from arc base,
-// and returns the arcs it kept.
-func (b *builder) emit(p *Part, keys Ptr, n int64, ch chunk, kept, sums Ptr, base int64) int64 {
+// and returns the arcs it kept; orig, where not 0, is the original id of
+// each vertex, which the weights are drawn from.
+func (b *builder) emit(p *Part, keys Ptr, n int64, ch chunk, kept, sums Ptr, base int64, orig Ptr) int64 {
 	o := b.g.Options
 	tiles := (n + tile - 1) / tile
 	a := &arg{KeyIn: keys, NKeys: n, Tiles: tiles, Scan: kept, RowPtr: p.RowPtr, Col: p.Col, W: p.W, Base: base,
@@ -551,7 +562,7 @@ func (b *builder) emit(p *Part, keys Ptr, n int64, ch chunk, kept, sums Ptr, bas
 		a.KeepDups = 1
 	}
 	if p.W != 0 {
-		a.WSeed, a.WLo, a.WSpan = int64(o.Seed), int64(o.WeightMin), int64(o.WeightMax-o.WeightMin+1)
+		a.WSeed, a.WLo, a.WSpan, a.Orig = int64(o.Seed), int64(o.WeightMin), int64(o.WeightMax-o.WeightMin+1), orig
 	}
 	if n == 0 {
 		b.launch("u_fill", b.spread(int64(ch.hi-ch.lo+1)), &arg{RowPtr: p.RowPtr, FillFrom: int64(ch.lo), FillTo: int64(ch.hi),

@@ -409,6 +409,23 @@ func TestModelHost(t *testing.T) {
 			}
 			p.Free(d)
 		}
+		// (parts copied each into its place of one CSR: the whole graph)
+		bounds := []int{0, g.N / 3, g.N / 3, g.N}
+		h = &datasets.Graph{Name: g.Name, N: g.N, RowPtr: make([]int64, g.N+1), Col: make([]int32, want.NNZ()),
+			Stats: want.Stats, RepeatFree: want.RepeatFree}
+		if want.W != nil {
+			h.W = make([]float32, want.NNZ())
+		}
+		base := int64(0)
+		for i := range len(bounds) - 1 {
+			p := build(t, d, g, bounds[i], bounds[i+1], Options{})
+			g.HostInto(d, p, h, base)
+			base += p.NNZ
+			p.Free(d)
+		}
+		if !reflect.DeepEqual(h, want) {
+			t.Errorf("%s: the parts copied into one CSR differ from BuildStream's graph", g.Name)
+		}
 	}
 }
 
@@ -470,8 +487,9 @@ func TestModelSplit(t *testing.T) {
 
 // TestModelRenumbered: rows made with Options.IDs (GAP's shuffle,
 // Shuffle, composed with a renumbering) are the host stream's rows
-// renumbered so (datasets.BuildStreamRows with the renumbering); a
-// weighted graph is refused.
+// renumbered so (datasets.BuildStreamRows with the renumbering), their
+// weights GAP's ids' (Options.Orig), or none without Orig; a uniform
+// graph is refused.
 func TestModelRenumbered(t *testing.T) {
 	for _, s := range []Spec{{kron(10, 16), datasets.Options{}}, {kron(9, 16), keepAll}, {kron(9, 16), weighted}} {
 		g := newGraph(t, s)
@@ -489,35 +507,37 @@ func TestModelRenumbered(t *testing.T) {
 		if len(gap) != g.N {
 			t.Fatalf("%s: Shuffle gave %d ids", g.Name, len(gap))
 		}
-		ids := slices.Clone(newID)
+		ids, orig := slices.Clone(newID), make([]int32, g.N)
 		for i, v := range gap {
 			ids[i] = newID[v]
 		}
+		for v, nv := range newID {
+			orig[nv] = int32(v)
+		}
 		es := hostStream(t, s)
 		for _, b := range [][2]int{{0, g.N / 2}, {g.N / 2, g.N}} {
-			p, err := g.Build(d, b[0], b[1], Options{IDs: ids})
-			if err != nil {
-				t.Fatal(err)
-			}
-			h, err := g.Host(d, p)
-			p.Free(d)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := hostRows(t, es, s.Options, newID, b)
-			want.Name = g.Name
-			// (made without weights, which the host draws after)
-			h.IDs = want.IDs
-			if s.Options.Weights == datasets.WeightsRandom {
-				if h.W != nil {
-					t.Fatalf("%s: renumbered rows made with weights", g.Name)
+			for _, withOrig := range []bool{true, false} {
+				o := Options{IDs: ids}
+				if withOrig {
+					o.Orig = orig
 				}
-				if err := h.WeighRandomly(s.Options); err != nil {
+				p, err := g.Build(d, b[0], b[1], o)
+				if err != nil {
 					t.Fatal(err)
 				}
-			}
-			if !reflect.DeepEqual(h, want) {
-				t.Errorf("%s rows %v renumbered: the device's differ from the host stream's", g.Name, b)
+				h, err := g.Host(d, p)
+				p.Free(d)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := hostRows(t, es, s.Options, newID, b)
+				want.Name, h.IDs = g.Name, want.IDs
+				if !withOrig {
+					want.W = nil // (no weights without the original ids)
+				}
+				if !reflect.DeepEqual(h, want) {
+					t.Errorf("%s rows %v renumbered (original ids %v): the device's differ from the host stream's", g.Name, b, withOrig)
+				}
 			}
 		}
 		if d.used != 0 {

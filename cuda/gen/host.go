@@ -23,20 +23,35 @@ func (g *Graph) whole(p *Part) error {
 func (g *Graph) Host(d Device, p *Part) (*datasets.Graph, error) {
 	h := &datasets.Graph{Name: g.Name, N: g.N, RowPtr: make([]int64, g.N+1), Col: make([]int32, p.NNZ),
 		Stats: p.Stats, RepeatFree: !g.Options.KeepDuplicates}
-	d.DtoH(unsafe.Pointer(&h.RowPtr[p.Lo]), p.RowPtr, int64(p.Hi-p.Lo+1)*8)
+	if p.W != 0 {
+		h.W = make([]float32, p.NNZ)
+	}
+	g.HostInto(d, p, h, 0)
 	for v := p.Hi + 1; v <= g.N; v++ {
 		h.RowPtr[v] = p.NNZ
 	}
-	if p.NNZ > 0 {
-		d.DtoH(unsafe.Pointer(&h.Col[0]), p.Col, p.NNZ*4)
-	}
-	if p.W != 0 {
-		h.W = make([]float32, p.NNZ)
-		if p.NNZ > 0 {
-			d.DtoH(unsafe.Pointer(&h.W[0]), p.W, p.NNZ*4)
+	return h, nil
+}
+
+// HostInto copies p into h, a graph of g's N vertices whose arrays hold
+// it from arc base: its rows' offsets (base added), columns, and weights
+// where both have them. The parts of one graph copied so, each from the
+// arcs of the parts before it, are the whole graph.
+func (g *Graph) HostInto(d Device, p *Part, h *datasets.Graph, base int64) {
+	rows := h.RowPtr[p.Lo : p.Hi+1]
+	d.DtoH(unsafe.Pointer(&rows[0]), p.RowPtr, int64(len(rows))*8)
+	if base != 0 {
+		for i := range rows {
+			rows[i] += base
 		}
 	}
-	return h, nil
+	if p.NNZ == 0 {
+		return
+	}
+	d.DtoH(unsafe.Pointer(&h.Col[base]), p.Col, p.NNZ*4)
+	if p.W != 0 && h.W != nil {
+		d.DtoH(unsafe.Pointer(&h.W[base]), p.W, p.NNZ*4)
+	}
 }
 
 // piece is the arcs WriteCache downloads at a time (64 MiB of columns).

@@ -496,7 +496,7 @@ func weight(a *arg, s, d int32) float32 {
 
 func (m *model) uEmit(a *arg, grid int64) {
 	keys, scan, rp := view[uint64](m, a.KeyIn), view[int64](m, a.Scan), view[int64](m, a.RowPtr)
-	col, w := view[int32](m, a.Col), view[float32](m, a.W)
+	col, w, orig := view[int32](m, a.Col), view[float32](m, a.W), view[int32](m, a.Orig)
 	const items = tile / BlockSize
 	for _, t := range m.order(grid) {
 		at := a.Base + scan[t] // the block scan of the threads' counts, in order
@@ -519,7 +519,9 @@ func (m *model) uEmit(a *arg, grid int64) {
 					rp[r-a.PartLo] = at
 				}
 				col[at] = c
-				if w != nil {
+				if w != nil && orig != nil {
+					w[at] = weight(a, orig[row], orig[c])
+				} else if w != nil {
 					w[at] = weight(a, int32(row), c)
 				}
 				at++

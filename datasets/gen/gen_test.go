@@ -513,22 +513,6 @@ func TestBuildStreamRowsArePartsOfTheWhole(t *testing.T) {
 			if sum != whole.Stats {
 				t.Errorf("%+v: the parts' stats add up to %+v, the whole graph's are %+v", c, sum, whole.Stats)
 			}
-			// (rows made without weights, weighed after: what a device's
-			// renumbered rows get, datasets.Graph.WeighRandomly)
-			if c.opt.Weights == datasets.WeightsRandom {
-				plain := c.opt
-				plain.Weights = datasets.WeightsNone
-				p, err := datasets.BuildStreamRows(es, plain, ids, 0, whole.N)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := p.WeighRandomly(c.opt); err != nil {
-					t.Fatal(err)
-				}
-				if !slices.Equal(p.W, want.W) {
-					t.Errorf("%+v (renumbered %v): weighed after, the weights differ from the whole graph's", c, ids != nil)
-				}
-			}
 		}
 	}
 	es, _ := KroneckerStream(8, 16, GAPSeed)
