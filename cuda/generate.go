@@ -8,6 +8,7 @@ import (
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/cuda/gen"
+	"github.com/hpgraph/hpgraph/cuda/run"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/hyb"
 )
@@ -87,12 +88,12 @@ func (b *Backend) GenerateCounts(g *gen.Graph, shuffle bool) (rowPtr []int64, id
 	return rowPtr, ids, err
 }
 
-// GenerateRows makes rows [lo, hi) of g on b's device, with ids
-// renumbering them where not nil (gen.Options.IDs), and returns them on
-// the host (datasets.BuildStreamRows's graph: every other row empty),
-// then frees the device's copy: a process of a run over several makes
-// only its own rows (vertexprog.GatherRows), on its own device.
-func (b *Backend) GenerateRows(g *gen.Graph, ids []int32, lo, hi int) (*datasets.Graph, error) {
+// GenerateRows makes rows [lo, hi) of g on b's device, as o says (a
+// renumbering: gen.Options.IDs, Orig), and returns them on the host
+// (datasets.BuildStreamRows's graph: every other row empty), then frees
+// the device's copy: a process of a run over several makes only its own
+// rows (vertexprog.GatherRows), on its own device.
+func (b *Backend) GenerateRows(g *gen.Graph, o gen.Options, lo, hi int) (*datasets.Graph, error) {
 	dev, err := b.device()
 	if err != nil {
 		return nil, err
@@ -100,13 +101,65 @@ func (b *Backend) GenerateRows(g *gen.Graph, ids []int32, lo, hi int) (*datasets
 	var h *datasets.Graph
 	err = dev.Do(fmt.Sprintf("making rows [%d, %d) of %s", lo, hi, g.Name), func() error {
 		d := gen.NewDevice(dev.Device.Device)
-		p, err := g.Build(d, lo, hi, gen.Options{IDs: ids})
+		p, err := g.Build(d, lo, hi, o)
 		if err != nil {
 			return err
 		}
 		defer p.Free(d)
 		h, err = g.Host(d, p)
 		return err
+	})
+	return h, err
+}
+
+// GenerateParts makes g on the devices a partitioned run uses (--devices,
+// one part a device, as StartParts): rows [bounds[i], bounds[i+1]) on the
+// i-th, all at once, as o says (a renumbering: gen.Options.IDs, Orig),
+// and returns the whole graph on the host, each part downloaded into its
+// place of one CSR (its stats the parts' added); the devices' copies are
+// then freed. A graph too large for one device's generator, made in one
+// process with several GPUs.
+func (b *Backend) GenerateParts(g *gen.Graph, o gen.Options, bounds []int) (*datasets.Graph, error) {
+	np := len(bounds) - 1
+	devs, err := b.partDevices(np)
+	if err != nil {
+		return nil, err
+	}
+	parts := make([]*gen.Part, np)
+	defer func() {
+		for i, p := range parts {
+			if p != nil {
+				_ = devs[i].Do("freeing a generated part", func() error { p.Free(gen.NewDevice(devs[i].Device.Device)); return nil })
+			}
+		}
+	}()
+	err = run.EachDevice(devs, func(i int, d *run.Device) error {
+		return d.Do(fmt.Sprintf("making rows [%d, %d) of %s", bounds[i], bounds[i+1], g.Name), func() error {
+			var err error
+			parts[i], err = g.Build(gen.NewDevice(d.Device.Device), bounds[i], bounds[i+1], o)
+			return err
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	h := &datasets.Graph{Name: g.Name, N: g.N, RowPtr: make([]int64, g.N+1), RepeatFree: !g.Options.KeepDuplicates}
+	base := make([]int64, np+1)
+	for i, p := range parts {
+		base[i+1] = base[i] + p.NNZ
+		h.Stats.Entries = p.Stats.Entries
+		h.Stats.SelfLoops += p.Stats.SelfLoops
+		h.Stats.Duplicates += p.Stats.Duplicates
+	}
+	h.Col = make([]int32, base[np])
+	if parts[0].W != 0 {
+		h.W = make([]float32, base[np])
+	}
+	err = run.EachDevice(devs, func(i int, d *run.Device) error {
+		return d.Do("copying a generated part to the host", func() error {
+			g.HostInto(gen.NewDevice(d.Device.Device), parts[i], h, base[i])
+			return nil
+		})
 	})
 	return h, err
 }

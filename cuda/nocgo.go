@@ -64,8 +64,13 @@ func (*Backend) Generate(*gen.Graph) (*datasets.Graph, error) { return nil, noGP
 // GenerateCounts says why there is no device without cgo.
 func (*Backend) GenerateCounts(*gen.Graph, bool) ([]int64, []int32, error) { return nil, nil, noGPU() }
 
+// GenerateParts says why there is no device without cgo.
+func (*Backend) GenerateParts(*gen.Graph, gen.Options, []int) (*datasets.Graph, error) {
+	return nil, noGPU()
+}
+
 // GenerateRows says why there is no device without cgo.
-func (*Backend) GenerateRows(*gen.Graph, []int32, int, int) (*datasets.Graph, error) {
+func (*Backend) GenerateRows(*gen.Graph, gen.Options, int, int) (*datasets.Graph, error) {
 	return nil, noGPU()
 }
 

@@ -204,6 +204,7 @@ func loadBenchGraph(src graphSource, lf loadFlags, withWeights bool, writeTo, re
 	info := benchGraphJSON{Name: src.arg}
 	var from pipeline.Source
 	var pr *progress
+	madeInOrder := "" // (the order a graph made on several GPUs was made in)
 	if src.file != "" {
 		info.Kind, info.File = "file", src.file
 		pr = newProgress("loading " + src.file)
@@ -211,8 +212,25 @@ func loadBenchGraph(src graphSource, lf loadFlags, withWeights bool, writeTo, re
 	} else {
 		pr = newProgress("generating " + src.arg)
 		from = func(opt datasets.Options) (*datasets.Graph, error) {
+			info.Kind, info.Generator = "generator", src.about
+			// Runs on several GPUs: each makes its part of the rows, in
+			// the order the graph is run in (generateOnGPUs).
+			if gg, ok := gapGraph(src.kind, src.p); ok && parts > 1 && relabelOn != "cpu" && !(gg.Uniform && lf.Relabel == "degree") {
+				g, order, about, err := generateOnGPUs(gg, opt, lf.Relabel != "none", parts)
+				if err == nil {
+					info.Generator += fmt.Sprintf(" (made on %d GPUs, a part each)", parts)
+					madeInOrder = about
+					if order == datasets.RelabelNone {
+						madeInOrder = "none"
+					}
+					return g, nil
+				}
+				if !gpuFallback(err, "auto") {
+					return nil, err
+				}
+			}
 			g, where, err := generateWhere(src.kind, src.p, opt, "auto")
-			info.Kind, info.Generator = "generator", src.about+where
+			info.Generator += where
 			return g, err
 		}
 	}
@@ -228,9 +246,13 @@ func loadBenchGraph(src graphSource, lf loadFlags, withWeights bool, writeTo, re
 		}
 	}
 	ld.Parts = parts
-	ld.Relabel(ld.Want, relabelOn)
+	if madeInOrder == "" {
+		ld.Relabel(ld.Want, relabelOn)
+		info.Relabel, info.RelabelMS = ld.Order.String(), ms(ld.RelabelTime)
+	} else {
+		info.Relabel = madeInOrder
+	}
 	g := ld.Data
-	info.Relabel, info.RelabelMS = ld.Order.String(), ms(ld.RelabelTime)
 	info.Vertices, info.Edges, info.NNZ, info.Directed = g.N, g.Edges(), g.NNZ(), g.Directed
 	bg := &benchGraph{plain: g}
 	if g.W != nil {

@@ -7,9 +7,11 @@ import (
 	"time"
 
 	"github.com/hpgraph/hpgraph/cuda"
+	gpugen "github.com/hpgraph/hpgraph/cuda/gen"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/datasets/gen"
 	"github.com/hpgraph/hpgraph/internal/par"
+	"github.com/hpgraph/hpgraph/internal/phase"
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
@@ -85,33 +87,109 @@ type madeRows struct {
 	where, order string
 }
 
+// rowPlan is how the processes, or one process's devices, that each
+// make their own rows of a GAP graph share it, the same everywhere: the
+// renumbering by the generator's counts (newID; nil: GAP's order) and
+// the rows' split into pieces (bounds).
+type rowPlan struct {
+	newID  []int32
+	bounds []int32
+	order  string
+}
+
+// planRows plans gg's rows from its counts (row offsets before
+// duplicates merge): renumbered where relabel asks and the counts are
+// skewed, interleaved over parts, and split into pieces by the
+// renumbered counts. who says who makes the rows ("each process").
+func planRows(gg gen.GAPGraph, counts []int64, relabel bool, parts, pieces int, who string) (rowPlan, error) {
+	p := rowPlan{order: fmt.Sprintf("none (%s made its rows: --relabel none)", who)}
+	if relabel {
+		p.order = fmt.Sprintf("none (%s made its rows, and the degrees are not skewed)", who)
+		shape := &datasets.Graph{N: len(counts) - 1, RowPtr: counts}
+		if !gg.Uniform && datasets.Skewed(shape) {
+			p.newID = datasets.DegreeOrder(shape)
+			datasets.InterleaveParts(p.newID, parts)
+			counts = renumberCounts(counts, p.newID)
+			p.order = fmt.Sprintf("degree (by the arcs before duplicates merge, interleaved over %d parts; %s made its rows so)", parts, who)
+		}
+	}
+	pt, err := vertexprog.SplitRows(counts, pieces)
+	p.bounds = pt.Bounds
+	return p, err
+}
+
+// device is how a device makes p's rows (gen.Options): with the vertex
+// of each drawn id GAP's (gap, the device's shuffle) renumbered, in
+// place, and the GAP vertex of each new one, which the weights are drawn
+// from; nothing where p keeps GAP's order (the device shuffles itself).
+func (p rowPlan) device(gap []int32) gpugen.Options {
+	if p.newID == nil {
+		return gpugen.Options{}
+	}
+	orig := make([]int32, len(p.newID))
+	par.Blocks(len(gap), func(_, x, y int) {
+		for i := x; i < y; i++ {
+			gap[i] = p.newID[gap[i]]
+		}
+		for v := x; v < y; v++ {
+			orig[p.newID[v]] = int32(v)
+		}
+	})
+	return gpugen.Options{IDs: gap, Orig: orig}
+}
+
+// finish gives rows a device made renumbered (a part, or the whole
+// graph) their GAP ids.
+func (p rowPlan) finish(h *datasets.Graph, o gpugen.Options) {
+	if o.Orig == nil {
+		return
+	}
+	h.IDs = make([]int64, len(o.Orig))
+	par.Blocks(len(o.Orig), func(_, x, y int) {
+		for v := x; v < y; v++ {
+			h.IDs[v] = int64(o.Orig[v])
+		}
+	})
+}
+
 // makeRows makes this process's rows of gg: on the GPU where there is
 // one (and they fit), else from the host generator's stream. Every
 // process counts, renumbers (where relabel asks, and the counts are
 // skewed) and splits the rows alike; parts are the run's.
 func makeRows(gg gen.GAPGraph, opt datasets.Options, relabel bool, comm vertexprog.Comm, parts int) (m madeRows, err error) {
 	opt.Relabel = datasets.RelabelNone
-	// plan renumbers by the counts where it pays and picks this
-	// process's rows: their new ids, or nil.
-	plan := func(counts []int64) (newID []int32, err error) {
-		m.order = "none (each process made its rows: --relabel none)"
-		if relabel {
-			m.order = "none (each process made its rows, and the degrees are not skewed)"
-			shape := &datasets.Graph{N: len(counts) - 1, RowPtr: counts}
-			if !gg.Uniform && datasets.Skewed(shape) {
-				newID = datasets.DegreeOrder(shape)
-				datasets.InterleaveParts(newID, parts)
-				counts = renumberCounts(counts, newID)
-				m.order = fmt.Sprintf("degree (by the arcs before duplicates merge, interleaved over %d parts; each process made its rows so)", parts)
+	plan := func(counts []int64) (rowPlan, error) {
+		p, err := planRows(gg, counts, relabel, parts, comm.Size(), "each process")
+		if err == nil {
+			m.lo, m.hi, m.order = p.bounds[comm.Rank()], p.bounds[comm.Rank()+1], p.order
+		}
+		return p, err
+	}
+	if g, err := gpuGraph(gg, opt); err == nil {
+		pt := phase.New("bench", "making this process's rows of "+g.Name)
+		defer pt.Print()
+		b := cuda.Registered()
+		counts, gap, err := b.GenerateCounts(g, !gg.Uniform)
+		if err == nil {
+			pt.Mark("counts and shuffle")
+			var p rowPlan
+			if p, err = plan(counts); err != nil {
+				return m, err
+			}
+			counts = nil
+			o := p.device(gap)
+			pt.Mark("plan")
+			if m.part, err = b.GenerateRows(g, o, int(m.lo), int(m.hi)); err == nil {
+				pt.Mark("rows")
+				m.where = " (made on the GPU)"
+				p.finish(m.part, o)
+				return m, nil
 			}
 		}
-		pt, err := vertexprog.SplitRows(counts, comm.Size())
-		if err == nil {
-			m.lo, m.hi = pt.Range(comm.Rank())
+		if !gpuFallback(err, "auto") {
+			return m, err
 		}
-		return newID, err
-	}
-	if m.part, err = makeRowsOnGPU(gg, opt, plan, &m); err == nil || !gpuFallback(err, "auto") {
+	} else if !gpuFallback(err, "auto") {
 		return m, err
 	}
 	stream := gen.KroneckerStream
@@ -126,68 +204,66 @@ func makeRows(gg gen.GAPGraph, opt datasets.Options, relabel bool, comm vertexpr
 	if err != nil {
 		return m, err
 	}
-	newID, err := plan(counts)
+	p, err := plan(counts)
 	if err != nil {
 		return m, err
 	}
-	m.where = ""
-	m.part, err = datasets.BuildStreamRows(es, opt, newID, int(m.lo), int(m.hi))
+	m.part, err = datasets.BuildStreamRows(es, opt, p.newID, int(m.lo), int(m.hi))
 	return m, err
 }
 
-// makeRowsOnGPU is makeRows on the GPU, plan makeRows'.
-func makeRowsOnGPU(gg gen.GAPGraph, opt datasets.Options, plan func([]int64) ([]int32, error), m *madeRows) (*datasets.Graph, error) {
+// generateOnGPUs makes GAP's graph gg whole in one process whose runs
+// split over several GPUs (parts of them, --devices): each device makes
+// its part of the rows (cuda.Backend.GenerateParts), renumbered first by
+// the counts as processes making their rows are (relabel), so that no
+// device makes the whole graph and the host renumbers nothing. It returns
+// the graph, and its order (RelabelDegree or RelabelNone) described.
+func generateOnGPUs(gg gen.GAPGraph, opt datasets.Options, relabel bool, parts int) (*datasets.Graph, datasets.Relabeling, string, error) {
+	opt.Relabel = datasets.RelabelNone
 	g, err := gpuGraph(gg, opt)
 	if err != nil {
-		return nil, err
+		return nil, 0, "", err
 	}
+	pt := phase.New("bench", "making "+g.Name+" on several GPUs")
+	defer pt.Print()
 	b := cuda.Registered()
 	counts, gap, err := b.GenerateCounts(g, !gg.Uniform)
 	if err != nil {
-		return nil, err
+		return nil, 0, "", err
 	}
-	newID, err := plan(counts)
+	pt.Mark("counts and shuffle")
+	p, err := planRows(gg, counts, relabel, parts, parts, "each GPU")
 	if err != nil {
-		return nil, err
+		return nil, 0, "", err
 	}
 	counts = nil
-	if newID == nil {
-		gap = nil // (GAP's own order: the device shuffles)
+	bounds := make([]int, len(p.bounds))
+	for i, v := range p.bounds {
+		bounds[i] = int(v)
 	}
-	// The device's vertex of each drawn id: GAP's, renumbered.
-	par.Blocks(len(gap), func(_, x, y int) {
-		for i := x; i < y; i++ {
-			gap[i] = newID[gap[i]]
-		}
-	})
-	part, err := b.GenerateRows(g, gap, int(m.lo), int(m.hi))
-	m.where = " (made on the GPU)"
-	if err != nil || newID == nil {
-		return part, err
+	o := p.device(gap)
+	pt.Mark("plan")
+	h, err := b.GenerateParts(g, o, bounds)
+	pt.Mark("parts")
+	if err == nil {
+		p.finish(h, o)
 	}
-	part.IDs = make([]int64, len(newID))
-	par.Blocks(len(newID), func(_, x, y int) {
-		for v := x; v < y; v++ {
-			part.IDs[newID[v]] = int64(v)
-		}
-	})
-	// (renumbered rows are made without weights and weighed from their
-	// GAP ids here: gen.Options.IDs)
-	if opt.Weights == datasets.WeightsRandom {
-		err = part.WeighRandomly(opt)
+	order := datasets.RelabelNone
+	if p.newID != nil {
+		order = datasets.RelabelDegree
 	}
-	return part, err
+	return h, order, p.order, err
 }
 
 // renumberCounts is the row offsets of counts' rows renumbered by newID.
 func renumberCounts(counts []int64, newID []int32) []int64 {
 	out := make([]int64, len(counts))
-	for v, nv := range newID {
-		out[nv+1] = counts[v+1] - counts[v]
-	}
-	for v := range newID {
-		out[v+1] += out[v]
-	}
+	par.Blocks(len(newID), func(_, lo, hi int) {
+		for v := lo; v < hi; v++ {
+			out[newID[v]+1] = counts[v+1] - counts[v]
+		}
+	})
+	par.PrefixSum(out)
 	return out
 }
 

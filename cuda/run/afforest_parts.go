@@ -57,7 +57,7 @@ func StartPartComponents(devs []*Device, parts []*driver.Matrix, info []driver.P
 		}
 		g.stats = append(g.stats, driver.PartStat{Index: first + i, Lo: info[i].Lo, Hi: info[i].Hi, Arcs: m.NNZ()})
 	}
-	err := eachDevice(devs, func(i int, d *Device) error {
+	err := EachDevice(devs, func(i int, d *Device) error {
 		r, err := startCC(d, parts[i], 2*int64(n)*4)
 		if err != nil {
 			return err
@@ -89,7 +89,7 @@ func (g *ccParts) each(f func(i int, r *ccRun) error) error {
 	for i, r := range g.runs {
 		devs[i] = r.d
 	}
-	return eachDevice(devs, func(i int, _ *Device) error { return f(i, g.runs[i]) })
+	return EachDevice(devs, func(i int, _ *Device) error { return f(i, g.runs[i]) })
 }
 
 // Run implements driver.ComponentsRun: every part's forest, then the

@@ -102,7 +102,7 @@ func joinNCCL(comm driver.Comm, devs []*Device, first, total int, msg []byte) ([
 	// then broadcasts a word from every rank to all, once: NCCL connects
 	// its ranks on a communicator's first collective (NCCL 2.22's runtime
 	// connection), which would otherwise fall in the run's first exchange.
-	err = eachDevice(devs, func(i int, d *Device) error {
+	err = EachDevice(devs, func(i int, d *Device) error {
 		return d.Do("joining the run's NCCL communicator", func() error {
 			c, err := nccl.CommInitRank(total, id, first+i)
 			if err != nil {
@@ -140,9 +140,9 @@ func joinNCCL(comm driver.Comm, devs []*Device, first, total int, msg []byte) ([
 	return ncs, all, nil
 }
 
-// eachDevice runs f on every device at once, one goroutine each (parts
+// EachDevice runs f on every device at once, one goroutine each (parts
 // on one device take turns at its lock).
-func eachDevice(devs []*Device, f func(i int, d *Device) error) error {
+func EachDevice(devs []*Device, f func(i int, d *Device) error) error {
 	errs := make([]error, len(devs))
 	var wg sync.WaitGroup
 	for i, d := range devs {
