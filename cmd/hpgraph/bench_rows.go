@@ -138,9 +138,9 @@ func (p rowPlan) device(gap []int32) gpugen.Options {
 	return gpugen.Options{IDs: gap, Orig: orig}
 }
 
-// finish gives rows a device made renumbered (a part, or the whole
-// graph) their GAP ids.
-func (p rowPlan) finish(h *datasets.Graph, o gpugen.Options) {
+// setGAPIDs gives rows a device made renumbered as o says (a part, or
+// the whole graph) their GAP ids.
+func setGAPIDs(h *datasets.Graph, o gpugen.Options) {
 	if o.Orig == nil {
 		return
 	}
@@ -182,7 +182,7 @@ func makeRows(gg gen.GAPGraph, opt datasets.Options, relabel bool, comm vertexpr
 			if m.part, err = b.GenerateRows(g, o, int(m.lo), int(m.hi)); err == nil {
 				pt.Mark("rows")
 				m.where = " (made on the GPU)"
-				p.finish(m.part, o)
+				setGAPIDs(m.part, o)
 				return m, nil
 			}
 		}
@@ -246,7 +246,7 @@ func generateOnGPUs(gg gen.GAPGraph, opt datasets.Options, relabel bool, parts i
 	h, err := b.GenerateParts(g, o, bounds)
 	pt.Mark("parts")
 	if err == nil {
-		p.finish(h, o)
+		setGAPIDs(h, o)
 	}
 	order := datasets.RelabelNone
 	if p.newID != nil {
