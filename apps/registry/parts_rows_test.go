@@ -256,7 +256,7 @@ func TestAppsOverMadeRows(t *testing.T) {
 		t.Skip("starts a rendezvous per app")
 	}
 	opt := datasets.Options{Weights: datasets.WeightsRandom, WeightMin: 1, WeightMax: 64, Seed: 5}
-	es, err := gen.KroneckerStream(12, 16, gen.GAPSeed)
+	es, err := gen.KroneckerStream(14, 16, gen.GAPSeed) // (rows enough a process for its loops on every core)
 	if err != nil {
 		t.Fatal(err)
 	}
