@@ -254,3 +254,66 @@ func TestInterleavedPartsBalance(t *testing.T) {
 		}
 	}
 }
+
+// transposeCSR, on every core, is the stable transpose: each row its
+// entries' rows increasing, the parallel entries of one row (duplicates,
+// their weights differing) in the source's order, as a sequential pass
+// over the source rows places them.
+func TestTransposeCSRIsStable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 17))
+	for _, n := range []int{1, 50, 9000} {
+		for _, weighted := range []bool{false, true} {
+			src := hyb.CSR{RowPtr: make([]int64, n+1)}
+			for v := range n {
+				deg := rng.IntN(12)
+				if rng.IntN(500) == 0 {
+					deg = 3000 // (a hub: its column is many workers' at once)
+				}
+				for range deg {
+					u := int32(rng.IntN(n))
+					if rng.IntN(20) == 0 {
+						u = 0
+					}
+					src.Col = append(src.Col, u)
+					if weighted {
+						src.Val = append(src.Val, float32(rng.IntN(64)))
+					}
+					if rng.IntN(10) == 0 { // (a parallel entry)
+						src.Col = append(src.Col, u)
+						if weighted {
+							src.Val = append(src.Val, float32(rng.IntN(64)))
+						}
+					}
+				}
+				src.RowPtr[v+1] = int64(len(src.Col))
+			}
+			rowPtr := make([]int64, n+1)
+			for _, u := range src.Col {
+				rowPtr[u+1]++
+			}
+			for v := range n {
+				rowPtr[v+1] += rowPtr[v]
+			}
+			// (the sequential pass)
+			want := hyb.CSR{RowPtr: rowPtr, Col: make([]int32, len(src.Col))}
+			if weighted {
+				want.Val = make([]float32, len(src.Col))
+			}
+			next := slices.Clone(rowPtr[:n])
+			for v := range n {
+				for i := src.RowPtr[v]; i < src.RowPtr[v+1]; i++ {
+					j := next[src.Col[i]]
+					next[src.Col[i]]++
+					want.Col[j] = int32(v)
+					if weighted {
+						want.Val[j] = src.Val[i]
+					}
+				}
+			}
+			got := transposeCSR(n, rowPtr, src)
+			if !slices.Equal(got.Col, want.Col) || !slices.Equal(got.Val, want.Val) {
+				t.Errorf("%d rows, weighted %v: the transpose differs from the sequential pass's", n, weighted)
+			}
+		}
+	}
+}
