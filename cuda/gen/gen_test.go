@@ -366,7 +366,7 @@ func TestNewRejects(t *testing.T) {
 func TestModelHost(t *testing.T) {
 	defer func(p int64) { piece = p }(piece)
 	piece = 1000
-	for _, s := range []Spec{{kron(10, 16), weighted}, {urand(9, 16), datasets.Options{}}, {kron(9, 16), keepAll}} {
+	for _, s := range []Spec{{kron(10, 16), weighted}, {urand(9, 16), datasets.Options{}}, {kron(9, 16), keepAll}, {kron(13, 4), datasets.Options{}}} { // (kron13: rows enough to copy on every core)
 		want := hostGraph(t, s)
 		g := newGraph(t, s)
 		d := newModel(1<<40, 5)

@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/internal/par"
 )
 
 // whole checks that p is all of g's rows.
@@ -27,9 +28,12 @@ func (g *Graph) Host(d Device, p *Part) (*datasets.Graph, error) {
 		h.W = make([]float32, p.NNZ)
 	}
 	g.HostInto(d, p, h, 0)
-	for v := p.Hi + 1; v <= g.N; v++ {
-		h.RowPtr[v] = p.NNZ
-	}
+	tail := h.RowPtr[p.Hi+1:]
+	par.Blocks(len(tail), func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			tail[i] = p.NNZ
+		}
+	})
 	return h, nil
 }
 
@@ -41,9 +45,11 @@ func (g *Graph) HostInto(d Device, p *Part, h *datasets.Graph, base int64) {
 	rows := h.RowPtr[p.Lo : p.Hi+1]
 	d.DtoH(unsafe.Pointer(&rows[0]), p.RowPtr, int64(len(rows))*8)
 	if base != 0 {
-		for i := range rows {
-			rows[i] += base
-		}
+		par.Blocks(len(rows), func(_, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				rows[i] += base
+			}
+		})
 	}
 	if p.NNZ == 0 {
 		return
