@@ -134,9 +134,7 @@ func StreamCounts(es *EdgeStream, opt Options) ([]int64, error) {
 	if _, err := a.count(es.Blocks, !es.Directed || opt.Symmetrize, opt.KeepSelfLoops); err != nil {
 		return nil, fmt.Errorf("%s: %w", es.Name, err)
 	}
-	for v := range es.N {
-		a.rowPtr[v+1] += a.rowPtr[v]
-	}
+	par.PrefixSum(a.rowPtr)
 	return a.rowPtr, nil
 }
 
@@ -376,17 +374,6 @@ func newArcBuilder(n int, weighted bool, lo, hi int32) *arcBuilder {
 	return &arcBuilder{n: n, lo: lo, hi: hi, weighted: weighted, rowPtr: make([]int64, n+1)}
 }
 
-// holds says whether the builder makes row v.
-func (a *arcBuilder) holds(v int32) bool { return v >= a.lo && v < a.hi }
-
-// id is vertex v of the entries as the rows number it.
-func (a *arcBuilder) id(v int32) int32 {
-	if a.newID != nil {
-		return a.newID[v]
-	}
-	return v
-}
-
 // count tallies the out-degree of every tail it holds into rowPtr[v+1]
 // and returns the number of self loops skipped there, or the first entry
 // found outside [0, n) (checked here too: a stream's entries are seen
@@ -397,6 +384,7 @@ func (a *arcBuilder) count(blocks func(fn func(lo int, src, dst []int32)), undir
 	bad.Store(math.MaxInt64)
 	deg := a.rowPtr[1:]
 	n := uint32(a.n)
+	ids, rlo, rhi := a.newID, a.lo, a.hi // (the rows it makes: v in [rlo, rhi))
 	blocks(func(lo int, src, dst []int32) {
 		var l int64
 		for i, s := range src {
@@ -406,9 +394,11 @@ func (a *arcBuilder) count(blocks func(fn func(lo int, src, dst []int32)), undir
 				}
 				return
 			}
-			s, d = a.id(s), a.id(d)
+			if ids != nil {
+				s, d = ids[s], ids[d]
+			}
 			if s == d {
-				if !a.holds(s) {
+				if s < rlo || s >= rhi {
 					continue
 				}
 				if !keepLoops {
@@ -418,10 +408,10 @@ func (a *arcBuilder) count(blocks func(fn func(lo int, src, dst []int32)), undir
 				atomic.AddInt64(&deg[s], 1)
 				continue
 			}
-			if a.holds(s) {
+			if s >= rlo && s < rhi {
 				atomic.AddInt64(&deg[s], 1)
 			}
-			if undirected && a.holds(d) {
+			if undirected && d >= rlo && d < rhi {
 				atomic.AddInt64(&deg[d], 1)
 			}
 		}
@@ -446,8 +436,9 @@ func (a *arcBuilder) allocate() {
 
 func (a *arcBuilder) fill(blocks func(fn func(lo int, src, dst []int32)), weight func(int, int32, int32) float32, undirected, keepLoops bool) {
 	cursor := slices.Clone(a.rowPtr[:a.n])
+	ids, rlo, rhi := a.newID, a.lo, a.hi
 	put := func(s, d int32, w float32) {
-		if !a.holds(s) {
+		if s < rlo || s >= rhi {
 			return
 		}
 		p := atomic.AddInt64(&cursor[s], 1) - 1
@@ -466,7 +457,9 @@ func (a *arcBuilder) fill(blocks func(fn func(lo int, src, dst []int32)), weight
 			if weight != nil {
 				w = weight(lo+k, s, d) // (the entry's own ids)
 			}
-			s, d = a.id(s), a.id(d)
+			if ids != nil {
+				s, d = ids[s], ids[d]
+			}
 			put(s, d, w)
 			if undirected && s != d {
 				put(d, s, w)
