@@ -381,24 +381,7 @@ func NewGraphRows(r *datasets.Rows, comm Comm) (*Graph, error) {
 	if d.Directed {
 		return nil, fmt.Errorf("%w: %s is directed, and a part of a directed graph gathers along its in-arcs, which are other parts' rows (read it whole)", ErrRowsNotHeld, d.Name)
 	}
-	// (its rows' self loops, on every core: kron29's half has 268 M rows)
-	counts := make([]int64, par.Workers())
-	par.Blocks(int(r.Hi-r.Lo), func(w, lo, hi int) {
-		var c int64
-		for v := r.Lo + int32(lo); v < r.Lo+int32(hi); v++ {
-			nb := d.Neighbors(v)
-			i, ok := slices.BinarySearch(nb, v)
-			for ok && i < len(nb) && nb[i] == v {
-				c++
-				i++
-			}
-		}
-		counts[w] = c
-	})
-	var loops int64
-	for _, c := range counts {
-		loops += c
-	}
+	loops := d.SelfLoops() // (its rows': the others are empty)
 	msg := binary.LittleEndian.AppendUint32(nil, uint32(r.Checksum.Lo))
 	msg = binary.LittleEndian.AppendUint32(msg, uint32(r.Checksum.Hi))
 	msg = binary.LittleEndian.AppendUint32(msg, r.Checksum.Col)

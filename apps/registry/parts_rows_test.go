@@ -26,6 +26,22 @@ import (
 // word less), and returns what each gave.
 func overRows(t *testing.T, path string, world, parts int, fn func(g *vertexprog.Graph, r *datasets.Rows, c vertexprog.Comm) ([]float64, error)) ([][]float64, []error) {
 	t.Helper()
+	return overHeldRows(t, world, func(rank int, _ vertexprog.Comm) (*datasets.Rows, error) {
+		return datasets.ReadCacheRows(path, func(rowPtr []int64) (int32, int32, error) {
+			if parts < 0 {
+				lo, hi, err := vertexprog.RowsOf(rowPtr, 1, world, rank)
+				return max(lo, lo+32*int32(rank)), hi + 32*int32(1-rank), err
+			}
+			return vertexprog.RowsOf(rowPtr, parts, world, rank)
+		})
+	}, fn)
+}
+
+// overHeldRows runs fn on world goroutines joined over loopback as the
+// processes of a run are, each holding the rows rowsOf gives it
+// (vertexprog.NewGraphRows), and returns what each gave.
+func overHeldRows(t *testing.T, world int, rowsOf func(rank int, c vertexprog.Comm) (*datasets.Rows, error), fn func(g *vertexprog.Graph, r *datasets.Rows, c vertexprog.Comm) ([]float64, error)) ([][]float64, []error) {
+	t.Helper()
 	addr := freeLoopback(t)
 	got, errs := make([][]float64, world), make([]error, world)
 	var wg sync.WaitGroup
@@ -33,29 +49,23 @@ func overRows(t *testing.T, path string, world, parts int, fn func(g *vertexprog
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c, err := cluster.Join(cluster.Config{World: world, Rank: rank, Coordinator: addr, Timeout: 20 * time.Second, Key: t.Name()})
-			if err != nil {
-				errs[rank] = err
-				return
-			}
-			defer c.Close()
-			rows, err := datasets.ReadCacheRows(path, func(rowPtr []int64) (int32, int32, error) {
-				if parts < 0 {
-					lo, hi, err := vertexprog.RowsOf(rowPtr, 1, world, rank)
-					return max(lo, lo+32*int32(rank)), hi + 32*int32(1-rank), err
+			errs[rank] = func() error {
+				c, err := cluster.Join(cluster.Config{World: world, Rank: rank, Coordinator: addr, Timeout: 20 * time.Second, Key: t.Name()})
+				if err != nil {
+					return err
 				}
-				return vertexprog.RowsOf(rowPtr, parts, world, rank)
-			})
-			if err != nil {
-				errs[rank] = err
-				return
-			}
-			g, err := vertexprog.NewGraphRows(rows, c)
-			if err != nil {
-				errs[rank] = err
-				return
-			}
-			got[rank], errs[rank] = fn(g, rows, c)
+				defer c.Close()
+				rows, err := rowsOf(rank, c)
+				if err != nil {
+					return err
+				}
+				g, err := vertexprog.NewGraphRows(rows, c)
+				if err != nil {
+					return err
+				}
+				got[rank], err = fn(g, rows, c)
+				return err
+			}()
 		}()
 	}
 	wg.Wait()
@@ -281,44 +291,23 @@ func TestAppsOverMadeRows(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		addr := freeLoopback(t)
-		got, errs := make([][]float64, world), make([]error, world)
-		var wg sync.WaitGroup
-		for rank := range world {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				errs[rank] = func() error {
-					c, err := cluster.Join(cluster.Config{World: world, Rank: rank, Coordinator: addr, Timeout: 20 * time.Second, Key: t.Name()})
-					if err != nil {
-						return err
-					}
-					defer c.Close()
-					lo, hi := split.Range(rank)
-					part, err := datasets.BuildStreamRows(es, opt, nil, int(lo), int(hi))
-					if err != nil {
-						return err
-					}
-					rows, err := vertexprog.GatherRows(part, lo, hi, c)
-					if err != nil {
-						return err
-					}
-					if !slices.Equal(rows.RowPtr, whole.RowPtr) || rows.Graph.Stats != whole.Stats {
-						return fmt.Errorf("gathered offsets or stats (%+v) differ from the whole graph's (%+v)", rows.Graph.Stats, whole.Stats)
-					}
-					g, err := vertexprog.NewGraphRows(rows, c)
-					if err != nil {
-						return err
-					}
-					if g.Edges() != whole.Edges() {
-						return fmt.Errorf("%d edges, the whole graph %d", g.Edges(), whole.Edges())
-					}
-					got[rank], err = app.run(g, vertexprog.Options{Backend: "cpu", Comm: c, Parts: world})
-					return err
-				}()
-			}()
-		}
-		wg.Wait()
+		got, errs := overHeldRows(t, world, func(rank int, c vertexprog.Comm) (*datasets.Rows, error) {
+			lo, hi := split.Range(rank)
+			part, err := datasets.BuildStreamRows(es, opt, nil, int(lo), int(hi))
+			if err != nil {
+				return nil, err
+			}
+			rows, err := vertexprog.GatherRows(part, lo, hi, c)
+			if err == nil && (!slices.Equal(rows.RowPtr, whole.RowPtr) || rows.Graph.Stats != whole.Stats) {
+				err = fmt.Errorf("gathered offsets or stats (%+v) differ from the whole graph's (%+v)", rows.Graph.Stats, whole.Stats)
+			}
+			return rows, err
+		}, func(g *vertexprog.Graph, _ *datasets.Rows, c vertexprog.Comm) ([]float64, error) {
+			if g.Edges() != whole.Edges() {
+				return nil, fmt.Errorf("%d edges, the whole graph %d", g.Edges(), whole.Edges())
+			}
+			return app.run(g, vertexprog.Options{Backend: "cpu", Comm: c, Parts: world})
+		})
 		for r := range world {
 			if errs[r] != nil {
 				t.Fatalf("%s: process %d: %v", app.name, r, errs[r])

@@ -169,7 +169,7 @@ func makeRows(gg gen.GAPGraph, opt datasets.Options, relabel bool, comm vertexpr
 		pt := phase.New("bench", "making this process's rows of "+g.Name)
 		defer pt.Print()
 		b := cuda.Registered()
-		counts, gap, err := b.GenerateCounts(g, !gg.Uniform)
+		counts, gap, err := b.GenerateCounts(g, relabel && !gg.Uniform) // (GAP's shuffle only where it may be renumbered)
 		if err == nil {
 			pt.Mark("counts and shuffle")
 			var p rowPlan
@@ -227,7 +227,7 @@ func generateOnGPUs(gg gen.GAPGraph, opt datasets.Options, relabel bool, parts i
 	pt := phase.New("bench", "making "+g.Name+" on several GPUs")
 	defer pt.Print()
 	b := cuda.Registered()
-	counts, gap, err := b.GenerateCounts(g, !gg.Uniform)
+	counts, gap, err := b.GenerateCounts(g, relabel && !gg.Uniform) // (GAP's shuffle only where it may be renumbered)
 	if err != nil {
 		return nil, 0, "", err
 	}

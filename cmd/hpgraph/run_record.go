@@ -8,13 +8,11 @@ import (
 	"math"
 	"os"
 	"runtime"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/internal/measure"
-	"github.com/hpgraph/hpgraph/internal/par"
 )
 
 // queryJSON is one query of a batch (--src with several sources).
@@ -221,32 +219,11 @@ func (r *record) finish() {
 	}
 }
 
-// edgeCount is d.Edges() without its pass over every arc (tens of
-// milliseconds of a time to answer): none when loading dropped self loops,
-// else a binary search per (sorted) row.
+// edgeCount is d.Edges() without its count of the self loops where
+// loading dropped them (none are left).
 func edgeCount(d *datasets.Graph) int64 {
-	if d.Directed {
-		return d.NNZ()
-	}
-	if d.Stats.SelfLoops > 0 { // loading dropped the self loops
+	if !d.Directed && d.Stats.SelfLoops > 0 {
 		return d.NNZ() / 2
 	}
-	counts := make([]int64, par.Workers())
-	par.Blocks(d.N, func(w, lo, hi int) {
-		var loops int64
-		for v := int32(lo); v < int32(hi); v++ {
-			nb := d.Neighbors(v)
-			i, ok := slices.BinarySearch(nb, v)
-			for ok && i < len(nb) && nb[i] == v {
-				loops++
-				i++
-			}
-		}
-		counts[w] = loops
-	})
-	var loops int64
-	for _, c := range counts {
-		loops += c
-	}
-	return (d.NNZ()-loops)/2 + loops
+	return d.Edges()
 }

@@ -144,39 +144,15 @@ func (g *Graph) Counts(d Device) (rowPtr []int64, err error) {
 
 // Split returns parts+1 row bounds that cut g into parts of about equal
 // arcs (before duplicates are merged: within a few percent of the merged
-// arcs), from one count pass on d; a partitioned run builds each part
-// where it runs.
+// arcs), from one count pass on d (Counts); a partitioned run builds each
+// part where it runs.
 func (g *Graph) Split(d Device, parts int) (bounds []int, err error) {
 	if parts < 1 {
 		return nil, fmt.Errorf("gen: %d parts", parts)
 	}
-	b := &builder{d: d, g: g, sms: int64(max(d.SMs(), 1))}
-	defer b.freeTmp()
-	var perm Ptr
-	if !g.Uniform {
-		if perm, err = b.shuffle(&b.tmp, g.Targets()); err != nil {
-			return nil, err
-		}
-	}
-	c, err := b.count(&b.tmp, perm, 0, g.N)
+	counts, err := g.Counts(d)
 	if err != nil {
 		return nil, err
 	}
-	bounds = make([]int, parts+1)
-	bounds[parts] = g.N
-	for k := 1; k < parts; k++ {
-		// The first row whose offset reaches the part's share.
-		target := c.raw * int64(k) / int64(parts)
-		l, h := bounds[k-1], g.N
-		for l < h {
-			m := int(uint(l+h) >> 1)
-			if b.word(c.count, int64(m)) < target {
-				l = m + 1
-			} else {
-				h = m
-			}
-		}
-		bounds[k] = l
-	}
-	return bounds, nil
+	return par.Split(g.N, parts, func(i int) int64 { return counts[i] }), nil
 }
