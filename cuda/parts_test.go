@@ -4,6 +4,7 @@ package cuda
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/hpgraph/hpgraph/apps/bfs"
@@ -34,7 +35,7 @@ func TestPartsOnEveryDevice(t *testing.T) {
 	t.Logf("%d devices", devs)
 	for _, directed := range []bool{false, true} {
 		// (short graphs have empty parts: see shortGraph)
-		for _, g := range []*vertexprog.Graph{testGraph(t, directed), shortGraph(t, directed, 40), shortGraph(t, directed, 20)} {
+		for _, g := range []*vertexprog.Graph{testGraph(t, directed), shortGraph(t, directed, 40), shortGraph(t, directed, 20), treesGraph(t, directed)} {
 			for _, parts := range []int{0, 3} {
 				if parts == 0 && devs < 2 {
 					continue
@@ -137,6 +138,36 @@ func shortGraph(t *testing.T, directed bool, n int32) *vertexprog.Graph {
 	el := &datasets.EdgeList{N: int(n), Directed: directed}
 	for v := range n {
 		el.Src, el.Dst = append(el.Src, v, v), append(el.Dst, (v+1)%n, (v*7+3)%n)
+	}
+	return vertexprog.NewGraph(gputest.Build(t, el, datasets.Options{Weights: datasets.WeightsRandom, WeightMin: 1, WeightMax: 64, Seed: 5}))
+}
+
+// treesGraph is a dense block in each third of 4,000 vertices (each
+// part's largest component, whose vertices skip their edges in a
+// components run in parts) and 500 small trees of random vertices of
+// the first 2,800 (the rest have no arcs): a tree's vertices lie in
+// several parts, and its links in one part's forest reach vertices of
+// the others' rows.
+func treesGraph(t *testing.T, directed bool) *vertexprog.Graph {
+	t.Helper()
+	const n = 4000
+	rng := rand.New(rand.NewPCG(11, 29))
+	el := &datasets.EdgeList{N: n, Directed: directed}
+	add := func(u, v int32) { el.Src, el.Dst = append(el.Src, u), append(el.Dst, v) }
+	for b := range int32(3) {
+		for range 600 {
+			add(b*900+rng.Int32N(300), b*900+rng.Int32N(300))
+		}
+	}
+	for range 500 {
+		k := 2 + rng.IntN(5)
+		vs := make([]int32, k)
+		for i := range vs {
+			vs[i] = rng.Int32N(2800)
+			if i > 0 {
+				add(vs[rng.IntN(i)], vs[i])
+			}
+		}
 	}
 	return vertexprog.NewGraph(gputest.Build(t, el, datasets.Options{Weights: datasets.WeightsRandom, WeightMin: 1, WeightMax: 64, Seed: 5}))
 }

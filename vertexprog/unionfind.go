@@ -6,6 +6,7 @@ import (
 
 	"github.com/hpgraph/hpgraph/internal/par"
 	"github.com/hpgraph/hpgraph/internal/relaxed"
+	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
 // The CPU engine's union-find path for programs that declare
@@ -194,14 +195,21 @@ func afLargest(comp []int32) int32 {
 
 // linkForest links every vertex v of the forest comp with its label in
 // another forest over the same vertices, then compresses: comp's trees
-// become the components of the union of the two forests' graphs.
-func linkForest(comp, other []int32) {
-	par.Blocks(len(comp), func(_, lo, hi int) {
-		for v := lo; v < hi; v++ {
-			if u := other[v]; u != int32(v) {
-				afLink(comp, int32(v), u)
+// become the components of the union of the two forests' graphs. Only
+// the vertices of spans are read: outside them other is the identity
+// (driver.Part.Arcs; nil spans: every vertex).
+func linkForest(comp, other []int32, spans []driver.Span) {
+	if spans == nil {
+		spans = []driver.Span{{Lo: 0, Hi: int32(len(comp))}}
+	}
+	for _, s := range spans {
+		par.Blocks(int(s.Hi-s.Lo), func(_, lo, hi int) {
+			for v := s.Lo + int32(lo); v < s.Lo+int32(hi); v++ {
+				if u := other[v]; u != v {
+					afLink(comp, v, u)
+				}
 			}
-		}
-	})
+		})
+	}
 	afCompress(comp)
 }

@@ -99,14 +99,19 @@ func startCC(d *Device, m *driver.Matrix, extra int64) (*ccRun, error) {
 // arg is the AF_Arg argument (afforest.cu).
 func (r *ccRun) arg(round, giant int) []byte { return r.argWith(r.sample, round, giant) }
 
-// argWith is arg with sample pointing elsewhere (af_link_pairs' other
-// forest).
+// argWith is arg with sample pointing elsewhere.
 func (r *ccRun) argWith(sample cu.DevicePtr, round, giant int) []byte {
+	return r.argRows(sample, round, giant, r.lo, r.hi)
+}
+
+// argRows is argWith over the rows [lo, hi) (af_link_pairs' span, sample
+// its other forest).
+func (r *ccRun) argRows(sample cu.DevicePtr, round, giant, lo, hi int) []byte {
 	b := make([]byte, 40)
 	le := binary.LittleEndian
 	le.PutUint64(b, uint64(r.comp))
 	le.PutUint64(b[8:], uint64(sample))
-	for i, v := range []uint32{uint32(r.n), uint32(round), uint32(giant), afSeed, uint32(r.lo), uint32(r.hi)} {
+	for i, v := range []uint32{uint32(r.n), uint32(round), uint32(giant), afSeed, uint32(lo), uint32(hi)} {
 		le.PutUint32(b[16+4*i:], v)
 	}
 	return b

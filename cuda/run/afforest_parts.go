@@ -31,6 +31,7 @@ type ccParts struct {
 	first       int
 	total       int
 	snap, recv  []cu.DevicePtr // per part: its forest's copy, another's
+	spans       []driver.Span  // every part's rows with arcs (nil: unknown)
 	bufs        [][]cu.DevicePtr
 	nc          []*nccl.Comm // per part, over several processes
 	comm        driver.Comm
@@ -46,8 +47,11 @@ func StartPartComponents(devs []*Device, parts []*driver.Matrix, info []driver.P
 	}
 	n := parts[0].N
 	first, total := info[0].Index, info[0].Count
-	g := &ccParts{first: first, total: total, runs: make([]*ccRun, len(parts)),
+	g := &ccParts{first: first, total: total, spans: info[0].Arcs, runs: make([]*ccRun, len(parts)),
 		snap: make([]cu.DevicePtr, len(parts)), recv: make([]cu.DevicePtr, len(parts)), bufs: make([][]cu.DevicePtr, len(parts))}
+	if g.spans != nil && len(g.spans) != total {
+		return nil, fmt.Errorf("cuda: %d spans of rows with arcs for a run of %d parts", len(g.spans), total)
+	}
 	for i, m := range parts {
 		if m.N != n {
 			return nil, errors.New("cuda: the parts of a partitioned run must be parts of one graph")
@@ -163,33 +167,66 @@ func (g *ccParts) pass(what string, f func(i int, r *ccRun)) error {
 	})
 }
 
-// merge links into every part's forest every other part's copy (last:
-// the run's last merge, which stops the clock).
+// sent is what part p's forest sends in a merge. In the last, the span of
+// rows with arcs of every part (outside them each forest is the identity:
+// driver.Part.Arcs): a forest links the neighbours of its own rows, which
+// lie in any part's span. In the first, only the first rows of p's own
+// span, its hubs in an order by degree, which is what the other parts'
+// second round needs (without them nearly every vertex of a part links
+// the same few roots) and which may leave links out (the last merge
+// brings them all). Where the spans are not known, every vertex.
+func (g *ccParts) sent(p int, last bool) []driver.Span {
+	switch {
+	case g.spans == nil:
+		return []driver.Span{{Lo: 0, Hi: int32(g.runs[0].n)}}
+	case last:
+		return g.spans
+	}
+	s := g.spans[p]
+	s.Hi = min(s.Hi, s.Lo+max(ccHubRows, (s.Hi-s.Lo)/64))
+	return []driver.Span{s}
+}
+
+// ccHubRows is the fewest rows of a part's span that its first merge
+// sends.
+const ccHubRows = 1 << 16
+
+// merge links into the parts' forests every other part's copy of what it
+// sends (sent). The first merge links into every part; the last
+// (which stops the clock) only into each process's first part, whose
+// labels Finish and giantsJoined read.
 func (g *ccParts) merge(last bool) error {
-	n := g.runs[0].n
-	bytes := int64(n) * 4
-	rows := rt.Blocks(int64(n), rt.BlockSize)
+	rows := rt.Blocks(int64(g.runs[0].n), rt.BlockSize)
 	t1 := time.Now()
 	err := g.each(func(i int, r *ccRun) error {
+		into := !last || i == 0
 		return r.d.Do("linking the other parts' forests", func() error {
 			st := r.d.Stream()
 			for p := range g.total {
-				if g.nc != nil {
-					// (every rank takes part in every root's broadcast)
-					if err := g.nc[i].Broadcast(uint64(g.snap[i]), uint64(g.recv[i]), n, nccl.Int32, p, uintptr(st.Handle())); err != nil {
-						return err
+				for _, s := range g.sent(p, last) {
+					if s.Lo == s.Hi {
+						continue // (on every rank alike: the spans are the run's)
 					}
-				} else if p != g.first+i {
-					o := g.runs[p-g.first]
-					r.d.CopyFrom(g.recv[i], o.d.RT(), g.snap[p-g.first], bytes)
+					off, count := cu.DevicePtr(4*int64(s.Lo)), int(s.Hi-s.Lo)
+					if g.nc != nil {
+						// (every rank takes part in every root's broadcast)
+						if err := g.nc[i].Broadcast(uint64(g.snap[i]+off), uint64(g.recv[i]+off), count, nccl.Int32, p, uintptr(st.Handle())); err != nil {
+							return err
+						}
+					} else if p != g.first+i && into {
+						o := g.runs[p-g.first]
+						r.d.CopyFrom(g.recv[i]+off, o.d.RT(), g.snap[p-g.first]+off, 4*int64(count))
+					}
+					if p == g.first+i || !into {
+						continue
+					}
+					g.stats[i].ExchangeBytes += 4 * int64(count)
+					r.launch("af_link_pairs", rt.Blocks(int64(count), rt.BlockSize), r.argRows(g.recv[i], 0, 0, int(s.Lo), int(s.Hi)))
 				}
-				if p == g.first+i {
-					continue
-				}
-				g.stats[i].ExchangeBytes += bytes
-				r.launch("af_link_pairs", rows, r.argWith(g.recv[i], 0, 0))
 			}
-			r.launch("af_compress", rows, r.arg(0, 0))
+			if into {
+				r.launch("af_compress", rows, r.arg(0, 0))
+			}
 			if last {
 				r.clock.End(r.d.RT())
 			}

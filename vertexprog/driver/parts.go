@@ -29,7 +29,16 @@ type Part struct {
 	// what an activated vertex adds to the frontier's edges (the part's
 	// push matrix counts only its arcs into the part). Nil without push.
 	FrontierDegree []int32
+	// Arcs[q], for each of the run's Count parts q, is part q's rows up to
+	// its last with arcs: part q's rows from Arcs[q].Hi on have none, so
+	// a vertex outside every part's Arcs has no arc (components' forests
+	// leave it alone: a run in parts exchanges only these spans). Nil
+	// where not known: then every part's whole range.
+	Arcs []Span
 }
+
+// Span is the rows [Lo, Hi).
+type Span struct{ Lo, Hi int32 }
 
 // PartBackend is a device backend that runs the parts of a partitioned
 // run on its devices, exchanging between them on the devices (and, with
