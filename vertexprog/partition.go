@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"sync"
 	"sync/atomic"
 
 	"github.com/hpgraph/hpgraph/datasets"
@@ -184,10 +185,14 @@ func (g *Graph) PartMatrices(e EdgeType, opt hyb.Options, lo, hi int32, noPush b
 	pp := g.Memo(partKey{r, opt, ^lo, ^hi}, func() any {
 		var pp partMatrices
 		var sym *datasets.Graph
-		if !g.g.Directed && g.held == nil { // (a graph of some rows: its part's columns)
+		var rowPtr []int64
+		switch {
+		case g.held != nil: // (a graph of some rows: its processes' counts, else its part's columns)
+			rowPtr = g.held.pushRowPtr(lo, hi)
+		case !g.g.Directed:
 			sym = g.adjacency(r)
 		}
-		pp.push, pp.err = partPush(pm.pull, sym, lo, hi, opt)
+		pp.push, pp.err = partPush(pm.pull, sym, rowPtr, lo, hi, opt)
 		return &pp
 	}).(*partMatrices)
 	return pm.pull, pp.push, pp.err
@@ -243,17 +248,23 @@ func partPull(adj *datasets.Graph, opt hyb.Options, lo, hi int32) (*driver.Matri
 }
 
 // partPush is the transpose of a part pull (rows [lo, hi)), described
-// from its column counts. Where the graph is undirected, sym is its
-// symmetric adjacency, and a vertex's count is the number of its own
-// neighbours in [lo, hi): a parallel pass reading each row in order, where
-// counting the pull's columns would add at random into N counters, one
-// arc at a time (kron26: 10 s on the host, most of a partitioned run's
-// PREPROCESS). Otherwise the columns are counted in parallel (colRowPtr).
-func partPush(pull *driver.Matrix, sym *datasets.Graph, lo, hi int32, opt hyb.Options) (*driver.Matrix, error) {
+// from its column counts: rowPtr where the caller has them (a held
+// graph's, from its processes: pushCounts). Where the graph is
+// undirected, sym is its symmetric adjacency, and a vertex's count is the
+// number of its own neighbours in [lo, hi): a parallel pass reading each
+// row in order, where counting the pull's columns would add at random
+// into N counters, one arc at a time (kron26: 10 s on the host, most of a
+// partitioned run's PREPROCESS). Otherwise the columns are counted in
+// parallel (colRowPtr).
+func partPush(pull *driver.Matrix, sym *datasets.Graph, rowPtr []int64, lo, hi int32, opt hyb.Options) (*driver.Matrix, error) {
 	src := pull.Src
 	n := pull.N
-	var rowPtr []int64
-	if sym != nil {
+	switch {
+	case rowPtr != nil:
+		if len(rowPtr) != n+1 || rowPtr[n] != src.RowPtr[n] {
+			return nil, fmt.Errorf("vertexprog: part [%d, %d)'s push counts %d arcs, its pull %d", lo, hi, rowPtr[len(rowPtr)-1], src.RowPtr[n])
+		}
+	case sym != nil:
 		rowPtr = make([]int64, n+1)
 		cnt := rowPtr[1:]
 		bounds := par.Split(n, 8*par.Workers(), func(u int) int64 { return sym.RowPtr[u] + int64(u) })
@@ -269,7 +280,7 @@ func partPush(pull *driver.Matrix, sym *datasets.Graph, lo, hi int32, opt hyb.Op
 			}
 		})
 		par.PrefixSum(rowPtr)
-	} else {
+	default:
 		rowPtr = colRowPtr(n, src.Col)
 	}
 	// All COO (K = 0): a device's transpose is then the matrix itself, no
@@ -350,6 +361,12 @@ type heldRows struct {
 	lo, hi int32
 	edges  int64
 	bounds []int32
+
+	// (pushCounts': the push row offsets of this process's parts of the
+	// run whose bounds pushKey prints, by part)
+	mu       sync.Mutex
+	pushKey  string
+	pushRows map[[2]int32][]int64
 }
 
 // partition is a run of parts parts' partition of a graph of some rows:

@@ -34,11 +34,11 @@ func TestPartPushCountsOfAnUndirectedGraph(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sym, err := partPush(pull, d, r[0], r[1], opt)
+			sym, err := partPush(pull, d, nil, r[0], r[1], opt)
 			if err != nil {
 				t.Fatal(err)
 			}
-			cols, err := partPush(pull, nil, r[0], r[1], opt)
+			cols, err := partPush(pull, nil, nil, r[0], r[1], opt)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -152,14 +152,19 @@ func runParts[X, A any](g *Graph, p Program[X, A], opt Options, parts int, dev *
 	if err := g.partRows(pt.Bounds[rank*local], pt.Bounds[(rank+1)*local], true); err != nil {
 		return nil, err
 	}
+	push, err := (&hostRun[X, A]{p: p}).wantsPush(opt)
+	if err != nil {
+		return nil, err
+	}
+	if push && g.held != nil {
+		if err := g.pushCounts(pt, rank, local, opt.Comm); err != nil {
+			return nil, err
+		}
+	}
 	runs := make([]*hostRun[X, A], local)
 	for i := range runs {
 		lo, hi := pt.Range(rank*local + i)
 		r := &hostRun[X, A]{p: p, spec: spec, n: g.N(), lo: lo, hi: hi, nnz: nnz}
-		push, err := r.wantsPush(opt)
-		if err != nil {
-			return nil, err
-		}
 		if r.pull, r.push, err = g.PartMatrices(spec.Edges, opt.HYB, lo, hi, !push); err != nil {
 			return nil, err
 		}
