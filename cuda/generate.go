@@ -155,6 +155,7 @@ func (b *Backend) GenerateParts(g *gen.Graph, o gen.Options, bounds []int) (*dat
 	if parts[0].W != 0 {
 		h.W = make([]float32, base[np])
 	}
+	h.RowPtr[g.N] = base[np] // (HostInto writes each part's rows but the end)
 	err = run.EachDevice(devs, func(i int, d *run.Device) error {
 		return d.Do("copying a generated part to the host", func() error {
 			g.HostInto(gen.NewDevice(d.Device.Device), parts[i], h, base[i])

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"unsafe"
 
@@ -416,11 +417,28 @@ func TestModelHost(t *testing.T) {
 		if want.W != nil {
 			h.W = make([]float32, want.NNZ())
 		}
-		base := int64(0)
-		for i := range len(bounds) - 1 {
-			p := build(t, d, g, bounds[i], bounds[i+1], Options{})
-			g.HostInto(d, p, h, base)
-			base += p.NNZ
+		// (copied at once, as GenerateParts copies from several devices:
+		// a part writes its rows' offsets only, never the word after its
+		// last row, the next part's first)
+		parts := make([]*Part, len(bounds)-1)
+		base := make([]int64, len(parts)+1)
+		for i := range parts {
+			parts[i] = build(t, d, g, bounds[i], bounds[i+1], Options{})
+			base[i+1] = base[i] + parts[i].NNZ
+		}
+		const mark = -7
+		h.RowPtr[g.N] = mark
+		var wg sync.WaitGroup
+		for i, p := range parts {
+			wg.Add(1)
+			go func() { defer wg.Done(); g.HostInto(d, p, h, base[i]) }()
+		}
+		wg.Wait()
+		if h.RowPtr[g.N] != mark {
+			t.Errorf("%s: a part's copy wrote the offset after the last row", g.Name)
+		}
+		h.RowPtr[g.N] = base[len(parts)]
+		for _, p := range parts {
 			p.Free(d)
 		}
 		if !reflect.DeepEqual(h, want) {

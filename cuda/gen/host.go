@@ -28,7 +28,7 @@ func (g *Graph) Host(d Device, p *Part) (*datasets.Graph, error) {
 		h.W = make([]float32, p.NNZ)
 	}
 	g.HostInto(d, p, h, 0)
-	tail := h.RowPtr[p.Hi+1:]
+	tail := h.RowPtr[p.Hi:]
 	par.Blocks(len(tail), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			tail[i] = p.NNZ
@@ -40,10 +40,17 @@ func (g *Graph) Host(d Device, p *Part) (*datasets.Graph, error) {
 // HostInto copies p into h, a graph of g's N vertices whose arrays hold
 // it from arc base: its rows' offsets (base added), columns, and weights
 // where both have them. The parts of one graph copied so, each from the
-// arcs of the parts before it, are the whole graph.
+// arcs of the parts before it, are the whole graph, once the caller sets
+// h.RowPtr[N]: HostInto writes the offsets of rows [Lo, Hi) only, not
+// the one after its last row, which is the next part's first offset
+// (parts copied at once, on several devices, each added its base to
+// that shared word, which another part was writing: kron26 on two H200s
+// panicked on its row offsets, session 37).
 func (g *Graph) HostInto(d Device, p *Part, h *datasets.Graph, base int64) {
-	rows := h.RowPtr[p.Lo : p.Hi+1]
-	d.DtoH(unsafe.Pointer(&rows[0]), p.RowPtr, int64(len(rows))*8)
+	rows := h.RowPtr[p.Lo:p.Hi]
+	if len(rows) > 0 {
+		d.DtoH(unsafe.Pointer(&rows[0]), p.RowPtr, int64(len(rows))*8)
+	}
 	if base != 0 {
 		par.Blocks(len(rows), func(_, lo, hi int) {
 			for i := lo; i < hi; i++ {
