@@ -165,7 +165,7 @@ func (c *Cache) Get(m *hyb.Matrix, bins, degrees bool, lim BinLimits, ts TileSpe
 				pt.Mark("tiles: out of memory, pulling by rows")
 			}
 		} else {
-			t := makePullTiles(m, ts.RowBits, ts.MaxArcs, ts.Near, ts.Symmetric)
+			t := makePullTilesChunked(m, ts.RowBits, ts.MaxArcs, ts.Near, ts.Symmetric, ts.Columns, planChunk)
 			md.tileArcs, md.tileVal = rt.Put(c.d, &md.tileBufs, t.arcs), rt.Put(c.d, &md.tileBufs, t.vals)
 			md.tileBase, md.tileFirst = rt.Put(c.d, &md.tileBufs, t.base), rt.Put(c.d, &md.tileBufs, t.first)
 			md.tileInfo, md.tileWarp = rt.Put(c.d, &md.tileBufs, t.info), rt.Put(c.d, &md.tileBufs, t.warp)

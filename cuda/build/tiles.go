@@ -79,10 +79,11 @@ func TileChunkFor(asize int) int {
 	return 16
 }
 
-// Tiles is one matrix's tiles, in launch order (costliest first).
+// Tiles is one matrix's tiles, in launch order (launchOrder).
 type Tiles struct {
 	rowBits, maxArcs int
 	near             bool // grouped by groupsNear
+	columns          bool // launched in column order (TileSpec.Columns)
 	// arcs are the packed entries, tile by tile, warp stream by warp
 	// stream, in groups of 32; vals their weights (nil for a pattern
 	// matrix); base[g] the base column of group g.

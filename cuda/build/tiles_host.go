@@ -1,9 +1,6 @@
 package build
 
 import (
-	"cmp"
-	"slices"
-
 	"github.com/hpgraph/hpgraph/hyb"
 	"github.com/hpgraph/hpgraph/internal/par"
 )
@@ -16,15 +13,16 @@ import (
 // symmetric says m is its own transpose (an undirected graph's), so
 // column c's entries are row c's and the first sort can be a copy.
 func makePullTiles(m *hyb.Matrix, rowBits, maxArcs int, near, symmetric bool) *Tiles {
-	return makePullTilesChunked(m, rowBits, maxArcs, near, symmetric, planChunk)
+	return makePullTilesChunked(m, rowBits, maxArcs, near, symmetric, false, planChunk)
 }
 
 // makePullTilesChunked is makePullTiles planning segments in pieces of
-// at most chunk entries (tests: the pieces change nothing).
-func makePullTilesChunked(m *hyb.Matrix, rowBits, maxArcs int, near, symmetric bool, chunk int64) *Tiles {
+// at most chunk entries (tests: the pieces change nothing), launched in
+// column order where columns (TileSpec.Columns).
+func makePullTilesChunked(m *hyb.Matrix, rowBits, maxArcs int, near, symmetric, columns bool, chunk int64) *Tiles {
 	n := m.N
 	maxArcs = max(1, maxArcs)
-	t := &Tiles{rowBits: rowBits, maxArcs: maxArcs, near: near}
+	t := &Tiles{rowBits: rowBits, maxArcs: maxArcs, near: near, columns: columns}
 	nseg := (n + 1<<rowBits - 1) >> rowBits
 	weighted := m.Weighted()
 	// Each row's entries, from the CSR the matrix describes (a row's ELL
@@ -173,6 +171,7 @@ func makePullTilesChunked(m *hyb.Matrix, rowBits, maxArcs int, near, symmetric b
 		for k := lo; k < hi; k++ {
 			jb := jobs[k]
 			built[k] = w.tile(&plans[jb.seg], jb.seg, segPtr[jb.seg], jb.i, jb.e)
+			built[k].tile.at = tileAt(jb.i-segPtr[jb.seg], segPtr[jb.seg+1]-segPtr[jb.seg], maxArcs)
 		}
 	})
 	var total int64
@@ -201,9 +200,7 @@ func makePullTilesChunked(m *hyb.Matrix, rowBits, maxArcs int, near, symmetric b
 		t.base = append(t.base, b.base...)
 		built[k] = tileOut{}
 	}
-	// Costliest first (tileCost): blocks start in index order, so the long
-	// tiles do not trail at the end of the launch.
-	slices.SortStableFunc(tiles, func(a, b segTile) int { return cmp.Compare(b.cost, a.cost) })
+	launchOrder(tiles, columns)
 	t.first = make([]int64, len(tiles))
 	t.info = make([]int32, len(tiles))
 	t.warp = make([]int32, 0, len(tiles)*(tileWarps+1))

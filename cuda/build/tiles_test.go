@@ -1,6 +1,7 @@
 package build
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -136,7 +137,7 @@ func TestPullTilesHoldTheMatrix(t *testing.T) {
 		near := trial%4 < 2 // (both groupings, weighted and not)
 		tl := makePullTiles(m, rowBits, maxArcs, near, false)
 		// Segments planned in pieces of 3 entries come out the same.
-		cut := makePullTilesChunked(m, rowBits, maxArcs, near, false, 3)
+		cut := makePullTilesChunked(m, rowBits, maxArcs, near, false, false, 3)
 		if !sameTiles(cut, tl) {
 			t.Fatalf("trial %d: planning in pieces changed the tiles", trial)
 		}
@@ -309,4 +310,74 @@ func BenchmarkPullTiles(b *testing.B) {
 		makePullTiles(m, TileRowBitsFor(4), TileArcsDefault, true, true)
 	}
 	b.ReportMetric(float64(m.NNZ())*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mentries/s")
+}
+
+// TestTilesColumnOrder: tiles launched in column order are the tiles
+// launched costliest first, in another order: by their place among their
+// segment's tiles (a segment's k-th of T at k/T), and at one place
+// costliest first. A Kronecker graph numbered by degree, whose hubs'
+// segments hold many tiles.
+func TestTilesColumnOrder(t *testing.T) {
+	m := degreeKron(t, 13)
+	const rowBits, maxArcs = 9, 1000
+	cost := makePullTilesChunked(m, rowBits, maxArcs, true, false, false, planChunk)
+	col := makePullTilesChunked(m, rowBits, maxArcs, true, false, true, planChunk)
+	if !slices.Equal(col.arcs, cost.arcs) || !slices.Equal(col.base, cost.base) {
+		t.Fatal("the entries differ between the two orders")
+	}
+	type tile struct {
+		first int64
+		info  int32
+		warp  string
+	}
+	tiles := func(tl *Tiles) map[tile]int {
+		m := map[tile]int{}
+		for i := range tl.first {
+			m[tile{tl.first[i], tl.info[i], fmt.Sprint(tl.warp[i*(tileWarps+1) : (i+1)*(tileWarps+1)])}] = i
+		}
+		return m
+	}
+	byCost, byCol := tiles(cost), tiles(col)
+	if len(byCost) != len(byCol) {
+		t.Fatalf("%d tiles in column order, %d costliest first", len(byCol), len(byCost))
+	}
+	// (each tile's place in its segment: its rank by first entry there)
+	seg := map[int32][]int64{}
+	for tl := range byCol {
+		s := tl.info &^ (-1 << 31)
+		seg[s] = append(seg[s], tl.first)
+	}
+	at := func(tl tile) float64 {
+		fs := seg[tl.info&^(-1<<31)]
+		k := 0
+		for _, f := range fs {
+			if f < tl.first {
+				k++
+			}
+		}
+		return float64(k) / float64(len(fs))
+	}
+	order := make([]tile, len(byCol))
+	for tl, i := range byCol {
+		if _, ok := byCost[tl]; !ok {
+			t.Fatalf("tile %+v is not among the costliest-first tiles", tl)
+		}
+		order[i] = tl
+	}
+	multi := 0
+	for i := 1; i < len(order); i++ {
+		a, b := at(order[i-1]), at(order[i])
+		if a > b {
+			t.Fatalf("tile %d is at %.3f of its segment, after one at %.3f", i, b, a)
+		}
+		if a == b && byCost[order[i-1]] > byCost[order[i]] {
+			t.Fatalf("tiles %d and %d at one place %.3f: not costliest first", i-1, i, a)
+		}
+		if b > 0 {
+			multi++
+		}
+	}
+	if multi == 0 {
+		t.Fatal("no segment of several tiles: the test checks nothing")
+	}
 }

@@ -3,11 +3,9 @@
 package build
 
 import (
-	"cmp"
 	"encoding/binary"
 	"fmt"
 	"math/bits"
-	"slices"
 	"sort"
 	"unsafe"
 
@@ -177,7 +175,7 @@ func (d *Device) deviceTiles(md *Matrix, ts TileSpec, pt *phase.Trace) *Tiles {
 	rowBits, maxArcs := ts.RowBits, int64(ts.MaxArcs)
 	R := 1 << rowBits
 	nseg := (n + R - 1) >> rowBits
-	t := &Tiles{rowBits: rowBits, maxArcs: ts.MaxArcs, near: ts.Near}
+	t := &Tiles{rowBits: rowBits, maxArcs: ts.MaxArcs, near: ts.Near, columns: ts.Columns}
 	md.tileArcs, md.tileVal, md.tileBase = 0, 0, 0 // (made by grow below)
 	var tmp []cu.DevicePtr
 	defer func() { rt.FreeAll(tmp) }() // (on a panic; else freed below)
@@ -361,10 +359,12 @@ func (d *Device) deviceTiles(md *Matrix, ts TileSpec, pt *phase.Trace) *Tiles {
 		// (none for a segment without entries).
 		var lo []int64
 		var seg []int32
+		var at []float32
 		for s := s0; s < s1; s++ {
 			q0, q1 := m.Src.RowPtr[min(s<<rowBits, n)], m.Src.RowPtr[min((s+1)<<rowBits, n)]
 			for i := q0; i < q1; i += maxArcs {
 				lo, seg = append(lo, i-b0), append(seg, int32(s))
+				at = append(at, tileAt(i-q0, q1-q0, int(maxArcs)))
 				if i > q0 {
 					t.multi[s] = 1
 				}
@@ -415,12 +415,12 @@ func (d *Device) deviceTiles(md *Matrix, ts TileSpec, pt *phase.Trace) *Tiles {
 			rt.Free(&tmp, streams, scratch, next, hist, sums)
 		}
 
-		// Each stream's first group, and the tiles' costs (their launch
-		// order, costliest first, is makePullTiles').
+		// Each stream's first group, and the tiles' costs (for their
+		// launch order: launchOrder).
 		groupOff := make([]int64, tiles*tileWarps)
 		first := total
 		for i := range int(tiles) {
-			st := segTile{first: total * 32, seg: seg[i]}
+			st := segTile{first: total * 32, seg: seg[i], at: at[i]}
 			busiest := int64(0)
 			for k := range tileWarps {
 				g := int64(groups[i*tileWarps+k])
@@ -451,7 +451,7 @@ func (d *Device) deviceTiles(md *Matrix, ts TileSpec, pt *phase.Trace) *Tiles {
 		d.Sync()
 		rt.Free(&tmp, a.tileLo, a.tileSeg, a.streamOff, a.sectors, a.groups, a.groupOff)
 	}
-	slices.SortStableFunc(segTiles, func(a, b segTile) int { return cmp.Compare(b.cost, a.cost) })
+	launchOrder(segTiles, ts.Columns)
 	tiles := len(segTiles)
 	t.first = make([]int64, tiles)
 	t.info = make([]int32, tiles)

@@ -89,7 +89,8 @@ func diffTiles(a, b *Tiles) string {
 // renumbered by degree (hubs: the first segment's raised cap) in the
 // runs' shapes and in tiles of 4,096 entries; and directed graphs'
 // in-matrices transposed on the device (parallel arcs of equal and of
-// different weights).
+// different weights). Those grouped by groupsNear are launched in column
+// order (TileSpec.Columns), the others costliest first.
 func TestDeviceTilesMatchHost(t *testing.T) {
 	d := needGPU(t)
 	needNVRTC(t)
@@ -97,7 +98,7 @@ func TestDeviceTilesMatchHost(t *testing.T) {
 	// and sorted by column)
 	check := func(name string, m *hyb.Matrix, ts TileSpec, sym bool) {
 		t.Helper()
-		want := makePullTiles(m, ts.RowBits, ts.MaxArcs, ts.Near, false)
+		want := makePullTilesChunked(m, ts.RowBits, ts.MaxArcs, ts.Near, false, ts.Columns, planChunk)
 		for _, ts.Symmetric = range []bool{false, true}[:1+btoi(sym)] {
 			// (in pieces: 3, the output made as estimated; 5, made for one
 			// group and grown at every piece)
@@ -123,7 +124,7 @@ func TestDeviceTilesMatchHost(t *testing.T) {
 			}
 			for _, ts := range shapes {
 				for _, near := range []bool{false, true} {
-					ts.Near = near
+					ts.Near, ts.Columns = near, near
 					check(fmt.Sprintf("trial %d symmetric %v", trial, sym), m, ts, sym)
 				}
 			}
@@ -166,13 +167,13 @@ func TestDeviceTilesMatchHost(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, near := range []bool{false, true} {
-			check("two long rows", m, TileSpec{RowBits: 2, MaxArcs: 1 << 16, Near: near}, false)
+			check("two long rows", m, TileSpec{RowBits: 2, MaxArcs: 1 << 16, Near: near, Columns: near}, false)
 		}
 	}
 
 	m := degreeKron(t, 14)
 	for _, ts := range []TileSpec{{RowBits: 12, MaxArcs: TileArcsDefault, Near: true}, {RowBits: 13, MaxArcs: TileArcsDefault},
-		{RowBits: 12, MaxArcs: 4096, Near: true}, {RowBits: 13, MaxArcs: 4096}, {RowBits: 9, MaxArcs: 1000, Near: true}} {
+		{RowBits: 12, MaxArcs: 4096, Near: true, Columns: true}, {RowBits: 13, MaxArcs: 4096}, {RowBits: 9, MaxArcs: 1000, Near: true, Columns: true}} {
 		check("kron14", m, ts, true)
 	}
 

@@ -90,6 +90,12 @@ type TileSpec struct {
 	RowBits, MaxArcs int
 	Near             bool // groups for 4-byte accumulators (groupsNear)
 	Symmetric        bool
+	// Columns launches the tiles in their segments' column order (a
+	// tile's place among its segment's, costliest first at one place),
+	// not costliest first: where X is larger than the L2, the tiles of
+	// many segments that read the same stretch of X then run together
+	// (launchOrder).
+	Columns bool
 	// Chunks is the pieces the device builds them in (0 or 1: whole), a
 	// piece's temporaries at a time where the whole build would not fit
 	// (the same tiles: Matches does not compare it).
@@ -98,7 +104,7 @@ type TileSpec struct {
 
 // Matches reports whether t (nil: no tiles) are tiles of shape ts.
 func (t *Tiles) Matches(ts TileSpec) bool {
-	return t != nil && t.rowBits == ts.RowBits && t.maxArcs == ts.MaxArcs && t.near == ts.Near
+	return t != nil && t.rowBits == ts.RowBits && t.maxArcs == ts.MaxArcs && t.near == ts.Near && t.columns == ts.Columns
 }
 
 // Orientation is a graph's driver.Orientation on the device, built

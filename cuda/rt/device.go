@@ -38,6 +38,7 @@ type Device struct {
 	SharedOptin  int   // the most dynamic shared memory a block may be allowed
 	TexMaxWidth  int64 // texels of a linear 32-bit texture
 	SMs          int   // multiprocessors
+	L2           int64 // the L2 cache's bytes
 
 	dev    cu.Device
 	ctx    cu.Context
@@ -124,6 +125,7 @@ func (d *Device) open() error {
 	}
 	d.ctx.SetCurrent()
 	d.SMs = d.dev.Attribute(cu.MULTIPROCESSOR_COUNT)
+	d.L2 = int64(d.dev.Attribute(cu.L2_CACHE_SIZE))
 	d.SharedOptin = d.dev.Attribute(cu.DeviceAttribute(C.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN))
 	check("creating a stream", C.hp_stream_create(&d.stream.s))
 	free, total := d.MemInfo()
