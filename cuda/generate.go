@@ -11,6 +11,7 @@ import (
 	"github.com/hpgraph/hpgraph/cuda/run"
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/hyb"
+	"github.com/hpgraph/hpgraph/internal/huge"
 )
 
 // Generate makes all of g on b's device (cuda/gen) and returns it on the
@@ -143,7 +144,7 @@ func (b *Backend) GenerateParts(g *gen.Graph, o gen.Options, bounds []int) (*dat
 	if err != nil {
 		return nil, err
 	}
-	h := &datasets.Graph{Name: g.Name, N: g.N, RowPtr: make([]int64, g.N+1), RepeatFree: !g.Options.KeepDuplicates}
+	h := &datasets.Graph{Name: g.Name, N: g.N, RowPtr: huge.Make[int64](g.N + 1), RepeatFree: !g.Options.KeepDuplicates}
 	base := make([]int64, np+1)
 	for i, p := range parts {
 		base[i+1] = base[i] + p.NNZ
@@ -151,9 +152,9 @@ func (b *Backend) GenerateParts(g *gen.Graph, o gen.Options, bounds []int) (*dat
 		h.Stats.SelfLoops += p.Stats.SelfLoops
 		h.Stats.Duplicates += p.Stats.Duplicates
 	}
-	h.Col = make([]int32, base[np])
+	h.Col = huge.Make[int32](int(base[np]))
 	if parts[0].W != 0 {
-		h.W = make([]float32, base[np])
+		h.W = huge.Make[float32](int(base[np]))
 	}
 	h.RowPtr[g.N] = base[np] // (HostInto writes each part's rows but the end)
 	err = run.EachDevice(devs, func(i int, d *run.Device) error {

@@ -6,7 +6,9 @@ import (
 	"unsafe"
 
 	"github.com/hpgraph/hpgraph/datasets"
+	"github.com/hpgraph/hpgraph/internal/huge"
 	"github.com/hpgraph/hpgraph/internal/par"
+	"github.com/hpgraph/hpgraph/internal/phase"
 )
 
 // whole checks that p is all of g's rows.
@@ -22,12 +24,15 @@ func (g *Graph) whole(p *Part) error {
 // [Lo, Hi), those of datasets.BuildStreamRows (every other row empty,
 // the part's stats).
 func (g *Graph) Host(d Device, p *Part) (*datasets.Graph, error) {
-	h := &datasets.Graph{Name: g.Name, N: g.N, RowPtr: make([]int64, g.N+1), Col: make([]int32, p.NNZ),
+	h := &datasets.Graph{Name: g.Name, N: g.N, RowPtr: huge.Make[int64](g.N + 1), Col: huge.Make[int32](int(p.NNZ)),
 		Stats: p.Stats, RepeatFree: !g.Options.KeepDuplicates}
 	if p.W != 0 {
-		h.W = make([]float32, p.NNZ)
+		h.W = huge.Make[float32](int(p.NNZ))
 	}
+	pt := phase.New("gen", fmt.Sprintf("%s rows [%d, %d) to the host", g.Name, p.Lo, p.Hi))
+	defer pt.Print()
 	g.HostInto(d, p, h, 0)
+	pt.Mark("copied")
 	tail := h.RowPtr[p.Hi:]
 	par.Blocks(len(tail), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
