@@ -165,13 +165,20 @@ func makePullTilesChunked(m *hyb.Matrix, rowBits, maxArcs int, near, symmetric, 
 			t.multi[s] = 1
 		}
 	}
+	var first []int64
+	var places []float32
+	if columns {
+		first, places = tilePlaces(m, rowBits, maxArcs)
+	}
 	built := make([]tileOut, len(jobs))
 	par.Dynamic(unitParts(len(jobs)), func(lo, hi int) {
 		w := sc.worker(n, false)
 		for k := lo; k < hi; k++ {
 			jb := jobs[k]
 			built[k] = w.tile(&plans[jb.seg], jb.seg, segPtr[jb.seg], jb.i, jb.e)
-			built[k].tile.at = tileAt(jb.i-segPtr[jb.seg], segPtr[jb.seg+1]-segPtr[jb.seg], maxArcs)
+			if places != nil {
+				built[k].tile.at = places[first[jb.seg]+(jb.i-segPtr[jb.seg])/int64(maxArcs)]
+			}
 		}
 	})
 	var total int64

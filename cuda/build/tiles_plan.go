@@ -2,8 +2,10 @@ package build
 
 import (
 	"cmp"
+	"math/bits"
 	"slices"
 
+	"github.com/hpgraph/hpgraph/hyb"
 	"github.com/hpgraph/hpgraph/internal/par"
 )
 
@@ -13,7 +15,7 @@ import (
 type segTile struct {
 	first, arcs, cost int64
 	seg               int32
-	at                float32 // (tileAt)
+	at                float32 // (tilePlaces)
 	warp              [tileWarps + 1]int32
 }
 
@@ -532,26 +534,73 @@ func (p *waitList) compact() {
 	p.first = 0
 }
 
-// tileAt is a tile's place in its segment's column order: the tile of
-// the segment's entries from off on, of e in all, cut every maxArcs, is
-// the k-th of T at k/T.
-func tileAt(off, e int64, maxArcs int) float32 {
-	return float32(off/int64(maxArcs)) / float32((e+int64(maxArcs)-1)/int64(maxArcs))
+// tilePlaces is where each tile of m starts in X, for launchOrder's
+// column order: the tiles of segment s (rows cut every 1<<rowBits, each
+// segment's entries in column order cut every maxArcs) are
+// first[s] .. first[s+1]-1, and at[first[s]+k] is the column where its
+// k-th tile starts, as a fraction of N in 1/1024ths: read from a
+// histogram of the segment's columns, one pass over the entries on every
+// core (kron27: 4.2 G entries). Where the host does not hold m's columns
+// (a view built on the device), a tile's place among its segment's
+// (k/T) stands in for it.
+func tilePlaces(m *hyb.Matrix, rowBits, maxArcs int) (first []int64, at []float32) {
+	n := m.N
+	rowPtr, col := m.Src.RowPtr, m.Src.Col
+	nseg := (n + 1<<rowBits - 1) >> rowBits
+	seg := func(s int) (int64, int64) {
+		return rowPtr[min(s<<rowBits, n)], rowPtr[min((s+1)<<rowBits, n)]
+	}
+	first = make([]int64, nseg+1)
+	for s := range nseg {
+		q0, q1 := seg(s)
+		first[s+1] = first[s] + (q1-q0+int64(maxArcs)-1)/int64(maxArcs)
+	}
+	at = make([]float32, first[nseg])
+	if len(col) != int(rowPtr[n]) {
+		for s := range nseg {
+			for k := first[s]; k < first[s+1]; k++ {
+				at[k] = float32(k-first[s]) / float32(first[s+1]-first[s])
+			}
+		}
+		return first, at
+	}
+	const buckets = 1 << 10
+	shift := max(0, bits.Len(uint(max(n-1, 0)))-10)
+	par.Dynamic(par.Split(nseg, 8*par.Workers(), func(s int) int64 { q0, q1 := seg(s); return q1 - q0 + 1 }), func(a, b int) {
+		var hist [buckets + 1]int64
+		for s := a; s < b; s++ {
+			q0, q1 := seg(s)
+			if q0 == q1 {
+				continue
+			}
+			clear(hist[:])
+			for _, c := range col[q0:q1] {
+				hist[c>>shift]++
+			}
+			k, cum := first[s], int64(0)
+			for bk, h := range hist {
+				// (tile k starts at entry (k - first[s]) * maxArcs)
+				for cum += h; k < first[s+1] && (k-first[s])*int64(maxArcs) < cum; k++ {
+					at[k] = float32(bk) / buckets
+				}
+			}
+		}
+	})
+	return first, at
 }
 
 // launchOrder sorts tiles into their launch order: costliest first
 // (tileCost: blocks start in index order, so the long tiles do not trail
-// at the end of the launch), or, with columns, by their place in their
-// segment's column order (tileAt), costliest first at one place. A
-// segment's tiles cut its entries in column order, so the segments of
-// many entries (the hubs' rows, in an order by degree) read X from its
-// start to its end over their tiles, and in column order the tiles that
-// run at once read about the same stretch of it: where X does not fit
-// the L2, its lines are then read from memory once for many segments.
-// Measured on an H200, float32 PageRank iteration (docs/perf/
-// pagerank-tiles.md): kron27 15.50 -> 13.49 ms, kron25 2.81 -> 2.62,
-// kron21 (X in the L2) 0.146 -> 0.163, where the costliest-first order
-// stays.
+// at the end of the launch), or, with columns, by the column where each
+// starts (tilePlaces), costliest first at one place. A segment's tiles
+// cut its entries in column order, so the segments of many entries (the
+// hubs' rows, in an order by degree) read X from its start to its end
+// over their tiles, and in column order the tiles that run at once read
+// about the same stretch of it: where X does not fit the L2, its lines
+// are then read from memory once for many segments. Measured on an H200,
+// float32 PageRank iteration (docs/perf/pagerank-tiles.md): kron27 15.50
+// -> 12.73 ms, kron25 2.81 -> 2.51; kron21 (X in the L2) 0.146 -> 0.163
+// by places, where the costliest-first order stays.
 func launchOrder(tiles []segTile, columns bool) {
 	slices.SortStableFunc(tiles, func(a, b segTile) int {
 		if columns && a.at != b.at {

@@ -2,6 +2,7 @@ package build
 
 import (
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -313,10 +314,11 @@ func BenchmarkPullTiles(b *testing.B) {
 }
 
 // TestTilesColumnOrder: tiles launched in column order are the tiles
-// launched costliest first, in another order: by their place among their
-// segment's tiles (a segment's k-th of T at k/T), and at one place
-// costliest first. A Kronecker graph numbered by degree, whose hubs'
-// segments hold many tiles.
+// launched costliest first, in another order: by the column where each
+// starts (a segment's k-th tile at its k*maxArcs-th smallest column,
+// found here by sorting the segment's columns), in 1/1024ths of N, and
+// at one place costliest first. A Kronecker graph numbered by degree,
+// whose hubs' segments hold many tiles.
 func TestTilesColumnOrder(t *testing.T) {
 	m := degreeKron(t, 13)
 	const rowBits, maxArcs = 9, 1000
@@ -347,15 +349,18 @@ func TestTilesColumnOrder(t *testing.T) {
 		s := tl.info &^ (-1 << 31)
 		seg[s] = append(seg[s], tl.first)
 	}
-	at := func(tl tile) float64 {
-		fs := seg[tl.info&^(-1<<31)]
+	shift := bits.Len(uint(m.N-1)) - 10
+	at := func(tl tile) int32 {
+		s := int(tl.info &^ (-1 << 31))
 		k := 0
-		for _, f := range fs {
+		for _, f := range seg[int32(s)] {
 			if f < tl.first {
 				k++
 			}
 		}
-		return float64(k) / float64(len(fs))
+		cols := slices.Clone(m.Src.Col[m.Src.RowPtr[s<<rowBits]:m.Src.RowPtr[min((s+1)<<rowBits, m.N)]])
+		slices.Sort(cols)
+		return cols[k*maxArcs] >> shift
 	}
 	order := make([]tile, len(byCol))
 	for tl, i := range byCol {
@@ -368,10 +373,10 @@ func TestTilesColumnOrder(t *testing.T) {
 	for i := 1; i < len(order); i++ {
 		a, b := at(order[i-1]), at(order[i])
 		if a > b {
-			t.Fatalf("tile %d is at %.3f of its segment, after one at %.3f", i, b, a)
+			t.Fatalf("tile %d starts in column bucket %d, after one at %d", i, b, a)
 		}
 		if a == b && byCost[order[i-1]] > byCost[order[i]] {
-			t.Fatalf("tiles %d and %d at one place %.3f: not costliest first", i-1, i, a)
+			t.Fatalf("tiles %d and %d in one bucket %d: not costliest first", i-1, i, a)
 		}
 		if b > 0 {
 			multi++

@@ -176,6 +176,14 @@ func (d *Device) deviceTiles(md *Matrix, ts TileSpec, pt *phase.Trace) *Tiles {
 	R := 1 << rowBits
 	nseg := (n + R - 1) >> rowBits
 	t := &Tiles{rowBits: rowBits, maxArcs: ts.MaxArcs, near: ts.Near, columns: ts.Columns}
+	var first []int64
+	var places []float32
+	if ts.Columns {
+		first, places = tilePlaces(m, rowBits, ts.MaxArcs)
+		if pt != nil {
+			pt.Mark("tiles: places")
+		}
+	}
 	md.tileArcs, md.tileVal, md.tileBase = 0, 0, 0 // (made by grow below)
 	var tmp []cu.DevicePtr
 	defer func() { rt.FreeAll(tmp) }() // (on a panic; else freed below)
@@ -364,7 +372,11 @@ func (d *Device) deviceTiles(md *Matrix, ts TileSpec, pt *phase.Trace) *Tiles {
 			q0, q1 := m.Src.RowPtr[min(s<<rowBits, n)], m.Src.RowPtr[min((s+1)<<rowBits, n)]
 			for i := q0; i < q1; i += maxArcs {
 				lo, seg = append(lo, i-b0), append(seg, int32(s))
-				at = append(at, tileAt(i-q0, q1-q0, int(maxArcs)))
+				if places != nil {
+					at = append(at, places[first[s]+(i-q0)/maxArcs])
+				} else {
+					at = append(at, 0)
+				}
 				if i > q0 {
 					t.multi[s] = 1
 				}
