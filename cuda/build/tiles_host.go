@@ -165,10 +165,10 @@ func makePullTilesChunked(m *hyb.Matrix, rowBits, maxArcs int, near, symmetric, 
 			t.multi[s] = 1
 		}
 	}
-	var first []int64
+	var segFirst []int64 // (tilePlaces': segment s's first tile)
 	var places []float32
 	if columns {
-		first, places = tilePlaces(m, rowBits, maxArcs)
+		segFirst, places = tilePlaces(m, rowBits, maxArcs)
 	}
 	built := make([]tileOut, len(jobs))
 	par.Dynamic(unitParts(len(jobs)), func(lo, hi int) {
@@ -177,7 +177,7 @@ func makePullTilesChunked(m *hyb.Matrix, rowBits, maxArcs int, near, symmetric, 
 			jb := jobs[k]
 			built[k] = w.tile(&plans[jb.seg], jb.seg, segPtr[jb.seg], jb.i, jb.e)
 			if places != nil {
-				built[k].tile.at = places[first[jb.seg]+(jb.i-segPtr[jb.seg])/int64(maxArcs)]
+				built[k].tile.at = places[segFirst[jb.seg]+(jb.i-segPtr[jb.seg])/int64(maxArcs)]
 			}
 		}
 	})

@@ -176,10 +176,10 @@ func (d *Device) deviceTiles(md *Matrix, ts TileSpec, pt *phase.Trace) *Tiles {
 	R := 1 << rowBits
 	nseg := (n + R - 1) >> rowBits
 	t := &Tiles{rowBits: rowBits, maxArcs: ts.MaxArcs, near: ts.Near, columns: ts.Columns}
-	var first []int64
+	var segFirst []int64 // (tilePlaces': segment s's first tile)
 	var places []float32
 	if ts.Columns {
-		first, places = tilePlaces(m, rowBits, ts.MaxArcs)
+		segFirst, places = tilePlaces(m, rowBits, ts.MaxArcs)
 		if pt != nil {
 			pt.Mark("tiles: places")
 		}
@@ -373,7 +373,7 @@ func (d *Device) deviceTiles(md *Matrix, ts TileSpec, pt *phase.Trace) *Tiles {
 			for i := q0; i < q1; i += maxArcs {
 				lo, seg = append(lo, i-b0), append(seg, int32(s))
 				if places != nil {
-					at = append(at, places[first[s]+(i-q0)/maxArcs])
+					at = append(at, places[segFirst[s]+(i-q0)/maxArcs])
 				} else {
 					at = append(at, 0)
 				}

@@ -90,11 +90,10 @@ type TileSpec struct {
 	RowBits, MaxArcs int
 	Near             bool // groups for 4-byte accumulators (groupsNear)
 	Symmetric        bool
-	// Columns launches the tiles in their segments' column order (a
-	// tile's place among its segment's, costliest first at one place),
-	// not costliest first: where X is larger than the L2, the tiles of
-	// many segments that read the same stretch of X then run together
-	// (launchOrder).
+	// Columns launches the tiles by the column where each starts
+	// (costliest first at one place), not costliest first: where X is
+	// larger than the L2, the tiles of many segments that read the same
+	// stretch of X then run together (launchOrder).
 	Columns bool
 	// Chunks is the pieces the device builds them in (0 or 1: whole), a
 	// piece's temporaries at a time where the whole build would not fit
