@@ -40,6 +40,22 @@ func (*testBackend) Name() string { return "cuda" }
 
 func (b *testBackend) Available() error { _, err := b.device(); return err }
 
+// PartDevices and StartParts make it a driver.PartBackend: every part on
+// device 0.
+func (b *testBackend) PartDevices() int { return 1 }
+
+func (b *testBackend) StartParts(jobs []*driver.DeviceJob, comm driver.Comm) (driver.DeviceRun, error) {
+	d, err := b.device()
+	if err != nil {
+		return nil, err
+	}
+	devs := make([]*Device, len(jobs))
+	for i := range devs {
+		devs[i] = d
+	}
+	return StartParts(devs, jobs, comm, b.Options())
+}
+
 // withOptions sets the registered backend's options for the rest of t
 // (restored when t ends) to the current ones as f changes them.
 func withOptions(t testing.TB, f func(o *Options)) {

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/hpgraph/hpgraph/cuda/build"
+	"github.com/hpgraph/hpgraph/cuda/rt"
+	"github.com/hpgraph/hpgraph/hyb"
 	"github.com/hpgraph/hpgraph/internal/phase"
 	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
@@ -92,21 +94,21 @@ func start(d *Device, job *driver.DeviceJob, opt Options) (*progRun, error) {
 	err = d.Do("copying the run to the device", func() error {
 		// Memory first: the cache gives back what no run uses when the
 		// run would not fit otherwise.
-		need := deviceBytes(job, layout, lim, &d.Cache)
-		switch {
-		case job.Push == job.Pull:
-			need += d.Cache.Need(job.Pull.Matrix, true, true, lim, ts)
-		case job.Push != nil:
-			need += d.Cache.Need(job.Pull.Matrix, true, false, lim, ts) + d.Cache.Need(job.Push.Matrix, false, true, lim, build.TileSpec{}) -
-				build.SharedCSR(job.Pull.Matrix, job.Push.Matrix)
-		default:
-			need += d.Cache.Need(job.Pull.Matrix, true, false, lim, ts)
-		}
 		pt.Mark("lock")
-		if err := d.reserve(need); err != nil {
-			return err
+		err := d.reserve(runBytes(d, job, layout, lim, ts))
+		if d.hooks.noELLRoom && err == nil && withoutELL(job) != nil {
+			err = rt.ErrOutOfMemory
 		}
-		var err error
+		if err != nil {
+			// A pull without its ELL may fit where the run does not.
+			j := withoutELL(job)
+			if j == nil || !errors.Is(err, rt.ErrOutOfMemory) || d.reserve(runBytes(d, j, layout, lim, ts)) != nil {
+				return err
+			}
+			r.job = j
+			d.counts.cooPullRuns++
+			pt.Mark("the pull without its ELL (out of memory with it)")
+		}
 		if r.mod, err = d.Load(key, ptx, moduleKernels(feats)); err != nil {
 			return err
 		}
@@ -155,6 +157,46 @@ func (d *Device) kernelImage(code *driver.DeviceCode, l *stateLayout, f features
 		d.kernelImages.Store(k, [2]string{image, key})
 	}
 	return image, key, err
+}
+
+// runBytes is the device memory job needs to start on d: its state and
+// its matrices' copies (with what building them needs) that the cache
+// lacks.
+func runBytes(d *Device, job *driver.DeviceJob, layout *stateLayout, lim build.BinLimits, ts build.TileSpec) int64 {
+	need := deviceBytes(job, layout, lim, &d.Cache)
+	switch {
+	case job.Push == job.Pull:
+		need += d.Cache.Need(job.Pull.Matrix, true, true, lim, ts)
+	case job.Push != nil:
+		need += d.Cache.Need(job.Pull.Matrix, true, false, lim, ts) + d.Cache.Need(job.Push.Matrix, false, true, lim, build.TileSpec{}) -
+			build.SharedCSR(job.Pull.Matrix, job.Push.Matrix)
+	default:
+		need += d.Cache.Need(job.Pull.Matrix, true, false, lim, ts)
+	}
+	return need
+}
+
+// withoutELL is job with its pull matrix all COO (K = 0), where the pull
+// has an ELL and a push apart from it (a part's, or a directed graph's),
+// else nil: no ELL slots (a part's pull has K of them for each of all N
+// rows, half of them another part's at two parts), and the pull's COO
+// made on the device from the CSR the push is transposed from. What a run
+// does where it does not fit otherwise (kron29's BFS in two parts needed
+// 142.8 GiB with 142.1 free: docs/parts.md), at the price of the COO
+// pull's short rows. Each run describes its own (the device's cache
+// keeps none it does not need: a server's graphs come and go).
+func withoutELL(job *driver.DeviceJob) *driver.DeviceJob {
+	m := job.Pull
+	if m.K == 0 || job.Push == nil || job.Push == job.Pull || m.TransposeOf != nil || m.SymmetrizeOf != nil || len(m.Src.Col) != int(m.Src.RowPtr[m.N]) {
+		return nil
+	}
+	h, err := hyb.Describe(m.N, m.Src.RowPtr, m.Src.Col, m.Src.Val, hyb.CPUOptions())
+	if err != nil {
+		return nil
+	}
+	j := *job
+	j.Pull = driver.NewMatrix(h, m.Degree)
+	return &j
 }
 
 // jobFeatures are the compile-time features of job's kernels for n

@@ -98,6 +98,10 @@ type hooks struct {
 	// sizing is set while tilesFit asks for the free memory (for a
 	// test's rt.Hooks.MemInfo).
 	sizing bool
+	// noELLRoom makes a run's first reservation fail as out of memory
+	// where its pull could go without its ELL (withoutELL): tests reach
+	// that path on small graphs.
+	noELLRoom bool
 }
 
 func defaultHooks() hooks {
@@ -108,6 +112,7 @@ func defaultHooks() hooks {
 type counts struct {
 	tiledRuns   int // runs that pulled by tiles
 	adoptedRuns int // runs that took a parked run's buffers
+	cooPullRuns int // runs whose pull went without its ELL (withoutELL)
 }
 
 // probe makes vp_loop print, from block 0, the cycles a superstep spends
