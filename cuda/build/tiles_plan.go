@@ -566,7 +566,8 @@ func tilePlaces(m *hyb.Matrix, rowBits, maxArcs int) (first []int64, at []float3
 	}
 	const buckets = 1 << 10
 	shift := max(0, bits.Len(uint(max(n-1, 0)))-10)
-	par.Dynamic(par.Split(nseg, 8*par.Workers(), func(s int) int64 { q0, q1 := seg(s); return q1 - q0 + 1 }), func(a, b int) {
+	// (segments balanced by their entries, and one for each: the clears)
+	par.Dynamic(par.Split(nseg, 8*par.Workers(), func(s int) int64 { return rowPtr[min(s<<rowBits, n)] + int64(s) }), func(a, b int) {
 		var hist [buckets + 1]int64
 		for s := a; s < b; s++ {
 			q0, q1 := seg(s)
