@@ -538,9 +538,10 @@ func (p *waitList) compact() {
 // column order: the tiles of segment s (rows cut every 1<<rowBits, each
 // segment's entries in column order cut every maxArcs) are
 // first[s] .. first[s+1]-1, and at[first[s]+k] is the column where its
-// k-th tile starts, as a fraction of N in 1/1024ths: read from a
-// histogram of the segment's columns, one pass over the entries on every
-// core (kron27: 4.2 G entries). Where the host does not hold m's columns
+// k-th tile starts, as a fraction of N: read from a histogram of the
+// segment's columns in 1/1024ths of N (within a bucket, as if its
+// entries were spread evenly over it), one pass over the entries on every
+// core (kron27: 4.2 G entries, 0.88 s on the H200 host's 16 cores). Where the host does not hold m's columns
 // (a view built on the device), a tile's place among its segment's
 // (k/T) stands in for it.
 func tilePlaces(m *hyb.Matrix, rowBits, maxArcs int) (first []int64, at []float32) {
@@ -580,10 +581,13 @@ func tilePlaces(m *hyb.Matrix, rowBits, maxArcs int) (first []int64, at []float3
 			}
 			k, cum := first[s], int64(0)
 			for bk, h := range hist {
-				// (tile k starts at entry (k - first[s]) * maxArcs)
-				for cum += h; k < first[s+1] && (k-first[s])*int64(maxArcs) < cum; k++ {
-					at[k] = float32(bk) / buckets
+				// (tile k starts at entry (k - first[s]) * maxArcs: its
+				// column within the bucket taken as if the bucket's
+				// entries were spread evenly over it)
+				for ; k < first[s+1] && (k-first[s])*int64(maxArcs) < cum+h; k++ {
+					at[k] = (float32(bk) + float32((k-first[s])*int64(maxArcs)-cum)/float32(h)) / buckets
 				}
+				cum += h
 			}
 		}
 	})

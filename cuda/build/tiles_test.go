@@ -316,9 +316,9 @@ func BenchmarkPullTiles(b *testing.B) {
 // TestTilesColumnOrder: tiles launched in column order are the tiles
 // launched costliest first, in another order: by the column where each
 // starts (a segment's k-th tile at its k*maxArcs-th smallest column,
-// found here by sorting the segment's columns), in 1/1024ths of N, and
-// at one place costliest first. A Kronecker graph numbered by degree,
-// whose hubs' segments hold many tiles.
+// found here by sorting the segment's columns), in 1/1024ths of N. A
+// Kronecker graph numbered by degree, whose hubs' segments hold many
+// tiles.
 func TestTilesColumnOrder(t *testing.T) {
 	m := degreeKron(t, 13)
 	const rowBits, maxArcs = 9, 1000
@@ -375,9 +375,7 @@ func TestTilesColumnOrder(t *testing.T) {
 		if a > b {
 			t.Fatalf("tile %d starts in column bucket %d, after one at %d", i, b, a)
 		}
-		if a == b && byCost[order[i-1]] > byCost[order[i]] {
-			t.Fatalf("tiles %d and %d in one bucket %d: not costliest first", i-1, i, a)
-		}
+
 		if b > 0 {
 			multi++
 		}
