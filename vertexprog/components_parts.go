@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/hpgraph/hpgraph/hyb"
@@ -124,8 +123,7 @@ func arcSpans(rowPtr []int64, pt Partition) []driver.Span {
 	spans := make([]driver.Span, len(pt.Bounds)-1)
 	for q := range spans {
 		lo, hi := pt.Range(q)
-		end := rowPtr[hi]
-		spans[q] = driver.Span{Lo: lo, Hi: lo + int32(sort.Search(int(hi-lo), func(i int) bool { return rowPtr[int(lo)+i] == end }))}
+		spans[q] = driver.Span{Lo: lo, Hi: int32(hyb.RowsEnd(rowPtr, int(lo), int(hi)))}
 	}
 	return spans
 }

@@ -5,7 +5,6 @@ package build
 import (
 	"encoding/binary"
 	"errors"
-	"sort"
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/cuda/rt"
@@ -273,19 +272,14 @@ func (md *Matrix) CooBlocks(listed bool) int64 {
 	return int64(ch + w + q + t)
 }
 
-// RowsEnd is where rows [lo, hi)'s trailing run of empty rows starts:
-// the least e in [lo, hi] whose rows [e, hi) hold no entries (hi when row
-// hi-1 has some). Graphs numbered by decreasing degree put the vertices
-// without arcs last (a kron graph's 40%+), and a data-driven program's
-// pulls need not pass over them. A binary search: the row pointer does not
-// decrease.
+// RowsEnd is where rows [lo, hi)'s trailing run of empty rows starts
+// (hyb.RowsEnd): a data-driven program's pulls need not pass over them.
 func (md *Matrix) RowsEnd(lo, hi int) int {
 	rp := md.m.Src.RowPtr
-	if lo >= hi || len(rp) != md.m.N+1 || hi > md.m.N {
+	if len(rp) != md.m.N+1 || hi > md.m.N {
 		return hi
 	}
-	end := rp[hi]
-	return lo + sort.Search(hi-lo, func(i int) bool { return rp[lo+i] == end })
+	return hyb.RowsEnd(rp, lo, hi)
 }
 
 // Len is how many matrices the cache holds.
