@@ -86,7 +86,7 @@ func TestCompileModules(t *testing.T) {
 		!strings.Contains(transposeSource, "#define TR_ITEMS 16 ") || !strings.Contains(transposeSource, "#define TR_SCAN_CHUNK (TR_THREADS * 16) ") {
 		t.Errorf("trTile %d, trScanChunk %d, trRadix %d: transpose.cu's TR_TILE, TR_SCAN_CHUNK and TR_RADIX differ", trTile, trScanChunk, trRadix)
 	}
-	if tlMaxSlots < 1<<TileRowBitsFor(8)+tileVMax(TileRowBitsFor(8)) || tlMaxSlots < 1<<TileRowBitsFor(4)+tileVMax(TileRowBitsFor(4)) {
+	if tlMaxSlots < 1<<TileRowBitsFor(8, false)+tileVMax(TileRowBitsFor(8, false)) || tlMaxSlots < 1<<TileRowBitsFor(4, false)+tileVMax(TileRowBitsFor(4, false)) {
 		t.Errorf("tlMaxSlots %d: the runs' segments do not fit", tlMaxSlots)
 	}
 	needNVRTC(t)

@@ -41,14 +41,19 @@ import "github.com/hpgraph/hpgraph/hyb"
 // virtual slots (V <= vmax), R+vmax the dummy.
 
 // TileRowBitsFor is log2 of a segment's rows for an accumulator of asize
-// bytes: 4,096 rows of 4-byte slots (kron21's float32 PageRank, one
-// iteration 0.170 -> 0.167 ms and ten 1.54 -> 1.50 ms against 8,192;
+// bytes: 4,096 rows of 4-byte slots where X is in the L2 (kron21's
+// float32 PageRank, one iteration 0.170 -> 0.167 ms and ten 1.54 -> 1.50
+// ms against 8,192;
 // docs/perf/pagerank-tiles.md#each-warps-stream-through-registers), 8,192
-// of 8-byte ones (4,096 no faster). More rows leave the multiprocessor's
-// memory too little L1 (16,384 rows of 4-byte slots:
+// where it is not (beyondL2, the column order's case: each segment's
+// columns twice as dense, so fewer of X's sectors a segment; kron27 12.71
+// -> 11.47 ms, 16,384 35.0, 2,048 14.3;
+// docs/perf/pagerank-tiles.md#segments-of-8192-rows-where-x-is-beyond-the-l2),
+// 8,192 of 8-byte ones (4,096 no faster). More rows leave the
+// multiprocessor's memory too little L1 (16,384 rows of 4-byte slots:
 // docs/perf/pagerank-tiles.md#float32-pagerank).
-func TileRowBitsFor(asize int) int {
-	if asize <= 4 {
+func TileRowBitsFor(asize int, beyondL2 bool) int {
+	if asize <= 4 && !beyondL2 {
 		return 12
 	}
 	return 13

@@ -308,7 +308,7 @@ func BenchmarkPullTiles(b *testing.B) {
 	m := degreeKron(b, 16)
 	b.ReportAllocs()
 	for b.Loop() {
-		makePullTiles(m, TileRowBitsFor(4), TileArcsDefault, true, true)
+		makePullTiles(m, TileRowBitsFor(4, false), TileArcsDefault, true, true)
 	}
 	b.ReportMetric(float64(m.NNZ())*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mentries/s")
 }

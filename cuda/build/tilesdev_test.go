@@ -115,7 +115,7 @@ func TestDeviceTilesMatchHost(t *testing.T) {
 		}
 	}
 	rng := rand.New(rand.NewPCG(24, 28))
-	shapes := []TileSpec{{RowBits: 2, MaxArcs: 5}, {RowBits: 4, MaxArcs: 64}, {RowBits: 6, MaxArcs: 700}, {RowBits: 3, MaxArcs: 1}, {RowBits: 12, MaxArcs: 1 << 16}}
+	shapes := []TileSpec{{RowBits: 2, MaxArcs: 5}, {RowBits: 4, MaxArcs: 64}, {RowBits: 6, MaxArcs: 700}, {RowBits: 3, MaxArcs: 1}, {RowBits: 12, MaxArcs: 1 << 16}, {RowBits: 13, MaxArcs: 1 << 16}}
 	for trial, n := range []int{1, 2, 50, 333, 1000, 3000, 4097} {
 		for _, sym := range []bool{false, true} {
 			m, _, _, _ := trialMatrix(t, rng, trial, n, sym)
@@ -252,9 +252,9 @@ func BenchmarkDeviceTiles(b *testing.B) {
 	d := needGPU(b)
 	m := degreeKron(b, 18)
 	for _, near := range []bool{true, false} {
-		ts := TileSpec{RowBits: TileRowBitsFor(4), MaxArcs: TileArcsDefault, Near: near, Symmetric: true}
+		ts := TileSpec{RowBits: TileRowBitsFor(4, false), MaxArcs: TileArcsDefault, Near: near, Symmetric: true}
 		if !near {
-			ts.RowBits = TileRowBitsFor(8)
+			ts.RowBits = TileRowBitsFor(8, false)
 		}
 		b.Run(fmt.Sprintf("near=%v", near), func(b *testing.B) {
 			err := d.Do("benchmarking the device's tiles", func() error {

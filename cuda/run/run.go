@@ -59,8 +59,9 @@ func start(d *Device, job *driver.DeviceJob, opt Options) (*progRun, error) {
 	var ts build.TileSpec
 	if (opt.Tiles == TilesAlways || opt.Tiles == TilesResident && job.Resident) && job.Spec.GatherAll && !job.Code.HeavyGather && !job.HasWants && !job.HasDone && (job.ASize == 4 || job.ASize == 8) && n > 0 {
 		// (an undirected graph's matrices are one symmetric adjacency)
-		ts = build.TileSpec{RowBits: build.TileRowBitsFor(job.ASize), MaxArcs: d.hooks.tileArcs, Near: job.ASize == 4, Symmetric: job.Graph != nil && !job.Graph.Directed() && job.Part == nil,
-			Columns: int64(n)*int64(job.XSize) > d.L2} // (X beyond the L2: launchOrder)
+		beyondL2 := int64(n)*int64(job.XSize) > d.L2
+		ts = build.TileSpec{RowBits: build.TileRowBitsFor(job.ASize, beyondL2), MaxArcs: d.hooks.tileArcs, Near: job.ASize == 4, Symmetric: job.Graph != nil && !job.Graph.Directed() && job.Part == nil,
+			Columns: beyondL2} // (launchOrder)
 		if d.hooks.tileNear >= 0 {
 			ts.Near = d.hooks.tileNear == 1
 		}
