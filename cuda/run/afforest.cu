@@ -16,7 +16,8 @@ struct AF_Arg {
   int round;       // af_link_round: the neighbour index; af_link_rest: the first one
   int giant;       // af_link_rest: the label whose vertices are skipped
   unsigned seed;   // af_sample
-  int lo, hi;      // the rows that have neighbours (a part's: [lo, hi); else 0, n)
+  int lo, hi;      // the rows a kernel passes over (the links: the run's own rows with
+                   // arcs; af_init, af_compress, af_link_pairs: a span)
 };
 
 static_assert(sizeof(AF_Arg) == 40, "hpgraph: AF_Arg layout");
@@ -49,9 +50,12 @@ __device__ __forceinline__ void af_link(int* comp, int u, int v) {
   }
 }
 
+// af_init makes every vertex of [a.lo, a.hi) its own tree (the run
+// passes each span of vertices with arcs: the others are never linked,
+// and Finish labels them on the host).
 extern "C" __global__ void __launch_bounds__(AF_BLOCK) af_init(VP_Mat m, AF_Arg a) {
-  int v = blockIdx.x * blockDim.x + threadIdx.x;
-  if (v < a.n) a.comp[v] = v;
+  int v = a.lo + blockIdx.x * blockDim.x + threadIdx.x;
+  if (v < a.hi) a.comp[v] = v;
 }
 
 // af_link_round links every vertex with its neighbour a.round.
@@ -72,12 +76,12 @@ extern "C" __global__ void __launch_bounds__(AF_BLOCK) af_link_round(VP_Mat m, A
   if (key != ~0ULL && (threadIdx.x & 31) == __ffs(same) - 1) af_link(a.comp, v, u);
 }
 
-// af_compress points every vertex at its root, writing only the vertices
-// not yet pointing there (a root's or a vertex's without arcs, 40-50% of
-// a kron graph's, stays as it is).
+// af_compress points every vertex of [a.lo, a.hi) (a span of vertices
+// with arcs) at its root, writing only the vertices not yet pointing
+// there (a root's stays as it is).
 extern "C" __global__ void __launch_bounds__(AF_BLOCK) af_compress(VP_Mat m, AF_Arg a) {
-  int v = blockIdx.x * blockDim.x + threadIdx.x;
-  if (v >= a.n) return;
+  int v = a.lo + blockIdx.x * blockDim.x + threadIdx.x;
+  if (v >= a.hi) return;
   const int c0 = af_ld(a.comp, v);
   int c = c0;
   for (int p; c != (p = af_ld(a.comp, c));) c = p;

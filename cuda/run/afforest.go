@@ -12,6 +12,7 @@ import (
 	"github.com/hpgraph/hpgraph/cuda/build"
 	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/cuda/rt"
+	"github.com/hpgraph/hpgraph/internal/par"
 	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
@@ -37,12 +38,17 @@ func afforestProgram() string {
 
 // ccRun is one Afforest job (driver.ComponentsRun).
 type ccRun struct {
-	clock     rt.Clock // DeviceTime
-	d         *Device
-	mod       *rt.Module
-	md        *build.Matrix
-	n         int
-	lo, hi    int // the rows with neighbours: a part's, or 0, n
+	clock  rt.Clock // DeviceTime
+	d      *Device
+	mod    *rt.Module
+	md     *build.Matrix
+	n      int
+	lo, hi int // the rows the links pass over: a part's, or the graph's, up to the last with arcs
+	// spans are the vertices that can be linked (every part's rows up
+	// to its last with arcs, driver.Part.Arcs; the whole graph's: lo,
+	// hi): the forest is made, compressed and read back over them only,
+	// and every other vertex, without arcs, is its own label (Finish).
+	spans     []driver.Span
 	comp      cu.DevicePtr
 	sample    cu.DevicePtr
 	bufs      []cu.DevicePtr
@@ -67,7 +73,7 @@ func startCC(d *Device, m *driver.Matrix, extra int64) (*ccRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &ccRun{d: d, n: m.N, hi: m.N}
+	r := &ccRun{d: d, n: m.N}
 	err = d.Do("copying the graph to the device", func() error {
 		need := d.Cache.Need(m.Matrix, false, false, build.BinLimits{}, build.TileSpec{}) + int64(m.N)*4 + afSamples*4 + extra
 		if err := d.reserve(need); err != nil {
@@ -80,6 +86,8 @@ func startCC(d *Device, m *driver.Matrix, extra int64) (*ccRun, error) {
 		t0 := time.Now()
 		r.md = d.Cache.Get(m.Matrix, false, false, build.BinLimits{}, build.TileSpec{})
 		d.DropCSRs(true, false)
+		r.hi = r.md.RowsEnd(0, m.N) // (a graph in an order by degree: its vertices without arcs last)
+		r.spans = []driver.Span{{Lo: 0, Hi: int32(r.hi)}}
 		r.comp = cu.MemAlloc(int64(max(1, m.N)) * 4)
 		r.sample = cu.MemAlloc(afSamples * 4)
 		r.bufs = []cu.DevicePtr{r.comp, r.sample}
@@ -150,21 +158,28 @@ func (r *ccRun) link(skip bool) (giant int32) {
 	return r.linkRest(skip)
 }
 
+// overSpans launches kernel (af_init or af_compress) over each of the
+// spans of vertices that can be linked.
+func (r *ccRun) overSpans(kernel string) {
+	for _, s := range r.spans {
+		if s.Hi > s.Lo {
+			r.launch(kernel, rt.Blocks(int64(s.Hi-s.Lo), rt.BlockSize), r.argRows(r.sample, 0, 0, int(s.Lo), int(s.Hi)))
+		}
+	}
+}
+
 // linkFirst launches Afforest's first pass: every vertex its own tree,
 // then each linked with its first neighbour, and compressed.
 func (r *ccRun) linkFirst() {
-	rows := rt.Blocks(int64(r.n), rt.BlockSize)
-	a := r.arg(0, 0)
-	r.launch("af_init", rows, a)
+	r.overSpans("af_init")
 	if own := int64(r.hi - r.lo); own > 0 {
 		r.launch("af_link_round", rt.Blocks(own, rt.BlockSize), r.arg(0, 0))
-		r.launch("af_compress", rows, a)
+		r.overSpans("af_compress")
 	}
 }
 
 // linkRest launches the passes after linkFirst (see link).
 func (r *ccRun) linkRest(skip bool) (giant int32) {
-	rows := rt.Blocks(int64(r.n), rt.BlockSize)
 	own := int64(r.hi - r.lo) // (the rows the links read: a part's own)
 	a := r.arg(0, 0)
 	giant = -1 // (no vertex's label)
@@ -173,7 +188,7 @@ func (r *ccRun) linkRest(skip bool) (giant int32) {
 	}
 	for i := 1; i < afRounds; i++ {
 		r.launch("af_link_round", rt.Blocks(own, rt.BlockSize), r.arg(i, 0))
-		r.launch("af_compress", rows, a)
+		r.overSpans("af_compress")
 	}
 	if skip {
 		r.launch("af_sample", afSamples/rt.BlockSize, a)
@@ -183,7 +198,7 @@ func (r *ccRun) linkRest(skip bool) (giant int32) {
 		giant = mostFrequent(labels)
 	}
 	r.launch("af_link_rest", rt.Blocks(own, rt.BlockSize), r.arg(afRounds, int(giant)))
-	r.launch("af_compress", rows, a)
+	r.overSpans("af_compress")
 	return giant
 }
 
@@ -214,8 +229,25 @@ func (r *ccRun) Finish(labels []int32) error {
 	}
 	t0 := time.Now()
 	defer func() { r.transfers += time.Since(t0) }()
+	own := func(lo, hi int32) { // (vertices outside the spans: their own labels)
+		par.Blocks(int(hi-lo), func(_, a, b int) {
+			for v := lo + int32(a); v < lo+int32(b); v++ {
+				labels[v] = v
+			}
+		})
+	}
+	v := int32(0)
+	for _, s := range r.spans {
+		own(v, max(v, s.Lo))
+		v = max(v, s.Hi)
+	}
+	own(v, int32(r.n))
 	return r.d.Do("copying labels back", func() error {
-		r.d.DtoH(unsafe.Pointer(&labels[0]), r.comp, int64(r.n)*4)
+		for _, s := range r.spans {
+			if s.Hi > s.Lo {
+				r.d.DtoH(unsafe.Pointer(&labels[s.Lo]), r.comp+cu.DevicePtr(4*int64(s.Lo)), 4*int64(s.Hi-s.Lo))
+			}
+		}
 		return nil
 	})
 }

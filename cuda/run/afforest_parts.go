@@ -28,6 +28,7 @@ import (
 // ccParts is a run's local parts (driver.ComponentsRun).
 type ccParts struct {
 	runs        []*ccRun
+	n           int // the graph's vertices
 	first       int
 	total       int
 	snap, recv  []cu.DevicePtr // per part: its forest's copy, another's
@@ -47,7 +48,7 @@ func StartPartComponents(devs []*Device, parts []*driver.Matrix, info []driver.P
 	}
 	n := parts[0].N
 	first, total := info[0].Index, info[0].Count
-	g := &ccParts{first: first, total: total, spans: info[0].Arcs, runs: make([]*ccRun, len(parts)),
+	g := &ccParts{n: n, first: first, total: total, spans: info[0].Arcs, runs: make([]*ccRun, len(parts)),
 		snap: make([]cu.DevicePtr, len(parts)), recv: make([]cu.DevicePtr, len(parts)), bufs: make([][]cu.DevicePtr, len(parts))}
 	if g.spans != nil && len(g.spans) != total {
 		return nil, fmt.Errorf("cuda: %d spans of rows with arcs for a run of %d parts", len(g.spans), total)
@@ -66,7 +67,9 @@ func StartPartComponents(devs []*Device, parts []*driver.Matrix, info []driver.P
 		if err != nil {
 			return err
 		}
-		r.lo, r.hi = int(info[i].Lo), int(info[i].Hi) // (a part's other rows are empty)
+		// (a part's other rows are empty; its forest is over every part's
+		// rows with arcs, which its links reach)
+		r.lo, r.hi, r.spans = int(info[i].Lo), r.md.RowsEnd(int(info[i].Lo), int(info[i].Hi)), g.sent(-1, true)
 		g.runs[i] = r
 		return d.Do("allocating a part's forests", func() error {
 			for _, o := range devs {
@@ -105,7 +108,7 @@ func (g *ccParts) Run() (int, error) {
 	}
 	g.ran = false
 	passes := afRounds + 1 + 4*(g.total-1) // (two merges, each linking total-1 forests and compressing)
-	if g.runs[0].n == 0 {
+	if g.n == 0 {
 		g.ran = true
 		return 0, nil
 	}
@@ -132,13 +135,13 @@ func (g *ccParts) Run() (int, error) {
 // for the whole graph, whose hubs join each other in their first round.
 func (g *ccParts) run(skip bool) (ok bool, err error) {
 	giants := make([]int32, len(g.runs))
-	if err := g.pass("linking a part's first neighbours", func(i int, r *ccRun) { r.linkFirst() }); err != nil {
+	if err := g.pass("linking a part's first neighbours", false, func(i int, r *ccRun) { r.linkFirst() }); err != nil {
 		return false, err
 	}
 	if err := g.merge(false); err != nil {
 		return false, err
 	}
-	if err := g.pass("labelling a part's components", func(i int, r *ccRun) { giants[i] = r.linkRest(skip) }); err != nil {
+	if err := g.pass("labelling a part's components", true, func(i int, r *ccRun) { giants[i] = r.linkRest(skip) }); err != nil {
 		return false, err
 	}
 	if err := g.merge(true); err != nil {
@@ -151,15 +154,21 @@ func (g *ccParts) run(skip bool) (ok bool, err error) {
 }
 
 // pass runs f on every part's device (the clock started before the
-// first), then keeps a copy of its forest for the merge.
-func (g *ccParts) pass(what string, f func(i int, r *ccRun)) error {
-	bytes := int64(g.runs[0].n) * 4
+// first), then keeps a copy of what its forest sends in the merge after
+// it (the last: sent).
+func (g *ccParts) pass(what string, last bool, f func(i int, r *ccRun)) error {
 	return g.each(func(i int, r *ccRun) error {
 		return r.d.Do(what, func() error {
 			t := time.Now()
 			r.clock.Begin(r.d.RT()) // (once a run)
 			f(i, r)
-			r.d.CopyFrom(g.snap[i], r.d.RT(), r.comp, bytes)
+			for _, s := range g.sent(g.first+i, last) {
+				if s.Hi == s.Lo {
+					continue
+				}
+				off := cu.DevicePtr(4 * int64(s.Lo))
+				r.d.CopyFrom(g.snap[i]+off, r.d.RT(), r.comp+off, 4*int64(s.Hi-s.Lo))
+			}
 			r.d.Sync()
 			g.stats[i].Compute += time.Since(t)
 			return nil
@@ -175,10 +184,11 @@ func (g *ccParts) pass(what string, f func(i int, r *ccRun)) error {
 // second round needs (without them nearly every vertex of a part links
 // the same few roots) and which may leave links out (the last merge
 // brings them all). Where the spans are not known, every vertex.
+// (sent(-1, true): every span.)
 func (g *ccParts) sent(p int, last bool) []driver.Span {
 	switch {
 	case g.spans == nil:
-		return []driver.Span{{Lo: 0, Hi: int32(g.runs[0].n)}}
+		return []driver.Span{{Lo: 0, Hi: int32(g.n)}}
 	case last:
 		return g.spans
 	}
@@ -196,7 +206,6 @@ const ccHubRows = 1 << 16
 // (which stops the clock) only into each process's first part, whose
 // labels Finish and giantsJoined read.
 func (g *ccParts) merge(last bool) error {
-	rows := rt.Blocks(int64(g.runs[0].n), rt.BlockSize)
 	t1 := time.Now()
 	err := g.each(func(i int, r *ccRun) error {
 		into := !last || i == 0
@@ -225,7 +234,7 @@ func (g *ccParts) merge(last bool) error {
 				}
 			}
 			if into {
-				r.launch("af_compress", rows, r.arg(0, 0))
+				r.overSpans("af_compress")
 			}
 			if last {
 				r.clock.End(r.d.RT())
