@@ -118,7 +118,8 @@ func runPartComponents[X, A any](g *Graph, p Program[X, A], opt Options, parts i
 // arcSpans is every part's rows up to its last with arcs
 // (driver.Part.Arcs), from the whole graph's row offsets: in an order by
 // degree, each part's vertices without arcs come last in its range (a
-// kron graph's 40-50%), and no part's forest ever links them.
+// kron graph's 40-50%), and no part's forest ever links them, nor any
+// part's pull reads them.
 func arcSpans(rowPtr []int64, pt Partition) []driver.Span {
 	spans := make([]driver.Span, len(pt.Bounds)-1)
 	for q := range spans {

@@ -226,7 +226,7 @@ func runParts[X, A any](g *Graph, p Program[X, A], opt Options, parts int, dev *
 	if err != nil {
 		return nil, err
 	}
-	cp := &cpuParts[X, A]{runs: steppers, pt: pt, comm: opt.Comm, base: rank * local, prev: prev, xsize: int(unsafe.Sizeof(*new(X))), sums: sm}
+	cp := &cpuParts[X, A]{runs: steppers, pt: pt, reads: g.readSpans(spec.Edges, pt), comm: opt.Comm, base: rank * local, prev: prev, xsize: int(unsafe.Sizeof(*new(X))), sums: sm}
 	res.Preprocess = time.Since(t0)
 	t1 := time.Now()
 	if err := loop(h0, cp, opt, res); err != nil {
@@ -303,6 +303,19 @@ func agree(comm Comm, what string) error {
 	return nil
 }
 
+// readSpans is driver.Part.Arcs for a run over edge type e in the parts
+// of pt: every part's vertices up to its last with an arc in the push's
+// direction (out-arcs for a pull over in-arcs, any arc of an undirected
+// graph), from the row offsets the graph holds; nil for a directed
+// graph's other edge types (their push rows are not at hand), where
+// every part sends its whole range.
+func (g *Graph) readSpans(e EdgeType, pt Partition) []driver.Span {
+	if g.g.Directed && pushRows(e) != rowsOut {
+		return nil
+	}
+	return arcSpans(g.rowPtr(), pt)
+}
+
 // frontierDegrees is every vertex's degree in the whole graph's push
 // matrix for edge type e (its row lengths, without building it).
 func (g *Graph) frontierDegrees(e EdgeType, opt hyb.Options) ([]int32, error) {
@@ -327,6 +340,7 @@ type inDegreesKey struct{}
 func runDeviceParts[X, A any](g *Graph, opt Options, dev *partDevice, pt Partition, runs []*hostRun[X, A], res *Result[X], t0 time.Time) (*Result[X], error) {
 	h0, pb, code := runs[0], dev.pb, dev.code()
 	jobs := make([]*driver.DeviceJob, len(runs))
+	reads := g.readSpans(h0.spec.Edges, pt)
 	base := 0
 	if opt.Comm != nil {
 		base = opt.Comm.Rank() * len(runs)
@@ -337,7 +351,7 @@ func runDeviceParts[X, A any](g *Graph, opt Options, dev *partDevice, pt Partiti
 			X: valueBytes(h0.x), XSize: int(unsafe.Sizeof(*new(X))), ASize: int(unsafe.Sizeof(*new(A))),
 			Active: h0.active, Aggregates: append([]float64(nil), h0.steps[0].prev...),
 			HasWants: r.wants != nil, HasDone: r.done != nil, Resident: opt.Resident,
-			Part: &driver.Part{Index: base + i, Count: pt.Parts(), Lo: r.lo, Hi: r.hi, FrontierDegree: r.frontDeg},
+			Part: &driver.Part{Index: base + i, Count: pt.Parts(), Lo: r.lo, Hi: r.hi, FrontierDegree: r.frontDeg, Arcs: reads},
 		}
 	}
 	run, err := pb.StartParts(jobs, opt.Comm)

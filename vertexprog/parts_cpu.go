@@ -24,6 +24,7 @@ import (
 type cpuParts[X, A any] struct {
 	runs  []*cpuStepper[X, A]
 	pt    Partition
+	reads []driver.Span // driver.Part.Arcs: what a dense message sends (nil: every part's range)
 	comm  Comm
 	base  int       // the first local part's index
 	prev  []float64 // the aggregators every part's Steps read
@@ -64,7 +65,11 @@ func (c *cpuParts[X, A]) step(it int, dir Direction) (int, int64, error) {
 	t := time.Now()
 	all, err := exchangeMsgs(c.comm, msgs, func(i int, sparse bool) []byte {
 		r := c.runs[i]
-		return packPart(r.lo, r.hi, r.active, valueBytes(r.x), c.xsize, sparse)
+		hi := r.hi
+		if c.reads != nil && !sparse {
+			hi = c.reads[c.base+i].Hi // (no part reads the rest)
+		}
+		return packPart(r.lo, hi, r.active, valueBytes(r.x), c.xsize, sparse)
 	}, driver.SparseExchange(c.runs[0].spec, c.runs[0].n, c.xsize))
 	if err != nil {
 		return 0, 0, err
@@ -77,6 +82,12 @@ func (c *cpuParts[X, A]) step(it int, dir Direction) (int, int64, error) {
 			}
 			if err := unpackPart(m.blob, r.active, valueBytes(r.x), c.xsize); err != nil {
 				return 0, 0, err
+			}
+			if c.reads != nil && m.blob[0] == msgDense {
+				// (the sender's words past what it sent: no activation
+				// there is read, none is kept)
+				_, hi := c.pt.Range(m.index)
+				r.active.ClearRange(int(c.reads[m.index].Hi+31)/32, int(hi+31)/32)
 			}
 			c.part[i].ExchangeBytes += int64(len(m.blob))
 		}

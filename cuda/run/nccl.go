@@ -236,7 +236,7 @@ func (n *netParts) dense(record func(partRun)) error {
 				return err
 			}
 			for root := range n.g.total {
-				lo, hi := int64(n.lo[root]), int64(n.hi[root])
+				lo, hi := int64(n.lo[root]), sentHi(r.part(), root, n.hi[root])
 				if hi <= lo {
 					continue
 				}

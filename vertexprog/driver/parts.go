@@ -29,11 +29,13 @@ type Part struct {
 	// what an activated vertex adds to the frontier's edges (the part's
 	// push matrix counts only its arcs into the part). Nil without push.
 	FrontierDegree []int32
-	// Arcs[q], for each of the run's Count parts q, is part q's rows up to
-	// its last with arcs: part q's rows from Arcs[q].Hi on have none, so
-	// a vertex outside every part's Arcs has no arc (components' forests
-	// leave it alone: a run in parts exchanges only these spans). Nil
-	// where not known: then every part's whole range.
+	// Arcs[q], for each of the run's Count parts q, is part q's vertices
+	// up to its last with arcs in the push's direction (a column of the
+	// pull: an undirected graph's vertices with arcs): from Arcs[q].Hi on,
+	// no part reads a vertex of part q's value or frontier bit, so a dense
+	// exchange sends only these spans (and components' forests leave every
+	// other vertex alone). Nil where not known: then every part's whole
+	// range.
 	Arcs []Span
 }
 
