@@ -169,9 +169,11 @@ const (
 	// A Relaxer's delta-stepping push of a listed frontier is shared by
 	// as many workers as it has relaxShareEdges edges, and each worker
 	// goes on relaxing from the rows it filed into the current bucket
-	// while they are at most drainRows (GAP's kBinSizeThreshold).
+	// while they have at most drainEdges edges (GAP's kBinSizeThreshold
+	// is 1,000 rows; a kron's hubs hold thousands of edges each, whose
+	// push is better shared, and in vertex order: RelaxMark).
 	relaxShareEdges = 256
-	drainRows       = 1000
+	drainEdges      = 4096
 	evenDegree      = 16
 	// A push that touched more than 1/denseApply of the vertices has its
 	// APPLY run over the touched bits rather than its lists.
@@ -953,7 +955,7 @@ func (c *cpuStepper[X, A]) claimedApply() {
 // its part of the frontier us into x (spmv.Relax) and files the rows it
 // lowered at once (fileLowered). With delta-stepping, each worker then
 // relaxes from the rows it filed into the current bucket itself, round
-// after round while they are few (drainRows), as GAP's sssp does with
+// after round while they are few (drainEdges), as GAP's sssp does with
 // its local bins, and only what is left of them is the next frontier: a
 // bucket of a grid then runs in one superstep rather than six, and on
 // several workers without a barrier a round.
@@ -983,10 +985,12 @@ func (c *cpuStepper[X, A]) relaxPush(us []int32, m *hyb.Matrix) {
 		start := len(c.lists[w])
 		vs, vals, _ := spmv.Relax(m, c.x, us[lo:hi], serial, c.rows[w][:0], c.vals[w][:0])
 		c.fileLowered(w, vs, vals, serial)
-		for drain {
+		for {
 			l := c.lists[w][start:]
-			if len(l) == 0 || len(l) > drainRows {
-				break
+			e := rowsEdges(m.CooPtr, l)
+			if !drain || len(l) == 0 || e > drainEdges {
+				c.tallies[w].add(tally{count: int64(len(l)), edges: e})
+				return
 			}
 			// (a row's bit clears before its value is read: a lowering
 			// after the read files it again)
@@ -997,8 +1001,6 @@ func (c *cpuStepper[X, A]) relaxPush(us []int32, m *hyb.Matrix) {
 			c.kept[w] = next
 			c.fileLowered(w, vs, vals, serial)
 		}
-		l := c.lists[w][start:]
-		c.tallies[w].add(tally{count: int64(len(l)), edges: rowsEdges(m.CooPtr, l)})
 	}
 	switch {
 	case serial:
