@@ -173,6 +173,7 @@ const (
 	// is 1,000 rows; a kron's hubs hold thousands of edges each, whose
 	// push is better shared, and in vertex order: RelaxMark).
 	relaxShareEdges = 256
+	relaxShareRows  = 512
 	drainEdges      = 4096
 	evenDegree      = 16
 	// A push that touched more than 1/denseApply of the vertices has its

@@ -227,6 +227,11 @@ func (c *cpuStepper[X, A]) fileOrRun(us []int32, stale func(b int64) bool) {
 		c.fileByWords(us, stale, serial)
 		return
 	}
+	if c.relax && serial && par.Workers() > 1 && len(us) >= relaxShareRows {
+		// (a Relaxer's bucket is shared from a few hundred rows, as its
+		// push is: filed on one core, the others waited for it)
+		serial, chunk = false, len(us)/par.Workers()+1
+	}
 	if serial {
 		chunk = len(us)
 	}
