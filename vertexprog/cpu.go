@@ -167,7 +167,8 @@ const (
 	claimShareEdges = 256
 	claimSerialRows = 1024
 	// A Relaxer's delta-stepping push of a listed frontier is shared by
-	// as many workers as it has relaxShareEdges edges, and each worker
+	// as many workers as it has relaxShareEdges edges, and the filing of
+	// a bucket of relaxShareRows rows or more (fileOrRun); each worker
 	// goes on relaxing from the rows it filed into the current bucket
 	// while they have at most drainEdges edges (GAP's kBinSizeThreshold
 	// is 1,000 rows; a kron's hubs hold thousands of edges each, whose
@@ -1006,7 +1007,7 @@ func (c *cpuStepper[X, A]) relaxPush(us []int32, m *hyb.Matrix) {
 	switch {
 	case serial:
 		relax(0, 0, len(us))
-	case c.edges <= int64(len(us))*evenDegree:
+	case drain && c.edges <= int64(len(us))*evenDegree:
 		// (each worker's share the rows it found the superstep before,
 		// as a claimed push's: its part of the wavefront)
 		par.Each(shares, func(w int) { relax(w, len(us)*w/shares, len(us)*(w+1)/shares) })
