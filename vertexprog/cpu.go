@@ -45,7 +45,8 @@ import (
 //     a push folds natively where it says what its Gather is
 //     (Contributor; a WeightAdder's adds the weights in the same loop,
 //     and a Relaxer's relaxes straight into the values and files the
-//     rows it lowered: no y, no Update and no APPLY pass, as GAP's sssp),
+//     rows it lowered: no y, no Update and no APPLY pass, as GAP's sssp,
+//     each worker draining its own rows of the current bucket),
 //     and a bottom-up pull gathers a word's rows found
 //     at once where any one edge decides a row (FirstGatherer): one call
 //     through the Program interface a list, not one a vertex or an edge.
