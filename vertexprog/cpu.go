@@ -45,7 +45,8 @@ import (
 //     a push folds natively where it says what its Gather is
 //     (Contributor; a WeightAdder's adds the weights in the same loop,
 //     and a Relaxer's relaxes straight into the values and files the
-//     rows it lowered: no y, no Update and no APPLY pass, as GAP's sssp),
+//     rows it lowered: no y, no Update and no APPLY pass, as GAP's sssp,
+//     each worker draining its own rows of the current bucket),
 //     and a bottom-up pull gathers a word's rows found
 //     at once where any one edge decides a row (FirstGatherer): one call
 //     through the Program interface a list, not one a vertex or an edge.
@@ -166,6 +167,16 @@ const (
 	// shares of 256 edges, not 1,024).
 	claimShareEdges = 256
 	claimSerialRows = 1024
+	// A Relaxer's delta-stepping push of a listed frontier is shared by
+	// as many workers as it has relaxShareEdges edges, and the filing of
+	// a bucket of relaxShareRows rows or more (fileOrRun); each worker
+	// goes on relaxing from the rows it filed into the current bucket
+	// while they have at most drainEdges edges (GAP's kBinSizeThreshold
+	// is 1,000 rows; a kron's hubs hold thousands of edges each, whose
+	// push is better shared, and in vertex order: RelaxMark).
+	relaxShareEdges = 256
+	relaxShareRows  = 512
+	drainEdges      = 4096
 	evenDegree      = 16
 	// A push that touched more than 1/denseApply of the vertices has its
 	// APPLY run over the touched bits rather than its lists.
@@ -944,15 +955,20 @@ func (c *cpuStepper[X, A]) claimedApply() {
 }
 
 // relaxPush is a Relaxer's push over M (all COO): each worker relaxes
-// its chunks of the frontier us into x (spmv.Relax) and files the rows
-// it lowered at once (fileLowered).
+// its part of the frontier us into x (spmv.Relax) and files the rows it
+// lowered at once (fileLowered). With delta-stepping, each worker then
+// relaxes from the rows it filed into the current bucket itself, round
+// after round while they are few (drainEdges), as GAP's sssp does with
+// its local bins, and only what is left of them is the next frontier: a
+// bucket of a grid then runs in one superstep rather than six, and on
+// several workers without a barrier a round.
 func (c *cpuStepper[X, A]) relaxPush(us []int32, m *hyb.Matrix) {
 	chunk, serial := pushChunk, c.edges < serialEdges || par.Workers() == 1
-	if serial {
-		chunk = len(us)
-	}
 	c.relaxed, c.relaxMarked = true, c.edges*denseApply > int64(c.n)
 	if c.relaxMarked {
+		if serial {
+			chunk = len(us)
+		}
 		// (many rows lowered, most of them several times: their bits,
 		// filed once each at their last value by relaxedApply)
 		par.Chunks(len(us), chunk, func(_, lo, hi int) {
@@ -960,10 +976,57 @@ func (c *cpuStepper[X, A]) relaxPush(us []int32, m *hyb.Matrix) {
 		})
 		return
 	}
-	par.Chunks(len(us), chunk, func(w, lo, hi int) {
+	drain := c.delta != nil
+	shares := 1
+	if drain {
+		// (the rounds each worker goes on with are work the frontier's
+		// edges do not count)
+		shares = min(par.Workers(), int(c.edges/relaxShareEdges))
+		serial = shares <= 1
+	}
+	relax := func(w, lo, hi int) {
+		start := len(c.lists[w])
 		vs, vals, _ := spmv.Relax(m, c.x, us[lo:hi], serial, c.rows[w][:0], c.vals[w][:0])
 		c.fileLowered(w, vs, vals, serial)
-	})
+		for {
+			l := c.lists[w][start:]
+			e := rowsEdges(m.CooPtr, l)
+			if !drain || len(l) == 0 || e > drainEdges {
+				c.tallies[w].add(tally{count: int64(len(l)), edges: e})
+				return
+			}
+			// (a row's bit clears before its value is read: a lowering
+			// after the read files it again)
+			next := append(c.kept[w][:0], l...)
+			c.lists[w] = c.lists[w][:start]
+			c.untouch(next, serial)
+			vs, vals, _ = spmv.Relax(m, c.x, next, serial, c.rows[w][:0], c.vals[w][:0])
+			c.kept[w] = next
+			c.fileLowered(w, vs, vals, serial)
+		}
+	}
+	switch {
+	case serial:
+		relax(0, 0, len(us))
+	case drain && c.edges <= int64(len(us))*evenDegree:
+		// (each worker's share the rows it found the superstep before,
+		// as a claimed push's: its part of the wavefront)
+		par.Each(shares, func(w int) { relax(w, len(us)*w/shares, len(us)*(w+1)/shares) })
+	default:
+		par.Chunks(len(us), chunk, relax)
+	}
+}
+
+// untouch clears the touched bits of vs (plainly where serial).
+func (c *cpuStepper[X, A]) untouch(vs []int32, serial bool) {
+	tw := c.touched.Words()
+	for _, v := range vs {
+		if serial {
+			tw[v>>5] &^= 1 << (uint32(v) & 31)
+		} else {
+			c.touched.AtomicClear(v)
+		}
+	}
 }
 
 // touchOnce sets v's bit in touched (its words tw; plainly where serial,
@@ -984,24 +1047,18 @@ func touchOnce(touched *bitmask.Bitmask, tw []uint32, v int32, serial bool) bool
 // fileLowered files the rows vs that worker w lowered to vals: into a
 // later bucket where the priority of the value lies past the current
 // one, else into its list of the next frontier, once (touched bits, set
-// plainly where serial), tallied.
+// plainly where serial).
 func (c *cpuStepper[X, A]) fileLowered(w int, vs []int32, vals []X, serial bool) {
-	d, deg, tw := c.delta, c.frontDeg, c.touched.Words()
-	out, t := c.lists[w], tally{}
+	d, tw, out := c.delta, c.touched.Words(), c.lists[w]
 	for i, v := range vs {
 		if d.wait(w, v, vals[i]) {
 			continue // (a later bucket)
 		}
 		if touchOnce(c.touched, tw, v, serial) {
 			out = append(out, v)
-			t.count++
-			if deg != nil {
-				t.edges += int64(deg[v])
-			}
 		}
 	}
 	c.rows[w], c.vals[w], c.lists[w] = vs, vals, out
-	c.tallies[w].add(t)
 }
 
 // relaxedApply is what is left of APPLY after relaxPush: the frontier

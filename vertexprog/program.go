@@ -163,10 +163,12 @@ type WeightAdder interface {
 // value, x[v] = x[u] + w where that is less, and files the lowered
 // vertex into the next frontier or its later delta-stepping bucket as
 // it goes (GAP's sssp), or, for a push over many edges, once each from
-// their marks after it: no accumulator, Update call or APPLY pass. A
-// source may push from a value that the same push lowered; the
-// supersteps and their frontiers may then differ from the accumulators'
-// run, the values not.
+// their marks after it: no accumulator, Update call or APPLY pass. With
+// delta-stepping each worker goes on relaxing from the rows it filed
+// into the current bucket, within the superstep, while they are few
+// (GAP's local bins). A source may push from a value that the same push
+// lowered; the supersteps and their frontiers may then differ from the
+// accumulators' run, the values not.
 type Relaxer interface {
 	RelaxesValues()
 }

@@ -50,3 +50,44 @@ func TestSSSPRelaxShared(t *testing.T) {
 		}
 	}
 }
+
+// TestSSSPDrainShared: on a weighted grid, whose buckets' frontiers are
+// a few hundred rows (listed: the grid has 64 times their edges), the
+// workers share each bucket's push and go on
+// relaxing from the rows they filed into it themselves, their rounds
+// racing on the same distances and touched bits (run under -race), and
+// give the reference's distances: delta-stepping at the default width,
+// at 2 and at 1/16 (buckets past each worker's ring), pushing only and
+// choosing the direction, on four goroutines and on one.
+func TestSSSPDrainShared(t *testing.T) {
+	el, err := gen.Grid(300, 240)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dg := apptest.Build(t, el, datasets.Options{Weights: datasets.WeightsRandom, WeightMin: 1, WeightMax: 64, Seed: 5})
+	g := vertexprog.NewGraph(dg)
+	for _, procs := range []int{4, 1} {
+		prev := runtime.GOMAXPROCS(procs)
+		for _, src := range []int32{0, 36120} {
+			want, err := reference.SSSP(dg, src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, delta := range []float64{sssp.DefaultDelta(g), 32, 1} {
+				for _, dir := range []vertexprog.Direction{vertexprog.Push, vertexprog.Auto} {
+					name := fmt.Sprintf("%d goroutines, src %d, delta %v, %s", procs, src, delta, dir)
+					r, err := sssp.RunDelta(g, src, delta, vertexprog.Options{Backend: "cpu", Direction: dir})
+					if err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					for v := range want {
+						if float64(r.Dist[v]) != want[v] {
+							t.Fatalf("%s: dist[%d] = %v, want %v", name, v, r.Dist[v], want[v])
+						}
+					}
+				}
+			}
+		}
+		runtime.GOMAXPROCS(prev)
+	}
+}
