@@ -2,7 +2,6 @@ package spmv
 
 import (
 	"reflect"
-	"slices"
 	"sync/atomic"
 	"unsafe"
 
@@ -74,34 +73,14 @@ func relaxSerial[F ~float32 | ~float64](xu F, cols []int32, ws []float32, x []F,
 		}
 		return out, vals
 	}
-	// (without a branch on the lowering, which on a grid goes either way
-	// unpredictably: each destination is written back, the min of its
-	// value and c, and listed at k, which moves on only where it was
-	// lowered; one core, grid1000: 81 -> 75 ms a query. Go's min is the
-	// lower of the two where c > 0; a c that is NaN, a zero or negative
-	// lowers by the branch, and never writes -0 over +0.)
 	ws = ws[:len(cols)]
-	n := len(out)
-	out, vals = slices.Grow(out, len(cols)), slices.Grow(vals, len(cols))
-	o, ov := out[n:n+len(cols)], vals[n:n+len(cols)]
-	k := 0
 	for i, v := range cols {
-		c := xu + F(ws[i])
-		xv := x[v]
-		o[k], ov[k] = v, c
-		if !(c > 0) {
-			if c < xv {
-				x[v] = c
-				k++
-			}
-			continue
-		}
-		x[v] = min(c, xv)
-		if c < xv {
-			k++
+		if c := xu + F(ws[i]); c < x[v] {
+			x[v] = c
+			out, vals = append(out, v), append(vals, c)
 		}
 	}
-	return out[:n+k], vals[:n+k]
+	return out, vals
 }
 
 // relaxAtomic is relaxSerial where other goroutines read and lower x
