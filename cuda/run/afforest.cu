@@ -137,3 +137,67 @@ extern "C" __global__ void __launch_bounds__(AF_BLOCK) af_link_pairs(VP_Mat m, A
   int u = a.sample[v];
   if (u != v) af_link(a.comp, v, u);
 }
+
+// The last merge of a run in parts sends a forest packed (afforest_parts.go):
+// a bit a vertex of the spans for "its label is the part's giant", and a
+// list of (vertex, label) for the others that are not their own label.
+// buf holds [count, giant, capacity, words], then the spans' bits (words
+// of them, each span's from a word of its own), then the list.
+struct AF_Pack {
+  int* comp;  // the forest packed (af_pack) or linked into (af_link_bits, af_link_list)
+  int* buf;
+  int lo, hi; // the span; af_link_list: 0 and the list's length
+  int word0;  // the span's first word in the bits
+  int pad;
+};
+
+static_assert(sizeof(AF_Pack) == 32, "hpgraph: AF_Pack layout");
+
+#define AF_HEAD 4
+
+// af_pack packs comp over the span [p.lo, p.hi) into p.buf (whose header
+// the host wrote); list entries past the capacity are counted, not
+// written (the host then merges the forests whole). A warp takes its
+// list's places with one atomic (one a vertex took 0.25-0.5 ms of
+// kron26's 460K on one counter).
+extern "C" __global__ void __launch_bounds__(AF_BLOCK) af_pack(VP_Mat m, AF_Pack p) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const int v = p.lo + i;
+  const int lane = threadIdx.x & 31;
+  const int c = v < p.hi ? p.comp[v] : v;
+  const int giant = p.buf[1];
+  const unsigned bal = __ballot_sync(0xffffffffu, v < p.hi && c == giant);
+  if (lane == 0 && v < p.hi) p.buf[AF_HEAD + p.word0 + (i >> 5)] = (int)bal;
+  const bool listed = v < p.hi && c != v && c != giant;
+  const unsigned lst = __ballot_sync(0xffffffffu, listed);
+  if (!lst) return;
+  const int leader = __ffs(lst) - 1;
+  int k0 = 0;
+  if (lane == leader) k0 = atomicAdd(p.buf, __popc(lst));
+  k0 = __shfl_sync(0xffffffffu, k0, leader);
+  if (listed) {
+    const int k = k0 + __popc(lst & ((1u << lane) - 1));
+    if (k < p.buf[2]) {
+      int* e = p.buf + AF_HEAD + p.buf[3] + 2 * (long long)k;
+      e[0] = v;
+      e[1] = c;
+    }
+  }
+}
+
+// af_link_bits links every vertex of the span whose bit the packed forest
+// p.buf set with that forest's giant.
+extern "C" __global__ void __launch_bounds__(AF_BLOCK) af_link_bits(VP_Mat m, AF_Pack p) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const int v = p.lo + i;
+  if (v >= p.hi) return;
+  if ((unsigned)p.buf[AF_HEAD + p.word0 + (i >> 5)] >> (i & 31) & 1u) af_link(p.comp, v, p.buf[1]);
+}
+
+// af_link_list links the packed forest's listed pairs, p.hi of them.
+extern "C" __global__ void __launch_bounds__(AF_BLOCK) af_link_list(VP_Mat m, AF_Pack p) {
+  const long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (k >= p.hi) return;
+  const int* e = p.buf + AF_HEAD + p.buf[3] + 2 * k;
+  af_link(p.comp, e[0], e[1]);
+}

@@ -19,7 +19,7 @@ import (
 //go:embed afforest.cu
 var afforestSource string
 
-var afforestKernels = []string{"af_init", "af_link_round", "af_compress", "af_sample", "af_link_rest", "af_link_pairs"}
+var afforestKernels = []string{"af_init", "af_link_round", "af_compress", "af_sample", "af_link_rest", "af_link_pairs", "af_pack", "af_link_bits", "af_link_list"}
 
 const (
 	// afRounds is the neighbours of every vertex linked before sampling

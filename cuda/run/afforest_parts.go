@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 	"unsafe"
 
@@ -31,8 +32,9 @@ type ccParts struct {
 	n           int // the graph's vertices
 	first       int
 	total       int
-	snap, recv  []cu.DevicePtr // per part: its forest's copy, another's
+	snap, recv  []cu.DevicePtr // per part: its forest's copy (or packed), another's
 	spans       []driver.Span  // every part's rows with arcs (nil: unknown)
+	pk          ccPacking
 	bufs        [][]cu.DevicePtr
 	nc          []*nccl.Comm // per part, over several processes
 	comm        driver.Comm
@@ -75,11 +77,15 @@ func StartPartComponents(devs []*Device, parts []*driver.Matrix, info []driver.P
 			for _, o := range devs {
 				d.EnablePeer(o.RT())
 			}
-			g.snap[i] = rt.Alloc(&g.bufs[i], int64(max(1, n))*4)
-			g.recv[i] = rt.Alloc(&g.bufs[i], int64(max(1, n))*4)
+			g.snap[i] = rt.Alloc(&g.bufs[i], ccBufBytes(n))
+			g.recv[i] = rt.Alloc(&g.bufs[i], ccBufBytes(n))
 			return nil
 		})
 	})
+	g.pk = newPacking(g.sent(-1, true), ccBufBytes(n), total, devs[0].hooks.ccPack)
+	// (packing pays where forests cross between devices or processes:
+	// on one device a forest's copy is cheaper than its pack)
+	g.pk.use = devs[0].hooks.ccPack > 0 || comm != nil && comm.Size() > 1 || slices.ContainsFunc(devs, func(d *Device) bool { return d != devs[0] })
 	if err == nil && comm != nil && comm.Size() > 1 {
 		g.comm = comm
 		g.nc, _, err = joinNCCL(comm, devs, first, total, nil)
@@ -141,10 +147,17 @@ func (g *ccParts) run(skip bool) (ok bool, err error) {
 	if err := g.merge(false); err != nil {
 		return false, err
 	}
-	if err := g.pass("labelling a part's components", true, func(i int, r *ccRun) { giants[i] = r.linkRest(skip) }); err != nil {
+	// (the last merge packs each forest where its giant is known)
+	g.pk.on = skip && g.pk.use && g.pk.cap > 0
+	if err := g.pass("labelling a part's components", true, func(i int, r *ccRun) {
+		giants[i] = r.linkRest(skip)
+		if g.pk.on {
+			g.pack(i, r, giants[i])
+		}
+	}); err != nil {
 		return false, err
 	}
-	if err := g.merge(true); err != nil {
+	if err := g.mergeLast(); err != nil {
 		return false, err
 	}
 	if !skip {
@@ -162,18 +175,26 @@ func (g *ccParts) pass(what string, last bool, f func(i int, r *ccRun)) error {
 			t := time.Now()
 			r.clock.Begin(r.d.RT()) // (once a run)
 			f(i, r)
-			for _, s := range g.sent(g.first+i, last) {
-				if s.Hi == s.Lo {
-					continue
-				}
-				off := cu.DevicePtr(4 * int64(s.Lo))
-				r.d.CopyFrom(g.snap[i]+off, r.d.RT(), r.comp+off, 4*int64(s.Hi-s.Lo))
+			if !last || !g.pk.on {
+				g.snapshot(i, r, last)
 			}
 			r.d.Sync()
 			g.stats[i].Compute += time.Since(t)
 			return nil
 		})
 	})
+}
+
+// snapshot copies what part i's forest sends in the merge after this
+// pass (last: the last merge's, whole) into its snap. Inside Do.
+func (g *ccParts) snapshot(i int, r *ccRun, last bool) {
+	for _, s := range g.sent(g.first+i, last) {
+		if s.Hi == s.Lo {
+			continue
+		}
+		off := cu.DevicePtr(4 * int64(s.Lo))
+		r.d.CopyFrom(g.snap[i]+off, r.d.RT(), r.comp+off, 4*int64(s.Hi-s.Lo))
+	}
 }
 
 // sent is what part p's forest sends in a merge. In the last, the span of
@@ -342,4 +363,123 @@ func (g *ccParts) Close() {
 		})
 		r.Close()
 	}
+}
+
+// pack writes part i's forest, whose giant is giant, packed into its
+// snap, and reads back its list's length. Inside Do.
+func (g *ccParts) pack(i int, r *ccRun, giant int32) {
+	pk := &g.pk
+	head := [afHead]int32{0, giant, int32(pk.cap), int32(pk.words)}
+	r.d.HtoDQueued(g.snap[i], unsafe.Pointer(&head[0]), 4*afHead)
+	for k, s := range pk.spans {
+		if s.Hi > s.Lo {
+			r.launch("af_pack", blocksOf(s), afPackArg(r.comp, g.snap[i], s.Lo, s.Hi, pk.word0[k]))
+		}
+	}
+	r.d.Sync()
+	r.d.DtoH(unsafe.Pointer(&pk.count[g.first+i]), g.snap[i], 4)
+}
+
+// mergeLast is the last merge: of the packed forests where this run
+// packed them and every list fit, else of the whole forests.
+func (g *ccParts) mergeLast() error {
+	d := g.runs[0].d
+	if g.pk.on {
+		fit, err := g.packedFit()
+		if err != nil {
+			return err
+		}
+		if fit {
+			d.counts.packedMerge++
+			return g.mergePacked()
+		}
+		d.counts.wholeMerge++
+		err = g.each(func(i int, r *ccRun) error {
+			return r.d.Do("copying a part's forest", func() error { g.snapshot(i, r, true); r.d.Sync(); return nil })
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return g.merge(true)
+}
+
+// packedFit gathers every part's list length (over the processes, by
+// the Comm) and reports whether each fit its buffer.
+func (g *ccParts) packedFit() (bool, error) {
+	pk := &g.pk
+	if g.comm != nil {
+		var msg []byte
+		for i := range g.runs {
+			msg = binary.LittleEndian.AppendUint32(msg, uint32(pk.count[g.first+i]))
+		}
+		all, err := g.comm.AllGather(msg)
+		if err != nil {
+			return false, err
+		}
+		p := 0
+		for _, b := range all {
+			for ; len(b) >= 4 && p < len(pk.count); b = b[4:] {
+				pk.count[p] = int32(binary.LittleEndian.Uint32(b))
+				p++
+			}
+		}
+	}
+	for _, c := range pk.count {
+		if c < 0 || int64(c) > pk.cap {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// mergePacked links into each process's first part every other part's
+// packed forest (peer copies in one process, NCCL broadcasts between
+// processes), then compresses it, as merge(true) does with the whole
+// forests.
+func (g *ccParts) mergePacked() error {
+	pk := &g.pk
+	t1 := time.Now()
+	err := g.each(func(i int, r *ccRun) error {
+		into := i == 0
+		return r.d.Do("linking the other parts' packed forests", func() error {
+			st := r.d.Stream()
+			for p := range g.total {
+				bytes := pk.bytes(p)
+				if g.nc != nil {
+					// (every rank takes part in every root's broadcast)
+					if err := g.nc[i].Broadcast(uint64(g.snap[i]), uint64(g.recv[i]), int(bytes), nccl.Uint8, p, uintptr(st.Handle())); err != nil {
+						return err
+					}
+				} else if p != g.first+i && into {
+					r.d.CopyFrom(g.recv[i], g.runs[p-g.first].d.RT(), g.snap[p-g.first], bytes)
+				}
+				if p == g.first+i || !into {
+					continue
+				}
+				g.stats[i].ExchangeBytes += bytes
+				for k, s := range pk.spans {
+					if s.Hi > s.Lo {
+						r.launch("af_link_bits", blocksOf(s), afPackArg(r.comp, g.recv[i], s.Lo, s.Hi, pk.word0[k]))
+					}
+				}
+				if c := pk.count[p]; c > 0 {
+					r.launch("af_link_list", blocksOf(driver.Span{Hi: c}), afPackArg(r.comp, g.recv[i], 0, c, 0))
+				}
+			}
+			if into {
+				r.overSpans("af_compress")
+			}
+			r.clock.End(r.d.RT())
+			r.d.Sync()
+			if g.nc != nil {
+				return g.nc[i].AsyncError()
+			}
+			return nil
+		})
+	})
+	for i := range g.stats {
+		g.stats[i].Exchange += time.Since(t1)
+	}
+	return err
 }

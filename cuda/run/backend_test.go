@@ -44,6 +44,20 @@ func (b *testBackend) Available() error { _, err := b.device(); return err }
 // device 0.
 func (b *testBackend) PartDevices() int { return 1 }
 
+// PartComponents makes it a driver.PartComponentsBackend: every part
+// on device 0.
+func (b *testBackend) PartComponents(parts []*driver.Matrix, info []driver.Part, comm driver.Comm) (driver.ComponentsRun, error) {
+	d, err := b.device()
+	if err != nil {
+		return nil, err
+	}
+	devs := make([]*Device, len(parts))
+	for i := range devs {
+		devs[i] = d
+	}
+	return StartPartComponents(devs, parts, info, comm)
+}
+
 func (b *testBackend) StartParts(jobs []*driver.DeviceJob, comm driver.Comm) (driver.DeviceRun, error) {
 	d, err := b.device()
 	if err != nil {

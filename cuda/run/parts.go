@@ -272,17 +272,6 @@ func (g *parts) exchangeDense(record func(partRun)) error {
 	})
 }
 
-// sentHi is where the vertices of part q (whose range ends at hi) that
-// a dense exchange sends end, p being any part of the run: at its last
-// that any part reads (driver.Part.Arcs: no part's pull or push reads
-// the others' values or frontier bits), or hi where that is not known.
-func sentHi(p *driver.Part, q int, hi int32) int64 {
-	if p.Arcs != nil {
-		return int64(p.Arcs[q].Hi)
-	}
-	return int64(hi)
-}
-
 // exchangeSparse writes each part's record and packs its activated
 // vertices (counts[i] of them) and their values, and unpacks every other
 // part's list into each part. Nothing waits on the host: a part's stream

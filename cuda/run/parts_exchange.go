@@ -11,12 +11,24 @@ import (
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/cuda/rt"
+	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
 // The exchange's steps that a partitioned run's parts take on their
 // devices (parts.go, nccl.go): each part at once, a part's changes packed
 // and another's unpacked, and the whole run's counts written into a
 // part's record.
+
+// sentHi is where the vertices of part q (whose range ends at hi) that
+// a dense exchange sends end, p being any part of the run: at its last
+// that any part reads (driver.Part.Arcs: no part's pull or push reads
+// the others' values or frontier bits), or hi where that is not known.
+func sentHi(p *driver.Part, q int, hi int32) int64 {
+	if p.Arcs != nil {
+		return int64(p.Arcs[q].Hi)
+	}
+	return int64(hi)
+}
 
 // packBytes is the size of a packed list of k vertices of xsize bytes.
 func packBytes(k int64, xsize int) int64 { return max(16, (k*4+15)&^15+k*int64(xsize)) }

@@ -102,6 +102,12 @@ type hooks struct {
 	// where its pull could go without its ELL (withoutELL): tests reach
 	// that path on small graphs.
 	noELLRoom bool
+	// ccPack, when positive, makes components in parts pack their
+	// forests for the last merge (ccParts.pack) on one device too, with
+	// at most ccPack (vertex, label) pairs a list: tests reach the packed
+	// merge on one GPU, and with a low cap the whole forests' merge after
+	// an overflow.
+	ccPack int
 }
 
 func defaultHooks() hooks {
@@ -113,6 +119,8 @@ type counts struct {
 	tiledRuns   int // runs that pulled by tiles
 	adoptedRuns int // runs that took a parked run's buffers
 	cooPullRuns int // runs whose pull went without its ELL (withoutELL)
+	packedMerge int // components in parts whose last merge sent packed forests
+	wholeMerge  int // ... and those that sent whole forests after all (a list past its capacity)
 }
 
 // probe makes vp_loop print, from block 0, the cycles a superstep spends
