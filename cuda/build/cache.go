@@ -19,18 +19,19 @@ import (
 // issue 25's soak.
 const cacheKeep = 32
 
-// matBytes is the device memory of m's base arrays, plus, for a matrix
+// matBytes is the device memory of m's base arrays over the rows of its
+// copy (rowsOf: ELL slots of that pitch, COO offsets of those rows), plus, for a matrix
 // built on the device, the CSR it is built from (with csr) and, for a
 // transposed or symmetrized matrix (hyb.DescribeTranspose,
 // DescribeSymmetrized), deviceTranspose's arrays, its output and
 // temporaries (and a symmetrized matrix's view, the CSR it is built
 // from).
-func matBytes(m *hyb.Matrix, csr bool) int64 {
+func matBytes(m *hyb.Matrix, csr bool, rows Window, pitch int) int64 {
 	vals := int64(0)
 	if m.Weighted() {
 		vals = 4
 	}
-	b := int64(m.K)*int64(m.Pitch)*(4+vals) + m.CooNNZ()*(4+vals) + int64(m.N+1)*8
+	b := int64(m.K)*int64(pitch)*(4+vals) + m.CooNNZ()*(4+vals) + int64(rows.Hi-rows.Lo+1)*8
 	if !m.Materialized() {
 		if csr {
 			b += m.NNZ()*(4+vals) + int64(m.N+1)*8
@@ -63,24 +64,87 @@ func SharedCSR(pull, push *hyb.Matrix) int64 {
 	return pull.NNZ()*(4+vals) + int64(pull.N+1)*8
 }
 
-// binBytes bounds the device memory of m's pull bins.
-func binBytes(m *hyb.Matrix, lim BinLimits) int64 {
-	return 4*int64(m.N) + 8*(m.CooNNZ()/int64(max(1, lim.Chunk))+1) + 8*int64(m.N)/int64(max(1, lim.Warp)) + 64
+// binBytes bounds the device memory of m's pull bins over rows (its
+// copy's: the bins list only those).
+func binBytes(m *hyb.Matrix, lim BinLimits, rows Window) int64 {
+	n := int64(rows.Hi - rows.Lo)
+	return 4*n + 8*(m.CooNNZ()/int64(max(1, lim.Chunk))+1) + 8*n/int64(max(1, lim.Warp)) + 64
+}
+
+// rowsOf is the rows of m's device copy where the window w is asked
+// (Window), and its ELL's pitch: w, its first row rounded down to a
+// multiple of 32, where m is described by its own CSR and has no entries
+// outside w, and no push degrees are asked (a push's kernels read any
+// row); else every row, at m's pitch.
+func rowsOf(m *hyb.Matrix, w Window, degrees bool) (Window, int) {
+	all := Window{0, m.N}
+	rp := m.Src.RowPtr
+	if w.Hi <= 0 || degrees || w.Lo < 0 || w.Lo > w.Hi || w.Hi > m.N || m.TransposeOf != nil || m.SymmetrizeOf != nil ||
+		len(rp) != m.N+1 || len(m.CooPtr) != m.N+1 {
+		return all, m.Pitch
+	}
+	w.Lo &^= 31
+	if w == all || rp[w.Lo] != rp[0] || rp[w.Hi] != rp[m.N] {
+		return all, m.Pitch
+	}
+	return w, (w.Hi - w.Lo + 31) &^ 31
+}
+
+// windowELL is ell, a host ELL array of m (K × m.Pitch, column-major),
+// over the rows of a copy at pitch: each slot's rows [rows.Lo, rows.Hi),
+// then pad.
+func windowELL[T any](ell []T, m *hyb.Matrix, rows Window, pitch int, pad T) []T {
+	if ell == nil || rows.Lo == 0 && pitch == m.Pitch {
+		return ell
+	}
+	out := make([]T, m.K*pitch)
+	for k := range m.K {
+		slot := out[k*pitch : (k+1)*pitch]
+		for i := copy(slot, ell[k*m.Pitch+rows.Lo:k*m.Pitch+rows.Hi]); i < pitch; i++ {
+			slot[i] = pad
+		}
+	}
+	return out
+}
+
+// byRow is p, a device array of size-byte elements over md's rows,
+// shifted back by its first row, so that element v is row v's (null
+// stays null): the kernels index a copy of a window of rows by the
+// matrix's rows.
+func (md *Matrix) byRow(p cu.DevicePtr, size int64) cu.DevicePtr {
+	if p == 0 {
+		return 0
+	}
+	return p - cu.DevicePtr(size*int64(md.rows.Lo))
+}
+
+// RowBytes is the device memory of md's ELL slots and COO offsets, and
+// what they would take over all the matrix's rows.
+func (md *Matrix) RowBytes() (have, whole int64) {
+	m := md.m
+	per := int64(4)
+	if m.Weighted() {
+		per = 8
+	}
+	have = int64(m.K)*int64(md.pitch)*per + int64(md.rows.Hi-md.rows.Lo+1)*8
+	whole = int64(m.K)*int64(m.Pitch)*per + int64(m.N+1)*8
+	return have, whole
 }
 
 // need is the device memory that using m (as a pull matrix with bins and
-// tiles, or with push degrees) would add.
-func (c *Cache) Need(m *hyb.Matrix, bins, degrees bool, lim BinLimits, ts TileSpec) int64 {
+// tiles, or with push degrees), its copy over the window w, would add.
+func (c *Cache) Need(m *hyb.Matrix, bins, degrees bool, lim BinLimits, ts TileSpec, w Window) int64 {
+	rows, pitch := rowsOf(m, w, degrees)
 	md := c.m[m]
-	if md != nil && !md.consistent() {
+	if md != nil && (!md.consistent() || md.rows != rows) {
 		md = nil
 	}
 	b := int64(0)
 	if md == nil {
-		b += matBytes(m, true) // (with its CSR: reserve may drop the copy)
+		b += matBytes(m, true, rows, pitch) // (with its CSR: reserve may drop the copy)
 	}
 	if bins && (md == nil || md.Bins == nil || md.Bins.lim != lim) {
-		b += binBytes(m, lim)
+		b += binBytes(m, lim, rows)
 	}
 	if degrees && (md == nil || md.PushDeg == 0) {
 		b += 4 * int64(m.N)
@@ -95,17 +159,19 @@ func (c *Cache) Need(m *hyb.Matrix, bins, degrees bool, lim BinLimits, ts TileSp
 }
 
 // get returns m's device copy with the parts asked for (the pull bins,
-// the push degrees, tiles), making what is missing, and marks it used.
-// Inside Do.
-func (c *Cache) Get(m *hyb.Matrix, bins, degrees bool, lim BinLimits, ts TileSpec) *Matrix {
+// the push degrees, tiles), over the window w where it can be (rowsOf),
+// making what is missing, and marks it used. Inside Do.
+func (c *Cache) Get(m *hyb.Matrix, bins, degrees bool, lim BinLimits, ts TileSpec, w Window) *Matrix {
 	if c.m == nil {
 		c.m = map[*hyb.Matrix]*Matrix{}
 	}
 	c.clock++
 	pt := phase.New("cuda", "matrix")
 	defer pt.Print()
+	rows, pitch := rowsOf(m, w, degrees)
 	md := c.m[m]
-	if md != nil && !md.consistent() {
+	// (a copy of other rows than asked is replaced, as a stale one)
+	if md != nil && (!md.consistent() || md.rows != rows) {
 		if md.users == 0 {
 			c.free(md)
 		} else {
@@ -115,17 +181,18 @@ func (c *Cache) Get(m *hyb.Matrix, bins, degrees bool, lim BinLimits, ts TileSpe
 	}
 	if md == nil {
 		c.misses++
-		md = &Matrix{m: m, sig: sigOf(m)}
+		md = &Matrix{m: m, sig: sigOf(m), rows: rows, pitch: pitch}
 		// (K = 0 is materialized, its COO the CSR: copied on the device
 		// where the graph's CSR is there)
 		if m.Materialized() && !(m.K == 0 && m.N > 0 && m.TransposeOf == nil && c.d.csrFor(m.Src) != nil) {
-			md.ellCol, md.ellVal = rt.Put(c.d, &md.bufs, m.EllCol), rt.Put(c.d, &md.bufs, m.EllVal)
+			md.ellCol = rt.Put(c.d, &md.bufs, windowELL(m.EllCol, m, rows, pitch, hyb.Pad))
+			md.ellVal = rt.Put(c.d, &md.bufs, windowELL(m.EllVal, m, rows, pitch, 0))
 			md.cooCol, md.cooVal = rt.Put(c.d, &md.bufs, m.CooCol), rt.Put(c.d, &md.bufs, m.CooVal)
-			md.cooPtr = rt.Put(c.d, &md.bufs, m.CooPtr)
+			md.cooPtr = rt.Put(c.d, &md.bufs, m.CooPtr[rows.Lo:rows.Hi+1])
 		} else {
 			c.d.buildOnDevice(md, m, pt)
 		}
-		md.bytes = matBytes(m, false)
+		md.bytes = matBytes(m, false, rows, pitch)
 		c.m[m] = md
 	} else {
 		c.hits++
@@ -237,11 +304,12 @@ func (md *Matrix) matArg() []byte {
 	m := md.m
 	b := make([]byte, 200)
 	le := binary.LittleEndian
-	for i, p := range []cu.DevicePtr{md.ellCol, md.ellVal, md.cooCol, md.cooVal, md.cooPtr, md.binRows, md.chunkHeavy, md.heavyRow, md.heavyFirst,
+	// (the ELL and COO offsets by the matrix's rows: byRow)
+	for i, p := range []cu.DevicePtr{md.byRow(md.ellCol, 4), md.byRow(md.ellVal, 4), md.cooCol, md.cooVal, md.byRow(md.cooPtr, 8), md.binRows, md.chunkHeavy, md.heavyRow, md.heavyFirst,
 		md.tileArcs, md.tileVal, md.tileBase, md.tileFirst, md.tileInfo, md.tileWarp, md.tileMulti, md.tileVFirst, md.tileVRow} {
 		le.PutUint64(b[8*i:], uint64(p))
 	}
-	ints := []int{m.N, m.K, m.Pitch, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+	ints := []int{m.N, m.K, md.pitch, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
 	if bn := md.Bins; bn != nil {
 		ch, w, q, t := bn.blocks()
 		ints[3] = bn.lim.Chunk

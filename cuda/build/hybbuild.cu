@@ -2,7 +2,10 @@
 // arrays built from the CSR that the host uploads (hyb.Matrix.Materialize
 // does the same on the host): the first K entries of each row go to ELL,
 // column-major with a pitch, Pad (-1) and 0 past the row's end; the rest
-// of the row to COO at the row's CooPtr, in the CSR's order.
+// of the row to COO at the row's CooPtr, in the CSR's order. A copy of
+// the rows [lo, n) only (a part's pull: build.Window) holds slots for
+// those rows (slot k of row r at k*pitch + r - lo) and is given cooPtr
+// shifted back by lo rows, so that cooPtr[r] is row r's offset.
 
 #include "scan.cuh"
 
@@ -10,12 +13,12 @@ struct HB_Arg {
   const long long* rowPtr;  // n+1
   const int* col;           // the CSR's columns
   const float* val;         // its values, or null for a pattern matrix
-  const long long* cooPtr;  // n+1
-  int* ellCol;              // k*pitch
+  const long long* cooPtr;  // by row, [lo, n]
+  int* ellCol;              // k*pitch: the rows from lo
   float* ellVal;            // k*pitch, or null
-  int* cooCol;              // cooPtr[n]
-  float* cooVal;            // cooPtr[n], or null
-  int n, k, pitch, pad_;
+  int* cooCol;              // cooPtr[n] - cooPtr[lo]
+  float* cooVal;            // the same, or null
+  int n, k, pitch, lo;      // the rows [lo, n)
 };
 
 static_assert(sizeof(HB_Arg) == 80, "hpgraph: HB_Arg layout");
@@ -25,7 +28,7 @@ extern "C" __global__ void hb_ell(const HB_Arg a, int unused) {
   long long slots = (long long)a.k * a.pitch;
   long long stride = (long long)gridDim.x * blockDim.x;
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < slots; i += stride) {
-    int j = (int)(i / a.pitch), r = (int)(i - (long long)j * a.pitch);
+    int j = (int)(i / a.pitch), r = a.lo + (int)(i - (long long)j * a.pitch);
     int c = -1;
     float w = 0.0f;
     if (r < a.n) {
@@ -44,7 +47,7 @@ extern "C" __global__ void hb_ell(const HB_Arg a, int unused) {
 extern "C" __global__ void hb_coo(const HB_Arg a, int unused) {
   int lane = threadIdx.x & 31;
   long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
-  for (long long r = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; r < a.n; r += warps) {
+  for (long long r = a.lo + (((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5); r < a.n; r += warps) {
     long long d = a.cooPtr[r], len = a.cooPtr[r + 1] - d;
     if (len <= 0) continue;
     long long s = a.rowPtr[r] + a.k;
@@ -77,10 +80,10 @@ extern "C" __global__ void hb_restore(const HB_Copy a, int unused) {
   for (long long i = (n16 << 4) + i0; i < a.bytes; i += stride) a.dst[i] = __ldcs(a.src + i);
 }
 
-// Pull bins (bins.go) on the device, from the COO row offsets: every row
-// with a COO part goes to the warp, quad or thread list, or is heavy, by
+// Pull bins (bins.go) on the device, from the COO row offsets of the
+// rows [lo, n) (a copy's: HB_Arg): every row with a COO part goes to the warp, quad or thread list, or is heavy, by
 // its COO length; each list holds its rows in increasing order. A block
-// takes HB_TILE rows, a thread HB_PER consecutive ones. hb_bin_count
+// takes HB_TILE rows (from lo), a thread HB_PER consecutive ones. hb_bin_count
 // counts each tile's rows per bin, hb_bin_scan turns the counts into each
 // tile's first place in its bin, hb_bin_place writes the rows there in
 // order. A thread's four counts (at most HB_PER each) travel packed, 16
@@ -90,15 +93,16 @@ extern "C" __global__ void hb_restore(const HB_Copy a, int unused) {
 #define HB_TILE (HB_THREADS * HB_PER)
 
 struct HB_Bins {
-  const long long* cooPtr;  // n+1
+  const long long* cooPtr;  // by row, [lo, n]
   int* counts;              // 4 per tile, then each tile's first place
   int* rows;                // the warp rows, then quad rows, then thread rows
   int* heavy;               // the heavy rows
   int* totals;              // 4: the rows in each bin
   int n, thread, quad, warp;
+  int lo, pad_;             // the rows [lo, n)
 };
 
-static_assert(sizeof(HB_Bins) == 56, "hpgraph: HB_Bins layout");
+static_assert(sizeof(HB_Bins) == 64, "hpgraph: HB_Bins layout");
 
 // Bins 0 (warp), 1 (quad), 2 (thread), 3 (heavy); -1 for no COO part.
 __device__ __forceinline__ int hb_bin(const HB_Bins& a, int r) {
@@ -125,7 +129,7 @@ __device__ __forceinline__ unsigned long long hb_thread_counts(const HB_Bins& a,
 extern "C" __global__ void __launch_bounds__(HB_THREADS) hb_bin_count(const HB_Bins a, int unused) {
   long long tile = blockIdx.x;
   unsigned long long total;
-  hp_block_scan<HB_THREADS>(hb_thread_counts(a, tile * HB_TILE + (long long)threadIdx.x * HB_PER), &total);
+  hp_block_scan<HB_THREADS>(hb_thread_counts(a, a.lo + tile * HB_TILE + (long long)threadIdx.x * HB_PER), &total);
   if (threadIdx.x < 4) a.counts[tile * 4 + threadIdx.x] = (int)((total >> (16 * threadIdx.x)) & 0xffff);
 }
 
@@ -147,7 +151,7 @@ extern "C" __global__ void __launch_bounds__(HB_THREADS) hb_bin_scan(const HB_Bi
 }
 
 extern "C" __global__ void __launch_bounds__(HB_THREADS) hb_bin_place(const HB_Bins a, int unused) {
-  long long tile = blockIdx.x, first = tile * HB_TILE + (long long)threadIdx.x * HB_PER;
+  long long tile = blockIdx.x, first = a.lo + tile * HB_TILE + (long long)threadIdx.x * HB_PER;
   unsigned long long total;
   unsigned long long ex = hp_block_scan<HB_THREADS>(hb_thread_counts(a, first), &total);
   int at[4];

@@ -52,9 +52,9 @@ func (d *Device) buildOnDevice(md *Matrix, m *hyb.Matrix, pt *phase.Trace) {
 			val = c.val
 		}
 	}
-	md.cooPtr = rt.Put(d, &md.bufs, m.CooPtr)
+	md.cooPtr = rt.Put(d, &md.bufs, m.CooPtr[md.rows.Lo:md.rows.Hi+1])
 	pt.Mark("COO offsets")
-	slots, coo := int64(m.K)*int64(m.Pitch), m.CooNNZ()
+	slots, coo := int64(m.K)*int64(md.pitch), m.CooNNZ()
 	md.ellCol, md.cooCol = rt.Alloc(&md.bufs, slots*4), rt.Alloc(&md.bufs, coo*4)
 	if m.Weighted() {
 		md.ellVal, md.cooVal = rt.Alloc(&md.bufs, slots*4), rt.Alloc(&md.bufs, coo*4)
@@ -62,10 +62,12 @@ func (d *Device) buildOnDevice(md *Matrix, m *hyb.Matrix, pt *phase.Trace) {
 	pt.Mark("ELL and COO allocations")
 	a := make([]byte, 80)
 	le := binary.LittleEndian
-	for i, p := range []cu.DevicePtr{rowPtr, col, val, md.cooPtr, md.ellCol, md.ellVal, md.cooCol, md.cooVal} {
+	// (the rows of md's copy: hb_ell's slots and hb_coo's rows [lo, n),
+	// the COO offsets by the matrix's rows)
+	for i, p := range []cu.DevicePtr{rowPtr, col, val, md.byRow(md.cooPtr, 8), md.ellCol, md.ellVal, md.cooCol, md.cooVal} {
 		le.PutUint64(a[8*i:], uint64(p))
 	}
-	for i, v := range []int{m.N, m.K, m.Pitch} {
+	for i, v := range []int{md.rows.Hi, m.K, md.pitch, md.rows.Lo} {
 		le.PutUint32(a[64+4*i:], uint32(v))
 	}
 	unused := make([]byte, 4)
@@ -73,7 +75,9 @@ func (d *Device) buildOnDevice(md *Matrix, m *hyb.Matrix, pt *phase.Trace) {
 	if slots > 0 {
 		mod.Launch2("hb_ell", min(rt.Blocks(slots, rt.BlockSize), most), d.Stream(), a, unused)
 	}
-	mod.Launch2("hb_coo", min(rt.Blocks(int64(m.N)*32, rt.BlockSize), most), d.Stream(), a, unused)
+	if rows := int64(md.rows.Hi - md.rows.Lo); rows > 0 {
+		mod.Launch2("hb_coo", min(rt.Blocks(rows*32, rt.BlockSize), most), d.Stream(), a, unused)
+	}
 	d.Sync()
 	pt.Mark("build")
 	d.NotePeak()
@@ -108,18 +112,19 @@ const hbTile = 256 * 8
 func (d *Device) deviceBins(md *Matrix, m *hyb.Matrix, lim BinLimits) *Bins {
 	mod := d.hybBuildModule()
 	b := &Bins{lim: lim}
-	tiles := int64(ceilDiv(m.N, hbTile))
+	// (the rows of md's copy, [lo, n))
+	tiles := int64(ceilDiv(md.rows.Hi-md.rows.Lo, hbTile))
 	var tmp []cu.DevicePtr
 	defer func() { rt.FreeAll(tmp) }()
 	counts := rt.Alloc(&tmp, tiles*16+16)
 	totals := counts + cu.DevicePtr(tiles*16)
 	arg := func(rows, heavy cu.DevicePtr) []byte {
-		a := make([]byte, 56)
+		a := make([]byte, 64)
 		le := binary.LittleEndian
-		for i, p := range []cu.DevicePtr{md.cooPtr, counts, rows, heavy, totals} {
+		for i, p := range []cu.DevicePtr{md.byRow(md.cooPtr, 8), counts, rows, heavy, totals} {
 			le.PutUint64(a[8*i:], uint64(p))
 		}
-		for i, v := range []int{m.N, lim.Thread, lim.Quad, lim.Warp} {
+		for i, v := range []int{md.rows.Hi, lim.Thread, lim.Quad, lim.Warp, md.rows.Lo} {
 			le.PutUint32(a[40+4*i:], uint32(v))
 		}
 		return a
@@ -153,9 +158,13 @@ func (d *Device) deviceBins(md *Matrix, m *hyb.Matrix, lim BinLimits) *Bins {
 
 // deviceDegrees fills md.PushDeg with the row degrees of md's matrix,
 // counted on the device from its ELL and COO arrays (hb_degrees), and
-// md.PushChunks with the push chunks they make. Inside Do.
+// md.PushChunks with the push chunks they make. md holds every row
+// (rowsOf: a window's copy has no degrees). Inside Do.
 func (d *Device) deviceDegrees(md *Matrix) {
 	m := md.m
+	if md.rows != (Window{0, m.N}) {
+		panic("cuda: push degrees of a copy of some rows only") // (a bug: rowsOf gives every row with degrees)
+	}
 	md.PushDeg = rt.Alloc(&md.bufs, int64(m.N)*4)
 	var tmp []cu.DevicePtr
 	defer func() { rt.FreeAll(tmp) }()

@@ -79,7 +79,7 @@ func TestBuildOnDeviceMatchesHost(t *testing.T) {
 					continue // K = 0: the CSR is the COO, nothing to build
 				}
 				err = d.Do("building on the device", func() error {
-					md := &Matrix{m: m}
+					md := wholeCopy(m)
 					defer func() { rt.FreeAll(md.bufs); d.DropCSRs(true, true) }()
 					d.buildOnDevice(md, m, nil)
 					slots, coo := int64(m.K)*int64(m.Pitch), m.CooNNZ()
@@ -152,7 +152,7 @@ func TestDeviceBinsMatchHost(t *testing.T) {
 			for _, lim := range lims {
 				want := makePullBins(m.CooPtr, lim)
 				err = d.Do("binning on the device", func() error {
-					md := &Matrix{m: m}
+					md := wholeCopy(m)
 					defer func() { rt.FreeAll(md.bufs); rt.FreeAll(md.binBufs); d.DropCSRs(true, true) }()
 					if m.Materialized() {
 						md.cooPtr = rt.Put(d, &md.bufs, m.CooPtr)
@@ -231,7 +231,7 @@ func TestPrefetchedBuild(t *testing.T) {
 			t.Fatalf("describe: %v (K %d, materialized %v)", err, m.K, m.Materialized())
 		}
 		err = d.Do("building from the CSR on the device", func() error {
-			md := &Matrix{m: m}
+			md := wholeCopy(m)
 			defer func() { rt.FreeAll(md.bufs) }()
 			d.buildOnDevice(md, m, phase.New("cuda", "test"))
 			d.mu.Lock()
@@ -318,7 +318,7 @@ func TestDeviceOrientationMatchesHost(t *testing.T) {
 				for _, o := range kinds {
 					o.Build()
 					err := d.Do("orienting on the device", func() error {
-						md := &Matrix{m: m.Matrix}
+						md := wholeCopy(m.Matrix)
 						defer func() { rt.FreeAll(md.bufs); d.DropCSRs(true, true) }()
 						if m.Materialized() {
 							md.ellCol, md.cooCol = rt.Put(d, &md.bufs, m.EllCol), rt.Put(d, &md.bufs, m.CooCol)
@@ -435,7 +435,7 @@ func TestDeviceInMatrixMatchesHost(t *testing.T) {
 						waitPrefetches(t, d, 1)
 					}
 					err = d.Do("building an in-matrix on the device", func() error {
-						md := &Matrix{m: m}
+						md := wholeCopy(m)
 						defer func() { rt.FreeAll(md.bufs) }()
 						d.buildOnDevice(md, m, phase.New("cuda", "test"))
 						slots, coo := int64(m.K)*int64(m.Pitch), m.CooNNZ()
@@ -535,7 +535,7 @@ func TestDeviceInMatrixRowsChecked(t *testing.T) {
 	}
 	var before, after int64
 	_ = d.Do("memory", func() error { before, _ = d.MemInfo(); return nil })
-	md := &Matrix{m: m}
+	md := wholeCopy(m)
 	err = d.Do("building an in-matrix on the device", func() error {
 		d.buildOnDevice(md, m, nil)
 		return nil

@@ -242,8 +242,12 @@ func (md *Matrix) Orientation(o *driver.Orientation) *Orientation {
 }
 
 // Orient builds md's orientation of o's kind unless it has it; g is the
-// graph whose Neighbors md holds. Inside Do.
+// graph whose Neighbors md holds, all its rows (a part's pull, a window
+// of rows, is oriented on the host). Inside Do.
 func (d *Device) Orient(md *Matrix, o *driver.Orientation, g *datasets.Graph, pt *phase.Trace) {
+	if md.rows != (Window{0, md.m.N}) {
+		panic("cuda: an orientation of a copy of some rows only") // (a bug: run orients a part's on the host)
+	}
 	switch k := OrientKind(o); {
 	case md.orient[k] != nil:
 	case o.Ranked:

@@ -61,7 +61,7 @@ func TestDeviceSymmetrizedMatchesHost(t *testing.T) {
 						dropAllCSRs(d)
 					}
 					err = d.Do("building a symmetrized matrix on the device", func() error {
-						md := &Matrix{m: m}
+						md := wholeCopy(m)
 						defer func() { rt.FreeAll(md.bufs) }()
 						d.buildOnDevice(md, m, phase.New("cuda", "test"))
 						slots, coo := int64(m.K)*int64(m.Pitch), m.CooNNZ()

@@ -38,11 +38,11 @@
 #include "rows.cuh"
 
 struct TL_Arg {
-  const int* ellCol;          // K*pitch
+  const int* ellCol;          // K*pitch, by row (a copy of rows [lo, hi): shifted back by lo)
   const unsigned* ellVal;     // K*pitch, or null
   const int* cooCol;          // coo
   const unsigned* cooVal;     // coo, or null
-  const long long* cooPtr;    // n+1
+  const long long* cooPtr;    // n+1, by row (a copy's rows and its end only)
   const long long* rowPtr;    // n+1: the rows' CSR offsets
   const int* csrCol;          // rowPtr[n]: the CSR's columns where the device has it, or null
   int* part;                  // n: a row's first virtual slot (in its segment), -1 for none
@@ -77,7 +77,7 @@ struct TL_Arg {
   long long cooLo;            // the piece's first COO entry
   int n, K, pitch, rowBits, slotBits, nseg, rmax, vmax, near, pool;
   int sym;                    // the matrix is its own transpose (tl_record)
-  int r0, r1;                 // the piece's rows (whole segments)
+  int r0, r1;                 // the piece's rows (whole segments) that the copy holds
   int pad;
 };
 
@@ -291,14 +291,15 @@ extern "C" __global__ void __launch_bounds__(TL_THREADS) tl_rec_ell(const TL_Arg
   }
 }
 
-// tl_rec_coo: a block 4,096 COO entries: two searches find their first
-// and last rows, then each entry's search stays between them.
+// tl_rec_coo: a block 4,096 COO entries: two searches (of the piece's
+// rows [r0, r1), which hold them) find their first and last rows, then
+// each entry's search stays between them.
 extern "C" __global__ void __launch_bounds__(TL_THREADS) tl_rec_coo(const TL_Arg a, int unused) {
   __shared__ int rows[2];
   const long long tiles = (a.coo - a.cooLo + 4095) / 4096;
   for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
     const long long lo = a.cooLo + t * 4096, hi = lo + 4096 < a.coo ? lo + 4096 : a.coo;
-    hb_tile_rows(a.cooPtr, a.n, lo, hi, rows);
+    hb_tile_rows(a.cooPtr, a.r0, a.r1, lo, hi, rows);
     const int r0 = rows[0], r1 = rows[1];
     for (long long i = lo + threadIdx.x; i < hi; i += TL_THREADS) {
       const int r = hb_row_of(a.cooPtr, r0, r1, i);

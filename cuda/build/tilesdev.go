@@ -144,11 +144,11 @@ func tilePieces(m *hyb.Matrix, ts TileSpec) []int32 {
 // the output grows).
 var tileCapFor = func(estimate int64) int64 { return estimate }
 
-// cooAt is the first COO entry of row r of md (its device offsets).
-// Inside Do.
+// cooAt is the first COO entry of row r of md (its device offsets; r
+// one of its copy's rows, or its end). Inside Do.
 func (d *Device) cooAt(md *Matrix, r int) int64 {
 	var x int64
-	cu.MemcpyDtoH(unsafe.Pointer(&x), md.cooPtr+cu.DevicePtr(8*int64(r)), 8)
+	cu.MemcpyDtoH(unsafe.Pointer(&x), md.byRow(md.cooPtr, 8)+cu.DevicePtr(8*int64(r)), 8)
 	return x
 }
 
@@ -187,11 +187,13 @@ func (d *Device) deviceTiles(md *Matrix, ts TileSpec, pt *phase.Trace) *Tiles {
 	md.tileArcs, md.tileVal, md.tileBase = 0, 0, 0 // (made by grow below)
 	var tmp []cu.DevicePtr
 	defer func() { rt.FreeAll(tmp) }() // (on a panic; else freed below)
-	a := tlArg{ellCol: md.ellCol, cooCol: md.cooCol, cooPtr: md.cooPtr, nnz: nnz, coo: m.CooNNZ(),
-		n: n, k: m.K, pitch: m.Pitch, rowBits: rowBits, slotBits: rowBits + 1, nseg: nseg, rmax: min(R, n), vmax: tileVMax(rowBits)}
+	// (the ELL and COO offsets by the matrix's rows, of which md's copy may
+	// hold a window: byRow; the records are made from the window's rows)
+	a := tlArg{ellCol: md.byRow(md.ellCol, 4), cooCol: md.cooCol, cooPtr: md.byRow(md.cooPtr, 8), nnz: nnz, coo: m.CooNNZ(),
+		n: n, k: m.K, pitch: md.pitch, rowBits: rowBits, slotBits: rowBits + 1, nseg: nseg, rmax: min(R, n), vmax: tileVMax(rowBits)}
 	weighted := m.Weighted()
 	if weighted {
-		a.ellVal, a.cooVal = md.ellVal, md.cooVal
+		a.ellVal, a.cooVal = md.byRow(md.ellVal, 4), md.cooVal
 	}
 	if ts.Near {
 		a.near = 1
@@ -259,8 +261,9 @@ func (d *Device) deviceTiles(md *Matrix, ts TileSpec, pt *phase.Trace) *Tiles {
 	}
 	// A symmetric matrix's records come in column order (its rows are its
 	// columns), so only the sort by segment is needed; but a piece's rows
-	// are not its columns, so pieces sort by column too.
-	if ts.Symmetric && last == 0 {
+	// are not its columns, so pieces sort by column too. (tl_record then
+	// reads any row: a copy of all of them.)
+	if ts.Symmetric && last == 0 && md.rows == (Window{0, n}) {
 		a.sym = 1
 	}
 	var keys, srcs, vals [2]cu.DevicePtr
@@ -317,14 +320,17 @@ func (d *Device) deviceTiles(md *Matrix, ts TileSpec, pt *phase.Trace) *Tiles {
 		}
 		// The piece's entries as records at their CSR places (from the
 		// piece's first), sorted by column, then by segment: each
-		// segment's entries by column, rows increasing.
-		a.recBase, a.r0, a.r1 = b0, r0, r1
+		// segment's entries by column, rows increasing. (Made from the
+		// piece's rows that md's copy holds: the others have no entries.)
+		a.recBase = b0
+		a.r0 = min(max(r0, md.rows.Lo), md.rows.Hi)
+		a.r1 = max(min(r1, md.rows.Hi), a.r0)
 		a.cooLo, a.coo = 0, 0
 		if m.CooNNZ() > 0 {
-			a.cooLo, a.coo = d.cooAt(md, r0), d.cooAt(md, r1)
+			a.cooLo, a.coo = d.cooAt(md, a.r0), d.cooAt(md, a.r1)
 		}
 		a.key, a.src, a.val = keys[1], srcs[1], vals[1]
-		if slots := int64(m.K) * int64(r1-r0); slots > 0 {
+		if slots := int64(m.K) * int64(a.r1-a.r0); slots > 0 {
 			mod.Launch2("tl_rec_ell", min(rt.Blocks(slots, rt.BlockSize), most), d.Stream(), a.bytes(), unused)
 		}
 		if c := a.coo - a.cooLo; c > 0 {

@@ -23,7 +23,7 @@ func deviceTilesOf(t *testing.T, d *Device, m *hyb.Matrix, ts TileSpec) *Tiles {
 	}
 	var got *Tiles
 	err := d.Do("building tiles on the device", func() error {
-		md := d.Cache.Get(m, false, false, BinLimits{}, TileSpec{})
+		md := d.Cache.Get(m, false, false, BinLimits{}, TileSpec{}, Window{})
 		defer func() { d.Cache.Release(md); d.Cache.free(md); d.DropCSRs(true, true) }()
 		got = d.deviceTiles(md, ts, nil)
 		groups := int64(0)
@@ -258,7 +258,7 @@ func BenchmarkDeviceTiles(b *testing.B) {
 		}
 		b.Run(fmt.Sprintf("near=%v", near), func(b *testing.B) {
 			err := d.Do("benchmarking the device's tiles", func() error {
-				md := d.Cache.Get(m, false, false, BinLimits{}, TileSpec{})
+				md := d.Cache.Get(m, false, false, BinLimits{}, TileSpec{}, Window{})
 				defer func() { d.Cache.Release(md); d.Cache.free(md); d.DropCSRs(true, true) }()
 				for b.Loop() {
 					d.deviceTiles(md, ts, nil)
@@ -322,13 +322,13 @@ func TestDeviceTilesOutOfMemory(t *testing.T) {
 		defer d.DropCSRs(true, true)
 		free0, _ := d.MemInfo()
 		tileCapFor = func(int64) int64 { return 1 << 50 } // (groups of 128 bytes: no device has that)
-		md := d.Cache.Get(m, false, false, BinLimits{}, ts)
+		md := d.Cache.Get(m, false, false, BinLimits{}, ts, Window{})
 		if md.Tiles != nil || len(md.tileBufs) != 0 {
 			t.Errorf("out of memory: tiles %v, %d tile buffers kept", md.Tiles != nil, len(md.tileBufs))
 		}
 		d.Cache.Release(md)
 		tileCapFor = func(e int64) int64 { return e }
-		md = d.Cache.Get(m, false, false, BinLimits{}, ts)
+		md = d.Cache.Get(m, false, false, BinLimits{}, ts, Window{})
 		if !md.Tiles.Matches(ts) {
 			t.Error("the next Get did not build the tiles")
 		}

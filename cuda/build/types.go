@@ -39,7 +39,22 @@ type Matrix struct {
 	users                                     int
 	used                                      uint64 // Cache.clock at the last use
 	Arg                                       []byte // the VP_Mat argument
+	// rows are the rows whose ELL slots and COO offsets the copy holds
+	// (rowsOf: a part's pull its own, else all), pitch its ELL's pitch.
+	rows  Window
+	pitch int
 }
+
+// Window is the rows [Lo, Hi) of a matrix that a device copy holds
+// (Cache.Get): a part's pull asks for its own rows, the only ones with
+// entries, and its copy then holds ELL slots and COO offsets for those
+// rows only (its first row rounded down to a multiple of 32, so that a
+// warp's rows stay in one warp's slots); the kernels index them by the
+// matrix's rows all the same (VP_Mat's arrays are shifted back by the
+// window's first row: matArg). At kron29 in 2 parts the whole-N arrays
+// were K × 1.07 GB of ELL and 2.1 GB of offsets a part more
+// (docs/parts.md). The zero Window asks for every row.
+type Window struct{ Lo, Hi int }
 
 // Cache keeps device copies of matrices across runs, keyed by the
 // *hyb.Matrix (vertexprog.Graph keeps its matrices, so repeated runs on one

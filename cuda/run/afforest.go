@@ -63,19 +63,24 @@ func (b Backend) Components(m *driver.Matrix) (driver.ComponentsRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	return startCC(d, m, 0)
+	return startCC(d, m, nil, 0)
 }
 
-// startCC makes an Afforest job on d for the matrix m, with room for
-// extra bytes more (a part's exchange buffers).
-func startCC(d *Device, m *driver.Matrix, extra int64) (*ccRun, error) {
+// startCC makes an Afforest job on d for the matrix m (part: a part's
+// pull, whose device copy holds its rows only: build.Window), with room
+// for extra bytes more (a part's exchange buffers).
+func startCC(d *Device, m *driver.Matrix, part *driver.Part, extra int64) (*ccRun, error) {
 	ptx, key, err := d.Image(afforestProgram())
 	if err != nil {
 		return nil, err
 	}
 	r := &ccRun{d: d, n: m.N}
 	err = d.Do("copying the graph to the device", func() error {
-		need := d.Cache.Need(m.Matrix, false, false, build.BinLimits{}, build.TileSpec{}) + int64(m.N)*4 + afSamples*4 + extra
+		rows := build.Window{}
+		if part != nil {
+			rows = build.Window{Lo: int(part.Lo), Hi: int(part.Hi)}
+		}
+		need := d.Cache.Need(m.Matrix, false, false, build.BinLimits{}, build.TileSpec{}, rows) + int64(m.N)*4 + afSamples*4 + extra
 		if err := d.reserve(need); err != nil {
 			return err
 		}
@@ -84,7 +89,8 @@ func startCC(d *Device, m *driver.Matrix, extra int64) (*ccRun, error) {
 			return err
 		}
 		t0 := time.Now()
-		r.md = d.Cache.Get(m.Matrix, false, false, build.BinLimits{}, build.TileSpec{})
+		r.md = d.Cache.Get(m.Matrix, false, false, build.BinLimits{}, build.TileSpec{}, rows)
+		d.notePartPull(part, r.md)
 		d.DropCSRs(true, false)
 		r.hi = r.md.RowsEnd(0, m.N) // (a graph in an order by degree: its vertices without arcs last)
 		r.spans = []driver.Span{{Lo: 0, Hi: int32(r.hi)}}

@@ -65,7 +65,7 @@ func StartPartComponents(devs []*Device, parts []*driver.Matrix, info []driver.P
 		g.stats = append(g.stats, driver.PartStat{Index: first + i, Lo: info[i].Lo, Hi: info[i].Hi, Arcs: m.NNZ()})
 	}
 	err := EachDevice(devs, func(i int, d *Device) error {
-		r, err := startCC(d, parts[i], 2*int64(n)*4)
+		r, err := startCC(d, parts[i], &info[i], 2*int64(n)*4)
 		if err != nil {
 			return err
 		}

@@ -30,9 +30,9 @@ func (d *Device) tilesFit(job *driver.DeviceJob, layout *stateLayout, lim build.
 	fit := false
 	_ = d.Do("sizing the run's tiles", func() error {
 		need := func() int64 {
-			b := deviceBytes(job, layout, lim, &d.Cache) + d.Cache.Need(job.Pull.Matrix, true, job.Push == job.Pull, lim, *ts)
+			b := deviceBytes(job, layout, lim, &d.Cache) + d.Cache.Need(job.Pull.Matrix, true, job.Push == job.Pull, lim, *ts, pullRows(job))
 			if job.Push != nil && job.Push != job.Pull {
-				b += d.Cache.Need(job.Push.Matrix, false, true, lim, build.TileSpec{}) - build.SharedCSR(job.Pull.Matrix, job.Push.Matrix)
+				b += d.Cache.Need(job.Push.Matrix, false, true, lim, build.TileSpec{}, build.Window{}) - build.SharedCSR(job.Pull.Matrix, job.Push.Matrix)
 			}
 			return b
 		}

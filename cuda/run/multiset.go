@@ -312,11 +312,12 @@ func startMultiset(d *Device, job *driver.DeviceJob) (*msRun, error) {
 		pt.Mark("module")
 		r.bins = makeMsBins(job.Pull.Degree, r.lo, r.hi, int(info[5]), int(info[1]))
 		pt.Mark("bins")
-		if err := d.reserve(d.Cache.Need(job.Pull.Matrix, false, false, build.BinLimits{}, build.TileSpec{}) + r.deviceBytes()); err != nil {
+		if err := d.reserve(d.Cache.Need(job.Pull.Matrix, false, false, build.BinLimits{}, build.TileSpec{}, pullRows(job)) + r.deviceBytes()); err != nil {
 			return err
 		}
 		t0 := time.Now()
-		r.md = d.Cache.Get(job.Pull.Matrix, false, false, build.BinLimits{}, build.TileSpec{})
+		r.md = d.Cache.Get(job.Pull.Matrix, false, false, build.BinLimits{}, build.TileSpec{}, pullRows(job))
+		d.notePartPull(job.Part, r.md)
 		d.DropCSRs(true, false)
 		pt.Mark("matrix")
 		r.allocate()

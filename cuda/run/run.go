@@ -167,20 +167,29 @@ func runBytes(d *Device, job *driver.DeviceJob, layout *stateLayout, lim build.B
 	need := deviceBytes(job, layout, lim, &d.Cache)
 	switch {
 	case job.Push == job.Pull:
-		need += d.Cache.Need(job.Pull.Matrix, true, true, lim, ts)
+		need += d.Cache.Need(job.Pull.Matrix, true, true, lim, ts, build.Window{})
 	case job.Push != nil:
-		need += d.Cache.Need(job.Pull.Matrix, true, false, lim, ts) + d.Cache.Need(job.Push.Matrix, false, true, lim, build.TileSpec{}) -
+		need += d.Cache.Need(job.Pull.Matrix, true, false, lim, ts, pullRows(job)) + d.Cache.Need(job.Push.Matrix, false, true, lim, build.TileSpec{}, build.Window{}) -
 			build.SharedCSR(job.Pull.Matrix, job.Push.Matrix)
 	default:
-		need += d.Cache.Need(job.Pull.Matrix, true, false, lim, ts)
+		need += d.Cache.Need(job.Pull.Matrix, true, false, lim, ts, pullRows(job))
 	}
 	return need
 }
 
+// pullRows is the rows of job's pull that its device copy holds: a
+// part's own (the only rows its pull has: build.Window), else all.
+func pullRows(job *driver.DeviceJob) build.Window {
+	if p := job.Part; p != nil {
+		return build.Window{Lo: int(p.Lo), Hi: int(p.Hi)}
+	}
+	return build.Window{}
+}
+
 // withoutELL is job with its pull matrix all COO (K = 0), where the pull
 // has an ELL and a push apart from it (a part's, or a directed graph's),
-// else nil: no ELL slots (a part's pull has K of them for each of all N
-// rows, half of them another part's at two parts), and the pull's COO
+// else nil: no ELL slots (a part's pull has K of them for each of its
+// rows on the device: build.Window), and the pull's COO
 // made on the device from the CSR the push is transposed from. What a run
 // does where it does not fit otherwise (kron29's BFS in two parts needed
 // 142.8 GiB with 142.1 free: docs/parts.md), at the price of the COO

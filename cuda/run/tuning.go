@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/hpgraph/hpgraph/cuda/build"
+	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
 // The tuning values of a run's launches, each measured on an H200 and
@@ -121,6 +122,24 @@ type counts struct {
 	cooPullRuns int // runs whose pull went without its ELL (withoutELL)
 	packedMerge int // components in parts whose last merge sent packed forests
 	wholeMerge  int // ... and those that sent whole forests after all (a list past its capacity)
+	// partPulls are the runs of parts (and components' parts) that took
+	// their pull's device copy; partPullBytes the ELL slots and COO
+	// offsets those copies held, partPullWhole what the same arrays over
+	// all N rows would have (build.Matrix.RowBytes).
+	partPulls                    int
+	partPullBytes, partPullWhole int64
+}
+
+// notePartPull counts md, a run's pull, in d's counts where part is not
+// nil.
+func (d *Device) notePartPull(part *driver.Part, md *build.Matrix) {
+	if part == nil {
+		return
+	}
+	have, whole := md.RowBytes()
+	d.counts.partPulls++
+	d.counts.partPullBytes += have
+	d.counts.partPullWhole += whole
 }
 
 // probe makes vp_loop print, from block 0, the cycles a superstep spends

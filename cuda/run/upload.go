@@ -23,19 +23,20 @@ func (r *progRun) upload(lim build.BinLimits, ts build.TileSpec, pt *phase.Trace
 	job := r.job
 	d := r.d
 	if job.Push == job.Pull {
-		r.pull = d.Cache.Get(job.Pull.Matrix, true, true, lim, ts)
+		r.pull = d.Cache.Get(job.Pull.Matrix, true, true, lim, ts, build.Window{})
 		r.push = r.pull
 	} else {
 		// (a push transposed on the device first: its temporaries are
 		// gone before the pull's matrix takes its place)
 		if job.Push != nil && job.Push.TransposeOf != nil {
-			r.push = d.Cache.Get(job.Push.Matrix, false, true, lim, build.TileSpec{})
+			r.push = d.Cache.Get(job.Push.Matrix, false, true, lim, build.TileSpec{}, build.Window{})
 		}
-		r.pull = d.Cache.Get(job.Pull.Matrix, true, false, lim, ts)
+		r.pull = d.Cache.Get(job.Pull.Matrix, true, false, lim, ts, pullRows(job))
 		if job.Push != nil && r.push == nil {
-			r.push = d.Cache.Get(job.Push.Matrix, false, true, lim, build.TileSpec{})
+			r.push = d.Cache.Get(job.Push.Matrix, false, true, lim, build.TileSpec{}, build.Window{})
 		}
 	}
+	d.notePartPull(r.job.Part, r.pull)
 	d.DropCSRs(true, false)
 	pt.Mark("matrices")
 	for _, a := range r.layout.arrays {
