@@ -11,13 +11,12 @@ __device__ __forceinline__ int hb_row_of(const long long* ptr, long long lo, lon
   return (int)lo;
 }
 
-// hb_tile_rows finds the rows of entries lo and hi-1 (of the rows
-// [r0, r1), which hold them) with two searches over those rows, into rows
-// (shared), so that each entry of the tile searches between them. Every
-// thread of the block calls it; rows may be rewritten after the block's
-// next barrier.
-__device__ __forceinline__ void hb_tile_rows(const long long* ptr, int r0, int r1, long long lo, long long hi, int* rows) {
-  if (threadIdx.x == 0) rows[0] = hb_row_of(ptr, r0, r1 - 1, lo);
-  if (threadIdx.x == 32) rows[1] = hb_row_of(ptr, r0, r1 - 1, hi - 1);
+// hb_tile_rows finds the rows of entries lo and hi-1 (of n rows) with two
+// searches over all rows, into rows (shared), so that each entry of the
+// tile searches between them. Every thread of the block calls it; rows
+// may be rewritten after the block's next barrier.
+__device__ __forceinline__ void hb_tile_rows(const long long* ptr, int n, long long lo, long long hi, int* rows) {
+  if (threadIdx.x == 0) rows[0] = hb_row_of(ptr, 0, n - 1, lo);
+  if (threadIdx.x == 32) rows[1] = hb_row_of(ptr, 0, n - 1, hi - 1);
   __syncthreads();
 }

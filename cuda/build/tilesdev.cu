@@ -299,7 +299,9 @@ extern "C" __global__ void __launch_bounds__(TL_THREADS) tl_rec_coo(const TL_Arg
   const long long tiles = (a.coo - a.cooLo + 4095) / 4096;
   for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
     const long long lo = a.cooLo + t * 4096, hi = lo + 4096 < a.coo ? lo + 4096 : a.coo;
-    hb_tile_rows(a.cooPtr, a.r0, a.r1, lo, hi, rows);
+    if (threadIdx.x == 0) rows[0] = hb_row_of(a.cooPtr, a.r0, a.r1 - 1, lo);
+    if (threadIdx.x == 32) rows[1] = hb_row_of(a.cooPtr, a.r0, a.r1 - 1, hi - 1);
+    __syncthreads();
     const int r0 = rows[0], r1 = rows[1];
     for (long long i = lo + threadIdx.x; i < hi; i += TL_THREADS) {
       const int r = hb_row_of(a.cooPtr, r0, r1, i);

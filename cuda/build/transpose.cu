@@ -58,7 +58,7 @@ extern "C" __global__ void __launch_bounds__(TR_THREADS) tr_src(const TR_Arg a, 
   for (long long t = blockIdx.x; t < a.tiles; t += gridDim.x) {
     const long long lo = t * TR_TILE;
     const long long hi = lo + TR_TILE < a.nnz ? lo + TR_TILE : a.nnz;
-    hb_tile_rows(a.rowPtr, 0, a.n, a.base + lo, a.base + hi, rows);
+    hb_tile_rows(a.rowPtr, a.n, a.base + lo, a.base + hi, rows);
     const int r0 = rows[0], r1 = rows[1];
     for (long long i = lo + threadIdx.x; i < hi; i += TR_THREADS) a.srcOut[i] = hb_row_of(a.rowPtr, r0, r1, a.base + i);
     __syncthreads();  // (rows is rewritten for the next tile)
