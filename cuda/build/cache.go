@@ -107,17 +107,6 @@ func windowELL[T any](ell []T, m *hyb.Matrix, rows Window, pitch int, pad T) []T
 	return out
 }
 
-// byRow is p, a device array of size-byte elements over md's rows,
-// shifted back by its first row, so that element v is row v's (null
-// stays null): the kernels index a copy of a window of rows by the
-// matrix's rows.
-func (md *Matrix) byRow(p cu.DevicePtr, size int64) cu.DevicePtr {
-	if p == 0 {
-		return 0
-	}
-	return p - cu.DevicePtr(size*int64(md.rows.Lo))
-}
-
 // RowBytes is the device memory of md's ELL slots and COO offsets, and
 // what they would take over all the matrix's rows.
 func (md *Matrix) RowBytes() (have, whole int64) {

@@ -56,6 +56,17 @@ type Matrix struct {
 // (docs/parts.md). The zero Window asks for every row.
 type Window struct{ Lo, Hi int }
 
+// byRow is p, a device array of size-byte elements over md's rows,
+// shifted back by its first row, so that element v is row v's (null
+// stays null): the kernels index a copy of a window of rows by the
+// matrix's rows.
+func (md *Matrix) byRow(p cu.DevicePtr, size int64) cu.DevicePtr {
+	if p == 0 {
+		return 0
+	}
+	return p - cu.DevicePtr(size*int64(md.rows.Lo))
+}
+
 // Cache keeps device copies of matrices across runs, keyed by the
 // *hyb.Matrix (vertexprog.Graph keeps its matrices, so repeated runs on one
 // graph pass the same pointer). Matrices no run uses are freed, least

@@ -177,15 +177,6 @@ func runBytes(d *Device, job *driver.DeviceJob, layout *stateLayout, lim build.B
 	return need
 }
 
-// pullRows is the rows of job's pull that its device copy holds: a
-// part's own (the only rows its pull has: build.Window), else all.
-func pullRows(job *driver.DeviceJob) build.Window {
-	if p := job.Part; p != nil {
-		return build.Window{Lo: int(p.Lo), Hi: int(p.Hi)}
-	}
-	return build.Window{}
-}
-
 // withoutELL is job with its pull matrix all COO (K = 0), where the pull
 // has an ELL and a push apart from it (a part's, or a directed graph's),
 // else nil: no ELL slots (a part's pull has K of them for each of its

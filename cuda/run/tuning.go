@@ -6,7 +6,6 @@ import (
 	"os"
 
 	"github.com/hpgraph/hpgraph/cuda/build"
-	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
 // The tuning values of a run's launches, each measured on an H200 and
@@ -128,18 +127,6 @@ type counts struct {
 	// all N rows would have (build.Matrix.RowBytes).
 	partPulls                    int
 	partPullBytes, partPullWhole int64
-}
-
-// notePartPull counts md, a run's pull, in d's counts where part is not
-// nil.
-func (d *Device) notePartPull(part *driver.Part, md *build.Matrix) {
-	if part == nil {
-		return
-	}
-	have, whole := md.RowBytes()
-	d.counts.partPulls++
-	d.counts.partPullBytes += have
-	d.counts.partPullWhole += whole
 }
 
 // probe makes vp_loop print, from block 0, the cycles a superstep spends

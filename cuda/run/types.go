@@ -267,3 +267,24 @@ type netParts struct {
 	bufs   [][]cu.DevicePtr
 	lo, hi []int32 // every part's range
 }
+
+// pullRows is the rows of job's pull that its device copy holds: a
+// part's own (the only rows its pull has: build.Window), else all.
+func pullRows(job *driver.DeviceJob) build.Window {
+	if p := job.Part; p != nil {
+		return build.Window{Lo: int(p.Lo), Hi: int(p.Hi)}
+	}
+	return build.Window{}
+}
+
+// notePartPull counts md, a run's pull, in d's counts where part is not
+// nil.
+func (d *Device) notePartPull(part *driver.Part, md *build.Matrix) {
+	if part == nil {
+		return
+	}
+	have, whole := md.RowBytes()
+	d.counts.partPulls++
+	d.counts.partPullBytes += have
+	d.counts.partPullWhole += whole
+}
