@@ -22,8 +22,7 @@ const cacheKeep = 32
 // matBytes is the device memory of m's base arrays over the rows of its
 // copy (rowsOf: ELL slots at pitch, COO offsets of those rows), plus, for
 // a matrix built on the device, the CSR it is built from (with csr) and,
-// for a
-// transposed or symmetrized matrix (hyb.DescribeTranspose,
+// for a transposed or symmetrized matrix (hyb.DescribeTranspose,
 // DescribeSymmetrized), deviceTranspose's arrays, its output and
 // temporaries (and a symmetrized matrix's view, the CSR it is built
 // from).
