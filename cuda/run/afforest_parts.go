@@ -227,31 +227,38 @@ const ccHubRows = 1 << 16
 // (which stops the clock) only into each process's first part, whose
 // labels Finish and giantsJoined read.
 func (g *ccParts) merge(last bool) error {
+	return g.mergeEach("linking the other parts' forests", last, func(i int, r *ccRun, p int, into bool) error {
+		for _, s := range g.sent(p, last) {
+			if s.Lo == s.Hi {
+				continue // (on every rank alike: the spans are the run's)
+			}
+			count := int64(s.Hi - s.Lo)
+			link, err := g.receive(i, r, p, 4*int64(s.Lo), 4*count, into)
+			if err != nil {
+				return err
+			}
+			if !link {
+				continue // (every span broadcast all the same)
+			}
+			r.launch("af_link_pairs", rt.Blocks(count, rt.BlockSize), r.argRows(g.recv[i], 0, 0, int(s.Lo), int(s.Hi)))
+		}
+		return nil
+	})
+}
+
+// mergeEach is a merge: on every part's device, root(i, r, p, into)
+// for every part p of the run (what p sends, and the links into part i
+// where into), then a compression where into. The first merge links
+// into every part, the last (last: it stops the clock) only into each
+// process's first part.
+func (g *ccParts) mergeEach(what string, last bool, root func(i int, r *ccRun, p int, into bool) error) error {
 	t1 := time.Now()
 	err := g.each(func(i int, r *ccRun) error {
 		into := !last || i == 0
-		return r.d.Do("linking the other parts' forests", func() error {
-			st := r.d.Stream()
+		return r.d.Do(what, func() error {
 			for p := range g.total {
-				for _, s := range g.sent(p, last) {
-					if s.Lo == s.Hi {
-						continue // (on every rank alike: the spans are the run's)
-					}
-					off, count := cu.DevicePtr(4*int64(s.Lo)), int(s.Hi-s.Lo)
-					if g.nc != nil {
-						// (every rank takes part in every root's broadcast)
-						if err := g.nc[i].Broadcast(uint64(g.snap[i]+off), uint64(g.recv[i]+off), count, nccl.Int32, p, uintptr(st.Handle())); err != nil {
-							return err
-						}
-					} else if p != g.first+i && into {
-						o := g.runs[p-g.first]
-						r.d.CopyFrom(g.recv[i]+off, o.d.RT(), g.snap[p-g.first]+off, 4*int64(count))
-					}
-					if p == g.first+i || !into {
-						continue
-					}
-					g.stats[i].ExchangeBytes += 4 * int64(count)
-					r.launch("af_link_pairs", rt.Blocks(int64(count), rt.BlockSize), r.argRows(g.recv[i], 0, 0, int(s.Lo), int(s.Hi)))
+				if err := root(i, r, p, into); err != nil {
+					return err
 				}
 			}
 			if into {
@@ -271,6 +278,26 @@ func (g *ccParts) merge(last bool) error {
 		g.stats[i].Exchange += time.Since(t1)
 	}
 	return err
+}
+
+// receive brings bytes at offset off of part p's snap into part i's recv
+// (a peer copy in one process where i links, an NCCL broadcast, in which
+// every rank takes part, between processes), and reports whether part i
+// links them: p is another part and into. Inside Do.
+func (g *ccParts) receive(i int, r *ccRun, p int, off, bytes int64, into bool) (bool, error) {
+	own, o := p == g.first+i, cu.DevicePtr(off)
+	if g.nc != nil {
+		if err := g.nc[i].Broadcast(uint64(g.snap[i]+o), uint64(g.recv[i]+o), int(bytes), nccl.Uint8, p, uintptr(r.d.Stream().Handle())); err != nil {
+			return false, err
+		}
+	} else if !own && into {
+		r.d.CopyFrom(g.recv[i]+o, g.runs[p-g.first].d.RT(), g.snap[p-g.first]+o, bytes)
+	}
+	if own || !into {
+		return false, nil
+	}
+	g.stats[i].ExchangeBytes += bytes
+	return true, nil
 }
 
 // giantsJoined reports whether every part's largest component (local
@@ -434,52 +461,22 @@ func (g *ccParts) packedFit() (bool, error) {
 }
 
 // mergePacked links into each process's first part every other part's
-// packed forest (peer copies in one process, NCCL broadcasts between
-// processes), then compresses it, as merge(true) does with the whole
+// packed forest, then compresses it, as merge(true) does with the whole
 // forests.
 func (g *ccParts) mergePacked() error {
 	pk := &g.pk
-	t1 := time.Now()
-	err := g.each(func(i int, r *ccRun) error {
-		into := i == 0
-		return r.d.Do("linking the other parts' packed forests", func() error {
-			st := r.d.Stream()
-			for p := range g.total {
-				bytes := pk.bytes(p)
-				if g.nc != nil {
-					// (every rank takes part in every root's broadcast)
-					if err := g.nc[i].Broadcast(uint64(g.snap[i]), uint64(g.recv[i]), int(bytes), nccl.Uint8, p, uintptr(st.Handle())); err != nil {
-						return err
-					}
-				} else if p != g.first+i && into {
-					r.d.CopyFrom(g.recv[i], g.runs[p-g.first].d.RT(), g.snap[p-g.first], bytes)
-				}
-				if p == g.first+i || !into {
-					continue
-				}
-				g.stats[i].ExchangeBytes += bytes
-				for k, s := range pk.spans {
-					if s.Hi > s.Lo {
-						r.launch("af_link_bits", blocksOf(s), afPackArg(r.comp, g.recv[i], s.Lo, s.Hi, pk.word0[k]))
-					}
-				}
-				if c := pk.count[p]; c > 0 {
-					r.launch("af_link_list", blocksOf(driver.Span{Hi: c}), afPackArg(r.comp, g.recv[i], 0, c, 0))
-				}
+	return g.mergeEach("linking the other parts' packed forests", true, func(i int, r *ccRun, p int, into bool) error {
+		if link, err := g.receive(i, r, p, 0, pk.bytes(p), into); err != nil || !link {
+			return err
+		}
+		for k, s := range pk.spans {
+			if s.Hi > s.Lo {
+				r.launch("af_link_bits", blocksOf(s), afPackArg(r.comp, g.recv[i], s.Lo, s.Hi, pk.word0[k]))
 			}
-			if into {
-				r.overSpans("af_compress")
-			}
-			r.clock.End(r.d.RT())
-			r.d.Sync()
-			if g.nc != nil {
-				return g.nc[i].AsyncError()
-			}
-			return nil
-		})
+		}
+		if c := pk.count[p]; c > 0 {
+			r.launch("af_link_list", blocksOf(driver.Span{Hi: c}), afPackArg(r.comp, g.recv[i], 0, c, 0))
+		}
+		return nil
 	})
-	for i := range g.stats {
-		g.stats[i].Exchange += time.Since(t1)
-	}
-	return err
 }

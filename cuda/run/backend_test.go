@@ -44,30 +44,35 @@ func (b *testBackend) Available() error { _, err := b.device(); return err }
 // device 0.
 func (b *testBackend) PartDevices() int { return 1 }
 
-// PartComponents makes it a driver.PartComponentsBackend: every part
-// on device 0.
-func (b *testBackend) PartComponents(parts []*driver.Matrix, info []driver.Part, comm driver.Comm) (driver.ComponentsRun, error) {
-	d, err := b.device()
+func (b *testBackend) StartParts(jobs []*driver.DeviceJob, comm driver.Comm) (driver.DeviceRun, error) {
+	devs, err := b.onDevice0(len(jobs))
 	if err != nil {
 		return nil, err
 	}
-	devs := make([]*Device, len(parts))
-	for i := range devs {
-		devs[i] = d
+	return StartParts(devs, jobs, comm, b.Options())
+}
+
+// PartComponents makes it a driver.PartComponentsBackend: every part
+// on device 0.
+func (b *testBackend) PartComponents(parts []*driver.Matrix, info []driver.Part, comm driver.Comm) (driver.ComponentsRun, error) {
+	devs, err := b.onDevice0(len(parts))
+	if err != nil {
+		return nil, err
 	}
 	return StartPartComponents(devs, parts, info, comm)
 }
 
-func (b *testBackend) StartParts(jobs []*driver.DeviceJob, comm driver.Comm) (driver.DeviceRun, error) {
+// onDevice0 is n parts' devices: device 0 each.
+func (b *testBackend) onDevice0(n int) ([]*Device, error) {
 	d, err := b.device()
 	if err != nil {
 		return nil, err
 	}
-	devs := make([]*Device, len(jobs))
+	devs := make([]*Device, n)
 	for i := range devs {
 		devs[i] = d
 	}
-	return StartParts(devs, jobs, comm, b.Options())
+	return devs, nil
 }
 
 // withOptions sets the registered backend's options for the rest of t
