@@ -101,8 +101,8 @@ func degrees(g *Graph) []int32 {
 	return deg
 }
 
-// inlineOrientation names Orientation's small methods in an inlinable
-// body of this package, which puts their bodies in its export data: a
+// This function names Orientation's small methods in an inlinable body
+// of this package, which puts their bodies in its export data: a
 // program reaches the type through this package's alias and imports
 // driver only through it, and without a body here it calls List and
 // Below instead of inlining them (golang/go#74783 is the same family).
