@@ -142,9 +142,21 @@ func (p *Program) GatherBlock(lo, hi int32, _ []int64, _ []int32, _ []float32, _
 			acc := id
 			x := rank[v]
 			a := adj[off[x] : off[x]+int64(cnt[x])]
-			for k := 1; k < len(a); k++ { // (a[:0] has no third vertex)
-				u := a[k]
-				acc += int64(vertexprog.CountCommon(a[:k], adj[off[u]:off[u]+int64(cnt[u])]))
+			if len(a) > 1 { // (a[:0] has no third vertex)
+				// a[:1] against a[1]'s list: a search for a[0]
+				u, a0 := a[1], a[0]
+				for _, w := range adj[off[u] : off[u]+int64(cnt[u])] {
+					if w >= a0 {
+						if w == a0 {
+							acc++
+						}
+						break
+					}
+				}
+				for k := 2; k < len(a); k++ {
+					u := a[k]
+					acc += int64(vertexprog.CountCommon(a[:k], adj[off[u]:off[u]+int64(cnt[u])]))
+				}
 			}
 			y[v] = acc
 		}
