@@ -142,23 +142,9 @@ func (p *Program) GatherBlock(lo, hi int32, _ []int64, _ []int32, _ []float32, _
 			acc := id
 			x := rank[v]
 			a := adj[off[x] : off[x]+int64(cnt[x])]
-			if len(a) == 2 {
-				// (a[:1] against a[1]'s list is a search for a[0]: a
-				// grid's every list)
-				u, a0 := a[1], a[0]
-				for _, w := range adj[off[u] : off[u]+int64(cnt[u])] {
-					if w >= a0 {
-						if w == a0 {
-							acc++
-						}
-						break
-					}
-				}
-			} else {
-				for k := 1; k < len(a); k++ { // (a[:0] has no third vertex)
-					u := a[k]
-					acc += int64(vertexprog.CountCommon(a[:k], adj[off[u]:off[u]+int64(cnt[u])]))
-				}
+			for k := 1; k < len(a); k++ { // (a[:0] has no third vertex)
+				u := a[k]
+				acc += int64(vertexprog.CountCommon(a[:k], adj[off[u]:off[u]+int64(cnt[u])]))
 			}
 			y[v] = acc
 		}
