@@ -352,8 +352,8 @@ func (c *cpuStepper[X, A]) keepFilled(lo, hi int) {
 func (c *cpuStepper[X, A]) blockRows(w, lo, hi int) []int32 {
 	// (stored by index into a slice grown once, not appended: grid1000's
 	// TC on one core spent 0.9 ms a run in this loop's appends)
-	first := int32(lo * 32)
-	rows := slices.Grow(c.rows[w][:0], min(hi*32, c.n)-lo*32)[:min(hi*32, c.n)-lo*32]
+	first, m := int32(lo*32), min(hi*32, c.n)-lo*32
+	rows := slices.Grow(c.rows[w][:0], m)[:m]
 	for i := range rows {
 		rows[i] = first + int32(i)
 	}

@@ -106,8 +106,8 @@ func degrees(g *Graph) []int32 {
 // program reaches the type through this package's alias and imports
 // driver only through it, and without a body here it calls List and
 // Below instead of inlining them (golang/go#74783 is the same family).
-// grid1000's triangle count on one core spent 14% in List's calls
-// (docs/perf/cpu-engine.md, session 38).
+// (TC's block gather called List at every list; inlined, its time did
+// not change: docs/perf/cpu-engine.md, session 38.)
 var _ = func(o *Orientation, v, u int32) ([]int32, bool) { return o.List(v), o.Below(v, u) }
 
 // CountCommon is the number of elements two sorted lists share (each
