@@ -350,9 +350,12 @@ func (c *cpuStepper[X, A]) keepFilled(lo, hi int) {
 
 // blockRows lists in worker w's buffer the rows of bitmask words [lo, hi).
 func (c *cpuStepper[X, A]) blockRows(w, lo, hi int) []int32 {
-	rows := c.rows[w][:0]
-	for v := lo * 32; v < min(hi*32, c.n); v++ {
-		rows = append(rows, int32(v))
+	// (stored by index into a slice grown once, not appended: grid1000's
+	// TC on one core spent 0.9 ms a run in this loop's appends)
+	first, m := int32(lo*32), min(hi*32, c.n)-lo*32
+	rows := slices.Grow(c.rows[w][:0], m)[:m]
+	for i := range rows {
+		rows[i] = first + int32(i)
 	}
 	c.rows[w] = rows
 	return rows
