@@ -101,15 +101,6 @@ func degrees(g *Graph) []int32 {
 	return deg
 }
 
-// This function names Orientation's small methods in an inlinable body
-// of this package, which puts their bodies in its export data: a
-// program reaches the type through this package's alias and imports
-// driver only through it, and without a body here it calls List and
-// Below instead of inlining them (golang/go#74783 is the same family).
-// (TC's block gather called List at every list; inlined, its time did
-// not change: docs/perf/cpu-engine.md, session 38.)
-var _ = func(o *Orientation, v, u int32) ([]int32, bool) { return o.List(v), o.Below(v, u) }
-
 // CountCommon is the number of elements two sorted lists share (each
 // common element counted once per matching pair, so duplicates pair off),
 // by a merge: O(len(a) + len(b)). On two lists of an Orientation it
