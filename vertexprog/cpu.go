@@ -187,14 +187,29 @@ const (
 	denseRefresh = 8
 )
 
-// cpuFullPullAlpha is the CPU's Alpha for a program whose pull reads
-// every edge (chooser.fullPull): Beamer's 15 weighs a push's edge against
-// a bottom-up search's, which stops at a row's first parent and skips
-// visited rows; a pull that reads every edge scans its columns in order
-// and tests a mask bit each, where a push relaxes a random row. kron20
-// SSSP, one core: a masked pull of all 31M edges 80-90 ms, a push of 12M
-// 72 ms; Alpha 15 pulled from 2M frontier edges on.
-const cpuFullPullAlpha = 3
+// cpuFullPullAlpha is the CPU's Alpha, on so many workers, for a
+// program whose pull reads every edge (chooser.fullPull): Beamer's 15
+// weighs a push's edge against a bottom-up search's, which stops at a
+// row's first parent and skips visited rows; a pull that reads every edge
+// scans its columns in order and tests a mask bit each, where a push
+// relaxes a random row. On a few workers a push's edge costs about a
+// pull's (kron20 SSSP, one core, session 39: a push of 15.7M edges 72 ms,
+// the masked pull of all 32M 170 ms), so a superstep pulls only where its
+// frontier's edges outnumber the whole matrix's (Alpha 1): kron20 on the
+// development machine, one core 323-521 -> 267-431 ms a query (four
+// alternations), two cores about the same; on the H200 host's cores
+// (session 39, call 2; push against Alpha 3, ms a query), kron21 one
+// thread 639 / 804, four 282 / 302, urand21 four 349 / 372. On eight and
+// sixteen the two are even (kron21 167 / 164 and 100 / 101, urand21 218
+// / 219 and 134 / 128): a push's relaxations are atomic there, on lines
+// other cores write, where a pull's rows are each one core's, and Alpha
+// stays 3.
+func cpuFullPullAlpha(workers int) float64 {
+	if workers <= 4 {
+		return 1
+	}
+	return 3
+}
 
 // stepLists are a CPU stepper's vertex lists: lists the workers' scratch
 // lists, flat their join, rows and kept the workers' buffers of APPLY,

@@ -3,6 +3,7 @@ package vertexprog_test
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -92,7 +93,9 @@ func TestDeltaSteppingOnTheCPU(t *testing.T) {
 
 // TestCPUAlphaGivenIsKept: the CPU's own Alpha for programs whose pull
 // reads every edge replaces only the default: an Alpha given keeps its
-// meaning (a tiny one never pulls), with the same distances.
+// meaning (a tiny one never pulls), with the same distances. The
+// default pulls the hubs' bucket on many workers, and on one only where
+// a frontier holds more edges than the graph.
 func TestCPUAlphaGivenIsKept(t *testing.T) {
 	kron, err := gen.Kronecker(11, 16, gen.GAPSeed)
 	if err != nil {
@@ -114,6 +117,16 @@ func TestCPUAlphaGivenIsKept(t *testing.T) {
 			src = v
 		}
 	}
+	old := runtime.GOMAXPROCS(1)
+	one, err := vertexprog.Run[float32, float32](g, shortest{src: src}, vertexprog.Options{Backend: "cpu"})
+	runtime.GOMAXPROCS(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(one.Directions, vertexprog.Pull) {
+		t.Errorf("default Alpha on one worker: directions %v, want no pull (no frontier holds the graph's edges)", one.Directions)
+	}
+	manyWorkers(t)
 	def, err := vertexprog.Run[float32, float32](g, shortest{src: src}, vertexprog.Options{Backend: "cpu"})
 	if err != nil {
 		t.Fatal(err)
@@ -128,7 +141,7 @@ func TestCPUAlphaGivenIsKept(t *testing.T) {
 	if !slices.Contains(def.Directions, vertexprog.Pull) {
 		t.Errorf("default Alpha: directions %v, want the CPU's rule to pull on a Kronecker graph", def.Directions)
 	}
-	if !slices.Equal(def.X, given.X) {
+	if !slices.Equal(def.X, given.X) || !slices.Equal(one.X, given.X) {
 		t.Error("distances differ between the default and a given Alpha")
 	}
 }

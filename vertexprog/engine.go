@@ -57,8 +57,8 @@ type Options struct {
 	// Rule, Alpha and Beta configure Auto (0 means GAP's 15 and 18). On
 	// the CPU, a program whose pull reads every edge (no RowFilter, no
 	// EarlyExit: SSSP, label propagation) goes by Beamer's rule with an
-	// Alpha of its own, 3, superstep by superstep (cpuFullPullAlpha),
-	// unless Alpha is given.
+	// Alpha of its own, 1 on up to four cores and 3 on more, superstep
+	// by superstep (cpuFullPullAlpha), unless Alpha is given.
 	Rule        Rule
 	Alpha, Beta float64
 	// alphaDefault: Alpha was 0, GAP's 15 (withDefaults).

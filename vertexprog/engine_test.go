@@ -2,6 +2,7 @@ package vertexprog_test
 
 import (
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -107,7 +108,17 @@ func (reach) Update(_ int32, acc uint32, x *uint32, _ *vertexprog.Step) bool {
 	return false
 }
 
+// manyWorkers runs the rest of the test on eight workers, where the
+// CPU's Alpha for programs whose pull reads every edge is 3 (on up to
+// four it is 1: such a program then pulls only a frontier of more edges
+// than the whole graph's).
+func manyWorkers(t *testing.T) {
+	old := runtime.GOMAXPROCS(8)
+	t.Cleanup(func() { runtime.GOMAXPROCS(old) })
+}
+
 func TestDirectionChoiceIsLogged(t *testing.T) {
+	manyWorkers(t)
 	d := kron(t, 12, 16)
 	g := vertexprog.NewGraph(d)
 	hub := int32(0)

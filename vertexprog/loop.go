@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/hpgraph/hpgraph/internal/par"
 	"github.com/hpgraph/hpgraph/spmv"
 	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
@@ -57,7 +58,7 @@ func loop[X, A any](h *hostRun[X, A], st stepper, opt Options, res *Result[X]) e
 	}
 	if res.Backend == "cpu" && h.wants == nil && h.done == nil && opt.alphaDefault {
 		// (whole or in parts: the same pull kernels)
-		ch.opt.Alpha, ch.fullPull = cpuFullPullAlpha, true
+		ch.opt.Alpha, ch.fullPull = cpuFullPullAlpha(par.Workers()), true
 	}
 	bt, canBatch := st.(batcher)
 	size := 1

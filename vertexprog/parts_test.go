@@ -49,6 +49,7 @@ func (l *levels) Update(v int32, acc uint32, x *uint32, s *vertexprog.Step) bool
 // graph's push degrees, which a part's push matrix does not hold) and
 // the whole graph's entries.
 func TestPartsRunTheWholeRunsSupersteps(t *testing.T) {
+	manyWorkers(t) // (a run that pushes and pulls)
 	el, err := gen.Kronecker(12, 16, gen.GAPSeed)
 	if err != nil {
 		t.Fatal(err)

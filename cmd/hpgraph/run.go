@@ -31,7 +31,7 @@ func (e *engineFlags) register(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&e.backend, "backend", "auto", "where to run: auto (GPU if present, else CPU), cpu or cuda")
 	f.StringVar(&e.direction, "direction", "auto", "superstep direction: auto (cost model), push or pull")
-	f.StringVar(&e.rule, "rule", "beamer", "direction cost model: beamer (GAP, alpha 15 beta 18; on the CPU alpha 3 for programs whose pull reads every edge, as sssp's) or graphblast (pull above nnz/10)")
+	f.StringVar(&e.rule, "rule", "beamer", "direction cost model: beamer (GAP, alpha 15 beta 18; on the CPU alpha 3 for programs whose pull reads every edge, as sssp's, 1 on up to four cores) or graphblast (pull above nnz/10)")
 	f.BoolVarP(&e.verbose, "verbose", "v", false, "log every superstep (direction, frontier) to stderr")
 	e.hf.register(cmd)
 	e.cf.register(f)
