@@ -64,6 +64,7 @@ func linkRows(rowPtr []int64, col []int32, comp []int32, skip bool) (passes int,
 	if par.Workers() <= 2 {
 		rounds = 1
 	}
+	serial := par.Workers() == 1
 	per := afNeighbourRounds / rounds // (the neighbours a row links a pass)
 	for r := 0; r < rounds; r++ {
 		par.Chunks(n, afChunk, func(_, lo, hi int) {
@@ -71,7 +72,11 @@ func linkRows(rowPtr []int64, col []int32, comp []int32, skip bool) (passes int,
 				a := rowPtr[v] + int64(r*per)
 				for _, u := range col[min(a, rowPtr[v+1]):min(a+int64(per), rowPtr[v+1])] {
 					if p1, p2 := atomic.LoadInt32(&comp[v]), atomic.LoadInt32(&comp[u]); p1 != p2 {
-						afJoin(comp, p1, p2)
+						if serial {
+							afJoinSerial(comp, p1, p2)
+						} else {
+							afJoin(comp, p1, p2)
+						}
 					}
 				}
 			}
@@ -89,7 +94,11 @@ func linkRows(rowPtr []int64, col []int32, comp []int32, skip bool) (passes int,
 			}
 			for i := rowPtr[v] + afNeighbourRounds; i < rowPtr[v+1]; i++ {
 				if p1, p2 := atomic.LoadInt32(&comp[v]), atomic.LoadInt32(&comp[col[i]]); p1 != p2 {
-					afJoin(comp, p1, p2)
+					if serial {
+						afJoinSerial(comp, p1, p2)
+					} else {
+						afJoin(comp, p1, p2)
+					}
 				}
 			}
 		}
@@ -143,6 +152,29 @@ func afJoin(comp []int32, p1, p2 int32) {
 			atomic.CompareAndSwapInt32(&comp[high], pHigh, up)
 		}
 		p1, p2 = up, atomic.LoadInt32(&comp[low])
+	}
+}
+
+// afJoinSerial is afJoin on one worker, alone on comp: plain loads and
+// stores where afJoin's compare-and-swaps, each a locked instruction,
+// took a third of grid1000's CC on one core.
+func afJoinSerial(comp []int32, p1, p2 int32) {
+	for p1 != p2 {
+		high, low := max(p1, p2), min(p1, p2)
+		pHigh := comp[high]
+		if pHigh == low {
+			return
+		}
+		if pHigh == high {
+			for up := comp[low]; up != low; up = comp[low] {
+				low = up
+			}
+			comp[high] = low
+			return
+		}
+		up := comp[pHigh]
+		comp[high] = up // (halving: a no-op where pHigh is a root)
+		p1, p2 = up, comp[low]
 	}
 }
 
