@@ -64,10 +64,18 @@ func linkRows(rowPtr []int64, col []int32, comp []int32, skip bool) (passes int,
 	if par.Workers() <= 2 {
 		rounds = 1
 	}
+	// (one worker: the links on this goroutine alone, by plain stores)
 	serial := par.Workers() == 1
+	chunks := func(fn func(w, lo, hi int)) {
+		if serial {
+			fn(0, 0, n)
+		} else {
+			par.Chunks(n, afChunk, fn)
+		}
+	}
 	per := afNeighbourRounds / rounds // (the neighbours a row links a pass)
 	for r := 0; r < rounds; r++ {
-		par.Chunks(n, afChunk, func(_, lo, hi int) {
+		chunks(func(_, lo, hi int) {
 			for v := lo; v < hi; v++ {
 				a := rowPtr[v] + int64(r*per)
 				for _, u := range col[min(a, rowPtr[v+1]):min(a+int64(per), rowPtr[v+1])] {
@@ -87,7 +95,7 @@ func linkRows(rowPtr []int64, col []int32, comp []int32, skip bool) (passes int,
 	if skip {
 		giant = afLargest(comp)
 	}
-	par.Chunks(n, afChunk, func(_, lo, hi int) {
+	chunks(func(_, lo, hi int) {
 		for v := lo; v < hi; v++ {
 			if atomic.LoadInt32(&comp[v]) == giant {
 				continue
