@@ -58,33 +58,68 @@ extern "C" __global__ void __launch_bounds__(AF_BLOCK) af_init(VP_Mat m, AF_Arg 
   if (v < a.hi) a.comp[v] = v;
 }
 
+// af_hook makes each row of [a.lo, a.hi) its own tree (af_init does the
+// other vertices) and, where the row's first neighbour is smaller, at
+// once a leaf under it: Afforest's first round without atomics, a plain
+// store to the row's own word, which no other lane reads or writes here;
+// af_link_up then links the rows whose first neighbour is larger. (The
+// first round's links by compare-and-swap, nearly every row's to a hub's
+// tree, took 1.60 of kron26's 2.74 ms on one H200; ncu, session 40.)
+extern "C" __global__ void __launch_bounds__(AF_BLOCK) af_hook(VP_Mat m, AF_Arg a) {
+  int v = a.lo + blockIdx.x * blockDim.x + threadIdx.x;
+  if (v >= a.hi) return;
+  int u = af_nbr(m, v, 0);
+  a.comp[v] = u >= 0 && u < v ? u : v;
+}
+
+// af_link_pair links v with u, once for the lanes of a warp whose trees
+// are the same pair: a part's rows hold no hub's own row, so after the
+// first round its hubs are still apart and nearly every vertex asks to
+// join the same few of them, each CAS on one word (kron24's part of the
+// short rows: 3.3 ms for a round, against 0.16 for the whole graph's,
+// whose hubs joined in the first round through their rows). Trees only
+// merge, so linking one lane's v and u joins every other lane's pair
+// too. Every lane of the warp calls it (u < 0: none to link). The
+// parents it tests may come from L1, stale: a parent read stale is still
+// an ancestor, so two that read the same mean one tree, and two that
+// differ go to af_link, which reads past L1 (a compressed forest's
+// parents are the hubs' few roots, which L1 then holds).
+__device__ __forceinline__ void af_link_pair(int* comp, int v, int u) {
+  int p1 = u >= 0 ? comp[v] : 0, p2 = u >= 0 ? comp[u] : 0;
+  unsigned long long key = p1 == p2 ? ~0ULL : (unsigned long long)min(p1, p2) << 32 | (unsigned)max(p1, p2);
+  const unsigned same = __match_any_sync(__activemask(), key);
+  if (key != ~0ULL && (threadIdx.x & 31) == __ffs(same) - 1) af_link(comp, v, u);
+}
+
+// af_link_up links the rows that af_hook left, those whose first
+// neighbour is larger (or none).
+extern "C" __global__ void __launch_bounds__(AF_BLOCK) af_link_up(VP_Mat m, AF_Arg a) {
+  int v = a.lo + blockIdx.x * blockDim.x + threadIdx.x;
+  if (v >= a.hi) return;
+  int u = af_nbr(m, v, 0);
+  af_link_pair(a.comp, v, u > v ? u : -1);
+}
+
 // af_link_round links every vertex with its neighbour a.round.
 extern "C" __global__ void __launch_bounds__(AF_BLOCK) af_link_round(VP_Mat m, AF_Arg a) {
   int v = a.lo + blockIdx.x * blockDim.x + threadIdx.x;
   if (v >= a.hi) return;
-  int u = af_nbr(m, v, a.round);
-  // The lanes whose trees are the same pair link once, by the first of
-  // them: a part's rows hold no hub's own row, so after the first round
-  // its hubs are still apart and nearly every vertex asks to join the same
-  // few of them, each CAS on one word (kron24's part of the short rows:
-  // 3.3 ms for this round, against 0.16 for the whole graph's, whose hubs
-  // joined in the first round through their rows). Trees only merge, so
-  // linking one lane's v and u joins every other lane's pair too.
-  int p1 = u >= 0 ? af_ld(a.comp, v) : 0, p2 = u >= 0 ? af_ld(a.comp, u) : 0;
-  unsigned long long key = p1 == p2 ? ~0ULL : (unsigned long long)min(p1, p2) << 32 | (unsigned)max(p1, p2);
-  const unsigned same = __match_any_sync(__activemask(), key);
-  if (key != ~0ULL && (threadIdx.x & 31) == __ffs(same) - 1) af_link(a.comp, v, u);
+  af_link_pair(a.comp, v, af_nbr(m, v, a.round));
 }
 
 // af_compress points every vertex of [a.lo, a.hi) (a span of vertices
 // with arcs) at its root, writing only the vertices not yet pointing
-// there (a root's stays as it is).
+// there (a root's stays as it is). Its loads may hit L1: no link runs
+// beside it, so a stale parent is still an ancestor on the path and only
+// a root reads as its own parent. (Past L1, every lane's walk ended in
+// the same few hubs' words, one L2 slice each: 1.12 ms of kron26's
+// compression after af_hook, whose chains are longer than the links'.)
 extern "C" __global__ void __launch_bounds__(AF_BLOCK) af_compress(VP_Mat m, AF_Arg a) {
   int v = a.lo + blockIdx.x * blockDim.x + threadIdx.x;
   if (v >= a.hi) return;
-  const int c0 = af_ld(a.comp, v);
+  const int c0 = a.comp[v];
   int c = c0;
-  for (int p; c != (p = af_ld(a.comp, c));) c = p;
+  for (int p; c != (p = a.comp[c]);) c = p;
   if (c != c0) a.comp[v] = c;
 }
 

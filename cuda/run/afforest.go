@@ -19,7 +19,7 @@ import (
 //go:embed afforest.cu
 var afforestSource string
 
-var afforestKernels = []string{"af_init", "af_link_round", "af_compress", "af_sample", "af_link_rest", "af_link_pairs", "af_pack", "af_link_bits", "af_link_list"}
+var afforestKernels = []string{"af_init", "af_hook", "af_link_up", "af_link_round", "af_compress", "af_sample", "af_link_rest", "af_link_pairs", "af_pack", "af_link_bits", "af_link_list"}
 
 const (
 	// afRounds is the neighbours of every vertex linked before sampling
@@ -164,23 +164,42 @@ func (r *ccRun) link(skip bool) (giant int32) {
 	return r.linkRest(skip)
 }
 
-// overSpans launches kernel (af_init or af_compress) over each of the
-// spans of vertices that can be linked.
-func (r *ccRun) overSpans(kernel string) {
+// overSpans launches kernel over each of the spans of vertices that
+// can be linked, outside the rows [lo, hi) (none: lo == hi).
+func (r *ccRun) overSpans(kernel string, lo, hi int32) {
 	for _, s := range r.spans {
-		if s.Hi > s.Lo {
-			r.launch(kernel, rt.Blocks(int64(s.Hi-s.Lo), rt.BlockSize), r.argRows(r.sample, 0, 0, int(s.Lo), int(s.Hi)))
+		for _, o := range []driver.Span{{Lo: s.Lo, Hi: min(s.Hi, max(s.Lo, lo))}, {Lo: max(s.Lo, hi), Hi: s.Hi}} {
+			if o.Hi > o.Lo {
+				r.launch(kernel, rt.Blocks(int64(o.Hi-o.Lo), rt.BlockSize), r.argRows(r.sample, 0, 0, int(o.Lo), int(o.Hi)))
+			}
 		}
 	}
 }
 
 // linkFirst launches Afforest's first pass: every vertex its own tree,
-// then each linked with its first neighbour, and compressed.
+// then each row linked with its first neighbour (hooked under it where
+// it is smaller, by af_hook's plain stores, which make the rows' trees),
+// and the rows compressed.
 func (r *ccRun) linkFirst() {
-	r.overSpans("af_init")
+	r.overSpans("af_init", int32(r.lo), int32(r.hi))
 	if own := int64(r.hi - r.lo); own > 0 {
-		r.launch("af_link_round", rt.Blocks(own, rt.BlockSize), r.arg(0, 0))
-		r.overSpans("af_compress")
+		r.launch("af_hook", rt.Blocks(own, rt.BlockSize), r.arg(0, 0))
+		r.launch("af_link_up", rt.Blocks(own, rt.BlockSize), r.arg(0, 0))
+		r.compressRows()
+	}
+}
+
+// compressRows launches af_compress over the run's own rows, which is
+// all that the passes before the last read compressed (af_sample's and
+// af_link_rest's tests of a row's label): in a part, the other parts'
+// spans wait for the last compression (af_pack reads them), and a
+// compression of them after each pass cost more than the part's links
+// (kron26 in 2 parts on one H200: 2.52 ms of compressions against the
+// whole graph's 0.53; ncu, session 40). The whole graph's rows are its
+// span.
+func (r *ccRun) compressRows() {
+	if r.hi > r.lo {
+		r.launch("af_compress", rt.Blocks(int64(r.hi-r.lo), rt.BlockSize), r.arg(0, 0))
 	}
 }
 
@@ -194,7 +213,7 @@ func (r *ccRun) linkRest(skip bool) (giant int32) {
 	}
 	for i := 1; i < afRounds; i++ {
 		r.launch("af_link_round", rt.Blocks(own, rt.BlockSize), r.arg(i, 0))
-		r.overSpans("af_compress")
+		r.compressRows()
 	}
 	if skip {
 		r.launch("af_sample", afSamples/rt.BlockSize, a)
@@ -204,7 +223,7 @@ func (r *ccRun) linkRest(skip bool) (giant int32) {
 		giant = mostFrequent(labels)
 	}
 	r.launch("af_link_rest", rt.Blocks(own, rt.BlockSize), r.arg(afRounds, int(giant)))
-	r.overSpans("af_compress")
+	r.overSpans("af_compress", 0, 0)
 	return giant
 }
 

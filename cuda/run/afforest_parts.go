@@ -261,8 +261,11 @@ func (g *ccParts) mergeEach(what string, last bool, root func(i int, r *ccRun, p
 					return err
 				}
 			}
-			if into {
-				r.overSpans("af_compress")
+			switch {
+			case into && last:
+				r.overSpans("af_compress", 0, 0)
+			case into:
+				r.compressRows() // (the rows' labels are what the next passes read)
 			}
 			if last {
 				r.clock.End(r.d.RT())
