@@ -1,7 +1,6 @@
 package bfs
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -63,17 +62,17 @@ func answer(g *vertexprog.Graph, req apps.Request, opt vertexprog.Options) (*app
 	}
 	res.Rows = func(v int32, c []apps.Cell) { c[0], c[1] = apps.IntCell(int64(r.Depth[v])), apps.IntCell(parent(v)) }
 	res.WriteText = func(w io.Writer) error {
-		return apps.WriteVertexLines(w, g, func(bw *bufio.Writer, v int32, id int64) {
-			fmt.Fprintf(bw, "%d %d %d\n", id, r.Depth[v], parent(v))
+		return apps.WriteVertexLines(w, g, func(b []byte, v int32, id int64) []byte {
+			return apps.AppendInts(b, id, int64(r.Depth[v]), parent(v))
 		})
 	}
 	res.WriteLDBC = func(w io.Writer) error {
-		return apps.WriteVertexLines(w, g, func(bw *bufio.Writer, v int32, id int64) {
+		return apps.WriteVertexLines(w, g, func(b []byte, v int32, id int64) []byte {
 			x := int64(r.Depth[v])
 			if x < 0 {
 				x = ldbcUnreachable
 			}
-			fmt.Fprintf(bw, "%d %d\n", id, x)
+			return apps.AppendInts(b, id, x)
 		})
 	}
 	res.Check = func() error { return reference.ValidateBFS(d, req.Source, r.Depth, r.Parent) }

@@ -1,7 +1,6 @@
 package cc
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"math"
@@ -46,8 +45,8 @@ func answer(g *vertexprog.Graph, req apps.Request, opt vertexprog.Options) (*app
 	}
 	lines := func(w io.Writer) error {
 		first := smallest()
-		return apps.WriteVertexLines(w, g, func(bw *bufio.Writer, v int32, id int64) {
-			fmt.Fprintf(bw, "%d %d\n", id, first[r.Label[v]])
+		return apps.WriteVertexLines(w, g, func(b []byte, v int32, id int64) []byte {
+			return apps.AppendInts(b, id, first[r.Label[v]])
 		})
 	}
 	return &apps.Result{

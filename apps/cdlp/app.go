@@ -1,7 +1,6 @@
 package cdlp
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -42,8 +41,8 @@ func answer(g *vertexprog.Graph, req apps.Request, opt vertexprog.Options) (*app
 	largest, communities := apps.LabelCounts(vertexLabels, nil)
 	// (labels are original ids already: the LDBC and the hpgraph lines are one)
 	lines := func(w io.Writer) error {
-		return apps.WriteVertexLines(w, g, func(bw *bufio.Writer, v int32, id int64) {
-			fmt.Fprintf(bw, "%d %d\n", id, r.Label[v])
+		return apps.WriteVertexLines(w, g, func(b []byte, v int32, id int64) []byte {
+			return apps.AppendInts(b, id, int64(r.Label[v]))
 		})
 	}
 	return &apps.Result{

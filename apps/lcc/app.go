@@ -1,7 +1,6 @@
 package lcc
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 
@@ -48,8 +47,8 @@ func answer(g *vertexprog.Graph, req apps.Request, opt vertexprog.Options) (*app
 		Fields:  map[string]any{"mean": mean, "positive": positive},
 		Rows:    func(v int32, c []apps.Cell) { c[0] = apps.FloatCell(r.LCC[v]) },
 		WriteText: func(w io.Writer) error {
-			return apps.WriteVertexLines(w, g, func(bw *bufio.Writer, v int32, id int64) {
-				fmt.Fprintf(bw, "%d %.12g\n", id, r.LCC[v])
+			return apps.WriteVertexLines(w, g, func(b []byte, v int32, id int64) []byte {
+				return apps.AppendFloat(b, id, r.LCC[v], 'g', 12)
 			})
 		},
 		WriteLDBC: func(w io.Writer) error { return apps.WriteLDBCFloats(w, g, r.LCC) },

@@ -1,7 +1,6 @@
 package pagerank
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -140,8 +139,8 @@ func rankResult[F Float](g *vertexprog.Graph, r *Result[F], want func() []float6
 		Fields:  map[string]any{"iterations": r.Run.Iterations},
 		Rows:    func(v int32, c []apps.Cell) { c[0] = apps.FloatCell(r.Rank[v]) },
 		WriteText: func(w io.Writer) error {
-			return apps.WriteVertexLines(w, g, func(bw *bufio.Writer, v int32, id int64) {
-				fmt.Fprintf(bw, "%d %.12g\n", id, r.Rank[v])
+			return apps.WriteVertexLines(w, g, func(b []byte, v int32, id int64) []byte {
+				return apps.AppendFloat(b, id, r.Rank[v], 'g', 12)
 			})
 		},
 		WriteLDBC: func(w io.Writer) error { return apps.WriteLDBCFloats(w, g, r.Rank) },

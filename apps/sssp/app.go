@@ -1,7 +1,6 @@
 package sssp
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -62,8 +61,11 @@ func answer(g *vertexprog.Graph, req apps.Request, opt vertexprog.Options) (*app
 	req.Scratch.Keep(nil, r.Dist)
 	res.Rows = func(v int32, c []apps.Cell) { c[0] = apps.FloatCell(float64(r.Dist[v])) }
 	res.WriteText = func(w io.Writer) error {
-		return apps.WriteVertexLines(w, g, func(bw *bufio.Writer, v int32, id int64) {
-			fmt.Fprintf(bw, "%d %s\n", id, formatDist(float64(r.Dist[v])))
+		return apps.WriteVertexLines(w, g, func(b []byte, v int32, id int64) []byte {
+			if x := float64(r.Dist[v]); !math.IsInf(x, 1) {
+				return apps.AppendFloat(b, id, x, 'g', -1)
+			}
+			return append(strconv.AppendInt(b, id, 10), " Infinity\n"...)
 		})
 	}
 	res.WriteLDBC = func(w io.Writer) error { return writeLDBCDistances(w, g, r.Dist) }
@@ -89,21 +91,12 @@ func tolerance(*apps.Params) float64 { return 1e-6 }
 // Infinity. A distance is a float32 sum; it is written as the shortest
 // decimal that reads back as it, in LDBC's 16 significant digits.
 func writeLDBCDistances(w io.Writer, g *vertexprog.Graph, dist []float32) error {
-	return apps.WriteVertexLines(w, g, func(bw *bufio.Writer, v int32, id int64) {
+	return apps.WriteVertexLines(w, g, func(b []byte, v int32, id int64) []byte {
 		x := float64(dist[v])
 		if math.IsInf(x, 1) {
-			fmt.Fprintf(bw, "%d Infinity\n", id)
-			return
+			return append(strconv.AppendInt(b, id, 10), " Infinity\n"...)
 		}
 		x, _ = strconv.ParseFloat(strconv.FormatFloat(x, 'g', -1, 32), 64)
-		fmt.Fprintf(bw, "%d %.15e\n", id, x)
+		return apps.AppendFloat(b, id, x, 'e', 15)
 	})
-}
-
-// formatDist is a distance in --out's lines: Infinity where unreached.
-func formatDist(x float64) string {
-	if math.IsInf(x, 1) {
-		return "Infinity"
-	}
-	return fmt.Sprintf("%g", x)
 }

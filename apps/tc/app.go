@@ -1,7 +1,6 @@
 package tc
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 
@@ -41,8 +40,8 @@ func answer(g *vertexprog.Graph, req apps.Request, opt vertexprog.Options) (*app
 				_, err := fmt.Fprintf(w, "%d\n", r.Total)
 				return err
 			}
-			return apps.WriteVertexLines(w, g, func(bw *bufio.Writer, v int32, id int64) {
-				fmt.Fprintf(bw, "%d %d\n", id, r.PerVertex[v])
+			return apps.WriteVertexLines(w, g, func(b []byte, v int32, id int64) []byte {
+				return apps.AppendInts(b, id, int64(r.PerVertex[v]))
 			})
 		},
 		Check: func() error {
