@@ -434,7 +434,27 @@ func (a *arcBuilder) allocate() {
 	}
 }
 
+// fill places every arc in its row (allocate made the rows), in no
+// particular order within a row (sortRows orders them): by buckets of rows
+// (fillBuckets) where the arcs are few enough for its staging, else one
+// by one (fillDirect).
 func (a *arcBuilder) fill(blocks func(fn func(lo int, src, dst []int32)), weight func(int, int32, int32) float32, undirected, keepLoops bool) {
+	if a.rowPtr[a.n] <= fillBucketsMax {
+		a.fillBuckets(blocks, weight, undirected, keepLoops)
+		return
+	}
+	a.fillDirect(blocks, weight, undirected, keepLoops)
+}
+
+// fillBucketsMax is the most arcs fillBuckets stages (2 bytes an arc
+// beside the CSR: 4 GB at most); beyond it fillDirect, which stages
+// nothing, places them.
+var fillBucketsMax int64 = 1 << 31
+
+// fillDirect places each arc at its row's next place, an atomic add on
+// the row's cursor and a store at a random place in col: a cache miss an
+// arc, and contended adds on the hubs' cursors.
+func (a *arcBuilder) fillDirect(blocks func(fn func(lo int, src, dst []int32)), weight func(int, int32, int32) float32, undirected, keepLoops bool) {
 	cursor := slices.Clone(a.rowPtr[:a.n])
 	ids, rlo, rhi := a.newID, a.lo, a.hi
 	put := func(s, d int32, w float32) {
@@ -463,6 +483,122 @@ func (a *arcBuilder) fill(blocks func(fn func(lo int, src, dst []int32)), weight
 			put(s, d, w)
 			if undirected && s != d {
 				put(d, s, w)
+			}
+		}
+	})
+}
+
+// fillBuckets places the arcs in two passes. The first appends each arc
+// to its bucket of 1<<shift rows, whose arcs lie together in col: each
+// worker gathers a bucket's arcs in a small buffer and moves them on in
+// runs (one atomic add a run), the head's low bits staged beside it in
+// low. The second puts each bucket's arcs in their rows, a bucket at a
+// time, in a span of col that stays in the core's cache. On two cores
+// (a VM), 31M arcs of a skewed graph: 3.2-3.6 s one by one (fillDirect),
+// 0.25-0.27 s so (session 40).
+func (a *arcBuilder) fillBuckets(blocks func(fn func(lo int, src, dst []int32)), weight func(int, int32, int32) float32, undirected, keepLoops bool) {
+	n, arcs := a.n, a.rowPtr[a.n]
+	if arcs == 0 {
+		return
+	}
+	// Buckets of about 256K arcs (1 MB of col), at most 1<<16 rows (the
+	// low bits fit a uint16); a worker's buffers about 1 MB in all.
+	rows := min(max(int64(1)<<18*int64(n)/arcs, 1), 1<<16)
+	shift := bits.Len64(uint64(rows)) - 1
+	nb := (n-1)>>shift + 1
+	run := min(max((1<<20)/(nb*10), 16), 256)
+	next := make([]int64, nb) // (a bucket's next place in col)
+	for b := range next {
+		next[b] = a.rowPtr[b<<shift]
+	}
+	low := make([]uint16, arcs)
+	mask := int32(1)<<shift - 1
+	ids, rlo, rhi := a.newID, a.lo, a.hi
+	blocks(func(lo int, src, dst []int32) {
+		cnt := make([]int, nb)
+		bd := make([]int32, nb*run)
+		bl := make([]uint16, nb*run)
+		var bw []float32
+		if a.w != nil {
+			bw = make([]float32, nb*run)
+		}
+		flush := func(b int) {
+			k := cnt[b]
+			p := atomic.AddInt64(&next[b], int64(k)) - int64(k)
+			copy(a.col[p:p+int64(k)], bd[b*run:b*run+k])
+			copy(low[p:p+int64(k)], bl[b*run:b*run+k])
+			if bw != nil {
+				copy(a.w[p:p+int64(k)], bw[b*run:b*run+k])
+			}
+			cnt[b] = 0
+		}
+		put := func(s, d int32, w float32) {
+			if s < rlo || s >= rhi {
+				return
+			}
+			b := int(s >> shift)
+			k := cnt[b]
+			bd[b*run+k], bl[b*run+k] = d, uint16(s&mask)
+			if bw != nil {
+				bw[b*run+k] = w
+			}
+			if cnt[b] = k + 1; k+1 == run {
+				flush(b)
+			}
+		}
+		for k, s := range src {
+			d := dst[k]
+			if s == d && !keepLoops {
+				continue
+			}
+			var w float32
+			if weight != nil {
+				w = weight(lo+k, s, d) // (the entry's own ids)
+			}
+			if ids != nil {
+				s, d = ids[s], ids[d]
+			}
+			put(s, d, w)
+			if undirected && s != d {
+				put(d, s, w)
+			}
+		}
+		for b, k := range cnt {
+			if k > 0 {
+				flush(b)
+			}
+		}
+	})
+	type scratch struct {
+		col  []int32
+		w    []float32
+		next []int64
+	}
+	scr := make([]scratch, par.Workers())
+	bounds := make([]int, nb+1)
+	for b := range bounds {
+		bounds[b] = b
+	}
+	par.DynamicW(bounds, func(wk, b0, b1 int) {
+		sc := &scr[wk]
+		for b := b0; b < b1; b++ {
+			r0, r1 := b<<shift, min((b+1)<<shift, n)
+			p0, p1 := a.rowPtr[r0], a.rowPtr[r1]
+			if p0 == p1 {
+				continue
+			}
+			sc.col = append(sc.col[:0], a.col[p0:p1]...)
+			if a.w != nil {
+				sc.w = append(sc.w[:0], a.w[p0:p1]...)
+			}
+			sc.next = append(sc.next[:0], a.rowPtr[r0:r1]...)
+			for i, l := range low[p0:p1] {
+				q := sc.next[l]
+				sc.next[l] = q + 1
+				a.col[q] = sc.col[i]
+				if a.w != nil {
+					a.w[q] = sc.w[i]
+				}
 			}
 		}
 	})

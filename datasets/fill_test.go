@@ -1,0 +1,86 @@
+package datasets
+
+import (
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"testing"
+)
+
+// TestFillBucketsMatchesDirect builds the same entries with the arcs
+// placed by buckets of rows (fillBuckets) and one by one (fillDirect),
+// and wants the same graph: directed and undirected, weighted and not,
+// self loops and duplicates kept or dropped, renumbered rows and a range
+// of them (BuildStreamRows), on one worker and several, on a skewed graph
+// (a hub's rows span buckets) and one of many small buckets.
+func TestFillBucketsMatchesDirect(t *testing.T) {
+	defer func(v int64) { fillBucketsMax = v }(fillBucketsMax)
+	graphs := map[string]*EdgeList{"skewed": skewedList(1<<14, 300_000, 3), "sparse": skewedList(200_000, 150_000, 1)}
+	for name, el := range graphs {
+		newID := rand.New(rand.NewPCG(5, 6)).Perm(el.N)
+		ids := make([]int32, el.N)
+		for i, v := range newID {
+			ids[i] = int32(v)
+		}
+		stream := &EdgeStream{N: el.N, M: len(el.Src), Directed: el.Directed, Name: name, Blocks: func(fn func(lo int, src, dst []int32)) {
+			for lo := 0; lo < len(el.Src); lo += 10_000 {
+				hi := min(lo+10_000, len(el.Src))
+				fn(lo, el.Src[lo:hi], el.Dst[lo:hi])
+			}
+		}}
+		for _, procs := range []int{1, 3} {
+			old := runtime.GOMAXPROCS(procs)
+			for _, opt := range []Options{
+				{},
+				{Symmetrize: true, KeepSelfLoops: true, KeepDuplicates: true},
+				{Weights: WeightsKeep},
+				{Weights: WeightsRandom, WeightMin: 1, WeightMax: 9, Symmetrize: true},
+			} {
+				builds := func() (*Graph, *Graph) {
+					whole, err := Build(el, opt)
+					if err != nil {
+						t.Fatal(err)
+					}
+					o := opt
+					if o.Weights == WeightsKeep {
+						o.Weights = WeightsNone // (a stream has no weights of its own)
+					}
+					rows, err := BuildStreamRows(stream, o, ids, el.N/3, el.N-el.N/4)
+					if err != nil {
+						t.Fatal(err)
+					}
+					return whole, rows
+				}
+				fillBucketsMax = 0
+				w0, r0 := builds()
+				fillBucketsMax = 1 << 62
+				w1, r1 := builds()
+				for _, pair := range [][2]*Graph{{w0, w1}, {r0, r1}} {
+					a, b := pair[0], pair[1]
+					if !slices.Equal(a.RowPtr, b.RowPtr) || !slices.Equal(a.Col, b.Col) || !slices.Equal(a.W, b.W) || a.Stats != b.Stats {
+						t.Fatalf("%s, %d workers, %+v: the graphs by buckets and one by one differ (%d and %d arcs)", name, procs, opt, len(b.Col), len(a.Col))
+					}
+				}
+				if len(w1.Col) == 0 || len(r1.Col) == 0 {
+					t.Fatalf("%s: no arcs built", name)
+				}
+			}
+			runtime.GOMAXPROCS(old)
+		}
+	}
+}
+
+// skewedList is m entries over n vertices, their ends drawn as the squares
+// of uniforms (a few hubs, many light rows), with loops and repeats, and
+// weights 0.5-10.5.
+func skewedList(n, m int, seed uint64) *EdgeList {
+	r := rand.New(rand.NewPCG(seed, seed+1))
+	el := &EdgeList{N: n, Name: "skewed", Src: make([]int32, m), Dst: make([]int32, m), W: make([]float32, m)}
+	for i := range m {
+		a, b := r.Float64(), r.Float64()
+		el.Src[i], el.Dst[i] = int32(a*a*float64(n)), int32(b*b*float64(n))
+		el.W[i] = 0.5 + float32(r.IntN(20))/2
+	}
+	el.Directed = seed%2 == 1
+	return el
+}
