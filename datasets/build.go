@@ -456,7 +456,7 @@ var fillBucketsMax int64 = 1 << 31
 // arc, and contended adds on the hubs' cursors.
 func (a *arcBuilder) fillDirect(blocks func(fn func(lo int, src, dst []int32)), weight func(int, int32, int32) float32, undirected, keepLoops bool) {
 	cursor := slices.Clone(a.rowPtr[:a.n])
-	ids, rlo, rhi := a.newID, a.lo, a.hi
+	rlo, rhi := a.lo, a.hi
 	put := func(s, d int32, w float32) {
 		if s < rlo || s >= rhi {
 			return
@@ -467,25 +467,32 @@ func (a *arcBuilder) fillDirect(blocks func(fn func(lo int, src, dst []int32)), 
 			a.w[p] = w
 		}
 	}
-	blocks(func(lo int, src, dst []int32) {
-		for k, s := range src {
-			d := dst[k]
-			if s == d && !keepLoops {
-				continue
-			}
-			var w float32
-			if weight != nil {
-				w = weight(lo+k, s, d) // (the entry's own ids)
-			}
-			if ids != nil {
-				s, d = ids[s], ids[d]
-			}
-			put(s, d, w)
-			if undirected && s != d {
-				put(d, s, w)
-			}
+	blocks(func(lo int, src, dst []int32) { a.arcs(lo, src, dst, weight, undirected, keepLoops, put) })
+}
+
+// arcs calls put for every arc that the entries src, dst (the first
+// entry lo) make: each entry's tail to head, and head to tail where
+// undirected, in the rows' ids; self loops only where kept; weighed by
+// weight (nil: 0).
+func (a *arcBuilder) arcs(lo int, src, dst []int32, weight func(int, int32, int32) float32, undirected, keepLoops bool, put func(s, d int32, w float32)) {
+	ids := a.newID
+	for k, s := range src {
+		d := dst[k]
+		if s == d && !keepLoops {
+			continue
 		}
-	})
+		var w float32
+		if weight != nil {
+			w = weight(lo+k, s, d) // (the entry's own ids)
+		}
+		if ids != nil {
+			s, d = ids[s], ids[d]
+		}
+		put(s, d, w)
+		if undirected && s != d {
+			put(d, s, w)
+		}
+	}
 }
 
 // fillBuckets places the arcs in two passes. The first appends each arc
@@ -513,7 +520,7 @@ func (a *arcBuilder) fillBuckets(blocks func(fn func(lo int, src, dst []int32)),
 	}
 	low := make([]uint16, arcs)
 	mask := int32(1)<<shift - 1
-	ids, rlo, rhi := a.newID, a.lo, a.hi
+	rlo, rhi := a.lo, a.hi
 	blocks(func(lo int, src, dst []int32) {
 		cnt := make([]int, nb)
 		bd := make([]int32, nb*run)
@@ -546,23 +553,7 @@ func (a *arcBuilder) fillBuckets(blocks func(fn func(lo int, src, dst []int32)),
 				flush(b)
 			}
 		}
-		for k, s := range src {
-			d := dst[k]
-			if s == d && !keepLoops {
-				continue
-			}
-			var w float32
-			if weight != nil {
-				w = weight(lo+k, s, d) // (the entry's own ids)
-			}
-			if ids != nil {
-				s, d = ids[s], ids[d]
-			}
-			put(s, d, w)
-			if undirected && s != d {
-				put(d, s, w)
-			}
-		}
+		a.arcs(lo, src, dst, weight, undirected, keepLoops, put)
 		for b, k := range cnt {
 			if k > 0 {
 				flush(b)
