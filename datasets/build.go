@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"slices"
 	"sort"
+	"sync"
 	"sync/atomic"
 
 	"github.com/hpgraph/hpgraph/internal/huge"
@@ -521,14 +522,25 @@ func (a *arcBuilder) fillBuckets(blocks func(fn func(lo int, src, dst []int32)),
 	low := make([]uint16, arcs)
 	mask := int32(1)<<shift - 1
 	rlo, rhi := a.lo, a.hi
-	blocks(func(lo int, src, dst []int32) {
-		cnt := make([]int, nb)
-		bd := make([]int32, nb*run)
-		bl := make([]uint16, nb*run)
-		var bw []float32
+	type buffers struct {
+		cnt []int
+		d   []int32
+		low []uint16
+		w   []float32
+	}
+	// (a stream's blocks are many, 256K entries each for GAP's
+	// generators: a block's buffers come back for the next)
+	pool := sync.Pool{New: func() any {
+		bf := &buffers{cnt: make([]int, nb), d: make([]int32, nb*run), low: make([]uint16, nb*run)}
 		if a.w != nil {
-			bw = make([]float32, nb*run)
+			bf.w = make([]float32, nb*run)
 		}
+		return bf
+	}}
+	blocks(func(lo int, src, dst []int32) {
+		bf := pool.Get().(*buffers)
+		defer pool.Put(bf)
+		cnt, bd, bl, bw := bf.cnt, bf.d, bf.low, bf.w
 		flush := func(b int) {
 			k := cnt[b]
 			p := atomic.AddInt64(&next[b], int64(k)) - int64(k)
