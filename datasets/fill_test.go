@@ -1,9 +1,11 @@
 package datasets
 
 import (
+	"math/bits"
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"sort"
 	"testing"
 )
 
@@ -84,3 +86,41 @@ func skewedList(n, m int, seed uint64) *EdgeList {
 	el.Directed = seed%2 == 1
 	return el
 }
+
+// TestSortRowMatchesComparisons sorts rows of lengths around
+// radixRowMin, with repeated columns and weights, by sortRow and by a
+// comparison sort on (column, weight), for 1 to 3 digits.
+func TestSortRowMatchesComparisons(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	var sc rowScratch
+	for _, n := range []int{1000, 1 << 22, 1 << 30} {
+		digits := max(1, (bitsLen(n-1)+radixBits-1)/radixBits)
+		for _, l := range []int{0, 1, 7, radixRowMin - 1, radixRowMin, 1000, 5000} {
+			for _, weighted := range []bool{false, true} {
+				cols := make([]int32, l)
+				var ws []float32
+				if weighted {
+					ws = make([]float32, l)
+				}
+				for i := range cols {
+					cols[i] = int32(r.IntN(min(n, 3*l+1)))
+					if weighted {
+						ws[i] = float32(r.IntN(5))
+					}
+				}
+				wantC, wantW := slices.Clone(cols), slices.Clone(ws)
+				if weighted {
+					sort.Sort(pairSorter{wantC, wantW})
+				} else {
+					slices.Sort(wantC)
+				}
+				sortRow(cols, ws, &sc, digits)
+				if !slices.Equal(cols, wantC) || !slices.Equal(ws, wantW) {
+					t.Fatalf("n %d, length %d, weighted %v: sortRow's order differs from the comparison sort's", n, l, weighted)
+				}
+			}
+		}
+	}
+}
+
+func bitsLen(x int) int { return bits.Len32(uint32(x)) }
