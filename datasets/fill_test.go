@@ -1,11 +1,11 @@
 package datasets
 
 import (
+	"cmp"
 	"math/bits"
 	"math/rand/v2"
 	"runtime"
 	"slices"
-	"sort"
 	"testing"
 )
 
@@ -88,8 +88,9 @@ func skewedList(n, m int, seed uint64) *EdgeList {
 }
 
 // TestSortRowMatchesComparisons sorts rows of lengths around
-// radixRowMin, with repeated columns and weights, by sortRow and by a
-// comparison sort on (column, weight), for 1 to 3 digits.
+// radixRowMin, with repeated columns and weights (negative, zero and
+// positive), by sortRow and by a comparison sort on (column, weight),
+// for 1 to 3 digits.
 func TestSortRowMatchesComparisons(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	var sc rowScratch
@@ -105,14 +106,36 @@ func TestSortRowMatchesComparisons(t *testing.T) {
 				for i := range cols {
 					cols[i] = int32(r.IntN(min(n, 3*l+1)))
 					if weighted {
-						ws[i] = float32(r.IntN(5))
+						ws[i] = float32(r.IntN(9)-4) / 2 // (negative, zero and positive)
 					}
 				}
-				wantC, wantW := slices.Clone(cols), slices.Clone(ws)
+				type arc struct {
+					c int32
+					w float32
+				}
+				want := make([]arc, l)
+				for i, c := range cols {
+					want[i].c = c
+					if weighted {
+						want[i].w = ws[i]
+					}
+				}
+				slices.SortFunc(want, func(a, b arc) int {
+					if a.c != b.c {
+						return int(a.c - b.c)
+					}
+					return cmp.Compare(a.w, b.w)
+				})
+				wantC := make([]int32, l)
+				var wantW []float32
 				if weighted {
-					sort.Sort(pairSorter{wantC, wantW})
-				} else {
-					slices.Sort(wantC)
+					wantW = make([]float32, l)
+				}
+				for i, a := range want {
+					wantC[i] = a.c
+					if weighted {
+						wantW[i] = a.w
+					}
 				}
 				sortRow(cols, ws, &sc, digits)
 				if !slices.Equal(cols, wantC) || !slices.Equal(ws, wantW) {
