@@ -2,6 +2,7 @@ package tc
 
 import (
 	_ "embed"
+	"fmt"
 
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
@@ -20,23 +21,41 @@ import (
 //go:embed tc.cu
 var triangleDevice string
 
-// Device implements vertexprog.DeviceProgram.
+// Device implements vertexprog.DeviceProgram: for a total, over the
+// ranked orientation, as GatherBlock counts on the CPU (TC_RANKED);
+// per vertex, over every neighbour's list. A device backend builds the
+// orientation named by the arrays itself (vertexprog.DeviceArray.Orientation).
 func (p *Program) Device() vertexprog.DeviceCode {
-	pv := int32(0)
-	if p.PerVertex {
-		pv = 1
+	o, ranked := p.o, !p.PerVertex
+	if ranked {
+		o = p.r
 	}
+	part := func(name string, pt vertexprog.OrientationPart, empty any) vertexprog.DeviceArray {
+		if o == nil {
+			// (before Prepare: the source and the layout, no data)
+			return vertexprog.DeviceArray{Name: name, Data: empty, ReadOnly: true}
+		}
+		return vertexprog.DeviceArray{Name: name, Orientation: o, Part: pt, ReadOnly: true}
+	}
+	arrays := []vertexprog.DeviceArray{{Name: "count", Data: p.Count}}
+	if ranked {
+		arrays = append(arrays, part("rank", vertexprog.OrientationRank, []int32(nil)))
+	}
+	arrays = append(arrays,
+		part("off", vertexprog.OrientationOff, []int64(nil)),
+		part("cnt", vertexprog.OrientationCnt, []int32(nil)),
+		part("adj", vertexprog.OrientationAdj, []int32(nil)))
 	return vertexprog.DeviceCode{
-		Source: triangleDevice,
-		Init:   true,
-		Arrays: []vertexprog.DeviceArray{
-			{Name: "count", Data: p.Count},
-			{Name: "deg", Orientation: p.o, Part: vertexprog.OrientationDeg, ReadOnly: true},
-			{Name: "off", Orientation: p.o, Part: vertexprog.OrientationOff, ReadOnly: true},
-			{Name: "cnt", Orientation: p.o, Part: vertexprog.OrientationCnt, ReadOnly: true},
-			{Name: "adj", Orientation: p.o, Part: vertexprog.OrientationAdj, ReadOnly: true},
-		},
-		Scalars:     []vertexprog.DeviceScalar{{Name: "perVertex", Value: pv}},
+		Source:      fmt.Sprintf("#define TC_RANKED %d\n", b2i(ranked)) + triangleDevice,
+		Init:        true,
+		Arrays:      arrays,
 		HeavyGather: true,
 	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

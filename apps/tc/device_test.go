@@ -1,8 +1,10 @@
 package tc
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/hpgraph/hpgraph/apps/internal/apptest"
@@ -10,24 +12,31 @@ import (
 )
 
 // TestDeviceCode: the device code names the program's counts and the
-// parts of the graph's orientation, which Prepare leaves unbuilt (only
-// PrepareHost or a backend builds it).
+// parts of the graph's orientation (for a total the ranked one, the
+// CPU's: GatherBlock), which Prepare leaves unbuilt (only PrepareHost
+// or a backend builds it).
 func TestDeviceCode(t *testing.T) {
 	g := apptest.DeviceGraph(t)
 	for _, pv := range []bool{false, true} {
 		p := &Program{PerVertex: pv}
 		apptest.Prepare(t, g, p)
-		flag := int32(0)
+		o := g.RankedOrientation()
 		if pv {
-			flag = 1
+			o = g.Orientation(true)
 		}
-		o := g.Orientation(pv)
 		if o.Adj != nil {
 			t.Errorf("triangles (per vertex %v): the orientation was built on the host by Prepare; only PrepareHost or a backend should build it", pv)
 		}
 		o.Build()
-		apptest.CheckDeviceCode(t, "triangles", p.Device(), []apptest.Array{{"count", p.Count, false}, {"deg", o.Deg, true}, {"off", o.Off, true}, {"cnt", o.Cnt, true}, {"adj", o.Adj, true}},
-			[]apptest.Scalar{{"perVertex", flag}})
+		arrays := []apptest.Array{{"count", p.Count, false}, {"rank", o.Rank, true}, {"off", o.Off, true}, {"cnt", o.Cnt, true}, {"adj", o.Adj, true}}
+		if pv {
+			arrays = append(arrays[:1], arrays[2:]...)
+		}
+		code := p.Device()
+		apptest.CheckDeviceCode(t, "triangles", code, arrays, nil)
+		if want := fmt.Sprintf("#define TC_RANKED %d\n", b2i(!pv)); !strings.HasPrefix(code.Source, want) {
+			t.Errorf("triangles (per vertex %v): the source does not start with %q", pv, want)
+		}
 	}
 	apptest.TypeSizes(t, "triangles", triangleDevice, 0, 8)
 }

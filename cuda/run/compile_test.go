@@ -76,9 +76,9 @@ func preparedApps(t *testing.T) []struct {
 	pr := &pagerank.Program{Damping: 0.85, Tolerance: 1e-7}
 	ldbc := &pagerank.LDBCProgram[float64]{Damping: 0.85, Iterations: 2}
 	ldbc32 := &pagerank.LDBCProgram[float32]{Damping: 0.85, Iterations: 2}
-	tcP := &tc.Program{PerVertex: true}
+	tcP, tcTotal := &tc.Program{PerVertex: true}, &tc.Program{}
 	lccP := &lcc.Program{}
-	for _, p := range []vertexprog.Preparer{bfsP, pr, ldbc, ldbc32, tcP, lccP} {
+	for _, p := range []vertexprog.Preparer{bfsP, pr, ldbc, ldbc32, tcP, tcTotal, lccP} {
 		if err := p.Prepare(g); err != nil {
 			t.Fatal(err)
 		}
@@ -108,7 +108,8 @@ func preparedApps(t *testing.T) []struct {
 		{"pagerank", pr.Device(), features{XSize: 8, ASize: 8, Stream: true}},
 		{"pagerank-ldbc", ldbc.Device(), features{XSize: 8, ASize: 8, Aggs: aggOps(ldbc.Spec().Aggregators)}},
 		{"pagerank-ldbc float32", ldbc32.Device(), features{XSize: 4, ASize: 4, Aggs: aggOps(ldbc32.Spec().Aggregators)}},
-		{"triangles", tcP.Device(), features{XSize: 0, ASize: 8}},
+		{"triangles per vertex", tcP.Device(), features{XSize: 0, ASize: 8}},
+		{"triangles (total, ranked)", tcTotal.Device(), features{XSize: 0, ASize: 8}},
 		{"lcc", lccP.Device(), features{XSize: 0, ASize: 8}},
 		{"lcc (directed)", lccDirected.Device(), features{XSize: 0, ASize: 8}},
 		{"lcc (numbered by degree)", lccByDegree.Device(), features{XSize: 0, ASize: 8}},
