@@ -22,15 +22,23 @@ __device__ __forceinline__ X_t* vp_pack_values(const VP_Pack& a) {
 
 // vp_pack lists the part's activated vertices (a thread a frontier word
 // of the part's range: the part activates only its own vertices) and
-// their values.
+// their values. A warp takes its 32 words' slots with one atomic add (a
+// scan of their bit counts): one a word put every word of a spread
+// frontier on the one counter.
 extern "C" __global__ void __launch_bounds__(VP_BLOCK) vp_pack(VP_Run c, VP_Pack a) {
   int* ids = reinterpret_cast<int*>(a.buf);
   X_t* xs = vp_pack_values(a);
+  const int lane = threadIdx.x & 31;
   const long long wlo = a.lo >> 5, whi = ((long long)a.hi + 31) >> 5;
-  for (long long w = wlo + (long long)blockIdx.x * VP_BLOCK + threadIdx.x; w < whi; w += (long long)gridDim.x * VP_BLOCK) {
-    unsigned bits = c.mask[a.next][w];
-    if (!bits) continue;
-    unsigned long long at = atomicAdd(a.count, (unsigned long long)__popc(bits));
+  // (w0 is the warp's first word: the loop is uniform over the warp)
+  for (long long w0 = wlo + (long long)blockIdx.x * VP_BLOCK + (threadIdx.x & ~31); w0 < whi; w0 += (long long)gridDim.x * VP_BLOCK) {
+    const long long w = w0 + lane;
+    unsigned bits = w < whi ? c.mask[a.next][w] : 0u;
+    const unsigned k = __popc(bits), in = hp_warp_scan(k), total = __shfl_sync(VP_FULL, in, 31);
+    if (total == 0) continue;
+    unsigned long long at = 0;
+    if (lane == 31) at = atomicAdd(a.count, (unsigned long long)total);
+    at = __shfl_sync(VP_FULL, at, 31) + in - k;
     for (; bits; bits &= bits - 1) {
       const int v = (int)(w * 32 + __ffs(bits) - 1);
       if (at < (unsigned long long)a.cap) {
