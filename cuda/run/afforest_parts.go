@@ -38,6 +38,7 @@ type ccParts struct {
 	bufs        [][]cu.DevicePtr
 	nc          []*nccl.Comm // per part, over several processes
 	comm        driver.Comm
+	crew        *crew // runs the fan-outs where the parts are on several devices, or nil
 	stats       []driver.PartStat
 	closed, ran bool
 }
@@ -94,15 +95,12 @@ func StartPartComponents(devs []*Device, parts []*driver.Matrix, info []driver.P
 		g.Close()
 		return nil, err
 	}
+	g.crew = newCrew(devs)
 	return g, nil
 }
 
 func (g *ccParts) each(f func(i int, r *ccRun) error) error {
-	devs := make([]*Device, len(g.runs))
-	for i, r := range g.runs {
-		devs[i] = r.d
-	}
-	return EachDevice(devs, func(i int, _ *Device) error { return f(i, g.runs[i]) })
+	return fanOut(g.crew, g.runs, f)
 }
 
 // Run implements driver.ComponentsRun: every part's forest, then the
@@ -380,6 +378,7 @@ func (g *ccParts) Close() {
 		return
 	}
 	g.closed = true
+	g.crew.close()
 	for i, r := range g.runs {
 		if r == nil {
 			continue

@@ -5,7 +5,9 @@ package run
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
@@ -84,6 +86,7 @@ func StartParts(devs []*Device, jobs []*driver.DeviceJob, comm driver.Comm, opt 
 			return nil, err
 		}
 	}
+	g.crew = newCrew(devs)
 	g.stats = make([]driver.PartStat, len(jobs))
 	for i, j := range jobs {
 		g.stats[i] = driver.PartStat{Index: j.Part.Index, Lo: j.Part.Lo, Hi: j.Part.Hi, Arcs: j.Pull.NNZ()}
@@ -232,8 +235,8 @@ func (g *parts) Step(it int, dir driver.Direction) (int, int64, []float64, error
 // its own vertices' values and words, which they read. (A host wait for
 // the copies took 52-72 µs of a dense superstep's exchange at kron24.)
 func (g *parts) exchangeDense(record func(partRun)) error {
-	var queued sync.WaitGroup
-	queued.Add(len(g.runs))
+	var queued atomic.Int64
+	queued.Store(int64(len(g.runs)))
 	return g.each(func(q int, r partRun) error {
 		d := r.dev()
 		err := d.Do("exchanging the parts' values", func() error {
@@ -256,8 +259,13 @@ func (g *parts) exchangeDense(record func(partRun)) error {
 			d.Record(g.copied[q])
 			return nil
 		})
-		queued.Done()
-		queued.Wait() // (outside Do: parts on one device take turns at its lock)
+		// (outside Do: parts on one device take turns at its lock; a
+		// yielding spin, as the crew's parts would wait a thread's wake-up
+		// on a WaitGroup)
+		queued.Add(-1)
+		for queued.Load() > 0 {
+			runtime.Gosched()
+		}
 		if err != nil {
 			return err
 		}
@@ -342,6 +350,7 @@ func (g *parts) Close() {
 		return
 	}
 	g.closed = true
+	g.crew.close()
 	if g.net != nil {
 		g.net.close()
 	}

@@ -33,10 +33,10 @@ func sentHi(p *driver.Part, q int, hi int32) int64 {
 // packBytes is the size of a packed list of k vertices of xsize bytes.
 func packBytes(k int64, xsize int) int64 { return max(16, (k*4+15)&^15+k*int64(xsize)) }
 
-// each runs f on every part at once, one goroutine a part (parts on one
-// device take turns at its lock).
+// each runs f on every part at once: on the crew, or one goroutine a
+// part (parts on one device take turns at its lock).
 func (g *parts) each(f func(i int, r partRun) error) error {
-	return eachOf(g.runs, f)
+	return fanOut(g.crew, g.runs, f)
 }
 
 // eachProg is each for the paths only program runs take (a sparse
@@ -45,7 +45,7 @@ func (g *parts) eachProg(f func(i int, r *progRun) error) error {
 	if len(g.progs) != len(g.runs) {
 		return errors.New("cuda: a multiset program's parts exchange densely and have no Sum arrays")
 	}
-	return eachOf(g.progs, f)
+	return fanOut(g.crew, g.progs, f)
 }
 
 func eachOf[R any](runs []R, f func(i int, r R) error) error {

@@ -222,6 +222,7 @@ type parts struct {
 	sums     [][]sumBuf
 	gathered []rt.Event
 	net      *netParts // the other processes' parts (nccl.go), or nil
+	crew     *crew     // runs the fan-outs where the parts are on several devices, or nil
 	stats    []driver.PartStat
 	closed   bool
 }
