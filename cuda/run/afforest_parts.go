@@ -95,7 +95,7 @@ func StartPartComponents(devs []*Device, parts []*driver.Matrix, info []driver.P
 		g.Close()
 		return nil, err
 	}
-	g.crew = newCrew(devs)
+	g.crew = newCrew(len(devs), distinct(devs))
 	return g, nil
 }
 

@@ -5,6 +5,7 @@ package run
 import (
 	"errors"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -36,21 +37,14 @@ type crew struct {
 // crewSpin is how long a worker, or the caller, spins before it sleeps.
 const crewSpin = time.Millisecond
 
-// newCrew is a crew for parts on devs, or nil where it would not pay:
-// one part, two parts on one device, or no core for each worker beside
-// the caller.
-func newCrew(devs []*Device) *crew {
-	seen := map[*Device]bool{}
-	for _, d := range devs {
-		if seen[d] {
-			return nil
-		}
-		seen[d] = true
-	}
-	if len(devs) < 2 || runtime.GOMAXPROCS(0) < len(devs) {
+// newCrew is a crew for n parts, or nil where it would not pay: one
+// part, parts that share a device (distinct false: see distinct, device.go), or
+// no core for each part.
+func newCrew(n int, distinct bool) *crew {
+	if n < 2 || !distinct || runtime.GOMAXPROCS(0) < n {
 		return nil
 	}
-	return startCrew(len(devs))
+	return startCrew(n)
 }
 
 // startCrew starts the workers of a crew of n parts.
@@ -168,4 +162,25 @@ func fanOut[R any](c *crew, runs []R, f func(i int, r R) error) error {
 		}
 	}
 	return eachOf(runs, f)
+}
+
+// eachOf runs f on every run at once: the first on the calling
+// goroutine (a process's one part over NCCL waits for no goroutine's
+// start), each other on a goroutine of its own.
+func eachOf[R any](runs []R, f func(i int, r R) error) error {
+	if len(runs) == 0 {
+		return nil
+	}
+	errs := make([]error, len(runs))
+	var wg sync.WaitGroup
+	for i := 1; i < len(runs); i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = f(i, runs[i])
+		}()
+	}
+	errs[0] = f(0, runs[0])
+	wg.Wait()
+	return errors.Join(errs...)
 }

@@ -3,6 +3,8 @@
 package run
 
 import (
+	"slices"
+
 	"github.com/hpgraph/hpgraph/cuda/build"
 	"github.com/hpgraph/hpgraph/cuda/rt"
 )
@@ -20,4 +22,15 @@ func Open(ordinal int) (*Device, error) {
 		return nil, err
 	}
 	return New(d), nil
+}
+
+// distinct reports whether devs are all different devices (a crew's
+// condition: crew.go).
+func distinct(devs []*Device) bool {
+	for i, d := range devs {
+		if slices.Contains(devs[:i], d) {
+			return false
+		}
+	}
+	return true
 }

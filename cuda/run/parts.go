@@ -86,7 +86,7 @@ func StartParts(devs []*Device, jobs []*driver.DeviceJob, comm driver.Comm, opt 
 			return nil, err
 		}
 	}
-	g.crew = newCrew(devs)
+	g.crew = newCrew(len(devs), distinct(devs))
 	g.stats = make([]driver.PartStat, len(jobs))
 	for i, j := range jobs {
 		g.stats[i] = driver.PartStat{Index: j.Part.Index, Lo: j.Part.Lo, Hi: j.Part.Hi, Arcs: j.Pull.NNZ()}

@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
-	"sync"
 	"unsafe"
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
@@ -46,27 +45,6 @@ func (g *parts) eachProg(f func(i int, r *progRun) error) error {
 		return errors.New("cuda: a multiset program's parts exchange densely and have no Sum arrays")
 	}
 	return fanOut(g.crew, g.progs, f)
-}
-
-// eachOf runs f on every run at once: the first on the calling
-// goroutine (a process's one part over NCCL waits for no goroutine's
-// start), each other on a goroutine of its own.
-func eachOf[R any](runs []R, f func(i int, r R) error) error {
-	if len(runs) == 0 {
-		return nil
-	}
-	errs := make([]error, len(runs))
-	var wg sync.WaitGroup
-	for i := 1; i < len(runs); i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = f(i, runs[i])
-		}()
-	}
-	errs[0] = f(0, runs[0])
-	wg.Wait()
-	return errors.Join(errs...)
 }
 
 // clearOthers zeroes the words of the superstep's x_bitmask outside the
