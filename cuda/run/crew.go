@@ -38,8 +38,8 @@ type crew struct {
 const crewSpin = time.Millisecond
 
 // newCrew is a crew for n parts, or nil where it would not pay: one
-// part, parts that share a device (distinct false: see distinct, device.go), or
-// no core for each part.
+// part, parts that share a device (distinct false: device.go), or no
+// core for each part.
 func newCrew(n int, distinct bool) *crew {
 	if n < 2 || !distinct || runtime.GOMAXPROCS(0) < n {
 		return nil
@@ -59,8 +59,10 @@ func startCrew(n int) *crew {
 
 // work is worker i. It is not locked to a thread: a locked goroutine
 // that blocks (exchangeDense's parts wait for each other) resumes only
-// on its own thread, woken by the kernel (kron26 PageRank's exchange on
-// two H200s 0.10 → 0.18 ms a superstep when the workers were locked).
+// on its own thread, woken by the kernel. (With the workers locked and
+// that wait a WaitGroup, kron26 PageRank's exchange on two H200s rose
+// from 0.10 to 0.18 ms a superstep; unlocked, the wait a yielding spin,
+// 0.07-0.09.)
 func (c *crew) work(i int) {
 	seen := uint64(0)
 	for {
@@ -106,12 +108,16 @@ func (c *crew) next(i int, seen uint64) (g uint64, ok bool) {
 
 // run calls f(i) for every part i at once, part 0 on the calling
 // goroutine, and returns their errors joined. ran is false, with
-// nothing run, for a call made while another runs (from inside f).
+// nothing run, for a call made while another runs (from inside f) or
+// after close.
 func (c *crew) run(f func(i int) error) (ran bool, err error) {
 	if !c.busy.CompareAndSwap(false, true) {
 		return false, nil
 	}
 	defer c.busy.Store(false)
+	if c.stop.Load() {
+		return false, nil // (closed: no worker would answer)
+	}
 	c.f = f
 	clear(c.errs)
 	c.left.Store(int64(c.n - 1))

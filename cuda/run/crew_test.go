@@ -16,7 +16,7 @@ import (
 // of them at once (exchangeDense's parts wait for each other inside f),
 // after the workers spun and after they slept; errors come back joined;
 // a call from inside f runs on goroutines of its own; close stops the
-// workers.
+// workers, and a call after it runs on goroutines.
 func TestCrewRunsEveryPartOnceAtATime(t *testing.T) {
 	const n = 4
 	before := runtime.NumGoroutine()
@@ -63,6 +63,10 @@ func TestCrewRunsEveryPartOnceAtATime(t *testing.T) {
 		}
 	}
 	c.close()
+	var after atomic.Int64
+	if err := fanOut(c, make([]int, n), func(int, int) error { after.Add(1); return nil }); err != nil || after.Load() != n {
+		t.Errorf("a call after close: %d parts ran, error %v", after.Load(), err)
+	}
 	deadline := time.Now().Add(10 * time.Second)
 	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
