@@ -2,7 +2,6 @@ package tc
 
 import (
 	_ "embed"
-	"fmt"
 
 	"github.com/hpgraph/hpgraph/vertexprog"
 )
@@ -45,17 +44,14 @@ func (p *Program) Device() vertexprog.DeviceCode {
 		part("off", vertexprog.OrientationOff, []int64(nil)),
 		part("cnt", vertexprog.OrientationCnt, []int32(nil)),
 		part("adj", vertexprog.OrientationAdj, []int32(nil)))
+	define := "#define TC_RANKED 0\n"
+	if ranked {
+		define = "#define TC_RANKED 1\n"
+	}
 	return vertexprog.DeviceCode{
-		Source:      fmt.Sprintf("#define TC_RANKED %d\n", b2i(ranked)) + triangleDevice,
+		Source:      define + triangleDevice,
 		Init:        true,
 		Arrays:      arrays,
 		HeavyGather: true,
 	}
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

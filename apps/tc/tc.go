@@ -22,9 +22,10 @@ type Program struct {
 	// or, with PerVertex, the number of triangles v belongs to.
 	Count []int64
 	// o holds the oriented lists (all neighbours with PerVertex): the
-	// graph's, shared by every count on it; a GPU builds its own, the
-	// host only where Gather runs (Options.PerEdge). r, the same lists
-	// in rank space, is the CPU's for a total (GatherBlock).
+	// graph's, shared by every count on it; the host builds them only
+	// where Gather runs (Options.PerEdge), a GPU per vertex. r, the same
+	// lists in rank space, is what a total counts over: the CPU's
+	// GatherBlock and the device code (Device).
 	o, r *vertexprog.Orientation
 }
 
