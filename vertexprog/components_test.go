@@ -289,13 +289,15 @@ func (badComponents) Spec() vertexprog.Spec {
 // type, on directed and undirected random graphs with many small
 // components, in 2, 3 and 7 parts, and on one whose last 40% of vertices
 // have no arcs (as in an order by degree: the parts exchange only their
-// rows up to the last with arcs).
+// rows up to the last with arcs), and on two dense halves joined by one
+// arc, which both ends' parts may skip (the run made again without
+// skipping joins them).
 func TestComponentsInParts(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 41))
 	for _, c := range []struct {
-		directed, clusters bool
-		arcs               int // (the vertices with arcs: the first ones)
-	}{{false, false, 5000}, {true, false, 5000}, {false, true, 5000}, {false, false, 3000}} {
+		directed, clusters, bridge bool
+		arcs                       int // (the vertices with arcs: the first ones)
+	}{{false, false, false, 5000}, {true, false, false, 5000}, {false, true, false, 5000}, {false, true, true, 5000}, {false, false, false, 3000}} {
 		directed := c.directed
 		n := 5000
 		el := &datasets.EdgeList{N: n, Directed: directed}
@@ -313,6 +315,11 @@ func TestComponentsInParts(t *testing.T) {
 			for range 20000 {
 				h := int32(rng.IntN(2)) * int32(n/2)
 				el.Src, el.Dst = append(el.Src, h+int32(rng.IntN(n/2))), append(el.Dst, h+int32(rng.IntN(n/2)))
+			}
+			if c.bridge {
+				// One arc between the two, both ends in their part's
+				// largest component, whose rows both parts may skip.
+				el.Src, el.Dst = append(el.Src, 7), append(el.Dst, int32(n/2+11))
 			}
 		}
 		d, err := datasets.Build(el, datasets.Options{KeepSelfLoops: true})
