@@ -290,8 +290,7 @@ func (badComponents) Spec() vertexprog.Spec {
 // components, in 2, 3 and 7 parts, and on one whose last 40% of vertices
 // have no arcs (as in an order by degree: the parts exchange only their
 // rows up to the last with arcs), and on two dense halves joined by one
-// arc, which both ends' parts may skip (the run made again without
-// skipping joins them).
+// arc between their parts' largest components.
 func TestComponentsInParts(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 41))
 	for _, c := range []struct {
@@ -318,7 +317,7 @@ func TestComponentsInParts(t *testing.T) {
 			}
 			if c.bridge {
 				// One arc between the two, both ends in their part's
-				// largest component, whose rows both parts may skip.
+				// largest component.
 				el.Src, el.Dst = append(el.Src, 7), append(el.Dst, int32(n/2+11))
 			}
 		}
