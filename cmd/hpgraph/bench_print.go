@@ -133,10 +133,7 @@ func printBench(out io.Writer, rec *benchRecord) {
 			continue
 		}
 		fmt.Fprintf(out, "%s %s %s, per part and run:", r.Graph, r.Algorithm, r.Backend)
-		for _, p := range r.Parts {
-			fmt.Fprintf(out, " [%d: %d arcs, compute %.3f ms, exchange %.3f ms, %.1f MB in]", p.Index, p.Arcs, p.ComputeMS, p.ExchangeMS, float64(p.Bytes)/1e6)
-		}
-		fmt.Fprintln(out)
+		printParts(out, r.Parts)
 	}
 	if rec.Settings.Validate {
 		ok := 0
@@ -147,4 +144,13 @@ func printBench(out io.Writer, rec *benchRecord) {
 		}
 		fmt.Fprintf(out, "validation: %d of %d results PASS against the gonum reference\n", ok, len(rec.Results))
 	}
+}
+
+// printParts ends a line with each part's arcs, compute, exchange and
+// bytes received (bench's and run's).
+func printParts(out io.Writer, parts []partJSON) {
+	for _, p := range parts {
+		fmt.Fprintf(out, " [%d: %d arcs, compute %.3f ms, exchange %.3f ms, %.1f MB in]", p.Index, p.Arcs, p.ComputeMS, p.ExchangeMS, float64(p.Bytes)/1e6)
+	}
+	fmt.Fprintln(out)
 }

@@ -254,3 +254,67 @@ func checkBenchRows(t *testing.T, relabel string) {
 		}
 	}
 }
+
+// run of a graph in parts says what each part computed and exchanged
+// (their arcs adding up to the graph's), and how much of the time to
+// answer's compute was exchange (the record's parts and
+// exchange_total_ms); a whole run says neither.
+func TestRunReportsItsParts(t *testing.T) {
+	dir := t.TempDir()
+	g := filepath.Join(dir, "k10.hpg")
+	if out, code := hpgraph(t, "gen", "kron", "--scale", "10", "-o", g); code != 0 {
+		t.Fatal(out)
+	}
+	for _, parts := range []int{1, 3} {
+		js := filepath.Join(dir, fmt.Sprintf("run%d.json", parts))
+		out, code := hpgraph(t, "run", "bfs", g, "--backend", "cpu", "--parts", fmt.Sprint(parts), "--runs", "2", "--json", js)
+		if code != 0 {
+			t.Fatal(out)
+		}
+		var rec struct {
+			Parts []struct {
+				Index      int     `json:"index"`
+				Arcs       int64   `json:"arcs"`
+				ExchangeMS float64 `json:"exchange_ms"`
+			} `json:"parts"`
+			Graph struct {
+				NNZ int64 `json:"nnz"`
+			} `json:"graph"`
+			ComputeTotalMS  float64 `json:"compute_total_ms"`
+			ExchangeTotalMS float64 `json:"exchange_total_ms"`
+		}
+		b, err := os.ReadFile(js)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &rec); err != nil {
+			t.Fatal(err)
+		}
+		line := fmt.Sprintf("%d parts in this process, per part and run:", parts)
+		if parts == 1 {
+			if len(rec.Parts) != 0 || rec.ExchangeTotalMS != 0 || strings.Contains(out, "parts in this process") || strings.Contains(out, "exchange") {
+				t.Errorf("a whole run reports parts or an exchange:\n%s\n%s", out, b)
+			}
+			continue
+		}
+		if len(rec.Parts) != parts || strings.Count(out, "] [") != parts-1 || !strings.Contains(out, line) || !strings.Contains(out, "of it exchange between the parts") {
+			t.Errorf("%d parts: the output or the record lacks them:\n%s\n%s", parts, out, b)
+		}
+		arcs := int64(0)
+		for i, p := range rec.Parts {
+			arcs += p.Arcs
+			if p.Index != i || p.ExchangeMS <= 0 {
+				t.Errorf("part %d of %d: %+v", i, parts, p)
+			}
+		}
+		if rec.ExchangeTotalMS <= 0 || rec.ExchangeTotalMS > rec.ComputeTotalMS {
+			t.Errorf("exchange %.3f ms of a compute of %.3f", rec.ExchangeTotalMS, rec.ComputeTotalMS)
+		}
+		if !strings.Contains(out, fmt.Sprintf("%d arcs", rec.Parts[0].Arcs)) {
+			t.Errorf("the parts line does not give part 0's arcs:\n%s", out)
+		}
+		if arcs != rec.Graph.NNZ {
+			t.Errorf("the parts' arcs add up to %d, the graph's to %d", arcs, rec.Graph.NNZ)
+		}
+	}
+}

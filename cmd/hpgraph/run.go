@@ -324,6 +324,11 @@ func (j *runJob) count(s runStats) {
 	j.at.preprocess += s.Preprocess
 	j.at.compute += s.Compute
 	j.at.finish += s.Finish
+	var exchange time.Duration
+	for _, p := range s.Parts {
+		exchange = max(exchange, p.Exchange)
+	}
+	j.at.exchange += exchange
 }
 
 // runQueries runs the queries on g: --runs each (after a warm-up when
@@ -463,6 +468,10 @@ func (j *runJob) report() error {
 		} else {
 			fmt.Fprintf(out, "time over %d runs: median %.3f ms, min %.3f, max %.3f; %.1f MTEPS (median)\n",
 				j.runs, rec.MedianMS, rec.MinMS, rec.MaxMS, rec.MTEPS)
+		}
+		if len(rec.Parts) > 0 {
+			fmt.Fprintf(out, "%d parts in this process, per part and run:", len(rec.Parts))
+			printParts(out, rec.Parts)
 		}
 		if len(rec.DeviceMS) > 0 {
 			med, lo, hi := measure.Stats(rec.DeviceMS)

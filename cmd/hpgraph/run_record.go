@@ -13,6 +13,7 @@ import (
 
 	"github.com/hpgraph/hpgraph/datasets"
 	"github.com/hpgraph/hpgraph/internal/measure"
+	"github.com/hpgraph/hpgraph/vertexprog"
 )
 
 // queryJSON is one query of a batch (--src with several sources).
@@ -26,11 +27,14 @@ type queryJSON struct {
 // answerTimes are the parts of the time to answer.
 type answerTimes struct {
 	answer, start, load, read, relabel, setup, setupWait, preprocess, compute, finish, output, validate time.Duration
-	setupStarted, relabelled                                                                            bool
-	setupOpen                                                                                           bool // (still opening when a race's CPU answered)
-	setupSkipped                                                                                        string
-	hostPeak, file, devicePeak                                                                          int64
-	runsNote                                                                                            string
+	// exchange is the part of compute a partitioned run's parts spent
+	// exchanging (each run's slowest part's, added up).
+	exchange                   time.Duration
+	setupStarted, relabelled   bool
+	setupOpen                  bool // (still opening when a race's CPU answered)
+	setupSkipped               string
+	hostPeak, file, devicePeak int64
+	runsNote                   string
 	// A process that read its parts' rows only (readRows): which, and
 	// the bytes it read.
 	rowsRead  string
@@ -79,8 +83,12 @@ func (a answerTimes) line() string {
 		fmt.Fprintf(&b, "device set-up %s (beside the load and PREPROCESS: %s hidden, %s waited for), ",
 			fmtMS(a.setup), fmtMS(max(a.setup-a.setupWait, 0)), fmtMS(a.setupWait))
 	}
-	fmt.Fprintf(&b, "PREPROCESS %s, compute %s%s, copy back %s, output %s, other %s; host peak %.0f MiB",
-		fmtMS(a.preprocess), fmtMS(a.compute), a.runsNote, fmtMS(a.finish), fmtMS(a.output), fmtMS(a.other()),
+	exchange := ""
+	if a.exchange > 0 {
+		exchange = fmt.Sprintf(" (of it exchange between the parts %s)", fmtMS(a.exchange))
+	}
+	fmt.Fprintf(&b, "PREPROCESS %s, compute %s%s%s, copy back %s, output %s, other %s; host peak %.0f MiB",
+		fmtMS(a.preprocess), fmtMS(a.compute), exchange, a.runsNote, fmtMS(a.finish), fmtMS(a.output), fmtMS(a.other()),
 		float64(a.hostPeak)/(1<<20))
 	if a.file > 0 {
 		fmt.Fprintf(&b, " (%.2fx the file)", float64(a.hostPeak)/float64(a.file))
@@ -96,6 +104,7 @@ func (r *record) setAnswer(a answerTimes) {
 	r.SetupHiddenMS = ms(max(a.setup-a.setupWait, 0))
 	r.SetupWaitMS = ms(a.setupWait)
 	r.PreprocessTotalMS, r.ComputeTotalMS, r.CopyBackMS = ms(a.preprocess), ms(a.compute), ms(a.finish)
+	r.ExchangeTotalMS = ms(a.exchange)
 	r.OutputMS, r.OtherMS, r.ValidateMS = ms(a.output), ms(a.other()), ms(a.validate)
 	r.HostPeakBytes, r.FileBytes, r.DevicePeakBytes = a.hostPeak, a.file, a.devicePeak
 }
@@ -136,6 +145,11 @@ type record struct {
 	// Warmup is 1 when an untimed warm-up run preceded the timed runs
 	// (--runs > 1), 0 when the one run was the answer.
 	Warmup int `json:"warmup"`
+	// Parts is each local part of a partitioned run (--parts,
+	// --devices), over the timed runs: compute and exchange per run, and
+	// the bytes each part received per run.
+	Parts    []partJSON              `json:"parts,omitempty"`
+	runParts [][]vertexprog.PartStat // (each timed run's, for Parts)
 	// Queries are the queries of a batch (--src with several sources),
 	// in order; runs_ms then holds every query's timed runs.
 	Queries []queryJSON `json:"queries,omitempty"`
@@ -154,10 +168,13 @@ type record struct {
 	SetupWaitMS       float64 `json:"setup_wait_ms"`
 	PreprocessTotalMS float64 `json:"preprocess_total_ms"`
 	ComputeTotalMS    float64 `json:"compute_total_ms"`
-	CopyBackMS        float64 `json:"copy_back_ms"`
-	OutputMS          float64 `json:"output_ms"`
-	OtherMS           float64 `json:"other_ms"`
-	ValidateMS        float64 `json:"validate_ms"`
+	// ExchangeTotalMS is the part of compute_total_ms a partitioned run
+	// spent exchanging between its parts (each run's slowest part's).
+	ExchangeTotalMS float64 `json:"exchange_total_ms,omitempty"`
+	CopyBackMS      float64 `json:"copy_back_ms"`
+	OutputMS        float64 `json:"output_ms"`
+	OtherMS         float64 `json:"other_ms"`
+	ValidateMS      float64 `json:"validate_ms"`
 	// HostPeakBytes is the process's peak resident memory (VmHWM), read
 	// when the answer is out (with --validate it includes the references,
 	// which run between the queries); FileBytes the input
@@ -210,9 +227,16 @@ func (r *record) addRun(s runStats) {
 		r.DeviceMS = append(r.DeviceMS, ms(s.Device))
 	}
 	r.Iterations = append(r.Iterations, s.Iterations)
+	if len(s.Parts) > 0 {
+		r.runParts = append(r.runParts, s.Parts)
+	}
 }
 
 func (r *record) finish() {
+	r.Parts = nil
+	for _, p := range r.runParts {
+		addParts(&r.Parts, p, len(r.runParts))
+	}
 	r.MedianMS, r.MinMS, r.MaxMS = measure.Stats(r.RunsMS)
 	if r.MedianMS > 0 {
 		r.MTEPS = float64(r.edges) / (r.MedianMS * 1e3)
