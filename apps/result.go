@@ -48,14 +48,16 @@ type Stats struct {
 	Finish, Transfer    time.Duration
 	Device, BackendWait time.Duration
 	// Parts is what each of a partitioned run's parts did (nil for a
-	// whole-graph run).
+	// whole-graph run), and Whole the bytes of whole-graph data every
+	// part reads (vertexprog.Result.Whole).
 	Parts []vertexprog.PartStat
+	Whole int64
 }
 
 // StatsOf returns r's Stats.
 func StatsOf[X any](r *vertexprog.Result[X]) Stats {
 	return Stats{Backend: r.Backend, Iterations: r.Iterations, Active: r.Active, Directions: r.Directions, StepTimes: r.StepTimes,
-		Preprocess: r.Preprocess, Compute: r.Compute, Finish: r.Finish, Transfer: r.Transfer, Device: r.Device, BackendWait: r.BackendWait, Parts: r.Parts}
+		Preprocess: r.Preprocess, Compute: r.Compute, Finish: r.Finish, Transfer: r.Transfer, Device: r.Device, BackendWait: r.BackendWait, Parts: r.Parts, Whole: r.Whole}
 }
 
 // TrafficIn is what bench knows of a run when it models its traffic.

@@ -175,6 +175,12 @@ type Result[X any] struct {
 	// Parts is what each of this process's parts did, for a partitioned
 	// run (Options.Parts); nil otherwise.
 	Parts []PartStat
+	// Whole is, for a partitioned run of a program whose device arrays
+	// name an Orientation (DeviceArray.Orientation: triangle counting,
+	// LCC), the bytes of the whole graph's orientation that every part
+	// reads: a device holds a copy for each of its parts, the CPU's parts
+	// share the host's. 0 otherwise.
+	Whole int64
 }
 
 // ErrPushUnsupported is returned when push supersteps are forced for a

@@ -3,6 +3,7 @@ package vertexprog
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"time"
 	"unsafe"
 
@@ -246,8 +247,38 @@ func runParts[X, A any](g *Graph, p Program[X, A], opt Options, parts int, dev *
 		return nil, err
 	}
 	res.X = h0.x
-	res.Parts = cp.stats()
+	res.Parts, res.Whole = cp.stats(), wholeBytes(p)
 	return res, nil
+}
+
+// wholeBytes is Result.Whole for a partitioned run of p: the bytes of the
+// Orientation arrays its device code names, each counted once (those the
+// run built; nothing for a program that names none).
+func wholeBytes(p any) int64 {
+	dp, ok := p.(DeviceProgram)
+	if !ok {
+		return 0
+	}
+	type key struct {
+		o    *Orientation
+		part OrientationPart
+	}
+	seen := map[key]bool{}
+	total := int64(0)
+	for _, a := range dp.Device().Arrays {
+		k := key{a.Orientation, a.Part}
+		if a.Orientation == nil || seen[k] {
+			continue
+		}
+		seen[k] = true
+		if a.Orientation.Off == nil {
+			continue // (not built: Slice would build it)
+		}
+		if v := reflect.ValueOf(a.Slice()); v.Kind() == reflect.Slice {
+			total += int64(v.Len()) * int64(v.Type().Elem().Size())
+		}
+	}
+	return total
 }
 
 // rowsReadable refuses, on a graph of which this process holds some rows
@@ -374,7 +405,7 @@ func runDeviceParts[X, A any](g *Graph, opt Options, dev *partDevice, pt Partiti
 		return nil, err
 	}
 	if ps, ok := run.(interface{ Parts() []PartStat }); ok {
-		res.Parts = ps.Parts()
+		res.Parts, res.Whole = ps.Parts(), wholeBytes(runs[0].p)
 	}
 	return res, nil
 }

@@ -338,6 +338,7 @@ func benchOne(bg *benchGraph, a benchAlgo, backend string, base vertexprog.Optio
 			perStep = append(perStep, ms(s.Compute)/float64(s.Iterations))
 		}
 		addParts(&r.Parts, s.Parts, runs)
+		r.WholeBytes = max(r.WholeBytes, s.Whole)
 	}
 	r.Runs = runs
 	r.Summary = last.summary

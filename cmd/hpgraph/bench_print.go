@@ -132,7 +132,7 @@ func printBench(out io.Writer, rec *benchRecord) {
 		if len(r.Parts) == 0 {
 			continue
 		}
-		fmt.Fprintf(out, "%s %s %s, per part and run:", r.Graph, r.Algorithm, r.Backend)
+		fmt.Fprintf(out, "%s %s %s%s, per part and run:", r.Graph, r.Algorithm, r.Backend, wholeNote(r.WholeBytes, r.Backend))
 		printParts(out, r.Parts)
 	}
 	if rec.Settings.Validate {
@@ -153,4 +153,17 @@ func printParts(out io.Writer, parts []partJSON) {
 		fmt.Fprintf(out, " [%d: %d arcs, compute %.3f ms, exchange %.3f ms, %.1f MB in]", p.Index, p.Arcs, p.ComputeMS, p.ExchangeMS, float64(p.Bytes)/1e6)
 	}
 	fmt.Fprintln(out)
+}
+
+// wholeNote says, for a partitioned run whose parts each read the whole
+// graph's orientation (whole bytes of it), where its copies are.
+func wholeNote(whole int64, backend string) string {
+	if whole <= 0 {
+		return ""
+	}
+	where := "a copy on each part's device"
+	if backend == "cpu" {
+		where = "one copy on the host, which every part reads"
+	}
+	return fmt.Sprintf(" (each part reads the whole graph's orientation, %.1f MB: %s)", float64(whole)/1e6, where)
 }

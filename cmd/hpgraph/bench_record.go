@@ -149,6 +149,9 @@ type benchResult struct {
 	// over the timed runs: compute and exchange per run, and the bytes
 	// each part received per run.
 	Parts []partJSON `json:"parts,omitempty"`
+	// WholeBytes is the whole graph's orientation every part reads
+	// (triangle counting, LCC: vertexprog.Result.Whole), 0 otherwise.
+	WholeBytes int64 `json:"whole_bytes,omitempty"`
 }
 
 // partJSON is one part of a partitioned run in the bench record.

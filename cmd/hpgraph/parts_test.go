@@ -313,8 +313,46 @@ func TestRunReportsItsParts(t *testing.T) {
 		if !strings.Contains(out, fmt.Sprintf("%d arcs", rec.Parts[0].Arcs)) {
 			t.Errorf("the parts line does not give part 0's arcs:\n%s", out)
 		}
+		if strings.Contains(out, "orientation") {
+			t.Errorf("BFS's parts read no orientation, but the output says so:\n%s", out)
+		}
 		if arcs != rec.Graph.NNZ {
 			t.Errorf("the parts' arcs add up to %d, the graph's to %d", arcs, rec.Graph.NNZ)
 		}
+	}
+}
+
+// Triangle counting in parts says that each part reads the whole graph's
+// orientation and how large it is (the record's whole_bytes: on the CPU
+// the ranked lists' arrays, at least 4 bytes an edge).
+func TestRunSaysPartsReadTheWholeOrientation(t *testing.T) {
+	dir := t.TempDir()
+	g := filepath.Join(dir, "k10.hpg")
+	if out, code := hpgraph(t, "gen", "kron", "--scale", "10", "-o", g); code != 0 {
+		t.Fatal(out)
+	}
+	js := filepath.Join(dir, "tc.json")
+	out, code := hpgraph(t, "run", "tc", g, "--backend", "cpu", "--parts", "2", "--json", js)
+	if code != 0 {
+		t.Fatal(out)
+	}
+	var rec struct {
+		WholeBytes int64 `json:"whole_bytes"`
+		Graph      struct {
+			Edges int64 `json:"edges"`
+		} `json:"graph"`
+	}
+	b, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec.WholeBytes < 4*rec.Graph.Edges {
+		t.Errorf("whole_bytes %d for a graph of %d edges", rec.WholeBytes, rec.Graph.Edges)
+	}
+	if !strings.Contains(out, fmt.Sprintf("each part reads the whole graph's orientation, %.1f MB: one copy on the host", float64(rec.WholeBytes)/1e6)) {
+		t.Errorf("run tc in parts does not say its parts read the whole orientation:\n%s", out)
 	}
 }

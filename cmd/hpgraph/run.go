@@ -470,7 +470,7 @@ func (j *runJob) report() error {
 				j.runs, rec.MedianMS, rec.MinMS, rec.MaxMS, rec.MTEPS)
 		}
 		if len(rec.Parts) > 0 {
-			fmt.Fprintf(out, "%d parts in this process, per part and run:", len(rec.Parts))
+			fmt.Fprintf(out, "%d parts in this process%s, per part and run:", len(rec.Parts), wholeNote(rec.WholeBytes, rec.Backend))
 			printParts(out, rec.Parts)
 		}
 		if len(rec.DeviceMS) > 0 {

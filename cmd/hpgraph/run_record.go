@@ -150,6 +150,9 @@ type record struct {
 	// the bytes each part received per run.
 	Parts    []partJSON              `json:"parts,omitempty"`
 	runParts [][]vertexprog.PartStat // (each timed run's, for Parts)
+	// WholeBytes is the whole graph's orientation every part reads
+	// (triangle counting, LCC: vertexprog.Result.Whole), 0 otherwise.
+	WholeBytes int64 `json:"whole_bytes,omitempty"`
 	// Queries are the queries of a batch (--src with several sources),
 	// in order; runs_ms then holds every query's timed runs.
 	Queries []queryJSON `json:"queries,omitempty"`
@@ -229,6 +232,7 @@ func (r *record) addRun(s runStats) {
 	r.Iterations = append(r.Iterations, s.Iterations)
 	if len(s.Parts) > 0 {
 		r.runParts = append(r.runParts, s.Parts)
+		r.WholeBytes = max(r.WholeBytes, s.Whole)
 	}
 }
 
