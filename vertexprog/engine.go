@@ -176,10 +176,10 @@ type Result[X any] struct {
 	// run (Options.Parts); nil otherwise.
 	Parts []PartStat
 	// Whole is, for a partitioned run of a program whose device arrays
-	// name an Orientation (DeviceArray.Orientation: triangle counting,
-	// LCC), the bytes of the whole graph's orientation that every part
-	// reads: a device holds a copy for each of its parts, the CPU's parts
-	// share the host's. 0 otherwise.
+	// name an Orientation (DeviceArray.Orientation), the bytes of the
+	// whole graph's orientation that every part reads: a device holds a
+	// copy for each of its parts, the CPU's parts share the host's. 0
+	// otherwise.
 	Whole int64
 }
 
