@@ -53,9 +53,13 @@ func newNetParts(g *parts, comm driver.Comm) (*netParts, error) {
 		return nil, fmt.Errorf("cuda: the processes hold %d parts of a run of %d", len(n.lo), g.total)
 	}
 	sparse, nv := g.sparse(0), int64(g.n)
+	n.gerr = make([]error, len(g.runs))
 	err = g.each(func(i int, r partRun) error {
 		return r.dev().Do("allocating a part's exchange (NCCL)", func() error {
 			n.cnt[i] = rt.Alloc(&n.bufs[i], int64(g.total*n.countBytes()))
+			if i == 0 {
+				n.host = r.dev().Pinned(int64(g.total * n.countBytes()))
+			}
 			if sparse {
 				n.recv[i] = rt.Alloc(&n.bufs[i], packBytes(nv, g.xsize)+32*int64(g.total)+16)
 			}
@@ -99,9 +103,10 @@ func joinNCCL(comm driver.Comm, devs []*Device, first, total int, msg []byte) ([
 	all[0] = all[0][:k]
 	ncs := make([]*nccl.Comm, len(devs))
 	// Each local part joins (ncclCommInitRank waits for every rank),
-	// then broadcasts a word from every rank to all, once: NCCL connects
-	// its ranks on a communicator's first collective (NCCL 2.22's runtime
-	// connection), which would otherwise fall in the run's first exchange.
+	// then broadcasts a word from every rank to all and all-gathers a
+	// word of each, once: NCCL connects its ranks on a communicator's
+	// first collective (NCCL 2.22's runtime connection), which would
+	// otherwise fall in the run's first exchange.
 	err = EachDevice(devs, func(i int, d *Device) error {
 		return d.Do("joining the run's NCCL communicator", func() error {
 			c, err := nccl.CommInitRank(total, id, first+i)
@@ -111,7 +116,7 @@ func joinNCCL(comm driver.Comm, devs []*Device, first, total int, msg []byte) ([
 			ncs[i] = c
 			var bufs []cu.DevicePtr
 			defer func() { rt.FreeAll(bufs) }()
-			buf := rt.Alloc(&bufs, 4*int64(total))
+			buf := rt.Alloc(&bufs, 8*int64(total))
 			st := uintptr(d.Stream().Handle())
 			if err := nccl.GroupStart(); err != nil {
 				return err
@@ -121,6 +126,10 @@ func joinNCCL(comm driver.Comm, devs []*Device, first, total int, msg []byte) ([
 				if err := c.Broadcast(p, p, 1, nccl.Uint32, root, st); err != nil {
 					return errors.Join(err, nccl.GroupEnd())
 				}
+			}
+			words := uint64(buf) + uint64(4*total)
+			if err := c.AllGather(words+uint64(4*(first+i)), words, 1, nccl.Uint32, st); err != nil {
+				return errors.Join(err, nccl.GroupEnd())
 			}
 			if err := nccl.GroupEnd(); err != nil {
 				return err
@@ -167,21 +176,38 @@ func (n *netParts) countBytes() int {
 	return 8 * (2 + n.g.nagg)
 }
 
-// counts is every part's report, in part order: the parts all-gather
-// their counts (NCCL) and the first local part's copy is read back. A
-// program run's counts are its last superstep's record, gathered from
-// the device where the superstep left it (no copy from the host first);
-// a multiset run's are put in its slot from the host.
+// gatherRecord queues, after part i's superstep s, the all-gather of
+// its record with every part's (NCCL) and, on the first local part, the
+// copy of theirs to the host, which the superstep's one wait for its
+// record covers (partTail; a host wait and a call less a superstep than
+// gathering after it: kron22 PageRank's counts took 36-46 µs a superstep
+// so). Inside Do.
+func (n *netParts) gatherRecord(i int, r *progRun, s int) {
+	st := r.d.Stream().Handle()
+	if n.gerr[i] = n.nc[i].AllGather(uint64(r.record(s)), uint64(n.cnt[i]), n.countBytes(), nccl.Uint8, uintptr(st)); n.gerr[i] == nil && i == 0 {
+		cu.MemcpyDtoHAsync(n.host, n.cnt[i], int64(n.g.total*n.countBytes()), st)
+	}
+}
+
+// counts is every part's report, in part order. A program's parts
+// gathered their records in their supersteps (gatherRecord); a multiset
+// run's parts all-gather their counts (NCCL), each put in its slot from
+// the host, and the first local part's copy is read back.
 func (n *netParts) counts(local []driver.StepReport) ([]driver.StepReport, error) {
 	per := n.countBytes()
 	all := make([]byte, n.g.total*per)
-	err := n.g.each(func(i int, r partRun) error {
-		d := r.dev()
-		return d.Do("gathering the parts' counts (NCCL)", func() error {
-			slot := n.cnt[i] + cu.DevicePtr((n.g.first+i)*per)
-			if n.g.progs != nil {
-				slot = n.g.progs[i].lastRecord()
-			} else {
+	var err error
+	if n.g.progs != nil {
+		err = errors.Join(n.gerr...)
+		for i := range n.gerr {
+			n.gerr[i] = nil
+		}
+		copy(all, unsafe.Slice((*byte)(n.host), len(all)))
+	} else {
+		err = n.g.each(func(i int, r partRun) error {
+			d := r.dev()
+			return d.Do("gathering the parts' counts (NCCL)", func() error {
+				slot := n.cnt[i] + cu.DevicePtr((n.g.first+i)*per)
 				rep := local[i]
 				msg := make([]byte, 0, per)
 				msg = binary.LittleEndian.AppendUint64(msg, uint64(rep.Active))
@@ -190,17 +216,17 @@ func (n *netParts) counts(local []driver.StepReport) ([]driver.StepReport, error
 					msg = binary.LittleEndian.AppendUint64(msg, math.Float64bits(a))
 				}
 				d.HtoD(slot, unsafe.Pointer(&msg[0]), int64(per))
-			}
-			if err := n.nc[i].AllGather(uint64(slot), uint64(n.cnt[i]), per, nccl.Uint8, uintptr(d.Stream().Handle())); err != nil {
-				return err
-			}
-			d.Sync()
-			if i == 0 {
-				d.DtoH(unsafe.Pointer(&all[0]), n.cnt[i], int64(len(all)))
-			}
-			return n.nc[i].AsyncError()
+				if err := n.nc[i].AllGather(uint64(slot), uint64(n.cnt[i]), per, nccl.Uint8, uintptr(d.Stream().Handle())); err != nil {
+					return err
+				}
+				d.Sync()
+				if i == 0 {
+					d.DtoH(unsafe.Pointer(&all[0]), n.cnt[i], int64(len(all)))
+				}
+				return n.nc[i].AsyncError()
+			})
 		})
-	})
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -323,6 +349,10 @@ func (n *netParts) close() {
 				_ = n.nc[i].Destroy()
 			}
 			rt.FreeAll(n.bufs[i])
+			if i == 0 && n.host != nil {
+				r.dev().Unpin(n.host, int64(n.g.total*n.countBytes()))
+				n.host = nil
+			}
 			return nil
 		})
 	}

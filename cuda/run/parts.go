@@ -86,12 +86,29 @@ func StartParts(devs []*Device, jobs []*driver.DeviceJob, comm driver.Comm, opt 
 			return nil, err
 		}
 	}
+	for i, r := range g.progs {
+		r.partTail = g.partTail(i)
+	}
 	g.crew = newCrew(len(devs), distinct(devs))
 	g.stats = make([]driver.PartStat, len(jobs))
 	for i, j := range jobs {
 		g.stats[i] = driver.PartStat{Index: j.Part.Index, Lo: j.Part.Lo, Hi: j.Part.Hi, Arcs: j.Pull.NNZ()}
 	}
 	return g, nil
+}
+
+// partTail is part i's progRun.partTail: the other parts' frontier
+// words cleared (clearOthers) and, over several processes, the part's
+// record gathered with every part's (gatherRecord), queued after each
+// superstep's, so that the one wait for its record covers them.
+func (g *parts) partTail(i int) func(s int) {
+	r := g.progs[i]
+	return func(s int) {
+		r.clearOthers(s)
+		if g.net != nil {
+			g.net.gatherRecord(i, r, s)
+		}
+	}
 }
 
 // A progRun as a part (partRun).
@@ -101,12 +118,11 @@ func (r *progRun) values() cu.DevicePtr   { return r.x }
 func (r *progRun) frontier() cu.DevicePtr { return r.mask[r.next()] }
 
 func (r *progRun) stepPart(it int, dir driver.Direction) (driver.StepReport, error) {
-	rs, err := r.steps(it, dir, 1, 0)
+	rs, err := r.steps(it, dir, 1, 0) // (and partTail)
 	if err != nil {
 		return driver.StepReport{}, err
 	}
-	err = r.d.Do("clearing the other parts' frontier words", func() error { r.clearOthers(); return nil })
-	return rs[0], err
+	return rs[0], nil
 }
 
 func (r *progRun) finishPart(x []byte) error {
@@ -378,6 +394,9 @@ func (g *parts) Close() {
 			}
 			return nil
 		})
+		if i < len(g.progs) && g.progs[i] != nil {
+			g.progs[i].partTail = nil // (a parked run may run whole next)
+		}
 		r.Close()
 	}
 }

@@ -47,15 +47,15 @@ func (g *parts) eachProg(f func(i int, r *progRun) error) error {
 	return fanOut(g.crew, g.progs, f)
 }
 
-// clearOthers zeroes the words of the superstep's x_bitmask outside the
+// clearOthers zeroes the words of superstep s's x_bitmask outside the
 // part's rows, which its APPLY passes over no more (kernels_pull.cu):
 // that mask takes the next superstep's active bits, into which a sparse
 // exchange ORs the other parts' changes. Inside Do.
-func (r *progRun) clearOthers() {
+func (r *progRun) clearOthers(s int) {
 	p := r.job.Part
 	words := (int64(r.n) + 31) / 32
 	lo, hi := int64(p.Lo)/32, min(words, (int64(p.Hi)+31)/32)
-	m := r.mask[r.next()^1]
+	m := r.mask[(s+1)&1^1]
 	r.d.Fill32(m, 0, lo)
 	if hi < words {
 		r.d.Fill32(m+cu.DevicePtr(4*hi), 0, words-hi)
@@ -98,8 +98,11 @@ func (r *progRun) unpack(buf cu.DevicePtr, k int) {
 
 // lastRecord is the device address of the record of the part's last
 // superstep, which the next superstep reads.
-func (r *progRun) lastRecord() cu.DevicePtr {
-	return r.rec + cu.DevicePtr(((r.step-1)%recordRing)*r.recW*8)
+func (r *progRun) lastRecord() cu.DevicePtr { return r.record(r.step - 1) }
+
+// record is the device address of superstep s's record.
+func (r *progRun) record(s int) cu.DevicePtr {
+	return r.rec + cu.DevicePtr((s%recordRing)*r.recW*8)
 }
 
 // packArg is a VP_Pack (kernels_parts.cu), with no queue record.

@@ -140,8 +140,7 @@ func (g *parts) stepSums(it int, dir driver.Direction, reps []driver.StepReport)
 			for _, b := range g.sums[q] {
 				r.d.CopyFrom(b.snap, r.d.RT(), r.arrays[b.array], b.n*int64(r.layout.arrays[b.array].elem.size))
 			}
-			reps[q] = r.applyHalf()
-			r.clearOthers()
+			reps[q] = r.applyHalf() // (and partTail)
 			return nil
 		})
 		g.stats[q].Compute += time.Since(start[q])
@@ -174,8 +173,7 @@ func (g *parts) netSums(start []time.Time, reps []driver.StepReport) error {
 				r.d.CopyFrom(b.snap, r.d.RT(), r.arrays[b.array], bytes)
 				g.stats[q].ExchangeBytes += 2 * bytes * int64(g.total-1) / int64(g.total) // (a ring's reduce-scatter and all-gather)
 			}
-			reps[q] = r.applyHalf()
-			r.clearOthers()
+			reps[q] = r.applyHalf() // (and partTail)
 			return g.net.nc[q].AsyncError()
 		})
 		g.stats[q].Compute += time.Since(start[q])

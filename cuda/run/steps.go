@@ -246,6 +246,9 @@ func (r *progRun) readRecords(s0, count int, recorded bool) {
 	if !recorded {
 		r.launchRecords(s0-r.base, count)
 	}
+	if r.partTail != nil {
+		r.partTail(s0 + count - 1)
+	}
 	r.tr.mark()
 	r.d.Sync()
 	r.host = unsafe.Slice((*uint64)(r.recHost), recordRing*r.recW)

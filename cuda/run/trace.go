@@ -99,6 +99,32 @@ func (t partsTrace) report(it int, sparse, net bool) {
 	}
 	us := func(a, b time.Time) float64 { return float64(b.Sub(a).Nanoseconds()) / 1e3 }
 	end := time.Now()
-	fmt.Fprintf(os.Stderr, "cuda trace: parts superstep %d (sparse %v, nccl %v): total %.1f us = parts %.1f + counts %.1f + exchange %.1f\n",
-		it, sparse, net, us(t.start, end), us(t.start, t.computed), us(t.computed, t.counted), us(t.counted, end))
+	// (at: the start on the host's clock, to line processes up)
+	fmt.Fprintf(os.Stderr, "cuda trace: parts superstep %d (sparse %v, nccl %v): total %.1f us = parts %.1f + counts %.1f + exchange %.1f; at %d us\n",
+		it, sparse, net, us(t.start, end), us(t.start, t.computed), us(t.computed, t.counted), us(t.counted, end), t.start.UnixMicro()%1e9)
+}
+
+// ccTrace is where a components run in parts went on the host
+// (HPGRAPH_CUDA_TRACE=1, afforest_parts.go): its steps, each named at
+// its end.
+type ccTrace struct {
+	at    []time.Time
+	names []string
+}
+
+func (t *ccTrace) mark(name string) {
+	if traceSteps {
+		t.at, t.names = append(t.at, time.Now()), append(t.names, name)
+	}
+}
+
+func (t *ccTrace) report() {
+	if !traceSteps || len(t.at) < 2 {
+		return
+	}
+	msg := "cuda trace: components in parts (us):"
+	for k := 1; k < len(t.at); k++ {
+		msg += fmt.Sprintf(" %s %.1f", t.names[k], float64(t.at[k].Sub(t.at[k-1]).Nanoseconds())/1e3)
+	}
+	fmt.Fprintln(os.Stderr, msg)
 }

@@ -60,6 +60,11 @@ type progRun struct {
 
 	transfers time.Duration
 	tr        *stepTrace // HPGRAPH_CUDA_TRACE: the call being traced
+	// partTail, for a part of a partitioned run, is queued after a
+	// superstep's records, before the wait for them (readRecords): what
+	// the exchange needs of the part's superstep (s0: the superstep).
+	// Inside Do.
+	partTail func(s0 int)
 }
 
 // buffers are a run's device memory, textures, events and CUDA graphs:
@@ -261,10 +266,15 @@ type sumBuf struct {
 
 // netParts is a parts' NCCL side.
 type netParts struct {
-	g      *parts
-	nc     []*nccl.Comm   // per local part
-	recv   []cu.DevicePtr // per local part: every part's packed list (sparse)
-	cnt    []cu.DevicePtr // per local part: every part's counts (counts)
+	g    *parts
+	nc   []*nccl.Comm   // per local part
+	recv []cu.DevicePtr // per local part: every part's packed list (sparse)
+	cnt  []cu.DevicePtr // per local part: every part's counts (counts)
+	// host is where the first local part's cnt is read back (pinned):
+	// a program's parts gather their records in their supersteps
+	// (gatherRecord), and gerr is what that met, per local part.
+	host   unsafe.Pointer
+	gerr   []error
 	bufs   [][]cu.DevicePtr
 	lo, hi []int32 // every part's range
 }
