@@ -102,6 +102,25 @@ func TestPartsOnEveryDevice(t *testing.T) {
 					}
 					return append([]float64{float64(r.Total)}, floats(r.PerVertex)...), nil
 				})
+				// (a total counts over the ranked orientation, which each
+				// part's device builds from the whole graph's matrix; its
+				// size, reported, is the CPU's host arrays')
+				check("tc total", func(o vertexprog.Options) ([]float64, error) {
+					r, err := tc.Run(g, false, o)
+					if err != nil {
+						return nil, err
+					}
+					if o.Backend == "cuda" && parts != 1 {
+						c, err := tc.Run(g, false, vertexprog.Options{Backend: "cpu", Parts: 3})
+						if err != nil {
+							return nil, err
+						}
+						if r.Run.Whole != c.Run.Whole || c.Run.Whole == 0 {
+							t.Errorf("tc total (directed %v, parts %d): whole orientation %d bytes, the CPU's %d", directed, parts, r.Run.Whole, c.Run.Whole)
+						}
+					}
+					return []float64{float64(r.Total)}, nil
+				})
 				// (its gathers add to other vertices' credits: the parts add
 				// them up before APPLY, parts_sums.go)
 				check("lcc", func(o vertexprog.Options) ([]float64, error) {

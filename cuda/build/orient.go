@@ -127,7 +127,7 @@ func (d *Device) deviceRankedOrientation(md *Matrix, g *datasets.Graph, pt *phas
 	a := orArg{ellCol: md.ellCol, cooCol: md.cooCol, cooPtr: md.cooPtr, deg: o.deg, cnt: rt.Alloc(&tmp, n*4), rank: o.rank,
 		sums: rt.Alloc(&tmp, max((n+orientRows-1)/orientRows, 1)*8), n: m.N, k: m.K, pitch: m.Pitch, unit: driver.OrientationBlock}
 	if n == 0 {
-		o.both = rt.Alloc(&md.bufs, 4)
+		o.both, o.bothWords = rt.Alloc(&md.bufs, 4), 1
 		cu.MemsetD32(o.off, 0, 2)
 		cu.MemsetD32(o.both, 0, 1)
 		cu.CtxSynchronize()
@@ -209,7 +209,7 @@ func (d *Device) deviceRankedOrientation(md *Matrix, g *datasets.Graph, pt *phas
 	if g.Directed {
 		words = max(1, (o.adjLen+31)/32)
 	}
-	o.both = rt.Alloc(&md.bufs, words*4)
+	o.both, o.bothWords = rt.Alloc(&md.bufs, words*4), words
 	cu.MemsetD32(o.both, 0, words)
 	cu.CtxSynchronize() // (the memset ran on the legacy stream)
 	if g.Directed && o.adjLen > 0 {
@@ -269,6 +269,23 @@ func OrientKind(o *driver.Orientation) int {
 		return 1
 	}
 	return 0
+}
+
+// Bytes is the size of the device array of part p, n being the graph's
+// vertices.
+func (o *Orientation) Bytes(p driver.OrientationPart, n int64) int64 {
+	switch p {
+	case driver.OrientationDeg, driver.OrientationCnt, driver.OrientationRank:
+		if p == driver.OrientationRank && o.rank == 0 {
+			return 0
+		}
+		return 4 * n
+	case driver.OrientationOff:
+		return 8 * (n + 1)
+	case driver.OrientationBoth:
+		return 4 * o.bothWords
+	}
+	return 4 * o.adjLen
 }
 
 // Ptr is the device array of part p.

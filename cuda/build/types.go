@@ -138,8 +138,9 @@ type Orientation struct {
 	deg, cnt, off, adj cu.DevicePtr
 	adjLen             int64 // Adj's entries (Off[N])
 	// rank, both: a ranked orientation's (both one zero word for an
-	// undirected graph)
+	// undirected graph), both of bothWords words
 	rank, both cu.DevicePtr
+	bothWords  int64
 }
 
 // A graph's CSR on the device. Every matrix built on the device

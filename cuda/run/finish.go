@@ -166,6 +166,9 @@ func (r *progRun) Close() {
 				break
 			}
 		}
+		if r.whole != nil {
+			r.d.Cache.Release(r.whole)
+		}
 		return nil
 	})
 }

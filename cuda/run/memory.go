@@ -124,7 +124,7 @@ func deviceBytes(job *driver.DeviceJob, l *stateLayout, lim build.BinLimits, c *
 		}
 	}
 	// An orientation the device builds.
-	need += c.OrientBytes(job.Pull.Matrix, l.orientations())
+	need += c.OrientBytes(orientMatrix(job, l).Matrix, l.orientations())
 	if seeds {
 		need += int64(len(job.X))
 	}

@@ -183,7 +183,7 @@ func (d *Device) adopt(r *progRun) bool {
 		for k, a := range r.arrays {
 			if o := r.layout.arrays[k].orient; o != nil {
 				// (the parked run's may be another Orientation)
-				a = r.pull.Orientation(o).Ptr(r.layout.arrays[k].part)
+				a = r.oriented().Orientation(o).Ptr(r.layout.arrays[k].part)
 				r.arrays[k] = a
 			}
 			ptrs[k] = uint64(a)

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hpgraph/hpgraph/cuda/build"
 	"github.com/hpgraph/hpgraph/cuda/cu"
 	"github.com/hpgraph/hpgraph/cuda/rt"
 	"github.com/hpgraph/hpgraph/vertexprog/driver"
@@ -359,6 +360,32 @@ func (g *parts) Transfers() time.Duration {
 
 // Parts is what each part did (vertexprog.Result.Parts).
 func (g *parts) Parts() []driver.PartStat { return g.stats }
+
+// WholeBytes is the size of the whole graph's orientation arrays that
+// each part's device built (DeviceJob.Whole) and its program names, each
+// counted once (vertexprog.Result.Whole); 0 where the host built them.
+func (g *parts) WholeBytes() int64 {
+	if len(g.progs) == 0 || g.progs[0] == nil || g.progs[0].whole == nil {
+		return 0
+	}
+	r := g.progs[0]
+	type key struct {
+		kind int
+		part driver.OrientationPart
+	}
+	seen, total := map[key]bool{}, int64(0)
+	for _, a := range r.layout.arrays {
+		if a.orient == nil {
+			continue
+		}
+		k := key{build.OrientKind(a.orient), a.part}
+		if !seen[k] {
+			seen[k] = true
+			total += r.whole.Orientation(a.orient).Bytes(a.part, int64(r.n))
+		}
+	}
+	return total
+}
 
 // Close implements driver.DeviceRun.
 func (g *parts) Close() {

@@ -46,9 +46,9 @@ func start(d *Device, job *driver.DeviceJob, opt Options) (*progRun, error) {
 		return nil, err
 	}
 	for _, a := range job.Code.Arrays {
-		if a.Orientation != nil && (job.Spec.Edges != driver.AllEdges || job.Graph == nil || !a.Orientation.Of(job.Graph) || job.Part != nil) {
-			// (the gather matrix is not the graph's Neighbors: a part's
-			// holds only the part's rows)
+		if a.Orientation != nil && (job.Spec.Edges != driver.AllEdges || job.Graph == nil || !a.Orientation.Of(job.Graph) || job.Part != nil && job.Whole == nil) {
+			// (no matrix of the graph's Neighbors: a part's pull holds only
+			// the part's rows, and its job may have no Whole)
 			layout.orientOnHost()
 			break
 		}
@@ -165,6 +165,9 @@ func (d *Device) kernelImage(code *driver.DeviceCode, l *stateLayout, f features
 // lacks.
 func runBytes(d *Device, job *driver.DeviceJob, layout *stateLayout, lim build.BinLimits, ts build.TileSpec) int64 {
 	need := deviceBytes(job, layout, lim, &d.Cache)
+	if om := orientMatrix(job, layout); om != job.Pull {
+		need += d.Cache.Need(om.Matrix, false, false, build.BinLimits{}, build.TileSpec{}, build.Window{})
+	}
 	switch {
 	case job.Push == job.Pull:
 		need += d.Cache.Need(job.Pull.Matrix, true, true, lim, ts, build.Window{})

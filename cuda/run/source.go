@@ -452,3 +452,13 @@ func loopShared(priority bool) int {
 	}
 	return loopSharedBase
 }
+
+// orientMatrix is the matrix of job whose orientations the device
+// builds where l's arrays name one (after orientOnHost, none): a part's
+// Whole, else its Pull.
+func orientMatrix(job *driver.DeviceJob, l *stateLayout) *driver.Matrix {
+	if job.Part != nil && job.Whole != nil && l.orientations() != [3]bool{} {
+		return job.Whole
+	}
+	return job.Pull
+}

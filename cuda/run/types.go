@@ -33,8 +33,11 @@ type progRun struct {
 	recW   int // words per record
 
 	pull, push *build.Matrix
-	host       []uint64 // records read back (recHost)
-	recArg     [16]byte // vp_records' VP_Copy (no allocation a call)
+	// whole, for a part whose program names an orientation, is the
+	// whole graph's matrix (DeviceJob.Whole), which holds it.
+	whole  *build.Matrix
+	host   []uint64 // records read back (recHost)
+	recArg [16]byte // vp_records' VP_Copy (no allocation a call)
 
 	step    int      // supersteps run
 	base    int      // the device's ctl[0]
@@ -298,4 +301,13 @@ func (d *Device) notePartPull(part *driver.Part, md *build.Matrix) {
 	d.counts.partPulls++
 	d.counts.partPullBytes += have
 	d.counts.partPullWhole += whole
+}
+
+// oriented is the device's copy of orientMatrix: the run's whole-graph
+// matrix where it has one, else its pull.
+func (r *progRun) oriented() *build.Matrix {
+	if r.whole != nil {
+		return r.whole
+	}
+	return r.pull
 }

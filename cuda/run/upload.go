@@ -36,6 +36,9 @@ func (r *progRun) upload(lim build.BinLimits, ts build.TileSpec, pt *phase.Trace
 			r.push = d.Cache.Get(job.Push.Matrix, false, true, lim, build.TileSpec{}, build.Window{})
 		}
 	}
+	if om := orientMatrix(job, r.layout); om != job.Pull {
+		r.whole = d.Cache.Get(om.Matrix, false, false, build.BinLimits{}, build.TileSpec{}, build.Window{})
+	}
 	d.notePartPull(r.job.Part, r.pull)
 	d.DropCSRs(true, false)
 	pt.Mark("matrices")
@@ -43,7 +46,7 @@ func (r *progRun) upload(lim build.BinLimits, ts build.TileSpec, pt *phase.Trace
 		if a.orient == nil {
 			continue
 		}
-		d.Orient(r.pull, a.orient, r.job.Graph.Dataset(), pt)
+		d.Orient(r.oriented(), a.orient, r.job.Graph.Dataset(), pt)
 	}
 	// (another run may hold the matrix's tiles of another shape)
 	r.tiles = ts.RowBits > 0 && r.pull.Tiles.Matches(ts)
@@ -95,7 +98,7 @@ func (r *progRun) allocate() {
 	for i, a := range r.layout.arrays {
 		var p cu.DevicePtr
 		if a.orient != nil {
-			p = r.pull.Orientation(a.orient).Ptr(a.part)
+			p = r.oriented().Orientation(a.orient).Ptr(a.part)
 		} else {
 			p = r.alloc(a.bytes)
 		}

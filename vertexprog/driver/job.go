@@ -37,6 +37,11 @@ type DeviceJob struct {
 	// Part, when set, makes the job one part of a partitioned run
 	// (PartBackend.StartParts).
 	Part *Part
+	// Whole, for a part whose device code names an Orientation of the
+	// graph, is the whole graph's gathering matrix (as a whole run's
+	// Pull), from which the device builds the orientation as a whole run
+	// does; nil otherwise (the backend builds it on the host).
+	Whole *Matrix
 	// Multiset says Code is a multiset program's
 	// (vertexprog.MultisetDeviceProgram), whose supersteps gather
 	// multisets as MultisetBackend's do. Only StartParts reads it: a
