@@ -428,7 +428,9 @@ func runDeviceParts[X, A any](g *Graph, opt Options, dev *partDevice, pt Partiti
 		res.Parts, res.Whole = ps.Parts(), wholeBytes(runs[0].p)
 	}
 	if wr, ok := run.(interface{ WholeBytes() int64 }); ok && whole != nil {
-		res.Whole = wr.WholeBytes() // (the device built it)
+		if b := wr.WholeBytes(); b > 0 {
+			res.Whole = b // (the device built it, not the host)
+		}
 	}
 	return res, nil
 }

@@ -4,6 +4,7 @@ package build
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"unsafe"
 
@@ -145,6 +146,10 @@ func (d *Device) deviceRankedOrientation(md *Matrix, g *datasets.Graph, pt *phas
 			d.Sync()
 			pt.Mark(name)
 		}
+	}
+	if pt != nil {
+		d.Sync()
+		pt.Mark(fmt.Sprintf("ranked over %d rows, K %d, pitch %d, COO %d: the matrix's work before it", m.N, m.K, m.Pitch, m.CooNNZ()))
 	}
 	d.orientDegrees(mod, &a, &tmp)
 	mark("ranked: degrees and counts")

@@ -97,6 +97,16 @@ func start(d *Device, job *driver.DeviceJob, opt Options) (*progRun, error) {
 		// run would not fit otherwise.
 		pt.Mark("lock")
 		err := d.reserve(runBytes(d, job, layout, lim, ts))
+		if whole := orientMatrix(job, layout) != job.Pull; whole && (errors.Is(err, rt.ErrOutOfMemory) || d.hooks.noWholeRoom && err == nil) {
+			// The whole graph's matrix beside the part's does not fit: the
+			// host builds the orientation and each part's device holds a
+			// copy of it alone (the kernels are the same: their arrays
+			// are pointers in State either way).
+			layout.orientOnHost()
+			d.counts.hostOrients++
+			err = d.reserve(runBytes(d, job, layout, lim, ts))
+			pt.Mark("the orientation on the host (out of memory for the whole matrix)")
+		}
 		if d.hooks.noELLRoom && err == nil && withoutELL(job) != nil {
 			err = rt.ErrOutOfMemory
 		}

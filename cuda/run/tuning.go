@@ -102,6 +102,10 @@ type hooks struct {
 	// where its pull could go without its ELL (withoutELL): tests reach
 	// that path on small graphs.
 	noELLRoom bool
+	// noWholeRoom makes a part's first reservation fail as out of memory
+	// where its device would build the whole graph's orientation
+	// (DeviceJob.Whole): tests reach the host's build on small graphs.
+	noWholeRoom bool
 	// ccPack, when positive, makes components in parts pack their
 	// forests for the last merge (ccParts.pack) on one device too, with
 	// at most ccPack (vertex, label) pairs a list: tests reach the packed
@@ -119,6 +123,7 @@ type counts struct {
 	tiledRuns   int // runs that pulled by tiles
 	adoptedRuns int // runs that took a parked run's buffers
 	cooPullRuns int // runs whose pull went without its ELL (withoutELL)
+	hostOrients int // parts whose orientation the host built, the whole matrix not fitting beside them
 	packedMerge int // components in parts whose last merge sent packed forests
 	wholeMerge  int // ... and those that sent whole forests after all (a list past its capacity)
 	// partPulls are the runs of parts (and components' parts) that took
