@@ -491,8 +491,8 @@ func (g *ccParts) Close() {
 			continue
 		}
 		_ = r.d.Do("freeing a part's forests", func() error {
-			if i < len(g.nc) && g.nc[i] != nil {
-				_ = g.nc[i].Destroy()
+			if i < len(g.nc) {
+				r.d.leaveNCCL(g.nc[i])
 			}
 			if i == 0 && g.host != nil {
 				r.d.Unpin(g.host, 8*int64(g.total))

@@ -73,40 +73,101 @@ func newNetParts(g *parts, comm driver.Comm) (*netParts, error) {
 	return n, nil
 }
 
-// joinNCCL makes the NCCL communicator of a run of total parts over
+// joinNCCL gives the NCCL communicator of a run of total parts over
 // comm's processes: one rank per local part (devs[i] is part first+i's
-// device), joined through comm, which carries rank 0's unique id, and
-// connected. msg is what this process tells the others; every process's
-// comes back, by rank.
+// device). msg is what this process tells the others; every process's
+// comes back, by rank. A device keeps its rank's communicator for the
+// next run of the same processes and parts (netComms): the processes
+// reuse theirs where every one of them holds the same one, else they
+// make a new one (netJoin). Making one took 160-200 ms of each run's
+// PREPROCESS over two processes (kron22: 164-199 ms against one
+// process's 1-21).
 func joinNCCL(comm driver.Comm, devs []*Device, first, total int, msg []byte) ([]*nccl.Comm, [][]byte, error) {
 	if err := nccl.Load(); err != nil {
 		return nil, nil, fmt.Errorf("cuda: a run over %d processes exchanges through NCCL: %w", comm.Size(), err)
 	}
-	msg = append([]byte(nil), msg...)
-	if comm.Rank() == 0 {
-		id, err := nccl.NewUniqueID()
-		if err != nil {
-			return nil, nil, err
-		}
-		msg = append(msg, id[:]...)
+	key := func(i int) netKey { return netKey{comm: comm, rank: first + i, total: total} }
+	// What this process holds: the id of its devices' communicators
+	// where they all hold one of the same id.
+	held := make([]*netComm, len(devs))
+	same := true
+	for i, d := range devs {
+		held[i] = d.netComm(key(i))
+		same = same && held[i] != nil && held[i].id == held[0].id
 	}
-	all, err := comm.AllGather(msg)
+	tag := make([]byte, 1+nccl.UniqueIDBytes)
+	if same {
+		tag[0] = 1
+		copy(tag[1:], held[0].id[:])
+	}
+	all, err := comm.AllGather(append(tag, msg...))
 	if err != nil {
 		return nil, nil, err
 	}
-	k := len(all[0]) - nccl.UniqueIDBytes
-	if k < 0 {
-		return nil, nil, errors.New("cuda: rank 0 sent no NCCL id")
+	reuse, err := heldByAll(all, len(tag))
+	if err != nil {
+		return nil, nil, err
+	}
+	ncs := make([]*nccl.Comm, len(devs))
+	if reuse {
+		for i, h := range held {
+			ncs[i] = h.c
+		}
+		return ncs, all, nil
+	}
+	for i, d := range devs {
+		d.dropNetComm(key(i))
+	}
+	if ncs, err = netJoin(comm, devs, first, total); err != nil {
+		return nil, nil, err
+	}
+	return ncs, all, nil
+}
+
+// heldByAll reports whether every process's tag (the first n bytes of
+// its message in all: a byte 1 and the id of the communicator its
+// devices hold, or 0) says it holds the same one, and cuts the tags off.
+func heldByAll(all [][]byte, n int) (bool, error) {
+	for r, b := range all {
+		if len(b) < n {
+			return false, fmt.Errorf("cuda: process %d sent %d bytes to join the run's NCCL communicator", r, len(b))
+		}
+	}
+	same := len(all) > 0
+	for _, b := range all {
+		same = same && b[0] == 1 && string(b[:n]) == string(all[0][:n])
+	}
+	for r, b := range all {
+		all[r] = b[n:]
+	}
+	return same, nil
+}
+
+// netJoin makes a new communicator: rank 0's unique id, handed through
+// comm, then each local part joins (ncclCommInitRank waits for every
+// rank), broadcasts a word from every rank to all and all-gathers a
+// word of each, once: NCCL connects its ranks on a communicator's first
+// collective (NCCL 2.22's runtime connection), which would otherwise
+// fall in the run's first exchange. Each device keeps its rank's.
+func netJoin(comm driver.Comm, devs []*Device, first, total int) ([]*nccl.Comm, error) {
+	var mine []byte
+	if comm.Rank() == 0 {
+		id, err := nccl.NewUniqueID()
+		if err != nil {
+			return nil, err
+		}
+		mine = id[:]
+	}
+	all, err := comm.AllGather(mine)
+	if err != nil {
+		return nil, err
+	}
+	if len(all[0]) != nccl.UniqueIDBytes {
+		return nil, errors.New("cuda: rank 0 sent no NCCL id")
 	}
 	var id nccl.UniqueID
-	copy(id[:], all[0][k:])
-	all[0] = all[0][:k]
+	copy(id[:], all[0])
 	ncs := make([]*nccl.Comm, len(devs))
-	// Each local part joins (ncclCommInitRank waits for every rank),
-	// then broadcasts a word from every rank to all and all-gathers a
-	// word of each, once: NCCL connects its ranks on a communicator's
-	// first collective (NCCL 2.22's runtime connection), which would
-	// otherwise fall in the run's first exchange.
 	err = EachDevice(devs, func(i int, d *Device) error {
 		return d.Do("joining the run's NCCL communicator", func() error {
 			c, err := nccl.CommInitRank(total, id, first+i)
@@ -144,9 +205,55 @@ func joinNCCL(comm driver.Comm, devs []*Device, first, total int, msg []byte) ([
 				_ = devs[i].Do("leaving the run's NCCL communicator", func() error { return c.Destroy() })
 			}
 		}
-		return nil, nil, err
+		return nil, err
 	}
-	return ncs, all, nil
+	for i, d := range devs {
+		d.keepNetComm(netKey{comm: comm, rank: first + i, total: total}, &netComm{c: ncs[i], id: id})
+	}
+	return ncs, nil
+}
+
+func (d *Device) netComm(k netKey) *netComm {
+	d.netMu.Lock()
+	defer d.netMu.Unlock()
+	return d.nets[k]
+}
+
+func (d *Device) keepNetComm(k netKey, c *netComm) {
+	d.netMu.Lock()
+	defer d.netMu.Unlock()
+	if d.nets == nil {
+		d.nets = map[netKey]*netComm{}
+	}
+	d.nets[k] = c
+}
+
+// dropNetComm destroys the communicator d keeps under k, if any.
+func (d *Device) dropNetComm(k netKey) {
+	d.netMu.Lock()
+	c := d.nets[k]
+	delete(d.nets, k)
+	d.netMu.Unlock()
+	if c != nil {
+		_ = d.Do("leaving a run's NCCL communicator", func() error { return c.c.Destroy() })
+	}
+}
+
+// leaveNCCL is a run's end with communicator c of rank's part on d
+// (inside Do, its collectives done): d keeps it for the next run, unless
+// it reports an error, when it is destroyed.
+func (d *Device) leaveNCCL(c *nccl.Comm) {
+	if c == nil || c.AsyncError() == nil {
+		return
+	}
+	d.netMu.Lock()
+	for k, h := range d.nets {
+		if h.c == c {
+			delete(d.nets, k)
+		}
+	}
+	d.netMu.Unlock()
+	_ = c.Destroy()
 }
 
 // EachDevice runs f on every device at once, one goroutine each (parts
@@ -345,9 +452,7 @@ func (n *netParts) close() {
 		}
 		_ = r.dev().Do("waiting for the run's last exchange", func() error { r.dev().Sync(); return nil })
 		_ = r.dev().Do("leaving the run's NCCL communicator", func() error {
-			if n.nc[i] != nil {
-				_ = n.nc[i].Destroy()
-			}
+			r.dev().leaveNCCL(n.nc[i])
 			rt.FreeAll(n.bufs[i])
 			if i == 0 && n.host != nil {
 				r.dev().Unpin(n.host, int64(n.g.total*n.countBytes()))

@@ -126,6 +126,11 @@ type Device struct {
 	// hooks are the tests' settings (tuning.go); counts what tests count.
 	hooks  hooks
 	counts counts
+
+	// nets are the NCCL communicators the device keeps for the next run
+	// of the same processes and parts (nccl.go's joinNCCL).
+	netMu sync.Mutex
+	nets  map[netKey]*netComm
 }
 
 // parkMax is the most runs kept parked; the oldest goes first, and goes
@@ -310,4 +315,17 @@ func (r *progRun) oriented() *build.Matrix {
 		return r.whole
 	}
 	return r.pull
+}
+
+// netKey names a device's communicator: the processes' Comm, the rank
+// (the part) and the run's parts.
+type netKey struct {
+	comm        driver.Comm
+	rank, total int
+}
+
+// netComm is a communicator a device keeps, and the id it was made by.
+type netComm struct {
+	c  *nccl.Comm
+	id nccl.UniqueID
 }
