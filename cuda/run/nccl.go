@@ -77,7 +77,7 @@ func newNetParts(g *parts, comm driver.Comm) (*netParts, error) {
 // comm's processes: one rank per local part (devs[i] is part first+i's
 // device). msg is what this process tells the others; every process's
 // comes back, by rank. A device keeps its rank's communicator for the
-// next run of the same processes and parts (netComms): the processes
+// next run of the same processes and parts (Device.nets): the processes
 // reuse theirs where every one of them holds the same one, else they
 // make a new one (netJoin). Making one took 160-200 ms of each run's
 // PREPROCESS over two processes (kron22: 164-199 ms against one
