@@ -106,18 +106,27 @@ func degrees(g *Graph) []int32 {
 // by a merge: O(len(a) + len(b)). On two lists of an Orientation it
 // counts the common neighbours of their vertices (see the package
 // documentation, "Operators").
+//
+// The merge is GAP's: for each element of a, a tight loop skips b's
+// smaller ones. Against a three-way step a pair of elements, one
+// thread over kron20's ranked lists (triangle counting's 423.6 M
+// triangles): 22.0-23.5 s -> 17.5-18.2 s (session 42).
 func CountCommon(a, b []int32) int {
-	n := 0
-	for i, j := 0, 0; i < len(a) && j < len(b); {
-		switch {
-		case a[i] < b[j]:
-			i++
-		case a[i] > b[j]:
-			j++
-		default:
+	n, j := 0, 0
+	if len(b) == 0 {
+		return 0
+	}
+	for _, w := range a {
+		for b[j] < w {
+			if j++; j == len(b) {
+				return n
+			}
+		}
+		if b[j] == w {
 			n++
-			i++
-			j++
+			if j++; j == len(b) {
+				return n
+			}
 		}
 	}
 	return n
