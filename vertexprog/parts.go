@@ -386,9 +386,10 @@ func runDeviceParts[X, A any](g *Graph, opt Options, dev *partDevice, pt Partiti
 	if opt.Comm != nil {
 		base = opt.Comm.Rank() * len(runs)
 	}
-	// (each part's device builds a whole orientation from the whole
-	// graph's matrix, as a whole run does: built on the host, kron26's
-	// took 3.7 s of PREPROCESS against one GPU's 0.4)
+	// (each part's device builds the whole orientation from the whole
+	// graph's matrix, as a whole run does, where it has room: built on
+	// the host, kron24's triangles on two GPUs answered in 3.0 s, one
+	// GPU's in 1.9; docs/parts.md)
 	var whole *driver.Matrix
 	if namesOrientation(code, g) && h0.spec.Edges == AllEdges {
 		var err error
