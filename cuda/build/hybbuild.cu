@@ -8,6 +8,7 @@
 // shifted back by lo rows, so that cooPtr[r] is row r's offset.
 
 #include "scan.cuh"
+#include "rows.cuh"
 
 struct HB_Arg {
   const long long* rowPtr;  // n+1
@@ -290,15 +291,8 @@ __device__ __forceinline__ void hb_or_segments(const HB_Or& a, F f) {
   int r = -1;
   for (long long c = c0; c < c1; c++) {
     const long long at = c * HB_OR_SEG;
-    if (r < 0) {  // the last row whose first segment is at or before c
-      long long lo = 0, hi = a.n;
-      while (lo < hi) {
-        const long long mid = lo + (hi - lo + 1) / 2;
-        if (a.seg[mid] <= at) lo = mid; else hi = mid - 1;
-      }
-      r = (int)lo;
-    }
-    while (a.seg[r + 1] <= at) r++;
+    // the last row whose first segment is at or before c
+    r = r < 0 ? hb_row_of(a.seg, 0, a.n - 1, at) : hb_next_row(a.seg, r, a.n, at);
     const long long len = a.len[r], s0 = at - a.seg[r];
     f(r, (int)(len - (a.cooPtr[r + 1] - a.cooPtr[r])), s0, min(s0 + HB_OR_SEG, len));
   }
@@ -585,15 +579,8 @@ __device__ __forceinline__ void hb_sy_chunks(const HB_Sym& a, int s, F f) {
       continue;
     }
     const long long at = c << 5;
-    if (u < 0) {  // the last row whose first chunk is at or before c
-      long long lo = 0, hi = a.n;
-      while (lo < hi) {
-        const long long mid = lo + (hi - lo + 1) / 2;
-        if (a.ch[s][mid] <= at) lo = mid; else hi = mid - 1;
-      }
-      u = (int)lo;
-    }
-    while (a.ch[s][u + 1] <= at) u++;
+    // the last row whose first chunk is at or before c
+    u = u < 0 ? hb_row_of(a.ch[s], 0, a.n - 1, at) : hb_next_row(a.ch[s], u, a.n, at);
     const long long i = a.ptr[s][u] + (at - a.ch[s][u]) + lane;
     f(u, c, i, i < a.ptr[s][u + 1]);
   }

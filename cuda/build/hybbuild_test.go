@@ -287,15 +287,26 @@ func TestPrefetchedBuild(t *testing.T) {
 // matrix of Neighbors in every
 // split: all COO, mixed, all ELL) and compares every array with the
 // host's Orientation.Build: graphs with self loops, parallel arcs, hubs
-// whose rows span many warps, scan blocks (1024 rows) and their edges.
+// whose rows span many warps, scan blocks (1024 rows) and their edges,
+// and (gap) half the rows without arcs in one run in the middle, as a
+// part's rows without arcs lie before the next part's: the kernels' walks
+// from segment to segment cross it by a search.
 func TestDeviceOrientationMatchesHost(t *testing.T) {
 	d := needGPU(t)
 	rng := rand.New(rand.NewPCG(11, 12))
-	for _, n := range []int{1, 1023, 1025, 70000, 300001} {
+	for _, c := range []struct{ n, gap int }{{1, 0}, {1023, 0}, {1025, 0}, {70000, 0}, {300001, 0}, {300001, 150000}} {
+		n := c.n
+		vertex := func() int32 {
+			v := rng.IntN(n - c.gap)
+			if v >= n/4 {
+				v += c.gap
+			}
+			return int32(v)
+		}
 		for _, directed := range []bool{false, true} {
 			el := &datasets.EdgeList{N: n, Directed: directed}
-			for range 6 * n {
-				u, v := int32(rng.IntN(n)), int32(rng.IntN(n))
+			for range 6 * (n - c.gap) {
+				u, v := vertex(), vertex()
 				if rng.IntN(8) == 0 {
 					u = int32(rng.IntN(min(n, 4))) // hubs
 				}
@@ -332,7 +343,7 @@ func TestDeviceOrientationMatchesHost(t *testing.T) {
 						} else {
 							od = d.deviceOrientation(md, o.All)
 						}
-						what := fmt.Sprintf("n=%d directed=%v %s all=%v ranked=%v", n, directed, s.Name, o.All, o.Ranked)
+						what := fmt.Sprintf("n=%d gap=%d directed=%v %s all=%v ranked=%v", n, c.gap, directed, s.Name, o.All, o.Ranked)
 						if od.adjLen != o.Off[n] {
 							t.Fatalf("%s: device lists take %d entries, the host's %d", what, od.adjLen, o.Off[n])
 						}

@@ -11,6 +11,23 @@ __device__ __forceinline__ int hb_row_of(const long long* ptr, long long lo, lon
   return (int)lo;
 }
 
+// hb_next_row is the row of entry i for a walk that had row r: the
+// largest u >= r with ptr[u] <= i, given ptr[r] <= i < ptr[n]. It gallops
+// from r, then searches: rows without entries (equal offsets) can lie in
+// runs of millions (a part's rows without arcs, before the next part's),
+// which a walk a row at a time crossed at a dependent load each (1.5 s a
+// kernel at kron26 in 2 parts, docs/parts.md).
+__device__ __forceinline__ int hb_next_row(const long long* ptr, long long r, long long n, long long i) {
+  if (ptr[r + 1] > i) return (int)r;
+  long long lo = r + 1, step = 1;  // ptr[lo] <= i
+  for (;;) {
+    const long long hi = min(lo + step, n);
+    if (ptr[hi] > i) return hb_row_of(ptr, lo, hi - 1, i);
+    lo = hi;
+    step <<= 1;
+  }
+}
+
 // hb_tile_rows finds the rows of entries lo and hi-1 (of n rows) with two
 // searches over all rows, into rows (shared), so that each entry of the
 // tile searches between them. Every thread of the block calls it; rows
