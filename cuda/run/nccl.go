@@ -54,6 +54,7 @@ func newNetParts(g *parts, comm driver.Comm) (*netParts, error) {
 	}
 	sparse, nv := g.sparse(0), int64(g.n)
 	n.gerr = make([]error, len(g.runs))
+	n.early = !sparse && g.progs != nil
 	err = g.each(func(i int, r partRun) error {
 		return r.dev().Do("allocating a part's exchange (NCCL)", func() error {
 			n.cnt[i] = rt.Alloc(&n.bufs[i], int64(g.total*n.countBytes()))
@@ -289,9 +290,29 @@ func (n *netParts) countBytes() int {
 // record covers (partTail; a host wait and a call less a superstep than
 // gathering after it: kron22 PageRank's counts took 36-46 µs a superstep
 // so). Inside Do.
+//
+// Where every exchange of the run is dense (early), the superstep's
+// broadcasts go in the same NCCL group: its one launch and the record's
+// one wait then cover the exchange too, which the host had queued after
+// reading the counts (an NCCL call's 15-20 µs of host time, and a
+// kernel's start, a superstep at kron22).
 func (n *netParts) gatherRecord(i int, r *progRun, s int) {
 	st := r.d.Stream().Handle()
-	if n.gerr[i] = n.nc[i].AllGather(uint64(r.record(s)), uint64(n.cnt[i]), n.countBytes(), nccl.Uint8, uintptr(st)); n.gerr[i] == nil && i == 0 {
+	gather := func() error {
+		return n.nc[i].AllGather(uint64(r.record(s)), uint64(n.cnt[i]), n.countBytes(), nccl.Uint8, uintptr(st))
+	}
+	if !n.early {
+		n.gerr[i] = gather()
+	} else if n.gerr[i] = nccl.GroupStart(); n.gerr[i] == nil {
+		err := gather()
+		if err == nil {
+			// (the frontier superstep s wrote: frontier() once the run is
+			// past s)
+			err = n.broadcastDense(i, r.x, r.mask[(s+1)&1], uintptr(st))
+		}
+		n.gerr[i] = errors.Join(err, nccl.GroupEnd())
+	}
+	if n.gerr[i] == nil && i == 0 {
 		cu.MemcpyDtoHAsync(n.host, n.cnt[i], int64(n.g.total*n.countBytes()), st)
 	}
 }
@@ -354,46 +375,56 @@ func (n *netParts) counts(local []driver.StepReport) ([]driver.StepReport, error
 }
 
 // dense writes each local part's record (record), then broadcasts every
-// part's values and frontier words to all. The host does not wait: the
-// next superstep follows the broadcasts in each part's stream, and a
-// root overwrites its values only after its broadcast is done.
+// part's values and frontier words to all, unless the superstep's
+// gatherRecord did (early). The host does not wait: the next superstep
+// follows the broadcasts in each part's stream, and a root overwrites its
+// values only after its broadcast is done.
 func (n *netParts) dense(record func(partRun)) error {
-	xs := int64(n.g.xsize)
 	return n.g.each(func(i int, r partRun) error {
 		d := r.dev()
 		return d.Do("exchanging the parts' values (NCCL)", func() error {
 			record(r)
-			st := uintptr(d.Stream().Handle())
-			x, mask := r.values(), r.frontier()
-			if err := nccl.GroupStart(); err != nil {
-				return err
-			}
-			for root := range n.g.total {
-				lo, hi := int64(n.lo[root]), sentHi(r.part(), root, n.hi[root])
-				if hi <= lo {
-					continue
+			if !n.early {
+				if err := nccl.GroupStart(); err != nil {
+					return err
 				}
-				if xs > 0 {
-					p := uint64(x) + uint64(lo*xs)
-					if err := n.nc[i].Broadcast(p, p, int((hi-lo)*xs), nccl.Uint8, root, st); err != nil {
-						return errors.Join(err, nccl.GroupEnd())
-					}
+				err := n.broadcastDense(i, r.values(), r.frontier(), uintptr(d.Stream().Handle()))
+				if err := errors.Join(err, nccl.GroupEnd()); err != nil {
+					return err
 				}
-				wlo, whi := lo/32, (hi+31)/32
-				p := uint64(mask) + uint64(wlo*4)
-				if err := n.nc[i].Broadcast(p, p, int(whi-wlo), nccl.Uint32, root, st); err != nil {
-					return errors.Join(err, nccl.GroupEnd())
-				}
-				if root != n.g.first+i {
-					n.g.stats[i].ExchangeBytes += (hi-lo)*xs + (whi-wlo)*4
-				}
-			}
-			if err := nccl.GroupEnd(); err != nil {
-				return err
 			}
 			return n.nc[i].AsyncError()
 		})
 	})
+}
+
+// broadcastDense queues, inside an NCCL group, local part i's broadcasts
+// of every part's values (x) and frontier words (mask) from the part
+// that holds them. Inside Do.
+func (n *netParts) broadcastDense(i int, x, mask cu.DevicePtr, st uintptr) error {
+	xs := int64(n.g.xsize)
+	me := n.g.runs[i].part()
+	for root := range n.g.total {
+		lo, hi := int64(n.lo[root]), sentHi(me, root, n.hi[root])
+		if hi <= lo {
+			continue
+		}
+		if xs > 0 {
+			p := uint64(x) + uint64(lo*xs)
+			if err := n.nc[i].Broadcast(p, p, int((hi-lo)*xs), nccl.Uint8, root, st); err != nil {
+				return err
+			}
+		}
+		wlo, whi := lo/32, (hi+31)/32
+		p := uint64(mask) + uint64(wlo*4)
+		if err := n.nc[i].Broadcast(p, p, int(whi-wlo), nccl.Uint32, root, st); err != nil {
+			return err
+		}
+		if root != n.g.first+i {
+			n.g.stats[i].ExchangeBytes += (hi-lo)*xs + (whi-wlo)*4
+		}
+	}
+	return nil
 }
 
 // sparse writes each local part's record (record), packs its activated

@@ -281,8 +281,12 @@ type netParts struct {
 	// host is where the first local part's cnt is read back (pinned):
 	// a program's parts gather their records in their supersteps
 	// (gatherRecord), and gerr is what that met, per local part.
-	host   unsafe.Pointer
-	gerr   []error
+	host unsafe.Pointer
+	gerr []error
+	// early: every exchange of the run is dense (the rule never picks
+	// sparse: it does not at 0 active) and a program's, so each superstep
+	// queues its broadcasts with its record's gather (gatherRecord).
+	early  bool
 	bufs   [][]cu.DevicePtr
 	lo, hi []int32 // every part's range
 }
