@@ -38,6 +38,7 @@ type ccParts struct {
 	nc          []*nccl.Comm   // per part, over several processes
 	words       []cu.DevicePtr // per part, over several processes: every part's list length and giant (gatherLast)
 	host        unsafe.Pointer // pinned, over several processes: the first part's words, read back
+	gerr        []error        // per part, over several processes: what its words' all-gather met (queueGather)
 	crew        *crew          // runs the fan-outs where the parts are on several devices, or nil
 	stats       []driver.PartStat
 	closed, ran bool
@@ -89,7 +90,7 @@ func StartPartComponents(devs []*Device, parts []*driver.Matrix, info []driver.P
 	g.pk.use = devs[0].hooks.ccPack > 0 || comm != nil && comm.Size() > 1 || slices.ContainsFunc(devs, func(d *Device) bool { return d != devs[0] })
 	if err == nil && comm != nil && comm.Size() > 1 {
 		g.nc, _, err = joinNCCL(comm, devs, first, total, nil)
-		g.words = make([]cu.DevicePtr, len(devs))
+		g.words, g.gerr = make([]cu.DevicePtr, len(devs)), make([]error, len(devs))
 		for i, d := range devs {
 			if err == nil {
 				err = d.Do("allocating a part's counts", func() error {
@@ -168,15 +169,17 @@ func (g *ccParts) run(skip bool) (ok bool, err error) {
 		if g.pk.on {
 			g.pack(i, r, giants[i])
 		}
+		if g.nc != nil {
+			g.queueGather(i, r, giants[i])
+		}
 	}); err != nil {
 		return false, err
 	}
 	tr.mark("labels")
 	if g.nc != nil {
-		if giants, err = g.gatherLast(giants); err != nil {
+		if giants, err = g.gathered(); err != nil {
 			return false, err
 		}
-		tr.mark("gather (NCCL)")
 	}
 	if err := g.mergeLast(); err != nil {
 		return false, err
@@ -189,36 +192,42 @@ func (g *ccParts) run(skip bool) (ok bool, err error) {
 	return g.giantsJoined(giants)
 }
 
-// gatherLast all-gathers over the processes (NCCL) every part's list
-// length (into pk.count) and its largest component (giants: the local
-// parts'), which the last merge and giantsJoined read; every part's
-// giant comes back. (Through the processes' Comm, by way of rank 0 over
-// TCP, these two gathers had cost about 0.2 ms of kron22's 0.84.)
-func (g *ccParts) gatherLast(giants []int32) ([]int32, error) {
-	all := make([]int32, 2*g.total)
-	err := g.each(func(i int, r *ccRun) error {
-		return r.d.Do("gathering the parts' list lengths (NCCL)", func() error {
-			p := g.first + i
-			mine := [2]int32{g.pk.count[p], giants[i]}
-			slot, st := g.words[i]+cu.DevicePtr(8*p), r.d.Stream().Handle()
-			r.d.HtoDQueued(slot, unsafe.Pointer(&mine[0]), 8)
-			if err := g.nc[i].AllGather(uint64(slot), uint64(g.words[i]), 2, nccl.Int32, uintptr(st)); err != nil {
-				return err
-			}
-			if i == 0 {
-				cu.MemcpyDtoHAsync(g.host, g.words[i], 8*int64(g.total), st)
-			}
-			r.d.Sync()
-			if i == 0 {
-				copy(all, unsafe.Slice((*int32)(g.host), len(all)))
-			}
-			return g.nc[i].AsyncError()
-		})
-	})
+// queueGather queues, after part i's labels and pack, the all-gather
+// over the processes (NCCL) of its list length (af_pack's count, on the
+// device) and its largest component (giant), and on the first local part
+// the copy of every part's to pinned host memory: the labels pass's one
+// wait covers them (gathered reads them). The last merge and giantsJoined
+// read every part's. (Through the processes' Comm, by way of rank 0 over
+// TCP, these two gathers had cost about 0.2 ms of kron22's 0.84; an NCCL
+// all-gather after the pack's wait and read-back, three host waits, 0.1
+// ms.) Inside Do.
+func (g *ccParts) queueGather(i int, r *ccRun, giant int32) {
+	p := g.first + i
+	slot, st := g.words[i]+cu.DevicePtr(8*p), r.d.Stream().Handle()
+	mine := [2]int32{g.pk.count[p], giant}
+	r.d.HtoDQueued(slot, unsafe.Pointer(&mine[0]), 8)
+	if g.pk.on {
+		r.d.CopyFrom(slot, r.d.RT(), g.snap[i], 4)
+	}
+	if g.gerr[i] = g.nc[i].AllGather(uint64(slot), uint64(g.words[i]), 2, nccl.Int32, uintptr(st)); g.gerr[i] == nil && i == 0 {
+		cu.MemcpyDtoHAsync(g.host, g.words[i], 8*int64(g.total), st)
+	}
+}
+
+// gathered is every part's giant, once the labels pass waited for the
+// all-gathers queueGather queued, and puts every part's list length in
+// pk.count.
+func (g *ccParts) gathered() ([]int32, error) {
+	err := errors.Join(g.gerr...)
+	for i, c := range g.nc {
+		g.gerr[i] = nil
+		err = errors.Join(err, c.AsyncError())
+	}
 	if err != nil {
 		return nil, err
 	}
-	giants = make([]int32, g.total)
+	all := unsafe.Slice((*int32)(g.host), 2*g.total)
+	giants := make([]int32, g.total)
 	for p := range g.total {
 		g.pk.count[p], giants[p] = all[2*p], all[2*p+1]
 	}
@@ -505,7 +514,8 @@ func (g *ccParts) Close() {
 }
 
 // pack writes part i's forest, whose giant is giant, packed into its
-// snap, and reads back its list's length. Inside Do.
+// snap, and reads back its list's length (over several processes
+// queueGather gathers it instead). Inside Do.
 func (g *ccParts) pack(i int, r *ccRun, giant int32) {
 	pk := &g.pk
 	head := [afHead]int32{0, giant, int32(pk.cap), int32(pk.words)}
@@ -515,8 +525,10 @@ func (g *ccParts) pack(i int, r *ccRun, giant int32) {
 			r.launch("af_pack", blocksOf(s), afPackArg(r.comp, g.snap[i], s.Lo, s.Hi, pk.word0[k]))
 		}
 	}
-	r.d.Sync()
-	r.d.DtoH(unsafe.Pointer(&pk.count[g.first+i]), g.snap[i], 4)
+	if g.nc == nil { // (else the list's length goes with queueGather's all-gather)
+		r.d.Sync()
+		r.d.DtoH(unsafe.Pointer(&pk.count[g.first+i]), g.snap[i], 4)
+	}
 }
 
 // mergeLast is the last merge: of the packed forests where this run

@@ -319,8 +319,9 @@ func (n *netParts) gatherRecord(i int, r *progRun, s int) {
 
 // counts is every part's report, in part order. A program's parts
 // gathered their records in their supersteps (gatherRecord); a multiset
-// run's parts all-gather their counts (NCCL), each put in its slot from
-// the host, and the first local part's copy is read back.
+// run's parts put their counts in their slots (a queued copy), all-gather
+// them (NCCL) and the first local part copies everyone's to the pinned
+// host memory, under one wait a part.
 func (n *netParts) counts(local []driver.StepReport) ([]driver.StepReport, error) {
 	per := n.countBytes()
 	all := make([]byte, n.g.total*per)
@@ -330,7 +331,6 @@ func (n *netParts) counts(local []driver.StepReport) ([]driver.StepReport, error
 		for i := range n.gerr {
 			n.gerr[i] = nil
 		}
-		copy(all, unsafe.Slice((*byte)(n.host), len(all)))
 	} else {
 		err = n.g.each(func(i int, r partRun) error {
 			d := r.dev()
@@ -343,14 +343,15 @@ func (n *netParts) counts(local []driver.StepReport) ([]driver.StepReport, error
 				for _, a := range rep.Aggregates {
 					msg = binary.LittleEndian.AppendUint64(msg, math.Float64bits(a))
 				}
-				d.HtoD(slot, unsafe.Pointer(&msg[0]), int64(per))
-				if err := n.nc[i].AllGather(uint64(slot), uint64(n.cnt[i]), per, nccl.Uint8, uintptr(d.Stream().Handle())); err != nil {
+				d.HtoDQueued(slot, unsafe.Pointer(&msg[0]), int64(per))
+				st := d.Stream().Handle()
+				if err := n.nc[i].AllGather(uint64(slot), uint64(n.cnt[i]), per, nccl.Uint8, uintptr(st)); err != nil {
 					return err
 				}
-				d.Sync()
 				if i == 0 {
-					d.DtoH(unsafe.Pointer(&all[0]), n.cnt[i], int64(len(all)))
+					cu.MemcpyDtoHAsync(n.host, n.cnt[i], int64(len(all)), st)
 				}
+				d.Sync()
 				return n.nc[i].AsyncError()
 			})
 		})
@@ -358,6 +359,7 @@ func (n *netParts) counts(local []driver.StepReport) ([]driver.StepReport, error
 	if err != nil {
 		return nil, err
 	}
+	copy(all, unsafe.Slice((*byte)(n.host), len(all)))
 	active, edges, agg := 0, 8, 16 // (the counts' bytes)
 	if n.g.progs != nil {
 		active, edges, agg = 8*recActive, 8*recEdges, 8*recordHead
