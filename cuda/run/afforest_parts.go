@@ -36,7 +36,7 @@ type ccParts struct {
 	pk          ccPacking
 	bufs        [][]cu.DevicePtr
 	nc          []*nccl.Comm   // per part, over several processes
-	words       []cu.DevicePtr // per part, over several processes: every part's list length and giant (gatherLast)
+	words       []cu.DevicePtr // per part, over several processes: every part's list length and giant (queueGather)
 	host        unsafe.Pointer // pinned, over several processes: the first part's words, read back
 	gerr        []error        // per part, over several processes: what its words' all-gather met (queueGather)
 	crew        *crew          // runs the fan-outs where the parts are on several devices, or nil
@@ -198,9 +198,9 @@ func (g *ccParts) run(skip bool) (ok bool, err error) {
 // the copy of every part's to pinned host memory: the labels pass's one
 // wait covers them (gathered reads them). The last merge and giantsJoined
 // read every part's. (Through the processes' Comm, by way of rank 0 over
-// TCP, these two gathers had cost about 0.2 ms of kron22's 0.84; an NCCL
-// all-gather after the pack's wait and read-back, three host waits, 0.1
-// ms.) Inside Do.
+// TCP, these two gathers had cost about 0.2 ms of kron22's 0.84; as an
+// NCCL all-gather of its own after the pack's wait and read-back, a third
+// wait, 25-43 µs.) Inside Do.
 func (g *ccParts) queueGather(i int, r *ccRun, giant int32) {
 	p := g.first + i
 	slot, st := g.words[i]+cu.DevicePtr(8*p), r.d.Stream().Handle()
@@ -434,7 +434,7 @@ func (g *ccParts) receive(i int, r *ccRun, p int, off, bytes int64, into bool) (
 }
 
 // giantsJoined reports whether every part's largest component (giants:
-// every part's, gatherLast) has one label in the final labels, which
+// every part's, queueGather) has one label in the final labels, which
 // every part holds.
 func (g *ccParts) giantsJoined(giants []int32) (bool, error) {
 	r := g.runs[0]
@@ -552,7 +552,7 @@ func (g *ccParts) mergeLast() error {
 }
 
 // packedFit reports whether every part's list (pk.count: over the
-// processes, gatherLast) fit its buffer.
+// processes, queueGather) fit its buffer.
 func (g *ccParts) packedFit() bool {
 	for _, c := range g.pk.count {
 		if c < 0 || int64(c) > g.pk.cap {
