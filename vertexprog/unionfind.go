@@ -137,12 +137,15 @@ func afLink(comp []int32, u, v int32) {
 // another on several cores (grid1000 on two cores 8.0 -> 6.6 ms, GAP's
 // 6.3; urand20 14.0 -> 12.9, one core 27.6 -> 24.1; grid1000 on one
 // core 9.5 -> 9.9; session 32). On its way up it halves the path: a vertex
-// passed over is pointed at its grandparent (also by compare-and-swap: a
-// vertex that is no root only ever moves to another of its ancestors, so
-// a halving lost to another is lost harmlessly, and no root's hook is
-// undone). Afforest's second round otherwise climbs the chains its own
-// hooks made: urand21's second neighbours took 8.8M climbs for 32K
-// hooks, 100 ms on one core; halved, 35 ms (session 32).
+// passed over is pointed at its grandparent, by a relaxed store (a vertex
+// that is no root only ever moves to another of its ancestors, so a
+// halving that lands before or after another's leaves a valid forest,
+// and no root's hook is undone; as afCompress's store: a
+// compare-and-swap's lock there cost 16 threads grid1000 3.20 -> 2.79 ms,
+// urand21 20.7 -> 19.6, kron21 18.7 -> 19.4, session 43). Afforest's
+// second round otherwise climbs the chains its own hooks made: urand21's
+// second neighbours took 8.8M climbs for 32K hooks, 100 ms on one core;
+// halved, 35 ms (session 32).
 func afJoin(comp []int32, p1, p2 int32) {
 	for p1 != p2 {
 		high, low := max(p1, p2), min(p1, p2)
@@ -160,7 +163,7 @@ func afJoin(comp []int32, p1, p2 int32) {
 		}
 		up := atomic.LoadInt32(&comp[pHigh])
 		if up != pHigh {
-			atomic.CompareAndSwapInt32(&comp[high], pHigh, up)
+			relaxed.StoreInt32(&comp[high], up)
 		}
 		p1, p2 = up, atomic.LoadInt32(&comp[low])
 	}
