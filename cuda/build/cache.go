@@ -347,20 +347,41 @@ func (c *Cache) Len() int { return len(c.m) }
 func (c *Cache) Hits() (hits, misses int) { return c.hits, c.misses }
 
 // OrientBytes bounds the device memory of building m's orientations of
-// the kinds asked for (OrientKind) that its copy lacks: at most their
-// degrees, counts, offsets and every entry with a block of padding each;
-// a ranked one also its ranks, and at its peak four arrays of records as
-// long as its entries.
-func (c *Cache) OrientBytes(m *hyb.Matrix, kinds [3]bool) int64 {
+// the kinds asked for (OrientKind) that its copy lacks, the graph's own
+// out-arcs being outArcs where it is directed (0: undirected). A build
+// holds its degrees, counts and offsets (16n), its rows' lengths and
+// segments while it runs (12n), and its lists: each edge once above its
+// lower end (kinds 0 and 2, at most NNZ/2 entries, NNZ counting both
+// arcs of an edge) or every neighbour (kind 1), each list padded to a
+// block (3n at most). A ranked one also its ranks (4n), the ids' sort and
+// the counts below and their offsets while it runs (24n), its records
+// (four arrays as long as its lists, the sort's) and their sort's
+// scratch, and for a directed graph Both and, where the device lacks
+// them, the out-rows. The count had been 80n + 20·NNZ for a ranked one,
+// every arc twice over: kron27's parts oriented on the host for it
+// (docs/parts.md). cuMemAlloc's rounding is under orientMargin a kind.
+func (c *Cache) OrientBytes(m *hyb.Matrix, kinds [3]bool, outArcs int64) int64 {
 	md := c.m[m]
 	n, need := int64(m.N), int64(0)
 	for k, named := range kinds {
-		if named && (md == nil || md.orient[k] == nil) {
-			need += 16*n + 8 + 4*(m.NNZ()+3*n)
-			if k == 2 {
-				need += 4*n + 16*(m.NNZ()+3*n)
+		if !named || md != nil && md.orient[k] != nil {
+			continue
+		}
+		lists := (m.NNZ()+1)/2 + 3*n
+		if k == 1 {
+			lists = m.NNZ() + 3*n
+		}
+		need += orientMargin + 28*n + 16 + n/orientRows*8 + 4*lists
+		if k == 2 {
+			need += 28*n + 8 + 16*lists + sortScratchBytes(lists) + sortScratchBytes(n)
+			if outArcs > 0 {
+				need += lists/8 + 4 + 8*(n+1) + 4*outArcs
 			}
 		}
 	}
 	return need
 }
+
+// orientMargin covers an orientation build's allocations' rounding by
+// the driver (2 MiB a large one, a dozen of them).
+const orientMargin = 32 << 20

@@ -337,6 +337,7 @@ func TestDeviceOrientationMatchesHost(t *testing.T) {
 						} else {
 							d.buildOnDevice(md, m.Matrix, nil)
 						}
+						used := d.inUse()
 						var od *Orientation
 						if o.Ranked {
 							od = d.deviceRankedOrientation(md, dg, nil)
@@ -344,6 +345,16 @@ func TestDeviceOrientationMatchesHost(t *testing.T) {
 							od = d.deviceOrientation(md, o.All)
 						}
 						what := fmt.Sprintf("n=%d gap=%d directed=%v %s all=%v ranked=%v", n, c.gap, directed, s.Name, o.All, o.Ranked)
+						// (the bound the reservation counts covers the build's peak)
+						var kind [3]bool
+						kind[OrientKind(o)] = true
+						outArcs := int64(0)
+						if directed {
+							outArcs = int64(len(dg.Col))
+						}
+						if grew, bound := od.used-used, d.Cache.OrientBytes(m.Matrix, kind, outArcs); grew > bound {
+							t.Errorf("%s: the build held %d bytes at its peak, over OrientBytes' %d", what, grew, bound)
+						}
 						if od.adjLen != o.Off[n] {
 							t.Fatalf("%s: device lists take %d entries, the host's %d", what, od.adjLen, o.Off[n])
 						}

@@ -106,6 +106,7 @@ func (d *Device) deviceOrientation(md *Matrix, all bool) *Orientation {
 		d.Sync()
 	}
 	md.bytes += n*16 + 8 + o.adjLen*4
+	o.used = d.inUse()
 	d.NotePeak()
 	return o
 }
@@ -237,8 +238,16 @@ func (d *Device) deviceRankedOrientation(md *Matrix, g *datasets.Graph, pt *phas
 		mark("arcs both ways")
 	}
 	md.bytes += n*20 + 8 + words*4 + o.adjLen*4
+	o.used = d.inUse()
 	d.NotePeak()
 	return o
+}
+
+// inUse is the device memory in use (cuMemGetInfo's total less free).
+// Inside Do.
+func (d *Device) inUse() int64 {
+	free, total := d.MemInfo()
+	return total - free
 }
 
 // Orientation is md's orientation of o's kind, built (Orient).

@@ -141,6 +141,9 @@ type Orientation struct {
 	// undirected graph), both of bothWords words
 	rank, both cu.DevicePtr
 	bothWords  int64
+	// used is the device memory in use at the build's peak (its
+	// temporaries still held), for the test of OrientBytes' bound.
+	used int64
 }
 
 // A graph's CSR on the device. Every matrix built on the device

@@ -123,8 +123,13 @@ func deviceBytes(job *driver.DeviceJob, l *stateLayout, lim build.BinLimits, c *
 			need += a.bytes
 		}
 	}
-	// An orientation the device builds.
-	need += c.OrientBytes(orientMatrix(job, l).Matrix, l.orientations())
+	// An orientation the device builds (a directed graph's ranked one
+	// reads its out-rows).
+	outArcs := int64(0)
+	if g := job.Graph; g != nil && g.Directed() {
+		outArcs = int64(len(g.Dataset().Col))
+	}
+	need += c.OrientBytes(orientMatrix(job, l).Matrix, l.orientations(), outArcs)
 	if seeds {
 		need += int64(len(job.X))
 	}
