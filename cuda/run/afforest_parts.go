@@ -103,6 +103,9 @@ func StartPartComponents(devs []*Device, parts []*driver.Matrix, info []driver.P
 			}
 		}
 	}
+	if err == nil && g.nc != nil {
+		err = alignStart(devs, g.nc, g.words, first)
+	}
 	if err != nil {
 		g.Close()
 		return nil, err

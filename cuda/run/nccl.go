@@ -257,6 +257,26 @@ func (d *Device) leaveNCCL(c *nccl.Comm) {
 	_ = c.Destroy()
 }
 
+// alignStart all-gathers a word over each local part's communicator
+// (ncs[i], whose rank is first+i; buf[i] has room for a word of every
+// part on part i's device) and waits for it, so that the processes of a
+// run leave its start within a few µs of each other. Their start's
+// allocations and host exchanges differ in length, and a run's first
+// collective waited out the difference: 100-300 µs of kron22 BFS's first
+// superstep over two processes, which the compute time counted.
+func alignStart(devs []*Device, ncs []*nccl.Comm, buf []cu.DevicePtr, first int) error {
+	return EachDevice(devs, func(i int, d *Device) error {
+		return d.Do("aligning the processes' start (NCCL)", func() error {
+			p := uint64(buf[i])
+			if err := ncs[i].AllGather(p+uint64(8*(first+i)), p, 8, nccl.Uint8, uintptr(d.Stream().Handle())); err != nil {
+				return err
+			}
+			d.Sync()
+			return ncs[i].AsyncError()
+		})
+	})
+}
+
 // EachDevice runs f on every device at once, one goroutine each (parts
 // on one device take turns at its lock).
 func EachDevice(devs []*Device, f func(i int, d *Device) error) error {

@@ -95,6 +95,12 @@ func StartParts(devs []*Device, jobs []*driver.DeviceJob, comm driver.Comm, opt 
 	for i, j := range jobs {
 		g.stats[i] = driver.PartStat{Index: j.Part.Index, Lo: j.Part.Lo, Hi: j.Part.Hi, Arcs: j.Pull.NNZ()}
 	}
+	if g.net != nil {
+		if err := alignStart(devs, g.net.nc, g.net.cnt, g.first); err != nil {
+			g.Close()
+			return nil, err
+		}
+	}
 	return g, nil
 }
 
