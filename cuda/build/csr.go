@@ -3,6 +3,10 @@
 package build
 
 import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
 	"unsafe"
 
 	"github.com/hpgraph/hpgraph/cuda/cu"
@@ -95,6 +99,9 @@ func (d *Device) prefetch(c *csrCopy) {
 	}
 	pt := phase.New("cuda", "prefetch")
 	defer pt.Print()
+	d.mu.Lock()
+	c.uploading = true
+	d.mu.Unlock()
 	err := rt.Catch("prefetching a graph", func() error {
 		c.rowPtr = rt.Put(d, &c.bufs, c.src.RowPtr)
 		c.col = rt.Put(d, &c.bufs, c.src.Col)
@@ -156,7 +163,7 @@ func (d *Device) borrowCSR(src hyb.CSR, pt *phase.Trace) *csrCopy {
 		pt.Mark("values (rows on the device)")
 		return same
 	}
-	c := &csrCopy{src: src}
+	c := &csrCopy{src: src, uploading: true}
 	d.mu.Lock()
 	d.csrs = append(d.csrs, c)
 	d.mu.Unlock()
@@ -168,14 +175,145 @@ func (d *Device) borrowCSR(src hyb.CSR, pt *phase.Trace) *csrCopy {
 	}()
 	c.rowPtr = rt.Put(d, &c.bufs, src.RowPtr)
 	pt.Mark("row offsets")
-	c.col = rt.Put(d, &c.bufs, src.Col)
-	pt.Mark("columns")
-	c.val = rt.Put(d, &c.bufs, src.Val)
+	var from [2]int64
+	c.col, from[0] = assemble(d, &c.bufs, src.Col, func(o *csrCopy) ([]int32, cu.DevicePtr) { return o.src.Col, o.col })
+	c.val, from[1] = assemble(d, &c.bufs, src.Val, func(o *csrCopy) ([]float32, cu.DevicePtr) { return o.src.Val, o.val })
+	if from[0]+from[1] > 0 {
+		pt.Mark(fmt.Sprintf("columns and values (%.1f%% copied between devices)", 100*float64(from[0]+from[1])/float64(len(src.Col)+len(src.Val))))
+	} else {
+		pt.Mark("columns and values")
+	}
 	d.mu.Lock()
 	c.done = true
 	d.mu.Unlock()
 	ok = true
 	return c
+}
+
+// AddPeers lets d copy the pieces of a graph's CSR that devs' copies
+// hold (assemble): the devices of a partitioned run, whose parts hold
+// their rows' columns, pieces of the whole graph's.
+func (d *Device) AddPeers(devs ...*Device) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, o := range devs {
+		if o != d && !slices.Contains(d.peers, o) {
+			d.peers = append(d.peers, o)
+		}
+	}
+}
+
+// A piece is host[lo:hi] of an array assemble makes, held at p on from
+// by its CSR copy c (pinned: c.readers).
+type piece struct {
+	from   *Device
+	c      *csrCopy
+	p      cu.DevicePtr
+	lo, hi int
+}
+
+// pieceWait bounds how long assemble waits for a peer's copy of a piece
+// that is uploading: the two parts of kron27 finished theirs 157 ms
+// apart, and a half of its columns from the host took 412-569 ms.
+const pieceWait = time.Second
+
+// assemble makes a device copy of host (a graph's columns or values),
+// owned by bufs, from the pieces of it that d's or its peers' CSR copies
+// hold (of gives a copy's host array of host's kind and its device
+// address), copied on and between the devices, and the rest from the
+// host; it returns the copy and the elements copied from other devices.
+// A partitioned run's parts each upload their rows, and triangle
+// counting's orientation reads the whole graph on every part's device:
+// kron27's 17 GB of columns took each of two H200s 990 ms from the host,
+// beside its part's 412-569 ms (docs/parts.md). Inside Do.
+func assemble[T int32 | float32](d *Device, bufs *[]cu.DevicePtr, host []T, of func(*csrCopy) ([]T, cu.DevicePtr)) (cu.DevicePtr, int64) {
+	if len(host) == 0 {
+		return 0, 0
+	}
+	dst := rt.Alloc(bufs, int64(len(host))*4)
+	ps := findPieces(d, host, of)
+	defer func() {
+		for _, pc := range ps {
+			pc.from.mu.Lock()
+			pc.c.readers--
+			pc.from.mu.Unlock()
+		}
+	}()
+	upload := func(lo, hi int) {
+		if hi > lo {
+			d.HtoD(dst+cu.DevicePtr(4*lo), unsafe.Pointer(&host[lo]), 4*int64(hi-lo))
+		}
+	}
+	at, peer := 0, int64(0)
+	for _, pc := range ps {
+		if pc.hi <= at {
+			continue
+		}
+		lo := max(pc.lo, at)
+		upload(at, lo)
+		if pc.from != d {
+			d.EnablePeer(pc.from.RT())
+			peer += int64(pc.hi - lo)
+		}
+		d.CopyFrom(dst+cu.DevicePtr(4*lo), pc.from.RT(), pc.p+cu.DevicePtr(4*(lo-pc.lo)), 4*int64(pc.hi-lo))
+		at = pc.hi
+	}
+	upload(at, len(host))
+	d.Sync() // (the pieces read: their copies may go)
+	return dst, peer
+}
+
+// findPieces is the pieces of host that d's and its peers' done CSR
+// copies hold, pinned, by their first element (d's own first where two
+// start alike). It waits, up to pieceWait, for a peer's copy of a piece
+// that is uploading, unless that peer is looking for pieces itself (two
+// parts' devices that reach the whole graph at once would wait for each
+// other's).
+func findPieces[T int32 | float32](d *Device, host []T, of func(*csrCopy) ([]T, cu.DevicePtr)) []piece {
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(host)))
+	end := base + uintptr(len(host))*4
+	d.mu.Lock()
+	devs := append([]*Device{d}, d.peers...)
+	d.finding = true
+	d.mu.Unlock()
+	defer func() {
+		d.mu.Lock()
+		d.finding = false
+		d.mu.Unlock()
+	}()
+	deadline := time.Now().Add(pieceWait)
+	for {
+		var ps []piece
+		waiting := false
+		for _, o := range devs {
+			o.mu.Lock()
+			for _, c := range o.csrs {
+				s, p := of(c)
+				a := uintptr(unsafe.Pointer(unsafe.SliceData(s)))
+				if len(s) == 0 || a < base || a+uintptr(len(s))*4 > end {
+					continue
+				}
+				if !c.done || c.cancelled || p == 0 {
+					waiting = waiting || o != d && c.uploading && !c.cancelled && !o.finding
+					continue
+				}
+				c.readers++
+				lo := int(a-base) / 4
+				ps = append(ps, piece{from: o, c: c, p: p, lo: lo, hi: lo + len(s)})
+			}
+			o.mu.Unlock()
+		}
+		if !waiting || time.Now().After(deadline) {
+			slices.SortStableFunc(ps, func(a, b piece) int { return cmp.Compare(a.lo, b.lo) })
+			return ps
+		}
+		for _, pc := range ps {
+			pc.from.mu.Lock()
+			pc.c.readers--
+			pc.from.mu.Unlock()
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // csrFor is the copy on the device that covers src, or nil.
@@ -210,7 +348,7 @@ func (d *Device) DropCSRs(pending, all bool) {
 	var drop []*csrCopy
 	keep := d.csrs[:0]
 	for _, c := range d.csrs {
-		if c.done && (all || !d.backs(c)) || !c.done && pending {
+		if c.readers == 0 && (c.done && (all || !d.backs(c)) || !c.done && pending) {
 			drop = append(drop, c)
 		} else {
 			keep = append(keep, c)

@@ -172,6 +172,11 @@ type csrCopy struct {
 	rowPtr, col, val cu.DevicePtr
 	bufs             []cu.DevicePtr
 	done, cancelled  bool // under device.mu
+	// uploading: the device is making the copy now (inside its Do);
+	// readers: other devices copying from it (assemble), which DropCSRs
+	// leaves it to. Under device.mu.
+	uploading bool
+	readers   int
 }
 
 // Device is a device (jit.Device: its context, stream, memory and module
@@ -185,6 +190,11 @@ type Device struct {
 
 	mu   sync.Mutex
 	csrs []*csrCopy // graphs' CSRs on the device (csr.go)
+	// peers are the devices whose CSR copies this one may copy pieces of
+	// (AddPeers; assemble), and finding is set while it looks for them.
+	// Under mu.
+	peers   []*Device
+	finding bool
 }
 
 // CSRs is how many graphs' CSRs are on the device (or coming).
