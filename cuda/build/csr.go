@@ -175,11 +175,12 @@ func (d *Device) borrowCSR(src hyb.CSR, pt *phase.Trace) *csrCopy {
 	}()
 	c.rowPtr = rt.Put(d, &c.bufs, src.RowPtr)
 	pt.Mark("row offsets")
-	var from [2]int64
-	c.col, from[0] = assemble(d, &c.bufs, src.Col, func(o *csrCopy) ([]int32, cu.DevicePtr) { return o.src.Col, o.col })
-	c.val, from[1] = assemble(d, &c.bufs, src.Val, func(o *csrCopy) ([]float32, cu.DevicePtr) { return o.src.Val, o.val })
-	if from[0]+from[1] > 0 {
-		pt.Mark(fmt.Sprintf("columns and values (%.1f%% copied between devices)", 100*float64(from[0]+from[1])/float64(len(src.Col)+len(src.Val))))
+	var cp, vp pieceCounts
+	c.col, cp = assemble(d, &c.bufs, src.Col, func(o *csrCopy) ([]int32, cu.DevicePtr) { return o.src.Col, o.col })
+	c.val, vp = assemble(d, &c.bufs, src.Val, func(o *csrCopy) ([]float32, cu.DevicePtr) { return o.src.Val, o.val })
+	if all := len(src.Col) + len(src.Val); cp.host+vp.host < int64(all) {
+		pt.Mark(fmt.Sprintf("columns and values (%.1f%% from the host, %.1f%% from other devices, the rest on this one)",
+			100*float64(cp.host+vp.host)/float64(all), 100*float64(cp.peer+vp.peer)/float64(all)))
 	} else {
 		pt.Mark("columns and values")
 	}
@@ -217,18 +218,23 @@ type piece struct {
 // apart, and a half of its columns from the host took 412-569 ms.
 const pieceWait = time.Second
 
+// pieceCounts are the elements of an array assemble copied from the host
+// and from other devices.
+type pieceCounts struct{ host, peer int64 }
+
 // assemble makes a device copy of host (a graph's columns or values),
 // owned by bufs, from the pieces of it that d's or its peers' CSR copies
 // hold (of gives a copy's host array of host's kind and its device
 // address), copied on and between the devices, and the rest from the
-// host; it returns the copy and the elements copied from other devices.
+// host; it returns the copy and where its elements came from.
 // A partitioned run's parts each upload their rows, and triangle
 // counting's orientation reads the whole graph on every part's device:
 // kron27's 17 GB of columns took each of two H200s 990 ms from the host,
 // beside its part's 412-569 ms (docs/parts.md). Inside Do.
-func assemble[T int32 | float32](d *Device, bufs *[]cu.DevicePtr, host []T, of func(*csrCopy) ([]T, cu.DevicePtr)) (cu.DevicePtr, int64) {
+func assemble[T int32 | float32](d *Device, bufs *[]cu.DevicePtr, host []T, of func(*csrCopy) ([]T, cu.DevicePtr)) (cu.DevicePtr, pieceCounts) {
+	var n pieceCounts
 	if len(host) == 0 {
-		return 0, 0
+		return 0, n
 	}
 	dst := rt.Alloc(bufs, int64(len(host))*4)
 	ps := findPieces(d, host, of)
@@ -242,9 +248,10 @@ func assemble[T int32 | float32](d *Device, bufs *[]cu.DevicePtr, host []T, of f
 	upload := func(lo, hi int) {
 		if hi > lo {
 			d.HtoD(dst+cu.DevicePtr(4*lo), unsafe.Pointer(&host[lo]), 4*int64(hi-lo))
+			n.host += int64(hi - lo)
 		}
 	}
-	at, peer := 0, int64(0)
+	at := 0
 	for _, pc := range ps {
 		if pc.hi <= at {
 			continue
@@ -253,14 +260,14 @@ func assemble[T int32 | float32](d *Device, bufs *[]cu.DevicePtr, host []T, of f
 		upload(at, lo)
 		if pc.from != d {
 			d.EnablePeer(pc.from.RT())
-			peer += int64(pc.hi - lo)
+			n.peer += int64(pc.hi - lo)
 		}
 		d.CopyFrom(dst+cu.DevicePtr(4*lo), pc.from.RT(), pc.p+cu.DevicePtr(4*(lo-pc.lo)), 4*int64(pc.hi-lo))
 		at = pc.hi
 	}
 	upload(at, len(host))
 	d.Sync() // (the pieces read: their copies may go)
-	return dst, peer
+	return dst, n
 }
 
 // findPieces is the pieces of host that d's and its peers' done CSR
@@ -383,6 +390,16 @@ func (d *Device) keepCSR(c *csrCopy, src hyb.CSR) {
 // an upload. Inside Do.
 func (d *Device) AdoptCSR(src hyb.CSR, rowPtr, col, val cu.DevicePtr, bufs []cu.DevicePtr) {
 	d.keepCSR(&csrCopy{rowPtr: rowPtr, col: col, val: val, bufs: bufs}, src)
+}
+
+// AdoptPiece keeps columns and values of a graph made on the device
+// (cuda/gen's part: col and val, 0 for none, held in bufs, which go with
+// them) as the copy of col and val, a piece of its host arrays: a copy of
+// a CSR whose arrays hold that piece takes it from here (assemble), not
+// from the host. No matrix is built from a piece itself: the next
+// DropCSRs that drops copies no matrix is built from drops it. Inside Do.
+func (d *Device) AdoptPiece(col []int32, colPtr cu.DevicePtr, val []float32, valPtr cu.DevicePtr, bufs []cu.DevicePtr) {
+	d.keepCSR(&csrCopy{col: colPtr, val: valPtr, bufs: bufs}, hyb.CSR{Col: col, Val: val})
 }
 
 // dropCSR frees c and forgets it. Inside Do.

@@ -21,7 +21,8 @@ var peerDev gputest.Device[*Device]
 // rows' columns and values on their devices (pieces of the whole graph's
 // arrays), a device's copy of the whole graph takes them from there, on
 // the device and from its peer, and only the rows of no part from the
-// host; the copy equals the host's arrays.
+// host, none where the generator left those (AdoptPiece); the copy equals
+// the host's arrays.
 func TestWholeCSRFromPieces(t *testing.T) {
 	d := needGPU(t)
 	e := peerDev.Get(t, func() (*Device, error) {
@@ -59,19 +60,39 @@ func TestWholeCSRFromPieces(t *testing.T) {
 	_ = d.Do("assembling the columns", func() error {
 		var bufs []cu.DevicePtr
 		defer func() { rt.FreeAll(bufs) }()
-		p, peer := assemble(d, &bufs, col, func(o *csrCopy) ([]int32, cu.DevicePtr) { return o.src.Col, o.col })
-		if peer != rowPtr[a] {
-			t.Errorf("%d columns copied from the peer, want part 0's %d", peer, rowPtr[a])
+		p, got := assemble(d, &bufs, col, func(o *csrCopy) ([]int32, cu.DevicePtr) { return o.src.Col, o.col })
+		if want := (pieceCounts{host: rowPtr[n] - rowPtr[b], peer: rowPtr[a]}); got != want {
+			t.Errorf("columns from the host and the peer %+v, want %+v", got, want)
 		}
 		if got := download[int32](p, int64(len(col))); !slices.Equal(got, col) {
 			t.Error("the assembled columns differ from the host's")
 		}
 		return nil
 	})
+	// (rows [b, n) as the generator leaves a part: its columns and values
+	// on the device, no row offsets)
+	_ = d.Do("adopting a piece", func() error {
+		var bufs []cu.DevicePtr
+		c, v := rt.Put(d, &bufs, col[rowPtr[b]:]), rt.Put(d, &bufs, val[rowPtr[b]:])
+		d.AdoptPiece(col[rowPtr[b]:], c, val[rowPtr[b]:], v, bufs)
+		return nil
+	})
+	_ = d.Do("assembling the values", func() error {
+		var bufs []cu.DevicePtr
+		defer func() { rt.FreeAll(bufs) }()
+		p, got := assemble(d, &bufs, val, func(o *csrCopy) ([]float32, cu.DevicePtr) { return o.src.Val, o.val })
+		if want := (pieceCounts{peer: rowPtr[a]}); got != want {
+			t.Errorf("values from the host and the peer %+v, want %+v", got, want)
+		}
+		if got := download[float32](p, int64(len(val))); !slices.Equal(got, val) {
+			t.Error("the assembled values differ from the host's")
+		}
+		return nil
+	})
 	whole := hyb.CSR{RowPtr: rowPtr, Col: col, Val: val}
 	_ = d.Do("copying the whole graph", func() error {
 		c := d.borrowCSR(whole, nil)
-		if !c.covers(whole) {
+		if c.src.RowPtr == nil || !c.covers(whole) {
 			t.Fatal("the whole graph's copy does not cover it")
 		}
 		if got := download[int64](c.rowPtr, int64(len(rowPtr))); !slices.Equal(got, rowPtr) {
@@ -85,6 +106,16 @@ func TestWholeCSRFromPieces(t *testing.T) {
 		}
 		return nil
 	})
+	// (no matrix is built from a piece: it goes with the copies no matrix
+	// is built from)
+	_ = d.Do("dropping copies", func() error { d.DropCSRs(false, false); return nil })
+	d.mu.Lock()
+	for _, c := range d.csrs {
+		if c.src.RowPtr == nil {
+			t.Error("the adopted piece outlived DropCSRs")
+		}
+	}
+	d.mu.Unlock()
 	// (the pieces are no longer pinned: they can go)
 	for _, x := range []*Device{d, e} {
 		x.mu.Lock()
