@@ -42,7 +42,7 @@ func StartParts(devs []*Device, jobs []*driver.DeviceJob, comm driver.Comm, opt 
 	g := &parts{n: j0.Pull.N, first: j0.Part.Index, total: j0.Part.Count, xsize: j0.XSize, ops: j0.Spec.Aggregators, nagg: len(j0.Spec.Aggregators),
 		sparse: driver.SparseExchange(j0.Spec, j0.Pull.N, j0.XSize)}
 	// (a part's device may copy the pieces of the whole graph that the
-	// others' parts uploaded: build.AddPeers)
+	// others' parts hold: build.AddPeers)
 	for _, d := range devs {
 		for _, o := range devs {
 			d.AddPeers(o.Device)
