@@ -238,13 +238,7 @@ func assemble[T int32 | float32](d *Device, bufs *[]cu.DevicePtr, host []T, of f
 	}
 	dst := rt.Alloc(bufs, int64(len(host))*4)
 	ps := findPieces(d, host, of)
-	defer func() {
-		for _, pc := range ps {
-			pc.from.mu.Lock()
-			pc.c.readers--
-			pc.from.mu.Unlock()
-		}
-	}()
+	defer unpin(ps)
 	upload := func(lo, hi int) {
 		if hi > lo {
 			d.HtoD(dst+cu.DevicePtr(4*lo), unsafe.Pointer(&host[lo]), 4*int64(hi-lo))
@@ -314,12 +308,17 @@ func findPieces[T int32 | float32](d *Device, host []T, of func(*csrCopy) ([]T, 
 			slices.SortStableFunc(ps, func(a, b piece) int { return cmp.Compare(a.lo, b.lo) })
 			return ps
 		}
-		for _, pc := range ps {
-			pc.from.mu.Lock()
-			pc.c.readers--
-			pc.from.mu.Unlock()
-		}
+		unpin(ps)
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// unpin lets the copies of pieces go (findPieces pinned them).
+func unpin(ps []piece) {
+	for _, pc := range ps {
+		pc.from.mu.Lock()
+		pc.c.readers--
+		pc.from.mu.Unlock()
 	}
 }
 
