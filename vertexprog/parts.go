@@ -9,6 +9,7 @@ import (
 
 	"github.com/hpgraph/hpgraph/bitmask"
 	"github.com/hpgraph/hpgraph/hyb"
+	"github.com/hpgraph/hpgraph/internal/phase"
 	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
@@ -128,6 +129,8 @@ func runParts[X, A any](g *Graph, p Program[X, A], opt Options, parts int, dev *
 			return nil, err
 		}
 	}
+	tr := phase.New("vertexprog", fmt.Sprintf("%d parts' PREPROCESS on the host", parts))
+	defer tr.Print()
 	rowPtr, nnz, err := g.splitRows(spec.Edges, opt.HYB)
 	if err != nil {
 		return nil, err
@@ -136,6 +139,7 @@ func runParts[X, A any](g *Graph, p Program[X, A], opt Options, parts int, dev *
 	if err != nil {
 		return nil, err
 	}
+	tr.Mark("split")
 	if err := agree(opt.Comm, fmt.Sprintf("%d parts of %T on a graph of %d vertices and %d arcs (direction %v, rule %d, alpha %g, beta %g, %d iterations, HYB %+v)",
 		parts, p, g.N(), nnz, opt.Direction, opt.Rule, opt.Alpha, opt.Beta, opt.MaxIterations, opt.HYB)); err != nil {
 		return nil, err
@@ -162,6 +166,7 @@ func runParts[X, A any](g *Graph, p Program[X, A], opt Options, parts int, dev *
 			return nil, err
 		}
 	}
+	tr.Mark("rows")
 	runs := make([]*hostRun[X, A], local)
 	for i := range runs {
 		lo, hi := pt.Range(rank*local + i)
@@ -172,6 +177,7 @@ func runParts[X, A any](g *Graph, p Program[X, A], opt Options, parts int, dev *
 		r.identity = p.Identity()
 		r.optional(opt)
 		runs[i] = r
+		tr.Mark(fmt.Sprintf("part %d's matrices", rank*local+i))
 	}
 	if runs[0].push != nil {
 		fd, err := g.frontierDegrees(spec.Edges, opt.HYB)
@@ -181,6 +187,7 @@ func runParts[X, A any](g *Graph, p Program[X, A], opt Options, parts int, dev *
 		for _, r := range runs {
 			r.frontDeg = fd
 		}
+		tr.Mark("frontier degrees")
 	}
 	h0 := runs[0]
 	h0.x = make([]X, h0.n)
@@ -196,6 +203,7 @@ func runParts[X, A any](g *Graph, p Program[X, A], opt Options, parts int, dev *
 	if err != nil {
 		return nil, err
 	}
+	tr.Mark("init")
 	prev := h0.steps[0].prev
 	advance(h0.steps, 0)
 	for _, r := range runs {
@@ -215,8 +223,9 @@ func runParts[X, A any](g *Graph, p Program[X, A], opt Options, parts int, dev *
 		}
 	}
 	res := &Result[X]{Backend: "cpu"}
+	tr.Mark("parts' state")
 	if dev != nil {
-		return runDeviceParts(g, opt, dev, pt, runs, res, t0)
+		return runDeviceParts(g, opt, dev, pt, runs, res, t0, tr)
 	}
 	steppers := make([]*cpuStepper[X, A], len(runs))
 	for i, r := range runs {
@@ -378,7 +387,7 @@ type inDegreesKey struct{}
 
 // runDeviceParts runs the local parts runs (prepared, Init done) on
 // dev's devices.
-func runDeviceParts[X, A any](g *Graph, opt Options, dev *partDevice, pt Partition, runs []*hostRun[X, A], res *Result[X], t0 time.Time) (*Result[X], error) {
+func runDeviceParts[X, A any](g *Graph, opt Options, dev *partDevice, pt Partition, runs []*hostRun[X, A], res *Result[X], t0 time.Time, tr *phase.Trace) (*Result[X], error) {
 	h0, pb, code := runs[0], dev.pb, dev.code()
 	jobs := make([]*driver.DeviceJob, len(runs))
 	reads := g.readSpans(h0.spec.Edges, pt)
@@ -396,6 +405,7 @@ func runDeviceParts[X, A any](g *Graph, opt Options, dev *partDevice, pt Partiti
 		if whole, err = g.matrixFor(gatherRows(AllEdges), opt.HYB, true, nil); err != nil {
 			return nil, err
 		}
+		tr.Mark("the whole graph's matrix")
 	}
 	for i, r := range runs {
 		jobs[i] = &driver.DeviceJob{
@@ -410,6 +420,7 @@ func runDeviceParts[X, A any](g *Graph, opt Options, dev *partDevice, pt Partiti
 	if err != nil {
 		return nil, err
 	}
+	tr.Mark("the parts started on their devices")
 	defer run.Close()
 	ds := &deviceStepper{run: run, agg: jobs[0].Aggregates}
 	res.Backend = pb.Name()
