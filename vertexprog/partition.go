@@ -267,16 +267,9 @@ func partPush(pull *driver.Matrix, sym *datasets.Graph, rowPtr []int64, lo, hi i
 	case sym != nil:
 		rowPtr = make([]int64, n+1)
 		cnt := rowPtr[1:]
-		bounds := par.Split(n, 8*par.Workers(), func(u int) int64 { return sym.RowPtr[u] + int64(u) })
-		par.Dynamic(bounds, func(a, b int) {
+		par.Dynamic(par.Split(n, 8*par.Workers(), func(u int) int64 { return int64(u) }), func(a, b int) {
 			for u := a; u < b; u++ {
-				k := int64(0)
-				for _, v := range sym.Col[sym.RowPtr[u]:sym.RowPtr[u+1]] {
-					if v >= lo && v < hi {
-						k++
-					}
-				}
-				cnt[u] = k
+				cnt[u] = int64(inRange(sym.Col[sym.RowPtr[u]:sym.RowPtr[u+1]], lo, hi))
 			}
 		})
 		par.PrefixSum(rowPtr)
@@ -293,6 +286,32 @@ func partPush(pull *driver.Matrix, sym *datasets.Graph, rowPtr []int64, lo, hi i
 		return nil, err
 	}
 	return driver.NewMatrix(h, rowLengths(rowPtr)), nil
+}
+
+// inRange is how many of row's columns (sorted, as a graph's rows are)
+// lie in [lo, hi): the row's ends, then two binary searches where it
+// straddles the range. A scan of every column read each hub's whole row
+// for every part (kron29 in two parts: 17 G arcs read twice, 2.6-2.9 s
+// a part's matrices on the GPU host's 32 cores).
+func inRange(row []int32, lo, hi int32) int {
+	if len(row) == 0 || row[0] >= hi || row[len(row)-1] < lo {
+		return 0
+	}
+	if row[0] >= lo && row[len(row)-1] < hi {
+		return len(row)
+	}
+	if len(row) <= 16 { // (a line or two: a scan, without the searches' branches)
+		k := 0
+		for _, v := range row {
+			if v >= lo && v < hi {
+				k++
+			}
+		}
+		return k
+	}
+	a, _ := slices.BinarySearch(row, lo)
+	b, _ := slices.BinarySearch(row, hi)
+	return b - a
 }
 
 // transposeCSR is the stable transpose of src (n×n) whose row offsets are

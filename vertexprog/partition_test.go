@@ -317,3 +317,28 @@ func TestTransposeCSRIsStable(t *testing.T) {
 		}
 	}
 }
+
+// TestInRange: the columns of a sorted row in [lo, hi), by its ends and
+// binary searches, are those a scan counts, with repeated columns, empty
+// rows and ranges at and past either end.
+func TestInRange(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 8))
+	for range 2000 {
+		row := make([]int32, rng.IntN(40))
+		for i := range row {
+			row[i] = rng.Int32N(50)
+		}
+		slices.Sort(row)
+		lo := rng.Int32N(55)
+		hi := lo + rng.Int32N(55-lo+1)
+		want := 0
+		for _, c := range row {
+			if c >= lo && c < hi {
+				want++
+			}
+		}
+		if got := inRange(row, lo, hi); got != want {
+			t.Fatalf("row %v, [%d, %d): %d columns, want %d", row, lo, hi, got, want)
+		}
+	}
+}
