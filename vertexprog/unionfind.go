@@ -25,6 +25,9 @@ const (
 	afNeighbourRounds = 2
 	afSamples         = 1024
 	afChunk           = 16384 // (vertices a claim: GAP's dynamic schedule)
+	// afRoundChunk is the rows a claim in the neighbour rounds on more
+	// than two workers (session 45; see linkRows).
+	afRoundChunk = 2048
 )
 
 // hostComponents labels the components of the graph whose symmetric
@@ -60,10 +63,23 @@ func linkRows(rowPtr []int64, col []int32, comp []int32, skip bool) (passes int,
 	// 39.8-41.0 (H200 host, session 30). The labels are the same either
 	// way: links of the same edges make the same sets in any order, and a
 	// compress leaves every vertex at its set's smallest vertex.
-	rounds := afNeighbourRounds
-	if par.Workers() <= 2 {
-		rounds = 1
-	}
+	//
+	// The rounds on more workers take claims of afRoundChunk rows, not
+	// afChunk's: a row there is one link, and 128 claims of 16384 rows
+	// on 16 workers (kron21) left some waiting at a round's end; their
+	// loop reads a row's r-th entry by index (a range over a subslice of
+	// the row bounded by its end, as before, was slower). Measured
+	// (session 45, the H200 host's 16 threads, a harness timing this
+	// function beside copies of it in one process, medians of 15, three
+	// rounds): kron21 13.0-14.0 -> 12.0-12.9 ms, urand21 13.1-13.6 ->
+	// 11.2-11.7, grid1000 1.9-2.1 -> 1.9-2.0; `bench --algo cc` against
+	// GAP's cc in the same call, kron21 1.36 -> 1.11x GAP, urand21 1.18
+	// -> 0.92x. Tried there, not kept: GAP's link in the first round
+	// (the larger root hooked under the other end as it is, no climb to
+	// that end's root): kron21 and urand21 a further 3-5%, grid1000
+	// 2.1-2.3 -> 2.6-3.1 ms (the compress after it climbs the chains it
+	// leaves).
+	//
 	// (one worker: the links on this goroutine alone, by plain stores;
 	// each link site tests serial itself: a join held in a func value,
 	// called indirectly, made grid1000's one-core CC 10.2-10.6 ->
@@ -76,13 +92,12 @@ func linkRows(rowPtr []int64, col []int32, comp []int32, skip bool) (passes int,
 			par.Chunks(n, afChunk, fn)
 		}
 	}
-	per := afNeighbourRounds / rounds // (the neighbours a row links a pass)
-	for r := 0; r < rounds; r++ {
+	fused := par.Workers() <= 2 // (both neighbours in one pass)
+	if fused {
 		chunks(func(_, lo, hi int) {
 			for v := lo; v < hi; v++ {
-				a := rowPtr[v] + int64(r*per)
-				for _, u := range col[min(a, rowPtr[v+1]):min(a+int64(per), rowPtr[v+1])] {
-					if p1, p2 := atomic.LoadInt32(&comp[v]), atomic.LoadInt32(&comp[u]); p1 != p2 {
+				for e, end := rowPtr[v], min(rowPtr[v]+afNeighbourRounds, rowPtr[v+1]); e < end; e++ {
+					if p1, p2 := atomic.LoadInt32(&comp[v]), atomic.LoadInt32(&comp[col[e]]); p1 != p2 {
 						if serial {
 							afJoinSerial(comp, p1, p2)
 						} else {
@@ -93,6 +108,21 @@ func linkRows(rowPtr []int64, col []int32, comp []int32, skip bool) (passes int,
 			}
 		})
 		afCompress(comp)
+	} else {
+		// (a row's r-th entry, where it has one; claims of afRoundChunk
+		// rows)
+		for r := range int64(afNeighbourRounds) {
+			par.Chunks(n, afRoundChunk, func(_, lo, hi int) {
+				for v := lo; v < hi; v++ {
+					if e := rowPtr[v] + r; e < rowPtr[v+1] {
+						if p1, p2 := atomic.LoadInt32(&comp[v]), atomic.LoadInt32(&comp[col[e]]); p1 != p2 {
+							afJoin(comp, p1, p2)
+						}
+					}
+				}
+			})
+			afCompress(comp)
+		}
 	}
 	giant = -1 // (no vertex's label)
 	if skip {
@@ -115,7 +145,10 @@ func linkRows(rowPtr []int64, col []int32, comp []int32, skip bool) (passes int,
 		}
 	})
 	afCompress(comp)
-	return rounds + 1, giant
+	if fused {
+		return 2, giant
+	}
+	return afNeighbourRounds + 1, giant
 }
 
 // afLink joins the trees of u and v (afJoin) where their parents
