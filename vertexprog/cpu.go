@@ -490,17 +490,25 @@ func (c *cpuStepper[X, A]) frontierBits() {
 		c.inBits = false // (active now holds the frontier before)
 		return
 	}
-	c.frontier.Clear()
-	q := c.queue
+	q, fw := c.queue, c.frontier.Words()
 	if len(q) < serialRows || par.Workers() == 1 {
 		// (one goroutine: no locked instructions, 1.1 ms of kron20's
 		// bottom-up step on one core)
-		fw := c.frontier.Words()
+		clear(fw)
 		for _, v := range q {
 			fw[v>>5] |= 1 << (uint32(v) & 31)
 		}
 		return
 	}
+	if p := par.Workers(); p >= listBitsWorkers {
+		shares := make([][]int32, p)
+		for w := range shares {
+			shares[w] = q[len(q)*w/p : len(q)*(w+1)/p]
+		}
+		c.rows = listBits(fw, 0, len(fw), shares, c.rows)
+		return
+	}
+	clear(fw)
 	par.Chunks(len(q), len(q)/par.Workers()+1, func(_, lo, hi int) {
 		for _, v := range q[lo:hi] {
 			c.frontier.AtomicSet(v)
@@ -509,13 +517,7 @@ func (c *cpuStepper[X, A]) frontierBits() {
 }
 
 // join appends the workers' lists to out, empties them and returns out.
-func (c *cpuStepper[X, A]) join(out []int32) []int32 {
-	for w, l := range c.lists {
-		out = append(out, l...)
-		c.lists[w] = l[:0]
-	}
-	return out
-}
+func (c *cpuStepper[X, A]) join(out []int32) []int32 { return joinLists(out, c.lists) }
 
 // pullGather pulls over the rows the program wants from the frontier's
 // active vertices.
@@ -909,11 +911,8 @@ func (c *cpuStepper[X, A]) claimedApply() {
 	}
 	if n*denseApply > c.n {
 		aw := c.active.Words()
-		clear(aw[c.wlo:c.whi])
+		c.rows = listBits(aw, c.wlo, c.whi, c.lists, c.rows)
 		for w, l := range c.lists {
-			for _, v := range l {
-				aw[v>>5] |= 1 << (uint32(v) & 31)
-			}
 			c.lists[w] = l[:0]
 		}
 		par.DynamicW(c.parts, func(w, lo, hi int) {
