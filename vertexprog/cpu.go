@@ -146,8 +146,11 @@ const (
 	serialRows  = 8192
 	// pushChunk is the number of frontier vertices a push worker claims
 	// at once (GAP's dynamic schedule of 64): small enough to balance
-	// hubs, large enough to amortize the shared counter.
+	// hubs, large enough to amortize the shared counter; a frontier of
+	// fewer than pushClaims of them a worker is claimed in smaller chunks
+	// (pushChunkFor).
 	pushChunk  = 64
+	pushClaims = 8
 	applyChunk = 1024
 	// applyWords is the bitmask words a pull's APPLY lists at once.
 	applyWords = 64
@@ -802,7 +805,7 @@ func (c *cpuStepper[X, A]) pushGather() {
 			// order), so a wavefront's lines stay in one core's cache.
 			par.Each(shares, func(w int) { claim(w, len(us)*w/shares, len(us)*(w+1)/shares) })
 		default:
-			par.Chunks(len(us), pushChunk, claim)
+			par.Chunks(len(us), pushChunkFor(len(us)), claim)
 		}
 		return
 	}
@@ -817,13 +820,26 @@ func (c *cpuStepper[X, A]) pushGather() {
 		ps.Wants = c.wants
 	}
 	// A superstep that runs on one goroutine needs no atomics.
-	chunk := pushChunk
+	chunk := pushChunkFor(len(us))
 	if ps.Serial = c.edges < serialEdges || par.Workers() == 1; ps.Serial {
 		chunk = len(us)
 	}
 	par.Chunks(len(us), chunk, func(w, lo, hi int) {
 		c.lists[w] = spmv.List(c.p, ps, us[lo:hi], c.lists[w])
 	})
+}
+
+// pushChunkFor is the frontier vertices a push worker claims at once
+// from a frontier of n: pushChunk, or fewer where that would leave a
+// worker fewer than pushClaims claims. A kron's second superstep pushes
+// from ~130 hubs holding a few hundred thousand edges (kron20 from GAP's
+// first source: 134 rows, 379K edges, the largest 7% of them): in
+// chunks of 64, three of 16 workers pushed it while the others waited.
+// By row, kron21's BFS at GAP's sources on the H200 host's 16 threads
+// 8.62 -> 7.77 ms a query (GAP 6.98), urand21's 12.34 -> 11.51, kron21's
+// SSSP 91.5 -> 85.4 (medians of four alternations; session 45).
+func pushChunkFor(n int) int {
+	return max(1, min(pushChunk, n/(par.Workers()*pushClaims)))
 }
 
 // pushApply is a push's APPLY over the rows the push changed.
@@ -980,7 +996,7 @@ func (c *cpuStepper[X, A]) claimedApply() {
 // bucket of a grid then runs in one superstep rather than six, and on
 // several workers without a barrier a round.
 func (c *cpuStepper[X, A]) relaxPush(us []int32, m *hyb.Matrix) {
-	chunk, serial := pushChunk, c.edges < serialEdges || par.Workers() == 1
+	chunk, serial := pushChunkFor(len(us)), c.edges < serialEdges || par.Workers() == 1
 	c.relaxed, c.relaxMarked = true, c.edges*denseApply > int64(c.n)
 	if c.relaxMarked {
 		if serial {
