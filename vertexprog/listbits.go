@@ -44,8 +44,9 @@ func listBits(ws []uint32, wlo, whi int, lists, files [][]int32) [][]int32 {
 		}
 		return files
 	}
-	// share s holds words [wlo+s<<shift, wlo+(s+1)<<shift)
-	shift := uint(bits.Len(uint((whi - wlo + p - 1) / p)))
+	// share s holds words [wlo+s<<shift, wlo+(s+1)<<shift): the least
+	// power of two words that p shares cover
+	shift := uint(bits.Len(uint((whi-wlo+p-1)/p - 1)))
 	for len(files) < p {
 		files = append(files, nil)
 	}
