@@ -125,6 +125,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzReadLDBC -fuzztime 30s ./datasets
 	$(GO) test -run '^$$' -fuzz FuzzReadLDBCAdjacency -fuzztime 30s ./datasets
 	$(GO) test -run '^$$' -fuzz FuzzLDBCProperties -fuzztime 30s ./datasets
+	$(GO) test -run '^$$' -fuzz FuzzReadGAP -fuzztime 30s ./datasets
 	$(GO) test -run '^$$' -fuzz FuzzHandlers -fuzztime 30s ./serve
 	$(GO) test -run '^$$' -fuzz FuzzParseDeviceList -fuzztime 30s ./cuda
 	$(GO) test -run '^$$' -fuzz FuzzUpload -fuzztime 30s ./serve

@@ -25,9 +25,11 @@ const (
 	// FormatLDBCAdjacency is an LDBC adjacency list, "v n1 n2 ..." per
 	// line (ReadLDBCAdjacency).
 	FormatLDBCAdjacency
+	// FormatGAP is a GAP serialized graph (.sg, .wsg: gap.go).
+	FormatGAP
 )
 
-var formatNames = []string{"auto", "mtx", "edgelist", "hpg", "ldbc", "ldbc-adj"}
+var formatNames = []string{"auto", "mtx", "edgelist", "hpg", "ldbc", "ldbc-adj", "gap"}
 
 func (f Format) String() string {
 	if int(f) >= 0 && int(f) < len(formatNames) {
@@ -36,8 +38,8 @@ func (f Format) String() string {
 	return fmt.Sprintf("Format(%d)", int(f))
 }
 
-// ParseFormat reads a format's name: auto, mtx, edgelist, hpg, ldbc or
-// ldbc-adj.
+// ParseFormat reads a format's name: auto, mtx, edgelist, hpg, ldbc,
+// ldbc-adj or gap.
 func ParseFormat(s string) (Format, error) {
 	for i, name := range formatNames {
 		if s == name {

@@ -59,7 +59,8 @@ func WithInput(in Input) LoadOption {
 // or .properties names its files, see FindLDBCFiles; an LDBC adjacency
 // list is read only when Input.Format says so), an hpgraph cache (.hpg,
 // by its magic bytes), Matrix Market (a %%MatrixMarket banner, or the
-// extension .mtx or .mm), otherwise an edge list (.txt, .el, .edgelist,
+// extension .mtx or .mm), a GAP serialized graph (.sg or .wsg, as GAP's
+// converter writes them with -b and -wb), otherwise an edge list (.txt, .el, .edgelist,
 // .csv, .tsv, .snap, ..., and a .e file that starts with the header
 // WriteEdgeList writes). Any of them may be gzip-compressed (recognized
 // by its magic bytes; a .gz suffix is ignored when looking at the
@@ -268,6 +269,7 @@ const (
 	formatEdgeList fileFormat = iota
 	formatMatrixMarket
 	formatCache
+	formatGAP
 )
 
 // input is an open graph file, decompressed if need be.
@@ -396,11 +398,13 @@ func (in *input) format(path string, i Input) (fileFormat, error) {
 		f = formatEdgeList
 	case FormatCache:
 		f = formatCache
+	case FormatGAP:
+		f = formatGAP
 	default:
 		f = in.detect(path)
 	}
 	if i.given() {
-		what := map[fileFormat]string{formatMatrixMarket: "a Matrix Market file", formatEdgeList: "an edge list", formatCache: "an hpgraph cache"}[f]
+		what := map[fileFormat]string{formatMatrixMarket: "a Matrix Market file", formatEdgeList: "an edge list", formatCache: "an hpgraph cache", formatGAP: "a GAP serialized graph"}[f]
 		return f, fmt.Errorf("%s is %s, which says itself whether it is directed and weighted: Input.Directed and Input.Weighted are for LDBC graphs (.v/.e, Input.Format ldbc or ldbc-adj); Options.Symmetrize makes any graph undirected", path, what)
 	}
 	return f, nil
@@ -421,14 +425,26 @@ func (in *input) detect(path string) fileFormat {
 		return formatCache
 	case ".mtx", ".mm":
 		return formatMatrixMarket
+	case ".sg", ".wsg":
+		return formatGAP
 	}
 	return formatEdgeList
 }
 
 func (in *input) readText(path string, format fileFormat) (*EdgeList, error) {
 	src := source{r: in.r, name: path, size: in.size}
-	if format == formatMatrixMarket {
+	switch format {
+	case formatMatrixMarket:
 		return readMatrixMarket(src)
+	case formatGAP:
+		weighted := -1 // (a name neither .sg nor .wsg: the size tells)
+		switch extOf(path) {
+		case ".sg":
+			weighted = 0
+		case ".wsg":
+			weighted = 1
+		}
+		return readGAP(src, weighted)
 	}
 	return readEdgeList(src)
 }

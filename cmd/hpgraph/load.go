@@ -30,7 +30,7 @@ func (l *loadFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&l.KeepDuplicates, "keep-duplicates", false, "keep duplicate edges (default: merge them, keeping the lightest)")
 	fs.StringVar(&l.Weights, "weights", "keep", fmt.Sprintf("edge weights: keep (from the file), none, or random:LO-HI (uniform integers in 0 <= LO <= HI <= %d, seeded)", wire.MaxRandomWeight))
 	fs.Uint64Var(&l.Seed, "seed", wire.DefaultSeed, "seed for --weights random (0: the default)")
-	fs.StringVar(&l.Format, "format", "auto", "input format: auto (by content and name: .v/.e/.properties is an LDBC graph), mtx, edgelist, hpg, ldbc (GRAPH names NAME.v, NAME.e or NAME) or ldbc-adj (an LDBC adjacency list)")
+	fs.StringVar(&l.Format, "format", "auto", "input format: auto (by content and name: .v/.e/.properties is an LDBC graph), mtx, edgelist, hpg, ldbc (GRAPH names NAME.v, NAME.e or NAME), ldbc-adj (an LDBC adjacency list) or gap (a GAP serialized graph, .sg or .wsg)")
 	fs.BoolVar(&l.Directed, "directed", false, "LDBC graphs: the edges are arcs (over the .properties)")
 	fs.BoolVar(&l.Undirected, "undirected", false, "LDBC graphs: each edge is undirected, listed once (over the .properties)")
 	fs.StringVar(&l.weighted, "weighted", "", "LDBC graphs: the edge file's third column is the weight (--weighted=false: it has none), over the .properties")

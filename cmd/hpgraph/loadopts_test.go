@@ -99,7 +99,7 @@ func TestLoadOptionsSameEverywhere(t *testing.T) {
 			"weights", `"random:1-16777217": want random:LO-HI with 0 <= LO <= HI <= 16777216, e.g. random:1-64`},
 		{[]string{"--weights", "heavy"}, client.LoadOptions{Weights: "heavy"}, "weights", `"heavy": want keep, none or random:LO-HI`},
 		{[]string{"--relabel", "random"}, client.LoadOptions{Relabel: "random"}, "relabel", `"random": want none, degree or auto`},
-		{[]string{"--format", "csv"}, client.LoadOptions{Format: "csv"}, "format", `"csv": want auto, mtx, edgelist, hpg, ldbc, ldbc-adj`},
+		{[]string{"--format", "csv"}, client.LoadOptions{Format: "csv"}, "format", `"csv": want auto, mtx, edgelist, hpg, ldbc, ldbc-adj, gap`},
 	}
 	for _, sc := range refused {
 		lf := parseLoadFlags(t, sc.flags)

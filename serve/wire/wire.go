@@ -34,7 +34,7 @@ type LoadOptions struct {
 	KeepDuplicates bool   `json:"keep_duplicates,omitempty"`
 	Weights        string `json:"weights,omitempty"` // keep (default), none, random:LO-HI (0 <= LO <= HI <= MaxRandomWeight)
 	Seed           uint64 `json:"seed,omitempty"`    // 0: DefaultSeed
-	Format         string `json:"format,omitempty"`  // auto (default), mtx, edgelist, hpg, ldbc, ldbc-adj
+	Format         string `json:"format,omitempty"`  // auto (default), mtx, edgelist, hpg, ldbc, ldbc-adj, gap
 	Directed       bool   `json:"directed,omitempty"`
 	Undirected     bool   `json:"undirected,omitempty"`
 	Weighted       *bool  `json:"weighted,omitempty"`
