@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -361,5 +362,41 @@ func TestRelabelAutoPaysForOneAnswer(t *testing.T) {
 	out, code := hpgraph(t, "bench", g, "--backend", "cpu", "--algo", "bfs", "--runs", "1")
 	if code != 0 || !strings.Contains(out, "vertex order degree") {
 		t.Errorf("bench --relabel auto on a skewed graph: exit %d, no renumbering reported:\n%s", code, out)
+	}
+}
+
+// TestRunOutStdout: --out - writes the results to stdout, the same lines
+// --out FILE writes and nothing else (the report goes to stderr), makes
+// no file named "-", and is refused with several sources.
+func TestRunOutStdout(t *testing.T) {
+	g, err := filepath.Abs(filepath.Join("..", "..", "datasets", "testdata", "gap", "d.sg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	file := filepath.Join(tmp, "bfs.txt")
+	if out, code := hpgraph(t, "run", "bfs", g, "--src", "5", "--backend", "cpu", "--out", file); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	want, _ := os.ReadFile(file)
+	cmd := exec.Command(binary(t), "run", "bfs", g, "--src", "5", "--backend", "cpu", "--out", "-")
+	cmd.Dir = tmp
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v:\n%s", err, stderr.String())
+	}
+	if len(want) == 0 || stdout.String() != string(want) {
+		t.Errorf("stdout %q, want the file's %q", stdout.String(), want)
+	}
+	if !strings.Contains(stderr.String(), "result: source 5: reached 6 vertices") {
+		t.Errorf("stderr lacks the report:\n%s", stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "-")); err == nil {
+		t.Error(`--out - made a file named "-"`)
+	}
+	out, code := hpgraph(t, "run", "bfs", g, "--src", "gap:2", "--backend", "cpu", "--out", "-")
+	if code == 0 || !strings.Contains(out, "--out - writes one query's results to stdout") {
+		t.Errorf("several sources to stdout: exit %d:\n%s", code, out)
 	}
 }

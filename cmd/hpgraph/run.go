@@ -132,7 +132,7 @@ func newRun() *cobra.Command {
 	f.IntVar(&rf.runs, "runs", 1, "runs per query: 1 runs once (the answer, no warm-up); N > 1 runs one untimed warm-up, then N timed runs (median, min, max)")
 	f.StringVar(&rf.read, "read", "auto", "in a run over several processes (--world, mpirun), what of the graph file each reads: rows (only its parts' rows of an undirected .hpg where the app runs so: "+andList(rowsApps)+"), whole, or auto (rows on the CPU backend, whole where a device may run it: rows on a device were not yet checked on a GPU)")
 	f.BoolVar(&rf.validate, "validate", false, "compare every result with the gonum reference (timed apart, not in the time to answer); fail on any mismatch")
-	f.StringVar(&rf.outFile, "out", "", "write per-vertex results (with the file's ids) to this file; with several sources the path must contain {src}, replaced by each source's id")
+	f.StringVar(&rf.outFile, "out", "", "write per-vertex results (with the file's ids) to this file (-: to stdout, the report then going to stderr); with several sources the path must contain {src}, replaced by each source's id")
 	f.StringVar(&rf.prm.outFormat, "out-format", outHPGraph, "--out's lines: hpgraph, or ldbc (LDBC Graphalytics' \"id value\": "+ldbcOutputs()+")")
 	f.StringVar(&rf.jsonFile, "json", "", "write the run record (times, iterations, MTEPS, time to answer and its parts, memory peaks, queries, host, version) as JSON")
 	f.StringVar(&rf.plotFile, "plot", "", plotUsage+": each superstep's frontier (log scale), direction and time, of the last run (with -v or not)")
@@ -212,6 +212,9 @@ func (j *runJob) check(algo string) error {
 	// (after the options: a process of a run over several other than
 	// rank 0 has its stdout closed by them, partFlags.apply)
 	j.out = j.cmd.OutOrStdout()
+	if j.outFile == "-" { // (the results on stdout, alone)
+		j.out = j.cmd.ErrOrStderr()
+	}
 	if j.spec, err = parseSourceSpec(j.srcText); err != nil {
 		return err
 	}
@@ -219,11 +222,16 @@ func (j *runJob) check(algo string) error {
 	if j.batch && !alg.Source {
 		return fmt.Errorf("--src %s: %s takes no source; only %s run one query per source", j.srcText, alg.Name, andList(appNames(func(a *apps.App) bool { return a.Source })))
 	}
+	if j.batch && j.outFile == "-" {
+		return fmt.Errorf("--out - writes one query's results to stdout; with several sources give a path containing {src}, which each query replaces by its source's id (e.g. --out depth-{src}.txt)")
+	}
 	if j.batch && j.outFile != "" && !strings.Contains(j.outFile, "{src}") {
 		return fmt.Errorf("--out %q with several sources: the path must contain {src}, which each query replaces by its source's id (e.g. --out depth-{src}.txt)", j.outFile)
 	}
-	if err := checkOutput("--out", j.outFile, j.graph); err != nil {
-		return err
+	if j.outFile != "-" {
+		if err := checkOutput("--out", j.outFile, j.graph); err != nil {
+			return err
+		}
 	}
 	if err := checkOutput("--json", j.jsonFile, j.graph); err != nil {
 		return err
@@ -478,7 +486,7 @@ func (j *runJob) report() error {
 			fmt.Fprintf(out, "on the device's clock (GPU events, host wait excluded): median %.3f ms, min %.3f, max %.3f\n", med, lo, hi)
 		}
 		if j.outFile != "" {
-			if err := writeText(j.outFile, false, func(w writer) error { return last.write(w) }); err != nil {
+			if err := writeResults(j.cmd.OutOrStdout(), j.outFile, func(w writer) error { return last.write(w) }); err != nil {
 				return err
 			}
 		}

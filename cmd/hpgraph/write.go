@@ -122,6 +122,22 @@ func writeText(path string, gz bool, fn func(w writer) error) error {
 	})
 }
 
+// writeResults is writeText (no compression) to path, or to stdout where
+// path is "-".
+func writeResults(stdout io.Writer, path string, fn func(w writer) error) error {
+	if path != "-" {
+		return writeText(path, false, fn)
+	}
+	if quietRank {
+		return nil
+	}
+	bw := bufio.NewWriterSize(stdout, 1<<20)
+	if err := fn(bw); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
 // checkOutput fails before any work when path cannot be written: its
 // directory missing or not writable, path a directory, or path a file the
 // command reads (writing onto one's own input: the input, or a file of
