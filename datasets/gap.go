@@ -275,3 +275,66 @@ func gapEdgeList(name string, l gapLayout, rowPtr []int64, col []int32, w []floa
 	})
 	return el, nil
 }
+
+// WriteGAP writes g as GAP reads a serialized graph: a .wsg where g is
+// weighted (each weight an int32: a weight that is not a whole number in
+// int32's range is an error), else a .sg; a directed graph's in-rows
+// follow its out-rows. GAP's vertex v is g's row v: ids of the input
+// other than 0..N-1 are not kept (the format holds none).
+func WriteGAP(w io.Writer, g *Graph) error {
+	if g.W != nil {
+		for i, x := range g.W {
+			if x != float32(int32(x)) || x < math.MinInt32 || x >= math.MaxInt32 {
+				u, _ := slices.BinarySearch(g.RowPtr, int64(i)+1)
+				return fmt.Errorf("GAP's weights are int32s: the arc %d -> %d weighs %v", g.OriginalID(int32(u-1)), g.OriginalID(g.Col[i]), x)
+			}
+		}
+	}
+	var h [gapHeader]byte
+	if g.Directed {
+		h[0] = 1
+	}
+	binary.LittleEndian.PutUint64(h[1:9], uint64(len(g.Col)))
+	binary.LittleEndian.PutUint64(h[9:17], uint64(g.N))
+	if _, err := w.Write(h[:]); err != nil {
+		return err
+	}
+	if err := writeGAPRows(w, g); err != nil || !g.Directed {
+		return err
+	}
+	return writeGAPRows(w, g.Transpose())
+}
+
+// writeGAPRows writes g's rows: offsets, then neighbours (with
+// weights, as pairs), gapChunk at a time.
+func writeGAPRows(w io.Writer, g *Graph) error {
+	if err := writeLE(w, g.RowPtr); err != nil {
+		return err
+	}
+	if g.W == nil {
+		return writeLE(w, g.Col)
+	}
+	buf := make([]int32, 0, 2*min(len(g.Col), gapChunk))
+	for i, c := range g.Col {
+		buf = append(buf, c, int32(g.W[i]))
+		if len(buf) == cap(buf) || i == len(g.Col)-1 {
+			if err := writeLE(w, buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
+	}
+	return nil
+}
+
+// writeLE writes xs little-endian, gapChunk at a time.
+func writeLE[T int32 | int64](w io.Writer, xs []T) error {
+	for len(xs) > 0 {
+		k := min(len(xs), gapChunk)
+		if err := binary.Write(w, binary.LittleEndian, xs[:k]); err != nil {
+			return err
+		}
+		xs = xs[k:]
+	}
+	return nil
+}

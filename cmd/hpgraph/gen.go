@@ -115,7 +115,7 @@ and id v+1), so that every Matrix Market reader sees the same ids.
 	f.IntVar(&cols, "cols", 1000, "columns (grid, road)")
 	f.Float64Var(&extra, "extra", 0.25, "road: fraction of non-tree grid edges kept")
 	f.BoolVar(&shuffle, "shuffle", false, "road: relabel vertices randomly")
-	f.StringVarP(&out, "out", "o", "", "output file (.mtx, .el/.txt, .hpg; add .gz to compress text)")
+	f.StringVarP(&out, "out", "o", "", "output file (.mtx, .el/.txt, .hpg, GAP's .sg/.wsg; add .gz to compress text)")
 	f.StringVar(&on, "on", "auto", "where kron and uniform graphs are made: auto (a GPU where there is one and the graph fits, else the host), gpu or cpu (the same graph either way)")
 	f.StringVar(&lf.Weights, "weights", "none", "edge weights: none or random:LO-HI (seeded by --weight-seed)")
 	f.Uint64Var(&lf.Seed, "weight-seed", gen.GAPSeed, "seed for --weights random")
@@ -248,11 +248,16 @@ func newConvert() *cobra.Command {
 	var lf loadFlags
 	cmd := &cobra.Command{
 		Use:   "convert IN OUT",
-		Short: "Load a graph (cleaning it as the flags say) and write it as .hpg cache, .mtx or edge list",
+		Short: "Load a graph (cleaning it as the flags say) and write it as .hpg cache, .mtx, edge list or GAP's .sg/.wsg",
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkGraphOutput("OUT", args[1], args[0]); err != nil {
 				return err
+			}
+			if ext, _, _ := outputFormat(args[1]); (ext == ".sg" || ext == ".wsg") && !cmd.Flags().Changed("relabel") {
+				// (GAP's files hold no ids: vertex v is row v, so the rows
+				// keep the input's order unless asked)
+				lf.Relabel = "none"
 			}
 			ld, err := lf.load(args[0], "cpu", 1)
 			if err != nil {
@@ -283,12 +288,16 @@ func outputFormat(path string) (ext string, gz bool, err error) {
 			return "", false, fmt.Errorf("%s: the .hpg cache is read at disk speed; do not gzip it", path)
 		}
 	case ".mtx", ".mm", ".el", ".txt", ".edgelist", ".tsv", ".snap", ".e":
+	case ".sg", ".wsg":
+		if gz {
+			return "", false, fmt.Errorf("%s: GAP reads its serialized graphs uncompressed; do not gzip one", path)
+		}
 	case ".properties":
 		if gz {
 			return "", false, fmt.Errorf("%s: an LDBC graph's .properties is not gzipped", path)
 		}
 	default:
-		return "", false, fmt.Errorf("%s: unknown output format %q; use .hpg, .mtx, .el (optionally .gz) or NAME.properties (LDBC: NAME.v, NAME.e and NAME.properties)", path, ext)
+		return "", false, fmt.Errorf("%s: unknown output format %q; use .hpg, .mtx, .el (optionally .gz), .sg or .wsg (GAP's serialized graphs) or NAME.properties (LDBC: NAME.v, NAME.e and NAME.properties)", path, ext)
 	}
 	return ext, gz, nil
 }
@@ -335,6 +344,17 @@ func writeGraph(path string, g *datasets.Graph) error {
 	}
 	if ext == ".mtx" || ext == ".mm" {
 		return writeText(path, gz, func(w writer) error { return datasets.WriteMatrixMarket(w, g) })
+	}
+	if ext == ".sg" || ext == ".wsg" {
+		if ext == ".wsg" && g.W == nil {
+			return fmt.Errorf("%s: a .wsg holds GAP's weights and this graph has none (--weights random:LO-HI gives it some; .sg writes it unweighted)", path)
+		}
+		if ext == ".sg" && g.W != nil {
+			u := *g
+			u.W = nil // (a .sg holds no weights)
+			g = &u
+		}
+		return writeText(path, false, func(w writer) error { return datasets.WriteGAP(w, g) })
 	}
 	if ext == ".properties" {
 		// (three files, each written whole or not at all; the vertex and

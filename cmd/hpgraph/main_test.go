@@ -400,3 +400,40 @@ func TestRunOutStdout(t *testing.T) {
 		t.Errorf("several sources to stdout: exit %d:\n%s", code, out)
 	}
 }
+
+// TestGAPFilesOut: gen writes GAP's Kronecker graph as a .sg byte for
+// byte as GAP's converter does (datasets/testdata/gap, written by GAP),
+// and convert keeps a GAP file's order when it writes one (GAP's files
+// hold no ids), unless --relabel asks otherwise.
+func TestGAPFilesOut(t *testing.T) {
+	gapFile, err := filepath.Abs(filepath.Join("..", "..", "datasets", "testdata", "gap", "kron6.sg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(gapFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	gen, conv, degree := filepath.Join(dir, "gen.sg"), filepath.Join(dir, "conv.sg"), filepath.Join(dir, "degree.sg")
+	for _, args := range [][]string{
+		{"gen", "kron", "--scale", "6", "-o", gen},
+		{"convert", gapFile, conv},
+		{"convert", gapFile, degree, "--relabel", "degree"},
+	} {
+		if out, code := hpgraph(t, args...); code != 0 {
+			t.Fatalf("%v: exit %d\n%s", args, code, out)
+		}
+	}
+	for _, f := range []string{gen, conv} {
+		if got, _ := os.ReadFile(f); !bytes.Equal(got, want) {
+			t.Errorf("%s: %d bytes, not GAP's file of %d", filepath.Base(f), len(got), len(want))
+		}
+	}
+	if got, _ := os.ReadFile(degree); bytes.Equal(got, want) || len(got) != len(want) {
+		t.Errorf("convert --relabel degree: %d bytes, want the same graph renumbered (%d bytes, other order)", len(got), len(want))
+	}
+	if out, code := hpgraph(t, "convert", gapFile, filepath.Join(dir, "x.wsg")); code == 0 || !strings.Contains(out, "has none") {
+		t.Errorf("an unweighted graph to .wsg: exit %d\n%s", code, out)
+	}
+}
