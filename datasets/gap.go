@@ -64,9 +64,47 @@ func (l gapLayout) String() string {
 	return fmt.Sprintf("%s %s graph of %d vertices and %d arcs", dir, kind, l.n, l.m)
 }
 
-// readGAP reads a GAP serialized graph from src; weighted says whether
-// it is a .wsg, unknown (-1) that the file's size must tell.
+// readGAP reads a GAP serialized graph from src as entries (gapEdgeList);
+// weighted says whether it is a .wsg, unknown (-1) that the file's size
+// must tell.
 func readGAP(src source, weighted int) (*EdgeList, error) {
+	g, err := readGAPRowsOf(src, weighted)
+	if err != nil {
+		return nil, err
+	}
+	return gapEdgeList(g)
+}
+
+// readGAPGraph reads a GAP serialized graph from src and builds it with
+// opt: where its rows are already what Build would make of them (each
+// sorted, no column twice, no self loop, an undirected graph's rows
+// listing each edge from both ends with one weight), as they are, only
+// opt's symmetrizing, weights and renumbering applied (as to a cache);
+// else through Build. GAP's converter writes them so: kron21's 270 MB
+// .sg then loads in a pass over it, not a build of 64M arcs.
+func readGAPGraph(src source, weighted int, opt Options) (*Graph, error) {
+	g, err := readGAPRowsOf(src, weighted)
+	if err != nil {
+		return nil, err
+	}
+	if g.Validate() == nil && keepsCleaning(g, Options{}) {
+		if !g.Directed {
+			if err := checkSymmetric(g); err != nil {
+				return nil, fmt.Errorf("%s: GAP serialized graph: %w", src.name, err)
+			}
+		}
+		return applyToCache(g, opt)
+	}
+	el, err := gapEdgeList(g)
+	if err != nil {
+		return nil, err
+	}
+	return Build(el, opt)
+}
+
+// readGAPRowsOf reads a GAP serialized graph's out-rows, checked, as a
+// Graph (not yet known to be one Build would make).
+func readGAPRowsOf(src source, weighted int) (*Graph, error) {
 	fail := func(format string, a ...any) error {
 		return fmt.Errorf("%s: GAP serialized graph: %s", src.name, fmt.Sprintf(format, a...))
 	}
@@ -132,7 +170,53 @@ func readGAP(src source, weighted int) (*EdgeList, error) {
 			return nil, fail("the file goes on after %s", l)
 		}
 	}
-	return gapEdgeList(src.name, l, rowPtr, col, w)
+	return &Graph{Name: src.name, N: int(l.n), RowPtr: rowPtr, Col: col, W: w, Directed: l.directed}, nil
+}
+
+// checkSymmetric says which edge of g, undirected with sorted rows and
+// no column twice, its rows list from one end only or with two weights:
+// g's rows must be its transpose's (Transpose, a counting pass over the
+// arcs; a binary search of each arc's reverse in its head's row took
+// kron20 3.5 s on 2 cores, the hubs' rows long).
+func checkSymmetric(g *Graph) error {
+	d := *g
+	d.Directed = true
+	t := d.Transpose()
+	rows := make([]int, par.Workers()) // a block's first row that differs; -1: none
+	for k := range rows {
+		rows[k] = -1
+	}
+	par.Blocks(g.N, func(k, lo, hi int) {
+		for v := lo; v < hi; v++ {
+			a, b := g.RowPtr[v], g.RowPtr[v+1]
+			if t.RowPtr[v] != a || t.RowPtr[v+1] != b || !slices.Equal(t.Col[a:b], g.Col[a:b]) || g.W != nil && !slices.Equal(t.W[a:b], g.W[a:b]) {
+				rows[k] = v
+				return
+			}
+		}
+	})
+	for _, v := range rows {
+		if v < 0 {
+			continue
+		}
+		out, in := g.Neighbors(int32(v)), t.Neighbors(int32(v))
+		for _, u := range in {
+			if _, ok := slices.BinarySearch(out, u); !ok {
+				return fmt.Errorf("an undirected graph's rows list each edge from both ends, but vertex %d's lists %d and %d's does not list %d", u, v, v, u)
+			}
+		}
+		for _, x := range out {
+			if _, ok := slices.BinarySearch(in, x); !ok {
+				return fmt.Errorf("an undirected graph's rows list each edge from both ends, but vertex %d's lists %d and %d's does not list %d", v, x, x, v)
+			}
+		}
+		for i, x := range out { // (the same columns: a weight differs)
+			if w := t.W[t.RowPtr[v]+int64(i)]; w != g.W[g.RowPtr[v]+int64(i)] {
+				return fmt.Errorf("an undirected graph's edge %d-%d weighs %v from %d and %v from %d", v, x, g.W[g.RowPtr[v]+int64(i)], v, w, x)
+			}
+		}
+	}
+	return nil
 }
 
 // readGAPRows reads one section: offsets and neighbours, checked.
@@ -225,10 +309,10 @@ func readLE[T int32 | int64](r io.Reader, count int64, known bool) ([]T, error) 
 // gapEdgeList is a GAP graph's rows as entries: every arc of a directed
 // graph; each edge of an undirected one once, from its smaller end (the
 // file lists it from both: as many arcs must go up, u < v, as down).
-func gapEdgeList(name string, l gapLayout, rowPtr []int64, col []int32, w []float32) (*EdgeList, error) {
-	n := int(l.n)
-	el := &EdgeList{N: n, Directed: l.directed, Name: name}
-	keep := func(u, v int32) bool { return l.directed || u <= v }
+func gapEdgeList(g *Graph) (*EdgeList, error) {
+	n, name, rowPtr, col, w := g.N, g.Name, g.RowPtr, g.Col, g.W
+	el := &EdgeList{N: n, Directed: g.Directed, Name: name}
+	keep := func(u, v int32) bool { return g.Directed || u <= v }
 	p := par.Workers()
 	kept, up, down := make([]int64, p+1), make([]int64, p), make([]int64, p)
 	bounds := par.Split(n, p, func(i int) int64 { return rowPtr[i] + int64(i) })
@@ -252,7 +336,7 @@ func gapEdgeList(name string, l gapLayout, rowPtr []int64, col []int32, w []floa
 		kept[k+1] += kept[k]
 		ups, downs = ups+up[k], downs+down[k]
 	}
-	if !l.directed && ups != downs {
+	if !g.Directed && ups != downs {
 		return nil, fmt.Errorf("%s: GAP serialized graph: an undirected graph's rows list each edge from both ends, but %d arcs go up (u < v) and %d down", name, ups, downs)
 	}
 	el.Src, el.Dst = make([]int32, kept[p]), make([]int32, kept[p])

@@ -143,7 +143,10 @@ func TestGAPErrors(t *testing.T) {
 		{"named.wsg", tri, Options{}, "is that of an undirected unweighted (.sg)"},
 		{"offsets.sg", gapBytes(false, 3, []int64{0, 4, 2, 6}, []int32{1, 2, 0, 2, 0, 1}, nil), Options{}, "out-row of vertex 1 ends at 2, before it starts (4)"},
 		{"range.sg", gapBytes(false, 3, []int64{0, 2, 4, 6}, []int32{1, 2, 0, 9, 0, 1}, nil), Options{}, "out-row of vertex 1 lists vertex 9"},
-		{"oneway.sg", gapBytes(false, 3, []int64{0, 2, 3, 3}, []int32{1, 2, 2}, nil), Options{}, "3 arcs go up (u < v) and 0 down"},
+		{"oneway.sg", gapBytes(false, 3, []int64{0, 2, 3, 3}, []int32{1, 2, 2}, nil), Options{}, "vertex 0's lists 1 and 1's does not list 0"},
+		{"counts.sg", gapBytes(false, 3, []int64{0, 1, 2, 4}, []int32{1, 2, 0, 1}, nil), Options{}, "vertex 2's lists 0 and 0's does not list 2"},
+		{"weights.wsg", gapBytes(false, 3, []int64{0, 2, 4, 6}, []int32{1, 2, 0, 2, 0, 1}, []int32{1, 2, 1, 3, 2, 4}), Options{}, "edge 1-2 weighs 3 from 1 and 4 from 2"},
+		{"unsorted-oneway.sg", gapBytes(false, 3, []int64{0, 2, 3, 3}, []int32{2, 1, 2}, nil), Options{}, "3 arcs go up (u < v) and 0 down"},
 		{"empty.sg", gapBytes(false, 0, []int64{0}, nil, nil), Options{}, "0 vertices"},
 		{"long.sg.gz", gz(append(slices.Clone(tri), 7)), Options{}, "goes on after"},
 		{"tri.bin.gz", gz(tri), Options{Input: Input{Format: FormatGAP}}, "name it .sg or .wsg"},
@@ -151,6 +154,16 @@ func TestGAPErrors(t *testing.T) {
 		_, err := Load(write(c.name, c.data), c.opt)
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.name) {
 			t.Errorf("%s: error %v, want one naming the file and saying %q", c.name, err, c.want)
+		}
+	}
+	// (rows out of order, or with a self loop, go through Build: the same
+	// graph)
+	for name, data := range map[string][]byte{
+		"unsorted.sg": gapBytes(false, 3, []int64{0, 2, 4, 6}, []int32{2, 1, 2, 0, 1, 0}, nil),
+		"loop.sg":     gapBytes(false, 3, []int64{0, 3, 5, 7}, []int32{0, 1, 2, 0, 2, 0, 1}, nil),
+	} {
+		if h, err := Load(write(name, data), Options{}); err != nil || !slices.Equal(h.RowPtr, g.RowPtr) || !slices.Equal(h.Col, g.Col) {
+			t.Errorf("%s: %v; want the triangle", name, err)
 		}
 	}
 	// (a name neither .sg nor .wsg, read as GAP's: the size tells)
@@ -172,10 +185,18 @@ func FuzzReadGAP(f *testing.F) {
 					continue
 				}
 				el, err := readGAP(source{r: bytes.NewReader(data), name: "fuzz.sg", size: size}, weighted)
-				if err != nil {
-					continue
+				if err == nil {
+					checkEdgeList(t, el)
 				}
-				checkEdgeList(t, el)
+				g, err := readGAPGraph(source{r: bytes.NewReader(data), name: "fuzz.sg", size: size}, weighted, Options{})
+				if err == nil {
+					if err := g.Validate(); err != nil {
+						t.Fatalf("readGAPGraph made an invalid graph: %v", err)
+					}
+					if err := checkSymmetric(g); !g.Directed && err != nil {
+						t.Fatalf("readGAPGraph made an undirected graph whose rows are not symmetric: %v", err)
+					}
+				}
 			}
 		}
 	})

@@ -93,6 +93,8 @@ func Load(path string, opt Options, options ...LoadOption) (*Graph, error) {
 		if g, err = in.readCache(path); err == nil {
 			g, err = applyToCache(g, opt)
 		}
+	} else if format == formatGAP {
+		g, err = readGAPGraph(source{r: in.r, name: path, size: in.size}, gapWeighted(path), opt)
 	} else {
 		var el *EdgeList
 		if el, err = in.readText(path, format); err == nil {
@@ -437,16 +439,21 @@ func (in *input) readText(path string, format fileFormat) (*EdgeList, error) {
 	case formatMatrixMarket:
 		return readMatrixMarket(src)
 	case formatGAP:
-		weighted := -1 // (a name neither .sg nor .wsg: the size tells)
-		switch extOf(path) {
-		case ".sg":
-			weighted = 0
-		case ".wsg":
-			weighted = 1
-		}
-		return readGAP(src, weighted)
+		return readGAP(src, gapWeighted(path))
 	}
 	return readEdgeList(src)
+}
+
+// gapWeighted says whether a GAP serialized graph's name says it is
+// weighted (.wsg: 1) or not (.sg: 0); -1: its size must tell.
+func gapWeighted(path string) int {
+	switch extOf(path) {
+	case ".sg":
+		return 0
+	case ".wsg":
+		return 1
+	}
+	return -1
 }
 
 // gzipReader turns the errors of compressed data into plain words.
