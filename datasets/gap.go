@@ -122,8 +122,8 @@ func readGAPRowsOf(src source, weighted int) (*Graph, error) {
 		return nil, fail("its first byte is %d; GAP's header starts with its directed flag, 0 or 1", h[0])
 	case l.n <= 0 || l.n > math.MaxInt32:
 		return nil, fail("its header says %d vertices; a graph has 1 to %d (ids are int32s)", l.n, int64(math.MaxInt32))
-	case l.m < 0:
-		return nil, fail("its header says %d arcs", l.m)
+	case l.m < 0 || l.bytes() < 0:
+		return nil, fail("its header says %d arcs: no file holds them", l.m)
 	}
 	if weighted < 0 && src.size < 0 {
 		return nil, fail("its name ends neither in .sg nor .wsg and its size is not known (compressed, or a pipe), so whether its neighbours carry weights cannot be told: name it .sg or .wsg")

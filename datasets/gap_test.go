@@ -148,6 +148,7 @@ func TestGAPErrors(t *testing.T) {
 		{"weights.wsg", gapBytes(false, 3, []int64{0, 2, 4, 6}, []int32{1, 2, 0, 2, 0, 1}, []int32{1, 2, 1, 3, 2, 4}), Options{}, "edge 1-2 weighs 3 from 1 and 4 from 2"},
 		{"unsorted-oneway.sg", gapBytes(false, 3, []int64{0, 2, 3, 3}, []int32{2, 1, 2}, nil), Options{}, "3 arcs go up (u < v) and 0 down"},
 		{"empty.sg", gapBytes(false, 0, []int64{0}, nil, nil), Options{}, "0 vertices"},
+		{"huge.sg", append(append([]byte{0}, binary.LittleEndian.AppendUint64(nil, 1<<62)...), tri[9:]...), Options{}, "4611686018427387904 arcs: no file holds them"},
 		{"long.sg.gz", gz(append(slices.Clone(tri), 7)), Options{}, "goes on after"},
 		{"tri.bin.gz", gz(tri), Options{Input: Input{Format: FormatGAP}}, "name it .sg or .wsg"},
 	} {
