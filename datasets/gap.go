@@ -88,10 +88,12 @@ func readGAPGraph(src source, weighted int, opt Options) (*Graph, error) {
 		return nil, err
 	}
 	if g.Validate() == nil && keepsCleaning(g, Options{}) {
+		g.Stats.Entries = int64(len(g.Col)) // (the entries Build would have read)
 		if !g.Directed {
 			if err := checkSymmetric(g); err != nil {
 				return nil, fmt.Errorf("%s: GAP serialized graph: %w", src.name, err)
 			}
+			g.Stats.Entries /= 2
 		}
 		return applyToCache(g, opt)
 	}

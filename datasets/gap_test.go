@@ -30,8 +30,8 @@ func TestGAPFiles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if g.Directed || (g.W != nil) != c.weighted || g.N != 64 {
-			t.Fatalf("%s: directed %v, weighted %v, %d vertices; want an undirected graph of 64, weighted %v", c.file, g.Directed, g.W != nil, g.N, c.weighted)
+		if g.Directed || (g.W != nil) != c.weighted || g.N != 64 || g.Stats != (BuildStats{Entries: 390}) {
+			t.Fatalf("%s: directed %v, weighted %v, %d vertices, %+v; want an undirected graph of 64, weighted %v, read from 390 edges and nothing dropped", c.file, g.Directed, g.W != nil, g.N, g.Stats, c.weighted)
 		}
 		// (the text list names only the vertices with edges: compare by id)
 		if got, want := arcsByID(g, c.weighted), arcsByID(text, c.weighted); !slices.Equal(got, want) {
