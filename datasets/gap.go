@@ -68,7 +68,7 @@ func (l gapLayout) String() string {
 // weighted says whether it is a .wsg, unknown (-1) that the file's size
 // must tell.
 func readGAP(src source, weighted int) (*EdgeList, error) {
-	g, err := readGAPRowsOf(src, weighted)
+	g, err := readGAPFile(src, weighted)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +83,7 @@ func readGAP(src source, weighted int) (*EdgeList, error) {
 // else through Build. GAP's converter writes them so: kron21's 270 MB
 // .sg then loads in a pass over it, not a build of 64M arcs.
 func readGAPGraph(src source, weighted int, opt Options) (*Graph, error) {
-	g, err := readGAPRowsOf(src, weighted)
+	g, err := readGAPFile(src, weighted)
 	if err != nil {
 		return nil, err
 	}
@@ -104,9 +104,9 @@ func readGAPGraph(src source, weighted int, opt Options) (*Graph, error) {
 	return Build(el, opt)
 }
 
-// readGAPRowsOf reads a GAP serialized graph's out-rows, checked, as a
+// readGAPFile reads a GAP serialized graph's out-rows, checked, as a
 // Graph (not yet known to be one Build would make).
-func readGAPRowsOf(src source, weighted int) (*Graph, error) {
+func readGAPFile(src source, weighted int) (*Graph, error) {
 	fail := func(format string, a ...any) error {
 		return fmt.Errorf("%s: GAP serialized graph: %s", src.name, fmt.Sprintf(format, a...))
 	}
@@ -190,8 +190,8 @@ func checkSymmetric(g *Graph) error {
 	}
 	par.Blocks(g.N, func(k, lo, hi int) {
 		for v := lo; v < hi; v++ {
-			a, b := g.RowPtr[v], g.RowPtr[v+1]
-			if t.RowPtr[v] != a || t.RowPtr[v+1] != b || !slices.Equal(t.Col[a:b], g.Col[a:b]) || g.W != nil && !slices.Equal(t.W[a:b], g.W[a:b]) {
+			a, b, ta, tb := g.RowPtr[v], g.RowPtr[v+1], t.RowPtr[v], t.RowPtr[v+1]
+			if !slices.Equal(t.Col[ta:tb], g.Col[a:b]) || g.W != nil && !slices.Equal(t.W[ta:tb], g.W[a:b]) {
 				rows[k] = v
 				return
 			}
@@ -213,6 +213,9 @@ func checkSymmetric(g *Graph) error {
 			}
 		}
 		for i, x := range out { // (the same columns: a weight differs)
+			if g.W == nil {
+				break
+			}
 			if w := t.W[t.RowPtr[v]+int64(i)]; w != g.W[g.RowPtr[v]+int64(i)] {
 				return fmt.Errorf("an undirected graph's edge %d-%d weighs %v from %d and %v from %d", v, x, g.W[g.RowPtr[v]+int64(i)], v, w, x)
 			}

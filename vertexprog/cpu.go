@@ -498,9 +498,7 @@ func (c *cpuStepper[X, A]) frontierBits() {
 		// (one goroutine: no locked instructions, 1.1 ms of kron20's
 		// bottom-up step on one core)
 		clear(fw)
-		for _, v := range q {
-			fw[v>>5] |= 1 << (uint32(v) & 31)
-		}
+		setBits(fw, q)
 		return
 	}
 	if p := par.Workers(); p >= listBitsWorkers {

@@ -38,9 +38,7 @@ func listBits(ws []uint32, wlo, whi int, lists, files [][]int32) [][]int32 {
 	if n < listBitsRows || p < listBitsWorkers || par.Workers() < p {
 		clear(ws[wlo:whi])
 		for _, l := range lists {
-			for _, v := range l {
-				ws[v>>5] |= 1 << (uint32(v) & 31)
-			}
+			setBits(ws, l)
 		}
 		return files
 	}
@@ -77,12 +75,17 @@ func listBits(ws []uint32, wlo, whi int, lists, files [][]int32) [][]int32 {
 			if s > 0 {
 				start = ends[w*p+s-1]
 			}
-			for _, v := range files[w][start:ends[w*p+s]] {
-				ws[v>>5] |= 1 << (uint32(v) & 31)
-			}
+			setBits(ws, files[w][start:ends[w*p+s]])
 		}
 	})
 	return files
+}
+
+// setBits sets the bits of vs in ws, on this goroutine.
+func setBits(ws []uint32, vs []int32) {
+	for _, v := range vs {
+		ws[v>>5] |= 1 << (uint32(v) & 31)
+	}
 }
 
 // joinLists appends lists to out and empties them, on len(lists)
