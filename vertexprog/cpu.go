@@ -233,8 +233,10 @@ type stepLists struct {
 // collection may drop them).
 var spareLists sync.Pool
 
-// release gives the stepper's lists to the next run; the stepper is done.
+// release gives the stepper's lists, bitmasks, accumulators and buckets
+// to the next run; the stepper is done.
 func (c *cpuStepper[X, A]) release() {
+	c.releaseScratch()
 	b := c.stepLists
 	for _, ls := range [][][]int32{b.lists, b.rows, b.kept} {
 		for w := range ls {
@@ -274,7 +276,7 @@ func newCPUStepper[X, A any](h *hostRun[X, A], opt Options, part bool) *cpuStepp
 		_, c.addWeight = h.p.(WeightAdder)
 	}
 	if h.wants != nil {
-		c.want = bitmask.New(h.n)
+		c.want = newMask(h.n)
 		if s := h.spec; s.Sparse && !s.GatherAll && len(s.Aggregators) == 0 && c.rp == nil {
 			c.filled = h.pull.FilledRows()
 		}

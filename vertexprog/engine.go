@@ -15,7 +15,6 @@ import (
 	"github.com/hpgraph/hpgraph/internal/huge"
 	"github.com/hpgraph/hpgraph/internal/par"
 	"github.com/hpgraph/hpgraph/internal/phase"
-	"github.com/hpgraph/hpgraph/spmv"
 	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
@@ -447,7 +446,7 @@ func prefetch(g *Graph, spec Spec, pf driver.Prefetcher) {
 // query).
 func (h *hostRun[X, A]) materialize() {
 	if h.push != nil || h.spec.Sparse {
-		h.touched = bitmask.New(h.n)
+		h.touched = newMask(h.n)
 	}
 	h.pull.Materialize()
 	if h.push != nil {
@@ -462,7 +461,7 @@ func (h *hostRun[X, A]) materialize() {
 // (so a run's first superstep does not pay for them).
 func (h *hostRun[X, A]) acc() []A {
 	if h.y == nil {
-		h.y = spmv.NewAccumulators[A](h.n)
+		h.y = spareAccumulators[A](h.n)
 		par.Blocks(h.n, func(_, lo, hi int) {
 			for v := lo; v < hi; v++ {
 				h.y[v] = h.identity
@@ -614,7 +613,7 @@ func (r *hostRun[X, A]) optional(opt Options) {
 // cores and makes the first frontier.
 func (r *hostRun[X, A]) init() error {
 	p := r.p
-	r.frontier, r.active = bitmask.New(r.n), bitmask.New(r.n)
+	r.frontier, r.active = newMask(r.n), newMask(r.n)
 	ri, ranged := p.(RangeIniter[X])
 	var badInit atomic.Bool
 	initWords := func(st *Step, t *tally, lo, hi int) {

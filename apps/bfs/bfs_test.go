@@ -98,6 +98,35 @@ func TestBFSReusingMatchesReference(t *testing.T) {
 	}
 }
 
+// TestBFSAfterAStoppedRun: a CPU run takes a finished run's bitmasks
+// and buckets (vertexprog's spare scratch); a search stopped after its
+// first superstep leaves its frontier's bits set there, and the next
+// search, from another source, still matches the reference.
+func TestBFSAfterAStoppedRun(t *testing.T) {
+	for _, tg := range apptest.Shapes(t, datasets.Options{}) {
+		g := vertexprog.NewGraph(tg.G)
+		srcs := apptest.Sources(tg.G)
+		for i, src := range srcs {
+			stopped := srcs[(i+1)%len(srcs)]
+			for _, workers := range []int{1, 4} {
+				t.Run(fmt.Sprintf("%s/src%d/after%d/workers%d", tg.Name, src, stopped, workers), func(t *testing.T) {
+					defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(workers))
+					if _, err := bfs.Run(g, stopped, vertexprog.Options{Backend: "cpu", MaxIterations: 1}); err != nil {
+						t.Fatal(err)
+					}
+					r, err := bfs.Run(g, src, vertexprog.Options{Backend: "cpu"})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := reference.ValidateBFS(tg.G, src, r.Depth, r.Parent); err != nil {
+						t.Fatal(err)
+					}
+				})
+			}
+		}
+	}
+}
+
 // TestBadInput: a source outside the graph and an unknown backend are
 // refused.
 func TestBadInput(t *testing.T) {
