@@ -13,7 +13,8 @@
 #   bfs and sssp from GAP's sources (--src gap:16, GAP -n16), per query
 #   medians; pagerank: one iteration (bench pagerank-iter, float64 and
 #   float32 contributions; and pagerank-ldbc's 10 over 10, float32; GAP pr
-#   -i10 -t0 over 10, float); cc; tc (bench: hpgraph's PREPROCESS, the orientation, is not
+#   -i10 -t0 over 10, float; the float64 row also against GAP's pr built
+#   with double scores, pr-iter-d); cc; tc (bench: hpgraph's PREPROCESS, the orientation, is not
 #   in its time; GAP's relabelling is in GAP's). hpgraph runs unrelabelled
 #   (--relabel none) where GAP does not relabel; tc as bench chooses.
 #   Threads: GOMAXPROCS for hpgraph, OMP_NUM_THREADS for GAP; 16 and 1
@@ -68,6 +69,15 @@ GRAPHS_LIST=${GRAPHS_LIST:-kron$S urand$S grid1000}
 has() { [[ " $ROWS " == *" $1 "* ]]; }
 on() { [[ " $GRAPHS_LIST " == *" $1 "* ]]; }
 [ -x "$P/bfs" ] || { echo "no GAP binaries in $P: copy GAP's sources there and run make in it"; exit 1; }
+# GAP's pr keeps float scores; pr64 is the same source with double
+# scores, against which hpgraph's float64 PageRank row is like for like
+# (the row "pr-iter-d"). Built here, never kept.
+if has pr && [ ! -x "$P/pr64" ] && [ -f "$P/src/pr.cc" ]; then
+	sed 's/^typedef float ScoreT;/typedef double ScoreT;/' "$P/src/pr.cc" >"$P/src/pr64.cc" &&
+		grep -q '^typedef double ScoreT;' "$P/src/pr64.cc" &&
+		timeout 120 g++ -std=c++11 -O3 -Wall -fopenmp "$P/src/pr64.cc" -o "$P/pr64" >>"$OUT/gen.log" 2>&1 ||
+		echo "pr64: not built (GAP's pr.cc changed?)" | tee -a "$OUT/steps.log"
+fi
 nproc; $H version | head -3
 : >"$OUT/summary.txt"
 
@@ -144,6 +154,12 @@ for t in $TLIST; do
 				r=$ROUNDS; [ $b = H ] || ROUNDS=1
 				read -r h x < <(ab "timeout 90 ${!b} bench $G/$g.hpg --backend cpu --algo pagerank-iter --relabel none --runs 5 2>&1 | tee -a $log | hpb" "$xpr")
 				row $g pr-iter$sfx $t "$h" "$x"
+				# (the float64 row like for like: GAP's pr with double
+				# scores, pr64, built here from GAP's source)
+				if [ $b = H ] && [ -x $P/pr64 ]; then
+					x=$(for ((i = 0; i < ROUNDS; i++)); do timeout 90 $P/pr64 -f $G/$g.sg -i10 -t0 -n3 2>&1 | tee -a $log | gapms 10; done | med)
+					row $g pr-iter-d $t "$h" "$x"
+				fi
 				read -r h x < <(ab "timeout 90 ${!b} bench $G/$g.hpg --backend cpu --algo pagerank-iter --precision float32 --relabel none --runs 5 2>&1 | tee -a $log | hpb" "$xpr")
 				row $g pr-iter32$sfx $t "$h" "$x"
 				# (and ten LDBC iterations over ten, as GAP's row is: Init's
