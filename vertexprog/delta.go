@@ -77,29 +77,11 @@ func newDeltaBuckets[X, A any](h *hostRun[X, A], maxIter int) *deltaBuckets[X] {
 	if deg := float64(h.nnz) / float64(max(h.n, 1)); deg > cpuDeltaDegree {
 		share *= cpuDeltaDegree / deg
 	}
-	d, ok := spareDeltas.Get().(*deltaBuckets[X])
-	if !ok || len(d.rings) != p {
-		d = &deltaBuckets[X]{rings: make([][][]int32, p), opened: make([][]int64, p), far: make([][]int32, p), farMin: make([]int64, p)}
-	}
-	d.delta, d.prio, d.cur = h.spec.Delta*share, pr, 0
+	d := &deltaBuckets[X]{delta: h.spec.Delta * share, prio: pr, rings: make([][][]int32, p), opened: make([][]int64, p), far: make([][]int32, p), farMin: make([]int64, p)}
 	for w := range d.farMin {
 		d.farMin[w] = math.MaxInt64
 	}
 	return d
-}
-
-// release empties d's buckets, keeping their memory, for the next run's
-// (spareDeltas): a run ended early, by an error or a cancel, may have left
-// vertices in them.
-func (d *deltaBuckets[X]) release() {
-	par.Each(len(d.rings), func(w int) {
-		for i, s := range d.rings[w] {
-			d.rings[w][i] = s[:0]
-		}
-		d.opened[w], d.far[w] = d.opened[w][:0], d.far[w][:0]
-	})
-	d.pending, d.prio = d.pending[:0], nil
-	spareDeltas.Put(d)
 }
 
 // bucket is the bucket of priority p (NaN and -Inf: the lowest).
