@@ -233,8 +233,8 @@ type stepLists struct {
 // collection may drop them).
 var spareLists sync.Pool
 
-// release gives the stepper's lists, bitmasks and accumulators to the
-// next run; the stepper is done.
+// release gives the stepper's lists and bitmasks to the next run; the
+// stepper is done.
 func (c *cpuStepper[X, A]) release() {
 	c.releaseScratch()
 	b := c.stepLists

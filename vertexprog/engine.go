@@ -15,6 +15,7 @@ import (
 	"github.com/hpgraph/hpgraph/internal/huge"
 	"github.com/hpgraph/hpgraph/internal/par"
 	"github.com/hpgraph/hpgraph/internal/phase"
+	"github.com/hpgraph/hpgraph/spmv"
 	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
@@ -461,7 +462,7 @@ func (h *hostRun[X, A]) materialize() {
 // (so a run's first superstep does not pay for them).
 func (h *hostRun[X, A]) acc() []A {
 	if h.y == nil {
-		h.y = spareAccumulators[A](h.n)
+		h.y = spmv.NewAccumulators[A](h.n)
 		par.Blocks(h.n, func(_, lo, hi int) {
 			for v := lo; v < hi; v++ {
 				h.y[v] = h.identity
