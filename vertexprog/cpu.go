@@ -236,7 +236,7 @@ var spareLists sync.Pool
 // release gives the stepper's lists and bitmasks to the next run; the
 // stepper is done.
 func (c *cpuStepper[X, A]) release() {
-	c.releaseScratch()
+	c.releaseMasks()
 	b := c.stepLists
 	for _, ls := range [][][]int32{b.lists, b.rows, b.kept} {
 		for w := range ls {

@@ -29,9 +29,9 @@ func newMask(n int) *bitmask.Bitmask {
 	return bitmask.New(n)
 }
 
-// releaseScratch gives the run's bitmasks to the next run; the run is
+// releaseMasks gives the run's bitmasks to the next run; the run is
 // done with them.
-func (c *cpuStepper[X, A]) releaseScratch() {
+func (c *cpuStepper[X, A]) releaseMasks() {
 	for _, b := range []*bitmask.Bitmask{c.frontier, c.active, c.touched, c.want} {
 		if b != nil {
 			spareMasks.Put(b)

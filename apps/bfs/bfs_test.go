@@ -99,9 +99,9 @@ func TestBFSReusingMatchesReference(t *testing.T) {
 }
 
 // TestBFSAfterAStoppedRun: a CPU run takes a finished run's bitmasks
-// and buckets (vertexprog's spare scratch); a search stopped after its
-// first superstep leaves its frontier's bits set there, and the next
-// search, from another source, still matches the reference.
+// (vertexprog's spareMasks); a search stopped after its first superstep
+// leaves its frontier's bits set in them, and the next search, from
+// another source, still matches the reference.
 func TestBFSAfterAStoppedRun(t *testing.T) {
 	for _, tg := range apptest.Shapes(t, datasets.Options{}) {
 		g := vertexprog.NewGraph(tg.G)
