@@ -39,7 +39,7 @@ func newOrientation(g *Graph, all, ranked bool) *Orientation {
 // buildOrientation makes o's arrays, g's orientation, on the host.
 func buildOrientation(g *Graph, o *Orientation) {
 	n := g.N()
-	cnt := make([]int32, n)
+	cnt := huge.Make[int32](n)
 	o.Deg = degrees(g)
 	// (Cnt needs every vertex's degree: a second pass.)
 	g.ForVertices(func(lo, hi int32) {
@@ -51,7 +51,7 @@ func buildOrientation(g *Graph, o *Orientation) {
 			}
 		}
 	})
-	off := make([]int64, n+1)
+	off := huge.Make[int64](n + 1)
 	for v := range n {
 		off[v+1] = off[v] + int64(cnt[v]+OrientationBlock-1)/OrientationBlock*OrientationBlock
 	}
@@ -84,7 +84,7 @@ type HostPreparer interface {
 
 // degrees is each vertex's degree without self loops, on all cores.
 func degrees(g *Graph) []int32 {
-	deg := make([]int32, g.N())
+	deg := huge.Make[int32](g.N())
 	g.ForVertices(func(lo, hi int32) {
 		for v := lo; v < hi; v++ {
 			// (rows are sorted: a self loop's entries, duplicates kept

@@ -38,7 +38,7 @@ func buildRanked(g *Graph, o *Orientation) {
 	// Cnt[ρ(v)]: v's neighbours ranked above it (a loop ranks neither
 	// above nor below; parallel arcs count each). Counted without a
 	// branch: which way each comparison goes is a coin toss.
-	cnt := make([]int32, n)
+	cnt := huge.Make[int32](n)
 	g.ForVertices(func(lo, hi int32) {
 		for v := lo; v < hi; v++ {
 			r, c := rank[v], int32(0)
@@ -260,7 +260,7 @@ func rankByDegree(deg []int32) []int32 {
 // before it.
 func paddedOffsets(cnt []int32) []int64 {
 	n := len(cnt)
-	off := make([]int64, n+1)
+	off := huge.Make[int64](n + 1)
 	b := cutBlocks(n)
 	p := len(b) - 1
 	sums := make([]int64, p+1)
