@@ -951,9 +951,22 @@ func (c *cpuStepper[X, A]) claimedApply() {
 	}
 	// (a few rows: on this goroutine, without atomics, as a grid's BFS
 	// runs thousands of such supersteps; more: each worker over its own
-	// list, the rows it claimed, still in its cache)
+	// list, the rows it claimed, still in its cache; many, on many
+	// workers: their want bits filed by words, no line shared)
 	shared := par.Workers() > 1 && n >= claimSerialRows
 	tallied, ptr := c.claimTallied, c.push.Matrix.CooPtr
+	if shared && n >= listBitsRows && len(c.lists) >= listBitsWorkers {
+		c.rows = clearListBits(ww, c.wlo, c.whi, c.lists, c.rows)
+		if !tallied {
+			par.Each(len(c.lists), func(w int) {
+				l := c.lists[w]
+				c.tallies[w].add(tally{count: int64(len(l)), edges: rowsEdges(ptr, l)})
+			})
+		}
+		c.queue = c.join(c.queue[:0])
+		c.listed, c.inBits = true, false
+		return
+	}
 	lists := func(lo, hi int) {
 		for w := lo; w < hi; w++ {
 			l := c.lists[w]

@@ -198,3 +198,34 @@ func pushParentsAreSmallest(t *testing.T, n, m int) {
 		}
 	}
 }
+
+// TestBFSManyClaimedRowsOfAFewWords: a top-down step that claims 20,000
+// rows of a graph of 2M vertices (more than the engine files by words,
+// fewer than a 64th of the vertices, so APPLY goes by the workers'
+// lists) on eight workers clears their want bits filed by word; the
+// next steps (each of those rows has 40 random neighbours) pull, where a
+// row whose want bit stayed set would be claimed again, a level deeper.
+func TestBFSManyClaimedRowsOfAFewWords(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a graph of 2M vertices")
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(8))
+	const n, leaves, fan = 1 << 21, 20000, 40
+	rng := rand.New(rand.NewPCG(5, 11))
+	el := &datasets.EdgeList{N: n}
+	for _, v := range rng.Perm(n - 1)[:leaves] {
+		leaf := int32(v + 1)
+		el.Src, el.Dst = append(el.Src, 0), append(el.Dst, leaf)
+		for range fan {
+			el.Src, el.Dst = append(el.Src, leaf), append(el.Dst, 1+rng.Int32N(n-1))
+		}
+	}
+	dg := apptest.Build(t, el, datasets.Options{})
+	r, err := bfs.Run(vertexprog.NewGraph(dg), 0, vertexprog.Options{Backend: "cpu"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := reference.ValidateBFS(dg, 0, r.Depth, r.Parent); err != nil {
+		t.Fatal(err)
+	}
+}
