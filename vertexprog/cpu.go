@@ -205,13 +205,18 @@ const (
 // thread 639 / 804, four 282 / 302, urand21 four 349 / 372. On eight and
 // sixteen the two are even (kron21 167 / 164 and 100 / 101, urand21 218
 // / 219 and 134 / 128): a push's relaxations are atomic there, on lines
-// other cores write, where a pull's rows are each one core's, and Alpha
-// stays 3.
+// other cores write, where a pull's rows are each one core's. Superstep
+// by superstep on 16 (kron21 SSSP, GAP's sources, session 47), a masked
+// pull of all 63.5M arcs took 28-41 ms whatever the frontier, a push
+// 22-31 ms from frontiers of 23-27M edges and 39-45 from 35-45M: the
+// two cross near half the matrix, so Alpha is 2 there (3 before: 16
+// queries' median 91.7 against 94.8 ms, three rounds; eight threads
+// 148 and 162 against 165 and 162).
 func cpuFullPullAlpha(workers int) float64 {
 	if workers <= 4 {
 		return 1
 	}
-	return 3
+	return 2
 }
 
 // stepLists are a CPU stepper's vertex lists: lists the workers' scratch
