@@ -209,8 +209,9 @@ const (
 // by superstep on 16 (kron21 SSSP, GAP's sources, session 47), a masked
 // pull of all 63.5M arcs took 28-41 ms whatever the frontier, a push
 // 22-31 ms from frontiers of 23-27M edges and 39-45 from 35-45M: the
-// two cross near half the matrix, so Alpha is 2 there (3 before: 16
-// queries' median 91.7 against 94.8 ms, three rounds; eight threads
+// two cross near half the matrix, so Alpha is 2 there (kron21, 16
+// queries' median against Alpha 3: 91.7 against 94.8 ms over three
+// rounds, 84.7 against 88.5 in a later call, GAP 70.9; eight threads
 // 148 and 162 against 165 and 162).
 func cpuFullPullAlpha(workers int) float64 {
 	if workers <= 4 {
@@ -956,22 +957,9 @@ func (c *cpuStepper[X, A]) claimedApply() {
 	}
 	// (a few rows: on this goroutine, without atomics, as a grid's BFS
 	// runs thousands of such supersteps; more: each worker over its own
-	// list, the rows it claimed, still in its cache; many, on many
-	// workers: their want bits filed by words, no line shared)
+	// list, the rows it claimed, still in its cache)
 	shared := par.Workers() > 1 && n >= claimSerialRows
 	tallied, ptr := c.claimTallied, c.push.Matrix.CooPtr
-	if shared && n >= listBitsRows && len(c.lists) >= listBitsWorkers {
-		c.rows = clearListBits(ww, c.wlo, c.whi, c.lists, c.rows)
-		if !tallied {
-			par.Each(len(c.lists), func(w int) {
-				l := c.lists[w]
-				c.tallies[w].add(tally{count: int64(len(l)), edges: rowsEdges(ptr, l)})
-			})
-		}
-		c.queue = c.join(c.queue[:0])
-		c.listed, c.inBits = true, false
-		return
-	}
 	lists := func(lo, hi int) {
 		for w := lo; w < hi; w++ {
 			l := c.lists[w]

@@ -30,37 +30,15 @@ const (
 // queue-to-bitmap sets each bit by a compare-and-swap on every core,
 // where the lines of the bitmap pass from core to core.
 func listBits(ws []uint32, wlo, whi int, lists, files [][]int32) [][]int32 {
-	return fileBits(ws, wlo, whi, lists, files, true)
-}
-
-// clearListBits clears the bits of the rows in lists (all of them in
-// words [wlo, whi)) in ws and leaves the others, filed by share as
-// listBits's where they are many. A claimed push's APPLY on 16 workers
-// clearing each of its rows' want bits atomically, the rows spread over
-// every line of the bitmask, passed each line from core to core at
-// every clear: urand21's BFS, a step of 28,659 claimed rows, 0.63 ms
-// of clears at 16 threads against 0.17 at 4 (session 46).
-func clearListBits(ws []uint32, wlo, whi int, lists, files [][]int32) [][]int32 {
-	return fileBits(ws, wlo, whi, lists, files, false)
-}
-
-// fileBits is listBits where set, else clearListBits.
-func fileBits(ws []uint32, wlo, whi int, lists, files [][]int32, set bool) [][]int32 {
 	n := 0
 	for _, l := range lists {
 		n += len(l)
 	}
 	p := len(lists)
 	if n < listBitsRows || p < listBitsWorkers || par.Workers() < p {
-		if set {
-			clear(ws[wlo:whi])
-		}
+		clear(ws[wlo:whi])
 		for _, l := range lists {
-			if set {
-				setBits(ws, l)
-			} else {
-				clearBits(ws, l)
-			}
+			setBits(ws, l)
 		}
 		return files
 	}
@@ -91,19 +69,13 @@ func fileBits(ws []uint32, wlo, whi int, lists, files [][]int32, set bool) [][]i
 	par.Each(p, func(s int) {
 		lo := min(wlo+s<<shift, whi)
 		hi := min(lo+1<<shift, whi)
-		if set {
-			clear(ws[lo:hi])
-		}
+		clear(ws[lo:hi])
 		for w := range p {
 			start := 0
 			if s > 0 {
 				start = ends[w*p+s-1]
 			}
-			if set {
-				setBits(ws, files[w][start:ends[w*p+s]])
-			} else {
-				clearBits(ws, files[w][start:ends[w*p+s]])
-			}
+			setBits(ws, files[w][start:ends[w*p+s]])
 		}
 	})
 	return files
@@ -113,13 +85,6 @@ func fileBits(ws []uint32, wlo, whi int, lists, files [][]int32, set bool) [][]i
 func setBits(ws []uint32, vs []int32) {
 	for _, v := range vs {
 		ws[v>>5] |= 1 << (uint32(v) & 31)
-	}
-}
-
-// clearBits clears the bits of vs in ws, on this goroutine.
-func clearBits(ws []uint32, vs []int32) {
-	for _, v := range vs {
-		ws[v>>5] &^= 1 << (uint32(v) & 31)
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 )
 
 // TestListBits: listBits sets exactly the bits of its lists' rows in its
-// words and leaves the others, clearListBits clears exactly those bits, on one goroutine and on several (the
+// words and leaves the others, on one goroutine and on several (the
 // filed shares), for lists of every size; joinLists concatenates them
 // in order and empties them.
 func TestListBits(t *testing.T) {
@@ -45,17 +45,6 @@ func TestListBits(t *testing.T) {
 			}
 			if len(files) < len(lists) && c.rows >= listBitsRows && workers >= listBitsWorkers {
 				t.Errorf("%d workers: %d files for %d lists", workers, len(files), len(lists))
-			}
-			for i := range ws {
-				ws[i] = rng.Uint32()
-			}
-			want = slices.Clone(ws)
-			for _, v := range all {
-				want[v>>5] &^= 1 << (uint32(v) & 31)
-			}
-			files = clearListBits(ws, c.wlo, c.whi, lists, files)
-			if !slices.Equal(ws, want) {
-				t.Errorf("%d workers, %d rows in words [%d, %d): cleared bits differ from the rows'", workers, c.rows, c.wlo, c.whi)
 			}
 			out := joinLists([]int32{-1}, lists)
 			if !slices.Equal(out, append([]int32{-1}, all...)) {

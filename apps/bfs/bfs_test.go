@@ -200,11 +200,11 @@ func pushParentsAreSmallest(t *testing.T, n, m int) {
 }
 
 // TestBFSManyClaimedRowsOfAFewWords: a top-down step that claims 20,000
-// rows of a graph of 2M vertices (more than the engine files by words,
-// fewer than a 64th of the vertices, so APPLY goes by the workers'
-// lists) on eight workers clears their want bits filed by word; the
-// next steps (each of those rows has 40 random neighbours) pull, where a
-// row whose want bit stayed set would be claimed again, a level deeper.
+// rows of a graph of 2M vertices (fewer than a 64th of the vertices, so
+// APPLY goes by the workers' lists, not by words) on eight workers
+// clears their want bits; the next steps (each of those rows has 40
+// random neighbours) pull, where a row whose want bit stayed set would
+// be claimed again, a level deeper.
 func TestBFSManyClaimedRowsOfAFewWords(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a graph of 2M vertices")
