@@ -206,10 +206,10 @@ const (
 // sixteen the two are even (kron21 167 / 164 and 100 / 101, urand21 218
 // / 219 and 134 / 128): a push's relaxations are atomic there, on lines
 // other cores write, where a pull's rows are each one core's. Superstep
-// by superstep on 16 (kron21 SSSP, GAP's sources, session 47), a masked
-// pull of all 63.5M arcs took 28-41 ms whatever the frontier, a push
-// 22-31 ms from frontiers of 23-27M edges and 39-45 from 35-45M: the
-// two cross near half the matrix, so Alpha is 2 there (kron21, 16
+// by superstep on 16 (kron21 SSSP, GAP's sources, session 47), a pull
+// of all 63.5M arcs took 28-41 ms whatever the frontier, a push 22-31
+// ms from frontiers of 23-27M edges and 39-45 from 35-45M: the two
+// cross near half the matrix, so Alpha is 2 there (kron21, 16
 // queries' median against Alpha 3: 91.7 against 94.8 ms over three
 // rounds, 84.7 against 88.5 in a later call, GAP 70.9; eight threads
 // 148 and 162 against 165 and 162).
