@@ -1107,7 +1107,7 @@ func (c *cpuStepper[X, A]) relaxedApply() {
 	c.relaxed = false
 	if c.relaxMarked {
 		c.relaxMarked = false
-		c.fileTouched(nil)
+		c.fileTouched()
 		return
 	}
 	c.queue = c.join(c.queue[:0])

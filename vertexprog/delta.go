@@ -60,6 +60,8 @@ type deltaBuckets[X any] struct {
 	opened [][]int64
 	far    [][]int32
 	farMin []int64
+	// slots are the workers' slots of the bucket being opened.
+	slots [][]int32
 	// pending holds the buckets opened (some perhaps run already).
 	pending bucketHeap
 }
@@ -107,10 +109,16 @@ func (d *deltaBuckets[X]) wait(w int, v int32, x X) bool {
 	if b <= d.cur {
 		return false
 	}
+	d.file(w, v, b)
+	return true
+}
+
+// file files v into worker w's bucket b, a later one than the current.
+func (d *deltaBuckets[X]) file(w int, v int32, b int64) {
 	if b-d.cur >= ringSize {
 		d.far[w] = append(d.far[w], v)
 		d.farMin[w] = min(d.farMin[w], b)
-		return true
+		return
 	}
 	if d.rings[w] == nil {
 		d.rings[w] = make([][]int32, ringSize)
@@ -120,7 +128,6 @@ func (d *deltaBuckets[X]) wait(w int, v int32, x X) bool {
 		d.opened[w] = append(d.opened[w], b)
 	}
 	*slot = append(*slot, v)
-	return true
 }
 
 // startDelta makes the lowest bucket of the initial frontier the first
@@ -135,7 +142,7 @@ func (c *cpuStepper[X, A]) startDelta() {
 	for _, v := range us {
 		d.cur = min(d.cur, d.bucket(d.prio.Priority(v, c.x[v])))
 	}
-	c.fileOrRun(us, func(b int64) bool { return false })
+	c.fileOrRun([][]int32{us}, func(b int64) bool { return false })
 	c.activeCount, c.edges = c.tally()
 	c.initEdges = c.edges
 }
@@ -164,21 +171,26 @@ func (c *cpuStepper[X, A]) nextBucket() (int, int64) {
 		if b <= d.cur {
 			continue // (run already)
 		}
-		entries := c.flat[:0]
+		d.slots = d.slots[:0]
 		for _, ring := range d.rings {
-			if ring != nil {
-				slot := &ring[b&(ringSize-1)]
-				entries = append(entries, *slot...)
-				*slot = (*slot)[:0]
+			if ring != nil && len(ring[b&(ringSize-1)]) > 0 {
+				d.slots = append(d.slots, ring[b&(ringSize-1)])
 			}
 		}
-		c.flat = entries
-		if len(entries) == 0 {
+		if len(d.slots) == 0 {
 			continue
 		}
 		d.cur = b
 		// Dropped: a lower bucket ran the vertex at its lower value.
-		c.fileOrRun(entries, func(bb int64) bool { return bb < b })
+		c.fileOrRun(d.slots, func(bb int64) bool { return bb < b })
+		// (filing files nothing into bucket b's slots: it is the
+		// current one, and a later one lies less than a ring ahead or
+		// past the ring)
+		for _, ring := range d.rings {
+			if ring != nil {
+				ring[b&(ringSize-1)] = ring[b&(ringSize-1)][:0]
+			}
+		}
 		if a, e := c.tally(); a > 0 {
 			return a, e
 		}
@@ -214,12 +226,27 @@ func (c *cpuStepper[X, A]) refileFar() {
 	}
 }
 
-// fileOrRun makes the frontier of those vertices of us whose priority
-// lies in the current bucket, each once; those in later buckets wait
-// (again), and those whose bucket stale says is past are dropped. It
-// counts the frontier in the tallies.
-func (c *cpuStepper[X, A]) fileOrRun(us []int32, stale func(b int64) bool) {
-	d := c.delta
+// fileOrRun makes the frontier of those vertices of the slots (laid end
+// to end) whose priority lies in the current bucket, each once; those in
+// later buckets wait (again), and those whose bucket stale says is past
+// are dropped. It counts the frontier in the tallies. The slots are read
+// where they are, in chunks on every worker (the workers' slots of a
+// bucket, joined first into one list on one core, took 3-9 ms of
+// urand21's largest buckets on the H200 host while 16 cores waited: the
+// list grown to each new size on memory new to the process), and a stale
+// vertex costs a read of its value (a bucket opened late holds mostly
+// vertices lowered since to earlier ones: urand21's last buckets, 100-200K
+// filed, a few hundred left). Where many are left, the frontier is read
+// back from their touched bits, in vertex order whatever the order they
+// were filed in (the pushes' order): the push that follows then reads
+// their values, degrees and rows in order (kron21, one thread, a bucket
+// of 620K vertices: its filing 58 -> 20 ms, the push of its 3.8M edges
+// 110 -> 51 ms).
+func (c *cpuStepper[X, A]) fileOrRun(slots [][]int32, stale func(b int64) bool) {
+	d, total := c.delta, 0
+	for _, sl := range slots {
+		total += len(sl)
+	}
 	deg, ptr := c.frontDeg, []int64(nil)
 	if c.push != nil && c.push.Matrix.K == 0 {
 		// (a row's edges from the row pointers its push reads next, not
@@ -228,41 +255,59 @@ func (c *cpuStepper[X, A]) fileOrRun(us []int32, stale func(b int64) bool) {
 		deg, ptr = nil, c.push.Matrix.CooPtr
 	}
 	chunk, tw := applyChunk, c.touched.Words()
-	serial := len(us) < serialRows || par.Workers() == 1
-	if len(us)*denseApply > c.n {
-		c.fileByWords(us, stale, serial)
-		return
-	}
-	if c.relax && serial && par.Workers() > 1 && len(us) >= relaxShareRows {
+	serial := total < serialRows || par.Workers() == 1
+	if c.relax && serial && par.Workers() > 1 && total >= relaxShareRows {
 		// (a Relaxer's bucket is shared from a few hundred rows, as its
 		// push is: filed on one core, the others waited for it)
-		serial, chunk = false, len(us)/par.Workers()+1
+		serial, chunk = false, total/par.Workers()+1
 	}
 	if serial {
-		chunk = len(us)
+		chunk = total
 	}
-	par.Chunks(len(us), chunk, func(w, lo, hi int) {
+	par.Chunks(total, chunk, func(w, lo, hi int) {
 		t, out := tally{}, c.lists[w]
-		for _, v := range us[lo:hi] {
-			b := d.bucket(d.prio.Priority(v, c.x[v]))
-			if stale(b) || b > d.cur && d.wait(w, v, c.x[v]) {
-				continue
+		for _, sl := range slots {
+			for _, v := range sl[min(lo, len(sl)):min(hi, len(sl))] {
+				b := d.bucket(d.prio.Priority(v, c.x[v]))
+				if stale(b) {
+					continue
+				}
+				if b > d.cur {
+					d.file(w, v, b)
+					continue
+				}
+				if !touchOnce(c.touched, tw, v, serial) {
+					continue
+				}
+				out = append(out, v)
+				t.count++
+				switch {
+				case ptr != nil:
+					t.edges += ptr[v+1] - ptr[v]
+				case deg != nil:
+					t.edges += int64(deg[v])
+				}
 			}
-			if !touchOnce(c.touched, tw, v, serial) {
-				continue
+			if hi <= len(sl) {
+				break
 			}
-			out = append(out, v)
-			t.count++
-			switch {
-			case ptr != nil:
-				t.edges += ptr[v+1] - ptr[v]
-			case deg != nil:
-				t.edges += int64(deg[v])
-			}
+			lo, hi = max(lo-len(sl), 0), hi-len(sl)
 		}
 		c.lists[w] = out
 		c.tallies[w].add(t)
 	})
+	rows := 0
+	for _, l := range c.lists {
+		rows += len(l)
+	}
+	if rows*denseApply > c.n {
+		// (their bits are set: read back in vertex order)
+		for w := range c.lists {
+			c.lists[w], c.tallies[w] = c.lists[w][:0], tally{}
+		}
+		c.fileTouched()
+		return
+	}
 	c.queue = c.join(c.queue[:0])
 	c.listed, c.inBits = true, false
 	for _, v := range c.queue {
@@ -270,42 +315,18 @@ func (c *cpuStepper[X, A]) fileOrRun(us []int32, stale func(b int64) bool) {
 	}
 }
 
-// fileByWords is fileOrRun for many vertices: their touched bits set,
-// then read back by fileTouched, so the frontier comes out in vertex
-// order whatever the order of us (a bucket's vertices come in the order
-// the pushes lowered them): the filing, and the push that follows, then
-// read the vertices' values, degrees and rows in order (kron21, one
-// thread, a bucket of 620K vertices: its filing 58 -> 20 ms, the push of
-// its 3.8M edges 110 -> 51 ms).
-func (c *cpuStepper[X, A]) fileByWords(us []int32, stale func(b int64) bool, serial bool) {
-	tw := c.touched.Words()
-	if serial {
-		for _, v := range us {
-			tw[v>>5] |= 1 << (uint32(v) & 31)
-		}
-	} else {
-		par.Chunks(len(us), applyChunk, func(_, lo, hi int) {
-			for _, v := range us[lo:hi] {
-				c.touched.AtomicSet(v)
-			}
-		})
-	}
-	c.fileTouched(stale)
-}
-
 // fileTouched makes the frontier of the vertices whose touched bits are
 // set, in vertex order (in a few runs, one a worker), and clears the
-// bits: those whose bucket stale says is past are dropped (nil: none),
-// those whose priority lies in a later bucket wait (with delta-stepping).
-// It counts the frontier in the tallies.
-func (c *cpuStepper[X, A]) fileTouched(stale func(b int64) bool) {
+// bits: those whose priority lies in a later bucket wait (with
+// delta-stepping). It counts the frontier in the tallies.
+func (c *cpuStepper[X, A]) fileTouched() {
 	d, deg, tw := c.delta, c.frontDeg, c.touched.Words()
 	par.DynamicW(c.parts, func(w, lo, hi int) {
 		rows := c.touched.AppendWords(c.rows[w][:0], lo, hi)
 		clear(tw[lo:hi])
 		t, out := tally{}, c.lists[w]
 		for _, v := range rows {
-			if stale != nil && stale(d.bucket(d.prio.Priority(v, c.x[v]))) || d.wait(w, v, c.x[v]) {
+			if d.wait(w, v, c.x[v]) {
 				continue
 			}
 			out = append(out, v)

@@ -46,8 +46,18 @@ func (shortest) Priority(_ int32, d float32) float32 { return d }
 // distances, bit for bit, on a weighted grid (long paths: many buckets)
 // and a Kronecker graph, with buckets narrow, wide and past the ring of
 // buckets each worker files into, and runs more supersteps where its
-// buckets are narrow (the work is deferred, not skipped).
+// buckets are narrow (the work is deferred, not skipped); on four
+// workers and on one (a bucket's vertices filed from the workers' slots
+// with atomics, or plainly).
 func TestDeltaSteppingOnTheCPU(t *testing.T) {
+	for _, procs := range []int{4, 1} {
+		prev := runtime.GOMAXPROCS(procs)
+		deltaSteppingOnTheCPU(t)
+		runtime.GOMAXPROCS(prev)
+	}
+}
+
+func deltaSteppingOnTheCPU(t *testing.T) {
 	grid, err := gen.Grid(40, 50)
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +91,7 @@ func TestDeltaSteppingOnTheCPU(t *testing.T) {
 					t.Fatal(err)
 				}
 				if !slices.Equal(got.X, want.X) {
-					t.Fatalf("%s %v, delta %v: distances differ from Bellman-Ford's", name, dir, delta)
+					t.Fatalf("%s %v, delta %v, %d workers: distances differ from Bellman-Ford's", name, dir, delta, runtime.GOMAXPROCS(0))
 				}
 				if delta == 16 && name == "grid" && got.Iterations <= want.Iterations {
 					t.Errorf("%s %v, delta %v: %d supersteps, Bellman-Ford %d: nothing was deferred", name, dir, delta, got.Iterations, want.Iterations)
