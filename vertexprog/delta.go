@@ -49,8 +49,11 @@ const cpuDeltaShare = 1.0 / 16
 const cpuDeltaDegree = 4
 
 type deltaBuckets[X any] struct {
-	delta float64
-	prio  Prioritizer[X]
+	// perDelta is 1 / the buckets' width: a bucket is its priority times
+	// it, floored (a multiply, not a divide, at every lowering and
+	// filing: the same rounding everywhere, and as monotone).
+	perDelta float64
+	prio     Prioritizer[X]
 	// cur is the bucket being run.
 	cur int64
 	// rings[w][b % ringSize] is worker w's bucket b; opened[w] the
@@ -79,7 +82,7 @@ func newDeltaBuckets[X, A any](h *hostRun[X, A], maxIter int) *deltaBuckets[X] {
 	if deg := float64(h.nnz) / float64(max(h.n, 1)); deg > cpuDeltaDegree {
 		share *= cpuDeltaDegree / deg
 	}
-	d := &deltaBuckets[X]{delta: h.spec.Delta * share, prio: pr, rings: make([][][]int32, p), opened: make([][]int64, p), far: make([][]int32, p), farMin: make([]int64, p)}
+	d := &deltaBuckets[X]{perDelta: 1 / (h.spec.Delta * share), prio: pr, rings: make([][][]int32, p), opened: make([][]int64, p), far: make([][]int32, p), farMin: make([]int64, p)}
 	for w := range d.farMin {
 		d.farMin[w] = math.MaxInt64
 	}
@@ -88,7 +91,7 @@ func newDeltaBuckets[X, A any](h *hostRun[X, A], maxIter int) *deltaBuckets[X] {
 
 // bucket is the bucket of priority p (NaN and -Inf: the lowest).
 func (d *deltaBuckets[X]) bucket(p float32) int64 {
-	q := math.Floor(float64(p) / d.delta)
+	q := math.Floor(float64(p) * d.perDelta)
 	switch {
 	case !(q > math.MinInt64/2):
 		return math.MinInt64
