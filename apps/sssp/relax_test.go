@@ -91,3 +91,37 @@ func TestSSSPDrainShared(t *testing.T) {
 		runtime.GOMAXPROCS(prev)
 	}
 }
+
+// TestSSSPBucketsFiledOnManyWorkers: buckets of 8K+ filed vertices, read
+// from the workers' slots in chunks on four goroutines, the stale dropped
+// (late buckets hold mostly vertices lowered since into earlier ones) and
+// many of those left read back in vertex order from their bits, give the
+// reference's distances: a Kronecker graph of 64K vertices, integer
+// weights 1-64, at the default width and at one four times as wide.
+func TestSSSPBucketsFiledOnManyWorkers(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	el, err := gen.Kronecker(16, 8, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dg := apptest.Build(t, el, datasets.Options{Weights: datasets.WeightsRandom, WeightMin: 1, WeightMax: 64, Seed: 4})
+	g := vertexprog.NewGraph(dg)
+	src := apptest.Sources(dg)[0]
+	want, err := reference.SSSP(dg, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, delta := range []float64{sssp.DefaultDelta(g), 4 * sssp.DefaultDelta(g)} {
+		for _, dir := range []vertexprog.Direction{vertexprog.Push, vertexprog.Auto} {
+			r, err := sssp.RunDelta(g, src, delta, vertexprog.Options{Backend: "cpu", Direction: dir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for v := range want {
+				if float64(r.Dist[v]) != want[v] {
+					t.Fatalf("delta %v, %s: dist[%d] = %v, want %v", delta, dir, v, r.Dist[v], want[v])
+				}
+			}
+		}
+	}
+}
