@@ -235,11 +235,12 @@ func (c *cpuStepper[X, A]) refileFar() {
 // are dropped. It counts the frontier in the tallies. The slots are read
 // where they are, in chunks on every worker (the workers' slots of a
 // bucket, joined first into one list on one core, took 3-9 ms of
-// urand21's largest buckets on the H200 host while 16 cores waited: the
-// list grown to each new size on memory new to the process), and a stale
-// vertex costs a read of its value (a bucket opened late holds mostly
-// vertices lowered since to earlier ones: urand21's last buckets, 100-200K
-// filed, a few hundred left). Where many are left, the frontier is read
+// urand21's largest buckets on the H200 host while the other cores
+// waited: the list grown to each new size on memory new to the
+// process), and a stale vertex costs a read of its value (a bucket
+// opened late holds mostly vertices lowered since to earlier ones:
+// urand21's last buckets, 100-200K filed, a few hundred left). Where
+// many are left, the frontier is read
 // back from their touched bits, in vertex order whatever the order they
 // were filed in (the pushes' order): the push that follows then reads
 // their values, degrees and rows in order (kron21, one thread, a bucket
