@@ -22,12 +22,7 @@ import (
 // so do the accumulators' pushes (Options.PerEdge).
 func TestSSSPRelaxShared(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
-	el, err := gen.Kronecker(13, 16, 5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dg := apptest.Build(t, el, datasets.Options{Weights: datasets.WeightsRandom, WeightMin: 1, WeightMax: 64, Seed: 3})
-	g := vertexprog.NewGraph(dg)
+	dg, g := weightedKronecker(t, 13, 16, 5, 3)
 	for _, src := range apptest.Sources(dg) {
 		want, err := reference.SSSP(dg, src)
 		if err != nil {
@@ -100,12 +95,7 @@ func TestSSSPDrainShared(t *testing.T) {
 // weights 1-64, at the default width and at one four times as wide.
 func TestSSSPBucketsFiledOnManyWorkers(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
-	el, err := gen.Kronecker(16, 8, 9)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dg := apptest.Build(t, el, datasets.Options{Weights: datasets.WeightsRandom, WeightMin: 1, WeightMax: 64, Seed: 4})
-	g := vertexprog.NewGraph(dg)
+	dg, g := weightedKronecker(t, 16, 8, 9, 4)
 	src := apptest.Sources(dg)[0]
 	want, err := reference.SSSP(dg, src)
 	if err != nil {
@@ -124,4 +114,16 @@ func TestSSSPBucketsFiledOnManyWorkers(t *testing.T) {
 			}
 		}
 	}
+}
+
+// weightedKronecker is GAP's Kronecker graph of the scale, edge factor
+// and seed, with random integer weights 1-64 (seeded by wseed).
+func weightedKronecker(t *testing.T, scale, edgeFactor int, seed, wseed uint64) (*datasets.Graph, *vertexprog.Graph) {
+	t.Helper()
+	el, err := gen.Kronecker(scale, edgeFactor, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dg := apptest.Build(t, el, datasets.Options{Weights: datasets.WeightsRandom, WeightMin: 1, WeightMax: 64, Seed: wseed})
+	return dg, vertexprog.NewGraph(dg)
 }
