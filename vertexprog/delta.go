@@ -240,12 +240,11 @@ func (c *cpuStepper[X, A]) refileFar() {
 // process), and a stale vertex costs a read of its value (a bucket
 // opened late holds mostly vertices lowered since to earlier ones:
 // urand21's last buckets, 100-200K filed, a few hundred left). Where
-// many are left, the frontier is read
-// back from their touched bits, in vertex order whatever the order they
-// were filed in (the pushes' order): the push that follows then reads
-// their values, degrees and rows in order (kron21, one thread, a bucket
-// of 620K vertices: its filing 58 -> 20 ms, the push of its 3.8M edges
-// 110 -> 51 ms).
+// many are left, the frontier is read back from their touched bits, in
+// vertex order whatever the order they were filed in (the pushes'
+// order): the push that follows then reads their values, degrees and
+// rows in order (kron21, one thread, a bucket of 620K vertices: its
+// filing 58 -> 20 ms, the push of its 3.8M edges 110 -> 51 ms).
 func (c *cpuStepper[X, A]) fileOrRun(slots [][]int32, stale func(b int64) bool) {
 	d, total := c.delta, 0
 	for _, sl := range slots {
