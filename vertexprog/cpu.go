@@ -4,7 +4,6 @@ import (
 	"math/bits"
 	"reflect"
 	"slices"
-	"sync"
 
 	"github.com/hpgraph/hpgraph/bitmask"
 	"github.com/hpgraph/hpgraph/hyb"
@@ -226,32 +225,13 @@ func cpuFullPullAlpha(workers int) float64 {
 // urand21 BFS's top-down step claims 734K vertices): grown by append,
 // afresh every run, each size on memory new to the process, their copies
 // and page faults were 18% of a profile of 16 urand21 BFS queries on one
-// core of the development VM. So a run's lists go back to spareLists when
-// it ends, for the next run's, and a claimed push makes room for its
-// frontier's claims at once (two cores, the 16 queries: 772-812 -> 695-703
-// ms in all, the slowest 70-80 -> 45-47; session 33).
+// core of the development VM. So a run's lists go back to the graph's
+// spares when it ends, for the next run's, and a claimed push makes room
+// for its frontier's claims at once (two cores, the 16 queries: 772-812
+// -> 695-703 ms in all, the slowest 70-80 -> 45-47; session 33).
 type stepLists struct {
 	lists, rows, kept [][]int32
 	flat, queue       []int32
-}
-
-// spareLists holds the stepLists of finished runs (*stepLists; a
-// collection may drop them).
-var spareLists sync.Pool
-
-// release gives the stepper's lists and bitmasks to the next run; the
-// stepper is done.
-func (c *cpuStepper[X, A]) release() {
-	c.releaseMasks()
-	b := c.stepLists
-	for _, ls := range [][][]int32{b.lists, b.rows, b.kept} {
-		for w := range ls {
-			ls[w] = ls[w][:0]
-		}
-	}
-	b.flat, b.queue = b.flat[:0], b.queue[:0]
-	c.stepLists = stepLists{}
-	spareLists.Put(&b)
 }
 
 // newCPUStepper makes the CPU stepper of a prepared and materialized
@@ -260,11 +240,7 @@ func (c *cpuStepper[X, A]) release() {
 func newCPUStepper[X, A any](h *hostRun[X, A], opt Options, part bool) *cpuStepper[X, A] {
 	p := par.Workers()
 	c := &cpuStepper[X, A]{hostRun: h, edges: h.initEdges}
-	if b, ok := spareLists.Get().(*stepLists); ok && len(b.lists) == p {
-		c.stepLists = *b
-	} else {
-		c.stepLists = stepLists{lists: make([][]int32, p), rows: make([][]int32, p), kept: make([][]int32, p)}
-	}
+	c.stepLists = h.spare.newLists(p)
 	c.wlo, c.whi = wordRange(h.lo, h.hi)
 	c.parts = wordParts(h.pull.Bounds, c.wlo, c.whi)
 	c.applyParts = c.parts
@@ -282,7 +258,7 @@ func newCPUStepper[X, A any](h *hostRun[X, A], opt Options, part bool) *cpuStepp
 		_, c.addWeight = h.p.(WeightAdder)
 	}
 	if h.wants != nil {
-		c.want = newMask(h.n)
+		c.want = h.spare.newMask(h.n)
 		if s := h.spec; s.Sparse && !s.GatherAll && len(s.Aggregators) == 0 && c.rp == nil {
 			c.filled = h.pull.FilledRows()
 		}

@@ -82,7 +82,8 @@ func newDeltaBuckets[X, A any](h *hostRun[X, A], maxIter int) *deltaBuckets[X] {
 	if deg := float64(h.nnz) / float64(max(h.n, 1)); deg > cpuDeltaDegree {
 		share *= cpuDeltaDegree / deg
 	}
-	d := &deltaBuckets[X]{perDelta: 1 / (h.spec.Delta * share), prio: pr, rings: make([][][]int32, p), opened: make([][]int64, p), far: make([][]int32, p), farMin: make([]int64, p)}
+	rs := h.spare.newRings(p)
+	d := &deltaBuckets[X]{perDelta: 1 / (h.spec.Delta * share), prio: pr, rings: rs.rings, opened: rs.opened, far: rs.far, farMin: make([]int64, p)}
 	for w := range d.farMin {
 		d.farMin[w] = math.MaxInt64
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/hpgraph/hpgraph/internal/huge"
 	"github.com/hpgraph/hpgraph/internal/par"
 	"github.com/hpgraph/hpgraph/internal/phase"
-	"github.com/hpgraph/hpgraph/spmv"
 	"github.com/hpgraph/hpgraph/vertexprog/driver"
 )
 
@@ -447,7 +446,7 @@ func prefetch(g *Graph, spec Spec, pf driver.Prefetcher) {
 // query).
 func (h *hostRun[X, A]) materialize() {
 	if h.push != nil || h.spec.Sparse {
-		h.touched = newMask(h.n)
+		h.touched = h.spare.newMask(h.n)
 	}
 	h.pull.Materialize()
 	if h.push != nil {
@@ -462,7 +461,7 @@ func (h *hostRun[X, A]) materialize() {
 // (so a run's first superstep does not pay for them).
 func (h *hostRun[X, A]) acc() []A {
 	if h.y == nil {
-		h.y = spmv.NewAccumulators[A](h.n)
+		h.y = newAccumulators[A](h.spare, h.n)
 		par.Blocks(h.n, func(_, lo, hi int) {
 			for v := lo; v < hi; v++ {
 				h.y[v] = h.identity
@@ -510,6 +509,8 @@ type hostRun[X, A any] struct {
 	frontDeg []int32
 	// lo and hi are the vertices the run updates: [0, n), or a part's.
 	lo, hi int32
+	// spare is the graph's scratch of finished runs (nil: none).
+	spare *spares
 }
 
 // matrices gets the pull matrix, and the push matrix when the program can
@@ -551,7 +552,7 @@ func (r *hostRun[X, A]) wantsPush(opt Options) (bool, error) {
 // MB a kron21 BFS, and its upload or, resident, its comparison with the
 // last run's, are saved), the caller runs init where it does not.
 func prepare[X, A any](g *Graph, p Program[X, A], opt Options, mayDevice bool, symRows func() []int64) (*hostRun[X, A], error) {
-	r := &hostRun[X, A]{p: p, spec: p.Spec(), n: g.N()}
+	r := &hostRun[X, A]{p: p, spec: p.Spec(), n: g.N(), spare: &g.spare}
 	pt := phase.New("vertexprog", "prepare")
 	defer pt.Print()
 	if prep, ok := p.(Preparer); ok {
@@ -614,7 +615,7 @@ func (r *hostRun[X, A]) optional(opt Options) {
 // cores and makes the first frontier.
 func (r *hostRun[X, A]) init() error {
 	p := r.p
-	r.frontier, r.active = newMask(r.n), newMask(r.n)
+	r.frontier, r.active = r.spare.newMask(r.n), r.spare.newMask(r.n)
 	ri, ranged := p.(RangeIniter[X])
 	var badInit atomic.Bool
 	initWords := func(st *Step, t *tally, lo, hi int) {

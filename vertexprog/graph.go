@@ -34,6 +34,9 @@ type Graph struct {
 	idOnce sync.Once
 	ids    idIndex
 
+	// spare is finished CPU runs' scratch, for the next runs.
+	spare spares
+
 	// held, for a graph of which this process holds some rows only
 	// (NewGraphRows), says which and the whole graph's row offsets.
 	held *heldRows
