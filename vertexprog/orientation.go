@@ -110,7 +110,14 @@ func degrees(g *Graph) []int32 {
 // The merge is GAP's: for each element of a, a tight loop skips b's
 // smaller ones. Against a three-way step a pair of elements, one
 // thread over kron20's ranked lists (triangle counting's 423.6 M
-// triangles): 22.0-23.5 s -> 17.5-18.2 s (session 42).
+// triangles): 22.0-23.5 s -> 17.5-18.2 s (session 42). It is not
+// inlined: inlined into triangle counting's loop over a list, whose
+// slices and counters left the compiler too few registers, the merge's
+// inner loop kept its index on the stack, a store and three loads an
+// element (session 49; two cores, bench tc: urand20 2.60-3.22 s ->
+// 2.12-2.36, GAP 2.67-3.05; kron20 11.48 -> 9.60, GAP 10.97).
+//
+//go:noinline
 func CountCommon(a, b []int32) int {
 	n, j := 0, 0
 	if len(b) == 0 {
