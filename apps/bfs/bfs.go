@@ -207,26 +207,15 @@ func (p *Program) Contributions(u int32, _ struct{}, _ []float32, out []int32) {
 // Gather's min, whatever the frontier's order. Each edge reads a bit,
 // and a parent only where the bit is set.
 func (p *Program) ClaimRows(us []int32, ptr []int64, col []int32, want []uint32, _ []struct{}, s *vertexprog.Step, shared bool, out []int32) []int32 {
-	depth, parent, dv := int32(s.Iteration+1), p.Parent, p.Depth
-	if shared {
-		return claimShared(us, ptr, col, want, parent, dv, depth, out)
-	}
+	c := claimer{parent: p.Parent, dv: p.Depth, depth: int32(s.Iteration + 1), out: out}
 	for _, u := range us {
-		for e, end := ptr[u], ptr[u+1]; e < end; e++ {
-			v := col[e]
-			if want[v>>5]&(1<<(uint32(v)&31)) == 0 {
-				continue
-			}
-			switch pv := parent[v]; {
-			case pv < 0:
-				parent[v], dv[v] = u, depth
-				out = append(out, v)
-			case u < pv:
-				parent[v] = u
-			}
+		if shared {
+			c.rowShared(col[ptr[u]:ptr[u+1]], want, u)
+		} else {
+			c.row(col[ptr[u]:ptr[u+1]], want, u)
 		}
 	}
-	return out
+	return c.out
 }
 
 // ClaimFirst is a bottom-up step's rows as claims
@@ -242,31 +231,62 @@ func (p *Program) ClaimFirst(vs, us []int32, _ []struct{}, s *vertexprog.Step, o
 	return append(out, vs...)
 }
 
-// claimShared is ClaimRows with atomic parents: a wanted vertex's parent
-// becomes u where it is -1 or larger, and the call that found it -1
-// claimed the vertex.
-func claimShared(us []int32, ptr []int64, col []int32, want []uint32, parent, dv []int32, depth int32, out []int32) []int32 {
-	for _, u := range us {
-		for e, end := ptr[u], ptr[u+1]; e < end; e++ {
-			v := col[e]
-			if want[v>>5]&(1<<(uint32(v)&31)) == 0 {
-				continue
-			}
-			pv := &parent[v]
-			for {
-				old := atomic.LoadInt32(pv)
-				if old >= 0 && old <= u {
-					break
-				}
-				if atomic.CompareAndSwapInt32(pv, old, u) {
-					if old < 0 {
-						dv[v] = depth
-						out = append(out, v)
-					}
-					break
-				}
-			}
+// claimer is ClaimRows' state. A row's edge loop (row, rowShared) holds
+// the row and the want bits only, and reaches the parents, depths and
+// claimed list through the claimer where a vertex is wanted: with them
+// all in one loop over the frontier, the compiler kept a dozen of its
+// values on the stack, reloaded at every edge (session 49).
+type claimer struct {
+	parent, dv []int32
+	depth      int32
+	out        []int32
+}
+
+// row claims for u the wanted vertices of its row cs, where no other
+// goroutine claims.
+//
+//go:noinline
+func (c *claimer) row(cs []int32, want []uint32, u int32) {
+	for _, v := range cs {
+		if want[v>>5]&(1<<(uint32(v)&31)) == 0 {
+			continue
+		}
+		switch pv := c.parent[v]; {
+		case pv < 0:
+			c.parent[v], c.dv[v] = u, c.depth
+			c.out = append(c.out, v)
+		case u < pv:
+			c.parent[v] = u
 		}
 	}
-	return out
+}
+
+// rowShared is row with atomic parents (claim).
+//
+//go:noinline
+func (c *claimer) rowShared(cs []int32, want []uint32, u int32) {
+	for _, v := range cs {
+		if want[v>>5]&(1<<(uint32(v)&31)) != 0 {
+			c.claim(v, u)
+		}
+	}
+}
+
+// claim makes u v's parent where v's is -1 or larger, and where it was
+// -1, v's depth the claimer's and v claimed (listed in out).
+func (c *claimer) claim(v, u int32) {
+	pv := &c.parent[v]
+	for {
+		old := atomic.LoadInt32(pv)
+		if old >= 0 && old <= u {
+			return
+		}
+		if atomic.CompareAndSwapInt32(pv, old, u) {
+			if old < 0 {
+				c.dv[v] = c.depth
+				c.out = append(c.out, v)
+			}
+			return
+		}
+	}
 }
