@@ -34,8 +34,8 @@ import (
 type spares struct {
 	mu    sync.Mutex
 	masks []*bitmask.Bitmask
-	lists []*stepLists
-	rings []*ringSet
+	lists []stepLists
+	rings []ringSet
 	accs  []any // []A of runs' accumulators
 }
 
@@ -53,21 +53,36 @@ type ringSet struct {
 // bitmasks, lists, buckets and accumulators).
 const spareRuns = 4
 
+// take removes from s's list the last entry that fits and returns it
+// (ok false: none fits).
+func take[T any](s *spares, list *[]T, fits func(T) bool) (t T, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l := *list
+	for i := len(l) - 1; i >= 0; i-- {
+		if fits(l[i]) {
+			t = l[i]
+			*list = append(l[:i], l[i+1:]...)
+			return t, true
+		}
+	}
+	return t, false
+}
+
+// keep adds t to s's list where it holds fewer than most.
+func keep[T any](s *spares, list *[]T, t T, most int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(*list) < most {
+		*list = append(*list, t)
+	}
+}
+
 // newMask is a clear bitmask of n bits, a spare one where s holds one
 // (s may be nil).
 func (s *spares) newMask(n int) *bitmask.Bitmask {
 	if s != nil {
-		s.mu.Lock()
-		var b *bitmask.Bitmask
-		for i := len(s.masks) - 1; i >= 0; i-- {
-			if s.masks[i].Len() == n {
-				b = s.masks[i]
-				s.masks = append(s.masks[:i], s.masks[i+1:]...)
-				break
-			}
-		}
-		s.mu.Unlock()
-		if b != nil {
+		if b, ok := take(s, &s.masks, func(b *bitmask.Bitmask) bool { return b.Len() == n }); ok {
 			par.Blocks(b.NumWords(), func(_, lo, hi int) { b.ClearRange(lo, hi) })
 			return b
 		}
@@ -75,52 +90,15 @@ func (s *spares) newMask(n int) *bitmask.Bitmask {
 	return bitmask.New(n)
 }
 
-// putMasks gives bs (nil ones skipped) to the next runs.
-func (s *spares) putMasks(bs ...*bitmask.Bitmask) {
-	if s == nil {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, b := range bs {
-		if b != nil && len(s.masks) < 4*spareRuns {
-			s.masks = append(s.masks, b)
-		}
-	}
-}
-
 // newLists is p workers' vertex lists, a finished run's where s holds
 // some (s may be nil).
 func (s *spares) newLists(p int) stepLists {
 	if s != nil {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		for i := len(s.lists) - 1; i >= 0; i-- {
-			if b := s.lists[i]; len(b.lists) == p {
-				s.lists = append(s.lists[:i], s.lists[i+1:]...)
-				return *b
-			}
+		if b, ok := take(s, &s.lists, func(b stepLists) bool { return len(b.lists) == p }); ok {
+			return b
 		}
 	}
 	return stepLists{lists: make([][]int32, p), rows: make([][]int32, p), kept: make([][]int32, p)}
-}
-
-// putLists gives b, emptied, to the next runs.
-func (s *spares) putLists(b stepLists) {
-	if s == nil {
-		return
-	}
-	for _, ls := range [][][]int32{b.lists, b.rows, b.kept} {
-		for w := range ls {
-			ls[w] = ls[w][:0]
-		}
-	}
-	b.flat, b.queue = b.flat[:0], b.queue[:0]
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.lists) < spareRuns {
-		s.lists = append(s.lists, &b)
-	}
 }
 
 // newAccumulators is n accumulators of type A (spmv.NewAccumulators),
@@ -128,78 +106,58 @@ func (s *spares) putLists(b stepLists) {
 // nil).
 func newAccumulators[A any](s *spares, n int) []A {
 	if s != nil {
-		s.mu.Lock()
-		for i := len(s.accs) - 1; i >= 0; i-- {
-			if y, ok := s.accs[i].([]A); ok && len(y) == n {
-				s.accs = append(s.accs[:i], s.accs[i+1:]...)
-				s.mu.Unlock()
-				return y
-			}
+		if y, ok := take(s, &s.accs, func(y any) bool { a, ok := y.([]A); return ok && len(a) == n }); ok {
+			return y.([]A)
 		}
-		s.mu.Unlock()
 	}
 	return spmv.NewAccumulators[A](n)
-}
-
-// putAccumulators gives y to the next runs.
-func (s *spares) putAccumulators(y any) {
-	if s == nil {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.accs) < spareRuns {
-		s.accs = append(s.accs, y)
-	}
 }
 
 // newRings is p workers' delta-stepping buckets, empty, a finished
 // run's where s holds some (s may be nil).
 func (s *spares) newRings(p int) ringSet {
 	if s != nil {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		for i := len(s.rings) - 1; i >= 0; i-- {
-			if r := s.rings[i]; len(r.rings) == p {
-				s.rings = append(s.rings[:i], s.rings[i+1:]...)
-				return *r
-			}
+		if r, ok := take(s, &s.rings, func(r ringSet) bool { return len(r.rings) == p }); ok {
+			return r
 		}
 	}
 	return ringSet{rings: make([][][]int32, p), opened: make([][]int64, p), far: make([][]int32, p)}
 }
 
-// putRings gives r, emptied, to the next runs.
-func (s *spares) putRings(r ringSet) {
+// release gives the stepper's scratch, emptied, to the graph's next
+// runs; the stepper is done.
+func (c *cpuStepper[X, A]) release() {
+	s := c.spare
 	if s == nil {
 		return
 	}
-	for w, ring := range r.rings {
-		for i := range ring {
-			ring[i] = ring[i][:0]
+	for _, b := range []*bitmask.Bitmask{c.frontier, c.active, c.touched, c.want} {
+		if b != nil {
+			keep(s, &s.masks, b, 4*spareRuns)
 		}
-		r.opened[w], r.far[w] = r.opened[w][:0], r.far[w][:0]
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.rings) < spareRuns {
-		s.rings = append(s.rings, &r)
-	}
-}
-
-// release gives the stepper's scratch to the graph's next runs; the
-// stepper is done.
-func (c *cpuStepper[X, A]) release() {
-	c.spare.putMasks(c.frontier, c.active, c.touched, c.want)
 	c.frontier, c.active, c.touched, c.want = nil, nil, nil, nil
-	c.spare.putLists(c.stepLists)
+	b := c.stepLists
+	for _, ls := range [][][]int32{b.lists, b.rows, b.kept} {
+		for w := range ls {
+			ls[w] = ls[w][:0]
+		}
+	}
+	b.flat, b.queue = b.flat[:0], b.queue[:0]
+	keep(s, &s.lists, b, spareRuns)
 	c.stepLists = stepLists{}
 	if c.y != nil {
-		c.spare.putAccumulators(c.y)
+		keep(s, &s.accs, any(c.y), spareRuns)
 		c.y = nil
 	}
 	if d := c.delta; d != nil {
-		c.spare.putRings(ringSet{d.rings, d.opened, d.far})
+		for w, ring := range d.rings {
+			for i := range ring {
+				ring[i] = ring[i][:0]
+			}
+			d.opened[w], d.far[w] = d.opened[w][:0], d.far[w][:0]
+		}
+		keep(s, &s.rings, ringSet{d.rings, d.opened, d.far}, spareRuns)
 		d.rings, d.opened, d.far = nil, nil, nil
 	}
 }
