@@ -176,13 +176,27 @@ func (p *Program) GatherFirst(vs, us []int32, _ []float32, _ []struct{}, y []int
 }
 
 // WantsWords is Wants over the vertices from lo on, 32 a word
-// (vertexprog.WordFilter).
+// (vertexprog.WordFilter). A whole word's 32 depths are read as an
+// array, from the last down, each sign bit shifted in at the bottom:
+// with a shift by each element's index (a variable shift, through CX)
+// and a bounds check an element it took 1.2-1.8 ms a million vertices
+// on one core, now 0.6-0.8 (session 49); a run's first WantsWords reads
+// every depth.
 func (p *Program) WantsWords(lo int32, words []uint32) {
 	d := p.Depth[lo:min(int(lo)+32*len(words), len(p.Depth))]
-	for k := range words {
+	full := min(len(words), len(d)/32)
+	for k := range full {
+		blk := (*[32]int32)(d[32*k : 32*k+32])
+		var w uint32
+		for i := 31; i >= 0; i-- {
+			w = w<<1 | uint32(blk[i])>>31 // (Depth < 0: the sign bit)
+		}
+		words[k] = w
+	}
+	for k := full; k < len(words); k++ { // (the last, partial word)
 		var w uint32
 		for i, dv := range d[32*k : min(32*k+32, len(d))] {
-			w |= uint32(dv) >> 31 << i // (Depth < 0: the sign bit)
+			w |= uint32(dv) >> 31 << i
 		}
 		words[k] = w
 	}

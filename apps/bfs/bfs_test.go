@@ -229,3 +229,38 @@ func TestBFSManyClaimedRowsOfAFewWords(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestWantsWordsIsWants: WantsWords gives, for every vertex of the words
+// it fills, Wants' answer (a depth below 0), for whole and partial last
+// words and words starting at any word of the graph.
+func TestWantsWordsIsWants(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{1, 31, 32, 33, 95, 96, 1000} {
+		p := &bfs.Program{Depth: make([]int32, n)}
+		for v := range p.Depth {
+			p.Depth[v] = rng.Int32N(5) - 2
+		}
+		nw := (n + 31) / 32
+		for first := range nw {
+			for count := 1; first+count <= nw; count++ {
+				words := make([]uint32, count)
+				for k := range words {
+					words[k] = rng.Uint32() // (overwritten)
+				}
+				p.WantsWords(int32(32*first), words)
+				for v := 32 * first; v < min(32*(first+count), n); v++ {
+					k, bit := (v-32*first)/32, uint(v%32)
+					if got := words[k]>>bit&1 == 1; got != p.Wants(int32(v)) {
+						t.Fatalf("n %d, words from %d: vertex %d: %v, Wants %v", n, first, v, got, p.Wants(int32(v)))
+					}
+				}
+				for v := n; v < 32*(first+count); v++ { // (past the graph: none)
+					k, bit := (v-32*first)/32, uint(v%32)
+					if words[k]>>bit&1 != 0 {
+						t.Fatalf("n %d, words from %d: bit of vertex %d past the graph set", n, first, v)
+					}
+				}
+			}
+		}
+	}
+}
