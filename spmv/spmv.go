@@ -324,22 +324,13 @@ func edgeRows[X, A any](s Semiring[X, A], p *Pull[X, A], sel *rowSelector, lo, h
 // its first entry in col[ptr[r]:ptr[r+1]] whose column is in the bitmask
 // words mw, into hit[i]; it returns the bits of the rows that have one.
 func firstIn(rows uint32, base int, ptr []int64, col []int32, mw []uint32, hit *[32]int64) uint32 {
-	// (col and mw read through pointers: the rows' entries lie in col
-	// and their columns below mw's bits, by the matrix's construction.
-	// With their lengths held for the bounds checks the loop had one
-	// register too few, and kept the column and the row pointers on the
-	// stack, a store and three loads an edge: one core, 1M rows of 16
-	// random columns against a mask of 1 in 40, 22.9-24.9 -> 20.5-22.4
-	// ms; session 49)
-	cp, wp := unsafe.Pointer(unsafe.SliceData(col)), unsafe.Pointer(unsafe.SliceData(mw))
 	var found uint32
 	for ; rows != 0; rows &= rows - 1 {
 		i := bits.TrailingZeros32(rows)
 		// (indexed, not ranged over a subslice: the range's counter
 		// ended up on the stack, a third slower)
 		for e, end := ptr[base+i], ptr[base+i+1]; e < end; e++ {
-			u := *(*uint32)(unsafe.Add(cp, e*4))
-			if *(*uint32)(unsafe.Add(wp, u>>5*4))&(1<<(u&31)) != 0 {
+			if u := uint32(col[e]); mw[u>>5]&(1<<(u&31)) != 0 {
 				hit[i] = e
 				found |= 1 << uint(i)
 				break
