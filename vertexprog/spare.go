@@ -11,6 +11,7 @@ import (
 // spares holds a graph's finished CPU runs' bitmasks, vertex lists,
 // delta-stepping buckets and accumulators for its next runs, so that a
 // run takes none of them from new memory.
+//
 // A graph's arrays are most of the heap, so the runtime collects seldom
 // (three times in 24 kron20 SSSP queries) and a run's new arrays were
 // memory fresh from the system, faulted in page by page: a BFS's four
@@ -23,14 +24,15 @@ import (
 // superstep, which then took 10.1-12.7 ms against 4.3-6.2 (session 49).
 // Held by the graph, they live as long as it does, and the next run's
 // lists have the capacity the last ones grew to: urand21's BFS at GAP's
-// 16 sources, 16 threads, its slowest query 9.3-11.7 ms against 16.9-23.3,
-// the median 9.7-10.3 against 10.4-11.0. The graph keeps at most
-// spareRuns runs' (concurrent runs on one graph: serve's); more go to the
-// collector, as do bitmasks of another size. (The accumulators, pooled in
-// session 46, made triangle counting 30% slower: an orientation's arrays
-// took the memory advised for huge pages that they had left, until those
-// were made by huge.Make too. Kept here, kron21's at 16 threads took
-// 3,686-3,858 ms against 3,520-3,903 without, session 49.)
+// 16 sources, 16 threads, its slowest query 9.3-14.4 ms against
+// 17.4-23.3, the median of five rounds 9.93 against 10.37. The graph
+// keeps at most spareRuns runs' (concurrent runs on one graph: serve's);
+// more go to the collector, as do bitmasks of another size. (The
+// accumulators, pooled in session 46, made triangle counting 30% slower:
+// an orientation's arrays took the memory advised for huge pages that
+// they had left, until those were made by huge.Make too. Kept here,
+// kron21's at 16 threads took 3,686-3,858 ms against 3,520-3,903
+// without, session 49.)
 type spares struct {
 	mu    sync.Mutex
 	masks []*bitmask.Bitmask
