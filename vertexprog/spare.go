@@ -153,12 +153,7 @@ func (c *cpuStepper[X, A]) release() {
 		c.y = nil
 	}
 	if d := c.delta; d != nil {
-		for w, ring := range d.rings {
-			for i := range ring {
-				ring[i] = ring[i][:0]
-			}
-			d.opened[w], d.far[w] = d.opened[w][:0], d.far[w][:0]
-		}
+		d.empty()
 		keep(s, &s.rings, ringSet{d.rings, d.opened, d.far}, spareRuns)
 		d.rings, d.opened, d.far = nil, nil, nil
 	}
