@@ -36,10 +36,8 @@ func TestSSSPRelaxShared(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
-				for v := range want {
-					if float64(r.Dist[v]) != want[v] {
-						t.Fatalf("%s: dist[%d] = %v, want %v", name, v, r.Dist[v], want[v])
-					}
+				if err := sameDist(r.Dist, want); err != nil {
+					t.Fatalf("%s: %v", name, err)
 				}
 			}
 		}
@@ -75,10 +73,8 @@ func TestSSSPDrainShared(t *testing.T) {
 					if err != nil {
 						t.Fatalf("%s: %v", name, err)
 					}
-					for v := range want {
-						if float64(r.Dist[v]) != want[v] {
-							t.Fatalf("%s: dist[%d] = %v, want %v", name, v, r.Dist[v], want[v])
-						}
+					if err := sameDist(r.Dist, want); err != nil {
+						t.Fatalf("%s: %v", name, err)
 					}
 				}
 			}
@@ -107,10 +103,8 @@ func TestSSSPBucketsFiledOnManyWorkers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for v := range want {
-				if float64(r.Dist[v]) != want[v] {
-					t.Fatalf("delta %v, %s: dist[%d] = %v, want %v", delta, dir, v, r.Dist[v], want[v])
-				}
+			if err := sameDist(r.Dist, want); err != nil {
+				t.Fatalf("delta %v, %s: %v", delta, dir, err)
 			}
 		}
 	}
@@ -126,4 +120,15 @@ func weightedKronecker(t *testing.T, scale, edgeFactor int, seed, wseed uint64) 
 	}
 	dg := apptest.Build(t, el, datasets.Options{Weights: datasets.WeightsRandom, WeightMin: 1, WeightMax: 64, Seed: wseed})
 	return dg, vertexprog.NewGraph(dg)
+}
+
+// sameDist is nil where dist is want exactly (integer weights: float32
+// sums are exact), else the first vertex whose distance differs.
+func sameDist(dist []float32, want []float64) error {
+	for v := range want {
+		if float64(dist[v]) != want[v] {
+			return fmt.Errorf("dist[%d] = %v, want %v", v, dist[v], want[v])
+		}
+	}
+	return nil
 }

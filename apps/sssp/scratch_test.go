@@ -33,10 +33,8 @@ func TestSSSPRunsReuseTheGraphsScratch(t *testing.T) {
 		want[i] = w
 	}
 	check := func(i int, d []float32) error {
-		for v := range want[i] {
-			if float64(d[v]) != want[i][v] {
-				return fmt.Errorf("src %d: dist[%d] = %v, want %v", srcs[i], v, d[v], want[i][v])
-			}
+		if err := sameDist(d, want[i]); err != nil {
+			return fmt.Errorf("src %d: %w", srcs[i], err)
 		}
 		return nil
 	}
