@@ -608,6 +608,9 @@ func (r *hostRun[X, A]) optional(opt Options) {
 	}
 	workers := par.Workers()
 	r.steps = newSteps(workers, r.spec.Aggregators, r.n)
+	for i := range r.steps {
+		r.steps[i].limit = iterationLimit(r.spec, opt)
+	}
 	r.tallies = make([]tally, workers)
 }
 

@@ -220,3 +220,50 @@ func TestEmptyFrontierRunsNoSuperstep(t *testing.T) {
 		t.Fatalf("%d supersteps, x[0] = %d with no active vertex", res.Iterations, res.X[0])
 	}
 }
+
+// leftDigits writes, into each vertex's value, Step.Left()+1 at Init and
+// in each superstep, one decimal digit after the other (4321: three
+// supersteps under a limit of 3); without a limit it stops after stop
+// supersteps.
+type leftDigits struct{ limit, stop int }
+
+func (p leftDigits) Spec() vertexprog.Spec {
+	return vertexprog.Spec{Edges: vertexprog.InEdges, GatherAll: true, MaxIterations: p.limit}
+}
+func (leftDigits) Init(v int32, s *vertexprog.Step) (float64, bool) {
+	return float64(s.Left() + 1), true
+}
+func (leftDigits) Identity() float64                                            { return 0 }
+func (leftDigits) Gather(acc float64, _, _ int32, _ float64, _ float32) float64 { return acc }
+func (leftDigits) Reduce(a, b float64) float64                                  { return a + b }
+func (p leftDigits) Update(v int32, _ float64, x *float64, s *vertexprog.Step) bool {
+	*x = *x*10 + float64(s.Left()+1)
+	return p.limit > 0 || s.Iteration+1 < p.stop
+}
+
+func TestStepLeft(t *testing.T) {
+	g := path(t, 100)
+	for _, c := range []struct {
+		name string
+		p    leftDigits
+		opt  vertexprog.Options
+		want float64
+	}{
+		{"the program's limit", leftDigits{limit: 3}, vertexprog.Options{}, 4321},
+		{"Options.MaxIterations under it", leftDigits{limit: 5}, vertexprog.Options{MaxIterations: 2}, 321},
+		{"Options.MaxIterations over it", leftDigits{limit: 2}, vertexprog.Options{MaxIterations: 4}, 54321},
+		{"no limit", leftDigits{stop: 3}, vertexprog.Options{}, 0},
+		{"in parts", leftDigits{limit: 3}, vertexprog.Options{Parts: 3}, 4321},
+	} {
+		c.opt.Backend = "cpu"
+		res, err := vertexprog.Run(g, vertexprog.Program[float64, float64](c.p), c.opt)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		for v, x := range res.X {
+			if x != c.want {
+				t.Fatalf("%s: vertex %d's digits %v, want %v", c.name, v, x, c.want)
+			}
+		}
+	}
+}

@@ -42,14 +42,19 @@ const (
 	batchEdges    = 1 << 20
 )
 
+// iterationLimit is a run's limit on its supersteps, 0 for none.
+func iterationLimit(spec Spec, opt Options) int {
+	if opt.MaxIterations > 0 {
+		return opt.MaxIterations
+	}
+	return spec.MaxIterations
+}
+
 // loop is the bulk-synchronous driver shared by every backend: it picks
 // each superstep's direction and records what happened.
 func loop[X, A any](h *hostRun[X, A], st stepper, opt Options, res *Result[X]) error {
 	activeNow, frontierEdges := h.activeCount, h.initEdges
-	maxIter := h.spec.MaxIterations
-	if opt.MaxIterations > 0 {
-		maxIter = opt.MaxIterations
-	}
+	maxIter := iterationLimit(h.spec, opt)
 	nnz := h.nnz
 	ch := &chooser{opt: opt, n: h.n, nnz: nnz, unexplored: nnz, dir: Push, lastActive: activeNow,
 		filtered: h.wants != nil}

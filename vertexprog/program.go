@@ -250,10 +250,26 @@ type Prioritizer[X any] interface {
 type Step struct {
 	// Iteration is the superstep's number, from 0 (Init sees -1).
 	Iteration int
+	limit     int // (the run's iteration limit, 0 for none: Left)
 	ops       []Aggregator
 	prev      []float64
 	acc       []float64
 	cells     *cellSums // (shared by the workers' Steps; nil: no Sum)
+}
+
+// Left is how many supersteps the run's iteration limit
+// (Spec.MaxIterations, or Options.MaxIterations where set) allows after
+// this one: the limit itself at Init, 0 in the last; -1 where the run has
+// no limit. The run may end sooner, where no vertex is active. A program
+// that keeps every vertex active may leave a result it would write every
+// superstep to the one where Left is 0 (LDBC PageRank's ranks), in its
+// CPU fast paths (ListUpdater, RangeIniter) only: devgen does not
+// translate Left, and the device runs Update as written.
+func (s *Step) Left() int {
+	if s.limit == 0 {
+		return -1
+	}
+	return s.limit - 1 - s.Iteration
 }
 
 // Aggregate returns aggregator i's value combined over the previous

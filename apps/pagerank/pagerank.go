@@ -166,9 +166,14 @@ func (p *LDBCProgram[F]) Init(v int32, s *vertexprog.Step) (F, bool) {
 // on one core, against an Init call and an Add a vertex. The aggregate's
 // rounding differs from the per-vertex Adds' by the order of the
 // additions only, as the workers' split of the vertices already makes it.
+//
+// The ranks are left to the last superstep's UpdateList where one follows
+// (Step.Left: always, but in a run on the device, which has no Left).
 func (p *LDBCProgram[F]) InitRange(lo, hi int32, x []F, s *vertexprog.Step) (bool, []int32) {
 	r := 1 / p.n
-	apps.Fill(p.Rank[lo:hi], r)
+	if s.Left() <= 0 {
+		apps.Fill(p.Rank[lo:hi], r)
+	}
 	dangling := 0.0
 	for i, deg := range p.outDeg[lo:hi:hi] {
 		dr, sh := splitShare(r, deg)
@@ -360,18 +365,29 @@ func b2u(b bool) uint64 {
 	return 0
 }
 
-// UpdateList is Update over vs.
+// UpdateList is Update over vs, writing the ranks in the run's last
+// superstep only (Step.Left): every vertex stays active, so each
+// superstep's ranks but the last are overwritten unread. An APPLY of
+// float32 contributions moved 32 bytes a vertex, 16 of them the rank's
+// store (its line read for ownership, then written back); the others now
+// move 16.
 func (p *LDBCProgram[F]) UpdateList(vs []int32, acc []F, x []F, s *vertexprog.Step, active []int32) []int32 {
 	// (the terms that do not depend on v computed once: r is the same
 	// sum, in the same order, as Update's)
 	d := p.Damping
 	// (the dangling ranks summed locally and added once, as InitRange)
 	teleport, spread := (1-d)/p.n, d/p.n*s.Aggregate(0)
+	rank := p.Rank
+	if s.Left() > 0 {
+		rank = nil
+	}
 	dangling := 0.0
 	for _, v := range vs {
 		deg := p.outDeg[v]
 		r := teleport + d*float64(acc[v]) + spread
-		p.Rank[v] = r
+		if rank != nil {
+			rank[v] = r
+		}
 		dr, sh := splitShare(r, deg)
 		dangling += dr
 		x[v] = F(sh)

@@ -68,3 +68,36 @@ func TestBadInput(t *testing.T) {
 		t.Errorf("damping 0.85: %v", err)
 	}
 }
+
+// TestLDBCUnderAnIterationLimit: the ranks are the limit's last
+// superstep's where Options.MaxIterations stops the run before the
+// program's iterations or runs it past them (UpdateList writes them in
+// the last superstep only, Step.Left).
+func TestLDBCUnderAnIterationLimit(t *testing.T) {
+	for _, tg := range apptest.Shapes(t, datasets.Options{}) {
+		g := vertexprog.NewGraph(tg.G)
+		for _, limit := range []int{1, 3, 25} {
+			want := reference.PageRankLDBC(tg.G, 0.85, limit)
+			for _, c := range apptest.PullConfigs() {
+				opt := c.Options
+				opt.MaxIterations = limit
+				l, err := pagerank.LDBC(g, 0.85, 20, opt)
+				if err != nil {
+					t.Fatalf("%s %s: %v", tg.Name, c.Name, err)
+				}
+				l32, err := pagerank.LDBCIn[float32](g, 0.85, 20, opt)
+				if err != nil {
+					t.Fatalf("%s %s: %v", tg.Name, c.Name, err)
+				}
+				if l.Run.Iterations != limit || l32.Run.Iterations != limit {
+					t.Fatalf("%s %s: %d and %d iterations under a limit of %d", tg.Name, c.Name, l.Run.Iterations, l32.Run.Iterations, limit)
+				}
+				for v := range want {
+					if !apptest.CloseRel(l.Rank[v], want[v], 1e-9) || !apptest.CloseRel(l32.Rank[v], want[v], float32Rel) {
+						t.Fatalf("%s %s, limit %d: rank[%d] = %v (float32 %v), want %v", tg.Name, c.Name, limit, v, l.Rank[v], l32.Rank[v], want[v])
+					}
+				}
+			}
+		}
+	}
+}
