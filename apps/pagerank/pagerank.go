@@ -403,8 +403,9 @@ func (p *LDBCProgram[F]) GathersSum() {}
 
 // GatherBlock is GatherRow from id over each row of [lo, hi).
 func (p *LDBCProgram[F]) GatherBlock(lo, hi int32, ptr []int64, col []int32, _ []float32, x []F, y []F, id F) {
+	fid := float64(id) // (once: spmv.sumRows32 says why)
 	for v := lo; v < hi; v++ {
-		sum := float64(id)
+		sum := fid
 		for _, u := range col[ptr[v]:ptr[v+1]] {
 			sum += float64(x[u])
 		}
