@@ -110,16 +110,28 @@ func linkRows(rowPtr []int64, col []int32, comp []int32, skip bool) (passes int,
 		afCompress(comp)
 	} else {
 		// (a row's r-th entry, where it has one; claims of afRoundChunk
-		// rows)
+		// rows. A claim's ends are read first, its joins made after: a
+		// join's compare-and-swap, a locked instruction, holds the loads
+		// behind it until it is done, so joined row by row each row's
+		// misses, its entry and its neighbour's label, waited for the last
+		// row's join, one row's misses at a time; read first, a claim's
+		// misses overlap, and its joins find most labels they climb in
+		// cache.)
+		pairs := make([][]int32, par.Workers())
 		for r := range int64(afNeighbourRounds) {
-			par.Chunks(n, afRoundChunk, func(_, lo, hi int) {
+			par.Chunks(n, afRoundChunk, func(w, lo, hi int) {
+				ps := pairs[w][:0]
 				for v := lo; v < hi; v++ {
 					if e := rowPtr[v] + r; e < rowPtr[v+1] {
 						if p1, p2 := atomic.LoadInt32(&comp[v]), atomic.LoadInt32(&comp[col[e]]); p1 != p2 {
-							afJoin(comp, p1, p2)
+							ps = append(ps, p1, p2)
 						}
 					}
 				}
+				for i := 0; i+1 < len(ps); i += 2 {
+					afJoin(comp, ps[i], ps[i+1])
+				}
+				pairs[w] = ps
 			})
 			afCompress(comp)
 		}
