@@ -217,11 +217,15 @@ func TestHostComponents(t *testing.T) {
 	for _, c := range []struct {
 		n, m     int
 		directed bool
-	}{{1, 0, false}, {2, 1, false}, {500, 0, false}, {5000, 12000, false}, {5000, 3000, false}, {20000, 19000, true}, {3000, 30000, true}} {
+		blocks   int // (the edges' ends drawn within one of blocks equal ranges: as many components)
+	}{{1, 0, false, 1}, {2, 1, false, 1}, {500, 0, false, 1}, {5000, 12000, false, 1}, {5000, 3000, false, 1}, {20000, 19000, true, 1}, {3000, 30000, true, 1},
+		{20000, 200000, false, 50}} {
 		el := &datasets.EdgeList{N: c.n, Directed: c.directed}
+		size := c.n / c.blocks
 		for range c.m {
-			el.Src = append(el.Src, int32(rng.IntN(c.n)))
-			el.Dst = append(el.Dst, int32(rng.IntN(c.n)))
+			b := rng.IntN(c.blocks) * size
+			el.Src = append(el.Src, int32(b+rng.IntN(size)))
+			el.Dst = append(el.Dst, int32(b+rng.IntN(size)))
 		}
 		d, err := datasets.Build(el, datasets.Options{})
 		if err != nil {
@@ -241,7 +245,9 @@ func TestHostComponents(t *testing.T) {
 		}
 		var got *vertexprog.Result[int32]
 		// (up to two workers link both sampled neighbours in one pass,
-		// more in a pass each: linkRows)
+		// more in a pass each, on graphs of rows 16 entries long or more
+		// (the last two; the last of 50 components) a claim's ends read
+		// first: linkRows)
 		for _, w := range []int{1, 4, runtime.GOMAXPROCS(0)} {
 			old := runtime.GOMAXPROCS(w)
 			got, err = vertexprog.Run[int32, int32](g, ids, cpu)
