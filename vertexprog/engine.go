@@ -608,8 +608,9 @@ func (r *hostRun[X, A]) optional(opt Options) {
 	}
 	workers := par.Workers()
 	r.steps = newSteps(workers, r.spec.Aggregators, r.n)
+	limit := iterationLimit(r.spec, opt)
 	for i := range r.steps {
-		r.steps[i].limit = iterationLimit(r.spec, opt)
+		r.steps[i].limit = limit
 	}
 	r.tallies = make([]tally, workers)
 }

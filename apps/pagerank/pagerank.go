@@ -167,8 +167,9 @@ func (p *LDBCProgram[F]) Init(v int32, s *vertexprog.Step) (F, bool) {
 // rounding differs from the per-vertex Adds' by the order of the
 // additions only, as the workers' split of the vertices already makes it.
 //
-// The ranks are left to the last superstep's UpdateList where one follows
-// (Step.Left: always, but in a run on the device, which has no Left).
+// The ranks are left to the supersteps where one follows (Step.Left at
+// Init is the iteration limit, 1 or more): the last one's UpdateList, or
+// the device's Update, writes them.
 func (p *LDBCProgram[F]) InitRange(lo, hi int32, x []F, s *vertexprog.Step) (bool, []int32) {
 	r := 1 / p.n
 	if s.Left() <= 0 {
