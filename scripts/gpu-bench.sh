@@ -37,12 +37,16 @@ check)
 	echo "verify exit $?: $(grep -c PASS "$OUT/verify.log") PASS, $(grep -c ' FAIL' "$OUT/verify.log") FAIL"
 	timeout 60 $H verify --backend cuda --weights random:1-64 --algo sssp $G/kron16.hpg $G/grid1000.hpg >>"$OUT/verify.log" 2>&1
 	echo "verify sssp (random weights) exit $?"
+	timeout 60 $H verify --backend cuda --precision float64 --algo pagerank-ldbc $B/shared/tiny/* $B/shared/small/* $G/kron16.hpg >>"$OUT/verify.log" 2>&1
+	echo "verify pagerank-ldbc float64 exit $?"
 	grep -E ' FAIL' "$OUT/verify.log" | head
 	;;
 bench)
 	gen
 	step "bench kron21 + grid1000, cuda"
 	timeout 240 $H bench $G/kron21.hpg --backend cuda --runs 5 --algo bfs,sssp,pagerank-iter,pagerank-ldbc,tc,cc --json "$OUT/bench-kron21-cuda.json" 2>/dev/null | tee "$OUT/bench-kron21-cuda.txt" | sed -n '/graph.*algo/,$p'
+	# (LDBC PageRank's float64 contributions: the rows before float32 became the default)
+	timeout 120 $H bench $G/kron21.hpg --backend cuda --runs 5 --algo pagerank-iter,pagerank-ldbc --precision float64 --json "$OUT/bench-kron21-cuda-f64.json" 2>/dev/null | tee "$OUT/bench-kron21-cuda-f64.txt" | sed -n '/graph.*algo/,$p'
 	timeout 120 $H bench $G/grid1000.hpg --backend cuda --runs 5 --algo bfs,sssp,cc --json "$OUT/bench-grid-cuda.json" 2>/dev/null | tee "$OUT/bench-grid-cuda.txt" | sed -n '/graph.*algo/,$p'
 	[ "${BENCH_CPU:-1}" = 0 ] && continue # (BENCH_CPU=0: the GPU rows only)
 	step "bench kron21 + grid1000, cpu (16 cores)"

@@ -175,7 +175,7 @@ func TestBinaryOutput(t *testing.T) {
 		})
 		t.Run(name+"/pagerank-ldbc", func(t *testing.T) {
 			want := reference.PageRankLDBC(d, 0.85, 20)
-			row, cols := run("pagerank-ldbc", map[string]any{"iterations": 20})
+			row, cols := run("pagerank-ldbc", map[string]any{"iterations": 20, "precision": "float64"})
 			for v, w := range want {
 				if got := cols["rank"][row[int32(v)]]; !closeTo(got, w, 1e-9) {
 					t.Fatalf("vertex %d: rank %v, reference %v", v, got, w)

@@ -15,17 +15,14 @@ import (
 
 // App is the paper's PageRank for the front ends (apps/registry).
 var App = &apps.App{
-	Name:    "pagerank",
-	About:   "PageRank, the paper's variant: PR0=1, until no rank moves more than --tolerance",
-	Params:  []apps.AnyParam{ParamDamping, ParamTolerance, ParamPrecision},
-	Columns: []string{"rank"},
-	LDBC:    apps.LDBC{Output: true},
-	Check: func(p *apps.Params) *apps.ParamError {
-		if p.Precision != "float64" {
-			return &apps.ParamError{Param: ParamPrecision, Err: fmt.Errorf("%s: the paper's PageRank runs in float64 only (it stops when no rank moves more than its tolerance, finer than float32 sums resolve on ranks near 1); pagerank-ldbc takes float32", p.Precision)}
-		}
-		return nil
-	},
+	Name:  "pagerank",
+	About: "PageRank, the paper's variant: PR0=1, until no rank moves more than --tolerance",
+	// (no precision: the paper's PageRank runs in float64 only, since it
+	// stops when no rank moves more than its tolerance, finer than float32
+	// sums resolve on ranks near 1)
+	Params:    []apps.AnyParam{ParamDamping, ParamTolerance},
+	Columns:   []string{"rank"},
+	LDBC:      apps.LDBC{Output: true},
 	Program:   &Program{},
 	Tolerance: tolerance,
 	Traffic:   traffic,
@@ -62,7 +59,7 @@ var LDBCApp = &apps.App{
 		{Param: "damping", Key: "pr.damping-factor"},
 		{Param: "iterations", Key: "pr.num-iterations"},
 	}},
-	Program:   &LDBCProgram[float64]{},
+	Program:   &LDBCProgram[float32]{},
 	Tolerance: ldbcTolerance,
 	Traffic:   traffic,
 	Variants: []apps.Variant{{

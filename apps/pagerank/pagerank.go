@@ -278,8 +278,8 @@ var (
 		Field: func(p *apps.Params) *float64 { return &p.Tolerance },
 	}
 	ParamPrecision = &apps.Param[string]{
-		Name: "precision", Default: "float64",
-		Help: "LDBC PageRank: float64 or float32 contributions and sums (ranks stay float64; float32 is what GPU peers and cuSPARSE's float SpMV use)",
+		Name: "precision", Default: "float32",
+		Help: "LDBC PageRank: float32 or float64 contributions and sums (ranks stay float64; float32, the default, is what GAP, the GPU peers and cuSPARSE's float SpMV use)",
 		Check: func(s string) error {
 			if s != "float64" && s != "float32" {
 				return fmt.Errorf("%q: want float64 or float32", s)

@@ -22,13 +22,13 @@ type Params struct {
 	// Tolerance: PageRank (paper variant): a vertex stays active while its
 	// rank moves more than this.
 	Tolerance *float64 `json:"tolerance,omitempty"`
-	// Precision: LDBC PageRank: float64 or float32 contributions and sums
-	// (ranks stay float64; float32 is what GPU peers and cuSPARSE's float
-	// SpMV use).
-	Precision *string `json:"precision,omitempty"`
 	// Iterations: LDBC PageRank (1 or more) and CDLP (0 or more: every
 	// vertex keeps its own label): number of iterations.
 	Iterations *int `json:"iterations,omitempty"`
+	// Precision: LDBC PageRank: float32 or float64 contributions and sums
+	// (ranks stay float64; float32, the default, is what GAP, the GPU peers
+	// and cuSPARSE's float SpMV use).
+	Precision *string `json:"precision,omitempty"`
 	// PerVertex: triangle counting: also count per vertex (written by
 	// --out).
 	PerVertex *bool `json:"per_vertex,omitempty"`
