@@ -11,10 +11,10 @@
 #   grid1000 (hpgraph's grid, converted for GAP through an edge list);
 #   sssp on the same weights, random 1-64 (hpgraph's, written as .wel);
 #   bfs and sssp from GAP's sources (--src gap:16, GAP -n16), per query
-#   medians; pagerank: one iteration (bench pagerank-iter, float64 and
-#   float32 contributions; and pagerank-ldbc's 10 over 10, float32; GAP pr
-#   -i10 -t0 over 10, float; the float64 row also against GAP's pr built
-#   with double scores, pr-iter-d); cc; tc (bench: hpgraph's PREPROCESS, the orientation, is not
+#   medians; pagerank: one iteration (bench pagerank-iter, the default
+#   float32 contributions, and pagerank-ldbc's 10 over 10; GAP pr -i10 -t0
+#   over 10, float; float64 contributions against GAP's pr built with
+#   double scores, pr-iter64-d); cc; tc (bench: hpgraph's PREPROCESS, the orientation, is not
 #   in its time; GAP's relabelling is in GAP's). hpgraph runs unrelabelled
 #   (--relabel none) where GAP does not relabel; tc as bench chooses.
 #   Threads: GOMAXPROCS for hpgraph, OMP_NUM_THREADS for GAP; 16 and 1
@@ -71,7 +71,7 @@ on() { [[ " $GRAPHS_LIST " == *" $1 "* ]]; }
 [ -x "$P/bfs" ] || { echo "no GAP binaries in $P: copy GAP's sources there and run make in it"; exit 1; }
 # GAP's pr keeps float scores; pr64 is the same source with double
 # scores, against which hpgraph's float64 PageRank row is like for like
-# (the row "pr-iter-d"). Built here, never kept.
+# (the row "pr-iter64-d"). Built here, never kept.
 if has pr && [ ! -x "$P/pr64" ] && [ -f "$P/src/pr.cc" ]; then
 	sed 's/^typedef float ScoreT;/typedef double ScoreT;/' "$P/src/pr.cc" >"$P/src/pr64.cc" &&
 		grep -q '^typedef double ScoreT;' "$P/src/pr64.cc" &&
@@ -145,27 +145,26 @@ for t in $TLIST; do
 		fi
 		if has pr; then
 			xpr="timeout 90 $P/pr -f $G/$g.sg -i10 -t0 -n3 2>&1 | tee -a $log | gapms 10"
-			# (each binary's rows, the baselines' named after them, once;
-			# float32 contributions, as GAP's pr keeps its scores: the
-			# like-for-like row)
+			# (each binary's rows, the baselines' named after them, once)
 			for b in H H0 H1; do
 				[ -n "${!b}" ] || continue
 				sfx=-$b; [ $b = H ] && sfx=""
 				r=$ROUNDS; [ $b = H ] || ROUNDS=1
+				# (the default, float32 contributions, as GAP's pr keeps its
+				# scores: the issue's row, like for like)
 				read -r h x < <(ab "timeout 90 ${!b} bench $G/$g.hpg --backend cpu --algo pagerank-iter --relabel none --runs 5 2>&1 | tee -a $log | hpb" "$xpr")
 				row $g pr-iter$sfx $t "$h" "$x"
-				# (the float64 row like for like: GAP's pr with double
-				# scores, pr64, built here from GAP's source)
+				# (float64 contributions against GAP's pr with double
+				# scores, pr64, built here from GAP's source: like for like)
 				if [ $b = H ] && [ -x $P/pr64 ]; then
-					x=$(for ((i = 0; i < ROUNDS; i++)); do timeout 90 $P/pr64 -f $G/$g.sg -i10 -t0 -n3 2>&1 | tee -a $log | gapms 10; done | med)
-					row $g pr-iter-d $t "$h" "$x"
+					read -r h x < <(ab "timeout 90 ${!b} bench $G/$g.hpg --backend cpu --algo pagerank-iter --precision float64 --relabel none --runs 5 2>&1 | tee -a $log | hpb" \
+						"timeout 90 $P/pr64 -f $G/$g.sg -i10 -t0 -n3 2>&1 | tee -a $log | gapms 10")
+					row $g pr-iter64-d $t "$h" "$x"
 				fi
-				read -r h x < <(ab "timeout 90 ${!b} bench $G/$g.hpg --backend cpu --algo pagerank-iter --precision float32 --relabel none --runs 5 2>&1 | tee -a $log | hpb" "$xpr")
-				row $g pr-iter32$sfx $t "$h" "$x"
 				# (and ten LDBC iterations over ten, as GAP's row is: Init's
 				# pass then counts a tenth, and the LDBC sinks' mass is in)
-				read -r h x < <(ab "timeout 90 ${!b} bench $G/$g.hpg --backend cpu --algo pagerank-ldbc --iterations 10 --precision float32 --relabel none --runs 3 2>&1 | tee -a $log | hpb" "$xpr")
-				row $g pr-10th32$sfx $t "$(awk -v h="$h" 'BEGIN { if (h != "") printf "%.3f", h / 10 }')" "$x"
+				read -r h x < <(ab "timeout 90 ${!b} bench $G/$g.hpg --backend cpu --algo pagerank-ldbc --iterations 10 --relabel none --runs 3 2>&1 | tee -a $log | hpb" "$xpr")
+				row $g pr-10th$sfx $t "$(awk -v h="$h" 'BEGIN { if (h != "") printf "%.3f", h / 10 }')" "$x"
 				ROUNDS=$r
 			done
 		fi
@@ -204,7 +203,7 @@ walls() { # label, then the command: the median of 3 walls
 if [ "$WALLS" != 0 ] && left "one-shot walls"; then
 	step "one-shot walls, kron$S (median of 3 fresh processes)"
 	$H run bfs $G/kron$S.hpg --backend cuda >/dev/null 2>&1 # (kernel caches filled once)
-	for a in bfs cc sssp "pagerank-ldbc --precision float32" tc; do
+	for a in bfs cc sssp pagerank-ldbc tc; do
 		left "walls of $a" || break
 		w=""
 		[ "$a" = sssp ] && w="--weights random:1-64"
